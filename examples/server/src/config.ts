@@ -1,0 +1,32 @@
+/**
+ * Configuration of the demo server from the environment, and the seed loader.
+ */
+import { Seed } from "@tender/core"
+import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const here = dirname(fileURLToPath(import.meta.url))
+
+/** The default seed shipped with the example. */
+export const defaultSeedPath = resolve(here, "..", "seed.json")
+
+export const options = (env: NodeJS.ProcessEnv = process.env) => {
+  const port = Number(env["PORT"] ?? "3000")
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env["PORT"]}`)
+  return {
+    port,
+    publicUrl: (env["TENDER_PUBLIC_URL"] ?? `http://127.0.0.1:${port}`).replace(/\/$/, ""),
+    // A fixed demo secret: hosted URLs stay valid across restarts. Set your own in production.
+    checkoutSecret: env["TENDER_CHECKOUT_SECRET"] ?? "demo-checkout-secret-change-me",
+    seedPath: env["TENDER_SEED"] ?? defaultSeedPath
+  }
+}
+
+/** Read and check a seed file; a bad file stops the server with a clear message. */
+export const loadSeed = (path: string) =>
+  Effect.try({
+    try: () => JSON.parse(readFileSync(path, "utf8")) as unknown,
+    catch: (e) => new Seed.InvalidSeed({ message: `cannot read seed ${path}: ${e instanceof Error ? e.message : String(e)}` })
+  }).pipe(Effect.flatMap(Seed.decode))

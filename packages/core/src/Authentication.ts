@@ -1,0 +1,75 @@
+/**
+ * Authentication (spec 5, D2): Basic credentials `<public_key>:<secret_key>`; the public
+ * key's prefix fixes the environment; secrets compared as hashes in constant time.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option } from "effect"
+import { timingSafeEqual } from "node:crypto"
+import { AuthenticationRequired, InvalidApiKey, type StorageError } from "./Errors.js"
+import { environmentOfPublicKey, environmentOfSecretKey, hashSecret, Merchants } from "./Merchant.js"
+import type { Merchant } from "./Merchant.js"
+import type { Environment } from "./Schemas.js"
+
+/** Who is calling: every read and write is scoped to this (5.3, 5.4). @since 0.1.0 @category models */
+export interface Principal {
+  readonly merchant: Merchant
+  readonly environment: Environment
+  readonly apiKeyId: string
+}
+
+const invalid = () => new InvalidApiKey({ message: "The API key pair is not valid." })
+
+/**
+ * Parse an `Authorization` header value into a key pair. A missing header, a scheme other
+ * than Basic or undecodable base64 is `authentication_required`.
+ *
+ * @since 0.1.0
+ */
+export const parseBasic = (
+  header: string | undefined
+): Effect.Effect<{ publicKey: string; secretKey: string }, AuthenticationRequired> => {
+  const required = (message: string) => Effect.fail(new AuthenticationRequired({ message }))
+  if (header === undefined || header.trim() === "") {
+    return required("Authentication is required: send your key pair as HTTP Basic credentials.")
+  }
+  const match = /^Basic[ ]+([A-Za-z0-9+/]+={0,2})[ ]*$/i.exec(header)
+  if (match === null || match[1] === undefined || match[1].length % 4 !== 0) {
+    return required("The Authorization header must be Basic with base64 of <public_key>:<secret_key>.")
+  }
+  const decoded = Buffer.from(match[1], "base64").toString("utf8")
+  // The public key holds no colon; the secret may (D2: split at the first colon only).
+  const colon = decoded.indexOf(":")
+  if (colon <= 0 || colon === decoded.length - 1) {
+    return required("The Authorization header must be Basic with base64 of <public_key>:<secret_key>.")
+  }
+  return Effect.succeed({ publicKey: decoded.slice(0, colon), secretKey: decoded.slice(colon + 1) })
+}
+
+/** Resolve a key pair to its principal. @since 0.1.0 */
+export const authenticate = (
+  credentials: { readonly publicKey: string; readonly secretKey: string }
+): Effect.Effect<Principal, InvalidApiKey | StorageError, Merchants> =>
+  Effect.gen(function*() {
+    const merchants = yield* Merchants
+    const publicEnv = environmentOfPublicKey(credentials.publicKey)
+    const secretEnv = environmentOfSecretKey(credentials.secretKey)
+    const found = yield* merchants.findKeyByPublicKey(credentials.publicKey)
+    // Hash and compare even when the key is unknown, so timing says nothing about which half is wrong.
+    const presented = Buffer.from(hashSecret(credentials.secretKey), "hex")
+    const stored = Buffer.from(Option.isSome(found) ? found.value.secretHash : hashSecret("\u0000"), "hex")
+    const secretMatches = presented.length === stored.length && timingSafeEqual(presented, stored)
+    if (
+      Option.isNone(found) || !secretMatches || publicEnv === undefined || secretEnv !== publicEnv ||
+      found.value.environment !== publicEnv || found.value.revokedAt !== null
+    ) {
+      return yield* invalid()
+    }
+    const merchant = yield* merchants.findMerchant(found.value.merchantId)
+    if (Option.isNone(merchant)) return yield* invalid()
+    return { merchant: merchant.value, environment: publicEnv, apiKeyId: found.value.id }
+  })
+
+/** Header + lookup in one step. @since 0.1.0 */
+export const fromAuthorizationHeader = (header: string | undefined) =>
+  Effect.flatMap(parseBasic(header), authenticate)

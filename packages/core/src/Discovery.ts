@@ -1,0 +1,201 @@
+/**
+ * Discovery (4.6, 2.4) and routing (4.1, 7). Eligible methods are the union over the
+ * merchant's configured routes that are healthy and match amount, country, currency,
+ * checkout mode, environment and the optional provider pin. Nothing provider-local leaks.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import type { Principal } from "./Authentication.js"
+import { PaymentConfigurationUnavailable, RoutingUnavailable, ValidationFailed } from "./Errors.js"
+import type { Route } from "./Merchant.js"
+import { NextActionType } from "./NextAction.js"
+import type { PayerField, PaymentProvider, ProviderMethod } from "./Provider.js"
+import { amountInRange, payerFields, ProviderRegistry } from "./Provider.js"
+import { RouteHealth } from "./RouteHealth.js"
+import { Amount, CheckoutMode, Country, Currency, Environment, withMessage } from "./Schemas.js"
+
+/** GET /payment_methods/options query (4.6, D3 `provider` pin). @since 0.1.0 @category request */
+export const DiscoveryParams = Schema.Struct({
+  amount: Amount,
+  country: Country,
+  currency: Currency,
+  checkout_mode: Schema.optional(CheckoutMode),
+  provider: Schema.optional(withMessage(Schema.String.pipe(Schema.pattern(/^[a-z0-9_]{1,64}$/)), "must be a provider code"))
+}).annotations({ identifier: "DiscoveryParams", parseOptions: { errors: "all", onExcessProperty: "error" } })
+/** @since 0.1.0 @category request */
+export type DiscoveryParams = typeof DiscoveryParams.Type
+
+/** One eligible method (2.4). @since 0.1.0 @category wire */
+export const DiscoveredMethod = Schema.Struct({
+  category: Schema.String,
+  code: Schema.String,
+  label: Schema.String,
+  next_action_types: Schema.Array(NextActionType),
+  options: Schema.Struct({
+    banks: Schema.Array(Schema.Struct({ code: Schema.String, label: Schema.String })),
+    payer: Schema.Record({ key: Schema.String, value: Schema.Struct({ required: Schema.Boolean }) })
+  })
+}).annotations({ identifier: "PaymentMethodOption" })
+/** @since 0.1.0 @category wire */
+export type DiscoveredMethod = typeof DiscoveredMethod.Type
+
+/** The discovery response (2.4). @since 0.1.0 @category wire */
+export const DiscoveryResponse = Schema.Struct({
+  country: Schema.String,
+  currency: Schema.String,
+  environment: Environment,
+  methods: Schema.Array(DiscoveredMethod)
+}).annotations({ identifier: "PaymentMethodOptions" })
+/** @since 0.1.0 @category wire */
+export type DiscoveryResponse = typeof DiscoveryResponse.Type
+
+/** What a route is asked to serve. @since 0.1.0 @category models */
+export interface Constraints {
+  readonly amount: string
+  readonly country: string
+  readonly currency: string
+  readonly checkoutMode: CheckoutMode
+  readonly provider?: string | undefined
+}
+
+/** A configured route with its provider's declaration of the method. @since 0.1.0 @category models */
+export interface Candidate {
+  readonly route: Route
+  readonly provider: PaymentProvider
+  readonly method: ProviderMethod
+}
+
+const serves = (m: ProviderMethod, principal: Principal, c: Constraints): boolean =>
+  m.environments.includes(principal.environment) &&
+  m.countries.includes(c.country) &&
+  m.currencies.includes(c.currency) &&
+  m.checkoutModes.includes(c.checkoutMode) &&
+  amountInRange(m, c.amount)
+
+/** The merchant's configured routes that match the constraints, healthy or not, by priority. @since 0.1.0 */
+export const configuredCandidates = (principal: Principal, c: Constraints, method?: string) =>
+  Effect.map(ProviderRegistry, (registry) => {
+    const out: Array<Candidate> = []
+    const routes = [...principal.merchant.routes].sort((a, b) => a.priority - b.priority)
+    for (const route of routes) {
+      if (method !== undefined && route.method !== method) continue
+      if (!route.environments.includes(principal.environment)) continue
+      if (c.provider !== undefined && route.provider !== c.provider) continue
+      const provider = registry.get(route.provider)
+      const declared = provider?.methods.find((m) => m.method === route.method)
+      if (provider === undefined || declared === undefined || !serves(declared, principal, c)) continue
+      out.push({ route, provider, method: declared })
+    }
+    return out
+  })
+
+/** Keep the healthy candidates. @since 0.1.0 */
+export const healthy = (candidates: ReadonlyArray<Candidate>) =>
+  Effect.flatMap(RouteHealth, (health) => Effect.filter(candidates, (c) => health.isHealthy(c.route.id)))
+
+/** The discovery answer: the provider-neutral union over healthy matching routes (4.6). @since 0.1.0 */
+export const discover = (principal: Principal, params: DiscoveryParams) =>
+  Effect.gen(function*() {
+    const checkoutMode = params.checkout_mode ?? "hosted"
+    const candidates = yield* healthy(yield* configuredCandidates(principal, { ...params, checkoutMode }))
+    const byCode = new Map<string, { first: ProviderMethod; actions: Set<string>; banks: Map<string, string>; payer: Map<PayerField, boolean> }>()
+    for (const { method } of candidates) {
+      let entry = byCode.get(method.method)
+      if (entry === undefined) {
+        entry = { first: method, actions: new Set(), banks: new Map(), payer: new Map() }
+        byCode.set(method.method, entry)
+      }
+      // In hosted mode the action is always redirect_to_url (2.3).
+      entry.actions.add(checkoutMode === "hosted" ? "redirect_to_url" : method.nextActionType)
+      for (const bank of method.banks) if (!entry.banks.has(bank.code)) entry.banks.set(bank.code, bank.label)
+      for (const field of payerFields) {
+        const spec = method.payer[field]
+        // A field any eligible route requires is required: data collected for it satisfies every route.
+        if (spec !== undefined) entry.payer.set(field, (entry.payer.get(field) ?? false) || spec.required)
+      }
+    }
+    const methods: Array<DiscoveredMethod> = [...byCode.values()].map((e) => ({
+      category: e.first.category,
+      code: e.first.method,
+      label: e.first.label,
+      next_action_types: [...e.actions] as Array<NextActionType>,
+      options: {
+        banks: [...e.banks].map(([code, label]) => ({ code, label })),
+        payer: Object.fromEntries([...e.payer].map(([field, required]) => [field, { required }]))
+      }
+    }))
+    return { country: params.country, currency: params.currency, environment: principal.environment, methods } satisfies DiscoveryResponse
+  })
+
+/** Payer data of a create request, under discovery's field names (2.2 mapping table). @since 0.1.0 */
+export interface PayerData {
+  readonly customer_name?: string | undefined
+  readonly customer_phone?: string | undefined
+  readonly account_name?: string | undefined
+  readonly account_number?: string | undefined
+  readonly bank?: string | undefined
+  readonly name_th?: string | undefined
+}
+
+/** Where each discovery payer field goes in the create request (2.2). @since 0.1.0 */
+export const createRequestPath: Record<PayerField, string> = {
+  customer_name: "customer.name",
+  customer_phone: "customer.phone",
+  account_name: "payment_method_options.account_name",
+  account_number: "payment_method_options.account_number",
+  bank: "payment_method_options.bank",
+  name_th: "payment_method_options.name_th"
+}
+
+/**
+ * Resolve the routes that can execute `method` for this request, best first. Unknown
+ * method or bank: 400. Nothing configured for it: 422 `payment_configuration_unavailable`.
+ * Configured but none healthy: 422 `routing_unavailable`. Option fields no candidate
+ * accepts: 400. In merchant mode, payer fields the first route requires: 400.
+ *
+ * @since 0.1.0
+ */
+export const resolveRoutes = (principal: Principal, c: Constraints, method: string, payer: PayerData) =>
+  Effect.gen(function*() {
+    const registry = yield* ProviderRegistry
+    const known = registry.all.flatMap((p) => p.methods.filter((m) => m.method === method))
+    if (known.length === 0) {
+      return yield* ValidationFailed.at("payment_method", `Unknown payment method ${JSON.stringify(method)}; use a code from GET /payment_methods/options.`)
+    }
+    if (payer.bank !== undefined && !known.some((m) => m.banks.some((b) => b.code === payer.bank))) {
+      return yield* ValidationFailed.at("payment_method_options.bank", `Unknown bank ${JSON.stringify(payer.bank)} for ${method}; use a code from discovery options.banks.`)
+    }
+    const unavailable = () =>
+      new PaymentConfigurationUnavailable({
+        param: "payment_method",
+        message: `${method} has no configured execution for this amount, country, currency and checkout mode.`
+      })
+    let candidates = yield* configuredCandidates(principal, c, method)
+    if (candidates.length === 0) return yield* unavailable()
+    if (payer.bank !== undefined) {
+      candidates = candidates.filter((x) => x.method.banks.some((b) => b.code === payer.bank))
+      if (candidates.length === 0) {
+        return yield* new PaymentConfigurationUnavailable({
+          param: "payment_method_options.bank",
+          message: `${method} has no configured execution for bank ${payer.bank}.`
+        })
+      }
+    }
+    // Option fields are accepted only where some candidate route asks for them.
+    const optionProblems = (["account_name", "account_number", "bank", "name_th"] as const)
+      .filter((f) => payer[f] !== undefined && !candidates.some((x) => x.method.payer[f] !== undefined))
+      .map((f) => ({ param: createRequestPath[f], message: `${createRequestPath[f]} is not accepted by ${method}` }))
+    if (optionProblems.length > 0) return yield* ValidationFailed.many(optionProblems)
+    const live = yield* healthy(candidates)
+    if (live.length === 0) {
+      return yield* new RoutingUnavailable({ message: `No healthy route is available for ${method} right now; retry later or choose another method.` })
+    }
+    return live
+  })
+
+/** The payer fields a route requires that the request lacks (400 in merchant mode). @since 0.1.0 */
+export const missingPayerFields = (candidate: Candidate, payer: PayerData) =>
+  payerFields
+    .filter((f) => candidate.method.payer[f]?.required === true && payer[f] === undefined)
+    .map((f) => ({ param: createRequestPath[f], message: `${createRequestPath[f]} is required by ${candidate.method.method}` }))

@@ -1,0 +1,149 @@
+/**
+ * The error family of the merchant API (spec part 7, decisions D1, D2).
+ * Every failure a caller can see is one of these classes; each carries its HTTP status
+ * and wire `code`, and `ApiResponse.fromError` renders the D1 body.
+ *
+ * @since 0.1.0
+ */
+import { Data } from "effect"
+
+/** @since 0.1.0 @category models */
+export interface ErrorDetail {
+  readonly param?: string | undefined
+  readonly message: string
+}
+
+interface ErrorFields {
+  readonly message: string
+  readonly param?: string | undefined
+  readonly details?: ReadonlyArray<ErrorDetail> | undefined
+}
+
+/** 400: bad input of any kind (spec 7, D1). @since 0.1.0 @category errors */
+export class ValidationFailed extends Data.TaggedError("ValidationFailed")<ErrorFields> {
+  readonly status = 400
+  readonly code = "validation_failed"
+  /** One problem at one input. */
+  static at(param: string, message: string): ValidationFailed {
+    return new ValidationFailed({ param, message })
+  }
+  /** Several problems; `param` is set only when they all concern one input. */
+  static many(details: ReadonlyArray<ErrorDetail>): ValidationFailed {
+    const first = details[0]
+    const params = new Set(details.map((d) => d.param))
+    return new ValidationFailed({
+      message: details.length === 1 || first === undefined
+        ? (first?.message ?? "The request is invalid")
+        : `The request has ${details.length} problems; see details`,
+      param: params.size === 1 ? first?.param : undefined,
+      details: details.length > 1 ? details : undefined
+    })
+  }
+}
+
+/** 401: no usable credentials (D2). @since 0.1.0 @category errors */
+export class AuthenticationRequired extends Data.TaggedError("AuthenticationRequired")<ErrorFields> {
+  readonly status = 401
+  readonly code = "authentication_required"
+}
+
+/** 401: credentials given but not accepted; never says which half was wrong (D2). @since 0.1.0 @category errors */
+export class InvalidApiKey extends Data.TaggedError("InvalidApiKey")<ErrorFields> {
+  readonly status = 401
+  readonly code = "invalid_api_key"
+}
+
+/** 403: the merchant's team policy denies the checkout mode (4.1.5). @since 0.1.0 @category errors */
+export class CheckoutModeNotAllowed extends Data.TaggedError("CheckoutModeNotAllowed")<ErrorFields> {
+  readonly status = 403
+  readonly code = "checkout_mode_not_allowed"
+}
+
+/** 404: unknown id, or another merchant's or environment's (4.2, D1). @since 0.1.0 @category errors */
+export class ResourceNotFound extends Data.TaggedError("ResourceNotFound")<ErrorFields> {
+  readonly status = 404
+  readonly code = "resource_not_found"
+}
+
+/** 405 (D1). @since 0.1.0 @category errors */
+export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<ErrorFields> {
+  readonly status = 405
+  readonly code = "method_not_allowed"
+}
+
+/** 409: changed fingerprint or a request in flight (4.9). @since 0.1.0 @category errors */
+export class IdempotencyConflict extends Data.TaggedError("IdempotencyConflict")<ErrorFields> {
+  readonly status = 409
+  readonly code = "idempotency_conflict"
+}
+
+/** 409: used by intent resources other than payment and payout intents (spec 7). @since 0.1.0 @category errors */
+export class DuplicateMerchantReference extends Data.TaggedError("DuplicateMerchantReference")<ErrorFields> {
+  readonly status = 409
+  readonly code = "duplicate_merchant_reference"
+}
+
+/** 422: the chosen method or option has no configured execution (spec 7). @since 0.1.0 @category errors */
+export class PaymentConfigurationUnavailable extends Data.TaggedError("PaymentConfigurationUnavailable")<ErrorFields> {
+  readonly status = 422
+  readonly code = "payment_configuration_unavailable"
+}
+
+/** 422: configured routes exist but none is healthy (spec 7). @since 0.1.0 @category errors */
+export class RoutingUnavailable extends Data.TaggedError("RoutingUnavailable")<ErrorFields> {
+  readonly status = 422
+  readonly code = "routing_unavailable"
+}
+
+/** 500: a storage adapter failed; its cause goes to the logs, never to the caller. @since 0.1.0 @category errors */
+export class StorageError extends Data.TaggedError("StorageError")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {
+  readonly status = 500
+  readonly code = "internal_error"
+}
+
+/** 500: any unexpected fault (D1). @since 0.1.0 @category errors */
+export class InternalError extends Data.TaggedError("InternalError")<{
+  readonly message: string
+  readonly cause?: unknown
+}> {
+  readonly status = 500
+  readonly code = "internal_error"
+}
+
+/** Every error the API renders. @since 0.1.0 @category models */
+export type ApiError =
+  | ValidationFailed
+  | AuthenticationRequired
+  | InvalidApiKey
+  | CheckoutModeNotAllowed
+  | ResourceNotFound
+  | MethodNotAllowed
+  | IdempotencyConflict
+  | DuplicateMerchantReference
+  | PaymentConfigurationUnavailable
+  | RoutingUnavailable
+  | StorageError
+  | InternalError
+
+/** The generic message every 5xx carries: internal details go to the host's logger only (D1). @since 0.1.0 */
+export const internalMessage = "An internal error occurred. Retry the request; it is safe to retry with the same Idempotency-Key."
+
+/** The wire body of D1. @since 0.1.0 @category rendering */
+export const errorBody = (error: ApiError, requestId: string): unknown => {
+  const internal = error.status >= 500
+  const fields: ErrorFields = internal ? { message: internalMessage } : error
+  return {
+    error: {
+      code: error.code,
+      message: fields.message,
+      ...(fields.param !== undefined ? { param: fields.param } : {}),
+      ...(fields.details !== undefined && fields.details.length > 0
+        ? { details: fields.details.map((d) => (d.param !== undefined ? { param: d.param, message: d.message } : { message: d.message })) }
+        : {}),
+      request_id: requestId
+    }
+  }
+}

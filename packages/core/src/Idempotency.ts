@@ -1,0 +1,43 @@
+/**
+ * Idempotency (4.9, D5): the `Idempotency-Key` header's rules and the canonical request
+ * fingerprint. The flow that uses them is in `PaymentIntents.create`.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { fingerprint } from "./Canonical.js"
+import { ValidationFailed } from "./Errors.js"
+
+/** How long a key is kept: 24 hours after the first request (4.9.4). @since 0.1.0 */
+export const retentionMillis = 24 * 60 * 60 * 1000
+
+/**
+ * How long an in-flight claim holds. A process that dies mid-request leaves a claim that
+ * lapses after this, and the retry then proceeds (never twice at once).
+ *
+ * @since 0.1.0
+ */
+export const lockMillis = 60 * 1000
+
+/** The header as the error `param` names it (D1). @since 0.1.0 */
+export const header = "Idempotency-Key"
+
+/**
+ * Validate a raw header value (D5): 1 to 255 printable ASCII characters. `required` for
+ * the routes that demand it (4.9.1).
+ *
+ * @since 0.1.0
+ */
+export const validateKey = (raw: string | undefined, required = false): Effect.Effect<string | undefined, ValidationFailed> => {
+  if (raw === undefined) {
+    return required ? Effect.fail(ValidationFailed.at(header, `${header} is required on this route; send a UUID v4.`)) : Effect.succeed(undefined)
+  }
+  if (raw.length === 0 || raw.length > 255 || !/^[\x20-\x7E]+$/.test(raw)) {
+    return Effect.fail(ValidationFailed.at(header, `${header} must be 1 to 255 printable ASCII characters.`))
+  }
+  return Effect.succeed(raw)
+}
+
+/** The request fingerprint: route and canonical body (D5). @since 0.1.0 */
+export const requestFingerprint = (route: string, canonicalBody: unknown): string =>
+  fingerprint({ route, body: canonicalBody })

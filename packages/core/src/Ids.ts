@@ -1,0 +1,53 @@
+/**
+ * Identifiers (D4): a prefix and 24 characters of base62 from a cryptographic source.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
+
+const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+/** The id prefixes of D4. @since 0.1.0 @category constants */
+export const prefixes = {
+  paymentIntent: "dord_",
+  topupIntent: "tuin_",
+  payoutIntent: "pout_",
+  event: "evt_",
+  asset: "asst_",
+  webhookEndpoint: "we_",
+  request: "req_",
+  apiKey: "key_"
+} as const
+
+/** 24 base62 characters from `randomBytes`, without modulo bias. @since 0.1.0 @category constructors */
+export const randomBase62 = (length = 24): string => {
+  let out = ""
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      // 62 * 4 = 248: bytes at or above it are dropped so every character is equally likely.
+      if (byte < 248 && out.length < length) out += alphabet[byte % 62]
+    }
+  }
+  return out
+}
+
+/** Injectable id source, so tests can make ids deterministic. @since 0.1.0 @category tags */
+export class IdGenerator extends Context.Tag("@tender/core/IdGenerator")<IdGenerator, {
+  readonly make: (prefix: string) => Effect.Effect<string>
+}>() {}
+
+/** Cryptographically random ids (D4). @since 0.1.0 @category layers */
+export const layer: Layer.Layer<IdGenerator> = Layer.succeed(IdGenerator, {
+  make: (prefix) => Effect.sync(() => prefix + randomBase62())
+})
+
+/** Sequential ids for tests: `prefix` + a zero-padded counter. @since 0.1.0 @category layers */
+export const layerSequential: Layer.Layer<IdGenerator> = Layer.sync(IdGenerator, () => {
+  let n = 0
+  return { make: (prefix) => Effect.sync(() => prefix + String(++n).padStart(24, "0")) }
+})
+
+/** Whether `id` has the D4 shape for `prefix`. @since 0.1.0 @category predicates */
+export const isWellFormed = (prefix: string, id: string): boolean =>
+  id.startsWith(prefix) && /^[0-9A-Za-z]{24}$/.test(id.slice(prefix.length))

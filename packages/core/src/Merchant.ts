@@ -1,0 +1,127 @@
+/**
+ * Merchants, their API key pairs, team policy and configured routes (spec 5, D2).
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import { sha256 } from "./Canonical.js"
+import type { StorageError } from "./Errors.js"
+import { randomBase62 } from "./Ids.js"
+import type { CheckoutMode, Environment } from "./Schemas.js"
+
+/** A configured route: this merchant's method `method` executes at provider `provider`. @since 0.1.0 @category models */
+export interface Route {
+  readonly id: string
+  readonly method: string
+  readonly provider: string
+  readonly environments: ReadonlyArray<Environment>
+  /** Lower first. */
+  readonly priority: number
+}
+
+/** A merchant and its team policy. @since 0.1.0 @category models */
+export interface Merchant {
+  readonly id: string
+  readonly name: string
+  /** Team policy: the checkout modes this merchant may use (4.1.5). */
+  readonly allowedCheckoutModes: ReadonlyArray<CheckoutMode>
+  readonly routes: ReadonlyArray<Route>
+}
+
+/** A stored key pair: the secret only as its SHA-256 (D2). @since 0.1.0 @category models */
+export interface ApiKey {
+  readonly id: string
+  readonly merchantId: string
+  readonly environment: Environment
+  readonly publicKey: string
+  readonly secretHash: string
+  readonly revokedAt: number | null
+  readonly createdAt: number
+}
+
+/** A key pair in clear, returned once when created. @since 0.1.0 @category models */
+export interface IssuedKeyPair {
+  readonly apiKey: ApiKey
+  readonly publicKey: string
+  readonly secretKey: string
+}
+
+/** The merchant directory port. @since 0.1.0 @category tags */
+export class Merchants extends Context.Tag("@tender/core/Merchants")<Merchants, {
+  readonly findMerchant: (id: string) => Effect.Effect<Option.Option<Merchant>, StorageError>
+  readonly findKeyByPublicKey: (publicKey: string) => Effect.Effect<Option.Option<ApiKey>, StorageError>
+  readonly putMerchant: (merchant: Merchant) => Effect.Effect<void, StorageError>
+  readonly putApiKey: (key: ApiKey) => Effect.Effect<void, StorageError>
+  readonly revokeApiKey: (keyId: string, at: number) => Effect.Effect<boolean, StorageError>
+}>() {}
+
+/** The environment a key's prefix fixes (5.2, 5.3), or undefined for a malformed key. @since 0.1.0 */
+export const environmentOfPublicKey = (publicKey: string): Environment | undefined =>
+  publicKey.startsWith("pk_live_") ? "live" : publicKey.startsWith("pk_test_") ? "test" : undefined
+
+/** @since 0.1.0 */
+export const environmentOfSecretKey = (secretKey: string): Environment | undefined =>
+  secretKey.startsWith("sk_live_") ? "live" : secretKey.startsWith("sk_test_") ? "test" : undefined
+
+/** The stored form of a secret (D2). @since 0.1.0 */
+export const hashSecret = (secretKey: string): string => sha256(secretKey)
+
+/**
+ * A new key pair for a merchant: random public and secret keys (the secret shown once),
+ * stored with the secret hashed.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const issueKeyPair = (merchantId: string, environment: Environment) =>
+  Effect.gen(function*() {
+    const merchants = yield* Merchants
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    const publicKey = `pk_${environment}_${randomBase62(24)}`
+    const secretKey = `sk_${environment}_${randomBase62(32)}`
+    const apiKey: ApiKey = {
+      id: "key_" + randomBase62(),
+      merchantId,
+      environment,
+      publicKey,
+      secretHash: hashSecret(secretKey),
+      revokedAt: null,
+      createdAt: now
+    }
+    yield* merchants.putApiKey(apiKey)
+    return { apiKey, publicKey, secretKey } satisfies IssuedKeyPair
+  })
+
+/** Rotation: issue a new pair and revoke the old one. @since 0.1.0 @category constructors */
+export const rotateKeyPair = (old: ApiKey) =>
+  Effect.gen(function*() {
+    const issued = yield* issueKeyPair(old.merchantId, old.environment)
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    yield* (yield* Merchants).revokeApiKey(old.id, now)
+    return issued
+  })
+
+/** An in-memory directory, optionally pre-filled. @since 0.1.0 @category layers */
+export const layerMemory = (initial: {
+  readonly merchants?: ReadonlyArray<Merchant>
+  readonly apiKeys?: ReadonlyArray<ApiKey>
+} = {}): Layer.Layer<Merchants> =>
+  Layer.sync(Merchants, () => {
+    const merchants = new Map((initial.merchants ?? []).map((m) => [m.id, m]))
+    const keysByPublic = new Map((initial.apiKeys ?? []).map((k) => [k.publicKey, k]))
+    return {
+      findMerchant: (id) => Effect.sync(() => Option.fromNullable(merchants.get(id))),
+      findKeyByPublicKey: (pk) => Effect.sync(() => Option.fromNullable(keysByPublic.get(pk))),
+      putMerchant: (m) => Effect.sync(() => void merchants.set(m.id, m)),
+      putApiKey: (k) => Effect.sync(() => void keysByPublic.set(k.publicKey, k)),
+      revokeApiKey: (keyId, at) =>
+        Effect.sync(() => {
+          for (const [pk, k] of keysByPublic) {
+            if (k.id === keyId) {
+              if (k.revokedAt === null) keysByPublic.set(pk, { ...k, revokedAt: at })
+              return true
+            }
+          }
+          return false
+        })
+    }
+  })

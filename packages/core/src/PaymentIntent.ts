@@ -1,0 +1,306 @@
+/**
+ * The payment intent: its wire shape (2.1), create request (2.2), storage record, and the
+ * status rules of 3.1, kept in one place and exhaustive over the status union.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { NextAction } from "./NextAction.js"
+import {
+  Amount,
+  BoundedString,
+  CheckoutMode,
+  Country,
+  Currency,
+  Environment,
+  formatTimestamp,
+  MerchantReference,
+  Timestamp,
+  withMessage
+} from "./Schemas.js"
+
+// ---------------------------------------------------------------------------
+// Statuses and their rules (3.1)
+// ---------------------------------------------------------------------------
+
+/** The statuses of 3.1. @since 0.1.0 @category status */
+export const Status = Schema.Literal("requires_action", "processing", "succeeded", "failed", "expired")
+  .annotations({ identifier: "PaymentIntentStatus" })
+/** @since 0.1.0 @category status */
+export type Status = typeof Status.Type
+/** @since 0.1.0 @category status */
+export const statuses: ReadonlyArray<Status> = Status.literals
+
+/** Terminal statuses: no further transition, `next_action` null (3.1.3). @since 0.1.0 @category status */
+export const isTerminal = (status: Status): boolean => {
+  switch (status) {
+    case "requires_action":
+    case "processing":
+      return false
+    case "succeeded":
+    case "failed":
+    case "expired":
+      return true
+  }
+}
+
+/**
+ * The transitions this library performs. The specification shows none; these are the
+ * Stripe-like ones written down in docs/payment-intents.md.
+ *
+ * @since 0.1.0 @category status
+ */
+export const canTransition = (from: Status, to: Status): boolean => {
+  switch (from) {
+    case "requires_action":
+      return to === "processing" || to === "succeeded" || to === "failed" || to === "expired" ||
+        to === "requires_action"
+    case "processing":
+      return to === "requires_action" || to === "succeeded" || to === "failed" || to === "expired"
+    case "succeeded":
+    case "failed":
+    case "expired":
+      return false
+  }
+}
+
+/**
+ * The status a pending intent has: `requires_action` while there is a payer action (3.1.1),
+ * `processing` when there is none (3.1.2).
+ *
+ * @since 0.1.0 @category status
+ */
+export const pendingStatus = (nextAction: NextAction | null): Status =>
+  nextAction === null ? "processing" : "requires_action"
+
+/**
+ * Every way `intent` breaks the rules of 3.1; empty when it keeps them. Checked before
+ * any intent is written.
+ *
+ * @since 0.1.0 @category status
+ */
+export const invariantViolations = (intent: PaymentIntentRecord): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  const hasFailure = intent.failureCode !== null || intent.failureMessage !== null
+  switch (intent.status) {
+    case "requires_action":
+      if (intent.nextAction === null) problems.push("3.1.1 requires_action without next_action")
+      if (hasFailure) problems.push("3.1.4 failure fields set without a failure")
+      break
+    case "processing":
+      if (intent.nextAction !== null) problems.push("3.1.2 processing with a next_action")
+      if (hasFailure) problems.push("3.1.4 failure fields set without a failure")
+      break
+    case "succeeded":
+    case "expired":
+      if (intent.nextAction !== null) problems.push("3.1.3 terminal intent with a next_action")
+      if (hasFailure) problems.push("3.1.4 failure fields set without a failure")
+      break
+    case "failed":
+      if (intent.nextAction !== null) problems.push("3.1.3 terminal intent with a next_action")
+      if (intent.failureCode === null || intent.failureMessage === null) {
+        problems.push("failed intent without failure_code and failure_message")
+      }
+      break
+  }
+  if (intent.checkoutMode === "hosted" && intent.nextAction !== null && intent.nextAction.type !== "redirect_to_url") {
+    problems.push("2.3 hosted intent with a next_action other than redirect_to_url")
+  }
+  return problems
+}
+
+// ---------------------------------------------------------------------------
+// Create request (2.2)
+// ---------------------------------------------------------------------------
+
+/** Payer identity and contact details. @since 0.1.0 @category request */
+export const Customer = Schema.Struct({
+  name: Schema.optional(BoundedString(256)),
+  email: Schema.optional(withMessage(
+    Schema.String.pipe(Schema.maxLength(254), Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/)),
+    "must be an email address of at most 254 characters"
+  )),
+  phone: Schema.optional(withMessage(
+    Schema.String.pipe(Schema.pattern(/^\+?[0-9][0-9 -]{5,19}$/)),
+    "must be a phone number of 6 to 20 digits, optionally starting with +"
+  )),
+  reference: Schema.optional(BoundedString(256))
+}).annotations({ identifier: "Customer" })
+/** @since 0.1.0 @category request */
+export type Customer = typeof Customer.Type
+
+/** Route-specific payer data (2.2); a separate namespace from `customer`. @since 0.1.0 @category request */
+export const PaymentMethodOptions = Schema.Struct({
+  bank: Schema.optional(withMessage(
+    Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,32}$/)),
+    "must be a bank code from discovery"
+  )),
+  account_name: Schema.optional(BoundedString(256)),
+  account_number: Schema.optional(withMessage(
+    Schema.String.pipe(Schema.pattern(/^[0-9]{6,20}$/)),
+    "must be 6 to 20 digits"
+  )),
+  name_th: Schema.optional(withMessage(
+    Schema.String.pipe(Schema.maxLength(256), Schema.pattern(/^[\u0E00-\u0E7F][\u0E00-\u0E7F .]*$/)),
+    "must be a name written in Thai script"
+  ))
+}).annotations({ identifier: "PaymentMethodOptions" })
+/** @since 0.1.0 @category request */
+export type PaymentMethodOptions = typeof PaymentMethodOptions.Type
+
+/** Free-form merchant data: at most 50 keys of up to 40 characters, values up to 500. @since 0.1.0 @category request */
+export const Metadata = withMessage(
+  Schema.Record({ key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(40)), value: Schema.String.pipe(Schema.maxLength(500)) })
+    .pipe(Schema.filter((r) => Object.keys(r).length <= 50)),
+  "must be an object of at most 50 string values (keys up to 40 characters, values up to 500)"
+).annotations({ identifier: "Metadata" })
+
+/** An absolute http(s) URL. @since 0.1.0 @category request */
+export const ReturnUrl = withMessage(
+  Schema.String.pipe(
+    Schema.maxLength(2048),
+    Schema.filter((s) => {
+      try {
+        const url = new URL(s)
+        return url.protocol === "https:" || url.protocol === "http:"
+      } catch {
+        return false
+      }
+    })
+  ),
+  "must be an absolute http or https URL of at most 2048 characters"
+)
+
+/** Method codes as discovery returns them. @since 0.1.0 @category request */
+export const MethodCode = withMessage(
+  Schema.String.pipe(Schema.pattern(/^[a-z0-9_]{1,64}$/)),
+  "must be a payment method code from discovery"
+)
+
+/** POST /payment_intents body (2.2). Unknown fields are rejected. @since 0.1.0 @category request */
+export const CreateParams = Schema.Struct({
+  amount: Amount,
+  currency: Currency,
+  country: Country,
+  checkout_mode: Schema.optional(CheckoutMode),
+  merchant_reference: Schema.optional(MerchantReference),
+  customer: Customer,
+  payment_method: Schema.optional(MethodCode),
+  payment_method_options: Schema.optional(PaymentMethodOptions),
+  return_url: Schema.optional(ReturnUrl),
+  device_fingerprint: Schema.optional(BoundedString(512)),
+  metadata: Schema.optional(Metadata),
+  external_reference: Schema.optional(BoundedString(256))
+}).annotations({
+  identifier: "PaymentIntentCreateParams",
+  parseOptions: { errors: "all", onExcessProperty: "error" }
+})
+/** @since 0.1.0 @category request */
+export type CreateParams = typeof CreateParams.Type
+
+// ---------------------------------------------------------------------------
+// Storage record (domain model; adapters persist exactly this)
+// ---------------------------------------------------------------------------
+
+/** A receipt attached to the intent (2.1). @since 0.1.0 @category models */
+export const Receipt = Schema.Struct({ status: Schema.String }).annotations({ identifier: "Receipt" })
+
+/** The stored payment intent. Times are epoch milliseconds. @since 0.1.0 @category models */
+export const PaymentIntentRecord = Schema.Struct({
+  id: Schema.String,
+  merchantId: Schema.String,
+  environment: Environment,
+  amount: Schema.String,
+  currency: Schema.String,
+  country: Schema.String,
+  checkoutMode: CheckoutMode,
+  status: Status,
+  merchantReference: Schema.NullOr(Schema.String),
+  paymentMethod: Schema.NullOr(Schema.String),
+  nextAction: Schema.NullOr(NextAction),
+  failureCode: Schema.NullOr(Schema.String),
+  failureMessage: Schema.NullOr(Schema.String),
+  processingReason: Schema.NullOr(Schema.String),
+  receipt: Schema.NullOr(Receipt),
+  customer: Customer,
+  paymentMethodOptions: Schema.NullOr(PaymentMethodOptions),
+  returnUrl: Schema.NullOr(Schema.String),
+  deviceFingerprint: Schema.NullOr(Schema.String),
+  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  externalReference: Schema.NullOr(Schema.String),
+  providerCode: Schema.NullOr(Schema.String),
+  providerPaymentId: Schema.NullOr(Schema.String),
+  fingerprint: Schema.String,
+  createdAt: Schema.Number,
+  updatedAt: Schema.Number,
+  version: Schema.Number
+})
+/** @since 0.1.0 @category models */
+export type PaymentIntentRecord = typeof PaymentIntentRecord.Type
+
+// ---------------------------------------------------------------------------
+// Wire shape (2.1)
+// ---------------------------------------------------------------------------
+
+const resourceFields = {
+  object: Schema.Literal("payment_intent"),
+  id: Schema.String.annotations({ description: "Begins with dord_" }),
+  amount: Amount,
+  currency: Currency,
+  country: Country,
+  environment: Environment,
+  checkout_mode: CheckoutMode,
+  status: Status,
+  merchant_reference: Schema.NullOr(Schema.String),
+  payment_method: Schema.NullOr(Schema.String),
+  next_action: Schema.NullOr(NextAction),
+  failure_code: Schema.NullOr(Schema.String),
+  failure_message: Schema.NullOr(Schema.String)
+}
+
+/** The payment intent as get, list and receipt return it (2.1). @since 0.1.0 @category wire */
+export const PaymentIntent = Schema.Struct({
+  ...resourceFields,
+  processing_reason: Schema.NullOr(Schema.String),
+  receipt: Schema.NullOr(Receipt),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}).annotations({ identifier: "PaymentIntent" })
+/** @since 0.1.0 @category wire */
+export type PaymentIntent = typeof PaymentIntent.Type
+
+/** The create response: neither `processing_reason` nor `receipt` (2.1). @since 0.1.0 @category wire */
+export const PaymentIntentCreated = Schema.Struct({
+  ...resourceFields,
+  created_at: Timestamp,
+  updated_at: Timestamp
+}).annotations({ identifier: "PaymentIntentCreated" })
+/** @since 0.1.0 @category wire */
+export type PaymentIntentCreated = typeof PaymentIntentCreated.Type
+
+/** The read view (get, list). @since 0.1.0 @category wire */
+export const toResource = (r: PaymentIntentRecord): PaymentIntent => ({
+  object: "payment_intent",
+  id: r.id,
+  amount: r.amount,
+  currency: r.currency,
+  country: r.country,
+  environment: r.environment,
+  checkout_mode: r.checkoutMode,
+  status: r.status,
+  merchant_reference: r.merchantReference,
+  payment_method: r.paymentMethod,
+  next_action: r.nextAction,
+  failure_code: r.failureCode,
+  failure_message: r.failureMessage,
+  processing_reason: r.processingReason,
+  receipt: r.receipt,
+  created_at: formatTimestamp(r.createdAt),
+  updated_at: formatTimestamp(r.updatedAt)
+})
+
+/** The create view: the read view less `processing_reason` and `receipt` (2.1). @since 0.1.0 @category wire */
+export const toCreatedResource = (r: PaymentIntentRecord): PaymentIntentCreated => {
+  const { processing_reason: _p, receipt: _r, ...rest } = toResource(r)
+  return rest
+}

@@ -1,0 +1,110 @@
+/**
+ * Payment providers as a port. An adapter declares what it can serve and implements
+ * create-payment; the `ProviderRegistry` holds the adapters a host installs.
+ *
+ * @since 0.1.0
+ */
+import { Context, Data, Effect, Layer } from "effect"
+import type { NextAction, NextActionType } from "./NextAction.js"
+import type { Customer } from "./PaymentIntent.js"
+import type { CheckoutMode, Environment } from "./Schemas.js"
+
+/** The payer fields discovery can ask for (2.4). @since 0.1.0 @category models */
+export type PayerField = "customer_name" | "customer_phone" | "account_name" | "account_number" | "bank" | "name_th"
+
+/** Every payer field, in the order of 2.2's mapping table. @since 0.1.0 @category models */
+export const payerFields: ReadonlyArray<PayerField> = [
+  "customer_name",
+  "customer_phone",
+  "account_name",
+  "account_number",
+  "bank",
+  "name_th"
+]
+
+/** A bank choice: the public code, its label and the provider's own code (never exposed). @since 0.1.0 @category models */
+export interface ProviderBank {
+  readonly code: string
+  readonly label: string
+  readonly providerCode: string
+}
+
+/** One public method as one provider serves it. @since 0.1.0 @category models */
+export interface ProviderMethod {
+  /** Public method code, as discovery shows it. */
+  readonly method: string
+  /** The provider's own code for it; never exposed. */
+  readonly providerMethod: string
+  readonly category: string
+  readonly label: string
+  /** The action this method produces in merchant mode. */
+  readonly nextActionType: NextActionType
+  readonly countries: ReadonlyArray<string>
+  readonly currencies: ReadonlyArray<string>
+  /** Inclusive bounds in minor units, as integer strings. */
+  readonly minAmount: string
+  readonly maxAmount: string
+  readonly environments: ReadonlyArray<Environment>
+  readonly checkoutModes: ReadonlyArray<CheckoutMode>
+  readonly banks: ReadonlyArray<ProviderBank>
+  readonly payer: Partial<Record<PayerField, { readonly required: boolean }>>
+}
+
+/** What the orchestrator asks a provider to do. @since 0.1.0 @category models */
+export interface ProviderPaymentRequest {
+  /** Our payment intent id; providers use it as their idempotency key, so a retry cannot pay twice. */
+  readonly paymentIntentId: string
+  readonly environment: Environment
+  readonly amount: string
+  readonly currency: string
+  readonly country: string
+  readonly providerMethod: string
+  readonly providerBank: string | null
+  readonly customer: Customer
+  readonly accountName: string | null
+  readonly accountNumber: string | null
+  readonly nameTh: string | null
+  readonly returnUrl: string | null
+}
+
+/** The provider's answer: a payer action, processing, or a decline. @since 0.1.0 @category models */
+export type ProviderPaymentResult =
+  | { readonly _tag: "Action"; readonly providerPaymentId: string; readonly nextAction: NextAction }
+  | { readonly _tag: "Processing"; readonly providerPaymentId: string }
+  | { readonly _tag: "Declined"; readonly providerPaymentId: string | null; readonly failureCode: string; readonly failureMessage: string }
+
+/** The provider could not be reached or answered with a fault; counts against the route's health. @since 0.1.0 @category errors */
+export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{
+  readonly provider: string
+  readonly reason: string
+}> {}
+
+/** A provider adapter. @since 0.1.0 @category models */
+export interface PaymentProvider {
+  readonly code: string
+  readonly methods: ReadonlyArray<ProviderMethod>
+  readonly createPayment: (request: ProviderPaymentRequest) => Effect.Effect<ProviderPaymentResult, ProviderUnavailable>
+}
+
+/** The providers a host installed, by code. @since 0.1.0 @category tags */
+export class ProviderRegistry extends Context.Tag("@tender/core/ProviderRegistry")<ProviderRegistry, {
+  readonly get: (code: string) => PaymentProvider | undefined
+  readonly all: ReadonlyArray<PaymentProvider>
+}>() {}
+
+/** A registry of the given adapters; duplicate codes are a configuration error. @since 0.1.0 @category layers */
+export const layerRegistry = (providers: ReadonlyArray<PaymentProvider>): Layer.Layer<ProviderRegistry> =>
+  Layer.sync(ProviderRegistry, () => {
+    const byCode = new Map<string, PaymentProvider>()
+    for (const p of providers) {
+      if (byCode.has(p.code)) throw new Error(`Two providers share the code ${p.code}`)
+      byCode.set(p.code, p)
+    }
+    return { get: (code) => byCode.get(code), all: providers }
+  })
+
+/** Whether `amount` lies within a method's inclusive bounds, compared as bigint. @since 0.1.0 */
+export const amountInRange = (method: ProviderMethod, amount: string): boolean => {
+  const value = BigInt(amount)
+  return value >= BigInt(method.minAmount) && value <= BigInt(method.maxAmount)
+}

@@ -1,0 +1,68 @@
+/**
+ * The shared value formats of the specification (part 2, part 8, D4).
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/** Attach a message that replaces every lower-level one. @since 0.1.0 */
+export const withMessage = <S extends Schema.Schema.Any>(schema: S, message: string): S =>
+  schema.annotations({ message: () => ({ message, override: true }) }) as S
+
+/** Amounts: positive integer strings in minor units, no leading zero, at most 18 digits (2.1, 8, D4). @since 0.1.0 */
+export const Amount = withMessage(
+  Schema.String.pipe(Schema.pattern(/^[1-9]\d{0,17}$/)),
+  "must be a positive integer string in minor units, without leading zeros, of at most 18 digits"
+).annotations({ identifier: "Amount", examples: ["150000"] })
+
+/** ISO 4217 code or a 3-6 letter token symbol, uppercase (2.1). @since 0.1.0 */
+export const Currency = withMessage(
+  Schema.String.pipe(Schema.pattern(/^[A-Z]{3,6}$/)),
+  "must be 3 to 6 uppercase letters (ISO 4217 code or token symbol)"
+).annotations({ identifier: "Currency", examples: ["THB"] })
+
+/** ISO 3166-1 alpha-2 (2.1). @since 0.1.0 */
+export const Country = withMessage(
+  Schema.String.pipe(Schema.pattern(/^[A-Z]{2}$/)),
+  "must be an uppercase ISO 3166-1 alpha-2 code"
+).annotations({ identifier: "Country", examples: ["TH"] })
+
+/** `test` or `live`, stamped by the API key (5.3). @since 0.1.0 */
+export const Environment = Schema.Literal("test", "live").annotations({ identifier: "Environment" })
+/** @since 0.1.0 */
+export type Environment = typeof Environment.Type
+
+/** Who presents the payer-facing step (part 1). @since 0.1.0 */
+export const CheckoutMode = withMessage(Schema.Literal("hosted", "merchant"), "must be one of: hosted, merchant")
+  .annotations({ identifier: "CheckoutMode" })
+/** @since 0.1.0 */
+export type CheckoutMode = typeof CheckoutMode.Type
+
+/** A `merchant_reference`: 1 to 256 characters (D4). @since 0.1.0 */
+export const MerchantReference = withMessage(
+  Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
+  "must be a string of 1 to 256 characters"
+)
+
+/** A bounded non-empty string. @since 0.1.0 */
+export const BoundedString = (max: number) =>
+  withMessage(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(max)), `must be a string of 1 to ${max} characters`)
+
+/** ISO 8601 UTC with milliseconds and `Z`, as every time on the wire (D4). @since 0.1.0 */
+export const Timestamp = Schema.String.annotations({
+  identifier: "Timestamp",
+  description: "ISO 8601 UTC date-time with milliseconds and Z",
+  examples: ["2026-11-22T08:15:30.123Z"]
+})
+
+/** Render epoch milliseconds as a D4 timestamp. @since 0.1.0 */
+export const formatTimestamp = (millis: number): string => new Date(millis).toISOString()
+
+/** A date-time with an explicit offset (4.3 `created_after` / `created_before`), decoded to epoch ms. @since 0.1.0 */
+export const DateTimeWithOffset = withMessage(
+  Schema.String.pipe(
+    Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/),
+    Schema.filter((s) => !Number.isNaN(Date.parse(s)))
+  ),
+  "must be an ISO 8601 date-time with an offset, such as 2026-11-22T08:15:30Z"
+)

@@ -1,0 +1,108 @@
+/**
+ * The seed format: merchants, key pairs (in clear in the file, stored hashed), allowed
+ * checkout modes and provider routes with a health flag. See docs/seed-format.md.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer, ParseResult, Schema } from "effect"
+import type { ApiKey, Merchant } from "./Merchant.js"
+import * as Merchants from "./Merchant.js"
+import * as RouteHealth from "./RouteHealth.js"
+import { CheckoutMode, Environment } from "./Schemas.js"
+
+const strict = { parseOptions: { errors: "all", onExcessProperty: "error" } } as const
+
+/** @since 0.1.0 @category schemas */
+export const SeedApiKey = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1)),
+  public_key: Schema.String.pipe(Schema.pattern(/^pk_(test|live)_[A-Za-z0-9]{8,}$/)),
+  secret_key: Schema.String.pipe(Schema.pattern(/^sk_(test|live)_[A-Za-z0-9]{16,}$/)),
+  revoked: Schema.optional(Schema.Boolean)
+}).annotations(strict)
+
+/** @since 0.1.0 @category schemas */
+export const SeedRoute = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1)),
+  method: Schema.String.pipe(Schema.minLength(1)),
+  provider: Schema.String.pipe(Schema.minLength(1)),
+  environments: Schema.optional(Schema.Array(Environment)),
+  priority: Schema.optional(Schema.Int),
+  healthy: Schema.optional(Schema.Boolean)
+}).annotations(strict)
+
+/** @since 0.1.0 @category schemas */
+export const SeedMerchant = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1)),
+  name: Schema.String,
+  allowed_checkout_modes: Schema.Array(CheckoutMode),
+  api_keys: Schema.Array(SeedApiKey),
+  routes: Schema.Array(SeedRoute)
+}).annotations(strict)
+
+/** @since 0.1.0 @category schemas */
+export const Seed = Schema.Struct({
+  $schema: Schema.optional(Schema.String),
+  merchants: Schema.Array(SeedMerchant)
+}).annotations(strict)
+/** @since 0.1.0 @category schemas */
+export type Seed = typeof Seed.Type
+
+/** A seed that does not hold together. @since 0.1.0 @category errors */
+export class InvalidSeed extends Schema.TaggedError<InvalidSeed>()("InvalidSeed", { message: Schema.String }) {}
+
+/** Parse and check a seed: unique ids, key pairs whose halves name one environment. @since 0.1.0 */
+export const decode = (input: unknown): Effect.Effect<Seed, InvalidSeed> =>
+  Effect.gen(function*() {
+    const seed = yield* Schema.decodeUnknown(Seed)(input).pipe(
+      Effect.mapError((e) => new InvalidSeed({ message: ParseResult.TreeFormatter.formatErrorSync(e) }))
+    )
+    const seen = new Set<string>()
+    const unique = (kind: string, id: string) =>
+      seen.has(`${kind}:${id}`) ? Effect.fail(new InvalidSeed({ message: `duplicate ${kind} id ${id}` })) : Effect.sync(() => seen.add(`${kind}:${id}`))
+    for (const m of seed.merchants) {
+      yield* unique("merchant", m.id)
+      for (const k of m.api_keys) {
+        yield* unique("api key", k.id)
+        yield* unique("public key", k.public_key)
+        if (Merchants.environmentOfPublicKey(k.public_key) !== Merchants.environmentOfSecretKey(k.secret_key)) {
+          return yield* new InvalidSeed({ message: `api key ${k.id}: public and secret keys name different environments` })
+        }
+      }
+      for (const r of m.routes) yield* unique("route", r.id)
+    }
+    return seed
+  })
+
+/** The merchants and hashed keys a seed declares. @since 0.1.0 */
+export const toDirectory = (seed: Seed, now: number): { merchants: Array<Merchant>; apiKeys: Array<ApiKey> } => ({
+  merchants: seed.merchants.map((m) => ({
+    id: m.id,
+    name: m.name,
+    allowedCheckoutModes: m.allowed_checkout_modes,
+    routes: m.routes.map((r, i) => ({
+      id: r.id,
+      method: r.method,
+      provider: r.provider,
+      environments: r.environments ?? ["test", "live"],
+      priority: r.priority ?? i
+    }))
+  })),
+  apiKeys: seed.merchants.flatMap((m) =>
+    m.api_keys.map((k) => ({
+      id: k.id,
+      merchantId: m.id,
+      environment: Merchants.environmentOfPublicKey(k.public_key) ?? "test",
+      publicKey: k.public_key,
+      secretHash: Merchants.hashSecret(k.secret_key),
+      revokedAt: k.revoked === true ? now : null,
+      createdAt: now
+    }))
+  )
+})
+
+/** In-memory `Merchants` and `RouteHealth` layers from a seed. @since 0.1.0 @category layers */
+export const layer = (seed: Seed) =>
+  Layer.mergeAll(
+    Layer.unwrapEffect(Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => Merchants.layerMemory(toDirectory(seed, now)))),
+    RouteHealth.layerMemory({ down: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)) })
+  )

@@ -1,0 +1,192 @@
+/**
+ * The simulated provider of D9: serves every `test` route out of the box with a Thai
+ * catalogue, so a new user walks every flow without a real provider. Magic amounts drive
+ * outcomes deterministically (docs/test-environment.md).
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { sha256 } from "./Canonical.js"
+import type { PaymentProvider, ProviderBank, ProviderMethod } from "./Provider.js"
+import { ProviderUnavailable } from "./Provider.js"
+import { formatTimestamp } from "./Schemas.js"
+
+/** The provider code hosts route to. @since 0.1.0 */
+export const code = "simulator"
+
+/** Magic amounts (minor units). @since 0.1.0 @category constants */
+export const magicAmounts = {
+  /** The provider declines the payment when it is created: the intent is `failed`. */
+  declineOnCreate: "40001",
+  /** The provider is unreachable: a route failure, counted against its health. */
+  unavailable: "50301"
+} as const
+
+/** Thai banks with their Bank of Thailand numeric codes as the provider-local code. @since 0.1.0 */
+export const thaiBanks: ReadonlyArray<ProviderBank> = [
+  { code: "BBL", label: "Bangkok Bank", providerCode: "002" },
+  { code: "KBANK", label: "Kasikornbank", providerCode: "004" },
+  { code: "KTB", label: "Krungthai Bank", providerCode: "006" },
+  { code: "TTB", label: "TMBThanachart Bank", providerCode: "011" },
+  { code: "SCB", label: "Siam Commercial Bank", providerCode: "014" },
+  { code: "CIMBT", label: "CIMB Thai Bank", providerCode: "022" },
+  { code: "UOBT", label: "UOB Thailand", providerCode: "024" },
+  { code: "BAY", label: "Krungsri (Bank of Ayudhya)", providerCode: "025" },
+  { code: "GSB", label: "Government Savings Bank", providerCode: "030" },
+  { code: "KKP", label: "Kiatnakin Phatra Bank", providerCode: "069" }
+]
+
+const onlineBankingBanks = thaiBanks.filter((b) => ["BBL", "KBANK", "KTB", "SCB", "BAY"].includes(b.code))
+
+/** The simulator's catalogue. @since 0.1.0 */
+export const methods: ReadonlyArray<ProviderMethod> = [
+  {
+    method: "th_promptpay",
+    providerMethod: "SIM_PP_QR",
+    category: "bank_transfer",
+    label: "PromptPay QR",
+    nextActionType: "display_qr_code",
+    countries: ["TH"],
+    currencies: ["THB"],
+    minAmount: "100",
+    maxAmount: "200000000",
+    environments: ["test"],
+    checkoutModes: ["hosted", "merchant"],
+    banks: [],
+    payer: { customer_name: { required: false } }
+  },
+  {
+    method: "th_bank_transfer",
+    providerMethod: "SIM_BT_MANUAL",
+    category: "bank_transfer",
+    label: "Bank transfer",
+    nextActionType: "display_bank_transfer_instructions",
+    countries: ["TH"],
+    currencies: ["THB"],
+    minAmount: "2000",
+    maxAmount: "1000000000",
+    environments: ["test"],
+    checkoutModes: ["hosted", "merchant"],
+    banks: thaiBanks,
+    payer: {
+      customer_name: { required: true },
+      account_name: { required: true },
+      account_number: { required: false },
+      bank: { required: true },
+      name_th: { required: true }
+    }
+  },
+  {
+    method: "th_online_banking",
+    providerMethod: "SIM_OB_REDIRECT",
+    category: "online_banking",
+    label: "Online banking",
+    nextActionType: "redirect_to_url",
+    countries: ["TH"],
+    currencies: ["THB"],
+    minAmount: "2000",
+    maxAmount: "500000000",
+    environments: ["test"],
+    checkoutModes: ["hosted", "merchant"],
+    banks: onlineBankingBanks,
+    payer: { bank: { required: true }, customer_phone: { required: true } }
+  }
+]
+
+const actionTtlMs = 15 * 60 * 1000
+
+/**
+ * The simulated provider. `baseUrl` is where its payer pages live; `now` is the clock
+ * it stamps `expires_at` with.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const make = (options: { readonly baseUrl?: string } = {}): PaymentProvider => {
+  const baseUrl = (options.baseUrl ?? "https://simulator.tender.test").replace(/\/$/, "")
+  return {
+    code,
+    methods,
+    createPayment: (request) =>
+      Effect.gen(function*() {
+        if (request.environment !== "test") {
+          // D9: live keys never reach the simulator.
+          return yield* new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment" })
+        }
+        if (request.amount === magicAmounts.unavailable) {
+          return yield* new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)" })
+        }
+        const providerPaymentId = "sim_" + sha256(request.paymentIntentId).slice(0, 24)
+        if (request.amount === magicAmounts.declineOnCreate) {
+          return {
+            _tag: "Declined" as const,
+            providerPaymentId,
+            failureCode: "payment_declined",
+            failureMessage: "The provider declined the payment."
+          }
+        }
+        const expiresAt = formatTimestamp((yield* Effect.clockWith((c) => c.currentTimeMillis)) + actionTtlMs)
+        switch (request.providerMethod) {
+          case "SIM_PP_QR":
+            return {
+              _tag: "Action" as const,
+              providerPaymentId,
+              nextAction: {
+                type: "display_qr_code" as const,
+                qr_data: promptPayPayload(request.amount, providerPaymentId),
+                expires_at: expiresAt
+              }
+            }
+          case "SIM_BT_MANUAL":
+            return {
+              _tag: "Action" as const,
+              providerPaymentId,
+              nextAction: {
+                type: "display_bank_transfer_instructions" as const,
+                bank_code: "KBANK",
+                bank_name: "Kasikornbank",
+                account_number: "0471234567",
+                account_name: "Tender Simulator Co., Ltd.",
+                reference: providerPaymentId.slice(4, 16).toUpperCase(),
+                amount: request.amount,
+                currency: request.currency,
+                expires_at: expiresAt,
+                requires_receipt: true
+              }
+            }
+          case "SIM_OB_REDIRECT":
+            return {
+              _tag: "Action" as const,
+              providerPaymentId,
+              nextAction: {
+                type: "redirect_to_url" as const,
+                url: `${baseUrl}/online_banking/${request.providerBank ?? "000"}/${providerPaymentId}`,
+                expires_at: expiresAt
+              }
+            }
+          default:
+            return yield* new ProviderUnavailable({ provider: code, reason: `unknown method ${request.providerMethod}` })
+        }
+      })
+  }
+}
+
+/** A PromptPay-style EMVCo payload (tag-length-value), enough to render a scannable test QR. */
+const promptPayPayload = (amount: string, reference: string): string => {
+  const tlv = (tag: string, value: string) => tag + String(value.length).padStart(2, "0") + value
+  const major = amount.length > 2 ? amount.slice(0, -2) : "0"
+  const minor = amount.slice(-2).padStart(2, "0")
+  const body = tlv("00", "01") + tlv("01", "12") +
+    tlv("29", tlv("00", "A000000677010111") + tlv("01", "0000000000000")) +
+    tlv("53", "764") + tlv("54", `${major}.${minor}`) + tlv("58", "TH") +
+    tlv("62", tlv("05", reference.slice(0, 25))) + "6304"
+  return body + crc16(body)
+}
+
+const crc16 = (text: string): string => {
+  let crc = 0xffff
+  for (let i = 0; i < text.length; i++) {
+    crc ^= text.charCodeAt(i) << 8
+    for (let j = 0; j < 8; j++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
+  }
+  return crc.toString(16).toUpperCase().padStart(4, "0")
+}

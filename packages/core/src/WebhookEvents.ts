@@ -1,0 +1,147 @@
+/**
+ * The closed catalogue of outbound webhook event types (6.1, D7), each with an example
+ * payload. Served without authentication (4.11, 5.5).
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/** Every event type (D7). Handlers switch exhaustively over this union. @since 0.1.0 */
+export const EventType = Schema.Literal(
+  "payment_intent.created",
+  "payment_intent.requires_action",
+  "payment_intent.processing",
+  "payment_intent.succeeded",
+  "payment_intent.failed",
+  "payment_intent.expired",
+  "payment_intent.receipt_submitted",
+  "topup_intent.created",
+  "topup_intent.succeeded",
+  "topup_intent.failed",
+  "topup_intent.expired",
+  "payout_intent.created",
+  "payout_intent.processing",
+  "payout_intent.succeeded",
+  "payout_intent.failed",
+  "payout_intent.canceled"
+).annotations({ identifier: "EventType" })
+/** @since 0.1.0 */
+export type EventType = typeof EventType.Type
+
+const at = "2026-11-22T08:15:30.123Z"
+
+const paymentIntent = (status: string, extra: Record<string, unknown> = {}) => ({
+  object: "payment_intent",
+  id: "dord_3kT9qL2mXw8ZbR4nV7cY1pHs",
+  amount: "150000",
+  currency: "THB",
+  country: "TH",
+  environment: "test",
+  checkout_mode: "merchant",
+  status,
+  merchant_reference: "order_1042",
+  payment_method: "th_promptpay",
+  next_action: null,
+  failure_code: null,
+  failure_message: null,
+  processing_reason: null,
+  receipt: null,
+  created_at: at,
+  updated_at: at,
+  ...extra
+})
+
+const topupIntent = (status: string, extra: Record<string, unknown> = {}) => ({
+  object: "topup_intent",
+  id: "tuin_8fJ2kQ9wLm3XcV5bN1rT7yZa",
+  status,
+  environment: "test",
+  destination: { amount: "1000000", credited_amount: "1000000", currency: "USDT", merchant_id: "mch_demo" },
+  source: {
+    type: "provider_gateway",
+    amount: "3550000",
+    currency: "THB",
+    expires_at: "2026-11-22T09:15:30.123Z",
+    fee_amount: "0",
+    fee_mode: "absorbed",
+    provider: "simulator"
+  },
+  fx: { source_currency: "THB", destination_currency: "USDT", rate: "0.028169", spread_amount: "0" },
+  next_action: null,
+  expires_at: "2026-11-22T09:15:30.123Z",
+  failure_code: null,
+  failure_message: null,
+  created_at: at,
+  updated_at: at,
+  ...extra
+})
+
+const payoutIntent = (status: string, extra: Record<string, unknown> = {}) => ({
+  object: "payout_intent",
+  id: "pout_5Hn7Rt2Kq9WzLm4Xc8Vb1Ny3",
+  environment: "test",
+  status,
+  amount: "500000",
+  currency: "THB",
+  merchant_reference: "payout_77",
+  destination: { type: "bank_account", bank: "KBANK", account_number: "******6789", account_name: "Somchai Jaidee" },
+  failure_code: null,
+  failure_message: null,
+  created_at: at,
+  updated_at: at,
+  ...extra
+})
+
+const failure = { failure_code: "payment_declined", failure_message: "The provider declined the payment." }
+
+const examples: Record<EventType, { readonly description: string; readonly object: unknown }> = {
+  "payment_intent.created": { description: "A payment intent was created.", object: paymentIntent("requires_action", { next_action: { type: "display_qr_code", qr_data: "00020101021229370016A000000677010111…6304ABCD" } }) },
+  "payment_intent.requires_action": { description: "The payer must act: see next_action.", object: paymentIntent("requires_action", { next_action: { type: "display_qr_code", qr_data: "00020101021229370016A000000677010111…6304ABCD" } }) },
+  "payment_intent.processing": { description: "The payment is pending at the provider with no payer action.", object: paymentIntent("processing", { processing_reason: "asynchronous" }) },
+  "payment_intent.succeeded": { description: "The payment succeeded (terminal).", object: paymentIntent("succeeded") },
+  "payment_intent.failed": { description: "The payment failed (terminal).", object: paymentIntent("failed", failure) },
+  "payment_intent.expired": { description: "The payer did not complete in time (terminal).", object: paymentIntent("expired") },
+  "payment_intent.receipt_submitted": { description: "A receipt was attached and submitted to the provider.", object: paymentIntent("processing", { payment_method: "th_bank_transfer", receipt: { status: "submitted" }, processing_reason: "asynchronous" }) },
+  "topup_intent.created": { description: "A top-up intent was created.", object: topupIntent("requires_payment") },
+  "topup_intent.succeeded": { description: "The top-up was paid and credited (terminal).", object: topupIntent("succeeded") },
+  "topup_intent.failed": { description: "The top-up failed (terminal).", object: topupIntent("failed", failure) },
+  "topup_intent.expired": { description: "The top-up was not paid in time (terminal).", object: topupIntent("expired") },
+  "payout_intent.created": { description: "A payout intent was created and awaits approval.", object: payoutIntent("requires_approval") },
+  "payout_intent.processing": { description: "The payout was approved and is being sent.", object: payoutIntent("processing") },
+  "payout_intent.succeeded": { description: "The payout arrived (terminal).", object: payoutIntent("succeeded") },
+  "payout_intent.failed": { description: "The payout failed (terminal).", object: payoutIntent("failed", { failure_code: "account_closed", failure_message: "The destination account is closed." }) },
+  "payout_intent.canceled": { description: "The payout was canceled before approval (terminal).", object: payoutIntent("canceled") }
+}
+
+/** One catalogue entry: the type, what it means, and an example event envelope (D7). @since 0.1.0 */
+export const EventTypeEntry = Schema.Struct({
+  type: EventType,
+  description: Schema.String,
+  example: Schema.Struct({
+    object: Schema.Literal("event"),
+    id: Schema.String,
+    type: EventType,
+    environment: Schema.Literal("test", "live"),
+    created_at: Schema.String,
+    data: Schema.Struct({ object: Schema.Unknown })
+  })
+}).annotations({ identifier: "WebhookEventType" })
+
+/** GET /webhook_event_types response. @since 0.1.0 */
+export const Catalogue = Schema.Struct({ data: Schema.Array(EventTypeEntry) }).annotations({ identifier: "WebhookEventTypes" })
+
+/** The static catalogue, in the order of D7. @since 0.1.0 */
+export const catalogue: typeof Catalogue.Type = {
+  data: EventType.literals.map((type, i) => ({
+    type,
+    description: examples[type].description,
+    example: {
+      object: "event" as const,
+      id: `evt_${String(i + 1).padStart(2, "0")}Xm4Qk8Rt2Wz6Lc9Vb3Ny5Hp`,
+      type,
+      environment: "test" as const,
+      created_at: at,
+      data: { object: examples[type].object }
+    }
+  }))
+}

@@ -1,0 +1,156 @@
+/**
+ * The API-level middleware: a request id on every response, authentication (5, D2),
+ * and every failure rendered as the D1 error body. It runs inside the error encoder, so
+ * decode failures, malformed JSON and unknown routes never reach Effect's default bodies.
+ *
+ * @since 0.1.0
+ */
+import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { ApiResponse, Authentication, Errors, Ids, Merchant } from "@tender/core"
+import { Cause, Effect, FiberRef, Option } from "effect"
+import { TenderApi } from "./Api.js"
+
+/** The id of the request being served (D1 `request_id`, `Request-Id` header). @since 0.1.0 */
+export const CurrentRequestId = FiberRef.unsafeMake<string>("")
+
+/** The authenticated caller, set for every route that needs one. @since 0.1.0 */
+export const CurrentPrincipal = FiberRef.unsafeMake<Authentication.Principal | undefined>(undefined)
+
+/** The caller, for handlers of authenticated routes. @since 0.1.0 */
+export const principal = Effect.flatMap(FiberRef.get(CurrentPrincipal), (p) =>
+  p === undefined ? Effect.dieMessage("no principal on an authenticated route") : Effect.succeed(p))
+
+interface RouteEntry {
+  readonly pattern: RegExp
+  readonly methods: ReadonlyArray<string>
+  readonly public: boolean
+  readonly json?: boolean
+}
+
+/** The routes, for 404 vs 405 and for which need no authentication (4.11, 5.5). @since 0.1.0 */
+export const routes: ReadonlyArray<RouteEntry> = [
+  { pattern: /^\/payment_intents$/, methods: ["GET", "POST"], public: false, json: true },
+  { pattern: /^\/payment_intents\/[^/]+$/, methods: ["GET"], public: false },
+  { pattern: /^\/payment_methods\/options$/, methods: ["GET"], public: false },
+  { pattern: /^\/webhook_event_types$/, methods: ["GET"], public: true },
+  { pattern: /^\/openapi\.json$/, methods: ["GET"], public: true }
+]
+
+/** Send a rendered core response. @since 0.1.0 */
+export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(response.body, {
+    status: response.status,
+    contentType: "application/json",
+    headers: response.replayed ? { "idempotent-replayed": "true", "request-id": response.requestId } : {}
+  })
+
+/** Render an API error for the current request. @since 0.1.0 */
+export const renderError = (error: Errors.ApiError) =>
+  Effect.map(FiberRef.get(CurrentRequestId), (id) => toHttp(ApiResponse.fromError(error, id)))
+
+const paramOf = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
+
+/** Map Effect's decode issues to D1 `validation_failed` with `param` and `details`. @since 0.1.0 */
+export const fromDecodeError = (error: HttpApiError.HttpApiDecodeError): Errors.ValidationFailed => {
+  // An optional field is `X | undefined`: a bad value also fails the `undefined` member. Drop that echo.
+  const issues = error.issues.filter((issue) =>
+    !(issue.message.startsWith("Expected undefined") &&
+      error.issues.some((other) => other !== issue && paramOf(other.path) === paramOf(issue.path)))
+  )
+  const details = issues.map((issue) => {
+    const param = paramOf(issue.path)
+    if (param === "") return { message: "The request body must be a JSON object" }
+    switch (issue._tag) {
+      case "Missing":
+        return { param, message: `${param} is required` }
+      case "Unexpected":
+        return { param, message: `${param} is not a known parameter` }
+      default:
+        return { param, message: /^(must|is) /.test(issue.message) ? `${param} ${issue.message}` : `${param}: ${issue.message}` }
+    }
+  })
+  return Errors.ValidationFailed.many(details.length > 0 ? details : [{ message: "The request is invalid" }])
+}
+
+const isApiError = (u: unknown): u is Errors.ApiError =>
+  typeof u === "object" && u !== null && "code" in u && "status" in u && "_tag" in u &&
+  typeof (u as { status: unknown }).status === "number"
+
+/** Turn any failure or defect into a D1 response; 5xx details go to the log only. */
+const renderCause = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
+  if (error instanceof HttpApiError.HttpApiDecodeError) return renderError(fromDecodeError(error))
+  if (HttpServerError.isServerError(error)) {
+    if (error._tag === "RequestError" && error.reason === "Decode") {
+      return renderError(Errors.ValidationFailed.at("body", "The request body is not valid JSON."))
+    }
+    if (error._tag === "RouteNotFound") {
+      return renderError(new Errors.ResourceNotFound({ message: "Unknown route." }))
+    }
+  }
+  if (isApiError(error) && error.status < 500) return renderError(error)
+  return Effect.zipRight(
+    Effect.logError("tender: unexpected failure", cause),
+    renderError(new Errors.InternalError({ message: "unexpected failure" }))
+  )
+}
+
+const pathOf = (url: string) => {
+  try {
+    return new URL(url, "http://localhost").pathname
+  } catch {
+    return url
+  }
+}
+
+/**
+ * The middleware around the whole API. Needs the merchant directory to authenticate.
+ *
+ * @since 0.1.0
+ */
+export const layer = HttpApiBuilder.middleware(
+  TenderApi,
+  Effect.map(Effect.context<Merchant.Merchants>(), (context) => (app: HttpApp.Default) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const requestId = Ids.prefixes.request + Ids.randomBase62()
+      const response = yield* Effect.gen(function*() {
+        const path = pathOf(request.url)
+        const route = routes.find((r) => r.pattern.test(path))
+        if (route === undefined) {
+          return yield* new Errors.ResourceNotFound({ message: `Unknown route ${request.method} ${path}.` })
+        }
+        if (!route.methods.includes(request.method)) {
+          const res = yield* renderError(new Errors.MethodNotAllowed({
+            message: `${request.method} is not allowed on ${path}; allowed: ${route.methods.join(", ")}.`
+          }))
+          return HttpServerResponse.setHeader(res, "allow", route.methods.join(", "))
+        }
+        let who: Authentication.Principal | undefined
+        if (!route.public) {
+          who = yield* Authentication.fromAuthorizationHeader(request.headers["authorization"]).pipe(
+            Effect.provide(context),
+            Effect.tapErrorTag("AuthenticationRequired", () => Effect.void)
+          )
+        }
+        if (request.method === "POST" && route.json === true) {
+          const type = request.headers["content-type"]
+          if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) {
+            return yield* Errors.ValidationFailed.at("Content-Type", "Content-Type must be application/json.")
+          }
+        }
+        return yield* Effect.locally(app, CurrentPrincipal, who)
+      }).pipe(
+        Effect.locally(CurrentRequestId, requestId),
+        Effect.catchAllCause((cause) => Effect.locally(renderCause(cause), CurrentRequestId, requestId))
+      )
+      const withId = response.headers["request-id"] === undefined
+        ? HttpServerResponse.setHeader(response, "request-id", requestId)
+        : response
+      return response.status === 401
+        ? HttpServerResponse.setHeader(withId, "www-authenticate", 'Basic realm="payments"')
+        : withId
+    }))
+)
