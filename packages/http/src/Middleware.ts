@@ -45,9 +45,12 @@ export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.Ht
     headers: response.replayed ? { "idempotent-replayed": "true", "request-id": response.requestId } : {}
   })
 
-/** Render an API error for the current request. @since 0.1.0 */
+/** Render an API error for the current request; a 5xx is logged, its details never sent. @since 0.1.0 */
 export const renderError = (error: Errors.ApiError) =>
-  Effect.map(FiberRef.get(CurrentRequestId), (id) => toHttp(ApiResponse.fromError(error, id)))
+  Effect.zipRight(
+    error.status >= 500 ? Effect.logError("tender: request failed", error) : Effect.void,
+    Effect.map(FiberRef.get(CurrentRequestId), (id) => toHttp(ApiResponse.fromError(error, id)))
+  )
 
 const paramOf = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
 
@@ -90,7 +93,7 @@ const renderCause = (cause: Cause.Cause<unknown>) => {
       return renderError(new Errors.ResourceNotFound({ message: "Unknown route." }))
     }
   }
-  if (isApiError(error) && error.status < 500) return renderError(error)
+  if (isApiError(error)) return renderError(error)
   return Effect.zipRight(
     Effect.logError("tender: unexpected failure", cause),
     renderError(new Errors.InternalError({ message: "unexpected failure" }))

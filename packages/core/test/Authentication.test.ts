@@ -1,0 +1,76 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { Authentication, Merchant } from "../src/index.js"
+import { keys, layer, login } from "./fixtures.js"
+
+const basic = (user: string, pass: string) => "Basic " + Buffer.from(`${user}:${pass}`).toString("base64")
+
+
+describe("Authentication", () => {
+  it.effect("D2 missing header, non-Basic scheme or undecodable base64 -> authentication_required", () =>
+    Effect.gen(function*() {
+      for (const header of [undefined, "", "Bearer abc", "Basic ***", "Basic " + Buffer.from("nocolon").toString("base64"), "Basic abc"]) {
+        const error = yield* Effect.flip(Authentication.parseBasic(header))
+        assert.strictEqual(error._tag, "AuthenticationRequired", String(header))
+      }
+    }))
+
+  it.effect("5.1 public key as user name, secret key as password; a secret may contain a colon", () =>
+    Effect.gen(function*() {
+      const pair = yield* Authentication.parseBasic(basic("pk_test_x", "sk_test_a:b"))
+      assert.deepStrictEqual(pair, { publicKey: "pk_test_x", secretKey: "sk_test_a:b" })
+    }))
+
+  it.effect("5.3 the public key prefix fixes the environment", () =>
+    Effect.gen(function*() {
+      assert.strictEqual((yield* login(keys.demoTest)).environment, "test")
+      assert.strictEqual((yield* login(keys.demoLive)).environment, "live")
+      assert.strictEqual((yield* login(keys.demoLive)).merchant.id, "mch_demo")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("D2 unknown key, wrong secret, revoked key, mixed environments -> invalid_api_key", () =>
+    Effect.gen(function*() {
+      const cases = [
+        { publicKey: "pk_test_unknown0000", secretKey: keys.demoTest.secret },
+        { publicKey: keys.demoTest.public, secretKey: "sk_test_wrong" },
+        { publicKey: keys.revoked.public, secretKey: keys.revoked.secret },
+        { publicKey: keys.demoTest.public, secretKey: keys.demoTest.secret.replace("sk_test_", "sk_live_") },
+        { publicKey: keys.demoLive.public, secretKey: keys.demoTest.secret }
+      ]
+      for (const c of cases) {
+        const error = yield* Effect.flip(Authentication.authenticate(c))
+        assert.strictEqual(error._tag, "InvalidApiKey", c.publicKey)
+        // The message never says which half was wrong.
+        assert.strictEqual(error.message, "The API key pair is not valid.")
+      }
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("D2 secrets are stored only as a SHA-256 hash", () =>
+    Effect.gen(function*() {
+      const stored = yield* (yield* Merchant.Merchants).findKeyByPublicKey(keys.demoTest.public)
+      assert.isTrue(Option.isSome(stored))
+      const key = Option.getOrThrow(stored)
+      assert.notInclude(JSON.stringify(key), keys.demoTest.secret)
+      assert.strictEqual(key.secretHash, Merchant.hashSecret(keys.demoTest.secret))
+      assert.match(key.secretHash, /^[0-9a-f]{64}$/)
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("D2 a key can be rotated: the new pair works, the old one is revoked", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchant.Merchants
+      const old = Option.getOrThrow(yield* merchants.findKeyByPublicKey(keys.demoTest.public))
+      const issued = yield* Merchant.rotateKeyPair(old)
+      assert.match(issued.publicKey, /^pk_test_/)
+      assert.match(issued.secretKey, /^sk_test_/)
+      const who = yield* Authentication.authenticate({ publicKey: issued.publicKey, secretKey: issued.secretKey })
+      assert.strictEqual(who.merchant.id, "mch_demo")
+      assert.strictEqual((yield* Effect.flip(login(keys.demoTest)))._tag, "InvalidApiKey")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("D2 revocation takes effect on the next request", () =>
+    Effect.gen(function*() {
+      yield* login(keys.otherTest)
+      assert.isTrue(yield* (yield* Merchant.Merchants).revokeApiKey("key_other_test", 1))
+      assert.strictEqual((yield* Effect.flip(login(keys.otherTest)))._tag, "InvalidApiKey")
+    }).pipe(Effect.provide(Layer.fresh(layer()))))
+})

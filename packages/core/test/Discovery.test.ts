@@ -1,0 +1,104 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { Discovery, RouteHealth, Simulator } from "../src/index.js"
+import { keys, layer, login } from "./fixtures.js"
+
+const query = { amount: "150000", country: "TH", currency: "THB" }
+/** The simulator's catalogue with every payer field optional, under another provider code. */
+const lax = {
+  ...Simulator.make(),
+  code: "lax_psp",
+  methods: Simulator.methods.map((m) => ({
+    ...m,
+    payer: Object.fromEntries(Object.keys(m.payer).map((k) => [k, { required: false }]))
+  }))
+}
+const codes = (r: Discovery.DiscoveryResponse) => r.methods.map((m) => m.code)
+
+describe("Discovery", () => {
+  it.effect("4.6 the union of methods over the merchant's healthy matching routes", () =>
+    Effect.gen(function*() {
+      const r = yield* Discovery.discover(yield* login(keys.demoTest), { ...query, checkout_mode: "merchant" })
+      assert.deepStrictEqual(codes(r), ["th_promptpay", "th_bank_transfer", "th_online_banking"])
+      assert.deepStrictEqual(
+        r.methods.map((m) => m.next_action_types),
+        [["display_qr_code"], ["display_bank_transfer_instructions"], ["redirect_to_url"]]
+      )
+      assert.strictEqual(r.environment, "test")
+      assert.strictEqual(r.country, "TH")
+      assert.strictEqual(r.currency, "THB")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("2.3 in hosted mode every method's action type is redirect_to_url", () =>
+    Effect.gen(function*() {
+      const r = yield* Discovery.discover(yield* login(keys.demoTest), query)
+      assert.isAbove(r.methods.length, 0)
+      for (const m of r.methods) assert.deepStrictEqual(m.next_action_types, ["redirect_to_url"])
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("2.4 methods is empty when nothing is eligible: amount out of range, other currency, live key", () =>
+    Effect.gen(function*() {
+      const who = yield* login(keys.demoTest)
+      assert.deepStrictEqual((yield* Discovery.discover(who, { ...query, amount: "999999999999" })).methods, [])
+      assert.deepStrictEqual((yield* Discovery.discover(who, { ...query, currency: "USD" })).methods, [])
+      assert.deepStrictEqual((yield* Discovery.discover(who, { ...query, country: "VN" })).methods, [])
+      // D9: the simulator serves only test; live has no route here.
+      const live = yield* Discovery.discover(yield* login(keys.demoLive), query)
+      assert.deepStrictEqual(live.methods, [])
+      assert.strictEqual(live.environment, "live")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.6 amount bounds decide eligibility per method, compared as integers", () =>
+    Effect.gen(function*() {
+      const who = yield* login(keys.demoTest)
+      // th_promptpay from 100; bank transfer and online banking from 2000.
+      assert.deepStrictEqual(codes(yield* Discovery.discover(who, { ...query, amount: "1999" })), ["th_promptpay"])
+      assert.deepStrictEqual(codes(yield* Discovery.discover(who, { ...query, amount: "99" })), [])
+      assert.include(codes(yield* Discovery.discover(who, { ...query, amount: "200000000" })), "th_promptpay")
+      assert.notInclude(codes(yield* Discovery.discover(who, { ...query, amount: "200000001" })), "th_promptpay")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.6 a route that is down is not eligible, and comes back when marked up", () =>
+    Effect.gen(function*() {
+      const who = yield* login(keys.degraded)
+      assert.deepStrictEqual(codes(yield* Discovery.discover(who, query)), ["th_bank_transfer"])
+      yield* (yield* RouteHealth.RouteHealth).setAvailable("rt_degraded_pp", true)
+      assert.deepStrictEqual(codes(yield* Discovery.discover(who, query)), ["th_promptpay", "th_bank_transfer"])
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.6 the provider pin narrows to routes at that provider", () =>
+    Effect.gen(function*() {
+      const who = yield* login(keys.demoTest)
+      assert.lengthOf((yield* Discovery.discover(who, { ...query, provider: "simulator" })).methods, 3)
+      assert.deepStrictEqual((yield* Discovery.discover(who, { ...query, provider: "other_psp" })).methods, [])
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("2.4 banks and payer fields are described; provider-local codes never appear", () =>
+    Effect.gen(function*() {
+      const r = yield* Discovery.discover(yield* login(keys.demoTest), { ...query, checkout_mode: "merchant" })
+      const bt = r.methods.find((m) => m.code === "th_bank_transfer")!
+      assert.deepStrictEqual(bt.options.banks[0], { code: "BBL", label: "Bangkok Bank" })
+      assert.deepStrictEqual(bt.options.payer["name_th"], { required: true })
+      assert.deepStrictEqual(bt.options.payer["account_number"], { required: false })
+      const text = JSON.stringify(r)
+      for (const local of ["SIM_PP_QR", "SIM_BT_MANUAL", "SIM_OB_REDIRECT", "\"002\"", "providerCode", "simulator", "rt_demo"]) {
+        assert.notInclude(text, local)
+      }
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("2.4 a payer field any eligible route requires is required in the union", () =>
+    Effect.gen(function*() {
+      const who = yield* login(keys.demoTest)
+      const merchant = {
+        ...who.merchant,
+        routes: [
+          { id: "r_lax", method: "th_bank_transfer", provider: "lax_psp", environments: ["test" as const], priority: 0 },
+          { id: "r_sim", method: "th_bank_transfer", provider: "simulator", environments: ["test" as const], priority: 1 }
+        ]
+      }
+      const r = yield* Discovery.discover({ ...who, merchant }, query)
+      assert.lengthOf(r.methods, 1)
+      assert.deepStrictEqual(r.methods[0]!.options.payer["name_th"], { required: true })
+    }).pipe(Effect.provide(layer({ providers: [Simulator.make(), lax] }))))
+})
+

@@ -1,0 +1,136 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { PaymentIntent } from "../src/index.js"
+import type { PaymentIntentRecord } from "../src/PaymentIntent.js"
+
+const base: PaymentIntentRecord = {
+  id: "dord_000000000000000000000001",
+  merchantId: "mch_demo",
+  environment: "test",
+  amount: "150000",
+  currency: "THB",
+  country: "TH",
+  checkoutMode: "merchant",
+  status: "requires_action",
+  merchantReference: null,
+  paymentMethod: "th_promptpay",
+  nextAction: { type: "display_qr_code", qr_data: "000201" },
+  failureCode: null,
+  failureMessage: null,
+  processingReason: null,
+  receipt: null,
+  customer: {},
+  paymentMethodOptions: null,
+  returnUrl: null,
+  deviceFingerprint: null,
+  metadata: null,
+  externalReference: null,
+  providerCode: "simulator",
+  providerPaymentId: "sim_1",
+  fingerprint: "f",
+  createdAt: 0,
+  updatedAt: 0,
+  version: 1
+}
+
+describe("PaymentIntent status rules", () => {
+  it("3.1.1 requires_action without next_action is a violation", () => {
+    assert.deepStrictEqual(PaymentIntent.invariantViolations(base), [])
+    assert.include(PaymentIntent.invariantViolations({ ...base, nextAction: null })[0], "3.1.1")
+  })
+
+  it("3.1.2 a pending intent with no payer action is processing", () => {
+    assert.strictEqual(PaymentIntent.pendingStatus(null), "processing")
+    assert.strictEqual(PaymentIntent.pendingStatus({ type: "display_qr_code" }), "requires_action")
+    assert.include(
+      PaymentIntent.invariantViolations({ ...base, status: "processing" })[0],
+      "3.1.2"
+    )
+  })
+
+  it("3.1.3 every terminal status has next_action null", () => {
+    for (const status of ["succeeded", "failed", "expired"] as const) {
+      assert.isTrue(PaymentIntent.isTerminal(status))
+      const problems = PaymentIntent.invariantViolations({ ...base, status, failureCode: "x", failureMessage: "y" })
+      assert.isTrue(problems.some((p) => p.startsWith("3.1.3")), status)
+    }
+    assert.isFalse(PaymentIntent.isTerminal("requires_action"))
+    assert.isFalse(PaymentIntent.isTerminal("processing"))
+  })
+
+  it("3.1.4 failure fields are null when there is no failure, and set on failed", () => {
+    for (const status of ["requires_action", "processing", "succeeded", "expired"] as const) {
+      const record = { ...base, status, nextAction: status === "requires_action" ? base.nextAction : null, failureCode: "x" }
+      assert.isTrue(PaymentIntent.invariantViolations(record).some((p) => p.startsWith("3.1.4")), status)
+    }
+    const failed = { ...base, status: "failed" as const, nextAction: null }
+    assert.lengthOf(PaymentIntent.invariantViolations(failed), 1)
+    assert.deepStrictEqual(PaymentIntent.invariantViolations({ ...failed, failureCode: "declined", failureMessage: "no" }), [])
+  })
+
+  it("2.3 a hosted intent's action is always redirect_to_url", () => {
+    assert.isTrue(PaymentIntent.invariantViolations({ ...base, checkoutMode: "hosted" }).some((p) => p.startsWith("2.3")))
+    assert.deepStrictEqual(
+      PaymentIntent.invariantViolations({
+        ...base,
+        checkoutMode: "hosted",
+        nextAction: { type: "redirect_to_url", url: "https://x", expires_at: "2026-01-01T00:00:00.000Z" }
+      }),
+      []
+    )
+  })
+
+  it("3.1 no transition leaves a terminal status, and every pending status can reach each terminal", () => {
+    for (const from of PaymentIntent.statuses) {
+      for (const to of PaymentIntent.statuses) {
+        if (PaymentIntent.isTerminal(from)) assert.isFalse(PaymentIntent.canTransition(from, to), `${from}->${to}`)
+        else if (PaymentIntent.isTerminal(to)) assert.isTrue(PaymentIntent.canTransition(from, to), `${from}->${to}`)
+      }
+    }
+  })
+
+  it("2.1 the create view has neither processing_reason nor receipt; the read view has both", () => {
+    const created = PaymentIntent.toCreatedResource(base)
+    assert.notProperty(created, "processing_reason")
+    assert.notProperty(created, "receipt")
+    const read = PaymentIntent.toResource(base)
+    assert.property(read, "processing_reason")
+    assert.property(read, "receipt")
+    assert.strictEqual(read.created_at, "1970-01-01T00:00:00.000Z")
+    assert.match(read.id, /^dord_/)
+  })
+})
+
+describe("PaymentIntent create schema", () => {
+  const decode = Schema.decodeUnknownEither(PaymentIntent.CreateParams)
+  const ok = { amount: "150000", currency: "THB", country: "TH", customer: {} }
+
+  it("2.1 amount matches ^[1-9]\\d*$ with at most 18 digits (D4)", () => {
+    for (const amount of ["1", "150000", "999999999999999999"]) assert.isTrue(decode({ ...ok, amount })._tag === "Right", amount)
+    for (const amount of ["0", "0150", "-1", "1.5", "1e3", "1000000000000000000", "", 150000]) {
+      assert.isTrue(decode({ ...ok, amount })._tag === "Left", String(amount))
+    }
+  })
+
+  it("2.1 currency is ^[A-Z]{3,6}$ and country ^[A-Z]{2}$", () => {
+    assert.isTrue(decode({ ...ok, currency: "USDT" })._tag === "Right")
+    for (const currency of ["thb", "TH", "ABCDEFG"]) assert.isTrue(decode({ ...ok, currency })._tag === "Left", currency)
+    for (const country of ["th", "THA", "T"]) assert.isTrue(decode({ ...ok, country })._tag === "Left", country)
+  })
+
+  it("2.2 customer is required on every request", () => {
+    const { customer: _c, ...noCustomer } = ok
+    assert.isTrue(decode(noCustomer)._tag === "Left")
+  })
+
+  it("2.2 customer_name and customer_phone are never accepted inside payment_method_options", () => {
+    for (const field of ["customer_name", "customer_phone"]) {
+      const r = decode({ ...ok, payment_method: "th_bank_transfer", payment_method_options: { [field]: "x" } })
+      assert.isTrue(r._tag === "Left", field)
+    }
+  })
+
+  it("D1 unknown top-level fields are rejected, not dropped", () => {
+    assert.isTrue(decode({ ...ok, amount_cents: 5 })._tag === "Left")
+  })
+})

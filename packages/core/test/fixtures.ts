@@ -1,0 +1,100 @@
+/**
+ * Test fixtures: a seed with merchants for every scenario, and the core services on the
+ * in-memory store. Shared by the core and http tests.
+ */
+import { Layer } from "effect"
+import { Authentication, HostedCheckout, Ids, MemoryStorage, Provider, Seed, Simulator } from "../src/index.js"
+import type { Storage } from "../src/Storage.js"
+
+export const keys = {
+  demoTest: { public: "pk_test_demoAAAA1111", secret: "sk_test_demoSECRET1111aaaa" },
+  demoLive: { public: "pk_live_demoBBBB2222", secret: "sk_live_demoSECRET2222bbbb" },
+  otherTest: { public: "pk_test_otherCCCC3333", secret: "sk_test_otherSECRET3333cccc" },
+  hostedOnly: { public: "pk_test_hostedDDDD4444", secret: "sk_test_hostedSECRET4444dddd" },
+  merchantOnly: { public: "pk_test_merchantEEEE5555", secret: "sk_test_merchantSECRET5555ee" },
+  degraded: { public: "pk_test_degradedFFFF6666", secret: "sk_test_degradedSECRET6666ff" },
+  revoked: { public: "pk_test_revokedGGGG7777", secret: "sk_test_revokedSECRET7777gggg" },
+  unconfigured: { public: "pk_test_unconfHHHH8888", secret: "sk_test_unconfSECRET8888hhhh" }
+} as const
+
+const allRoutes = (prefix: string) => [
+  { id: `${prefix}_pp`, method: "th_promptpay", provider: "simulator", environments: ["test" as const], priority: 1 },
+  { id: `${prefix}_bt`, method: "th_bank_transfer", provider: "simulator", environments: ["test" as const], priority: 2 },
+  { id: `${prefix}_ob`, method: "th_online_banking", provider: "simulator", environments: ["test" as const], priority: 3 }
+]
+
+export const seed: Seed.Seed = {
+  merchants: [
+    {
+      id: "mch_demo",
+      name: "Demo",
+      allowed_checkout_modes: ["hosted", "merchant"],
+      api_keys: [
+        { id: "key_demo_test", public_key: keys.demoTest.public, secret_key: keys.demoTest.secret },
+        { id: "key_demo_live", public_key: keys.demoLive.public, secret_key: keys.demoLive.secret },
+        { id: "key_revoked", public_key: keys.revoked.public, secret_key: keys.revoked.secret, revoked: true }
+      ],
+      routes: allRoutes("rt_demo")
+    },
+    {
+      id: "mch_other",
+      name: "Other",
+      allowed_checkout_modes: ["hosted", "merchant"],
+      api_keys: [{ id: "key_other_test", public_key: keys.otherTest.public, secret_key: keys.otherTest.secret }],
+      routes: allRoutes("rt_other")
+    },
+    {
+      id: "mch_hosted_only",
+      name: "Hosted only",
+      allowed_checkout_modes: ["hosted"],
+      api_keys: [{ id: "key_hosted_only", public_key: keys.hostedOnly.public, secret_key: keys.hostedOnly.secret }],
+      routes: allRoutes("rt_hosted")
+    },
+    {
+      id: "mch_merchant_only",
+      name: "Merchant only",
+      allowed_checkout_modes: ["merchant"],
+      api_keys: [{ id: "key_merchant_only", public_key: keys.merchantOnly.public, secret_key: keys.merchantOnly.secret }],
+      routes: allRoutes("rt_merchant")
+    },
+    {
+      id: "mch_degraded",
+      name: "Degraded",
+      allowed_checkout_modes: ["hosted", "merchant"],
+      api_keys: [{ id: "key_degraded", public_key: keys.degraded.public, secret_key: keys.degraded.secret }],
+      routes: [
+        { id: "rt_degraded_pp", method: "th_promptpay", provider: "simulator", environments: ["test"], healthy: false },
+        { id: "rt_degraded_bt", method: "th_bank_transfer", provider: "simulator", environments: ["test"] }
+      ]
+    },
+    {
+      id: "mch_unconfigured",
+      name: "Only PromptPay configured",
+      allowed_checkout_modes: ["hosted", "merchant"],
+      api_keys: [{ id: "key_unconf", public_key: keys.unconfigured.public, secret_key: keys.unconfigured.secret }],
+      routes: [{ id: "rt_unconf_pp", method: "th_promptpay", provider: "simulator", environments: ["test"] }]
+    }
+  ]
+}
+
+export const checkoutOptions = { baseUrl: "https://pay.example.test", secret: "test-checkout-secret" }
+
+/** Core services on a fresh memory store; `providers` replaces the simulator. */
+export const layer = (options: {
+  readonly providers?: ReadonlyArray<Provider.PaymentProvider>
+  readonly storage?: Layer.Layer<Storage>
+  readonly ids?: Layer.Layer<Ids.IdGenerator>
+} = {}) =>
+  Layer.mergeAll(
+    Seed.layer(seed),
+    Provider.layerRegistry(options.providers ?? [Simulator.make()]),
+    options.ids ?? Ids.layer,
+    HostedCheckout.layer(checkoutOptions),
+    options.storage ?? MemoryStorage.layerMemory
+  )
+
+export type Services = Layer.Layer.Success<ReturnType<typeof layer>>
+
+/** Authenticate a key pair of the seed. */
+export const login = (key: { readonly public: string; readonly secret: string }) =>
+  Authentication.authenticate({ publicKey: key.public, secretKey: key.secret })

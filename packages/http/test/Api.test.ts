@@ -1,0 +1,315 @@
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Errors, Storage } from "@tender/core"
+import { TenderHttp } from "../src/index.js"
+import { keys, layer } from "../../core/test/fixtures.js"
+
+type Key = { readonly public: string; readonly secret: string }
+
+const handlers: Array<{ dispose: () => Promise<void> }> = []
+afterAll(async () => {
+  await Promise.all(handlers.map((h) => h.dispose()))
+})
+
+/** A real fetch-style handler over a fresh in-memory store. */
+const app = (services: Layer.Layer<TenderHttp.Services> = layer()) => {
+  const h = TenderHttp.toWebHandler(services)
+  handlers.push(h)
+  return h.handler
+}
+
+const auth = (key: Key) => ({ authorization: "Basic " + Buffer.from(`${key.public}:${key.secret}`).toString("base64") })
+
+const call = async (
+  handler: (r: Request) => Promise<Response>,
+  method: string,
+  path: string,
+  options: { key?: Key; body?: unknown; raw?: string; headers?: Record<string, string> } = {}
+) => {
+  const headers: Record<string, string> = { ...(options.key ? auth(options.key) : {}), ...options.headers }
+  let body: string | undefined
+  if (options.raw !== undefined) body = options.raw
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body)
+    headers["content-type"] ??= "application/json"
+  }
+  const res = await handler(new Request(`http://localhost${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }))
+  const text = await res.text()
+  return { status: res.status, headers: res.headers, text, json: text === "" ? undefined : JSON.parse(text) }
+}
+
+/** D1: every error is JSON with code, message and request_id equal to the Request-Id header. */
+const assertError = (res: Awaited<ReturnType<typeof call>>, status: number, code: string, param?: string) => {
+  assert.strictEqual(res.status, status, res.text)
+  assert.strictEqual(res.headers.get("content-type"), "application/json")
+  assert.strictEqual(res.json.error.code, code, res.text)
+  assert.isString(res.json.error.message)
+  assert.match(res.headers.get("request-id") ?? "", /^req_[0-9A-Za-z]{24}$/)
+  assert.strictEqual(res.json.error.request_id, res.headers.get("request-id"))
+  if (param !== undefined) assert.strictEqual(res.json.error.param, param, res.text)
+  assert.notInclude(res.text, "    at ")
+  return res.json.error as { code: string; message: string; param?: string; details?: Array<{ param?: string; message: string }> }
+}
+
+const promptpay = {
+  amount: "150000",
+  currency: "THB",
+  country: "TH",
+  checkout_mode: "merchant",
+  payment_method: "th_promptpay",
+  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
+}
+const hosted = { amount: "150000", currency: "THB", country: "TH", customer: {} }
+
+describe("POST /payment_intents over HTTP", () => {
+  const h = app()
+
+  it("4.1 201 with a payment intent; Request-Id on the response", async () => {
+    const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })
+    assert.strictEqual(res.status, 201)
+    assert.strictEqual(res.json.object, "payment_intent")
+    assert.strictEqual(res.json.environment, "test")
+    assert.match(res.headers.get("request-id") ?? "", /^req_/)
+    assert.match(res.json.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+  })
+
+  it("D5 same Idempotency-Key replays status and body byte for byte with Idempotent-Replayed: true", async () => {
+    const headers = { "idempotency-key": "8a6f0c1e-3b1d-4c8e-9f6a-2d7b5e4c1a90" }
+    const first = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers })
+    const again = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers })
+    assert.strictEqual(first.status, 201)
+    assert.strictEqual(again.status, 201)
+    assert.strictEqual(again.text, first.text)
+    assert.strictEqual(again.headers.get("idempotent-replayed"), "true")
+    assert.isNull(first.headers.get("idempotent-replayed"))
+    assert.strictEqual(again.headers.get("request-id"), first.headers.get("request-id"))
+  })
+
+  it("4.9.5 same key, changed body -> 409 idempotency_conflict", async () => {
+    const headers = { "idempotency-key": "key-conflict" }
+    await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers })
+    const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, amount: "2" }, headers })
+    assertError(res, 409, "idempotency_conflict", "Idempotency-Key")
+  })
+
+  it("4.9.2 same merchant_reference and fields -> 200 original; changed -> 409 idempotency_conflict", async () => {
+    const body = { ...promptpay, merchant_reference: "http-ref-1" }
+    const first = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body })
+    const again = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body })
+    assert.strictEqual(first.status, 201)
+    assert.strictEqual(again.status, 200)
+    assert.strictEqual(again.json.id, first.json.id)
+    const changed = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...body, amount: "150001" } })
+    assertError(changed, 409, "idempotency_conflict", "merchant_reference")
+  })
+
+  it("4.9 N concurrent identical requests over HTTP create exactly one intent", async () => {
+    const fresh = app()
+    const headers = { "idempotency-key": "http-race" }
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => call(fresh, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers }))
+    )
+    for (const r of results) assert.include([201, 409], r.status)
+    assert.strictEqual(new Set(results.filter((r) => r.status === 201).map((r) => r.json.id)).size, 1)
+    const list = await call(fresh, "GET", "/payment_intents", { key: keys.demoTest })
+    assert.lengthOf(list.json.data, 1)
+  })
+
+  it("D1 schema failures -> 400 validation_failed with param and every problem in details", async () => {
+    const res = await call(h, "POST", "/payment_intents", {
+      key: keys.demoTest,
+      body: { amount: "0100", currency: "thb", country: "TH", customer: { email: "nope" }, surprise: true }
+    })
+    const error = assertError(res, 400, "validation_failed")
+    const params = (error.details ?? []).map((d) => d.param).sort()
+    assert.deepStrictEqual(params, ["amount", "currency", "customer.email", "surprise"])
+    for (const d of error.details ?? []) assert.include(d.message, d.param!)
+    const one = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, amount: 150000 } })
+    assertError(one, 400, "validation_failed", "amount")
+    const missing = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { amount: "1", currency: "THB", country: "TH" } })
+    assert.strictEqual(assertError(missing, 400, "validation_failed", "customer").message, "customer is required")
+  })
+
+  it("D1 malformed JSON, an empty body, a non-object body -> 400 validation_failed, never an empty body", async () => {
+    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: '{"amount":', headers: { "content-type": "application/json" } }), 400, "validation_failed", "body")
+    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: "", headers: { "content-type": "application/json" } }), 400, "validation_failed")
+    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: "[1,2]", headers: { "content-type": "application/json" } }), 400, "validation_failed")
+  })
+
+  it("D1 a wrong Content-Type -> 400 validation_failed param Content-Type", async () => {
+    const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: JSON.stringify(promptpay), headers: { "content-type": "text/plain" } })
+    assertError(res, 400, "validation_failed", "Content-Type")
+  })
+
+  it("D5 a malformed Idempotency-Key -> 400 validation_failed param Idempotency-Key", async () => {
+    for (const key of ["x".repeat(256), "caf\u00e9", "tab\there"]) {
+      const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers: { "idempotency-key": key } })
+      assertError(res, 400, "validation_failed", "Idempotency-Key")
+    }
+    const ok = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers: { "idempotency-key": "x".repeat(255) } })
+    assert.strictEqual(ok.status, 201)
+  })
+
+  it("4.1.5 403 checkout_mode_not_allowed", async () => {
+    assertError(await call(h, "POST", "/payment_intents", { key: keys.hostedOnly, body: promptpay }), 403, "checkout_mode_not_allowed", "checkout_mode")
+  })
+
+  it("7 422 payment_configuration_unavailable and 422 routing_unavailable", async () => {
+    const bt = { ...promptpay, payment_method: "th_bank_transfer" }
+    assertError(await call(h, "POST", "/payment_intents", { key: keys.unconfigured, body: bt }), 422, "payment_configuration_unavailable")
+    assertError(await call(h, "POST", "/payment_intents", { key: keys.degraded, body: promptpay }), 422, "routing_unavailable")
+  })
+
+  it("D3 return_url in merchant mode -> 400 validation_failed param return_url", async () => {
+    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, return_url: "https://x.example/" } }), 400, "validation_failed", "return_url")
+  })
+})
+
+describe("Authentication over HTTP (5, D2)", () => {
+  const h = app()
+
+  it("D2 missing, non-Basic or undecodable credentials -> 401 authentication_required with WWW-Authenticate", async () => {
+    for (const authorization of [undefined, "Bearer sk_test_x", "Basic %%%"]) {
+      const res = await call(h, "GET", "/payment_intents", authorization ? { headers: { authorization } } : {})
+      assertError(res, 401, "authentication_required")
+      assert.strictEqual(res.headers.get("www-authenticate"), 'Basic realm="payments"')
+    }
+  })
+
+  it("D2 wrong secret, unknown key, revoked key, mixed environments -> 401 invalid_api_key, same message", async () => {
+    const cases: Array<Key> = [
+      { public: keys.demoTest.public, secret: "sk_test_wrongwrongwrong" },
+      { public: "pk_test_nobody000000", secret: keys.demoTest.secret },
+      keys.revoked,
+      { public: keys.demoTest.public, secret: keys.demoLive.secret }
+    ]
+    const messages = new Set<string>()
+    for (const key of cases) {
+      const error = assertError(await call(h, "GET", "/payment_intents", { key }), 401, "invalid_api_key")
+      messages.add(error.message)
+    }
+    assert.strictEqual(messages.size, 1)
+  })
+
+  it("5 authentication comes before body validation: no credentials and a bad body -> 401", async () => {
+    assertError(await call(h, "POST", "/payment_intents", { raw: "{", headers: { "content-type": "application/json" } }), 401, "authentication_required")
+  })
+
+  it("5.3 the key's environment is stamped on what it creates; no body field overrides it", async () => {
+    const res = await call(h, "POST", "/payment_intents", { key: keys.demoLive, body: { ...hosted, environment: "test" } })
+    assertError(res, 400, "validation_failed", "environment")
+    const live = await call(h, "POST", "/payment_intents", { key: keys.demoLive, body: hosted })
+    assert.strictEqual(live.json.environment, "live")
+  })
+})
+
+describe("GET routes over HTTP", () => {
+  const h = app()
+
+  it("4.2 get: own intent 200; unknown, other merchant's, other environment's -> 404 resource_not_found", async () => {
+    const created = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })
+    const got = await call(h, "GET", `/payment_intents/${created.json.id}`, { key: keys.demoTest })
+    assert.strictEqual(got.status, 200)
+    assert.strictEqual(got.json.id, created.json.id)
+    assert.strictEqual(got.json.processing_reason, null)
+    assert.strictEqual(got.json.receipt, null)
+    const bodies = new Set<string>()
+    for (const [key, id] of [[keys.otherTest, created.json.id], [keys.demoLive, created.json.id], [keys.demoTest, "dord_" + "Z".repeat(24)]] as const) {
+      const error = assertError(await call(h, "GET", `/payment_intents/${id}`, { key }), 404, "resource_not_found")
+      bodies.add(error.message.replace(id, "ID"))
+    }
+    assert.strictEqual(bodies.size, 1)
+  })
+
+  it("D1 a bad path id format -> 400 validation_failed param id", async () => {
+    assertError(await call(h, "GET", "/payment_intents/abc", { key: keys.demoTest }), 400, "validation_failed", "id")
+  })
+
+  it("4.3 list: envelope, filters and cursor; bad limit, status, cursor or unknown parameter -> 400", async () => {
+    await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, merchant_reference: "list-a" } })
+    await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, merchant_reference: "list-b" } })
+    const page = await call(h, "GET", "/payment_intents?limit=1&status=requires_action,failed&country=TH", { key: keys.demoTest })
+    assert.strictEqual(page.status, 200)
+    assert.deepStrictEqual(Object.keys(page.json), ["data", "has_more", "next_cursor"])
+    assert.lengthOf(page.json.data, 1)
+    assert.isTrue(page.json.has_more)
+    const next = await call(h, "GET", `/payment_intents?limit=1&status=requires_action,failed&country=TH&cursor=${page.json.next_cursor}`, { key: keys.demoTest })
+    assert.notStrictEqual(next.json.data[0].id, page.json.data[0].id)
+    const repeated = await call(h, "GET", "/payment_intents?status=failed&status=requires_action&merchant_reference=list-a", { key: keys.demoTest })
+    assert.lengthOf(repeated.json.data, 1)
+    for (const [query, param] of [
+      ["limit=0", "limit"], ["limit=101", "limit"], ["limit=abc", "limit"], ["status=done", "status"],
+      ["cursor=%21%21", "cursor"], ["cursor=", "cursor"], ["colour=red", "colour"], ["created_after=yesterday", "created_after"],
+      ["merchant_reference=" + "x".repeat(257), "merchant_reference"], ["country=th", "country"]
+    ]) {
+      assertError(await call(h, "GET", `/payment_intents?${query}`, { key: keys.demoTest }), 400, "validation_failed", param)
+    }
+  })
+
+  it("4.6 discovery: 200 with methods; missing amount -> 400", async () => {
+    const res = await call(h, "GET", "/payment_methods/options?amount=150000&country=TH&currency=THB&checkout_mode=merchant", { key: keys.demoTest })
+    assert.strictEqual(res.status, 200)
+    assert.deepStrictEqual(res.json.methods.map((m: { code: string }) => m.code), ["th_promptpay", "th_bank_transfer", "th_online_banking"])
+    assertError(await call(h, "GET", "/payment_methods/options?country=TH&currency=THB", { key: keys.demoTest }), 400, "validation_failed", "amount")
+    assertError(await call(h, "GET", "/payment_methods/options?amount=1&country=TH&currency=THB&checkout_mode=popup", { key: keys.demoTest }), 400, "validation_failed", "checkout_mode")
+  })
+
+  it("4.11 the webhook event type catalogue needs no authentication and lists the closed union of D7", async () => {
+    const res = await call(h, "GET", "/webhook_event_types")
+    assert.strictEqual(res.status, 200)
+    const types = res.json.data.map((d: { type: string }) => d.type)
+    assert.lengthOf(types, 16)
+    assert.include(types, "payment_intent.succeeded")
+    assert.include(types, "payout_intent.canceled")
+    for (const entry of res.json.data) {
+      assert.strictEqual(entry.example.object, "event")
+      assert.strictEqual(entry.example.type, entry.type)
+      assert.match(entry.example.id, /^evt_/)
+      assert.strictEqual(entry.example.data.object.object, entry.type.split(".")[0])
+    }
+  })
+
+  it("D1 unknown route -> 404 resource_not_found; wrong method -> 405 method_not_allowed with Allow", async () => {
+    assertError(await call(h, "GET", "/nope", { key: keys.demoTest }), 404, "resource_not_found")
+    const res = await call(h, "DELETE", "/payment_intents", { key: keys.demoTest })
+    assertError(res, 405, "method_not_allowed")
+    assert.strictEqual(res.headers.get("allow"), "GET, POST")
+  })
+
+  it("OpenAPI 3.1 at /openapi.json documents the real error body and Basic security", async () => {
+    const res = await call(h, "GET", "/openapi.json")
+    assert.strictEqual(res.status, 200)
+    const doc = res.json
+    assert.strictEqual(doc.openapi, "3.1.0")
+    assert.property(doc.components.schemas, "Error")
+    assert.notProperty(doc.components.schemas, "HttpApiDecodeError")
+    assert.notInclude(res.text, "HttpApiDecodeError")
+    assert.deepStrictEqual(doc.security, [{ basicAuth: [] }])
+    const create = doc.paths["/payment_intents"].post
+    for (const status of ["201", "200", "400", "401", "403", "409", "422"]) assert.property(create.responses, status)
+    assert.strictEqual(create.responses["422"].content["application/json"].schema.$ref, "#/components/schemas/Error")
+    assert.deepStrictEqual(doc.paths["/webhook_event_types"].get.security, [])
+    assert.property(doc.paths, "/payment_intents/{id}")
+    assert.property(doc.paths, "/payment_methods/options")
+  })
+})
+
+describe("Faults over HTTP", () => {
+  it("D1 a storage fault -> 500 internal_error with a generic message; details go to the log only", async () => {
+    const broken = Layer.succeed(Storage.Storage, {
+      begin: () => Effect.fail(new Errors.StorageError({ message: "connection refused to 10.0.0.5:5432" })),
+      commit: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
+      getPaymentIntent: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
+      listPaymentIntents: () => Effect.fail(new Errors.StorageError({ message: "connection refused" }))
+    })
+    const logged: Array<unknown> = []
+    const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logged.push(message)))
+    const h = app(Layer.mergeAll(layer({ storage: broken }), capture, Logger.minimumLogLevel(LogLevel.Error)))
+    const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })
+    const error = assertError(res, 500, "internal_error")
+    assert.notInclude(res.text, "10.0.0.5")
+    assert.notInclude(error.message, "connection")
+    assertError(await call(h, "GET", "/payment_intents", { key: keys.demoTest }), 500, "internal_error")
+    assert.isAbove(logged.length, 0)
+  })
+})
