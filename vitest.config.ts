@@ -16,6 +16,14 @@ export default defineConfig({
           root: "packages/http",
           include: ["test/**/*.test.ts"]
         }
+      },
+      {
+        test: {
+          name: "example",
+          root: "examples/server",
+          include: ["test/**/*.test.ts"],
+          testTimeout: 30_000
+        }
       }
     ]
   }

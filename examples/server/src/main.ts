@@ -41,4 +41,12 @@ const banner = (url: string, seedPath: string, key: { public_key: string; secret
   process.stdout.write(lines.join("\n") + "\n")
 }
 
-NodeRuntime.runMain(main)
+NodeRuntime.runMain(
+  main.pipe(
+    Effect.catchTag("InvalidSeed", (e) =>
+      Effect.sync(() => {
+        process.stderr.write(`tender: the seed file does not hold together (InvalidSeed): ${e.message}\n`)
+        process.exitCode = 1
+      }))
+  )
+)

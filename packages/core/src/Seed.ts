@@ -54,7 +54,13 @@ export class InvalidSeed extends Schema.TaggedError<InvalidSeed>()("InvalidSeed"
 export const decode = (input: unknown): Effect.Effect<Seed, InvalidSeed> =>
   Effect.gen(function*() {
     const seed = yield* Schema.decodeUnknown(Seed)(input).pipe(
-      Effect.mapError((e) => new InvalidSeed({ message: ParseResult.TreeFormatter.formatErrorSync(e) }))
+      Effect.mapError((e) =>
+        new InvalidSeed({
+          message: ParseResult.ArrayFormatter.formatErrorSync(e)
+            .map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`)
+            .join("; ")
+        })
+      )
     )
     const seen = new Set<string>()
     const unique = (kind: string, id: string) =>
