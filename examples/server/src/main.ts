@@ -21,7 +21,8 @@ const main = Effect.gen(function*() {
     Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
   )
   const demo = seed.merchants[0]?.api_keys.find((k) => k.public_key.startsWith("pk_test_"))
-  yield* Layer.launch(Layer.merge(server, Layer.effectDiscard(Effect.sync(() => banner(publicUrl, seedPath, demo)))))
+  // The banner is built after the server layer, so it prints only once the port is listening.
+  yield* Layer.launch(Layer.effectDiscard(Effect.sync(() => banner(publicUrl, seedPath, demo))).pipe(Layer.provide(server)))
 })
 
 const banner = (url: string, seedPath: string, key: { public_key: string; secret_key: string } | undefined) => {

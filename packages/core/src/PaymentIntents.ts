@@ -374,7 +374,10 @@ export const ListParams = Schema.Struct({
   status: Schema.optional(StatusList.annotations({
     description: "One or more statuses: a single value, a comma-separated list, or the parameter repeated"
   })),
-  limit: Schema.optional(Limit.annotations({ description: "1 to 100; default 25" })),
+  limit: Schema.optional(Limit.annotations({
+    description: "1 to 100; default 25",
+    jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 25 }
+  })),
   cursor: Schema.optional(withMessage(Schema.String.pipe(Schema.minLength(1)), "must be the next_cursor of the previous page"))
 }).annotations({ identifier: "PaymentIntentListParams", parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */
