@@ -25,12 +25,38 @@ interface ReferenceRow {
   committed: boolean
 }
 
+/** Oldest first by (createdAt, id): the reverse of the list order, so inserts append. */
+const compareOldestFirst = (a: { readonly createdAt: number; readonly id: string }, b: { readonly createdAt: number; readonly id: string }) =>
+  compareNewestFirst(b, a)
+
+/** First index whose row is not older than `probe` (binary search over oldest-first rows). */
+const lowerBound = (rows: ReadonlyArray<PaymentIntentRecord>, probe: { readonly createdAt: number; readonly id: string }) => {
+  let lo = 0
+  let hi = rows.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (compareOldestFirst(rows[mid]!, probe) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 const keyOf = (k: IdempotencyKeyId) => `${k.apiKeyId}\u0000${k.key}`
 const refOf = (r: ReferenceId) => `${r.merchantId}\u0000${r.environment}\u0000${r.resourceType}\u0000${r.reference}`
 
 /** A fresh, empty in-memory store. @since 0.1.0 @category constructors */
 export const make = () => {
   const intents = new Map<string, PaymentIntentRecord>()
+  // Per (merchant, environment), oldest first: lists walk it backwards from a binary-searched start.
+  const byScope = new Map<string, Array<PaymentIntentRecord>>()
+  const scopeOf = (r: { readonly merchantId: string; readonly environment: string }) => `${r.merchantId}\u0000${r.environment}`
+  const index = (r: PaymentIntentRecord, replace: boolean) => {
+    let rows = byScope.get(scopeOf(r))
+    if (rows === undefined) byScope.set(scopeOf(r), rows = [])
+    const at = lowerBound(rows, r)
+    if (replace && rows[at]?.id === r.id) rows[at] = r
+    else rows.splice(at, 0, r)
+  }
   const keys = new Map<string, KeyRow>()
   const refs = new Map<string, ReferenceRow>()
 
@@ -87,8 +113,14 @@ export const make = () => {
           return Effect.fail(new StorageError({ message: `stale update of ${c.updatePaymentIntent.record.id}` }))
         }
       }
-      if (c.insertPaymentIntent !== undefined) intents.set(c.insertPaymentIntent.id, c.insertPaymentIntent)
-      if (c.updatePaymentIntent !== undefined) intents.set(c.updatePaymentIntent.record.id, c.updatePaymentIntent.record)
+      if (c.insertPaymentIntent !== undefined) {
+        intents.set(c.insertPaymentIntent.id, c.insertPaymentIntent)
+        index(c.insertPaymentIntent, false)
+      }
+      if (c.updatePaymentIntent !== undefined) {
+        intents.set(c.updatePaymentIntent.record.id, c.updatePaymentIntent.record)
+        index(c.updatePaymentIntent.record, true)
+      }
       if (c.completeReference !== undefined) {
         const row = refs.get(refOf(c.completeReference))
         if (row !== undefined && row.resourceId === c.completeReference.resourceId) row.committed = true
@@ -120,20 +152,23 @@ export const make = () => {
       }),
     listPaymentIntents: (q) =>
       Effect.sync(() => {
+        const rows = byScope.get(scopeOf(q)) ?? []
         const statuses = q.statuses !== undefined ? new Set(q.statuses) : undefined
+        // Start just below the cursor or created_before, whichever is lower; walk to older rows.
+        let start = rows.length
+        if (q.after !== undefined) start = Math.min(start, lowerBound(rows, q.after))
+        if (q.createdBefore !== undefined) start = Math.min(start, lowerBound(rows, { createdAt: q.createdBefore, id: "" }))
         const out: Array<PaymentIntentRecord> = []
-        for (const r of intents.values()) {
-          if (r.merchantId !== q.merchantId || r.environment !== q.environment) continue
+        for (let i = start - 1; i >= 0 && out.length < q.limit; i--) {
+          const r = rows[i]!
+          if (q.createdAfter !== undefined && r.createdAt < q.createdAfter) break
           if (q.country !== undefined && r.country !== q.country) continue
           if (q.currency !== undefined && r.currency !== q.currency) continue
-          if (q.createdAfter !== undefined && r.createdAt < q.createdAfter) continue
-          if (q.createdBefore !== undefined && r.createdAt >= q.createdBefore) continue
           if (q.merchantReference !== undefined && r.merchantReference !== q.merchantReference) continue
           if (statuses !== undefined && !statuses.has(r.status)) continue
-          if (q.after !== undefined && compareNewestFirst(q.after, r) >= 0) continue
           out.push(r)
         }
-        return out.sort(compareNewestFirst).slice(0, q.limit)
+        return out
       })
   })
 }

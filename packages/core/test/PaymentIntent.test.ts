@@ -134,3 +134,16 @@ describe("PaymentIntent create schema", () => {
     assert.isTrue(decode({ ...ok, amount_cents: 5 })._tag === "Left")
   })
 })
+
+describe("Ids (D4)", () => {
+  it("D4 ids are a prefix and 24 base62 characters, never sequential", async () => {
+    const { Ids } = await import("../src/index.js")
+    const ids = Array.from({ length: 2000 }, () => Ids.randomBase62())
+    for (const id of ids) assert.match(id, /^[0-9A-Za-z]{24}$/)
+    assert.strictEqual(new Set(ids).size, ids.length)
+    // Every one of the 62 characters appears: no alphabet slice is lost to bias.
+    assert.strictEqual(new Set(ids.join("")).size, 62)
+    assert.isTrue(Ids.isWellFormed("dord_", "dord_" + ids[0]))
+    assert.isFalse(Ids.isWellFormed("dord_", "dord_" + ids[0]!.slice(1)))
+  })
+})

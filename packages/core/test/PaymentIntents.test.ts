@@ -473,6 +473,20 @@ describe("GET /payment_intents (core)", () => {
       assert.deepStrictEqual(seen, made.map((m) => m.id).reverse())
     }).pipe(Effect.provide(layer())))
 
+  it.effect("D6 keyset order is (created_at, id) descending: intents of one millisecond are paged once each", () =>
+    Effect.gen(function*() {
+      const made = yield* Effect.forEach(Array.from({ length: 10 }, () => hosted), (b) => Effect.map(create(keys.demoTest, b), json))
+      const who = yield* login(keys.demoTest)
+      const seen: Array<string> = []
+      let cursor: string | undefined
+      do {
+        const page = yield* PaymentIntents.list(who, { limit: "3", ...(cursor ? { cursor } : {}) })
+        seen.push(...page.data.map((d) => d.id))
+        cursor = page.next_cursor ?? undefined
+      } while (cursor !== undefined)
+      assert.deepStrictEqual(seen, made.map((m) => m.id as string).sort().reverse())
+    }).pipe(Effect.provide(layer())))
+
   it.effect("4.3 every filter narrows: country, currency, status, merchant_reference, created_after (inclusive), created_before (exclusive)", () =>
     Effect.gen(function*() {
       const [a, b, c] = yield* seedIntents(keys.demoTest, [

@@ -1,0 +1,239 @@
+/**
+ * `npm run bench`: drives the example server over loopback with autocannon, on the
+ * in-memory store and on PostgreSQL, and compares every result with a ceiling measured
+ * in the same run (a bare HttpApi endpoint; pgbench running the SQL of one create).
+ * Ratios are what to read: the machines are shared and absolute numbers drift.
+ *
+ *   npm run bench                    # both stores, writes docs/performance.md
+ *   BENCH_SECONDS=10 npm run bench   # longer runs
+ *   BENCH_STORES=memory npm run bench
+ */
+import autocannon from "autocannon"
+import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { cpus, totalmem } from "node:os"
+import { resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "..")
+const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
+const connections = Number(process.env["BENCH_CONNECTIONS"] ?? "16")
+const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const stores = (process.env["BENCH_STORES"] ?? "memory,postgres").split(",")
+const deepPages = 1000
+const deepPageSize = 10
+
+const demo = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const createBody = JSON.stringify({
+  amount: "150000",
+  currency: "THB",
+  country: "TH",
+  checkout_mode: "merchant",
+  payment_method: "th_promptpay",
+  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
+})
+
+const freePort = () =>
+  new Promise<number>((ok, fail) => {
+    const srv = createServer()
+    srv.once("error", fail)
+    srv.listen(0, "127.0.0.1", () => {
+      const a = srv.address()
+      srv.close(() => (typeof a === "object" && a !== null ? ok(a.port) : fail(new Error("no port"))))
+    })
+  })
+
+interface Server {
+  readonly url: string
+  readonly child: ChildProcess
+}
+
+const startServer = async (entry: string, env: Record<string, string>, nodeArgs: Array<string> = []): Promise<Server> => {
+  const port = await freePort()
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", entry], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  child.stdout!.on("data", (d) => (out += d))
+  child.stderr!.on("data", (d) => (out += d))
+  const deadline = Date.now() + 30_000
+  while (!out.includes("listening on")) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${entry} did not start:\n${out}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return { url: `http://127.0.0.1:${port}`, child }
+}
+
+const stopServer = (server: Server) =>
+  new Promise<void>((ok) => {
+    server.child.once("close", () => ok())
+    server.child.kill("SIGINT")
+  })
+
+/** Peak resident memory of a process, from /proc (Linux). */
+const peakRssMiB = (pid: number): number | null => {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+    return m ? Math.round(Number(m[1]) / 1024) : null
+  } catch {
+    return null
+  }
+}
+
+interface Measured {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+}
+
+const load = async (opts: autocannon.Options): Promise<Measured> => {
+  const r = await autocannon({ duration: seconds, connections, ...opts })
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors }
+}
+
+const json = async (url: string, init: RequestInit = {}) => {
+  const res = await fetch(url, { ...init, headers: { authorization: demo, "content-type": "application/json", ...init.headers } })
+  if (res.status >= 300) throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${await res.text()}`)
+  return res.json() as Promise<any>
+}
+
+/** The five scenarios against one server. */
+const scenarios = async (url: string) => {
+  let n = 0
+  const run = `${process.pid}-${Date.now()}`
+  const create = await load({
+    url: `${url}/payment_intents`,
+    method: "POST",
+    headers: { authorization: demo, "content-type": "application/json" },
+    body: createBody,
+    requests: [{
+      setupRequest: (req) => ({ ...req, headers: { ...req.headers, "idempotency-key": `bench-${run}-${++n}` } })
+    }]
+  })
+  const first = await json(`${url}/payment_intents`, { method: "POST", body: createBody, headers: { "idempotency-key": `bench-${run}-replay` } })
+  const replay = await load({
+    url: `${url}/payment_intents`,
+    method: "POST",
+    headers: { authorization: demo, "content-type": "application/json", "idempotency-key": `bench-${run}-replay` },
+    body: createBody
+  })
+  const get = await load({ url: `${url}/payment_intents/${first.id}`, headers: { authorization: demo } })
+  const listFirst = await load({ url: `${url}/payment_intents?limit=25`, headers: { authorization: demo } })
+  // Walk to page 1,000 once, then measure that page.
+  let cursor: string | null = null
+  for (let page = 0; page < deepPages; page++) {
+    const body: { next_cursor: string | null } = await json(`${url}/payment_intents?limit=${deepPageSize}${cursor ? `&cursor=${cursor}` : ""}`)
+    if (body.next_cursor === null) throw new Error(`only ${page + 1} pages of ${deepPageSize}: create more intents first`)
+    cursor = body.next_cursor
+  }
+  const listDeep = await load({ url: `${url}/payment_intents?limit=${deepPageSize}&cursor=${cursor}`, headers: { authorization: demo } })
+  const listShallow = await load({ url: `${url}/payment_intents?limit=${deepPageSize}`, headers: { authorization: demo } })
+  return { create, replay, get, listFirst, listShallow, listDeep, created: n }
+}
+
+/** Make sure there are enough intents for 1,000 pages. */
+const fill = async (url: string, count: number) => {
+  const batch = 32
+  for (let i = 0; i < count; i += batch) {
+    await Promise.all(Array.from({ length: Math.min(batch, count - i) }, () => json(`${url}/payment_intents`, { method: "POST", body: createBody })))
+  }
+}
+
+const pgbench = (): { tps: number; latencyMs: number } | null => {
+  const script = resolve(root, "bench", "create.pgbench.sql")
+  try {
+    readFileSync(script)
+  } catch {
+    return null
+  }
+  const out = execFileSync("pgbench", ["-n", "-c", String(connections), "-j", "2", "-T", String(seconds), "-f", script, databaseUrl], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const tps = /tps = ([\d.]+)/.exec(out)
+  const lat = /latency average = ([\d.]+) ms/.exec(out)
+  return tps ? { tps: Number(tps[1]), latencyMs: lat ? Number(lat[1]) : NaN } : null
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+const main = async () => {
+  const lines: Array<string> = []
+  const say = (s: string) => {
+    lines.push(s)
+    process.stdout.write(s + "\n")
+  }
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
+  say(`# Performance\n\nMeasured by \`npm run bench\` (bench/run.ts) on ${machine}.`)
+  say(`autocannon, ${connections} connections, ${seconds} s per scenario, over loopback. Ratios compare with a ceiling measured in the same run; read those, not the absolute numbers, which drift on shared machines.\n`)
+
+  const bare = await startServer("bench/bare-server.ts", {})
+  const bareGet = await load({ url: `${bare.url}/noop` })
+  const barePost = await load({ url: `${bare.url}/noop`, method: "POST", headers: { "content-type": "application/json" }, body: createBody })
+  const bareRss = peakRssMiB(bare.child.pid!)
+  await stopServer(bare)
+  say(`Ceiling, bare HttpApi endpoint doing nothing: GET ${fmt(bareGet.rps)} req/s (p50 ${bareGet.p50} ms, p99 ${bareGet.p99} ms), POST with a create-sized JSON body ${fmt(barePost.rps)} req/s (p50 ${barePost.p50} ms, p99 ${barePost.p99} ms), peak RSS ${bareRss ?? "?"} MiB.`)
+  const pg = stores.includes("postgres") ? pgbench() : null
+  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/create.pgbench.sql): ${fmt(pg.tps)} tx/s, average latency ${fmt(pg.latencyMs, 2)} ms.`)
+  say("")
+
+  say("| store | scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to ceiling | ceiling |")
+  say("|---|---|---:|---:|---:|---:|---:|---|")
+  const rows: Array<[string, Measured, number, string]> = []
+  for (const store of stores) {
+    const env: Record<string, string> = store === "postgres" ? { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: `bench_${Date.now()}_` } : {}
+    if (store === "postgres") delete process.env["DATABASE_URL"]
+    let server: Server
+    try {
+      server = await startServer("examples/server/src/main.ts", env)
+    } catch (e) {
+      say(`| ${store} | (not run: ${(e instanceof Error ? e.message : String(e)).split("\n")[0]}) | | | | | | |`)
+      continue
+    }
+    await fill(server.url, deepPages * deepPageSize + deepPageSize)
+    const r = await scenarios(server.url)
+    const rss = peakRssMiB(server.child.pid!)
+    await stopServer(server)
+    const createCeiling = store === "postgres" && pg !== null ? { rps: pg.tps, name: "pgbench create SQL" } : { rps: barePost.rps, name: "bare POST" }
+    rows.push(
+      [store, r.create, createCeiling.rps, `create (unique keys) / ${createCeiling.name}`],
+      ...(createCeiling.rps === barePost.rps ? [] : [[store, r.create, barePost.rps, "create (unique keys) / bare POST"] as [string, Measured, number, string]]),
+      [store, r.replay, barePost.rps, "idempotent replay / bare POST"],
+      [store, r.get, bareGet.rps, "get by id / bare GET"],
+      [store, r.listFirst, bareGet.rps, "list first page (25) / bare GET"],
+      [store, r.listShallow, bareGet.rps, `list page 1 (${deepPageSize}) / bare GET`],
+      [store, r.listDeep, bareGet.rps, `list page ${deepPages} (${deepPageSize}) / bare GET`]
+    )
+    for (const [s, m, ceiling, name] of rows.filter((x) => x[0] === store)) {
+      const [scenario, ceilingName] = name.split(" / ")
+      say(`| ${s} | ${scenario} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${m.non2xx} | ${fmt(m.rps / ceiling, 3)} | ${ceilingName} |`)
+    }
+    say(`| ${store} | peak RSS of the server | ${rss ?? "?"} MiB | | | | ${rss && bareRss ? fmt(rss / bareRss, 2) : "?"} | bare server RSS |`)
+    say(`| ${store} | page ${deepPages} vs page 1 | | | | | ${fmt(r.listDeep.rps / r.listShallow.rps, 3)} | same store, page 1 |`)
+  }
+  if (process.argv.includes("--write")) {
+    const path = resolve(root, "docs", "performance.md")
+    const notes = readNotes(path)
+    writeFileSync(path, lines.join("\n") + "\n" + notes)
+    process.stdout.write(`\nwrote ${path}\n`)
+  }
+}
+
+/** Keep the hand-written part of docs/performance.md (from "## Notes" on). */
+const readNotes = (path: string) => {
+  try {
+    const text = readFileSync(path, "utf8")
+    const at = text.indexOf("\n## Notes")
+    return at === -1 ? "" : text.slice(at)
+  } catch {
+    return ""
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(String(e instanceof Error ? e.stack : e) + "\n")
+  process.exit(1)
+})
