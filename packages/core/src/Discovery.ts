@@ -92,7 +92,7 @@ export const configuredCandidates = (principal: Principal, c: Constraints, metho
 
 /** Keep the healthy candidates. @since 0.1.0 */
 export const healthy = (candidates: ReadonlyArray<Candidate>) =>
-  Effect.flatMap(RouteHealth, (health) => Effect.filter(candidates, (c) => health.isHealthy(c.route.id)))
+  Effect.flatMap(RouteHealth, (health) => Effect.filter(candidates, (c) => health.isHealthy(c.route)))
 
 /** The discovery answer: the provider-neutral union over healthy matching routes (4.6). @since 0.1.0 */
 export const discover = (principal: Principal, params: DiscoveryParams) =>

@@ -203,11 +203,11 @@ const executeAtProvider = (base: PaymentIntentRecord, candidates: ReadonlyArray<
         Effect.either
       )
       if (attempt._tag === "Left") {
-        yield* health.recordFailure(candidate.route.id)
+        yield* health.recordFailure(candidate.route)
         yield* Effect.logWarning("provider unavailable", attempt.left.provider, attempt.left.reason)
         continue
       }
-      yield* health.recordSuccess(candidate.route.id)
+      yield* health.recordSuccess(candidate.route)
       const result = attempt.right
       const routed = {
         ...base,

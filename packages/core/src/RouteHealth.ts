@@ -1,19 +1,28 @@
 /**
- * Route health as a port. The host can mark a route down or up; failures observed from a
- * provider count against the route: after `failureThreshold` consecutive failures it is
- * unhealthy for `cooldownMillis`, then tried again.
+ * Route health as a port. The host can take a route, or a whole provider, out of service
+ * and put it back; failures observed from a provider count against the route: after
+ * `failureThreshold` consecutive failures it is unhealthy for `cooldownMillis`, then
+ * tried again.
  *
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
 
+/** What health is asked about: a configured route and the provider it executes at. @since 0.1.0 @category models */
+export interface RouteRef {
+  readonly id: string
+  readonly provider: string
+}
+
 /** @since 0.1.0 @category tags */
 export class RouteHealth extends Context.Tag("@tender/core/RouteHealth")<RouteHealth, {
-  readonly isHealthy: (routeId: string) => Effect.Effect<boolean>
-  /** The host's word: `false` takes the route out of service until set `true` again. */
-  readonly setAvailable: (routeId: string, available: boolean) => Effect.Effect<void>
-  readonly recordFailure: (routeId: string) => Effect.Effect<void>
-  readonly recordSuccess: (routeId: string) => Effect.Effect<void>
+  readonly isHealthy: (route: RouteRef) => Effect.Effect<boolean>
+  /** The host's word on a route: `false` takes it out of service until set `true` again. */
+  readonly setRouteAvailable: (routeId: string, available: boolean) => Effect.Effect<void>
+  /** The host's word on a provider: `false` takes every route to it out of service. */
+  readonly setProviderAvailable: (providerCode: string, available: boolean) => Effect.Effect<void>
+  readonly recordFailure: (route: RouteRef) => Effect.Effect<void>
+  readonly recordSuccess: (route: RouteRef) => Effect.Effect<void>
 }>() {}
 
 /** @since 0.1.0 @category models */
@@ -21,7 +30,9 @@ export interface HealthOptions {
   readonly failureThreshold?: number
   readonly cooldownMillis?: number
   /** Routes the host marked down from the start. */
-  readonly down?: ReadonlyArray<string>
+  readonly routesDown?: ReadonlyArray<string>
+  /** Providers the host marked down from the start. */
+  readonly providersDown?: ReadonlyArray<string>
 }
 
 /** In-process health: host flags plus a consecutive-failure breaker, on the Effect clock. @since 0.1.0 @category layers */
@@ -29,28 +40,30 @@ export const layerMemory = (options: HealthOptions = {}): Layer.Layer<RouteHealt
   Layer.sync(RouteHealth, () => {
     const threshold = options.failureThreshold ?? 3
     const cooldown = options.cooldownMillis ?? 30_000
-    const down = new Set(options.down ?? [])
+    const routesDown = new Set(options.routesDown ?? [])
+    const providersDown = new Set(options.providersDown ?? [])
     const failures = new Map<string, { count: number; openUntil: number }>()
     const now = Effect.clockWith((c) => c.currentTimeMillis)
+    const flag = (set: Set<string>, key: string, available: boolean) =>
+      Effect.sync(() => {
+        if (available) set.delete(key)
+        else set.add(key)
+      })
     return {
-      isHealthy: (routeId) =>
+      isHealthy: (route) =>
         Effect.map(now, (t) => {
-          if (down.has(routeId)) return false
-          const f = failures.get(routeId)
+          if (routesDown.has(route.id) || providersDown.has(route.provider)) return false
+          const f = failures.get(route.id)
           return f === undefined || f.count < threshold || t >= f.openUntil
         }),
-      setAvailable: (routeId, available) =>
-        Effect.sync(() => {
-          if (available) {
-            down.delete(routeId)
-            failures.delete(routeId)
-          } else down.add(routeId)
-        }),
-      recordFailure: (routeId) =>
+      setRouteAvailable: (routeId, available) =>
+        Effect.zipRight(flag(routesDown, routeId, available), available ? Effect.sync(() => failures.delete(routeId)) : Effect.void),
+      setProviderAvailable: (providerCode, available) => flag(providersDown, providerCode, available),
+      recordFailure: (route) =>
         Effect.map(now, (t) => {
-          const count = (failures.get(routeId)?.count ?? 0) + 1
-          failures.set(routeId, { count, openUntil: count >= threshold ? t + cooldown : 0 })
+          const count = (failures.get(route.id)?.count ?? 0) + 1
+          failures.set(route.id, { count, openUntil: count >= threshold ? t + cooldown : 0 })
         }),
-      recordSuccess: (routeId) => Effect.sync(() => void failures.delete(routeId))
+      recordSuccess: (route) => Effect.sync(() => void failures.delete(route.id))
     }
   })

@@ -110,5 +110,5 @@ export const toDirectory = (seed: Seed, now: number): { merchants: Array<Merchan
 export const layer = (seed: Seed) =>
   Layer.mergeAll(
     Layer.unwrapEffect(Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => Merchants.layerMemory(toDirectory(seed, now)))),
-    RouteHealth.layerMemory({ down: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)) })
+    RouteHealth.layerMemory({ routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)) })
   )

@@ -62,8 +62,18 @@ describe("Discovery", () => {
     Effect.gen(function*() {
       const who = yield* login(keys.degraded)
       assert.deepStrictEqual(codes(yield* Discovery.discover(who, query)), ["th_bank_transfer"])
-      yield* (yield* RouteHealth.RouteHealth).setAvailable("rt_degraded_pp", true)
+      yield* (yield* RouteHealth.RouteHealth).setRouteAvailable("rt_degraded_pp", true)
       assert.deepStrictEqual(codes(yield* Discovery.discover(who, query)), ["th_promptpay", "th_bank_transfer"])
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.6 the host can take a whole provider out of service and bring it back", () =>
+    Effect.gen(function*() {
+      const who = yield* login(keys.demoTest)
+      const health = yield* RouteHealth.RouteHealth
+      yield* health.setProviderAvailable("simulator", false)
+      assert.deepStrictEqual(codes(yield* Discovery.discover(who, query)), [])
+      yield* health.setProviderAvailable("simulator", true)
+      assert.lengthOf(codes(yield* Discovery.discover(who, query)), 3)
     }).pipe(Effect.provide(layer())))
 
   it.effect("4.6 the provider pin narrows to routes at that provider", () =>

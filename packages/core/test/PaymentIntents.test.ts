@@ -141,7 +141,7 @@ describe("POST /payment_intents rules (core)", () => {
       const r = yield* create(keys.degraded, promptpay)
       assert.strictEqual(r.status, 422)
       assert.strictEqual(errorOf(r).code, "routing_unavailable")
-      yield* (yield* RouteHealth.RouteHealth).setAvailable("rt_degraded_pp", true)
+      yield* (yield* RouteHealth.RouteHealth).setRouteAvailable("rt_degraded_pp", true)
       assert.strictEqual((yield* create(keys.degraded, promptpay)).status, 201)
     }).pipe(Effect.provide(layer())))
 
@@ -248,11 +248,11 @@ describe("Routing failover and health", () => {
       assert.lengthOf(down.calls, 3)
       assert.lengthOf(up.calls, 3)
       // Three consecutive failures: the route is out of service for the cool-down.
-      assert.isFalse(yield* health.isHealthy("r_down"))
+      assert.isFalse(yield* health.isHealthy(routes[0]!))
       yield* PaymentIntents.create({ principal: who, requestId: "req_t" }, params)
       assert.lengthOf(down.calls, 3)
       yield* TestClock.adjust("31 seconds")
-      assert.isTrue(yield* health.isHealthy("r_down"))
+      assert.isTrue(yield* health.isHealthy(routes[0]!))
     }).pipe(Effect.provide(layer({ providers: [down.provider, up.provider] }))))
 
   it.effect("7 every route's provider unavailable -> 422 routing_unavailable, and the merchant_reference stays free", () =>
