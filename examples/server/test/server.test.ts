@@ -3,6 +3,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
+import { request } from "node:http"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -79,6 +80,31 @@ describe("examples/server (npm start)", () => {
     const redirect = ((await hosted.json()) as { next_action: { url: string } }).next_action.url
     assert.isTrue(redirect.startsWith(`${server.url}/checkout/`))
     assert.strictEqual(server.errors(), "")
+  })
+
+  it("D1 an oversized body -> 413 in the error body, with or without Content-Length", async () => {
+    const server = await start()
+    const big = JSON.stringify({ amount: "1", currency: "THB", country: "TH", customer: {}, metadata: { a: "x".repeat(2 * 1024 * 1024) } })
+    const headers = { authorization: auth, "content-type": "application/json" }
+    const sized = await fetch(`${server.url}/payment_intents`, { method: "POST", headers, body: big })
+    assert.strictEqual(sized.status, 413)
+    assert.strictEqual(((await sized.json()) as { error: { code: string } }).error.code, "validation_failed")
+    // Chunked, no Content-Length: the platform stops reading at the limit and drops the
+    // connection before an answer can be written (docs/errors.md). Nothing is created and
+    // the server goes on serving.
+    const streamed = await new Promise<number | "reset">((ok, fail) => {
+      const req = request(`${server.url}/payment_intents`, { method: "POST", headers }, (res) => {
+        res.resume()
+        res.on("end", () => ok(res.statusCode ?? 0))
+      })
+      req.on("error", (e) => (["ECONNRESET", "EPIPE"].includes((e as NodeJS.ErrnoException).code ?? "") ? ok("reset") : fail(e)))
+      for (let i = 0; i < 32; i++) req.write("x".repeat(64 * 1024))
+      req.end()
+    })
+    assert.include([413, "reset"], streamed)
+    const list = await fetch(`${server.url}/payment_intents`, { headers: { authorization: auth } })
+    assert.strictEqual(list.status, 200)
+    assert.deepStrictEqual(((await list.json()) as { data: Array<unknown> }).data, [])
   })
 
   it("TENDER_SEED selects the seed file: a merchant allowed only hosted mode gets 403", async () => {

@@ -41,6 +41,12 @@ export class ValidationFailed extends Data.TaggedError("ValidationFailed")<Error
   }
 }
 
+/** 413: the body is larger than the route accepts; code `validation_failed` like any bad input (D1). @since 0.1.0 @category errors */
+export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<ErrorFields> {
+  readonly status = 413
+  readonly code = "validation_failed"
+}
+
 /** 401: no usable credentials (D2). @since 0.1.0 @category errors */
 export class AuthenticationRequired extends Data.TaggedError("AuthenticationRequired")<ErrorFields> {
   readonly status = 401
@@ -116,6 +122,7 @@ export class InternalError extends Data.TaggedError("InternalError")<{
 /** Every error the API renders. @since 0.1.0 @category models */
 export type ApiError =
   | ValidationFailed
+  | PayloadTooLarge
   | AuthenticationRequired
   | InvalidApiKey
   | CheckoutModeNotAllowed

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { ApiResponse, Authentication, Errors, Ids, Merchant } from "@tender/core"
 import { Cause, Effect, FiberRef, Option } from "effect"
@@ -36,6 +36,12 @@ export const routes: ReadonlyArray<RouteEntry> = [
   { pattern: /^\/webhook_event_types$/, methods: ["GET"], public: true },
   { pattern: /^\/openapi\.json$/, methods: ["GET"], public: true }
 ]
+
+/** The largest JSON body accepted: a create request is well under 16 KiB. @since 0.1.0 */
+export const maxJsonBodyBytes = 1024 * 1024
+
+const tooLarge = () =>
+  new Errors.PayloadTooLarge({ param: "body", message: `The request body is larger than ${maxJsonBodyBytes} bytes.` })
 
 /** Send a rendered core response. @since 0.1.0 */
 export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.HttpServerResponse =>
@@ -86,6 +92,9 @@ const renderCause = (cause: Cause.Cause<unknown>) => {
   const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
   if (error instanceof HttpApiError.HttpApiDecodeError) return renderError(fromDecodeError(error))
   if (HttpServerError.isServerError(error)) {
+    if (error._tag === "RequestError" && error.cause instanceof Error && error.cause.message === "maxBytes exceeded") {
+      return renderError(tooLarge())
+    }
     if (error._tag === "RequestError" && error.reason === "Decode") {
       return renderError(Errors.ValidationFailed.at("body", "The request body is not valid JSON."))
     }
@@ -143,8 +152,13 @@ export const layer = HttpApiBuilder.middleware(
           if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) {
             return yield* Errors.ValidationFailed.at("Content-Type", "Content-Type must be application/json.")
           }
+          const length = Number(request.headers["content-length"] ?? "0")
+          if (length > maxJsonBodyBytes) return yield* tooLarge()
         }
-        return yield* Effect.locally(app, CurrentPrincipal, who)
+        // A chunked body without Content-Length is cut off at the same size while it streams in.
+        return yield* Effect.locally(app, CurrentPrincipal, who).pipe(
+          HttpIncomingMessage.withMaxBodySize(Option.some(maxJsonBodyBytes))
+        )
       }).pipe(
         Effect.locally(CurrentRequestId, requestId),
         Effect.catchAllCause((cause) => Effect.locally(renderCause(cause), CurrentRequestId, requestId))
@@ -152,8 +166,10 @@ export const layer = HttpApiBuilder.middleware(
       const withId = response.headers["request-id"] === undefined
         ? HttpServerResponse.setHeader(response, "request-id", requestId)
         : response
+      // After a 413 the rest of the body is never read: close the connection (STACK.md).
+      const closed = response.status === 413 ? HttpServerResponse.setHeader(withId, "connection", "close") : withId
       return response.status === 401
-        ? HttpServerResponse.setHeader(withId, "www-authenticate", 'Basic realm="payments"')
-        : withId
+        ? HttpServerResponse.setHeader(closed, "www-authenticate", 'Basic realm="payments"')
+        : closed
     }))
 )

@@ -18,13 +18,14 @@ const errorCodes: Record<string, { status: string; codes: ReadonlyArray<string> 
   "404": { status: "404", codes: ["resource_not_found"] },
   "405": { status: "405", codes: ["method_not_allowed"] },
   "409": { status: "409", codes: ["idempotency_conflict"] },
+  "413": { status: "413", codes: ["validation_failed"] },
   "422": { status: "422", codes: ["payment_configuration_unavailable", "routing_unavailable"] },
   "500": { status: "500", codes: ["internal_error"] }
 }
 
 /** Which errors each operation can answer with. */
 const operationErrors: Record<string, ReadonlyArray<string>> = {
-  "paymentIntents.create": ["400", "401", "403", "409", "422", "500"],
+  "paymentIntents.create": ["400", "401", "403", "409", "413", "422", "500"],
   "paymentIntents.retrieve": ["400", "401", "404", "500"],
   "paymentIntents.list": ["400", "401", "500"],
   "paymentMethods.options": ["400", "401", "500"],

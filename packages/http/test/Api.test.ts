@@ -141,6 +141,16 @@ describe("POST /payment_intents over HTTP", () => {
     assertError(res, 400, "validation_failed", "Content-Type")
   })
 
+  it("D1 a body over 1 MiB -> 413 validation_failed param body, before it is parsed", async () => {
+    const big = JSON.stringify({ ...promptpay, metadata: { blob: "x".repeat(1024 * 1024) } })
+    const res = await call(h, "POST", "/payment_intents", {
+      key: keys.demoTest,
+      raw: big,
+      headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(big)) }
+    })
+    assertError(res, 413, "validation_failed", "body")
+  })
+
   it("D5 a malformed Idempotency-Key -> 400 validation_failed param Idempotency-Key", async () => {
     for (const key of ["x".repeat(256), "caf\u00e9", "tab\there"]) {
       const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers: { "idempotency-key": key } })
