@@ -19,10 +19,15 @@ interface ErrorFields {
   readonly details?: ReadonlyArray<ErrorDetail> | undefined
 }
 
+/** A tagged error class carrying its HTTP status and wire code. */
+const ApiErrorClass = <Tag extends string, Status extends number, Code extends string>(tag: Tag, status: Status, code: Code) =>
+  class extends Data.TaggedError(tag)<ErrorFields> {
+    readonly status: Status = status
+    readonly code: Code = code
+  }
+
 /** 400: bad input of any kind (spec 7, D1). @since 0.1.0 @category errors */
-export class ValidationFailed extends Data.TaggedError("ValidationFailed")<ErrorFields> {
-  readonly status = 400
-  readonly code = "validation_failed"
+export class ValidationFailed extends ApiErrorClass("ValidationFailed", 400, "validation_failed") {
   /** One problem at one input. */
   static at(param: string, message: string): ValidationFailed {
     return new ValidationFailed({ param, message })
@@ -42,64 +47,34 @@ export class ValidationFailed extends Data.TaggedError("ValidationFailed")<Error
 }
 
 /** 413: the body is larger than the route accepts; code `validation_failed` like any bad input (D1). @since 0.1.0 @category errors */
-export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<ErrorFields> {
-  readonly status = 413
-  readonly code = "validation_failed"
-}
+export class PayloadTooLarge extends ApiErrorClass("PayloadTooLarge", 413, "validation_failed") {}
 
 /** 401: no usable credentials (D2). @since 0.1.0 @category errors */
-export class AuthenticationRequired extends Data.TaggedError("AuthenticationRequired")<ErrorFields> {
-  readonly status = 401
-  readonly code = "authentication_required"
-}
+export class AuthenticationRequired extends ApiErrorClass("AuthenticationRequired", 401, "authentication_required") {}
 
 /** 401: credentials given but not accepted; never says which half was wrong (D2). @since 0.1.0 @category errors */
-export class InvalidApiKey extends Data.TaggedError("InvalidApiKey")<ErrorFields> {
-  readonly status = 401
-  readonly code = "invalid_api_key"
-}
+export class InvalidApiKey extends ApiErrorClass("InvalidApiKey", 401, "invalid_api_key") {}
 
 /** 403: the merchant's team policy denies the checkout mode (4.1.5). @since 0.1.0 @category errors */
-export class CheckoutModeNotAllowed extends Data.TaggedError("CheckoutModeNotAllowed")<ErrorFields> {
-  readonly status = 403
-  readonly code = "checkout_mode_not_allowed"
-}
+export class CheckoutModeNotAllowed extends ApiErrorClass("CheckoutModeNotAllowed", 403, "checkout_mode_not_allowed") {}
 
 /** 404: unknown id, or another merchant's or environment's (4.2, D1). @since 0.1.0 @category errors */
-export class ResourceNotFound extends Data.TaggedError("ResourceNotFound")<ErrorFields> {
-  readonly status = 404
-  readonly code = "resource_not_found"
-}
+export class ResourceNotFound extends ApiErrorClass("ResourceNotFound", 404, "resource_not_found") {}
 
 /** 405 (D1). @since 0.1.0 @category errors */
-export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<ErrorFields> {
-  readonly status = 405
-  readonly code = "method_not_allowed"
-}
+export class MethodNotAllowed extends ApiErrorClass("MethodNotAllowed", 405, "method_not_allowed") {}
 
 /** 409: changed fingerprint or a request in flight (4.9). @since 0.1.0 @category errors */
-export class IdempotencyConflict extends Data.TaggedError("IdempotencyConflict")<ErrorFields> {
-  readonly status = 409
-  readonly code = "idempotency_conflict"
-}
+export class IdempotencyConflict extends ApiErrorClass("IdempotencyConflict", 409, "idempotency_conflict") {}
 
 /** 409: used by intent resources other than payment and payout intents (spec 7). @since 0.1.0 @category errors */
-export class DuplicateMerchantReference extends Data.TaggedError("DuplicateMerchantReference")<ErrorFields> {
-  readonly status = 409
-  readonly code = "duplicate_merchant_reference"
-}
+export class DuplicateMerchantReference extends ApiErrorClass("DuplicateMerchantReference", 409, "duplicate_merchant_reference") {}
 
 /** 422: the chosen method or option has no configured execution (spec 7). @since 0.1.0 @category errors */
-export class PaymentConfigurationUnavailable extends Data.TaggedError("PaymentConfigurationUnavailable")<ErrorFields> {
-  readonly status = 422
-  readonly code = "payment_configuration_unavailable"
-}
+export class PaymentConfigurationUnavailable extends ApiErrorClass("PaymentConfigurationUnavailable", 422, "payment_configuration_unavailable") {}
 
 /** 422: configured routes exist but none is healthy (spec 7). @since 0.1.0 @category errors */
-export class RoutingUnavailable extends Data.TaggedError("RoutingUnavailable")<ErrorFields> {
-  readonly status = 422
-  readonly code = "routing_unavailable"
-}
+export class RoutingUnavailable extends ApiErrorClass("RoutingUnavailable", 422, "routing_unavailable") {}
 
 /** 500: a storage adapter failed; its cause goes to the logs, never to the caller. @since 0.1.0 @category errors */
 export class StorageError extends Data.TaggedError("StorageError")<{
