@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Duration, Effect, Exit, Option, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Exit, Option, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import { fingerprint } from "./Canonical.js"
@@ -311,28 +311,30 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
         break
     }
 
-    const decided = yield* Effect.exit(decide(principal, n, id, createFp))
-    if (Exit.isSuccess(decided)) {
-      const record = decided.value
-      const violations = invariantViolations(record)
-      if (violations.length > 0) return yield* Effect.die(new Error(`invariant broken: ${violations.join("; ")}`))
-      return yield* settle(ApiResponse.json(201, toCreatedResource(record), requestId), {
-        now,
-        insertPaymentIntent: record,
-        completeReference: refId && { ...refId, resourceId: id }
-      })
-    }
-    const failure = Cause.failureOption(decided.cause)
-    if (Option.isSome(failure) && failure.value.status < 500) {
+    const finished = yield* Effect.exit(Effect.gen(function*() {
+      const decided = yield* Effect.either(decide(principal, n, id, createFp))
+      if (Either.isRight(decided)) {
+        const record = decided.right
+        const violations = invariantViolations(record)
+        if (violations.length > 0) return yield* Effect.die(new Error(`invariant broken: ${violations.join("; ")}`))
+        return yield* settle(ApiResponse.json(201, toCreatedResource(record), requestId), {
+          now,
+          insertPaymentIntent: record,
+          completeReference: refId && { ...refId, resourceId: id }
+        })
+      }
       // D5: a 4xx is final for this key; the reference was never used, so it is free again.
-      return yield* settle(ApiResponse.fromError(failure.value, requestId), {
+      return yield* settle(ApiResponse.fromError(decided.left, requestId), {
         now,
         releaseReference: refId && { ...refId, resourceId: id }
       })
-    }
-    // 4.9.7: a 5xx releases the key (and the reference) so a retry reaches a fresh handler.
-    yield* Effect.logError("payment intent create failed", decided.cause)
-    yield* storage.commit({ now, releaseIdempotency: keyId, releaseReference: refId && { ...refId, resourceId: id } })
+    }))
+    if (Exit.isSuccess(finished)) return finished.value
+    // 4.9.7: a 5xx (a defect, or the final commit failing) releases the key and the reference,
+    // so a retry reaches a fresh handler. Best effort: if the store is down, the claims lapse
+    // after Idempotency.lockMillis instead.
+    yield* Effect.logError("payment intent create failed", finished.cause)
+    yield* Effect.ignore(storage.commit({ now, releaseIdempotency: keyId, releaseReference: refId && { ...refId, resourceId: id } }))
     return ApiResponse.fromError(new InternalError({ message: "create failed" }), requestId)
   }))
 

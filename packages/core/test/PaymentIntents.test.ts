@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Schema, TestClock } from "effect"
+import { Deferred, Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
-import { HostedCheckout, PaymentIntent, PaymentIntents, Provider, RouteHealth, Simulator } from "../src/index.js"
+import { Errors, HostedCheckout, MemoryStorage, PaymentIntent, PaymentIntents, Provider, RouteHealth, Simulator, Storage } from "../src/index.js"
 import { checkoutOptions, keys, layer, login } from "./fixtures.js"
 
 type Key = { readonly public: string; readonly secret: string }
@@ -328,6 +328,27 @@ describe("Idempotency-Key (4.9, D5)", () => {
       assert.strictEqual(retry.status, 201)
       assert.isFalse(retry.replayed)
     }).pipe(Effect.provide(layer({ providers: [flaky.provider] })))
+  })
+
+  it.effect("4.9.7 a failed final commit is a 5xx that releases the key and the merchant_reference", () => {
+    let failNextInsert = true
+    const store = MemoryStorage.make()
+    const flaky = Layer.succeed(Storage.Storage, {
+      ...store,
+      commit: (c) =>
+        c.insertPaymentIntent !== undefined && failNextInsert
+          ? Effect.sync(() => (failNextInsert = false)).pipe(Effect.zipRight(Effect.fail(new Errors.StorageError({ message: "disk full" }))))
+          : store.commit(c)
+    })
+    return Effect.gen(function*() {
+      const body = { ...promptpay, merchant_reference: "order-commit" }
+      const first = yield* create(keys.demoTest, body, "key-commit")
+      assert.strictEqual(first.status, 500)
+      assert.notInclude(first.body, "disk full")
+      const retry = yield* create(keys.demoTest, body, "key-commit")
+      assert.strictEqual(retry.status, 201)
+      assert.lengthOf((yield* listAll(keys.demoTest)).data, 1)
+    }).pipe(Effect.provide(layer({ storage: flaky })))
   })
 
   it.effect("D5 a 4xx after the key is claimed is stored and replayed", () =>
