@@ -22,7 +22,7 @@ export const DiscoveryParams = Schema.Struct({
   currency: Currency,
   checkout_mode: Schema.optional(CheckoutMode),
   provider: Schema.optional(withMessage(Schema.String.pipe(Schema.pattern(/^[a-z0-9_]{1,64}$/)), "must be a provider code"))
-}).annotations({ identifier: "DiscoveryParams", parseOptions: { errors: "all", onExcessProperty: "error" } })
+}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */
 export type DiscoveryParams = typeof DiscoveryParams.Type
 

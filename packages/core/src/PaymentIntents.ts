@@ -381,7 +381,7 @@ export const ListParams = Schema.Struct({
     jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 25 }
   })),
   cursor: Schema.optional(withMessage(Schema.String.pipe(Schema.minLength(1)), "must be the next_cursor of the previous page"))
-}).annotations({ identifier: "PaymentIntentListParams", parseOptions: { errors: "all", onExcessProperty: "error" } })
+}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 

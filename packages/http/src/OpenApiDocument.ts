@@ -87,6 +87,10 @@ export const make = (): Json => {
         }
       }
       op.responses = responses
+      // Header schemas need lowercase keys to decode; document them as clients write them.
+      for (const param of (op.parameters ?? []) as Array<Json>) {
+        if (param.in === "header") param.name = String(param.name).replace(/(^|-)([a-z])/g, (_m: string, d: string, c: string) => d + c.toUpperCase())
+      }
       if (publicOperations.has(id)) op.security = []
       if (id === "paymentIntents.create") {
         op.responses["200"] = {

@@ -299,6 +299,15 @@ describe("GET routes over HTTP", () => {
     for (const status of ["201", "200", "400", "401", "403", "409", "422"]) assert.property(create.responses, status)
     assert.strictEqual(create.responses["422"].content["application/json"].schema.$ref, "#/components/schemas/Error")
     assert.deepStrictEqual(doc.paths["/webhook_event_types"].get.security, [])
+    assert.deepStrictEqual(
+      doc.paths["/payment_intents"].get.parameters.map((p: { name: string }) => p.name),
+      ["country", "currency", "created_after", "created_before", "merchant_reference", "status", "limit", "cursor"]
+    )
+    assert.deepStrictEqual(create.parameters.map((p: { name: string; in: string }) => [p.name, p.in]), [["Idempotency-Key", "header"]])
+    assert.deepStrictEqual(
+      doc.paths["/payment_methods/options"].get.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required]),
+      [["amount", true], ["country", true], ["currency", true], ["checkout_mode", false], ["provider", false]]
+    )
     assert.property(doc.paths, "/payment_intents/{id}")
     assert.property(doc.paths, "/payment_methods/options")
   })
