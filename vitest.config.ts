@@ -19,6 +19,18 @@ export default defineConfig({
       },
       {
         test: {
+          name: "postgres",
+          root: "packages/postgres",
+          include: ["test/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          // One database: its test files run one after another.
+          pool: "forks",
+          poolOptions: { forks: { singleFork: true } }
+        }
+      },
+      {
+        test: {
           name: "example",
           root: "examples/server",
           include: ["test/**/*.test.ts"],

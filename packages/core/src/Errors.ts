@@ -76,10 +76,20 @@ export class PaymentConfigurationUnavailable extends ApiErrorClass("PaymentConfi
 /** 422: configured routes exist but none is healthy (spec 7). @since 0.1.0 @category errors */
 export class RoutingUnavailable extends ApiErrorClass("RoutingUnavailable", 422, "routing_unavailable") {}
 
+/**
+ * Why a storage operation failed, when an adapter can tell: `UniqueViolation` (a row
+ * with that identity exists already), `StaleVersion` (an update lost a race to another
+ * writer). Anything else (the database down, a driver fault) has no reason.
+ *
+ * @since 0.1.0 @category models
+ */
+export type StorageErrorReason = "UniqueViolation" | "StaleVersion"
+
 /** 500: a storage adapter failed; its cause goes to the logs, never to the caller. @since 0.1.0 @category errors */
 export class StorageError extends Data.TaggedError("StorageError")<{
   readonly message: string
   readonly cause?: unknown
+  readonly reason?: StorageErrorReason | undefined
 }> {
   readonly status = 500
   readonly code = "internal_error"

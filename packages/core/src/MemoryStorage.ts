@@ -57,6 +57,9 @@ export const make = () => {
     if (replace && rows[at]?.id === r.id) rows[at] = r
     else rows.splice(at, 0, r)
   }
+  const intentsByReference = new Set<string>()
+  const intentReferenceOf = (r: PaymentIntentRecord) =>
+    r.merchantReference === null ? undefined : `${scopeOf(r)}\u0000${r.merchantReference}`
   const keys = new Map<string, KeyRow>()
   const refs = new Map<string, ReferenceRow>()
 
@@ -105,15 +108,21 @@ export const make = () => {
     Effect.suspend(() => {
       // Check everything first, then apply: all or nothing.
       if (c.insertPaymentIntent !== undefined && intents.has(c.insertPaymentIntent.id)) {
-        return Effect.fail(new StorageError({ message: `duplicate payment intent id ${c.insertPaymentIntent.id}` }))
+        return Effect.fail(new StorageError({ message: `duplicate payment intent id ${c.insertPaymentIntent.id}`, reason: "UniqueViolation" }))
+      }
+      // merchant_reference is unique per merchant and environment among payment intents, whatever the claims say.
+      const reference = c.insertPaymentIntent !== undefined ? intentReferenceOf(c.insertPaymentIntent) : undefined
+      if (reference !== undefined && intentsByReference.has(reference)) {
+        return Effect.fail(new StorageError({ message: "duplicate merchant_reference", reason: "UniqueViolation" }))
       }
       if (c.updatePaymentIntent !== undefined) {
         const current = intents.get(c.updatePaymentIntent.record.id)
         if (current === undefined || current.version !== c.updatePaymentIntent.expectedVersion) {
-          return Effect.fail(new StorageError({ message: `stale update of ${c.updatePaymentIntent.record.id}` }))
+          return Effect.fail(new StorageError({ message: `stale update of ${c.updatePaymentIntent.record.id}`, reason: "StaleVersion" }))
         }
       }
       if (c.insertPaymentIntent !== undefined) {
+        if (reference !== undefined) intentsByReference.add(reference)
         intents.set(c.insertPaymentIntent.id, c.insertPaymentIntent)
         index(c.insertPaymentIntent, false)
       }

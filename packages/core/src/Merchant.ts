@@ -50,8 +50,11 @@ export interface IssuedKeyPair {
 export class Merchants extends Context.Tag("@tender/core/Merchants")<Merchants, {
   readonly findMerchant: (id: string) => Effect.Effect<Option.Option<Merchant>, StorageError>
   readonly findKeyByPublicKey: (publicKey: string) => Effect.Effect<Option.Option<ApiKey>, StorageError>
+  /** Insert or replace by id. */
   readonly putMerchant: (merchant: Merchant) => Effect.Effect<void, StorageError>
+  /** Insert or replace by public key; a revocation already stored is kept (revocation is permanent). */
   readonly putApiKey: (key: ApiKey) => Effect.Effect<void, StorageError>
+  /** Revoke by key id; false when there is no such key. Revoking twice keeps the first time. */
   readonly revokeApiKey: (keyId: string, at: number) => Effect.Effect<boolean, StorageError>
 }>() {}
 
@@ -112,7 +115,12 @@ export const layerMemory = (initial: {
       findMerchant: (id) => Effect.sync(() => Option.fromNullable(merchants.get(id))),
       findKeyByPublicKey: (pk) => Effect.sync(() => Option.fromNullable(keysByPublic.get(pk))),
       putMerchant: (m) => Effect.sync(() => void merchants.set(m.id, m)),
-      putApiKey: (k) => Effect.sync(() => void keysByPublic.set(k.publicKey, k)),
+      // Revocation is permanent: putting a key again never clears it (a seed cannot un-revoke).
+      putApiKey: (k) =>
+        Effect.sync(() => {
+          const revokedAt = keysByPublic.get(k.publicKey)?.revokedAt ?? null
+          keysByPublic.set(k.publicKey, revokedAt === null ? k : { ...k, revokedAt })
+        }),
       revokeApiKey: (keyId, at) =>
         Effect.sync(() => {
           for (const [pk, k] of keysByPublic) {

@@ -106,9 +106,29 @@ export const toDirectory = (seed: Seed, now: number): { merchants: Array<Merchan
   )
 })
 
+/**
+ * Write a seed's merchants and keys into whatever `Merchants` store is provided (memory,
+ * PostgreSQL, ...). Idempotent: applying it again replaces merchants and keys by id, but
+ * never clears a revocation.
+ *
+ * @since 0.1.0
+ */
+export const apply = (seed: Seed) =>
+  Effect.gen(function*() {
+    const merchants = yield* Merchants.Merchants
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    const directory = toDirectory(seed, now)
+    yield* Effect.forEach(directory.merchants, merchants.putMerchant, { discard: true })
+    yield* Effect.forEach(directory.apiKeys, merchants.putApiKey, { discard: true })
+  })
+
+/** Applies the seed when built, into the `Merchants` store provided to it. @since 0.1.0 @category layers */
+export const layerApply = (seed: Seed) => Layer.effectDiscard(apply(seed))
+
+/** In-process `RouteHealth` with the routes the seed marks `healthy: false` down. @since 0.1.0 @category layers */
+export const layerRouteHealth = (seed: Seed) =>
+  RouteHealth.layerMemory({ routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)) })
+
 /** In-memory `Merchants` and `RouteHealth` layers from a seed. @since 0.1.0 @category layers */
 export const layer = (seed: Seed) =>
-  Layer.mergeAll(
-    Layer.unwrapEffect(Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => Merchants.layerMemory(toDirectory(seed, now)))),
-    RouteHealth.layerMemory({ routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)) })
-  )
+  Layer.merge(Layer.orDie(layerApply(seed).pipe(Layer.provideMerge(Merchants.layerMemory()))), layerRouteHealth(seed))

@@ -7,6 +7,8 @@ import { Layer } from "effect"
 import * as HostedCheckout from "./HostedCheckout.js"
 import * as Ids from "./Ids.js"
 import * as MemoryStorage from "./MemoryStorage.js"
+import * as MerchantDirectory from "./Merchant.js"
+import type { Merchants } from "./Merchant.js"
 import type { PaymentProvider } from "./Provider.js"
 import { layerRegistry } from "./Provider.js"
 import * as Seed from "./Seed.js"
@@ -22,22 +24,30 @@ export interface TenderOptions {
 }
 
 /**
- * Everything but storage: merchants and route health from the seed, providers, ids,
- * hosted checkout. Provide a `Storage` layer beside it (memory, PostgreSQL, MongoDB).
+ * Everything but storage: route health from the seed, providers, ids, hosted checkout.
  *
  * @since 0.1.0 @category layers
  */
 export const layerWithoutStorage = (options: TenderOptions) =>
   Layer.mergeAll(
-    Seed.layer(options.seed),
+    Seed.layerRouteHealth(options.seed),
     layerRegistry(options.providers ?? [Simulator.make({ baseUrl: `${options.hostedCheckout.baseUrl.replace(/\/$/, "")}/simulator` })]),
     Ids.layer,
     HostedCheckout.layer(options.hostedCheckout)
   )
 
-/** Every service on the given storage. @since 0.1.0 @category layers */
-export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage, E, R>) =>
-  Layer.merge(layerWithoutStorage(options), storage)
+/**
+ * Every service on the given storage, which provides both `Storage` and `Merchants`
+ * (`@tender/postgres`'s `PgStorage.layer`, or `layerMemory` here). The seed's merchants
+ * and keys are written into it when the layer is built.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage | Merchants, E, R>) =>
+  Layer.merge(layerWithoutStorage(options), Seed.layerApply(options.seed).pipe(Layer.provideMerge(storage)))
+
+/** `Storage` and `Merchants` on the embedded in-memory store. @since 0.1.0 @category layers */
+export const layerMemoryStorage: Layer.Layer<Storage | Merchants> = Layer.merge(MemoryStorage.layerMemory, MerchantDirectory.layerMemory())
 
 /** Every service on the embedded in-memory store. @since 0.1.0 @category layers */
-export const layerMemory = (options: TenderOptions) => layer(options, MemoryStorage.layerMemory)
+export const layerMemory = (options: TenderOptions) => Layer.orDie(layer(options, layerMemoryStorage))

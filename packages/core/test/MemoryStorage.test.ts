@@ -1,0 +1,4 @@
+import { StorageContract } from "@tender/testing"
+import { Tender } from "../src/index.js"
+
+StorageContract.suite("memory", Tender.layerMemoryStorage)

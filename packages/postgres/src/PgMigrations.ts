@@ -1,0 +1,133 @@
+/**
+ * Tender's own migrations, under the host's chosen table prefix and in their own
+ * migrations table (`<prefix>migrations`), so they never mix with the host's. Running
+ * them again is a no-op; several processes may run them at once.
+ *
+ * @since 0.1.0
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import { SqlClient } from "@effect/sql/SqlClient"
+import { Effect, Layer } from "effect"
+import type { TablePrefix } from "./internal/tables.js"
+import { tables, validatePrefix } from "./internal/tables.js"
+
+/** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
+export const migrations = (prefix: TablePrefix) => {
+  const t = tables(prefix)
+  return {
+    "0001_payment_intents": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      yield* sql`CREATE TABLE ${sql(t.paymentIntents)} (
+        id text PRIMARY KEY,
+        merchant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        amount bigint NOT NULL CHECK (amount > 0),
+        currency text NOT NULL,
+        country text NOT NULL,
+        checkout_mode text NOT NULL,
+        status text NOT NULL,
+        merchant_reference text,
+        payment_method text,
+        next_action json,
+        failure_code text,
+        failure_message text,
+        processing_reason text,
+        receipt json,
+        customer json NOT NULL,
+        payment_method_options json,
+        return_url text,
+        device_fingerprint text,
+        metadata json,
+        external_reference text,
+        provider_code text,
+        provider_payment_id text,
+        fingerprint text NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL,
+        version integer NOT NULL
+      )`
+      // One index per list shape of 4.3: the scope alone, and the scope with each equality filter,
+      // each ending in the keyset order (created_at, id) descending so a page is an index range.
+      yield* sql`CREATE INDEX ${sql(`${t.paymentIntents}_list_idx`)} ON ${sql(t.paymentIntents)} (merchant_id, environment, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${t.paymentIntents}_status_idx`)} ON ${sql(t.paymentIntents)} (merchant_id, environment, status, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${t.paymentIntents}_country_idx`)} ON ${sql(t.paymentIntents)} (merchant_id, environment, country, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${t.paymentIntents}_currency_idx`)} ON ${sql(t.paymentIntents)} (merchant_id, environment, currency, created_at DESC, id DESC)`
+      // merchant_reference is unique per merchant and environment among payment intents (4.9, D4).
+      yield* sql`CREATE UNIQUE INDEX ${sql(`${t.paymentIntents}_reference_key`)} ON ${sql(t.paymentIntents)} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
+
+      yield* sql`CREATE TABLE ${sql(t.references)} (
+        merchant_id text NOT NULL,
+        environment text NOT NULL,
+        resource_type text NOT NULL,
+        reference text NOT NULL,
+        fingerprint text NOT NULL,
+        resource_id text NOT NULL,
+        locked_until timestamptz(3) NOT NULL,
+        completed boolean NOT NULL DEFAULT false,
+        PRIMARY KEY (merchant_id, environment, resource_type, reference)
+      )`
+
+      yield* sql`CREATE TABLE ${sql(t.idempotencyKeys)} (
+        api_key_id text NOT NULL,
+        key text NOT NULL,
+        fingerprint text NOT NULL,
+        expires_at timestamptz(3) NOT NULL,
+        locked_until timestamptz(3) NOT NULL,
+        response_status integer,
+        response_body text,
+        response_request_id text,
+        PRIMARY KEY (api_key_id, key)
+      )`
+      yield* sql`CREATE INDEX ${sql(`${t.idempotencyKeys}_expires_idx`)} ON ${sql(t.idempotencyKeys)} (expires_at)`
+
+      yield* sql`CREATE TABLE ${sql(t.merchants)} (
+        id text PRIMARY KEY,
+        name text NOT NULL,
+        allowed_checkout_modes json NOT NULL,
+        routes json NOT NULL
+      )`
+      yield* sql`CREATE TABLE ${sql(t.apiKeys)} (
+        id text PRIMARY KEY,
+        merchant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        public_key text NOT NULL UNIQUE,
+        secret_hash text NOT NULL,
+        revoked_at timestamptz(3),
+        created_at timestamptz(3) NOT NULL
+      )`
+    })
+  }
+}
+
+/** @since 0.1.0 @category models */
+export interface MigrateOptions {
+  /** Prefix of every table Tender creates. Default `tender_`. */
+  readonly tablePrefix?: string | undefined
+}
+
+/**
+ * Run the pending migrations on the `SqlClient` provided. Safe to call from every process
+ * at start, or once from a deploy step: concurrent runs wait for each other.
+ *
+ * @since 0.1.0 @category migrations
+ */
+export const run = (options: MigrateOptions = {}) =>
+  Effect.gen(function*() {
+    const prefix = yield* validatePrefix(options.tablePrefix)
+    const sql = (yield* SqlClient).withoutTransforms()
+    const table = tables(prefix).migrations
+    // Migrator creates its table after probing for it, which two processes starting on an empty
+    // database can both do at once. Create it first, one process at a time.
+    yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`tender:migrations:${table}`}))`
+      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
+        migration_id integer PRIMARY KEY,
+        created_at timestamp with time zone NOT NULL DEFAULT now(),
+        name text NOT NULL
+      )`
+    }))
+    return yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations(prefix)), table })
+  })
+
+/** Runs the migrations when built. @since 0.1.0 @category layers */
+export const layer = (options: MigrateOptions = {}) => Layer.effectDiscard(run(options))

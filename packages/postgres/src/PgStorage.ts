@@ -1,0 +1,331 @@
+/**
+ * The PostgreSQL storage adapter: `Storage` and `Merchants` on the host's `SqlClient`
+ * (`@effect/sql-pg`). Correctness comes from the database: primary keys and unique
+ * indexes for ids and merchant_reference, `INSERT ... ON CONFLICT` and row locks for
+ * claims, one transaction per step. Any number of processes may share one database.
+ *
+ * @since 0.1.0
+ */
+import { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Errors, Merchant, Storage } from "@tender/core"
+import type { PaymentIntent } from "@tender/core"
+import type { MigrationError } from "@effect/sql/Migrator"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { fold } from "./internal/errors.js"
+import type { ApiKeyRow, MerchantRow, PaymentIntentRow } from "./internal/rows.js"
+import {
+  apiKeyColumns,
+  paymentIntentColumns,
+  paymentIntentValues,
+  timestamp,
+  toApiKey,
+  toMerchant,
+  toPaymentIntentRecord
+} from "./internal/rows.js"
+import { tables, validatePrefix } from "./internal/tables.js"
+import * as PgMigrations from "./PgMigrations.js"
+
+/** @since 0.1.0 @category models */
+export interface PgStorageOptions {
+  /** Prefix of every table Tender uses. Default `tender_`. */
+  readonly tablePrefix?: string | undefined
+}
+
+type Sql = SqlClient
+
+interface KeyRow {
+  readonly fingerprint: string
+  readonly expires_at: string
+  readonly locked_until: string
+  readonly response_status: number | null
+  readonly response_body: string | null
+  readonly response_request_id: string | null
+}
+
+interface ReferenceRow {
+  readonly fingerprint: string
+  readonly resource_id: string
+  readonly locked_until: string
+  readonly completed: boolean
+}
+
+const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint::text AS ${column}`
+
+/**
+ * Build the `Storage` and `Merchants` services on the provided `SqlClient`. Does not
+ * migrate: run `PgMigrations.run` first (or use `layer`, which does).
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const make = (options: PgStorageOptions = {}) =>
+  Effect.gen(function*() {
+    const prefix = yield* validatePrefix(options.tablePrefix)
+    // Tender reads and writes its own column names: the host's name transforms must not apply.
+    const sql: Sql = (yield* SqlClient).withoutTransforms()
+    const t = tables(prefix)
+    const PI = sql(t.paymentIntents)
+    const REF = sql(t.references)
+    const KEY = sql(t.idempotencyKeys)
+    const MER = sql(t.merchants)
+    const APIKEY = sql(t.apiKeys)
+    const keyColumns = sql.literal(`fingerprint, ${ms("expires_at")}, ${ms("locked_until")}, response_status, response_body, response_request_id`)
+    const refColumns = sql.literal(`fingerprint, resource_id, ${ms("locked_until")}, completed`)
+    const piColumns = sql.literal(paymentIntentColumns)
+
+    // -- begin: reserve the idempotency key and the merchant_reference in one transaction --
+
+    /** Claim the key, or say why not. Keys are locked before references, always, so two begins never deadlock. */
+    const claimKey = (c: Storage.IdempotencyClaim, now: number) =>
+      Effect.gen(function*() {
+        const inserted = yield* sql`INSERT INTO ${KEY} (api_key_id, key, fingerprint, expires_at, locked_until)
+          VALUES (${c.apiKeyId}, ${c.key}, ${c.fingerprint}, ${timestamp(c.expiresAt)}, ${timestamp(c.lockedUntil)})
+          ON CONFLICT DO NOTHING RETURNING 1 AS claimed`
+        if (inserted.length > 0) return undefined
+        // The row exists and is committed (ON CONFLICT waited for any insert in flight): lock and judge it.
+        const [row] = yield* sql<KeyRow>`SELECT ${keyColumns} FROM ${KEY}
+          WHERE api_key_id = ${c.apiKeyId} AND key = ${c.key} FOR UPDATE`
+        if (row !== undefined && Number(row.expires_at) > now) {
+          if (row.fingerprint !== c.fingerprint) return { _tag: "KeyConflict" } as const
+          if (row.response_status !== null) {
+            return {
+              _tag: "Replay",
+              response: { status: row.response_status, body: row.response_body ?? "", requestId: row.response_request_id ?? "" }
+            } as const
+          }
+          if (Number(row.locked_until) > now) return { _tag: "KeyInFlight" } as const
+        }
+        // Expired, or an in-flight claim whose holder died: take it over.
+        yield* sql`UPDATE ${KEY} SET fingerprint = ${c.fingerprint}, expires_at = ${timestamp(c.expiresAt)},
+          locked_until = ${timestamp(c.lockedUntil)}, response_status = NULL, response_body = NULL, response_request_id = NULL
+          WHERE api_key_id = ${c.apiKeyId} AND key = ${c.key}`
+        return undefined
+      })
+
+    const claimReference = (c: Storage.ReferenceClaim, now: number) =>
+      Effect.gen(function*() {
+        const inserted = yield* sql`INSERT INTO ${REF} (merchant_id, environment, resource_type, reference, fingerprint, resource_id, locked_until)
+          VALUES (${c.merchantId}, ${c.environment}, ${c.resourceType}, ${c.reference}, ${c.fingerprint}, ${c.resourceId}, ${timestamp(c.lockedUntil)})
+          ON CONFLICT DO NOTHING RETURNING 1 AS claimed`
+        if (inserted.length > 0) return undefined
+        const [row] = yield* sql<ReferenceRow>`SELECT ${refColumns} FROM ${REF}
+          WHERE merchant_id = ${c.merchantId} AND environment = ${c.environment}
+            AND resource_type = ${c.resourceType} AND reference = ${c.reference} FOR UPDATE`
+        if (row !== undefined && (row.completed || Number(row.locked_until) > now)) {
+          return {
+            _tag: "ReferenceTaken",
+            resourceId: row.resource_id,
+            sameFingerprint: row.fingerprint === c.fingerprint,
+            inFlight: !row.completed
+          } as const
+        }
+        yield* sql`UPDATE ${REF} SET fingerprint = ${c.fingerprint}, resource_id = ${c.resourceId},
+          locked_until = ${timestamp(c.lockedUntil)}, completed = false
+          WHERE merchant_id = ${c.merchantId} AND environment = ${c.environment}
+            AND resource_type = ${c.resourceType} AND reference = ${c.reference}`
+        return undefined
+      })
+
+    const begin = (req: Storage.BeginRequest): Effect.Effect<Storage.BeginOutcome, SqlError> =>
+      sql.withTransaction(Effect.gen(function*() {
+        if (req.idempotency !== undefined) {
+          const refused = yield* claimKey(req.idempotency, req.now)
+          if (refused !== undefined) return refused
+        }
+        if (req.reference !== undefined) {
+          const taken = yield* claimReference(req.reference, req.now)
+          if (taken !== undefined) return taken
+        }
+        return { _tag: "Proceed" } as const
+      }))
+
+    // -- commit: one state change and everything it causes, in one transaction --
+
+    const insertIntent = (p: PaymentIntent.PaymentIntentRecord) => {
+      const v = paymentIntentValues(p)
+      return sql`INSERT INTO ${PI} (id, merchant_id, environment, amount, currency, country, checkout_mode, status,
+          merchant_reference, payment_method, next_action, failure_code, failure_message, processing_reason, receipt,
+          customer, payment_method_options, return_url, device_fingerprint, metadata, external_reference, provider_code,
+          provider_payment_id, fingerprint, created_at, updated_at, version)
+        VALUES (${v[0]}, ${v[1]}, ${v[2]}, ${v[3]}, ${v[4]}, ${v[5]}, ${v[6]}, ${v[7]}, ${v[8]}, ${v[9]}, ${v[10]}, ${v[11]},
+          ${v[12]}, ${v[13]}, ${v[14]}, ${v[15]}, ${v[16]}, ${v[17]}, ${v[18]}, ${v[19]}, ${v[20]}, ${v[21]}, ${v[22]},
+          ${v[23]}, ${v[24]}, ${v[25]}, ${v[26]})`
+    }
+
+    const updateIntent = (p: PaymentIntent.PaymentIntentRecord, expectedVersion: number) =>
+      Effect.gen(function*() {
+        const v = paymentIntentValues(p)
+        const updated = yield* sql`UPDATE ${PI} SET amount = ${v[3]}, currency = ${v[4]}, country = ${v[5]},
+            checkout_mode = ${v[6]}, status = ${v[7]}, merchant_reference = ${v[8]}, payment_method = ${v[9]},
+            next_action = ${v[10]}, failure_code = ${v[11]}, failure_message = ${v[12]}, processing_reason = ${v[13]},
+            receipt = ${v[14]}, customer = ${v[15]}, payment_method_options = ${v[16]}, return_url = ${v[17]},
+            device_fingerprint = ${v[18]}, metadata = ${v[19]}, external_reference = ${v[20]}, provider_code = ${v[21]},
+            provider_payment_id = ${v[22]}, fingerprint = ${v[23]}, updated_at = ${v[25]}, version = ${v[26]}
+          WHERE id = ${p.id} AND merchant_id = ${p.merchantId} AND environment = ${p.environment} AND version = ${expectedVersion}
+          RETURNING 1 AS updated`
+        if (updated.length === 0) {
+          return yield* new Errors.StorageError({ message: `stale update of ${p.id}`, reason: "StaleVersion" })
+        }
+      })
+
+    const referenceWhere = (r: Storage.ReferenceId & { readonly resourceId: string }) =>
+      sql`merchant_id = ${r.merchantId} AND environment = ${r.environment} AND resource_type = ${r.resourceType}
+        AND reference = ${r.reference} AND resource_id = ${r.resourceId}`
+
+    const commitSteps = (c: Storage.Commit): ReadonlyArray<Effect.Effect<unknown, SqlError | Errors.StorageError>> => [
+      ...(c.insertPaymentIntent !== undefined ? [insertIntent(c.insertPaymentIntent)] : []),
+      ...(c.updatePaymentIntent !== undefined ? [updateIntent(c.updatePaymentIntent.record, c.updatePaymentIntent.expectedVersion)] : []),
+      ...(c.completeReference !== undefined ? [sql`UPDATE ${REF} SET completed = true WHERE ${referenceWhere(c.completeReference)}`] : []),
+      ...(c.releaseReference !== undefined
+        ? [sql`DELETE FROM ${REF} WHERE ${referenceWhere(c.releaseReference)} AND NOT completed`]
+        : []),
+      ...(c.completeIdempotency !== undefined
+        ? [sql`UPDATE ${KEY} SET response_status = ${c.completeIdempotency.response.status},
+            response_body = ${c.completeIdempotency.response.body}, response_request_id = ${c.completeIdempotency.response.requestId}
+            WHERE api_key_id = ${c.completeIdempotency.apiKeyId} AND key = ${c.completeIdempotency.key}`]
+        : []),
+      ...(c.releaseIdempotency !== undefined
+        ? [sql`DELETE FROM ${KEY} WHERE api_key_id = ${c.releaseIdempotency.apiKeyId} AND key = ${c.releaseIdempotency.key}`]
+        : [])
+    ]
+
+    const commit = (c: Storage.Commit): Effect.Effect<void, Errors.StorageError> => {
+      const steps = commitSteps(c)
+      const run = Effect.forEach(steps, (step) => step, { discard: true })
+      return (steps.length > 1 ? sql.withTransaction(run) : run).pipe(
+        Effect.catchTag("SqlError", (e) => Effect.fail(fold("commit")(e)))
+      )
+    }
+
+    // -- reads --
+
+    const getPaymentIntent: Storage.Storage["Type"]["getPaymentIntent"] = (scope, id) =>
+      sql<PaymentIntentRow>`SELECT ${piColumns} FROM ${PI}
+        WHERE id = ${id} AND merchant_id = ${scope.merchantId} AND environment = ${scope.environment}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPaymentIntentRecord)),
+        Effect.mapError(fold("get payment intent"))
+      )
+
+    const listPaymentIntents: Storage.Storage["Type"]["listPaymentIntents"] = (q) => {
+      const where = [
+        sql`merchant_id = ${q.merchantId}`,
+        sql`environment = ${q.environment}`,
+        ...(q.country !== undefined ? [sql`country = ${q.country}`] : []),
+        ...(q.currency !== undefined ? [sql`currency = ${q.currency}`] : []),
+        ...(q.merchantReference !== undefined ? [sql`merchant_reference = ${q.merchantReference}`] : []),
+        ...(q.createdAfter !== undefined ? [sql`created_at >= ${timestamp(q.createdAfter)}::timestamptz`] : []),
+        ...(q.createdBefore !== undefined ? [sql`created_at < ${timestamp(q.createdBefore)}::timestamptz`] : []),
+        ...(q.after !== undefined ? [sql`(created_at, id) < (${timestamp(q.after.createdAt)}::timestamptz, ${q.after.id}::text)`] : [])
+      ]
+      const page = (extra: ReadonlyArray<ReturnType<typeof sql.and>>) =>
+        sql<PaymentIntentRow>`SELECT ${piColumns} FROM ${PI} WHERE ${sql.and([...where, ...extra])}
+          ORDER BY created_at DESC, id DESC LIMIT ${q.limit}`
+      const statuses = q.statuses === undefined ? undefined : [...new Set(q.statuses)]
+      // Several statuses: one index range per status, merged, so a page never sorts the whole set.
+      const statement: Effect.Effect<ReadonlyArray<PaymentIntentRow>, SqlError> = statuses === undefined
+        ? page([])
+        : statuses.length === 1
+        ? page([sql`status = ${statuses[0]!}`])
+        : sql<PaymentIntentRow>`SELECT * FROM (${sql.join(" UNION ALL ", false)(statuses.map((s) => sql`(${page([sql`status = ${s}`])})`))}) AS pages
+            ORDER BY created_at DESC, id DESC LIMIT ${q.limit}`
+      return statement.pipe(
+        Effect.map((rows) => rows.map(toPaymentIntentRecord)),
+        Effect.mapError(fold("list payment intents"))
+      )
+    }
+
+    const storage = Storage.Storage.of({
+      begin: (req) => Effect.mapError(begin(req), fold("begin")),
+      commit,
+      getPaymentIntent,
+      listPaymentIntents
+    })
+
+    // -- merchants and API keys --
+
+    const merchants = Merchant.Merchants.of({
+      findMerchant: (id) =>
+        sql<MerchantRow>`SELECT id, name, allowed_checkout_modes::text AS allowed_checkout_modes, routes::text AS routes
+          FROM ${MER} WHERE id = ${id}`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toMerchant)),
+          Effect.mapError(fold("find merchant"))
+        ),
+      findKeyByPublicKey: (publicKey) =>
+        sql<ApiKeyRow>`SELECT ${sql.literal(apiKeyColumns)} FROM ${APIKEY} WHERE public_key = ${publicKey}`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey)),
+          Effect.mapError(fold("find API key"))
+        ),
+      putMerchant: (m) =>
+        sql`INSERT INTO ${MER} (id, name, allowed_checkout_modes, routes)
+          VALUES (${m.id}, ${m.name}, ${JSON.stringify(m.allowedCheckoutModes)}, ${JSON.stringify(m.routes)})
+          ON CONFLICT (id) DO UPDATE SET name = excluded.name,
+            allowed_checkout_modes = excluded.allowed_checkout_modes, routes = excluded.routes`.pipe(
+          Effect.asVoid,
+          Effect.mapError(fold("put merchant"))
+        ),
+      putApiKey: (k) =>
+        sql`INSERT INTO ${APIKEY} (id, merchant_id, environment, public_key, secret_hash, revoked_at, created_at)
+          VALUES (${k.id}, ${k.merchantId}, ${k.environment}, ${k.publicKey}, ${k.secretHash},
+            ${k.revokedAt === null ? null : timestamp(k.revokedAt)}, ${timestamp(k.createdAt)})
+          ON CONFLICT (public_key) DO UPDATE SET id = excluded.id, merchant_id = excluded.merchant_id,
+            environment = excluded.environment, secret_hash = excluded.secret_hash, created_at = excluded.created_at,
+            revoked_at = COALESCE(${APIKEY}.revoked_at, excluded.revoked_at)`.pipe(
+          Effect.asVoid,
+          Effect.mapError(fold("put API key"))
+        ),
+      revokeApiKey: (keyId, at) =>
+        sql`UPDATE ${APIKEY} SET revoked_at = COALESCE(revoked_at, ${timestamp(at)}) WHERE id = ${keyId} RETURNING 1 AS revoked`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.mapError(fold("revoke API key"))
+        )
+    })
+
+    return { storage, merchants }
+  })
+
+/**
+ * `Storage` and `Merchants` on the host's `SqlClient`, without migrating (run
+ * `PgMigrations.run` from your deploy step).
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layerWithoutMigrations = (
+  options: PgStorageOptions = {}
+): Layer.Layer<Storage.Storage | Merchant.Merchants, never, SqlClient> =>
+  Layer.effectContext(Effect.map(make(options), ({ merchants, storage }) =>
+    Context.make(Storage.Storage, storage).pipe(Context.add(Merchant.Merchants, merchants))))
+
+/**
+ * `Storage` and `Merchants` on the host's `SqlClient`, running the pending migrations
+ * first. The host owns the client and its pool.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layer = (
+  options: PgStorageOptions = {}
+): Layer.Layer<Storage.Storage | Merchant.Merchants, SqlError | MigrationError, SqlClient> =>
+  layerWithoutMigrations(options).pipe(Layer.provide(PgMigrations.layer(options)))
+
+/** @since 0.1.0 @category models */
+export interface PgUrlOptions extends PgStorageOptions {
+  /** A `postgres://` connection URL. */
+  readonly url: string | Redacted.Redacted
+  /** Pool size. Default 10. */
+  readonly maxConnections?: number | undefined
+}
+
+/**
+ * For hosts without a client of their own: a pool from a URL, migrated, with `Storage`
+ * and `Merchants` on it. Also provides the `SqlClient`, for the host's own queries.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layerFromUrl = (options: PgUrlOptions) =>
+  layer(options).pipe(
+    Layer.provideMerge(PgClient.layer({
+      url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
+      maxConnections: options.maxConnections ?? 10,
+      applicationName: "tender"
+    }))
+  )

@@ -1,0 +1,49 @@
+/**
+ * The test database: DATABASE_URL, else the local server at 127.0.0.1:5432. Without a
+ * reachable server the PostgreSQL tests are skipped with a line saying so, except under
+ * CI=true, where that is a failure.
+ */
+import { SqlClient } from "@effect/sql/SqlClient"
+import { PgClient } from "@effect/sql-pg"
+import { Cause, Effect, Layer, Redacted } from "effect"
+
+export const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+
+const probe = (): Promise<string | undefined> =>
+  Effect.runPromise(
+    Layer.build(PgClient.layer({ url: Redacted.make(url), connectTimeout: "3 seconds", maxConnections: 1 })).pipe(
+      Effect.scoped,
+      Effect.as(undefined),
+      Effect.catchAllCause((cause) => Effect.succeed(Cause.squash(cause) instanceof Error ? (Cause.squash(cause) as Error).message : Cause.pretty(cause)))
+    )
+  )
+
+const unreachable = await probe()
+if (unreachable !== undefined && process.env["CI"] === "true") {
+  throw new Error(`CI=true and no PostgreSQL at ${url.replace(/:[^:@/]*@/, ":***@")}: ${unreachable}`)
+}
+
+/** Why the PostgreSQL tests cannot run here, or undefined when they can. */
+export const skipReason = unreachable === undefined
+  ? undefined
+  : `no PostgreSQL reachable at ${url.replace(/:[^:@/]*@/, ":***@")} (${unreachable}); set DATABASE_URL to run these tests`
+
+if (skipReason !== undefined) process.stderr.write(`[@tender/postgres] skipped: ${skipReason}\n`)
+
+/** A pooled client on the test database. */
+export const client = PgClient.layer({ url: Redacted.make(url), maxConnections: 20 })
+
+/** A table prefix no other run uses. */
+export const freshPrefix = () => `t${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}_`
+
+/** Drop every table whose name starts with `prefix`. */
+export const dropTables = (prefix: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const rows = yield* sql<{ name: string }>`SELECT tablename AS name FROM pg_tables
+      WHERE schemaname = current_schema() AND starts_with(tablename, ${prefix})`
+    for (const { name } of rows) yield* sql`DROP TABLE IF EXISTS ${sql(name)}`
+  })
+
+export const runSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) =>
+  Effect.runPromise(Effect.scoped(Layer.build(client).pipe(Effect.flatMap((ctx) => Effect.provide(effect, ctx)))))

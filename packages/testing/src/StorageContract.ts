@@ -1,0 +1,50 @@
+/**
+ * The storage contract suite: the cases every storage adapter must pass, written once.
+ * An adapter's test file runs it in two lines:
+ *
+ * ```ts
+ * import { StorageContract } from "@tender/testing"
+ * StorageContract.suite("postgres", PgStorage.layer({ tablePrefix: "t_" }).pipe(Layer.provide(client)))
+ * ```
+ *
+ * It is not a `*.test.ts` file itself, so third-party adapters can import and run it.
+ *
+ * @since 0.1.0
+ */
+import { describe, layer } from "@effect/vitest"
+import type { Merchant, Storage } from "@tender/core"
+import type { Layer } from "effect"
+import { idempotencyCases, referenceCases } from "./internal/idempotencyCases.js"
+import { merchantCases } from "./internal/merchantCases.js"
+import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
+
+/** @since 0.1.0 @category models */
+export interface SuiteOptions {
+  /** How many requests race in the concurrency cases. Default 16. */
+  readonly concurrency?: number
+  /** Per-case timeout in ms. Default 30,000. */
+  readonly timeout?: number
+}
+
+/**
+ * Register the contract cases for an adapter under `describe(name)`. The layer is built
+ * once for the whole suite; every case makes its own merchants, ids and keys.
+ *
+ * @since 0.1.0 @category suites
+ */
+export const suite = <E>(
+  name: string,
+  storage: Layer.Layer<Storage.Storage | Merchant.Merchants, E>,
+  options: SuiteOptions = {}
+): void => {
+  const concurrency = options.concurrency ?? 16
+  describe(`storage contract: ${name}`, () => {
+    // Live services: adapters may time out or pool connections on the real clock.
+    layer(storage, { excludeTestServices: true, timeout: options.timeout ?? 30_000 })((it) => {
+      describe("payment intents", () => paymentIntentCases(it))
+      describe("idempotency keys", () => idempotencyCases(it, concurrency))
+      describe("merchant_reference", () => referenceCases(it, concurrency))
+      describe("merchants and API keys", () => merchantCases(it))
+    })
+  })
+}

@@ -1,0 +1,96 @@
+/**
+ * Data builders for the contract suite. Every call makes fresh merchants, ids and keys,
+ * so cases never see each other's rows, whatever ran before in the same store.
+ */
+import type { Vitest } from "@effect/vitest"
+import type { Merchant, PaymentIntent, Storage } from "@tender/core"
+import { Ids } from "@tender/core"
+import { randomUUID } from "node:crypto"
+
+/** A merchant and environment no other case uses. */
+export const freshScope = (environment: "test" | "live" = "test") => ({
+  merchantId: `mch_${Ids.randomBase62(16)}`,
+  environment
+})
+
+export const newIntentId = () => Ids.prefixes.paymentIntent + Ids.randomBase62()
+
+/** A point in time well inside the range any store handles (2026-11-22T00:00:00.000Z plus ms). */
+export const t0 = Date.UTC(2026, 10, 22)
+
+/** A complete payment intent record; `overrides` replace fields. */
+export const intent = (
+  scope: { readonly merchantId: string; readonly environment: "test" | "live" },
+  overrides: Partial<PaymentIntent.PaymentIntentRecord> = {}
+): PaymentIntent.PaymentIntentRecord => ({
+  id: newIntentId(),
+  merchantId: scope.merchantId,
+  environment: scope.environment,
+  amount: "150000",
+  currency: "THB",
+  country: "TH",
+  checkoutMode: "merchant",
+  status: "requires_action",
+  merchantReference: null,
+  paymentMethod: "th_promptpay",
+  nextAction: { type: "display_qr_code", qr_data: "00020101021229370016A000000677010111" },
+  failureCode: null,
+  failureMessage: null,
+  processingReason: null,
+  receipt: null,
+  customer: { name: "Somchai Jaidee" },
+  paymentMethodOptions: null,
+  returnUrl: null,
+  deviceFingerprint: null,
+  metadata: null,
+  externalReference: null,
+  providerCode: "simulator",
+  providerPaymentId: null,
+  fingerprint: "f".repeat(64),
+  createdAt: t0,
+  updatedAt: t0,
+  version: 1,
+  ...overrides
+})
+
+/** An idempotency key no other case uses, under a fresh API key id. */
+export const freshKey = (): Storage.IdempotencyKeyId => ({ apiKeyId: `key_${Ids.randomBase62()}`, key: randomUUID() })
+
+/** A claim on `key` made at `now`, with the library's retention and lock. */
+export const claim = (
+  key: Storage.IdempotencyKeyId,
+  now: number,
+  fingerprint = "a".repeat(64),
+  lockMillis = 60_000
+): Storage.IdempotencyClaim => ({
+  ...key,
+  fingerprint,
+  expiresAt: now + 24 * 60 * 60 * 1000,
+  lockedUntil: now + lockMillis
+})
+
+/** A merchant_reference claim for a new payment intent. */
+export const referenceClaim = (
+  scope: { readonly merchantId: string; readonly environment: "test" | "live" },
+  reference: string,
+  now: number,
+  overrides: Partial<Storage.ReferenceClaim> = {}
+): Storage.ReferenceClaim => ({
+  ...scope,
+  resourceType: "payment_intent",
+  reference,
+  fingerprint: "b".repeat(64),
+  resourceId: newIntentId(),
+  lockedUntil: now + 60_000,
+  ...overrides
+})
+
+/** A stored response whose bytes a JSON round trip would change: odd spacing, unsorted keys, Thai text. */
+export const oddResponse = (requestId = `req_${Ids.randomBase62()}`): Storage.StoredResponse => ({
+  status: 201,
+  body: `{"object":"payment_intent",  "name_th":"สมชาย ใจดี","amount":"999999999999999999","z":1.50,"a":[]}`,
+  requestId
+})
+
+/** The `it` the cases register with: the adapter's services, on the live clock. */
+export type ContractIt = Vitest.MethodsNonLive<Storage.Storage | Merchant.Merchants, true>

@@ -1,0 +1,226 @@
+/**
+ * Contract cases for idempotency keys (4.9, D5) and merchant_reference claims (4.9, D4):
+ * reserve, complete, replay, conflict, in flight, release, expiry, lapse, and races.
+ */
+import { assert } from "@effect/vitest"
+import type { ContractIt } from "./fixtures.js"
+import { Idempotency, Storage } from "@tender/core"
+import { Effect } from "effect"
+import { claim, freshKey, freshScope, intent, oddResponse, referenceClaim, t0 } from "./fixtures.js"
+
+const begin = (request: Storage.BeginRequest) => Effect.flatMap(Storage.Storage, (s) => s.begin(request))
+const commit = (c: Storage.Commit) => Effect.flatMap(Storage.Storage, (s) => s.commit(c))
+const tags = (outcomes: ReadonlyArray<Storage.BeginOutcome>) => outcomes.map((o) => o._tag)
+const count = (outcomes: ReadonlyArray<Storage.BeginOutcome>, tag: Storage.BeginOutcome["_tag"]) =>
+  outcomes.filter((o) => o._tag === tag).length
+
+/** @internal */
+export const idempotencyCases = (it: ContractIt, concurrency: number) => {
+  it.effect("4.9.4 a completed key replays its stored status and body byte for byte", () =>
+    Effect.gen(function*() {
+      const key = freshKey()
+      assert.strictEqual((yield* begin({ now: t0, idempotency: claim(key, t0) }))._tag, "Proceed")
+      const response = oddResponse()
+      yield* commit({ now: t0, completeIdempotency: { ...key, response } })
+      const replay = yield* begin({ now: t0 + 1000, idempotency: claim(key, t0 + 1000) })
+      assert.deepStrictEqual(replay, { _tag: "Replay", response })
+      // A 4xx is stored and replayed like a 2xx (D5).
+      const key409 = freshKey()
+      yield* begin({ now: t0, idempotency: claim(key409, t0) })
+      const conflict = { status: 409, body: `{"error":{"code":"idempotency_conflict","message":"…"}}`, requestId: "req_409" }
+      yield* commit({ now: t0, completeIdempotency: { ...key409, response: conflict } })
+      assert.deepStrictEqual(yield* begin({ now: t0 + 1, idempotency: claim(key409, t0 + 1) }), { _tag: "Replay", response: conflict })
+    }))
+
+  it.effect("4.9.5 same key with a different fingerprint is a conflict, before and after completion", () =>
+    Effect.gen(function*() {
+      const key = freshKey()
+      yield* begin({ now: t0, idempotency: claim(key, t0, "a".repeat(64)) })
+      assert.strictEqual((yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1, "c".repeat(64)) }))._tag, "KeyConflict")
+      yield* commit({ now: t0, completeIdempotency: { ...key, response: oddResponse() } })
+      assert.strictEqual((yield* begin({ now: t0 + 2, idempotency: claim(key, t0 + 2, "c".repeat(64)) }))._tag, "KeyConflict")
+      // Even once the in-flight lock has lapsed, a different request never takes the key over.
+      const open = freshKey()
+      yield* begin({ now: t0, idempotency: claim(open, t0, "a".repeat(64)) })
+      assert.strictEqual((yield* begin({ now: t0 + 61_000, idempotency: claim(open, t0 + 61_000, "c".repeat(64)) }))._tag, "KeyConflict")
+    }))
+
+  it.effect("4.9.6 same key while the first request is in flight is reported in flight", () =>
+    Effect.gen(function*() {
+      const key = freshKey()
+      yield* begin({ now: t0, idempotency: claim(key, t0) })
+      assert.strictEqual((yield* begin({ now: t0 + 59_999, idempotency: claim(key, t0 + 59_999) }))._tag, "KeyInFlight")
+    }))
+
+  it.effect("4.9.6 an in-flight claim whose holder died lapses after its lock, and the retry takes it over", () =>
+    Effect.gen(function*() {
+      const key = freshKey()
+      yield* begin({ now: t0, idempotency: claim(key, t0) })
+      assert.strictEqual((yield* begin({ now: t0 + 60_000, idempotency: claim(key, t0 + 60_000) }))._tag, "Proceed")
+      // The new holder's lock counts from the takeover.
+      assert.strictEqual((yield* begin({ now: t0 + 60_001, idempotency: claim(key, t0 + 60_001) }))._tag, "KeyInFlight")
+    }))
+
+  it.effect("4.9.7 a released key reaches a fresh handler", () =>
+    Effect.gen(function*() {
+      const key = freshKey()
+      yield* begin({ now: t0, idempotency: claim(key, t0) })
+      yield* commit({ now: t0, releaseIdempotency: key })
+      assert.strictEqual((yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1, "d".repeat(64)) }))._tag, "Proceed")
+    }))
+
+  it.effect("4.9.4 a key expires 24 hours after the first request", () =>
+    Effect.gen(function*() {
+      const key = freshKey()
+      yield* begin({ now: t0, idempotency: claim(key, t0) })
+      const response = oddResponse()
+      yield* commit({ now: t0 + 5000, completeIdempotency: { ...key, response } })
+      const expiry = t0 + Idempotency.retentionMillis
+      const before = yield* begin({ now: expiry - 1, idempotency: claim(key, expiry - 1) })
+      assert.deepStrictEqual(before, { _tag: "Replay", response })
+      // From then on the key is new again, whatever the request.
+      const after = yield* begin({ now: expiry, idempotency: claim(key, expiry, "e".repeat(64)) })
+      assert.strictEqual(after._tag, "Proceed")
+      assert.strictEqual((yield* begin({ now: expiry + 1, idempotency: claim(key, expiry + 1, "e".repeat(64)) }))._tag, "KeyInFlight")
+    }))
+
+  it.effect("4.9.3 equal key strings under different API keys do not collide", () =>
+    Effect.gen(function*() {
+      const a = freshKey()
+      const b = { apiKeyId: `${a.apiKeyId}x`, key: a.key }
+      assert.strictEqual((yield* begin({ now: t0, idempotency: claim(a, t0) }))._tag, "Proceed")
+      assert.strictEqual((yield* begin({ now: t0, idempotency: claim(b, t0, "9".repeat(64)) }))._tag, "Proceed")
+      yield* commit({ now: t0, completeIdempotency: { ...a, response: oddResponse("req_a") } })
+      const replayB = yield* begin({ now: t0 + 1, idempotency: claim(b, t0 + 1, "9".repeat(64)) })
+      assert.strictEqual(replayB._tag, "KeyInFlight")
+    }))
+
+  it.effect(`4.9.6 ${concurrency} concurrent reservations of one key: exactly one proceeds, the rest are in flight`, () =>
+    Effect.gen(function*() {
+      const key = freshKey()
+      const outcomes = yield* Effect.all(
+        Array.from({ length: concurrency }, () => begin({ now: t0, idempotency: claim(key, t0) })),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(count(outcomes, "Proceed"), 1, tags(outcomes).join(","))
+      assert.strictEqual(count(outcomes, "KeyInFlight"), concurrency - 1, tags(outcomes).join(","))
+    }))
+
+  it.effect(`4.9.6 ${concurrency} concurrent reservations of one key after it lapsed: still exactly one proceeds`, () =>
+    Effect.gen(function*() {
+      const key = freshKey()
+      yield* begin({ now: t0, idempotency: claim(key, t0) })
+      const later = t0 + 120_000
+      const outcomes = yield* Effect.all(
+        Array.from({ length: concurrency }, () => begin({ now: later, idempotency: claim(key, later) })),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(count(outcomes, "Proceed"), 1, tags(outcomes).join(","))
+    }))
+}
+
+/** @internal */
+export const referenceCases = (it: ContractIt, concurrency: number) => {
+  it.effect("4.9 merchant_reference 1: unique per merchant, environment and resource type", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const reference = "order-1"
+      const claims = [
+        referenceClaim(scope, reference, t0),
+        referenceClaim({ ...scope, environment: "live" }, reference, t0),
+        referenceClaim(freshScope(), reference, t0),
+        referenceClaim(scope, reference, t0, { resourceType: "topup_intent" }),
+        referenceClaim(scope, reference, t0, { resourceType: "payout_intent" })
+      ]
+      for (const c of claims) assert.strictEqual((yield* begin({ now: t0, reference: c }))._tag, "Proceed")
+      const again = yield* begin({ now: t0 + 1, reference: referenceClaim(scope, reference, t0 + 1) })
+      assert.strictEqual(again._tag, "ReferenceTaken")
+    }))
+
+  it.effect("4.9 merchant_reference 1-3: a created resource holds its reference with no time limit", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const first = referenceClaim(scope, "order-2", t0)
+      yield* begin({ now: t0, reference: first })
+      // While in flight it is taken, and says so.
+      const inFlight = yield* begin({ now: t0 + 1, reference: referenceClaim(scope, "order-2", t0 + 1) })
+      assert.deepStrictEqual(inFlight, { _tag: "ReferenceTaken", resourceId: first.resourceId, sameFingerprint: true, inFlight: true })
+      yield* commit({ now: t0 + 2, completeReference: { ...first, resourceId: first.resourceId } })
+      const tenYears = t0 + 10 * 365 * 24 * 60 * 60 * 1000
+      const same = yield* begin({ now: tenYears, reference: referenceClaim(scope, "order-2", tenYears) })
+      assert.deepStrictEqual(same, { _tag: "ReferenceTaken", resourceId: first.resourceId, sameFingerprint: true, inFlight: false })
+      const changed = yield* begin({ now: tenYears, reference: referenceClaim(scope, "order-2", tenYears, { fingerprint: "0".repeat(64) }) })
+      assert.deepStrictEqual(changed, { _tag: "ReferenceTaken", resourceId: first.resourceId, sameFingerprint: false, inFlight: false })
+      // Completed references cannot be released.
+      yield* commit({ now: tenYears, releaseReference: { ...first, resourceId: first.resourceId } })
+      assert.strictEqual((yield* begin({ now: tenYears, reference: referenceClaim(scope, "order-2", tenYears) }))._tag, "ReferenceTaken")
+    }))
+
+  it.effect("4.9.7 a released reference is free again; a release by another resource changes nothing", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const first = referenceClaim(scope, "order-3", t0)
+      yield* begin({ now: t0, reference: first })
+      yield* commit({ now: t0, releaseReference: { ...first, resourceId: "dord_someoneelse000000000000" } })
+      assert.strictEqual((yield* begin({ now: t0 + 1, reference: referenceClaim(scope, "order-3", t0 + 1) }))._tag, "ReferenceTaken")
+      yield* commit({ now: t0, releaseReference: { ...first, resourceId: first.resourceId } })
+      const next = referenceClaim(scope, "order-3", t0 + 2)
+      assert.strictEqual((yield* begin({ now: t0 + 2, reference: next }))._tag, "Proceed")
+      // Completing with the wrong resource id does not complete the new claim either.
+      yield* commit({ now: t0 + 3, completeReference: { ...next, resourceId: first.resourceId } })
+      assert.strictEqual((yield* begin({ now: t0 + 60_002, reference: referenceClaim(scope, "order-3", t0 + 60_002) }))._tag, "Proceed")
+    }))
+
+  it.effect("4.9 merchant_reference: an in-flight claim whose holder died lapses after its lock", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      yield* begin({ now: t0, reference: referenceClaim(scope, "order-4", t0) })
+      const takeover = referenceClaim(scope, "order-4", t0 + 60_000)
+      assert.strictEqual((yield* begin({ now: t0 + 60_000, reference: takeover }))._tag, "Proceed")
+      const after = yield* begin({ now: t0 + 60_001, reference: referenceClaim(scope, "order-4", t0 + 60_001) })
+      assert.deepStrictEqual(after, { _tag: "ReferenceTaken", resourceId: takeover.resourceId, sameFingerprint: true, inFlight: true })
+    }))
+
+  it.effect("4.9 a key and a reference are reserved together; a taken reference leaves the key claimed for the caller to settle", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const holder = referenceClaim(scope, "order-5", t0)
+      yield* begin({ now: t0, reference: holder })
+      const key = freshKey()
+      const outcome = yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1), reference: referenceClaim(scope, "order-5", t0 + 1) })
+      assert.strictEqual(outcome._tag, "ReferenceTaken")
+      assert.strictEqual((yield* begin({ now: t0 + 2, idempotency: claim(key, t0 + 2) }))._tag, "KeyInFlight")
+      // A replay or conflict on the key answers before the reference is looked at or claimed.
+      const other = referenceClaim(scope, "order-6", t0)
+      yield* commit({ now: t0 + 3, completeIdempotency: { ...key, response: oddResponse() } })
+      assert.strictEqual((yield* begin({ now: t0 + 4, idempotency: claim(key, t0 + 4), reference: other }))._tag, "Replay")
+      assert.strictEqual((yield* begin({ now: t0 + 5, reference: referenceClaim(scope, "order-6", t0 + 5) }))._tag, "Proceed")
+    }))
+
+  it.effect("storage: completing a key, the reference and the insert is one atomic commit", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const key = freshKey()
+      const ref = referenceClaim(scope, "order-7", t0)
+      assert.strictEqual((yield* begin({ now: t0, idempotency: claim(key, t0), reference: ref }))._tag, "Proceed")
+      const record = intent(scope, { id: ref.resourceId, merchantReference: "order-7" })
+      const response = oddResponse()
+      yield* commit({ now: t0, insertPaymentIntent: record, completeReference: { ...ref }, completeIdempotency: { ...key, response } })
+      assert.deepStrictEqual(yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1) }), { _tag: "Replay", response })
+      const taken = yield* begin({ now: t0 + 1, reference: referenceClaim(scope, "order-7", t0 + 1) })
+      assert.deepStrictEqual(taken, { _tag: "ReferenceTaken", resourceId: record.id, sameFingerprint: true, inFlight: false })
+    }))
+
+  it.effect(`4.9 merchant_reference: ${concurrency} concurrent creates with one reference and different keys: exactly one proceeds`, () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const outcomes = yield* Effect.all(
+        Array.from({ length: concurrency }, () =>
+          begin({ now: t0, idempotency: claim(freshKey(), t0), reference: referenceClaim(scope, "order-race", t0) })),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(count(outcomes, "Proceed"), 1, tags(outcomes).join(","))
+      const winner = outcomes.findIndex((o) => o._tag === "Proceed")
+      assert.isTrue(outcomes.every((o, i) => i === winner || (o._tag === "ReferenceTaken" && o.inFlight)))
+    }))
+}

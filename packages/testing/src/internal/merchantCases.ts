@@ -1,0 +1,73 @@
+/**
+ * Contract cases for the merchant directory (spec 5, D2): merchants, API keys, revocation.
+ */
+import { assert } from "@effect/vitest"
+import type { ContractIt } from "./fixtures.js"
+import type { Merchant as M } from "@tender/core"
+import { Ids, Merchant } from "@tender/core"
+import { Effect, Option } from "effect"
+import { t0 } from "./fixtures.js"
+
+const freshMerchant = (): M.Merchant => ({
+  id: `mch_${Ids.randomBase62(16)}`,
+  name: "ร้านทดสอบ \"Test\" Shop",
+  allowedCheckoutModes: ["merchant"],
+  routes: [
+    { id: `rt_${Ids.randomBase62(8)}`, method: "th_promptpay", provider: "simulator", environments: ["test"], priority: 1 },
+    { id: `rt_${Ids.randomBase62(8)}`, method: "th_bank_transfer", provider: "acme", environments: ["test", "live"], priority: 0 }
+  ]
+})
+
+const freshKey = (merchantId: string, environment: "test" | "live" = "test"): M.ApiKey => ({
+  id: `key_${Ids.randomBase62()}`,
+  merchantId,
+  environment,
+  publicKey: `pk_${environment}_${Ids.randomBase62()}`,
+  secretHash: Merchant.hashSecret(`sk_${environment}_${Ids.randomBase62(32)}`),
+  revokedAt: null,
+  createdAt: t0 + 7
+})
+
+/** @internal */
+export const merchantCases = (it: ContractIt) => {
+  it.effect("5.4 a merchant round-trips with its team policy and routes; an unknown id is none", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchant.Merchants
+      const m = freshMerchant()
+      yield* merchants.putMerchant(m)
+      assert.deepStrictEqual(yield* merchants.findMerchant(m.id), Option.some(m))
+      assert.isTrue(Option.isNone(yield* merchants.findMerchant(m.id + "x")))
+      const changed = { ...m, allowedCheckoutModes: ["hosted", "merchant"] as const, routes: [] }
+      yield* merchants.putMerchant(changed)
+      assert.deepStrictEqual(yield* merchants.findMerchant(m.id), Option.some(changed))
+    }))
+
+  it.effect("D2 an API key round-trips by public key with only the hash of its secret", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchant.Merchants
+      const m = freshMerchant()
+      yield* merchants.putMerchant(m)
+      const test = freshKey(m.id)
+      const live = freshKey(m.id, "live")
+      yield* merchants.putApiKey(test)
+      yield* merchants.putApiKey(live)
+      assert.deepStrictEqual(yield* merchants.findKeyByPublicKey(test.publicKey), Option.some(test))
+      assert.deepStrictEqual(yield* merchants.findKeyByPublicKey(live.publicKey), Option.some(live))
+      assert.isTrue(Option.isNone(yield* merchants.findKeyByPublicKey(test.publicKey + "x")))
+    }))
+
+  it.effect("D2 a revoked key stays revoked: revoking twice keeps the first time, putting it again never clears it", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchant.Merchants
+      const m = freshMerchant()
+      yield* merchants.putMerchant(m)
+      const key = freshKey(m.id)
+      yield* merchants.putApiKey(key)
+      assert.isTrue(yield* merchants.revokeApiKey(key.id, t0 + 100))
+      assert.isTrue(yield* merchants.revokeApiKey(key.id, t0 + 200))
+      assert.isFalse(yield* merchants.revokeApiKey(`key_${Ids.randomBase62()}`, t0))
+      assert.strictEqual(Option.getOrThrow(yield* merchants.findKeyByPublicKey(key.publicKey)).revokedAt, t0 + 100)
+      yield* merchants.putApiKey(key)
+      assert.strictEqual(Option.getOrThrow(yield* merchants.findKeyByPublicKey(key.publicKey)).revokedAt, t0 + 100)
+    }))
+}
