@@ -20,7 +20,10 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     publicUrl: (env["TENDER_PUBLIC_URL"] ?? `http://127.0.0.1:${port}`).replace(/\/$/, ""),
     // A fixed demo secret: hosted URLs stay valid across restarts. Set your own in production.
     checkoutSecret: env["TENDER_CHECKOUT_SECRET"] ?? "demo-checkout-secret-change-me",
-    seedPath: env["TENDER_SEED"] ?? defaultSeedPath
+    seedPath: env["TENDER_SEED"] ?? defaultSeedPath,
+    // PostgreSQL when DATABASE_URL is set; the embedded in-memory store otherwise.
+    databaseUrl: env["DATABASE_URL"] === undefined || env["DATABASE_URL"] === "" ? undefined : env["DATABASE_URL"],
+    tablePrefix: env["TENDER_TABLE_PREFIX"] ?? "tender_"
   }
 }
 

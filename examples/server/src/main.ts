@@ -2,19 +2,36 @@
  * The demo server: @tender/http on the embedded in-memory store, loaded from a seed file.
  *
  *   npm start                      # PORT=3000, TENDER_SEED=examples/server/seed.json
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm start   # on PostgreSQL
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Tender } from "@tender/core"
 import { TenderHttp } from "@tender/http"
+import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { loadSeed, options } from "./config.js"
 
+/** Where the data lives, for the banner: never the password. */
+const describeStore = (databaseUrl: string | undefined, tablePrefix: string) => {
+  if (databaseUrl === undefined) return "in-memory store"
+  try {
+    const u = new URL(databaseUrl)
+    return `PostgreSQL store at ${u.hostname}:${u.port || "5432"}${u.pathname}, table prefix ${tablePrefix}`
+  } catch {
+    return `PostgreSQL store, table prefix ${tablePrefix}`
+  }
+}
+
 const main = Effect.gen(function*() {
-  const { port, publicUrl, checkoutSecret, seedPath } = options()
+  const { checkoutSecret, databaseUrl, port, publicUrl, seedPath, tablePrefix } = options()
   const seed = yield* loadSeed(seedPath)
-  const services = Tender.layerMemory({ seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret } })
+  const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret } }
+  // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.
+  const services = databaseUrl === undefined
+    ? Tender.layerMemory(tender)
+    : Tender.layer(tender, PgStorage.layerFromUrl({ url: databaseUrl, tablePrefix }))
   const server = HttpApiBuilder.serve().pipe(
     Layer.provide(TenderHttp.layer),
     Layer.provide(services),
@@ -22,12 +39,13 @@ const main = Effect.gen(function*() {
   )
   const demo = seed.merchants[0]?.api_keys.find((k) => k.public_key.startsWith("pk_test_"))
   // The banner is built after the server layer, so it prints only once the port is listening.
-  yield* Layer.launch(Layer.effectDiscard(Effect.sync(() => banner(publicUrl, seedPath, demo))).pipe(Layer.provide(server)))
+  const store = describeStore(databaseUrl, tablePrefix)
+  yield* Layer.launch(Layer.effectDiscard(Effect.sync(() => banner(publicUrl, store, seedPath, demo))).pipe(Layer.provide(server)))
 })
 
-const banner = (url: string, seedPath: string, key: { public_key: string; secret_key: string } | undefined) => {
+const banner = (url: string, store: string, seedPath: string, key: { public_key: string; secret_key: string } | undefined) => {
   const lines = [
-    `Tender demo server listening on ${url} (in-memory store, seed ${seedPath})`,
+    `Tender demo server listening on ${url} (${store}, seed ${seedPath})`,
     `OpenAPI document: ${url}/openapi.json`
   ]
   if (key !== undefined) {

@@ -1,0 +1,143 @@
+/**
+ * The example server as real processes on one PostgreSQL database: the foundation flow
+ * across two servers, and two servers racing on one Idempotency-Key and on one
+ * merchant_reference leaving exactly one intent.
+ */
+import { SqlClient } from "@effect/sql/SqlClient"
+import { spawn, type ChildProcess } from "node:child_process"
+import { createServer } from "node:net"
+import { resolve } from "node:path"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { Effect } from "effect"
+import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
+
+const exampleRoot = resolve(import.meta.dirname, "..", "..", "..", "examples", "server")
+const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const prefix = freshPrefix()
+const children: Array<ChildProcess> = []
+
+const freePort = () =>
+  new Promise<number>((ok, fail) => {
+    const srv = createServer()
+    srv.once("error", fail)
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address()
+      srv.close(() => (typeof address === "object" && address !== null ? ok(address.port) : fail(new Error("no port"))))
+    })
+  })
+
+const start = async () => {
+  const port = await freePort()
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: exampleRoot,
+    env: { ...process.env, PORT: String(port), DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  children.push(child)
+  let out = ""
+  child.stdout!.on("data", (d) => (out += d))
+  child.stderr!.on("data", (d) => (out += d))
+  const deadline = Date.now() + 30_000
+  while (!out.includes("listening on")) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`example server did not start:\n${out}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return { url: `http://127.0.0.1:${port}`, output: () => out }
+}
+
+const post = (base: string, body: unknown, key?: string) =>
+  fetch(`${base}/payment_intents`, {
+    method: "POST",
+    headers: { authorization: auth, "content-type": "application/json", ...(key === undefined ? {} : { "idempotency-key": key }) },
+    body: JSON.stringify(body)
+  }).then(async (res) => ({ status: res.status, replayed: res.headers.get("idempotent-replayed") === "true", body: await res.json() }))
+
+const countRows = (where: { amount: string } | { reference: string }) =>
+  runSql(Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const table = sql(`${prefix}payment_intents`)
+    const rows = "amount" in where
+      ? yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${table} WHERE amount = ${where.amount}`
+      : yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${table} WHERE merchant_reference = ${where.reference}`
+    return Number(rows[0]?.n)
+  }))
+
+const body = (amount: string, extra: Record<string, unknown> = {}) => ({
+  amount,
+  currency: "THB",
+  country: "TH",
+  checkout_mode: "merchant",
+  payment_method: "th_promptpay",
+  customer: { name: "Somchai Jaidee" },
+  ...extra
+})
+
+if (skipReason !== undefined) {
+  describe("example server on PostgreSQL, two processes", () => it.skip(`skipped: ${skipReason}`, () => {}))
+} else {
+  describe("example server on PostgreSQL, two processes", () => {
+    let a: { url: string; output: () => string }
+    let b: { url: string; output: () => string }
+    beforeAll(async () => {
+      // Both start at once on an empty prefix: they migrate and seed the same tables concurrently.
+      ;[a, b] = await Promise.all([start(), start()])
+    }, 60_000)
+    afterAll(async () => {
+      for (const child of children) child.kill("SIGTERM")
+      await runSql(dropTables(prefix))
+    })
+
+    it("serves the foundation flow from PostgreSQL: created on one server, read and listed on the other", async () => {
+      assert.include(a.output(), `PostgreSQL store at 127.0.0.1:5432/test, table prefix ${prefix}`)
+      const created = await post(a.url, body("150000", { merchant_reference: "flow-1" }), "flow-key-1")
+      assert.strictEqual(created.status, 201)
+      const got = await fetch(`${b.url}/payment_intents/${created.body.id}`, { headers: { authorization: auth } })
+      assert.strictEqual(got.status, 200)
+      const intent = await got.json()
+      assert.strictEqual(intent.id, created.body.id)
+      assert.deepStrictEqual(intent.next_action, created.body.next_action)
+      const listed = await (await fetch(`${b.url}/payment_intents?merchant_reference=flow-1`, { headers: { authorization: auth } })).json()
+      assert.deepStrictEqual(listed.data.map((i: { id: string }) => i.id), [created.body.id])
+      // The key's stored response replays from the other server, byte for byte.
+      const replay = await fetch(`${b.url}/payment_intents`, {
+        method: "POST",
+        headers: { authorization: auth, "content-type": "application/json", "idempotency-key": "flow-key-1" },
+        body: JSON.stringify(body("150000", { merchant_reference: "flow-1" }))
+      })
+      assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
+      assert.strictEqual(await replay.text(), JSON.stringify(created.body))
+    })
+
+    it("4.9.6 two servers racing on one Idempotency-Key create exactly one intent", async () => {
+      const amount = "777001"
+      const results = await Promise.all(Array.from({ length: 24 }, (_, i) => post(i % 2 === 0 ? a.url : b.url, body(amount), "race-key-1")))
+      const fresh = results.filter((r) => r.status === 201 && !r.replayed)
+      assert.strictEqual(fresh.length, 1, JSON.stringify(results.map((r) => [r.status, r.replayed])))
+      for (const r of results) {
+        if (r.status === 201) assert.strictEqual(r.body.id, fresh[0]!.body.id)
+        else {
+          assert.strictEqual(r.status, 409)
+          assert.strictEqual(r.body.error.code, "idempotency_conflict")
+        }
+      }
+      assert.strictEqual(await countRows({ amount }), 1)
+    })
+
+    it("4.9 merchant_reference 2: two servers racing on one merchant_reference with different keys create exactly one intent", async () => {
+      const reference = "race-order-1"
+      const results = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => post(i % 2 === 0 ? a.url : b.url, body("777002", { merchant_reference: reference }), `ref-key-${i}`))
+      )
+      const created = results.filter((r) => r.status === 201)
+      assert.strictEqual(created.length, 1, JSON.stringify(results.map((r) => r.status)))
+      for (const r of results) {
+        if (r.status === 200) assert.strictEqual(r.body.id, created[0]!.body.id)
+        else if (r.status !== 201) {
+          assert.strictEqual(r.status, 409)
+          assert.strictEqual(r.body.error.code, "idempotency_conflict")
+        }
+      }
+      assert.strictEqual(await countRows({ reference }), 1)
+    })
+  })
+}
