@@ -17,8 +17,9 @@ export const migrations = (prefix: TablePrefix) => {
   return {
     "0001_payment_intents": Effect.gen(function*() {
       const sql = (yield* SqlClient).withoutTransforms()
+      // Ids order by byte (COLLATE "C"), as every adapter orders them, whatever the database's collation.
       yield* sql`CREATE TABLE ${sql(t.paymentIntents)} (
-        id text PRIMARY KEY,
+        id text COLLATE "C" PRIMARY KEY,
         merchant_id text NOT NULL,
         environment text NOT NULL CHECK (environment IN ('test', 'live')),
         amount bigint NOT NULL CHECK (amount > 0),

@@ -24,6 +24,7 @@ import {
   toMerchant,
   toPaymentIntentRecord
 } from "./internal/rows.js"
+import { listStatement } from "./internal/queries.js"
 import { tables, validatePrefix } from "./internal/tables.js"
 import * as PgMigrations from "./PgMigrations.js"
 
@@ -207,33 +208,11 @@ export const make = (options: PgStorageOptions = {}) =>
         Effect.mapError(fold("get payment intent"))
       )
 
-    const listPaymentIntents: Storage.Storage["Type"]["listPaymentIntents"] = (q) => {
-      const where = [
-        sql`merchant_id = ${q.merchantId}`,
-        sql`environment = ${q.environment}`,
-        ...(q.country !== undefined ? [sql`country = ${q.country}`] : []),
-        ...(q.currency !== undefined ? [sql`currency = ${q.currency}`] : []),
-        ...(q.merchantReference !== undefined ? [sql`merchant_reference = ${q.merchantReference}`] : []),
-        ...(q.createdAfter !== undefined ? [sql`created_at >= ${timestamp(q.createdAfter)}::timestamptz`] : []),
-        ...(q.createdBefore !== undefined ? [sql`created_at < ${timestamp(q.createdBefore)}::timestamptz`] : []),
-        ...(q.after !== undefined ? [sql`(created_at, id) < (${timestamp(q.after.createdAt)}::timestamptz, ${q.after.id}::text)`] : [])
-      ]
-      const page = (extra: ReadonlyArray<ReturnType<typeof sql.and>>) =>
-        sql<PaymentIntentRow>`SELECT ${piColumns} FROM ${PI} WHERE ${sql.and([...where, ...extra])}
-          ORDER BY created_at DESC, id DESC LIMIT ${q.limit}`
-      const statuses = q.statuses === undefined ? undefined : [...new Set(q.statuses)]
-      // Several statuses: one index range per status, merged, so a page never sorts the whole set.
-      const statement: Effect.Effect<ReadonlyArray<PaymentIntentRow>, SqlError> = statuses === undefined
-        ? page([])
-        : statuses.length === 1
-        ? page([sql`status = ${statuses[0]!}`])
-        : sql<PaymentIntentRow>`SELECT * FROM (${sql.join(" UNION ALL ", false)(statuses.map((s) => sql`(${page([sql`status = ${s}`])})`))}) AS pages
-            ORDER BY created_at DESC, id DESC LIMIT ${q.limit}`
-      return statement.pipe(
+    const listPaymentIntents: Storage.Storage["Type"]["listPaymentIntents"] = (q) =>
+      listStatement(sql, t, q).pipe(
         Effect.map((rows) => rows.map(toPaymentIntentRecord)),
         Effect.mapError(fold("list payment intents"))
       )
-    }
 
     const storage = Storage.Storage.of({
       begin: (req) => Effect.mapError(begin(req), fold("begin")),

@@ -11,7 +11,7 @@ export const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1
 
 const probe = (): Promise<string | undefined> =>
   Effect.runPromise(
-    Layer.build(PgClient.layer({ url: Redacted.make(url), connectTimeout: "3 seconds", maxConnections: 1 })).pipe(
+    Layer.build(PgClient.layer({ url: Redacted.make(url), connectTimeout: "10 seconds", maxConnections: 1 })).pipe(
       Effect.scoped,
       Effect.as(undefined),
       Effect.catchAllCause((cause) => Effect.succeed(Cause.squash(cause) instanceof Error ? (Cause.squash(cause) as Error).message : Cause.pretty(cause)))

@@ -1,0 +1,72 @@
+/**
+ * Query plans of every list shape of 4.3, on a table filled with enough rows that the
+ * planner's choice means something. Shared by QueryPlans.test.ts and bench/plans.ts.
+ */
+import { SqlClient } from "@effect/sql/SqlClient"
+import type { Storage } from "@tender/core"
+import { Effect } from "effect"
+import { listStatement } from "../src/internal/queries.js"
+import { tables, validatePrefix } from "../src/internal/tables.js"
+import { PgMigrations } from "../src/index.js"
+
+export const merchants = 50
+const start = Date.UTC(2026, 0, 1)
+
+/** Migrate `prefix` and fill it with `rows` intents over 50 merchants, both environments, every status. */
+export const populate = (prefix: string, rows: number) =>
+  Effect.gen(function*() {
+    yield* PgMigrations.run({ tablePrefix: prefix })
+    const sql = (yield* SqlClient).withoutTransforms()
+    const t = tables(yield* validatePrefix(prefix))
+    yield* sql`INSERT INTO ${sql(t.paymentIntents)} (id, merchant_id, environment, amount, currency, country, checkout_mode,
+        status, merchant_reference, payment_method, customer, fingerprint, created_at, updated_at, version)
+      SELECT 'dord_' || lpad(g::text, 24, '0'), 'mch_' || (g % ${merchants}), CASE WHEN g % 7 = 0 THEN 'live' ELSE 'test' END,
+        1000 + g, (ARRAY['THB', 'USD', 'VND'])[1 + g % 3], (ARRAY['TH', 'VN'])[1 + g % 2], 'merchant',
+        (ARRAY['requires_action', 'processing', 'succeeded', 'failed', 'expired'])[1 + (g / ${merchants}) % 5],
+        'order-' || g, 'th_promptpay', '{}', 'f', ${new Date(start).toISOString()}::timestamptz + g * interval '1 second',
+        ${new Date(start).toISOString()}::timestamptz + g * interval '1 second', 1
+      FROM generate_series(1, ${rows}) AS g`
+    yield* sql`ANALYZE ${sql(t.paymentIntents)}`
+  })
+
+const scope = { merchantId: "mch_7", environment: "test" as const }
+/** A row about halfway down mch_7's test intents: a position 1,000 pages of 10 deep and more. */
+const middle = (rows: number) => {
+  const g = Math.floor(rows / 2 / merchants) * merchants + 7
+  return { createdAt: start + g * 1000, id: "dord_" + String(g).padStart(24, "0") }
+}
+
+/** Every list shape of 4.3 with its name. */
+export const shapes = (rows: number): ReadonlyArray<readonly [string, Storage.PaymentIntentQuery]> => [
+  ["first page, no filter", { ...scope, limit: 26 }],
+  ["deep page (cursor halfway down)", { ...scope, limit: 11, after: middle(rows) }],
+  ["status (one)", { ...scope, limit: 26, statuses: ["failed"] }],
+  ["status (several)", { ...scope, limit: 26, statuses: ["requires_action", "processing", "failed"] }],
+  ["country", { ...scope, limit: 26, country: "VN" }],
+  ["currency", { ...scope, limit: 26, currency: "USD" }],
+  ["merchant_reference", { ...scope, limit: 26, merchantReference: "order-1007" }],
+  ["created_after and created_before", { ...scope, limit: 26, createdAfter: start + 1_000_000, createdBefore: start + 2_000_000 }],
+  ["every filter at once, deep", {
+    ...scope,
+    limit: 26,
+    country: "TH",
+    currency: "THB",
+    statuses: ["succeeded", "expired"],
+    createdAfter: start,
+    createdBefore: start + rows * 1000,
+    after: middle(rows)
+  }]
+]
+
+/** The plan PostgreSQL chooses for the adapter's own statement, optionally with the rows each node read. */
+export const explain = (prefix: string, query: Storage.PaymentIntentQuery, analyze = false) =>
+  Effect.gen(function*() {
+    const sql = (yield* SqlClient).withoutTransforms()
+    const t = tables(yield* validatePrefix(prefix))
+    const [text, params] = listStatement(sql, t, query).compile()
+    const rows = yield* sql.unsafe<{ "QUERY PLAN": string }>(
+      `EXPLAIN (COSTS OFF${analyze ? ", ANALYZE, TIMING OFF, SUMMARY OFF" : ""}) ${text}`,
+      params
+    )
+    return rows.map((r) => r["QUERY PLAN"]).join("\n")
+  })
