@@ -98,7 +98,9 @@ export const healthy = (candidates: ReadonlyArray<Candidate>) =>
 export const discover = (principal: Principal, params: DiscoveryParams) =>
   Effect.gen(function*() {
     const checkoutMode = params.checkout_mode ?? "hosted"
-    const candidates = yield* healthy(yield* configuredCandidates(principal, { ...params, checkoutMode }))
+    // A mode the team policy denies has no eligible method: create would refuse it (4.1.5, 4.1.6).
+    const allowed = principal.merchant.allowedCheckoutModes.includes(checkoutMode)
+    const candidates = allowed ? yield* healthy(yield* configuredCandidates(principal, { ...params, checkoutMode })) : []
     const byCode = new Map<string, { first: ProviderMethod; actions: Set<string>; banks: Map<string, string>; payer: Map<PayerField, boolean> }>()
     for (const { method } of candidates) {
       let entry = byCode.get(method.method)

@@ -282,8 +282,15 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
           param: Idempotency.header,
           message: "A request with this Idempotency-Key is still in flight; retry after it completes."
         }), requestId)
-      case "ReferenceTaken": {
-        if (outcome.inFlight) {
+      case "ReferenceTaken":
+      case "Proceed":
+        break
+    }
+
+    /** 4.9 merchant_reference rules 2 and 3: the reference is held by another create. */
+    const answerTaken = (taken: Extract<typeof outcome, { readonly _tag: "ReferenceTaken" }>) =>
+      Effect.gen(function*() {
+        if (taken.inFlight) {
           // A concurrent create holds the reference: transient, so the key is released, not stored.
           yield* storage.commit({ now, releaseIdempotency: keyId })
           return ApiResponse.fromError(new IdempotencyConflict({
@@ -291,7 +298,7 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
             message: "A payment intent with this merchant_reference is still being created; retry shortly."
           }), requestId)
         }
-        if (!outcome.sameFingerprint) {
+        if (!taken.sameFingerprint) {
           return yield* settle(ApiResponse.fromError(new IdempotencyConflict({
             param: "merchant_reference",
             message: "A payment intent with this merchant_reference exists with different fields."
@@ -299,19 +306,17 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
         }
         const original = yield* storage.getPaymentIntent(
           { merchantId: principal.merchant.id, environment: principal.environment },
-          outcome.resourceId
+          taken.resourceId
         )
         if (Option.isNone(original)) {
-          return yield* Effect.die(new Error(`merchant_reference points at missing intent ${outcome.resourceId}`))
+          return yield* Effect.die(new Error(`merchant_reference points at missing intent ${taken.resourceId}`))
         }
         // 4.9 merchant_reference rule 2: the original intent; 200, since nothing was created.
         return yield* settle(ApiResponse.json(200, toCreatedResource(original.value), requestId))
-      }
-      case "Proceed":
-        break
-    }
+      })
 
-    const finished = yield* Effect.exit(Effect.gen(function*() {
+    // From here the key (if any) is claimed: every answer settles it, and a failure releases it below.
+    const finished = yield* Effect.exit(outcome._tag === "ReferenceTaken" ? answerTaken(outcome) : Effect.gen(function*() {
       const decided = yield* Effect.either(decide(principal, n, id, createFp))
       if (Either.isRight(decided)) {
         const record = decided.right
@@ -330,11 +335,13 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
       })
     }))
     if (Exit.isSuccess(finished)) return finished.value
-    // 4.9.7: a 5xx (a defect, or the final commit failing) releases the key and the reference,
+    // 4.9.7: a 5xx (a defect, a failed read or the final commit failing) releases the key and the reference,
     // so a retry reaches a fresh handler. Best effort: if the store is down, the claims lapse
     // after Idempotency.lockMillis instead.
     yield* Effect.logError("payment intent create failed", finished.cause)
-    yield* Effect.ignore(storage.commit({ now, releaseIdempotency: keyId, releaseReference: refId && { ...refId, resourceId: id } }))
+    // The reference is released only when this request claimed it (not when another create holds it).
+    const ownReference = outcome._tag === "Proceed" && refId !== undefined ? { ...refId, resourceId: id } : undefined
+    yield* Effect.ignore(storage.commit({ now, releaseIdempotency: keyId, releaseReference: ownReference }))
     return ApiResponse.fromError(new InternalError({ message: "create failed" }), requestId)
   }))
 

@@ -58,11 +58,16 @@ export const Timestamp = Schema.String.annotations({
 /** Render epoch milliseconds as a D4 timestamp. @since 0.1.0 */
 export const formatTimestamp = (millis: number): string => new Date(millis).toISOString()
 
+const isLeapYear = (year: number): boolean => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+const daysInMonth = (year: number, month: number): number =>
+  month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+
 /** A date-time with an explicit offset (4.3 `created_after` / `created_before`), decoded to epoch ms. @since 0.1.0 */
 export const DateTimeWithOffset = withMessage(
   Schema.String.pipe(
     Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/),
-    Schema.filter((s) => !Number.isNaN(Date.parse(s)))
+    // Date.parse rolls a day past the month's end over (2026-02-30 -> 2026-03-02): refuse it instead.
+    Schema.filter((s) => !Number.isNaN(Date.parse(s)) && Number(s.slice(8, 10)) <= daysInMonth(Number(s.slice(0, 4)), Number(s.slice(5, 7))))
   ),
   "must be an ISO 8601 date-time with an offset, such as 2026-11-22T08:15:30Z"
 )

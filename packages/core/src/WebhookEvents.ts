@@ -137,7 +137,7 @@ export const catalogue: typeof Catalogue.Type = {
     description: examples[type].description,
     example: {
       object: "event" as const,
-      id: `evt_${String(i + 1).padStart(2, "0")}Xm4Qk8Rt2Wz6Lc9Vb3Ny5Hp`,
+      id: `evt_${String(i + 1).padStart(2, "0")}Xm4Qk8Rt2Wz6Lc9Vb3Ny5H`,
       type,
       environment: "test" as const,
       created_at: at,

@@ -112,3 +112,80 @@ describe("Discovery", () => {
     }).pipe(Effect.provide(layer({ providers: [Simulator.make(), lax] }))))
 })
 
+
+describe("Discovery: coverage additions", () => {
+  it.effect("4.6 a checkout mode the merchant's team policy denies has no eligible method (4.1.5, 4.1.6)", () =>
+    Effect.gen(function*() {
+      const hostedOnly = yield* login(keys.hostedOnly)
+      assert.lengthOf((yield* Discovery.discover(hostedOnly, query)).methods, 3)
+      assert.deepStrictEqual((yield* Discovery.discover(hostedOnly, { ...query, checkout_mode: "merchant" })).methods, [])
+      const merchantOnly = yield* login(keys.merchantOnly)
+      // The default mode is hosted, which this merchant may not use.
+      assert.deepStrictEqual((yield* Discovery.discover(merchantOnly, query)).methods, [])
+      assert.lengthOf((yield* Discovery.discover(merchantOnly, { ...query, checkout_mode: "merchant" })).methods, 3)
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.6 the provider pin keeps only that provider's routes, and their union stays provider-neutral", () =>
+    Effect.gen(function*() {
+      const who = yield* login(keys.demoTest)
+      const merchant = {
+        ...who.merchant,
+        routes: [
+          { id: "r_lax_pp", method: "th_promptpay", provider: "lax_psp", environments: ["test" as const], priority: 0 },
+          { id: "r_sim_bt", method: "th_bank_transfer", provider: "simulator", environments: ["test" as const], priority: 1 }
+        ]
+      }
+      const pinned = (provider?: string) =>
+        Effect.map(Discovery.discover({ ...who, merchant }, { ...query, ...(provider ? { provider } : {}) }), codes)
+      assert.deepStrictEqual(yield* pinned(), ["th_promptpay", "th_bank_transfer"])
+      assert.deepStrictEqual(yield* pinned("lax_psp"), ["th_promptpay"])
+      assert.deepStrictEqual(yield* pinned("simulator"), ["th_bank_transfer"])
+    }).pipe(Effect.provide(layer({ providers: [Simulator.make(), lax] }))))
+
+  it.effect("2.4 each method is exactly {category, code, label, next_action_types, options: {banks, payer}}; payer keys are discovery's field names", () =>
+    Effect.gen(function*() {
+      const r = yield* Discovery.discover(yield* login(keys.demoTest), { ...query, checkout_mode: "merchant" })
+      assert.deepStrictEqual(Object.keys(r).sort(), ["country", "currency", "environment", "methods"])
+      const fieldNames = ["customer_name", "customer_phone", "account_name", "account_number", "bank", "name_th"]
+      for (const m of r.methods) {
+        assert.deepStrictEqual(Object.keys(m).sort(), ["category", "code", "label", "next_action_types", "options"])
+        assert.deepStrictEqual(Object.keys(m.options).sort(), ["banks", "payer"])
+        for (const bank of m.options.banks) assert.deepStrictEqual(Object.keys(bank).sort(), ["code", "label"])
+        for (const [field, spec] of Object.entries(m.options.payer)) {
+          assert.include(fieldNames, field)
+          assert.deepStrictEqual(Object.keys(spec), ["required"])
+          assert.isBoolean(spec.required)
+        }
+      }
+      assert.strictEqual(r.methods.find((m) => m.code === "th_bank_transfer")!.category, "bank_transfer")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("D4 amount bounds compare as bigint, exact above 2^53", () => {
+    const big: typeof lax = {
+      ...lax,
+      code: "big_psp",
+      methods: [{ ...Simulator.methods[0]!, minAmount: "9007199254740993", maxAmount: "900719925474099300" }]
+    }
+    return Effect.gen(function*() {
+      const who = yield* login(keys.demoTest)
+      const merchant = { ...who.merchant, routes: [{ id: "r_big", method: "th_promptpay", provider: "big_psp", environments: ["test" as const], priority: 0 }] }
+      const at = (amount: string) => Effect.map(Discovery.discover({ ...who, merchant }, { ...query, amount }), codes)
+      // As floats 9007199254740992 and 9007199254740993 are equal; as integers they are not.
+      assert.deepStrictEqual(yield* at("9007199254740992"), [])
+      assert.deepStrictEqual(yield* at("9007199254740993"), ["th_promptpay"])
+      assert.deepStrictEqual(yield* at("900719925474099300"), ["th_promptpay"])
+      assert.deepStrictEqual(yield* at("900719925474099301"), [])
+    }).pipe(Effect.provide(layer({ providers: [big] })))
+  })
+
+  it("D9 the simulator's catalogue: a method per next_action type, Thai bank codes, a name_th payer field, test environment only", () => {
+    assert.sameMembers(
+      [...new Set(Simulator.methods.map((m) => m.nextActionType))],
+      ["display_qr_code", "display_bank_transfer_instructions", "redirect_to_url"]
+    )
+    const banks = new Set(Simulator.methods.flatMap((m) => m.banks.map((b) => b.code)))
+    for (const code of ["BBL", "KBANK", "KTB", "SCB", "BAY"]) assert.isTrue(banks.has(code), code)
+    assert.isTrue(Simulator.methods.some((m) => m.payer.name_th !== undefined))
+    for (const m of Simulator.methods) assert.deepStrictEqual(m.environments, ["test"])
+  })
+})

@@ -1,0 +1,62 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { PaymentIntent, WebhookEvents } from "../src/index.js"
+
+const d7 = [
+  "payment_intent.created",
+  "payment_intent.requires_action",
+  "payment_intent.processing",
+  "payment_intent.succeeded",
+  "payment_intent.failed",
+  "payment_intent.expired",
+  "payment_intent.receipt_submitted",
+  "topup_intent.created",
+  "topup_intent.succeeded",
+  "topup_intent.failed",
+  "topup_intent.expired",
+  "payout_intent.created",
+  "payout_intent.processing",
+  "payout_intent.succeeded",
+  "payout_intent.failed",
+  "payout_intent.canceled"
+]
+
+describe("Webhook event type catalogue (4.11, D7)", () => {
+  it("D7 the catalogue is exactly D7's closed list, in D7's order, each type once", () => {
+    assert.deepStrictEqual([...WebhookEvents.EventType.literals], d7)
+    assert.deepStrictEqual(WebhookEvents.catalogue.data.map((e) => e.type), d7)
+  })
+
+  it("D7 every example is an event envelope {object, id evt_, type, environment, created_at, data.object} of the matching resource", () => {
+    const ids = new Set<string>()
+    for (const entry of WebhookEvents.catalogue.data) {
+      const { example } = entry
+      assert.deepStrictEqual(Object.keys(example).sort(), ["created_at", "data", "environment", "id", "object", "type"], entry.type)
+      assert.strictEqual(example.object, "event")
+      assert.strictEqual(example.type, entry.type)
+      assert.match(example.id, /^evt_[0-9A-Za-z]{24}$/)
+      ids.add(example.id)
+      assert.match(example.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+      assert.strictEqual((example.data.object as { object: string }).object, entry.type.split(".")[0])
+      assert.isAbove(entry.description.length, 0)
+    }
+    assert.strictEqual(ids.size, d7.length)
+    Schema.decodeUnknownSync(WebhookEvents.Catalogue)(WebhookEvents.catalogue)
+  })
+
+  it("D7 payment intent examples are valid 2.1 resources that keep the status rules of 3.1", () => {
+    const decode = Schema.decodeUnknownSync(PaymentIntent.PaymentIntent)
+    for (const entry of WebhookEvents.catalogue.data.filter((e) => e.type.startsWith("payment_intent."))) {
+      const pi = decode(entry.example.data.object)
+      assert.match(pi.id, /^dord_[0-9A-Za-z]{24}$/)
+      if (pi.status === "requires_action") assert.isNotNull(pi.next_action, entry.type)
+      if (PaymentIntent.isTerminal(pi.status)) assert.isNull(pi.next_action, entry.type)
+      if (pi.status !== "failed") {
+        assert.isNull(pi.failure_code, entry.type)
+        assert.isNull(pi.failure_message, entry.type)
+      }
+      const suffix = entry.type.split(".")[1]
+      if ((PaymentIntent.statuses as ReadonlyArray<string>).includes(suffix!)) assert.strictEqual(pi.status, suffix)
+    }
+  })
+})
