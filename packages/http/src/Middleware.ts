@@ -26,12 +26,14 @@ interface RouteEntry {
   readonly methods: ReadonlyArray<string>
   readonly public: boolean
   readonly json?: boolean
+  /** The last path segment is the resource id (D1: a bad id format is a 400). */
+  readonly pathId?: boolean
 }
 
 /** The routes, for 404 vs 405 and for which need no authentication (4.11, 5.5). @since 0.1.0 */
 export const routes: ReadonlyArray<RouteEntry> = [
   { pattern: /^\/payment_intents$/, methods: ["GET", "POST"], public: false, json: true },
-  { pattern: /^\/payment_intents\/[^/]+$/, methods: ["GET"], public: false },
+  { pattern: /^\/payment_intents\/[^/]+$/, methods: ["GET"], public: false, pathId: true },
   { pattern: /^\/payment_methods\/options$/, methods: ["GET"], public: false },
   { pattern: /^\/webhook_event_types$/, methods: ["GET"], public: true },
   { pattern: /^\/openapi\.json$/, methods: ["GET"], public: true }
@@ -39,6 +41,41 @@ export const routes: ReadonlyArray<RouteEntry> = [
 
 /** The largest JSON body accepted: a create request is well under 16 KiB. @since 0.1.0 */
 export const maxJsonBodyBytes = 1024 * 1024
+
+/**
+ * The deepest nesting of arrays and objects a JSON body may have. No valid request nests
+ * beyond three levels; Effect's decoder formats a rejected value recursively, so a body
+ * nested thousands deep would overflow the stack there (a 500) instead of getting its 400.
+ *
+ * @since 0.1.0
+ */
+export const maxJsonDepth = 64
+
+/** Whether `text` nests arrays and objects deeper than `max` (strings are skipped). */
+const nestsDeeperThan = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // backslash: skip the escaped character
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true
+    } else if (c === 93 || c === 125) depth--
+  }
+  return false
+}
+
+const decodesAsPath = (path: string): boolean => {
+  try {
+    decodeURIComponent(path)
+    return true
+  } catch {
+    return false
+  }
+}
 
 const tooLarge = () =>
   new Errors.PayloadTooLarge({ param: "body", message: `The request body is larger than ${maxJsonBodyBytes} bytes.` })
@@ -154,6 +191,16 @@ export const layer = HttpApiBuilder.middleware(
           }
           const length = Number(request.headers["content-length"] ?? "0")
           if (length > maxJsonBodyBytes) return yield* tooLarge()
+          // The body is read once and cached by the request: the decoder reuses this read.
+          const text = yield* request.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(maxJsonBodyBytes)))
+          // A fetch-style host's request ignores the size limit while streaming: check what arrived.
+          if (Buffer.byteLength(text, "utf8") > maxJsonBodyBytes) return yield* tooLarge()
+          if (nestsDeeperThan(text, maxJsonDepth)) {
+            return yield* Errors.ValidationFailed.at("body", `The request body nests arrays and objects deeper than ${maxJsonDepth} levels.`)
+          }
+        }
+        if (route.pathId === true && !decodesAsPath(path)) {
+          return yield* Errors.ValidationFailed.at("id", "The id in the path is not a valid percent-encoded string.")
         }
         // A chunked body without Content-Length is cut off at the same size while it streams in.
         return yield* Effect.locally(app, CurrentPrincipal, who).pipe(

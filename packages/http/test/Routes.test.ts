@@ -1,0 +1,470 @@
+/**
+ * The routes of issue 2 through the real fetch handler: every status and error code each
+ * route can return (checked against /openapi.json both ways), idempotency and
+ * merchant_reference races and in-flight repeats, and the wire shapes.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Logger } from "effect"
+import type { Provider } from "@tender/core"
+import { Errors, Merchant, Simulator, Storage } from "@tender/core"
+import { keys, layer } from "../../core/test/fixtures.js"
+import type { Key, Reply } from "./harness.js"
+import { app, assertError, call } from "./harness.js"
+
+/** 5xx are logged by design; keep the test output clean. */
+const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
+
+const promptpay = {
+  amount: "150000",
+  currency: "THB",
+  country: "TH",
+  checkout_mode: "merchant",
+  payment_method: "th_promptpay",
+  customer: { name: "Somchai Jaidee" }
+}
+const bankTransfer = {
+  ...promptpay,
+  payment_method: "th_bank_transfer",
+  payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
+}
+const json = { "content-type": "application/json" }
+
+const brokenStorage = Layer.succeed(Storage.Storage, {
+  begin: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
+  commit: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
+  getPaymentIntent: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
+  listPaymentIntents: () => Effect.fail(new Errors.StorageError({ message: "connection refused" }))
+})
+
+const brokenDirectory = Layer.succeed(Merchant.Merchants, {
+  findMerchant: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
+  findKeyByPublicKey: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
+  putMerchant: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
+  putApiKey: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
+  revokeApiKey: () => Effect.fail(new Errors.StorageError({ message: "directory down" }))
+})
+
+/** A simulator whose create-payment waits for `release`; `called` resolves when it is entered. */
+const gated = () => {
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  let signal!: () => void
+  const called = new Promise<void>((resolve) => (signal = resolve))
+  const sim = Simulator.make()
+  const provider: Provider.PaymentProvider = {
+    ...sim,
+    createPayment: (req) => Effect.sync(signal).pipe(Effect.zipRight(Effect.promise(() => gate)), Effect.zipRight(sim.createPayment(req)))
+  }
+  return { provider, release, called }
+}
+
+type Op =
+  | "paymentIntents.create"
+  | "paymentIntents.retrieve"
+  | "paymentIntents.list"
+  | "paymentMethods.options"
+  | "webhookEventTypes.catalogue"
+  | "openapi"
+
+const documented: Record<Exclude<Op, "openapi">, readonly [string, string]> = {
+  "paymentIntents.create": ["/payment_intents", "post"],
+  "paymentIntents.retrieve": ["/payment_intents/{id}", "get"],
+  "paymentIntents.list": ["/payment_intents", "get"],
+  "paymentMethods.options": ["/payment_methods/options", "get"],
+  "webhookEventTypes.catalogue": ["/webhook_event_types", "get"]
+}
+
+describe("error codes x routes over HTTP (issue 2)", () => {
+  it("D1 every status and error code of every route, in the D1 body with Request-Id, and each one documented in /openapi.json (and each documented one produced)", async () => {
+    const h = app()
+    const h500 = app(Layer.mergeAll(layer({ storage: brokenStorage }), quiet))
+    const hDirectoryDown = app(Layer.merge(layer(), brokenDirectory).pipe(Layer.merge(quiet)))
+    const observed: Array<{ op: Op; status: number; code?: string }> = []
+    const ok = async (op: Op, res: Promise<Reply>, status: number) => {
+      const r = await res
+      assert.strictEqual(r.status, status, `${op}: ${r.text}`)
+      assert.match(r.headers.get("request-id") ?? "", /^req_[0-9A-Za-z]{24}$/, op)
+      assert.strictEqual(r.headers.get("content-type"), "application/json")
+      observed.push({ op, status })
+      return r
+    }
+    const err = async (op: Op, res: Promise<Reply>, status: number, code: string, param?: string) => {
+      const e = assertError(await res, status, code, param)
+      observed.push({ op, status, code })
+      return e
+    }
+    const wrongSecret: Key = { public: keys.demoTest.public, secret: "sk_test_wrongwrongwrong" }
+
+    // POST /payment_intents
+    const C = "paymentIntents.create" as const
+    const post = (options: Parameters<typeof call>[3], handler = h) => call(handler, "POST", "/payment_intents", options)
+    const created = await ok(C, post({ key: keys.demoTest, body: { ...promptpay, merchant_reference: "matrix-1" } }), 201)
+    await ok(C, post({ key: keys.demoTest, body: { ...promptpay, merchant_reference: "matrix-1" } }), 200)
+    await err(C, post({ key: keys.demoTest, body: { ...promptpay, amount: "0" } }), 400, "validation_failed", "amount")
+    await err(C, post({ key: keys.demoTest, raw: "{", headers: json }), 400, "validation_failed", "body")
+    await err(C, post({ key: keys.demoTest, raw: JSON.stringify(promptpay), headers: { "content-type": "text/plain" } }), 400, "validation_failed", "Content-Type")
+    await err(C, post({ key: keys.demoTest, body: promptpay, headers: { "idempotency-key": "k".repeat(256) } }), 400, "validation_failed", "Idempotency-Key")
+    await err(C, post({ key: keys.demoTest, body: { ...promptpay, payment_method: undefined } }), 400, "validation_failed", "payment_method")
+    await err(C, post({ key: keys.demoTest, body: { ...promptpay, return_url: "https://shop.example/" } }), 400, "validation_failed", "return_url")
+    await err(C, post({ key: keys.demoTest, body: { ...promptpay, checkout_mode: "hosted", payment_method: undefined, payment_method_options: { bank: "KBANK" } } }), 400, "validation_failed", "payment_method_options")
+    await err(C, post({ key: keys.demoTest, body: { ...bankTransfer, payment_method_options: { ...bankTransfer.payment_method_options, bank: "NOPE" } } }), 400, "validation_failed", "payment_method_options.bank")
+    await err(C, post({ key: keys.demoTest, body: { ...bankTransfer, customer: {} } }), 400, "validation_failed", "customer.name")
+    await err(C, post({ body: promptpay }), 401, "authentication_required")
+    await err(C, post({ key: wrongSecret, body: promptpay }), 401, "invalid_api_key")
+    await err(C, post({ key: keys.hostedOnly, body: promptpay }), 403, "checkout_mode_not_allowed", "checkout_mode")
+    await ok(C, post({ key: keys.demoTest, body: promptpay, headers: { "idempotency-key": "matrix-key" } }), 201)
+    await err(C, post({ key: keys.demoTest, body: { ...promptpay, amount: "150001" }, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(C, post({ key: keys.demoTest, body: { ...promptpay, amount: "150001", merchant_reference: "matrix-1" } }), 409, "idempotency_conflict", "merchant_reference")
+    const big = JSON.stringify({ ...promptpay, metadata: { blob: "x".repeat(1024 * 1024) } })
+    await err(C, post({ key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+    await err(C, post({ key: keys.unconfigured, body: bankTransfer }), 422, "payment_configuration_unavailable")
+    await err(C, post({ key: keys.degraded, body: promptpay }), 422, "routing_unavailable")
+    await err(C, post({ key: keys.demoTest, body: promptpay }, h500), 500, "internal_error")
+    const put = await call(h, "PUT", "/payment_intents", { key: keys.demoTest, body: promptpay })
+    assertError(put, 405, "method_not_allowed")
+    assert.strictEqual(put.headers.get("allow"), "GET, POST")
+
+    // GET /payment_intents/{id}
+    const R = "paymentIntents.retrieve" as const
+    const get = (id: string, key: Key | null = keys.demoTest, handler = h) =>
+      call(handler, "GET", `/payment_intents/${id}`, key !== null ? { key } : {})
+    const id = created.json.id as string
+    await ok(R, get(id), 200)
+    await err(R, get("abc"), 400, "validation_failed", "id")
+    await err(R, get("dord_%E0%A4%A"), 400, "validation_failed", "id")
+    await err(R, get(id, null), 401, "authentication_required")
+    await err(R, get(id, wrongSecret), 401, "invalid_api_key")
+    await err(R, get("dord_" + "Z".repeat(24)), 404, "resource_not_found")
+    await err(R, get(id, keys.otherTest), 404, "resource_not_found")
+    await err(R, get(id, keys.demoTest, h500), 500, "internal_error")
+    const del = await call(h, "DELETE", `/payment_intents/${id}`, { key: keys.demoTest })
+    assertError(del, 405, "method_not_allowed")
+    assert.strictEqual(del.headers.get("allow"), "GET")
+
+    // GET /payment_intents
+    const L = "paymentIntents.list" as const
+    const list = (query: string, key: Key | null = keys.demoTest, handler = h) =>
+      call(handler, "GET", `/payment_intents${query}`, key !== null ? { key } : {})
+    await ok(L, list(""), 200)
+    for (const [query, param] of [
+      ["?limit=0", "limit"], ["?cursor=%21%21", "cursor"], ["?status=done", "status"], ["?colour=red", "colour"],
+      ["?created_after=2026-02-30T00:00:00Z", "created_after"], ["?created_before=2026-11-22T08:15:30", "created_before"]
+    ] as const) {
+      await err(L, list(query), 400, "validation_failed", param)
+    }
+    await err(L, list("", null), 401, "authentication_required")
+    await err(L, list("", wrongSecret), 401, "invalid_api_key")
+    await err(L, list("", keys.demoTest, h500), 500, "internal_error")
+
+    // GET /payment_methods/options
+    const O = "paymentMethods.options" as const
+    const options = (query: string, key: Key | null = keys.demoTest, handler = h) =>
+      call(handler, "GET", `/payment_methods/options${query}`, key !== null ? { key } : {})
+    const q = "?amount=150000&country=TH&currency=THB"
+    await ok(O, options(q), 200)
+    await err(O, options("?country=TH&currency=THB"), 400, "validation_failed", "amount")
+    await err(O, options(q + "&colour=red"), 400, "validation_failed", "colour")
+    await err(O, options(q + "&checkout_mode=popup"), 400, "validation_failed", "checkout_mode")
+    await err(O, options(q, null), 401, "authentication_required")
+    await err(O, options(q, wrongSecret), 401, "invalid_api_key")
+    await err(O, options(q, keys.demoTest, hDirectoryDown), 500, "internal_error")
+    assertError(await call(h, "POST", "/payment_methods/options", { key: keys.demoTest }), 405, "method_not_allowed")
+
+    // GET /webhook_event_types: no authentication (4.11, 5.5), even with bad credentials or the key directory down.
+    const W = "webhookEventTypes.catalogue" as const
+    await ok(W, call(h, "GET", "/webhook_event_types"), 200)
+    await ok(W, call(h, "GET", "/webhook_event_types", { headers: { authorization: "Bearer nope" } }), 200)
+    await ok(W, call(h, "GET", "/webhook_event_types", { key: wrongSecret }), 200)
+    await ok(W, call(hDirectoryDown, "GET", "/webhook_event_types"), 200)
+    assertError(await call(h, "POST", "/webhook_event_types"), 405, "method_not_allowed")
+
+    // /openapi.json and an unknown route
+    const doc = (await ok("openapi", call(h, "GET", "/openapi.json"), 200)).json
+    assertError(await call(h, "POST", "/openapi.json"), 405, "method_not_allowed")
+    assertError(await call(h, "GET", "/payment_intent", { key: keys.demoTest }), 404, "resource_not_found")
+
+    // Every observed status and code is documented for its operation, with the D1 body schema.
+    for (const o of observed) {
+      if (o.op === "openapi") continue
+      const [path, method] = documented[o.op]
+      const response = doc.paths[path][method].responses[String(o.status)]
+      assert.isDefined(response, `${o.op} answered ${o.status}, which /openapi.json does not document`)
+      if (o.status >= 400) {
+        assert.strictEqual(response.content["application/json"].schema.$ref, "#/components/schemas/Error")
+        assert.include(response.description.replace(/^Error: /, "").split(" or "), o.code, `${o.op} ${o.status}`)
+      }
+    }
+    // And every documented status and code was produced above.
+    for (const [op, [path, method]] of Object.entries(documented)) {
+      for (const [status, response] of Object.entries(doc.paths[path][method].responses as Record<string, { description: string }>)) {
+        // The catalogue is a static body: nothing in it can fail, its 500 is only the generic fault.
+        if (op === "webhookEventTypes.catalogue" && status === "500") continue
+        const codes = Number(status) >= 400 ? response.description.replace(/^Error: /, "").split(" or ") : [undefined]
+        for (const code of codes) {
+          assert.isTrue(
+            observed.some((o) => o.op === op && String(o.status) === status && (code === undefined || o.code === code)),
+            `${op} documents ${status} ${code ?? ""} but no test produced it`
+          )
+        }
+      }
+    }
+  })
+
+  it("D1 bad input of every kind gets a 4xx in the D1 body, never a 500", async () => {
+    const h = app()
+    const cases: Array<[string, string, { raw?: string; headers?: Record<string, string>; auth?: string | null }]> = [
+      ["POST", "/payment_intents", { raw: "null" }],
+      ["POST", "/payment_intents", { raw: '"text"' }],
+      ["POST", "/payment_intents", { raw: "[]" }],
+      ["POST", "/payment_intents", { raw: "1e999" }],
+      ["POST", "/payment_intents", { raw: '{"amount":1e999,"currency":"THB","country":"TH","customer":{}}' }],
+      ["POST", "/payment_intents", { raw: '{"__proto__":{"amount":"1"},"currency":"THB","country":"TH","customer":{}}' }],
+      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":{"constructor":{}}}' }],
+      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":[]}' }],
+      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":{},"metadata":[]}' }],
+      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":{},"metadata":{"a":{"b":1}}}' }],
+      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":{},"payment_method":"th_promptpay","payment_method_options":"KBANK"}' }],
+      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":{},"return_url":"javascript:alert(1)"}' }],
+      ["POST", "/payment_intents", { raw: "[".repeat(100_000) + "]".repeat(100_000) }],
+      ["POST", "/payment_intents", { raw: "\u0000" }],
+      ["POST", "/payment_intents", { raw: "{}", headers: { "content-type": "application/json; charset=latin1; x" } }],
+      ["POST", "/payment_intents", { raw: "amount=1", headers: { "content-type": "application/x-www-form-urlencoded" } }],
+      ["GET", "/payment_intents/%E0%A4%A", {}],
+      ["GET", "/payment_intents/" + "d".repeat(5000), {}],
+      ["GET", "/payment_intents?limit=1&limit=2", {}],
+      ["GET", "/payment_intents?cursor=a&cursor=b", {}],
+      ["GET", "/payment_intents?cursor=" + Buffer.from("[1e400,\"dord_x\"]").toString("base64url"), {}],
+      ["GET", "/payment_intents?created_after=%ZZ", {}],
+      ["GET", "/payment_intents?created_after=99999-01-01T00:00:00Z", {}],
+      ["GET", "/payment_intents?status=requires_action,", {}],
+      ["GET", "/payment_intents?merchant_reference=", {}],
+      ["GET", "/payment_methods/options?amount=1e3&country=TH&currency=THB", {}],
+      ["GET", "/payment_methods/options?amount=1&country=TH&currency=THB&provider=Bad%20Code", {}],
+      ["GET", "/payment_methods/options?amount=1&amount=2&country=TH&currency=THB", {}],
+      ["GET", "/payment_intents", { auth: "Basic " + Buffer.from("\u00ff\u00fe:\u00ff").toString("base64") }],
+      ["GET", "/payment_intents", { auth: "Basic " + Buffer.from("pk_test_x").toString("base64") }],
+      ["GET", "/payment_intents", { auth: "Basic " + Buffer.from(":sk_test_x").toString("base64") }],
+      ["GET", "/payment_intents", { auth: "Basic ====" }],
+      ["GET", "/payment_intents", { auth: "Digest username=x" }]
+    ]
+    const authorization = "Basic " + Buffer.from(`${keys.demoTest.public}:${keys.demoTest.secret}`).toString("base64")
+    for (const [method, path, c] of cases) {
+      const headers: Record<string, string> = {
+        ...(c.auth === undefined ? { authorization } : c.auth === null ? {} : { authorization: c.auth }),
+        ...(method === "POST" ? json : {}),
+        ...c.headers
+      }
+      const res = await call(h, method, path, { headers, ...(c.raw !== undefined ? { raw: c.raw } : {}) })
+      const label = `${method} ${path.slice(0, 80)} ${(c.raw ?? "").slice(0, 60)}`
+      assert.isTrue(res.status >= 400 && res.status < 500, `${label} -> ${res.status} ${res.text}`)
+      assertError(res, res.status, res.json.error.code)
+      assert.include(["validation_failed", "authentication_required", "invalid_api_key", "resource_not_found"], res.json.error.code, label)
+    }
+  })
+})
+
+describe("body limits through the fetch-style handler (D1)", () => {
+  it("D1 a streamed body over 1 MiB without Content-Length -> 413 validation_failed param body, not parsed", async () => {
+    const h = app()
+    const big = JSON.stringify({ ...promptpay, metadata: { blob: "x".repeat(2 * 1024 * 1024) } })
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big))
+        controller.close()
+      }
+    })
+    const request = new Request("http://localhost/payment_intents", {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+      headers: { ...json, authorization: "Basic " + Buffer.from(`${keys.demoTest.public}:${keys.demoTest.secret}`).toString("base64") }
+    } as RequestInit)
+    assert.isNull(request.headers.get("content-length"))
+    const res = await h(request)
+    const text = await res.text()
+    assertError({ status: res.status, headers: res.headers, text, json: JSON.parse(text) }, 413, "validation_failed", "body")
+    assert.strictEqual(res.headers.get("connection"), "close")
+  })
+
+  it("D1 a body just under 1 MiB is read and decoded normally", async () => {
+    const h = app()
+    const body = { ...promptpay, device_fingerprint: "f".repeat(512) }
+    const filler = JSON.stringify({ ...body, metadata: { k: "" } })
+    // Pad with whitespace to 1 MiB exactly: still accepted, then decoded (valid request -> 201).
+    const raw = filler + " ".repeat(1024 * 1024 - Buffer.byteLength(filler))
+    assert.strictEqual(Buffer.byteLength(raw), 1024 * 1024)
+    const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw, headers: json })
+    assert.strictEqual(res.status, 201, res.text)
+  })
+})
+
+describe("idempotency and merchant_reference over HTTP (4.9, D5)", () => {
+  it("4.9.6 same Idempotency-Key while the original is in flight -> 409 idempotency_conflict; afterwards the original is replayed", async () => {
+    const g = gated()
+    const h = app(layer({ providers: [g.provider] }))
+    const headers = { "idempotency-key": "http-inflight" }
+    const first = call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers })
+    await g.called
+    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers }), 409, "idempotency_conflict", "Idempotency-Key")
+    g.release()
+    const original = await first
+    assert.strictEqual(original.status, 201)
+    const replay = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers })
+    assert.strictEqual(replay.status, 201)
+    assert.strictEqual(replay.text, original.text)
+    assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
+  })
+
+  it("4.9 ref.3 the same merchant_reference while the original is in flight -> 409 idempotency_conflict; afterwards the original (200)", async () => {
+    const g = gated()
+    const h = app(layer({ providers: [g.provider] }))
+    const body = { ...promptpay, merchant_reference: "http-ref-inflight" }
+    const first = call(h, "POST", "/payment_intents", { key: keys.demoTest, body })
+    await g.called
+    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, body }), 409, "idempotency_conflict", "merchant_reference")
+    g.release()
+    const original = await first
+    assert.strictEqual(original.status, 201)
+    const again = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body })
+    assert.strictEqual(again.status, 200)
+    assert.strictEqual(again.json.id, original.json.id)
+  })
+
+  it("4.9 N concurrent creates with one merchant_reference, each under its own Idempotency-Key, create exactly one intent", async () => {
+    const h = app()
+    const body = { ...promptpay, merchant_reference: "http-ref-race" }
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      call(h, "POST", "/payment_intents", { key: keys.demoTest, body, headers: { "idempotency-key": `race-${i}` } })))
+    assert.lengthOf(results.filter((r) => r.status === 201), 1)
+    const id = results.find((r) => r.status === 201)!.json.id
+    for (const r of results) {
+      if (r.status === 200) assert.strictEqual(r.json.id, id)
+      else if (r.status !== 201) assertError(r, 409, "idempotency_conflict", "merchant_reference")
+    }
+    const list = await call(h, "GET", "/payment_intents?merchant_reference=http-ref-race", { key: keys.demoTest })
+    assert.lengthOf(list.json.data, 1)
+    // Each key now answers for good: a retry replays its own stored answer, or reaches the original.
+    for (let i = 0; i < results.length; i++) {
+      const retry = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body, headers: { "idempotency-key": `race-${i}` } })
+      assert.include([200, 201], retry.status)
+      assert.strictEqual(retry.json.id, id)
+    }
+  })
+
+  it("D5 a 4xx is stored and replayed over HTTP with Idempotent-Replayed: true", async () => {
+    const h = app()
+    const headers = { "idempotency-key": "http-403" }
+    const first = await call(h, "POST", "/payment_intents", { key: keys.hostedOnly, body: promptpay, headers })
+    assertError(first, 403, "checkout_mode_not_allowed")
+    const again = await call(h, "POST", "/payment_intents", { key: keys.hostedOnly, body: promptpay, headers })
+    assert.strictEqual(again.status, 403)
+    assert.strictEqual(again.text, first.text)
+    assert.strictEqual(again.headers.get("idempotent-replayed"), "true")
+    assert.strictEqual(again.headers.get("request-id"), first.json.error.request_id)
+  })
+
+  it("4.9.3 the same Idempotency-Key under two API keys of one merchant does not collide", async () => {
+    const h = app()
+    const headers = { "idempotency-key": "shared-http-key" }
+    const test = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers })
+    const live = await call(h, "POST", "/payment_intents", { key: keys.demoLive, body: { ...promptpay, checkout_mode: "hosted", payment_method: undefined }, headers })
+    assert.strictEqual(test.status, 201)
+    assert.strictEqual(live.status, 201)
+    assert.isNull(live.headers.get("idempotent-replayed"))
+    assert.strictEqual(live.json.environment, "live")
+  })
+})
+
+describe("wire shapes over HTTP (2.1, 2.4, 2.6, 4.3, 5.3)", () => {
+  const readFields = [
+    "amount", "checkout_mode", "country", "created_at", "currency", "environment", "failure_code", "failure_message",
+    "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
+  ]
+
+  it("2.1 create answers 2.1's fields less processing_reason and receipt; get and list answer all of them, identically", async () => {
+    const h = app()
+    const created = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, merchant_reference: "shape-1" } })
+    assert.strictEqual(created.status, 201)
+    assert.deepStrictEqual(Object.keys(created.json).sort(), readFields.filter((f) => f !== "processing_reason" && f !== "receipt"))
+    assert.match(created.json.id, /^dord_[0-9A-Za-z]{24}$/)
+    for (const t of ["created_at", "updated_at"]) assert.match(created.json[t], /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+    assert.deepInclude(created.json, { object: "payment_intent", amount: "150000", currency: "THB", country: "TH", environment: "test", checkout_mode: "merchant", merchant_reference: "shape-1", payment_method: "th_promptpay" })
+    const got = await call(h, "GET", `/payment_intents/${created.json.id}`, { key: keys.demoTest })
+    assert.deepStrictEqual(Object.keys(got.json).sort(), readFields)
+    const listed = await call(h, "GET", "/payment_intents", { key: keys.demoTest })
+    assert.deepStrictEqual(listed.json.data[0], got.json)
+    const { processing_reason: _p, receipt: _r, ...rest } = got.json
+    assert.deepStrictEqual(rest, created.json)
+  })
+
+  it("2.6 the list envelope: data newest first, has_more, next_cursor null on the last page", async () => {
+    const h = app()
+    const ids: Array<string> = []
+    for (let i = 0; i < 3; i++) ids.push((await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })).json.id)
+    const all = await call(h, "GET", "/payment_intents", { key: keys.demoTest })
+    assert.deepStrictEqual(Object.keys(all.json), ["data", "has_more", "next_cursor"])
+    assert.isFalse(all.json.has_more)
+    assert.isNull(all.json.next_cursor)
+    assert.sameMembers(all.json.data.map((d: { id: string }) => d.id), ids)
+    const times = all.json.data.map((d: { created_at: string }) => d.created_at)
+    assert.deepStrictEqual(times, [...times].sort().reverse())
+    const first = await call(h, "GET", "/payment_intents?limit=2", { key: keys.demoTest })
+    assert.isTrue(first.json.has_more)
+    assert.isString(first.json.next_cursor)
+    const last = await call(h, "GET", `/payment_intents?limit=2&cursor=${first.json.next_cursor}`, { key: keys.demoTest })
+    assert.lengthOf(last.json.data, 1)
+    assert.isFalse(last.json.has_more)
+    assert.isNull(last.json.next_cursor)
+  })
+
+  it("4.3 limit is an integer from 1 to 100: 1 and 100 are accepted; 0, 101, 1.5, -1, 1e2 -> 400 param limit (D6)", async () => {
+    const h = app()
+    for (let i = 0; i < 2; i++) await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })
+    assert.lengthOf((await call(h, "GET", "/payment_intents?limit=1", { key: keys.demoTest })).json.data, 1)
+    assert.lengthOf((await call(h, "GET", "/payment_intents?limit=100", { key: keys.demoTest })).json.data, 2)
+    for (const limit of ["0", "101", "1.5", "-1", "1e2", ""]) {
+      assertError(await call(h, "GET", `/payment_intents?limit=${limit}`, { key: keys.demoTest }), 400, "validation_failed", "limit")
+    }
+  })
+
+  it("4.3 each filter applies over HTTP: country, currency, status, merchant_reference, created_after, created_before", async () => {
+    const h = app()
+    const a = (await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, merchant_reference: "f-a" } })).json
+    const ids = async (query: string) =>
+      (await call(h, "GET", `/payment_intents?${query}`, { key: keys.demoTest })).json.data.map((d: { id: string }) => d.id)
+    assert.deepStrictEqual(await ids("country=TH"), [a.id])
+    assert.deepStrictEqual(await ids("country=VN"), [])
+    assert.deepStrictEqual(await ids("currency=USD"), [])
+    assert.deepStrictEqual(await ids("status=failed"), [])
+    assert.deepStrictEqual(await ids("status=failed,requires_action"), [a.id])
+    assert.deepStrictEqual(await ids("merchant_reference=f-b"), [])
+    assert.deepStrictEqual(await ids(`created_after=${encodeURIComponent(a.created_at)}`), [a.id])
+    assert.deepStrictEqual(await ids(`created_before=${encodeURIComponent(a.created_at)}`), [])
+  })
+
+  it("2.4 discovery over HTTP: echo of country and currency, the key's environment, empty methods when nothing is eligible", async () => {
+    const h = app()
+    const q = "?amount=150000&country=TH&currency=THB"
+    const test = await call(h, "GET", `/payment_methods/options${q}`, { key: keys.demoTest })
+    assert.deepStrictEqual(Object.keys(test.json), ["country", "currency", "environment", "methods"])
+    assert.deepInclude(test.json, { country: "TH", currency: "THB", environment: "test" })
+    for (const m of test.json.methods) assert.deepStrictEqual(m.next_action_types, ["redirect_to_url"])
+    const live = await call(h, "GET", `/payment_methods/options${q}`, { key: keys.demoLive })
+    assert.deepStrictEqual(live.json, { country: "TH", currency: "THB", environment: "live", methods: [] })
+    const denied = await call(h, "GET", `/payment_methods/options${q}&checkout_mode=merchant`, { key: keys.hostedOnly })
+    assert.deepStrictEqual(denied.json.methods, [])
+  })
+
+  it("5.3 no query parameter or header overrides the environment the key stamps", async () => {
+    const h = app()
+    assertError(await call(h, "GET", "/payment_intents?environment=live", { key: keys.demoTest }), 400, "validation_failed", "environment")
+    assertError(await call(h, "GET", "/payment_methods/options?amount=150000&country=TH&currency=THB&environment=live", { key: keys.demoTest }), 400, "validation_failed", "environment")
+    const res = await call(h, "POST", "/payment_intents", {
+      key: keys.demoTest,
+      body: promptpay,
+      headers: { "x-environment": "live", "tender-environment": "live", environment: "live" }
+    })
+    assert.strictEqual(res.status, 201)
+    assert.strictEqual(res.json.environment, "test")
+  })
+})

@@ -1,0 +1,77 @@
+/**
+ * Test harness: a real fetch-style handler over the core fixtures, a request helper and the
+ * D1 error-body check. Shared by the HTTP tests; not a test file itself.
+ */
+import { afterAll, assert } from "@effect/vitest"
+import type { Layer } from "effect"
+import { TenderHttp } from "../src/index.js"
+import { layer } from "../../core/test/fixtures.js"
+
+export type Key = { readonly public: string; readonly secret: string }
+
+const handlers: Array<{ dispose: () => Promise<void> }> = []
+afterAll(async () => {
+  await Promise.all(handlers.map((h) => h.dispose()))
+})
+
+/** A real fetch-style handler over a fresh in-memory store. */
+export const app = (services: Layer.Layer<TenderHttp.Services> = layer()) => {
+  const h = TenderHttp.toWebHandler(services)
+  handlers.push(h)
+  return h.handler
+}
+
+export const basic = (key: Key) => "Basic " + Buffer.from(`${key.public}:${key.secret}`).toString("base64")
+
+export interface CallOptions {
+  readonly key?: Key
+  readonly body?: unknown
+  readonly raw?: string
+  readonly headers?: Record<string, string>
+}
+
+export type Reply = { status: number; headers: Headers; text: string; json: any }
+
+export const call = async (
+  handler: (r: Request) => Promise<Response>,
+  method: string,
+  path: string,
+  options: CallOptions = {}
+): Promise<Reply> => {
+  const headers: Record<string, string> = { ...(options.key ? { authorization: basic(options.key) } : {}), ...options.headers }
+  let body: string | undefined
+  if (options.raw !== undefined) body = options.raw
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body)
+    headers["content-type"] ??= "application/json"
+  }
+  const res = await handler(new Request(`http://localhost${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }))
+  const text = await res.text()
+  return { status: res.status, headers: res.headers, text, json: text === "" ? undefined : JSON.parse(text) }
+}
+
+export interface ErrorBody {
+  readonly code: string
+  readonly message: string
+  readonly param?: string
+  readonly details?: Array<{ param?: string; message: string }>
+  readonly request_id: string
+}
+
+/** D1: JSON with code, message, request_id equal to Request-Id, nothing else but param and details. */
+export const assertError = (res: Reply, status: number, code: string, param?: string): ErrorBody => {
+  assert.strictEqual(res.status, status, res.text)
+  assert.strictEqual(res.headers.get("content-type"), "application/json")
+  assert.deepStrictEqual(Object.keys(res.json), ["error"], res.text)
+  const error = res.json.error as ErrorBody
+  assert.strictEqual(error.code, code, res.text)
+  assert.isString(error.message)
+  assert.isAbove(error.message.length, 0)
+  assert.match(res.headers.get("request-id") ?? "", /^req_[0-9A-Za-z]{24}$/)
+  assert.strictEqual(error.request_id, res.headers.get("request-id"))
+  for (const k of Object.keys(error)) assert.include(["code", "message", "param", "details", "request_id"], k, res.text)
+  if (param !== undefined) assert.strictEqual(error.param, param, res.text)
+  assert.notInclude(res.text, "    at ")
+  if (status === 401) assert.strictEqual(res.headers.get("www-authenticate"), 'Basic realm="payments"')
+  return error
+}
