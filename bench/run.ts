@@ -10,10 +10,10 @@
  */
 import autocannon from "autocannon"
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
-import { readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
-import { cpus, totalmem } from "node:os"
-import { resolve } from "node:path"
+import { cpus, tmpdir, totalmem } from "node:os"
+import { join, resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
@@ -142,21 +142,23 @@ const fill = async (url: string, count: number) => {
   }
 }
 
-const pgbench = (): { tps: number; latencyMs: number } | null => {
-  const script = resolve(root, "bench", "create.pgbench.sql")
-  try {
-    readFileSync(script)
-  } catch {
-    return null
-  }
+/** pgbench running the SQL of one create (bench/create.pgbench.sql) on the tables under `prefix`. */
+const pgbench = (prefix: string): { tps: number; latencyMs: number } => {
+  const script = join(mkdtempSync(join(tmpdir(), "tender-bench-")), "create.pgbench.sql")
+  writeFileSync(script, readFileSync(resolve(root, "bench", "create.pgbench.sql"), "utf8").replaceAll("__PREFIX__", prefix))
   const out = execFileSync("pgbench", ["-n", "-c", String(connections), "-j", "2", "-T", String(seconds), "-f", script, databaseUrl], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"]
   })
   const tps = /tps = ([\d.]+)/.exec(out)
   const lat = /latency average = ([\d.]+) ms/.exec(out)
-  return tps ? { tps: Number(tps[1]), latencyMs: lat ? Number(lat[1]) : NaN } : null
+  if (tps === null) throw new Error(`pgbench printed no tps:\n${out}`)
+  return { tps: Number(tps[1]), latencyMs: lat ? Number(lat[1]) : NaN }
 }
+
+/** Drop the bench's tables. */
+const dropPrefix = (prefix: string) =>
+  execFileSync("psql", [databaseUrl, "-qAtc", `DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, '${prefix}') LOOP EXECUTE format('DROP TABLE %I', t); END LOOP; END $$`], { stdio: "ignore" })
 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
@@ -176,27 +178,32 @@ const main = async () => {
   const bareRss = peakRssMiB(bare.child.pid!)
   await stopServer(bare)
   say(`Ceiling, bare HttpApi endpoint doing nothing: GET ${fmt(bareGet.rps)} req/s (p50 ${bareGet.p50} ms, p99 ${bareGet.p99} ms), POST with a create-sized JSON body ${fmt(barePost.rps)} req/s (p50 ${barePost.p50} ms, p99 ${barePost.p99} ms), peak RSS ${bareRss ?? "?"} MiB.`)
-  const pg = stores.includes("postgres") ? pgbench() : null
-  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/create.pgbench.sql): ${fmt(pg.tps)} tx/s, average latency ${fmt(pg.latencyMs, 2)} ms.`)
-  say("")
-
-  say("| store | scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to ceiling | ceiling |")
-  say("|---|---|---:|---:|---:|---:|---:|---|")
+  const table: Array<string> = []
   const rows: Array<[string, Measured, number, string]> = []
+  let pg: { tps: number; latencyMs: number } | null = null
   for (const store of stores) {
-    const env: Record<string, string> = store === "postgres" ? { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: `bench_${Date.now()}_` } : {}
-    if (store === "postgres") delete process.env["DATABASE_URL"]
+    const prefix = `bench_${Date.now().toString(36)}_`
+    // The memory server must not pick up a DATABASE_URL from the environment.
+    const env: Record<string, string> = store === "postgres" ? { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix } : { DATABASE_URL: "" }
     let server: Server
     try {
       server = await startServer("examples/server/src/main.ts", env)
     } catch (e) {
-      say(`| ${store} | (not run: ${(e instanceof Error ? e.message : String(e)).split("\n")[0]}) | | | | | | |`)
+      table.push(`| ${store} | (not run: ${(e instanceof Error ? e.message : String(e)).split("\n")[0]}) | | | | | | |`)
       continue
     }
     await fill(server.url, deepPages * deepPageSize + deepPageSize)
     const r = await scenarios(server.url)
     const rss = peakRssMiB(server.child.pid!)
     await stopServer(server)
+    if (store === "postgres") {
+      // The same tables, migrated and seeded by the server, now driven by pgbench alone.
+      try {
+        pg = pgbench(prefix)
+      } finally {
+        dropPrefix(prefix)
+      }
+    }
     const createCeiling = store === "postgres" && pg !== null ? { rps: pg.tps, name: "pgbench create SQL" } : { rps: barePost.rps, name: "bare POST" }
     rows.push(
       [store, r.create, createCeiling.rps, `create (unique keys) / ${createCeiling.name}`],
@@ -209,11 +216,16 @@ const main = async () => {
     )
     for (const [s, m, ceiling, name] of rows.filter((x) => x[0] === store)) {
       const [scenario, ceilingName] = name.split(" / ")
-      say(`| ${s} | ${scenario} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${m.non2xx} | ${fmt(m.rps / ceiling, 3)} | ${ceilingName} |`)
+      table.push(`| ${s} | ${scenario} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${m.non2xx} | ${fmt(m.rps / ceiling, 3)} | ${ceilingName} |`)
     }
-    say(`| ${store} | peak RSS of the server | ${rss ?? "?"} MiB | | | | ${rss && bareRss ? fmt(rss / bareRss, 2) : "?"} | bare server RSS |`)
-    say(`| ${store} | page ${deepPages} vs page 1 | | | | | ${fmt(r.listDeep.rps / r.listShallow.rps, 3)} | same store, page 1 |`)
+    table.push(`| ${store} | peak RSS of the server | ${rss ?? "?"} MiB | | | | ${rss && bareRss ? fmt(rss / bareRss, 2) : "?"} | bare server RSS |`)
+    table.push(`| ${store} | page ${deepPages} vs page 1 | | | | | ${fmt(r.listDeep.rps / r.listShallow.rps, 3)} | same store, page 1 |`)
   }
+  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/create.pgbench.sql) with ${connections} clients: ${fmt(pg.tps)} tx/s, average latency ${fmt(pg.latencyMs, 2)} ms.`)
+  say("")
+  say("| store | scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to ceiling | ceiling |")
+  say("|---|---|---:|---:|---:|---:|---:|---|")
+  for (const line of table) say(line)
   if (process.argv.includes("--write")) {
     const path = resolve(root, "docs", "performance.md")
     const notes = readNotes(path)

@@ -75,19 +75,47 @@ export const make = (options: PgStorageOptions = {}) =>
     const refColumns = sql.literal(`fingerprint, resource_id, ${ms("locked_until")}, completed`)
     const piColumns = sql.literal(paymentIntentColumns)
 
-    // -- begin: reserve the idempotency key and the merchant_reference in one transaction --
+    // -- begin: reserve the idempotency key and the merchant_reference --
+    //
+    // A fresh key and reference (the common case) are claimed by one INSERT ... ON CONFLICT DO
+    // NOTHING each, in one statement: one round trip. Only a row that exists already is judged,
+    // in a transaction, under a row lock. ON CONFLICT waits for a concurrent insert of the same
+    // key to commit, so a judged row is always a committed one.
 
-    /** Claim the key, or say why not. Keys are locked before references, always, so two begins never deadlock. */
-    const claimKey = (c: Storage.IdempotencyClaim, now: number) =>
+    const insertKey = (c: Storage.IdempotencyClaim) =>
+      sql`INSERT INTO ${KEY} (api_key_id, key, fingerprint, expires_at, locked_until)
+        VALUES (${c.apiKeyId}, ${c.key}, ${c.fingerprint}, ${timestamp(c.expiresAt)}, ${timestamp(c.lockedUntil)})
+        ON CONFLICT DO NOTHING RETURNING 1`
+
+    const insertReference = (c: Storage.ReferenceClaim) =>
+      sql`INSERT INTO ${REF} (merchant_id, environment, resource_type, reference, fingerprint, resource_id, locked_until)
+        VALUES (${c.merchantId}, ${c.environment}, ${c.resourceType}, ${c.reference}, ${c.fingerprint}, ${c.resourceId}, ${timestamp(c.lockedUntil)})
+        ON CONFLICT DO NOTHING RETURNING 1`
+
+    /** Claim both in one statement; says which of them were fresh. */
+    const claimFresh = (req: Storage.BeginRequest) =>
+      Effect.map(
+        sql<{ readonly key: number; readonly reference: number }>`WITH
+          k AS (${req.idempotency === undefined ? sql`SELECT 1 WHERE false` : insertKey(req.idempotency)}),
+          r AS (${req.reference === undefined ? sql`SELECT 1 WHERE false` : insertReference(req.reference)})
+          SELECT (SELECT count(*) FROM k)::int AS key, (SELECT count(*) FROM r)::int AS reference`,
+        ([row]) => ({
+          key: req.idempotency === undefined || (row?.key ?? 0) > 0,
+          reference: req.reference === undefined || (row?.reference ?? 0) > 0
+        })
+      )
+
+    /** Judge an existing key under a lock: refuse, or take over an expired or lapsed one. */
+    const judgeKey = (c: Storage.IdempotencyClaim, now: number) =>
       Effect.gen(function*() {
-        const inserted = yield* sql`INSERT INTO ${KEY} (api_key_id, key, fingerprint, expires_at, locked_until)
-          VALUES (${c.apiKeyId}, ${c.key}, ${c.fingerprint}, ${timestamp(c.expiresAt)}, ${timestamp(c.lockedUntil)})
-          ON CONFLICT DO NOTHING RETURNING 1 AS claimed`
-        if (inserted.length > 0) return undefined
-        // The row exists and is committed (ON CONFLICT waited for any insert in flight): lock and judge it.
         const [row] = yield* sql<KeyRow>`SELECT ${keyColumns} FROM ${KEY}
           WHERE api_key_id = ${c.apiKeyId} AND key = ${c.key} FOR UPDATE`
-        if (row !== undefined && Number(row.expires_at) > now) {
+        if (row === undefined) {
+          // Released between the insert and this read: claim it now.
+          yield* insertKey(c)
+          return undefined
+        }
+        if (Number(row.expires_at) > now) {
           if (row.fingerprint !== c.fingerprint) return { _tag: "KeyConflict" } as const
           if (row.response_status !== null) {
             return {
@@ -97,23 +125,24 @@ export const make = (options: PgStorageOptions = {}) =>
           }
           if (Number(row.locked_until) > now) return { _tag: "KeyInFlight" } as const
         }
-        // Expired, or an in-flight claim whose holder died: take it over.
         yield* sql`UPDATE ${KEY} SET fingerprint = ${c.fingerprint}, expires_at = ${timestamp(c.expiresAt)},
           locked_until = ${timestamp(c.lockedUntil)}, response_status = NULL, response_body = NULL, response_request_id = NULL
           WHERE api_key_id = ${c.apiKeyId} AND key = ${c.key}`
         return undefined
       })
 
-    const claimReference = (c: Storage.ReferenceClaim, now: number) =>
+    const referenceKey = (r: Storage.ReferenceId) =>
+      sql`merchant_id = ${r.merchantId} AND environment = ${r.environment} AND resource_type = ${r.resourceType} AND reference = ${r.reference}`
+
+    /** Judge an existing reference under a lock: taken, or take over a lapsed claim. */
+    const judgeReference = (c: Storage.ReferenceClaim, now: number) =>
       Effect.gen(function*() {
-        const inserted = yield* sql`INSERT INTO ${REF} (merchant_id, environment, resource_type, reference, fingerprint, resource_id, locked_until)
-          VALUES (${c.merchantId}, ${c.environment}, ${c.resourceType}, ${c.reference}, ${c.fingerprint}, ${c.resourceId}, ${timestamp(c.lockedUntil)})
-          ON CONFLICT DO NOTHING RETURNING 1 AS claimed`
-        if (inserted.length > 0) return undefined
-        const [row] = yield* sql<ReferenceRow>`SELECT ${refColumns} FROM ${REF}
-          WHERE merchant_id = ${c.merchantId} AND environment = ${c.environment}
-            AND resource_type = ${c.resourceType} AND reference = ${c.reference} FOR UPDATE`
-        if (row !== undefined && (row.completed || Number(row.locked_until) > now)) {
+        const [row] = yield* sql<ReferenceRow>`SELECT ${refColumns} FROM ${REF} WHERE ${referenceKey(c)} FOR UPDATE`
+        if (row === undefined) {
+          yield* insertReference(c)
+          return undefined
+        }
+        if (row.completed || Number(row.locked_until) > now) {
           return {
             _tag: "ReferenceTaken",
             resourceId: row.resource_id,
@@ -122,24 +151,33 @@ export const make = (options: PgStorageOptions = {}) =>
           } as const
         }
         yield* sql`UPDATE ${REF} SET fingerprint = ${c.fingerprint}, resource_id = ${c.resourceId},
-          locked_until = ${timestamp(c.lockedUntil)}, completed = false
-          WHERE merchant_id = ${c.merchantId} AND environment = ${c.environment}
-            AND resource_type = ${c.resourceType} AND reference = ${c.reference}`
+          locked_until = ${timestamp(c.lockedUntil)}, completed = false WHERE ${referenceKey(c)}`
         return undefined
       })
 
     const begin = (req: Storage.BeginRequest): Effect.Effect<Storage.BeginOutcome, SqlError> =>
-      sql.withTransaction(Effect.gen(function*() {
-        if (req.idempotency !== undefined) {
-          const refused = yield* claimKey(req.idempotency, req.now)
-          if (refused !== undefined) return refused
-        }
-        if (req.reference !== undefined) {
-          const taken = yield* claimReference(req.reference, req.now)
-          if (taken !== undefined) return taken
-        }
-        return { _tag: "Proceed" } as const
-      }))
+      Effect.gen(function*() {
+        const fresh = yield* claimFresh(req)
+        if (fresh.key && fresh.reference) return { _tag: "Proceed" } as const
+        // Keys are judged before references, always, so two begins never wait on each other in a cycle.
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          if (!fresh.key && req.idempotency !== undefined) {
+            const refused = yield* judgeKey(req.idempotency, req.now)
+            if (refused !== undefined) {
+              // The key answers first (as if the reference had not been looked at): give back a fresh reference claim.
+              if (req.reference !== undefined && fresh.reference) {
+                yield* sql`DELETE FROM ${REF} WHERE ${referenceKey(req.reference)} AND resource_id = ${req.reference.resourceId} AND NOT completed`
+              }
+              return refused
+            }
+          }
+          if (!fresh.reference && req.reference !== undefined) {
+            const taken = yield* judgeReference(req.reference, req.now)
+            if (taken !== undefined) return taken
+          }
+          return { _tag: "Proceed" } as const
+        }))
+      })
 
     // -- commit: one state change and everything it causes, in one transaction --
 
@@ -171,12 +209,11 @@ export const make = (options: PgStorageOptions = {}) =>
       })
 
     const referenceWhere = (r: Storage.ReferenceId & { readonly resourceId: string }) =>
-      sql`merchant_id = ${r.merchantId} AND environment = ${r.environment} AND resource_type = ${r.resourceType}
-        AND reference = ${r.reference} AND resource_id = ${r.resourceId}`
+      sql`${referenceKey(r)} AND resource_id = ${r.resourceId}`
 
-    const commitSteps = (c: Storage.Commit): ReadonlyArray<Effect.Effect<unknown, SqlError | Errors.StorageError>> => [
+    /** Every write of a commit but the versioned update, each a statement of its own. */
+    const writes = (c: Storage.Commit) => [
       ...(c.insertPaymentIntent !== undefined ? [insertIntent(c.insertPaymentIntent)] : []),
-      ...(c.updatePaymentIntent !== undefined ? [updateIntent(c.updatePaymentIntent.record, c.updatePaymentIntent.expectedVersion)] : []),
       ...(c.completeReference !== undefined ? [sql`UPDATE ${REF} SET completed = true WHERE ${referenceWhere(c.completeReference)}`] : []),
       ...(c.releaseReference !== undefined
         ? [sql`DELETE FROM ${REF} WHERE ${referenceWhere(c.releaseReference)} AND NOT completed`]
@@ -192,11 +229,19 @@ export const make = (options: PgStorageOptions = {}) =>
     ]
 
     const commit = (c: Storage.Commit): Effect.Effect<void, Errors.StorageError> => {
-      const steps = commitSteps(c)
-      const run = Effect.forEach(steps, (step) => step, { discard: true })
-      return (steps.length > 1 ? sql.withTransaction(run) : run).pipe(
-        Effect.catchTag("SqlError", (e) => Effect.fail(fold("commit")(e)))
-      )
+      const statements = writes(c)
+      // One statement is atomic by itself: several writes go as data-modifying CTEs of one
+      // statement (one round trip). A versioned update must see its row count, so it and the
+      // rest run in a transaction instead.
+      const run: Effect.Effect<unknown, SqlError | Errors.StorageError> = c.updatePaymentIntent !== undefined
+        ? sql.withTransaction(Effect.zipRight(
+          updateIntent(c.updatePaymentIntent.record, c.updatePaymentIntent.expectedVersion),
+          Effect.forEach(statements, (s) => s, { discard: true })
+        ))
+        : statements.length <= 1
+        ? Effect.forEach(statements, (s) => s, { discard: true })
+        : sql`WITH ${sql.csv(statements.map((s, i) => sql`${sql(`w${i}`)} AS (${s})`))} SELECT 1`
+      return run.pipe(Effect.asVoid, Effect.catchTag("SqlError", (e) => Effect.fail(fold("commit")(e))))
     }
 
     // -- reads --
