@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Duration, Effect, Either, Exit, Option, Schema } from "effect"
+import { Cause, Clock, Duration, Effect, Either, Exit, Option, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import { fingerprint } from "./Canonical.js"
@@ -335,12 +335,24 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
       })
     }))
     if (Exit.isSuccess(finished)) return finished.value
+    const ownReference = outcome._tag === "Proceed" && refId !== undefined ? { ...refId, resourceId: id } : undefined
+    const failure = Cause.failureOption(finished.cause)
+    if (Option.isSome(failure) && failure.value._tag === "StorageError" && failure.value.reason === "UniqueViolation") {
+      // The store refused a second intent with this merchant_reference: this request's claim had
+      // lapsed (it outlived Idempotency.lockMillis) and another create took the reference. Not a
+      // fault: a conflict. The key is released, so a retry answers with the intent that won.
+      yield* Effect.logWarning("payment intent create lost its merchant_reference to a concurrent create", failure.value)
+      yield* Effect.ignore(storage.commit({ now, releaseIdempotency: keyId, releaseReference: ownReference }))
+      return ApiResponse.fromError(new IdempotencyConflict({
+        param: "merchant_reference",
+        message: "A payment intent with this merchant_reference was created by a concurrent request; retry to retrieve it."
+      }), requestId)
+    }
     // 4.9.7: a 5xx (a defect, a failed read or the final commit failing) releases the key and the reference,
     // so a retry reaches a fresh handler. Best effort: if the store is down, the claims lapse
     // after Idempotency.lockMillis instead.
     yield* Effect.logError("payment intent create failed", finished.cause)
     // The reference is released only when this request claimed it (not when another create holds it).
-    const ownReference = outcome._tag === "Proceed" && refId !== undefined ? { ...refId, resourceId: id } : undefined
     yield* Effect.ignore(storage.commit({ now, releaseIdempotency: keyId, releaseReference: ownReference }))
     return ApiResponse.fromError(new InternalError({ message: "create failed" }), requestId)
   }))

@@ -351,6 +351,39 @@ describe("Idempotency-Key (4.9, D5)", () => {
     }).pipe(Effect.provide(layer({ storage: flaky })))
   })
 
+  it.effect("4.9 merchant_reference 1: losing the reference to a concurrent create at the final commit is a 409, never a 500", () => {
+    // This request's claim lapses while it is at the provider; another create takes the reference
+    // and commits first. The store refuses the second intent with a UniqueViolation.
+    const store = MemoryStorage.make()
+    let winner: string | undefined
+    const racing = Layer.succeed(Storage.Storage, {
+      ...store,
+      commit: (c) => {
+        const mine = c.insertPaymentIntent
+        if (mine === undefined || winner !== undefined || mine.merchantReference === null) return store.commit(c)
+        winner = mine.id.slice(0, -4) + "WINR"
+        const ref = { merchantId: mine.merchantId, environment: mine.environment, resourceType: "payment_intent" as const, reference: mine.merchantReference }
+        const later = c.now + 61_000
+        return store.begin({ now: later, reference: { ...ref, fingerprint: mine.fingerprint, resourceId: winner, lockedUntil: later + 60_000 } }).pipe(
+          Effect.zipRight(store.commit({ now: later, insertPaymentIntent: { ...mine, id: winner }, completeReference: { ...ref, resourceId: winner } })),
+          Effect.zipRight(store.commit(c))
+        )
+      }
+    })
+    return Effect.gen(function*() {
+      const body = { ...promptpay, merchant_reference: "order-lapsed" }
+      const first = yield* create(keys.demoTest, body, "key-lapsed")
+      assert.strictEqual(first.status, 409)
+      assert.strictEqual(errorOf(first).code, "idempotency_conflict")
+      assert.strictEqual(errorOf(first).param, "merchant_reference")
+      // The key was released, not stored: the retry answers with the intent that won (rule 2).
+      const retry = yield* create(keys.demoTest, body, "key-lapsed")
+      assert.strictEqual(retry.status, 200)
+      assert.strictEqual(json(retry).id, winner)
+      assert.deepStrictEqual((yield* listAll(keys.demoTest)).data.map((i) => i.id), [winner])
+    }).pipe(Effect.provide(layer({ storage: racing })))
+  })
+
   it.effect("D5 a 4xx after the key is claimed is stored and replayed", () =>
     Effect.gen(function*() {
       const first = yield* create(keys.hostedOnly, promptpay, "key-403")
