@@ -54,20 +54,18 @@ export const authenticate = (
     const merchants = yield* Merchants
     const publicEnv = environmentOfPublicKey(credentials.publicKey)
     const secretEnv = environmentOfSecretKey(credentials.secretKey)
-    const found = yield* merchants.findKeyByPublicKey(credentials.publicKey)
+    const found = yield* merchants.findCredentials(credentials.publicKey)
     // Hash and compare even when the key is unknown, so timing says nothing about which half is wrong.
     const presented = Buffer.from(hashSecret(credentials.secretKey), "hex")
-    const stored = Buffer.from(Option.isSome(found) ? found.value.secretHash : hashSecret("\u0000"), "hex")
+    const stored = Buffer.from(Option.isSome(found) ? found.value.apiKey.secretHash : hashSecret("\u0000"), "hex")
     const secretMatches = presented.length === stored.length && timingSafeEqual(presented, stored)
     if (
       Option.isNone(found) || !secretMatches || publicEnv === undefined || secretEnv !== publicEnv ||
-      found.value.environment !== publicEnv || found.value.revokedAt !== null
+      found.value.apiKey.environment !== publicEnv || found.value.apiKey.revokedAt !== null
     ) {
       return yield* invalid()
     }
-    const merchant = yield* merchants.findMerchant(found.value.merchantId)
-    if (Option.isNone(merchant)) return yield* invalid()
-    return { merchant: merchant.value, environment: publicEnv, apiKeyId: found.value.id }
+    return { merchant: found.value.merchant, environment: publicEnv, apiKeyId: found.value.apiKey.id }
   })
 
 /** Header + lookup in one step. @since 0.1.0 */

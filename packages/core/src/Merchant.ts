@@ -39,6 +39,12 @@ export interface ApiKey {
   readonly createdAt: number
 }
 
+/** A stored key with the merchant it belongs to. @since 0.1.0 @category models */
+export interface Credentials {
+  readonly apiKey: ApiKey
+  readonly merchant: Merchant
+}
+
 /** A key pair in clear, returned once when created. @since 0.1.0 @category models */
 export interface IssuedKeyPair {
   readonly apiKey: ApiKey
@@ -50,6 +56,8 @@ export interface IssuedKeyPair {
 export class Merchants extends Context.Tag("@tender/core/Merchants")<Merchants, {
   readonly findMerchant: (id: string) => Effect.Effect<Option.Option<Merchant>, StorageError>
   readonly findKeyByPublicKey: (publicKey: string) => Effect.Effect<Option.Option<ApiKey>, StorageError>
+  /** The key and its merchant in one lookup, as authentication needs them on every request; none if either is missing. */
+  readonly findCredentials: (publicKey: string) => Effect.Effect<Option.Option<Credentials>, StorageError>
   /** Insert or replace by id. */
   readonly putMerchant: (merchant: Merchant) => Effect.Effect<void, StorageError>
   /** Insert or replace by public key; a revocation already stored is kept (revocation is permanent). */
@@ -114,6 +122,12 @@ export const layerMemory = (initial: {
     return {
       findMerchant: (id) => Effect.sync(() => Option.fromNullable(merchants.get(id))),
       findKeyByPublicKey: (pk) => Effect.sync(() => Option.fromNullable(keysByPublic.get(pk))),
+      findCredentials: (pk) =>
+        Effect.sync(() => {
+          const apiKey = keysByPublic.get(pk)
+          const merchant = apiKey === undefined ? undefined : merchants.get(apiKey.merchantId)
+          return apiKey === undefined || merchant === undefined ? Option.none() : Option.some({ apiKey, merchant })
+        }),
       putMerchant: (m) => Effect.sync(() => void merchants.set(m.id, m)),
       // Revocation is permanent: putting a key again never clears it (a seed cannot un-revoke).
       putApiKey: (k) =>

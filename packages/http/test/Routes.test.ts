@@ -39,6 +39,7 @@ const brokenStorage = Layer.succeed(Storage.Storage, {
 const brokenDirectory = Layer.succeed(Merchant.Merchants, {
   findMerchant: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
   findKeyByPublicKey: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
+  findCredentials: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
   putMerchant: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
   putApiKey: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
   revokeApiKey: () => Effect.fail(new Errors.StorageError({ message: "directory down" }))

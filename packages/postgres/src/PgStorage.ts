@@ -17,6 +17,7 @@ import { fold } from "./internal/errors.js"
 import type { ApiKeyRow, MerchantRow, PaymentIntentRow } from "./internal/rows.js"
 import {
   apiKeyColumns,
+  credentialColumns,
   paymentIntentColumns,
   paymentIntentValues,
   timestamp,
@@ -92,18 +93,43 @@ export const make = (options: PgStorageOptions = {}) =>
         VALUES (${c.merchantId}, ${c.environment}, ${c.resourceType}, ${c.reference}, ${c.fingerprint}, ${c.resourceId}, ${timestamp(c.lockedUntil)})
         ON CONFLICT DO NOTHING RETURNING 1`
 
-    /** Claim both in one statement; says which of them were fresh. */
-    const claimFresh = (req: Storage.BeginRequest) =>
-      Effect.map(
-        sql<{ readonly key: number; readonly reference: number }>`WITH
-          k AS (${req.idempotency === undefined ? sql`SELECT 1 WHERE false` : insertKey(req.idempotency)}),
+    /**
+     * Claim both in one statement; says which were fresh and, when the key was not, how the key
+     * row read at the statement's start. A completed key never changes until it expires (only its
+     * in-flight holder releases a key), so a replay or a conflict can be answered from that read.
+     */
+    const claimFresh = (req: Storage.BeginRequest) => {
+      const k = req.idempotency
+      return Effect.map(
+        sql<{ readonly key: number; readonly reference: number } & Partial<KeyRow>>`WITH
+          k AS (${k === undefined ? sql`SELECT 1 WHERE false` : insertKey(k)}),
           r AS (${req.reference === undefined ? sql`SELECT 1 WHERE false` : insertReference(req.reference)})
-          SELECT (SELECT count(*) FROM k)::int AS key, (SELECT count(*) FROM r)::int AS reference`,
+          SELECT (SELECT count(*) FROM k)::int AS key, (SELECT count(*) FROM r)::int AS reference${
+          k === undefined
+            ? sql``
+            : sql`, e.* FROM (SELECT 1) AS one
+              LEFT JOIN (SELECT ${keyColumns} FROM ${KEY} WHERE api_key_id = ${k.apiKeyId} AND key = ${k.key}) AS e ON true`
+        }`,
         ([row]) => ({
-          key: req.idempotency === undefined || (row?.key ?? 0) > 0,
-          reference: req.reference === undefined || (row?.reference ?? 0) > 0
+          key: k === undefined || (row?.key ?? 0) > 0,
+          reference: req.reference === undefined || (row?.reference ?? 0) > 0,
+          existing: row?.fingerprint === undefined || row.fingerprint === null ? undefined : (row as KeyRow)
         })
       )
+    }
+
+    /** What a live key row answers without a lock, if anything: a replay or a conflict. */
+    const settledKey = (c: Storage.IdempotencyClaim, row: KeyRow | undefined, now: number) => {
+      if (row === undefined || Number(row.expires_at) <= now) return undefined
+      if (row.fingerprint !== c.fingerprint) return { _tag: "KeyConflict" } as const
+      return row.response_status === null ? undefined : replayOf(row)
+    }
+
+    const replayOf = (row: KeyRow) =>
+      ({
+        _tag: "Replay",
+        response: { status: row.response_status ?? 0, body: row.response_body ?? "", requestId: row.response_request_id ?? "" }
+      }) as const
 
     /** Judge an existing key under a lock: refuse, or take over an expired or lapsed one. */
     const judgeKey = (c: Storage.IdempotencyClaim, now: number) =>
@@ -117,12 +143,7 @@ export const make = (options: PgStorageOptions = {}) =>
         }
         if (Number(row.expires_at) > now) {
           if (row.fingerprint !== c.fingerprint) return { _tag: "KeyConflict" } as const
-          if (row.response_status !== null) {
-            return {
-              _tag: "Replay",
-              response: { status: row.response_status, body: row.response_body ?? "", requestId: row.response_request_id ?? "" }
-            } as const
-          }
+          if (row.response_status !== null) return replayOf(row)
           if (Number(row.locked_until) > now) return { _tag: "KeyInFlight" } as const
         }
         yield* sql`UPDATE ${KEY} SET fingerprint = ${c.fingerprint}, expires_at = ${timestamp(c.expiresAt)},
@@ -155,19 +176,26 @@ export const make = (options: PgStorageOptions = {}) =>
         return undefined
       })
 
+    const releaseFreshReference = (c: Storage.ReferenceClaim) =>
+      sql`DELETE FROM ${REF} WHERE ${referenceKey(c)} AND resource_id = ${c.resourceId} AND NOT completed`
+
     const begin = (req: Storage.BeginRequest): Effect.Effect<Storage.BeginOutcome, SqlError> =>
       Effect.gen(function*() {
         const fresh = yield* claimFresh(req)
         if (fresh.key && fresh.reference) return { _tag: "Proceed" } as const
+        const settled = fresh.key || req.idempotency === undefined ? undefined : settledKey(req.idempotency, fresh.existing, req.now)
+        if (settled !== undefined) {
+          // The key answers first (as if the reference had not been looked at): give back a fresh reference claim.
+          if (req.reference !== undefined && fresh.reference) yield* releaseFreshReference(req.reference)
+          return settled
+        }
         // Keys are judged before references, always, so two begins never wait on each other in a cycle.
         return yield* sql.withTransaction(Effect.gen(function*() {
           if (!fresh.key && req.idempotency !== undefined) {
             const refused = yield* judgeKey(req.idempotency, req.now)
             if (refused !== undefined) {
               // The key answers first (as if the reference had not been looked at): give back a fresh reference claim.
-              if (req.reference !== undefined && fresh.reference) {
-                yield* sql`DELETE FROM ${REF} WHERE ${referenceKey(req.reference)} AND resource_id = ${req.reference.resourceId} AND NOT completed`
-              }
+              if (req.reference !== undefined && fresh.reference) yield* releaseFreshReference(req.reference)
               return refused
             }
           }
@@ -279,6 +307,18 @@ export const make = (options: PgStorageOptions = {}) =>
         sql<ApiKeyRow>`SELECT ${sql.literal(apiKeyColumns)} FROM ${APIKEY} WHERE public_key = ${publicKey}`.pipe(
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey)),
           Effect.mapError(fold("find API key"))
+        ),
+      findCredentials: (publicKey) =>
+        sql<ApiKeyRow & { readonly m_id: string; readonly m_name: string; readonly m_modes: string; readonly m_routes: string }>`
+          SELECT ${sql.literal(credentialColumns)} FROM ${APIKEY} AS k JOIN ${MER} AS m ON m.id = k.merchant_id
+          WHERE k.public_key = ${publicKey}`.pipe(
+          Effect.map((rows) =>
+            Option.map(Option.fromNullable(rows[0]), (r) => ({
+              apiKey: toApiKey(r),
+              merchant: toMerchant({ id: r.m_id, name: r.m_name, allowed_checkout_modes: r.m_modes, routes: r.m_routes })
+            }))
+          ),
+          Effect.mapError(fold("find credentials"))
         ),
       putMerchant: (m) =>
         sql`INSERT INTO ${MER} (id, name, allowed_checkout_modes, routes)

@@ -149,3 +149,9 @@ export const toApiKey = (r: ApiKeyRow): Merchant.ApiKey => ({
   revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
   createdAt: Number(r.created_at)
 })
+
+/** A key and its merchant, from `api_keys AS k JOIN merchants AS m`. */
+export const credentialColumns = `k.id, k.merchant_id, k.environment, k.public_key, k.secret_hash,
+  (extract(epoch FROM k.revoked_at) * 1000)::bigint::text AS revoked_at,
+  (extract(epoch FROM k.created_at) * 1000)::bigint::text AS created_at,
+  m.id AS m_id, m.name AS m_name, m.allowed_checkout_modes::text AS m_modes, m.routes::text AS m_routes`

@@ -56,6 +56,23 @@ export const merchantCases = (it: ContractIt) => {
       assert.isTrue(Option.isNone(yield* merchants.findKeyByPublicKey(test.publicKey + "x")))
     }))
 
+  it.effect("5.4 a key's credentials come with its merchant in one lookup; a key whose merchant is missing has none", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchant.Merchants
+      const m = freshMerchant()
+      yield* merchants.putMerchant(m)
+      const key = freshKey(m.id, "live")
+      yield* merchants.putApiKey(key)
+      assert.deepStrictEqual(yield* merchants.findCredentials(key.publicKey), Option.some({ apiKey: key, merchant: m }))
+      yield* merchants.revokeApiKey(key.id, t0 + 1)
+      const revoked = Option.getOrThrow(yield* merchants.findCredentials(key.publicKey))
+      assert.strictEqual(revoked.apiKey.revokedAt, t0 + 1)
+      const orphan = freshKey(`mch_${Ids.randomBase62(16)}`)
+      yield* merchants.putApiKey(orphan)
+      assert.isTrue(Option.isNone(yield* merchants.findCredentials(orphan.publicKey)))
+      assert.isTrue(Option.isNone(yield* merchants.findCredentials(`pk_test_${Ids.randomBase62()}`)))
+    }))
+
   it.effect("D2 a revoked key stays revoked: revoking twice keeps the first time, putting it again never clears it", () =>
     Effect.gen(function*() {
       const merchants = yield* Merchant.Merchants
