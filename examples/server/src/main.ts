@@ -6,7 +6,7 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Tender } from "@tender/core"
+import { Maintenance, Tender } from "@tender/core"
 import { TenderHttp } from "@tender/http"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
@@ -29,9 +29,11 @@ const main = Effect.gen(function*() {
   const seed = yield* loadSeed(seedPath)
   const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret } }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.
-  const services = databaseUrl === undefined
+  const store = databaseUrl === undefined
     ? Tender.layerMemory(tender)
     : Tender.layer(tender, PgStorage.layerFromUrl({ url: databaseUrl, tablePrefix }))
+  // Expired idempotency keys are deleted every hour (each process may run it; it is idempotent).
+  const services = Maintenance.layerSchedule("1 hour").pipe(Layer.provideMerge(store))
   const server = HttpApiBuilder.serve().pipe(
     Layer.provide(TenderHttp.layer),
     Layer.provide(services),
@@ -39,8 +41,8 @@ const main = Effect.gen(function*() {
   )
   const demo = seed.merchants[0]?.api_keys.find((k) => k.public_key.startsWith("pk_test_"))
   // The banner is built after the server layer, so it prints only once the port is listening.
-  const store = describeStore(databaseUrl, tablePrefix)
-  yield* Layer.launch(Layer.effectDiscard(Effect.sync(() => banner(publicUrl, store, seedPath, demo))).pipe(Layer.provide(server)))
+  const where = describeStore(databaseUrl, tablePrefix)
+  yield* Layer.launch(Layer.effectDiscard(Effect.sync(() => banner(publicUrl, where, seedPath, demo))).pipe(Layer.provide(server)))
 })
 
 const banner = (url: string, store: string, seedPath: string, key: { public_key: string; secret_key: string } | undefined) => {

@@ -9,7 +9,7 @@ import { Effect, Layer, Option } from "effect"
 import { StorageError } from "./Errors.js"
 import type { PaymentIntentRecord } from "./PaymentIntent.js"
 import type { BeginOutcome, Commit, IdempotencyKeyId, ReferenceId, StoredResponse } from "./Storage.js"
-import { compareNewestFirst, Storage } from "./Storage.js"
+import { claimGraceMillis, compareNewestFirst, Storage } from "./Storage.js"
 
 interface KeyRow {
   fingerprint: string
@@ -158,6 +158,24 @@ export const make = () => {
         return row !== undefined && row.merchantId === scope.merchantId && row.environment === scope.environment
           ? Option.some(row)
           : Option.none()
+      }),
+    purgeExpired: (now) =>
+      Effect.sync(() => {
+        let idempotencyKeys = 0
+        let referenceClaims = 0
+        for (const [k, row] of keys) {
+          if (row.expiresAt <= now) {
+            keys.delete(k)
+            idempotencyKeys++
+          }
+        }
+        for (const [k, row] of refs) {
+          if (!row.committed && row.lockedUntil + claimGraceMillis <= now) {
+            refs.delete(k)
+            referenceClaims++
+          }
+        }
+        return { idempotencyKeys, referenceClaims }
       }),
     listPaymentIntents: (q) =>
       Effect.sync(() => {

@@ -124,7 +124,27 @@ export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
   ) => Effect.Effect<Option.Option<PaymentIntentRecord>, StorageError>
   /** At most `limit` rows, (created_at, id) descending. */
   readonly listPaymentIntents: (query: PaymentIntentQuery) => Effect.Effect<ReadonlyArray<PaymentIntentRecord>, StorageError>
+  /**
+   * Delete what no request can use any more: idempotency keys whose 24 hours are over
+   * (`expiresAt <= now`), and merchant_reference claims that were never completed and whose
+   * lock lapsed more than `claimGraceMillis` ago. Completed references are kept forever.
+   */
+  readonly purgeExpired: (now: number) => Effect.Effect<PurgeResult, StorageError>
 }>() {}
+
+/** What `purgeExpired` deleted. @since 0.1.0 @category models */
+export interface PurgeResult {
+  readonly idempotencyKeys: number
+  readonly referenceClaims: number
+}
+
+/**
+ * How long after its lock lapsed an uncompleted merchant_reference claim is kept: long
+ * enough that no request that could still complete it (a stalled process) is alive.
+ *
+ * @since 0.1.0
+ */
+export const claimGraceMillis = 24 * 60 * 60 * 1000
 
 /** Descending (created_at, id) order used by every list (D6). @since 0.1.0 */
 export const compareNewestFirst = (

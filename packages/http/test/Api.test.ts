@@ -319,7 +319,8 @@ describe("Faults over HTTP", () => {
       begin: () => Effect.fail(new Errors.StorageError({ message: "connection refused to 10.0.0.5:5432" })),
       commit: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
       getPaymentIntent: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
-      listPaymentIntents: () => Effect.fail(new Errors.StorageError({ message: "connection refused" }))
+      listPaymentIntents: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
+      purgeExpired: () => Effect.fail(new Errors.StorageError({ message: "connection refused" }))
     })
     const logged: Array<unknown> = []
     const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logged.push(message)))

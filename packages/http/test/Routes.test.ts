@@ -33,7 +33,8 @@ const brokenStorage = Layer.succeed(Storage.Storage, {
   begin: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
   commit: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
   getPaymentIntent: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
-  listPaymentIntents: () => Effect.fail(new Errors.StorageError({ message: "connection refused" }))
+  listPaymentIntents: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
+  purgeExpired: () => Effect.fail(new Errors.StorageError({ message: "connection refused" }))
 })
 
 const brokenDirectory = Layer.succeed(Merchant.Merchants, {

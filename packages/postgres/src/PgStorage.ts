@@ -291,7 +291,15 @@ export const make = (options: PgStorageOptions = {}) =>
       begin: (req) => Effect.mapError(begin(req), fold("begin")),
       commit,
       getPaymentIntent,
-      listPaymentIntents
+      listPaymentIntents,
+      purgeExpired: (now) =>
+        sql<{ readonly keys: number; readonly refs: number }>`WITH
+          k AS (DELETE FROM ${KEY} WHERE expires_at <= ${timestamp(now)} RETURNING 1),
+          r AS (DELETE FROM ${REF} WHERE NOT completed AND locked_until <= ${timestamp(now - Storage.claimGraceMillis)} RETURNING 1)
+          SELECT (SELECT count(*) FROM k)::int AS keys, (SELECT count(*) FROM r)::int AS refs`.pipe(
+          Effect.map(([row]) => ({ idempotencyKeys: row?.keys ?? 0, referenceClaims: row?.refs ?? 0 })),
+          Effect.mapError(fold("purge expired"))
+        )
     })
 
     // -- merchants and API keys --

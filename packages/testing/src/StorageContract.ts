@@ -14,7 +14,7 @@
 import { describe, layer } from "@effect/vitest"
 import type { Merchant, Storage } from "@tender/core"
 import type { Layer } from "effect"
-import { idempotencyCases, referenceCases } from "./internal/idempotencyCases.js"
+import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempotencyCases.js"
 import { merchantCases } from "./internal/merchantCases.js"
 import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
 
@@ -44,6 +44,7 @@ export const suite = <E>(
       describe("payment intents", () => paymentIntentCases(it))
       describe("idempotency keys", () => idempotencyCases(it, concurrency))
       describe("merchant_reference", () => referenceCases(it, concurrency))
+      describe("purging expired claims", () => purgeCases(it))
       describe("merchants and API keys", () => merchantCases(it))
     })
   })

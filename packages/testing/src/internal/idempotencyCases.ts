@@ -120,6 +120,55 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
 }
 
 /** @internal */
+export const purgeCases = (it: ContractIt) => {
+  it.effect("4.9.4 purging deletes keys whose 24 hours are over and keeps every live one", () =>
+    Effect.gen(function*() {
+      const storage = yield* Storage.Storage
+      // A point far in the future, so keys other cases left behind are purged too and counts are exact for ours.
+      const base = t0 + 100 * 24 * 60 * 60 * 1000 + Math.floor(Math.random() * 1e6)
+      yield* storage.purgeExpired(base + Idempotency.retentionMillis + 10)
+      const expired = freshKey()
+      const live = freshKey()
+      const inFlightLive = freshKey()
+      yield* begin({ now: base, idempotency: claim(expired, base) })
+      yield* commit({ now: base, completeIdempotency: { ...expired, response: oddResponse() } })
+      yield* begin({ now: base + 10, idempotency: claim(live, base + 10) })
+      yield* commit({ now: base + 10, completeIdempotency: { ...live, response: oddResponse() } })
+      yield* begin({ now: base + 10, idempotency: claim(inFlightLive, base + 10) })
+      const at = base + Idempotency.retentionMillis
+      const purged = yield* storage.purgeExpired(at)
+      assert.strictEqual(purged.idempotencyKeys, 1)
+      // The purged key is new again; the others still answer as before.
+      assert.strictEqual((yield* begin({ now: at, idempotency: claim(expired, at, "f".repeat(64)) }))._tag, "Proceed")
+      assert.strictEqual((yield* begin({ now: at, idempotency: claim(live, at) }))._tag, "Replay")
+      assert.strictEqual((yield* begin({ now: at, idempotency: claim(inFlightLive, at, "f".repeat(64)) }))._tag, "KeyConflict")
+    }))
+
+  it.effect("4.9 merchant_reference 1: purging never deletes a completed reference, only claims long lapsed", () =>
+    Effect.gen(function*() {
+      const storage = yield* Storage.Storage
+      const scope = freshScope()
+      const base = t0 + 200 * 24 * 60 * 60 * 1000 + Math.floor(Math.random() * 1e6)
+      const done = referenceClaim(scope, "done", base)
+      const abandoned = referenceClaim(scope, "abandoned", base)
+      const recent = referenceClaim(scope, "recent", base + Storage.claimGraceMillis)
+      for (const c of [done, abandoned]) yield* begin({ now: base, reference: c })
+      yield* begin({ now: base + Storage.claimGraceMillis, reference: recent })
+      yield* commit({ now: base, completeReference: { ...done } })
+      const at = base + 60_000 + Storage.claimGraceMillis
+      yield* storage.purgeExpired(at)
+      const far = at + 10 * 365 * 24 * 60 * 60 * 1000
+      const again = (c: Storage.ReferenceClaim, now: number) => begin({ now, reference: { ...c, resourceId: `${c.resourceId}x`, lockedUntil: now + 60_000 } })
+      assert.deepStrictEqual(yield* again(done, far), { _tag: "ReferenceTaken", resourceId: done.resourceId, sameFingerprint: true, inFlight: false })
+      // The abandoned claim is gone; the recent one (lapsed, within its grace) is still there to take over.
+      assert.strictEqual((yield* again(abandoned, at))._tag, "Proceed")
+      const before = yield* Effect.flatMap(Storage.Storage, (s) => s.purgeExpired(at))
+      assert.strictEqual(before.referenceClaims, 0)
+      assert.strictEqual((yield* again(recent, at))._tag, "Proceed")
+    }))
+}
+
+/** @internal */
 export const referenceCases = (it: ContractIt, concurrency: number) => {
   it.effect("4.9 merchant_reference 1: unique per merchant, environment and resource type", () =>
     Effect.gen(function*() {
