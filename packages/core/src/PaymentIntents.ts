@@ -182,7 +182,9 @@ const executeAtProvider = (base: PaymentIntentRecord, candidates: ReadonlyArray<
     for (const candidate of candidates) {
       if (missingPayerFields(candidate, payer).length > 0) continue
       const bank = payer.bank === undefined ? null : candidate.method.banks.find((b) => b.code === payer.bank)?.providerCode ?? null
-      const attempt = yield* candidate.provider.createPayment({
+      // The create runs uninterruptibly (its claims must be settled); the provider call alone may be
+      // interrupted, or the timeout could never cut it off.
+      const attempt = yield* Effect.interruptible(candidate.provider.createPayment({
         paymentIntentId: base.id,
         environment: base.environment,
         amount: base.amount,
@@ -195,7 +197,7 @@ const executeAtProvider = (base: PaymentIntentRecord, candidates: ReadonlyArray<
         accountNumber: payer.account_number ?? null,
         nameTh: payer.name_th ?? null,
         returnUrl: base.returnUrl
-      }).pipe(
+      })).pipe(
         Effect.timeoutFail({
           duration: providerTimeout,
           onTimeout: () => new ProviderUnavailable({ provider: candidate.provider.code, reason: "timed out" })

@@ -351,6 +351,21 @@ describe("Idempotency-Key (4.9, D5)", () => {
     }).pipe(Effect.provide(layer({ storage: flaky })))
   })
 
+  it.effect("7 a provider that never answers is cut off after providerTimeout: 422 routing_unavailable", () => {
+    const hanging = recording("simulator", () => Effect.never)
+    return Effect.gen(function*() {
+      const fiber = yield* Effect.fork(create(keys.demoTest, promptpay, "key-hang"))
+      yield* TestClock.adjust(PaymentIntents.providerTimeout)
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
+      const done = yield* Fiber.poll(fiber)
+      assert.isTrue(done._tag === "Some", "the create is still waiting on the provider")
+      const r = yield* Fiber.join(fiber)
+      assert.strictEqual(r.status, 422)
+      assert.strictEqual(errorOf(r).code, "routing_unavailable")
+      assert.lengthOf(hanging.calls, 1)
+    }).pipe(Effect.provide(layer({ providers: [hanging.provider] })))
+  })
+
   it.effect("4.9 merchant_reference 1: losing the reference to a concurrent create at the final commit is a 409, never a 500", () => {
     // This request's claim lapses while it is at the provider; another create takes the reference
     // and commits first. The store refuses the second intent with a UniqueViolation.
