@@ -20,7 +20,8 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     publicUrl: (env["TENDER_PUBLIC_URL"] ?? `http://127.0.0.1:${port}`).replace(/\/$/, ""),
     // A fixed demo secret: hosted URLs stay valid across restarts. Set your own in production.
     checkoutSecret: env["TENDER_CHECKOUT_SECRET"] ?? "demo-checkout-secret-change-me",
-    seedPath: env["TENDER_SEED"] ?? defaultSeedPath,
+    // A relative path is taken from where `npm start` was run (npm's INIT_CWD), not from this workspace.
+    seedPath: env["TENDER_SEED"] === undefined ? defaultSeedPath : resolve(env["INIT_CWD"] ?? process.cwd(), env["TENDER_SEED"]),
     // PostgreSQL when DATABASE_URL is set; the embedded in-memory store otherwise.
     databaseUrl: env["DATABASE_URL"] === undefined || env["DATABASE_URL"] === "" ? undefined : env["DATABASE_URL"],
     tablePrefix: env["TENDER_TABLE_PREFIX"] ?? "tender_"

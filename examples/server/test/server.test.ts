@@ -119,7 +119,9 @@ describe("examples/server (npm start)", () => {
         routes: [{ id: "r1", method: "th_promptpay", provider: "simulator", environments: ["test"] }]
       }]
     }))
-    const server = await start({ TENDER_SEED: path })
+    // A relative path counts from where npm start was run (INIT_CWD), as a user types it.
+    const server = await start({ TENDER_SEED: "seed.json", INIT_CWD: dir })
+    assert.include(server.output(), `seed ${path}`)
     const res = await fetch(`${server.url}/payment_intents`, {
       method: "POST",
       headers: {
