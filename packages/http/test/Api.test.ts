@@ -1,55 +1,8 @@
-import { afterAll, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { Errors, Storage } from "@tender/core"
-import { TenderHttp } from "../src/index.js"
 import { keys, layer } from "../../core/test/fixtures.js"
-
-type Key = { readonly public: string; readonly secret: string }
-
-const handlers: Array<{ dispose: () => Promise<void> }> = []
-afterAll(async () => {
-  await Promise.all(handlers.map((h) => h.dispose()))
-})
-
-/** A real fetch-style handler over a fresh in-memory store. */
-const app = (services: Layer.Layer<TenderHttp.Services> = layer()) => {
-  const h = TenderHttp.toWebHandler(services)
-  handlers.push(h)
-  return h.handler
-}
-
-const auth = (key: Key) => ({ authorization: "Basic " + Buffer.from(`${key.public}:${key.secret}`).toString("base64") })
-
-const call = async (
-  handler: (r: Request) => Promise<Response>,
-  method: string,
-  path: string,
-  options: { key?: Key; body?: unknown; raw?: string; headers?: Record<string, string> } = {}
-) => {
-  const headers: Record<string, string> = { ...(options.key ? auth(options.key) : {}), ...options.headers }
-  let body: string | undefined
-  if (options.raw !== undefined) body = options.raw
-  else if (options.body !== undefined) {
-    body = JSON.stringify(options.body)
-    headers["content-type"] ??= "application/json"
-  }
-  const res = await handler(new Request(`http://localhost${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }))
-  const text = await res.text()
-  return { status: res.status, headers: res.headers, text, json: text === "" ? undefined : JSON.parse(text) }
-}
-
-/** D1: every error is JSON with code, message and request_id equal to the Request-Id header. */
-const assertError = (res: Awaited<ReturnType<typeof call>>, status: number, code: string, param?: string) => {
-  assert.strictEqual(res.status, status, res.text)
-  assert.strictEqual(res.headers.get("content-type"), "application/json")
-  assert.strictEqual(res.json.error.code, code, res.text)
-  assert.isString(res.json.error.message)
-  assert.match(res.headers.get("request-id") ?? "", /^req_[0-9A-Za-z]{24}$/)
-  assert.strictEqual(res.json.error.request_id, res.headers.get("request-id"))
-  if (param !== undefined) assert.strictEqual(res.json.error.param, param, res.text)
-  assert.notInclude(res.text, "    at ")
-  return res.json.error as { code: string; message: string; param?: string; details?: Array<{ param?: string; message: string }> }
-}
+import { app, assertError, call, type Key } from "./harness.js"
 
 const promptpay = {
   amount: "150000",

@@ -136,9 +136,15 @@ export interface ApiKeyRow {
   readonly created_at: string
 }
 
-export const apiKeyColumns = `id, merchant_id, environment, public_key, secret_hash,
-  (extract(epoch FROM revoked_at) * 1000)::bigint::text AS revoked_at,
-  (extract(epoch FROM created_at) * 1000)::bigint::text AS created_at`
+/** The select list of an API key row, optionally qualified by a table alias. */
+const apiKeyColumnsOf = (alias = "") => {
+  const q = alias === "" ? "" : `${alias}.`
+  return `${q}id, ${q}merchant_id, ${q}environment, ${q}public_key, ${q}secret_hash,
+  (extract(epoch FROM ${q}revoked_at) * 1000)::bigint::text AS revoked_at,
+  (extract(epoch FROM ${q}created_at) * 1000)::bigint::text AS created_at`
+}
+
+export const apiKeyColumns = apiKeyColumnsOf()
 
 export const toApiKey = (r: ApiKeyRow): Merchant.ApiKey => ({
   id: r.id,
@@ -151,7 +157,5 @@ export const toApiKey = (r: ApiKeyRow): Merchant.ApiKey => ({
 })
 
 /** A key and its merchant, from `api_keys AS k JOIN merchants AS m`. */
-export const credentialColumns = `k.id, k.merchant_id, k.environment, k.public_key, k.secret_hash,
-  (extract(epoch FROM k.revoked_at) * 1000)::bigint::text AS revoked_at,
-  (extract(epoch FROM k.created_at) * 1000)::bigint::text AS created_at,
+export const credentialColumns = `${apiKeyColumnsOf("k")},
   m.id AS m_id, m.name AS m_name, m.allowed_checkout_modes::text AS m_modes, m.routes::text AS m_routes`
