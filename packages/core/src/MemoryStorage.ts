@@ -115,6 +115,11 @@ export const make = () => {
       if (reference !== undefined && intentsByReference.has(reference)) {
         return Effect.fail(new StorageError({ message: "duplicate merchant_reference", reason: "UniqueViolation" }))
       }
+      // Completing a reference is a precondition: a resource that no longer holds its claim (it lapsed and
+      // another create took it over) must not be written, or the reference would name the wrong intent.
+      if (c.completeReference !== undefined && refs.get(refOf(c.completeReference))?.resourceId !== c.completeReference.resourceId) {
+        return Effect.fail(new StorageError({ message: "merchant_reference is no longer held by this resource", reason: "UniqueViolation" }))
+      }
       if (c.updatePaymentIntent !== undefined) {
         const current = intents.get(c.updatePaymentIntent.record.id)
         if (current === undefined || current.version !== c.updatePaymentIntent.expectedVersion) {
@@ -132,7 +137,7 @@ export const make = () => {
       }
       if (c.completeReference !== undefined) {
         const row = refs.get(refOf(c.completeReference))
-        if (row !== undefined && row.resourceId === c.completeReference.resourceId) row.committed = true
+        if (row !== undefined) row.committed = true
       }
       if (c.releaseReference !== undefined) {
         const row = refs.get(refOf(c.releaseReference))

@@ -87,7 +87,11 @@ export interface Commit {
   readonly insertPaymentIntent?: PaymentIntentRecord | undefined
   /** Replace the intent whose stored `version` is `expectedVersion`. */
   readonly updatePaymentIntent?: { readonly record: PaymentIntentRecord; readonly expectedVersion: number } | undefined
-  /** The reservation now names a created resource, for good. */
+  /**
+   * The reservation now names a created resource, for good. A precondition: if the claim is not
+   * held by `resourceId` (it lapsed and another create took it), the whole commit fails with
+   * `StorageError({ reason: "UniqueViolation" })` and writes nothing.
+   */
   readonly completeReference?: ReferenceId & { readonly resourceId: string } | undefined
   /** Drop an in-flight reservation held for `resourceId` (the create did not happen). */
   readonly releaseReference?: ReferenceId & { readonly resourceId: string } | undefined

@@ -8,6 +8,7 @@
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import type { Fragment } from "@effect/sql/Statement"
 import { Errors, Merchant, Storage } from "@tender/core"
 import type { PaymentIntent } from "@tender/core"
 import type { MigrationError } from "@effect/sql/Migrator"
@@ -81,7 +82,9 @@ export const make = (options: PgStorageOptions = {}) =>
     // A fresh key and reference (the common case) are claimed by one INSERT ... ON CONFLICT DO
     // NOTHING each, in one statement: one round trip. Only a row that exists already is judged,
     // in a transaction, under a row lock. ON CONFLICT waits for a concurrent insert of the same
-    // key to commit, so a judged row is always a committed one.
+    // key to commit, so a judged row is always a committed one. The reference is claimed there
+    // only together with a fresh key: a key that exists answers first, and a request it refuses
+    // must never hold the reference, not even for a moment.
 
     const insertKey = (c: Storage.IdempotencyClaim) =>
       sql`INSERT INTO ${KEY} (api_key_id, key, fingerprint, expires_at, locked_until)
@@ -91,6 +94,13 @@ export const make = (options: PgStorageOptions = {}) =>
     const insertReference = (c: Storage.ReferenceClaim) =>
       sql`INSERT INTO ${REF} (merchant_id, environment, resource_type, reference, fingerprint, resource_id, locked_until)
         VALUES (${c.merchantId}, ${c.environment}, ${c.resourceType}, ${c.reference}, ${c.fingerprint}, ${c.resourceId}, ${timestamp(c.lockedUntil)})
+        ON CONFLICT DO NOTHING RETURNING 1`
+
+    /** The reference claim, made only when `condition` holds (evaluated in the statement's own snapshot). */
+    const insertReferenceIf = (c: Storage.ReferenceClaim, condition: ReturnType<Sql["literal"]>) =>
+      sql`INSERT INTO ${REF} (merchant_id, environment, resource_type, reference, fingerprint, resource_id, locked_until)
+        SELECT ${c.merchantId}, ${c.environment}, ${c.resourceType}, ${c.reference}, ${c.fingerprint}, ${c.resourceId}, ${timestamp(c.lockedUntil)}::timestamptz
+        WHERE ${condition}
         ON CONFLICT DO NOTHING RETURNING 1`
 
     /**
@@ -103,7 +113,13 @@ export const make = (options: PgStorageOptions = {}) =>
       return Effect.map(
         sql<{ readonly key: number; readonly reference: number } & Partial<KeyRow>>`WITH
           k AS (${k === undefined ? sql`SELECT 1 WHERE false` : insertKey(k)}),
-          r AS (${req.reference === undefined ? sql`SELECT 1 WHERE false` : insertReference(req.reference)})
+          r AS (${
+          req.reference === undefined
+            ? sql`SELECT 1 WHERE false`
+            : k === undefined
+            ? insertReference(req.reference)
+            : insertReferenceIf(req.reference, sql`EXISTS (SELECT 1 FROM k)`)
+        })
           SELECT (SELECT count(*) FROM k)::int AS key, (SELECT count(*) FROM r)::int AS reference${
           k === undefined
             ? sql``
@@ -132,14 +148,18 @@ export const make = (options: PgStorageOptions = {}) =>
       }) as const
 
     /** Judge an existing key under a lock: refuse, or take over an expired or lapsed one. */
-    const judgeKey = (c: Storage.IdempotencyClaim, now: number) =>
+    const judgeKey = (
+      c: Storage.IdempotencyClaim,
+      now: number
+    ): Effect.Effect<ReturnType<typeof replayOf> | { readonly _tag: "KeyConflict" | "KeyInFlight" } | undefined, SqlError> =>
       Effect.gen(function*() {
         const [row] = yield* sql<KeyRow>`SELECT ${keyColumns} FROM ${KEY}
           WHERE api_key_id = ${c.apiKeyId} AND key = ${c.key} FOR UPDATE`
         if (row === undefined) {
-          // Released between the insert and this read: claim it now.
-          yield* insertKey(c)
-          return undefined
+          // Released between the insert and this read: claim it now. FOR UPDATE locks no missing row, so
+          // a concurrent begin may have claimed it first (this insert then waited for it): judge that claim.
+          const inserted = yield* insertKey(c)
+          return inserted.length > 0 ? undefined : yield* judgeKey(c, now)
         }
         if (Number(row.expires_at) > now) {
           if (row.fingerprint !== c.fingerprint) return { _tag: "KeyConflict" } as const
@@ -156,12 +176,16 @@ export const make = (options: PgStorageOptions = {}) =>
       sql`merchant_id = ${r.merchantId} AND environment = ${r.environment} AND resource_type = ${r.resourceType} AND reference = ${r.reference}`
 
     /** Judge an existing reference under a lock: taken, or take over a lapsed claim. */
-    const judgeReference = (c: Storage.ReferenceClaim, now: number) =>
+    const judgeReference = (
+      c: Storage.ReferenceClaim,
+      now: number
+    ): Effect.Effect<Extract<Storage.BeginOutcome, { readonly _tag: "ReferenceTaken" }> | undefined, SqlError> =>
       Effect.gen(function*() {
         const [row] = yield* sql<ReferenceRow>`SELECT ${refColumns} FROM ${REF} WHERE ${referenceKey(c)} FOR UPDATE`
         if (row === undefined) {
-          yield* insertReference(c)
-          return undefined
+          // As for keys: a concurrent begin may have claimed it between this read and the insert.
+          const inserted = yield* insertReference(c)
+          return inserted.length > 0 ? undefined : yield* judgeReference(c, now)
         }
         if (row.completed || Number(row.locked_until) > now) {
           return {
@@ -176,28 +200,23 @@ export const make = (options: PgStorageOptions = {}) =>
         return undefined
       })
 
-    const releaseFreshReference = (c: Storage.ReferenceClaim) =>
-      sql`DELETE FROM ${REF} WHERE ${referenceKey(c)} AND resource_id = ${c.resourceId} AND NOT completed`
+    /** Give back a key this begin claimed fresh, unless something else has happened to it since. */
+    const releaseFreshKey = (c: Storage.IdempotencyClaim) =>
+      sql`DELETE FROM ${KEY} WHERE api_key_id = ${c.apiKeyId} AND key = ${c.key} AND fingerprint = ${c.fingerprint}
+        AND locked_until = ${timestamp(c.lockedUntil)} AND response_status IS NULL`
 
     const begin = (req: Storage.BeginRequest): Effect.Effect<Storage.BeginOutcome, SqlError> =>
       Effect.gen(function*() {
         const fresh = yield* claimFresh(req)
         if (fresh.key && fresh.reference) return { _tag: "Proceed" } as const
+        // A key that was not fresh: the reference was not claimed (claimFresh claims it only with a fresh key).
         const settled = fresh.key || req.idempotency === undefined ? undefined : settledKey(req.idempotency, fresh.existing, req.now)
-        if (settled !== undefined) {
-          // The key answers first (as if the reference had not been looked at): give back a fresh reference claim.
-          if (req.reference !== undefined && fresh.reference) yield* releaseFreshReference(req.reference)
-          return settled
-        }
+        if (settled !== undefined) return settled
         // Keys are judged before references, always, so two begins never wait on each other in a cycle.
-        return yield* sql.withTransaction(Effect.gen(function*() {
+        const judged = sql.withTransaction(Effect.gen(function*() {
           if (!fresh.key && req.idempotency !== undefined) {
             const refused = yield* judgeKey(req.idempotency, req.now)
-            if (refused !== undefined) {
-              // The key answers first (as if the reference had not been looked at): give back a fresh reference claim.
-              if (req.reference !== undefined && fresh.reference) yield* releaseFreshReference(req.reference)
-              return refused
-            }
+            if (refused !== undefined) return refused
           }
           if (!fresh.reference && req.reference !== undefined) {
             const taken = yield* judgeReference(req.reference, req.now)
@@ -205,19 +224,29 @@ export const make = (options: PgStorageOptions = {}) =>
           }
           return { _tag: "Proceed" } as const
         }))
+        // The begin fails (a 5xx): a key it claimed fresh is given back, so a retry reaches a fresh
+        // handler (4.9.7). Best effort: if the store is down, the claim lapses instead.
+        const claimedKey = fresh.key ? req.idempotency : undefined
+        return yield* claimedKey === undefined
+          ? judged
+          : Effect.tapError(judged, () => Effect.ignore(releaseFreshKey(claimedKey)))
       })
 
     // -- commit: one state change and everything it causes, in one transaction --
 
-    const insertIntent = (p: PaymentIntent.PaymentIntentRecord) => {
+    /** Insert an intent when `condition` holds (the commit's guard; `true` when it has none). */
+    const insertIntent = (p: PaymentIntent.PaymentIntentRecord, condition: Fragment) => {
       const v = paymentIntentValues(p)
+      // INSERT ... SELECT (not VALUES) so the guard can apply; its parameters need their column types.
       return sql`INSERT INTO ${PI} (id, merchant_id, environment, amount, currency, country, checkout_mode, status,
           merchant_reference, payment_method, next_action, failure_code, failure_message, processing_reason, receipt,
           customer, payment_method_options, return_url, device_fingerprint, metadata, external_reference, provider_code,
           provider_payment_id, fingerprint, created_at, updated_at, version)
-        VALUES (${v[0]}, ${v[1]}, ${v[2]}, ${v[3]}, ${v[4]}, ${v[5]}, ${v[6]}, ${v[7]}, ${v[8]}, ${v[9]}, ${v[10]}, ${v[11]},
-          ${v[12]}, ${v[13]}, ${v[14]}, ${v[15]}, ${v[16]}, ${v[17]}, ${v[18]}, ${v[19]}, ${v[20]}, ${v[21]}, ${v[22]},
-          ${v[23]}, ${v[24]}, ${v[25]}, ${v[26]})`
+        SELECT ${v[0]}::text, ${v[1]}::text, ${v[2]}::text, ${v[3]}::bigint, ${v[4]}::text, ${v[5]}::text, ${v[6]}::text,
+          ${v[7]}::text, ${v[8]}::text, ${v[9]}::text, ${v[10]}::json, ${v[11]}::text, ${v[12]}::text, ${v[13]}::text,
+          ${v[14]}::json, ${v[15]}::json, ${v[16]}::json, ${v[17]}::text, ${v[18]}::text, ${v[19]}::json, ${v[20]}::text,
+          ${v[21]}::text, ${v[22]}::text, ${v[23]}::text, ${v[24]}::timestamptz, ${v[25]}::timestamptz, ${v[26]}::integer
+        WHERE ${condition}`
     }
 
     const updateIntent = (p: PaymentIntent.PaymentIntentRecord, expectedVersion: number) =>
@@ -239,36 +268,59 @@ export const make = (options: PgStorageOptions = {}) =>
     const referenceWhere = (r: Storage.ReferenceId & { readonly resourceId: string }) =>
       sql`${referenceKey(r)} AND resource_id = ${r.resourceId}`
 
-    /** Every write of a commit but the versioned update, each a statement of its own. */
-    const writes = (c: Storage.Commit) => [
-      ...(c.insertPaymentIntent !== undefined ? [insertIntent(c.insertPaymentIntent)] : []),
-      ...(c.completeReference !== undefined ? [sql`UPDATE ${REF} SET completed = true WHERE ${referenceWhere(c.completeReference)}`] : []),
+    /**
+     * Every write of a commit but the versioned update and the reference guard, each a
+     * statement of its own that applies only when `condition` holds.
+     */
+    const writes = (c: Storage.Commit, condition: Fragment) => [
+      ...(c.insertPaymentIntent !== undefined ? [insertIntent(c.insertPaymentIntent, condition)] : []),
       ...(c.releaseReference !== undefined
-        ? [sql`DELETE FROM ${REF} WHERE ${referenceWhere(c.releaseReference)} AND NOT completed`]
+        ? [sql`DELETE FROM ${REF} WHERE ${referenceWhere(c.releaseReference)} AND NOT completed AND ${condition}`]
         : []),
       ...(c.completeIdempotency !== undefined
         ? [sql`UPDATE ${KEY} SET response_status = ${c.completeIdempotency.response.status},
             response_body = ${c.completeIdempotency.response.body}, response_request_id = ${c.completeIdempotency.response.requestId}
-            WHERE api_key_id = ${c.completeIdempotency.apiKeyId} AND key = ${c.completeIdempotency.key}`]
+            WHERE api_key_id = ${c.completeIdempotency.apiKeyId} AND key = ${c.completeIdempotency.key} AND ${condition}`]
         : []),
       ...(c.releaseIdempotency !== undefined
-        ? [sql`DELETE FROM ${KEY} WHERE api_key_id = ${c.releaseIdempotency.apiKeyId} AND key = ${c.releaseIdempotency.key}`]
+        ? [sql`DELETE FROM ${KEY} WHERE api_key_id = ${c.releaseIdempotency.apiKeyId} AND key = ${c.releaseIdempotency.key} AND ${condition}`]
         : [])
     ]
 
+    /** A reference completed by a resource that no longer holds it: the commit is refused whole. */
+    const referenceLost = (r: Storage.ReferenceId & { readonly resourceId: string }) =>
+      new Errors.StorageError({
+        message: `merchant_reference is no longer held by ${r.resourceId}`,
+        reason: "UniqueViolation"
+      })
+
     const commit = (c: Storage.Commit): Effect.Effect<void, Errors.StorageError> => {
-      const statements = writes(c)
-      // One statement is atomic by itself: several writes go as data-modifying CTEs of one
-      // statement (one round trip). A versioned update must see its row count, so it and the
-      // rest run in a transaction instead.
+      const complete = c.completeReference
+      const guard = complete === undefined
+        ? undefined
+        : sql`UPDATE ${REF} SET completed = true WHERE ${referenceWhere(complete)} RETURNING 1`
       const run: Effect.Effect<unknown, SqlError | Errors.StorageError> = c.updatePaymentIntent !== undefined
-        ? sql.withTransaction(Effect.zipRight(
-          updateIntent(c.updatePaymentIntent.record, c.updatePaymentIntent.expectedVersion),
-          Effect.forEach(statements, (s) => s, { discard: true })
-        ))
-        : statements.length <= 1
-        ? Effect.forEach(statements, (s) => s, { discard: true })
-        : sql`WITH ${sql.csv(statements.map((s, i) => sql`${sql(`w${i}`)} AS (${s})`))} SELECT 1`
+        // A versioned update must see its row count: it, the guard and the rest run in a transaction.
+        ? sql.withTransaction(Effect.gen(function*() {
+          if (guard !== undefined && complete !== undefined && (yield* guard).length === 0) return yield* referenceLost(complete)
+          yield* updateIntent(c.updatePaymentIntent!.record, c.updatePaymentIntent!.expectedVersion)
+          yield* Effect.forEach(writes(c, sql`true`), (s) => s, { discard: true })
+        }))
+        // Otherwise one statement, atomic by itself (one round trip): data-modifying CTEs, every write
+        // guarded by the completed reference, if the commit completes one.
+        : guard === undefined || complete === undefined
+        ? Effect.suspend(() => {
+          const statements = writes(c, sql`true`)
+          return statements.length <= 1
+            ? Effect.forEach(statements, (s) => s, { discard: true })
+            : sql`WITH ${sql.csv(statements.map((s, i) => sql`${sql(`w${i}`)} AS (${s})`))} SELECT 1`
+        })
+        : Effect.flatMap(
+          sql<{ readonly held: number }>`WITH ${
+            sql.csv([sql`g AS (${guard})`, ...writes(c, sql`EXISTS (SELECT 1 FROM g)`).map((s, i) => sql`${sql(`w${i}`)} AS (${s})`)])
+          } SELECT (SELECT count(*) FROM g)::int AS held`,
+          ([row]) => ((row?.held ?? 0) > 0 ? Effect.void : Effect.fail(referenceLost(complete)))
+        )
       return run.pipe(Effect.asVoid, Effect.catchTag("SqlError", (e) => Effect.fail(fold("commit")(e))))
     }
 

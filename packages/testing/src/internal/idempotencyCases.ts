@@ -215,8 +215,9 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
       yield* commit({ now: t0, releaseReference: { ...first, resourceId: first.resourceId } })
       const next = referenceClaim(scope, "order-3", t0 + 2)
       assert.strictEqual((yield* begin({ now: t0 + 2, reference: next }))._tag, "Proceed")
-      // Completing with the wrong resource id does not complete the new claim either.
-      yield* commit({ now: t0 + 3, completeReference: { ...next, resourceId: first.resourceId } })
+      // Completing with the wrong resource id is refused whole, and does not complete the new claim.
+      const wrong = yield* Effect.flip(commit({ now: t0 + 3, completeReference: { ...next, resourceId: first.resourceId } }))
+      assert.strictEqual(wrong.reason, "UniqueViolation")
       assert.strictEqual((yield* begin({ now: t0 + 60_002, reference: referenceClaim(scope, "order-3", t0 + 60_002) }))._tag, "Proceed")
     }))
 
@@ -258,6 +259,33 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
       assert.deepStrictEqual(yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1) }), { _tag: "Replay", response })
       const taken = yield* begin({ now: t0 + 1, reference: referenceClaim(scope, "order-7", t0 + 1) })
       assert.deepStrictEqual(taken, { _tag: "ReferenceTaken", resourceId: record.id, sameFingerprint: true, inFlight: false })
+    }))
+
+  it.effect("4.9 merchant_reference 2: a create that outlived its claim and the create that took it over leave the reference naming the one intent", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const slow = referenceClaim(scope, "order-8", t0)
+      assert.strictEqual((yield* begin({ now: t0, reference: slow }))._tag, "Proceed")
+      // The first create stalls past its lock; a retry with another key takes the reference over.
+      const takeover = referenceClaim(scope, "order-8", t0 + 60_000)
+      assert.strictEqual((yield* begin({ now: t0 + 60_000, reference: takeover }))._tag, "Proceed")
+      // Both finish, the stalled one first; each that the store refuses gives its own claim back, as a create does.
+      const finish = (c: Storage.ReferenceClaim) =>
+        Effect.gen(function*() {
+          const done = yield* Effect.either(commit({
+            now: t0 + 60_001,
+            insertPaymentIntent: intent(scope, { id: c.resourceId, merchantReference: "order-8" }),
+            completeReference: { ...c }
+          }))
+          if (done._tag === "Left") yield* commit({ now: t0 + 60_001, releaseReference: { ...c } })
+          return done._tag === "Right"
+        })
+      const created = [(yield* finish(slow)) ? slow.resourceId : undefined, (yield* finish(takeover)) ? takeover.resourceId : undefined]
+        .filter((id): id is string => id !== undefined)
+      assert.strictEqual(created.length, 1)
+      // Rule 2: the same create again answers with the intent that exists, now and forever.
+      const again = yield* begin({ now: t0 + 60_002, reference: referenceClaim(scope, "order-8", t0 + 60_002) })
+      assert.deepStrictEqual(again, { _tag: "ReferenceTaken", resourceId: created[0]!, sameFingerprint: true, inFlight: false })
     }))
 
   it.effect(`4.9 merchant_reference: ${concurrency} concurrent creates with one reference and different keys: exactly one proceeds`, () =>
