@@ -15,6 +15,7 @@ import {
   Environment,
   formatTimestamp,
   MerchantReference,
+  StorableText,
   Timestamp,
   withMessage
 } from "./Schemas.js"
@@ -117,7 +118,7 @@ export const invariantViolations = (intent: PaymentIntentRecord): ReadonlyArray<
 export const Customer = Schema.Struct({
   name: Schema.optional(BoundedString(256)),
   email: Schema.optional(withMessage(
-    Schema.String.pipe(Schema.maxLength(254), Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/)),
+    StorableText.pipe(Schema.maxLength(254), Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/)),
     "must be an email address of at most 254 characters"
   )),
   phone: Schema.optional(withMessage(
@@ -150,14 +151,14 @@ export type PaymentMethodOptions = typeof PaymentMethodOptions.Type
 
 /** Free-form merchant data: at most 50 keys of up to 40 characters, values up to 500. @since 0.1.0 @category request */
 export const Metadata = withMessage(
-  Schema.Record({ key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(40)), value: Schema.String.pipe(Schema.maxLength(500)) })
+  Schema.Record({ key: StorableText.pipe(Schema.minLength(1), Schema.maxLength(40)), value: StorableText.pipe(Schema.maxLength(500)) })
     .pipe(Schema.filter((r) => Object.keys(r).length <= 50)),
-  "must be an object of at most 50 string values (keys up to 40 characters, values up to 500)"
+  "must be an object of at most 50 string values (keys up to 40 characters, values up to 500; well-formed Unicode, no NUL)"
 ).annotations({ identifier: "Metadata" })
 
 /** An absolute http(s) URL. @since 0.1.0 @category request */
 export const ReturnUrl = withMessage(
-  Schema.String.pipe(
+  StorableText.pipe(
     Schema.maxLength(2048),
     Schema.filter((s) => {
       try {

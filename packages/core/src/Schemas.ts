@@ -38,15 +38,30 @@ export const CheckoutMode = withMessage(Schema.Literal("hosted", "merchant"), "m
 /** @since 0.1.0 */
 export type CheckoutMode = typeof CheckoutMode.Type
 
+const unstorable = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/
+
+/**
+ * Whether a string is text every store keeps exactly: well-formed Unicode (a JSON body can
+ * carry a lone surrogate such as `"\ud800"`, which drivers silently replace) and no NUL
+ * (which PostgreSQL text cannot hold). Free-text request fields must pass it (D1: a 400,
+ * never a 500 or two different values stored as one).
+ *
+ * @since 0.1.0
+ */
+export const isStorableText = (s: string): boolean => !unstorable.test(s)
+
+/** A string that passes `isStorableText`. @since 0.1.0 */
+export const StorableText = Schema.String.pipe(Schema.filter(isStorableText))
+
 /** A `merchant_reference`: 1 to 256 characters (D4). @since 0.1.0 */
 export const MerchantReference = withMessage(
-  Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)),
-  "must be a string of 1 to 256 characters"
+  StorableText.pipe(Schema.minLength(1), Schema.maxLength(256)),
+  "must be a string of 1 to 256 characters (well-formed Unicode, no NUL)"
 )
 
 /** A bounded non-empty string. @since 0.1.0 */
 export const BoundedString = (max: number) =>
-  withMessage(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(max)), `must be a string of 1 to ${max} characters`)
+  withMessage(StorableText.pipe(Schema.minLength(1), Schema.maxLength(max)), `must be a string of 1 to ${max} characters (well-formed Unicode, no NUL)`)
 
 /** ISO 8601 UTC with milliseconds and `Z`, as every time on the wire (D4). @since 0.1.0 */
 export const Timestamp = Schema.String.annotations({

@@ -286,3 +286,40 @@ describe("Faults over HTTP", () => {
     assert.isAbove(logged.length, 0)
   })
 })
+
+describe("Text a store cannot keep exactly (D1)", () => {
+  const base = '"amount":"150000","currency":"THB","country":"TH","checkout_mode":"merchant","payment_method":"th_promptpay"'
+  const cases: ReadonlyArray<readonly [string, string]> = [
+    ["merchant_reference", `{${base},"customer":{"name":"A"},"merchant_reference":"order-\\ud800"}`],
+    ["merchant_reference", `{${base},"customer":{"name":"A"},"merchant_reference":"order-\\u0000"}`],
+    ["customer.name", `{${base},"customer":{"name":"Som\\udc00chai"}}`],
+    ["customer.email", `{${base},"customer":{"email":"a\\u0000@example.com"}}`],
+    ["metadata", `{${base},"customer":{"name":"A"},"metadata":{"note":"\\ud83d"}}`],
+    ["metadata", `{${base},"customer":{"name":"A"},"metadata":{"k\\u0000":"v"}}`],
+    ["device_fingerprint", `{${base},"customer":{"name":"A"},"device_fingerprint":"fp\\u0000"}`]
+  ]
+  for (const [param, raw] of cases) {
+    it(`D1 ${param} with a lone surrogate or NUL -> 400 validation_failed, never stored: ${raw.slice(base.length + 3, base.length + 60)}`, async () => {
+      const h = app()
+      const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw, headers: { "content-type": "application/json" } })
+      const error = assertError(res, 400, "validation_failed")
+      assert.isTrue(error.param === param || (error.param ?? "").startsWith(`${param}.`), res.text)
+      const list = await call(h, "GET", "/payment_intents", { key: keys.demoTest })
+      assert.lengthOf(list.json.data, 0)
+    })
+  }
+
+  it("D1 a merchant_reference list filter holding NUL -> 400 validation_failed", async () => {
+    const res = await call(app(), "GET", "/payment_intents?merchant_reference=order-%00", { key: keys.demoTest })
+    assertError(res, 400, "validation_failed", "merchant_reference")
+  })
+
+  it("D1 well-formed text outside the BMP is accepted as it is", async () => {
+    const res = await call(app(), "POST", "/payment_intents", {
+      key: keys.demoTest,
+      body: { ...promptpay, merchant_reference: "order-🧾-ใบเสร็จ" }
+    })
+    assert.strictEqual(res.status, 201, res.text)
+    assert.strictEqual(res.json.merchant_reference, "order-🧾-ใบเสร็จ")
+  })
+})
