@@ -79,11 +79,12 @@ export class RoutingUnavailable extends ApiErrorClass("RoutingUnavailable", 422,
 /**
  * Why a storage operation failed, when an adapter can tell: `UniqueViolation` (a row
  * with that identity exists already), `StaleVersion` (an update lost a race to another
- * writer). Anything else (the database down, a driver fault) has no reason.
+ * writer), `ClaimLost` (an idempotency key this request claimed was taken over by a retry
+after the claim lapsed). Anything else (the database down, a driver fault) has no reason.
  *
  * @since 0.1.0 @category models
  */
-export type StorageErrorReason = "UniqueViolation" | "StaleVersion"
+export type StorageErrorReason = "UniqueViolation" | "StaleVersion" | "ClaimLost"
 
 /** 500: a storage adapter failed; its cause goes to the logs, never to the caller. @since 0.1.0 @category errors */
 export class StorageError extends Data.TaggedError("StorageError")<{

@@ -8,7 +8,7 @@
 import { Effect, Layer, Option } from "effect"
 import { StorageError } from "./Errors.js"
 import type { PaymentIntentRecord } from "./PaymentIntent.js"
-import type { BeginOutcome, Commit, IdempotencyKeyId, ReferenceId, StoredResponse } from "./Storage.js"
+import type { BeginOutcome, Commit, HeldKey, IdempotencyKeyId, ReferenceId, StoredResponse } from "./Storage.js"
 import { claimGraceMillis, compareNewestFirst, Storage } from "./Storage.js"
 
 interface KeyRow {
@@ -104,6 +104,12 @@ export const make = () => {
     return taken ?? { _tag: "Proceed" }
   }
 
+  /** Whether the key is still held, unanswered, by the claim that set `lockedUntil`. */
+  const holds = (k: HeldKey) => {
+    const row = keys.get(keyOf(k))
+    return row !== undefined && row.response === null && row.lockedUntil === k.lockedUntil
+  }
+
   const commit = (c: Commit): Effect.Effect<void, StorageError> =>
     Effect.suspend(() => {
       // Check everything first, then apply: all or nothing.
@@ -119,6 +125,9 @@ export const make = () => {
       // another create took it over) must not be written, or the reference would name the wrong intent.
       if (c.completeReference !== undefined && refs.get(refOf(c.completeReference))?.resourceId !== c.completeReference.resourceId) {
         return Effect.fail(new StorageError({ message: "merchant_reference is no longer held by this resource", reason: "UniqueViolation" }))
+      }
+      if (c.completeIdempotency !== undefined && !holds(c.completeIdempotency)) {
+        return Effect.fail(new StorageError({ message: "the idempotency key was taken over by a retry", reason: "ClaimLost" }))
       }
       if (c.updatePaymentIntent !== undefined) {
         const current = intents.get(c.updatePaymentIntent.record.id)
@@ -149,7 +158,7 @@ export const make = () => {
         const row = keys.get(keyOf(c.completeIdempotency))
         if (row !== undefined) row.response = c.completeIdempotency.response
       }
-      if (c.releaseIdempotency !== undefined) keys.delete(keyOf(c.releaseIdempotency))
+      if (c.releaseIdempotency !== undefined && holds(c.releaseIdempotency)) keys.delete(keyOf(c.releaseIdempotency))
       return Effect.void
     })
 

@@ -256,20 +256,21 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
       resourceType: "payment_intent",
       reference: n.merchant_reference
     }
+    // The key as this request holds it: completing or releasing it applies only while this claim holds it.
+    const held = keyId && { ...keyId, lockedUntil: now + Idempotency.lockMillis }
     const outcome = yield* storage.begin({
       now,
-      idempotency: keyId && {
-        ...keyId,
+      idempotency: held && {
+        ...held,
         fingerprint: Idempotency.requestFingerprint(route, n),
-        expiresAt: now + Idempotency.retentionMillis,
-        lockedUntil: now + Idempotency.lockMillis
+        expiresAt: now + Idempotency.retentionMillis
       },
       reference: refId && { ...refId, fingerprint: createFp, resourceId: id, lockedUntil: now + Idempotency.lockMillis }
     })
 
     /** Store a final answer on the key (if any) and return it. */
     const settle = (response: ApiResponse.ApiResponse, extra: Parameters<typeof storage.commit>[0] = { now }) =>
-      Effect.as(storage.commit({ ...extra, completeIdempotency: keyId && { ...keyId, response } }), response)
+      Effect.as(storage.commit({ ...extra, completeIdempotency: held && { ...held, response } }), response)
 
     switch (outcome._tag) {
       case "Replay":
@@ -294,7 +295,7 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
       Effect.gen(function*() {
         if (taken.inFlight) {
           // A concurrent create holds the reference: transient, so the key is released, not stored.
-          yield* storage.commit({ now, releaseIdempotency: keyId })
+          yield* storage.commit({ now, releaseIdempotency: held })
           return ApiResponse.fromError(new IdempotencyConflict({
             param: "merchant_reference",
             message: "A payment intent with this merchant_reference is still being created; retry shortly."
@@ -344,10 +345,20 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
       // lapsed (it outlived Idempotency.lockMillis) and another create took the reference. Not a
       // fault: a conflict. The key is released, so a retry answers with the intent that won.
       yield* Effect.logWarning("payment intent create lost its merchant_reference to a concurrent create", failure.value)
-      yield* Effect.ignore(storage.commit({ now, releaseIdempotency: keyId, releaseReference: ownReference }))
+      yield* Effect.ignore(storage.commit({ now, releaseIdempotency: held, releaseReference: ownReference }))
       return ApiResponse.fromError(new IdempotencyConflict({
         param: "merchant_reference",
         message: "A payment intent with this merchant_reference was created by a concurrent request; retry to retrieve it."
+      }), requestId)
+    }
+    if (Option.isSome(failure) && failure.value._tag === "StorageError" && failure.value.reason === "ClaimLost") {
+      // This request outlived its claim on the key (Idempotency.lockMillis) and a retry took the key over:
+      // the retry's answer stands, and nothing of this request was written.
+      yield* Effect.logWarning("payment intent create outlived its Idempotency-Key claim", failure.value)
+      yield* Effect.ignore(storage.commit({ now, releaseReference: ownReference }))
+      return ApiResponse.fromError(new IdempotencyConflict({
+        param: Idempotency.header,
+        message: "A retry with this Idempotency-Key took it over while this request was still running; retry to get its answer."
       }), requestId)
     }
     // 4.9.7: a 5xx (a defect, a failed read or the final commit failing) releases the key and the reference,
@@ -355,7 +366,7 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
     // after Idempotency.lockMillis instead.
     yield* Effect.logError("payment intent create failed", finished.cause)
     // The reference is released only when this request claimed it (not when another create holds it).
-    yield* Effect.ignore(storage.commit({ now, releaseIdempotency: keyId, releaseReference: ownReference }))
+    yield* Effect.ignore(storage.commit({ now, releaseIdempotency: held, releaseReference: ownReference }))
     return ApiResponse.fromError(new InternalError({ message: "create failed" }), requestId)
   }))
 

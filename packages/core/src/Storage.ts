@@ -25,6 +25,14 @@ export interface IdempotencyKeyId {
   readonly key: string
 }
 
+/**
+ * A key as held by one claim: `lockedUntil` tells this request's claim from a later one that
+ * took the key over after this one lapsed. @since 0.1.0 @category models
+ */
+export interface HeldKey extends IdempotencyKeyId {
+  readonly lockedUntil: number
+}
+
 /** A claim on an idempotency key. @since 0.1.0 @category models */
 export interface IdempotencyClaim extends IdempotencyKeyId {
   readonly fingerprint: string
@@ -95,10 +103,14 @@ export interface Commit {
   readonly completeReference?: ReferenceId & { readonly resourceId: string } | undefined
   /** Drop an in-flight reservation held for `resourceId` (the create did not happen). */
   readonly releaseReference?: ReferenceId & { readonly resourceId: string } | undefined
-  /** Store the final response for replay (4.9.4). */
-  readonly completeIdempotency?: IdempotencyKeyId & { readonly response: StoredResponse } | undefined
-  /** Forget the key, so a retry reaches a fresh handler (4.9.7). */
-  readonly releaseIdempotency?: IdempotencyKeyId | undefined
+  /**
+   * Store the final response for replay (4.9.4). A precondition: the key must still be held
+   * by this claim, unanswered; if a retry took it over, the whole commit fails with
+   * `StorageError({ reason: "ClaimLost" })` and writes nothing.
+   */
+  readonly completeIdempotency?: HeldKey & { readonly response: StoredResponse } | undefined
+  /** Forget the key, so a retry reaches a fresh handler (4.9.7); only while this claim still holds it, unanswered. */
+  readonly releaseIdempotency?: HeldKey | undefined
 }
 
 /** Filters and position of a list page (4.3, D6). @since 0.1.0 @category models */

@@ -10,7 +10,7 @@ describe("Maintenance", () => {
     Effect.gen(function*() {
       const storage = yield* Storage.Storage
       yield* storage.begin({ now: 0, idempotency: claimAt(0) })
-      yield* storage.commit({ now: 0, completeIdempotency: { ...key, response: { status: 201, body: "{}", requestId: "req_1" } } })
+      yield* storage.commit({ now: 0, completeIdempotency: { ...key, lockedUntil: 60_000, response: { status: 201, body: "{}", requestId: "req_1" } } })
       yield* Effect.scoped(Effect.gen(function*() {
         yield* Layer.buildWithScope(Maintenance.layerSchedule("1 hour"), yield* Effect.scope)
         // 23 hours on, the key still replays.

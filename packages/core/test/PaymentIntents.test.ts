@@ -366,6 +366,45 @@ describe("Idempotency-Key (4.9, D5)", () => {
     }).pipe(Effect.provide(layer({ providers: [hanging.provider] })))
   })
 
+  it.effect("4.9.6 a create that outlived its Idempotency-Key claim answers 409 and writes nothing; the retry that took the key over stands", () => {
+    // This request stalls past Idempotency.lockMillis; a retry with the same key takes the key over and
+    // creates the intent. The stalled request's final commit is refused whole.
+    const store = MemoryStorage.make()
+    let retried = false
+    let fingerprint = ""
+    const racing = Layer.succeed(Storage.Storage, {
+      ...store,
+      begin: (req) => {
+        fingerprint = req.idempotency?.fingerprint ?? fingerprint
+        return store.begin(req)
+      },
+      commit: (c) => {
+        if (c.completeIdempotency === undefined || c.insertPaymentIntent === undefined || retried) return store.commit(c)
+        retried = true
+        const later = c.now + 61_000
+        const key = { apiKeyId: c.completeIdempotency.apiKeyId, key: c.completeIdempotency.key }
+        const winner = { ...c.insertPaymentIntent, id: c.insertPaymentIntent.id.slice(0, -4) + "RTRY" }
+        return store.begin({ now: later, idempotency: { ...key, fingerprint, expiresAt: later + 1000, lockedUntil: later + 60_000 } }).pipe(
+          Effect.zipRight(store.commit({
+            now: later,
+            insertPaymentIntent: winner,
+            completeIdempotency: { ...key, lockedUntil: later + 60_000, response: { status: 201, body: JSON.stringify({ id: winner.id }), requestId: "req_retry" } }
+          })),
+          Effect.zipRight(store.commit(c))
+        )
+      }
+    })
+    return Effect.gen(function*() {
+      const first = yield* create(keys.demoTest, promptpay, "key-stalled")
+      assert.strictEqual(first.status, 409)
+      assert.strictEqual(errorOf(first).code, "idempotency_conflict")
+      assert.strictEqual(errorOf(first).param, "Idempotency-Key")
+      const ids = (yield* listAll(keys.demoTest)).data.map((i) => i.id)
+      assert.lengthOf(ids, 1)
+      assert.match(ids[0]!, /RTRY$/)
+    }).pipe(Effect.provide(layer({ storage: racing })))
+  })
+
   it.effect("4.9 merchant_reference 1: losing the reference to a concurrent create at the final commit is a 409, never a 500", () => {
     // This request's claim lapses while it is at the provider; another create takes the reference
     // and commits first. The store refuses the second intent with a UniqueViolation.

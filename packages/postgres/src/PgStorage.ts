@@ -268,58 +268,88 @@ export const make = (options: PgStorageOptions = {}) =>
     const referenceWhere = (r: Storage.ReferenceId & { readonly resourceId: string }) =>
       sql`${referenceKey(r)} AND resource_id = ${r.resourceId}`
 
+    /** The key as this claim holds it, unanswered. */
+    const heldKey = (k: Storage.HeldKey) =>
+      sql`api_key_id = ${k.apiKeyId} AND key = ${k.key} AND locked_until = ${timestamp(k.lockedUntil)}::timestamptz
+        AND response_status IS NULL`
+
     /**
-     * Every write of a commit but the versioned update and the reference guard, each a
-     * statement of its own that applies only when `condition` holds.
+     * The preconditions of a commit, each a write that must touch its row: completing the
+     * reference (still held by this resource) and storing the key's response (still held by
+     * this claim). `lost` names the error when it touches none.
      */
-    const writes = (c: Storage.Commit, condition: Fragment) => [
-      ...(c.insertPaymentIntent !== undefined ? [insertIntent(c.insertPaymentIntent, condition)] : []),
-      ...(c.releaseReference !== undefined
-        ? [sql`DELETE FROM ${REF} WHERE ${referenceWhere(c.releaseReference)} AND NOT completed AND ${condition}`]
+    const guards = (c: Storage.Commit) => [
+      ...(c.completeReference !== undefined
+        ? [{
+          name: "g_reference",
+          statement: sql`UPDATE ${REF} SET completed = true WHERE ${referenceWhere(c.completeReference)} RETURNING 1`,
+          lost: referenceLost(c.completeReference)
+        }]
         : []),
       ...(c.completeIdempotency !== undefined
-        ? [sql`UPDATE ${KEY} SET response_status = ${c.completeIdempotency.response.status},
-            response_body = ${c.completeIdempotency.response.body}, response_request_id = ${c.completeIdempotency.response.requestId}
-            WHERE api_key_id = ${c.completeIdempotency.apiKeyId} AND key = ${c.completeIdempotency.key} AND ${condition}`]
-        : []),
-      ...(c.releaseIdempotency !== undefined
-        ? [sql`DELETE FROM ${KEY} WHERE api_key_id = ${c.releaseIdempotency.apiKeyId} AND key = ${c.releaseIdempotency.key} AND ${condition}`]
+        ? [{
+          name: "g_key",
+          statement: sql`UPDATE ${KEY} SET response_status = ${c.completeIdempotency.response.status},
+              response_body = ${c.completeIdempotency.response.body}, response_request_id = ${c.completeIdempotency.response.requestId}
+            WHERE ${heldKey(c.completeIdempotency)} RETURNING 1`,
+          lost: keyLost()
+        }]
         : [])
+    ]
+
+    /** Every other write of a commit (not the versioned update), each a statement of its own. */
+    const writes = (c: Storage.Commit) => [
+      ...(c.insertPaymentIntent !== undefined ? [insertIntent(c.insertPaymentIntent, sql`true`)] : []),
+      ...(c.releaseReference !== undefined
+        ? [sql`DELETE FROM ${REF} WHERE ${referenceWhere(c.releaseReference)} AND NOT completed`]
+        : []),
+      ...(c.releaseIdempotency !== undefined ? [sql`DELETE FROM ${KEY} WHERE ${heldKey(c.releaseIdempotency)}`] : [])
     ]
 
     /** A reference completed by a resource that no longer holds it: the commit is refused whole. */
     const referenceLost = (r: Storage.ReferenceId & { readonly resourceId: string }) =>
-      new Errors.StorageError({
-        message: `merchant_reference is no longer held by ${r.resourceId}`,
-        reason: "UniqueViolation"
-      })
+      new Errors.StorageError({ message: `merchant_reference is no longer held by ${r.resourceId}`, reason: "UniqueViolation" })
+
+    /** A key completed by a claim a retry took over: the commit is refused whole. */
+    const keyLost = () => new Errors.StorageError({ message: "the idempotency key was taken over by a retry", reason: "ClaimLost" })
+
+    /** Raised inside a statement to abort it: the text names the guard that touched no row. */
+    const abortMarker = "tender:precondition:"
 
     const commit = (c: Storage.Commit): Effect.Effect<void, Errors.StorageError> => {
-      const complete = c.completeReference
-      const guard = complete === undefined
-        ? undefined
-        : sql`UPDATE ${REF} SET completed = true WHERE ${referenceWhere(complete)} RETURNING 1`
+      const checks = guards(c)
+      const statements = writes(c)
       const run: Effect.Effect<unknown, SqlError | Errors.StorageError> = c.updatePaymentIntent !== undefined
-        // A versioned update must see its row count: it, the guard and the rest run in a transaction.
+        // A versioned update must see its row count: it, the guards and the rest run in a transaction.
         ? sql.withTransaction(Effect.gen(function*() {
-          if (guard !== undefined && complete !== undefined && (yield* guard).length === 0) return yield* referenceLost(complete)
+          for (const g of checks) if ((yield* g.statement).length === 0) return yield* g.lost
           yield* updateIntent(c.updatePaymentIntent!.record, c.updatePaymentIntent!.expectedVersion)
-          yield* Effect.forEach(writes(c, sql`true`), (s) => s, { discard: true })
+          yield* Effect.forEach(statements, (s) => s, { discard: true })
         }))
-        // Otherwise one statement, atomic by itself (one round trip): data-modifying CTEs, every write
-        // guarded by the completed reference, if the commit completes one.
-        : guard === undefined || complete === undefined
-        ? Effect.suspend(() => {
-          const statements = writes(c, sql`true`)
-          return statements.length <= 1
-            ? Effect.forEach(statements, (s) => s, { discard: true })
-            : sql`WITH ${sql.csv(statements.map((s, i) => sql`${sql(`w${i}`)} AS (${s})`))} SELECT 1`
-        })
-        : Effect.flatMap(
-          sql<{ readonly held: number }>`WITH ${
-            sql.csv([sql`g AS (${guard})`, ...writes(c, sql`EXISTS (SELECT 1 FROM g)`).map((s, i) => sql`${sql(`w${i}`)} AS (${s})`)])
-          } SELECT (SELECT count(*) FROM g)::int AS held`,
-          ([row]) => ((row?.held ?? 0) > 0 ? Effect.void : Effect.fail(referenceLost(complete)))
+        : checks.length === 0 && statements.length <= 1
+        ? Effect.forEach(statements, (s) => s, { discard: true })
+        // One statement, atomic by itself (one round trip): data-modifying CTEs always run to
+        // completion, so a guard that touched no row aborts the whole statement with an error
+        // (a cast that fails at run time), which undoes every write.
+        : Effect.asVoid(sql`WITH ${
+          sql.csv([
+            ...checks.map((g) => sql`${sql(g.name)} AS (${g.statement})`),
+            ...statements.map((s, i) => sql`${sql(`w${i}`)} AS (${s})`)
+          ])
+        } SELECT ${
+          checks.length === 0
+            ? sql`1`
+            : sql`CASE ${
+              sql.join(" ", false)(checks.map((g) =>
+                sql`WHEN NOT EXISTS (SELECT 1 FROM ${sql(g.name)}) THEN (${`${abortMarker}${g.name}:`} || (SELECT count(*) FROM ${sql(g.name)}))::int`
+              ))
+            } ELSE 1 END`
+        }`).pipe(
+          Effect.catchTag("SqlError", (e): Effect.Effect<never, SqlError | Errors.StorageError> => {
+            const message = e.cause instanceof Error ? e.cause.message : ""
+            const lost = checks.find((g) => message.includes(`${abortMarker}${g.name}:`))
+            return lost === undefined ? Effect.fail(e) : Effect.fail(lost.lost)
+          })
         )
       return run.pipe(Effect.asVoid, Effect.catchTag("SqlError", (e) => Effect.fail(fold("commit")(e))))
     }

@@ -69,6 +69,12 @@ export const claim = (
   lockedUntil: now + lockMillis
 })
 
+/** The key as held by the claim `claim(key, now)` made: what completing or releasing it names. */
+export const held = (key: Storage.IdempotencyKeyId, now: number, lockMillis = 60_000): Storage.HeldKey => ({
+  ...key,
+  lockedUntil: now + lockMillis
+})
+
 /** A merchant_reference claim for a new payment intent. */
 export const referenceClaim = (
   scope: { readonly merchantId: string; readonly environment: "test" | "live" },

@@ -5,8 +5,8 @@
 import { assert } from "@effect/vitest"
 import type { ContractIt } from "./fixtures.js"
 import { Idempotency, Storage } from "@tender/core"
-import { Effect } from "effect"
-import { claim, freshKey, freshScope, intent, oddResponse, referenceClaim, t0 } from "./fixtures.js"
+import { Effect, Option } from "effect"
+import { claim, freshKey, freshScope, held, intent, oddResponse, referenceClaim, t0 } from "./fixtures.js"
 
 const begin = (request: Storage.BeginRequest) => Effect.flatMap(Storage.Storage, (s) => s.begin(request))
 const commit = (c: Storage.Commit) => Effect.flatMap(Storage.Storage, (s) => s.commit(c))
@@ -21,14 +21,14 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
       const key = freshKey()
       assert.strictEqual((yield* begin({ now: t0, idempotency: claim(key, t0) }))._tag, "Proceed")
       const response = oddResponse()
-      yield* commit({ now: t0, completeIdempotency: { ...key, response } })
+      yield* commit({ now: t0, completeIdempotency: { ...held(key, t0), response } })
       const replay = yield* begin({ now: t0 + 1000, idempotency: claim(key, t0 + 1000) })
       assert.deepStrictEqual(replay, { _tag: "Replay", response })
       // A 4xx is stored and replayed like a 2xx (D5).
       const key409 = freshKey()
       yield* begin({ now: t0, idempotency: claim(key409, t0) })
       const conflict = { status: 409, body: `{"error":{"code":"idempotency_conflict","message":"…"}}`, requestId: "req_409" }
-      yield* commit({ now: t0, completeIdempotency: { ...key409, response: conflict } })
+      yield* commit({ now: t0, completeIdempotency: { ...held(key409, t0), response: conflict } })
       assert.deepStrictEqual(yield* begin({ now: t0 + 1, idempotency: claim(key409, t0 + 1) }), { _tag: "Replay", response: conflict })
     }))
 
@@ -37,7 +37,7 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
       const key = freshKey()
       yield* begin({ now: t0, idempotency: claim(key, t0, "a".repeat(64)) })
       assert.strictEqual((yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1, "c".repeat(64)) }))._tag, "KeyConflict")
-      yield* commit({ now: t0, completeIdempotency: { ...key, response: oddResponse() } })
+      yield* commit({ now: t0, completeIdempotency: { ...held(key, t0), response: oddResponse() } })
       assert.strictEqual((yield* begin({ now: t0 + 2, idempotency: claim(key, t0 + 2, "c".repeat(64)) }))._tag, "KeyConflict")
       // Even once the in-flight lock has lapsed, a different request never takes the key over.
       const open = freshKey()
@@ -61,11 +61,38 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
       assert.strictEqual((yield* begin({ now: t0 + 60_001, idempotency: claim(key, t0 + 60_001) }))._tag, "KeyInFlight")
     }))
 
+  it.effect("4.9.6 a request that outlived its claim can neither answer for the key nor release it once a retry took it over", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const key = freshKey()
+      yield* begin({ now: t0, idempotency: claim(key, t0) })
+      // The first request stalls past its lock; a retry takes the key over.
+      assert.strictEqual((yield* begin({ now: t0 + 60_000, idempotency: claim(key, t0 + 60_000) }))._tag, "Proceed")
+      const stale = intent(scope)
+      const lost = yield* Effect.flip(commit({
+        now: t0 + 60_001,
+        insertPaymentIntent: stale,
+        completeIdempotency: { ...held(key, t0), response: oddResponse("req_stale") }
+      }))
+      assert.strictEqual(lost.reason, "ClaimLost")
+      // Nothing of it was written, and its release is no release.
+      assert.isTrue(Option.isNone(yield* Effect.flatMap(Storage.Storage, (st) => st.getPaymentIntent(scope, stale.id))))
+      yield* commit({ now: t0 + 60_002, releaseIdempotency: held(key, t0) })
+      assert.strictEqual((yield* begin({ now: t0 + 60_003, idempotency: claim(key, t0 + 60_003) }))._tag, "KeyInFlight")
+      // The retry answers, and its answer is the one replayed.
+      const response = oddResponse("req_retry")
+      yield* commit({ now: t0 + 60_004, completeIdempotency: { ...held(key, t0 + 60_000), response } })
+      assert.deepStrictEqual(yield* begin({ now: t0 + 60_005, idempotency: claim(key, t0 + 60_005) }), { _tag: "Replay", response })
+      // An answered key cannot be answered again, even by its own claim.
+      const twice = yield* Effect.flip(commit({ now: t0 + 60_006, completeIdempotency: { ...held(key, t0 + 60_000), response: oddResponse() } }))
+      assert.strictEqual(twice.reason, "ClaimLost")
+    }))
+
   it.effect("4.9.7 a released key reaches a fresh handler", () =>
     Effect.gen(function*() {
       const key = freshKey()
       yield* begin({ now: t0, idempotency: claim(key, t0) })
-      yield* commit({ now: t0, releaseIdempotency: key })
+      yield* commit({ now: t0, releaseIdempotency: held(key, t0) })
       assert.strictEqual((yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1, "d".repeat(64)) }))._tag, "Proceed")
     }))
 
@@ -74,7 +101,7 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
       const key = freshKey()
       yield* begin({ now: t0, idempotency: claim(key, t0) })
       const response = oddResponse()
-      yield* commit({ now: t0 + 5000, completeIdempotency: { ...key, response } })
+      yield* commit({ now: t0 + 5000, completeIdempotency: { ...held(key, t0), response } })
       const expiry = t0 + Idempotency.retentionMillis
       const before = yield* begin({ now: expiry - 1, idempotency: claim(key, expiry - 1) })
       assert.deepStrictEqual(before, { _tag: "Replay", response })
@@ -90,7 +117,7 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
       const b = { apiKeyId: `${a.apiKeyId}x`, key: a.key }
       assert.strictEqual((yield* begin({ now: t0, idempotency: claim(a, t0) }))._tag, "Proceed")
       assert.strictEqual((yield* begin({ now: t0, idempotency: claim(b, t0, "9".repeat(64)) }))._tag, "Proceed")
-      yield* commit({ now: t0, completeIdempotency: { ...a, response: oddResponse("req_a") } })
+      yield* commit({ now: t0, completeIdempotency: { ...held(a, t0), response: oddResponse("req_a") } })
       const replayB = yield* begin({ now: t0 + 1, idempotency: claim(b, t0 + 1, "9".repeat(64)) })
       assert.strictEqual(replayB._tag, "KeyInFlight")
     }))
@@ -131,9 +158,9 @@ export const purgeCases = (it: ContractIt) => {
       const live = freshKey()
       const inFlightLive = freshKey()
       yield* begin({ now: base, idempotency: claim(expired, base) })
-      yield* commit({ now: base, completeIdempotency: { ...expired, response: oddResponse() } })
+      yield* commit({ now: base, completeIdempotency: { ...held(expired, base), response: oddResponse() } })
       yield* begin({ now: base + 10, idempotency: claim(live, base + 10) })
-      yield* commit({ now: base + 10, completeIdempotency: { ...live, response: oddResponse() } })
+      yield* commit({ now: base + 10, completeIdempotency: { ...held(live, base + 10), response: oddResponse() } })
       yield* begin({ now: base + 10, idempotency: claim(inFlightLive, base + 10) })
       const at = base + Idempotency.retentionMillis
       const purged = yield* storage.purgeExpired(at)
@@ -242,7 +269,7 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
       assert.strictEqual((yield* begin({ now: t0 + 2, idempotency: claim(key, t0 + 2) }))._tag, "KeyInFlight")
       // A replay or conflict on the key answers before the reference is looked at or claimed.
       const other = referenceClaim(scope, "order-6", t0)
-      yield* commit({ now: t0 + 3, completeIdempotency: { ...key, response: oddResponse() } })
+      yield* commit({ now: t0 + 3, completeIdempotency: { ...held(key, t0 + 1), response: oddResponse() } })
       assert.strictEqual((yield* begin({ now: t0 + 4, idempotency: claim(key, t0 + 4), reference: other }))._tag, "Replay")
       assert.strictEqual((yield* begin({ now: t0 + 5, reference: referenceClaim(scope, "order-6", t0 + 5) }))._tag, "Proceed")
     }))
@@ -255,7 +282,7 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
       assert.strictEqual((yield* begin({ now: t0, idempotency: claim(key, t0), reference: ref }))._tag, "Proceed")
       const record = intent(scope, { id: ref.resourceId, merchantReference: "order-7" })
       const response = oddResponse()
-      yield* commit({ now: t0, insertPaymentIntent: record, completeReference: { ...ref }, completeIdempotency: { ...key, response } })
+      yield* commit({ now: t0, insertPaymentIntent: record, completeReference: { ...ref }, completeIdempotency: { ...held(key, t0), response } })
       assert.deepStrictEqual(yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1) }), { _tag: "Replay", response })
       const taken = yield* begin({ now: t0 + 1, reference: referenceClaim(scope, "order-7", t0 + 1) })
       assert.deepStrictEqual(taken, { _tag: "ReferenceTaken", resourceId: record.id, sameFingerprint: true, inFlight: false })

@@ -136,7 +136,7 @@ export const cases = (it: ContractIt) => {
       const error = yield* Effect.flip(storage.commit({
         now: t0,
         insertPaymentIntent: again,
-        completeIdempotency: { ...key, response: { status: 201, body: "{}", requestId: "req_x" } }
+        completeIdempotency: { ...key, lockedUntil: t0 + 500, response: { status: 201, body: "{}", requestId: "req_x" } }
       }))
       assert.strictEqual(error._tag, "StorageError")
       assert.strictEqual(error.reason, "UniqueViolation")
@@ -189,7 +189,7 @@ export const cases = (it: ContractIt) => {
         now: t0,
         insertPaymentIntent: beside,
         updatePaymentIntent: { record: { ...succeeded, version: 9 }, expectedVersion: 1 },
-        releaseIdempotency: key
+        releaseIdempotency: { ...key, lockedUntil: t0 + 500 }
       }))
       assert.strictEqual(partial.reason, "StaleVersion")
       assert.isTrue(Option.isNone(yield* get(beside)))
