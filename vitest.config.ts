@@ -24,9 +24,10 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // One database: its test files run one after another.
+          // One database: its test files run one after another, each in a fresh process, so
+          // no file's layers outlive it (a single shared fork ran one file's hooks again in the next).
           pool: "forks",
-          poolOptions: { forks: { singleFork: true } }
+          poolOptions: { forks: { maxForks: 1, minForks: 1, isolate: true } }
         }
       },
       {
