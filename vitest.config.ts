@@ -24,10 +24,11 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // One database: its test files run one after another, each in a fresh process, so
-          // no file's layers outlive it (a single shared fork ran one file's hooks again in the next).
+          // Each file in a fresh process, so no file's layers outlive it (in one shared fork the
+          // contract suite's hooks ran again during the next file). Files may share the database:
+          // each uses its own table prefix and drops it after.
           pool: "forks",
-          poolOptions: { forks: { maxForks: 1, minForks: 1, isolate: true } }
+          poolOptions: { forks: { isolate: true, singleFork: false } }
         }
       },
       {
