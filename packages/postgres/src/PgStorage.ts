@@ -91,13 +91,8 @@ export const make = (options: PgStorageOptions = {}) =>
         VALUES (${c.apiKeyId}, ${c.key}, ${c.fingerprint}, ${timestamp(c.expiresAt)}, ${timestamp(c.lockedUntil)})
         ON CONFLICT DO NOTHING RETURNING 1`
 
-    const insertReference = (c: Storage.ReferenceClaim) =>
-      sql`INSERT INTO ${REF} (merchant_id, environment, resource_type, reference, fingerprint, resource_id, locked_until)
-        VALUES (${c.merchantId}, ${c.environment}, ${c.resourceType}, ${c.reference}, ${c.fingerprint}, ${c.resourceId}, ${timestamp(c.lockedUntil)})
-        ON CONFLICT DO NOTHING RETURNING 1`
-
     /** The reference claim, made only when `condition` holds (evaluated in the statement's own snapshot). */
-    const insertReferenceIf = (c: Storage.ReferenceClaim, condition: ReturnType<Sql["literal"]>) =>
+    const insertReference = (c: Storage.ReferenceClaim, condition: Fragment = sql`true`) =>
       sql`INSERT INTO ${REF} (merchant_id, environment, resource_type, reference, fingerprint, resource_id, locked_until)
         SELECT ${c.merchantId}, ${c.environment}, ${c.resourceType}, ${c.reference}, ${c.fingerprint}, ${c.resourceId}, ${timestamp(c.lockedUntil)}::timestamptz
         WHERE ${condition}
@@ -118,7 +113,7 @@ export const make = (options: PgStorageOptions = {}) =>
             ? sql`SELECT 1 WHERE false`
             : k === undefined
             ? insertReference(req.reference)
-            : insertReferenceIf(req.reference, sql`EXISTS (SELECT 1 FROM k)`)
+            : insertReference(req.reference, sql`EXISTS (SELECT 1 FROM k)`)
         })
           SELECT (SELECT count(*) FROM k)::int AS key, (SELECT count(*) FROM r)::int AS reference${
           k === undefined
@@ -234,19 +229,15 @@ export const make = (options: PgStorageOptions = {}) =>
 
     // -- commit: one state change and everything it causes, in one transaction --
 
-    /** Insert an intent when `condition` holds (the commit's guard; `true` when it has none). */
-    const insertIntent = (p: PaymentIntent.PaymentIntentRecord, condition: Fragment) => {
+    const insertIntent = (p: PaymentIntent.PaymentIntentRecord) => {
       const v = paymentIntentValues(p)
-      // INSERT ... SELECT (not VALUES) so the guard can apply; its parameters need their column types.
       return sql`INSERT INTO ${PI} (id, merchant_id, environment, amount, currency, country, checkout_mode, status,
           merchant_reference, payment_method, next_action, failure_code, failure_message, processing_reason, receipt,
           customer, payment_method_options, return_url, device_fingerprint, metadata, external_reference, provider_code,
           provider_payment_id, fingerprint, created_at, updated_at, version)
-        SELECT ${v[0]}::text, ${v[1]}::text, ${v[2]}::text, ${v[3]}::bigint, ${v[4]}::text, ${v[5]}::text, ${v[6]}::text,
-          ${v[7]}::text, ${v[8]}::text, ${v[9]}::text, ${v[10]}::json, ${v[11]}::text, ${v[12]}::text, ${v[13]}::text,
-          ${v[14]}::json, ${v[15]}::json, ${v[16]}::json, ${v[17]}::text, ${v[18]}::text, ${v[19]}::json, ${v[20]}::text,
-          ${v[21]}::text, ${v[22]}::text, ${v[23]}::text, ${v[24]}::timestamptz, ${v[25]}::timestamptz, ${v[26]}::integer
-        WHERE ${condition}`
+        VALUES (${v[0]}, ${v[1]}, ${v[2]}, ${v[3]}, ${v[4]}, ${v[5]}, ${v[6]}, ${v[7]}, ${v[8]}, ${v[9]}, ${v[10]}, ${v[11]},
+          ${v[12]}, ${v[13]}, ${v[14]}, ${v[15]}, ${v[16]}, ${v[17]}, ${v[18]}, ${v[19]}, ${v[20]}, ${v[21]}, ${v[22]},
+          ${v[23]}, ${v[24]}, ${v[25]}, ${v[26]})`
     }
 
     const updateIntent = (p: PaymentIntent.PaymentIntentRecord, expectedVersion: number) =>
@@ -299,7 +290,7 @@ export const make = (options: PgStorageOptions = {}) =>
 
     /** Every other write of a commit (not the versioned update), each a statement of its own. */
     const writes = (c: Storage.Commit) => [
-      ...(c.insertPaymentIntent !== undefined ? [insertIntent(c.insertPaymentIntent, sql`true`)] : []),
+      ...(c.insertPaymentIntent !== undefined ? [insertIntent(c.insertPaymentIntent)] : []),
       ...(c.releaseReference !== undefined
         ? [sql`DELETE FROM ${REF} WHERE ${referenceWhere(c.releaseReference)} AND NOT completed`]
         : []),
