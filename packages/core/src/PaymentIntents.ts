@@ -339,35 +339,33 @@ export const create = (ctx: RequestContext, params: CreateParams) =>
     }))
     if (Exit.isSuccess(finished)) return finished.value
     const ownReference = outcome._tag === "Proceed" && refId !== undefined ? { ...refId, resourceId: id } : undefined
-    const failure = Cause.failureOption(finished.cause)
-    if (Option.isSome(failure) && failure.value._tag === "StorageError" && failure.value.reason === "UniqueViolation") {
-      // The store refused a second intent with this merchant_reference: this request's claim had
-      // lapsed (it outlived Idempotency.lockMillis) and another create took the reference. Not a
-      // fault: a conflict. The key is released, so a retry answers with the intent that won.
-      yield* Effect.logWarning("payment intent create lost its merchant_reference to a concurrent create", failure.value)
-      yield* Effect.ignore(storage.commit({ now, releaseIdempotency: held, releaseReference: ownReference }))
-      return ApiResponse.fromError(new IdempotencyConflict({
-        param: "merchant_reference",
-        message: "A payment intent with this merchant_reference was created by a concurrent request; retry to retrieve it."
-      }), requestId)
-    }
-    if (Option.isSome(failure) && failure.value._tag === "StorageError" && failure.value.reason === "ClaimLost") {
-      // This request outlived its claim on the key (Idempotency.lockMillis) and a retry took the key over:
-      // the retry's answer stands, and nothing of this request was written.
-      yield* Effect.logWarning("payment intent create outlived its Idempotency-Key claim", failure.value)
-      yield* Effect.ignore(storage.commit({ now, releaseReference: ownReference }))
-      return ApiResponse.fromError(new IdempotencyConflict({
-        param: Idempotency.header,
-        message: "A retry with this Idempotency-Key took it over while this request was still running; retry to get its answer."
-      }), requestId)
-    }
-    // 4.9.7: a 5xx (a defect, a failed read or the final commit failing) releases the key and the reference,
-    // so a retry reaches a fresh handler. Best effort: if the store is down, the claims lapse
-    // after Idempotency.lockMillis instead.
-    yield* Effect.logError("payment intent create failed", finished.cause)
-    // The reference is released only when this request claimed it (not when another create holds it).
+    // Whatever went wrong, give back what this request still holds, so a retry reaches a fresh handler
+    // (4.9.7). Releases are fenced: a key or reference another request took over is left alone. Best
+    // effort: if the store is down, the claims lapse after Idempotency.lockMillis instead.
     yield* Effect.ignore(storage.commit({ now, releaseIdempotency: held, releaseReference: ownReference }))
-    return ApiResponse.fromError(new InternalError({ message: "create failed" }), requestId)
+    const failure = Cause.failureOption(finished.cause)
+    switch (Option.isSome(failure) && failure.value._tag === "StorageError" ? failure.value.reason : undefined) {
+      case "UniqueViolation":
+        // This request's reference claim lapsed (it outlived Idempotency.lockMillis) and another create
+        // took the reference: a conflict, not a fault. A retry answers with the intent that won.
+        yield* Effect.logWarning("payment intent create lost its merchant_reference to a concurrent create", finished.cause)
+        return ApiResponse.fromError(new IdempotencyConflict({
+          param: "merchant_reference",
+          message: "A payment intent with this merchant_reference was created by a concurrent request; retry to retrieve it."
+        }), requestId)
+      case "ClaimLost":
+        // This request outlived its claim on the key and a retry took it over: the retry's answer
+        // stands, and nothing of this request was written.
+        yield* Effect.logWarning("payment intent create outlived its Idempotency-Key claim", finished.cause)
+        return ApiResponse.fromError(new IdempotencyConflict({
+          param: Idempotency.header,
+          message: "A retry with this Idempotency-Key took it over while this request was still running; retry to get its answer."
+        }), requestId)
+      default:
+        // 4.9.7: a 5xx (a defect, a failed read, the final commit failing).
+        yield* Effect.logError("payment intent create failed", finished.cause)
+        return ApiResponse.fromError(new InternalError({ message: "create failed" }), requestId)
+    }
   }))
 
 // ---------------------------------------------------------------------------
