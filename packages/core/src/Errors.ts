@@ -19,9 +19,14 @@ interface ErrorFields {
   readonly details?: ReadonlyArray<ErrorDetail> | undefined
 }
 
-/** A tagged error class carrying its HTTP status and wire code. */
+/**
+ * A tagged error class carrying its HTTP status and wire code, on the class (for the HTTP
+ * definition and its OpenAPI document) and on every instance (for rendering).
+ */
 const ApiErrorClass = <Tag extends string, Status extends number, Code extends string>(tag: Tag, status: Status, code: Code) =>
   class extends Data.TaggedError(tag)<ErrorFields> {
+    static readonly status: Status = status
+    static readonly code: Code = code
     readonly status: Status = status
     readonly code: Code = code
   }
@@ -77,13 +82,14 @@ export class PaymentConfigurationUnavailable extends ApiErrorClass("PaymentConfi
 export class RoutingUnavailable extends ApiErrorClass("RoutingUnavailable", 422, "routing_unavailable") {}
 
 /**
- * Why a storage operation failed, when an adapter can tell: `UniqueViolation` (a row
- * with that identity exists already), `StaleVersion` (an update lost a race to another
- * writer), `ClaimLost` (an idempotency key this request claimed was taken over by a retry
-after the claim lapsed). Anything else (the database down, a driver fault) has no reason.
+ * 503: a transient storage outage (the database unreachable or restarting). Retrying later
+ * is safe; an idempotency key the request held was given back.
  *
- * @since 0.1.0 @category models
+ * @since 0.1.0 @category errors
  */
+export class ServiceUnavailable extends ApiErrorClass("ServiceUnavailable", 503, "service_unavailable") {}
+
+/** @since 0.1.0 @category models */
 export type StorageErrorReason = "UniqueViolation" | "StaleVersion" | "ClaimLost"
 
 /** 500: a storage adapter failed; its cause goes to the logs, never to the caller. @since 0.1.0 @category errors */
@@ -101,6 +107,8 @@ export class InternalError extends Data.TaggedError("InternalError")<{
   readonly message: string
   readonly cause?: unknown
 }> {
+  static readonly status = 500
+  static readonly code = "internal_error"
   readonly status = 500
   readonly code = "internal_error"
 }
@@ -118,6 +126,7 @@ export type ApiError =
   | DuplicateMerchantReference
   | PaymentConfigurationUnavailable
   | RoutingUnavailable
+  | ServiceUnavailable
   | StorageError
   | InternalError
 
