@@ -6,9 +6,10 @@
  */
 import { Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
-import { AuthenticationRequired, InvalidApiKey, type StorageError } from "./Errors.js"
-import { environmentOfPublicKey, environmentOfSecretKey, hashSecret, Merchants } from "./Merchant.js"
-import type { Merchant } from "./Merchant.js"
+import { AuthenticationRequired, InvalidApiKey } from "./Errors.js"
+import type { StorageError } from "./StorageError.js"
+import { environmentOfPublicKey, environmentOfSecretKey, hashSecret, Merchants } from "./Merchants.js"
+import type { Merchant } from "./Merchants.js"
 import type { Environment } from "./Schemas.js"
 
 /** Who is calling: every read and write is scoped to this (5.3, 5.4). @since 0.1.0 @category models */

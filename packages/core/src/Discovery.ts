@@ -8,7 +8,7 @@
 import { Effect, Schema } from "effect"
 import type { Principal } from "./Authentication.js"
 import { PaymentConfigurationUnavailable, RoutingUnavailable, ValidationFailed } from "./Errors.js"
-import type { Route } from "./Merchant.js"
+import type { Route } from "./Merchants.js"
 import { NextActionType } from "./NextAction.js"
 import type { PayerField, PaymentProvider, ProviderMethod } from "./Provider.js"
 import { amountInRange, payerFields, ProviderRegistry } from "./Provider.js"

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Data } from "effect"
+import type { StorageError } from "./StorageError.js"
 
 /** @since 0.1.0 @category models */
 export interface ErrorDetail {
@@ -89,19 +90,6 @@ export class RoutingUnavailable extends ApiErrorClass("RoutingUnavailable", 422,
  */
 export class ServiceUnavailable extends ApiErrorClass("ServiceUnavailable", 503, "service_unavailable") {}
 
-/** @since 0.1.0 @category models */
-export type StorageErrorReason = "UniqueViolation" | "StaleVersion" | "ClaimLost"
-
-/** 500: a storage adapter failed; its cause goes to the logs, never to the caller. @since 0.1.0 @category errors */
-export class StorageError extends Data.TaggedError("StorageError")<{
-  readonly message: string
-  readonly cause?: unknown
-  readonly reason?: StorageErrorReason | undefined
-}> {
-  readonly status = 500
-  readonly code = "internal_error"
-}
-
 /** 500: any unexpected fault (D1). @since 0.1.0 @category errors */
 export class InternalError extends Data.TaggedError("InternalError")<{
   readonly message: string
@@ -135,7 +123,8 @@ export const internalMessage = "An internal error occurred. Retry the request; i
 
 /** The wire body of D1. @since 0.1.0 @category rendering */
 export const errorBody = (error: ApiError, requestId: string): unknown => {
-  const internal = error.status >= 500
+  // A 503's message is ours and says what to do; any other 5xx's could carry internals.
+  const internal = error.status >= 500 && error._tag !== "ServiceUnavailable"
   const fields: ErrorFields = internal ? { message: internalMessage } : error
   return {
     error: {

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Layer } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 
 /** @since 0.1.0 @category models */
@@ -48,7 +48,3 @@ export const make = (options: HostedCheckoutOptions): HostedCheckout["Type"] => 
 /** @since 0.1.0 @category layers */
 export const layer = (options: HostedCheckoutOptions): Layer.Layer<HostedCheckout> =>
   Layer.succeed(HostedCheckout, make(options))
-
-/** Read the options from config: TENDER_PUBLIC_URL and TENDER_CHECKOUT_SECRET. @since 0.1.0 @category layers */
-export const layerEffect = (options: Effect.Effect<HostedCheckoutOptions>): Layer.Layer<HostedCheckout> =>
-  Layer.effect(HostedCheckout, Effect.map(options, make))

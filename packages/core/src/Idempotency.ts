@@ -1,6 +1,6 @@
 /**
  * Idempotency (4.9, D5): the `Idempotency-Key` header's rules and the canonical request
- * fingerprint. The flow that uses them is in `PaymentIntents.create`.
+ * fingerprint. The pipeline that applies them to a POST is `Operation.run`.
  *
  * @since 0.1.0
  */
@@ -18,6 +18,14 @@ export const retentionMillis = 24 * 60 * 60 * 1000
  * @since 0.1.0
  */
 export const lockMillis = 60 * 1000
+
+/**
+ * How long after its lock lapsed an uncompleted merchant_reference claim is kept: long
+ * enough that no request that could still complete it (a stalled process) is alive.
+ *
+ * @since 0.1.0
+ */
+export const claimGraceMillis = 24 * 60 * 60 * 1000
 
 /** The header as the error `param` names it (D1). @since 0.1.0 */
 export const header = "Idempotency-Key"

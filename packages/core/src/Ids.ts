@@ -53,12 +53,6 @@ export const layer: Layer.Layer<IdGenerator> = Layer.succeed(IdGenerator, {
   make: (prefix) => Effect.sync(() => prefix + randomBase62())
 })
 
-/** Sequential ids for tests: `prefix` + a zero-padded counter. @since 0.1.0 @category layers */
-export const layerSequential: Layer.Layer<IdGenerator> = Layer.sync(IdGenerator, () => {
-  let n = 0
-  return { make: (prefix) => Effect.sync(() => prefix + String(++n).padStart(24, "0")) }
-})
-
 /** Whether `id` has the D4 shape for `prefix`. @since 0.1.0 @category predicates */
 export const isWellFormed = (prefix: string, id: string): boolean =>
   id.startsWith(prefix) && /^[0-9A-Za-z]{24}$/.test(id.slice(prefix.length))

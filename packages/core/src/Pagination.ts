@@ -1,11 +1,12 @@
 /**
- * Keyset cursors (D6): opaque base64url of the last row's (created_at, id). A cursor
+ * Lists (4.3, 2.6, D6): keyset cursors, page size, the envelope. Cursors: opaque base64url of the last row's (created_at, id). A cursor
  * carries position only; merchant, environment and filters always come from the request.
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { ValidationFailed } from "./Errors.js"
+import { withMessage } from "./Schemas.js"
 
 /** @since 0.1.0 @category models */
 export interface Position {
@@ -32,4 +33,62 @@ export const decode = (cursor: string, idPrefix: string): Effect.Effect<Position
     // fall through
   }
   return invalid
+}
+
+/** `limit` (4.3, D6): an integer from 1 to 100, default 25. @since 0.1.0 @category request */
+export const Limit = withMessage(
+  Schema.String.pipe(Schema.pattern(/^\d{1,3}$/), Schema.filter((s) => Number(s) >= 1 && Number(s) <= 100)),
+  "must be an integer from 1 to 100"
+).annotations({
+  description: "1 to 100; default 25",
+  jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 25 }
+})
+
+/** The page size when `limit` is absent (4.3). @since 0.1.0 */
+export const defaultLimit = 25
+
+/** `cursor` (4.3, D6): the `next_cursor` of the previous page. @since 0.1.0 @category request */
+export const Cursor = withMessage(Schema.String.pipe(Schema.minLength(1)), "must be the next_cursor of the previous page")
+
+/** A query value that may be sent once, comma-separated, or repeated (4.3 `status`). @since 0.1.0 @category request */
+export const ValueList = Schema.Union(Schema.String, Schema.Array(Schema.String))
+
+/**
+ * Parse a single, comma-separated or repeated query value into known values; anything
+ * else is a 400 naming `param`.
+ *
+ * @since 0.1.0
+ */
+export const parseValues = <A extends string>(
+  param: string,
+  raw: string | ReadonlyArray<string> | undefined,
+  allowed: ReadonlyArray<A>
+): Effect.Effect<ReadonlyArray<A> | undefined, ValidationFailed> => {
+  if (raw === undefined) return Effect.succeed(undefined)
+  const values = (typeof raw === "string" ? [raw] : raw).flatMap((s) => s.split(",")).map((s) => s.trim())
+  const unknown = values.filter((v) => !(allowed as ReadonlyArray<string>).includes(v))
+  if (values.length === 0 || unknown.length > 0) {
+    return Effect.fail(ValidationFailed.at(
+      param,
+      `${param} must be one or more of ${allowed.join(", ")}; unknown: ${unknown.map((u) => JSON.stringify(u)).join(", ")}`
+    ))
+  }
+  return Effect.succeed(values as Array<A>)
+}
+
+/** The list envelope (2.6). @since 0.1.0 @category wire */
+export const ListEnvelope = <S extends Schema.Schema.Any>(item: S) =>
+  Schema.Struct({ data: Schema.Array(item), has_more: Schema.Boolean, next_cursor: Schema.NullOr(Schema.String) })
+
+/**
+ * One page of the list envelope from `limit + 1` rows read newest first: the extra row
+ * only says there is more (D6).
+ *
+ * @since 0.1.0
+ */
+export const page = <A extends Position, B>(rows: ReadonlyArray<A>, limit: number, view: (row: A) => B) => {
+  const shown = rows.slice(0, limit)
+  const last = shown[shown.length - 1]
+  const hasMore = rows.length > limit
+  return { data: shown.map(view), has_more: hasMore, next_cursor: hasMore && last !== undefined ? encode(last) : null }
 }

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { prefixes } from "./Ids.js"
 import { NextAction } from "./NextAction.js"
 import {
   Amount,
@@ -19,6 +20,7 @@ import {
   Timestamp,
   withMessage
 } from "./Schemas.js"
+import * as Table from "./Table.js"
 
 // ---------------------------------------------------------------------------
 // Statuses and their rules (3.1)
@@ -206,12 +208,12 @@ export type CreateParams = typeof CreateParams.Type
 /** A receipt attached to the intent (2.1). @since 0.1.0 @category models */
 export const Receipt = Schema.Struct({ status: Schema.String }).annotations({ identifier: "Receipt" })
 
-/** The stored payment intent. Times are epoch milliseconds. @since 0.1.0 @category models */
+/** The stored payment intent, as every adapter stores it (`table`). Times are epoch milliseconds. @since 0.1.0 @category models */
 export const PaymentIntentRecord = Schema.Struct({
   id: Schema.String,
   merchantId: Schema.String,
   environment: Environment,
-  amount: Schema.String,
+  amount: Table.AmountText,
   currency: Schema.String,
   country: Schema.String,
   checkoutMode: CheckoutMode,
@@ -232,12 +234,25 @@ export const PaymentIntentRecord = Schema.Struct({
   providerCode: Schema.NullOr(Schema.String),
   providerPaymentId: Schema.NullOr(Schema.String),
   fingerprint: Schema.String,
-  createdAt: Schema.Number,
-  updatedAt: Schema.Number,
-  version: Schema.Number
+  createdAt: Table.Millis,
+  updatedAt: Table.Millis,
+  version: Table.Integer
 })
 /** @since 0.1.0 @category models */
 export type PaymentIntentRecord = typeof PaymentIntentRecord.Type
+
+/**
+ * How payment intents are stored: every field of the record, and `merchant_reference`
+ * unique per merchant and environment (4.9 merchant_reference rule 1, D4).
+ *
+ * @since 0.1.0 @category models
+ */
+export const table = Table.make({
+  name: "payment_intents",
+  idPrefix: prefixes.paymentIntent,
+  record: PaymentIntentRecord,
+  unique: [{ name: "reference", fields: ["merchantReference"] }]
+})
 
 // ---------------------------------------------------------------------------
 // Wire shape (2.1)

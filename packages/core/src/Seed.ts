@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import { Effect, Layer, ParseResult, Schema } from "effect"
-import type { ApiKey, Merchant } from "./Merchant.js"
-import * as Merchants from "./Merchant.js"
+import type { ApiKey, Merchant } from "./Merchants.js"
+import * as Merchants from "./Merchants.js"
 import * as RouteHealth from "./RouteHealth.js"
 import { CheckoutMode, Environment } from "./Schemas.js"
 

@@ -1,16 +1,18 @@
 /**
  * The storage port. Writes happen in two atomic steps, after Brandur Leach's
  * "Implementing Stripe-like Idempotency Keys": `begin` reserves the idempotency key and
- * the merchant_reference together; `commit` writes one state change and everything it
- * causes (the resource, the stored response, the reservations' outcome) together or not
- * at all. Both take plain data, so any adapter can make them atomic its own way.
+ * the merchant_reference together; `commit` applies a list of writes (a state change and
+ * everything it causes: the resource, the stored response, the reservations' outcome)
+ * together or not at all. Reads are generic over the resource's `Table`, so a new resource
+ * adds a table, never a method or a field here.
  *
  * @since 0.1.0
  */
-import { Context, type Effect, type Option } from "effect"
-import type { StorageError } from "./Errors.js"
-import type { PaymentIntentRecord, Status } from "./PaymentIntent.js"
+import { Context, type Effect, Layer, type Option } from "effect"
+import * as MemoryStorage from "./internal/memoryStorage.js"
 import type { Environment } from "./Schemas.js"
+import type { StorageError } from "./StorageError.js"
+import type { StoredRecord, Table } from "./Table.js"
 
 /** A response as it is replayed: status, body bytes, and the request id it was first given under. @since 0.1.0 @category models */
 export interface StoredResponse {
@@ -86,46 +88,72 @@ export type BeginOutcome =
   }
 
 /**
- * One atomic write. Every part is optional; an adapter applies all of them or none.
+ * One write of a commit, from a closed union: an adapter interprets each tag, and applies
+ * the whole list in one statement or transaction. The preconditions are part of the
+ * contract: when one does not hold, the commit fails with the named error and writes
+ * nothing.
  *
  * @since 0.1.0 @category models
  */
-export interface Commit {
-  readonly now: number
-  readonly insertPaymentIntent?: PaymentIntentRecord | undefined
-  /** Replace the intent whose stored `version` is `expectedVersion`. */
-  readonly updatePaymentIntent?: { readonly record: PaymentIntentRecord; readonly expectedVersion: number } | undefined
+export type Write =
+  /** A new record. Fails with `UniqueViolation` when its id, or a unique field set of its table, exists. */
+  | { readonly _tag: "Insert"; readonly table: Table<any>; readonly record: StoredRecord }
+  /** Replace the record whose stored `version` is `expectedVersion`; fails with `StaleVersion` otherwise. */
+  | { readonly _tag: "Update"; readonly table: Table<any>; readonly record: StoredRecord; readonly expectedVersion: number }
   /**
-   * The reservation now names a created resource, for good. A precondition: if the claim is not
-   * held by `resourceId` (it lapsed and another create took it), the whole commit fails with
-   * `StorageError({ reason: "UniqueViolation" })` and writes nothing.
+   * The reservation now names a created resource, for good. Fails with `UniqueViolation` when
+   * the claim is not held by `resourceId` (it lapsed and another create took it).
    */
-  readonly completeReference?: ReferenceId & { readonly resourceId: string } | undefined
-  /** Drop an in-flight reservation held for `resourceId` (the create did not happen). */
-  readonly releaseReference?: ReferenceId & { readonly resourceId: string } | undefined
+  | { readonly _tag: "CompleteReference"; readonly reference: HeldReference }
+  /** Drop an in-flight reservation held for `resourceId` (the create did not happen); no-op otherwise. */
+  | { readonly _tag: "ReleaseReference"; readonly reference: HeldReference }
   /**
-   * Store the final response for replay (4.9.4). A precondition: the key must still be held
-   * by this claim, unanswered; if a retry took it over, the whole commit fails with
-   * `StorageError({ reason: "ClaimLost" })` and writes nothing.
+   * Store the final response for replay (4.9.4). Fails with `ClaimLost` when the key is not
+   * held, unanswered, by this claim (a retry took it over).
    */
-  readonly completeIdempotency?: HeldKey & { readonly response: StoredResponse } | undefined
-  /** Forget the key, so a retry reaches a fresh handler (4.9.7); only while this claim still holds it, unanswered. */
-  readonly releaseIdempotency?: HeldKey | undefined
+  | { readonly _tag: "CompleteIdempotency"; readonly key: HeldKey; readonly response: StoredResponse }
+  /** Forget the key so a retry reaches a fresh handler (4.9.7); only while this claim holds it, unanswered. */
+  | { readonly _tag: "ReleaseIdempotency"; readonly key: HeldKey }
+
+/** A reference as held for one resource. @since 0.1.0 @category models */
+export interface HeldReference extends ReferenceId {
+  readonly resourceId: string
 }
 
-/** Filters and position of a list page (4.3, D6). @since 0.1.0 @category models */
-export interface PaymentIntentQuery {
+/** Constructors of `Write`. @since 0.1.0 @category constructors */
+export const Write = {
+  insert: <A extends StoredRecord>(table: Table<A>, record: A): Write => ({ _tag: "Insert", table, record }),
+  update: <A extends StoredRecord>(table: Table<A>, record: A, expectedVersion: number): Write => ({
+    _tag: "Update",
+    table,
+    record,
+    expectedVersion
+  }),
+  completeReference: (reference: HeldReference): Write => ({ _tag: "CompleteReference", reference }),
+  releaseReference: (reference: HeldReference): Write => ({ _tag: "ReleaseReference", reference }),
+  completeIdempotency: (key: HeldKey, response: StoredResponse): Write => ({ _tag: "CompleteIdempotency", key, response }),
+  releaseIdempotency: (key: HeldKey): Write => ({ _tag: "ReleaseIdempotency", key })
+} as const
+
+/** A merchant and environment: every read is scoped to one (5.4). @since 0.1.0 @category models */
+export interface Scope {
   readonly merchantId: string
   readonly environment: Environment
-  readonly country?: string | undefined
-  readonly currency?: string | undefined
+}
+
+/**
+ * Filters and position of a list page (4.3, D6). `where` matches fields exactly: a value,
+ * or any of several values.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface ListQuery<A extends StoredRecord> extends Scope {
+  readonly where?: { readonly [K in keyof A & string]?: string | ReadonlyArray<string> | undefined } | undefined
   /** Inclusive, epoch ms. */
   readonly createdAfter?: number | undefined
   /** Exclusive, epoch ms. */
   readonly createdBefore?: number | undefined
-  readonly merchantReference?: string | undefined
-  readonly statuses?: ReadonlyArray<Status> | undefined
-  /** Keyset position: rows strictly after this one in (created_at, id) descending order. */
+  /** Keyset position: rows strictly after this one in (createdAt, id) descending order. */
   readonly after?: { readonly createdAt: number; readonly id: string } | undefined
   readonly limit: number
 }
@@ -133,17 +161,16 @@ export interface PaymentIntentQuery {
 /** The port every storage adapter implements. @since 0.1.0 @category tags */
 export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
   readonly begin: (request: BeginRequest) => Effect.Effect<BeginOutcome, StorageError>
-  readonly commit: (commit: Commit) => Effect.Effect<void, StorageError>
-  readonly getPaymentIntent: (
-    scope: { readonly merchantId: string; readonly environment: Environment },
-    id: string
-  ) => Effect.Effect<Option.Option<PaymentIntentRecord>, StorageError>
-  /** At most `limit` rows, (created_at, id) descending. */
-  readonly listPaymentIntents: (query: PaymentIntentQuery) => Effect.Effect<ReadonlyArray<PaymentIntentRecord>, StorageError>
+  /** Apply every write or none (see `Write` for each one's precondition). */
+  readonly commit: (writes: ReadonlyArray<Write>) => Effect.Effect<void, StorageError>
+  /** A record of `table` in `scope`; another merchant's or environment's is none (4.2). */
+  readonly get: <A extends StoredRecord>(table: Table<A>, scope: Scope, id: string) => Effect.Effect<Option.Option<A>, StorageError>
+  /** At most `limit` records, (createdAt, id) descending. */
+  readonly list: <A extends StoredRecord>(table: Table<A>, query: ListQuery<A>) => Effect.Effect<ReadonlyArray<A>, StorageError>
   /**
    * Delete what no request can use any more: idempotency keys whose 24 hours are over
    * (`expiresAt <= now`), and merchant_reference claims that were never completed and whose
-   * lock lapsed more than `claimGraceMillis` ago. Completed references are kept forever.
+   * lock lapsed more than `Idempotency.claimGraceMillis` ago. Completed references are kept forever.
    */
   readonly purgeExpired: (now: number) => Effect.Effect<PurgeResult, StorageError>
 }>() {}
@@ -155,15 +182,12 @@ export interface PurgeResult {
 }
 
 /**
- * How long after its lock lapsed an uncompleted merchant_reference claim is kept: long
- * enough that no request that could still complete it (a stalled process) is alive.
+ * A fresh, empty in-memory store. Every operation is one synchronous step, so on Node's
+ * single thread each is atomic with respect to every other fiber.
  *
- * @since 0.1.0
+ * @since 0.1.0 @category constructors
  */
-export const claimGraceMillis = 24 * 60 * 60 * 1000
+export const makeMemory = (): Storage["Type"] => Storage.of(MemoryStorage.make())
 
-/** Descending (created_at, id) order used by every list (D6). @since 0.1.0 */
-export const compareNewestFirst = (
-  a: { readonly createdAt: number; readonly id: string },
-  b: { readonly createdAt: number; readonly id: string }
-): number => (a.createdAt !== b.createdAt ? b.createdAt - a.createdAt : a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+/** The embedded in-memory store: data lives as long as the process. @since 0.1.0 @category layers */
+export const layerMemory: Layer.Layer<Storage> = Layer.sync(Storage, makeMemory)

@@ -6,14 +6,12 @@
 import { Layer } from "effect"
 import * as HostedCheckout from "./HostedCheckout.js"
 import * as Ids from "./Ids.js"
-import * as MemoryStorage from "./MemoryStorage.js"
-import * as MerchantDirectory from "./Merchant.js"
-import type { Merchants } from "./Merchant.js"
+import * as Merchants from "./Merchants.js"
 import type { PaymentProvider } from "./Provider.js"
 import { layerRegistry } from "./Provider.js"
 import * as Seed from "./Seed.js"
 import * as Simulator from "./Simulator.js"
-import type { Storage } from "./Storage.js"
+import * as Storage from "./Storage.js"
 
 /** @since 0.1.0 @category models */
 export interface TenderOptions {
@@ -43,11 +41,11 @@ export const layerWithoutStorage = (options: TenderOptions) =>
  *
  * @since 0.1.0 @category layers
  */
-export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage | Merchants, E, R>) =>
+export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage.Storage | Merchants.Merchants, E, R>) =>
   Layer.merge(layerWithoutStorage(options), Seed.layerApply(options.seed).pipe(Layer.provideMerge(storage)))
 
 /** `Storage` and `Merchants` on the embedded in-memory store. @since 0.1.0 @category layers */
-export const layerMemoryStorage: Layer.Layer<Storage | Merchants> = Layer.merge(MemoryStorage.layerMemory, MerchantDirectory.layerMemory())
+export const layerMemoryStorage: Layer.Layer<Storage.Storage | Merchants.Merchants> = Layer.merge(Storage.layerMemory, Merchants.layerMemory())
 
 /** Every service on the embedded in-memory store. @since 0.1.0 @category layers */
 export const layerMemory = (options: TenderOptions) => Layer.orDie(layer(options, layerMemoryStorage))

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { Authentication, Merchant } from "../src/index.js"
+import { Authentication, Merchants } from "../src/index.js"
 import { keys, layer, login } from "./fixtures.js"
 
 const basic = (user: string, pass: string) => "Basic " + Buffer.from(`${user}:${pass}`).toString("base64")
@@ -47,19 +47,19 @@ describe("Authentication", () => {
 
   it.effect("D2 secrets are stored only as a SHA-256 hash", () =>
     Effect.gen(function*() {
-      const stored = yield* (yield* Merchant.Merchants).findKeyByPublicKey(keys.demoTest.public)
+      const stored = yield* (yield* Merchants.Merchants).findKeyByPublicKey(keys.demoTest.public)
       assert.isTrue(Option.isSome(stored))
       const key = Option.getOrThrow(stored)
       assert.notInclude(JSON.stringify(key), keys.demoTest.secret)
-      assert.strictEqual(key.secretHash, Merchant.hashSecret(keys.demoTest.secret))
+      assert.strictEqual(key.secretHash, Merchants.hashSecret(keys.demoTest.secret))
       assert.match(key.secretHash, /^[0-9a-f]{64}$/)
     }).pipe(Effect.provide(layer())))
 
   it.effect("D2 a key can be rotated: the new pair works, the old one is revoked", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchant.Merchants
+      const merchants = yield* Merchants.Merchants
       const old = Option.getOrThrow(yield* merchants.findKeyByPublicKey(keys.demoTest.public))
-      const issued = yield* Merchant.rotateKeyPair(old)
+      const issued = yield* Merchants.rotateKeyPair(old)
       assert.match(issued.publicKey, /^pk_test_/)
       assert.match(issued.secretKey, /^sk_test_/)
       const who = yield* Authentication.authenticate({ publicKey: issued.publicKey, secretKey: issued.secretKey })
@@ -70,7 +70,7 @@ describe("Authentication", () => {
   it.effect("D2 revocation takes effect on the next request", () =>
     Effect.gen(function*() {
       yield* login(keys.otherTest)
-      assert.isTrue(yield* (yield* Merchant.Merchants).revokeApiKey("key_other_test", 1))
+      assert.isTrue(yield* (yield* Merchants.Merchants).revokeApiKey("key_other_test", 1))
       assert.strictEqual((yield* Effect.flip(login(keys.otherTest)))._tag, "InvalidApiKey")
     }).pipe(Effect.provide(Layer.fresh(layer()))))
 })
@@ -78,9 +78,9 @@ describe("Authentication", () => {
 describe("Authentication: coverage additions", () => {
   it.effect("5.2 a stored pair whose public key lacks pk_test_/pk_live_, or whose secret lacks sk_test_/sk_live_, is refused", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchant.Merchants
+      const merchants = yield* Merchants.Merchants
       const put = (id: string, publicKey: string, secret: string, environment: "test" | "live" = "test") =>
-        merchants.putApiKey({ id, merchantId: "mch_demo", environment, publicKey, secretHash: Merchant.hashSecret(secret), revokedAt: null, createdAt: 0 })
+        merchants.putApiKey({ id, merchantId: "mch_demo", environment, publicKey, secretHash: Merchants.hashSecret(secret), revokedAt: null, createdAt: 0 })
       yield* put("key_np", "pk_demo_noPrefix0001", "sk_test_secretnoprefix0001")
       yield* put("key_ns", "pk_test_noSecretPfx01", "secret_without_prefix_0001")
       // A row whose stored environment disagrees with its prefix: the prefix decides, and they must agree.
@@ -112,11 +112,11 @@ describe("Authentication: coverage additions", () => {
 
   it.effect("D2 a pair whose halves name different environments is invalid_api_key even when the secret hash matches", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchant.Merchants
+      const merchants = yield* Merchants.Merchants
       // Secret sk_live_... stored as the secret of a pk_test_ key: the hash matches, the environments do not.
       yield* merchants.putApiKey({
         id: "key_mixed", merchantId: "mch_demo", environment: "test", publicKey: "pk_test_mixedHalves01",
-        secretHash: Merchant.hashSecret("sk_live_mixedHalvesSecret1"), revokedAt: null, createdAt: 0
+        secretHash: Merchants.hashSecret("sk_live_mixedHalvesSecret1"), revokedAt: null, createdAt: 0
       })
       const error = yield* Effect.flip(Authentication.authenticate({ publicKey: "pk_test_mixedHalves01", secretKey: "sk_live_mixedHalvesSecret1" }))
       assert.strictEqual(error._tag, "InvalidApiKey")

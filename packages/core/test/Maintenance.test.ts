@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { Idempotency, Maintenance, MemoryStorage, Storage } from "../src/index.js"
+import { Idempotency, Maintenance, Storage } from "../src/index.js"
 
 const key = { apiKeyId: "key_a", key: "k-1" }
 const claimAt = (now: number) => ({ ...key, fingerprint: "f", expiresAt: now + Idempotency.retentionMillis, lockedUntil: now + 60_000 })
@@ -10,7 +10,7 @@ describe("Maintenance", () => {
     Effect.gen(function*() {
       const storage = yield* Storage.Storage
       yield* storage.begin({ now: 0, idempotency: claimAt(0) })
-      yield* storage.commit({ now: 0, completeIdempotency: { ...key, lockedUntil: 60_000, response: { status: 201, body: "{}", requestId: "req_1" } } })
+      yield* storage.commit([Storage.Write.completeIdempotency({ ...key, lockedUntil: 60_000 }, { status: 201, body: "{}", requestId: "req_1" })])
       yield* Effect.scoped(Effect.gen(function*() {
         yield* Layer.buildWithScope(Maintenance.layerSchedule("1 hour"), yield* Effect.scope)
         // 23 hours on, the key still replays.
@@ -23,5 +23,5 @@ describe("Maintenance", () => {
         const fresh = yield* storage.begin({ now: 25 * 3_600_000, idempotency: { ...claimAt(25 * 3_600_000), fingerprint: "other" } })
         assert.strictEqual(fresh._tag, "Proceed")
       }))
-    }).pipe(Effect.provide(MemoryStorage.layerMemory)))
+    }).pipe(Effect.provide(Storage.layerMemory)))
 })

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
-import { Discovery, Errors, HostedCheckout, MemoryStorage, PaymentIntent, PaymentIntents, Provider, RouteHealth, Simulator, Storage } from "../src/index.js"
+import { Discovery, HostedCheckout, PaymentIntent, PaymentIntents, Provider, RouteHealth, Routing, Simulator, Storage, StorageError } from "../src/index.js"
 import { checkoutOptions, keys, layer, login } from "./fixtures.js"
 
 type Key = { readonly public: string; readonly secret: string }
@@ -18,6 +18,11 @@ const create = (key: Key, body: Body, idempotencyKey?: string) =>
 
 const paramOf = (e: { readonly _tag: string }) => ("param" in e ? e.param : undefined)
 const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
+/** The payment intent a commit inserts, if any. */
+const insertOf = (writes: ReadonlyArray<Storage.Write>) => {
+  const insert = writes.find((w) => w._tag === "Insert")
+  return insert === undefined ? undefined : insert.record as PaymentIntent.PaymentIntentRecord
+}
 const errorOf = (r: ApiResponse.ApiResponse) => json(r).error as { code: string; param?: string; message: string; details?: Array<{ param: string }> }
 
 const listAll = (key: Key, params: PaymentIntents.ListParams = {}) =>
@@ -332,13 +337,13 @@ describe("Idempotency-Key (4.9, D5)", () => {
 
   it.effect("4.9.7 a failed final commit is a 5xx that releases the key and the merchant_reference", () => {
     let failNextInsert = true
-    const store = MemoryStorage.make()
+    const store = Storage.makeMemory()
     const flaky = Layer.succeed(Storage.Storage, {
       ...store,
-      commit: (c) =>
-        c.insertPaymentIntent !== undefined && failNextInsert
-          ? Effect.sync(() => (failNextInsert = false)).pipe(Effect.zipRight(Effect.fail(new Errors.StorageError({ message: "disk full" }))))
-          : store.commit(c)
+      commit: (writes) =>
+        insertOf(writes) !== undefined && failNextInsert
+          ? Effect.sync(() => (failNextInsert = false)).pipe(Effect.zipRight(Effect.fail(new StorageError.StorageFailure({ message: "disk full" }))))
+          : store.commit(writes)
     })
     return Effect.gen(function*() {
       const body = { ...promptpay, merchant_reference: "order-commit" }
@@ -355,7 +360,7 @@ describe("Idempotency-Key (4.9, D5)", () => {
     const hanging = recording("simulator", () => Effect.never)
     return Effect.gen(function*() {
       const fiber = yield* Effect.fork(create(keys.demoTest, promptpay, "key-hang"))
-      yield* TestClock.adjust(PaymentIntents.providerTimeout)
+      yield* TestClock.adjust(Routing.providerTimeout)
       for (let i = 0; i < 10; i++) yield* Effect.yieldNow()
       const done = yield* Fiber.poll(fiber)
       assert.isTrue(done._tag === "Some", "the create is still waiting on the provider")
@@ -369,7 +374,7 @@ describe("Idempotency-Key (4.9, D5)", () => {
   it.effect("4.9.6 a create that outlived its Idempotency-Key claim answers 409 and writes nothing; the retry that took the key over stands", () => {
     // This request stalls past Idempotency.lockMillis; a retry with the same key takes the key over and
     // creates the intent. The stalled request's final commit is refused whole.
-    const store = MemoryStorage.make()
+    const store = Storage.makeMemory()
     let retried = false
     let fingerprint = ""
     const racing = Layer.succeed(Storage.Storage, {
@@ -378,19 +383,23 @@ describe("Idempotency-Key (4.9, D5)", () => {
         fingerprint = req.idempotency?.fingerprint ?? fingerprint
         return store.begin(req)
       },
-      commit: (c) => {
-        if (c.completeIdempotency === undefined || c.insertPaymentIntent === undefined || retried) return store.commit(c)
+      commit: (writes) => {
+        const mine = insertOf(writes)
+        const completed = writes.find((w) => w._tag === "CompleteIdempotency")
+        if (completed === undefined || mine === undefined || retried) return store.commit(writes)
         retried = true
-        const later = c.now + 61_000
-        const key = { apiKeyId: c.completeIdempotency.apiKeyId, key: c.completeIdempotency.key }
-        const winner = { ...c.insertPaymentIntent, id: c.insertPaymentIntent.id.slice(0, -4) + "RTRY" }
+        const later = mine.createdAt + 61_000
+        const key = { apiKeyId: completed.key.apiKeyId, key: completed.key.key }
+        const winner = { ...mine, id: mine.id.slice(0, -4) + "RTRY" }
         return store.begin({ now: later, idempotency: { ...key, fingerprint, expiresAt: later + 1000, lockedUntil: later + 60_000 } }).pipe(
-          Effect.zipRight(store.commit({
-            now: later,
-            insertPaymentIntent: winner,
-            completeIdempotency: { ...key, lockedUntil: later + 60_000, response: { status: 201, body: JSON.stringify({ id: winner.id }), requestId: "req_retry" } }
-          })),
-          Effect.zipRight(store.commit(c))
+          Effect.zipRight(store.commit([
+            Storage.Write.insert(PaymentIntent.table, winner),
+            Storage.Write.completeIdempotency(
+              { ...key, lockedUntil: later + 60_000 },
+              { status: 201, body: JSON.stringify({ id: winner.id }), requestId: "req_retry" }
+            )
+          ])),
+          Effect.zipRight(store.commit(writes))
         )
       }
     })
@@ -408,19 +417,22 @@ describe("Idempotency-Key (4.9, D5)", () => {
   it.effect("4.9 merchant_reference 1: losing the reference to a concurrent create at the final commit is a 409, never a 500", () => {
     // This request's claim lapses while it is at the provider; another create takes the reference
     // and commits first. The store refuses the second intent with a UniqueViolation.
-    const store = MemoryStorage.make()
+    const store = Storage.makeMemory()
     let winner: string | undefined
     const racing = Layer.succeed(Storage.Storage, {
       ...store,
-      commit: (c) => {
-        const mine = c.insertPaymentIntent
-        if (mine === undefined || winner !== undefined || mine.merchantReference === null) return store.commit(c)
+      commit: (writes) => {
+        const mine = insertOf(writes)
+        if (mine === undefined || winner !== undefined || mine.merchantReference === null) return store.commit(writes)
         winner = mine.id.slice(0, -4) + "WINR"
         const ref = { merchantId: mine.merchantId, environment: mine.environment, resourceType: "payment_intent" as const, reference: mine.merchantReference }
-        const later = c.now + 61_000
+        const later = mine.createdAt + 61_000
         return store.begin({ now: later, reference: { ...ref, fingerprint: mine.fingerprint, resourceId: winner, lockedUntil: later + 60_000 } }).pipe(
-          Effect.zipRight(store.commit({ now: later, insertPaymentIntent: { ...mine, id: winner }, completeReference: { ...ref, resourceId: winner } })),
-          Effect.zipRight(store.commit(c))
+          Effect.zipRight(store.commit([
+            Storage.Write.insert(PaymentIntent.table, { ...mine, id: winner }),
+            Storage.Write.completeReference({ ...ref, resourceId: winner })
+          ])),
+          Effect.zipRight(store.commit(writes))
         )
       }
     })
@@ -685,7 +697,7 @@ describe("create rules: coverage additions (core)", () => {
       const returnUrl = "https://shop.example/done?order=1&note=a%20b&status=mine#top"
       const r = yield* create(keys.demoTest, { ...hosted, return_url: returnUrl })
       assert.strictEqual(r.status, 201)
-      const stored = yield* (yield* Storage.Storage).getPaymentIntent({ merchantId: "mch_demo", environment: "test" }, json(r).id)
+      const stored = yield* (yield* Storage.Storage).get(PaymentIntent.table, { merchantId: "mch_demo", environment: "test" }, json(r).id)
       assert.strictEqual(stored._tag, "Some")
       if (stored._tag === "Some") assert.strictEqual(stored.value.returnUrl, returnUrl)
     }).pipe(Effect.provide(layer())))
@@ -750,7 +762,7 @@ describe("create rules: coverage additions (core)", () => {
       assert.strictEqual(got.processing_reason, "asynchronous")
       const listed = (yield* PaymentIntents.list(who, {})).data[0]!
       assert.strictEqual(listed.processing_reason, "asynchronous")
-      const stored = yield* (yield* Storage.Storage).getPaymentIntent({ merchantId: "mch_demo", environment: "test" }, created.id)
+      const stored = yield* (yield* Storage.Storage).get(PaymentIntent.table, { merchantId: "mch_demo", environment: "test" }, created.id)
       assert.strictEqual(stored._tag, "Some")
       if (stored._tag === "Some") assert.deepStrictEqual(PaymentIntent.invariantViolations(stored.value), [])
     }).pipe(Effect.provide(layer({ providers: [asynchronous.provider] })))
@@ -906,11 +918,11 @@ describe("merchant_reference (4.9, second list): coverage additions", () => {
 
   it.effect("4.9.7 a 5xx while answering a repeated merchant_reference releases the key, so a retry reaches a fresh handler", () => {
     let failReads = false
-    const store = MemoryStorage.make()
+    const store = Storage.makeMemory()
     const flaky = Layer.succeed(Storage.Storage, {
       ...store,
-      getPaymentIntent: (scope, id) =>
-        failReads ? Effect.fail(new Errors.StorageError({ message: "read timed out" })) : store.getPaymentIntent(scope, id)
+      get: (table, scope, id) =>
+        failReads ? Effect.fail(new StorageError.StorageFailure({ message: "read timed out" })) : store.get(table, scope, id)
     })
     return Effect.gen(function*() {
       const body = { ...promptpay, merchant_reference: "order-read-5xx" }

@@ -3,8 +3,7 @@
  * in-memory store. Shared by the core and http tests.
  */
 import { Layer } from "effect"
-import { Authentication, HostedCheckout, Ids, MemoryStorage, Provider, Seed, Simulator } from "../src/index.js"
-import type { Storage } from "../src/Storage.js"
+import { Authentication, HostedCheckout, Ids, Provider, Seed, Simulator, Storage } from "../src/index.js"
 
 export const keys = {
   demoTest: { public: "pk_test_demoAAAA1111", secret: "sk_test_demoSECRET1111aaaa" },
@@ -82,7 +81,7 @@ export const checkoutOptions = { baseUrl: "https://pay.example.test", secret: "t
 /** Core services on a fresh memory store; `providers` replaces the simulator. */
 export const layer = (options: {
   readonly providers?: ReadonlyArray<Provider.PaymentProvider>
-  readonly storage?: Layer.Layer<Storage>
+  readonly storage?: Layer.Layer<Storage.Storage>
   readonly ids?: Layer.Layer<Ids.IdGenerator>
 } = {}) =>
   Layer.mergeAll(
@@ -90,7 +89,7 @@ export const layer = (options: {
     Provider.layerRegistry(options.providers ?? [Simulator.make()]),
     options.ids ?? Ids.layer,
     HostedCheckout.layer(checkoutOptions),
-    options.storage ?? MemoryStorage.layerMemory
+    options.storage ?? Storage.layerMemory
   )
 
 export type Services = Layer.Layer.Success<ReturnType<typeof layer>>

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Discovery, PaymentIntent, PaymentIntents, WebhookEvents } from "@tender/core"
+import { Discovery, Pagination, PaymentIntent, PaymentIntents, WebhookEvents } from "@tender/core"
 import { Schema } from "effect"
 
 const IdempotencyHeaders = Schema.Struct({
@@ -30,7 +30,7 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
   .add(
     HttpApiEndpoint.get("list", "/payment_intents")
       .setUrlParams(PaymentIntents.ListParams)
-      .addSuccess(PaymentIntents.ListEnvelope(PaymentIntent.PaymentIntent).annotations({ identifier: "PaymentIntentList" }))
+      .addSuccess(Pagination.ListEnvelope(PaymentIntent.PaymentIntent).annotations({ identifier: "PaymentIntentList" }))
   )
 {}
 

@@ -7,7 +7,7 @@
  */
 import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { ApiResponse, Authentication, Errors, Ids, Merchant } from "@tender/core"
+import { ApiResponse, Authentication, Errors, Ids, Merchants } from "@tender/core"
 import { Cause, Effect, FiberRef, Option } from "effect"
 import { TenderApi } from "./Api.js"
 
@@ -161,7 +161,7 @@ const pathOf = (url: string) => {
  */
 export const layer = HttpApiBuilder.middleware(
   TenderApi,
-  Effect.map(Effect.context<Merchant.Merchants>(), (context) => (app: HttpApp.Default) =>
+  Effect.map(Effect.context<Merchants.Merchants>(), (context) => (app: HttpApp.Default) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = Ids.prefixes.request + Ids.randomBase62()

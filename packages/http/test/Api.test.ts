@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { Errors, Storage } from "@tender/core"
+import { Storage, StorageError } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { app, assertError, call, type Key } from "./harness.js"
 
@@ -269,11 +269,11 @@ describe("GET routes over HTTP", () => {
 describe("Faults over HTTP", () => {
   it("D1 a storage fault -> 500 internal_error with a generic message; details go to the log only", async () => {
     const broken = Layer.succeed(Storage.Storage, {
-      begin: () => Effect.fail(new Errors.StorageError({ message: "connection refused to 10.0.0.5:5432" })),
-      commit: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
-      getPaymentIntent: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
-      listPaymentIntents: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
-      purgeExpired: () => Effect.fail(new Errors.StorageError({ message: "connection refused" }))
+      begin: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused to 10.0.0.5:5432" })),
+      commit: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
+      get: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
+      list: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
+      purgeExpired: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" }))
     })
     const logged: Array<unknown> = []
     const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logged.push(message)))

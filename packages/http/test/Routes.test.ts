@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
 import type { Provider } from "@tender/core"
-import { Errors, Merchant, Simulator, Storage } from "@tender/core"
+import { Merchants, Simulator, Storage, StorageError } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
 import { app, assertError, call } from "./harness.js"
@@ -30,20 +30,20 @@ const bankTransfer = {
 const json = { "content-type": "application/json" }
 
 const brokenStorage = Layer.succeed(Storage.Storage, {
-  begin: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
-  commit: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
-  getPaymentIntent: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
-  listPaymentIntents: () => Effect.fail(new Errors.StorageError({ message: "connection refused" })),
-  purgeExpired: () => Effect.fail(new Errors.StorageError({ message: "connection refused" }))
+  begin: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
+  commit: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
+  get: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
+  list: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
+  purgeExpired: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" }))
 })
 
-const brokenDirectory = Layer.succeed(Merchant.Merchants, {
-  findMerchant: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
-  findKeyByPublicKey: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
-  findCredentials: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
-  putMerchant: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
-  putApiKey: () => Effect.fail(new Errors.StorageError({ message: "directory down" })),
-  revokeApiKey: () => Effect.fail(new Errors.StorageError({ message: "directory down" }))
+const brokenDirectory = Layer.succeed(Merchants.Merchants, {
+  findMerchant: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
+  findKeyByPublicKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
+  findCredentials: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
+  putMerchant: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
+  putApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
+  revokeApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" }))
 })
 
 /** A simulator whose create-payment waits for `release`; `called` resolves when it is entered. */

@@ -7,7 +7,9 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
+import { PaymentIntent } from "@tender/core"
 import { Effect, Layer } from "effect"
+import { guardFailedCode } from "./internal/commit.js"
 import type { TablePrefix } from "./internal/tables.js"
 import { tables, validatePrefix } from "./internal/tables.js"
 
@@ -18,7 +20,7 @@ export const migrations = (prefix: TablePrefix) => {
     "0001_payment_intents": Effect.gen(function*() {
       const sql = (yield* SqlClient).withoutTransforms()
       // Ids order by byte (COLLATE "C"), as every adapter orders them, whatever the database's collation.
-      yield* sql`CREATE TABLE ${sql(t.paymentIntents)} (
+      yield* sql`CREATE TABLE ${sql(t.of(PaymentIntent.table))} (
         id text COLLATE "C" PRIMARY KEY,
         merchant_id text NOT NULL,
         environment text NOT NULL CHECK (environment IN ('test', 'live')),
@@ -49,12 +51,12 @@ export const migrations = (prefix: TablePrefix) => {
       )`
       // One index per list shape of 4.3: the scope alone, and the scope with each equality filter,
       // each ending in the keyset order (created_at, id) descending so a page is an index range.
-      yield* sql`CREATE INDEX ${sql(`${t.paymentIntents}_list_idx`)} ON ${sql(t.paymentIntents)} (merchant_id, environment, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${t.paymentIntents}_status_idx`)} ON ${sql(t.paymentIntents)} (merchant_id, environment, status, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${t.paymentIntents}_country_idx`)} ON ${sql(t.paymentIntents)} (merchant_id, environment, country, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${t.paymentIntents}_currency_idx`)} ON ${sql(t.paymentIntents)} (merchant_id, environment, currency, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${t.of(PaymentIntent.table)}_list_idx`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${t.of(PaymentIntent.table)}_status_idx`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, status, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${t.of(PaymentIntent.table)}_country_idx`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, country, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${t.of(PaymentIntent.table)}_currency_idx`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, currency, created_at DESC, id DESC)`
       // merchant_reference is unique per merchant and environment among payment intents (4.9, D4).
-      yield* sql`CREATE UNIQUE INDEX ${sql(`${t.paymentIntents}_reference_key`)} ON ${sql(t.paymentIntents)} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
+      yield* sql`CREATE UNIQUE INDEX ${sql(`${t.of(PaymentIntent.table)}_reference_key`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
 
       yield* sql`CREATE TABLE ${sql(t.references)} (
         merchant_id text NOT NULL,
@@ -96,6 +98,18 @@ export const migrations = (prefix: TablePrefix) => {
         revoked_at timestamptz(3),
         created_at timestamptz(3) NOT NULL
       )`
+    }),
+    "0002_guard_failed": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      // A commit is one statement of data-modifying CTEs; a write whose precondition touched no row
+      // calls this to abort it. The SQLSTATE and the constraint field name the failed guard, so the
+      // adapter never reads the message text.
+      yield* sql`CREATE OR REPLACE FUNCTION ${sql(t.guardFailed)}(guard text) RETURNS integer LANGUAGE plpgsql AS $$
+        BEGIN
+          RAISE EXCEPTION 'tender: commit precondition % failed', guard
+            USING ERRCODE = '${sql.literal(guardFailedCode)}', CONSTRAINT = guard;
+        END
+      $$`
     })
   }
 }

@@ -1,12 +1,26 @@
 import { describe, it } from "@effect/vitest"
 import { assert } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
+import { PaymentIntent, type Table } from "@tender/core"
 import { PgMigrations } from "@tender/postgres"
 import { Effect, Exit } from "effect"
 import { afterAll } from "vitest"
 import { client, dropTables, freshPrefix, runSql, skipReason } from "./database.js"
 
 const prefixes: Array<string> = []
+
+/** Every migration's id, in order: `0002_guard_failed` is 2. */
+const migrationIds = Object.keys(PgMigrations.migrations(freshPrefix() as never)).map((k) => Number(k.split("_")[0]))
+
+/** The PostgreSQL column type each storage kind of a record field is stored as. */
+const columnType: Record<Table.StorageKind, string> = {
+  text: "text",
+  amount: "bigint",
+  integer: "integer",
+  millis: "timestamp with time zone",
+  json: "json",
+  boolean: "boolean"
+}
 afterAll(() => (skipReason === undefined ? runSql(Effect.forEach(prefixes, dropTables)) : undefined))
 
 const tablesOf = (prefix: string) =>
@@ -26,7 +40,7 @@ if (skipReason !== undefined) {
           const prefix = freshPrefix()
           prefixes.push(prefix)
           const first = yield* PgMigrations.run({ tablePrefix: prefix })
-          assert.deepStrictEqual(first.map(([id]) => id), [1])
+          assert.deepStrictEqual(first.map(([id]) => id), migrationIds)
           assert.deepStrictEqual(yield* tablesOf(prefix), [
             "api_keys",
             "idempotency_keys",
@@ -39,7 +53,7 @@ if (skipReason !== undefined) {
           assert.deepStrictEqual(again, [])
           const sql = yield* SqlClient
           const recorded = yield* sql<{ migration_id: number }>`SELECT migration_id FROM ${sql(`${prefix}migrations`)}`
-          assert.deepStrictEqual(recorded.map((r) => r.migration_id), [1])
+          assert.deepStrictEqual(recorded.map((r) => r.migration_id), migrationIds)
         }))
 
       it.effect("processes starting at once on an empty database migrate once, without errors", () =>
@@ -49,8 +63,27 @@ if (skipReason !== undefined) {
           const runs = yield* Effect.all(Array.from({ length: 6 }, () => PgMigrations.run({ tablePrefix: prefix })), {
             concurrency: "unbounded"
           })
-          assert.strictEqual(runs.filter((r) => r.length === 1).length, 1)
+          assert.strictEqual(runs.filter((r) => r.length === migrationIds.length).length, 1)
           assert.strictEqual(runs.filter((r) => r.length === 0).length, 5)
+        }))
+
+      it.effect("storage: every table holds exactly the columns its record schema derives, with their types and nullability", () =>
+        Effect.gen(function*() {
+          const prefix = freshPrefix()
+          prefixes.push(prefix)
+          yield* PgMigrations.run({ tablePrefix: prefix })
+          const sql = yield* SqlClient
+          for (const table of [PaymentIntent.table]) {
+            const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,
+                data_type AS type, is_nullable AS nullable
+              FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${prefix + table.name}
+              ORDER BY column_name`
+            const expected = table.fields
+              .map((f) => ({ name: f.column, type: columnType[f.kind], nullable: f.nullable ? "YES" : "NO" }))
+              .sort((a, b) => (a.name < b.name ? -1 : 1))
+            // A field added to the record without its migration (or a column without its field) fails here.
+            assert.deepStrictEqual(rows.map((r) => ({ ...r })), expected, table.name)
+          }
         }))
 
       it.effect("a table prefix that is not a safe identifier is refused before any SQL runs", () =>

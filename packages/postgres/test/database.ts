@@ -43,6 +43,7 @@ export const dropTables = (prefix: string) =>
     const rows = yield* sql<{ name: string }>`SELECT tablename AS name FROM pg_tables
       WHERE schemaname = current_schema() AND starts_with(tablename, ${prefix})`
     for (const { name } of rows) yield* sql`DROP TABLE IF EXISTS ${sql(name)}`
+    yield* sql`DROP FUNCTION IF EXISTS ${sql(`${prefix}guard_failed`)}(text)`
   })
 
 export const runSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) =>

@@ -4,12 +4,15 @@
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { Storage } from "@tender/core"
+import { PaymentIntent } from "@tender/core"
 import { Effect } from "effect"
 import { listStatement } from "../src/internal/queries.js"
 import { tables, validatePrefix } from "../src/internal/tables.js"
 import { PgMigrations } from "../src/index.js"
 
 export const merchants = 50
+
+type Query = Storage.ListQuery<PaymentIntent.PaymentIntentRecord>
 const start = Date.UTC(2026, 0, 1)
 
 /** Migrate `prefix` and fill it with `rows` intents over 50 merchants, both environments, every status. */
@@ -18,7 +21,7 @@ export const populate = (prefix: string, rows: number) =>
     yield* PgMigrations.run({ tablePrefix: prefix })
     const sql = (yield* SqlClient).withoutTransforms()
     const t = tables(yield* validatePrefix(prefix))
-    yield* sql`INSERT INTO ${sql(t.paymentIntents)} (id, merchant_id, environment, amount, currency, country, checkout_mode,
+    yield* sql`INSERT INTO ${sql(t.of(PaymentIntent.table))} (id, merchant_id, environment, amount, currency, country, checkout_mode,
         status, merchant_reference, payment_method, customer, fingerprint, created_at, updated_at, version)
       SELECT 'dord_' || lpad(g::text, 24, '0'), 'mch_' || (g % ${merchants}), CASE WHEN g % 7 = 0 THEN 'live' ELSE 'test' END,
         1000 + g, (ARRAY['THB', 'USD', 'VND'])[1 + g % 3], (ARRAY['TH', 'VN'])[1 + g % 2], 'merchant',
@@ -26,7 +29,7 @@ export const populate = (prefix: string, rows: number) =>
         'order-' || g, 'th_promptpay', '{}', 'f', ${new Date(start).toISOString()}::timestamptz + g * interval '1 second',
         ${new Date(start).toISOString()}::timestamptz + g * interval '1 second', 1
       FROM generate_series(1, ${rows}) AS g`
-    yield* sql`ANALYZE ${sql(t.paymentIntents)}`
+    yield* sql`ANALYZE ${sql(t.of(PaymentIntent.table))}`
   })
 
 const scope = { merchantId: "mch_7", environment: "test" as const }
@@ -37,21 +40,19 @@ const middle = (rows: number) => {
 }
 
 /** Every list shape of 4.3 with its name. */
-export const shapes = (rows: number): ReadonlyArray<readonly [string, Storage.PaymentIntentQuery]> => [
+export const shapes = (rows: number): ReadonlyArray<readonly [string, Query]> => [
   ["first page, no filter", { ...scope, limit: 26 }],
   ["deep page (cursor halfway down)", { ...scope, limit: 11, after: middle(rows) }],
-  ["status (one)", { ...scope, limit: 26, statuses: ["failed"] }],
-  ["status (several)", { ...scope, limit: 26, statuses: ["requires_action", "processing", "failed"] }],
-  ["country", { ...scope, limit: 26, country: "VN" }],
-  ["currency", { ...scope, limit: 26, currency: "USD" }],
-  ["merchant_reference", { ...scope, limit: 26, merchantReference: "order-1007" }],
+  ["status (one)", { ...scope, limit: 26, where: { status: ["failed"] } }],
+  ["status (several)", { ...scope, limit: 26, where: { status: ["requires_action", "processing", "failed"] } }],
+  ["country", { ...scope, limit: 26, where: { country: "VN" } }],
+  ["currency", { ...scope, limit: 26, where: { currency: "USD" } }],
+  ["merchant_reference", { ...scope, limit: 26, where: { merchantReference: "order-1007" } }],
   ["created_after and created_before", { ...scope, limit: 26, createdAfter: start + 1_000_000, createdBefore: start + 2_000_000 }],
   ["every filter at once, deep", {
     ...scope,
     limit: 26,
-    country: "TH",
-    currency: "THB",
-    statuses: ["succeeded", "expired"],
+    where: { country: "TH", currency: "THB", status: ["succeeded", "expired"] },
     createdAfter: start,
     createdBefore: start + rows * 1000,
     after: middle(rows)
@@ -59,11 +60,11 @@ export const shapes = (rows: number): ReadonlyArray<readonly [string, Storage.Pa
 ]
 
 /** The plan PostgreSQL chooses for the adapter's own statement, optionally with the rows each node read. */
-export const explain = (prefix: string, query: Storage.PaymentIntentQuery, analyze = false) =>
+export const explain = (prefix: string, query: Query, analyze = false) =>
   Effect.gen(function*() {
     const sql = (yield* SqlClient).withoutTransforms()
     const t = tables(yield* validatePrefix(prefix))
-    const [text, params] = listStatement(sql, t, query).compile()
+    const [text, params] = listStatement(sql, t, PaymentIntent.table, query).compile()
     const rows = yield* sql.unsafe<{ "QUERY PLAN": string }>(
       `EXPLAIN (COSTS OFF${analyze ? ", ANALYZE, TIMING OFF, SUMMARY OFF" : ""}) ${text}`,
       params

@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { describe, layer } from "@effect/vitest"
-import type { Merchant, Storage } from "@tender/core"
+import type { Merchants, Storage } from "@tender/core"
 import type { Layer } from "effect"
 import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempotencyCases.js"
 import { merchantCases } from "./internal/merchantCases.js"
@@ -34,7 +34,7 @@ export interface SuiteOptions {
  */
 export const suite = <E>(
   name: string,
-  storage: Layer.Layer<Storage.Storage | Merchant.Merchants, E>,
+  storage: Layer.Layer<Storage.Storage | Merchants.Merchants, E>,
   options: SuiteOptions = {}
 ): void => {
   const concurrency = options.concurrency ?? 16

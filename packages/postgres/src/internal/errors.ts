@@ -1,14 +1,27 @@
-/** Driver failures folded into the core's `StorageError`. */
+/** Driver failures folded into the core's storage errors, told apart by SQLSTATE and socket codes, never by message text. */
 import type { SqlError } from "@effect/sql/SqlError"
-import { Errors } from "@tender/core"
+import { StorageError } from "@tender/core"
 
-const codeOf = (cause: unknown): string | undefined =>
+/** The driver error's `code`: a SQLSTATE, or a Node socket error code. */
+export const codeOf = (cause: unknown): string | undefined =>
   typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : undefined
 
-/** A `SqlError` as the core's storage error: unique violations (23505) are told apart. */
-export const fold = (operation: string) => (error: SqlError): Errors.StorageError =>
-  new Errors.StorageError({
-    message: `postgres: ${operation} failed`,
-    cause: error,
-    reason: codeOf(error.cause) === "23505" ? "UniqueViolation" : undefined
-  })
+/** The failures that mean the server cannot be reached for now, not that the statement was wrong. */
+const unavailable = (code: string | undefined): boolean =>
+  code !== undefined && (
+    // Class 08: connection exception; 57P01-57P03: the server is shutting down, crashed, or starting;
+    // 53300: too many connections.
+    code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300" ||
+    // Node's socket errors.
+    code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ETIMEDOUT" || code === "EPIPE" ||
+    code === "EHOSTUNREACH" || code === "ENOTFOUND" || code === "EAI_AGAIN"
+  )
+
+/** A `SqlError` as the core's storage error. */
+export const fold = (operation: string) => (error: SqlError): StorageError.StorageError => {
+  const code = codeOf(error.cause)
+  const message = `postgres: ${operation} failed`
+  if (code === "23505") return new StorageError.UniqueViolation({ message, cause: error })
+  if (unavailable(code)) return new StorageError.StorageUnavailable({ message, cause: error })
+  return new StorageError.StorageFailure({ message, cause: error })
+}

@@ -1,4 +1,5 @@
 /** Table names under a validated prefix. */
+import type { Table } from "@tender/core"
 import { Effect } from "effect"
 
 export type TablePrefix = string & { readonly TablePrefix: unique symbol }
@@ -11,10 +12,13 @@ export const validatePrefix = (prefix = "tender_"): Effect.Effect<TablePrefix> =
 
 export const tables = (prefix: TablePrefix) => ({
   migrations: `${prefix}migrations`,
-  paymentIntents: `${prefix}payment_intents`,
   references: `${prefix}merchant_references`,
   idempotencyKeys: `${prefix}idempotency_keys`,
   merchants: `${prefix}merchants`,
-  apiKeys: `${prefix}api_keys`
+  apiKeys: `${prefix}api_keys`,
+  /** The function that aborts a commit whose guard touched no row (migration 0002). */
+  guardFailed: `${prefix}guard_failed`,
+  /** The table of a stored resource: `tender_payment_intents`. */
+  of: (table: Table.Table<any>) => `${prefix}${table.name}`
 })
 export type Tables = ReturnType<typeof tables>

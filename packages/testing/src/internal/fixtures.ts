@@ -3,7 +3,7 @@
  * so cases never see each other's rows, whatever ran before in the same store.
  */
 import type { Vitest } from "@effect/vitest"
-import type { Merchant, PaymentIntent, Storage } from "@tender/core"
+import type { Merchants, PaymentIntent, Storage } from "@tender/core"
 import { Ids } from "@tender/core"
 import { randomUUID } from "node:crypto"
 
@@ -99,4 +99,4 @@ export const oddResponse = (requestId = `req_${Ids.randomBase62()}`): Storage.St
 })
 
 /** The `it` the cases register with: the adapter's services, on the live clock. */
-export type ContractIt = Vitest.MethodsNonLive<Storage.Storage | Merchant.Merchants, true>
+export type ContractIt = Vitest.MethodsNonLive<Storage.Storage | Merchants.Merchants, true>

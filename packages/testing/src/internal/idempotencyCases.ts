@@ -4,12 +4,13 @@
  */
 import { assert } from "@effect/vitest"
 import type { ContractIt } from "./fixtures.js"
-import { Idempotency, Storage } from "@tender/core"
+import { Idempotency, PaymentIntent, Storage } from "@tender/core"
 import { Effect, Option } from "effect"
 import { claim, freshKey, freshScope, held, intent, oddResponse, referenceClaim, t0 } from "./fixtures.js"
 
 const begin = (request: Storage.BeginRequest) => Effect.flatMap(Storage.Storage, (s) => s.begin(request))
-const commit = (c: Storage.Commit) => Effect.flatMap(Storage.Storage, (s) => s.commit(c))
+const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(Storage.Storage, (s) => s.commit(writes))
+const { Write } = Storage
 const tags = (outcomes: ReadonlyArray<Storage.BeginOutcome>) => outcomes.map((o) => o._tag)
 const count = (outcomes: ReadonlyArray<Storage.BeginOutcome>, tag: Storage.BeginOutcome["_tag"]) =>
   outcomes.filter((o) => o._tag === tag).length
@@ -21,14 +22,14 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
       const key = freshKey()
       assert.strictEqual((yield* begin({ now: t0, idempotency: claim(key, t0) }))._tag, "Proceed")
       const response = oddResponse()
-      yield* commit({ now: t0, completeIdempotency: { ...held(key, t0), response } })
+      yield* commit([Write.completeIdempotency(held(key, t0), response)])
       const replay = yield* begin({ now: t0 + 1000, idempotency: claim(key, t0 + 1000) })
       assert.deepStrictEqual(replay, { _tag: "Replay", response })
       // A 4xx is stored and replayed like a 2xx (D5).
       const key409 = freshKey()
       yield* begin({ now: t0, idempotency: claim(key409, t0) })
       const conflict = { status: 409, body: `{"error":{"code":"idempotency_conflict","message":"…"}}`, requestId: "req_409" }
-      yield* commit({ now: t0, completeIdempotency: { ...held(key409, t0), response: conflict } })
+      yield* commit([Write.completeIdempotency(held(key409, t0), conflict)])
       assert.deepStrictEqual(yield* begin({ now: t0 + 1, idempotency: claim(key409, t0 + 1) }), { _tag: "Replay", response: conflict })
     }))
 
@@ -37,7 +38,7 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
       const key = freshKey()
       yield* begin({ now: t0, idempotency: claim(key, t0, "a".repeat(64)) })
       assert.strictEqual((yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1, "c".repeat(64)) }))._tag, "KeyConflict")
-      yield* commit({ now: t0, completeIdempotency: { ...held(key, t0), response: oddResponse() } })
+      yield* commit([Write.completeIdempotency(held(key, t0), oddResponse())])
       assert.strictEqual((yield* begin({ now: t0 + 2, idempotency: claim(key, t0 + 2, "c".repeat(64)) }))._tag, "KeyConflict")
       // Even once the in-flight lock has lapsed, a different request never takes the key over.
       const open = freshKey()
@@ -69,30 +70,29 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
       // The first request stalls past its lock; a retry takes the key over.
       assert.strictEqual((yield* begin({ now: t0 + 60_000, idempotency: claim(key, t0 + 60_000) }))._tag, "Proceed")
       const stale = intent(scope)
-      const lost = yield* Effect.flip(commit({
-        now: t0 + 60_001,
-        insertPaymentIntent: stale,
-        completeIdempotency: { ...held(key, t0), response: oddResponse("req_stale") }
-      }))
-      assert.strictEqual(lost.reason, "ClaimLost")
+      const lost = yield* Effect.flip(commit([
+        Write.insert(PaymentIntent.table, stale),
+        Write.completeIdempotency(held(key, t0), oddResponse("req_stale"))
+      ]))
+      assert.strictEqual(lost._tag, "ClaimLost")
       // Nothing of it was written, and its release is no release.
-      assert.isTrue(Option.isNone(yield* Effect.flatMap(Storage.Storage, (st) => st.getPaymentIntent(scope, stale.id))))
-      yield* commit({ now: t0 + 60_002, releaseIdempotency: held(key, t0) })
+      assert.isTrue(Option.isNone(yield* Effect.flatMap(Storage.Storage, (st) => st.get(PaymentIntent.table, scope, stale.id))))
+      yield* commit([Write.releaseIdempotency(held(key, t0))])
       assert.strictEqual((yield* begin({ now: t0 + 60_003, idempotency: claim(key, t0 + 60_003) }))._tag, "KeyInFlight")
       // The retry answers, and its answer is the one replayed.
       const response = oddResponse("req_retry")
-      yield* commit({ now: t0 + 60_004, completeIdempotency: { ...held(key, t0 + 60_000), response } })
+      yield* commit([Write.completeIdempotency(held(key, t0 + 60_000), response)])
       assert.deepStrictEqual(yield* begin({ now: t0 + 60_005, idempotency: claim(key, t0 + 60_005) }), { _tag: "Replay", response })
       // An answered key cannot be answered again, even by its own claim.
-      const twice = yield* Effect.flip(commit({ now: t0 + 60_006, completeIdempotency: { ...held(key, t0 + 60_000), response: oddResponse() } }))
-      assert.strictEqual(twice.reason, "ClaimLost")
+      const twice = yield* Effect.flip(commit([Write.completeIdempotency(held(key, t0 + 60_000), oddResponse())]))
+      assert.strictEqual(twice._tag, "ClaimLost")
     }))
 
   it.effect("4.9.7 a released key reaches a fresh handler", () =>
     Effect.gen(function*() {
       const key = freshKey()
       yield* begin({ now: t0, idempotency: claim(key, t0) })
-      yield* commit({ now: t0, releaseIdempotency: held(key, t0) })
+      yield* commit([Write.releaseIdempotency(held(key, t0))])
       assert.strictEqual((yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1, "d".repeat(64)) }))._tag, "Proceed")
     }))
 
@@ -101,7 +101,7 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
       const key = freshKey()
       yield* begin({ now: t0, idempotency: claim(key, t0) })
       const response = oddResponse()
-      yield* commit({ now: t0 + 5000, completeIdempotency: { ...held(key, t0), response } })
+      yield* commit([Write.completeIdempotency(held(key, t0), response)])
       const expiry = t0 + Idempotency.retentionMillis
       const before = yield* begin({ now: expiry - 1, idempotency: claim(key, expiry - 1) })
       assert.deepStrictEqual(before, { _tag: "Replay", response })
@@ -117,7 +117,7 @@ export const idempotencyCases = (it: ContractIt, concurrency: number) => {
       const b = { apiKeyId: `${a.apiKeyId}x`, key: a.key }
       assert.strictEqual((yield* begin({ now: t0, idempotency: claim(a, t0) }))._tag, "Proceed")
       assert.strictEqual((yield* begin({ now: t0, idempotency: claim(b, t0, "9".repeat(64)) }))._tag, "Proceed")
-      yield* commit({ now: t0, completeIdempotency: { ...held(a, t0), response: oddResponse("req_a") } })
+      yield* commit([Write.completeIdempotency(held(a, t0), oddResponse("req_a"))])
       const replayB = yield* begin({ now: t0 + 1, idempotency: claim(b, t0 + 1, "9".repeat(64)) })
       assert.strictEqual(replayB._tag, "KeyInFlight")
     }))
@@ -158,9 +158,9 @@ export const purgeCases = (it: ContractIt) => {
       const live = freshKey()
       const inFlightLive = freshKey()
       yield* begin({ now: base, idempotency: claim(expired, base) })
-      yield* commit({ now: base, completeIdempotency: { ...held(expired, base), response: oddResponse() } })
+      yield* commit([Write.completeIdempotency(held(expired, base), oddResponse())])
       yield* begin({ now: base + 10, idempotency: claim(live, base + 10) })
-      yield* commit({ now: base + 10, completeIdempotency: { ...held(live, base + 10), response: oddResponse() } })
+      yield* commit([Write.completeIdempotency(held(live, base + 10), oddResponse())])
       yield* begin({ now: base + 10, idempotency: claim(inFlightLive, base + 10) })
       const at = base + Idempotency.retentionMillis
       const purged = yield* storage.purgeExpired(at)
@@ -178,11 +178,11 @@ export const purgeCases = (it: ContractIt) => {
       const base = t0 + 200 * 24 * 60 * 60 * 1000 + Math.floor(Math.random() * 1e6)
       const done = referenceClaim(scope, "done", base)
       const abandoned = referenceClaim(scope, "abandoned", base)
-      const recent = referenceClaim(scope, "recent", base + Storage.claimGraceMillis)
+      const recent = referenceClaim(scope, "recent", base + Idempotency.claimGraceMillis)
       for (const c of [done, abandoned]) yield* begin({ now: base, reference: c })
-      yield* begin({ now: base + Storage.claimGraceMillis, reference: recent })
-      yield* commit({ now: base, completeReference: { ...done } })
-      const at = base + 60_000 + Storage.claimGraceMillis
+      yield* begin({ now: base + Idempotency.claimGraceMillis, reference: recent })
+      yield* commit([Write.completeReference({ ...done })])
+      const at = base + 60_000 + Idempotency.claimGraceMillis
       yield* storage.purgeExpired(at)
       const far = at + 10 * 365 * 24 * 60 * 60 * 1000
       const again = (c: Storage.ReferenceClaim, now: number) => begin({ now, reference: { ...c, resourceId: `${c.resourceId}x`, lockedUntil: now + 60_000 } })
@@ -221,14 +221,14 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
       // While in flight it is taken, and says so.
       const inFlight = yield* begin({ now: t0 + 1, reference: referenceClaim(scope, "order-2", t0 + 1) })
       assert.deepStrictEqual(inFlight, { _tag: "ReferenceTaken", resourceId: first.resourceId, sameFingerprint: true, inFlight: true })
-      yield* commit({ now: t0 + 2, completeReference: { ...first, resourceId: first.resourceId } })
+      yield* commit([Write.completeReference({ ...first, resourceId: first.resourceId })])
       const tenYears = t0 + 10 * 365 * 24 * 60 * 60 * 1000
       const same = yield* begin({ now: tenYears, reference: referenceClaim(scope, "order-2", tenYears) })
       assert.deepStrictEqual(same, { _tag: "ReferenceTaken", resourceId: first.resourceId, sameFingerprint: true, inFlight: false })
       const changed = yield* begin({ now: tenYears, reference: referenceClaim(scope, "order-2", tenYears, { fingerprint: "0".repeat(64) }) })
       assert.deepStrictEqual(changed, { _tag: "ReferenceTaken", resourceId: first.resourceId, sameFingerprint: false, inFlight: false })
       // Completed references cannot be released.
-      yield* commit({ now: tenYears, releaseReference: { ...first, resourceId: first.resourceId } })
+      yield* commit([Write.releaseReference({ ...first, resourceId: first.resourceId })])
       assert.strictEqual((yield* begin({ now: tenYears, reference: referenceClaim(scope, "order-2", tenYears) }))._tag, "ReferenceTaken")
     }))
 
@@ -237,14 +237,14 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
       const scope = freshScope()
       const first = referenceClaim(scope, "order-3", t0)
       yield* begin({ now: t0, reference: first })
-      yield* commit({ now: t0, releaseReference: { ...first, resourceId: "dord_someoneelse000000000000" } })
+      yield* commit([Write.releaseReference({ ...first, resourceId: "dord_someoneelse000000000000" })])
       assert.strictEqual((yield* begin({ now: t0 + 1, reference: referenceClaim(scope, "order-3", t0 + 1) }))._tag, "ReferenceTaken")
-      yield* commit({ now: t0, releaseReference: { ...first, resourceId: first.resourceId } })
+      yield* commit([Write.releaseReference({ ...first, resourceId: first.resourceId })])
       const next = referenceClaim(scope, "order-3", t0 + 2)
       assert.strictEqual((yield* begin({ now: t0 + 2, reference: next }))._tag, "Proceed")
       // Completing with the wrong resource id is refused whole, and does not complete the new claim.
-      const wrong = yield* Effect.flip(commit({ now: t0 + 3, completeReference: { ...next, resourceId: first.resourceId } }))
-      assert.strictEqual(wrong.reason, "UniqueViolation")
+      const wrong = yield* Effect.flip(commit([Write.completeReference({ ...next, resourceId: first.resourceId })]))
+      assert.strictEqual(wrong._tag, "UniqueViolation")
       assert.strictEqual((yield* begin({ now: t0 + 60_002, reference: referenceClaim(scope, "order-3", t0 + 60_002) }))._tag, "Proceed")
     }))
 
@@ -269,7 +269,7 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
       assert.strictEqual((yield* begin({ now: t0 + 2, idempotency: claim(key, t0 + 2) }))._tag, "KeyInFlight")
       // A replay or conflict on the key answers before the reference is looked at or claimed.
       const other = referenceClaim(scope, "order-6", t0)
-      yield* commit({ now: t0 + 3, completeIdempotency: { ...held(key, t0 + 1), response: oddResponse() } })
+      yield* commit([Write.completeIdempotency(held(key, t0 + 1), oddResponse())])
       assert.strictEqual((yield* begin({ now: t0 + 4, idempotency: claim(key, t0 + 4), reference: other }))._tag, "Replay")
       assert.strictEqual((yield* begin({ now: t0 + 5, reference: referenceClaim(scope, "order-6", t0 + 5) }))._tag, "Proceed")
     }))
@@ -282,7 +282,11 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
       assert.strictEqual((yield* begin({ now: t0, idempotency: claim(key, t0), reference: ref }))._tag, "Proceed")
       const record = intent(scope, { id: ref.resourceId, merchantReference: "order-7" })
       const response = oddResponse()
-      yield* commit({ now: t0, insertPaymentIntent: record, completeReference: { ...ref }, completeIdempotency: { ...held(key, t0), response } })
+      yield* commit([
+        Write.insert(PaymentIntent.table, record),
+        Write.completeReference({ ...ref }),
+        Write.completeIdempotency(held(key, t0), response)
+      ])
       assert.deepStrictEqual(yield* begin({ now: t0 + 1, idempotency: claim(key, t0 + 1) }), { _tag: "Replay", response })
       const taken = yield* begin({ now: t0 + 1, reference: referenceClaim(scope, "order-7", t0 + 1) })
       assert.deepStrictEqual(taken, { _tag: "ReferenceTaken", resourceId: record.id, sameFingerprint: true, inFlight: false })
@@ -299,12 +303,11 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
       // Both finish, the stalled one first; each that the store refuses gives its own claim back, as a create does.
       const finish = (c: Storage.ReferenceClaim) =>
         Effect.gen(function*() {
-          const done = yield* Effect.either(commit({
-            now: t0 + 60_001,
-            insertPaymentIntent: intent(scope, { id: c.resourceId, merchantReference: "order-8" }),
-            completeReference: { ...c }
-          }))
-          if (done._tag === "Left") yield* commit({ now: t0 + 60_001, releaseReference: { ...c } })
+          const done = yield* Effect.either(commit([
+            Write.insert(PaymentIntent.table, intent(scope, { id: c.resourceId, merchantReference: "order-8" })),
+            Write.completeReference({ ...c })
+          ]))
+          if (done._tag === "Left") yield* commit([Write.releaseReference({ ...c })])
           return done._tag === "Right"
         })
       const created = [(yield* finish(slow)) ? slow.resourceId : undefined, (yield* finish(takeover)) ? takeover.resourceId : undefined]

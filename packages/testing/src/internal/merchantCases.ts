@@ -3,8 +3,8 @@
  */
 import { assert } from "@effect/vitest"
 import type { ContractIt } from "./fixtures.js"
-import type { Merchant as M } from "@tender/core"
-import { Ids, Merchant } from "@tender/core"
+import type { Merchants as M } from "@tender/core"
+import { Ids, Merchants } from "@tender/core"
 import { Effect, Option } from "effect"
 import { t0 } from "./fixtures.js"
 
@@ -23,7 +23,7 @@ const freshKey = (merchantId: string, environment: "test" | "live" = "test"): M.
   merchantId,
   environment,
   publicKey: `pk_${environment}_${Ids.randomBase62()}`,
-  secretHash: Merchant.hashSecret(`sk_${environment}_${Ids.randomBase62(32)}`),
+  secretHash: Merchants.hashSecret(`sk_${environment}_${Ids.randomBase62(32)}`),
   revokedAt: null,
   createdAt: t0 + 7
 })
@@ -32,7 +32,7 @@ const freshKey = (merchantId: string, environment: "test" | "live" = "test"): M.
 export const merchantCases = (it: ContractIt) => {
   it.effect("5.4 a merchant round-trips with its team policy and routes; an unknown id is none", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchant.Merchants
+      const merchants = yield* Merchants.Merchants
       const m = freshMerchant()
       yield* merchants.putMerchant(m)
       assert.deepStrictEqual(yield* merchants.findMerchant(m.id), Option.some(m))
@@ -44,7 +44,7 @@ export const merchantCases = (it: ContractIt) => {
 
   it.effect("D2 an API key round-trips by public key with only the hash of its secret", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchant.Merchants
+      const merchants = yield* Merchants.Merchants
       const m = freshMerchant()
       yield* merchants.putMerchant(m)
       const test = freshKey(m.id)
@@ -58,7 +58,7 @@ export const merchantCases = (it: ContractIt) => {
 
   it.effect("5.4 a key's credentials come with its merchant in one lookup; a key whose merchant is missing has none", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchant.Merchants
+      const merchants = yield* Merchants.Merchants
       const m = freshMerchant()
       yield* merchants.putMerchant(m)
       const key = freshKey(m.id, "live")
@@ -75,7 +75,7 @@ export const merchantCases = (it: ContractIt) => {
 
   it.effect("D2 a revoked key stays revoked: revoking twice keeps the first time, putting it again never clears it", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchant.Merchants
+      const merchants = yield* Merchants.Merchants
       const m = freshMerchant()
       yield* merchants.putMerchant(m)
       const key = freshKey(m.id)

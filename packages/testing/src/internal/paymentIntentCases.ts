@@ -5,18 +5,25 @@
 import { assert } from "@effect/vitest"
 import type { ContractIt } from "./fixtures.js"
 import type { PaymentIntent } from "@tender/core"
-import { PaymentIntent as PI, Storage } from "@tender/core"
+import { PaymentIntent as PI, Storage, Table } from "@tender/core"
 import { Effect, Option } from "effect"
 import { freshScope, intent, t0 } from "./fixtures.js"
 
 type Record = PaymentIntent.PaymentIntentRecord
-type Query = Storage.PaymentIntentQuery
+/** A list query of 4.3 with its filters named as the HTTP query names them. */
+interface Query extends Omit<Storage.ListQuery<Record>, "where"> {
+  readonly country?: string
+  readonly currency?: string
+  readonly merchantReference?: string
+  readonly statuses?: ReadonlyArray<PaymentIntent.Status>
+}
 
-const insert = (record: Record) => Effect.flatMap(Storage.Storage, (s) => s.commit({ now: record.createdAt, insertPaymentIntent: record }))
+const insert = (record: Record) => Effect.flatMap(Storage.Storage, (s) => s.commit([Storage.Write.insert(PI.table, record)]))
 const insertAll = (records: ReadonlyArray<Record>) => Effect.forEach(records, insert, { discard: true })
 const get = (record: { readonly merchantId: string; readonly environment: "test" | "live"; readonly id: string }) =>
-  Effect.flatMap(Storage.Storage, (s) => s.getPaymentIntent(record, record.id))
-const list = (query: Query) => Effect.flatMap(Storage.Storage, (s) => s.listPaymentIntents(query))
+  Effect.flatMap(Storage.Storage, (s) => s.get(PI.table, record, record.id))
+const list = ({ country, currency, merchantReference, statuses, ...query }: Query) =>
+  Effect.flatMap(Storage.Storage, (s) => s.list(PI.table, { ...query, where: { country, currency, merchantReference, status: statuses } }))
 const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
 
 /** What a list must return, computed from the rows by the rules of 4.3 and D6. */
@@ -30,9 +37,9 @@ const expected = (rows: ReadonlyArray<Record>, q: Query) =>
       (q.createdBefore === undefined || r.createdAt < q.createdBefore) &&
       (q.merchantReference === undefined || r.merchantReference === q.merchantReference) &&
       (q.statuses === undefined || q.statuses.includes(r.status)) &&
-      (q.after === undefined || Storage.compareNewestFirst(q.after, r) < 0)
+      (q.after === undefined || Table.compareNewestFirst(q.after, r) < 0)
     )
-    .sort(Storage.compareNewestFirst)
+    .sort(Table.compareNewestFirst)
     .slice(0, q.limit)
 
 /** A record that uses every field, at the edges of what the API accepts. */
@@ -133,13 +140,11 @@ export const cases = (it: ContractIt) => {
       const again = intent(freshScope(), { id: first.id, amount: "1" })
       const key = { apiKeyId: `key_${again.merchantId}`, key: "k" }
       assert.strictEqual((yield* storage.begin({ now: t0, idempotency: { ...key, fingerprint: "f", expiresAt: t0 + 1000, lockedUntil: t0 + 500 } }))._tag, "Proceed")
-      const error = yield* Effect.flip(storage.commit({
-        now: t0,
-        insertPaymentIntent: again,
-        completeIdempotency: { ...key, lockedUntil: t0 + 500, response: { status: 201, body: "{}", requestId: "req_x" } }
-      }))
-      assert.strictEqual(error._tag, "StorageError")
-      assert.strictEqual(error.reason, "UniqueViolation")
+      const error = yield* Effect.flip(storage.commit([
+        Storage.Write.insert(PI.table, again),
+        Storage.Write.completeIdempotency({ ...key, lockedUntil: t0 + 500 }, { status: 201, body: "{}", requestId: "req_x" })
+      ]))
+      assert.strictEqual(error._tag, "UniqueViolation")
       assert.deepStrictEqual(Option.getOrThrow(yield* get(first)), first)
       // All or nothing: the stored response was not written either, the key is still in flight.
       const retry = yield* storage.begin({ now: t0 + 1, idempotency: { ...key, fingerprint: "f", expiresAt: t0 + 1000, lockedUntil: t0 + 500 } })
@@ -152,7 +157,7 @@ export const cases = (it: ContractIt) => {
       const first = intent(scope, { merchantReference: "order-1" })
       yield* insert(first)
       const error = yield* Effect.flip(insert(intent(scope, { merchantReference: "order-1" })))
-      assert.strictEqual(error.reason, "UniqueViolation")
+      assert.strictEqual(error._tag, "UniqueViolation")
       // The same reference in another environment or merchant, and intents without one, are fine.
       yield* insert(intent({ ...scope, environment: "live" }, { merchantReference: "order-1" }))
       yield* insert(intent(freshScope(), { merchantReference: "order-1" }))
@@ -172,26 +177,24 @@ export const cases = (it: ContractIt) => {
         updatedAt: record.updatedAt + 5000,
         version: 2
       }
-      yield* storage.commit({ now: succeeded.updatedAt, updatePaymentIntent: { record: succeeded, expectedVersion: 1 } })
+      yield* storage.commit([Storage.Write.update(PI.table, succeeded, 1)])
       assert.deepStrictEqual(Option.getOrThrow(yield* get(record)), succeeded)
-      const stale = yield* Effect.flip(storage.commit({
-        now: succeeded.updatedAt + 1,
-        updatePaymentIntent: { record: { ...record, status: "failed", failureCode: "x", failureMessage: "x", nextAction: null, version: 2 }, expectedVersion: 1 }
-      }))
-      assert.strictEqual(stale.reason, "StaleVersion")
-      const missing = yield* Effect.flip(storage.commit({ now: t0, updatePaymentIntent: { record: intent(freshScope()), expectedVersion: 1 } }))
-      assert.strictEqual(missing.reason, "StaleVersion")
+      const stale = yield* Effect.flip(storage.commit([
+        Storage.Write.update(PI.table, { ...record, status: "failed", failureCode: "x", failureMessage: "x", nextAction: null, version: 2 }, 1)
+      ]))
+      assert.strictEqual(stale._tag, "StaleVersion")
+      const missing = yield* Effect.flip(storage.commit([Storage.Write.update(PI.table, intent(freshScope()), 1)]))
+      assert.strictEqual(missing._tag, "StaleVersion")
       // All or nothing, whichever part fails: an insert beside a stale update is not written.
       const beside = intent(freshScope())
       const key = { apiKeyId: `key_${beside.merchantId}`, key: "k" }
       yield* storage.begin({ now: t0, idempotency: { ...key, fingerprint: "f", expiresAt: t0 + 1000, lockedUntil: t0 + 500 } })
-      const partial = yield* Effect.flip(storage.commit({
-        now: t0,
-        insertPaymentIntent: beside,
-        updatePaymentIntent: { record: { ...succeeded, version: 9 }, expectedVersion: 1 },
-        releaseIdempotency: { ...key, lockedUntil: t0 + 500 }
-      }))
-      assert.strictEqual(partial.reason, "StaleVersion")
+      const partial = yield* Effect.flip(storage.commit([
+        Storage.Write.insert(PI.table, beside),
+        Storage.Write.update(PI.table, { ...succeeded, version: 9 }, 1),
+        Storage.Write.releaseIdempotency({ ...key, lockedUntil: t0 + 500 })
+      ]))
+      assert.strictEqual(partial._tag, "StaleVersion")
       assert.isTrue(Option.isNone(yield* get(beside)))
       assert.strictEqual((yield* storage.begin({ now: t0 + 1, idempotency: { ...key, fingerprint: "f", expiresAt: t0 + 1000, lockedUntil: t0 + 500 } }))._tag, "KeyInFlight")
       assert.deepStrictEqual(Option.getOrThrow(yield* get(record)), succeeded)
@@ -284,7 +287,7 @@ export const cases = (it: ContractIt) => {
       yield* insertAll(original)
       const seen: Array<string> = []
       const olderInserted: Array<Record> = []
-      let after: Storage.PaymentIntentQuery["after"] = undefined
+      let after: Query["after"] = undefined
       for (let page = 0; page < 100; page++) {
         // Each page is read while newer rows (ahead of the cursor) and older rows (behind it) go in.
         const newer = Array.from({ length: 2 }, (_, k) => intent(scope, { createdAt: t0 + 900_000 + page * 10 + k }))

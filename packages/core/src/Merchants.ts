@@ -5,7 +5,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { sha256 } from "./Canonical.js"
-import type { StorageError } from "./Errors.js"
+import type { StorageError } from "./StorageError.js"
 import { randomBase62 } from "./Ids.js"
 import type { CheckoutMode, Environment } from "./Schemas.js"
 

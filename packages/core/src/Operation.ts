@@ -1,0 +1,196 @@
+/**
+ * A POST operation run under its claims (4.9, D5): reserve the `Idempotency-Key` and the
+ * `merchant_reference` together, decide, then commit the state change with the final
+ * response in one atomic write. Every resource's create, and every later POST that changes
+ * a resource, runs through `run`; the resource supplies only its decision.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Clock, Effect, Either, Exit, Option } from "effect"
+import * as ApiResponse from "./ApiResponse.js"
+import type { Principal } from "./Authentication.js"
+import type { ApiError } from "./Errors.js"
+import { IdempotencyConflict, InternalError, ServiceUnavailable } from "./Errors.js"
+import * as Idempotency from "./Idempotency.js"
+import type { BeginOutcome, HeldKey, HeldReference, ResourceType } from "./Storage.js"
+import { Storage, Write } from "./Storage.js"
+import type { StorageError } from "./StorageError.js"
+
+/** Who asks, under which request id, with which `Idempotency-Key` (already validated). @since 0.1.0 @category models */
+export interface RequestContext {
+  readonly principal: Principal
+  readonly requestId: string
+  readonly idempotencyKey?: string | undefined
+}
+
+/** What an operation decided: the response it answers and the writes that make it true. @since 0.1.0 @category models */
+export interface Decision {
+  readonly response: ApiResponse.ApiResponse
+  readonly writes: ReadonlyArray<Write>
+}
+
+/** @since 0.1.0 @category models */
+export interface Options<R> {
+  readonly context: RequestContext
+  /** Method and path template, part of the request fingerprint (D5): one key on two routes conflicts. */
+  readonly route: string
+  /** The canonical request (defaults filled, values normalised): equal for requests that mean the same (D5). */
+  readonly canonical: unknown
+  /** Words for messages: "payment intent". */
+  readonly resource: string
+  /** The merchant_reference the operation creates a resource under, if any (4.9, D4). */
+  readonly reference?: {
+    readonly resourceType: ResourceType
+    readonly reference: string
+    /** The resource's own fingerprint: a repeat with the same one answers the original (4.9 merchant_reference rule 2). */
+    readonly fingerprint: string
+    /** The id the resource will have if this request creates it. */
+    readonly resourceId: string
+    /** The answer to a repeat: the original resource, as its create returned it. */
+    readonly original: (resourceId: string) => Effect.Effect<ApiResponse.ApiResponse, StorageError>
+  } | undefined
+  /** Decide, without writing: a failure is an answer too, stored on the key (D5). */
+  readonly decide: Effect.Effect<Decision, ApiError, R>
+}
+
+/**
+ * Run an operation to its final answer. Always answers with a rendered response: errors
+ * are rendered in the D1 shape, and stored or released per D5. Runs uninterruptibly once
+ * begun (its claims must be settled); a provider call inside `decide` may opt back in to
+ * interruption so its timeout can cut it off.
+ *
+ * @since 0.1.0
+ */
+export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiResponse, never, Storage | R> =>
+  Effect.uninterruptible(Effect.gen(function*() {
+    const storage = yield* Storage
+    const now = yield* Clock.currentTimeMillis
+    const { principal, requestId } = options.context
+    const key = options.context.idempotencyKey
+    // The key as this request holds it: completing or releasing it applies only while this claim holds it.
+    const held: HeldKey | undefined = key === undefined
+      ? undefined
+      : { apiKeyId: principal.apiKeyId, key, lockedUntil: now + Idempotency.lockMillis }
+    const ref = options.reference
+    const heldReference: HeldReference | undefined = ref === undefined ? undefined : {
+      merchantId: principal.merchant.id,
+      environment: principal.environment,
+      resourceType: ref.resourceType,
+      reference: ref.reference,
+      resourceId: ref.resourceId
+    }
+    const outcome = held === undefined && heldReference === undefined
+      ? Either.right<BeginOutcome>({ _tag: "Proceed" })
+      : yield* storage.begin({
+        now,
+        idempotency: held && {
+          ...held,
+          fingerprint: Idempotency.requestFingerprint(options.route, options.canonical),
+          expiresAt: now + Idempotency.retentionMillis
+        },
+        reference: ref && heldReference && { ...heldReference, fingerprint: ref.fingerprint, lockedUntil: now + Idempotency.lockMillis }
+      }).pipe(Effect.either)
+    if (Either.isLeft(outcome)) return yield* failed(outcome.left, options.resource, requestId)
+    const begun = outcome.right
+
+    const conflict = (param: string, message: string) => ApiResponse.fromError(new IdempotencyConflict({ param, message }), requestId)
+    switch (begun._tag) {
+      case "Replay":
+        return ApiResponse.replay(begun.response)
+      case "KeyConflict":
+        return conflict(Idempotency.header, "This Idempotency-Key was used with a different request; use a new key for a new request.")
+      case "KeyInFlight":
+        return conflict(Idempotency.header, "A request with this Idempotency-Key is still in flight; retry after it completes.")
+      case "ReferenceTaken":
+      case "Proceed":
+        break
+    }
+
+    /** Commit `writes` with `response` stored on the key (if any), and answer it. */
+    const settle = (response: ApiResponse.ApiResponse, writes: ReadonlyArray<Write> = []) => {
+      const all = held === undefined ? writes : [...writes, Write.completeIdempotency(held, response)]
+      return Effect.as(all.length === 0 ? Effect.void : storage.commit(all), response)
+    }
+
+    // From here the key (if any) is claimed: every answer settles it, and a failure releases it below.
+    const finished = yield* Effect.exit(
+      begun._tag === "ReferenceTaken"
+        ? Effect.gen(function*() {
+          // 4.9 merchant_reference rules 2 and 3: the reference is held by another create.
+          if (begun.inFlight) {
+            // A concurrent create holds the reference: transient, so the key is released, not stored.
+            if (held !== undefined) yield* storage.commit([Write.releaseIdempotency(held)])
+            return conflict("merchant_reference", `A ${options.resource} with this merchant_reference is still being created; retry shortly.`)
+          }
+          if (!begun.sameFingerprint) {
+            return yield* settle(conflict("merchant_reference", `A ${options.resource} with this merchant_reference exists with different fields.`))
+          }
+          // 4.9 merchant_reference rule 2: the original resource; 200, since nothing was created.
+          return yield* settle(yield* ref!.original(begun.resourceId))
+        })
+        : Effect.gen(function*() {
+          const decided = yield* Effect.either(options.decide)
+          if (decided._tag === "Right") {
+            const { response, writes } = decided.right
+            return yield* settle(response, heldReference === undefined ? writes : [...writes, Write.completeReference(heldReference)])
+          }
+          // D5: a 4xx is final for this key; the reference was never used, so it is free again.
+          return yield* settle(
+            ApiResponse.fromError(decided.left, requestId),
+            heldReference === undefined ? [] : [Write.releaseReference(heldReference)]
+          )
+        })
+    )
+    if (Exit.isSuccess(finished)) return finished.value
+    // Whatever went wrong, give back what this request still holds, so a retry reaches a fresh handler
+    // (4.9.7). Releases are fenced: a key or reference another request took over is left alone. Best
+    // effort: if the store is down, the claims lapse after Idempotency.lockMillis instead.
+    const release = [
+      ...(held === undefined ? [] : [Write.releaseIdempotency(held)]),
+      ...(begun._tag === "Proceed" && heldReference !== undefined ? [Write.releaseReference(heldReference)] : [])
+    ]
+    if (release.length > 0) yield* Effect.ignore(storage.commit(release))
+    const failure = Cause.failureOption(finished.cause)
+    if (Option.isSome(failure)) return yield* failed(failure.value, options.resource, requestId)
+    yield* Effect.logError(`${options.resource} operation failed`, finished.cause)
+    return ApiResponse.fromError(new InternalError({ message: "operation failed" }), requestId)
+  }))
+
+/** The answer to a storage failure, once the claims are given back. */
+const failed = (error: StorageError, resource: string, requestId: string) => {
+  const answer = (e: ApiError) => Effect.succeed(ApiResponse.fromError(e, requestId))
+  switch (error._tag) {
+    case "UniqueViolation":
+      // This request's reference claim lapsed (it outlived Idempotency.lockMillis) and another create
+      // took the reference: a conflict, not a fault. A retry answers with the resource that won.
+      return Effect.zipRight(
+        Effect.logWarning(`${resource} create lost its merchant_reference to a concurrent create`, error),
+        answer(new IdempotencyConflict({
+          param: "merchant_reference",
+          message: `A ${resource} with this merchant_reference was created by a concurrent request; retry to retrieve it.`
+        }))
+      )
+    case "ClaimLost":
+      // This request outlived its claim on the key and a retry took it over: the retry's answer
+      // stands, and nothing of this request was written.
+      return Effect.zipRight(
+        Effect.logWarning(`${resource} operation outlived its Idempotency-Key claim`, error),
+        answer(new IdempotencyConflict({
+          param: Idempotency.header,
+          message: "A retry with this Idempotency-Key took it over while this request was still running; retry to get its answer."
+        }))
+      )
+    case "StorageUnavailable":
+      return Effect.zipRight(
+        Effect.logWarning(`${resource} operation: storage unavailable`, error),
+        answer(new ServiceUnavailable({ message: "The service is briefly unavailable; retry with the same Idempotency-Key." }))
+      )
+    case "StaleVersion":
+    case "StorageFailure":
+      // 4.9.7: a 5xx (a failed read, the final commit failing).
+      return Effect.zipRight(
+        Effect.logError(`${resource} operation failed`, error),
+        answer(new InternalError({ message: "operation failed" }))
+      )
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The routing decision at execution: try the healthy routes resolved for a method, best
+ * first, and fail over to the next when a provider is unavailable or too slow. Route
+ * health learns from every outcome.
+ *
+ * @since 0.1.0
+ */
+import { Duration, Effect } from "effect"
+import type { Candidate, PayerData } from "./Discovery.js"
+import { missingPayerFields } from "./Discovery.js"
+import { RoutingUnavailable, ValidationFailed } from "./Errors.js"
+import type { ProviderPaymentRequest, ProviderPaymentResult } from "./Provider.js"
+import { ProviderUnavailable } from "./Provider.js"
+import { RouteHealth } from "./RouteHealth.js"
+
+/** How long a provider may take before the attempt counts as a route failure. @since 0.1.0 */
+export const providerTimeout = Duration.seconds(20)
+
+/** The provider that answered and its answer. @since 0.1.0 @category models */
+export interface Routed {
+  readonly provider: string
+  readonly result: ProviderPaymentResult
+}
+
+/**
+ * Create the payment at the first route that answers. Payer fields the best route requires
+ * and the request lacks: 400. Every route unavailable: 422 `routing_unavailable`.
+ *
+ * @since 0.1.0
+ */
+export const createPayment = (
+  candidates: ReadonlyArray<Candidate>,
+  payer: PayerData,
+  request: Omit<ProviderPaymentRequest, "providerMethod" | "providerBank">
+): Effect.Effect<Routed, RoutingUnavailable | ValidationFailed, RouteHealth> =>
+  Effect.gen(function*() {
+    const first = candidates[0]
+    const missing = first === undefined ? [] : missingPayerFields(first, payer)
+    if (missing.length > 0) return yield* ValidationFailed.many(missing)
+    const health = yield* RouteHealth
+    for (const candidate of candidates) {
+      if (missingPayerFields(candidate, payer).length > 0) continue
+      const bank = payer.bank === undefined ? null : candidate.method.banks.find((b) => b.code === payer.bank)?.providerCode ?? null
+      // Operations run uninterruptibly (their claims must be settled); the provider call alone may be
+      // interrupted, or the timeout could never cut it off.
+      const attempt = yield* Effect.interruptible(candidate.provider.createPayment({
+        ...request,
+        providerMethod: candidate.method.providerMethod,
+        providerBank: bank
+      })).pipe(
+        Effect.timeoutFail({
+          duration: providerTimeout,
+          onTimeout: () => new ProviderUnavailable({ provider: candidate.provider.code, reason: "timed out" })
+        }),
+        Effect.either
+      )
+      if (attempt._tag === "Left") {
+        yield* health.recordFailure(candidate.route)
+        yield* Effect.logWarning("provider unavailable", attempt.left.provider, attempt.left.reason)
+        continue
+      }
+      yield* health.recordSuccess(candidate.route)
+      return { provider: candidate.provider.code, result: attempt.right }
+    }
+    return yield* new RoutingUnavailable({
+      message: "No route could take the payment: its providers are unavailable. Retry later or choose another method."
+    })
+  })

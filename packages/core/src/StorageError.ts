@@ -1,0 +1,72 @@
+/**
+ * What a storage adapter fails with: one small tagged class per case, so callers tell them
+ * apart with `catchTag` and never by message text. Every adapter folds its driver's
+ * failures into these; a cause is kept for the host's logs and never sent to a caller.
+ *
+ * @since 0.1.0
+ */
+import { Data } from "effect"
+
+interface Fields {
+  readonly message: string
+  readonly cause?: unknown
+}
+
+/**
+ * A row with that identity exists already: a duplicate id, a second resource with one
+ * `merchant_reference`, or a reference completed by a resource that no longer holds its
+ * claim. The commit wrote nothing.
+ *
+ * @since 0.1.0 @category errors
+ */
+export class UniqueViolation extends Data.TaggedError("UniqueViolation")<Fields> {
+  readonly status = 500
+  readonly code = "internal_error"
+}
+
+/**
+ * A versioned update lost the race: the stored version is not the one it was read at.
+ * The commit wrote nothing; the caller reads again and decides again.
+ *
+ * @since 0.1.0 @category errors
+ */
+export class StaleVersion extends Data.TaggedError("StaleVersion")<Fields> {
+  readonly status = 500
+  readonly code = "internal_error"
+}
+
+/**
+ * An idempotency key this request claimed was taken over by a retry after the claim
+ * lapsed. The commit wrote nothing; the retry's answer stands.
+ *
+ * @since 0.1.0 @category errors
+ */
+export class ClaimLost extends Data.TaggedError("ClaimLost")<Fields> {
+  readonly status = 500
+  readonly code = "internal_error"
+}
+
+/**
+ * The store cannot be reached for now (connection refused or lost, the server starting or
+ * shutting down). Transient: the request may be retried.
+ *
+ * @since 0.1.0 @category errors
+ */
+export class StorageUnavailable extends Data.TaggedError("StorageUnavailable")<Fields> {
+  readonly status = 503
+  readonly code = "service_unavailable"
+}
+
+/**
+ * Any other failure of the store (a driver fault, a constraint the library did not
+ * expect). Answered as a 500.
+ *
+ * @since 0.1.0 @category errors
+ */
+export class StorageFailure extends Data.TaggedError("StorageFailure")<Fields> {
+  readonly status = 500
+  readonly code = "internal_error"
+}
+
+/** Every failure of a storage port. @since 0.1.0 @category models */
+export type StorageError = UniqueViolation | StaleVersion | ClaimLost | StorageUnavailable | StorageFailure

@@ -1,0 +1,145 @@
+/**
+ * How a resource is stored, derived from its record schema. The record's fields are the
+ * columns (or document fields); each field's storage kind is read from its schema, so an
+ * adapter derives its column lists, row mapping and statements from the record alone, and a
+ * new field is the schema, a migration and a test.
+ *
+ * Every stored resource has an id, belongs to one merchant and environment, is listed newest
+ * first by (`createdAt`, `id`) (D6) and is updated under an optimistic `version`.
+ *
+ * @since 0.1.0
+ */
+import { Option, Schema, SchemaAST } from "effect"
+import type { Environment } from "./Schemas.js"
+
+/** The annotation that names how a field is stored. @since 0.1.0 @category annotations */
+export const StorageKindId: unique symbol = Symbol.for("@tender/core/Table/StorageKind")
+
+/**
+ * How a value is stored. `text`: a string. `amount`: a string of minor units stored as a
+ * 64-bit integer where the store has one (D4). `integer`: a safe integer. `millis`: epoch
+ * milliseconds stored as a timestamp with millisecond precision. `json`: an object or array,
+ * stored so it reads back with its keys in the order written. `boolean`.
+ *
+ * @since 0.1.0 @category models
+ */
+export type StorageKind = "text" | "amount" | "integer" | "millis" | "json" | "boolean"
+
+/** Epoch milliseconds (D4 times are rendered from these). @since 0.1.0 @category fields */
+export const Millis = Schema.Number.annotations({ [StorageKindId]: "millis", description: "epoch milliseconds" })
+
+/** A safe integer, such as a version. @since 0.1.0 @category fields */
+export const Integer = Schema.Int.annotations({ [StorageKindId]: "integer" })
+
+/** An amount in minor units, as a string (D4: at most 18 digits). @since 0.1.0 @category fields */
+export const AmountText = Schema.String.annotations({ [StorageKindId]: "amount" })
+
+/** The fields every stored record has. @since 0.1.0 @category models */
+export interface StoredRecord {
+  readonly id: string
+  readonly merchantId: string
+  readonly environment: Environment
+  readonly createdAt: number
+  readonly version: number
+}
+
+/** One field of a record as an adapter stores it. @since 0.1.0 @category models */
+export interface Field {
+  /** The record's key, e.g. `merchantReference`. */
+  readonly name: string
+  /** The column or document field name, e.g. `merchant_reference`. */
+  readonly column: string
+  readonly kind: StorageKind
+  readonly nullable: boolean
+}
+
+/** A unique constraint within a merchant and environment; null values never collide. @since 0.1.0 @category models */
+export interface Unique<A> {
+  readonly name: string
+  readonly fields: ReadonlyArray<keyof A & string>
+}
+
+/** A stored resource. @since 0.1.0 @category models */
+export interface Table<A extends StoredRecord> {
+  /** The table or collection name, under the adapter's prefix: `payment_intents`. */
+  readonly name: string
+  /** The prefix of its ids (D4): cursors name it. */
+  readonly idPrefix: string
+  readonly record: Schema.Schema<A, any>
+  readonly fields: ReadonlyArray<Field>
+  readonly unique: ReadonlyArray<Unique<A>>
+}
+
+/** `merchantReference` -> `merchant_reference`. @since 0.1.0 */
+export const columnName = (field: string): string => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
+const isNull = (ast: SchemaAST.AST) => SchemaAST.isLiteral(ast) && ast.literal === null
+
+const kindOf = (ast: SchemaAST.AST, path: string): StorageKind => {
+  const annotated = SchemaAST.getAnnotation<StorageKind>(ast, StorageKindId)
+  if (Option.isSome(annotated)) return annotated.value
+  switch (ast._tag) {
+    case "Refinement":
+      return kindOf(ast.from, path)
+    case "Transformation":
+      return kindOf(ast.to, path)
+    case "Suspend":
+      return kindOf(ast.f(), path)
+    case "TypeLiteral":
+    case "TupleType":
+      return "json"
+    case "StringKeyword":
+    case "TemplateLiteral":
+      return "text"
+    case "BooleanKeyword":
+      return "boolean"
+    case "Literal":
+      if (typeof ast.literal === "string") return "text"
+      if (typeof ast.literal === "boolean") return "boolean"
+      break
+    case "Union": {
+      const kinds = new Set(ast.types.filter((t) => !isNull(t)).map((t) => kindOf(t, path)))
+      if (kinds.size === 1) return [...kinds][0]!
+      if (kinds.has("json")) return "json"
+      break
+    }
+  }
+  // A number could be a time, a count or an amount: the record must say which.
+  throw new Error(`Table: field ${path} needs a storage kind (Table.Millis, Table.Integer, Table.AmountText)`)
+}
+
+/** The storage fields of a record schema, in its declared order. @since 0.1.0 */
+export const fieldsOf = (record: Schema.Schema.Any): ReadonlyArray<Field> => {
+  const ast = Schema.typeSchema(record).ast
+  if (!SchemaAST.isTypeLiteral(ast)) throw new Error("Table: a record must be a Schema.Struct")
+  return ast.propertySignatures.map((p) => {
+    const name = String(p.name)
+    const nullable = SchemaAST.isUnion(p.type) && p.type.types.some(isNull)
+    return { name, column: columnName(name), kind: kindOf(p.type, name), nullable }
+  })
+}
+
+/**
+ * Describe a stored resource. Fails at module load when a field's storage kind cannot be
+ * told, so a new field without one never reaches an adapter.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const make = <A extends StoredRecord, I>(options: {
+  readonly name: string
+  readonly idPrefix: string
+  readonly record: Schema.Schema<A, I>
+  readonly unique?: ReadonlyArray<Unique<A>>
+}): Table<A> => ({
+  name: options.name,
+  idPrefix: options.idPrefix,
+  record: options.record,
+  fields: fieldsOf(options.record),
+  unique: options.unique ?? []
+})
+
+/** Descending (createdAt, id) order of every list (D6); ids compare by code unit. @since 0.1.0 */
+export const compareNewestFirst = (
+  a: { readonly createdAt: number; readonly id: string },
+  b: { readonly createdAt: number; readonly id: string }
+): number => (a.createdAt !== b.createdAt ? b.createdAt - a.createdAt : a.id < b.id ? 1 : a.id > b.id ? -1 : 0)

@@ -1,0 +1,108 @@
+/**
+ * `commit`: a list of writes applied in one statement. Each write is a data-modifying CTE;
+ * data-modifying CTEs always run to completion, so a write whose precondition must touch a
+ * row (a versioned update, completing a claim) is checked after them all, and one that
+ * touched none aborts the whole statement through `guard_failed` (migration 0002), which
+ * undoes every write. The error names the guard by its constraint field and a SQLSTATE of
+ * our own, never by message text. One round trip, and no transaction held open.
+ */
+import type { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Fragment, Statement } from "@effect/sql/Statement"
+import { type Storage, StorageError } from "@tender/core"
+import { Effect } from "effect"
+import type * as Claims from "./claims.js"
+import { codeOf, fold } from "./errors.js"
+import { columns, values } from "./records.js"
+import type { Tables } from "./tables.js"
+
+/** The SQLSTATE `guard_failed` raises (class TD is not used by PostgreSQL). */
+export const guardFailedCode = "TD001"
+
+/** The columns an update never changes: a record's identity and scope. */
+const fixed = new Set(["id", "merchant_id", "environment", "created_at"])
+
+interface Step {
+  readonly statement: Statement<unknown>
+  /** The error when the statement touched no row; absent for writes without a precondition. */
+  readonly lost?: StorageError.StorageError
+}
+
+const constraintOf = (cause: unknown): string | undefined =>
+  typeof cause === "object" && cause !== null && "constraint" in cause && typeof cause.constraint === "string"
+    ? cause.constraint
+    : undefined
+
+export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims.make>) => {
+  const REF = sql(t.references)
+  const KEY = sql(t.idempotencyKeys)
+
+  const step = (w: Storage.Write): Step => {
+    switch (w._tag) {
+      case "Insert": {
+        const v = values(w.table, w.record)
+        return {
+          statement: sql`INSERT INTO ${sql(t.of(w.table))} (${sql.literal(columns(w.table).join(", "))})
+            VALUES (${sql.csv(v.map((x) => sql`${x}`))})`
+        }
+      }
+      case "Update": {
+        const v = values(w.table, w.record)
+        const set = columns(w.table).flatMap((c, i) => fixed.has(c) ? [] : [sql`${sql(c)} = ${v[i]!}`])
+        const r = w.record
+        return {
+          statement: sql`UPDATE ${sql(t.of(w.table))} SET ${sql.csv(set)}
+            WHERE id = ${r.id} AND merchant_id = ${r.merchantId} AND environment = ${r.environment}
+              AND version = ${w.expectedVersion} RETURNING 1`,
+          lost: new StorageError.StaleVersion({ message: `stale update of ${r.id}` })
+        }
+      }
+      case "CompleteReference":
+        return {
+          statement: sql`UPDATE ${REF} SET completed = true WHERE ${claims.heldReference(w.reference)} RETURNING 1`,
+          lost: new StorageError.UniqueViolation({ message: `merchant_reference is no longer held by ${w.reference.resourceId}` })
+        }
+      case "ReleaseReference":
+        return { statement: sql`DELETE FROM ${REF} WHERE ${claims.heldReference(w.reference)} AND NOT completed` }
+      case "CompleteIdempotency":
+        return {
+          statement: sql`UPDATE ${KEY} SET response_status = ${w.response.status}, response_body = ${w.response.body},
+              response_request_id = ${w.response.requestId}
+            WHERE ${claims.heldKey(w.key)} RETURNING 1`,
+          lost: new StorageError.ClaimLost({ message: "the idempotency key was taken over by a retry" })
+        }
+      case "ReleaseIdempotency":
+        return { statement: sql`DELETE FROM ${KEY} WHERE ${claims.heldKey(w.key)}` }
+    }
+  }
+
+  const name = (i: number) => `w${i}`
+
+  /** The check after every write ran: the first guarded write (in list order) that touched no row aborts. */
+  const guards = (steps: ReadonlyArray<Step>): Fragment => {
+    const checks = steps.flatMap((s, i): Array<Fragment> =>
+      s.lost === undefined ? [] : [sql`WHEN NOT EXISTS (SELECT 1 FROM ${sql(name(i))}) THEN ${sql(t.guardFailed)}(${name(i)}::text)`]
+    )
+    return checks.length === 0 ? sql`1` : sql`CASE ${sql.join(" ", false)(checks)} ELSE 1 END`
+  }
+
+  const commit = (writes: ReadonlyArray<Storage.Write>): Effect.Effect<void, StorageError.StorageError> => {
+    const steps = writes.map(step)
+    const only = steps[0]
+    const run: Effect.Effect<void, SqlError | StorageError.StorageError> = steps.length === 0
+      ? Effect.void
+      : steps.length === 1 && only !== undefined
+      // One statement is atomic by itself; its precondition is its own row count.
+      ? Effect.flatMap(only.statement, (rows) => only.lost !== undefined && rows.length === 0 ? Effect.fail(only.lost) : Effect.void)
+      : Effect.asVoid(sql`WITH ${sql.csv(steps.map((s, i) => sql`${sql(name(i))} AS (${s.statement})`))} SELECT ${guards(steps)}`)
+    return run.pipe(
+      Effect.catchTag("SqlError", (e) => {
+        const guard = codeOf(e.cause) === guardFailedCode ? constraintOf(e.cause) : undefined
+        const lost = guard === undefined ? undefined : steps[Number(guard.slice(1))]?.lost
+        return Effect.fail(lost ?? fold("commit")(e))
+      })
+    )
+  }
+
+  return commit
+}

@@ -1,0 +1,78 @@
+/**
+ * Records and rows, derived from a core `Table`: the select list, the value of each column
+ * and the record read back, so a new field of a record needs a migration here and nothing
+ * else. Every value is read as text and converted here, so the host's type parsers and name
+ * transforms can never change what comes back: amounts stay exact strings, times exact
+ * milliseconds, JSON keeps its bytes and key order (`json` columns, not `jsonb`).
+ */
+import type { Table } from "@tender/core"
+
+type Row = { readonly [column: string]: string | boolean | null }
+
+/** Epoch ms as a `timestamptz` literal: exact, whatever the session's time zone. */
+export const timestamp = (millis: number): string => new Date(millis).toISOString()
+
+/** A `timestamptz` column read as epoch milliseconds in text. */
+export const millisColumn = (column: string, alias = column) => `(extract(epoch FROM ${column}) * 1000)::bigint::text AS ${alias}`
+
+const selectOf = (f: Table.Field, qualifier: string): string => {
+  const column = qualifier + f.column
+  switch (f.kind) {
+    case "text":
+    case "boolean":
+      return qualifier === "" ? column : `${column} AS ${f.column}`
+    case "amount":
+    case "integer":
+    case "json":
+      return `${column}::text AS ${f.column}`
+    case "millis":
+      return millisColumn(column, f.column)
+  }
+}
+
+/** The select list of a table's rows, every column read as text; `qualifier` names the table (`t.`). */
+export const selectList = (table: Table.Table<any>, qualifier = ""): string =>
+  table.fields.map((f) => selectOf(f, qualifier)).join(", ")
+
+/** The column names of a table, in record order. */
+export const columns = (table: Table.Table<any>): ReadonlyArray<string> => table.fields.map((f) => f.column)
+
+const encode = (f: Table.Field, value: unknown): string | number | boolean | null => {
+  if (value === null || value === undefined) return null
+  switch (f.kind) {
+    case "text":
+    case "amount":
+      return value as string
+    case "integer":
+      return value as number
+    case "boolean":
+      return value as boolean
+    case "json":
+      return JSON.stringify(value)
+    case "millis":
+      return timestamp(value as number)
+  }
+}
+
+/** The value of every column of `record`, in record order. */
+export const values = (table: Table.Table<any>, record: object): ReadonlyArray<string | number | boolean | null> =>
+  table.fields.map((f) => encode(f, (record as Record<string, unknown>)[f.name]))
+
+const decode = (f: Table.Field, value: string | boolean | null): unknown => {
+  if (value === null) return null
+  switch (f.kind) {
+    case "text":
+    case "amount":
+    case "boolean":
+      return value
+    case "integer":
+    case "millis":
+      return Number(value)
+    case "json":
+      return JSON.parse(value as string)
+  }
+}
+
+/** The record a row read with `selectList` holds. */
+export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, row: Row): A =>
+  Object.fromEntries(table.fields.map((f) => [f.name, decode(f, row[f.column] ?? null)])) as unknown as A
