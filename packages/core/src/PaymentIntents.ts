@@ -17,8 +17,8 @@ import { HostedCheckout } from "./HostedCheckout.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
-import type { CreateParams, PaymentIntentRecord } from "./PaymentIntent.js"
-import { invariantViolations, pendingStatus, Status, table, toCreatedResource, toResource } from "./PaymentIntent.js"
+import type { CreateParams } from "./PaymentIntent.js"
+import { invariantViolations, PaymentIntentRecord, pendingStatus, Status, table, toCreatedResource, toResource } from "./PaymentIntent.js"
 import * as Routing from "./Routing.js"
 import { Country, Currency, DateTimeWithOffset, MerchantReference } from "./Schemas.js"
 import { Storage, Write } from "./Storage.js"
@@ -105,7 +105,9 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
     }
     if (problems.length > 0) return yield* ValidationFailed.many(problems)
 
-    const base: PaymentIntentRecord = {
+    // Fields not set here are null until the intent's lifecycle sets them. Validation is the
+    // request's, already done; the status rules are checked before the write (`checked`).
+    const base = PaymentIntentRecord.make({
       id,
       merchantId: principal.merchant.id,
       environment: principal.environment,
@@ -116,24 +118,17 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       status: "requires_action",
       merchantReference: n.merchant_reference ?? null,
       paymentMethod: n.payment_method ?? null,
-      nextAction: null,
-      failureCode: null,
-      failureMessage: null,
-      processingReason: null,
-      receipt: null,
       customer: n.customer,
       paymentMethodOptions: n.payment_method_options ?? null,
       returnUrl: n.return_url ?? null,
       deviceFingerprint: n.device_fingerprint ?? null,
       metadata: n.metadata ?? null,
       externalReference: n.external_reference ?? null,
-      providerCode: null,
-      providerPaymentId: null,
       fingerprint: fp,
       createdAt: now,
       updatedAt: now,
       version: 1
-    }
+    }, true)
     const constraints = { amount: n.amount, country: n.country, currency: n.currency, checkoutMode: mode }
     const payer = payerData(n)
     const candidates = n.payment_method === undefined

@@ -34,6 +34,15 @@ export const Integer = Schema.Int.annotations({ [StorageKindId]: "integer" })
 /** An amount in minor units, as a string (D4: at most 18 digits). @since 0.1.0 @category fields */
 export const AmountText = Schema.String.annotations({ [StorageKindId]: "amount" })
 
+/**
+ * A field that may be null and is null unless set: `Record.make` fills it, so a new
+ * optional field needs no change where records are built.
+ *
+ * @since 0.1.0 @category fields
+ */
+export const OrNull = <S extends Schema.Schema.Any>(schema: S) =>
+  Schema.NullOr(schema).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => null))
+
 /** The fields every stored record has. @since 0.1.0 @category models */
 export interface StoredRecord {
   readonly id: string

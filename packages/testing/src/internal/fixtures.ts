@@ -3,8 +3,8 @@
  * so cases never see each other's rows, whatever ran before in the same store.
  */
 import type { Vitest } from "@effect/vitest"
-import type { Merchants, PaymentIntent, Storage } from "@tender/core"
-import { Ids } from "@tender/core"
+import type { Merchants, Storage } from "@tender/core"
+import { Ids, PaymentIntent } from "@tender/core"
 import { randomUUID } from "node:crypto"
 
 /** A merchant and environment no other case uses. */
@@ -22,36 +22,27 @@ export const t0 = Date.UTC(2026, 10, 22)
 export const intent = (
   scope: { readonly merchantId: string; readonly environment: "test" | "live" },
   overrides: Partial<PaymentIntent.PaymentIntentRecord> = {}
-): PaymentIntent.PaymentIntentRecord => ({
-  id: newIntentId(),
-  merchantId: scope.merchantId,
-  environment: scope.environment,
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkoutMode: "merchant",
-  status: "requires_action",
-  merchantReference: null,
-  paymentMethod: "th_promptpay",
-  nextAction: { type: "display_qr_code", qr_data: "00020101021229370016A000000677010111" },
-  failureCode: null,
-  failureMessage: null,
-  processingReason: null,
-  receipt: null,
-  customer: { name: "Somchai Jaidee" },
-  paymentMethodOptions: null,
-  returnUrl: null,
-  deviceFingerprint: null,
-  metadata: null,
-  externalReference: null,
-  providerCode: "simulator",
-  providerPaymentId: null,
-  fingerprint: "f".repeat(64),
-  createdAt: t0,
-  updatedAt: t0,
-  version: 1,
-  ...overrides
-})
+): PaymentIntent.PaymentIntentRecord =>
+  // Fields left out are null (`Table.OrNull`): a new nullable field needs no change here.
+  PaymentIntent.PaymentIntentRecord.make({
+    id: newIntentId(),
+    merchantId: scope.merchantId,
+    environment: scope.environment,
+    amount: "150000",
+    currency: "THB",
+    country: "TH",
+    checkoutMode: "merchant",
+    status: "requires_action",
+    paymentMethod: "th_promptpay",
+    nextAction: { type: "display_qr_code", qr_data: "00020101021229370016A000000677010111" },
+    customer: { name: "Somchai Jaidee" },
+    providerCode: "simulator",
+    fingerprint: "f".repeat(64),
+    createdAt: t0,
+    updatedAt: t0,
+    version: 1,
+    ...overrides
+  })
 
 /** An idempotency key no other case uses, under a fresh API key id. */
 export const freshKey = (): Storage.IdempotencyKeyId => ({ apiKeyId: `key_${Ids.randomBase62()}`, key: randomUUID() })
