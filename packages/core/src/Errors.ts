@@ -73,6 +73,14 @@ export class MethodNotAllowed extends ApiErrorClass("MethodNotAllowed", 405, "me
 /** 409: changed fingerprint or a request in flight (4.9). @since 0.1.0 @category errors */
 export class IdempotencyConflict extends ApiErrorClass("IdempotencyConflict", 409, "idempotency_conflict") {}
 
+/**
+ * 409: the operation is not valid in the resource's current status (a terminal payment intent
+ * confirmed, a receipt for an intent that takes none); the code Stripe uses for the same case.
+ *
+ * @since 0.1.0 @category errors
+ */
+export class PaymentIntentUnexpectedState extends ApiErrorClass("PaymentIntentUnexpectedState", 409, "payment_intent_unexpected_state") {}
+
 /** 409: used by intent resources other than payment and payout intents (spec 7). @since 0.1.0 @category errors */
 export class DuplicateMerchantReference extends ApiErrorClass("DuplicateMerchantReference", 409, "duplicate_merchant_reference") {}
 
@@ -112,6 +120,7 @@ export type ApiError =
   | MethodNotAllowed
   | IdempotencyConflict
   | DuplicateMerchantReference
+  | PaymentIntentUnexpectedState
   | PaymentConfigurationUnavailable
   | RoutingUnavailable
   | ServiceUnavailable

@@ -15,6 +15,7 @@ import * as Idempotency from "./Idempotency.js"
 import type { BeginOutcome, HeldKey, HeldReference, ResourceType } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
+import { isStorageError } from "./StorageError.js"
 
 /** Who asks, under which request id, with which `Idempotency-Key` (already validated). @since 0.1.0 @category models */
 export interface RequestContext {
@@ -49,7 +50,7 @@ export interface Options<R> {
     /** The answer to a repeat: the original resource, as its create returned it. */
     readonly original: (resourceId: string) => Effect.Effect<ApiResponse.ApiResponse, StorageError>
   } | undefined
-  /** Decide, without writing: a failure is an answer too, stored on the key (D5). */
+  /** Decide, without writing: a failure is an answer too, stored on the key (D5), unless the store failed. */
   readonly decide: Effect.Effect<Decision, ApiError, R>
 }
 
@@ -130,6 +131,8 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
         })
         : Effect.gen(function*() {
           const decided = yield* Effect.either(options.decide)
+          // A storage failure while deciding is no answer: it releases the claims like any fault.
+          if (decided._tag === "Left" && isStorageError(decided.left)) return yield* Effect.fail(decided.left)
           if (decided._tag === "Right") {
             const { response, writes } = decided.right
             return yield* settle(response, heldReference === undefined ? writes : [...writes, Write.completeReference(heldReference)])

@@ -12,16 +12,18 @@ import type { Principal } from "./Authentication.js"
 import { fingerprint } from "./Canonical.js"
 import type { PayerData } from "./Discovery.js"
 import { resolveRoutes } from "./Discovery.js"
-import { CheckoutModeNotAllowed, ResourceNotFound, ValidationFailed } from "./Errors.js"
+import { CheckoutModeNotAllowed, PaymentIntentUnexpectedState, ResourceNotFound, ValidationFailed } from "./Errors.js"
 import { HostedCheckout } from "./HostedCheckout.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
+import * as Lifecycle from "./PaymentIntentLifecycle.js"
 import * as Pagination from "./Pagination.js"
 import type { CreateParams } from "./PaymentIntent.js"
-import { invariantViolations, PaymentIntentRecord, pendingStatus, Status, table, toCreatedResource, toResource } from "./PaymentIntent.js"
+import { isTerminal, PaymentIntentRecord, pendingStatus, Status, table, toCreatedResource, toResource } from "./PaymentIntent.js"
 import * as Routing from "./Routing.js"
 import { Country, Currency, DateTimeWithOffset, MerchantReference } from "./Schemas.js"
 import { Storage, Write } from "./Storage.js"
+import * as Task from "./Task.js"
 
 const route = "POST /payment_intents"
 
@@ -168,12 +170,6 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
     }
   })
 
-/** The record as it may be written: a record that breaks a rule of 3.1 is a defect, never stored. */
-const checked = (record: PaymentIntentRecord) => {
-  const violations = invariantViolations(record)
-  return violations.length > 0 ? Effect.die(new Error(`invariant broken: ${violations.join("; ")}`)) : Effect.succeed(record)
-}
-
 const scopeOf = (principal: Principal) => ({ merchantId: principal.merchant.id, environment: principal.environment })
 
 /**
@@ -208,11 +204,12 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           )
       },
       decide: decide(context.principal, n, id, fp).pipe(
-        Effect.flatMap(checked),
-        Effect.map((record) => ({
-          response: ApiResponse.json(201, toCreatedResource(record), context.requestId),
-          writes: [Write.insert(table, record)]
-        }))
+        Effect.flatMap((record) =>
+          Effect.map(Lifecycle.created(record), (writes) => ({
+            response: ApiResponse.json(201, toCreatedResource(record), context.requestId),
+            writes
+          }))
+        )
       )
     })
   })
@@ -233,6 +230,50 @@ export const retrieve = (principal: Principal, id: string) =>
     const found = yield* (yield* Storage).get(table, scopeOf(principal), id)
     if (Option.isNone(found)) return yield* notFound(id)
     return toResource(found.value)
+  })
+
+/**
+ * POST /payment_intents/{id}/confirm (4.5, D3): ask the routed provider to confirm a pending
+ * payment. The request is recorded as a durable task, answered 200 with the intent as it is
+ * now; the provider's answer moves the intent later, read by polling GET or by its events
+ * (3.1.5, 3.1.6). A terminal intent, or one not yet at a provider (hosted, before the payer
+ * chose on the hosted page), is 409 `payment_intent_unexpected_state`.
+ *
+ * @since 0.1.0
+ */
+export const confirm = (context: Operation.RequestContext, id: string) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    return yield* Operation.run({
+      context,
+      route: "POST /payment_intents/{id}/confirm",
+      canonical: { id },
+      resource: "payment intent",
+      decide: Effect.gen(function*() {
+        if (!isWellFormed(prefixes.paymentIntent, id)) {
+          return yield* ValidationFailed.at("id", "id must be a payment intent id: dord_ followed by 24 letters and digits")
+        }
+        const found = yield* storage.get(table, scopeOf(context.principal), id)
+        if (Option.isNone(found)) return yield* notFound(id)
+        const intent = found.value
+        if (isTerminal(intent.status)) {
+          return yield* new PaymentIntentUnexpectedState({
+            message: `This payment intent is ${intent.status}: a terminal payment intent cannot be confirmed.`
+          })
+        }
+        if (intent.providerPaymentId === null) {
+          return yield* new PaymentIntentUnexpectedState({
+            message: "This payment intent has no payment at a provider yet: the payer completes it on the hosted checkout page."
+          })
+        }
+        const now = yield* Clock.currentTimeMillis
+        const task = yield* Task.make({ ...scopeOf(context.principal), kind: "payment_intent.confirm", resourceId: id, dueAt: now, now })
+        return {
+          response: ApiResponse.json(200, toResource(intent), context.requestId),
+          writes: [Write.insert(Task.table, task)]
+        }
+      })
+    })
   })
 
 /** GET /payment_intents query (4.3). @since 0.1.0 @category request */

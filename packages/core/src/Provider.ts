@@ -79,11 +79,55 @@ export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")
   readonly reason: string
 }> {}
 
+/** A payment the provider holds, as the later operations name it. @since 0.1.0 @category models */
+export interface ProviderPaymentRef {
+  /** Our payment intent id: the provider's idempotency key for every operation on it. */
+  readonly paymentIntentId: string
+  readonly providerPaymentId: string
+  readonly environment: Environment
+  readonly amount: string
+  readonly currency: string
+  /** When the intent was created, epoch ms. */
+  readonly createdAt: number
+}
+
+/** A receipt (payment evidence) for the provider: a JPEG or PNG of at most 5 MiB (4.4). @since 0.1.0 @category models */
+export interface ProviderReceipt {
+  readonly contentType: "image/jpeg" | "image/png"
+  readonly sha256: string
+  readonly bytes: Uint8Array
+}
+
+/**
+ * What the provider says of a payment after create.
+ *
+ * - `Succeeded`, `Failed`: final.
+ * - `Processing`: the payer acted and the provider is settling it: ask again later.
+ * - `Pending`: nothing happened yet (the payer has not paid): nothing changes.
+ *
+ * @since 0.1.0 @category models
+ */
+export type ProviderPaymentStatus =
+  | { readonly _tag: "Succeeded" }
+  | { readonly _tag: "Failed"; readonly failureCode: string; readonly failureMessage: string }
+  | { readonly _tag: "Processing" }
+  | { readonly _tag: "Pending" }
+
 /** A provider adapter. @since 0.1.0 @category models */
 export interface PaymentProvider {
   readonly code: string
   readonly methods: ReadonlyArray<ProviderMethod>
+  /** Start a payment (4.1). */
   readonly createPayment: (request: ProviderPaymentRequest) => Effect.Effect<ProviderPaymentResult, ProviderUnavailable>
+  /** Ask the provider to confirm a pending payment (4.5): has the payer paid? */
+  readonly confirmPayment: (payment: ProviderPaymentRef) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>
+  /** The payment's status now (pull), for payments the provider is still processing. */
+  readonly getPaymentStatus: (payment: ProviderPaymentRef) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>
+  /** Submit the payer's receipt for a payment that asks for one (4.4). */
+  readonly submitReceipt: (
+    payment: ProviderPaymentRef,
+    receipt: ProviderReceipt
+  ) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>
 }
 
 /** The providers a host installed, by code. @since 0.1.0 @category tags */

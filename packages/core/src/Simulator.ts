@@ -7,20 +7,39 @@
  */
 import { Effect } from "effect"
 import { sha256 } from "./Canonical.js"
-import type { PaymentProvider, ProviderBank, ProviderMethod } from "./Provider.js"
+import type { PaymentProvider, ProviderBank, ProviderMethod, ProviderPaymentRef } from "./Provider.js"
 import { ProviderUnavailable } from "./Provider.js"
 import { formatTimestamp } from "./Schemas.js"
 
 /** The provider code hosts route to. @since 0.1.0 */
 export const code = "simulator"
 
-/** Magic amounts (minor units). @since 0.1.0 @category constants */
+/**
+ * Magic amounts (minor units), as Stripe's test cards: each drives one outcome. Any other
+ * amount is paid when confirmed, and a receipt for it is accepted.
+ *
+ * @since 0.1.0 @category constants
+ */
 export const magicAmounts = {
   /** The provider declines the payment when it is created: the intent is `failed`. */
   declineOnCreate: "40001",
+  /** The provider declines the payment when it is confirmed: `failed` with `payment_declined`. */
+  declineOnConfirm: "40002",
+  /** The provider rejects the receipt: the receipt is `rejected` and the intent `failed` with `receipt_rejected`. */
+  rejectReceipt: "40003",
+  /** The payer action expires `shortExpiryMillis` after create: the intent becomes `expired`. */
+  expireSoon: "40801",
+  /** Slow confirmation: confirm answers `processing`; the provider reports success `slowConfirmationMillis` after create. */
+  slowConfirmation: "20201",
   /** The provider is unreachable: a route failure, counted against its health. */
   unavailable: "50301"
 } as const
+
+/** How long the payer action of `magicAmounts.expireSoon` lives. @since 0.1.0 @category constants */
+export const shortExpiryMillis = 10_000
+
+/** When, after create, the provider settles a `magicAmounts.slowConfirmation` payment. @since 0.1.0 @category constants */
+export const slowConfirmationMillis = 5_000
 
 /** Thai banks with their Bank of Thailand numeric codes as the provider-local code. @since 0.1.0 */
 export const thaiBanks: ReadonlyArray<ProviderBank> = [
@@ -96,8 +115,9 @@ export const methods: ReadonlyArray<ProviderMethod> = [
 const actionTtlMs = 15 * 60 * 1000
 
 /**
- * The simulated provider. `baseUrl` is where its payer pages live; `now` is the clock
- * it stamps `expires_at` with.
+ * The simulated provider. `baseUrl` is where its payer pages live. It keeps no state: every
+ * answer follows from the request, the amount and Effect's `Clock`, so any process answers
+ * alike.
  *
  * @since 0.1.0 @category constructors
  */
@@ -124,7 +144,8 @@ export const make = (options: { readonly baseUrl?: string } = {}): PaymentProvid
             failureMessage: "The provider declined the payment."
           }
         }
-        const expiresAt = formatTimestamp((yield* Effect.clockWith((c) => c.currentTimeMillis)) + actionTtlMs)
+        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        const expiresAt = formatTimestamp(now + (request.amount === magicAmounts.expireSoon ? shortExpiryMillis : actionTtlMs))
         switch (request.providerMethod) {
           case "SIM_PP_QR":
             return {
@@ -166,9 +187,48 @@ export const make = (options: { readonly baseUrl?: string } = {}): PaymentProvid
           default:
             return yield* new ProviderUnavailable({ provider: code, reason: `unknown method ${request.providerMethod}` })
         }
+      }),
+    confirmPayment: (payment) =>
+      Effect.gen(function*() {
+        yield* serves(payment)
+        switch (payment.amount) {
+          case magicAmounts.declineOnConfirm:
+            return { _tag: "Failed" as const, failureCode: "payment_declined", failureMessage: "The provider declined the payment." }
+          case magicAmounts.slowConfirmation:
+            return { _tag: "Processing" as const }
+          case magicAmounts.expireSoon:
+            // The payer never pays: the intent waits for its action to expire.
+            return { _tag: "Pending" as const }
+          default:
+            return { _tag: "Succeeded" as const }
+        }
+      }),
+    getPaymentStatus: (payment) =>
+      Effect.gen(function*() {
+        yield* serves(payment)
+        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        if (payment.amount === magicAmounts.slowConfirmation) {
+          return now >= payment.createdAt + slowConfirmationMillis ? { _tag: "Succeeded" as const } : { _tag: "Processing" as const }
+        }
+        return { _tag: "Pending" as const }
+      }),
+    submitReceipt: (payment) =>
+      Effect.gen(function*() {
+        yield* serves(payment)
+        return payment.amount === magicAmounts.rejectReceipt
+          ? { _tag: "Failed" as const, failureCode: "receipt_rejected", failureMessage: "The provider rejected the receipt." }
+          : { _tag: "Succeeded" as const }
       })
   }
 }
+
+/** D9: live keys never reach the simulator; the outage amount is an outage for every operation. */
+const serves = (payment: ProviderPaymentRef) =>
+  payment.environment !== "test"
+    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment" }))
+    : payment.amount === magicAmounts.unavailable
+    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)" }))
+    : Effect.void
 
 /** A PromptPay-style EMVCo payload (tag-length-value), enough to render a scannable test QR. */
 const promptPayPayload = (amount: string, reference: string): string => {

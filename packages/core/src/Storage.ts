@@ -8,11 +8,12 @@
  *
  * @since 0.1.0
  */
-import { Context, type Effect, Layer, type Option } from "effect"
+import { Context, Effect, Layer, type Option } from "effect"
 import * as MemoryStorage from "./internal/memoryStorage.js"
 import type { Environment } from "./Schemas.js"
 import type { StorageError } from "./StorageError.js"
 import type { StoredRecord, Table } from "./Table.js"
+import { Tasks } from "./Task.js"
 
 /** A response as it is replayed: status, body bytes, and the request id it was first given under. @since 0.1.0 @category models */
 export interface StoredResponse {
@@ -187,7 +188,13 @@ export interface PurgeResult {
  *
  * @since 0.1.0 @category constructors
  */
-export const makeMemory = (): Storage["Type"] => Storage.of(MemoryStorage.make())
+export const makeMemory = (): Storage["Type"] & { readonly tasks: Tasks["Type"] } => {
+  const { tasks, ...storage } = MemoryStorage.make()
+  return { ...Storage.of(storage), tasks: Tasks.of(tasks) }
+}
 
-/** The embedded in-memory store: data lives as long as the process. @since 0.1.0 @category layers */
-export const layerMemory: Layer.Layer<Storage> = Layer.sync(Storage, makeMemory)
+/** The embedded in-memory store, `Storage` and its task queue: data lives as long as the process. @since 0.1.0 @category layers */
+export const layerMemory: Layer.Layer<Storage | Tasks> = Layer.effectContext(Effect.sync(() => {
+  const { tasks, ...storage } = makeMemory()
+  return Context.make(Storage, storage).pipe(Context.add(Tasks, tasks))
+}))

@@ -70,3 +70,9 @@ export class StorageFailure extends Data.TaggedError("StorageFailure")<Fields> {
 
 /** Every failure of a storage port. @since 0.1.0 @category models */
 export type StorageError = UniqueViolation | StaleVersion | ClaimLost | StorageUnavailable | StorageFailure
+
+const tags: ReadonlySet<string> = new Set(["UniqueViolation", "StaleVersion", "ClaimLost", "StorageUnavailable", "StorageFailure"])
+
+/** Whether `u` is a storage failure (as opposed to an answer a caller should see). @since 0.1.0 @category guards */
+export const isStorageError = (u: unknown): u is StorageError =>
+  typeof u === "object" && u !== null && "_tag" in u && tags.has((u as { readonly _tag: string })._tag)

@@ -12,6 +12,7 @@ import { layerRegistry } from "./Provider.js"
 import * as Seed from "./Seed.js"
 import * as Simulator from "./Simulator.js"
 import * as Storage from "./Storage.js"
+import type * as Task from "./Task.js"
 
 /** @since 0.1.0 @category models */
 export interface TenderOptions {
@@ -35,17 +36,17 @@ export const layerWithoutStorage = (options: TenderOptions) =>
   )
 
 /**
- * Every service on the given storage, which provides both `Storage` and `Merchants`
+ * Every service on the given storage, which provides `Storage`, `Tasks` and `Merchants`
  * (`@tender/postgres`'s `PgStorage.layer`, or `layerMemory` here). The seed's merchants
  * and keys are written into it when the layer is built.
  *
  * @since 0.1.0 @category layers
  */
-export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage.Storage | Merchants.Merchants, E, R>) =>
+export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, E, R>) =>
   Layer.merge(layerWithoutStorage(options), Seed.layerApply(options.seed).pipe(Layer.provideMerge(storage)))
 
-/** `Storage` and `Merchants` on the embedded in-memory store. @since 0.1.0 @category layers */
-export const layerMemoryStorage: Layer.Layer<Storage.Storage | Merchants.Merchants> = Layer.merge(Storage.layerMemory, Merchants.layerMemory())
+/** `Storage`, `Tasks` and `Merchants` on the embedded in-memory store. @since 0.1.0 @category layers */
+export const layerMemoryStorage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants> = Layer.merge(Storage.layerMemory, Merchants.layerMemory())
 
 /** Every service on the embedded in-memory store. @since 0.1.0 @category layers */
 export const layerMemory = (options: TenderOptions) => Layer.orDie(layer(options, layerMemoryStorage))

@@ -7,7 +7,7 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { PaymentIntent } from "@tender/core"
+import { Event, PaymentIntent, Task } from "@tender/core"
 import { Effect, Layer } from "effect"
 import { guardFailedCode } from "./internal/commit.js"
 import type { TablePrefix } from "./internal/tables.js"
@@ -110,6 +110,50 @@ export const migrations = (prefix: TablePrefix) => {
             USING ERRCODE = '${sql.literal(guardFailedCode)}', CONSTRAINT = guard;
         END
       $$`
+    }),
+    "0003_events_and_tasks": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      const events = t.of(Event.table)
+      yield* sql`CREATE TABLE ${sql(events)} (
+        id text COLLATE "C" PRIMARY KEY,
+        merchant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        type text NOT NULL,
+        resource_type text NOT NULL,
+        resource_id text COLLATE "C" NOT NULL,
+        resource_version integer NOT NULL,
+        ordinal integer NOT NULL,
+        data json NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        version integer NOT NULL
+      )`
+      // One event per (resource, version, ordinal): a change applied twice is refused (Event.table).
+      yield* sql`CREATE UNIQUE INDEX ${sql(`${events}_resource_version_key`)} ON ${sql(events)}
+        (merchant_id, environment, resource_id, resource_version, ordinal)`
+      yield* sql`CREATE INDEX ${sql(`${events}_list_idx`)} ON ${sql(events)} (merchant_id, environment, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${events}_type_idx`)} ON ${sql(events)} (merchant_id, environment, type, created_at DESC, id DESC)`
+
+      const tasks = t.of(Task.table)
+      yield* sql`CREATE TABLE ${sql(tasks)} (
+        id text COLLATE "C" PRIMARY KEY,
+        merchant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        kind text NOT NULL,
+        resource_id text COLLATE "C" NOT NULL,
+        status text NOT NULL,
+        due_at timestamptz(3) NOT NULL,
+        attempts integer NOT NULL,
+        lease_owner text,
+        lease_until timestamptz(3),
+        last_error text,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL,
+        version integer NOT NULL
+      )`
+      // The claim's range: pending tasks by due time (SKIP LOCKED walks it past rows other workers hold).
+      yield* sql`CREATE INDEX ${sql(`${tasks}_due_idx`)} ON ${sql(tasks)} (due_at, id) WHERE status = 'pending'`
+      yield* sql`CREATE INDEX ${sql(`${tasks}_list_idx`)} ON ${sql(tasks)} (merchant_id, environment, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${tasks}_resource_idx`)} ON ${sql(tasks)} (merchant_id, environment, resource_id, created_at DESC, id DESC)`
     })
   }
 }

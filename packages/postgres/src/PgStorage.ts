@@ -10,12 +10,13 @@ import type { MigrationError } from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Merchants, Storage } from "@tender/core"
+import { Merchants, Storage, Task } from "@tender/core"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as Claims from "./internal/claims.js"
 import * as Commit from "./internal/commit.js"
 import { fold } from "./internal/errors.js"
 import * as MerchantsStore from "./internal/merchants.js"
+import * as Tasks from "./internal/tasks.js"
 import { listStatement } from "./internal/queries.js"
 import { selectList, toRecord } from "./internal/records.js"
 import { tables, validatePrefix } from "./internal/tables.js"
@@ -56,7 +57,8 @@ export const make = (options: PgStorageOptions = {}) =>
         ),
       purgeExpired: (now) => Effect.mapError(claims.purgeExpired(now), fold("purge expired"))
     })
-    return { storage, merchants: MerchantsStore.make(sql, t) }
+    const pg = yield* Effect.serviceOption(PgClient.PgClient)
+    return { storage, merchants: MerchantsStore.make(sql, t), tasks: Tasks.make(sql, t, pg) }
   })
 
 /**
@@ -67,9 +69,9 @@ export const make = (options: PgStorageOptions = {}) =>
  */
 export const layerWithoutMigrations = (
   options: PgStorageOptions = {}
-): Layer.Layer<Storage.Storage | Merchants.Merchants, never, SqlClient> =>
-  Layer.effectContext(Effect.map(make(options), ({ merchants, storage }) =>
-    Context.make(Storage.Storage, storage).pipe(Context.add(Merchants.Merchants, merchants))))
+): Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, never, SqlClient> =>
+  Layer.effectContext(Effect.map(make(options), ({ merchants, storage, tasks }) =>
+    Context.make(Storage.Storage, storage).pipe(Context.add(Merchants.Merchants, merchants), Context.add(Task.Tasks, tasks))))
 
 /**
  * `Storage` and `Merchants` on the host's `SqlClient`, running the pending migrations
@@ -79,7 +81,7 @@ export const layerWithoutMigrations = (
  */
 export const layer = (
   options: PgStorageOptions = {}
-): Layer.Layer<Storage.Storage | Merchants.Merchants, SqlError | MigrationError, SqlClient> =>
+): Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, SqlError | MigrationError, SqlClient> =>
   layerWithoutMigrations(options).pipe(Layer.provide(PgMigrations.layer(options)))
 
 /** @since 0.1.0 @category models */

@@ -1,7 +1,7 @@
 import { describe, it } from "@effect/vitest"
 import { assert } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { PaymentIntent, type Table } from "@tender/core"
+import { Event, PaymentIntent, type Table, Task } from "@tender/core"
 import { PgMigrations } from "@tender/postgres"
 import { Effect, Exit } from "effect"
 import { afterAll } from "vitest"
@@ -43,11 +43,13 @@ if (skipReason !== undefined) {
           assert.deepStrictEqual(first.map(([id]) => id), migrationIds)
           assert.deepStrictEqual(yield* tablesOf(prefix), [
             "api_keys",
+            "events",
             "idempotency_keys",
             "merchant_references",
             "merchants",
             "migrations",
-            "payment_intents"
+            "payment_intents",
+            "tasks"
           ])
           const again = yield* PgMigrations.run({ tablePrefix: prefix })
           assert.deepStrictEqual(again, [])
@@ -73,7 +75,7 @@ if (skipReason !== undefined) {
           prefixes.push(prefix)
           yield* PgMigrations.run({ tablePrefix: prefix })
           const sql = yield* SqlClient
-          for (const table of [PaymentIntent.table]) {
+          for (const table of [PaymentIntent.table, Event.table, Task.table]) {
             const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,
                 data_type AS type, is_nullable AS nullable
               FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${prefix + table.name}

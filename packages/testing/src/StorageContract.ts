@@ -12,11 +12,12 @@
  * @since 0.1.0
  */
 import { describe, layer } from "@effect/vitest"
-import type { Merchants, Storage } from "@tender/core"
+import type { Merchants, Storage, Task } from "@tender/core"
 import type { Layer } from "effect"
 import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempotencyCases.js"
 import { merchantCases } from "./internal/merchantCases.js"
 import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
+import { taskCases } from "./internal/taskCases.js"
 
 /** @since 0.1.0 @category models */
 export interface SuiteOptions {
@@ -34,7 +35,7 @@ export interface SuiteOptions {
  */
 export const suite = <E>(
   name: string,
-  storage: Layer.Layer<Storage.Storage | Merchants.Merchants, E>,
+  storage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, E>,
   options: SuiteOptions = {}
 ): void => {
   const concurrency = options.concurrency ?? 16
@@ -46,6 +47,7 @@ export const suite = <E>(
       describe("merchant_reference", () => referenceCases(it, concurrency))
       describe("purging expired claims", () => purgeCases(it))
       describe("merchants and API keys", () => merchantCases(it))
+      describe("tasks and events", () => taskCases(it, concurrency))
     })
   })
 }

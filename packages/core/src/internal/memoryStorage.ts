@@ -4,7 +4,8 @@
  * fiber: correct under concurrency without locks. Generic over tables: a new resource
  * needs nothing here.
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Stream } from "effect"
+import type { StreamEmit } from "effect"
 import { claimGraceMillis } from "../Idempotency.js"
 import type {
   BeginOutcome,
@@ -23,6 +24,7 @@ import type { StorageError } from "../StorageError.js"
 import { ClaimLost, StaleVersion, UniqueViolation } from "../StorageError.js"
 import type { StoredRecord, Table } from "../Table.js"
 import { compareNewestFirst } from "../Table.js"
+import * as Task from "../Task.js"
 
 interface KeyRow {
   fingerprint: string
@@ -93,6 +95,7 @@ export const make = () => {
   }
   const keys = new Map<string, KeyRow>()
   const refs = new Map<string, ReferenceRow>()
+  const listeners = new Set<StreamEmit.Emit<never, never, void, void>>()
 
   const begin = (req: BeginRequest): BeginOutcome => {
     const { idempotency, now, reference } = req
@@ -195,6 +198,7 @@ export const make = () => {
         for (const value of rows.uniqueValues(w.record)) rows.taken.add(value)
         rows.byId.set(w.record.id, w.record)
         rows.place(w.record, false)
+        if (w.table.name === Task.table.name) for (const emit of listeners) void emit.single(undefined)
         return
       }
       case "Update": {
@@ -245,7 +249,47 @@ export const make = () => {
     return out
   }
 
+  const pendingTasks = () => [...rowsOf(Task.table).byId.values()] as ReadonlyArray<StoredRecord> as ReadonlyArray<Task.TaskRecord>
+  /** When a pending task may next be claimed: its due time, or its lease's end if later. */
+  const claimableAt = (t: Task.TaskRecord) => Math.max(t.dueAt, t.leaseUntil ?? 0)
+
+  const tasks = {
+    claim: (req: Task.ClaimRequest) =>
+      Effect.sync(() => {
+        const rows = rowsOf(Task.table)
+        const due = pendingTasks()
+          .filter((t) => t.status === "pending" && claimableAt(t) <= req.now)
+          .sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1))
+          .slice(0, req.limit)
+        return due.map((t) => {
+          const claimed: Task.TaskRecord = {
+            ...t,
+            leaseOwner: req.owner,
+            leaseUntil: req.now + req.leaseMillis,
+            attempts: t.attempts + 1,
+            updatedAt: req.now,
+            version: t.version + 1
+          }
+          rows.byId.set(t.id, claimed)
+          rows.place(claimed, true)
+          return claimed
+        })
+      }),
+    nextDue: Effect.sync(() => {
+      let next: number | undefined
+      for (const t of pendingTasks()) {
+        if (t.status === "pending" && (next === undefined || claimableAt(t) < next)) next = claimableAt(t)
+      }
+      return next
+    }),
+    wakeups: Stream.async<void>((emit) => {
+      listeners.add(emit)
+      return Effect.sync(() => void listeners.delete(emit))
+    })
+  }
+
   return {
+    tasks,
     begin: (req: BeginRequest) => Effect.sync(() => begin(req)),
     commit: (writes: ReadonlyArray<Write>): Effect.Effect<void, StorageError> =>
       Effect.suspend(() => {

@@ -9,12 +9,13 @@
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment, Statement } from "@effect/sql/Statement"
-import { type Storage, StorageError } from "@tender/core"
+import { type Storage, StorageError, Task } from "@tender/core"
 import { Effect } from "effect"
 import type * as Claims from "./claims.js"
 import { codeOf, fold } from "./errors.js"
 import { columns, values } from "./records.js"
 import type { Tables } from "./tables.js"
+import { channel } from "./tasks.js"
 
 /** The SQLSTATE `guard_failed` raises (class TD is not used by PostgreSQL). */
 export const guardFailedCode = "TD001"
@@ -78,6 +79,8 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
 
   const name = (i: number) => `w${i}`
 
+  const isTaskInsert = (w: Storage.Write) => w._tag === "Insert" && w.table.name === Task.table.name
+
   /** The check after every write ran: the first guarded write (in list order) that touched no row aborts. */
   const guards = (steps: ReadonlyArray<Step>): Fragment => {
     const checks = steps.flatMap((s, i): Array<Fragment> =>
@@ -86,15 +89,24 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
     return checks.length === 0 ? sql`1` : sql`CASE ${sql.join(" ", false)(checks)} ELSE 1 END`
   }
 
+  /** A commit that writes a task wakes idle workers when it commits (LISTEN/NOTIFY). */
+  const notifies = (writes: ReadonlyArray<Storage.Write>) =>
+    writes.some((w) => w._tag === "Insert" && w.table.name === Task.table.name)
+      ? sql`, pg_notify(${channel(t)}, '')`
+      : sql``
+
   const commit = (writes: ReadonlyArray<Storage.Write>): Effect.Effect<void, StorageError.StorageError> => {
     const steps = writes.map(step)
     const only = steps[0]
     const run: Effect.Effect<void, SqlError | StorageError.StorageError> = steps.length === 0
       ? Effect.void
-      : steps.length === 1 && only !== undefined
+      : steps.length === 1 && only !== undefined && only.lost === undefined && !isTaskInsert(writes[0]!)
+      // One statement is atomic by itself.
+      ? Effect.asVoid(only.statement)
+      : steps.length === 1 && only !== undefined && !isTaskInsert(writes[0]!)
       // One statement is atomic by itself; its precondition is its own row count.
       ? Effect.flatMap(only.statement, (rows) => only.lost !== undefined && rows.length === 0 ? Effect.fail(only.lost) : Effect.void)
-      : Effect.asVoid(sql`WITH ${sql.csv(steps.map((s, i) => sql`${sql(name(i))} AS (${s.statement})`))} SELECT ${guards(steps)}`)
+      : Effect.asVoid(sql`WITH ${sql.csv(steps.map((s, i) => sql`${sql(name(i))} AS (${s.statement})`))} SELECT ${guards(steps)}${notifies(writes)}`)
     return run.pipe(
       Effect.catchTag("SqlError", (e) => {
         const guard = codeOf(e.cause) === guardFailedCode ? constraintOf(e.cause) : undefined

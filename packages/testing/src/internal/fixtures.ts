@@ -3,7 +3,7 @@
  * so cases never see each other's rows, whatever ran before in the same store.
  */
 import type { Vitest } from "@effect/vitest"
-import type { Merchants, Storage } from "@tender/core"
+import type { Merchants, Storage, Task } from "@tender/core"
 import { Ids, PaymentIntent } from "@tender/core"
 import { randomUUID } from "node:crypto"
 
@@ -90,4 +90,4 @@ export const oddResponse = (requestId = `req_${Ids.randomBase62()}`): Storage.St
 })
 
 /** The `it` the cases register with: the adapter's services, on the live clock. */
-export type ContractIt = Vitest.MethodsNonLive<Storage.Storage | Merchants.Merchants, true>
+export type ContractIt = Vitest.MethodsNonLive<Storage.Storage | Task.Tasks | Merchants.Merchants, true>

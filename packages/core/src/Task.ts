@@ -1,0 +1,194 @@
+/**
+ * Durable work (a transactional outbox): a task is written in the same atomic commit as the
+ * state change that causes it; workers claim due tasks under a lease, run them, and complete
+ * or reschedule them with a versioned write. A task is never lost (a worker that dies leaves
+ * its lease to lapse and the task to be claimed again) and its effect applies at most once
+ * (completing it is a guarded write in the same commit as its effect, so a second run's
+ * commit is refused). Timers are tasks with a due time.
+ *
+ * @since 0.1.0
+ */
+import { Context, Duration, Effect, Schema } from "effect"
+import type * as Stream from "effect/Stream"
+import { IdGenerator } from "./Ids.js"
+import { Environment } from "./Schemas.js"
+import type { Write } from "./Storage.js"
+import type { StorageError } from "./StorageError.js"
+import * as Table from "./Table.js"
+
+/** The id prefix of tasks. @since 0.1.0 */
+export const idPrefix = "task_"
+
+/**
+ * Every kind of task, a closed union: a worker dispatches on it exhaustively.
+ *
+ * @since 0.1.0 @category models
+ */
+export const Kind = Schema.Literal(
+  /** Ask the provider whether the payer paid (4.5). */
+  "payment_intent.confirm",
+  /** Ask the provider for the status of a payment it is still processing. */
+  "payment_intent.poll",
+  /** Submit the attached receipt to the provider (4.4). */
+  "payment_intent.submit_receipt",
+  /** Move the intent to `expired` when its payer action expires. */
+  "payment_intent.expire"
+)
+/** @since 0.1.0 @category models */
+export type Kind = typeof Kind.Type
+
+/** Where a task stands. @since 0.1.0 @category models */
+export const TaskStatus = Schema.Literal("pending", "done", "failed")
+
+/** The stored task. @since 0.1.0 @category models */
+export const TaskRecord = Schema.Struct({
+  id: Schema.String,
+  merchantId: Schema.String,
+  environment: Environment,
+  kind: Kind,
+  /** The resource the task acts on. */
+  resourceId: Schema.String,
+  status: TaskStatus,
+  /** When it may run next. */
+  dueAt: Table.Millis,
+  /** How many times it was claimed. */
+  attempts: Table.Integer,
+  /** The claim: the worker holding it and until when; a lapsed lease may be claimed again. */
+  leaseOwner: Table.OrNull(Schema.String),
+  leaseUntil: Table.OrNull(Table.Millis),
+  lastError: Table.OrNull(Schema.String),
+  createdAt: Table.Millis,
+  updatedAt: Table.Millis,
+  version: Table.Integer
+})
+/** @since 0.1.0 @category models */
+export type TaskRecord = typeof TaskRecord.Type
+
+/** How tasks are stored. @since 0.1.0 @category models */
+export const table = Table.make({ name: "tasks", idPrefix, record: TaskRecord })
+
+/** A new pending task, due at `dueAt`. @since 0.1.0 @category constructors */
+export const make = (options: {
+  readonly merchantId: string
+  readonly environment: Environment
+  readonly kind: Kind
+  readonly resourceId: string
+  readonly dueAt: number
+  readonly now: number
+}): Effect.Effect<TaskRecord, never, IdGenerator> =>
+  Effect.map(IdGenerator.pipe(Effect.flatMap((ids) => ids.make(idPrefix))), (id) =>
+    TaskRecord.make({
+      id,
+      merchantId: options.merchantId,
+      environment: options.environment,
+      kind: options.kind,
+      resourceId: options.resourceId,
+      status: "pending",
+      dueAt: options.dueAt,
+      attempts: 0,
+      createdAt: options.now,
+      updatedAt: options.now,
+      version: 1
+    }, true))
+
+/** @since 0.1.0 @category models */
+export interface ClaimRequest {
+  readonly now: number
+  /** Who claims: written on the task, for the host's logs. */
+  readonly owner: string
+  /** How long the claim holds: the task is claimed again when it lapses. */
+  readonly leaseMillis: number
+  readonly limit: number
+}
+
+/**
+ * The task queue port, implemented by every storage adapter beside `Storage`.
+ *
+ * @since 0.1.0 @category tags
+ */
+export class Tasks extends Context.Tag("@tender/core/Tasks")<Tasks, {
+  /**
+   * Claim up to `limit` pending tasks due by `now` whose lease is free or lapsed, earliest due
+   * first: each is returned with its lease set, `attempts` one higher and `version` one
+   * higher. Two workers never hold one task at once.
+   */
+  readonly claim: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<TaskRecord>, StorageError>
+  /** When the earliest pending task falls due (its lease's end, if leased), if any. */
+  readonly nextDue: Effect.Effect<number | undefined, StorageError>
+  /**
+   * Signals that new work may be due (a task was written), so idle workers need not poll
+   * often. Best effort: workers still look at `nextDue` on their own schedule.
+   */
+  readonly wakeups: Stream.Stream<void>
+}>() {}
+
+/**
+ * The delay before the attempt after `attempts` failed ones: 1 s doubling to at most 1 h,
+ * with up to 20 % random jitter so failing tasks do not retry in step.
+ *
+ * @since 0.1.0
+ */
+export const backoff = (attempts: number, random: number = Math.random()): Duration.Duration => {
+  const base = Math.min(3_600_000, 1000 * 2 ** Math.max(0, attempts - 1))
+  return Duration.millis(Math.round(base * (1 + 0.2 * random)))
+}
+
+/**
+ * What running a task decided: the writes to commit with its completion, or a time to run
+ * again (with the error that made it wait, if any).
+ *
+ * @since 0.1.0 @category models
+ */
+export type Outcome =
+  | { readonly _tag: "Done"; readonly writes: ReadonlyArray<Write> }
+  | Retry
+
+/** @since 0.1.0 @category models */
+export interface Retry {
+  readonly _tag: "Retry"
+  readonly dueAt: number
+  readonly error: string | null
+}
+
+/** Run again after the back-off its attempts have earned. @since 0.1.0 @category constructors */
+export const retry = (task: TaskRecord, now: number, error: string | null): Retry => ({
+  _tag: "Retry",
+  dueAt: now + Duration.toMillis(backoff(task.attempts)),
+  error
+})
+
+/** After this many attempts a task is marked failed and left for the host to inspect. @since 0.1.0 */
+export const maxAttempts = 25
+
+/** Complete a claimed task: a versioned write over the claim, so only its holder can complete it. @since 0.1.0 */
+export const completed = (task: TaskRecord, now: number): TaskRecord => ({
+  ...task,
+  status: "done",
+  leaseOwner: null,
+  leaseUntil: null,
+  lastError: null,
+  updatedAt: now,
+  version: task.version + 1
+})
+
+/** Reschedule a claimed task to `dueAt`, releasing its lease (or mark it failed after `maxAttempts`). @since 0.1.0 */
+export const rescheduled = (task: TaskRecord, now: number, dueAt: number, error: string | null): TaskRecord => ({
+  ...task,
+  status: error !== null && task.attempts >= maxAttempts ? "failed" : "pending",
+  dueAt,
+  leaseOwner: null,
+  leaseUntil: null,
+  lastError: error,
+  updatedAt: now,
+  version: task.version + 1
+})
+
+/** Release a claimed task at once, for another worker (a clean shutdown). @since 0.1.0 */
+export const released = (task: TaskRecord, now: number): TaskRecord => ({
+  ...task,
+  attempts: Math.max(0, task.attempts - 1),
+  leaseOwner: null,
+  leaseUntil: null,
+  updatedAt: now,
+  version: task.version + 1
+})

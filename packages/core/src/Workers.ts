@@ -1,0 +1,135 @@
+/**
+ * Workers: the loop that runs durable tasks, as a layer the host runs inside its own
+ * process. Any number of processes may run it on one store: claims are leases, so two
+ * workers never hold one task, and a task whose worker died is claimed again when its
+ * lease lapses. Closing the layer's scope stops claiming and lets the tasks in hand finish
+ * (their provider calls are bounded by `Routing.providerTimeout`).
+ *
+ * @since 0.1.0
+ */
+import { Cause, Clock, Duration, Effect, Layer, Queue, Stream } from "effect"
+import type { IdGenerator } from "./Ids.js"
+import { randomBase62 } from "./Ids.js"
+import * as PaymentIntentLifecycle from "./PaymentIntentLifecycle.js"
+import type { ProviderRegistry } from "./Provider.js"
+import { Storage, Write } from "./Storage.js"
+import * as Task from "./Task.js"
+
+/** @since 0.1.0 @category models */
+export interface WorkerOptions {
+  /** How many tasks one process runs at once. Default 8. */
+  readonly concurrency?: number | undefined
+  /** How long a claim holds before another worker may take the task. Default 60 s: longer than any task runs. */
+  readonly leaseMillis?: number | undefined
+  /** The longest an idle worker waits before looking again, whatever the wake-ups say. Default 5 s. */
+  readonly pollMillis?: number | undefined
+  /** Names this process on the tasks it claims. Default a random id. */
+  readonly owner?: string | undefined
+}
+
+/** The services a task may use. @since 0.1.0 @category models */
+export type Requirements = Storage | Task.Tasks | ProviderRegistry | IdGenerator
+
+/**
+ * Run one task to its outcome. Exhaustive over the task kinds: a new kind does not compile
+ * until it is dispatched here.
+ *
+ * @since 0.1.0
+ */
+export const dispatch = (task: Task.TaskRecord) => {
+  switch (task.kind) {
+    case "payment_intent.confirm":
+    case "payment_intent.poll":
+    case "payment_intent.expire":
+    case "payment_intent.submit_receipt":
+      return PaymentIntentLifecycle.run(task)
+  }
+}
+
+/**
+ * Run a claimed task and commit its outcome with the task's completion (or its new due time):
+ * one versioned write over the claim, so a worker whose lease lapsed and whose task another
+ * worker claimed commits nothing (`StaleVersion`). Returns whether the commit applied.
+ *
+ * @since 0.1.0
+ */
+export const runTask = (task: Task.TaskRecord) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const outcome = yield* Effect.exit(dispatch(task))
+    const now = yield* Clock.currentTimeMillis
+    const writes = outcome._tag === "Success"
+      ? outcome.value._tag === "Done"
+        ? [...outcome.value.writes, Write.update(Task.table, Task.completed(task, now), task.version)]
+        : [Write.update(Task.table, Task.rescheduled(task, now, outcome.value.dueAt, outcome.value.error), task.version)]
+      // A fault (a defect, the store failing): try again later, with back-off.
+      : [Write.update(Task.table, Task.rescheduled(task, now, Task.retry(task, now, null).dueAt, "task failed; see the host's logs"), task.version)]
+    if (outcome._tag === "Failure") yield* Effect.logError("tender: task failed", task.kind, task.id, outcome.cause)
+    const committed = yield* Effect.either(storage.commit(writes))
+    if (committed._tag === "Right") return true
+    if (committed.left._tag === "StaleVersion") {
+      // Another worker took the task over (this one outlived its lease): its run stands.
+      yield* Effect.logWarning("tender: task outlived its lease", task.kind, task.id)
+      return false
+    }
+    if (committed.left._tag === "UniqueViolation") {
+      // The change was applied already (its event exists): the task is done, nothing else to write.
+      yield* Effect.ignore(storage.commit([Write.update(Task.table, Task.completed(task, now), task.version)]))
+      return false
+    }
+    // The store failed: the lease lapses and the task is claimed again.
+    yield* Effect.logWarning("tender: task commit failed; it will run again", task.kind, task.id, committed.left)
+    return false
+  })
+
+/**
+ * Claim and run due tasks until none is due. Returns how many ran. Tests call this
+ * directly; the layer calls it in a loop.
+ *
+ * @since 0.1.0
+ */
+export const drain = (options: WorkerOptions = {}): Effect.Effect<number, never, Requirements> =>
+  Effect.gen(function*() {
+    const tasks = yield* Task.Tasks
+    const concurrency = options.concurrency ?? 8
+    const owner = options.owner ?? `worker_${randomBase62(12)}`
+    let ran = 0
+    while (true) {
+      const now = yield* Clock.currentTimeMillis
+      const claimed = yield* tasks.claim({ now, owner, leaseMillis: options.leaseMillis ?? 60_000, limit: concurrency }).pipe(
+        Effect.catchAll((e) => Effect.as(Effect.logWarning("tender: claiming tasks failed", e), []))
+      )
+      if (claimed.length === 0) return ran
+      // Each task runs to its commit even when the worker is stopped: nothing claimed is left half done.
+      yield* Effect.forEach(claimed, (t) => Effect.uninterruptible(runTask(t)), { concurrency, discard: true })
+      ran += claimed.length
+    }
+  })
+
+/**
+ * The workers as a layer: claims and runs due tasks for as long as the layer lives, waking
+ * when new work is written or the next task falls due. The demo server runs it; a host runs
+ * it in every process that should do the work (any number may share one store).
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, Requirements> =>
+  Layer.scopedDiscard(Effect.gen(function*() {
+    const tasks = yield* Task.Tasks
+    const poll = options.pollMillis ?? 5_000
+    const wake = yield* Queue.sliding<void>(1)
+    yield* tasks.wakeups.pipe(Stream.runForEach(() => Queue.offer(wake, undefined)), Effect.forkScoped)
+    const loop = Effect.gen(function*() {
+      yield* drain(options)
+      const now = yield* Clock.currentTimeMillis
+      const next = yield* Effect.orElseSucceed(tasks.nextDue, () => undefined)
+      const wait = next === undefined ? poll : Math.min(poll, Math.max(0, next - now))
+      yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Queue.take(wake))
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("tender: worker loop failed", cause)
+      ),
+      Effect.forever
+    )
+    yield* Effect.forkScoped(loop)
+  }))

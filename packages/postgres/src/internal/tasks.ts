@@ -1,0 +1,53 @@
+/**
+ * The task queue (`Tasks`) on PostgreSQL. Claims take due rows `FOR UPDATE SKIP LOCKED`, so
+ * several processes on one database share the work without waiting on each other, and set
+ * a lease in the same statement. Wake-ups use LISTEN/NOTIFY: a commit that writes a task
+ * notifies `<prefix>tasks` (delivered when it commits), so idle workers need not poll often.
+ * LISTEN needs the host's `PgClient`; on a plain `SqlClient` workers fall back to polling.
+ */
+import type { SqlClient } from "@effect/sql/SqlClient"
+import type { PgClient } from "@effect/sql-pg"
+import { Task } from "@tender/core"
+import { Effect, Option, Stream } from "effect"
+import { fold } from "./errors.js"
+import { selectList, timestamp, toRecord } from "./records.js"
+import type { Tables } from "./tables.js"
+
+/** The channel a commit that writes a task notifies. */
+export const channel = (t: Tables) => t.of(Task.table)
+
+export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgClient>) => {
+  const TASKS = sql(t.of(Task.table))
+  return Task.Tasks.of({
+    claim: (req) =>
+      sql<Record<string, string | null>>`WITH due AS (
+          SELECT id FROM ${TASKS}
+          WHERE status = 'pending' AND due_at <= ${timestamp(req.now)}::timestamptz
+            AND (lease_until IS NULL OR lease_until <= ${timestamp(req.now)}::timestamptz)
+          ORDER BY due_at, id LIMIT ${req.limit}
+          FOR UPDATE SKIP LOCKED)
+        UPDATE ${TASKS} AS t SET lease_owner = ${req.owner}, lease_until = ${timestamp(req.now + req.leaseMillis)}::timestamptz,
+          attempts = t.attempts + 1, updated_at = ${timestamp(req.now)}::timestamptz, version = t.version + 1
+        FROM due WHERE t.id = due.id
+        RETURNING ${sql.literal(selectList(Task.table, "t."))}`.pipe(
+        Effect.map((rows) =>
+          rows.map((row) => toRecord(Task.table, row)).sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1))
+        ),
+        Effect.mapError(fold("claim tasks"))
+      ),
+    nextDue: sql<{ readonly next: string | null }>`SELECT (extract(epoch FROM min(greatest(due_at, coalesce(lease_until, due_at)))) * 1000)::bigint::text AS next
+      FROM ${TASKS} WHERE status = 'pending'`.pipe(
+      Effect.map(([row]) => (row?.next === null || row?.next === undefined ? undefined : Number(row.next))),
+      Effect.mapError(fold("next due task"))
+    ),
+    wakeups: Option.match(pg, {
+      onNone: () => Stream.never,
+      // A lost listen connection is logged and the stream ends: workers keep polling.
+      onSome: (client) =>
+        client.listen(channel(t)).pipe(
+          Stream.as(undefined as void),
+          Stream.catchAll((e) => Stream.fromEffect(Effect.logWarning("tender: task wake-ups stopped; polling only", e)).pipe(Stream.drain))
+        )
+    })
+  })
+}

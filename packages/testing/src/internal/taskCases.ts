@@ -1,0 +1,168 @@
+/**
+ * Contract cases for durable tasks (the transactional outbox) and events (D7): claims under
+ * a lease, lapse and re-claim after a crash, versioned completion, reschedule, concurrent
+ * claimers, and events stored once per change in the order written.
+ *
+ * Claims see every due task of the store, so each case works in a time window of its own,
+ * later than every earlier case's, and first completes whatever an earlier case left due.
+ */
+import { assert } from "@effect/vitest"
+import { Event, Ids, Storage, Task } from "@tender/core"
+import { Effect, Option } from "effect"
+import type { ContractIt } from "./fixtures.js"
+import { freshScope, t0 } from "./fixtures.js"
+
+const { Write } = Storage
+const day = 24 * 60 * 60 * 1000
+let window = 0
+
+/** A time window no earlier case used, with everything due before it completed. */
+const freshWindow = Effect.gen(function*() {
+  const start = t0 + 1000 * day + (window++) * 10 * day
+  const tasks = yield* Task.Tasks
+  const storage = yield* Storage.Storage
+  const left = yield* tasks.claim({ now: start, owner: "sweeper", leaseMillis: 1, limit: 100_000 })
+  yield* Effect.forEach(left, (t) => storage.commit([Write.update(Task.table, Task.completed(t, start), t.version)]), { discard: true })
+  return start
+})
+
+const newTask = (scope: ReturnType<typeof freshScope>, dueAt: number, now = dueAt) =>
+  Task.TaskRecord.make({
+    id: `${Task.idPrefix}${Ids.randomBase62()}`,
+    ...scope,
+    kind: "payment_intent.expire",
+    resourceId: `dord_${Ids.randomBase62()}`,
+    status: "pending",
+    dueAt,
+    attempts: 0,
+    createdAt: now,
+    updatedAt: now,
+    version: 1
+  })
+
+const claim = (now: number, owner: string, limit = 100, leaseMillis = 60_000) =>
+  Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now, owner, leaseMillis, limit }))
+const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(Storage.Storage, (s) => s.commit(writes))
+const read = (task: Task.TaskRecord) =>
+  Effect.flatMap(Storage.Storage, (s) => s.get(Task.table, task, task.id)).pipe(Effect.map(Option.getOrThrow))
+
+const event = (scope: ReturnType<typeof freshScope>, resourceId: string, resourceVersion: number, ordinal: number, at: number) =>
+  Event.EventRecord.make({
+    id: `evt_${Ids.randomBase62()}`,
+    ...scope,
+    type: resourceVersion === 1 && ordinal === 0 ? "payment_intent.created" : "payment_intent.succeeded",
+    resourceType: "payment_intent",
+    resourceId,
+    resourceVersion,
+    ordinal,
+    data: { object: "payment_intent", id: resourceId, nested: { b: 1, a: [1, "x"] } },
+    createdAt: at,
+    version: 1
+  })
+
+/** @internal */
+export const taskCases = (it: ContractIt, concurrency: number) => {
+  it.effect("tasks: a task written in a commit is claimed once due, never before, with a lease, one more attempt and a new version", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const task = newTask(freshScope(), start + 1000, start)
+      yield* commit([Write.insert(Task.table, task)])
+      assert.deepStrictEqual(yield* claim(start + 999, "a"), [])
+      const [claimed, ...rest] = yield* claim(start + 1000, "a", 100, 30_000)
+      assert.lengthOf(rest, 0)
+      assert.deepStrictEqual(claimed, { ...task, leaseOwner: "a", leaseUntil: start + 31_000, attempts: 1, updatedAt: start + 1000, version: 2 })
+      assert.deepStrictEqual(yield* read(task), claimed)
+    }))
+
+  it.effect("tasks: a claimed task is not claimed again while its lease holds; when the lease lapses (its worker died) it is", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const task = newTask(freshScope(), start)
+      yield* commit([Write.insert(Task.table, task)])
+      yield* claim(start, "crashed", 100, 30_000)
+      assert.deepStrictEqual(yield* claim(start + 29_999, "b"), [])
+      assert.strictEqual((yield* Effect.flatMap(Task.Tasks, (t) => t.nextDue)), start + 30_000)
+      const [again] = yield* claim(start + 30_000, "b")
+      assert.strictEqual(again?.id, task.id)
+      assert.strictEqual(again?.attempts, 2)
+      assert.strictEqual(again?.leaseOwner, "b")
+    }))
+
+  it.effect("tasks: completion is a versioned write over the claim: a worker that outlived its lease writes nothing, its effect included", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const scope = freshScope()
+      const task = newTask(scope, start)
+      yield* commit([Write.insert(Task.table, task)])
+      const [byA] = yield* claim(start, "a", 100, 1000)
+      const [byB] = yield* claim(start + 1000, "b", 100, 1000)
+      assert.isDefined(byA)
+      assert.isDefined(byB)
+      const effectOfA = event(scope, task.resourceId, 2, 0, start + 1001)
+      const lost = yield* Effect.flip(commit([Write.insert(Event.table, effectOfA), Write.update(Task.table, Task.completed(byA!, start + 1001), byA!.version)]))
+      assert.strictEqual(lost._tag, "StaleVersion")
+      assert.deepStrictEqual(yield* Event.forResource(scope, task.resourceId), [])
+      // B's run stands, once.
+      const effectOfB = event(scope, task.resourceId, 2, 0, start + 1002)
+      yield* commit([Write.insert(Event.table, effectOfB), Write.update(Task.table, Task.completed(byB!, start + 1002), byB!.version)])
+      assert.deepStrictEqual(yield* Event.forResource(scope, task.resourceId), [effectOfB])
+      assert.strictEqual((yield* read(task)).status, "done")
+      const twice = yield* Effect.flip(commit([Write.update(Task.table, Task.completed(byB!, start + 1003), byB!.version)]))
+      assert.strictEqual(twice._tag, "StaleVersion")
+      // A done task is never claimed again.
+      assert.deepStrictEqual(yield* claim(start + 100 * day, "c"), [])
+    }))
+
+  it.effect("tasks: a rescheduled task frees its lease and falls due again at its new time", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const task = newTask(freshScope(), start)
+      yield* commit([Write.insert(Task.table, task)])
+      const [claimed] = yield* claim(start, "a")
+      yield* commit([Write.update(Task.table, Task.rescheduled(claimed!, start + 10, start + 5000, "provider unavailable"), claimed!.version)])
+      const stored = yield* read(task)
+      assert.strictEqual(stored.leaseUntil, null)
+      assert.strictEqual(stored.lastError, "provider unavailable")
+      assert.strictEqual((yield* Effect.flatMap(Task.Tasks, (t) => t.nextDue)), start + 5000)
+      assert.deepStrictEqual(yield* claim(start + 4999, "b"), [])
+      const [again] = yield* claim(start + 5000, "b")
+      assert.strictEqual(again?.attempts, 2)
+    }))
+
+  it.effect(`tasks: ${concurrency} workers claiming at once never hold one task twice, and claim every due task`, () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const scope = freshScope()
+      const tasks = Array.from({ length: concurrency * 3 }, (_, i) => newTask(scope, start + i))
+      yield* commit(tasks.map((t) => Write.insert(Task.table, t)))
+      const batches = yield* Effect.all(
+        Array.from({ length: concurrency }, (_, i) => claim(start + 10 * day, `w${i}`, 4)),
+        { concurrency: "unbounded" }
+      )
+      const ids = batches.flat().map((t) => t.id)
+      assert.strictEqual(new Set(ids).size, ids.length, "a task was claimed twice")
+      const rest = yield* claim(start + 10 * day, "last", 1000)
+      assert.sameMembers([...ids, ...rest.map((t) => t.id)], tasks.map((t) => t.id))
+      // Claimed earliest due first.
+      assert.deepStrictEqual((yield* claim(start + 10 * day, "none")).length, 0)
+    }))
+
+  it.effect("D7 events of a resource read back whole, in the order written; one (resource, version, ordinal) is written once", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const resourceId = `dord_${Ids.randomBase62()}`
+      const created = event(scope, resourceId, 1, 0, t0)
+      const requiresAction = { ...event(scope, resourceId, 1, 1, t0), type: "payment_intent.requires_action" as const }
+      const succeeded = event(scope, resourceId, 2, 0, t0 + 5)
+      yield* commit([Write.insert(Event.table, succeeded)])
+      yield* commit([Write.insert(Event.table, created), Write.insert(Event.table, requiresAction)])
+      assert.deepStrictEqual(yield* Event.forResource(scope, resourceId), [created, requiresAction, succeeded])
+      const twice = yield* Effect.flip(commit([Write.insert(Event.table, { ...succeeded, id: `evt_${Ids.randomBase62()}` })]))
+      assert.strictEqual(twice._tag, "UniqueViolation")
+      // Another merchant sees none of them.
+      assert.deepStrictEqual(yield* Event.forResource(freshScope(), resourceId), [])
+      // Newest first in a merchant's list, filtered by type.
+      const listed = yield* Event.list(scope, { types: ["payment_intent.created", "payment_intent.succeeded"], limit: 10 })
+      assert.deepStrictEqual(listed.map((e) => e.id), [succeeded.id, created.id])
+    }))
+}
