@@ -3,7 +3,7 @@
  * in-memory store. Shared by the core and http tests.
  */
 import { Layer } from "effect"
-import { Authentication, HostedCheckout, Ids, Provider, Seed, Simulator, Storage } from "../src/index.js"
+import { Authentication, HostedCheckout, Ids, Provider, Seed, Simulator, Storage, Task } from "../src/index.js"
 
 export const keys = {
   demoTest: { public: "pk_test_demoAAAA1111", secret: "sk_test_demoSECRET1111aaaa" },
@@ -89,7 +89,8 @@ export const layer = (options: {
     Provider.layerRegistry(options.providers ?? [Simulator.make()]),
     options.ids ?? Ids.layer,
     HostedCheckout.layer(checkoutOptions),
-    options.storage ?? Storage.layerMemory
+    // A storage of a test's own comes with an empty task queue of its own: such tests run no workers.
+    options.storage === undefined ? Storage.layerMemory : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => Storage.makeMemory().tasks))
   )
 
 export type Services = Layer.Layer.Success<ReturnType<typeof layer>>
