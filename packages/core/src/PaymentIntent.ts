@@ -205,8 +205,22 @@ export type CreateParams = typeof CreateParams.Type
 // Storage record (domain model; adapters persist exactly this)
 // ---------------------------------------------------------------------------
 
-/** A receipt attached to the intent (2.1). @since 0.1.0 @category models */
-export const Receipt = Schema.Struct({ status: Schema.String }).annotations({ identifier: "Receipt" })
+/**
+ * Where a receipt stands (2.1): `required` while the method waits for payment evidence,
+ * `submitted` once attached and sent to the provider, then `accepted` or `rejected`.
+ *
+ * @since 0.1.0 @category models
+ */
+export const ReceiptStatus = Schema.Literal("required", "submitted", "accepted", "rejected")
+  .annotations({ identifier: "ReceiptStatus" })
+
+/** A receipt of the intent (2.1): its status, and the asset submitted as evidence once there is one. @since 0.1.0 @category models */
+export const Receipt = Schema.Struct({
+  status: ReceiptStatus,
+  asset_id: Schema.optional(Schema.String.annotations({ description: "The asset submitted (asst_…)" }))
+}).annotations({ identifier: "Receipt" })
+/** @since 0.1.0 @category models */
+export type Receipt = typeof Receipt.Type
 
 /** The stored payment intent, as every adapter stores it (`table`). Times are epoch milliseconds. @since 0.1.0 @category models */
 export const PaymentIntentRecord = Schema.Struct({

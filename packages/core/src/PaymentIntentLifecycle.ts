@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Clock, Duration, Effect, Option } from "effect"
+import * as Asset from "./Asset.js"
 import * as Event from "./Event.js"
 import type { IdGenerator } from "./Ids.js"
 import type { PaymentIntentRecord, Status } from "./PaymentIntent.js"
@@ -180,7 +181,11 @@ const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
     if (answer._tag === "Left") {
       return Task.retry(task, now, answer.left.reason)
     }
-    const patch = patchFor(answer.right)
+    const final = answer.right._tag === "Succeeded" || answer.right._tag === "Failed"
+    const receipt = final && intent.receipt?.status === "submitted"
+      ? { receipt: { ...intent.receipt, status: answer.right._tag === "Succeeded" ? "accepted" as const : "rejected" as const } }
+      : {}
+    const patch = final ? { ...patchFor(answer.right), ...receipt } : patchFor(answer.right)
     // Still processing: ask again later, on a task of its own.
     const pollAgain = answer.right._tag === "Processing"
       ? [Write.insert(Task.table, yield* Task.make({
@@ -211,6 +216,41 @@ const expire = (task: Task.TaskRecord) =>
     return done(writes)
   })
 
+/** Submit the intent's receipt to its provider (4.4); its answer accepts or rejects it. */
+const submitReceipt = (task: Task.TaskRecord) =>
+  Effect.gen(function*() {
+    const found = yield* load(task)
+    if (Option.isNone(found) || isTerminal(found.value.status)) return done()
+    const intent = found.value
+    const ref = providerRef(intent)
+    const provider = intent.providerCode === null ? undefined : (yield* ProviderRegistry).get(intent.providerCode)
+    const assetId = intent.receipt?.status === "submitted" ? intent.receipt.asset_id : undefined
+    if (ref === undefined || provider === undefined || assetId === undefined) return done()
+    const asset = yield* Effect.flatMap(Storage, (s) => s.get(Asset.table, scopeOf(intent), assetId))
+    if (Option.isNone(asset)) return done()
+    const answer = yield* withTimeout(provider.code, provider.submitReceipt(ref, {
+      contentType: asset.value.contentType,
+      sha256: asset.value.sha256,
+      bytes: asset.value.bytes
+    })).pipe(Effect.either)
+    const now = yield* Clock.currentTimeMillis
+    if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
+    switch (answer.right._tag) {
+      case "Succeeded":
+      case "Failed": {
+        const receipt = { status: answer.right._tag === "Succeeded" ? "accepted" as const : "rejected" as const, asset_id: assetId }
+        const { writes } = yield* change(intent, { ...patchFor(answer.right), receipt }, now)
+        return done(writes)
+      }
+      case "Processing":
+      case "Pending": {
+        // The provider reviews it: ask for its status later.
+        const poll = yield* Task.make({ ...scopeOf(intent), kind: "payment_intent.poll", resourceId: intent.id, dueAt: now + Duration.toMillis(firstPoll), now })
+        return done([Write.insert(Task.table, poll)])
+      }
+    }
+  })
+
 /**
  * Run one task of a payment intent. Exhaustive over the task kinds: a new kind does not
  * compile until it has a handler.
@@ -226,6 +266,6 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
     case "payment_intent.expire":
       return expire(task)
     case "payment_intent.submit_receipt":
-      return Effect.succeed(done())
+      return submitReceipt(task)
   }
 }

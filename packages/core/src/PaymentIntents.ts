@@ -162,7 +162,15 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
     const atProvider = { ...base, providerCode: routed.provider, providerPaymentId: result.providerPaymentId }
     switch (result._tag) {
       case "Action":
-        return { ...atProvider, status: pendingStatus(result.nextAction), nextAction: result.nextAction }
+        return {
+          ...atProvider,
+          status: pendingStatus(result.nextAction),
+          nextAction: result.nextAction,
+          // 2.1: a method that asks for payment evidence says so until a receipt is submitted (4.4).
+          receipt: result.nextAction.type === "display_bank_transfer_instructions" && result.nextAction.requires_receipt
+            ? { status: "required" as const }
+            : null
+        }
       case "Processing":
         return { ...atProvider, status: pendingStatus(null), processingReason: "asynchronous" }
       case "Declined":

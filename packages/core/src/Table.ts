@@ -19,11 +19,12 @@ export const StorageKindId: unique symbol = Symbol.for("@tender/core/Table/Stora
  * How a value is stored. `text`: a string. `amount`: a string of minor units stored as a
  * 64-bit integer where the store has one (D4). `integer`: a safe integer. `millis`: epoch
  * milliseconds stored as a timestamp with millisecond precision. `json`: an object or array,
- * stored so it reads back with its keys in the order written. `boolean`.
+ * stored so it reads back with its keys in the order written. `boolean`. `bytes`: binary
+ * data (a receipt's file), byte for byte.
  *
  * @since 0.1.0 @category models
  */
-export type StorageKind = "text" | "amount" | "integer" | "millis" | "json" | "boolean"
+export type StorageKind = "text" | "amount" | "integer" | "millis" | "json" | "boolean" | "bytes"
 
 /** Epoch milliseconds (D4 times are rendered from these). @since 0.1.0 @category fields */
 export const Millis = Schema.Number.annotations({ [StorageKindId]: "millis", description: "epoch milliseconds" })
@@ -42,6 +43,9 @@ export const AmountText = Schema.String.annotations({ [StorageKindId]: "amount" 
  */
 export const OrNull = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.NullOr(schema).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => null))
+
+/** Binary data, stored byte for byte (PostgreSQL `bytea`). @since 0.1.0 @category fields */
+export const Bytes = Schema.Uint8ArrayFromSelf.annotations({ [StorageKindId]: "bytes" })
 
 /** The fields every stored record has. @since 0.1.0 @category models */
 export interface StoredRecord {

@@ -2,6 +2,7 @@
  * @since 0.1.0
  */
 export * as ApiResponse from "./ApiResponse.js"
+export * as Asset from "./Asset.js"
 export * as Authentication from "./Authentication.js"
 export * as Canonical from "./Canonical.js"
 export * as Discovery from "./Discovery.js"
@@ -19,6 +20,7 @@ export * as PaymentIntent from "./PaymentIntent.js"
 export * as PaymentIntentLifecycle from "./PaymentIntentLifecycle.js"
 export * as PaymentIntents from "./PaymentIntents.js"
 export * as Provider from "./Provider.js"
+export * as Receipts from "./Receipts.js"
 export * as RouteHealth from "./RouteHealth.js"
 export * as Routing from "./Routing.js"
 export * as Schemas from "./Schemas.js"

@@ -2,11 +2,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import {
+  Asset,
   Event,
   PaymentIntent,
   PaymentIntentLifecycle,
   PaymentIntents,
   Provider,
+  Receipts,
   Simulator,
   Storage,
   Task,
@@ -248,4 +250,128 @@ describe("payment intent lifecycle (3.1, 4.5, D7, D9)", () => {
       Effect.provide(Workers.layer({ pollMillis: 60_000 }).pipe(Layer.provideMerge(layer()))),
       Effect.scoped
     ))
+})
+
+const png = (size = 64) => {
+  const bytes = new Uint8Array(size)
+  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  for (let i = 8; i < size; i++) bytes[i] = i & 0xff
+  return bytes
+}
+const jpeg = () => new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46])
+
+const bankTransfer = (amount = "150000"): Body => ({
+  amount,
+  currency: "THB",
+  country: "TH",
+  checkout_mode: "merchant",
+  payment_method: "th_bank_transfer",
+  customer: { name: "Somchai Jaidee" },
+  payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
+})
+
+const upload = (bytes: Uint8Array, idempotencyKey: string = crypto.randomUUID(), key: Key = keys.demoTest) =>
+  Effect.flatMap(login(key), (principal) => Asset.upload({ principal, requestId: "req_upload", idempotencyKey }, bytes))
+
+const submit = (id: string, evidence: Receipts.Evidence, idempotencyKey?: string) =>
+  Effect.flatMap(login(keys.demoTest), (principal) => Receipts.submit({ principal, requestId: "req_receipt", idempotencyKey }, id, evidence))
+
+describe("receipts and assets (4.4, 8, D3)", () => {
+  it.effect("2.1 a method that asks for payment evidence starts with receipt.status required; others have no receipt", () =>
+    Effect.gen(function*() {
+      const bt = yield* create(bankTransfer())
+      assert.deepStrictEqual((yield* get(bt.id)).receipt, { status: "required" })
+      const qr = yield* create(promptpay())
+      assert.isNull((yield* get(qr.id)).receipt)
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("D3 POST /assets stores a PNG or JPEG told by its bytes: 201 {object, id asst_, content_type, size, sha256, created_at}", () =>
+    Effect.gen(function*() {
+      const r = yield* upload(png(100))
+      assert.strictEqual(r.status, 201, r.body)
+      const asset = json(r)
+      assert.deepStrictEqual(Object.keys(asset), ["object", "id", "content_type", "size", "sha256", "created_at"])
+      assert.strictEqual(asset.object, "asset")
+      assert.match(asset.id, /^asst_[0-9A-Za-z]{24}$/)
+      assert.strictEqual(asset.content_type, "image/png")
+      assert.strictEqual(asset.size, 100)
+      assert.strictEqual(asset.sha256, Buffer.from(yield* Effect.promise(() => crypto.subtle.digest("SHA-256", png(100)))).toString("hex"))
+      assert.strictEqual(json(yield* upload(jpeg())).content_type, "image/jpeg")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("8 a file of exactly 5 MiB is accepted; one byte more, an empty file, or bytes that are no JPEG or PNG are 400 param file", () =>
+    Effect.gen(function*() {
+      assert.strictEqual((yield* upload(png(Asset.maxBytes))).status, 201)
+      for (const bad of [png(Asset.maxBytes + 1), new Uint8Array(0), new TextEncoder().encode("GIF89a not an image")]) {
+        const r = yield* upload(bad)
+        assert.strictEqual(r.status, 400)
+        assert.strictEqual(errorOf(r).param, "file")
+      }
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.4 an upload's fingerprint is the file's SHA-256: the same key with the same file replays, with another file 409", () =>
+    Effect.gen(function*() {
+      const first = yield* upload(png(80), "upload-key")
+      const again = yield* upload(png(80), "upload-key")
+      assert.isTrue(again.replayed)
+      assert.strictEqual(again.body, first.body)
+      const other = yield* upload(png(81), "upload-key")
+      assert.strictEqual(other.status, 409)
+      assert.strictEqual(errorOf(other).code, "idempotency_conflict")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.4 a receipt by asset_id: 200 with receipt submitted, processing; the provider accepts it and the payment succeeds", () =>
+    Effect.gen(function*() {
+      const intent = yield* create(bankTransfer())
+      const asset = json(yield* upload(png()))
+      const r = yield* submit(intent.id, { _tag: "AssetId", assetId: asset.id })
+      assert.strictEqual(r.status, 200, r.body)
+      const body = json(r)
+      assert.strictEqual(body.status, "processing")
+      assert.isNull(body.next_action)
+      assert.strictEqual(body.processing_reason, "asynchronous")
+      assert.deepStrictEqual(body.receipt, { status: "submitted", asset_id: asset.id })
+      yield* work
+      const after = yield* get(intent.id)
+      assert.strictEqual(after.status, "succeeded")
+      assert.deepStrictEqual(after.receipt, { status: "accepted", asset_id: asset.id })
+      assert.deepStrictEqual(yield* events(intent.id), [
+        "payment_intent.created",
+        "payment_intent.requires_action",
+        "payment_intent.processing",
+        "payment_intent.receipt_submitted",
+        "payment_intent.succeeded"
+      ])
+    }).pipe(Effect.provide(layer())))
+
+  it.effect(`D9 magic amount ${Simulator.magicAmounts.rejectReceipt}: a receipt uploaded with the request is rejected and the payment fails`, () =>
+    Effect.gen(function*() {
+      const intent = yield* create(bankTransfer(Simulator.magicAmounts.rejectReceipt))
+      const r = yield* submit(intent.id, { _tag: "File", bytes: jpeg() }, "receipt-key")
+      assert.strictEqual(r.status, 200, r.body)
+      yield* work
+      const after = yield* get(intent.id)
+      assert.strictEqual(after.status, "failed")
+      assert.strictEqual(after.failure_code, "receipt_rejected")
+      assert.strictEqual(after.receipt?.status, "rejected")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.4 a receipt where none is asked, a second receipt, or another merchant's asset is refused; nothing changes", () =>
+    Effect.gen(function*() {
+      const qr = yield* create(promptpay())
+      const asset = json(yield* upload(png()))
+      const none = yield* submit(qr.id, { _tag: "AssetId", assetId: asset.id })
+      assert.strictEqual(none.status, 409)
+      assert.strictEqual(errorOf(none).code, "payment_intent_unexpected_state")
+      const bt = yield* create(bankTransfer())
+      const foreign = json(yield* upload(png(), undefined, keys.otherTest))
+      const notMine = yield* submit(bt.id, { _tag: "AssetId", assetId: foreign.id })
+      assert.strictEqual(notMine.status, 404)
+      assert.strictEqual(errorOf(notMine).param, "asset_id")
+      assert.strictEqual((yield* get(bt.id)).status, "requires_action")
+      assert.strictEqual((yield* submit(bt.id, { _tag: "AssetId", assetId: asset.id })).status, 200)
+      const twice = yield* submit(bt.id, { _tag: "AssetId", assetId: asset.id })
+      assert.strictEqual(twice.status, 409)
+      assert.strictEqual(errorOf(twice).code, "payment_intent_unexpected_state")
+    }).pipe(Effect.provide(layer())))
 })

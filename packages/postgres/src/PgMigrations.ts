@@ -7,7 +7,7 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { Event, PaymentIntent, Task } from "@tender/core"
+import { Asset, Event, PaymentIntent, Task } from "@tender/core"
 import { Effect, Layer } from "effect"
 import { guardFailedCode } from "./internal/commit.js"
 import type { TablePrefix } from "./internal/tables.js"
@@ -154,6 +154,23 @@ export const migrations = (prefix: TablePrefix) => {
       yield* sql`CREATE INDEX ${sql(`${tasks}_due_idx`)} ON ${sql(tasks)} (due_at, id) WHERE status = 'pending'`
       yield* sql`CREATE INDEX ${sql(`${tasks}_list_idx`)} ON ${sql(tasks)} (merchant_id, environment, created_at DESC, id DESC)`
       yield* sql`CREATE INDEX ${sql(`${tasks}_resource_idx`)} ON ${sql(tasks)} (merchant_id, environment, resource_id, created_at DESC, id DESC)`
+    }),
+    "0004_assets": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      const assets = t.of(Asset.table)
+      // The bytes live in the row: a receipt is at most 5 MiB, which bytea holds (TOAST compresses it out of line).
+      yield* sql`CREATE TABLE ${sql(assets)} (
+        id text COLLATE "C" PRIMARY KEY,
+        merchant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        content_type text NOT NULL,
+        size integer NOT NULL CHECK (size > 0),
+        sha256 text NOT NULL,
+        bytes bytea NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        version integer NOT NULL
+      )`
+      yield* sql`CREATE INDEX ${sql(`${assets}_list_idx`)} ON ${sql(assets)} (merchant_id, environment, created_at DESC, id DESC)`
     })
   }
 }

@@ -1,7 +1,7 @@
 import { describe, it } from "@effect/vitest"
 import { assert } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { Event, PaymentIntent, type Table, Task } from "@tender/core"
+import { Asset, Event, PaymentIntent, type Table, Task } from "@tender/core"
 import { PgMigrations } from "@tender/postgres"
 import { Effect, Exit } from "effect"
 import { afterAll } from "vitest"
@@ -19,7 +19,8 @@ const columnType: Record<Table.StorageKind, string> = {
   integer: "integer",
   millis: "timestamp with time zone",
   json: "json",
-  boolean: "boolean"
+  boolean: "boolean",
+  bytes: "bytea"
 }
 afterAll(() => (skipReason === undefined ? runSql(Effect.forEach(prefixes, dropTables)) : undefined))
 
@@ -43,6 +44,7 @@ if (skipReason !== undefined) {
           assert.deepStrictEqual(first.map(([id]) => id), migrationIds)
           assert.deepStrictEqual(yield* tablesOf(prefix), [
             "api_keys",
+            "assets",
             "events",
             "idempotency_keys",
             "merchant_references",
@@ -75,7 +77,7 @@ if (skipReason !== undefined) {
           prefixes.push(prefix)
           yield* PgMigrations.run({ tablePrefix: prefix })
           const sql = yield* SqlClient
-          for (const table of [PaymentIntent.table, Event.table, Task.table]) {
+          for (const table of [PaymentIntent.table, Event.table, Task.table, Asset.table]) {
             const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,
                 data_type AS type, is_nullable AS nullable
               FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${prefix + table.name}

@@ -27,6 +27,8 @@ const selectOf = (f: Table.Field, qualifier: string): string => {
       return `${column}::text AS ${f.column}`
     case "millis":
       return millisColumn(column, f.column)
+    case "bytes":
+      return `encode(${column}, 'base64') AS ${f.column}`
   }
 }
 
@@ -37,7 +39,7 @@ export const selectList = (table: Table.Table<any>, qualifier = ""): string =>
 /** The column names of a table, in record order. */
 export const columns = (table: Table.Table<any>): ReadonlyArray<string> => table.fields.map((f) => f.column)
 
-const encode = (f: Table.Field, value: unknown): string | number | boolean | null => {
+const encode = (f: Table.Field, value: unknown): string | number | boolean | Buffer | null => {
   if (value === null || value === undefined) return null
   switch (f.kind) {
     case "text":
@@ -51,11 +53,13 @@ const encode = (f: Table.Field, value: unknown): string | number | boolean | nul
       return JSON.stringify(value)
     case "millis":
       return timestamp(value as number)
+    case "bytes":
+      return Buffer.from(value as Uint8Array)
   }
 }
 
 /** The value of every column of `record`, in record order. */
-export const values = (table: Table.Table<any>, record: object): ReadonlyArray<string | number | boolean | null> =>
+export const values = (table: Table.Table<any>, record: object): ReadonlyArray<string | number | boolean | Buffer | null> =>
   table.fields.map((f) => encode(f, (record as Record<string, unknown>)[f.name]))
 
 const decode = (f: Table.Field, value: string | boolean | null): unknown => {
@@ -70,6 +74,8 @@ const decode = (f: Table.Field, value: string | boolean | null): unknown => {
       return Number(value)
     case "json":
       return JSON.parse(value as string)
+    case "bytes":
+      return new Uint8Array(Buffer.from(value as string, "base64"))
   }
 }
 

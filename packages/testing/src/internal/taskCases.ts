@@ -7,7 +7,7 @@
  * later than every earlier case's, and first completes whatever an earlier case left due.
  */
 import { assert } from "@effect/vitest"
-import { Event, Ids, Storage, Task } from "@tender/core"
+import { Asset, Event, Ids, Storage, Task } from "@tender/core"
 import { Effect, Option } from "effect"
 import type { ContractIt } from "./fixtures.js"
 import { freshScope, t0 } from "./fixtures.js"
@@ -145,6 +145,30 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       assert.sameMembers([...ids, ...rest.map((t) => t.id)], tasks.map((t) => t.id))
       // Claimed earliest due first.
       assert.deepStrictEqual((yield* claim(start + 10 * day, "none")).length, 0)
+    }))
+
+  it.effect("4.4 an asset's bytes read back byte for byte, at 5 MiB exactly, scoped to its merchant and environment", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const bytes = new Uint8Array(Asset.maxBytes)
+      for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919) & 0xff
+      bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+      const asset = Asset.AssetRecord.make({
+        id: `asst_${Ids.randomBase62()}`,
+        ...scope,
+        contentType: "image/png",
+        size: bytes.length,
+        sha256: "0".repeat(64),
+        bytes,
+        createdAt: t0,
+        version: 1
+      })
+      yield* commit([Write.insert(Asset.table, asset)])
+      const back = Option.getOrThrow(yield* Effect.flatMap(Storage.Storage, (s) => s.get(Asset.table, scope, asset.id)))
+      assert.strictEqual(back.bytes.length, bytes.length)
+      assert.isTrue(Buffer.from(back.bytes).equals(Buffer.from(bytes)))
+      assert.deepStrictEqual({ ...back, bytes: null }, { ...asset, bytes: null })
+      assert.isTrue(Option.isNone(yield* Effect.flatMap(Storage.Storage, (s) => s.get(Asset.table, { ...scope, environment: "live" }, asset.id))))
     }))
 
   it.effect("D7 events of a resource read back whole, in the order written; one (resource, version, ordinal) is written once", () =>
