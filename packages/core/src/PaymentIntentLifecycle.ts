@@ -140,6 +140,53 @@ export const providerRef = (record: PaymentIntentRecord): ProviderPaymentRef | u
   }
 
 // ---------------------------------------------------------------------------
+// Provider notifications (push)
+// ---------------------------------------------------------------------------
+
+/** A provider's notice that a payment changed, as its adapter's webhook receiver decoded it. @since 0.1.0 @category models */
+export interface ProviderUpdate {
+  /** The provider's code, as installed. */
+  readonly provider: string
+  /** Our payment intent id, which every provider operation carries. */
+  readonly paymentIntentId: string
+  /** The provider's own id of the payment: must match the one it gave at create. */
+  readonly providerPaymentId: string
+  readonly status: ProviderPaymentStatus
+}
+
+/**
+ * The entry point for a provider that pushes status changes (its webhook), the counterpart
+ * of polling. The notice must name an intent routed to that provider with that payment id;
+ * it is applied like any other change (3.1 transitions, its event in the same commit), and
+ * a notice about an intent already terminal changes nothing. Idempotent: the same notice
+ * twice applies once. The adapter authenticates its provider's request before calling this.
+ *
+ * @since 0.1.0
+ */
+export const receiveProviderUpdate = (update: ProviderUpdate) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const found = yield* storage.find(table, update.paymentIntentId)
+    if (
+      Option.isNone(found) || found.value.providerCode !== update.provider ||
+      found.value.providerPaymentId !== update.providerPaymentId
+    ) return "unknown" as const
+    const intent = found.value
+    const patch = patchFor(update.status)
+    if (isTerminal(intent.status) || patch === undefined || patch.status === intent.status) return "unchanged" as const
+    const now = yield* Clock.currentTimeMillis
+    const final = update.status._tag === "Succeeded" || update.status._tag === "Failed"
+    const receipt = final && intent.receipt?.status === "submitted"
+      ? { receipt: { ...intent.receipt, status: update.status._tag === "Succeeded" ? "accepted" as const : "rejected" as const } }
+      : {}
+    const { writes } = yield* change(intent, { ...patch, ...receipt }, now)
+    return yield* storage.commit(writes).pipe(Effect.as("applied" as const))
+  }).pipe(
+    // A concurrent change won the race: read again and judge the notice against it.
+    Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 5 })
+  )
+
+// ---------------------------------------------------------------------------
 // Tasks
 // ---------------------------------------------------------------------------
 

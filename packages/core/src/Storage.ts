@@ -166,6 +166,11 @@ export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
   readonly commit: (writes: ReadonlyArray<Write>) => Effect.Effect<void, StorageError>
   /** A record of `table` in `scope`; another merchant's or environment's is none (4.2). */
   readonly get: <A extends StoredRecord>(table: Table<A>, scope: Scope, id: string) => Effect.Effect<Option.Option<A>, StorageError>
+  /**
+   * A record of `table` by id alone, whatever its scope: for the library's own work on a
+   * record it was told of by a provider, never for a merchant's request (use `get`).
+   */
+  readonly find: <A extends StoredRecord>(table: Table<A>, id: string) => Effect.Effect<Option.Option<A>, StorageError>
   /** At most `limit` records, (createdAt, id) descending. */
   readonly list: <A extends StoredRecord>(table: Table<A>, query: ListQuery<A>) => Effect.Effect<ReadonlyArray<A>, StorageError>
   /**

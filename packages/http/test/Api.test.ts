@@ -272,6 +272,7 @@ describe("Faults over HTTP", () => {
       begin: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused to 10.0.0.5:5432" })),
       commit: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
       get: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
+      find: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
       list: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
       purgeExpired: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" }))
     })

@@ -33,6 +33,7 @@ const brokenStorage = Layer.succeed(Storage.Storage, {
   begin: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
   commit: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
   get: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
+  find: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
   list: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
   purgeExpired: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" }))
 })

@@ -50,6 +50,11 @@ export const make = (options: PgStorageOptions = {}) =>
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toRecord(table, row))),
           Effect.mapError(fold(`get ${table.name}`))
         ),
+      find: (table, id) =>
+        sql<Record<string, string | null>>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE id = ${id}`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toRecord(table, row))),
+          Effect.mapError(fold(`find ${table.name}`))
+        ),
       list: (table, query) =>
         listStatement(sql, t, table, query).pipe(
           Effect.map((rows) => rows.map((row) => toRecord(table, row))),

@@ -307,6 +307,8 @@ export const make = () => {
           ? Option.some(row)
           : Option.none()
       }),
+    find: <A extends StoredRecord>(table: Table<A>, id: string) =>
+      Effect.sync(() => Option.fromNullable(rowsOf(table).byId.get(id) as A | undefined)),
     list: <A extends StoredRecord>(table: Table<A>, query: ListQuery<A>) => Effect.sync(() => list(table, query)),
     purgeExpired: (now: number) =>
       Effect.sync((): PurgeResult => {
