@@ -152,11 +152,30 @@ export const PaymentMethodOptions = Schema.Struct({
 export type PaymentMethodOptions = typeof PaymentMethodOptions.Type
 
 /** Free-form merchant data: at most 50 keys of up to 40 characters, values up to 500. @since 0.1.0 @category request */
-export const Metadata = withMessage(
-  Schema.Record({ key: StorableText.pipe(Schema.minLength(1), Schema.maxLength(40)), value: StorableText.pipe(Schema.maxLength(500)) })
-    .pipe(Schema.filter((r) => Object.keys(r).length <= 50)),
-  "must be an object of at most 50 string values (keys up to 40 characters, values up to 500; well-formed Unicode, no NUL)"
-).annotations({ identifier: "Metadata" })
+export const Metadata = Schema.Unknown.pipe(
+  // A key named __proto__ would be lost when the record is built (it sets the prototype instead):
+  // refused by name, never acknowledged and dropped. `constructor` and `prototype` are plain keys.
+  Schema.filter((u) =>
+    typeof u !== "object" || u === null || !Object.prototype.hasOwnProperty.call(u, "__proto__") ||
+    { path: ["__proto__"], message: "is a reserved key name; use another key" }
+  ),
+  Schema.compose(
+    withMessage(
+      Schema.Record({ key: StorableText.pipe(Schema.minLength(1), Schema.maxLength(40)), value: StorableText.pipe(Schema.maxLength(500)) })
+        .pipe(Schema.filter((r) => Object.keys(r).length <= 50)),
+      "must be an object of at most 50 string values (keys up to 40 characters, values up to 500; well-formed Unicode, no NUL)"
+    ),
+    { strict: false }
+  )
+).annotations({
+  identifier: "Metadata",
+  jsonSchema: {
+    type: "object",
+    maxProperties: 50,
+    additionalProperties: { type: "string", maxLength: 500 },
+    propertyNames: { minLength: 1, maxLength: 40, not: { const: "__proto__" } }
+  }
+})
 
 /** An absolute http(s) URL. @since 0.1.0 @category request */
 export const ReturnUrl = withMessage(
