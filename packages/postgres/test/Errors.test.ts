@@ -1,0 +1,26 @@
+import { assert, describe, it } from "@effect/vitest"
+import { SqlError } from "@effect/sql/SqlError"
+import { fold } from "../src/internal/errors.js"
+
+const driverError = (code: string) => Object.assign(new Error("driver"), { code })
+
+describe("driver failures as storage errors", () => {
+  it("storage: a unique violation (23505) is UniqueViolation, answered 409 by a create", () => {
+    assert.strictEqual(fold("commit")(new SqlError({ cause: driverError("23505") }))._tag, "UniqueViolation")
+  })
+
+  it("issue 14.2 a database that cannot be reached is StorageUnavailable (503), not a 500", () => {
+    for (const code of ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "08006", "08001", "57P01", "57P03", "53300"]) {
+      const e = fold("begin")(new SqlError({ cause: driverError(code) }))
+      assert.strictEqual(e._tag, "StorageUnavailable", code)
+      assert.strictEqual(e.status, 503, code)
+    }
+  })
+
+  it("storage: any other failure is StorageFailure (500), its cause kept for the logs", () => {
+    const cause = new SqlError({ cause: driverError("42P01") })
+    const e = fold("get")(cause)
+    assert.strictEqual(e._tag, "StorageFailure")
+    assert.strictEqual(e.cause, cause)
+  })
+})
