@@ -7,9 +7,10 @@
  */
 import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { ApiResponse, Authentication, Errors, Ids, Merchants } from "@tender/core"
+import { ApiResponse, Authentication, Errors, Idempotency, Ids, Merchants } from "@tender/core"
 import { Cause, Effect, FiberRef, Option } from "effect"
 import { TenderApi } from "./Api.js"
+import * as Upload from "./Upload.js"
 
 /** The id of the request being served (D1 `request_id`, `Request-Id` header). @since 0.1.0 */
 export const CurrentRequestId = FiberRef.unsafeMake<string>("")
@@ -26,6 +27,8 @@ interface RouteEntry {
   readonly methods: ReadonlyArray<string>
   readonly public: boolean
   readonly json?: boolean
+  /** Takes a multipart file upload (up to `Upload.maxUploadBodyBytes`) as well as, or instead of, JSON. */
+  readonly upload?: "only" | "or-json"
   /** The last path segment is the resource id (D1: a bad id format is a 400). */
   readonly pathId?: boolean
 }
@@ -34,6 +37,9 @@ interface RouteEntry {
 export const routes: ReadonlyArray<RouteEntry> = [
   { pattern: /^\/payment_intents$/, methods: ["GET", "POST"], public: false, json: true },
   { pattern: /^\/payment_intents\/[^/]+$/, methods: ["GET"], public: false, pathId: true },
+  { pattern: /^\/payment_intents\/[^/]+\/confirm$/, methods: ["POST"], public: false, json: true, pathId: true },
+  { pattern: /^\/payment_intents\/[^/]+\/receipt$/, methods: ["POST"], public: false, json: true, upload: "or-json", pathId: true },
+  { pattern: /^\/assets$/, methods: ["POST"], public: false, upload: "only" },
   { pattern: /^\/payment_methods\/options$/, methods: ["GET"], public: false },
   { pattern: /^\/webhook_event_types$/, methods: ["GET"], public: true },
   { pattern: /^\/openapi\.json$/, methods: ["GET"], public: true }
@@ -95,7 +101,13 @@ export const renderError = (error: Errors.ApiError) =>
     Effect.map(FiberRef.get(CurrentRequestId), (id) => toHttp(ApiResponse.fromError(error, id)))
   )
 
-const paramOf = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
+/** Header schemas need lowercase keys; the error names a header as clients write it (D1). */
+const headerNames: Record<string, string> = { "idempotency-key": Idempotency.header }
+
+const paramOf = (path: ReadonlyArray<PropertyKey>) => {
+  const param = path.map(String).join(".")
+  return headerNames[param] ?? param
+}
 
 /** Map Effect's decode issues to D1 `validation_failed` with `param` and `details`. @since 0.1.0 */
 export const fromDecodeError = (error: HttpApiError.HttpApiDecodeError): Errors.ValidationFailed => {
@@ -184,10 +196,18 @@ export const layer = HttpApiBuilder.middleware(
             Effect.tapErrorTag("AuthenticationRequired", () => Effect.void)
           )
         }
-        if (request.method === "POST" && route.json === true) {
+        const uploading = request.method === "POST" && route.upload !== undefined && Upload.isMultipart(request)
+        const bodyLimit = uploading ? Upload.maxUploadBodyBytes : maxJsonBodyBytes
+        if (uploading && Number(request.headers["content-length"] ?? "0") > bodyLimit) {
+          return yield* new Errors.PayloadTooLarge({ param: "file", message: `The request body is larger than ${bodyLimit} bytes: a file is at most 5 MiB.` })
+        }
+        if (request.method === "POST" && route.json === true && !uploading) {
           const type = request.headers["content-type"]
           if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) {
-            return yield* Errors.ValidationFailed.at("Content-Type", "Content-Type must be application/json.")
+            return yield* Errors.ValidationFailed.at(
+              "Content-Type",
+              route.upload === undefined ? "Content-Type must be application/json." : "Content-Type must be application/json or multipart/form-data."
+            )
           }
           const length = Number(request.headers["content-length"] ?? "0")
           if (length > maxJsonBodyBytes) return yield* tooLarge()
@@ -204,7 +224,7 @@ export const layer = HttpApiBuilder.middleware(
         }
         // A chunked body without Content-Length is cut off at the same size while it streams in.
         return yield* Effect.locally(app, CurrentPrincipal, who).pipe(
-          HttpIncomingMessage.withMaxBodySize(Option.some(maxJsonBodyBytes))
+          HttpIncomingMessage.withMaxBodySize(Option.some(bodyLimit))
         )
       }).pipe(
         Effect.locally(CurrentRequestId, requestId),
@@ -215,8 +235,10 @@ export const layer = HttpApiBuilder.middleware(
         : response
       // After a 413 the rest of the body is never read: close the connection (STACK.md).
       const closed = response.status === 413 ? HttpServerResponse.setHeader(withId, "connection", "close") : withId
+      // A 503 is transient (a storage outage): say when to try again.
+      const retry = response.status === 503 ? HttpServerResponse.setHeader(closed, "retry-after", "1") : closed
       return response.status === 401
-        ? HttpServerResponse.setHeader(closed, "www-authenticate", 'Basic realm="payments"')
-        : closed
+        ? HttpServerResponse.setHeader(retry, "www-authenticate", 'Basic realm="payments"')
+        : retry
     }))
 )

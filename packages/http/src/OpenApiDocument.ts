@@ -11,25 +11,60 @@ import { TenderApi } from "./Api.js"
 
 type Json = Record<string, any>
 
-const errorCodes: Record<string, { status: string; codes: ReadonlyArray<string> }> = {
-  "400": { status: "400", codes: ["validation_failed"] },
-  "401": { status: "401", codes: ["authentication_required", "invalid_api_key"] },
-  "403": { status: "403", codes: ["checkout_mode_not_allowed"] },
-  "404": { status: "404", codes: ["resource_not_found"] },
-  "405": { status: "405", codes: ["method_not_allowed"] },
-  "409": { status: "409", codes: ["idempotency_conflict"] },
-  "413": { status: "413", codes: ["validation_failed"] },
-  "422": { status: "422", codes: ["payment_configuration_unavailable", "routing_unavailable"] },
-  "500": { status: "500", codes: ["internal_error"] }
-}
-
-/** Which errors each operation can answer with. */
-const operationErrors: Record<string, ReadonlyArray<string>> = {
-  "paymentIntents.create": ["400", "401", "403", "409", "413", "422", "500"],
-  "paymentIntents.retrieve": ["400", "401", "404", "500"],
-  "paymentIntents.list": ["400", "401", "500"],
-  "paymentMethods.options": ["400", "401", "500"],
-  "webhookEventTypes.catalogue": ["500"]
+/** The errors each operation can answer, by status, with their codes. */
+const operationErrors: Record<string, Record<string, ReadonlyArray<string>>> = {
+  "paymentIntents.create": {
+    "400": ["validation_failed"],
+    "401": ["authentication_required", "invalid_api_key"],
+    "403": ["checkout_mode_not_allowed"],
+    "409": ["idempotency_conflict"],
+    "413": ["validation_failed"],
+    "422": ["payment_configuration_unavailable", "routing_unavailable"],
+    "500": ["internal_error"],
+    "503": ["service_unavailable"]
+  },
+  "paymentIntents.retrieve": {
+    "400": ["validation_failed"],
+    "401": ["authentication_required", "invalid_api_key"],
+    "404": ["resource_not_found"],
+    "500": ["internal_error"]
+  },
+  "paymentIntents.list": {
+    "400": ["validation_failed"],
+    "401": ["authentication_required", "invalid_api_key"],
+    "500": ["internal_error"]
+  },
+  "paymentIntents.confirm": {
+    "400": ["validation_failed"],
+    "401": ["authentication_required", "invalid_api_key"],
+    "404": ["resource_not_found"],
+    "409": ["idempotency_conflict", "payment_intent_unexpected_state"],
+    "500": ["internal_error"],
+    "503": ["service_unavailable"]
+  },
+  "paymentIntents.receipt": {
+    "400": ["validation_failed"],
+    "401": ["authentication_required", "invalid_api_key"],
+    "404": ["resource_not_found"],
+    "409": ["idempotency_conflict", "payment_intent_unexpected_state"],
+    "413": ["validation_failed"],
+    "500": ["internal_error"],
+    "503": ["service_unavailable"]
+  },
+  "assets.upload": {
+    "400": ["validation_failed"],
+    "401": ["authentication_required", "invalid_api_key"],
+    "409": ["idempotency_conflict"],
+    "413": ["validation_failed"],
+    "500": ["internal_error"],
+    "503": ["service_unavailable"]
+  },
+  "paymentMethods.options": {
+    "400": ["validation_failed"],
+    "401": ["authentication_required", "invalid_api_key"],
+    "500": ["internal_error"]
+  },
+  "webhookEventTypes.catalogue": { "500": ["internal_error"] }
 }
 
 const publicOperations = new Set(["webhookEventTypes.catalogue"])
@@ -79,10 +114,9 @@ export const make = (): Json => {
       for (const [status, body] of Object.entries(op.responses as Json)) {
         if (Number(status) < 400) responses[status] = body
       }
-      for (const status of operationErrors[id] ?? ["400", "500"]) {
-        const entry = errorCodes[status]!
+      for (const [status, codes] of Object.entries(operationErrors[id] ?? { "400": ["validation_failed"], "500": ["internal_error"] })) {
         responses[status] = {
-          description: `Error: ${entry.codes.join(" or ")}`,
+          description: `Error: ${codes.join(" or ")}`,
           content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } }
         }
       }
@@ -93,9 +127,10 @@ export const make = (): Json => {
       }
       if (publicOperations.has(id)) op.security = []
       if (id === "paymentIntents.create") {
+        // The same body as the 201: the original intent, as its create returned it.
         op.responses["200"] = {
           description: "The original intent: a repeated create with the same merchant_reference and fingerprint (4.9)",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/PaymentIntentCreated" } } }
+          content: op.responses["201"].content
         }
       }
     }

@@ -9,7 +9,7 @@ import type { Provider } from "@tender/core"
 import { Merchants, Simulator, Storage, StorageError } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
-import { app, assertError, call } from "./harness.js"
+import { app, assertError, call, formWith, png } from "./harness.js"
 
 /** 5xx are logged by design; keep the test output clean. */
 const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
@@ -36,6 +36,17 @@ const brokenStorage = Layer.succeed(Storage.Storage, {
   find: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
   list: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
   purgeExpired: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" }))
+})
+
+/** A store that cannot be reached: every operation is StorageUnavailable (503). */
+const unreachable = () => new StorageError.StorageUnavailable({ message: "connection refused" })
+const unavailableStorage = Layer.succeed(Storage.Storage, {
+  begin: () => Effect.fail(unreachable()),
+  commit: () => Effect.fail(unreachable()),
+  get: () => Effect.fail(unreachable()),
+  find: () => Effect.fail(unreachable()),
+  list: () => Effect.fail(unreachable()),
+  purgeExpired: () => Effect.fail(unreachable())
 })
 
 const brokenDirectory = Layer.succeed(Merchants.Merchants, {
@@ -65,6 +76,9 @@ type Op =
   | "paymentIntents.create"
   | "paymentIntents.retrieve"
   | "paymentIntents.list"
+  | "paymentIntents.confirm"
+  | "paymentIntents.receipt"
+  | "assets.upload"
   | "paymentMethods.options"
   | "webhookEventTypes.catalogue"
   | "openapi"
@@ -73,6 +87,9 @@ const documented: Record<Exclude<Op, "openapi">, readonly [string, string]> = {
   "paymentIntents.create": ["/payment_intents", "post"],
   "paymentIntents.retrieve": ["/payment_intents/{id}", "get"],
   "paymentIntents.list": ["/payment_intents", "get"],
+  "paymentIntents.confirm": ["/payment_intents/{id}/confirm", "post"],
+  "paymentIntents.receipt": ["/payment_intents/{id}/receipt", "post"],
+  "assets.upload": ["/assets", "post"],
   "paymentMethods.options": ["/payment_methods/options", "get"],
   "webhookEventTypes.catalogue": ["/webhook_event_types", "get"]
 }
@@ -81,6 +98,7 @@ describe("error codes x routes over HTTP (issue 2)", () => {
   it("D1 every status and error code of every route, in the D1 body with Request-Id, and each one documented in /openapi.json (and each documented one produced)", async () => {
     const h = app()
     const h500 = app(Layer.mergeAll(layer({ storage: brokenStorage }), quiet))
+    const h503 = app(Layer.mergeAll(layer({ storage: unavailableStorage }), quiet))
     const hDirectoryDown = app(Layer.merge(layer(), brokenDirectory).pipe(Layer.merge(quiet)))
     const observed: Array<{ op: Op; status: number; code?: string }> = []
     const ok = async (op: Op, res: Promise<Reply>, status: number) => {
@@ -123,6 +141,8 @@ describe("error codes x routes over HTTP (issue 2)", () => {
     await err(C, post({ key: keys.unconfigured, body: bankTransfer }), 422, "payment_configuration_unavailable")
     await err(C, post({ key: keys.degraded, body: promptpay }), 422, "routing_unavailable")
     await err(C, post({ key: keys.demoTest, body: promptpay }, h500), 500, "internal_error")
+    const outage = await err(C, post({ key: keys.demoTest, body: promptpay, headers: { "idempotency-key": "matrix-503" } }, h503), 503, "service_unavailable")
+    assert.isString(outage.message)
     const put = await call(h, "PUT", "/payment_intents", { key: keys.demoTest, body: promptpay })
     assertError(put, 405, "method_not_allowed")
     assert.strictEqual(put.headers.get("allow"), "GET, POST")
@@ -158,6 +178,65 @@ describe("error codes x routes over HTTP (issue 2)", () => {
     await err(L, list("", null), 401, "authentication_required")
     await err(L, list("", wrongSecret), 401, "invalid_api_key")
     await err(L, list("", keys.demoTest, h500), 500, "internal_error")
+
+    // POST /payment_intents/{id}/confirm (4.5, D3)
+    const F = "paymentIntents.confirm" as const
+    const confirm = (cid: string, options: Parameters<typeof call>[3] = { key: keys.demoTest }, handler = h) =>
+      call(handler, "POST", `/payment_intents/${cid}/confirm`, options)
+    const pending = (await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })).json.id as string
+    await ok(F, confirm(pending), 200)
+    await ok(F, confirm(pending, { key: keys.demoTest, body: {} }), 200)
+    await err(F, confirm(pending, { key: keys.demoTest, body: { amount: "1" } }), 400, "validation_failed", "body")
+    await err(F, confirm("nope"), 400, "validation_failed", "id")
+    await err(F, confirm(pending, {}), 401, "authentication_required")
+    await err(F, confirm(pending, { key: wrongSecret }), 401, "invalid_api_key")
+    await err(F, confirm(pending, { key: keys.otherTest }), 404, "resource_not_found")
+    await ok(F, confirm(pending, { key: keys.demoTest, headers: { "idempotency-key": "matrix-confirm" } }), 200)
+    await err(F, confirm(created.json.id, { key: keys.demoTest, headers: { "idempotency-key": "matrix-confirm" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    const declined = (await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, amount: "40001" } })).json.id as string
+    await err(F, confirm(declined), 409, "payment_intent_unexpected_state")
+    await err(F, confirm(pending, { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(F, confirm(pending, { key: keys.demoTest }, h503), 503, "service_unavailable")
+    assertError(await call(h, "GET", `/payment_intents/${pending}/confirm`, { key: keys.demoTest }), 405, "method_not_allowed")
+
+    // POST /assets (D3)
+    const U = "assets.upload" as const
+    const upload = (options: Parameters<typeof call>[3], handler = h) => call(handler, "POST", "/assets", options)
+    const uploadKey = { "idempotency-key": "matrix-upload" }
+    const asset = await ok(U, upload({ key: keys.demoTest, form: formWith(png()), headers: uploadKey }), 201)
+    await ok(U, upload({ key: keys.demoTest, form: formWith(png()), headers: uploadKey }), 201)
+    await err(U, upload({ key: keys.demoTest, form: formWith(png(65)), headers: uploadKey }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(U, upload({ key: keys.demoTest, form: formWith(png()) }), 400, "validation_failed", "Idempotency-Key")
+    await err(U, upload({ key: keys.demoTest, form: formWith(new TextEncoder().encode("GIF89a")), headers: { "idempotency-key": "matrix-gif" } }), 400, "validation_failed", "file")
+    await err(U, upload({ key: keys.demoTest, body: {}, headers: { "idempotency-key": "matrix-json" } }), 400, "validation_failed", "Content-Type")
+    await err(U, upload({ form: formWith(png()), headers: uploadKey }), 401, "authentication_required")
+    await err(U, upload({ key: wrongSecret, form: formWith(png()), headers: uploadKey }), 401, "invalid_api_key")
+    const hugeForm = formWith(png(6 * 1024 * 1024))
+    const hugeLength = (await new Request("http://x", { method: "POST", body: hugeForm }).arrayBuffer()).byteLength
+    await err(U, upload({ key: keys.demoTest, form: hugeForm, headers: { "idempotency-key": "matrix-huge", "content-length": String(hugeLength) } }), 413, "validation_failed", "file")
+    await err(U, upload({ key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": "matrix-500" } }, h500), 500, "internal_error")
+    await err(U, upload({ key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": "matrix-503" } }, h503), 503, "service_unavailable")
+
+    // POST /payment_intents/{id}/receipt (4.4)
+    const P = "paymentIntents.receipt" as const
+    const receipt = (rid: string, options: Parameters<typeof call>[3], handler = h) => call(handler, "POST", `/payment_intents/${rid}/receipt`, options)
+    const transfer = () => call(h, "POST", "/payment_intents", { key: keys.demoTest, body: bankTransfer }).then((r) => r.json.id as string)
+    await ok(P, receipt(await transfer(), { key: keys.demoTest, body: { asset_id: asset.json.id } }), 200)
+    await ok(P, receipt(await transfer(), { key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": "matrix-receipt" } }), 200)
+    const another = await transfer()
+    await err(P, receipt(another, { key: keys.demoTest, form: formWith(png()) }), 400, "validation_failed", "Idempotency-Key")
+    await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id, extra: 1 } }), 400, "validation_failed", "extra")
+    await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: "nope" } }), 400, "validation_failed", "asset_id")
+    await err(P, receipt("nope", { key: keys.demoTest, body: { asset_id: asset.json.id } }), 400, "validation_failed", "id")
+    await err(P, receipt(another, { body: { asset_id: asset.json.id } }), 401, "authentication_required")
+    await err(P, receipt(another, { key: wrongSecret, body: { asset_id: asset.json.id } }), 401, "invalid_api_key")
+    await err(P, receipt(another, { key: keys.otherTest, body: { asset_id: asset.json.id } }), 404, "resource_not_found")
+    await err(P, receipt(pending, { key: keys.demoTest, body: { asset_id: asset.json.id } }), 409, "payment_intent_unexpected_state")
+    await ok(P, receipt(another, { key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": "matrix-receipt-2" } }), 200)
+    await err(P, receipt(another, { key: keys.demoTest, form: formWith(png(65)), headers: { "idempotency-key": "matrix-receipt-2" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(P, receipt(another, { key: keys.demoTest, form: hugeForm, headers: { "idempotency-key": "matrix-huge", "content-length": String(hugeLength) } }), 413, "validation_failed", "file")
+    await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id } }, h500), 500, "internal_error")
+    await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id } }, h503), 503, "service_unavailable")
 
     // GET /payment_methods/options
     const O = "paymentMethods.options" as const

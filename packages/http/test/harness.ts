@@ -27,6 +27,8 @@ export interface CallOptions {
   readonly key?: Key
   readonly body?: unknown
   readonly raw?: string
+  /** A multipart body; the request sets its own Content-Type with the boundary. */
+  readonly form?: FormData
   readonly headers?: Record<string, string>
 }
 
@@ -39,8 +41,9 @@ export const call = async (
   options: CallOptions = {}
 ): Promise<Reply> => {
   const headers: Record<string, string> = { ...(options.key ? { authorization: basic(options.key) } : {}), ...options.headers }
-  let body: string | undefined
-  if (options.raw !== undefined) body = options.raw
+  let body: string | FormData | undefined
+  if (options.form !== undefined) body = options.form
+  else if (options.raw !== undefined) body = options.raw
   else if (options.body !== undefined) {
     body = JSON.stringify(options.body)
     headers["content-type"] ??= "application/json"
@@ -74,4 +77,18 @@ export const assertError = (res: Reply, status: number, code: string, param?: st
   assert.notInclude(res.text, "    at ")
   if (status === 401) assert.strictEqual(res.headers.get("www-authenticate"), 'Basic realm="payments"')
   return error
+}
+
+/** A multipart body with `bytes` in the part `name` (default `file`). */
+export const formWith = (bytes: Uint8Array, name = "file", type = "image/png") => {
+  const form = new FormData()
+  form.append(name, new Blob([new Uint8Array(bytes)], { type }), "receipt.png")
+  return form
+}
+
+/** A PNG of `size` bytes: the PNG signature, then filler. */
+export const png = (size = 64) => {
+  const bytes = new Uint8Array(size)
+  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  return bytes
 }
