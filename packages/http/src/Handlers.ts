@@ -1,46 +1,47 @@
 /**
- * Handlers: decode is done by the API definition, rules by `@tender/core`; these only
- * connect the two and render.
+ * Handlers: decoding is done by the API definition, rules by `@tender/core`; these only
+ * connect the two. A failure is an error the endpoint declares (the compiler holds them to
+ * it) and is rendered by `Middleware`; a response core already rendered is sent as it is.
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Discovery, Idempotency, PaymentIntents, WebhookEvents } from "@tender/core"
-import type { Errors } from "@tender/core"
 import { Effect, FiberRef, Layer } from "effect"
-import { TenderApi } from "./Api.js"
-import { CurrentRequestId, principal, renderError, toHttp } from "./Middleware.js"
+import { CurrentPrincipal, TenderApi } from "./Api.js"
+import { CurrentRequestId } from "./internal/errorSchema.js"
+import { endpointLayer, toHttp } from "./Middleware.js"
 
-/** Run an effect of a typed result, rendering a failure in the D1 shape. */
-const orRender = <A, R>(effect: Effect.Effect<A, Errors.ApiError, R>) =>
-  Effect.catchAll(effect, (e) => renderError(e))
-
-/** @since 0.1.0 */
-export const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (handlers) =>
+const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (handlers) =>
   handlers
     .handle("create", ({ headers, payload }) =>
-      orRender(Effect.gen(function*() {
-        const who = yield* principal
+      Effect.gen(function*() {
+        const principal = yield* CurrentPrincipal
         const requestId = yield* FiberRef.get(CurrentRequestId)
         const idempotencyKey = yield* Idempotency.validateKey(headers["idempotency-key"])
-        const response = yield* PaymentIntents.create({ principal: who, requestId, idempotencyKey }, payload)
-        return toHttp(response)
-      })))
-    .handle("retrieve", ({ path }) =>
-      orRender(Effect.flatMap(principal, (who) => PaymentIntents.retrieve(who, path.id))))
-    .handle("list", ({ urlParams }) =>
-      orRender(Effect.flatMap(principal, (who) => PaymentIntents.list(who, urlParams)))))
+        // Core renders and stores the answer, so a replay is byte for byte (D5).
+        return toHttp(yield* PaymentIntents.create({ principal, requestId, idempotencyKey }, payload))
+      }))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => PaymentIntents.retrieve(principal, path.id)))
+    .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (principal) => PaymentIntents.list(principal, urlParams))))
 
-/** @since 0.1.0 */
-export const PaymentMethodsLive = HttpApiBuilder.group(TenderApi, "paymentMethods", (handlers) =>
-  handlers.handle("options", ({ urlParams }) => Effect.flatMap(principal, (who) => Discovery.discover(who, urlParams))))
+const PaymentMethodsLive = HttpApiBuilder.group(TenderApi, "paymentMethods", (handlers) =>
+  handlers.handle("options", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (principal) => Discovery.discover(principal, urlParams))))
+
+const json = (body: string) => HttpServerResponse.text(body, { contentType: "application/json" })
 
 const catalogueBody = JSON.stringify(WebhookEvents.catalogue)
 
-/** @since 0.1.0 */
-export const WebhookEventTypesLive = HttpApiBuilder.group(TenderApi, "webhookEventTypes", (handlers) =>
-  handlers.handle("catalogue", () =>
-    Effect.succeed(HttpServerResponse.text(catalogueBody, { contentType: "application/json" }))))
+const WebhookEventTypesLive = HttpApiBuilder.group(TenderApi, "webhookEventTypes", (handlers) =>
+  handlers.handle("catalogue", () => Effect.succeed(json(catalogueBody))))
 
-/** Every group. @since 0.1.0 */
-export const layer = Layer.mergeAll(PaymentIntentsLive, PaymentMethodsLive, WebhookEventTypesLive)
+const OpenApiLive = HttpApiBuilder.group(TenderApi, "openApi", (handlers) =>
+  Effect.sync(() => {
+    const body = JSON.stringify(OpenApi.fromApi(TenderApi))
+    return handlers.handle("document", () => Effect.succeed(json(body)))
+  }))
+
+/** Every group, with the endpoint middleware they run. @since 0.1.0 */
+export const layer = Layer.mergeAll(PaymentIntentsLive, PaymentMethodsLive, WebhookEventTypesLive, OpenApiLive).pipe(
+  Layer.provide(endpointLayer)
+)

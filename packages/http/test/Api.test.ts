@@ -247,10 +247,14 @@ describe("GET routes over HTTP", () => {
     assert.property(doc.components.schemas, "Error")
     assert.notProperty(doc.components.schemas, "HttpApiDecodeError")
     assert.notInclude(res.text, "HttpApiDecodeError")
-    assert.deepStrictEqual(doc.security, [{ basicAuth: [] }])
+    assert.deepStrictEqual(doc.components.securitySchemes.basicAuth.scheme, "basic")
+    assert.deepStrictEqual(doc.paths["/payment_intents"].get.security, [{ basicAuth: [] }])
     const create = doc.paths["/payment_intents"].post
     for (const status of ["201", "200", "400", "401", "403", "409", "422"]) assert.property(create.responses, status)
-    assert.strictEqual(create.responses["422"].content["application/json"].schema.$ref, "#/components/schemas/Error")
+    assert.deepStrictEqual(create.responses["422"].content["application/json"].schema, {
+      anyOf: [{ $ref: "#/components/schemas/PaymentConfigurationUnavailable" }, { $ref: "#/components/schemas/RoutingUnavailable" }]
+    })
+    assert.deepStrictEqual(doc.components.schemas.RoutingUnavailable.properties.error.properties.code, { type: "string", enum: ["routing_unavailable"] })
     assert.deepStrictEqual(doc.paths["/webhook_event_types"].get.security, [])
     assert.deepStrictEqual(
       doc.paths["/payment_intents"].get.parameters.map((p: { name: string }) => p.name),
