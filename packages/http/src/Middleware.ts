@@ -45,7 +45,7 @@ const nestsDeeperThan = (text: string, max: number): boolean => {
 const tooLarge = () =>
   new Errors.PayloadTooLarge({ param: "body", message: `The request body is larger than ${maxJsonBodyBytes} bytes.` })
 
-/** Send a rendered core response (a success, or an error core rendered and may replay, D5). */
+/** Send a rendered core response (a success, or an error core rendered and may replay, D5). @since 0.1.0 */
 export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(response.body, {
     status: response.status,

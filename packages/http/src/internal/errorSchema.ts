@@ -6,19 +6,19 @@ import { HttpApiSchema } from "@effect/platform"
 import { Errors } from "@tender/core"
 import { Effect, FiberRef, ParseResult, Schema } from "effect"
 
-/** The id of the request being served (D1 `request_id`, the `Request-Id` header). */
+/** The id of the request being served (D1 `request_id`, the `Request-Id` header). @since 0.1.0 */
 export const CurrentRequestId = FiberRef.unsafeMake<string>("")
 
-/** What an error class carries on the class itself (see core's `Errors`). */
+/** What an error class carries on the class itself (see core's `Errors`). @since 0.1.0 */
 export interface ErrorClass {
   readonly status: number
   readonly code: string
 }
 
-/** Every error the API can fail with that renders with this status and code (several classes may). */
+/** Every error the API can fail with that renders with this status and code (several classes may). @since 0.1.0 */
 export type Answering<C extends ErrorClass> = Extract<Errors.ApiError, { readonly status: C["status"]; readonly code: C["code"] }>
 
-/** Core's errors and storage errors both carry `status` and `code`; the body is built from those. */
+/** Core's errors and storage errors both carry `status` and `code`; the body is built from those. @since 0.1.0 */
 export const isApiError = (u: unknown): u is Errors.ApiError =>
   typeof u === "object" && u !== null && "_tag" in u && "code" in u && "status" in u &&
   typeof (u as { status: unknown }).status === "number" && typeof (u as { code: unknown }).code === "string"
@@ -37,7 +37,7 @@ const errorFields = {
   request_id: Schema.String.annotations({ description: "Equal to the Request-Id response header" })
 }
 
-/** The D1 body with any code: what every error response is, for a client's generic handling. */
+/** The D1 body with any code: what every error response is, for a client's generic handling. @since 0.1.0 */
 export const AnyError = Schema.Struct({
   error: Schema.Struct({ code: Schema.String, ...errorFields })
 }).annotations({ identifier: "Error", description: "The error body of every failure (D1); each response's schemas fix its codes." })
@@ -51,6 +51,8 @@ const componentName = (code: string) => code.replace(/(?:^|_)([a-z])/g, (_m, c: 
  * code. Its type side is any API error with that status and code, so a middleware or
  * handler that fails with one type-checks against the declaration. Encoding renders the
  * body for the current request id, exactly as the API-level middleware sends it.
+ *
+ * @since 0.1.0
  */
 export const errorSchema = <const C extends ErrorClass>(errorClass: C) => {
   const Body = Schema.Struct({

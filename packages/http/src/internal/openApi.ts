@@ -18,6 +18,8 @@ const refsOf = (schema: Json | undefined): ReadonlyArray<Json> =>
  *   the first schema of the status only.
  * - Header schemas need lowercase keys to decode; the document names headers as clients write
  *   them (`Idempotency-Key`).
+ *
+ * @since 0.1.0
  */
 export const documentAsClientsSee = (spec: Json): Json => {
   const schemas: Json = spec.components?.schemas ?? {}

@@ -7,7 +7,7 @@ import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { HttpApi, HttpApiMiddleware } from "@effect/platform"
 import { TenderApi } from "../Api.js"
 
-/** One endpoint, as the middleware needs it. */
+/** One endpoint, as the middleware needs it. @since 0.1.0 */
 export interface Route {
   readonly method: string
   /** The path as defined, `:name` for a parameter. */
@@ -42,7 +42,7 @@ const toRoute = (
 }
 
 /** Every endpoint of the API. */
-export const routes: ReadonlyArray<Route> = (() => {
+const routes: ReadonlyArray<Route> = (() => {
   const all: Array<Route> = []
   HttpApi.reflect(TenderApi, {
     onGroup: () => {},
@@ -51,15 +51,15 @@ export const routes: ReadonlyArray<Route> = (() => {
   return all
 })()
 
-/** The methods defined for a path, sorted (405 `Allow`); empty for an unknown path. */
+/** The methods defined for a path, sorted (405 `Allow`); empty for an unknown path. @since 0.1.0 */
 export const methodsOf = (path: string): ReadonlyArray<string> =>
   [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].sort()
 
-/** The endpoint for a method and path, matching parameters without decoding them. */
+/** The endpoint for a method and path, matching parameters without decoding them. @since 0.1.0 */
 export const find = (method: string, path: string): Route | undefined =>
   routes.find((r) => r.method === method && r.pattern.test(path))
 
-/** The first path parameter that is not a valid percent-encoded string, if any. */
+/** The first path parameter that is not a valid percent-encoded string, if any. @since 0.1.0 */
 export const undecodableParam = (route: Route, path: string): string | undefined => {
   const values = route.pattern.exec(path)?.slice(1) ?? []
   return route.params.find((_, i) => {
