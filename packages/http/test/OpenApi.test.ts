@@ -4,7 +4,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { HttpApi, HttpApiMiddleware } from "@effect/platform"
+import { Errors } from "@tender/core"
+import { Effect, Schema } from "effect"
 import { Api } from "../src/index.js"
+import { CurrentRequestId, errorSchema } from "../src/internal/errorSchema.js"
 import { app, call } from "./harness.js"
 
 const served = async () => {
@@ -98,5 +101,19 @@ describe("the generated OpenAPI document", () => {
       }
     })
     assert.include(seen, "POST /payment_intents")
+  })
+})
+
+describe("the D1 error schemas", () => {
+  it("D1 an error schema encodes the body the API sends, for the current request id, and decodes it back to core's error", () => {
+    const schema = errorSchema(Errors.ValidationFailed)
+    const error = Errors.ValidationFailed.many([{ param: "amount", message: "amount is required" }, { message: "The request is invalid" }])
+    const body = Effect.runSync(Schema.encode(schema)(error).pipe(Effect.locally(CurrentRequestId, "req_test")))
+    assert.deepStrictEqual(body, Errors.errorBody(error, "req_test"))
+    const decoded = Schema.decodeUnknownSync(schema)(body)
+    assert.instanceOf(decoded, Errors.ValidationFailed)
+    assert.deepStrictEqual(decoded.details, error.details)
+    // A 413 is validation_failed too, but not a 400: the 400 schema refuses it.
+    assert.isFalse(Schema.is(Schema.typeSchema(schema))(new Errors.PayloadTooLarge({ message: "too large" })))
   })
 })

@@ -65,7 +65,15 @@ export const errorSchema = <const C extends ErrorClass>(errorClass: C) => {
     isApiError(u) && u.status === errorClass.status && u.code === errorClass.code
   return Schema.transformOrFail(Body, Schema.declare(answers), {
     strict: false,
-    decode: (body, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, body, "an error body is only encoded")),
+    // A client reads the body back into core's class (the 500 class stands for every fault).
+    decode: ({ error: { details, message, param } }) =>
+      ParseResult.succeed(
+        new (errorClass as unknown as new(fields: object) => Answering<C>)({
+          message,
+          ...(param !== undefined ? { param } : {}),
+          ...(details !== undefined ? { details } : {})
+        })
+      ),
     encode: (error) =>
       Effect.map(FiberRef.get(CurrentRequestId), (id) => Errors.errorBody(error, id) as typeof Body.Encoded)
   }).annotations(HttpApiSchema.annotations({
