@@ -1,12 +1,72 @@
 /**
- * The HTTP definition of the merchant API: endpoints, their schemas and statuses. Error
- * responses are rendered by `Middleware` and documented by `OpenApiDocument`.
+ * The HTTP definition of the merchant API, and the only route table: each endpoint with its
+ * path, payload, successes, the errors it can answer and the middleware it runs. Routing,
+ * 404/405, the request checks and `/openapi.json` are all derived from this definition.
  *
  * @since 0.1.0
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
-import { Asset, Discovery, Pagination, PaymentIntent, PaymentIntents, WebhookEvents } from "@tender/core"
-import { Schema } from "effect"
+import {
+  HttpApi,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpApiMiddleware,
+  HttpApiSchema,
+  HttpApiSecurity,
+  Multipart,
+  OpenApi
+} from "@effect/platform"
+import type { Authentication as CoreAuthentication } from "@tender/core"
+import { Asset, Discovery, Errors, Pagination, PaymentIntent, PaymentIntents, WebhookEvents } from "@tender/core"
+import { Context, Schema } from "effect"
+import { AnyError, errorSchema } from "./internal/errorSchema.js"
+import { documentAsClientsSee } from "./internal/openApi.js"
+
+// One schema per error answered: an endpoint lists the ones it can answer (D1, spec 7).
+const ValidationFailed = errorSchema(Errors.ValidationFailed)
+const PayloadTooLarge = errorSchema(Errors.PayloadTooLarge)
+const AuthenticationRequired = errorSchema(Errors.AuthenticationRequired)
+const InvalidApiKey = errorSchema(Errors.InvalidApiKey)
+const CheckoutModeNotAllowed = errorSchema(Errors.CheckoutModeNotAllowed)
+const ResourceNotFound = errorSchema(Errors.ResourceNotFound)
+const IdempotencyConflict = errorSchema(Errors.IdempotencyConflict)
+const PaymentIntentUnexpectedState = errorSchema(Errors.PaymentIntentUnexpectedState)
+const PaymentConfigurationUnavailable = errorSchema(Errors.PaymentConfigurationUnavailable)
+const RoutingUnavailable = errorSchema(Errors.RoutingUnavailable)
+const ServiceUnavailable = errorSchema(Errors.ServiceUnavailable)
+const InternalError = errorSchema(Errors.InternalError)
+
+/** The authenticated caller, provided to handlers by `Authentication` (5, 5.3). @since 0.1.0 */
+export class CurrentPrincipal extends Context.Tag("@tender/http/CurrentPrincipal")<
+  CurrentPrincipal,
+  CoreAuthentication.Principal
+>() {}
+
+/**
+ * Basic authentication with an API key pair (5, D2). Its failures are declared here, so every
+ * authenticated operation documents both 401 codes and the storage faults of the key lookup.
+ *
+ * @since 0.1.0
+ */
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@tender/http/Authentication", {
+  provides: CurrentPrincipal,
+  failure: Schema.Union(AuthenticationRequired, InvalidApiKey, ServiceUnavailable, InternalError),
+  security: {
+    basicAuth: HttpApiSecurity.basic.pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "The public key as user name, the secret key as password (5).")
+    )
+  }
+}) {}
+
+/**
+ * The checks on a request body before it is parsed: Content-Type, at most 1 MiB of JSON (413),
+ * nesting depth (D1); on the endpoints that take a file, a multipart body of at most the file
+ * limit and its framing (413). On the endpoints that take a body; runs after `Authentication` (5).
+ *
+ * @since 0.1.0
+ */
+export class JsonBody extends HttpApiMiddleware.Tag<JsonBody>()("@tender/http/JsonBody", {
+  failure: Schema.Union(ValidationFailed, PayloadTooLarge)
+}) {}
 
 const IdempotencyHeaders = Schema.Struct({
   "idempotency-key": Schema.optional(Schema.String.annotations({
@@ -14,14 +74,14 @@ const IdempotencyHeaders = Schema.Struct({
   }))
 })
 
-/** An upload requires the key (4.9.1, D5): documented as required, checked by the handler (400, not a decode error). */
+const IdPath = Schema.Struct({ id: Schema.String })
+
+/** An upload requires the key (4.4, D5): documented as required; its absence is a 400 naming `Idempotency-Key`. */
 const UploadHeaders = Schema.Struct({
   "idempotency-key": Schema.String.annotations({
     description: "Required for a file upload (4.4): up to 255 printable ASCII characters; a UUID v4 is the default choice."
   })
 })
-
-const IdPath = Schema.Struct({ id: Schema.String })
 
 /** One JPEG or PNG of at most 5 MiB in the part named `file` (4.4, D3). */
 const FileUpload = HttpApiSchema.Multipart(
@@ -38,12 +98,26 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
     HttpApiEndpoint.post("create", "/payment_intents")
       .setPayload(PaymentIntent.CreateParams)
       .setHeaders(IdempotencyHeaders)
-      .addSuccess(PaymentIntent.PaymentIntentCreated, { status: 201 })
+      .middleware(JsonBody)
+      .addSuccess(PaymentIntent.PaymentIntentCreated.annotations(
+        HttpApiSchema.annotations({ status: 201, identifier: "PaymentIntentCreated", description: "The intent, created" })
+      ))
+      // 4.9: a repeat with the same merchant_reference and fields answers the original intent.
+      .addSuccess(PaymentIntent.PaymentIntentCreated.annotations(HttpApiSchema.annotations({
+        status: 200,
+        identifier: "PaymentIntentCreated",
+        description: "The original intent: a repeated create with the same merchant_reference and fields (4.9)"
+      })))
+      .addError(CheckoutModeNotAllowed)
+      .addError(IdempotencyConflict)
+      .addError(PaymentConfigurationUnavailable)
+      .addError(RoutingUnavailable)
   )
   .add(
     HttpApiEndpoint.get("retrieve", "/payment_intents/:id")
-      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPath(IdPath)
       .addSuccess(PaymentIntent.PaymentIntent)
+      .addError(ResourceNotFound)
   )
   .add(
     HttpApiEndpoint.get("list", "/payment_intents")
@@ -51,11 +125,15 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
       .addSuccess(Pagination.ListEnvelope(PaymentIntent.PaymentIntent).annotations({ identifier: "PaymentIntentList" }))
   )
   .add(
-    // 4.5, D3: the body is `{}` or absent.
+    // 4.5, D3: the body is `{}` or absent; the outcome arrives later (3.1.6).
     HttpApiEndpoint.post("confirm", "/payment_intents/:id/confirm")
       .setPath(IdPath)
       .setHeaders(IdempotencyHeaders)
+      .middleware(JsonBody)
       .addSuccess(PaymentIntent.PaymentIntent)
+      .addError(ResourceNotFound)
+      .addError(IdempotencyConflict)
+      .addError(PaymentIntentUnexpectedState)
   )
   .add(
     // 4.4: JSON `{asset_id}`, or the file itself (multipart, part `file`, Idempotency-Key required).
@@ -63,29 +141,57 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
       .setPath(IdPath)
       .setHeaders(IdempotencyHeaders)
       .setPayload(Schema.Union(ReceiptByAsset, FileUpload))
+      .middleware(JsonBody)
       .addSuccess(PaymentIntent.PaymentIntent)
+      .addError(ResourceNotFound)
+      .addError(IdempotencyConflict)
+      .addError(PaymentIntentUnexpectedState)
+      .addError(PayloadTooLarge)
   )
+  .addError(ValidationFailed)
+  // On the endpoints, not the group, so it runs before their own middleware (`JsonBody`):
+  // HttpApi runs a group's middleware after the endpoint's. Last: endpoints added later lack it.
+  .middlewareEndpoints(Authentication)
 {}
 
-/** Assets: files for later receipts (D3). @since 0.1.0 */
-export class AssetsGroup extends HttpApiGroup.make("assets").add(
-  HttpApiEndpoint.post("upload", "/assets")
-    .setHeaders(UploadHeaders)
-    .setPayload(FileUpload)
-    .addSuccess(Asset.Asset, { status: 201 })
-) {}
+/** Assets: files for later receipts (D3, 4.4). @since 0.1.0 */
+export class AssetsGroup extends HttpApiGroup.make("assets")
+  .add(
+    HttpApiEndpoint.post("upload", "/assets")
+      .setHeaders(UploadHeaders)
+      .setPayload(FileUpload)
+      .middleware(JsonBody)
+      .addSuccess(Asset.Asset.annotations(HttpApiSchema.annotations({ status: 201, identifier: "Asset" })))
+      .addError(IdempotencyConflict)
+      .addError(PayloadTooLarge)
+  )
+  .addError(ValidationFailed)
+  .middlewareEndpoints(Authentication)
+{}
 
 /** Discovery (4.6). @since 0.1.0 */
-export class PaymentMethodsGroup extends HttpApiGroup.make("paymentMethods").add(
-  HttpApiEndpoint.get("options", "/payment_methods/options")
-    .setUrlParams(Discovery.DiscoveryParams)
-    .addSuccess(Discovery.DiscoveryResponse)
-) {}
+export class PaymentMethodsGroup extends HttpApiGroup.make("paymentMethods")
+  .add(
+    HttpApiEndpoint.get("options", "/payment_methods/options")
+      .setUrlParams(Discovery.DiscoveryParams)
+      // Core names this schema like create's payment_method_options; one name, two schemas, would
+      // point this response at the wrong one.
+      .addSuccess(Discovery.DiscoveryResponse.annotations({ identifier: "PaymentMethodDiscovery" }))
+  )
+  .addError(ValidationFailed)
+  .middlewareEndpoints(Authentication)
+{}
 
-/** The webhook event type catalogue (4.11, D3), without authentication. @since 0.1.0 */
+/** The webhook event type catalogue (4.11, D3), without authentication (5.5). @since 0.1.0 */
 export class WebhookEventTypesGroup extends HttpApiGroup.make("webhookEventTypes").add(
   HttpApiEndpoint.get("catalogue", "/webhook_event_types").addSuccess(WebhookEvents.Catalogue)
 ) {}
+
+/** The OpenAPI document of this API, itself left out of the document. @since 0.1.0 */
+export class OpenApiGroup extends HttpApiGroup.make("openApi")
+  .add(HttpApiEndpoint.get("document", "/openapi.json"))
+  .annotate(OpenApi.Exclude, true)
+{}
 
 /** The whole API. @since 0.1.0 */
 export class TenderApi extends HttpApi.make("tender")
@@ -93,4 +199,15 @@ export class TenderApi extends HttpApi.make("tender")
   .add(AssetsGroup)
   .add(PaymentMethodsGroup)
   .add(WebhookEventTypesGroup)
+  .add(OpenApiGroup)
+  // Any request can meet an unexpected fault (D1: details logged, never sent).
+  .addError(InternalError)
+  .annotate(HttpApi.AdditionalSchemas, [AnyError])
+  .annotateContext(OpenApi.annotations({
+    title: "Tender merchant payments API",
+    version: "0.1.0",
+    description: "Payment intents, discovery, idempotency and webhooks. Every error answers the body of " +
+      "#/components/schemas/Error (D1); each error response names its codes.",
+    transform: documentAsClientsSee
+  }))
 {}

@@ -1,32 +1,29 @@
 /**
- * Handlers: decode is done by the API definition, rules by `@tender/core`; these only
- * connect the two and render.
+ * Handlers: decoding is done by the API definition, rules by `@tender/core`; these only
+ * connect the two. A failure is an error the endpoint declares (the compiler holds them to
+ * it) and is rendered by `Middleware`; a response core already rendered is sent as it is.
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpApiError, HttpServerResponse } from "@effect/platform"
-import type { HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder, HttpApiError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Asset, Discovery, Errors, Idempotency, PaymentIntents, Receipts, WebhookEvents } from "@tender/core"
 import { Effect, FiberRef, Layer, Schema } from "effect"
-import { TenderApi } from "./Api.js"
-import { CurrentRequestId, fromDecodeError, principal, renderError, toHttp } from "./Middleware.js"
+import { CurrentPrincipal, TenderApi } from "./Api.js"
+import { CurrentRequestId } from "./internal/errorSchema.js"
+import { endpointLayer, fromDecodeError, toHttp } from "./Middleware.js"
 import * as Upload from "./Upload.js"
 
-/** Run an effect of a typed result, rendering a failure in the D1 shape. */
-const orRender = <A, R>(effect: Effect.Effect<A, Errors.ApiError, R>) =>
-  Effect.catchAll(effect, (e) => renderError(e))
-
-/** Who asks, under which request id and `Idempotency-Key` (D5: a malformed key is a 400 before anything runs). */
+/** Who asks, under which request id and `Idempotency-Key` (D5: a malformed or missing required key is a 400 first). */
 const context = (rawKey: string | undefined, required = false) =>
   Effect.gen(function*() {
-    const who = yield* principal
+    const principal = yield* CurrentPrincipal
     const requestId = yield* FiberRef.get(CurrentRequestId)
     const idempotencyKey = yield* Idempotency.validateKey(rawKey, required)
-    return { principal: who, requestId, idempotencyKey }
+    return { principal, requestId, idempotencyKey }
   })
 
 /** A body that must be `{}` or absent (4.5, D3). */
-const emptyBody = (request: HttpServerRequest.HttpServerRequest) =>
+const emptyBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
   Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) => {
     if (text.trim() === "") return Effect.void
     try {
@@ -36,7 +33,7 @@ const emptyBody = (request: HttpServerRequest.HttpServerRequest) =>
       // answered below
     }
     return Effect.fail(Errors.ValidationFailed.at("body", "The body must be {} or absent."))
-  })
+  }))
 
 const ReceiptByAsset = Schema.Struct({ asset_id: Schema.String }).annotations({ parseOptions: { onExcessProperty: "error", errors: "all" } })
 
@@ -54,26 +51,27 @@ const jsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Sc
     )
   })
 
-/** @since 0.1.0 */
-export const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (handlers) =>
+const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (handlers) =>
   handlers
     .handle("create", ({ headers, payload }) =>
-      orRender(Effect.gen(function*() {
+      Effect.gen(function*() {
+        const principal = yield* CurrentPrincipal
+        const requestId = yield* FiberRef.get(CurrentRequestId)
+        const idempotencyKey = yield* Idempotency.validateKey(headers["idempotency-key"])
+        // Core renders and stores the answer, so a replay is byte for byte (D5).
+        return toHttp(yield* PaymentIntents.create({ principal, requestId, idempotencyKey }, payload))
+      }))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => PaymentIntents.retrieve(principal, path.id)))
+    .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (principal) => PaymentIntents.list(principal, urlParams)))
+    .handle("confirm", ({ headers, path }) =>
+      Effect.gen(function*() {
         const ctx = yield* context(headers["idempotency-key"])
-        return toHttp(yield* PaymentIntents.create(ctx, payload))
-      })))
-    .handle("retrieve", ({ path }) =>
-      orRender(Effect.flatMap(principal, (who) => PaymentIntents.retrieve(who, path.id))))
-    .handle("list", ({ urlParams }) =>
-      orRender(Effect.flatMap(principal, (who) => PaymentIntents.list(who, urlParams))))
-    .handleRaw("confirm", ({ headers, path, request }) =>
-      orRender(Effect.gen(function*() {
-        const ctx = yield* context(headers["idempotency-key"])
-        yield* emptyBody(request)
+        yield* emptyBody
         return toHttp(yield* PaymentIntents.confirm(ctx, path.id))
-      })))
+      }))
+    // Raw: the multipart body is streamed by `Upload.file`, never persisted whole by the decoder.
     .handleRaw("receipt", ({ headers, path, request }) =>
-      orRender(Effect.gen(function*() {
+      Effect.gen(function*() {
         if (Upload.isMultipart(request)) {
           // 4.4: the multipart upload requires Idempotency-Key.
           const ctx = yield* context(headers["idempotency-key"], true)
@@ -83,31 +81,36 @@ export const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntent
         const ctx = yield* context(headers["idempotency-key"])
         const body = yield* jsonBody(request, ReceiptByAsset)
         return toHttp(yield* Receipts.submit(ctx, path.id, { _tag: "AssetId", assetId: body.asset_id }))
-      }))))
+      })))
 
-/** @since 0.1.0 */
-export const AssetsLive = HttpApiBuilder.group(TenderApi, "assets", (handlers) =>
-  handlers.handleRaw("upload", ({ request }) =>
-    orRender(Effect.gen(function*() {
+const AssetsLive = HttpApiBuilder.group(TenderApi, "assets", (handlers) =>
+  handlers.handleRaw("upload", ({ headers, request }) =>
+    Effect.gen(function*() {
       if (!Upload.isMultipart(request)) {
         return yield* Errors.ValidationFailed.at("Content-Type", "Content-Type must be multipart/form-data, with the file in the part named file.")
       }
-      // D5: the key is required here; read from the raw headers, so its absence is our 400, not a decode error.
-      const ctx = yield* context(request.headers["idempotency-key"], true)
+      const ctx = yield* context(headers["idempotency-key"], true)
       const bytes = yield* Upload.file(request)
       return toHttp(yield* Asset.upload(ctx, bytes))
-    }))))
+    })))
 
-/** @since 0.1.0 */
-export const PaymentMethodsLive = HttpApiBuilder.group(TenderApi, "paymentMethods", (handlers) =>
-  handlers.handle("options", ({ urlParams }) => Effect.flatMap(principal, (who) => Discovery.discover(who, urlParams))))
+const PaymentMethodsLive = HttpApiBuilder.group(TenderApi, "paymentMethods", (handlers) =>
+  handlers.handle("options", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (principal) => Discovery.discover(principal, urlParams))))
+
+const json = (body: string) => HttpServerResponse.text(body, { contentType: "application/json" })
 
 const catalogueBody = JSON.stringify(WebhookEvents.catalogue)
 
-/** @since 0.1.0 */
-export const WebhookEventTypesLive = HttpApiBuilder.group(TenderApi, "webhookEventTypes", (handlers) =>
-  handlers.handle("catalogue", () =>
-    Effect.succeed(HttpServerResponse.text(catalogueBody, { contentType: "application/json" }))))
+const WebhookEventTypesLive = HttpApiBuilder.group(TenderApi, "webhookEventTypes", (handlers) =>
+  handlers.handle("catalogue", () => Effect.succeed(json(catalogueBody))))
 
-/** Every group. @since 0.1.0 */
-export const layer = Layer.mergeAll(PaymentIntentsLive, AssetsLive, PaymentMethodsLive, WebhookEventTypesLive)
+const OpenApiLive = HttpApiBuilder.group(TenderApi, "openApi", (handlers) =>
+  Effect.sync(() => {
+    const body = JSON.stringify(OpenApi.fromApi(TenderApi))
+    return handlers.handle("document", () => Effect.succeed(json(body)))
+  }))
+
+/** Every group, with the endpoint middleware they run. @since 0.1.0 */
+export const layer = Layer.mergeAll(PaymentIntentsLive, AssetsLive, PaymentMethodsLive, WebhookEventTypesLive, OpenApiLive).pipe(
+  Layer.provide(endpointLayer)
+)

@@ -1,61 +1,30 @@
 /**
- * The API-level middleware: a request id on every response, authentication (5, D2),
- * and every failure rendered as the D1 error body. It runs inside the error encoder, so
- * decode failures, malformed JSON and unknown routes never reach Effect's default bodies.
+ * The middleware of the API. Around the whole API: a request id on every response, every
+ * failure rendered as the D1 error body (it runs inside the error encoder, so decode failures,
+ * malformed JSON and unknown routes never reach Effect's default bodies), and 404/405 from
+ * the routes of the definition. Around endpoints: the implementations of `Authentication`
+ * (5, D2) and `JsonBody` declared in `Api`.
  *
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { ApiResponse, Authentication, Errors, Idempotency, Ids, Merchants } from "@tender/core"
-import { Cause, Effect, FiberRef, Option } from "effect"
-import { TenderApi } from "./Api.js"
+import { ApiResponse, Authentication as CoreAuthentication, Errors, Idempotency, Ids, Merchants } from "@tender/core"
+import { Cause, Effect, FiberRef, Layer, Option } from "effect"
+import { Authentication, JsonBody, TenderApi } from "./Api.js"
+import { CurrentRequestId, isApiError } from "./internal/errorSchema.js"
+import * as Routes from "./internal/routes.js"
 import * as Upload from "./Upload.js"
 
-/** The id of the request being served (D1 `request_id`, `Request-Id` header). @since 0.1.0 */
-export const CurrentRequestId = FiberRef.unsafeMake<string>("")
-
-/** The authenticated caller, set for every route that needs one. @since 0.1.0 */
-export const CurrentPrincipal = FiberRef.unsafeMake<Authentication.Principal | undefined>(undefined)
-
-/** The caller, for handlers of authenticated routes. @since 0.1.0 */
-export const principal = Effect.flatMap(FiberRef.get(CurrentPrincipal), (p) =>
-  p === undefined ? Effect.dieMessage("no principal on an authenticated route") : Effect.succeed(p))
-
-interface RouteEntry {
-  readonly pattern: RegExp
-  readonly methods: ReadonlyArray<string>
-  readonly public: boolean
-  readonly json?: boolean
-  /** Takes a multipart file upload (up to `Upload.maxUploadBodyBytes`) as well as, or instead of, JSON. */
-  readonly upload?: "only" | "or-json"
-  /** The last path segment is the resource id (D1: a bad id format is a 400). */
-  readonly pathId?: boolean
-}
-
-/** The routes, for 404 vs 405 and for which need no authentication (4.11, 5.5). @since 0.1.0 */
-export const routes: ReadonlyArray<RouteEntry> = [
-  { pattern: /^\/payment_intents$/, methods: ["GET", "POST"], public: false, json: true },
-  { pattern: /^\/payment_intents\/[^/]+$/, methods: ["GET"], public: false, pathId: true },
-  { pattern: /^\/payment_intents\/[^/]+\/confirm$/, methods: ["POST"], public: false, json: true, pathId: true },
-  { pattern: /^\/payment_intents\/[^/]+\/receipt$/, methods: ["POST"], public: false, json: true, upload: "or-json", pathId: true },
-  { pattern: /^\/assets$/, methods: ["POST"], public: false, upload: "only" },
-  { pattern: /^\/payment_methods\/options$/, methods: ["GET"], public: false },
-  { pattern: /^\/webhook_event_types$/, methods: ["GET"], public: true },
-  { pattern: /^\/openapi\.json$/, methods: ["GET"], public: true }
-]
-
-/** The largest JSON body accepted: a create request is well under 16 KiB. @since 0.1.0 */
-export const maxJsonBodyBytes = 1024 * 1024
+/** The largest JSON body accepted: a create request is well under 16 KiB (D1). */
+const maxJsonBodyBytes = 1024 * 1024
 
 /**
  * The deepest nesting of arrays and objects a JSON body may have. No valid request nests
  * beyond three levels; Effect's decoder formats a rejected value recursively, so a body
  * nested thousands deep would overflow the stack there (a 500) instead of getting its 400.
- *
- * @since 0.1.0
  */
-export const maxJsonDepth = 64
+const maxJsonDepth = 64
 
 /** Whether `text` nests arrays and objects deeper than `max` (strings are skipped). */
 const nestsDeeperThan = (text: string, max: number): boolean => {
@@ -74,19 +43,10 @@ const nestsDeeperThan = (text: string, max: number): boolean => {
   return false
 }
 
-const decodesAsPath = (path: string): boolean => {
-  try {
-    decodeURIComponent(path)
-    return true
-  } catch {
-    return false
-  }
-}
-
 const tooLarge = () =>
   new Errors.PayloadTooLarge({ param: "body", message: `The request body is larger than ${maxJsonBodyBytes} bytes.` })
 
-/** Send a rendered core response. @since 0.1.0 */
+/** Send a rendered core response (a success, or an error core rendered and may replay, D5). @since 0.1.0 */
 export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(response.body, {
     status: response.status,
@@ -94,14 +54,14 @@ export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.Ht
     headers: response.replayed ? { "idempotent-replayed": "true", "request-id": response.requestId } : {}
   })
 
-/** Render an API error for the current request; a 5xx is logged, its details never sent. @since 0.1.0 */
-export const renderError = (error: Errors.ApiError) =>
+/** Render an API error for the current request; a 5xx is logged, its details never sent (D1). */
+const renderError = (error: Errors.ApiError) =>
   Effect.zipRight(
     error.status >= 500 ? Effect.logError("tender: request failed", error) : Effect.void,
     Effect.map(FiberRef.get(CurrentRequestId), (id) => toHttp(ApiResponse.fromError(error, id)))
   )
 
-/** Header schemas need lowercase keys; the error names a header as clients write it (D1). */
+/** Header schemas need lowercase keys; an error names a header as clients write it (D1). */
 const headerNames: Record<string, string> = { "idempotency-key": Idempotency.header }
 
 const paramOf = (path: ReadonlyArray<PropertyKey>) => {
@@ -131,10 +91,6 @@ export const fromDecodeError = (error: HttpApiError.HttpApiDecodeError): Errors.
   return Errors.ValidationFailed.many(details.length > 0 ? details : [{ message: "The request is invalid" }])
 }
 
-const isApiError = (u: unknown): u is Errors.ApiError =>
-  typeof u === "object" && u !== null && "code" in u && "status" in u && "_tag" in u &&
-  typeof (u as { status: unknown }).status === "number"
-
 /** Turn any failure or defect into a D1 response; 5xx details go to the log only. */
 const renderCause = (cause: Cause.Cause<unknown>) => {
   const failure = Cause.failureOption(cause)
@@ -147,9 +103,6 @@ const renderCause = (cause: Cause.Cause<unknown>) => {
     if (error._tag === "RequestError" && error.reason === "Decode") {
       return renderError(Errors.ValidationFailed.at("body", "The request body is not valid JSON."))
     }
-    if (error._tag === "RouteNotFound") {
-      return renderError(new Errors.ResourceNotFound({ message: "Unknown route." }))
-    }
   }
   if (isApiError(error)) return renderError(error)
   return Effect.zipRight(
@@ -157,6 +110,70 @@ const renderCause = (cause: Cause.Cause<unknown>) => {
     renderError(new Errors.InternalError({ message: "unexpected failure" }))
   )
 }
+
+/** The caller, from the raw `Authorization` header (D2: see `Authentication` for why not the decoded credentials). */
+const authenticate = Effect.flatMap(
+  HttpServerRequest.HttpServerRequest,
+  (request) => CoreAuthentication.fromAuthorizationHeader(request.headers["authorization"])
+)
+
+/**
+ * `Authentication`: HttpApi's Basic decoding hands over empty credentials for a missing or
+ * undecodable header, ignores the scheme and breaks on a `:` in the secret, so the raw header
+ * is read and parsed by core (D2: `authentication_required` vs `invalid_api_key`).
+ */
+const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.map(Effect.context<Merchants.Merchants>(), (context) =>
+    Authentication.of({ basicAuth: () => Effect.provide(authenticate, context) }))
+)
+
+/** `JsonBody`: the body is read once here and cached by the request; the decoder reuses this read. */
+const JsonBodyLive = Layer.succeed(
+  JsonBody,
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const uploads = Routes.find(request.method, pathOf(request.url))?.uploads === true
+    if (uploads && Upload.isMultipart(request)) {
+      // The file is streamed by the handler, cut off one byte past its limit (Upload.file).
+      if (Number(request.headers["content-length"] ?? "0") > Upload.maxUploadBodyBytes) {
+        return yield* Effect.fail(new Errors.PayloadTooLarge({
+          param: "file",
+          message: `The request body is larger than ${Upload.maxUploadBodyBytes} bytes: a file is at most 5 MiB.`
+        }))
+      }
+      return
+    }
+    const type = request.headers["content-type"]
+    if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) {
+      return yield* Effect.fail(Errors.ValidationFailed.at(
+        "Content-Type",
+        uploads ? "Content-Type must be multipart/form-data (or application/json where the route takes an id)." : "Content-Type must be application/json."
+      ))
+    }
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (length > maxJsonBodyBytes) return yield* Effect.fail(tooLarge())
+    const text: string = yield* request.text.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(maxJsonBodyBytes)),
+      Effect.catchAll((error): Effect.Effect<never, Errors.PayloadTooLarge | Errors.ValidationFailed> =>
+        Effect.fail(
+          error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
+            ? tooLarge()
+            : Errors.ValidationFailed.at("body", "The request body could not be read.")
+        ))
+    )
+    // A fetch-style host's request ignores the size limit while streaming: check what arrived.
+    if (Buffer.byteLength(text, "utf8") > maxJsonBodyBytes) return yield* Effect.fail(tooLarge())
+    if (nestsDeeperThan(text, maxJsonDepth)) {
+      return yield* Effect.fail(
+        Errors.ValidationFailed.at("body", `The request body nests arrays and objects deeper than ${maxJsonDepth} levels.`)
+      )
+    }
+  })
+)
+
+/** The implementations of the endpoint middleware, for the group layers. @since 0.1.0 */
+export const endpointLayer = Layer.merge(AuthenticationLive, JsonBodyLive)
 
 const pathOf = (url: string) => {
   try {
@@ -166,8 +183,35 @@ const pathOf = (url: string) => {
   }
 }
 
+const isRouteNotFound = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  return Option.isSome(failure) && HttpServerError.isServerError(failure.value) && failure.value._tag === "RouteNotFound"
+}
+
+/** What the router found no route for: an unknown path (404), a method the path lacks (405) or a bad escape. */
+const routeNotFound = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const path = pathOf(request.url)
+    const methods = Routes.methodsOf(path)
+    if (methods.length === 0) {
+      return yield* new Errors.ResourceNotFound({ message: `Unknown route ${request.method} ${path}.` })
+    }
+    const route = Routes.find(request.method, path)
+    if (route === undefined) {
+      const res = yield* renderError(new Errors.MethodNotAllowed({
+        message: `${request.method} is not allowed on ${path}; allowed: ${methods.join(", ")}.`
+      }))
+      return HttpServerResponse.setHeader(res, "allow", methods.join(", "))
+    }
+    // The router matches decoded paths only; the endpoint exists, so its authentication comes first (5).
+    if (route.authenticated) yield* authenticate
+    const param = Routes.undecodableParam(route, path)
+    return yield* Errors.ValidationFailed.at(param ?? "path", `The ${param ?? "path"} in the path is not a valid percent-encoded string.`)
+  })
+
 /**
- * The middleware around the whole API. Needs the merchant directory to authenticate.
+ * The middleware around the whole API. Needs the merchant directory to authenticate a
+ * request whose path the router cannot decode.
  *
  * @since 0.1.0
  */
@@ -177,63 +221,21 @@ export const layer = HttpApiBuilder.middleware(
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = Ids.prefixes.request + Ids.randomBase62()
-      const response = yield* Effect.gen(function*() {
-        const path = pathOf(request.url)
-        const route = routes.find((r) => r.pattern.test(path))
-        if (route === undefined) {
-          return yield* new Errors.ResourceNotFound({ message: `Unknown route ${request.method} ${path}.` })
-        }
-        if (!route.methods.includes(request.method)) {
-          const res = yield* renderError(new Errors.MethodNotAllowed({
-            message: `${request.method} is not allowed on ${path}; allowed: ${route.methods.join(", ")}.`
-          }))
-          return HttpServerResponse.setHeader(res, "allow", route.methods.join(", "))
-        }
-        let who: Authentication.Principal | undefined
-        if (!route.public) {
-          who = yield* Authentication.fromAuthorizationHeader(request.headers["authorization"]).pipe(
-            Effect.provide(context),
-            Effect.tapErrorTag("AuthenticationRequired", () => Effect.void)
-          )
-        }
-        const uploading = request.method === "POST" && route.upload !== undefined && Upload.isMultipart(request)
-        const bodyLimit = uploading ? Upload.maxUploadBodyBytes : maxJsonBodyBytes
-        if (uploading && Number(request.headers["content-length"] ?? "0") > bodyLimit) {
-          return yield* new Errors.PayloadTooLarge({ param: "file", message: `The request body is larger than ${bodyLimit} bytes: a file is at most 5 MiB.` })
-        }
-        if (request.method === "POST" && route.json === true && !uploading) {
-          const type = request.headers["content-type"]
-          if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) {
-            return yield* Errors.ValidationFailed.at(
-              "Content-Type",
-              route.upload === undefined ? "Content-Type must be application/json." : "Content-Type must be application/json or multipart/form-data."
-            )
-          }
-          const length = Number(request.headers["content-length"] ?? "0")
-          if (length > maxJsonBodyBytes) return yield* tooLarge()
-          // The body is read once and cached by the request: the decoder reuses this read.
-          const text = yield* request.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(maxJsonBodyBytes)))
-          // A fetch-style host's request ignores the size limit while streaming: check what arrived.
-          if (Buffer.byteLength(text, "utf8") > maxJsonBodyBytes) return yield* tooLarge()
-          if (nestsDeeperThan(text, maxJsonDepth)) {
-            return yield* Errors.ValidationFailed.at("body", `The request body nests arrays and objects deeper than ${maxJsonDepth} levels.`)
-          }
-        }
-        if (route.pathId === true && !decodesAsPath(path)) {
-          return yield* Errors.ValidationFailed.at("id", "The id in the path is not a valid percent-encoded string.")
-        }
+      const uploads = Routes.find(request.method, pathOf(request.url))?.uploads === true && Upload.isMultipart(request)
+      const response = yield* app.pipe(
         // A chunked body without Content-Length is cut off at the same size while it streams in.
-        return yield* Effect.locally(app, CurrentPrincipal, who).pipe(
-          HttpIncomingMessage.withMaxBodySize(Option.some(bodyLimit))
-        )
-      }).pipe(
-        Effect.locally(CurrentRequestId, requestId),
-        Effect.catchAllCause((cause) => Effect.locally(renderCause(cause), CurrentRequestId, requestId))
+        HttpIncomingMessage.withMaxBodySize(Option.some(uploads ? Upload.maxUploadBodyBytes : maxJsonBodyBytes)),
+        Effect.catchAllCause((cause) =>
+          isRouteNotFound(cause)
+            ? routeNotFound(request).pipe(Effect.provide(context), Effect.catchAllCause(renderCause))
+            : renderCause(cause)
+        ),
+        Effect.locally(CurrentRequestId, requestId)
       )
       const withId = response.headers["request-id"] === undefined
         ? HttpServerResponse.setHeader(response, "request-id", requestId)
         : response
-      // After a 413 the rest of the body is never read: close the connection (STACK.md).
+      // After a 413 the rest of the body is never read: close the connection.
       const closed = response.status === 413 ? HttpServerResponse.setHeader(withId, "connection", "close") : withId
       // A 503 is transient (a storage outage): say when to try again.
       const retry = response.status === 503 ? HttpServerResponse.setHeader(closed, "retry-after", "1") : closed

@@ -10,7 +10,6 @@ import { Layer } from "effect"
 import { TenderApi } from "./Api.js"
 import * as Handlers from "./Handlers.js"
 import * as Middleware from "./Middleware.js"
-import * as OpenApiDocument from "./OpenApiDocument.js"
 
 /**
  * The API as a layer: provide it the core services (for example
@@ -20,8 +19,7 @@ import * as OpenApiDocument from "./OpenApiDocument.js"
  */
 export const layer = Layer.mergeAll(
   HttpApiBuilder.api(TenderApi).pipe(Layer.provide(Handlers.layer)),
-  Middleware.layer,
-  OpenApiDocument.layer
+  Middleware.layer
 )
 
 /** The core services the API needs. @since 0.1.0 */

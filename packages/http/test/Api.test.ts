@@ -158,6 +158,24 @@ describe("Authentication over HTTP (5, D2)", () => {
     assertError(await call(h, "POST", "/payment_intents", { raw: "{", headers: { "content-type": "application/json" } }), 401, "authentication_required")
   })
 
+  it("5 authentication comes before the body checks: no credentials and a wrong Content-Type, an oversized or a too deep body -> 401", async () => {
+    const big = JSON.stringify({ ...promptpay, metadata: { blob: "x".repeat(1024 * 1024) } })
+    for (const [raw, headers] of [
+      [JSON.stringify(promptpay), { "content-type": "text/plain" }],
+      [big, { "content-type": "application/json", "content-length": String(Buffer.byteLength(big)) }],
+      ["[".repeat(100) + "]".repeat(100), { "content-type": "application/json" }]
+    ] as const) {
+      assertError(await call(h, "POST", "/payment_intents", { raw, headers }), 401, "authentication_required")
+    }
+  })
+
+  it("5 a path id with a bad percent escape is authenticated first: no credentials -> 401; with them -> 400 param id", async () => {
+    assertError(await call(h, "GET", "/payment_intents/dord_%E0%A4%A"), 401, "authentication_required")
+    assertError(await call(h, "GET", "/payment_intents/dord_%E0%A4%A", { key: { public: keys.demoTest.public, secret: "sk_test_wrongwrongwrong" } }), 401, "invalid_api_key")
+    assertError(await call(h, "GET", "/payment_intents/dord_%E0%A4%A", { key: keys.demoTest }), 400, "validation_failed", "id")
+    assertError(await call(h, "DELETE", "/payment_intents/dord_%E0%A4%A"), 405, "method_not_allowed")
+  })
+
   it("5.3 the key's environment is stamped on what it creates; no body field overrides it", async () => {
     const res = await call(h, "POST", "/payment_intents", { key: keys.demoLive, body: { ...hosted, environment: "test" } })
     assertError(res, 400, "validation_failed", "environment")
@@ -247,10 +265,14 @@ describe("GET routes over HTTP", () => {
     assert.property(doc.components.schemas, "Error")
     assert.notProperty(doc.components.schemas, "HttpApiDecodeError")
     assert.notInclude(res.text, "HttpApiDecodeError")
-    assert.deepStrictEqual(doc.security, [{ basicAuth: [] }])
+    assert.deepStrictEqual(doc.components.securitySchemes.basicAuth.scheme, "basic")
+    assert.deepStrictEqual(doc.paths["/payment_intents"].get.security, [{ basicAuth: [] }])
     const create = doc.paths["/payment_intents"].post
     for (const status of ["201", "200", "400", "401", "403", "409", "422"]) assert.property(create.responses, status)
-    assert.strictEqual(create.responses["422"].content["application/json"].schema.$ref, "#/components/schemas/Error")
+    assert.deepStrictEqual(create.responses["422"].content["application/json"].schema, {
+      anyOf: [{ $ref: "#/components/schemas/PaymentConfigurationUnavailable" }, { $ref: "#/components/schemas/RoutingUnavailable" }]
+    })
+    assert.deepStrictEqual(doc.components.schemas.RoutingUnavailable.properties.error.properties.code, { type: "string", enum: ["routing_unavailable"] })
     assert.deepStrictEqual(doc.paths["/webhook_event_types"].get.security, [])
     assert.deepStrictEqual(
       doc.paths["/payment_intents"].get.parameters.map((p: { name: string }) => p.name),

@@ -1,0 +1,120 @@
+/**
+ * The OpenAPI document served at /openapi.json is generated from the HttpApi definition:
+ * it must be self-contained and carry the security the definition's middleware declares.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { HttpApi, HttpApiMiddleware } from "@effect/platform"
+import { Errors } from "@tender/core"
+import { Effect, Schema } from "effect"
+import { Api } from "../src/index.js"
+import { CurrentRequestId, errorSchema } from "../src/internal/errorSchema.js"
+import { app, call } from "./harness.js"
+
+const served = async () => {
+  const res = await call(app(), "GET", "/openapi.json")
+  assert.strictEqual(res.status, 200, res.text)
+  return res.json
+}
+
+/** Every `$ref` in `value`, with where it was found. */
+const refsIn = (value: unknown, at: string, out: Array<[string, string]> = []): Array<[string, string]> => {
+  if (Array.isArray(value)) value.forEach((v, i) => refsIn(v, `${at}/${i}`, out))
+  else if (typeof value === "object" && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "$ref" && typeof v === "string") out.push([at, v])
+      else refsIn(v, `${at}/${k}`, out)
+    }
+  }
+  return out
+}
+
+/** Resolve a local JSON pointer (`#/a/b`) inside `doc`. */
+const resolve = (doc: any, ref: string): unknown =>
+  ref.slice(2).split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce((node: any, key) => (node === undefined || node === null ? undefined : node[key]), doc)
+
+describe("the generated OpenAPI document", () => {
+  it("OpenAPI every $ref resolves inside the document", async () => {
+    const doc = await served()
+    const refs = refsIn(doc, "#")
+    assert.isAbove(refs.length, 10)
+    for (const [at, ref] of refs) {
+      assert.isTrue(ref.startsWith("#/"), `${at}: ${ref} points outside the document`)
+      assert.isDefined(resolve(doc, ref), `${at}: ${ref} does not resolve`)
+    }
+  })
+
+  it("5 OpenAPI the Basic security scheme and each operation's security are generated; the catalogue and /openapi.json need none", async () => {
+    const doc = await served()
+    assert.deepStrictEqual(doc.components.securitySchemes, {
+      basicAuth: { type: "http", scheme: "basic", description: "The public key as user name, the secret key as password (5)." }
+    })
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods as Record<string, any>).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const))
+    assert.sameMembers(operations.map(([name]) => name), [
+      "POST /payment_intents", "GET /payment_intents", "GET /payment_intents/{id}", "POST /payment_intents/{id}/confirm",
+      "POST /payment_intents/{id}/receipt", "POST /assets", "GET /payment_methods/options", "GET /webhook_event_types"
+    ])
+    for (const [name, op] of operations) {
+      if (name === "GET /webhook_event_types") {
+        assert.deepStrictEqual(op.security, [], name)
+        assert.notProperty(op.responses, "401", name)
+      } else {
+        assert.deepStrictEqual(op.security, [{ basicAuth: [] }], name)
+        assert.sameMembers(op.responses["401"].content["application/json"].schema.anyOf.map((s: { $ref: string }) => s.$ref), [
+          "#/components/schemas/AuthenticationRequired", "#/components/schemas/InvalidApiKey"
+        ], name)
+      }
+    }
+    // The document itself is served without authentication and is not one of its operations.
+    assert.notProperty(doc.paths, "/openapi.json")
+  })
+
+  it("D1 OpenAPI each error code has its named D1 schema; Effect's own decode-error body is not in the document", async () => {
+    const doc = await served()
+    for (const [name, code] of [
+      ["ValidationFailed", "validation_failed"], ["AuthenticationRequired", "authentication_required"],
+      ["InvalidApiKey", "invalid_api_key"], ["ResourceNotFound", "resource_not_found"], ["InternalError", "internal_error"]
+    ] as const) {
+      assert.deepStrictEqual(doc.components.schemas[name].properties.error.properties.code.enum, [code], name)
+    }
+    assert.notProperty(doc.components.schemas, "HttpApiDecodeError")
+    assert.notProperty(doc.components.schemas, "Issue")
+    const create = doc.paths["/payment_intents"].post
+    assert.strictEqual(create.responses["413"].content["application/json"].schema.$ref, "#/components/schemas/ValidationFailed")
+    for (const status of ["200", "201"]) {
+      assert.strictEqual(create.responses[status].content["application/json"].schema.$ref, "#/components/schemas/PaymentIntentCreated")
+    }
+  })
+
+  it("5 D1 the definition: every endpoint but the catalogue and the document authenticates; every JSON body is checked by JsonBody", () => {
+    const seen: Array<string> = []
+    HttpApi.reflect(Api.TenderApi, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint, middleware, payloads }) => {
+        const name = `${endpoint.method} ${endpoint.path}`
+        seen.push(name)
+        const isPublic = name === "GET /webhook_event_types" || name === "GET /openapi.json"
+        assert.strictEqual([...middleware].some(HttpApiMiddleware.isSecurity), !isPublic, name)
+        const keys = [...middleware].map((m) => m.key)
+        assert.strictEqual(keys.includes(Api.Authentication.key), !isPublic, name)
+        if (endpoint.method !== "GET" && payloads.has("application/json")) assert.include(keys, Api.JsonBody.key, name)
+      }
+    })
+    assert.include(seen, "POST /payment_intents")
+  })
+})
+
+describe("the D1 error schemas", () => {
+  it("D1 an error schema encodes the body the API sends, for the current request id, and decodes it back to core's error", () => {
+    const schema = errorSchema(Errors.ValidationFailed)
+    const error = Errors.ValidationFailed.many([{ param: "amount", message: "amount is required" }, { message: "The request is invalid" }])
+    const body = Effect.runSync(Schema.encode(schema)(error).pipe(Effect.locally(CurrentRequestId, "req_test")))
+    assert.deepStrictEqual(body, Errors.errorBody(error, "req_test"))
+    const decoded = Schema.decodeUnknownSync(schema)(body)
+    assert.instanceOf(decoded, Errors.ValidationFailed)
+    assert.deepStrictEqual(decoded.details, error.details)
+    // A 413 is validation_failed too, but not a 400: the 400 schema refuses it.
+    assert.isFalse(Schema.is(Schema.typeSchema(schema))(new Errors.PayloadTooLarge({ message: "too large" })))
+  })
+})
