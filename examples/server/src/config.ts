@@ -24,7 +24,9 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     seedPath: env["TENDER_SEED"] === undefined ? defaultSeedPath : resolve(env["INIT_CWD"] ?? process.cwd(), env["TENDER_SEED"]),
     // PostgreSQL when DATABASE_URL is set; the embedded in-memory store otherwise.
     databaseUrl: env["DATABASE_URL"] === undefined || env["DATABASE_URL"] === "" ? undefined : env["DATABASE_URL"],
-    tablePrefix: env["TENDER_TABLE_PREFIX"] ?? "tender_"
+    tablePrefix: env["TENDER_TABLE_PREFIX"] ?? "tender_",
+    // How long a worker's claim on a task holds before another process may take it over.
+    taskLeaseMillis: env["TENDER_TASK_LEASE_MS"] === undefined ? undefined : Number(env["TENDER_TASK_LEASE_MS"])
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Maintenance, Tender } from "@tender/core"
+import { Maintenance, Tender, Workers } from "@tender/core"
 import { TenderHttp } from "@tender/http"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
@@ -25,15 +25,16 @@ const describeStore = (databaseUrl: string | undefined, tablePrefix: string) => 
 }
 
 const main = Effect.gen(function*() {
-  const { checkoutSecret, databaseUrl, port, publicUrl, seedPath, tablePrefix } = options()
+  const { checkoutSecret, databaseUrl, port, publicUrl, seedPath, tablePrefix, taskLeaseMillis } = options()
   const seed = yield* loadSeed(seedPath)
   const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret } }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.
   const store = databaseUrl === undefined
     ? Tender.layerMemory(tender)
     : Tender.layer(tender, PgStorage.layerFromUrl({ url: databaseUrl, tablePrefix }))
-  // Expired idempotency keys are deleted every hour (each process may run it; it is idempotent).
-  const services = Maintenance.layerSchedule("1 hour").pipe(Layer.provideMerge(store))
+  // Expired idempotency keys are deleted every hour (each process may run it; it is idempotent), and
+  // the workers run the durable tasks (confirm, receipts, expiry): any number of processes may share them.
+  const services = Layer.mergeAll(Maintenance.layerSchedule("1 hour"), Workers.layer({ leaseMillis: taskLeaseMillis })).pipe(Layer.provideMerge(store))
   const server = HttpApiBuilder.serve().pipe(
     Layer.provide(TenderHttp.layer),
     Layer.provide(services),
