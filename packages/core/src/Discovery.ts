@@ -46,7 +46,7 @@ export const DiscoveryResponse = Schema.Struct({
   currency: Schema.String,
   environment: Environment,
   methods: Schema.Array(DiscoveredMethod)
-}).annotations({ identifier: "PaymentMethodOptions" })
+}).annotations({ identifier: "PaymentMethodDiscovery" })
 /** @since 0.1.0 @category wire */
 export type DiscoveryResponse = typeof DiscoveryResponse.Type
 

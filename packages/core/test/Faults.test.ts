@@ -23,8 +23,8 @@ const create = (idempotencyKey: string) =>
 /** Storage outages are logged by design; keep the test output clean. */
 const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 
-describe("storage outages (issue 14.2)", () => {
-  it.effect("issue 14.2 a store that is unreachable at the final commit answers 503 service_unavailable and gives the key and reference back", () => {
+describe("storage outages", () => {
+  it.effect("D1 a store that is unreachable at the final commit answers 503 service_unavailable and gives the key and reference back", () => {
     let down = true
     const store = Storage.makeMemory()
     const flaky = Layer.succeed(Storage.Storage, {

@@ -7,7 +7,7 @@ const decode = (text: string) =>
 
 const base = '"amount":"150000","currency":"THB","country":"TH"'
 
-describe("reserved key names in request bodies (issue 14.3)", () => {
+describe("reserved key names in request bodies", () => {
   it("D1 a metadata key named __proto__ is refused with a 400 naming metadata.__proto__, never acknowledged and dropped", () => {
     const result = decode(`{${base},"customer":{},"metadata":{"a":"b","__proto__":"x"}}`)
     assert.isTrue(Either.isLeft(result))

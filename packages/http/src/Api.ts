@@ -174,9 +174,7 @@ export class PaymentMethodsGroup extends HttpApiGroup.make("paymentMethods")
   .add(
     HttpApiEndpoint.get("options", "/payment_methods/options")
       .setUrlParams(Discovery.DiscoveryParams)
-      // Core names this schema like create's payment_method_options; one name, two schemas, would
-      // point this response at the wrong one.
-      .addSuccess(Discovery.DiscoveryResponse.annotations({ identifier: "PaymentMethodDiscovery" }))
+      .addSuccess(Discovery.DiscoveryResponse)
   )
   .addError(ValidationFailed)
   .middlewareEndpoints(Authentication)

@@ -45,7 +45,7 @@ describe("POST /payment_intents over HTTP", () => {
     assertError(res, 409, "idempotency_conflict", "Idempotency-Key")
   })
 
-  it("4.9.2 same merchant_reference and fields -> 200 original; changed -> 409 idempotency_conflict", async () => {
+  it("4.9 merchant_reference 2-3 same merchant_reference and fields -> 200 original; changed -> 409 idempotency_conflict", async () => {
     const body = { ...promptpay, merchant_reference: "http-ref-1" }
     const first = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body })
     const again = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body })

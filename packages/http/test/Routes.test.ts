@@ -1,5 +1,5 @@
 /**
- * The routes of issue 2 through the real fetch handler: every status and error code each
+ * The routes through the real fetch handler: every status and error code each
  * route can return (checked against /openapi.json both ways), idempotency and
  * merchant_reference races and in-flight repeats, and the wire shapes.
  */
@@ -58,7 +58,7 @@ const brokenDirectory = Layer.succeed(Merchants.Merchants, {
   revokeApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" }))
 })
 
-/** The key directory unreachable for now: every authenticated route answers 503 (issue 14.2). */
+/** The key directory unreachable for now: every authenticated route answers 503. */
 const unavailableDirectory = Layer.succeed(Merchants.Merchants, {
   findMerchant: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
   findKeyByPublicKey: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
@@ -118,7 +118,7 @@ const documented: Record<Exclude<Op, "openapi">, readonly [string, string]> = {
   "webhookEventTypes.catalogue": ["/webhook_event_types", "get"]
 }
 
-describe("error codes x routes over HTTP (issue 2)", () => {
+describe("error codes x routes over HTTP", () => {
   it("D1 every status and error code of every route, in the D1 body with Request-Id, and each one documented in /openapi.json (and each documented one produced)", async () => {
     const h = app()
     const h500 = app(Layer.mergeAll(layer({ storage: brokenStorage }), quiet))

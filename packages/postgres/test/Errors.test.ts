@@ -9,7 +9,7 @@ describe("driver failures as storage errors", () => {
     assert.strictEqual(fold("commit")(new SqlError({ cause: driverError("23505") }))._tag, "UniqueViolation")
   })
 
-  it("issue 14.2 a database that cannot be reached is StorageUnavailable (503), not a 500", () => {
+  it("D1 a database that cannot be reached is StorageUnavailable (503), not a 500", () => {
     for (const code of ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "08006", "08001", "57P01", "57P03", "53300"]) {
       const e = fold("begin")(new SqlError({ cause: driverError(code) }))
       assert.strictEqual(e._tag, "StorageUnavailable", code)

@@ -232,7 +232,7 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
       assert.strictEqual((yield* begin({ now: tenYears, reference: referenceClaim(scope, "order-2", tenYears) }))._tag, "ReferenceTaken")
     }))
 
-  it.effect("4.9.7 a released reference is free again; a release by another resource changes nothing", () =>
+  it.effect("4.9 merchant_reference: a released reference is free again; a release by another resource changes nothing", () =>
     Effect.gen(function*() {
       const scope = freshScope()
       const first = referenceClaim(scope, "order-3", t0)
