@@ -21,11 +21,45 @@ describe("Authentication", () => {
       assert.deepStrictEqual(pair, { publicKey: "pk_test_x", secretKey: "sk_test_a:b" })
     }))
 
+  it.effect("5.2 a stored pair whose public key lacks pk_test_/pk_live_, or whose secret lacks sk_test_/sk_live_, is refused", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchants.Merchants
+      const put = (id: string, publicKey: string, secret: string, environment: "test" | "live" = "test") =>
+        merchants.putApiKey({ id, merchantId: "mch_demo", environment, publicKey, secretHash: Merchants.hashSecret(secret), revokedAt: null, createdAt: 0 })
+      yield* put("key_np", "pk_demo_noPrefix0001", "sk_test_secretnoprefix0001")
+      yield* put("key_ns", "pk_test_noSecretPfx01", "secret_without_prefix_0001")
+      // A row whose stored environment disagrees with its prefix: the prefix decides, and they must agree.
+      yield* put("key_env", "pk_test_envMismatch01", "sk_test_envMismatchSecret1", "live")
+      for (const [publicKey, secretKey] of [
+        ["pk_demo_noPrefix0001", "sk_test_secretnoprefix0001"],
+        ["pk_test_noSecretPfx01", "secret_without_prefix_0001"],
+        ["pk_test_envMismatch01", "sk_test_envMismatchSecret1"]
+      ] as const) {
+        const error = yield* Effect.flip(Authentication.authenticate({ publicKey, secretKey }))
+        assert.strictEqual(error._tag, "InvalidApiKey", publicKey)
+      }
+      // Control: a well-formed pair put the same way works.
+      yield* put("key_ok", "pk_test_wellFormed0001", "sk_test_wellFormedSecret01")
+      const who = yield* Authentication.authenticate({ publicKey: "pk_test_wellFormed0001", secretKey: "sk_test_wellFormedSecret01" })
+      assert.strictEqual(who.environment, "test")
+      assert.strictEqual(who.apiKeyId, "key_ok")
+    }).pipe(Effect.provide(Layer.fresh(layer()))))
+
   it.effect("5.3 the public key prefix fixes the environment", () =>
     Effect.gen(function*() {
       assert.strictEqual((yield* login(keys.demoTest)).environment, "test")
       assert.strictEqual((yield* login(keys.demoLive)).environment, "live")
       assert.strictEqual((yield* login(keys.demoLive)).merchant.id, "mch_demo")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("5.4 the key determines the merchant: each key resolves to its own merchant and key id", () =>
+    Effect.gen(function*() {
+      const demo = yield* login(keys.demoTest)
+      const other = yield* login(keys.otherTest)
+      assert.strictEqual(demo.merchant.id, "mch_demo")
+      assert.strictEqual(demo.apiKeyId, "key_demo_test")
+      assert.strictEqual(other.merchant.id, "mch_other")
+      assert.strictEqual(other.apiKeyId, "key_other_test")
     }).pipe(Effect.provide(layer())))
 
   it.effect("D2 unknown key, wrong secret, revoked key, mixed environments -> invalid_api_key", () =>
@@ -44,6 +78,19 @@ describe("Authentication", () => {
         assert.strictEqual(error.message, "The API key pair is not valid.")
       }
     }).pipe(Effect.provide(layer())))
+
+  it.effect("D2 a pair whose halves name different environments is invalid_api_key even when the secret hash matches", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchants.Merchants
+      // Secret sk_live_... stored as the secret of a pk_test_ key: the hash matches, the environments do not.
+      yield* merchants.putApiKey({
+        id: "key_mixed", merchantId: "mch_demo", environment: "test", publicKey: "pk_test_mixedHalves01",
+        secretHash: Merchants.hashSecret("sk_live_mixedHalvesSecret1"), revokedAt: null, createdAt: 0
+      })
+      const error = yield* Effect.flip(Authentication.authenticate({ publicKey: "pk_test_mixedHalves01", secretKey: "sk_live_mixedHalvesSecret1" }))
+      assert.strictEqual(error._tag, "InvalidApiKey")
+      assert.strictEqual(error.message, "The API key pair is not valid.")
+    }).pipe(Effect.provide(Layer.fresh(layer()))))
 
   it.effect("D2 secrets are stored only as a SHA-256 hash", () =>
     Effect.gen(function*() {
@@ -72,54 +119,5 @@ describe("Authentication", () => {
       yield* login(keys.otherTest)
       assert.isTrue(yield* (yield* Merchants.Merchants).revokeApiKey("key_other_test", 1))
       assert.strictEqual((yield* Effect.flip(login(keys.otherTest)))._tag, "InvalidApiKey")
-    }).pipe(Effect.provide(Layer.fresh(layer()))))
-})
-
-describe("Authentication: coverage additions", () => {
-  it.effect("5.2 a stored pair whose public key lacks pk_test_/pk_live_, or whose secret lacks sk_test_/sk_live_, is refused", () =>
-    Effect.gen(function*() {
-      const merchants = yield* Merchants.Merchants
-      const put = (id: string, publicKey: string, secret: string, environment: "test" | "live" = "test") =>
-        merchants.putApiKey({ id, merchantId: "mch_demo", environment, publicKey, secretHash: Merchants.hashSecret(secret), revokedAt: null, createdAt: 0 })
-      yield* put("key_np", "pk_demo_noPrefix0001", "sk_test_secretnoprefix0001")
-      yield* put("key_ns", "pk_test_noSecretPfx01", "secret_without_prefix_0001")
-      // A row whose stored environment disagrees with its prefix: the prefix decides, and they must agree.
-      yield* put("key_env", "pk_test_envMismatch01", "sk_test_envMismatchSecret1", "live")
-      for (const [publicKey, secretKey] of [
-        ["pk_demo_noPrefix0001", "sk_test_secretnoprefix0001"],
-        ["pk_test_noSecretPfx01", "secret_without_prefix_0001"],
-        ["pk_test_envMismatch01", "sk_test_envMismatchSecret1"]
-      ] as const) {
-        const error = yield* Effect.flip(Authentication.authenticate({ publicKey, secretKey }))
-        assert.strictEqual(error._tag, "InvalidApiKey", publicKey)
-      }
-      // Control: a well-formed pair put the same way works.
-      yield* put("key_ok", "pk_test_wellFormed0001", "sk_test_wellFormedSecret01")
-      const who = yield* Authentication.authenticate({ publicKey: "pk_test_wellFormed0001", secretKey: "sk_test_wellFormedSecret01" })
-      assert.strictEqual(who.environment, "test")
-      assert.strictEqual(who.apiKeyId, "key_ok")
-    }).pipe(Effect.provide(Layer.fresh(layer()))))
-
-  it.effect("5.4 the key determines the merchant: each key resolves to its own merchant and key id", () =>
-    Effect.gen(function*() {
-      const demo = yield* login(keys.demoTest)
-      const other = yield* login(keys.otherTest)
-      assert.strictEqual(demo.merchant.id, "mch_demo")
-      assert.strictEqual(demo.apiKeyId, "key_demo_test")
-      assert.strictEqual(other.merchant.id, "mch_other")
-      assert.strictEqual(other.apiKeyId, "key_other_test")
-    }).pipe(Effect.provide(layer())))
-
-  it.effect("D2 a pair whose halves name different environments is invalid_api_key even when the secret hash matches", () =>
-    Effect.gen(function*() {
-      const merchants = yield* Merchants.Merchants
-      // Secret sk_live_... stored as the secret of a pk_test_ key: the hash matches, the environments do not.
-      yield* merchants.putApiKey({
-        id: "key_mixed", merchantId: "mch_demo", environment: "test", publicKey: "pk_test_mixedHalves01",
-        secretHash: Merchants.hashSecret("sk_live_mixedHalvesSecret1"), revokedAt: null, createdAt: 0
-      })
-      const error = yield* Effect.flip(Authentication.authenticate({ publicKey: "pk_test_mixedHalves01", secretKey: "sk_live_mixedHalvesSecret1" }))
-      assert.strictEqual(error._tag, "InvalidApiKey")
-      assert.strictEqual(error.message, "The API key pair is not valid.")
     }).pipe(Effect.provide(Layer.fresh(layer()))))
 })

@@ -48,6 +48,17 @@ describe("Discovery", () => {
       assert.strictEqual(live.environment, "live")
     }).pipe(Effect.provide(layer())))
 
+  it.effect("4.6 a checkout mode the merchant's team policy denies has no eligible method (4.1.5, 4.1.6)", () =>
+    Effect.gen(function*() {
+      const hostedOnly = yield* login(keys.hostedOnly)
+      assert.lengthOf((yield* Discovery.discover(hostedOnly, query)).methods, 3)
+      assert.deepStrictEqual((yield* Discovery.discover(hostedOnly, { ...query, checkout_mode: "merchant" })).methods, [])
+      const merchantOnly = yield* login(keys.merchantOnly)
+      // The default mode is hosted, which this merchant may not use.
+      assert.deepStrictEqual((yield* Discovery.discover(merchantOnly, query)).methods, [])
+      assert.lengthOf((yield* Discovery.discover(merchantOnly, { ...query, checkout_mode: "merchant" })).methods, 3)
+    }).pipe(Effect.provide(layer())))
+
   it.effect("4.6 amount bounds decide eligibility per method, compared as integers", () =>
     Effect.gen(function*() {
       const who = yield* login(keys.demoTest)
@@ -57,6 +68,24 @@ describe("Discovery", () => {
       assert.include(codes(yield* Discovery.discover(who, { ...query, amount: "200000000" })), "th_promptpay")
       assert.notInclude(codes(yield* Discovery.discover(who, { ...query, amount: "200000001" })), "th_promptpay")
     }).pipe(Effect.provide(layer())))
+
+  it.effect("D4 amount bounds compare as bigint, exact above 2^53", () => {
+    const big: typeof lax = {
+      ...lax,
+      code: "big_psp",
+      methods: [{ ...Simulator.methods[0]!, minAmount: "9007199254740993", maxAmount: "900719925474099300" }]
+    }
+    return Effect.gen(function*() {
+      const who = yield* login(keys.demoTest)
+      const merchant = { ...who.merchant, routes: [{ id: "r_big", method: "th_promptpay", provider: "big_psp", environments: ["test" as const], priority: 0 }] }
+      const at = (amount: string) => Effect.map(Discovery.discover({ ...who, merchant }, { ...query, amount }), codes)
+      // As floats 9007199254740992 and 9007199254740993 are equal; as integers they are not.
+      assert.deepStrictEqual(yield* at("9007199254740992"), [])
+      assert.deepStrictEqual(yield* at("9007199254740993"), ["th_promptpay"])
+      assert.deepStrictEqual(yield* at("900719925474099300"), ["th_promptpay"])
+      assert.deepStrictEqual(yield* at("900719925474099301"), [])
+    }).pipe(Effect.provide(layer({ providers: [big] })))
+  })
 
   it.effect("4.6 a route that is down is not eligible, and comes back when marked up", () =>
     Effect.gen(function*() {
@@ -83,48 +112,6 @@ describe("Discovery", () => {
       assert.deepStrictEqual((yield* Discovery.discover(who, { ...query, provider: "other_psp" })).methods, [])
     }).pipe(Effect.provide(layer())))
 
-  it.effect("2.4 banks and payer fields are described; provider-local codes never appear", () =>
-    Effect.gen(function*() {
-      const r = yield* Discovery.discover(yield* login(keys.demoTest), { ...query, checkout_mode: "merchant" })
-      const bt = r.methods.find((m) => m.code === "th_bank_transfer")!
-      assert.deepStrictEqual(bt.options.banks[0], { code: "BBL", label: "Bangkok Bank" })
-      assert.deepStrictEqual(bt.options.payer["name_th"], { required: true })
-      assert.deepStrictEqual(bt.options.payer["account_number"], { required: false })
-      const text = JSON.stringify(r)
-      for (const local of ["SIM_PP_QR", "SIM_BT_MANUAL", "SIM_OB_REDIRECT", "\"002\"", "providerCode", "simulator", "rt_demo"]) {
-        assert.notInclude(text, local)
-      }
-    }).pipe(Effect.provide(layer())))
-
-  it.effect("2.4 a payer field any eligible route requires is required in the union", () =>
-    Effect.gen(function*() {
-      const who = yield* login(keys.demoTest)
-      const merchant = {
-        ...who.merchant,
-        routes: [
-          { id: "r_lax", method: "th_bank_transfer", provider: "lax_psp", environments: ["test" as const], priority: 0 },
-          { id: "r_sim", method: "th_bank_transfer", provider: "simulator", environments: ["test" as const], priority: 1 }
-        ]
-      }
-      const r = yield* Discovery.discover({ ...who, merchant }, query)
-      assert.lengthOf(r.methods, 1)
-      assert.deepStrictEqual(r.methods[0]!.options.payer["name_th"], { required: true })
-    }).pipe(Effect.provide(layer({ providers: [Simulator.make(), lax] }))))
-})
-
-
-describe("Discovery: coverage additions", () => {
-  it.effect("4.6 a checkout mode the merchant's team policy denies has no eligible method (4.1.5, 4.1.6)", () =>
-    Effect.gen(function*() {
-      const hostedOnly = yield* login(keys.hostedOnly)
-      assert.lengthOf((yield* Discovery.discover(hostedOnly, query)).methods, 3)
-      assert.deepStrictEqual((yield* Discovery.discover(hostedOnly, { ...query, checkout_mode: "merchant" })).methods, [])
-      const merchantOnly = yield* login(keys.merchantOnly)
-      // The default mode is hosted, which this merchant may not use.
-      assert.deepStrictEqual((yield* Discovery.discover(merchantOnly, query)).methods, [])
-      assert.lengthOf((yield* Discovery.discover(merchantOnly, { ...query, checkout_mode: "merchant" })).methods, 3)
-    }).pipe(Effect.provide(layer())))
-
   it.effect("4.6 the provider pin keeps only that provider's routes, and their union stays provider-neutral", () =>
     Effect.gen(function*() {
       const who = yield* login(keys.demoTest)
@@ -141,6 +128,19 @@ describe("Discovery: coverage additions", () => {
       assert.deepStrictEqual(yield* pinned("lax_psp"), ["th_promptpay"])
       assert.deepStrictEqual(yield* pinned("simulator"), ["th_bank_transfer"])
     }).pipe(Effect.provide(layer({ providers: [Simulator.make(), lax] }))))
+
+  it.effect("2.4 banks and payer fields are described; provider-local codes never appear", () =>
+    Effect.gen(function*() {
+      const r = yield* Discovery.discover(yield* login(keys.demoTest), { ...query, checkout_mode: "merchant" })
+      const bt = r.methods.find((m) => m.code === "th_bank_transfer")!
+      assert.deepStrictEqual(bt.options.banks[0], { code: "BBL", label: "Bangkok Bank" })
+      assert.deepStrictEqual(bt.options.payer["name_th"], { required: true })
+      assert.deepStrictEqual(bt.options.payer["account_number"], { required: false })
+      const text = JSON.stringify(r)
+      for (const local of ["SIM_PP_QR", "SIM_BT_MANUAL", "SIM_OB_REDIRECT", "\"002\"", "providerCode", "simulator", "rt_demo"]) {
+        assert.notInclude(text, local)
+      }
+    }).pipe(Effect.provide(layer())))
 
   it.effect("2.4 each method is exactly {category, code, label, next_action_types, options: {banks, payer}}; payer keys are discovery's field names", () =>
     Effect.gen(function*() {
@@ -160,23 +160,20 @@ describe("Discovery: coverage additions", () => {
       assert.strictEqual(r.methods.find((m) => m.code === "th_bank_transfer")!.category, "bank_transfer")
     }).pipe(Effect.provide(layer())))
 
-  it.effect("D4 amount bounds compare as bigint, exact above 2^53", () => {
-    const big: typeof lax = {
-      ...lax,
-      code: "big_psp",
-      methods: [{ ...Simulator.methods[0]!, minAmount: "9007199254740993", maxAmount: "900719925474099300" }]
-    }
-    return Effect.gen(function*() {
+  it.effect("2.4 a payer field any eligible route requires is required in the union", () =>
+    Effect.gen(function*() {
       const who = yield* login(keys.demoTest)
-      const merchant = { ...who.merchant, routes: [{ id: "r_big", method: "th_promptpay", provider: "big_psp", environments: ["test" as const], priority: 0 }] }
-      const at = (amount: string) => Effect.map(Discovery.discover({ ...who, merchant }, { ...query, amount }), codes)
-      // As floats 9007199254740992 and 9007199254740993 are equal; as integers they are not.
-      assert.deepStrictEqual(yield* at("9007199254740992"), [])
-      assert.deepStrictEqual(yield* at("9007199254740993"), ["th_promptpay"])
-      assert.deepStrictEqual(yield* at("900719925474099300"), ["th_promptpay"])
-      assert.deepStrictEqual(yield* at("900719925474099301"), [])
-    }).pipe(Effect.provide(layer({ providers: [big] })))
-  })
+      const merchant = {
+        ...who.merchant,
+        routes: [
+          { id: "r_lax", method: "th_bank_transfer", provider: "lax_psp", environments: ["test" as const], priority: 0 },
+          { id: "r_sim", method: "th_bank_transfer", provider: "simulator", environments: ["test" as const], priority: 1 }
+        ]
+      }
+      const r = yield* Discovery.discover({ ...who, merchant }, query)
+      assert.lengthOf(r.methods, 1)
+      assert.deepStrictEqual(r.methods[0]!.options.payer["name_th"], { required: true })
+    }).pipe(Effect.provide(layer({ providers: [Simulator.make(), lax] }))))
 
   it("D9 the simulator's catalogue: a method per next_action type, Thai bank codes, a name_th payer field, test environment only", () => {
     assert.sameMembers(

@@ -99,6 +99,19 @@ describe("PaymentIntent status rules", () => {
     assert.strictEqual(read.created_at, "1970-01-01T00:00:00.000Z")
     assert.match(read.id, /^dord_/)
   })
+
+  it("2.1 the wire schemas: create view has exactly the fields of 2.1 less processing_reason and receipt", () => {
+    const read = Object.keys(PaymentIntent.PaymentIntent.fields).sort()
+    assert.deepStrictEqual(read, [
+      "amount", "checkout_mode", "country", "created_at", "currency", "environment", "failure_code", "failure_message",
+      "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
+    ])
+    assert.deepStrictEqual(
+      Object.keys(PaymentIntent.PaymentIntentCreated.fields).sort(),
+      read.filter((k) => k !== "processing_reason" && k !== "receipt")
+    )
+    assert.deepStrictEqual(Object.keys(PaymentIntent.toResource(base)).sort(), read)
+  })
 })
 
 describe("PaymentIntent create schema", () => {
@@ -130,8 +143,26 @@ describe("PaymentIntent create schema", () => {
     }
   })
 
+  it("2.2 checkout_mode is hosted or merchant; payment_method_options only takes bank, account_name, account_number, name_th", () => {
+    assert.isTrue(decode({ ...ok, checkout_mode: "merchant" })._tag === "Right")
+    assert.isTrue(decode({ ...ok, checkout_mode: "popup" })._tag === "Left")
+    const options = { bank: "KBANK", account_name: "A", account_number: "0123456789", name_th: "สมชาย" }
+    assert.isTrue(decode({ ...ok, payment_method: "th_bank_transfer", payment_method_options: options })._tag === "Right")
+    assert.isTrue(decode({ ...ok, payment_method: "th_bank_transfer", payment_method_options: { ...options, email: "a@b.co" } })._tag === "Left")
+  })
+
+  it("2.2 device fingerprint, metadata and external reference are accepted", () => {
+    assert.isTrue(decode({ ...ok, device_fingerprint: "fp_1", metadata: { order: "1" }, external_reference: "ext-1" })._tag === "Right")
+  })
+
   it("D1 unknown top-level fields are rejected, not dropped", () => {
     assert.isTrue(decode({ ...ok, amount_cents: 5 })._tag === "Left")
+  })
+
+  it("D4 merchant_reference on create is optional, 1 to 256 characters", () => {
+    assert.isTrue(decode(ok)._tag === "Right")
+    for (const ref of ["x", "x".repeat(256)]) assert.isTrue(decode({ ...ok, merchant_reference: ref })._tag === "Right", ref)
+    for (const ref of ["", "x".repeat(257), 42]) assert.isTrue(decode({ ...ok, merchant_reference: ref })._tag === "Left", String(ref))
   })
 })
 
@@ -145,41 +176,5 @@ describe("Ids (D4)", () => {
     assert.strictEqual(new Set(ids.join("")).size, 62)
     assert.isTrue(Ids.isWellFormed("dord_", "dord_" + ids[0]))
     assert.isFalse(Ids.isWellFormed("dord_", "dord_" + ids[0]!.slice(1)))
-  })
-})
-
-describe("PaymentIntent create schema: coverage additions", () => {
-  const decode = Schema.decodeUnknownEither(PaymentIntent.CreateParams)
-  const ok = { amount: "150000", currency: "THB", country: "TH", customer: {} }
-
-  it("D4 merchant_reference on create is optional, 1 to 256 characters", () => {
-    assert.isTrue(decode(ok)._tag === "Right")
-    for (const ref of ["x", "x".repeat(256)]) assert.isTrue(decode({ ...ok, merchant_reference: ref })._tag === "Right", ref)
-    for (const ref of ["", "x".repeat(257), 42]) assert.isTrue(decode({ ...ok, merchant_reference: ref })._tag === "Left", String(ref))
-  })
-
-  it("2.2 checkout_mode is hosted or merchant; payment_method_options only takes bank, account_name, account_number, name_th", () => {
-    assert.isTrue(decode({ ...ok, checkout_mode: "merchant" })._tag === "Right")
-    assert.isTrue(decode({ ...ok, checkout_mode: "popup" })._tag === "Left")
-    const options = { bank: "KBANK", account_name: "A", account_number: "0123456789", name_th: "สมชาย" }
-    assert.isTrue(decode({ ...ok, payment_method: "th_bank_transfer", payment_method_options: options })._tag === "Right")
-    assert.isTrue(decode({ ...ok, payment_method: "th_bank_transfer", payment_method_options: { ...options, email: "a@b.co" } })._tag === "Left")
-  })
-
-  it("2.2 device fingerprint, metadata and external reference are accepted", () => {
-    assert.isTrue(decode({ ...ok, device_fingerprint: "fp_1", metadata: { order: "1" }, external_reference: "ext-1" })._tag === "Right")
-  })
-
-  it("2.1 the wire schemas: create view has exactly the fields of 2.1 less processing_reason and receipt", () => {
-    const read = Object.keys(PaymentIntent.PaymentIntent.fields).sort()
-    assert.deepStrictEqual(read, [
-      "amount", "checkout_mode", "country", "created_at", "currency", "environment", "failure_code", "failure_message",
-      "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
-    ])
-    assert.deepStrictEqual(
-      Object.keys(PaymentIntent.PaymentIntentCreated.fields).sort(),
-      read.filter((k) => k !== "processing_reason" && k !== "receipt")
-    )
-    assert.deepStrictEqual(Object.keys(PaymentIntent.toResource(base)).sort(), read)
   })
 })

@@ -16,6 +16,13 @@ const create = (key: Key, body: Body, idempotencyKey?: string) =>
     return yield* PaymentIntents.create({ principal, requestId: "req_test", idempotencyKey }, params)
   })
 
+type Who = Effect.Effect.Success<ReturnType<typeof login>>
+
+/** Create as an explicit principal (a merchant with routes set by the test). */
+const createAs = (principal: Who, body: Body, idempotencyKey?: string) =>
+  Effect.flatMap(Effect.orDie(decodeParams(body)), (params) =>
+    PaymentIntents.create({ principal, requestId: "req_test", idempotencyKey }, params))
+
 const paramOf = (e: { readonly _tag: string }) => ("param" in e ? e.param : undefined)
 const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
 /** The payment intent a commit inserts, if any. */
@@ -38,6 +45,19 @@ const bankTransfer: Body = {
   payment_method: "th_bank_transfer",
   customer: { name: "Somchai Jaidee", phone: "+66812345678" },
   payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", account_number: "0123456789", name_th: "สมชาย ใจดี" }
+}
+
+/** A payer complete enough for each simulator method in merchant mode. */
+const completeFor = (method: string): Body => {
+  const customer = { name: "Somchai Jaidee", phone: "+66812345678" }
+  switch (method) {
+    case "th_bank_transfer":
+      return { customer, payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" } }
+    case "th_online_banking":
+      return { customer, payment_method_options: { bank: "SCB" } }
+    default:
+      return { customer }
+  }
 }
 
 /** The simulator, recording every request it receives and optionally replaced per call. */
@@ -112,6 +132,16 @@ describe("POST /payment_intents rules (core)", () => {
       assert.strictEqual(r.status, 201)
     }).pipe(Effect.provide(layer())))
 
+  it.effect("4.1.4 return_url reaches the hosted page unmodified: stored byte for byte, no status appended", () =>
+    Effect.gen(function*() {
+      const returnUrl = "https://shop.example/done?order=1&note=a%20b&status=mine#top"
+      const r = yield* create(keys.demoTest, { ...hosted, return_url: returnUrl })
+      assert.strictEqual(r.status, 201)
+      const stored = yield* (yield* Storage.Storage).get(PaymentIntent.table, { merchantId: "mch_demo", environment: "test" }, json(r).id)
+      assert.strictEqual(stored._tag, "Some")
+      if (stored._tag === "Some") assert.strictEqual(stored.value.returnUrl, returnUrl)
+    }).pipe(Effect.provide(layer())))
+
   it.effect("7 payment_method_options without payment_method -> 400", () =>
     Effect.gen(function*() {
       const r = yield* create(keys.demoTest, { ...hosted, payment_method_options: { bank: "KBANK" } })
@@ -130,6 +160,49 @@ describe("POST /payment_intents rules (core)", () => {
       assert.strictEqual((yield* create(keys.merchantOnly, promptpay)).status, 201)
       assert.strictEqual((yield* create(keys.hostedOnly, hosted)).status, 201)
     }).pipe(Effect.provide(layer())))
+
+  it.effect("4.1.6 discovery and creation agree: a method is creatable for (amount, country, currency, mode) exactly when discovery lists it", () =>
+    Effect.gen(function*() {
+      const who = yield* login(keys.demoTest)
+      const amounts = ["99", "100", "1999", "2000", "200000000", "200000001", "500000001"]
+      const combos = [
+        ...amounts.map((amount) => ({ amount, country: "TH", currency: "THB" })),
+        { amount: "150000", country: "VN", currency: "THB" },
+        { amount: "150000", country: "TH", currency: "USD" }
+      ]
+      for (const combo of combos) {
+        for (const mode of ["hosted", "merchant"] as const) {
+          const listed = (yield* Discovery.discover(who, { ...combo, checkout_mode: mode })).methods.map((m) => m.code)
+          for (const method of Simulator.methods.map((m) => m.method)) {
+            const body = { ...combo, checkout_mode: mode, payment_method: method, ...completeFor(method) }
+            const r = yield* createAs(who, body)
+            const label = `${method} ${mode} ${JSON.stringify(combo)}`
+            if (listed.includes(method)) assert.strictEqual(r.status, 201, `${label}: ${r.body}`)
+            else assert.deepInclude(errorOf(r), { code: "payment_configuration_unavailable" }, label)
+          }
+        }
+      }
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.1.6 a method served only in merchant mode is neither discovered nor creatable in hosted mode", () => {
+    const merchantOnlyPsp: Provider.PaymentProvider = {
+      ...Simulator.make(),
+      code: "merchant_only_psp",
+      methods: Simulator.methods.map((m) => ({ ...m, checkoutModes: ["merchant" as const] }))
+    }
+    return Effect.gen(function*() {
+      const base = yield* login(keys.demoTest)
+      const who = {
+        ...base,
+        merchant: { ...base.merchant, routes: [{ id: "r_mo", method: "th_promptpay", provider: "merchant_only_psp", environments: ["test" as const], priority: 0 }] }
+      }
+      const q = { amount: "150000", country: "TH", currency: "THB" }
+      assert.deepStrictEqual((yield* Discovery.discover(who, { ...q, checkout_mode: "hosted" })).methods, [])
+      assert.deepStrictEqual((yield* Discovery.discover(who, { ...q, checkout_mode: "merchant" })).methods.map((m) => m.code), ["th_promptpay"])
+      assert.deepInclude(errorOf(yield* createAs(who, { ...hosted, payment_method: "th_promptpay" })), { code: "payment_configuration_unavailable" })
+      assert.strictEqual((yield* createAs(who, promptpay)).status, 201)
+    }).pipe(Effect.provide(layer({ providers: [merchantOnlyPsp] })))
+  })
 
   it.effect("7 a method with no configured execution -> 422 payment_configuration_unavailable", () =>
     Effect.gen(function*() {
@@ -222,6 +295,45 @@ describe("POST /payment_intents rules (core)", () => {
       assert.strictEqual(ok.failure_message, null)
     }).pipe(Effect.provide(layer())))
 
+  it.effect("3.1.2 a provider answering processing: status processing, next_action null; processing_reason shown by get and list, not by create (2.1)", () => {
+    const asynchronous = recording("simulator", () => Effect.succeed({ _tag: "Processing" as const, providerPaymentId: "sim_async" }))
+    return Effect.gen(function*() {
+      const r = yield* create(keys.demoTest, promptpay)
+      assert.strictEqual(r.status, 201)
+      const created = json(r)
+      assert.strictEqual(created.status, "processing")
+      assert.strictEqual(created.next_action, null)
+      assert.strictEqual(created.failure_code, null)
+      assert.notProperty(created, "processing_reason")
+      const who = yield* login(keys.demoTest)
+      const got = yield* PaymentIntents.retrieve(who, created.id)
+      assert.strictEqual(got.status, "processing")
+      assert.strictEqual(got.next_action, null)
+      assert.strictEqual(got.processing_reason, "asynchronous")
+      const listed = (yield* PaymentIntents.list(who, {})).data[0]!
+      assert.strictEqual(listed.processing_reason, "asynchronous")
+      const stored = yield* (yield* Storage.Storage).get(PaymentIntent.table, { merchantId: "mch_demo", environment: "test" }, created.id)
+      assert.strictEqual(stored._tag, "Some")
+      if (stored._tag === "Some") assert.deepStrictEqual(PaymentIntent.invariantViolations(stored.value), [])
+    }).pipe(Effect.provide(layer({ providers: [asynchronous.provider] })))
+  })
+
+  it.effect("3.1.4 the status rules are checked before any intent is written: a decline without failure_code is a 500, nothing is stored, the key is released", () => {
+    // A provider adapter bug (a decline with no failure code) would write a failed intent
+    // with failure_code null; the invariant check is the last gate before the commit.
+    let broken = true
+    const buggy = recording("simulator", () =>
+      broken ? Effect.succeed({ _tag: "Declined" as const, providerPaymentId: null, failureCode: null as unknown as string, failureMessage: "x" }) : undefined)
+    return Effect.gen(function*() {
+      const first = yield* create(keys.demoTest, promptpay, "key-invariant")
+      assert.strictEqual(first.status, 500)
+      assert.lengthOf((yield* listAll(keys.demoTest)).data, 0)
+      broken = false
+      const retry = yield* create(keys.demoTest, promptpay, "key-invariant")
+      assert.strictEqual(retry.status, 201)
+    }).pipe(Effect.provide(layer({ providers: [buggy.provider] })))
+  })
+
   it.effect("D9 the simulator never serves live keys", () =>
     Effect.gen(function*() {
       const r = yield* Simulator.make().createPayment({
@@ -230,6 +342,21 @@ describe("POST /payment_intents rules (core)", () => {
       }).pipe(Effect.flip)
       assert.strictEqual(r._tag, "ProviderUnavailable")
     }))
+
+  it.effect("D9 live keys never reach the simulator, even through a route configured for live", () => {
+    const rec = recording()
+    return Effect.gen(function*() {
+      const base = yield* login(keys.demoLive)
+      const who = {
+        ...base,
+        merchant: { ...base.merchant, routes: [{ id: "r_live_sim", method: "th_promptpay", provider: "simulator", environments: ["test" as const, "live" as const], priority: 0 }] }
+      }
+      const r = yield* createAs(who, promptpay)
+      assert.deepInclude(errorOf(r), { code: "payment_configuration_unavailable" })
+      assert.lengthOf(rec.calls, 0)
+      assert.deepStrictEqual((yield* Discovery.discover(who, { amount: "150000", country: "TH", currency: "THB", checkout_mode: "merchant" })).methods, [])
+    }).pipe(Effect.provide(layer({ providers: [rec.provider] })))
+  })
 })
 
 describe("Routing failover and health", () => {
@@ -491,6 +618,22 @@ describe("Idempotency-Key (4.9, D5)", () => {
 describe("merchant_reference (4.9)", () => {
   const withRef = { ...promptpay, merchant_reference: "order-1001" }
 
+  /** Every fingerprinted field of 4.9 ref.4 set, in hosted mode (the provider is not called). */
+  const full: Body = {
+    amount: "250000",
+    currency: "THB",
+    country: "TH",
+    checkout_mode: "hosted",
+    merchant_reference: "order-full",
+    customer: { name: "Somchai Jaidee", email: "somchai@example.com" },
+    payment_method: "th_bank_transfer",
+    payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" },
+    return_url: "https://shop.example/done",
+    device_fingerprint: "fp_device_1",
+    metadata: { cart: "c_1" },
+    external_reference: "ext-1"
+  }
+
   it.effect("4.9.2 same merchant_reference and fingerprint returns the original intent (200), with no time limit", () =>
     Effect.gen(function*() {
       const first = yield* create(keys.demoTest, withRef)
@@ -500,6 +643,18 @@ describe("merchant_reference (4.9)", () => {
       assert.strictEqual(again.status, 200)
       assert.strictEqual(json(again).id, json(first).id)
       assert.strictEqual(json(again).merchant_reference, "order-1001")
+      assert.lengthOf((yield* listAll(keys.demoTest)).data, 1)
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.9 ref.2 the original is returned whatever Idempotency-Key the repeat carries", () =>
+    Effect.gen(function*() {
+      const body = { ...promptpay, merchant_reference: "order-keys" }
+      const first = json(yield* create(keys.demoTest, body, "key-a"))
+      for (const key of ["key-b", undefined]) {
+        const r = yield* create(keys.demoTest, body, key)
+        assert.strictEqual(r.status, 200, String(key))
+        assert.strictEqual(json(r).id, first.id)
+      }
       assert.lengthOf((yield* listAll(keys.demoTest)).data, 1)
     }).pipe(Effect.provide(layer())))
 
@@ -521,6 +676,60 @@ describe("merchant_reference (4.9)", () => {
       }
     }).pipe(Effect.provide(layer())))
 
+  it.effect("4.9 ref.4 the fingerprint covers amount, currency, country, customer, checkout_mode, payment_method, payment_method_options, return_url, device fingerprint, metadata, external reference", () =>
+    Effect.gen(function*() {
+      const original = yield* create(keys.demoTest, full)
+      assert.strictEqual(original.status, 201, original.body)
+      const changes: Record<string, Body> = {
+        amount: { amount: "250001" },
+        currency: { currency: "USD" },
+        country: { country: "VN" },
+        customer: { customer: { name: "Somchai Jaidee", email: "other@example.com" } },
+        checkout_mode: { checkout_mode: "merchant", return_url: undefined },
+        payment_method: { payment_method: "th_online_banking", payment_method_options: { bank: "SCB" } },
+        payment_method_options: { payment_method_options: { bank: "SCB", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" } },
+        return_url: { return_url: "https://shop.example/other" },
+        device_fingerprint: { device_fingerprint: "fp_device_2" },
+        metadata: { metadata: { cart: "c_2" } },
+        external_reference: { external_reference: "ext-2" }
+      }
+      for (const [field, change] of Object.entries(changes)) {
+        const r = yield* create(keys.demoTest, { ...full, ...change })
+        assert.strictEqual(r.status, 409, `${field}: ${r.body}`)
+        assert.deepInclude(errorOf(r), { code: "idempotency_conflict", param: "merchant_reference" }, field)
+      }
+      const same = yield* create(keys.demoTest, full)
+      assert.strictEqual(same.status, 200)
+      assert.strictEqual(json(same).id, json(original).id)
+      assert.lengthOf((yield* listAll(keys.demoTest)).data, 1)
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.9 ref.4 defaults and normalised values are fingerprinted canonically, so an equivalent repeat returns the original", () =>
+    Effect.gen(function*() {
+      const first = yield* create(keys.demoTest, { ...hosted, customer: { email: "Somchai@Example.COM" }, metadata: {}, merchant_reference: "order-canon" })
+      assert.strictEqual(first.status, 201)
+      const again = yield* create(keys.demoTest, {
+        merchant_reference: "order-canon",
+        customer: { email: "somchai@example.com" },
+        checkout_mode: "hosted",
+        country: "TH",
+        currency: "THB",
+        amount: "150000"
+      })
+      assert.strictEqual(again.status, 200, again.body)
+      assert.strictEqual(json(again).id, json(first).id)
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("7 409 duplicate_merchant_reference is never the answer for payment intents", () =>
+    Effect.gen(function*() {
+      const body = { ...promptpay, merchant_reference: "order-dup" }
+      yield* create(keys.demoTest, body)
+      const r = yield* create(keys.demoTest, { ...body, amount: "160000" })
+      assert.strictEqual(r.status, 409)
+      assert.strictEqual(errorOf(r).code, "idempotency_conflict")
+      assert.notInclude(r.body, "duplicate_merchant_reference")
+    }).pipe(Effect.provide(layer())))
+
   it.effect("D4 uniqueness is per merchant and per environment", () =>
     Effect.gen(function*() {
       const body = { ...hosted, merchant_reference: "order-scope" }
@@ -533,6 +742,48 @@ describe("merchant_reference (4.9)", () => {
       assert.notStrictEqual(json(other).id, test.id)
     }).pipe(Effect.provide(layer())))
 
+  it.effect("4.9 ref.3 the same merchant_reference while the original is in flight -> 409 idempotency_conflict, not stored on the repeat's key", () => {
+    const gate = Effect.runSync(Deferred.make<void>())
+    const slow = recording("simulator", (req) => Effect.zipRight(Deferred.await(gate), Simulator.make().createPayment(req)))
+    return Effect.gen(function*() {
+      const body = { ...promptpay, merchant_reference: "order-inflight" }
+      const first = yield* Effect.fork(create(keys.demoTest, body))
+      while (slow.calls.length === 0) yield* Effect.yieldNow()
+      const second = yield* create(keys.demoTest, body, "key-repeat")
+      assert.strictEqual(second.status, 409)
+      assert.deepInclude(errorOf(second), { code: "idempotency_conflict", param: "merchant_reference" })
+      yield* Deferred.succeed(gate, undefined)
+      const original = yield* Fiber.join(first)
+      assert.strictEqual(original.status, 201)
+      // The transient 409 released the key: the retry reaches a handler and gets the original.
+      const retry = yield* create(keys.demoTest, body, "key-repeat")
+      assert.strictEqual(retry.status, 200)
+      assert.strictEqual(json(retry).id, json(original).id)
+    }).pipe(Effect.provide(layer({ providers: [slow.provider] })))
+  })
+
+  it.effect("4.9.7 a 5xx while answering a repeated merchant_reference releases the key, so a retry reaches a fresh handler", () => {
+    let failReads = false
+    const store = Storage.makeMemory()
+    const flaky = Layer.succeed(Storage.Storage, {
+      ...store,
+      get: (table, scope, id) =>
+        failReads ? Effect.fail(new StorageError.StorageFailure({ message: "read timed out" })) : store.get(table, scope, id)
+    })
+    return Effect.gen(function*() {
+      const body = { ...promptpay, merchant_reference: "order-read-5xx" }
+      const original = json(yield* create(keys.demoTest, body))
+      failReads = true
+      const first = yield* create(keys.demoTest, body, "key-read-5xx")
+      assert.strictEqual(first.status, 500)
+      assert.notInclude(first.body, "read timed out")
+      failReads = false
+      const retry = yield* create(keys.demoTest, body, "key-read-5xx")
+      assert.strictEqual(retry.status, 200, retry.body)
+      assert.strictEqual(json(retry).id, original.id)
+    }).pipe(Effect.provide(layer({ storage: flaky })))
+  })
+
   it.effect("4.9 N simultaneous creates with one merchant_reference leave exactly one intent", () =>
     Effect.gen(function*() {
       const results = yield* Effect.all(Array.from({ length: 25 }, () => create(keys.demoTest, withRef)), { concurrency: "unbounded" })
@@ -541,6 +792,18 @@ describe("merchant_reference (4.9)", () => {
       assert.strictEqual(ids.size, 1)
       const list = yield* listAll(keys.demoTest, { merchant_reference: "order-1001" })
       assert.lengthOf(list.data, 1)
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.9 N simultaneous creates with one merchant_reference and different bodies leave exactly one intent; every other answer is 409", () =>
+    Effect.gen(function*() {
+      const results = yield* Effect.all(
+        Array.from({ length: 20 }, (_, i) => create(keys.demoTest, { ...promptpay, amount: String(150000 + i), merchant_reference: "order-race-mixed" })),
+        { concurrency: "unbounded" }
+      )
+      const created = results.filter((r) => r.status === 201)
+      assert.lengthOf(created, 1)
+      for (const r of results) if (r.status !== 201) assert.deepInclude(errorOf(r), { code: "idempotency_conflict" })
+      assert.lengthOf((yield* listAll(keys.demoTest)).data, 1)
     }).pipe(Effect.provide(layer())))
 })
 
@@ -573,6 +836,8 @@ describe("GET /payment_intents (core)", () => {
   /** Create intents one millisecond apart, so created_at orders them. */
   const seedIntents = (key: Key, bodies: ReadonlyArray<Body>) =>
     Effect.forEach(bodies, (b) => Effect.zipLeft(Effect.map(create(key, b), json), TestClock.adjust("1 millis")))
+
+  const seedOne = (key: Key, body: Body) => Effect.zipLeft(Effect.map(create(key, body), json), TestClock.adjust("1 millis"))
 
   it.effect("4.3 most recent first, default limit 25, pages visit every intent exactly once (D6)", () =>
     Effect.gen(function*() {
@@ -628,6 +893,18 @@ describe("GET /payment_intents (core)", () => {
       assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T07:00:00.001+07:00", created_before: c.created_at }), [b.id])
     }).pipe(Effect.provide(layer())))
 
+  it.effect("4.3 created_after and created_before take any offset and compare instants", () =>
+    Effect.gen(function*() {
+      yield* TestClock.adjust("1 hours")
+      const a = yield* seedOne(keys.demoTest, hosted) // 01:00:00.000Z
+      const who = yield* login(keys.demoTest)
+      const ids = (p: PaymentIntents.ListParams) => Effect.map(PaymentIntents.list(who, p), (l) => l.data.map((d) => d.id))
+      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T08:00:00+07:00" }), [a.id])
+      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T08:00:00.001+07:00" }), [])
+      assert.deepStrictEqual(yield* ids({ created_before: "1970-01-01T01:00:00.001+00:00" }), [a.id])
+      assert.deepStrictEqual(yield* ids({ created_before: "1969-12-31T20:00:00-05:00" }), [])
+    }).pipe(Effect.provide(layer())))
+
   it.effect("4.3 filters and cursor are independent: a cursor carries position only, filters are sent again", () =>
     Effect.gen(function*() {
       const declined = { ...promptpay, amount: Simulator.magicAmounts.declineOnCreate }
@@ -655,305 +932,6 @@ describe("GET /payment_intents (core)", () => {
       assert.lengthOf(other.data, 1)
     }).pipe(Effect.provide(layer())))
 
-  it.effect("D6 a cursor that does not decode -> 400 param cursor; unknown status -> 400 param status", () =>
-    Effect.gen(function*() {
-      const who = yield* login(keys.demoTest)
-      for (const cursor of ["!!", "bm90LWpzb24", Buffer.from(JSON.stringify([1, "tuin_x"])).toString("base64url")]) {
-        const e = yield* Effect.flip(PaymentIntents.list(who, { cursor }))
-        assert.strictEqual(paramOf(e), "cursor", cursor)
-      }
-      const e = yield* Effect.flip(PaymentIntents.list(who, { status: "requires_action,done" }))
-      assert.strictEqual(paramOf(e), "status")
-    }).pipe(Effect.provide(layer())))
-})
-
-// ---------------------------------------------------------------------------
-// Coverage audit additions: each test names the rule it checks first.
-// ---------------------------------------------------------------------------
-
-type Who = Effect.Effect.Success<ReturnType<typeof login>>
-
-/** Create as an explicit principal (a merchant with routes set by the test). */
-const createAs = (principal: Who, body: Body, idempotencyKey?: string) =>
-  Effect.flatMap(Effect.orDie(decodeParams(body)), (params) =>
-    PaymentIntents.create({ principal, requestId: "req_test", idempotencyKey }, params))
-
-/** A payer complete enough for each simulator method in merchant mode. */
-const completeFor = (method: string): Body => {
-  const customer = { name: "Somchai Jaidee", phone: "+66812345678" }
-  switch (method) {
-    case "th_bank_transfer":
-      return { customer, payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" } }
-    case "th_online_banking":
-      return { customer, payment_method_options: { bank: "SCB" } }
-    default:
-      return { customer }
-  }
-}
-
-describe("create rules: coverage additions (core)", () => {
-  it.effect("4.1.4 return_url reaches the hosted page unmodified: stored byte for byte, no status appended", () =>
-    Effect.gen(function*() {
-      const returnUrl = "https://shop.example/done?order=1&note=a%20b&status=mine#top"
-      const r = yield* create(keys.demoTest, { ...hosted, return_url: returnUrl })
-      assert.strictEqual(r.status, 201)
-      const stored = yield* (yield* Storage.Storage).get(PaymentIntent.table, { merchantId: "mch_demo", environment: "test" }, json(r).id)
-      assert.strictEqual(stored._tag, "Some")
-      if (stored._tag === "Some") assert.strictEqual(stored.value.returnUrl, returnUrl)
-    }).pipe(Effect.provide(layer())))
-
-  it.effect("4.1.6 discovery and creation agree: a method is creatable for (amount, country, currency, mode) exactly when discovery lists it", () =>
-    Effect.gen(function*() {
-      const who = yield* login(keys.demoTest)
-      const amounts = ["99", "100", "1999", "2000", "200000000", "200000001", "500000001"]
-      const combos = [
-        ...amounts.map((amount) => ({ amount, country: "TH", currency: "THB" })),
-        { amount: "150000", country: "VN", currency: "THB" },
-        { amount: "150000", country: "TH", currency: "USD" }
-      ]
-      for (const combo of combos) {
-        for (const mode of ["hosted", "merchant"] as const) {
-          const listed = (yield* Discovery.discover(who, { ...combo, checkout_mode: mode })).methods.map((m) => m.code)
-          for (const method of Simulator.methods.map((m) => m.method)) {
-            const body = { ...combo, checkout_mode: mode, payment_method: method, ...completeFor(method) }
-            const r = yield* createAs(who, body)
-            const label = `${method} ${mode} ${JSON.stringify(combo)}`
-            if (listed.includes(method)) assert.strictEqual(r.status, 201, `${label}: ${r.body}`)
-            else assert.deepInclude(errorOf(r), { code: "payment_configuration_unavailable" }, label)
-          }
-        }
-      }
-    }).pipe(Effect.provide(layer())))
-
-  it.effect("4.1.6 a method served only in merchant mode is neither discovered nor creatable in hosted mode", () => {
-    const merchantOnlyPsp: Provider.PaymentProvider = {
-      ...Simulator.make(),
-      code: "merchant_only_psp",
-      methods: Simulator.methods.map((m) => ({ ...m, checkoutModes: ["merchant" as const] }))
-    }
-    return Effect.gen(function*() {
-      const base = yield* login(keys.demoTest)
-      const who = {
-        ...base,
-        merchant: { ...base.merchant, routes: [{ id: "r_mo", method: "th_promptpay", provider: "merchant_only_psp", environments: ["test" as const], priority: 0 }] }
-      }
-      const q = { amount: "150000", country: "TH", currency: "THB" }
-      assert.deepStrictEqual((yield* Discovery.discover(who, { ...q, checkout_mode: "hosted" })).methods, [])
-      assert.deepStrictEqual((yield* Discovery.discover(who, { ...q, checkout_mode: "merchant" })).methods.map((m) => m.code), ["th_promptpay"])
-      assert.deepInclude(errorOf(yield* createAs(who, { ...hosted, payment_method: "th_promptpay" })), { code: "payment_configuration_unavailable" })
-      assert.strictEqual((yield* createAs(who, promptpay)).status, 201)
-    }).pipe(Effect.provide(layer({ providers: [merchantOnlyPsp] })))
-  })
-
-  it.effect("3.1.2 a provider answering processing: status processing, next_action null; processing_reason shown by get and list, not by create (2.1)", () => {
-    const asynchronous = recording("simulator", () => Effect.succeed({ _tag: "Processing" as const, providerPaymentId: "sim_async" }))
-    return Effect.gen(function*() {
-      const r = yield* create(keys.demoTest, promptpay)
-      assert.strictEqual(r.status, 201)
-      const created = json(r)
-      assert.strictEqual(created.status, "processing")
-      assert.strictEqual(created.next_action, null)
-      assert.strictEqual(created.failure_code, null)
-      assert.notProperty(created, "processing_reason")
-      const who = yield* login(keys.demoTest)
-      const got = yield* PaymentIntents.retrieve(who, created.id)
-      assert.strictEqual(got.status, "processing")
-      assert.strictEqual(got.next_action, null)
-      assert.strictEqual(got.processing_reason, "asynchronous")
-      const listed = (yield* PaymentIntents.list(who, {})).data[0]!
-      assert.strictEqual(listed.processing_reason, "asynchronous")
-      const stored = yield* (yield* Storage.Storage).get(PaymentIntent.table, { merchantId: "mch_demo", environment: "test" }, created.id)
-      assert.strictEqual(stored._tag, "Some")
-      if (stored._tag === "Some") assert.deepStrictEqual(PaymentIntent.invariantViolations(stored.value), [])
-    }).pipe(Effect.provide(layer({ providers: [asynchronous.provider] })))
-  })
-
-  it.effect("3.1.4 the status rules are checked before any intent is written: a decline without failure_code is a 500, nothing is stored, the key is released", () => {
-    // A provider adapter bug (a decline with no failure code) would write a failed intent
-    // with failure_code null; the invariant check is the last gate before the commit.
-    let broken = true
-    const buggy = recording("simulator", () =>
-      broken ? Effect.succeed({ _tag: "Declined" as const, providerPaymentId: null, failureCode: null as unknown as string, failureMessage: "x" }) : undefined)
-    return Effect.gen(function*() {
-      const first = yield* create(keys.demoTest, promptpay, "key-invariant")
-      assert.strictEqual(first.status, 500)
-      assert.lengthOf((yield* listAll(keys.demoTest)).data, 0)
-      broken = false
-      const retry = yield* create(keys.demoTest, promptpay, "key-invariant")
-      assert.strictEqual(retry.status, 201)
-    }).pipe(Effect.provide(layer({ providers: [buggy.provider] })))
-  })
-
-  it.effect("5.4 reads return only the key's merchant and environment", () =>
-    Effect.gen(function*() {
-      yield* create(keys.demoTest, hosted)
-      yield* create(keys.demoTest, hosted)
-      yield* create(keys.demoLive, hosted)
-      yield* create(keys.otherTest, hosted)
-      const seen = (key: Key) => Effect.map(listAll(key), (l) => l.data.map((d) => d.environment))
-      assert.deepStrictEqual(yield* seen(keys.demoTest), ["test", "test"])
-      assert.deepStrictEqual(yield* seen(keys.demoLive), ["live"])
-      assert.deepStrictEqual(yield* seen(keys.otherTest), ["test"])
-      assert.deepStrictEqual(yield* seen(keys.hostedOnly), [])
-    }).pipe(Effect.provide(layer())))
-
-  it.effect("D9 live keys never reach the simulator, even through a route configured for live", () => {
-    const rec = recording()
-    return Effect.gen(function*() {
-      const base = yield* login(keys.demoLive)
-      const who = {
-        ...base,
-        merchant: { ...base.merchant, routes: [{ id: "r_live_sim", method: "th_promptpay", provider: "simulator", environments: ["test" as const, "live" as const], priority: 0 }] }
-      }
-      const r = yield* createAs(who, promptpay)
-      assert.deepInclude(errorOf(r), { code: "payment_configuration_unavailable" })
-      assert.lengthOf(rec.calls, 0)
-      assert.deepStrictEqual((yield* Discovery.discover(who, { amount: "150000", country: "TH", currency: "THB", checkout_mode: "merchant" })).methods, [])
-    }).pipe(Effect.provide(layer({ providers: [rec.provider] })))
-  })
-
-  it.effect("7 409 duplicate_merchant_reference is never the answer for payment intents", () =>
-    Effect.gen(function*() {
-      const body = { ...promptpay, merchant_reference: "order-dup" }
-      yield* create(keys.demoTest, body)
-      const r = yield* create(keys.demoTest, { ...body, amount: "160000" })
-      assert.strictEqual(r.status, 409)
-      assert.strictEqual(errorOf(r).code, "idempotency_conflict")
-      assert.notInclude(r.body, "duplicate_merchant_reference")
-    }).pipe(Effect.provide(layer())))
-})
-
-describe("merchant_reference (4.9, second list): coverage additions", () => {
-  /** Every fingerprinted field of 4.9 ref.4 set, in hosted mode (the provider is not called). */
-  const full: Body = {
-    amount: "250000",
-    currency: "THB",
-    country: "TH",
-    checkout_mode: "hosted",
-    merchant_reference: "order-full",
-    customer: { name: "Somchai Jaidee", email: "somchai@example.com" },
-    payment_method: "th_bank_transfer",
-    payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" },
-    return_url: "https://shop.example/done",
-    device_fingerprint: "fp_device_1",
-    metadata: { cart: "c_1" },
-    external_reference: "ext-1"
-  }
-
-  it.effect("4.9 ref.4 the fingerprint covers amount, currency, country, customer, checkout_mode, payment_method, payment_method_options, return_url, device fingerprint, metadata, external reference", () =>
-    Effect.gen(function*() {
-      const original = yield* create(keys.demoTest, full)
-      assert.strictEqual(original.status, 201, original.body)
-      const changes: Record<string, Body> = {
-        amount: { amount: "250001" },
-        currency: { currency: "USD" },
-        country: { country: "VN" },
-        customer: { customer: { name: "Somchai Jaidee", email: "other@example.com" } },
-        checkout_mode: { checkout_mode: "merchant", return_url: undefined },
-        payment_method: { payment_method: "th_online_banking", payment_method_options: { bank: "SCB" } },
-        payment_method_options: { payment_method_options: { bank: "SCB", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" } },
-        return_url: { return_url: "https://shop.example/other" },
-        device_fingerprint: { device_fingerprint: "fp_device_2" },
-        metadata: { metadata: { cart: "c_2" } },
-        external_reference: { external_reference: "ext-2" }
-      }
-      for (const [field, change] of Object.entries(changes)) {
-        const r = yield* create(keys.demoTest, { ...full, ...change })
-        assert.strictEqual(r.status, 409, `${field}: ${r.body}`)
-        assert.deepInclude(errorOf(r), { code: "idempotency_conflict", param: "merchant_reference" }, field)
-      }
-      const same = yield* create(keys.demoTest, full)
-      assert.strictEqual(same.status, 200)
-      assert.strictEqual(json(same).id, json(original).id)
-      assert.lengthOf((yield* listAll(keys.demoTest)).data, 1)
-    }).pipe(Effect.provide(layer())))
-
-  it.effect("4.9 ref.4 defaults and normalised values are fingerprinted canonically, so an equivalent repeat returns the original", () =>
-    Effect.gen(function*() {
-      const first = yield* create(keys.demoTest, { ...hosted, customer: { email: "Somchai@Example.COM" }, metadata: {}, merchant_reference: "order-canon" })
-      assert.strictEqual(first.status, 201)
-      const again = yield* create(keys.demoTest, {
-        merchant_reference: "order-canon",
-        customer: { email: "somchai@example.com" },
-        checkout_mode: "hosted",
-        country: "TH",
-        currency: "THB",
-        amount: "150000"
-      })
-      assert.strictEqual(again.status, 200, again.body)
-      assert.strictEqual(json(again).id, json(first).id)
-    }).pipe(Effect.provide(layer())))
-
-  it.effect("4.9 ref.2 the original is returned whatever Idempotency-Key the repeat carries", () =>
-    Effect.gen(function*() {
-      const body = { ...promptpay, merchant_reference: "order-keys" }
-      const first = json(yield* create(keys.demoTest, body, "key-a"))
-      for (const key of ["key-b", undefined]) {
-        const r = yield* create(keys.demoTest, body, key)
-        assert.strictEqual(r.status, 200, String(key))
-        assert.strictEqual(json(r).id, first.id)
-      }
-      assert.lengthOf((yield* listAll(keys.demoTest)).data, 1)
-    }).pipe(Effect.provide(layer())))
-
-  it.effect("4.9 ref.3 the same merchant_reference while the original is in flight -> 409 idempotency_conflict, not stored on the repeat's key", () => {
-    const gate = Effect.runSync(Deferred.make<void>())
-    const slow = recording("simulator", (req) => Effect.zipRight(Deferred.await(gate), Simulator.make().createPayment(req)))
-    return Effect.gen(function*() {
-      const body = { ...promptpay, merchant_reference: "order-inflight" }
-      const first = yield* Effect.fork(create(keys.demoTest, body))
-      while (slow.calls.length === 0) yield* Effect.yieldNow()
-      const second = yield* create(keys.demoTest, body, "key-repeat")
-      assert.strictEqual(second.status, 409)
-      assert.deepInclude(errorOf(second), { code: "idempotency_conflict", param: "merchant_reference" })
-      yield* Deferred.succeed(gate, undefined)
-      const original = yield* Fiber.join(first)
-      assert.strictEqual(original.status, 201)
-      // The transient 409 released the key: the retry reaches a handler and gets the original.
-      const retry = yield* create(keys.demoTest, body, "key-repeat")
-      assert.strictEqual(retry.status, 200)
-      assert.strictEqual(json(retry).id, json(original).id)
-    }).pipe(Effect.provide(layer({ providers: [slow.provider] })))
-  })
-
-  it.effect("4.9.7 a 5xx while answering a repeated merchant_reference releases the key, so a retry reaches a fresh handler", () => {
-    let failReads = false
-    const store = Storage.makeMemory()
-    const flaky = Layer.succeed(Storage.Storage, {
-      ...store,
-      get: (table, scope, id) =>
-        failReads ? Effect.fail(new StorageError.StorageFailure({ message: "read timed out" })) : store.get(table, scope, id)
-    })
-    return Effect.gen(function*() {
-      const body = { ...promptpay, merchant_reference: "order-read-5xx" }
-      const original = json(yield* create(keys.demoTest, body))
-      failReads = true
-      const first = yield* create(keys.demoTest, body, "key-read-5xx")
-      assert.strictEqual(first.status, 500)
-      assert.notInclude(first.body, "read timed out")
-      failReads = false
-      const retry = yield* create(keys.demoTest, body, "key-read-5xx")
-      assert.strictEqual(retry.status, 200, retry.body)
-      assert.strictEqual(json(retry).id, original.id)
-    }).pipe(Effect.provide(layer({ storage: flaky })))
-  })
-
-  it.effect("4.9 N simultaneous creates with one merchant_reference and different bodies leave exactly one intent; every other answer is 409", () =>
-    Effect.gen(function*() {
-      const results = yield* Effect.all(
-        Array.from({ length: 20 }, (_, i) => create(keys.demoTest, { ...promptpay, amount: String(150000 + i), merchant_reference: "order-race-mixed" })),
-        { concurrency: "unbounded" }
-      )
-      const created = results.filter((r) => r.status === 201)
-      assert.lengthOf(created, 1)
-      for (const r of results) if (r.status !== 201) assert.deepInclude(errorOf(r), { code: "idempotency_conflict" })
-      assert.lengthOf((yield* listAll(keys.demoTest)).data, 1)
-    }).pipe(Effect.provide(layer())))
-})
-
-describe("lists: coverage additions (4.3, D6)", () => {
-  const seedOne = (key: Key, body: Body) => Effect.zipLeft(Effect.map(create(key, body), json), TestClock.adjust("1 millis"))
-
   it.effect("D6 a cursor never widens what a caller sees: another merchant's cursor pages only the caller's own intents", () =>
     Effect.gen(function*() {
       // The other merchant's intents are older than every one of demo's, so a cursor taken
@@ -969,15 +947,27 @@ describe("lists: coverage additions (4.3, D6)", () => {
       assert.deepStrictEqual(live.data, [])
     }).pipe(Effect.provide(layer())))
 
-  it.effect("4.3 created_after and created_before take any offset and compare instants", () =>
+  it.effect("5.4 reads return only the key's merchant and environment", () =>
     Effect.gen(function*() {
-      yield* TestClock.adjust("1 hours")
-      const a = yield* seedOne(keys.demoTest, hosted) // 01:00:00.000Z
+      yield* create(keys.demoTest, hosted)
+      yield* create(keys.demoTest, hosted)
+      yield* create(keys.demoLive, hosted)
+      yield* create(keys.otherTest, hosted)
+      const seen = (key: Key) => Effect.map(listAll(key), (l) => l.data.map((d) => d.environment))
+      assert.deepStrictEqual(yield* seen(keys.demoTest), ["test", "test"])
+      assert.deepStrictEqual(yield* seen(keys.demoLive), ["live"])
+      assert.deepStrictEqual(yield* seen(keys.otherTest), ["test"])
+      assert.deepStrictEqual(yield* seen(keys.hostedOnly), [])
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("D6 a cursor that does not decode -> 400 param cursor; unknown status -> 400 param status", () =>
+    Effect.gen(function*() {
       const who = yield* login(keys.demoTest)
-      const ids = (p: PaymentIntents.ListParams) => Effect.map(PaymentIntents.list(who, p), (l) => l.data.map((d) => d.id))
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T08:00:00+07:00" }), [a.id])
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T08:00:00.001+07:00" }), [])
-      assert.deepStrictEqual(yield* ids({ created_before: "1970-01-01T01:00:00.001+00:00" }), [a.id])
-      assert.deepStrictEqual(yield* ids({ created_before: "1969-12-31T20:00:00-05:00" }), [])
+      for (const cursor of ["!!", "bm90LWpzb24", Buffer.from(JSON.stringify([1, "tuin_x"])).toString("base64url")]) {
+        const e = yield* Effect.flip(PaymentIntents.list(who, { cursor }))
+        assert.strictEqual(paramOf(e), "cursor", cursor)
+      }
+      const e = yield* Effect.flip(PaymentIntents.list(who, { status: "requires_action,done" }))
+      assert.strictEqual(paramOf(e), "status")
     }).pipe(Effect.provide(layer())))
 })
