@@ -634,7 +634,7 @@ describe("merchant_reference (4.9)", () => {
     external_reference: "ext-1"
   }
 
-  it.effect("4.9.2 same merchant_reference and fingerprint returns the original intent (200), with no time limit", () =>
+  it.effect("4.9 merchant_reference 2 same merchant_reference and fingerprint returns the original intent (200), with no time limit", () =>
     Effect.gen(function*() {
       const first = yield* create(keys.demoTest, withRef)
       assert.strictEqual(first.status, 201)
@@ -658,7 +658,7 @@ describe("merchant_reference (4.9)", () => {
       assert.lengthOf((yield* listAll(keys.demoTest)).data, 1)
     }).pipe(Effect.provide(layer())))
 
-  it.effect("4.9.3 same merchant_reference with any changed fingerprinted field -> 409 idempotency_conflict", () =>
+  it.effect("4.9 merchant_reference 3 same merchant_reference with any changed fingerprinted field -> 409 idempotency_conflict", () =>
     Effect.gen(function*() {
       yield* create(keys.demoTest, withRef)
       const changes: Array<Body> = [
