@@ -31,6 +31,7 @@ export default defineConfig({
           poolOptions: { forks: { isolate: true, singleFork: false } }
         }
       },
+      { test: { name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
       {
         test: {
           name: "example",

@@ -1,0 +1,213 @@
+/**
+ * The MongoDB storage adapter: `Storage`, `Tasks` and `Merchants` on the host's `MongoClient`
+ * (the official driver). Correctness comes from the database: unique indexes for ids, unique
+ * fields, idempotency keys and merchant_reference claims; conditional single-document writes for
+ * claims and leases; one multi-document transaction per commit of several writes. Any number of
+ * processes may share one database. Needs a replica set (a single node is enough).
+ *
+ * @since 0.1.0
+ */
+import { Merchants, Storage, StorageError, Task } from "@tender/core"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { type Db, type DbOptions, type Document, MongoClient } from "mongodb"
+import * as Claims from "./internal/claims.js"
+import { collections, validatePrefix } from "./internal/collections.js"
+import * as Commit from "./internal/commit.js"
+import { toRecord } from "./internal/documents.js"
+import { fold } from "./internal/errors.js"
+import { byCollection, indexSpecs } from "./internal/indexes.js"
+import * as MerchantsStore from "./internal/merchants.js"
+import { idFilter, listFilter, listOptions, projection, scopedFilter } from "./internal/queries.js"
+import * as Tasks from "./internal/tasks.js"
+import * as Topology from "./internal/topology.js"
+
+/** The host's `MongoClient`, for `layerClient`; `layerFromUrl` provides one. @since 0.1.0 @category tags */
+export class Client extends Context.Tag("@tender/mongodb/MongoStorage/Client")<Client, MongoClient>() {}
+
+/** @since 0.1.0 @category models */
+export interface MongoStorageOptions {
+  /** The database Tender's collections live in. */
+  readonly database: string
+  /** Prefix of every collection Tender uses. Default `tender_`. */
+  readonly collectionPrefix?: string | undefined
+  /**
+   * Whether the server deletes expired idempotency keys itself (a TTL index on `expires_at`, 4.9.4).
+   * Default true. Turn it off when request times are not the server's time (tests that drive
+   * time far from the wall clock) and rely on `purgeExpired` alone.
+   */
+  readonly expireKeys?: boolean | undefined
+}
+
+/**
+ * The `Db` handle Tender uses, with its BSON options stated, so the host's client options
+ * (`promoteValues: false`, `useBigInt64`, `raw`, a secondary read preference) never change what
+ * Tender reads or where: claims must read what they just wrote.
+ *
+ * @since 0.1.0
+ */
+export const dbOptions: DbOptions = {
+  readPreference: "primary",
+  promoteValues: true,
+  promoteLongs: true,
+  promoteBuffers: false,
+  useBigInt64: false,
+  bsonRegExp: false,
+  ignoreUndefined: false,
+  raw: false
+}
+
+const call = <A>(operation: string, f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: fold(operation) })
+
+/**
+ * Create every index Tender uses (unique ids and fields, keys, references, list and claim
+ * indexes, the TTL of keys), and so the collections. Idempotent: an index that exists with the
+ * same key and options is left as it is, so any number of processes may run it at once. `layer`
+ * runs it at every start.
+ *
+ * @since 0.1.0 @category setup
+ */
+export const setup = (client: MongoClient, options: MongoStorageOptions): Effect.Effect<void, StorageError.StorageError> =>
+  Effect.gen(function*() {
+    const c = collections(yield* validatePrefix(options.collectionPrefix))
+    const db = client.db(options.database, dbOptions)
+    const specs = indexSpecs(c, { expireKeys: options.expireKeys ?? true })
+    for (const [collection, group] of byCollection(specs)) {
+      yield* call(`create indexes of ${collection}`, () =>
+        db.collection(collection).createIndexes(group.map(({ collection: _, ...spec }) => ({ ...spec, key: { ...spec.key } }))))
+    }
+  })
+
+/**
+ * Whether the deployment runs transactions; fails with one clear message on a standalone server.
+ *
+ * @since 0.1.0 @category setup
+ */
+export const checkDeployment = (db: Db, database: string): Effect.Effect<Topology.Topology, StorageError.StorageError> =>
+  call("hello", () => db.command({ hello: 1 })).pipe(
+    Effect.map((hello: Document) => Topology.classify(hello)),
+    Effect.filterOrFail(Topology.supportsTransactions, () => new StorageError.StorageFailure({ message: Topology.standaloneMessage(database) }))
+  )
+
+/**
+ * The three services on `client`, without creating indexes (run `setup` first, or use `layer`).
+ * Fails on a standalone server.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const make = (client: MongoClient, options: MongoStorageOptions) =>
+  Effect.gen(function*() {
+    const c = collections(yield* validatePrefix(options.collectionPrefix))
+    const db = client.db(options.database, dbOptions)
+    const topology = yield* checkDeployment(db, options.database)
+    const claims = Claims.make(db.collection(c.idempotencyKeys), db.collection(c.references))
+    const storage = Storage.Storage.of({
+      begin: claims.begin,
+      commit: Commit.make(client, db, c),
+      get: (table, scope, id) =>
+        call(`get ${table.name}`, () => db.collection(c.of(table)).findOne(scopedFilter(scope, id), { projection })).pipe(
+          Effect.map((doc) => Option.map(Option.fromNullable(doc), (d) => toRecord(table, d)))
+        ),
+      find: (table, id) =>
+        call(`find ${table.name}`, () => db.collection(c.of(table)).findOne(idFilter(id), { projection })).pipe(
+          Effect.map((doc) => Option.map(Option.fromNullable(doc), (d) => toRecord(table, d)))
+        ),
+      list: (table, query) =>
+        // The driver reads a limit of 0 as "no limit".
+        query.limit <= 0
+          ? Effect.succeed([])
+          : call(`list ${table.name}`, () =>
+            db.collection(c.of(table)).find(listFilter(table, query), listOptions(query.limit)).toArray()).pipe(
+            Effect.map((docs) => docs.map((d) => toRecord(table, d)))
+          ),
+      purgeExpired: claims.purgeExpired
+    })
+    return {
+      storage,
+      tasks: Tasks.make(db.collection(c.of(Task.table)), Topology.supportsChangeStreams(topology)),
+      merchants: MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys))
+    }
+  })
+
+const servicesLayer = (client: MongoClient, options: MongoStorageOptions) =>
+  Layer.effectContext(
+    Effect.zipRight(
+      setup(client, options),
+      Effect.map(make(client, options), ({ merchants, storage, tasks }) =>
+        Context.make(Storage.Storage, storage).pipe(Context.add(Merchants.Merchants, merchants), Context.add(Task.Tasks, tasks)))
+    )
+  )
+
+/**
+ * `Storage`, `Tasks` and `Merchants` on the host's client, creating the indexes first. The host
+ * owns the client: it is never closed here.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layer = (
+  options: MongoStorageOptions & { readonly client: MongoClient }
+): Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, StorageError.StorageError> =>
+  servicesLayer(options.client, options)
+
+/**
+ * As `layer`, with the client taken from the `Client` tag.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layerClient = (
+  options: MongoStorageOptions
+): Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, StorageError.StorageError, Client> =>
+  Layer.unwrapEffect(Effect.map(Client, (client) => servicesLayer(client, options)))
+
+/** @since 0.1.0 @category models */
+export interface MongoUrlOptions extends Omit<MongoStorageOptions, "database"> {
+  /** A `mongodb://` or `mongodb+srv://` connection string. */
+  readonly url: string | Redacted.Redacted
+  /** Default: the database the URL names, else `tender`. */
+  readonly database?: string | undefined
+}
+
+/**
+ * The database a connection string names (`mongodb://host/db?...`), if any.
+ *
+ * @since 0.1.0
+ */
+export const databaseOfUrl = (url: string): string | undefined => {
+  const rest = url.replace(/^mongodb(\+srv)?:\/\//, "")
+  const slash = rest.indexOf("/")
+  if (slash < 0) return undefined
+  const name = decodeURIComponent(rest.slice(slash + 1).split("?")[0] ?? "")
+  return name === "" ? undefined : name
+}
+
+/**
+ * A connected client from a URL, closed when the layer's scope closes.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layerClientFromUrl = (url: string | Redacted.Redacted): Layer.Layer<Client, StorageError.StorageError> =>
+  Layer.scoped(
+    Client,
+    Effect.acquireRelease(
+      Effect.flatMap(
+        Effect.try({ try: () => new MongoClient(Redacted.isRedacted(url) ? Redacted.value(url) : url, { appName: "tender" }), catch: fold("connect") }),
+        (client) => Effect.as(call("connect", () => client.connect()), client)
+      ),
+      (client) => Effect.ignore(call("close", () => client.close()))
+    )
+  )
+
+/**
+ * For hosts without a client of their own: connects to `url`, creates the indexes, and provides
+ * `Storage`, `Tasks` and `Merchants` and the `Client` (for the host's own queries). The client is
+ * closed when the layer's scope closes.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layerFromUrl = (
+  options: MongoUrlOptions
+): Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants | Client, StorageError.StorageError> => {
+  const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
+  return layerClient({ ...options, database: options.database ?? databaseOfUrl(url) ?? "tender" }).pipe(
+    Layer.provideMerge(layerClientFromUrl(options.url))
+  )
+}

@@ -1,0 +1,116 @@
+/**
+ * `commit`: a list of writes, all or none. Each write is one single-document operation; a
+ * write with a precondition (a versioned update, completing a claim) is conditional on it and
+ * must match its document. Several writes run in order inside one multi-document transaction:
+ * the first that fails (a precondition that matched nothing, a duplicate key) aborts it, so its
+ * error names the first failing write in list order and nothing is written. One write needs no
+ * transaction: a single-document operation is atomic by itself.
+ */
+import { type Storage, StorageError } from "@tender/core"
+import { Effect } from "effect"
+import type { ClientSession, Db, Document, Filter, MongoClient, TransactionOptions, UpdateFilter } from "mongodb"
+import {
+  heldKeyFilter,
+  heldReferenceFilter,
+  responseDocument
+} from "./claims.js"
+import type { Collections } from "./collections.js"
+import { toDocument } from "./documents.js"
+import { fold } from "./errors.js"
+import { inTransaction } from "./transactions.js"
+
+/** One write as the operation that applies it. `lost` is the error when a guarded operation matched nothing. */
+export type Step =
+  | { readonly op: "insert"; readonly collection: string; readonly document: Document }
+  | {
+    readonly op: "replace"
+    readonly collection: string
+    readonly filter: Filter<Document>
+    readonly document: Document
+    readonly lost: StorageError.StorageError
+  }
+  | {
+    readonly op: "update"
+    readonly collection: string
+    readonly filter: Filter<Document>
+    readonly update: UpdateFilter<Document>
+    readonly lost: StorageError.StorageError
+  }
+  | { readonly op: "delete"; readonly collection: string; readonly filter: Filter<Document> }
+
+/** The operation of one write (pure: the whole plan of a commit is tested without a server). */
+export const step = (c: Collections, w: Storage.Write): Step => {
+  switch (w._tag) {
+    case "Insert":
+      return { op: "insert", collection: c.of(w.table), document: toDocument(w.table, w.record) }
+    case "Update": {
+      const r = w.record
+      // A replacement, not `$set`: embedded documents may hold keys starting with `$` (merchant
+      // metadata), which MongoDB accepts below the top level of a replacement but not in `$set`.
+      return {
+        op: "replace",
+        collection: c.of(w.table),
+        filter: { id: r.id, merchant_id: r.merchantId, environment: r.environment, version: w.expectedVersion },
+        document: toDocument(w.table, r),
+        lost: new StorageError.StaleVersion({ message: `stale update of ${r.id}` })
+      }
+    }
+    case "CompleteReference":
+      return {
+        op: "update",
+        collection: c.references,
+        filter: heldReferenceFilter(w.reference),
+        update: { $set: { completed: true } },
+        lost: new StorageError.UniqueViolation({ message: `merchant_reference is no longer held by ${w.reference.resourceId}` })
+      }
+    case "ReleaseReference":
+      // Never a completed one: a created resource holds its reference for good.
+      return { op: "delete", collection: c.references, filter: { ...heldReferenceFilter(w.reference), completed: false } }
+    case "CompleteIdempotency":
+      return {
+        op: "update",
+        collection: c.idempotencyKeys,
+        filter: heldKeyFilter(w.key),
+        update: { $set: { response: responseDocument(w.response) } },
+        lost: new StorageError.ClaimLost({ message: "the idempotency key was taken over by a retry" })
+      }
+    case "ReleaseIdempotency":
+      return { op: "delete", collection: c.idempotencyKeys, filter: heldKeyFilter(w.key) }
+  }
+}
+
+/** Whether a commit of these writes needs a multi-document transaction. */
+export const needsTransaction = (writes: ReadonlyArray<Storage.Write>): boolean => writes.length > 1
+
+/** Apply one step, in `session` when given; fails with its `lost` error when its guard matched nothing. */
+const apply = (db: Db, s: Step, session: ClientSession | undefined): Effect.Effect<void, StorageError.StorageError> => {
+  const options = session === undefined ? {} : { session }
+  const collection = db.collection(s.collection)
+  const run = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: fold(`commit (${s.op} ${s.collection})`) })
+  switch (s.op) {
+    case "insert":
+      // A copy: the driver adds `_id` to the document it inserts, and a retried attempt must start clean.
+      return Effect.asVoid(run(() => collection.insertOne({ ...s.document }, options)))
+    case "replace":
+      return Effect.flatMap(run(() => collection.replaceOne(s.filter, s.document, options)), (r) =>
+        r.matchedCount === 0 ? Effect.fail(s.lost) : Effect.void)
+    case "update":
+      return Effect.flatMap(run(() => collection.updateOne(s.filter, s.update, options)), (r) =>
+        r.matchedCount === 0 ? Effect.fail(s.lost) : Effect.void)
+    case "delete":
+      return Effect.asVoid(run(() => collection.deleteOne(s.filter, options)))
+  }
+}
+
+/** The transaction options of a commit: on the primary, as every transaction must be. */
+export const transactionOptions: TransactionOptions = { readPreference: "primary" }
+
+/** The commit of one adapter instance. */
+export const make = (client: MongoClient, db: Db, c: Collections) =>
+(writes: ReadonlyArray<Storage.Write>): Effect.Effect<void, StorageError.StorageError> =>
+  Effect.suspend(() => {
+    const steps = writes.map((w) => step(c, w))
+    if (!needsTransaction(writes)) return steps.length === 0 ? Effect.void : apply(db, steps[0]!, undefined)
+    return inTransaction(client, transactionOptions, (session) =>
+      Effect.forEach(steps, (s) => apply(db, s, session), { discard: true }))
+  })

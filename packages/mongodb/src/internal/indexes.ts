@@ -1,0 +1,126 @@
+/**
+ * Every index Tender creates, as pure data derived from the core tables: `setup` hands these
+ * to `createIndexes`, which does nothing for an index that exists with the same key and
+ * options, so running it at every start, from any number of processes at once, is safe.
+ *
+ * A new resource is its `Table` and one entry of `resources`; a new list filter is one name
+ * in its entry.
+ */
+import { Asset, Event, PaymentIntent, type Table, Task } from "@tender/core"
+import type { Document, IndexDirection } from "mongodb"
+import type { Collections } from "./collections.js"
+import { fieldOf } from "./documents.js"
+
+/** One index of one collection, as `createIndexes` takes it. */
+export interface IndexSpec {
+  readonly collection: string
+  readonly name: string
+  readonly key: Readonly<Record<string, IndexDirection>>
+  readonly unique?: true
+  readonly partialFilterExpression?: Document
+  readonly expireAfterSeconds?: number
+}
+
+/** A stored resource and the fields its lists filter on by equality (4.3). */
+export interface Resource {
+  readonly table: Table.Table<any>
+  readonly listFilters: ReadonlyArray<string>
+}
+
+/** The stored resources of core and the list filters each serves. */
+export const resources: ReadonlyArray<Resource> = [
+  { table: PaymentIntent.table, listFilters: ["status", "country", "currency", "merchantReference"] },
+  { table: Event.table, listFilters: ["type", "resourceId"] },
+  { table: Task.table, listFilters: ["resourceId"] },
+  { table: Asset.table, listFilters: [] }
+]
+
+/** The BSON type a stored value of each kind has: a partial index over it skips nulls. */
+const bsonType: Record<Table.StorageKind, string> = {
+  text: "string",
+  amount: "string",
+  integer: "number",
+  millis: "date",
+  json: "object",
+  boolean: "bool",
+  bytes: "binData"
+}
+
+/** The keyset order of every list (D6), after the scope and at most one equality. */
+const keyset = { created_at: -1, id: -1 } as const
+
+/** The indexes of one stored resource. */
+export const resourceIndexes = (c: Collections, resource: Resource): ReadonlyArray<IndexSpec> => {
+  const { table } = resource
+  const collection = c.of(table)
+  const scope = { merchant_id: 1, environment: 1 } as const
+  return [
+    // `find` reads by id alone; a duplicate id is a UniqueViolation (code 11000).
+    { collection, name: "id_unique", key: { id: 1 }, unique: true },
+    // Each unique constraint within a merchant and environment. Null values never collide: the
+    // partial filter leaves out every document where a field of the constraint is null.
+    ...table.unique.map((u): IndexSpec => {
+      const fields = u.fields.map((name) => fieldOf(table, name))
+      return {
+        collection,
+        name: `unique_${u.name}`,
+        key: { ...scope, ...Object.fromEntries(fields.map((f) => [f.column, 1])) },
+        unique: true,
+        partialFilterExpression: Object.fromEntries(fields.map((f) => [f.column, { $type: bsonType[f.kind] }]))
+      }
+    }),
+    { collection, name: "list", key: { ...scope, ...keyset } },
+    ...resource.listFilters.map((name): IndexSpec => {
+      const column = fieldOf(table, name).column
+      return { collection, name: `list_${column}`, key: { ...scope, [column]: 1, ...keyset } }
+    }),
+    // Claims take the earliest due pending task first: (due_at, id) within pending.
+    ...(table.name === Task.table.name
+      ? [{ collection, name: "claim", key: { status: 1, due_at: 1, id: 1 } } satisfies IndexSpec]
+      : [])
+  ]
+}
+
+/** @since 0.1.0 */
+export interface IndexOptions {
+  /**
+   * Whether the server deletes expired idempotency keys itself (a TTL index on `expires_at`).
+   * Without it the index still serves `purgeExpired`.
+   */
+  readonly expireKeys: boolean
+}
+
+/** Every index Tender uses, for every collection under one prefix. */
+export const indexSpecs = (c: Collections, options: IndexOptions): ReadonlyArray<IndexSpec> => [
+  ...resources.flatMap((r) => resourceIndexes(c, r)),
+  // 4.9.3: a key is unique per (API key id, key).
+  { collection: c.idempotencyKeys, name: "key_unique", key: { api_key_id: 1, key: 1 }, unique: true },
+  // 4.9.4: kept 24 hours. The TTL monitor deletes a key once its expires_at has passed on the
+  // server's clock, lazily (a pass every 60 s or so), so `begin` still judges expiry itself.
+  options.expireKeys
+    ? { collection: c.idempotencyKeys, name: "expires_at", key: { expires_at: 1 }, expireAfterSeconds: 0 }
+    : { collection: c.idempotencyKeys, name: "expires_at", key: { expires_at: 1 } },
+  // D4: a reference is unique per (merchant, environment, resource type).
+  {
+    collection: c.references,
+    name: "reference_unique",
+    key: { merchant_id: 1, environment: 1, resource_type: 1, reference: 1 },
+    unique: true
+  },
+  // purgeExpired deletes uncompleted claims whose lock lapsed long ago.
+  { collection: c.references, name: "lapsed", key: { completed: 1, locked_until: 1 } },
+  { collection: c.merchants, name: "id_unique", key: { id: 1 }, unique: true },
+  { collection: c.apiKeys, name: "public_key_unique", key: { public_key: 1 }, unique: true },
+  { collection: c.apiKeys, name: "id", key: { id: 1 } }
+]
+
+/** The specs grouped by collection, in the order `createIndexes` is called. */
+export const byCollection = (specs: ReadonlyArray<IndexSpec>): ReadonlyArray<readonly [string, ReadonlyArray<IndexSpec>]> => {
+  const groups = new Map<string, Array<IndexSpec>>()
+  for (const s of specs) {
+    const group = groups.get(s.collection)
+    if (group === undefined) groups.set(s.collection, [s])
+    else group.push(s)
+  }
+  return [...groups]
+}

@@ -1,0 +1,86 @@
+/**
+ * The task queue (`Tasks`) on MongoDB. A claim is a conditional `findOneAndUpdate` on the
+ * earliest due pending task whose lease is free or lapsed: it sets the lease and counts the
+ * attempt in the same single-document write, so two workers never hold one task; it repeats up
+ * to the limit. Wake-ups come from a change stream of inserts on the tasks collection.
+ */
+import { Task } from "@tender/core"
+import { Effect, Option, Stream } from "effect"
+import type { Collection, Document, Filter, FindOneAndUpdateOptions, UpdateFilter } from "mongodb"
+import { toRecord } from "./documents.js"
+import { fold } from "./errors.js"
+
+/** Pending, due by `now`, and not leased, or leased until no later than `now` (its worker died). */
+export const claimFilter = (now: number): Filter<Document> => ({
+  status: "pending",
+  due_at: { $lte: new Date(now) },
+  $or: [{ lease_until: null }, { lease_until: { $lte: new Date(now) } }]
+})
+
+/** The lease, one more attempt and a new version, in the claiming write itself. */
+export const claimUpdate = (req: Task.ClaimRequest): UpdateFilter<Document> => ({
+  $set: { lease_owner: req.owner, lease_until: new Date(req.now + req.leaseMillis), updated_at: new Date(req.now) },
+  $inc: { attempts: 1, version: 1 }
+})
+
+/** Earliest due first, ties by id; served by the `claim` index. */
+export const claimOptions: FindOneAndUpdateOptions = {
+  sort: { due_at: 1, id: 1 },
+  returnDocument: "after",
+  projection: { _id: 0 }
+}
+
+/** When the earliest pending task may be claimed: its due time, or its lease's end if later. */
+export const nextDuePipeline: ReadonlyArray<Document> = [
+  { $match: { status: "pending" } },
+  // `$max` ignores a null lease_until.
+  { $group: { _id: null, next: { $min: { $max: ["$due_at", "$lease_until"] } } } }
+]
+
+/** Change events that may mean new work: a task inserted. */
+export const wakeupPipeline: ReadonlyArray<Document> = [{ $match: { operationType: "insert" } }]
+
+/** Claimed tasks in the order of the port: due time, then id. */
+export const inClaimOrder = (tasks: ReadonlyArray<Task.TaskRecord>): ReadonlyArray<Task.TaskRecord> =>
+  [...tasks].sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+
+const call = <A>(operation: string, f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: fold(operation) })
+
+/** The task queue on one collection; `changeStreams` says whether the deployment opens them. */
+export const make = (tasks: Collection<Document>, changeStreams: boolean) =>
+  Task.Tasks.of({
+    claim: (req) =>
+      Effect.gen(function*() {
+        const claimed: Array<Task.TaskRecord> = []
+        while (claimed.length < req.limit) {
+          const doc = yield* call("claim task", () => tasks.findOneAndUpdate(claimFilter(req.now), claimUpdate(req), claimOptions))
+          if (doc === null) break
+          claimed.push(toRecord(Task.table, doc))
+        }
+        return inClaimOrder(claimed)
+      }),
+    nextDue: call("next due task", () => tasks.aggregate([...nextDuePipeline]).toArray()).pipe(
+      Effect.map(([row]) => {
+        const next: unknown = row?.["next"]
+        return next instanceof Date ? next.getTime() : typeof next === "number" ? next : undefined
+      })
+    ),
+    wakeups: changeStreams
+      ? Stream.asyncScoped<void>((emit) =>
+        Effect.acquireRelease(
+          Effect.sync(() => {
+            const stream = tasks.watch([...wakeupPipeline])
+            stream.on("change", () => void emit.single(undefined))
+            // A change stream that fails is logged and ends: workers keep polling `nextDue`.
+            stream.on("error", (error) =>
+              void emit(Effect.zipRight(
+                Effect.logWarning("tender: task wake-ups stopped; polling only", error),
+                Effect.fail(Option.none())
+              )))
+            return stream
+          }),
+          (stream) => Effect.ignore(call("close change stream", () => stream.close()))
+        )
+      )
+      : Stream.never
+  })
