@@ -3,7 +3,8 @@ import { Schema } from "effect"
 import { PaymentIntent } from "../src/index.js"
 import type { PaymentIntentRecord } from "../src/PaymentIntent.js"
 
-const base: PaymentIntentRecord = {
+// Fields left out are null (Table.OrNull), so a new nullable field changes nothing here.
+const base: PaymentIntentRecord = PaymentIntent.PaymentIntentRecord.make({
   id: "dord_000000000000000000000001",
   merchantId: "mch_demo",
   environment: "test",
@@ -12,26 +13,16 @@ const base: PaymentIntentRecord = {
   country: "TH",
   checkoutMode: "merchant",
   status: "requires_action",
-  merchantReference: null,
   paymentMethod: "th_promptpay",
   nextAction: { type: "display_qr_code", qr_data: "000201" },
-  failureCode: null,
-  failureMessage: null,
-  processingReason: null,
-  receipt: null,
   customer: {},
-  paymentMethodOptions: null,
-  returnUrl: null,
-  deviceFingerprint: null,
-  metadata: null,
-  externalReference: null,
   providerCode: "simulator",
   providerPaymentId: "sim_1",
   fingerprint: "f",
   createdAt: 0,
   updatedAt: 0,
   version: 1
-}
+})
 
 describe("PaymentIntent status rules", () => {
   it("3.1.1 requires_action without next_action is a violation", () => {
