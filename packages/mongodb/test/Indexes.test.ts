@@ -1,0 +1,153 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Event, PaymentIntent, Table, Task } from "@tender/core"
+import { Effect, Exit } from "effect"
+import { collections, type CollectionPrefix, prefixProblem, validatePrefix } from "../src/internal/collections.js"
+import { byCollection, indexSpecs, resourceIndexes, resources } from "../src/internal/indexes.js"
+
+const c = collections("tender_" as CollectionPrefix)
+const specs = indexSpecs(c, { expireKeys: true })
+const find = (collection: string, name: string) => {
+  const spec = specs.find((s) => s.collection === collection && s.name === name)
+  if (spec === undefined) throw new Error(`no index ${name} on ${collection}`)
+  return spec
+}
+const keys = (collection: string, name: string) => Object.entries(find(collection, name).key)
+
+describe("indexes: specs as data", () => {
+  it("every stored resource has a unique id and the keyset list index", () => {
+    for (const { table } of resources) {
+      expect(find(c.of(table), "id_unique")).toStrictEqual({ collection: c.of(table), name: "id_unique", key: { id: 1 }, unique: true })
+      expect(keys(c.of(table), "list")).toStrictEqual([["merchant_id", 1], ["environment", 1], ["created_at", -1], ["id", -1]])
+    }
+  })
+
+  it("D4 merchant_reference is unique per merchant and environment, and null references never collide", () => {
+    expect(find(c.of(PaymentIntent.table), "unique_reference")).toStrictEqual({
+      collection: "tender_payment_intents",
+      name: "unique_reference",
+      key: { merchant_id: 1, environment: 1, merchant_reference: 1 },
+      unique: true,
+      partialFilterExpression: { merchant_reference: { $type: "string" } }
+    })
+  })
+
+  it("D7 an event is unique per (resource, version, ordinal), each field typed in the partial filter", () => {
+    expect(find(c.of(Event.table), "unique_resource_version")).toStrictEqual({
+      collection: "tender_events",
+      name: "unique_resource_version",
+      key: { merchant_id: 1, environment: 1, resource_id: 1, resource_version: 1, ordinal: 1 },
+      unique: true,
+      partialFilterExpression: { resource_id: { $type: "string" }, resource_version: { $type: "number" }, ordinal: { $type: "number" } }
+    })
+  })
+
+  it("every table's unique constraints have their index, generically", () => {
+    for (const { table } of resources) {
+      for (const u of table.unique) expect(find(c.of(table), `unique_${u.name}`).unique).toBe(true)
+    }
+  })
+
+  it("4.3 every list filter leads an index after the scope and ends in the keyset order", () => {
+    const expected: Record<string, ReadonlyArray<string>> = {
+      payment_intents: ["status", "country", "currency", "merchant_reference"],
+      events: ["type", "resource_id"]
+    }
+    for (const [name, columns] of Object.entries(expected)) {
+      for (const column of columns) {
+        expect(keys(`tender_${name}`, `list_${column}`)).toStrictEqual([
+          ["merchant_id", 1],
+          ["environment", 1],
+          [column, 1],
+          ["created_at", -1],
+          ["id", -1]
+        ])
+      }
+    }
+  })
+
+  it("4.3 every field core lists by has its index", () => {
+    // PaymentIntents.list and Event.list/forResource filter by these.
+    for (const column of ["status", "country", "currency", "merchant_reference"]) find("tender_payment_intents", `list_${column}`)
+    for (const column of ["type", "resource_id"]) find("tender_events", `list_${column}`)
+  })
+
+  it("tasks are claimed earliest due first by (status, due_at, id)", () => {
+    expect(keys(c.of(Task.table), "claim")).toStrictEqual([["status", 1], ["due_at", 1], ["id", 1]])
+  })
+
+  it("4.9.3 a key is unique per (API key id, key); 4.9.4 a TTL index deletes it once expired", () => {
+    expect(find(c.idempotencyKeys, "key_unique")).toStrictEqual({
+      collection: "tender_idempotency_keys",
+      name: "key_unique",
+      key: { api_key_id: 1, key: 1 },
+      unique: true
+    })
+    expect(find(c.idempotencyKeys, "expires_at")).toStrictEqual({
+      collection: "tender_idempotency_keys",
+      name: "expires_at",
+      key: { expires_at: 1 },
+      expireAfterSeconds: 0
+    })
+  })
+
+  it("4.9.4 without server-side expiry, expires_at is still indexed for purgeExpired", () => {
+    const spec = indexSpecs(c, { expireKeys: false }).find((s) => s.collection === c.idempotencyKeys && s.name === "expires_at")
+    expect(spec).toStrictEqual({ collection: "tender_idempotency_keys", name: "expires_at", key: { expires_at: 1 } })
+  })
+
+  it("D4 a reference claim is unique per (merchant, environment, resource type, reference)", () => {
+    expect(keys(c.references, "reference_unique")).toStrictEqual([["merchant_id", 1], ["environment", 1], ["resource_type", 1], ["reference", 1]])
+    expect(find(c.references, "reference_unique").unique).toBe(true)
+    expect(keys(c.references, "lapsed")).toStrictEqual([["completed", 1], ["locked_until", 1]])
+  })
+
+  it("merchants by id, API keys by public key (unique) and by id", () => {
+    expect(find(c.merchants, "id_unique").unique).toBe(true)
+    expect(find(c.apiKeys, "public_key_unique").unique).toBe(true)
+    expect(keys(c.apiKeys, "id")).toStrictEqual([["id", 1]])
+  })
+
+  it("index names are unique per collection, and grouped by collection in first-seen order", () => {
+    const groups = byCollection(specs)
+    for (const [, group] of groups) expect(new Set(group.map((s) => s.name)).size).toBe(group.length)
+    expect(groups.map(([name]) => name)).toStrictEqual([...new Set(specs.map((s) => s.collection))])
+    expect(groups.flatMap(([, g]) => g)).toHaveLength(specs.length)
+  })
+
+  it("a new resource needs only its entry: its indexes derive from its table", () => {
+    const Widget = Table.make({
+      name: "widgets",
+      idPrefix: "wdg_",
+      record: PaymentIntent.PaymentIntentRecord,
+      unique: [{ name: "pair", fields: ["currency", "externalReference"] }]
+    })
+    expect(resourceIndexes(c, { table: Widget, listFilters: ["status"] }).map((s) => s.name)).toStrictEqual([
+      "id_unique",
+      "unique_pair",
+      "list",
+      "list_status"
+    ])
+  })
+})
+
+describe("collections: prefix", () => {
+  it("every collection starts with the prefix", () => {
+    const p = collections("acme_" as CollectionPrefix)
+    expect([p.references, p.idempotencyKeys, p.merchants, p.apiKeys, p.of(PaymentIntent.table)]).toStrictEqual([
+      "acme_merchant_references",
+      "acme_idempotency_keys",
+      "acme_merchants",
+      "acme_api_keys",
+      "acme_payment_intents"
+    ])
+  })
+
+  it("the prefix is validated like the PostgreSQL table prefix, before any driver call", () => {
+    for (const ok of ["tender_", "t", "a1_b2", "a".repeat(30)]) expect(prefixProblem(ok)).toBeUndefined()
+    for (const bad of ["", "Tender_", "1abc", "a-b", "a.b", "a$b", "a".repeat(31), "tender_\u0000"]) {
+      expect(prefixProblem(bad)).toMatch(/collectionPrefix must be 1 to 30 lowercase letters/)
+    }
+    expect(Effect.runSync(validatePrefix())).toBe("tender_")
+    expect(Exit.isFailure(Effect.runSyncExit(validatePrefix("Bad")))).toBe(true)
+  })
+})
