@@ -6,7 +6,7 @@
  * A new resource is its `Table` and one entry of `resources`; a new list filter is one name
  * in its entry.
  */
-import { Asset, Event, PaymentIntent, type Table, Task } from "@tender/core"
+import { Asset, Event, PaymentIntent, type Table, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import type { Document, IndexDirection } from "mongodb"
 import type { Collections } from "./collections.js"
 import { fieldOf } from "./documents.js"
@@ -32,7 +32,9 @@ export const resources: ReadonlyArray<Resource> = [
   { table: PaymentIntent.table, listFilters: ["status", "country", "currency", "merchantReference"] },
   { table: Event.table, listFilters: ["type", "resourceId"] },
   { table: Task.table, listFilters: ["resourceId"] },
-  { table: Asset.table, listFilters: [] }
+  { table: Asset.table, listFilters: [] },
+  { table: WebhookEndpoint.table, listFilters: ["status"] },
+  { table: WebhookDelivery.attemptTable, listFilters: ["endpointId", "eventId"] }
 ]
 
 /** The BSON type a stored value of each kind has: a partial index over it skips nulls. */

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "@effect/vitest"
+import type { Merchants } from "@tender/core"
+import { BSON } from "mongodb"
+import * as Store from "../src/internal/merchants.js"
+
+const t0 = Date.UTC(2026, 10, 22)
+const merchant: Merchants.Merchant = {
+  id: "mch_a",
+  name: "ร้าน A",
+  allowedCheckoutModes: ["merchant", "hosted"],
+  routes: [{ id: "rt_1", method: "th_promptpay", provider: "simulator", environments: ["test", "live"], priority: 1 }]
+}
+const apiKey: Merchants.ApiKey = {
+  id: "key_1",
+  merchantId: "mch_a",
+  environment: "test",
+  publicKey: "pk_test_1",
+  secretHash: "$".concat("a".repeat(63)),
+  revokedAt: null,
+  createdAt: t0
+}
+const throughBson = (doc: BSON.Document) => BSON.deserialize(BSON.serialize(doc))
+
+describe("merchants: documents", () => {
+  it("a merchant round trips with its policy and routes in order", () => {
+    expect(Store.toMerchant(throughBson(Store.merchantDocument(merchant)))).toStrictEqual(merchant)
+  })
+
+  it("D2 an API key round trips, secret only as its hash, revoked or not", () => {
+    const doc = { ...Store.apiKeyFields(apiKey), revoked_at: null }
+    expect(Store.toApiKey(throughBson(doc))).toStrictEqual(apiKey)
+    expect(Store.toApiKey(throughBson({ ...doc, revoked_at: new Date(t0 + 5) })).revokedAt).toBe(t0 + 5)
+  })
+
+  it("putting a key keeps a stored revocation (revocation is permanent), every value a literal", () => {
+    expect(Store.putApiKeyUpdate({ ...apiKey, revokedAt: t0 })).toStrictEqual([{
+      $set: {
+        id: { $literal: "key_1" },
+        merchant_id: { $literal: "mch_a" },
+        environment: { $literal: "test" },
+        public_key: { $literal: "pk_test_1" },
+        // A hash that happened to start with $ is never read as a field path.
+        secret_hash: { $literal: apiKey.secretHash },
+        created_at: { $literal: new Date(t0) },
+        revoked_at: { $ifNull: ["$revoked_at", { $literal: new Date(t0) }] }
+      }
+    }])
+  })
+
+  it("revoking twice keeps the first time", () => {
+    expect(Store.revokeUpdate(t0)).toStrictEqual([{ $set: { revoked_at: { $ifNull: ["$revoked_at", { $literal: new Date(t0) }] } } }])
+  })
+
+  it("credentials are the key and its merchant in one aggregation", () => {
+    expect(Store.credentialsPipeline("pk_test_1", "tender_merchants")).toStrictEqual([
+      { $match: { public_key: "pk_test_1" } },
+      { $limit: 1 },
+      { $lookup: { from: "tender_merchants", localField: "merchant_id", foreignField: "id", as: "merchant" } },
+      { $project: { _id: 0, "merchant._id": 0 } }
+    ])
+  })
+})

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Task } from "@tender/core"
+import { Effect, Stream } from "effect"
+import type { Collection, Document } from "mongodb"
+import { toDocument } from "../src/internal/documents.js"
+import * as Tasks from "../src/internal/tasks.js"
+import { matches } from "./fake.js"
+
+const t0 = Date.UTC(2026, 10, 22)
+const task = (over: Partial<Task.TaskRecord> = {}): Task.TaskRecord =>
+  Task.TaskRecord.make({
+    id: "task_1",
+    merchantId: "mch_a",
+    environment: "test",
+    kind: "payment_intent.expire",
+    resourceId: "dord_1",
+    status: "pending",
+    dueAt: t0,
+    attempts: 0,
+    createdAt: t0,
+    updatedAt: t0,
+    version: 1,
+    ...over
+  })
+const claimable = (t: Task.TaskRecord, now: number) => matches(toDocument(Task.table, t), Tasks.claimFilter(now))
+
+describe("tasks: claims", () => {
+  it("a pending task is claimable once due, never before", () => {
+    expect(claimable(task(), t0 - 1)).toBe(false)
+    expect(claimable(task(), t0)).toBe(true)
+  })
+
+  it("a leased task is claimable only once its lease lapsed (its worker died)", () => {
+    const leased = task({ leaseOwner: "w1", leaseUntil: t0 + 30_000 })
+    expect(claimable(leased, t0 + 29_999)).toBe(false)
+    expect(claimable(leased, t0 + 30_000)).toBe(true)
+  })
+
+  it("done and failed tasks are never claimed", () => {
+    expect(claimable(task({ status: "done" }), t0 + 10 ** 9)).toBe(false)
+    expect(claimable(task({ status: "failed" }), t0 + 10 ** 9)).toBe(false)
+  })
+
+  it("the claiming write sets the lease and counts one more attempt and one more version", () => {
+    expect(Tasks.claimUpdate({ now: t0, owner: "w1", leaseMillis: 30_000, limit: 5 })).toStrictEqual({
+      $set: { lease_owner: "w1", lease_until: new Date(t0 + 30_000), updated_at: new Date(t0) },
+      $inc: { attempts: 1, version: 1 }
+    })
+  })
+
+  it("earliest due first, ties by id, the document after the claim, without _id", () => {
+    expect(Tasks.claimOptions).toStrictEqual({ sort: { due_at: 1, id: 1 }, returnDocument: "after", projection: { _id: 0 } })
+    const a = task({ id: "task_b", dueAt: t0 })
+    const b = task({ id: "task_a", dueAt: t0 })
+    const c = task({ id: "task_0", dueAt: t0 + 1 })
+    expect(Tasks.inClaimOrder([c, a, b]).map((t) => t.id)).toStrictEqual(["task_a", "task_b", "task_0"])
+  })
+
+  it("the next due time is the earliest of each pending task's due time or lease end", () => {
+    expect(Tasks.nextDuePipeline).toStrictEqual([
+      { $match: { status: "pending" } },
+      { $group: { _id: null, next: { $min: { $max: ["$due_at", "$lease_until"] } } } }
+    ])
+  })
+
+  it("wake-ups watch inserts only", () => {
+    expect(Tasks.wakeupPipeline).toStrictEqual([{ $match: { operationType: "insert" } }])
+  })
+
+  it("without change streams, wake-ups never come (workers poll)", async () => {
+    const queue = Tasks.make({} as Collection<Document>, false)
+    const first = await Effect.runPromise(Effect.timeout(Stream.runHead(queue.wakeups), "20 millis").pipe(Effect.either))
+    expect(first._tag).toBe("Left")
+  })
+})
