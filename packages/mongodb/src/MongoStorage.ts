@@ -128,11 +128,12 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
     }
   })
 
+// The deployment is checked (in `make`) before `setup` writes anything: a standalone server is
+// refused with its one message and left as it was.
 const servicesLayer = (client: MongoClient, options: MongoStorageOptions) =>
   Layer.effectContext(
-    Effect.zipRight(
-      setup(client, options),
-      Effect.map(make(client, options), ({ merchants, storage, tasks }) =>
+    Effect.zipLeft(make(client, options), setup(client, options)).pipe(
+      Effect.map(({ merchants, storage, tasks }) =>
         Context.make(Storage.Storage, storage).pipe(Context.add(Merchants.Merchants, merchants), Context.add(Task.Tasks, tasks)))
     )
   )
