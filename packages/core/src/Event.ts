@@ -11,6 +11,9 @@ import { IdGenerator, prefixes } from "./Ids.js"
 import { Environment, formatTimestamp } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
+import type { StorageError } from "./StorageError.js"
+import * as Task from "./Task.js"
+import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import * as Table from "./Table.js"
 import { EventType } from "./WebhookEvents.js"
 
@@ -80,7 +83,10 @@ export interface Changed {
 }
 
 /**
- * The writes that record `types` for a resource after a change, in order.
+ * The writes that record `types` for a resource after a change, in order, with a delivery
+ * task for each (event, webhook endpoint that wants its type), due now: written in the same
+ * commit as the change, so no change is without its events and no event without its
+ * deliveries (D7).
  *
  * @since 0.1.0 @category constructors
  */
@@ -89,12 +95,14 @@ export const writes = (
   resourceType: string,
   view: object,
   types: ReadonlyArray<EventType>
-): Effect.Effect<ReadonlyArray<Write>, never, IdGenerator> =>
+): Effect.Effect<ReadonlyArray<Write>, StorageError, IdGenerator | Storage> =>
   Effect.gen(function*() {
+    if (types.length === 0) return []
     const ids = yield* IdGenerator
+    const subscribers = yield* WebhookEndpoint.subscribed({ merchantId: resource.merchantId, environment: resource.environment })
     const out: Array<Write> = []
     for (const [ordinal, type] of types.entries()) {
-      out.push(Write.insert(table, {
+      const event: EventRecord = {
         id: yield* ids.make(prefixes.event),
         merchantId: resource.merchantId,
         environment: resource.environment,
@@ -106,7 +114,19 @@ export const writes = (
         data: view as Record<string, unknown>,
         createdAt: resource.updatedAt,
         version: 1
-      }))
+      }
+      out.push(Write.insert(table, event))
+      for (const endpoint of subscribers(type)) {
+        out.push(Write.insert(Task.table, yield* Task.make({
+          merchantId: event.merchantId,
+          environment: event.environment,
+          kind: "webhook.deliver",
+          resourceId: event.id,
+          targetId: endpoint.id,
+          dueAt: event.createdAt,
+          now: event.createdAt
+        })))
+      }
     }
     return out
   })

@@ -72,7 +72,7 @@ const checked = (record: PaymentIntentRecord) => {
  *
  * @since 0.1.0
  */
-export const created = (record: PaymentIntentRecord): Effect.Effect<ReadonlyArray<Write>, never, IdGenerator> =>
+export const created = (record: PaymentIntentRecord): Effect.Effect<ReadonlyArray<Write>, StorageError, IdGenerator | Storage> =>
   Effect.gen(function*() {
     yield* checked(record)
     const events = yield* Event.writes(record, "payment_intent", toResource(record), [
@@ -94,7 +94,7 @@ export const change = (
   patch: Patch,
   now: number,
   extraEvents: ReadonlyArray<EventType> = []
-): Effect.Effect<{ readonly record: PaymentIntentRecord; readonly writes: ReadonlyArray<Write> }, never, IdGenerator> =>
+): Effect.Effect<{ readonly record: PaymentIntentRecord; readonly writes: ReadonlyArray<Write> }, StorageError, IdGenerator | Storage> =>
   Effect.gen(function*() {
     const record: PaymentIntentRecord = { ...before, ...patch, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1 }
     if (!canTransition(before.status, record.status)) {
@@ -314,5 +314,7 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
       return expire(task)
     case "payment_intent.submit_receipt":
       return submitReceipt(task)
+    case "webhook.deliver":
+      return Effect.dieMessage(`${task.kind} is not a payment intent task`)
   }
 }

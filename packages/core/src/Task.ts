@@ -32,7 +32,9 @@ export const Kind = Schema.Literal(
   /** Submit the attached receipt to the provider (4.4). */
   "payment_intent.submit_receipt",
   /** Move the intent to `expired` when its payer action expires. */
-  "payment_intent.expire"
+  "payment_intent.expire",
+  /** Deliver an event (`resourceId`) to a webhook endpoint (`targetId`) (D7). */
+  "webhook.deliver"
 )
 /** @since 0.1.0 @category models */
 export type Kind = typeof Kind.Type
@@ -48,6 +50,8 @@ export const TaskRecord = Schema.Struct({
   kind: Kind,
   /** The resource the task acts on. */
   resourceId: Schema.String,
+  /** What it acts towards, for kinds that have one: the webhook endpoint of a delivery. */
+  targetId: Table.OrNull(Schema.String),
   status: TaskStatus,
   /** When it may run next. */
   dueAt: Table.Millis,
@@ -73,6 +77,7 @@ export const make = (options: {
   readonly environment: Environment
   readonly kind: Kind
   readonly resourceId: string
+  readonly targetId?: string | undefined
   readonly dueAt: number
   readonly now: number
 }): Effect.Effect<TaskRecord, never, IdGenerator> =>
@@ -83,6 +88,7 @@ export const make = (options: {
       environment: options.environment,
       kind: options.kind,
       resourceId: options.resourceId,
+      targetId: options.targetId ?? null,
       status: "pending",
       dueAt: options.dueAt,
       attempts: 0,
@@ -142,12 +148,18 @@ export const backoff = (attempts: number, random: number = Math.random()): Durat
 export type Outcome =
   | { readonly _tag: "Done"; readonly writes: ReadonlyArray<Write> }
   | Retry
+  /** Stop trying: the task is marked failed, with `writes` (say, the record of the last attempt). */
+  | { readonly _tag: "GiveUp"; readonly error: string; readonly writes?: ReadonlyArray<Write> | undefined }
+  /** Not now, and it did not count as an attempt: run again at `dueAt`. */
+  | { readonly _tag: "Defer"; readonly dueAt: number }
 
 /** @since 0.1.0 @category models */
 export interface Retry {
   readonly _tag: "Retry"
   readonly dueAt: number
   readonly error: string | null
+  /** Written with the new due time (say, the record of the failed attempt). */
+  readonly writes?: ReadonlyArray<Write> | undefined
 }
 
 /** Run again after the back-off its attempts have earned. @since 0.1.0 @category constructors */
@@ -176,6 +188,17 @@ export const rescheduled = (task: TaskRecord, now: number, dueAt: number, error:
   ...task,
   status: error !== null && task.attempts >= maxAttempts ? "failed" : "pending",
   dueAt,
+  leaseOwner: null,
+  leaseUntil: null,
+  lastError: error,
+  updatedAt: now,
+  version: task.version + 1
+})
+
+/** Mark a claimed task failed: no more attempts; it stays for the host to inspect. @since 0.1.0 */
+export const failed = (task: TaskRecord, now: number, error: string): TaskRecord => ({
+  ...task,
+  status: "failed",
   leaseOwner: null,
   leaseUntil: null,
   lastError: error,

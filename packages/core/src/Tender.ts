@@ -6,6 +6,8 @@
 import { Layer } from "effect"
 import * as HostedCheckout from "./HostedCheckout.js"
 import * as Ids from "./Ids.js"
+import * as WebhookDelivery from "./WebhookDelivery.js"
+import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import * as Merchants from "./Merchants.js"
 import type { PaymentProvider } from "./Provider.js"
 import { layerRegistry } from "./Provider.js"
@@ -20,10 +22,18 @@ export interface TenderOptions {
   readonly hostedCheckout: HostedCheckout.HostedCheckoutOptions
   /** Installed providers. Default: the simulator alone (D9). */
   readonly providers?: ReadonlyArray<PaymentProvider>
+  /** Webhook settings: secret encryption key, private URLs, timeout and delivery limits. */
+  readonly webhooks?: (WebhookEndpoint.WebhookOptions & WebhookDelivery.SenderOptions) | undefined
+  /**
+   * How deliveries reach receivers. Default: the runtime's `fetch`; `@tender/http`'s
+   * `WebhookClient.layer` sends through `@effect/platform`'s `HttpClient`.
+   */
+  readonly webhookTransport?: Layer.Layer<WebhookDelivery.WebhookTransport> | undefined
 }
 
 /**
- * Everything but storage: route health from the seed, providers, ids, hosted checkout.
+ * Everything but storage: route health from the seed, providers, ids, hosted checkout,
+ * webhook settings and the webhook sender.
  *
  * @since 0.1.0 @category layers
  */
@@ -32,7 +42,11 @@ export const layerWithoutStorage = (options: TenderOptions) =>
     Seed.layerRouteHealth(options.seed),
     layerRegistry(options.providers ?? [Simulator.make({ baseUrl: `${options.hostedCheckout.baseUrl.replace(/\/$/, "")}/simulator` })]),
     Ids.layer,
-    HostedCheckout.layer(options.hostedCheckout)
+    HostedCheckout.layer(options.hostedCheckout),
+    WebhookEndpoint.layerConfig({ ...options.webhooks, fallbackKey: options.hostedCheckout.secret }),
+    WebhookDelivery.layerSender(options.webhooks).pipe(
+      Layer.provide(options.webhookTransport ?? WebhookDelivery.layerFetchTransport)
+    )
   )
 
 /**

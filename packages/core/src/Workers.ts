@@ -12,8 +12,11 @@ import type { IdGenerator } from "./Ids.js"
 import { randomBase62 } from "./Ids.js"
 import * as PaymentIntentLifecycle from "./PaymentIntentLifecycle.js"
 import type { ProviderRegistry } from "./Provider.js"
+import type * as WebhookEndpoint from "./WebhookEndpoint.js"
 import { Storage, Write } from "./Storage.js"
+import type { StorageError } from "./StorageError.js"
 import * as Task from "./Task.js"
+import * as WebhookDelivery from "./WebhookDelivery.js"
 
 /** @since 0.1.0 @category models */
 export interface WorkerOptions {
@@ -28,7 +31,13 @@ export interface WorkerOptions {
 }
 
 /** The services a task may use. @since 0.1.0 @category models */
-export type Requirements = Storage | Task.Tasks | ProviderRegistry | IdGenerator
+export type Requirements =
+  | Storage
+  | Task.Tasks
+  | ProviderRegistry
+  | IdGenerator
+  | WebhookDelivery.WebhookSender
+  | WebhookEndpoint.WebhookConfig
 
 /**
  * Run one task to its outcome. Exhaustive over the task kinds: a new kind does not compile
@@ -36,13 +45,29 @@ export type Requirements = Storage | Task.Tasks | ProviderRegistry | IdGenerator
  *
  * @since 0.1.0
  */
-export const dispatch = (task: Task.TaskRecord) => {
+export const dispatch = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Requirements> => {
   switch (task.kind) {
     case "payment_intent.confirm":
     case "payment_intent.poll":
     case "payment_intent.expire":
     case "payment_intent.submit_receipt":
       return PaymentIntentLifecycle.run(task)
+    case "webhook.deliver":
+      return WebhookDelivery.run(task)
+  }
+}
+
+/** The writes that settle a task's outcome with its own versioned update. */
+const writesOf = (task: Task.TaskRecord, outcome: Task.Outcome, now: number): ReadonlyArray<Write> => {
+  switch (outcome._tag) {
+    case "Done":
+      return [...outcome.writes, Write.update(Task.table, Task.completed(task, now), task.version)]
+    case "Retry":
+      return [...(outcome.writes ?? []), Write.update(Task.table, Task.rescheduled(task, now, outcome.dueAt, outcome.error), task.version)]
+    case "GiveUp":
+      return [...(outcome.writes ?? []), Write.update(Task.table, Task.failed(task, now, outcome.error), task.version)]
+    case "Defer":
+      return [Write.update(Task.table, { ...Task.released(task, now), dueAt: outcome.dueAt }, task.version)]
   }
 }
 
@@ -59,9 +84,7 @@ export const runTask = (task: Task.TaskRecord) =>
     const outcome = yield* Effect.exit(dispatch(task))
     const now = yield* Clock.currentTimeMillis
     const writes = outcome._tag === "Success"
-      ? outcome.value._tag === "Done"
-        ? [...outcome.value.writes, Write.update(Task.table, Task.completed(task, now), task.version)]
-        : [Write.update(Task.table, Task.rescheduled(task, now, outcome.value.dueAt, outcome.value.error), task.version)]
+      ? writesOf(task, outcome.value, now)
       // A fault (a defect, the store failing): try again later, with back-off.
       : [Write.update(Task.table, Task.rescheduled(task, now, Task.retry(task, now, null).dueAt, "task failed; see the host's logs"), task.version)]
     if (outcome._tag === "Failure") yield* Effect.logError("tender: task failed", task.kind, task.id, outcome.cause)

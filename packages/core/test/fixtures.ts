@@ -3,7 +3,7 @@
  * in-memory store. Shared by the core and http tests.
  */
 import { Layer } from "effect"
-import { Authentication, HostedCheckout, Ids, Provider, Seed, Simulator, Storage, Task } from "../src/index.js"
+import { Authentication, HostedCheckout, Ids, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint } from "../src/index.js"
 
 export const keys = {
   demoTest: { public: "pk_test_demoAAAA1111", secret: "sk_test_demoSECRET1111aaaa" },
@@ -83,12 +83,15 @@ export const layer = (options: {
   readonly providers?: ReadonlyArray<Provider.PaymentProvider>
   readonly storage?: Layer.Layer<Storage.Storage>
   readonly ids?: Layer.Layer<Ids.IdGenerator>
+  readonly transport?: Layer.Layer<WebhookDelivery.WebhookTransport>
 } = {}) =>
   Layer.mergeAll(
     Seed.layer(seed),
     Provider.layerRegistry(options.providers ?? [Simulator.make()]),
     options.ids ?? Ids.layer,
     HostedCheckout.layer(checkoutOptions),
+    WebhookEndpoint.layerConfig({ fallbackKey: checkoutOptions.secret }),
+    WebhookDelivery.layerSender().pipe(Layer.provide(options.transport ?? WebhookDelivery.layerFetchTransport)),
     // A storage of a test's own comes with an empty task queue of its own: such tests run no workers.
     options.storage === undefined ? Storage.layerMemory : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => Storage.makeMemory().tasks))
   )

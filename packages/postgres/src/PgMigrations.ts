@@ -7,7 +7,7 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { Asset, Event, PaymentIntent, Task } from "@tender/core"
+import { Asset, Event, PaymentIntent, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Effect, Layer } from "effect"
 import { guardFailedCode } from "./internal/commit.js"
 import type { TablePrefix } from "./internal/tables.js"
@@ -171,6 +171,43 @@ export const migrations = (prefix: TablePrefix) => {
         version integer NOT NULL
       )`
       yield* sql`CREATE INDEX ${sql(`${assets}_list_idx`)} ON ${sql(assets)} (merchant_id, environment, created_at DESC, id DESC)`
+    }),
+    "0005_webhooks": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      const endpoints = t.of(WebhookEndpoint.table)
+      yield* sql`CREATE TABLE ${sql(endpoints)} (
+        id text COLLATE "C" PRIMARY KEY,
+        merchant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        url text NOT NULL,
+        description text,
+        enabled_events json NOT NULL,
+        secrets json NOT NULL,
+        status text NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL,
+        version integer NOT NULL
+      )`
+      yield* sql`CREATE INDEX ${sql(`${endpoints}_status_idx`)} ON ${sql(endpoints)} (merchant_id, environment, status, created_at DESC, id DESC)`
+      const attempts = t.of(WebhookDelivery.attemptTable)
+      yield* sql`CREATE TABLE ${sql(attempts)} (
+        id text COLLATE "C" PRIMARY KEY,
+        merchant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        endpoint_id text COLLATE "C" NOT NULL,
+        event_id text COLLATE "C" NOT NULL,
+        attempt integer NOT NULL,
+        status_code integer,
+        duration_millis integer NOT NULL,
+        error text,
+        created_at timestamptz(3) NOT NULL,
+        version integer NOT NULL
+      )`
+      yield* sql`CREATE INDEX ${sql(`${attempts}_list_idx`)} ON ${sql(attempts)} (merchant_id, environment, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${attempts}_endpoint_idx`)} ON ${sql(attempts)} (merchant_id, environment, endpoint_id, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${attempts}_event_idx`)} ON ${sql(attempts)} (merchant_id, environment, event_id, created_at DESC, id DESC)`
+      // A delivery task names the endpoint it delivers to (Task.targetId).
+      yield* sql`ALTER TABLE ${sql(t.of(Task.table))} ADD COLUMN target_id text`
     })
   }
 }

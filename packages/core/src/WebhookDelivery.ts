@@ -1,0 +1,276 @@
+/**
+ * Webhook delivery (D7, Standard Webhooks): a delivery task per (event, endpoint) is written
+ * in the same commit as the event; a worker runs it: sign the D7 envelope with every valid
+ * secret of the endpoint, POST it, and record the attempt. Any 2xx within the timeout is
+ * success; anything else is retried with growing back-off and jitter over about a day, then
+ * marked failed. At least once: a delivery may repeat (after a crash, or a 2xx lost on the
+ * way back); receivers deduplicate by `webhook-id` (the event id). Order is not promised.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import * as Event from "./Event.js"
+import { IdGenerator } from "./Ids.js"
+import { Environment } from "./Schemas.js"
+import type { Scope } from "./Storage.js"
+import { Storage, Write } from "./Storage.js"
+import * as Table from "./Table.js"
+import * as Task from "./Task.js"
+import * as WebhookEndpoint from "./WebhookEndpoint.js"
+import * as WebhookSignature from "./WebhookSignature.js"
+
+// ---------------------------------------------------------------------------
+// Transport: the outbound HTTP request, a port
+// ---------------------------------------------------------------------------
+
+/** One delivery request. @since 0.1.0 @category models */
+export interface DeliveryRequest {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  readonly timeoutMillis: number
+}
+
+/** What came back: a status, or why there was none (refused, timed out, a redirect not followed is a status). @since 0.1.0 @category models */
+export type DeliveryResponse =
+  | { readonly _tag: "Answered"; readonly status: number }
+  | { readonly _tag: "NoAnswer"; readonly reason: string }
+
+/**
+ * The outbound HTTP client: POST, redirects not followed, the response body read up to a
+ * small limit and dropped, never longer than `timeoutMillis`. `@tender/http` implements it
+ * on `@effect/platform`'s `HttpClient` (`WebhookClient.layer`).
+ *
+ * @since 0.1.0 @category tags
+ */
+export class WebhookTransport extends Context.Tag("@tender/core/WebhookTransport")<WebhookTransport, {
+  readonly send: (request: DeliveryRequest) => Effect.Effect<DeliveryResponse>
+}>() {}
+
+/** How much of a receiver's answer is read before it is dropped. @since 0.1.0 */
+export const maxResponseBytes = 64 * 1024
+
+/**
+ * A transport on the runtime's own `fetch` (Node 18 and later), for hosts without
+ * `@tender/http`: redirects not followed, at most `maxResponseBytes` of the answer read.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layerFetchTransport: Layer.Layer<WebhookTransport> = Layer.succeed(WebhookTransport, {
+  send: (request) =>
+    Effect.promise(async (): Promise<DeliveryResponse> => {
+      try {
+        const res = await fetch(request.url, {
+          method: "POST",
+          headers: request.headers,
+          body: request.body,
+          redirect: "manual",
+          signal: AbortSignal.timeout(request.timeoutMillis)
+        })
+        const reader = res.body?.getReader()
+        let read = 0
+        while (reader !== undefined && read <= maxResponseBytes) {
+          const chunk = await reader.read()
+          if (chunk.done) break
+          read += chunk.value.length
+        }
+        await reader?.cancel().catch(() => undefined)
+        return { _tag: "Answered", status: res.status }
+      } catch (e) {
+        const name = e instanceof Error ? e.name : ""
+        return { _tag: "NoAnswer", reason: name === "TimeoutError" || name === "AbortError" ? `no answer within ${request.timeoutMillis} ms` : "connection failed" }
+      }
+    })
+})
+
+// ---------------------------------------------------------------------------
+// Attempts
+// ---------------------------------------------------------------------------
+
+/** One delivery attempt, as recorded for the host's delivery log. @since 0.1.0 @category models */
+export const AttemptRecord = Schema.Struct({
+  id: Schema.String,
+  merchantId: Schema.String,
+  environment: Environment,
+  endpointId: Schema.String,
+  eventId: Schema.String,
+  /** 1 for the first attempt. */
+  attempt: Table.Integer,
+  /** The HTTP status answered, or null when none came. */
+  statusCode: Table.OrNull(Table.Integer),
+  durationMillis: Table.Integer,
+  /** Why there was no 2xx: the status, a timeout, a refused connection. Null on success. */
+  error: Table.OrNull(Schema.String),
+  createdAt: Table.Millis,
+  version: Table.Integer
+})
+/** @since 0.1.0 @category models */
+export type AttemptRecord = typeof AttemptRecord.Type
+
+/** The id prefix of attempts. @since 0.1.0 */
+export const attemptIdPrefix = "wha_"
+
+/** How attempts are stored. @since 0.1.0 @category models */
+export const attemptTable = Table.make({ name: "webhook_attempts", idPrefix: attemptIdPrefix, record: AttemptRecord })
+
+/**
+ * A merchant's delivery attempts, newest first, optionally of one endpoint or one event: the
+ * host's delivery log.
+ *
+ * @since 0.1.0
+ */
+export const attempts = (scope: Scope, options: {
+  readonly endpointId?: string | undefined
+  readonly eventId?: string | undefined
+  readonly limit?: number | undefined
+} = {}) =>
+  Effect.flatMap(Storage, (storage) =>
+    storage.list(attemptTable, {
+      ...scope,
+      where: { endpointId: options.endpointId, eventId: options.eventId },
+      limit: options.limit ?? 100
+    }))
+
+// ---------------------------------------------------------------------------
+// The schedule
+// ---------------------------------------------------------------------------
+
+/**
+ * The wait after each failed attempt: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h
+ * and 8 h, about 24 h in all; each with up to ±10 % jitter. After the last, the delivery is
+ * marked failed.
+ *
+ * @since 0.1.0
+ */
+export const retrySchedule: ReadonlyArray<number> = [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800]
+  .map((s) => s * 1000)
+
+/** How many attempts a delivery gets. @since 0.1.0 */
+export const maxAttempts = retrySchedule.length + 1
+
+const jittered = (millis: number) => Math.round(millis * (0.9 + 0.2 * Math.random()))
+
+// ---------------------------------------------------------------------------
+// The sender: limits and per-endpoint back-off, in this process
+// ---------------------------------------------------------------------------
+
+/** @since 0.1.0 @category models */
+export interface SenderOptions {
+  /** Deliveries in flight at once in this process. Default 16. */
+  readonly concurrency?: number | undefined
+  /** Deliveries in flight at once to one endpoint, in this process. Default 4. */
+  readonly perEndpoint?: number | undefined
+}
+
+/**
+ * Sends deliveries within bounds: at most `concurrency` at once in the process and
+ * `perEndpoint` to one endpoint, and an endpoint that keeps failing is left alone for a
+ * while (its deliveries wait: 5 s doubling to 1 h after each consecutive failure, reset by a
+ * success), so a receiver that is down for hours is not hammered by its backlog.
+ *
+ * @since 0.1.0 @category tags
+ */
+export class WebhookSender extends Context.Tag("@tender/core/WebhookSender")<WebhookSender, {
+  /** When the endpoint may next be tried, if it is backing off now. */
+  readonly blockedUntil: (endpointId: string, now: number) => number | undefined
+  readonly send: (endpointId: string, request: DeliveryRequest) => Effect.Effect<DeliveryResponse>
+}>() {}
+
+/** The sender over the host's transport. @since 0.1.0 @category layers */
+export const layerSender = (options: SenderOptions = {}): Layer.Layer<WebhookSender, never, WebhookTransport> =>
+  Layer.effect(WebhookSender, Effect.gen(function*() {
+    const transport = yield* WebhookTransport
+    const global = yield* Effect.makeSemaphore(options.concurrency ?? 16)
+    const perEndpoint = new Map<string, Effect.Semaphore>()
+    const health = new Map<string, { failures: number; until: number }>()
+    const semaphoreOf = (id: string) =>
+      Effect.gen(function*() {
+        const existing = perEndpoint.get(id)
+        if (existing !== undefined) return existing
+        const made = yield* Effect.makeSemaphore(options.perEndpoint ?? 4)
+        perEndpoint.set(id, made)
+        return made
+      })
+    return WebhookSender.of({
+      blockedUntil: (id, now) => {
+        const h = health.get(id)
+        return h !== undefined && h.until > now ? h.until : undefined
+      },
+      send: (id, request) =>
+        Effect.gen(function*() {
+          const own = yield* semaphoreOf(id)
+          const response = yield* global.withPermits(1)(own.withPermits(1)(transport.send(request)))
+          const now = yield* Clock.currentTimeMillis
+          if (response._tag === "Answered" && response.status >= 200 && response.status < 300) {
+            health.delete(id)
+          } else {
+            const failures = (health.get(id)?.failures ?? 0) + 1
+            health.set(id, { failures, until: now + Math.min(3_600_000, 5_000 * 2 ** (failures - 1)) })
+          }
+          return response
+        })
+    })
+  }))
+
+// ---------------------------------------------------------------------------
+// Running a delivery
+// ---------------------------------------------------------------------------
+
+/**
+ * Run one delivery task: sign and send the event, record the attempt, and settle the task.
+ *
+ * @since 0.1.0
+ */
+export const run = (task: Task.TaskRecord) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const sender = yield* WebhookSender
+    const config = yield* WebhookEndpoint.WebhookConfig
+    const scope = { merchantId: task.merchantId, environment: task.environment }
+    const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
+    if (task.targetId === null) return done()
+    const endpoint = yield* storage.get(WebhookEndpoint.table, scope, task.targetId)
+    const event = yield* storage.get(Event.table, scope, task.resourceId)
+    // An endpoint deleted since: no further deliveries to it.
+    if (Option.isNone(endpoint) || endpoint.value.status === "deleted" || Option.isNone(event)) return done()
+    const start = yield* Clock.currentTimeMillis
+    const blocked = sender.blockedUntil(endpoint.value.id, start)
+    if (blocked !== undefined) return { _tag: "Defer", dueAt: blocked } as const
+    const body = JSON.stringify(Event.toEnvelope(event.value))
+    const secrets = yield* WebhookEndpoint.signingSecrets(endpoint.value, start)
+    const headers = {
+      ...WebhookSignature.sign(secrets, { id: event.value.id, timestamp: Math.floor(start / 1000), body }),
+      "content-type": "application/json",
+      "user-agent": "Tender-Webhooks/0.1"
+    }
+    const response = yield* sender.send(endpoint.value.id, {
+      url: endpoint.value.url,
+      headers,
+      body,
+      timeoutMillis: config.timeoutMillis
+    })
+    const end = yield* Clock.currentTimeMillis
+    const ok = response._tag === "Answered" && response.status >= 200 && response.status < 300
+    const error = ok
+      ? null
+      : response._tag === "Answered"
+      ? `answered ${response.status}`
+      : response.reason
+    const attempt = Write.insert(attemptTable, AttemptRecord.make({
+      id: yield* (yield* IdGenerator).make(attemptIdPrefix),
+      ...scope,
+      endpointId: endpoint.value.id,
+      eventId: event.value.id,
+      attempt: task.attempts,
+      statusCode: response._tag === "Answered" ? response.status : null,
+      durationMillis: Math.max(0, end - start),
+      error,
+      createdAt: end,
+      version: 1
+    }, true))
+    if (ok) return done([attempt])
+    const wait = retrySchedule[task.attempts - 1]
+    return wait === undefined
+      ? { _tag: "GiveUp", error: error ?? "failed", writes: [attempt] } as const
+      : { _tag: "Retry", dueAt: end + jittered(wait), error, writes: [attempt] } as const
+  })

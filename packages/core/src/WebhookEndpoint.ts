@@ -1,0 +1,358 @@
+/**
+ * Webhook endpoints (6, D3, D7): the URLs a merchant registers to hear of its events, each
+ * with the event types it wants and a signing secret. Scoped to the merchant and
+ * environment of the key that registered it. The secret is shown once, at create; it is
+ * stored encrypted (AES-256-GCM under the host's `encryptionKey`), because signing needs it
+ * back.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
+import { isIP } from "node:net"
+import * as ApiResponse from "./ApiResponse.js"
+import type { Principal } from "./Authentication.js"
+import { ResourceNotFound, ValidationFailed } from "./Errors.js"
+import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
+import * as Operation from "./Operation.js"
+import * as Pagination from "./Pagination.js"
+import { BoundedString, Environment, formatTimestamp, StorableText, Timestamp, withMessage } from "./Schemas.js"
+import type { Scope } from "./Storage.js"
+import { Storage, Write } from "./Storage.js"
+import * as Table from "./Table.js"
+import { EventType } from "./WebhookEvents.js"
+import * as WebhookSignature from "./WebhookSignature.js"
+
+// ---------------------------------------------------------------------------
+// Configuration
+// ---------------------------------------------------------------------------
+
+/** @since 0.1.0 @category models */
+export interface WebhookOptions {
+  /**
+   * The key that encrypts endpoint secrets at rest: any string; a SHA-256 of it is the
+   * AES-256 key. Keep it out of the database. Default: derived from the hosted-checkout
+   * secret, so a host that sets one secret has both.
+   */
+  readonly encryptionKey?: string | undefined
+  /** Allow loopback, link-local and private addresses in live (development only). Default false. */
+  readonly allowPrivateUrls?: boolean | undefined
+  /** How long a receiver may take to answer a delivery. Default 5 s. */
+  readonly timeoutMillis?: number | undefined
+}
+
+/** The webhook settings of the host. @since 0.1.0 @category tags */
+export class WebhookConfig extends Context.Tag("@tender/core/WebhookConfig")<WebhookConfig, {
+  readonly encrypt: (secret: string) => string
+  readonly decrypt: (stored: string) => string
+  readonly allowPrivateUrls: boolean
+  readonly timeoutMillis: number
+}>() {}
+
+/** The settings from the host's options. @since 0.1.0 @category layers */
+export const layerConfig = (options: WebhookOptions & { readonly fallbackKey: string }): Layer.Layer<WebhookConfig> =>
+  Layer.sync(WebhookConfig, () => {
+    const key = createHash("sha256").update(options.encryptionKey ?? `tender:webhook-secrets:${options.fallbackKey}`).digest()
+    return {
+      // iv.tag.ciphertext, base64url: a fresh 96-bit IV per secret, authenticated.
+      encrypt: (secret) => {
+        const iv = randomBytes(12)
+        const cipher = createCipheriv("aes-256-gcm", key, iv)
+        const body = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()])
+        return [iv, cipher.getAuthTag(), body].map((b) => b.toString("base64url")).join(".")
+      },
+      decrypt: (stored) => {
+        const [iv, tag, body] = stored.split(".").map((p) => Buffer.from(p, "base64url"))
+        const decipher = createDecipheriv("aes-256-gcm", key, iv!)
+        decipher.setAuthTag(tag!)
+        return Buffer.concat([decipher.update(body!), decipher.final()]).toString("utf8")
+      },
+      allowPrivateUrls: options.allowPrivateUrls ?? false,
+      timeoutMillis: options.timeoutMillis ?? 5_000
+    }
+  })
+
+// ---------------------------------------------------------------------------
+// The record
+// ---------------------------------------------------------------------------
+
+/** A signing secret, encrypted, with when it stops signing (rotation). @since 0.1.0 @category models */
+export const StoredSecret = Schema.Struct({
+  encrypted: Schema.String,
+  /** Epoch ms after which it no longer signs; null while it is the current one. */
+  expiresAt: Schema.NullOr(Schema.Number)
+})
+
+/** The stored endpoint. @since 0.1.0 @category models */
+export const WebhookEndpointRecord = Schema.Struct({
+  id: Schema.String,
+  merchantId: Schema.String,
+  environment: Environment,
+  url: Schema.String,
+  description: Table.OrNull(Schema.String),
+  /** The event types delivered; `["*"]` for all. */
+  enabledEvents: Schema.Array(Schema.String),
+  secrets: Schema.Array(StoredSecret),
+  status: Schema.Literal("enabled", "deleted"),
+  createdAt: Table.Millis,
+  updatedAt: Table.Millis,
+  version: Table.Integer
+})
+/** @since 0.1.0 @category models */
+export type WebhookEndpointRecord = typeof WebhookEndpointRecord.Type
+
+/** How endpoints are stored. @since 0.1.0 @category models */
+export const table = Table.make({ name: "webhook_endpoints", idPrefix: prefixes.webhookEndpoint, record: WebhookEndpointRecord })
+
+/** Whether an endpoint wants events of `type`. @since 0.1.0 */
+export const wants = (endpoint: WebhookEndpointRecord, type: string): boolean =>
+  endpoint.status === "enabled" && (endpoint.enabledEvents.includes("*") || endpoint.enabledEvents.includes(type))
+
+/** The secrets that sign now: the current one and any still in their grace period. @since 0.1.0 */
+export const signingSecrets = (endpoint: WebhookEndpointRecord, now: number) =>
+  Effect.map(WebhookConfig, (config) =>
+    endpoint.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => config.decrypt(s.encrypted)))
+
+// ---------------------------------------------------------------------------
+// Wire
+// ---------------------------------------------------------------------------
+
+const endpointFields = {
+  object: Schema.Literal("webhook_endpoint"),
+  id: Schema.String.annotations({ description: "Begins with we_" }),
+  url: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  enabled_events: Schema.Array(Schema.String).annotations({ description: "Event types delivered; [\"*\"] for all (D7)" }),
+  status: Schema.Literal("enabled"),
+  environment: Environment,
+  created_at: Timestamp
+}
+
+/** An endpoint as get and list return it: never its secret. @since 0.1.0 @category wire */
+export const WebhookEndpoint = Schema.Struct(endpointFields).annotations({ identifier: "WebhookEndpoint" })
+/** The create response: the endpoint and its secret, shown this once. @since 0.1.0 @category wire */
+export const WebhookEndpointCreated = Schema.Struct({
+  ...endpointFields,
+  secret: Schema.String.annotations({ description: "whsec_…: shown once; verify deliveries with it (Standard Webhooks)" })
+}).annotations({ identifier: "WebhookEndpointCreated" })
+/** The answer to a delete. @since 0.1.0 @category wire */
+export const WebhookEndpointDeleted = Schema.Struct({
+  object: Schema.Literal("webhook_endpoint"),
+  id: Schema.String,
+  deleted: Schema.Literal(true)
+}).annotations({ identifier: "WebhookEndpointDeleted" })
+
+/** @since 0.1.0 @category wire */
+export const toResource = (e: WebhookEndpointRecord): typeof WebhookEndpoint.Type => ({
+  object: "webhook_endpoint",
+  id: e.id,
+  url: e.url,
+  description: e.description,
+  enabled_events: e.enabledEvents,
+  status: "enabled",
+  environment: e.environment,
+  created_at: formatTimestamp(e.createdAt)
+})
+
+/** POST /webhook_endpoints body (D3). @since 0.1.0 @category request */
+export const CreateParams = Schema.Struct({
+  url: withMessage(StorableText.pipe(Schema.minLength(1), Schema.maxLength(2048)), "must be an absolute https URL of at most 2048 characters"),
+  enabled_events: Schema.optional(Schema.Array(Schema.Union(EventType, Schema.Literal("*"))).pipe(Schema.minItems(1))),
+  description: Schema.optional(BoundedString(512))
+}).annotations({ identifier: "WebhookEndpointCreateParams", parseOptions: { errors: "all", onExcessProperty: "error" } })
+/** @since 0.1.0 @category request */
+export type CreateParams = typeof CreateParams.Type
+
+/** GET /webhook_endpoints query. @since 0.1.0 @category request */
+export const ListParams = Schema.Struct({
+  limit: Schema.optional(Pagination.Limit),
+  cursor: Schema.optional(Pagination.Cursor)
+}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+
+// ---------------------------------------------------------------------------
+// The URL rule (SSRF)
+// ---------------------------------------------------------------------------
+
+/** Whether an IP literal is loopback, link-local, private, unspecified or otherwise not public. */
+const isPrivateAddress = (host: string): boolean => {
+  const ip = host.replace(/^\[|\]$/g, "")
+  const version = isIP(ip)
+  if (version === 4) {
+    const [a = 0, b = 0] = ip.split(".").map(Number)
+    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224
+  }
+  if (version === 6) {
+    const v = ip.toLowerCase()
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v)
+    if (mapped !== null) return isPrivateAddress(mapped[1]!)
+    return v === "::" || v === "::1" || v.startsWith("fe8") || v.startsWith("fe9") || v.startsWith("fea") ||
+      v.startsWith("feb") || v.startsWith("fc") || v.startsWith("fd") || v.startsWith("ff")
+  }
+  return false
+}
+
+/**
+ * Check an endpoint URL (D3, 6): absolute, without credentials; `https` in live (`http` is
+ * allowed in test, for local receivers); in live, a host that is a literal loopback,
+ * link-local or private address (or `localhost`) is refused unless the host allows it.
+ * Names that resolve to such addresses are the host's to guard at connect time (docs).
+ *
+ * @since 0.1.0
+ */
+export const checkUrl = (raw: string, environment: Environment) =>
+  Effect.gen(function*() {
+    const config = yield* WebhookConfig
+    const bad = (message: string) => ValidationFailed.at("url", message)
+    let url: URL
+    try {
+      url = new URL(raw)
+    } catch {
+      return yield* bad("url must be an absolute URL")
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") return yield* bad("url must be https (or http in the test environment)")
+    if (environment === "live" && url.protocol !== "https:") return yield* bad("url must be https in the live environment")
+    if (url.username !== "" || url.password !== "") return yield* bad("url must not hold credentials")
+    if (url.hash !== "") return yield* bad("url must not have a fragment")
+    const host = url.hostname.toLowerCase()
+    if (
+      environment === "live" && !config.allowPrivateUrls &&
+      (isPrivateAddress(host) || host === "localhost" || host.endsWith(".localhost"))
+    ) {
+      return yield* bad("url must not point at a loopback, link-local or private address")
+    }
+    return url.toString()
+  })
+
+// ---------------------------------------------------------------------------
+// Operations
+// ---------------------------------------------------------------------------
+
+const scopeOf = (principal: Principal): Scope => ({ merchantId: principal.merchant.id, environment: principal.environment })
+
+const notFound = (id: string) => new ResourceNotFound({ param: "id", message: `No webhook endpoint ${JSON.stringify(id)}.` })
+
+const load = (principal: Principal, id: string) =>
+  Effect.gen(function*() {
+    if (!isWellFormed(prefixes.webhookEndpoint, id)) {
+      return yield* ValidationFailed.at("id", "id must be a webhook endpoint id: we_ followed by 24 letters and digits")
+    }
+    const found = yield* (yield* Storage).get(table, scopeOf(principal), id)
+    if (Option.isNone(found) || found.value.status === "deleted") return yield* notFound(id)
+    return found.value
+  })
+
+/**
+ * POST /webhook_endpoints (D3): register a URL; 201 with the endpoint and its secret, shown
+ * this once.
+ *
+ * @since 0.1.0
+ */
+export const create = (context: Operation.RequestContext, params: CreateParams) =>
+  Operation.run({
+    context,
+    route: "POST /webhook_endpoints",
+    canonical: { ...params, enabled_events: params.enabled_events === undefined ? ["*"] : [...new Set(params.enabled_events)].sort() },
+    resource: "webhook endpoint",
+    decide: Effect.gen(function*() {
+      const { principal } = context
+      const url = yield* checkUrl(params.url, principal.environment)
+      const config = yield* WebhookConfig
+      const now = yield* Clock.currentTimeMillis
+      const secret = WebhookSignature.newSecret()
+      const enabled = params.enabled_events === undefined || params.enabled_events.includes("*")
+        ? ["*"]
+        : [...new Set(params.enabled_events)]
+      const record = WebhookEndpointRecord.make({
+        id: yield* (yield* IdGenerator).make(prefixes.webhookEndpoint),
+        ...scopeOf(principal),
+        url,
+        description: params.description ?? null,
+        enabledEvents: enabled,
+        secrets: [{ encrypted: config.encrypt(secret), expiresAt: null }],
+        status: "enabled",
+        createdAt: now,
+        updatedAt: now,
+        version: 1
+      }, true)
+      return {
+        response: ApiResponse.json(201, { ...toResource(record), secret }, context.requestId),
+        writes: [Write.insert(table, record)]
+      }
+    })
+  })
+
+/** GET /webhook_endpoints/{id}. @since 0.1.0 */
+export const retrieve = (principal: Principal, id: string) => Effect.map(load(principal, id), toResource)
+
+/** GET /webhook_endpoints: the list envelope, newest first (D6). @since 0.1.0 */
+export const list = (principal: Principal, params: typeof ListParams.Type) =>
+  Effect.gen(function*() {
+    const limit = params.limit === undefined ? Pagination.defaultLimit : Number(params.limit)
+    const after = params.cursor === undefined ? undefined : yield* Pagination.decode(params.cursor, prefixes.webhookEndpoint)
+    const rows = yield* (yield* Storage).list<WebhookEndpointRecord>(table, { ...scopeOf(principal), where: { status: "enabled" }, after, limit: limit + 1 })
+    return Pagination.page(rows, limit, toResource)
+  })
+
+/**
+ * DELETE /webhook_endpoints/{id}: no further deliveries to it (deliveries already under way
+ * finish). 200 `{object, id, deleted: true}`.
+ *
+ * @since 0.1.0
+ */
+export const remove = (context: Operation.RequestContext, id: string) =>
+  Operation.run({
+    context,
+    route: "DELETE /webhook_endpoints/{id}",
+    canonical: { id },
+    resource: "webhook endpoint",
+    decide: Effect.gen(function*() {
+      const endpoint = yield* load(context.principal, id)
+      const now = yield* Clock.currentTimeMillis
+      return {
+        response: ApiResponse.json(200, { object: "webhook_endpoint", id, deleted: true }, context.requestId),
+        writes: [Write.update(table, { ...endpoint, status: "deleted" as const, updatedAt: now, version: endpoint.version + 1 }, endpoint.version)]
+      }
+    })
+  })
+
+/**
+ * Rotate an endpoint's secret (a host operation, for the merchant's dashboard): a new
+ * secret, returned this once, signs from now on; the old one keeps signing beside it for
+ * `graceMillis` (default 24 h), so receivers switch without losing a delivery (Standard
+ * Webhooks carries one signature per secret).
+ *
+ * @since 0.1.0
+ */
+export const rotateSecret = (scope: Scope, id: string, graceMillis = 24 * 60 * 60 * 1000) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const config = yield* WebhookConfig
+    const found = yield* storage.get(table, scope, id)
+    if (Option.isNone(found) || found.value.status === "deleted") return yield* notFound(id)
+    const endpoint = found.value
+    const now = yield* Clock.currentTimeMillis
+    const secret = WebhookSignature.newSecret()
+    const kept = endpoint.secrets
+      .filter((s) => s.expiresAt === null || s.expiresAt > now)
+      .map((s) => ({ ...s, expiresAt: s.expiresAt === null ? now + graceMillis : Math.min(s.expiresAt, now + graceMillis) }))
+    yield* storage.commit([Write.update(table, {
+      ...endpoint,
+      secrets: [{ encrypted: config.encrypt(secret), expiresAt: null }, ...kept],
+      updatedAt: now,
+      version: endpoint.version + 1
+    }, endpoint.version)])
+    return secret
+  })
+
+/**
+ * The endpoints of a merchant and environment that want `type`. Bounded: a merchant has a
+ * handful of endpoints.
+ *
+ * @since 0.1.0
+ */
+export const subscribed = (scope: Scope) =>
+  Effect.map(
+    Effect.flatMap(Storage, (s) => s.list<WebhookEndpointRecord>(table, { ...scope, where: { status: "enabled" }, limit: 100 })),
+    (endpoints) => (type: string) => endpoints.filter((e) => wants(e, type))
+  )
