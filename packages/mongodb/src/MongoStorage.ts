@@ -13,7 +13,7 @@ import { type Db, type DbOptions, type Document, MongoClient } from "mongodb"
 import * as Claims from "./internal/claims.js"
 import { collections, validatePrefix } from "./internal/collections.js"
 import * as Commit from "./internal/commit.js"
-import { toRecord } from "./internal/documents.js"
+import { readRecord } from "./internal/documents.js"
 import { fold } from "./internal/errors.js"
 import { byCollection, indexSpecs } from "./internal/indexes.js"
 import * as MerchantsStore from "./internal/merchants.js"
@@ -105,11 +105,11 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
       commit: Commit.make(client, db, c),
       get: (table, scope, id) =>
         call(`get ${table.name}`, () => db.collection(c.of(table)).findOne(scopedFilter(scope, id), { projection })).pipe(
-          Effect.map((doc) => Option.map(Option.fromNullable(doc), (d) => toRecord(table, d)))
+          Effect.flatMap((doc) => doc === null ? Effect.succeed(Option.none()) : Effect.asSome(readRecord(table, doc)))
         ),
       find: (table, id) =>
         call(`find ${table.name}`, () => db.collection(c.of(table)).findOne(idFilter(id), { projection })).pipe(
-          Effect.map((doc) => Option.map(Option.fromNullable(doc), (d) => toRecord(table, d)))
+          Effect.flatMap((doc) => doc === null ? Effect.succeed(Option.none()) : Effect.asSome(readRecord(table, doc)))
         ),
       list: (table, query) =>
         // The driver reads a limit of 0 as "no limit".
@@ -117,7 +117,7 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
           ? Effect.succeed([])
           : call(`list ${table.name}`, () =>
             db.collection(c.of(table)).find(listFilter(table, query), listOptions(query.limit)).toArray()).pipe(
-            Effect.map((docs) => docs.map((d) => toRecord(table, d)))
+            Effect.flatMap((docs) => Effect.forEach(docs, (d) => readRecord(table, d)))
           ),
       purgeExpired: claims.purgeExpired
     })

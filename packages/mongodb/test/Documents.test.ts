@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Asset, Event, PaymentIntent, Table, Task } from "@tender/core"
+import { Effect } from "effect"
 import { Binary, BSON, type Document } from "mongodb"
-import { decodeValue, encodeValue, fieldOf, toDocument, toRecord } from "../src/internal/documents.js"
+import { decodeValue, encodeValue, fieldOf, readRecord, toDocument, toRecord } from "../src/internal/documents.js"
 import { dbOptions } from "../src/MongoStorage.js"
 
 /** A document as it comes back from the server: serialized to BSON and read with the adapter's own options. */
@@ -197,5 +198,12 @@ describe("documents: records both ways", () => {
   it("documents name fields by column, in record order", () => {
     expect(Object.keys(toDocument(PaymentIntent.table, fullIntent))).toStrictEqual(PaymentIntent.table.fields.map((f) => f.column))
     expect(() => fieldOf(PaymentIntent.table, "nope")).toThrow(/payment_intents has no field nope/)
+  })
+
+  it("a document that cannot be read is a StorageFailure, never a defect", () => {
+    const doc = { ...toDocument(Asset.table, { id: "asst_1", merchantId: "m", environment: "test", contentType: "image/png", size: 1, sha256: "0", bytes: new Uint8Array([1]), createdAt: t, version: 1 }), bytes: "not bytes" }
+    const failed = Effect.runSync(Effect.flip(readRecord(Asset.table, doc)))
+    expect(failed._tag).toBe("StorageFailure")
+    expect(failed.message).toBe("mongodb: read assets failed")
   })
 })

@@ -5,7 +5,9 @@
  * BSON options (the adapter also opens its `Db` with explicit ones, see `MongoStorage`).
  */
 import type { Table } from "@tender/core"
+import { Effect } from "effect"
 import { Binary, type Document } from "mongodb"
+import { fold } from "./errors.js"
 
 /**
  * A JSON value as stored: exactly what `JSON.stringify` keeps, as plain objects and arrays in
@@ -93,3 +95,7 @@ export const fieldOf = (table: Table.Table<any>, name: string): Table.Field => {
   if (f === undefined) throw new Error(`${table.name} has no field ${name}`)
   return f
 }
+
+/** `toRecord` as an Effect: a document that cannot be read (a corrupt field) is a `StorageFailure`, never a defect. */
+export const readRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, doc: Document) =>
+  Effect.try({ try: () => toRecord(table, doc), catch: fold(`read ${table.name}`) })

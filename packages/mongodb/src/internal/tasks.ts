@@ -7,7 +7,7 @@
 import { Task } from "@tender/core"
 import { Effect, Option, Stream } from "effect"
 import type { Collection, Document, Filter, FindOneAndUpdateOptions, UpdateFilter } from "mongodb"
-import { toRecord } from "./documents.js"
+import { readRecord } from "./documents.js"
 import { fold } from "./errors.js"
 
 /** Pending, due by `now`, and not leased, or leased until no later than `now` (its worker died). */
@@ -55,7 +55,7 @@ export const make = (tasks: Collection<Document>, changeStreams: boolean) =>
         while (claimed.length < req.limit) {
           const doc = yield* call("claim task", () => tasks.findOneAndUpdate(claimFilter(req.now), claimUpdate(req), claimOptions))
           if (doc === null) break
-          claimed.push(toRecord(Task.table, doc))
+          claimed.push(yield* readRecord(Task.table, doc))
         }
         return inClaimOrder(claimed)
       }),
