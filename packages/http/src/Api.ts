@@ -16,7 +16,7 @@ import {
   OpenApi
 } from "@effect/platform"
 import type { Authentication as CoreAuthentication } from "@tender/core"
-import { Asset, Discovery, Errors, Pagination, PaymentIntent, PaymentIntents, WebhookEvents } from "@tender/core"
+import { Asset, Discovery, Errors, Pagination, PaymentIntent, PaymentIntents, WebhookEndpoint, WebhookEvents } from "@tender/core"
 import { Context, Schema } from "effect"
 import { AnyError, errorSchema } from "./internal/errorSchema.js"
 import { documentAsClientsSee } from "./internal/openApi.js"
@@ -169,6 +169,43 @@ export class AssetsGroup extends HttpApiGroup.make("assets")
   .middlewareEndpoints(Authentication)
 {}
 
+/** Webhook endpoints (6, D3): where a merchant hears of its events. @since 0.1.0 */
+export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
+  .add(
+    HttpApiEndpoint.post("create", "/webhook_endpoints")
+      .setPayload(WebhookEndpoint.CreateParams)
+      .setHeaders(IdempotencyHeaders)
+      .middleware(JsonBody)
+      .addSuccess(WebhookEndpoint.WebhookEndpointCreated.annotations(HttpApiSchema.annotations({
+        status: 201,
+        identifier: "WebhookEndpointCreated",
+        description: "The endpoint, with its signing secret: shown this once"
+      })))
+      .addError(IdempotencyConflict)
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/webhook_endpoints")
+      .setUrlParams(WebhookEndpoint.ListParams)
+      .addSuccess(Pagination.ListEnvelope(WebhookEndpoint.WebhookEndpoint).annotations({ identifier: "WebhookEndpointList" }))
+  )
+  .add(
+    HttpApiEndpoint.get("retrieve", "/webhook_endpoints/:id")
+      .setPath(IdPath)
+      .addSuccess(WebhookEndpoint.WebhookEndpoint)
+      .addError(ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/webhook_endpoints/:id")
+      .setPath(IdPath)
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(WebhookEndpoint.WebhookEndpointDeleted)
+      .addError(ResourceNotFound)
+      .addError(IdempotencyConflict)
+  )
+  .addError(ValidationFailed)
+  .middlewareEndpoints(Authentication)
+{}
+
 /** Discovery (4.6). @since 0.1.0 */
 export class PaymentMethodsGroup extends HttpApiGroup.make("paymentMethods")
   .add(
@@ -195,6 +232,7 @@ export class OpenApiGroup extends HttpApiGroup.make("openApi")
 export class TenderApi extends HttpApi.make("tender")
   .add(PaymentIntentsGroup)
   .add(AssetsGroup)
+  .add(WebhookEndpointsGroup)
   .add(PaymentMethodsGroup)
   .add(WebhookEventTypesGroup)
   .add(OpenApiGroup)

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpApiError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Asset, Discovery, Errors, Idempotency, PaymentIntents, Receipts, WebhookEvents } from "@tender/core"
+import { Asset, Discovery, Errors, Idempotency, PaymentIntents, Receipts, WebhookEndpoint, WebhookEvents } from "@tender/core"
 import { Effect, FiberRef, Layer, Schema } from "effect"
 import { CurrentPrincipal, TenderApi } from "./Api.js"
 import { CurrentRequestId } from "./internal/errorSchema.js"
@@ -94,6 +94,15 @@ const AssetsLive = HttpApiBuilder.group(TenderApi, "assets", (handlers) =>
       return toHttp(yield* Asset.upload(ctx, bytes))
     })))
 
+const WebhookEndpointsLive = HttpApiBuilder.group(TenderApi, "webhookEndpoints", (handlers) =>
+  handlers
+    .handle("create", ({ headers, payload }) =>
+      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(WebhookEndpoint.create(ctx, payload), toHttp)))
+    .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (principal) => WebhookEndpoint.list(principal, urlParams)))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => WebhookEndpoint.retrieve(principal, path.id)))
+    .handle("delete", ({ headers, path }) =>
+      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(WebhookEndpoint.remove(ctx, path.id), toHttp))))
+
 const PaymentMethodsLive = HttpApiBuilder.group(TenderApi, "paymentMethods", (handlers) =>
   handlers.handle("options", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (principal) => Discovery.discover(principal, urlParams))))
 
@@ -111,6 +120,13 @@ const OpenApiLive = HttpApiBuilder.group(TenderApi, "openApi", (handlers) =>
   }))
 
 /** Every group, with the endpoint middleware they run. @since 0.1.0 */
-export const layer = Layer.mergeAll(PaymentIntentsLive, AssetsLive, PaymentMethodsLive, WebhookEventTypesLive, OpenApiLive).pipe(
+export const layer = Layer.mergeAll(
+  PaymentIntentsLive,
+  AssetsLive,
+  WebhookEndpointsLive,
+  PaymentMethodsLive,
+  WebhookEventTypesLive,
+  OpenApiLive
+).pipe(
   Layer.provide(endpointLayer)
 )

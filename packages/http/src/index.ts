@@ -3,3 +3,4 @@
  */
 export * as Api from "./Api.js"
 export * as TenderHttp from "./TenderHttp.js"
+export * as WebhookClient from "./WebhookClient.js"

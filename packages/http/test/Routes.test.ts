@@ -103,6 +103,10 @@ type Op =
   | "paymentIntents.confirm"
   | "paymentIntents.receipt"
   | "assets.upload"
+  | "webhookEndpoints.create"
+  | "webhookEndpoints.list"
+  | "webhookEndpoints.retrieve"
+  | "webhookEndpoints.delete"
   | "paymentMethods.options"
   | "webhookEventTypes.catalogue"
   | "openapi"
@@ -114,6 +118,10 @@ const documented: Record<Exclude<Op, "openapi">, readonly [string, string]> = {
   "paymentIntents.confirm": ["/payment_intents/{id}/confirm", "post"],
   "paymentIntents.receipt": ["/payment_intents/{id}/receipt", "post"],
   "assets.upload": ["/assets", "post"],
+  "webhookEndpoints.create": ["/webhook_endpoints", "post"],
+  "webhookEndpoints.list": ["/webhook_endpoints", "get"],
+  "webhookEndpoints.retrieve": ["/webhook_endpoints/{id}", "get"],
+  "webhookEndpoints.delete": ["/webhook_endpoints/{id}", "delete"],
   "paymentMethods.options": ["/payment_methods/options", "get"],
   "webhookEventTypes.catalogue": ["/webhook_event_types", "get"]
 }
@@ -265,6 +273,51 @@ describe("error codes x routes over HTTP", () => {
     await err(P, receipt(another, { key: keys.demoTest, form: hugeForm, headers: { "idempotency-key": "matrix-huge", "content-length": String(hugeLength) } }), 413, "validation_failed", "file")
     await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id } }, h500), 500, "internal_error")
     await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id } }, h503), 503, "service_unavailable")
+
+    // Webhook endpoints (6, D3)
+    const WC = "webhookEndpoints.create" as const
+    const WL = "webhookEndpoints.list" as const
+    const WR = "webhookEndpoints.retrieve" as const
+    const WD = "webhookEndpoints.delete" as const
+    const endpoints = (method: string, suffix: string, options: Parameters<typeof call>[3], handler = h) =>
+      call(handler, method, `/webhook_endpoints${suffix}`, options)
+    const registered = await ok(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/hook" } }), 201)
+    assert.match(registered.json.secret, /^whsec_/)
+    await ok(WC, endpoints("POST", "", { key: keys.demoLive, body: { url: "https://hooks.example.com/tender", enabled_events: ["payment_intent.succeeded"] } }), 201)
+    await err(WC, endpoints("POST", "", { key: keys.demoLive, body: { url: "http://hooks.example.com/tender" } }), 400, "validation_failed", "url")
+    await err(WC, endpoints("POST", "", { key: keys.demoLive, body: { url: "https://127.0.0.1/hook" } }), 400, "validation_failed", "url")
+    await err(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://x", enabled_events: ["payment_intent.nope"] } }), 400, "validation_failed")
+    await err(WC, endpoints("POST", "", { body: { url: "http://x" } }), 401, "authentication_required")
+    await err(WC, endpoints("POST", "", { key: wrongSecret, body: { url: "http://x" } }), 401, "invalid_api_key")
+    await ok(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/a" }, headers: { "idempotency-key": "matrix-we" } }), 201)
+    await err(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/b" }, headers: { "idempotency-key": "matrix-we" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(WC, endpoints("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+    await err(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/c" } }, h500), 500, "internal_error")
+    await err(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/c" } }, h503), 503, "service_unavailable")
+    const listed = await ok(WL, endpoints("GET", "", { key: keys.demoTest }), 200)
+    assert.isTrue(listed.json.data.every((e: Record<string, unknown>) => !("secret" in e)))
+    await err(WL, endpoints("GET", "?limit=0", { key: keys.demoTest }), 400, "validation_failed", "limit")
+    await err(WL, endpoints("GET", "", {}), 401, "authentication_required")
+    await err(WL, endpoints("GET", "", { key: wrongSecret }), 401, "invalid_api_key")
+    await err(WL, endpoints("GET", "", { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(WL, endpoints("GET", "", { key: keys.demoTest }, h503), 503, "service_unavailable")
+    const weId = registered.json.id as string
+    await ok(WR, endpoints("GET", `/${weId}`, { key: keys.demoTest }), 200)
+    await err(WR, endpoints("GET", "/nope", { key: keys.demoTest }), 400, "validation_failed", "id")
+    await err(WR, endpoints("GET", `/${weId}`, { key: keys.otherTest }), 404, "resource_not_found")
+    await err(WR, endpoints("GET", `/${weId}`, {}), 401, "authentication_required")
+    await err(WR, endpoints("GET", `/${weId}`, { key: wrongSecret }), 401, "invalid_api_key")
+    await err(WR, endpoints("GET", `/${weId}`, { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(WR, endpoints("GET", `/${weId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+    await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.otherTest }), 404, "resource_not_found")
+    await err(WD, endpoints("DELETE", "/nope", { key: keys.demoTest }), 400, "validation_failed", "id")
+    await err(WD, endpoints("DELETE", `/${weId}`, {}), 401, "authentication_required")
+    await err(WD, endpoints("DELETE", `/${weId}`, { key: wrongSecret }), 401, "invalid_api_key")
+    await ok(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-del" } }), 200)
+    await err(WD, endpoints("DELETE", `/${registered.json.id}`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-we" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }), 404, "resource_not_found")
+    await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
 
     // GET /payment_methods/options
     const O = "paymentMethods.options" as const
