@@ -84,13 +84,14 @@ export const layer = (options: {
   readonly storage?: Layer.Layer<Storage.Storage>
   readonly ids?: Layer.Layer<Ids.IdGenerator>
   readonly transport?: Layer.Layer<WebhookDelivery.WebhookTransport>
+  readonly webhooks?: WebhookEndpoint.WebhookOptions
 } = {}) =>
   Layer.mergeAll(
     Seed.layer(seed),
     Provider.layerRegistry(options.providers ?? [Simulator.make()]),
     options.ids ?? Ids.layer,
     HostedCheckout.layer(checkoutOptions),
-    WebhookEndpoint.layerConfig({ fallbackKey: checkoutOptions.secret }),
+    WebhookEndpoint.layerConfig({ ...options.webhooks, fallbackKey: checkoutOptions.secret }),
     WebhookDelivery.layerSender().pipe(Layer.provide(options.transport ?? WebhookDelivery.layerFetchTransport)),
     // A storage of a test's own comes with an empty task queue of its own: such tests run no workers.
     options.storage === undefined ? Storage.layerMemory : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => Storage.makeMemory().tasks))

@@ -37,6 +37,8 @@ export const layer: Layer.Layer<WebhookDelivery.WebhookTransport, never, HttpCli
             )
           ),
           Effect.scoped,
+          // Workers run a task uninterruptibly; the request alone may be cut off, or the timeout never could.
+          Effect.interruptible,
           Effect.timeoutFail({
             duration: Duration.millis(request.timeoutMillis),
             onTimeout: () => ({ _tag: "NoAnswer" as const, reason: `no answer within ${request.timeoutMillis} ms` })
