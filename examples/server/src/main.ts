@@ -7,7 +7,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Maintenance, Tender, Workers } from "@tender/core"
-import { TenderHttp } from "@tender/http"
+import { TenderHttp, WebhookClient } from "@tender/http"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -27,7 +27,8 @@ const describeStore = (databaseUrl: string | undefined, tablePrefix: string) => 
 const main = Effect.gen(function*() {
   const { checkoutSecret, databaseUrl, port, publicUrl, seedPath, tablePrefix, taskLeaseMillis } = options()
   const seed = yield* loadSeed(seedPath)
-  const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret } }
+  // Webhooks go out through @effect/platform's HttpClient (on fetch), redirects not followed.
+  const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret }, webhookTransport: WebhookClient.layerFetch }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.
   const store = databaseUrl === undefined
     ? Tender.layerMemory(tender)
