@@ -20,6 +20,8 @@ export const skipName =
 /** Register `cases` when there is a server, else one visible skipped case under `name`. */
 export const withServer = (name: string, cases: (url: string) => void): void => {
   if (url === undefined) {
+    // The default reporter does not name skipped cases: say it once, as the PostgreSQL tests do.
+    process.stderr.write(`[@tender/mongodb] ${name} ${skipName}\n`)
     describe(name, () => {
       it.skip(skipName, () => {})
     })
