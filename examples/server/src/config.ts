@@ -25,6 +25,8 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     // PostgreSQL when DATABASE_URL is set; the embedded in-memory store otherwise.
     databaseUrl: env["DATABASE_URL"] === undefined || env["DATABASE_URL"] === "" ? undefined : env["DATABASE_URL"],
     tablePrefix: env["TENDER_TABLE_PREFIX"] ?? "tender_",
+    // MongoDB (a replica set) when MONGODB_URL is set and DATABASE_URL is not.
+    mongodbUrl: env["MONGODB_URL"] === undefined || env["MONGODB_URL"] === "" ? undefined : env["MONGODB_URL"],
     // How long a worker's claim on a task holds before another process may take it over.
     taskLeaseMillis: env["TENDER_TASK_LEASE_MS"] === undefined ? undefined : Number(env["TENDER_TASK_LEASE_MS"])
   }

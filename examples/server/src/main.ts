@@ -8,6 +8,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Maintenance, Tender, Workers } from "@tender/core"
 import { TenderHttp, WebhookClient } from "@tender/http"
+import { MongoStorage } from "@tender/mongodb"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -25,14 +26,16 @@ const describeStore = (databaseUrl: string | undefined, tablePrefix: string) => 
 }
 
 const main = Effect.gen(function*() {
-  const { checkoutSecret, databaseUrl, port, publicUrl, seedPath, tablePrefix, taskLeaseMillis } = options()
+  const { checkoutSecret, databaseUrl, mongodbUrl, port, publicUrl, seedPath, tablePrefix, taskLeaseMillis } = options()
   const seed = yield* loadSeed(seedPath)
   // Webhooks go out through @effect/platform's HttpClient (on fetch), redirects not followed.
   const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret }, webhookTransport: WebhookClient.layerFetch }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.
-  const store = databaseUrl === undefined
-    ? Tender.layerMemory(tender)
-    : Tender.layer(tender, PgStorage.layerFromUrl({ url: databaseUrl, tablePrefix }))
+  const store = databaseUrl !== undefined
+    ? Tender.layer(tender, PgStorage.layerFromUrl({ url: databaseUrl, tablePrefix }))
+    : mongodbUrl !== undefined
+    ? Tender.layer(tender, MongoStorage.layerFromUrl({ url: mongodbUrl, collectionPrefix: tablePrefix }))
+    : Tender.layerMemory(tender)
   // Expired idempotency keys are deleted every hour (each process may run it; it is idempotent), and
   // the workers run the durable tasks (confirm, receipts, expiry): any number of processes may share them.
   const services = Layer.mergeAll(Maintenance.layerSchedule("1 hour"), Workers.layer({ leaseMillis: taskLeaseMillis })).pipe(Layer.provideMerge(store))
@@ -43,7 +46,9 @@ const main = Effect.gen(function*() {
   )
   const demo = seed.merchants[0]?.api_keys.find((k) => k.public_key.startsWith("pk_test_"))
   // The banner is built after the server layer, so it prints only once the port is listening.
-  const where = describeStore(databaseUrl, tablePrefix)
+  const where = mongodbUrl !== undefined && databaseUrl === undefined
+    ? `MongoDB store, collection prefix ${tablePrefix}`
+    : describeStore(databaseUrl, tablePrefix)
   yield* Layer.launch(Layer.effectDiscard(Effect.sync(() => banner(publicUrl, where, seedPath, demo))).pipe(Layer.provide(server)))
 })
 
