@@ -97,6 +97,30 @@ export const make = () => {
   const refs = new Map<string, ReferenceRow>()
   const listeners = new Set<StreamEmit.Emit<never, never, void, void>>()
 
+  // Pending tasks by (when claimable, id): a claim takes from the front, `nextDue` reads it, and
+  // neither walks the tasks that are done or far in the future.
+  const queue: Array<{ readonly at: number; readonly id: string }> = []
+  /** When a pending task may next be claimed: its due time, or its lease's end if later. */
+  const claimableAt = (t: Task.TaskRecord) => Math.max(t.dueAt, t.leaseUntil ?? 0)
+  const queueIndex = (at: number, id: string) => {
+    let lo = 0
+    let hi = queue.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      const e = queue[mid]!
+      if (e.at < at || (e.at === at && e.id < id)) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+  const enqueue = (t: Task.TaskRecord) => {
+    if (t.status === "pending") queue.splice(queueIndex(claimableAt(t), t.id), 0, { at: claimableAt(t), id: t.id })
+  }
+  const unqueue = (t: Task.TaskRecord) => {
+    const i = queueIndex(claimableAt(t), t.id)
+    if (queue[i]?.id === t.id) queue.splice(i, 1)
+  }
+
   const begin = (req: BeginRequest): BeginOutcome => {
     const { idempotency, now, reference } = req
     if (idempotency !== undefined) {
@@ -198,7 +222,12 @@ export const make = () => {
         for (const value of rows.uniqueValues(w.record)) rows.taken.add(value)
         rows.byId.set(w.record.id, w.record)
         rows.place(w.record, false)
-        if (w.table.name === Task.table.name) for (const emit of listeners) void emit.single(undefined)
+        if (w.table.name === Task.table.name) {
+          const task = w.record as Task.TaskRecord
+          enqueue(task)
+          // Wake idle workers for work due now; a timer for later wakes nobody.
+          if (task.dueAt <= task.createdAt) for (const emit of listeners) void emit.single(undefined)
+        }
         return
       }
       case "Update": {
@@ -208,6 +237,10 @@ export const make = () => {
         for (const value of rows.uniqueValues(w.record)) rows.taken.add(value)
         rows.byId.set(w.record.id, w.record)
         rows.place(w.record, true)
+        if (w.table.name === Task.table.name) {
+          unqueue(before as Task.TaskRecord)
+          enqueue(w.record as Task.TaskRecord)
+        }
         return
       }
       case "CompleteReference": {
@@ -249,19 +282,14 @@ export const make = () => {
     return out
   }
 
-  const pendingTasks = () => [...rowsOf(Task.table).byId.values()] as ReadonlyArray<StoredRecord> as ReadonlyArray<Task.TaskRecord>
-  /** When a pending task may next be claimed: its due time, or its lease's end if later. */
-  const claimableAt = (t: Task.TaskRecord) => Math.max(t.dueAt, t.leaseUntil ?? 0)
-
   const tasks = {
     claim: (req: Task.ClaimRequest) =>
       Effect.sync(() => {
         const rows = rowsOf(Task.table)
-        const due = pendingTasks()
-          .filter((t) => t.status === "pending" && claimableAt(t) <= req.now)
-          .sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1))
-          .slice(0, req.limit)
-        return due.map((t) => {
+        const out: Array<Task.TaskRecord> = []
+        // The queue is in claim order: take from its front while claimable.
+        while (out.length < req.limit && queue[0] !== undefined && queue[0].at <= req.now) {
+          const t = rows.byId.get(queue[0].id) as Task.TaskRecord
           const claimed: Task.TaskRecord = {
             ...t,
             leaseOwner: req.owner,
@@ -272,16 +300,13 @@ export const make = () => {
           }
           rows.byId.set(t.id, claimed)
           rows.place(claimed, true)
-          return claimed
-        })
+          unqueue(t)
+          enqueue(claimed)
+          out.push(claimed)
+        }
+        return out
       }),
-    nextDue: Effect.sync(() => {
-      let next: number | undefined
-      for (const t of pendingTasks()) {
-        if (t.status === "pending" && (next === undefined || claimableAt(t) < next)) next = claimableAt(t)
-      }
-      return next
-    }),
+    nextDue: Effect.sync(() => queue[0]?.at),
     wakeups: Stream.async<void>((emit) => {
       listeners.add(emit)
       return Effect.sync(() => void listeners.delete(emit))

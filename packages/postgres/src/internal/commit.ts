@@ -80,6 +80,10 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
   const name = (i: number) => `w${i}`
 
   const isTaskInsert = (w: Storage.Write) => w._tag === "Insert" && w.table.name === Task.table.name
+  const dueNow = (w: Storage.Write) => {
+    const task = (w as unknown as { readonly record: Task.TaskRecord }).record
+    return task.dueAt <= task.createdAt
+  }
 
   /** The check after every write ran: the first guarded write (in list order) that touched no row aborts. */
   const guards = (steps: ReadonlyArray<Step>): Fragment => {
@@ -89,9 +93,9 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
     return checks.length === 0 ? sql`1` : sql`CASE ${sql.join(" ", false)(checks)} ELSE 1 END`
   }
 
-  /** A commit that writes a task wakes idle workers when it commits (LISTEN/NOTIFY). */
+  /** A commit that writes a task due now wakes idle workers when it commits (LISTEN/NOTIFY); a timer for later wakes nobody. */
   const notifies = (writes: ReadonlyArray<Storage.Write>) =>
-    writes.some((w) => w._tag === "Insert" && w.table.name === Task.table.name)
+    writes.some((w) => isTaskInsert(w) && dueNow(w))
       ? sql`, pg_notify(${channel(t)}, '')`
       : sql``
 
@@ -100,10 +104,10 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
     const only = steps[0]
     const run: Effect.Effect<void, SqlError | StorageError.StorageError> = steps.length === 0
       ? Effect.void
-      : steps.length === 1 && only !== undefined && only.lost === undefined && !isTaskInsert(writes[0]!)
+      : steps.length === 1 && only !== undefined && only.lost === undefined && !(isTaskInsert(writes[0]!) && dueNow(writes[0]!))
       // One statement is atomic by itself.
       ? Effect.asVoid(only.statement)
-      : steps.length === 1 && only !== undefined && !isTaskInsert(writes[0]!)
+      : steps.length === 1 && only !== undefined && !(isTaskInsert(writes[0]!) && dueNow(writes[0]!))
       // One statement is atomic by itself; its precondition is its own row count.
       ? Effect.flatMap(only.statement, (rows) => only.lost !== undefined && rows.length === 0 ? Effect.fail(only.lost) : Effect.void)
       : Effect.asVoid(sql`WITH ${sql.csv(steps.map((s, i) => sql`${sql(name(i))} AS (${s.statement})`))} SELECT ${guards(steps)}${notifies(writes)}`)
