@@ -178,6 +178,24 @@ describe("webhook delivery to a real receiver (6, D7)", () => {
       assert.deepStrictEqual(log.map((a) => [a.attempt, a.statusCode]).sort(), [[1, 500], [2, 200]])
     }).pipe(Effect.provide(services())))
 
+  it.effect(`D7 payment_intent.expired reaches the receiver when an action expires (magic amount ${Simulator.magicAmounts.expireSoon})`, () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const r = yield* Effect.promise(receiver)
+      const endpoint = yield* register(r.url("/expired"), ["payment_intent.expired"])
+      const id = yield* createIntent(Simulator.magicAmounts.expireSoon)
+      yield* TestClock.adjust(Duration.millis(Simulator.shortExpiryMillis))
+      yield* work
+      yield* work
+      const at = yield* TestClock.currentTimeMillis
+      const delivered = r.received.filter((x) => x.path === "/expired")
+      assert.lengthOf(delivered, 1)
+      const event = Either.getOrThrow(WebhookSignature.verify(delivered[0]!.body, delivered[0]!.headers as Record<string, string>, endpoint.secret, { now: at })) as Event.Envelope
+      assert.strictEqual(event.type, "payment_intent.expired")
+      assert.strictEqual(event.data.object["id"], id)
+      assert.strictEqual(event.data.object["status"], "expired")
+    }).pipe(Effect.provide(services())))
+
   it.live("D7 a receiver that hangs is cut off at the delivery timeout, recorded, and retried", () =>
     Effect.gen(function*() {
       const r = yield* Effect.promise(receiver)

@@ -7,7 +7,7 @@
  * later than every earlier case's, and first completes whatever an earlier case left due.
  */
 import { assert } from "@effect/vitest"
-import { Asset, Event, Ids, Storage, Task } from "@tender/core"
+import { Asset, Event, Ids, Storage, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Effect, Option } from "effect"
 import type { ContractIt } from "./fixtures.js"
 import { freshScope, t0 } from "./fixtures.js"
@@ -169,6 +169,43 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       assert.isTrue(Buffer.from(back.bytes).equals(Buffer.from(bytes)))
       assert.deepStrictEqual({ ...back, bytes: null }, { ...asset, bytes: null })
       assert.isTrue(Option.isNone(yield* Effect.flatMap(Storage.Storage, (s) => s.get(Asset.table, { ...scope, environment: "live" }, asset.id))))
+    }))
+
+  it.effect("D7 webhook endpoints and delivery attempts read back whole: arrays, nested secrets, nulls", () =>
+    Effect.gen(function*() {
+      const scope = freshScope()
+      const endpoint = WebhookEndpoint.WebhookEndpointRecord.make({
+        id: `we_${Ids.randomBase62()}`,
+        ...scope,
+        url: "https://hooks.example.com/tender?x=1",
+        description: null,
+        enabledEvents: ["payment_intent.succeeded", "payment_intent.failed"],
+        secrets: [{ encrypted: "aXY.dGFn.Ym9keQ", expiresAt: null }, { encrypted: "b2xk.dGFn.b2xk", expiresAt: t0 + 5 }],
+        status: "enabled",
+        createdAt: t0,
+        updatedAt: t0,
+        version: 1
+      })
+      const attempt = WebhookDelivery.AttemptRecord.make({
+        id: `wha_${Ids.randomBase62()}`,
+        ...scope,
+        endpointId: endpoint.id,
+        eventId: `evt_${Ids.randomBase62()}`,
+        attempt: 3,
+        statusCode: null,
+        durationMillis: 5000,
+        error: "no answer within 5000 ms",
+        createdAt: t0 + 1,
+        version: 1
+      })
+      yield* commit([Write.insert(WebhookEndpoint.table, endpoint), Write.insert(WebhookDelivery.attemptTable, attempt)])
+      const storage = yield* Storage.Storage
+      assert.deepStrictEqual(Option.getOrThrow(yield* storage.get(WebhookEndpoint.table, scope, endpoint.id)), endpoint)
+      assert.deepStrictEqual(yield* WebhookDelivery.attempts(scope, { endpointId: endpoint.id }), [attempt])
+      assert.deepStrictEqual(yield* WebhookDelivery.attempts(scope, { eventId: attempt.eventId }), [attempt])
+      const deleted = { ...endpoint, status: "deleted" as const, updatedAt: t0 + 2, version: 2 }
+      yield* commit([Write.update(WebhookEndpoint.table, deleted, 1)])
+      assert.deepStrictEqual(yield* storage.list(WebhookEndpoint.table, { ...scope, where: { status: "enabled" }, limit: 10 }), [])
     }))
 
   it.effect("D7 events of a resource read back whole, in the order written; one (resource, version, ordinal) is written once", () =>
