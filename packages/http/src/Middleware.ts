@@ -128,7 +128,54 @@ const AuthenticationLive = Layer.effect(
     Authentication.of({ basicAuth: () => Effect.provide(authenticate, context) }))
 )
 
-/** `JsonBody`: the body is read once here and cached by the request; the decoder reuses this read. */
+/**
+ * The `charset` parameter of a `Content-Type`, lowercased and unquoted; undefined when absent.
+ * A body is UTF-8 (RFC 8259 8.1): any other declared charset is refused, never reinterpreted.
+ */
+const charsetOf = (type: string): string | undefined => {
+  for (const parameter of type.split(";").slice(1)) {
+    const eq = parameter.indexOf("=")
+    const name = (eq < 0 ? parameter : parameter.slice(0, eq)).trim().toLowerCase()
+    if (name !== "charset") continue
+    return eq < 0 ? "" : parameter.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1").trim().toLowerCase()
+  }
+  return undefined
+}
+
+/** Strict UTF-8: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. */
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/**
+ * The body as text, read once as bytes and decoded strictly; then cached as the request's
+ * `text`, which the payload decoder (`request.json`) and the handlers read. The platform's
+ * requests read `text` and `arrayBuffer` each from the underlying body, which can be read only
+ * once, and its `text` would replace bad bytes with U+FFFD: so the decoded text is installed
+ * on the request object itself, shadowing its `text` getter (`json` reads `this.text`).
+ */
+const readUtf8Body = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const bytes = yield* request.arrayBuffer.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(maxJsonBodyBytes)),
+      Effect.catchAll((error): Effect.Effect<never, Errors.PayloadTooLarge | Errors.ValidationFailed> =>
+        Effect.fail(
+          error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
+            ? tooLarge()
+            : Errors.ValidationFailed.at("body", "The request body could not be read.")
+        ))
+    )
+    // A fetch-style host's request ignores the size limit while streaming: check what arrived.
+    if (bytes.byteLength > maxJsonBodyBytes) return yield* Effect.fail(tooLarge())
+    let text: string
+    try {
+      text = utf8.decode(bytes)
+    } catch {
+      return yield* Effect.fail(Errors.ValidationFailed.at("body", "The request body is not valid UTF-8."))
+    }
+    Object.defineProperty(request, "text", { value: Effect.succeed(text), configurable: true, enumerable: false })
+    return text
+  })
+
+/** `JsonBody`: the body is read once here, as strict UTF-8, and cached on the request; the decoder reuses this read. */
 const JsonBodyLive = Layer.succeed(
   JsonBody,
   Effect.gen(function*() {
@@ -151,19 +198,16 @@ const JsonBodyLive = Layer.succeed(
         uploads ? "Content-Type must be multipart/form-data (or application/json where the route takes an id)." : "Content-Type must be application/json."
       ))
     }
+    const charset = type === undefined ? undefined : charsetOf(type)
+    if (charset !== undefined && charset !== "utf-8") {
+      return yield* Effect.fail(Errors.ValidationFailed.at(
+        "Content-Type",
+        "The request body must be UTF-8: send Content-Type application/json, with charset=utf-8 or no charset."
+      ))
+    }
     const length = Number(request.headers["content-length"] ?? "0")
     if (length > maxJsonBodyBytes) return yield* Effect.fail(tooLarge())
-    const text: string = yield* request.text.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(maxJsonBodyBytes)),
-      Effect.catchAll((error): Effect.Effect<never, Errors.PayloadTooLarge | Errors.ValidationFailed> =>
-        Effect.fail(
-          error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
-            ? tooLarge()
-            : Errors.ValidationFailed.at("body", "The request body could not be read.")
-        ))
-    )
-    // A fetch-style host's request ignores the size limit while streaming: check what arrived.
-    if (Buffer.byteLength(text, "utf8") > maxJsonBodyBytes) return yield* Effect.fail(tooLarge())
+    const text = yield* readUtf8Body(request)
     if (nestsDeeperThan(text, maxJsonDepth)) {
       return yield* Effect.fail(
         Errors.ValidationFailed.at("body", `The request body nests arrays and objects deeper than ${maxJsonDepth} levels.`)
