@@ -81,6 +81,9 @@ export class IdempotencyConflict extends ApiErrorClass("IdempotencyConflict", 40
  */
 export class PaymentIntentUnexpectedState extends ApiErrorClass("PaymentIntentUnexpectedState", 409, "payment_intent_unexpected_state") {}
 
+/** 409: a payout intent cancelled outside `requires_approval` (3.3, D8). @since 0.1.0 @category errors */
+export class PayoutNotCancelable extends ApiErrorClass("PayoutNotCancelable", 409, "payout_not_cancelable") {}
+
 /** 409: used by intent resources other than payment and payout intents (spec 7). @since 0.1.0 @category errors */
 export class DuplicateMerchantReference extends ApiErrorClass("DuplicateMerchantReference", 409, "duplicate_merchant_reference") {}
 
@@ -121,6 +124,7 @@ export type ApiError =
   | IdempotencyConflict
   | DuplicateMerchantReference
   | PaymentIntentUnexpectedState
+  | PayoutNotCancelable
   | PaymentConfigurationUnavailable
   | RoutingUnavailable
   | ServiceUnavailable

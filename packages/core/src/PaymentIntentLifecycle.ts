@@ -314,6 +314,7 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
       return expire(task)
     case "payment_intent.submit_receipt":
       return submitReceipt(task)
+    case "payout_intent.send":
     case "webhook.deliver":
       return Effect.dieMessage(`${task.kind} is not a payment intent task`)
   }

@@ -128,6 +128,23 @@ export interface PaymentProvider {
     payment: ProviderPaymentRef,
     receipt: ProviderReceipt
   ) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>
+  /**
+   * Send an approved payout (D8), for providers that pay out. Our payout id is the provider's
+   * idempotency key: the task may call it more than once.
+   */
+  readonly sendPayout?: ((payout: ProviderPayout) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>) | undefined
+}
+
+/** An approved payout, as a provider sends it. @since 0.1.0 @category models */
+export interface ProviderPayout {
+  readonly payoutIntentId: string
+  readonly environment: Environment
+  readonly amount: string
+  readonly currency: string
+  /** The bank's provider-local code (from the catalogue). */
+  readonly providerBank: string
+  readonly accountNumber: string
+  readonly accountName: string
 }
 
 /** The providers a host installed, by code. @since 0.1.0 @category tags */

@@ -31,6 +31,8 @@ export const magicAmounts = {
   expireSoon: "40801",
   /** Slow confirmation: confirm answers `processing`; the provider reports success `slowConfirmationMillis` after create. */
   slowConfirmation: "20201",
+  /** A payout that fails after approval: `failed` with `account_closed`. */
+  payoutFails: "40004",
   /** The provider is unreachable: a route failure, counted against its health. */
   unavailable: "50301"
 } as const
@@ -212,6 +214,13 @@ export const make = (options: { readonly baseUrl?: string } = {}): PaymentProvid
         }
         return { _tag: "Pending" as const }
       }),
+    sendPayout: (payout) =>
+      Effect.gen(function*() {
+        yield* serves({ environment: payout.environment, amount: payout.amount })
+        return payout.amount === magicAmounts.payoutFails
+          ? { _tag: "Failed" as const, failureCode: "account_closed", failureMessage: "The destination account is closed." }
+          : { _tag: "Succeeded" as const }
+      }),
     submitReceipt: (payment) =>
       Effect.gen(function*() {
         yield* serves(payment)
@@ -223,7 +232,7 @@ export const make = (options: { readonly baseUrl?: string } = {}): PaymentProvid
 }
 
 /** D9: live keys never reach the simulator; the outage amount is an outage for every operation. */
-const serves = (payment: ProviderPaymentRef) =>
+const serves = (payment: Pick<ProviderPaymentRef, "environment" | "amount">) =>
   payment.environment !== "test"
     ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment" }))
     : payment.amount === magicAmounts.unavailable

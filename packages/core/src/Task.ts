@@ -33,6 +33,8 @@ export const Kind = Schema.Literal(
   "payment_intent.submit_receipt",
   /** Move the intent to `expired` when its payer action expires. */
   "payment_intent.expire",
+  /** Send an approved payout to its provider (D8). */
+  "payout_intent.send",
   /** Deliver an event (`resourceId`) to a webhook endpoint (`targetId`) (D7). */
   "webhook.deliver"
 )

@@ -11,6 +11,7 @@ import { Cause, Clock, Duration, Effect, Layer, Queue, Stream } from "effect"
 import type { IdGenerator } from "./Ids.js"
 import { randomBase62 } from "./Ids.js"
 import * as PaymentIntentLifecycle from "./PaymentIntentLifecycle.js"
+import * as PayoutIntents from "./PayoutIntents.js"
 import type { ProviderRegistry } from "./Provider.js"
 import type * as WebhookEndpoint from "./WebhookEndpoint.js"
 import { Storage, Write } from "./Storage.js"
@@ -52,6 +53,8 @@ export const dispatch = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, Sto
     case "payment_intent.expire":
     case "payment_intent.submit_receipt":
       return PaymentIntentLifecycle.run(task)
+    case "payout_intent.send":
+      return PayoutIntents.send(task)
     case "webhook.deliver":
       return WebhookDelivery.run(task)
   }

@@ -16,7 +16,18 @@ import {
   OpenApi
 } from "@effect/platform"
 import type { Authentication as CoreAuthentication } from "@tender/core"
-import { Asset, Discovery, Errors, Pagination, PaymentIntent, PaymentIntents, WebhookEndpoint, WebhookEvents } from "@tender/core"
+import {
+  Asset,
+  Discovery,
+  Errors,
+  Pagination,
+  PaymentIntent,
+  PaymentIntents,
+  PayoutIntent,
+  PayoutIntents,
+  WebhookEndpoint,
+  WebhookEvents
+} from "@tender/core"
 import { Context, Schema } from "effect"
 import { AnyError, errorSchema } from "./internal/errorSchema.js"
 import { documentAsClientsSee } from "./internal/openApi.js"
@@ -30,6 +41,7 @@ const CheckoutModeNotAllowed = errorSchema(Errors.CheckoutModeNotAllowed)
 const ResourceNotFound = errorSchema(Errors.ResourceNotFound)
 const IdempotencyConflict = errorSchema(Errors.IdempotencyConflict)
 const PaymentIntentUnexpectedState = errorSchema(Errors.PaymentIntentUnexpectedState)
+const PayoutNotCancelable = errorSchema(Errors.PayoutNotCancelable)
 const PaymentConfigurationUnavailable = errorSchema(Errors.PaymentConfigurationUnavailable)
 const RoutingUnavailable = errorSchema(Errors.RoutingUnavailable)
 const ServiceUnavailable = errorSchema(Errors.ServiceUnavailable)
@@ -169,6 +181,50 @@ export class AssetsGroup extends HttpApiGroup.make("assets")
   .middlewareEndpoints(Authentication)
 {}
 
+/** Payout intents (2.7, 3.3, 4.10, D3, D8). @since 0.1.0 */
+export class PayoutIntentsGroup extends HttpApiGroup.make("payoutIntents")
+  .add(
+    HttpApiEndpoint.post("create", "/payout_intents")
+      .setPayload(PayoutIntent.CreateParams)
+      .setHeaders(IdempotencyHeaders)
+      .middleware(JsonBody)
+      .addSuccess(PayoutIntent.PayoutIntent.annotations(
+        HttpApiSchema.annotations({ status: 201, identifier: "PayoutIntentCreated", description: "The payout, awaiting approval" })
+      ))
+      // 4.9 merchant_reference rule 5: a repeat with the same fields answers the original.
+      .addSuccess(PayoutIntent.PayoutIntent.annotations(HttpApiSchema.annotations({
+        status: 200,
+        identifier: "PayoutIntentCreated",
+        description: "The original payout: a repeated create with the same merchant_reference and fields (4.9)"
+      })))
+      .addError(IdempotencyConflict)
+      .addError(PaymentConfigurationUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.get("retrieve", "/payout_intents/:id")
+      .setPath(IdPath)
+      .addSuccess(PayoutIntent.PayoutIntent)
+      .addError(ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/payout_intents")
+      .setUrlParams(PayoutIntents.ListParams)
+      .addSuccess(Pagination.ListEnvelope(PayoutIntent.PayoutIntent).annotations({ identifier: "PayoutIntentList" }))
+  )
+  .add(
+    HttpApiEndpoint.post("cancel", "/payout_intents/:id/cancel")
+      .setPath(IdPath)
+      .setHeaders(IdempotencyHeaders)
+      .middleware(JsonBody)
+      .addSuccess(PayoutIntent.PayoutIntent)
+      .addError(ResourceNotFound)
+      .addError(IdempotencyConflict)
+      .addError(PayoutNotCancelable)
+  )
+  .addError(ValidationFailed)
+  .middlewareEndpoints(Authentication)
+{}
+
 /** Webhook endpoints (6, D3): where a merchant hears of its events. @since 0.1.0 */
 export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   .add(
@@ -232,6 +288,7 @@ export class OpenApiGroup extends HttpApiGroup.make("openApi")
 export class TenderApi extends HttpApi.make("tender")
   .add(PaymentIntentsGroup)
   .add(AssetsGroup)
+  .add(PayoutIntentsGroup)
   .add(WebhookEndpointsGroup)
   .add(PaymentMethodsGroup)
   .add(WebhookEventTypesGroup)

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpApiError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Asset, Discovery, Errors, Idempotency, PaymentIntents, Receipts, WebhookEndpoint, WebhookEvents } from "@tender/core"
+import { Asset, Discovery, Errors, Idempotency, PaymentIntents, PayoutIntents, Receipts, WebhookEndpoint, WebhookEvents } from "@tender/core"
 import { Effect, FiberRef, Layer, Schema } from "effect"
 import { CurrentPrincipal, TenderApi } from "./Api.js"
 import { CurrentRequestId } from "./internal/errorSchema.js"
@@ -94,6 +94,19 @@ const AssetsLive = HttpApiBuilder.group(TenderApi, "assets", (handlers) =>
       return toHttp(yield* Asset.upload(ctx, bytes))
     })))
 
+const PayoutIntentsLive = HttpApiBuilder.group(TenderApi, "payoutIntents", (handlers) =>
+  handlers
+    .handle("create", ({ headers, payload }) =>
+      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(PayoutIntents.create(ctx, payload), toHttp)))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => PayoutIntents.retrieve(principal, path.id)))
+    .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (principal) => PayoutIntents.list(principal, urlParams)))
+    .handle("cancel", ({ headers, path }) =>
+      Effect.gen(function*() {
+        const ctx = yield* context(headers["idempotency-key"])
+        yield* emptyBody
+        return toHttp(yield* PayoutIntents.cancel(ctx, path.id))
+      })))
+
 const WebhookEndpointsLive = HttpApiBuilder.group(TenderApi, "webhookEndpoints", (handlers) =>
   handlers
     .handle("create", ({ headers, payload }) =>
@@ -123,6 +136,7 @@ const OpenApiLive = HttpApiBuilder.group(TenderApi, "openApi", (handlers) =>
 export const layer = Layer.mergeAll(
   PaymentIntentsLive,
   AssetsLive,
+  PayoutIntentsLive,
   WebhookEndpointsLive,
   PaymentMethodsLive,
   WebhookEventTypesLive,

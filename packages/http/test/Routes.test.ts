@@ -103,6 +103,10 @@ type Op =
   | "paymentIntents.confirm"
   | "paymentIntents.receipt"
   | "assets.upload"
+  | "payoutIntents.create"
+  | "payoutIntents.retrieve"
+  | "payoutIntents.list"
+  | "payoutIntents.cancel"
   | "webhookEndpoints.create"
   | "webhookEndpoints.list"
   | "webhookEndpoints.retrieve"
@@ -118,6 +122,10 @@ const documented: Record<Exclude<Op, "openapi">, readonly [string, string]> = {
   "paymentIntents.confirm": ["/payment_intents/{id}/confirm", "post"],
   "paymentIntents.receipt": ["/payment_intents/{id}/receipt", "post"],
   "assets.upload": ["/assets", "post"],
+  "payoutIntents.create": ["/payout_intents", "post"],
+  "payoutIntents.retrieve": ["/payout_intents/{id}", "get"],
+  "payoutIntents.list": ["/payout_intents", "get"],
+  "payoutIntents.cancel": ["/payout_intents/{id}/cancel", "post"],
   "webhookEndpoints.create": ["/webhook_endpoints", "post"],
   "webhookEndpoints.list": ["/webhook_endpoints", "get"],
   "webhookEndpoints.retrieve": ["/webhook_endpoints/{id}", "get"],
@@ -273,6 +281,57 @@ describe("error codes x routes over HTTP", () => {
     await err(P, receipt(another, { key: keys.demoTest, form: hugeForm, headers: { "idempotency-key": "matrix-huge", "content-length": String(hugeLength) } }), 413, "validation_failed", "file")
     await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id } }, h500), 500, "internal_error")
     await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id } }, h503), 503, "service_unavailable")
+
+    // Payout intents (D3, D8)
+    const PC = "payoutIntents.create" as const
+    const PR = "payoutIntents.retrieve" as const
+    const PL = "payoutIntents.list" as const
+    const PX = "payoutIntents.cancel" as const
+    const payout = {
+      amount: "500000",
+      currency: "THB",
+      merchant_reference: "matrix-payout",
+      destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "Somchai Jaidee" }
+    }
+    const payouts = (method: string, suffix: string, options: Parameters<typeof call>[3], handler = h) =>
+      call(handler, method, `/payout_intents${suffix}`, options)
+    const pout = await ok(PC, payouts("POST", "", { key: keys.demoTest, body: payout }), 201)
+    await ok(PC, payouts("POST", "", { key: keys.demoTest, body: payout }), 200)
+    await err(PC, payouts("POST", "", { key: keys.demoTest, body: { ...payout, amount: "1" } }), 409, "idempotency_conflict", "merchant_reference")
+    await err(PC, payouts("POST", "", { key: keys.demoTest, body: { ...payout, merchant_reference: undefined } }), 400, "validation_failed", "merchant_reference")
+    await err(PC, payouts("POST", "", { key: keys.demoTest, body: { ...payout, merchant_reference: "m2", destination: { ...payout.destination, bank: "NOPE" } } }), 400, "validation_failed", "destination.bank")
+    await err(PC, payouts("POST", "", { key: keys.demoLive, body: payout }), 422, "payment_configuration_unavailable")
+    await err(PC, payouts("POST", "", { body: payout }), 401, "authentication_required")
+    await err(PC, payouts("POST", "", { key: wrongSecret, body: payout }), 401, "invalid_api_key")
+    await err(PC, payouts("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+    await err(PC, payouts("POST", "", { key: keys.demoTest, body: payout }, h500), 500, "internal_error")
+    await err(PC, payouts("POST", "", { key: keys.demoTest, body: payout }, h503), 503, "service_unavailable")
+    assert.strictEqual(pout.json.destination.account_number, "******6789")
+    const poutId = pout.json.id as string
+    await ok(PR, payouts("GET", `/${poutId}`, { key: keys.demoTest }), 200)
+    await err(PR, payouts("GET", "/nope", { key: keys.demoTest }), 400, "validation_failed", "id")
+    await err(PR, payouts("GET", `/${poutId}`, { key: keys.otherTest }), 404, "resource_not_found")
+    await err(PR, payouts("GET", `/${poutId}`, {}), 401, "authentication_required")
+    await err(PR, payouts("GET", `/${poutId}`, { key: wrongSecret }), 401, "invalid_api_key")
+    await err(PR, payouts("GET", `/${poutId}`, { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(PR, payouts("GET", `/${poutId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+    await ok(PL, payouts("GET", "?status=requires_approval", { key: keys.demoTest }), 200)
+    await err(PL, payouts("GET", "?status=paid", { key: keys.demoTest }), 400, "validation_failed", "status")
+    await err(PL, payouts("GET", "", {}), 401, "authentication_required")
+    await err(PL, payouts("GET", "", { key: wrongSecret }), 401, "invalid_api_key")
+    await err(PL, payouts("GET", "", { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(PL, payouts("GET", "", { key: keys.demoTest }, h503), 503, "service_unavailable")
+    await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.otherTest }), 404, "resource_not_found")
+    await err(PX, payouts("POST", "/nope/cancel", { key: keys.demoTest }), 400, "validation_failed", "id")
+    await err(PX, payouts("POST", `/${poutId}/cancel`, {}), 401, "authentication_required")
+    await err(PX, payouts("POST", `/${poutId}/cancel`, { key: wrongSecret }), 401, "invalid_api_key")
+    await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+    await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+    await ok(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-cancel" } }), 200)
+    await ok(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-cancel" } }), 200)
+    await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, body: {}, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }), 409, "payout_not_cancelable")
 
     // Webhook endpoints (6, D3)
     const WC = "webhookEndpoints.create" as const

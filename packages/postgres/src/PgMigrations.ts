@@ -7,7 +7,7 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { Asset, Event, PaymentIntent, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { Asset, Event, PaymentIntent, PayoutIntent, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Effect, Layer } from "effect"
 import { guardFailedCode } from "./internal/commit.js"
 import type { TablePrefix } from "./internal/tables.js"
@@ -208,6 +208,34 @@ export const migrations = (prefix: TablePrefix) => {
       yield* sql`CREATE INDEX ${sql(`${attempts}_event_idx`)} ON ${sql(attempts)} (merchant_id, environment, event_id, created_at DESC, id DESC)`
       // A delivery task names the endpoint it delivers to (Task.targetId).
       yield* sql`ALTER TABLE ${sql(t.of(Task.table))} ADD COLUMN target_id text`
+    }),
+    "0006_payout_intents": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      const payouts = t.of(PayoutIntent.table)
+      yield* sql`CREATE TABLE ${sql(payouts)} (
+        id text COLLATE "C" PRIMARY KEY,
+        merchant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        status text NOT NULL,
+        amount bigint NOT NULL CHECK (amount > 0),
+        currency text NOT NULL,
+        merchant_reference text NOT NULL,
+        destination json NOT NULL,
+        description text,
+        metadata json,
+        failure_code text,
+        failure_message text,
+        provider_code text,
+        fingerprint text NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL,
+        version integer NOT NULL
+      )`
+      // merchant_reference is unique per merchant and environment among payouts (4.9, D4, D8).
+      yield* sql`CREATE UNIQUE INDEX ${sql(`${payouts}_reference_key`)} ON ${sql(payouts)} (merchant_id, environment, merchant_reference)`
+      yield* sql`CREATE INDEX ${sql(`${payouts}_list_idx`)} ON ${sql(payouts)} (merchant_id, environment, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${payouts}_status_idx`)} ON ${sql(payouts)} (merchant_id, environment, status, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${payouts}_currency_idx`)} ON ${sql(payouts)} (merchant_id, environment, currency, created_at DESC, id DESC)`
     })
   }
 }

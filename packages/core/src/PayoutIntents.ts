@@ -1,0 +1,281 @@
+/**
+ * Payout intents (2.7, 3.3, 4.9 merchant_reference rule 5, 4.10, D8): create, get, list,
+ * cancel for merchants; approval for the host's back office; the durable task that sends an
+ * approved payout to its provider. Every change is checked against `PayoutIntent.canTransition`
+ * and written with its D7 event in one commit.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Effect, Option, Schema } from "effect"
+import * as ApiResponse from "./ApiResponse.js"
+import type { Principal } from "./Authentication.js"
+import { fingerprint } from "./Canonical.js"
+import { PaymentConfigurationUnavailable, PayoutNotCancelable, ResourceNotFound, ValidationFailed } from "./Errors.js"
+import * as Event from "./Event.js"
+import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
+import * as Operation from "./Operation.js"
+import * as Pagination from "./Pagination.js"
+import type { CreateParams, PayoutIntentRecord, Status } from "./PayoutIntent.js"
+import { canTransition, PayoutIntentRecord as Record, Status as StatusSchema, statusEvent, table, toResource } from "./PayoutIntent.js"
+import type { PaymentProvider } from "./Provider.js"
+import { ProviderRegistry, ProviderUnavailable } from "./Provider.js"
+import { providerTimeout } from "./Routing.js"
+import { Currency, DateTimeWithOffset, type Environment, MerchantReference } from "./Schemas.js"
+import type { Scope } from "./Storage.js"
+import { Storage, Write } from "./Storage.js"
+import type { StorageError } from "./StorageError.js"
+import * as Task from "./Task.js"
+
+const scopeOf = (principal: Principal): Scope => ({ merchantId: principal.merchant.id, environment: principal.environment })
+
+const notFound = (id: string) => new ResourceNotFound({ param: "id", message: `No payout intent ${JSON.stringify(id)}.` })
+
+/** The provider that pays out in `environment`, with the provider-local code of `bank`. */
+const payoutRoute = (environment: Environment, bank: string) =>
+  Effect.map(ProviderRegistry, (registry) => {
+    for (const provider of registry.all) {
+      if (provider.sendPayout === undefined) continue
+      const serves = provider.methods.some((m) => m.environments.includes(environment))
+      const known = provider.methods.flatMap((m) => m.banks).find((b) => b.code === bank)
+      if (serves && known !== undefined) return { provider, providerBank: known.providerCode }
+    }
+    return undefined
+  })
+
+/** Every bank code the installed providers know (the discovery catalogue). */
+const knownBanks = Effect.map(ProviderRegistry, (registry) =>
+  new Set(registry.all.flatMap((p) => p.methods.flatMap((m) => m.banks.map((b) => b.code)))))
+
+/** The writes of a change to `to`: the versioned update and its event (D7). A transition D8 does not allow is a defect. */
+const change = (before: PayoutIntentRecord, patch: Partial<PayoutIntentRecord> & { readonly status: Status }, now: number) =>
+  Effect.gen(function*() {
+    if (!canTransition(before.status, patch.status)) {
+      return yield* Effect.die(new Error(`D8 no transition from ${before.status} to ${patch.status}`))
+    }
+    const record: PayoutIntentRecord = { ...before, ...patch, updatedAt: Math.max(now, before.updatedAt), version: before.version + 1 }
+    const events = yield* Event.writes(record, "payout_intent", toResource(record), [statusEvent(record.status)])
+    return { record, writes: [Write.update(table, record, before.version), ...events] as ReadonlyArray<Write> }
+  })
+
+/** The canonical create, for the fingerprint (4.9 merchant_reference rule 4 applied to payouts, D5). */
+const canonical = (p: CreateParams) => ({
+  amount: p.amount,
+  currency: p.currency,
+  destination: p.destination,
+  description: p.description,
+  metadata: p.metadata !== undefined && Object.keys(p.metadata).length > 0 ? p.metadata : undefined
+})
+
+/**
+ * POST /payout_intents (D8): 201 with the payout in `requires_approval`. The same
+ * `merchant_reference` again with the same fields answers the original (200, nothing new);
+ * with any field changed, 409 `idempotency_conflict` (4.9 merchant_reference rule 5).
+ *
+ * @since 0.1.0
+ */
+export const create = (context: Operation.RequestContext, params: CreateParams) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const id = yield* (yield* IdGenerator).make(prefixes.payoutIntent)
+    const fp = fingerprint(canonical(params))
+    return yield* Operation.run({
+      context,
+      route: "POST /payout_intents",
+      canonical: { merchant_reference: params.merchant_reference, ...canonical(params) },
+      resource: "payout intent",
+      reference: {
+        resourceType: "payout_intent",
+        reference: params.merchant_reference,
+        fingerprint: fp,
+        resourceId: id,
+        original: (originalId) =>
+          storage.get(table, scopeOf(context.principal), originalId).pipe(
+            Effect.flatMap(Option.match({
+              onNone: () => Effect.dieMessage(`merchant_reference points at missing payout ${originalId}`),
+              onSome: (original) => Effect.succeed(ApiResponse.json(200, toResource(original), context.requestId))
+            }))
+          )
+      },
+      decide: Effect.gen(function*() {
+        const { principal } = context
+        if (!(yield* knownBanks).has(params.destination.bank)) {
+          return yield* ValidationFailed.at("destination.bank", `Unknown bank ${JSON.stringify(params.destination.bank)}; use a code from discovery.`)
+        }
+        if ((yield* payoutRoute(principal.environment, params.destination.bank)) === undefined) {
+          return yield* new PaymentConfigurationUnavailable({
+            param: "destination.bank",
+            message: `No installed provider pays out to ${params.destination.bank} in the ${principal.environment} environment.`
+          })
+        }
+        const now = yield* Clock.currentTimeMillis
+        const record = Record.make({
+          id,
+          ...scopeOf(principal),
+          status: "requires_approval",
+          amount: params.amount,
+          currency: params.currency,
+          merchantReference: params.merchant_reference,
+          destination: params.destination,
+          description: params.description ?? null,
+          metadata: params.metadata ?? null,
+          fingerprint: fp,
+          createdAt: now,
+          updatedAt: now,
+          version: 1
+        }, true)
+        const events = yield* Event.writes(record, "payout_intent", toResource(record), ["payout_intent.created"])
+        return { response: ApiResponse.json(201, toResource(record), context.requestId), writes: [Write.insert(table, record), ...events] }
+      })
+    })
+  })
+
+const load = (principal: Principal, id: string) =>
+  Effect.gen(function*() {
+    if (!isWellFormed(prefixes.payoutIntent, id)) {
+      return yield* ValidationFailed.at("id", "id must be a payout intent id: pout_ followed by 24 letters and digits")
+    }
+    const found = yield* (yield* Storage).get(table, scopeOf(principal), id)
+    if (Option.isNone(found)) return yield* notFound(id)
+    return found.value
+  })
+
+/** GET /payout_intents/{id} (D3): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
+export const retrieve = (principal: Principal, id: string) => Effect.map(load(principal, id), toResource)
+
+/** GET /payout_intents query: the filters of 4.3 that apply to payouts. @since 0.1.0 @category request */
+export const ListParams = Schema.Struct({
+  currency: Schema.optional(Currency),
+  created_after: Schema.optional(DateTimeWithOffset),
+  created_before: Schema.optional(DateTimeWithOffset),
+  merchant_reference: Schema.optional(MerchantReference),
+  status: Schema.optional(Pagination.ValueList.annotations({ description: "One or more statuses: single, comma-separated or repeated" })),
+  limit: Schema.optional(Pagination.Limit),
+  cursor: Schema.optional(Pagination.Cursor)
+}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+/** @since 0.1.0 @category request */
+export type ListParams = typeof ListParams.Type
+
+/** GET /payout_intents (D3, D6): keyset pages, newest first. @since 0.1.0 */
+export const list = (principal: Principal, params: ListParams) =>
+  Effect.gen(function*() {
+    const limit = params.limit === undefined ? Pagination.defaultLimit : Number(params.limit)
+    const after = params.cursor === undefined ? undefined : yield* Pagination.decode(params.cursor, prefixes.payoutIntent)
+    const statuses = yield* Pagination.parseValues("status", params.status, StatusSchema.literals)
+    const rows = yield* (yield* Storage).list(table, {
+      ...scopeOf(principal),
+      where: { currency: params.currency, merchantReference: params.merchant_reference, status: statuses },
+      createdAfter: params.created_after === undefined ? undefined : Date.parse(params.created_after),
+      createdBefore: params.created_before === undefined ? undefined : Date.parse(params.created_before),
+      after,
+      limit: limit + 1
+    })
+    return Pagination.page(rows, limit, toResource)
+  })
+
+/**
+ * POST /payout_intents/{id}/cancel (3.3, 4.10, D3, D8): only while `requires_approval`; any
+ * other status is 409 `payout_not_cancelable`. 200 with the payout, `canceled`. Retried with
+ * the same `Idempotency-Key` it replays its 200.
+ *
+ * @since 0.1.0
+ */
+export const cancel = (context: Operation.RequestContext, id: string) =>
+  Operation.run({
+    context,
+    route: "POST /payout_intents/{id}/cancel",
+    canonical: { id },
+    resource: "payout intent",
+    decide: Effect.gen(function*() {
+      const payout = yield* load(context.principal, id)
+      if (payout.status !== "requires_approval") {
+        return yield* new PayoutNotCancelable({
+          message: `This payout intent is ${payout.status}: only a payout awaiting approval can be canceled.`
+        })
+      }
+      const { record, writes } = yield* change(payout, { status: "canceled" }, yield* Clock.currentTimeMillis)
+      return { response: ApiResponse.json(200, toResource(record), context.requestId), writes }
+    })
+  })
+
+/**
+ * Approve a payout (D8): a back-office operation of the host, not a merchant route. The payout
+ * becomes `processing` (event `payout_intent.processing`) and a durable task sends it to its
+ * provider. Only a payout awaiting approval can be approved: otherwise nothing changes and the
+ * answer says why.
+ *
+ * @since 0.1.0
+ */
+export const approve = (scope: Scope, id: string): Effect.Effect<
+  "approved" | "not_found" | "not_awaiting_approval",
+  StorageError,
+  Storage | IdGenerator
+> =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const found = yield* storage.get(table, scope, id)
+    if (Option.isNone(found)) return "not_found" as const
+    if (found.value.status !== "requires_approval") return "not_awaiting_approval" as const
+    const now = yield* Clock.currentTimeMillis
+    const { writes } = yield* change(found.value, { status: "processing" }, now)
+    const task = yield* Task.make({ ...scope, kind: "payout_intent.send", resourceId: id, dueAt: now, now })
+    yield* storage.commit([...writes, Write.insert(Task.table, task)])
+    return "approved" as const
+  }).pipe(Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 3 }))
+
+/** How long a provider may take to answer a payout, as for payments; interruptible inside the uninterruptible task. */
+const withTimeout = <A>(provider: PaymentProvider, effect: Effect.Effect<A, ProviderUnavailable>) =>
+  Effect.interruptible(effect).pipe(
+    Effect.timeoutFail({ duration: providerTimeout, onTimeout: () => new ProviderUnavailable({ provider: provider.code, reason: "timed out" }) })
+  )
+
+/**
+ * Run the send task of an approved payout: the provider's outcome moves it to `succeeded` or
+ * `failed`; an unavailable provider is asked again with back-off.
+ *
+ * @since 0.1.0
+ */
+export const send = (task: Task.TaskRecord) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const found = yield* storage.get(table, { merchantId: task.merchantId, environment: task.environment }, task.resourceId)
+    const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
+    if (Option.isNone(found) || found.value.status !== "processing") return done()
+    const payout = found.value
+    const route = yield* payoutRoute(payout.environment, payout.destination.bank)
+    const now0 = yield* Clock.currentTimeMillis
+    if (route === undefined || route.provider.sendPayout === undefined) {
+      const { writes } = yield* change(payout, {
+        status: "failed",
+        failureCode: "payout_unavailable",
+        failureMessage: "No installed provider pays out to this bank."
+      }, now0)
+      return done(writes)
+    }
+    const answer = yield* withTimeout(route.provider, route.provider.sendPayout({
+      payoutIntentId: payout.id,
+      environment: payout.environment,
+      amount: payout.amount,
+      currency: payout.currency,
+      providerBank: route.providerBank,
+      accountNumber: payout.destination.account_number,
+      accountName: payout.destination.account_name
+    })).pipe(Effect.either)
+    const now = yield* Clock.currentTimeMillis
+    if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
+    const result = answer.right
+    switch (result._tag) {
+      case "Succeeded":
+        return done((yield* change(payout, { status: "succeeded", providerCode: route.provider.code }, now)).writes)
+      case "Failed":
+        return done((yield* change(payout, {
+          status: "failed",
+          providerCode: route.provider.code,
+          failureCode: result.failureCode,
+          failureMessage: result.failureMessage
+        }, now)).writes)
+      case "Processing":
+      case "Pending":
+        // Still at the provider: ask again later.
+        return Task.retry(task, now, null)
+    }
+  })
