@@ -128,6 +128,27 @@ export const patchFor = (status: ProviderPaymentStatus): Patch | undefined => {
   }
 }
 
+/**
+ * The change the provider's answer makes to `intent`: `patchFor`, and a final answer also
+ * settles a submitted receipt (accepted with a success, rejected with a failure). None when
+ * nothing changes.
+ *
+ * @since 0.1.0
+ */
+export const answerPatch = (intent: PaymentIntentRecord, status: ProviderPaymentStatus): Patch | undefined => {
+  const patch = patchFor(status)
+  if (patch === undefined || intent.receipt?.status !== "submitted") return patch
+  switch (status._tag) {
+    case "Succeeded":
+      return { ...patch, receipt: { ...intent.receipt, status: "accepted" } }
+    case "Failed":
+      return { ...patch, receipt: { ...intent.receipt, status: "rejected" } }
+    case "Processing":
+    case "Pending":
+      return patch
+  }
+}
+
 /** The payment at its provider, for the operations after create; none before the provider was called. @since 0.1.0 */
 export const providerRef = (record: PaymentIntentRecord): ProviderPaymentRef | undefined =>
   record.providerPaymentId === null ? undefined : {
@@ -172,14 +193,9 @@ export const receiveProviderUpdate = (update: ProviderUpdate) =>
       found.value.providerPaymentId !== update.providerPaymentId
     ) return "unknown" as const
     const intent = found.value
-    const patch = patchFor(update.status)
+    const patch = answerPatch(intent, update.status)
     if (isTerminal(intent.status) || patch === undefined || patch.status === intent.status) return "unchanged" as const
-    const now = yield* Clock.currentTimeMillis
-    const final = update.status._tag === "Succeeded" || update.status._tag === "Failed"
-    const receipt = final && intent.receipt?.status === "submitted"
-      ? { receipt: { ...intent.receipt, status: update.status._tag === "Succeeded" ? "accepted" as const : "rejected" as const } }
-      : {}
-    const { writes } = yield* change(intent, { ...patch, ...receipt }, now)
+    const { writes } = yield* change(intent, patch, yield* Clock.currentTimeMillis)
     return yield* storage.commit(writes).pipe(Effect.as("applied" as const))
   }).pipe(
     // A concurrent change won the race: read again and judge the notice against it.
@@ -205,6 +221,17 @@ const withTimeout = <A>(provider: string, effect: Effect.Effect<A, ProviderUnava
     })
   )
 
+/** The intent a task acts on, still pending, with its payment at its provider; none when there is nothing to do. */
+const pendingAtProvider = (task: Task.TaskRecord) =>
+  Effect.gen(function*() {
+    const found = yield* load(task)
+    if (Option.isNone(found) || isTerminal(found.value.status)) return undefined
+    const intent = found.value
+    const ref = providerRef(intent)
+    const provider = intent.providerCode === null ? undefined : (yield* ProviderRegistry).get(intent.providerCode)
+    return ref === undefined || provider === undefined ? undefined : { intent, ref, provider }
+  })
+
 /** The first poll of a payment the provider is processing; polls back off from there. */
 const firstPoll = Duration.seconds(2)
 
@@ -214,12 +241,9 @@ const firstPoll = Duration.seconds(2)
  */
 const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
   Effect.gen(function*() {
-    const found = yield* load(task)
-    if (Option.isNone(found) || isTerminal(found.value.status)) return done()
-    const intent = found.value
-    const ref = providerRef(intent)
-    const provider = intent.providerCode === null ? undefined : (yield* ProviderRegistry).get(intent.providerCode)
-    if (ref === undefined || provider === undefined) return done()
+    const pending = yield* pendingAtProvider(task)
+    if (pending === undefined) return done()
+    const { intent, provider, ref } = pending
     const answer = yield* withTimeout(
       provider.code,
       ask === "confirm" ? provider.confirmPayment(ref) : provider.getPaymentStatus(ref)
@@ -228,11 +252,7 @@ const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
     if (answer._tag === "Left") {
       return Task.retry(task, now, answer.left.reason)
     }
-    const final = answer.right._tag === "Succeeded" || answer.right._tag === "Failed"
-    const receipt = final && intent.receipt?.status === "submitted"
-      ? { receipt: { ...intent.receipt, status: answer.right._tag === "Succeeded" ? "accepted" as const : "rejected" as const } }
-      : {}
-    const patch = final ? { ...patchFor(answer.right), ...receipt } : patchFor(answer.right)
+    const patch = answerPatch(intent, answer.right)
     // Still processing: ask again later, on a task of its own.
     const pollAgain = answer.right._tag === "Processing"
       ? [Write.insert(Task.table, yield* Task.make({
@@ -266,13 +286,11 @@ const expire = (task: Task.TaskRecord) =>
 /** Submit the intent's receipt to its provider (4.4); its answer accepts or rejects it. */
 const submitReceipt = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
-    const found = yield* load(task)
-    if (Option.isNone(found) || isTerminal(found.value.status)) return done()
-    const intent = found.value
-    const ref = providerRef(intent)
-    const provider = intent.providerCode === null ? undefined : (yield* ProviderRegistry).get(intent.providerCode)
+    const pending = yield* pendingAtProvider(task)
+    if (pending === undefined) return done()
+    const { intent, provider, ref } = pending
     const assetId = intent.receipt?.status === "submitted" ? intent.receipt.asset_id : undefined
-    if (ref === undefined || provider === undefined || assetId === undefined) return done()
+    if (assetId === undefined) return done()
     const asset = yield* Effect.flatMap(Storage, (s) => s.get(Asset.table, scopeOf(intent), assetId))
     if (Option.isNone(asset)) return done()
     const answer = yield* withTimeout(provider.code, provider.submitReceipt(ref, {
@@ -285,8 +303,7 @@ const submitReceipt = (task: Task.TaskRecord) =>
     switch (answer.right._tag) {
       case "Succeeded":
       case "Failed": {
-        const receipt = { status: answer.right._tag === "Succeeded" ? "accepted" as const : "rejected" as const, asset_id: assetId }
-        const { writes } = yield* change(intent, { ...patchFor(answer.right), receipt }, now)
+        const { writes } = yield* change(intent, answerPatch(intent, answer.right)!, now)
         return done(writes)
       }
       case "Processing":
