@@ -6,7 +6,7 @@
  */
 import { Effect, Schema } from "effect"
 import { ValidationFailed } from "./Errors.js"
-import { withMessage } from "./Schemas.js"
+import { DateTimeWithOffset, withMessage } from "./Schemas.js"
 
 /** @since 0.1.0 @category models */
 export interface Position {
@@ -92,3 +92,51 @@ export const page = <A extends Position, B>(rows: ReadonlyArray<A>, limit: numbe
   const hasMore = rows.length > limit
   return { data: shown.map(view), has_more: hasMore, next_cursor: hasMore && last !== undefined ? encode(last) : null }
 }
+
+/**
+ * The creation window every list takes (4.3): `created_after` inclusive, `created_before`
+ * exclusive. A resource's list adds its own filters beside it and `pageFields`.
+ *
+ * @since 0.1.0 @category request
+ */
+export const createdFields = {
+  created_after: Schema.optional(DateTimeWithOffset),
+  created_before: Schema.optional(DateTimeWithOffset)
+}
+
+/** The page size and position every list takes (4.3, D6). @since 0.1.0 @category request */
+export const pageFields = {
+  limit: Schema.optional(Limit),
+  cursor: Schema.optional(Cursor)
+}
+
+/**
+ * The page size, cursor position and creation window of a list request, as the storage port
+ * takes them: `limit + 1` rows are read, the extra one only saying there is more (`page`).
+ *
+ * @since 0.1.0
+ */
+export const window = (
+  params: {
+    readonly limit?: string | undefined
+    readonly cursor?: string | undefined
+    readonly created_after?: string | undefined
+    readonly created_before?: string | undefined
+  },
+  idPrefix: string
+) =>
+  Effect.map(
+    params.cursor === undefined ? Effect.succeed(undefined) : decode(params.cursor, idPrefix),
+    (after) => {
+      const limit = params.limit === undefined ? defaultLimit : Number(params.limit)
+      return {
+        limit,
+        query: {
+          after,
+          limit: limit + 1,
+          createdAfter: params.created_after === undefined ? undefined : Date.parse(params.created_after),
+          createdBefore: params.created_before === undefined ? undefined : Date.parse(params.created_before)
+        }
+      }
+    }
+  )

@@ -21,7 +21,7 @@ import * as Pagination from "./Pagination.js"
 import type { CreateParams } from "./PaymentIntent.js"
 import { isTerminal, PaymentIntentRecord, pendingStatus, Status, table, toCreatedResource, toResource } from "./PaymentIntent.js"
 import * as Routing from "./Routing.js"
-import { Country, Currency, DateTimeWithOffset, MerchantReference } from "./Schemas.js"
+import { Country, Currency, MerchantReference } from "./Schemas.js"
 import { Storage, Write } from "./Storage.js"
 import * as Task from "./Task.js"
 
@@ -288,14 +288,12 @@ export const confirm = (context: Operation.RequestContext, id: string) =>
 export const ListParams = Schema.Struct({
   country: Schema.optional(Country),
   currency: Schema.optional(Currency),
-  created_after: Schema.optional(DateTimeWithOffset),
-  created_before: Schema.optional(DateTimeWithOffset),
+  ...Pagination.createdFields,
   merchant_reference: Schema.optional(MerchantReference),
   status: Schema.optional(Pagination.ValueList.annotations({
     description: "One or more statuses: a single value, a comma-separated list, or the parameter repeated"
   })),
-  limit: Schema.optional(Pagination.Limit),
-  cursor: Schema.optional(Pagination.Cursor)
+  ...Pagination.pageFields
 }).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
@@ -303,21 +301,12 @@ export type ListParams = typeof ListParams.Type
 /** GET /payment_intents (4.3, D6): keyset pages, newest first. @since 0.1.0 */
 export const list = (principal: Principal, params: ListParams) =>
   Effect.gen(function*() {
-    const limit = params.limit === undefined ? Pagination.defaultLimit : Number(params.limit)
-    const after = params.cursor === undefined ? undefined : yield* Pagination.decode(params.cursor, prefixes.paymentIntent)
+    const { limit, query } = yield* Pagination.window(params, prefixes.paymentIntent)
     const statuses = yield* Pagination.parseValues("status", params.status, Status.literals)
     const rows = yield* (yield* Storage).list(table, {
       ...scopeOf(principal),
-      where: {
-        country: params.country,
-        currency: params.currency,
-        merchantReference: params.merchant_reference,
-        status: statuses
-      },
-      createdAfter: params.created_after === undefined ? undefined : Date.parse(params.created_after),
-      createdBefore: params.created_before === undefined ? undefined : Date.parse(params.created_before),
-      after,
-      limit: limit + 1
+      ...query,
+      where: { country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status: statuses }
     })
     return Pagination.page(rows, limit, toResource)
   })

@@ -20,7 +20,7 @@ import { canTransition, PayoutIntentRecord as Record, Status as StatusSchema, st
 import type { PaymentProvider } from "./Provider.js"
 import { ProviderRegistry, ProviderUnavailable } from "./Provider.js"
 import { providerTimeout } from "./Routing.js"
-import { Currency, DateTimeWithOffset, type Environment, MerchantReference } from "./Schemas.js"
+import { Currency, type Environment, MerchantReference } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
@@ -145,12 +145,10 @@ export const retrieve = (principal: Principal, id: string) => Effect.map(load(pr
 /** GET /payout_intents query: the filters of 4.3 that apply to payouts. @since 0.1.0 @category request */
 export const ListParams = Schema.Struct({
   currency: Schema.optional(Currency),
-  created_after: Schema.optional(DateTimeWithOffset),
-  created_before: Schema.optional(DateTimeWithOffset),
+  ...Pagination.createdFields,
   merchant_reference: Schema.optional(MerchantReference),
   status: Schema.optional(Pagination.ValueList.annotations({ description: "One or more statuses: single, comma-separated or repeated" })),
-  limit: Schema.optional(Pagination.Limit),
-  cursor: Schema.optional(Pagination.Cursor)
+  ...Pagination.pageFields
 }).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
@@ -158,16 +156,12 @@ export type ListParams = typeof ListParams.Type
 /** GET /payout_intents (D3, D6): keyset pages, newest first. @since 0.1.0 */
 export const list = (principal: Principal, params: ListParams) =>
   Effect.gen(function*() {
-    const limit = params.limit === undefined ? Pagination.defaultLimit : Number(params.limit)
-    const after = params.cursor === undefined ? undefined : yield* Pagination.decode(params.cursor, prefixes.payoutIntent)
+    const { limit, query } = yield* Pagination.window(params, prefixes.payoutIntent)
     const statuses = yield* Pagination.parseValues("status", params.status, StatusSchema.literals)
     const rows = yield* (yield* Storage).list(table, {
       ...scopeOf(principal),
-      where: { currency: params.currency, merchantReference: params.merchant_reference, status: statuses },
-      createdAfter: params.created_after === undefined ? undefined : Date.parse(params.created_after),
-      createdBefore: params.created_before === undefined ? undefined : Date.parse(params.created_before),
-      after,
-      limit: limit + 1
+      ...query,
+      where: { currency: params.currency, merchantReference: params.merchant_reference, status: statuses }
     })
     return Pagination.page(rows, limit, toResource)
   })

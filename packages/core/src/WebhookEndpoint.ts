@@ -164,10 +164,7 @@ export const CreateParams = Schema.Struct({
 export type CreateParams = typeof CreateParams.Type
 
 /** GET /webhook_endpoints query. @since 0.1.0 @category request */
-export const ListParams = Schema.Struct({
-  limit: Schema.optional(Pagination.Limit),
-  cursor: Schema.optional(Pagination.Cursor)
-}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+export const ListParams = Schema.Struct(Pagination.pageFields).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
 
 // ---------------------------------------------------------------------------
 // The URL rule (SSRF)
@@ -288,9 +285,8 @@ export const retrieve = (principal: Principal, id: string) => Effect.map(load(pr
 /** GET /webhook_endpoints: the list envelope, newest first (D6). @since 0.1.0 */
 export const list = (principal: Principal, params: typeof ListParams.Type) =>
   Effect.gen(function*() {
-    const limit = params.limit === undefined ? Pagination.defaultLimit : Number(params.limit)
-    const after = params.cursor === undefined ? undefined : yield* Pagination.decode(params.cursor, prefixes.webhookEndpoint)
-    const rows = yield* (yield* Storage).list<WebhookEndpointRecord>(table, { ...scopeOf(principal), where: { status: "enabled" }, after, limit: limit + 1 })
+    const { limit, query } = yield* Pagination.window(params, prefixes.webhookEndpoint)
+    const rows = yield* (yield* Storage).list<WebhookEndpointRecord>(table, { ...scopeOf(principal), ...query, where: { status: "enabled" } })
     return Pagination.page(rows, limit, toResource)
   })
 
