@@ -22,6 +22,12 @@ export interface Principal {
 const invalid = () => new InvalidApiKey({ message: "The API key pair is not valid." })
 
 /**
+ * What an unknown key's secret is compared with: a hash no secret has, computed once, so an
+ * unknown key costs the same hashing (the presented secret only) as a known one (D2).
+ */
+const decoyHash = hashSecret("\u0000")
+
+/**
  * Parse an `Authorization` header value into a key pair. A missing header, a scheme other
  * than Basic or undecodable base64 is `authentication_required`.
  *
@@ -56,9 +62,11 @@ export const authenticate = (
     const publicEnv = environmentOfPublicKey(credentials.publicKey)
     const secretEnv = environmentOfSecretKey(credentials.secretKey)
     const found = yield* merchants.findCredentials(credentials.publicKey)
-    // Hash and compare even when the key is unknown, so timing says nothing about which half is wrong.
+    // Hash and compare even when the key is unknown, so timing says nothing about which half is
+    // wrong: one hash, one constant-time comparison, on either path. The merchant is not read
+    // before the secret matched (an adapter may defer parsing it until then).
     const presented = Buffer.from(hashSecret(credentials.secretKey), "hex")
-    const stored = Buffer.from(Option.isSome(found) ? found.value.apiKey.secretHash : hashSecret("\u0000"), "hex")
+    const stored = Buffer.from(Option.isSome(found) ? found.value.apiKey.secretHash : decoyHash, "hex")
     const secretMatches = presented.length === stored.length && timingSafeEqual(presented, stored)
     if (
       Option.isNone(found) || !secretMatches || publicEnv === undefined || secretEnv !== publicEnv ||

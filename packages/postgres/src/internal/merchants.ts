@@ -53,9 +53,51 @@ export const toApiKey = (r: ApiKeyRow): Merchants.ApiKey => ({
   createdAt: Number(r.created_at)
 })
 
-/** A key and its merchant, from `api_keys AS k JOIN merchants AS m`. */
+/** A key and its merchant, from `api_keys AS k` and `merchants AS m`. */
 export const credentialColumns = `${apiKeyColumnsOf("k")},
   m.id AS m_id, m.name AS m_name, m.allowed_checkout_modes::text AS m_modes, m.routes::text AS m_routes`
+
+/** One row of the credentials lookup; the merchant's columns are NULL for a key without a merchant. */
+export type CredentialRow = ApiKeyRow & {
+  readonly m_id: string | null
+  readonly m_name: string | null
+  readonly m_modes: string | null
+  readonly m_routes: string | null
+}
+
+/**
+ * The merchant of a credentials row, its JSON parsed only when first read. Authentication
+ * refuses a wrong secret before it reads the merchant, so a refused known key parses nothing
+ * an unknown one does not (D2: the time of a 401 must not tell whether the public key exists).
+ */
+const lazyMerchant = (id: string, name: string, modes: string, routes: string): Merchants.Merchant => {
+  let parsedModes: Merchants.Merchant["allowedCheckoutModes"] | undefined
+  let parsedRoutes: Merchants.Merchant["routes"] | undefined
+  return {
+    id,
+    name,
+    get allowedCheckoutModes() {
+      return (parsedModes ??= JSON.parse(modes))
+    },
+    get routes() {
+      return (parsedRoutes ??= JSON.parse(routes))
+    }
+  }
+}
+
+/**
+ * The credentials of `publicKey` from its lookup row. The row is built into credentials
+ * whichever key it holds (the same work either way), and answered only when it is the key
+ * asked for and has its merchant.
+ */
+export const toCredentials = (publicKey: string, r: CredentialRow | undefined): Option.Option<Merchants.Credentials> => {
+  if (r === undefined) return Option.none()
+  const credentials: Merchants.Credentials = {
+    apiKey: toApiKey(r),
+    merchant: lazyMerchant(r.m_id ?? "", r.m_name ?? "", r.m_modes ?? "[]", r.m_routes ?? "[]")
+  }
+  return r.public_key === publicKey && r.m_id !== null ? Option.some(credentials) : Option.none()
+}
 
 /** The directory of one adapter instance, on its client (without name transforms) and tables. */
 export const make = (sql: SqlClient, t: Tables) => {
@@ -73,16 +115,20 @@ export const make = (sql: SqlClient, t: Tables) => {
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toApiKey)),
         Effect.mapError(fold("find API key"))
       ),
+    // D2, timing: an unknown public key must cost what a known one costs, or the time of a 401
+    // tells which keys exist. So the lookup always reads one real key and its merchant with the
+    // same statement: the key asked for if it exists, else its neighbour in the unique index (the
+    // greatest key below it; the least key when none is below). Either way one row of one shape
+    // is fetched, converted and built (a neighbour's is then dropped, never answered), and the
+    // merchant's JSON is parsed only once the secret matched.
     findCredentials: (publicKey) =>
-      sql<ApiKeyRow & { readonly m_id: string; readonly m_name: string; readonly m_modes: string; readonly m_routes: string }>`
-        SELECT ${sql.literal(credentialColumns)} FROM ${APIKEY} AS k JOIN ${MER} AS m ON m.id = k.merchant_id
-        WHERE k.public_key = ${publicKey}`.pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullable(rows[0]), (r) => ({
-            apiKey: toApiKey(r),
-            merchant: toMerchant({ id: r.m_id, name: r.m_name, allowed_checkout_modes: r.m_modes, routes: r.m_routes })
-          }))
-        ),
+      sql<CredentialRow>`
+        SELECT ${sql.literal(credentialColumns)}
+        FROM ${APIKEY} AS k LEFT JOIN ${MER} AS m ON m.id = k.merchant_id
+        WHERE k.public_key = COALESCE(
+          (SELECT public_key FROM ${APIKEY} WHERE public_key <= ${publicKey} ORDER BY public_key DESC LIMIT 1),
+          (SELECT min(public_key) FROM ${APIKEY}))`.pipe(
+        Effect.map((rows) => toCredentials(publicKey, rows[0])),
         Effect.mapError(fold("find credentials"))
       ),
     putMerchant: (m) =>
