@@ -5,17 +5,13 @@
  * completes every task with no intent changed twice and no event missing or doubled.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
-import { spawn, type ChildProcess } from "node:child_process"
 import { createServer as createHttpServer } from "node:http"
-import { createServer } from "node:net"
-import { resolve } from "node:path"
 import { afterAll, assert, describe, it } from "vitest"
 import { Effect } from "effect"
 import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
+import { children, type DemoServer as Server, start } from "./demoServer.js"
 
-const exampleRoot = resolve(import.meta.dirname, "..", "..", "..", "examples", "server")
 const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
-const children: Array<ChildProcess> = []
 const prefixes: Array<string> = []
 
 afterAll(async () => {
@@ -26,41 +22,6 @@ afterAll(async () => {
   }
   if (skipReason === undefined) await runSql(Effect.forEach(prefixes, dropTables))
 })
-
-const freePort = () =>
-  new Promise<number>((ok, fail) => {
-    const srv = createServer()
-    srv.once("error", fail)
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address()
-      srv.close(() => (typeof address === "object" && address !== null ? ok(address.port) : fail(new Error("no port"))))
-    })
-  })
-
-interface Server {
-  readonly url: string
-  readonly child: ChildProcess
-  readonly output: () => string
-}
-
-const start = async (env: Record<string, string>): Promise<Server> => {
-  const port = await freePort()
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: exampleRoot,
-    env: { ...process.env, PORT: String(port), ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  children.push(child)
-  let out = ""
-  child.stdout!.on("data", (d) => (out += d))
-  child.stderr!.on("data", (d) => (out += d))
-  const deadline = Date.now() + 30_000
-  while (!out.includes("listening on")) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`example server did not start:\n${out}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return { url: `http://127.0.0.1:${port}`, child, output: () => out }
-}
 
 const send = (server: Server, method: string, path: string, init: { json?: unknown; form?: FormData; key?: string } = {}) =>
   fetch(`${server.url}${path}`, {
