@@ -98,7 +98,15 @@ describe("the OpenAPI document against third-party validators", () => {
 })
 
 describe("a client generated from the document (openapi-typescript + openapi-fetch)", () => {
-  const client = () => createClient<paths>({ baseUrl, headers: { authorization: authorization(keys.demoTest) } })
+  // The base URL a client reads from the document: its first server, resolved against the
+  // document's own URL (as the OpenAPI format defines a relative server URL), without the
+  // trailing slash (openapi-fetch adds its own).
+  const documentBase = () => new URL(document.servers[0].url, `${baseUrl}/openapi.json`).href.replace(/\/$/, "")
+  const client = () => createClient<paths>({ baseUrl: documentBase(), headers: { authorization: authorization(keys.demoTest) } })
+
+  it("OpenAPI the document's servers lead to the API it describes", () => {
+    assert.strictEqual(documentBase(), baseUrl)
+  })
 
   it("creates (201), gets and lists a payment intent, and answers discovery", async () => {
     const created = await client().POST("/payment_intents", {

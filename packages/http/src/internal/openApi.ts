@@ -15,7 +15,8 @@ const refsOf = (schema: Json | undefined): ReadonlyArray<Json> =>
  *   the definition; this API never sends its body (decode failures answer `validation_failed`,
  *   D1), so it leaves the document, with the `Issue` and `PropertyKey` schemas only it uses.
  * - A document without `servers` leaves clients to guess the base URL; unless the host set
- *   one, the API is where the document is served from (`/`, resolved against its URL).
+ *   one, the API is beside the document: `.`, which OpenAPI resolves against the document's
+ *   own URL (so `/openapi.json` gives `/`, and a document served under a prefix its prefix).
  * - An error response is described by the codes it can carry; HttpApi would take the name of
  *   the first schema of the status only.
  * - Header schemas need lowercase keys to decode; the document names headers as clients write
@@ -54,7 +55,7 @@ export const documentAsClientsSee = (spec: Json): Json => {
     }
   }
   if (!Array.isArray(spec.servers) || spec.servers.length === 0) {
-    spec.servers = [{ url: "/", description: "Where this document is served from" }]
+    spec.servers = [{ url: ".", description: "Beside this document: the URL it was served from, without openapi.json" }]
   }
   return spec
 }
