@@ -38,7 +38,7 @@ export default defineConfig({
       project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
       project({ name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 30_000 }),
       // The repository as a whole: the packed packages in a fresh host, the README's commands, …
-      project({ name: "repo", root: "test", include: ["**/*.test.ts"], testTimeout: 120_000, hookTimeout: 300_000 })
+      project({ name: "repo", root: "test", include: ["**/*.test.ts"], testTimeout: 300_000, hookTimeout: 600_000 })
     ]
   }
 })

@@ -7,11 +7,12 @@
  *   and the compiler reads only their declaration files, never their sources.
  * docs/architecture.md, "Building and packing".
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { execFile, spawn, type ChildProcess } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { promisify } from "node:util"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 
 const root = resolve(import.meta.dirname, "..")
@@ -44,8 +45,10 @@ const cleanEnv = () => {
   }
   return env
 }
-const run = (cmd: string, args: ReadonlyArray<string>, cwd: string) =>
-  execFileSync(cmd, args, { cwd, env: cleanEnv(), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 })
+// Asynchronous on purpose: an install can take minutes on a busy machine, and a synchronous
+// child would block the test worker's event loop (Vitest's worker RPC then times out).
+const run = async (cmd: string, args: ReadonlyArray<string>, cwd: string) =>
+  (await promisify(execFile)(cmd, [...args], { cwd, env: cleanEnv(), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })).stdout
 const npm = (args: ReadonlyArray<string>, cwd: string) => run("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], cwd)
 
 const work = mkdtempSync(join(tmpdir(), "tender-pack-"))
@@ -60,10 +63,10 @@ interface Packed {
 }
 let packed: ReadonlyArray<Packed> = []
 
-beforeAll(() => {
-  npm(["run", "build"], root)
+beforeAll(async () => {
+  await npm(["run", "build"], root)
   mkdirSync(tarballs)
-  const out = npm(["pack", "--json", "--pack-destination", tarballs, ...packages.flatMap((p) => ["-w", p.manifest.name])], root)
+  const out = await npm(["pack", "--json", "--pack-destination", tarballs, ...packages.flatMap((p) => ["-w", p.manifest.name])], root)
   packed = JSON.parse(out) as Array<Packed>
   // A fresh project, outside the repository: nothing resolves from the workspace.
   mkdirSync(app)
@@ -71,8 +74,8 @@ beforeAll(() => {
   const peers = ["effect", "@effect/platform", "@effect/platform-node"].map((n) => `${n}@${rootPackage.devDependencies[n]}`)
   // All tarballs in one install: @tender/http's dependency on @tender/core is met by the
   // core tarball, not looked up in the registry; peers come from the registry.
-  npm(["install", "--prefer-offline", ...packed.map((p) => join(tarballs, p.filename)), ...peers], app)
-}, 300_000)
+  await npm(["install", "--prefer-offline", ...packed.map((p) => join(tarballs, p.filename)), ...peers], app)
+}, 600_000)
 
 afterAll(() => {
   for (const child of children) child.kill("SIGTERM")
@@ -160,23 +163,23 @@ describe("packed packages", () => {
     assert.isTrue(existsSync(join(app, "node_modules", "@tender", "core", "src", "index.ts")))
   })
 
-  it("loads through require() as well (no CommonJS build; Node 20.19+ requires ES modules)", () => {
-    const out = run(process.execPath, ["-e", "const { Tender } = require('@tender/core'); const { TenderHttp } = require('@tender/http'); process.stdout.write(typeof Tender.layerMemory + ' ' + typeof TenderHttp.toWebHandler)"], app)
+  it("loads through require() as well (no CommonJS build; Node 20.19+ requires ES modules)", async () => {
+    const out = await run(process.execPath, ["-e", "const { Tender } = require('@tender/core'); const { TenderHttp } = require('@tender/http'); process.stdout.write(typeof Tender.layerMemory + ' ' + typeof TenderHttp.toWebHandler)"], app)
     assert.strictEqual(out, "function function")
   })
 
-  it("a TypeScript host with strict flags and skipLibCheck off type-checks against the declarations only, never the sources", () => {
+  it("a TypeScript host with strict flags and skipLibCheck off type-checks against the declarations only, never the sources", async () => {
     // A TypeScript host brings its own compiler and Node types; @types/pg because
     // @effect/sql-pg's own declarations import `pg`.
     const types = [`typescript@${rootPackage.devDependencies["typescript"]}`, `@types/node@${rootPackage.devDependencies["@types/node"]}`, "@types/pg@8.23.1"]
-    npm(["install", "--no-save", "--prefer-offline", ...types], app)
+    await npm(["install", "--no-save", "--prefer-offline", ...types], app)
     const host = join(app, "ts-host")
     mkdirSync(host)
     for (const f of ["host.ts", "tsconfig.json"]) copyFileSync(join(fixtures, f), join(host, f))
     writeFileSync(join(host, "package.json"), JSON.stringify({ type: "module" }))
     let listed = ""
     try {
-      listed = run(process.execPath, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json", "--listFiles"], host)
+      listed = await run(process.execPath, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json", "--listFiles"], host)
     } catch (e) {
       const err = e as { stdout?: string; stderr?: string }
       assert.fail(`the host's tsc failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`)
@@ -184,5 +187,5 @@ describe("packed packages", () => {
     const ours = listed.split("\n").filter((f) => f.includes("/node_modules/@tender/"))
     assert.isNotEmpty(ours.filter((f) => f.endsWith("/dist/index.d.ts")))
     assert.deepStrictEqual(ours.filter((f) => !f.endsWith(".d.ts")), [], "no source of ours is compiled by the host")
-  }, 120_000)
+  }, 600_000)
 })

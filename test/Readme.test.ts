@@ -4,11 +4,12 @@
  * `.ci/run` (checked to contain it). A command added to the README that neither runs fails
  * this test with its text: run it below (a matcher in `steps`) or from `.ci/run`.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
+import { promisify } from "node:util"
 import { afterAll, assert, describe, it } from "vitest"
 
 const root = resolve(import.meta.dirname, "..")
@@ -86,8 +87,9 @@ const steps: ReadonlyArray<Step> = [
   {
     match: /^npm (ci|install)$/,
     where: "here",
-    run: (command) => {
-      execFileSync("sh", ["-c", `${command} --no-audit --no-fund --loglevel=error`], { cwd: reader.cwd, env: readerEnv(), stdio: "pipe" })
+    // Asynchronous: a synchronous install would block the worker's event loop for minutes.
+    run: async (command) => {
+      await promisify(execFile)("sh", ["-c", `${command} --no-audit --no-fund --loglevel=error`], { cwd: reader.cwd, env: readerEnv(), maxBuffer: 64 * 1024 * 1024 })
       assert.isTrue(existsSync(join(reader.cwd, "node_modules", ".package-lock.json")))
     }
   },
@@ -101,7 +103,7 @@ const steps: ReadonlyArray<Step> = [
       let out = ""
       child.stdout.on("data", (d) => (out += d))
       child.stderr.on("data", (d) => (out += d))
-      const deadline = Date.now() + 180_000
+      const deadline = Date.now() + 600_000
       while (!out.includes("listening on")) {
         if (child.exitCode !== null || Date.now() > deadline) assert.fail(`npm start did not start:\n${out}`)
         await new Promise((r) => setTimeout(r, 100))
@@ -115,11 +117,11 @@ const steps: ReadonlyArray<Step> = [
   {
     match: /^curl /,
     where: "here, against the server `npm start` started",
-    run: (command) => {
+    run: async (command) => {
       assert.isDefined(reader.url, "a curl runs after npm start")
       const created = reader.createdId
       const line = command.replaceAll(exampleUrl, reader.url!).replace(exampleId, created ?? "$&") + ` -w '\\n%{http_code}'`
-      const out = execFileSync("sh", ["-c", line], { encoding: "utf8", env: readerEnv() })
+      const { stdout: out } = await promisify(execFile)("sh", ["-c", line], { encoding: "utf8", env: readerEnv() })
       const status = Number(out.slice(out.lastIndexOf("\n") + 1))
       const body = JSON.parse(out.slice(0, out.lastIndexOf("\n"))) as { object?: string; id?: string }
       if (command.includes("-d ")) {
@@ -148,5 +150,5 @@ describe("README commands", () => {
       }
     }
     assert.isDefined(reader.createdId, "the README's create ran")
-  }, 300_000)
+  }, 900_000)
 })
