@@ -141,7 +141,7 @@ describe("packed packages", () => {
     let out = ""
     child.stdout.on("data", (d) => (out += d))
     child.stderr.on("data", (d) => (out += d))
-    const deadline = Date.now() + 30_000
+    const deadline = Date.now() + 120_000
     while (!out.includes("listening")) {
       if (child.exitCode !== null || Date.now() > deadline) assert.fail(`the plain JavaScript host did not start:\n${out}`)
       await new Promise((r) => setTimeout(r, 50))
