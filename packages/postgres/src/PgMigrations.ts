@@ -236,6 +236,11 @@ export const migrations = (prefix: TablePrefix) => {
       yield* sql`CREATE INDEX ${sql(`${payouts}_list_idx`)} ON ${sql(payouts)} (merchant_id, environment, created_at DESC, id DESC)`
       yield* sql`CREATE INDEX ${sql(`${payouts}_status_idx`)} ON ${sql(payouts)} (merchant_id, environment, status, created_at DESC, id DESC)`
       yield* sql`CREATE INDEX ${sql(`${payouts}_currency_idx`)} ON ${sql(payouts)} (merchant_id, environment, currency, created_at DESC, id DESC)`
+    }),
+    "0007_hosted_action": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      // A hosted intent's payer action at its provider, shown inside the hosted page (PaymentIntent.hostedAction).
+      yield* sql`ALTER TABLE ${sql(t.of(PaymentIntent.table))} ADD COLUMN hosted_action json`
     })
   }
 }
