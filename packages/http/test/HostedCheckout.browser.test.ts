@@ -5,13 +5,16 @@
  * to a third party; each step is screenshotted (test-results/hosted-checkout/, not committed).
  */
 import { HostedCheckout } from "@tender/core"
-import jsQR from "jsqr"
+import jsqr from "jsqr"
 import type { Page } from "playwright-core"
 import { parse } from "promptparse"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { axeViolations, launch, recordRequests, shot, unavailable } from "./hosted/browser.js"
 import type { TestServer } from "./hosted/server.js"
 import { createIntent, getIntent, keys, start, startShop, waitForIntent } from "./hosted/server.js"
+
+/** jsqr is CommonJS: its function is the module itself or its `default`, depending on the loader. */
+const jsQR: typeof jsqr.default = (jsqr as unknown as { default?: typeof jsqr.default }).default ?? (jsqr as unknown as typeof jsqr.default)
 
 const skip = unavailable !== undefined && process.env.CI !== "true"
 if (skip) process.stdout.write(`hosted checkout browser tests skipped: ${unavailable}\n`)
@@ -23,7 +26,7 @@ describe.skipIf(skip)("hosted checkout in Chromium", () => {
   /** A return_url with characters a careless redirect would re-encode or extend, on the merchant's own origin. */
   let returnUrl: string
   beforeAll(async () => {
-    server = await start()
+    server = await start({ previousSecrets: ["hosted-test-secret-before-rotation"] })
     shop = await startShop()
     returnUrl = `${shop.origin}/orders/42/done?ref=a%20b&empty=&x=%2F`
   })
@@ -240,7 +243,7 @@ describe.skipIf(skip)("hosted checkout in Chromium", () => {
     }
   }, 60_000)
 
-  it("a tampered, an expired and a foreign link are refused with nothing of the intent; a terminal intent shows its final page", async () => {
+  it("2.3 a tampered, an expired and a foreign link are refused with nothing of the intent, a rotated key's link still opens, a terminal intent shows its final page", async () => {
     const intent = await createIntent(server, { amount: "150099", merchant_reference: "order-secret-77" })
     const url = new URL(intent.next_action.url)
     const { close, page } = await browse()
@@ -273,6 +276,11 @@ describe.skipIf(skip)("hosted checkout in Chromium", () => {
       assert.strictEqual(await page.locator("h1").textContent(), "This payment link has expired")
       await nothingOfTheIntent()
       await step(page, test, "2-expired")
+      // 2.3 after a key rotation, a link the previous key signed still opens the page until it expires.
+      const beforeRotation = HostedCheckout.make({ ...server.options, secret: "hosted-test-secret-before-rotation" })
+      res = await page.goto(beforeRotation.urlFor(intent.id, Date.now()).url)
+      assert.strictEqual(res?.status(), 200)
+      assert.strictEqual(await page.locator("h1").textContent(), "Checkout")
       // Another intent's signature on this id.
       const other = await createIntent(server, {})
       const foreign = new URL(other.next_action.url)
