@@ -156,8 +156,8 @@ export const pay = (intent: PaymentIntentRecord, method: string, entered: PayerD
     if (committed._tag === "Right") return record
     if (committed.left._tag !== "StaleVersion") return yield* Effect.fail(committed.left)
     // Another request changed the intent first: the payer sees what it left.
-    const now2 = yield* load(intent.id)
-    return Option.isSome(now2) ? now2.value : record
+    const current = yield* load(intent.id)
+    return Option.isSome(current) ? current.value : record
   })
 
 const scopeOf = (intent: PaymentIntentRecord) => ({ merchantId: intent.merchantId, environment: intent.environment })

@@ -21,7 +21,7 @@ import {
   SimulatorPayer,
   Storage
 } from "@tender/core"
-import { Cause, Clock, Effect, FiberRef, Option, Schema } from "effect"
+import { Cause, Clock, Data, Effect, FiberRef, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import * as QRCode from "qrcode"
 import { TenderApi } from "../Api.js"
@@ -67,10 +67,12 @@ const linkOf = (id: string, request: HttpServerRequest.HttpServerRequest): Link 
 }
 
 /** A request the page refuses, as the page that says why. */
-class Refused {
-  readonly _tag = "Refused"
-  constructor(readonly kind: "badLink" | "expiredLink" | "staleForm" | "notFound", readonly status: number) {}
-}
+class Refused extends Data.TaggedError("Refused")<{
+  readonly kind: "badLink" | "expiredLink" | "staleForm" | "notFound"
+  readonly status: number
+}> {}
+
+const refused = (kind: Refused["kind"], status: number) => new Refused({ kind, status })
 
 /**
  * The intent of a verified link. A malformed id, a forged or tampered signature, a link for
@@ -80,18 +82,18 @@ class Refused {
 const verify = (link: Link) =>
   Effect.gen(function*() {
     const hosted = yield* HostedCheckout.HostedCheckout
-    if (!Ids.isWellFormed(Ids.prefixes.paymentIntent, link.id)) return yield* Effect.fail(new Refused("badLink", 404))
+    if (!Ids.isWellFormed(Ids.prefixes.paymentIntent, link.id)) return yield* Effect.fail(refused("badLink", 404))
     const now = yield* Clock.currentTimeMillis
     switch (hosted.check(link.id, link.expires, link.signature, now)) {
       case "invalid":
-        return yield* Effect.fail(new Refused("badLink", 403))
+        return yield* Effect.fail(refused("badLink", 403))
       case "expired":
-        return yield* Effect.fail(new Refused("expiredLink", 410))
+        return yield* Effect.fail(refused("expiredLink", 410))
       case "valid":
         break
     }
     const found = yield* HostedPayment.load(link.id)
-    if (Option.isNone(found)) return yield* Effect.fail(new Refused("badLink", 404))
+    if (Option.isNone(found)) return yield* Effect.fail(refused("badLink", 404))
     return found.value
   })
 
@@ -107,7 +109,7 @@ const checkForm = (link: Link, request: HttpServerRequest.HttpServerRequest, sco
     const nonce = nonceOf(request)
     const token = link.query.get("token") ?? ""
     if (nonce === undefined || !hosted.checkFormToken(scope, expires, nonce, token)) {
-      return yield* Effect.fail(new Refused("staleForm", 403))
+      return yield* Effect.fail(refused("staleForm", 403))
     }
   })
 
@@ -335,7 +337,7 @@ const simulate = (id: string, request: HttpServerRequest.HttpServerRequest) => {
     Effect.gen(function*() {
       const intent = yield* verify(link)
       // D9: the simulated payer exists in the test environment only.
-      if (intent.environment !== "test") return yield* Effect.fail(new Refused("notFound", 404))
+      if (intent.environment !== "test") return yield* Effect.fail(refused("notFound", 404))
       yield* checkForm(link, request)
       const action = (yield* formBody(request)).get("action")
       const c = yield* contextFor(link, intent, nonceOf(request)!)
@@ -376,11 +378,11 @@ const status = (id: string, request: HttpServerRequest.HttpServerRequest) => {
 const bankIntent = (payment: string, request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
     const intentId = queryOf(request).get("payment_intent") ?? ""
-    if (!Ids.isWellFormed(Ids.prefixes.paymentIntent, intentId)) return yield* Effect.fail(new Refused("notFound", 404))
+    if (!Ids.isWellFormed(Ids.prefixes.paymentIntent, intentId)) return yield* Effect.fail(refused("notFound", 404))
     const found = yield* Effect.flatMap(Storage.Storage, (s) => s.find(PaymentIntent.table, intentId))
     if (
       Option.isNone(found) || found.value.environment !== "test" || found.value.providerPaymentId !== payment
-    ) return yield* Effect.fail(new Refused("notFound", 404))
+    ) return yield* Effect.fail(refused("notFound", 404))
     return found.value
   })
 
@@ -409,7 +411,7 @@ const bank = (bankCode: string, payment: string, request: HttpServerRequest.Http
       if (actions.length === 0) {
         const back = yield* afterBank(intent)
         if (back !== undefined) return seeOther(back)
-        return yield* Effect.fail(new Refused("notFound", 404))
+        return yield* Effect.fail(refused("notFound", 404))
       }
       const { headers, nonce } = browserNonce(request, hosted.baseUrl)
       const principal = yield* HostedPayment.principalOf(intent)
