@@ -11,7 +11,7 @@ import { parse } from "promptparse"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { axeViolations, launch, recordRequests, shot, unavailable } from "./hosted/browser.js"
 import type { TestServer } from "./hosted/server.js"
-import { createIntent, getIntent, keys, start, startShop, waitForIntent } from "./hosted/server.js"
+import { createIntent, getIntent, keys, start, startMounted, startShop, waitForIntent } from "./hosted/server.js"
 
 /** jsqr is CommonJS: its function is the module itself or its `default`, depending on the loader. */
 const jsQR: typeof jsqr.default = (jsqr as unknown as { default?: typeof jsqr.default }).default ?? (jsqr as unknown as typeof jsqr.default)
@@ -319,6 +319,44 @@ describe.skipIf(skip)("hosted checkout in Chromium", () => {
       assert.strictEqual(page.url(), returnUrl)
     } finally {
       await close()
+    }
+  }, 60_000)
+
+  it("mounted under a prefix, with the host's merchant name and colours: every link, form, poll and the simulated bank go through the prefix", async () => {
+    const mounted = await startMounted("/shop/pay", {
+      appearance: { merchantName: "Siam Books", accentColor: "#8a1538", backgroundColor: "#fbf7f2" }
+    })
+    const { close, page } = await browse()
+    const requests = recordRequests(page.context())
+    try {
+      const test = "mounted-branded"
+      const intent = await createIntent(mounted, { return_url: returnUrl })
+      assert.isTrue(intent.next_action.url.startsWith(`${mounted.url}/checkout/${intent.id}?`))
+      await page.goto(intent.next_action.url)
+      assert.strictEqual(await page.locator(".merchant").textContent(), "Siam Books")
+      const colours = await page.locator("button[type=submit]").evaluate((b) => {
+        const style = getComputedStyle(b)
+        return { background: style.backgroundColor, text: style.color, page: getComputedStyle(document.body).backgroundColor }
+      })
+      assert.deepStrictEqual(colours, { background: "rgb(138, 21, 56)", text: "rgb(255, 255, 255)", page: "rgb(251, 247, 242)" })
+      await step(page, test, "1-choose")
+      await page.getByLabel("Online banking").check()
+      await page.getByRole("button", { name: "Continue" }).click()
+      await page.locator("select[name=bank]").selectOption("KBANK")
+      await page.getByLabel(/Mobile phone number/).fill("+66812345678")
+      await page.getByRole("button", { name: /^Pay/ }).click()
+      await page.locator("#go-to-bank").click()
+      await page.getByRole("heading", { name: "Simulated online banking" }).waitFor()
+      await step(page, test, "2-bank")
+      await page.getByRole("button", { name: "Approve the payment" }).click()
+      await page.waitForURL((url) => url.href === returnUrl, { timeout: 20_000 })
+      const ours = requests.filter((url) => url.startsWith("http://127.0.0.1:") && !url.startsWith(returnUrl))
+      assert.isAbove(ours.length, 5)
+      for (const url of ours) assert.isTrue(url.startsWith(`${mounted.url}/`), `outside the mount: ${url}`)
+      assert.strictEqual((await waitForIntent(mounted, intent.id, (i) => i.status !== "requires_action")).status, "succeeded")
+    } finally {
+      await close()
+      await mounted.close()
     }
   }, 60_000)
 })

@@ -32,7 +32,7 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
-/** Start a server; `hosted` adds to the hosted checkout options (previous secrets, appearance, a mount path). */
+/** Start a server; `hosted` adds to the hosted checkout options (previous secrets, appearance). */
 export const start = async (hosted: Partial<HostedCheckout.HostedCheckoutOptions> = {}): Promise<TestServer> => {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
@@ -88,4 +88,46 @@ export const startShop = async () => {
   })
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
   return { origin: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+/**
+ * The API behind a host that serves it under `prefix` (as a host mounts it in its own app): a
+ * plain Node server strips the prefix and hands the request to `TenderHttp.toWebHandler`; any
+ * other path is the host's own 404. `url` is the mounted base URL, which is `baseUrl`.
+ */
+export const startMounted = async (prefix: string, hosted: Partial<HostedCheckout.HostedCheckoutOptions> = {}): Promise<TestServer> => {
+  const port = await freePort()
+  const origin = `http://127.0.0.1:${port}`
+  const options: HostedCheckout.HostedCheckoutOptions = { baseUrl: origin + prefix, secret: "hosted-test-secret", ...hosted }
+  const services = Workers.layer({ pollMillis: 200 }).pipe(Layer.provideMerge(Tender.layerMemory({ seed, hostedCheckout: options })))
+  const web = TenderHttp.toWebHandler(services)
+  const server = createServer(async (req, res) => {
+    const path = req.url ?? "/"
+    if (!path.startsWith(prefix + "/")) {
+      res.writeHead(404, { "content-type": "text/plain" }).end("the host's own 404")
+      return
+    }
+    const chunks: Array<Buffer> = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const headers = new Headers()
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v)
+    const body = chunks.length === 0 ? null : Buffer.concat(chunks)
+    const response = await web.handler(new Request(origin + path.slice(prefix.length), { method: req.method!, headers, body }))
+    const out: Record<string, string | Array<string>> = {}
+    response.headers.forEach((value, key) => {
+      if (key !== "set-cookie") out[key] = value
+    })
+    const cookies = response.headers.getSetCookie()
+    if (cookies.length > 0) out["set-cookie"] = cookies
+    res.writeHead(response.status, out).end(Buffer.from(await response.arrayBuffer()))
+  })
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
+  return {
+    url: origin + prefix,
+    options,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await web.dispose()
+    }
+  }
 }
