@@ -99,6 +99,33 @@ describe("hosted checkout over HTTP (2.3, 4.1)", () => {
     assert.notInclude(error.message, "requires_action")
   })
 
+  it("4.1.1 a method the page does not offer is refused with the API's message, back on the method list; nothing is frozen", async () => {
+    const handler = app()
+    const intent = await createHosted(handler)
+    const { action, cookie } = await openPage(handler, intent.next_action.url, "&method=th_promptpay")
+    const res = await post(handler, local(action!), "method=th_cards", { cookie })
+    assert.strictEqual(res.status, 400)
+    const html = await res.text()
+    assert.include(html, "Unknown payment method &quot;th_cards&quot;; choose one of the methods shown.")
+    assert.include(html, 'name="method" id="method-th_promptpay"')
+    const unchanged = await call(handler, "GET", `/payment_intents/${intent.id}`, { key: keys.demoTest })
+    assert.deepStrictEqual([unchanged.json.payment_method, unchanged.json.updated_at], [null, intent.updated_at])
+  })
+
+  it("4.1.4 a return_url a header cannot carry as written (a Thai path) is followed by the browser, never answered with a 500", async () => {
+    const handler = app()
+    const returnUrl = "https://shop.example/คำสั่งซื้อ/42?note=ขอบคุณ"
+    const intent = await createHosted(handler, { amount: "40001", return_url: returnUrl })
+    const { action, cookie } = await openPage(handler, intent.next_action.url, "&method=th_promptpay")
+    const paid = await post(handler, local(action!), "method=th_promptpay", { cookie })
+    assert.strictEqual(paid.status, 303)
+    const res = await get(handler, local(paid.headers.get("location")!))
+    assert.strictEqual(res.status, 200)
+    const html = await res.text()
+    assert.include(html, `<a id="return-url" class="button" href="${returnUrl}">`)
+    assert.include(res.headers.get("content-security-policy")!, "script-src 'nonce-")
+  })
+
   it("D9 the simulated payer is not reachable for a live intent", async () => {
     const handler = app()
     const intent = await createHosted(handler, {}, keys.demoLive)

@@ -170,9 +170,18 @@ const contextFor = (link: Link, intent: PaymentIntent.PaymentIntentRecord, nonce
 const seeOther = (location: string, headers: Record<string, string> = {}) =>
   HttpServerResponse.empty({ status: 303, headers: { ...securityHeaders, location, ...headers } })
 
-/** 4.1.4: the return_url exactly as given at create, nothing appended. */
-const toReturnUrl = (intent: PaymentIntent.PaymentIntentRecord, headers: Record<string, string> = {}) =>
-  intent.returnUrl === null ? undefined : seeOther(intent.returnUrl, headers)
+/**
+ * 4.1.4: the return_url exactly as given at create, nothing appended. A URL a header cannot
+ * carry as written (non-ASCII, such as a Thai path, or a control character) is sent by a page
+ * that follows it in the browser instead, which encodes it as any link would.
+ */
+const toReturnUrl = (intent: PaymentIntent.PaymentIntentRecord, lang: Lang) =>
+  Effect.gen(function*() {
+    if (intent.returnUrl === null) return undefined
+    if (/^[\x21-\x7e]+$/.test(intent.returnUrl)) return seeOther(intent.returnUrl)
+    const hosted = yield* HostedCheckout.HostedCheckout
+    return respond(Pages.leaving(lang, hosted.appearance, intent.returnUrl))
+  })
 
 const qrImage = (data: string | undefined) =>
   data === undefined
@@ -199,7 +208,7 @@ const view = (
     if (!HostedPayment.awaitingChoice(intent)) return Pages.processing(c)
     const methods = yield* HostedPayment.methodsFor(yield* HostedPayment.principalOf(intent), intent)
     const method = methods.find((m) => m.code === (intent.paymentMethod ?? chosen))
-    if (method === undefined) return Pages.chooseMethod(c, methods)
+    if (method === undefined) return Pages.chooseMethod(c, methods, Object.values(form?.errors ?? {}).flat())
     const entered = HostedPayment.payerDataOf(intent)
     const values = form?.values ??
       Object.fromEntries(Object.entries(entered).filter((e): e is [string, string] => e[1] !== undefined))
@@ -257,7 +266,7 @@ const page = (id: string, request: HttpServerRequest.HttpServerRequest) => {
       const { headers, nonce } = browserNonce(request, hosted.baseUrl)
       // 4.1.4: a terminal intent sends the payer to return_url exactly as given; without one, the final page.
       if (PaymentIntent.isTerminal(intent.status)) {
-        const leave = toReturnUrl(intent)
+        const leave = yield* toReturnUrl(intent, link.lang)
         if (leave !== undefined) return leave
       }
       const c = yield* contextFor(link, intent, nonce)
@@ -284,7 +293,7 @@ const pay = (id: string, request: HttpServerRequest.HttpServerRequest) => {
       }
       const c = yield* contextFor(link, intent, nonce)
       const again = (errors: Record<string, ReadonlyArray<string>>) =>
-        Effect.map(view(c, method, { values, errors }, undefined), respond)
+        Effect.map(view(c, method, { values, errors }, undefined), (shown) => respond({ ...shown, status: 400 }))
       // The formats first, as the API checks a create body (same schemas, same messages).
       const decoded = yield* Schema.decodeUnknown(PayerEntries)({
         customer: { name: values.customer_name, phone: values.customer_phone },

@@ -110,15 +110,21 @@ const simulateForm = (c: Context) => {
 }
 
 /** The list of methods discovery offers (4.1.1), as a GET form: choosing changes nothing until the payer pays. @since 0.1.0 */
-export const chooseMethod = (c: Context, methods: ReadonlyArray<Discovery.DiscoveredMethod>): Page => {
+export const chooseMethod = (
+  c: Context,
+  methods: ReadonlyArray<Discovery.DiscoveredMethod>,
+  notices: ReadonlyArray<string> = []
+): Page => {
   const m = messages(c.lang)
   if (methods.length === 0) {
     return frame(c, m.title, html`<h1>${m.title}</h1>${summary(c)}<p role="alert">${m.noMethods}</p>`)
   }
+  // Why the payer is back here (the chosen method became unavailable): the API's own words.
+  const noticeBlock = notices.length === 0 ? "" : html`<div class="alert" role="alert">${notices.map((n) => html`<p>${n}</p>`)}</div>`
   return frame(
     c,
     m.chooseMethod,
-    html`<h1>${m.title}</h1>${summary(c)}
+    html`<h1>${m.title}</h1>${summary(c)}${noticeBlock}
 <form method="get" action="${c.urls.page()}" class="card">
 ${Object.entries(c.urls.linkFields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
 <fieldset><legend>${m.chooseMethod}</legend>
@@ -278,7 +284,10 @@ ${follow(c, m.waiting, expiresAt, now)}
         m.redirectTitle,
         html`<h1>${m.redirectTitle}</h1>${summary(c)}${noticeBlock}<div class="card">
 <p>${m.redirectHelp}</p>
-<a class="button" id="go-to-bank" href="${action.url}">${m.goToBank}</a>
+${
+          // A provider's address is followed only over http(s): never a javascript: or data: URL.
+          /^https?:\/\//i.test(action.url) ? html`<a class="button" id="go-to-bank" href="${action.url}">${m.goToBank}</a>` : ""
+        }
 ${follow(c, m.waiting, expiresAt, now)}
 </div>`,
         { script: followScript }
@@ -361,6 +370,21 @@ export const bank = (
     }</div>`,
     formTargets: c.formTargets,
     testMode: true,
+    status: 200
+  }
+}
+
+/** On the way to a return_url a redirect header cannot carry as written: the browser follows the link. @since 0.1.0 */
+export const leaving = (lang: Lang, appearance: HostedCheckout.Appearance, returnUrl: string): Page => {
+  const m = messages(lang)
+  return {
+    lang,
+    title: m.returnToShop,
+    merchantName: undefined,
+    appearance,
+    body: html`<div class="card"><h1>${m.returnToShop}</h1><p><a id="return-url" class="button" href="${returnUrl}">${m.returnToShop}</a></p></div>`,
+    script: `window.location.replace(document.getElementById("return-url").href);`,
+    formTargets: [],
     status: 200
   }
 }
