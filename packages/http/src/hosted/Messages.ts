@@ -94,8 +94,7 @@ const en = {
   staleFormHelp: "Please reload the payment page and try again.",
   notFoundTitle: "Page not found",
   errorTitle: "Something went wrong",
-  errorHelp: "Please try again in a moment.",
-  statusLabel: "Status"
+  errorHelp: "Please try again in a moment."
 }
 
 /** The words of one language. @since 0.1.0 */
@@ -158,8 +157,7 @@ const th: Messages = {
   staleFormHelp: "โปรดโหลดหน้าชำระเงินใหม่แล้วลองอีกครั้ง",
   notFoundTitle: "ไม่พบหน้านี้",
   errorTitle: "เกิดข้อผิดพลาด",
-  errorHelp: "โปรดลองใหม่อีกครั้งในภายหลัง",
-  statusLabel: "สถานะ"
+  errorHelp: "โปรดลองใหม่อีกครั้งในภายหลัง"
 }
 
 /** The payer fields' labels (2.2 discovery names), per language. @since 0.1.0 */
