@@ -52,15 +52,21 @@ const main = Effect.gen(function*() {
   yield* Layer.launch(Layer.effectDiscard(Effect.sync(() => banner(publicUrl, where, seedPath, demo))).pipe(Layer.provide(server)))
 })
 
-const banner = (url: string, store: string, seedPath: string, key: { public_key: string; secret_key: string } | undefined) => {
+/**
+ * The start-up banner. It never prints a secret (issue 14 defect 7: stdout ends up in shared
+ * logs): the curl hint names the key by its id and reads the secret from the seed file itself.
+ */
+const banner = (url: string, store: string, seedPath: string, key: { id: string; public_key: string } | undefined) => {
   const lines = [
     `Tender demo server listening on ${url} (${store}, seed ${seedPath})`,
     `OpenAPI document: ${url}/openapi.json`
   ]
   if (key !== undefined) {
+    const read = `require(${JSON.stringify(seedPath)}).merchants[0].api_keys.find((k) => k.id === ${JSON.stringify(key.id)}).secret_key`
     lines.push(
-      "Create a first payment intent:",
-      `  curl -s -u ${key.public_key}:${key.secret_key} -H 'Content-Type: application/json' \\`,
+      `Create a first payment intent with API key ${key.id} (its secret_key is in ${seedPath}):`,
+      `  TENDER_SECRET_KEY=$(node -p '${read.replaceAll("'", "'\\''")}')`,
+      `  curl -s -u ${key.public_key}:$TENDER_SECRET_KEY -H 'Content-Type: application/json' \\`,
       `    -H "Idempotency-Key: $(uuidgen 2>/dev/null || date +%s%N)" \\`,
       `    -d '{"amount":"150000","currency":"THB","country":"TH","checkout_mode":"merchant","payment_method":"th_promptpay","customer":{"name":"Somchai Jaidee","email":"somchai@example.com"}}' \\`,
       `    ${url}/payment_intents`

@@ -1,7 +1,7 @@
 /**
  * The demo server as a user runs it: a real process, a real port, real HTTP.
  */
-import { spawn, type ChildProcess } from "node:child_process"
+import { execFileSync, spawn, type ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
 import { createServer } from "node:net"
@@ -53,8 +53,9 @@ describe("examples/server (npm start)", () => {
   it("serves the foundation flow on the in-memory store: create, get, list, discovery", async () => {
     const server = await start()
     assert.include(server.output(), `listening on ${server.url}`)
-    // The banner's curl carries the demo keys and a complete create body.
-    assert.include(server.output(), `curl -s -u ${demo.user}:${demo.pass}`)
+    // The banner's curl names the demo key and reads its secret from the seed; it prints no secret.
+    assert.include(server.output(), `curl -s -u ${demo.user}:$TENDER_SECRET_KEY`)
+    assert.notInclude(server.output(), demo.pass)
     const body = /-d '(\{.*\})'/.exec(server.output())?.[1]
     assert.isString(body)
     const created = await fetch(`${server.url}/payment_intents`, {
@@ -132,6 +133,37 @@ describe("examples/server (npm start)", () => {
     })
     assert.strictEqual(res.status, 403)
     assert.strictEqual(((await res.json()) as { error: { code: string } }).error.code, "checkout_mode_not_allowed")
+  })
+
+  it("issue 14 defect 7: the banner prints no secret of a custom seed; its curl hint runs as printed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tender-seed-"))
+    const path = join(dir, "it's seed.json")
+    const secret = "sk_test_PRODSECRETdoNotPrint99"
+    writeFileSync(path, JSON.stringify({
+      merchants: [{
+        id: "mch_prod",
+        name: "Production-like",
+        allowed_checkout_modes: ["hosted", "merchant"],
+        api_keys: [
+          { id: "key_prod_test", public_key: "pk_test_prodpublic0001", secret_key: secret },
+          { id: "key_prod_live", public_key: "pk_live_prodpublic0001", secret_key: "sk_live_PRODLIVEdoNotPrint99" }
+        ],
+        routes: [{ id: "r1", method: "th_promptpay", provider: "simulator", environments: ["test"] }]
+      }]
+    }))
+    const server = await start({ TENDER_SEED: path })
+    const printed = server.output() + server.errors()
+    assert.include(printed, "listening on")
+    assert.notInclude(printed, "PRODSECRET")
+    assert.notInclude(printed, "PRODLIVE")
+    // The hint names the key and the file that holds its secret.
+    assert.include(printed, "API key key_prod_test")
+    assert.include(printed, `its secret_key is in ${path}`)
+    // Run the printed commands as a user pastes them into a shell: the create succeeds.
+    const lines = printed.split("\n")
+    const from = lines.findIndex((l) => l.trim().startsWith("TENDER_SECRET_KEY="))
+    const script = lines.slice(from, from + 5).join("\n").replace("curl -s ", "curl -s -o /dev/null -w '%{http_code}' ")
+    assert.strictEqual(execFileSync("sh", ["-c", script], { encoding: "utf8" }), "201")
   })
 
   it("a seed that does not hold together stops the server with a clear message", async () => {
