@@ -6,7 +6,7 @@
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Maintenance, Tender, Workers } from "@tender/core"
-import { Startup, WebhookClient } from "@tender/http"
+import { ClientErrors, Startup, WebhookClient } from "@tender/http"
 import { MongoStorage } from "@tender/mongodb"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
@@ -55,13 +55,26 @@ const main = Effect.gen(function*() {
   // TENDER_STARTUP_TIMEOUT_MS stops the start (docs/reliability.md).
   const server = Startup.serve({
     services,
-    server: NodeHttpServer.layer(() => createServer({ requestTimeout: requestTimeoutMillis, maxHeaderSize: maxHeaderBytes }), { port, host: "127.0.0.1" }),
+    server: NodeHttpServer.layer(() => httpServer(requestTimeoutMillis, maxHeaderBytes), { port, host: "127.0.0.1" }),
     timeout: startupTimeoutMillis
   })
   const demo = seed.merchants[0]?.api_keys.find((k) => k.public_key.startsWith("pk_test_"))
   // The banner is built after the server layer, so it prints only once the port is listening.
   yield* Layer.launch(Layer.effectDiscard(Effect.sync(() => banner(publicUrl, where(), seedPath, demo))).pipe(Layer.provide(server)))
 })
+
+/**
+ * The Node server with the limits a host should set (docs/reliability.md): a whole request within
+ * `requestTimeout` (checked every second, so a slow client gets its 408 on time), headers of at
+ * most `maxHeaderSize` bytes; the errors Node answers itself come in the D1 shape (ClientErrors).
+ */
+const httpServer = (requestTimeout: number, maxHeaderSize: number) =>
+  ClientErrors.install(createServer({
+    requestTimeout,
+    headersTimeout: Math.min(requestTimeout, 60_000),
+    connectionsCheckingInterval: Math.min(requestTimeout, 1_000),
+    maxHeaderSize
+  }))
 
 /** The store in words, for the banner and the start-up failure line. */
 const where = () => {
