@@ -27,7 +27,8 @@ export const defaultTimeout: Duration.Duration = Duration.seconds(30)
 export class StartupTimeout extends Data.TaggedError("StartupTimeout")<{ readonly millis: number; readonly message: string }> {}
 
 /**
- * `services` built within `timeout`, or `StartupTimeout`. What was acquired is released.
+ * `services` built within `timeout`, or `StartupTimeout` at once: the build is interrupted in the
+ * background and what it acquired is released when the interruption completes (a host exits).
  *
  * @since 0.1.0 @category layers
  */
