@@ -28,8 +28,24 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     // MongoDB (a replica set) when MONGODB_URL is set and DATABASE_URL is not.
     mongodbUrl: env["MONGODB_URL"] === undefined || env["MONGODB_URL"] === "" ? undefined : env["MONGODB_URL"],
     // How long a worker's claim on a task holds before another process may take it over.
-    taskLeaseMillis: env["TENDER_TASK_LEASE_MS"] === undefined ? undefined : Number(env["TENDER_TASK_LEASE_MS"])
+    taskLeaseMillis: env["TENDER_TASK_LEASE_MS"] === undefined ? undefined : Number(env["TENDER_TASK_LEASE_MS"]),
+    // How long start-up (storage connected, migrated, seeded) may take before the server gives up
+    // with exit code 1 instead of waiting on a database that does not answer (docs/reliability.md).
+    startupTimeoutMillis: positiveInt(env, "TENDER_STARTUP_TIMEOUT_MS", 30_000),
+    // The limits on a client (docs/reliability.md): the whole request within this (408 after),
+    // the headers within the smaller of it and 60 s, and at most this many bytes of headers (431).
+    requestTimeoutMillis: positiveInt(env, "TENDER_REQUEST_TIMEOUT_MS", 30_000),
+    maxHeaderBytes: positiveInt(env, "TENDER_MAX_HEADER_BYTES", 16 * 1024)
   }
+}
+
+/** A positive whole number from the environment, or `fallback` when unset. */
+const positiveInt = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+  const raw = env[name]
+  if (raw === undefined || raw === "") return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, got ${raw}`)
+  return value
 }
 
 /** Read and check a seed file; a bad file stops the server with a clear message. */

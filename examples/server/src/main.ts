@@ -4,10 +4,9 @@
  *   npm start                      # PORT=3000, TENDER_SEED=examples/server/seed.json
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm start   # on PostgreSQL
  */
-import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Maintenance, Tender, Workers } from "@tender/core"
-import { TenderHttp, WebhookClient } from "@tender/http"
+import { ClientErrors, Startup, WebhookClient } from "@tender/http"
 import { MongoStorage } from "@tender/mongodb"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
@@ -26,7 +25,19 @@ const describeStore = (databaseUrl: string | undefined, tablePrefix: string) => 
 }
 
 const main = Effect.gen(function*() {
-  const { checkoutSecret, databaseUrl, mongodbUrl, port, publicUrl, seedPath, tablePrefix, taskLeaseMillis } = options()
+  const {
+    checkoutSecret,
+    databaseUrl,
+    maxHeaderBytes,
+    mongodbUrl,
+    port,
+    publicUrl,
+    requestTimeoutMillis,
+    seedPath,
+    startupTimeoutMillis,
+    tablePrefix,
+    taskLeaseMillis
+  } = options()
   const seed = yield* loadSeed(seedPath)
   // Webhooks go out through @effect/platform's HttpClient (on fetch), redirects not followed.
   const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret }, webhookTransport: WebhookClient.layerFetch }
@@ -39,28 +50,68 @@ const main = Effect.gen(function*() {
   // Expired idempotency keys are deleted every hour (each process may run it; it is idempotent), and
   // the workers run the durable tasks (confirm, receipts, expiry): any number of processes may share them.
   const services = Layer.mergeAll(Maintenance.layerSchedule("1 hour"), Workers.layer({ leaseMillis: taskLeaseMillis })).pipe(Layer.provideMerge(store))
-  const server = HttpApiBuilder.serve().pipe(
-    Layer.provide(TenderHttp.layer),
-    Layer.provide(services),
-    Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
-  )
+  // Storage first, the port last (Startup.serve): the port opens once storage is connected, migrated
+  // and seeded, so no connection is taken that cannot be answered; a store that is not ready within
+  // TENDER_STARTUP_TIMEOUT_MS stops the start (docs/reliability.md).
+  const server = Startup.serve({
+    services,
+    server: NodeHttpServer.layer(() => httpServer(requestTimeoutMillis, maxHeaderBytes), { port, host: "127.0.0.1" }),
+    timeout: startupTimeoutMillis
+  })
   const demo = seed.merchants[0]?.api_keys.find((k) => k.public_key.startsWith("pk_test_"))
   // The banner is built after the server layer, so it prints only once the port is listening.
-  const where = mongodbUrl !== undefined && databaseUrl === undefined
-    ? `MongoDB store, collection prefix ${tablePrefix}`
-    : describeStore(databaseUrl, tablePrefix)
-  yield* Layer.launch(Layer.effectDiscard(Effect.sync(() => banner(publicUrl, where, seedPath, demo))).pipe(Layer.provide(server)))
+  yield* Layer.launch(Layer.effectDiscard(Effect.sync(() => banner(publicUrl, where(), seedPath, demo))).pipe(Layer.provide(server)))
 })
 
-const banner = (url: string, store: string, seedPath: string, key: { public_key: string; secret_key: string } | undefined) => {
+/**
+ * The Node server with the limits a host should set (docs/reliability.md): a whole request within
+ * `requestTimeout` (checked every second, so a slow client gets its 408 on time), headers of at
+ * most `maxHeaderSize` bytes; the errors Node answers itself come in the D1 shape (ClientErrors).
+ */
+const httpServer = (requestTimeout: number, maxHeaderSize: number) =>
+  ClientErrors.install(createServer({
+    requestTimeout,
+    headersTimeout: Math.min(requestTimeout, 60_000),
+    connectionsCheckingInterval: Math.min(requestTimeout, 1_000),
+    maxHeaderSize
+  }))
+
+/** The store in words, for the banner and the start-up failure line. */
+const where = () => {
+  const { databaseUrl, mongodbUrl, tablePrefix } = options()
+  return mongodbUrl !== undefined && databaseUrl === undefined
+    ? `MongoDB store, collection prefix ${tablePrefix}`
+    : describeStore(databaseUrl, tablePrefix)
+}
+
+/**
+ * Why the server could not start, in one line for stderr: an operator reads the cause, not a
+ * stack trace (issue 14 defect 1). The database's own words follow, never its URL's password.
+ */
+const startupFailure = (error: { readonly _tag: string; readonly message: string; readonly cause?: unknown }): string => {
+  if (error._tag === "InvalidSeed") return `the seed file does not hold together (InvalidSeed): ${error.message}`
+  if (error._tag === "StartupTimeout") {
+    return `cannot start on ${where()}: ${error.message} (TENDER_STARTUP_TIMEOUT_MS); giving up`
+  }
+  const cause = error.cause instanceof Error ? error.cause.message : undefined
+  return `cannot start on ${where()}: ${error.message}${cause === undefined || cause === error.message ? "" : ` (${cause})`}`
+}
+
+/**
+ * The start-up banner. It never prints a secret (issue 14 defect 7: stdout ends up in shared
+ * logs): the curl hint names the key by its id and reads the secret from the seed file itself.
+ */
+const banner = (url: string, store: string, seedPath: string, key: { id: string; public_key: string } | undefined) => {
   const lines = [
     `Tender demo server listening on ${url} (${store}, seed ${seedPath})`,
     `OpenAPI document: ${url}/openapi.json`
   ]
   if (key !== undefined) {
+    const read = `require(${JSON.stringify(seedPath)}).merchants[0].api_keys.find((k) => k.id === ${JSON.stringify(key.id)}).secret_key`
     lines.push(
-      "Create a first payment intent:",
-      `  curl -s -u ${key.public_key}:${key.secret_key} -H 'Content-Type: application/json' \\`,
+      `Create a first payment intent with API key ${key.id} (its secret_key is in ${seedPath}):`,
+      `  TENDER_SECRET_KEY=$(node -p '${read.replaceAll("'", "'\\''")}')`,
+      `  curl -s -u ${key.public_key}:$TENDER_SECRET_KEY -H 'Content-Type: application/json' \\`,
       `    -H "Idempotency-Key: $(uuidgen 2>/dev/null || date +%s%N)" \\`,
       `    -d '{"amount":"150000","currency":"THB","country":"TH","checkout_mode":"merchant","payment_method":"th_promptpay","customer":{"name":"Somchai Jaidee","email":"somchai@example.com"}}' \\`,
       `    ${url}/payment_intents`
@@ -71,10 +122,12 @@ const banner = (url: string, store: string, seedPath: string, key: { public_key:
 
 NodeRuntime.runMain(
   main.pipe(
-    Effect.catchTag("InvalidSeed", (e) =>
+    Effect.catchAll((e) =>
       Effect.sync(() => {
-        process.stderr.write(`tender: the seed file does not hold together (InvalidSeed): ${e.message}\n`)
-        process.exitCode = 1
-      }))
+        process.stderr.write(`tender: ${startupFailure(e).replace(/\s*\n\s*/g, " ")}\n`)
+        // Exit now: a socket to a database that never answered must not keep the process alive.
+        process.exit(1)
+      })
+    )
   )
 )

@@ -1,10 +1,10 @@
 /**
  * The demo server as a user runs it: a real process, a real port, real HTTP.
  */
-import { spawn, type ChildProcess } from "node:child_process"
+import { execFileSync, spawn, type ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
-import { createServer } from "node:net"
+import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, assert, describe, it } from "vitest"
@@ -74,8 +74,9 @@ describe("examples/server (npm start)", () => {
   it("serves the foundation flow on the store it is given (in memory; PostgreSQL when DATABASE_URL is set): create, get, list, discovery", async () => {
     const server = await start()
     assert.include(server.output(), `listening on ${server.url}`)
-    // The banner's curl carries the demo keys and a complete create body.
-    assert.include(server.output(), `curl -s -u ${demo.user}:${demo.pass}`)
+    // The banner's curl names the demo key and reads its secret from the seed; it prints no secret.
+    assert.include(server.output(), `curl -s -u ${demo.user}:$TENDER_SECRET_KEY`)
+    assert.notInclude(server.output(), demo.pass)
     const body = /-d '(\{.*\})'/.exec(server.output())?.[1]
     assert.isString(body)
     const created = await fetch(`${server.url}/payment_intents`, {
@@ -155,6 +156,37 @@ describe("examples/server (npm start)", () => {
     assert.strictEqual(((await res.json()) as { error: { code: string } }).error.code, "checkout_mode_not_allowed")
   })
 
+  it("issue 14 defect 7: the banner prints no secret of a custom seed; its curl hint runs as printed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tender-seed-"))
+    const path = join(dir, "it's seed.json")
+    const secret = "sk_test_PRODSECRETdoNotPrint99"
+    writeFileSync(path, JSON.stringify({
+      merchants: [{
+        id: "mch_prod",
+        name: "Production-like",
+        allowed_checkout_modes: ["hosted", "merchant"],
+        api_keys: [
+          { id: "key_prod_test", public_key: "pk_test_prodpublic0001", secret_key: secret },
+          { id: "key_prod_live", public_key: "pk_live_prodpublic0001", secret_key: "sk_live_PRODLIVEdoNotPrint99" }
+        ],
+        routes: [{ id: "r1", method: "th_promptpay", provider: "simulator", environments: ["test"] }]
+      }]
+    }))
+    const server = await start({ TENDER_SEED: path })
+    const printed = server.output() + server.errors()
+    assert.include(printed, "listening on")
+    assert.notInclude(printed, "PRODSECRET")
+    assert.notInclude(printed, "PRODLIVE")
+    // The hint names the key and the file that holds its secret.
+    assert.include(printed, "API key key_prod_test")
+    assert.include(printed, `its secret_key is in ${path}`)
+    // Run the printed commands as a user pastes them into a shell: the create succeeds.
+    const lines = printed.split("\n")
+    const from = lines.findIndex((l) => l.trim().startsWith("TENDER_SECRET_KEY="))
+    const script = lines.slice(from, from + 5).join("\n").replace("curl -s ", "curl -s -o /dev/null -w '%{http_code}' ")
+    assert.strictEqual(execFileSync("sh", ["-c", script], { encoding: "utf8" }), "201")
+  })
+
   it("a seed that does not hold together stops the server with a clear message", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tender-seed-"))
     const path = join(dir, "bad.json")
@@ -166,3 +198,82 @@ describe("examples/server (npm start)", () => {
     assert.include(server.errors(), "allowed_checkout_modes")
   })
 })
+
+/** Write `raw` on a fresh socket and read until the server closes it. */
+const rawExchange = (port: number, raw: string, options: { readonly keepOpen?: boolean } = {}) =>
+  new Promise<{ text: string; status: number; headers: Record<string, string>; body: any }>((ok, fail) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.write(raw)
+      if (options.keepOpen !== true) socket.end()
+    })
+    let text = ""
+    socket.setEncoding("latin1")
+    socket.on("data", (d) => (text += d))
+    socket.on("error", fail)
+    socket.on("close", () => {
+      const [head = "", payload = ""] = text.split("\r\n\r\n")
+      const [statusLine = "", ...lines] = head.split("\r\n")
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]))
+      ok({ text, status: Number(statusLine.split(" ")[1]), headers, body: payload === "" ? undefined : JSON.parse(payload) })
+    })
+  })
+
+/** D1: the error body, its request id equal to the Request-Id header, the connection closed. */
+const assertD1 = (res: Awaited<ReturnType<typeof rawExchange>>, status: number, code: string) => {
+  assert.strictEqual(res.status, status, res.text)
+  assert.strictEqual(res.headers["content-type"], "application/json")
+  assert.strictEqual(res.headers["connection"], "close")
+  assert.deepStrictEqual(Object.keys(res.body), ["error"])
+  assert.strictEqual(res.body.error.code, code)
+  assert.isString(res.body.error.message)
+  assert.match(res.headers["request-id"] ?? "", /^req_[0-9A-Za-z]{24}$/)
+  assert.strictEqual(res.body.error.request_id, res.headers["request-id"])
+}
+
+describe("issue 14 defect 6: errors Node answers itself come in the D1 shape (ClientErrors)", () => {
+  const limits = { TENDER_REQUEST_TIMEOUT_MS: "1500", TENDER_MAX_HEADER_BYTES: "4096" }
+
+  it("issue 14 defect 6 D1 headers over TENDER_MAX_HEADER_BYTES -> 431 validation_failed; headers under it are served", async () => {
+    const server = await start(limits)
+    const big = await rawExchange(server.port, `GET /openapi.json HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(5000)}\r\n\r\n`)
+    assertD1(big, 431, "validation_failed")
+    const fits = await rawExchange(server.port, `GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: ${"a".repeat(3000)}\r\n\r\n`)
+    assert.strictEqual(fits.status, 200)
+  })
+
+  it("issue 14 defect 6 D1 a body slower than TENDER_REQUEST_TIMEOUT_MS -> 408 request_timeout; other requests are unaffected", async () => {
+    const server = await start(limits)
+    const slow = rawExchange(
+      server.port,
+      `POST /payment_intents HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"amount"`,
+      { keepOpen: true }
+    )
+    // Meanwhile the server answers others.
+    const list = await fetch(`${server.url}/payment_intents`, { headers: { authorization: auth } })
+    assert.strictEqual(list.status, 200)
+    assertD1(await slow, 408, "request_timeout")
+    const after = await fetch(`${server.url}/payment_intents`, { headers: { authorization: auth } })
+    assert.deepStrictEqual(((await after.json()) as { data: Array<unknown> }).data, [])
+  })
+
+  it("issue 14 defect 6 D1 HTTP/1.1 without Host -> 400 param Host; conflicting Content-Length and Transfer-Encoding -> 400; nothing is created", async () => {
+    const server = await start(limits)
+    const body = JSON.stringify({ amount: "1", currency: "THB", country: "TH", customer: {} })
+    const noHost = await rawExchange(
+      server.port,
+      `POST /payment_intents HTTP/1.1\r\nAuthorization: ${auth}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+    )
+    assertD1(noHost, 400, "validation_failed")
+    assert.strictEqual(noHost.body.error.param, "Host")
+    const both = await rawExchange(
+      server.port,
+      `POST /payment_intents HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`
+    )
+    assertD1(both, 400, "validation_failed")
+    const garbage = await rawExchange(server.port, "NOT HTTP AT ALL\r\n\r\n")
+    assertD1(garbage, 400, "validation_failed")
+    const list = await fetch(`${server.url}/payment_intents`, { headers: { authorization: auth } })
+    assert.deepStrictEqual(((await list.json()) as { data: Array<unknown> }).data, [])
+  })
+})
+

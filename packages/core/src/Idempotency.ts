@@ -46,6 +46,20 @@ export const validateKey = (raw: string | undefined, required = false): Effect.E
   return Effect.succeed(raw)
 }
 
+/**
+ * Whether an operation's refusal with this status is stored on the key and replayed (D5). A
+ * 403, 409 or 422 is the operation's decision about a request it accepted: stored like a 2xx.
+ * A 400 (the request is malformed or incomplete), 401, 404 (the id names nothing this key can
+ * see, yet), 405 and 413 say the request never reached an operation that could run: not
+ * stored, so a corrected retry under the same key runs (a confirm retried once the intent
+ * exists must not replay a 404). The HTTP layer answers most of these before a key is
+ * claimed; `Operation.run` applies the same rule to the ones an operation finds itself
+ * (a path id of the wrong format, an unknown id).
+ *
+ * @since 0.1.0
+ */
+export const storesRefusal = (status: number): boolean => status !== 400 && status !== 401 && status !== 404 && status !== 405 && status !== 413
+
 /** The request fingerprint: route and canonical body (D5). @since 0.1.0 */
 export const requestFingerprint = (route: string, canonicalBody: unknown): string =>
   fingerprint({ route, body: canonicalBody })

@@ -137,11 +137,18 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
             const { response, writes } = decided.right
             return yield* settle(response, heldReference === undefined ? writes : [...writes, Write.completeReference(heldReference)])
           }
-          // D5: a 4xx is final for this key; the reference was never used, so it is free again.
-          return yield* settle(
-            ApiResponse.fromError(decided.left, requestId),
-            heldReference === undefined ? [] : [Write.releaseReference(heldReference)]
-          )
+          // The reference was never used, so it is free again.
+          const refused = ApiResponse.fromError(decided.left, requestId)
+          const freeReference = heldReference === undefined ? [] : [Write.releaseReference(heldReference)]
+          // D5: a 403/409/422 is final for this key and stored. A 400/404 says the request named
+          // nothing to run on (a malformed or unknown id): answered as if before the key was
+          // claimed, so the key is released and a retry once the resource exists runs afresh.
+          if (!Idempotency.storesRefusal(refused.status)) {
+            const release = [...(held === undefined ? [] : [Write.releaseIdempotency(held)]), ...freeReference]
+            if (release.length > 0) yield* storage.commit(release)
+            return refused
+          }
+          return yield* settle(refused, freeReference)
         })
     )
     if (Exit.isSuccess(finished)) return finished.value

@@ -29,8 +29,19 @@ export interface DemoServer {
 /** Every process started, for the file's `afterAll` to stop. */
 export const children: Array<ChildProcess> = []
 
-/** Start the demo with `env` and wait until it listens; a failed start throws with its output. */
-export const start = async (env: Record<string, string>): Promise<DemoServer> => {
+/** A demo process just spawned: it may be starting, listening, or gone. */
+export interface Launched extends DemoServer {
+  readonly port: number
+  /** What it wrote to stderr alone. */
+  readonly errors: () => string
+  /** Its exit code, once it exits. */
+  readonly exited: Promise<number | null>
+  /** Whether its banner says it listens. */
+  readonly listening: () => boolean
+}
+
+/** Spawn the demo with `env`, without waiting for it. */
+export const launch = async (env: Record<string, string>): Promise<Launched> => {
   const port = await freePort()
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: exampleRoot,
@@ -39,12 +50,31 @@ export const start = async (env: Record<string, string>): Promise<DemoServer> =>
   })
   children.push(child)
   let out = ""
+  let err = ""
   child.stdout!.on("data", (d) => (out += d))
-  child.stderr!.on("data", (d) => (out += d))
+  child.stderr!.on("data", (d) => {
+    out += d
+    err += d
+  })
+  const exited = new Promise<number | null>((ok) => child.once("close", (code) => ok(code)))
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => out,
+    errors: () => err,
+    exited,
+    listening: () => out.includes("listening on")
+  }
+}
+
+/** Start the demo with `env` and wait until it listens; a failed start throws with its output. */
+export const start = async (env: Record<string, string>): Promise<DemoServer> => {
+  const server = await launch(env)
   const deadline = Date.now() + 30_000
-  while (!out.includes("listening on")) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`example server did not start:\n${out}`)
+  while (!server.listening()) {
+    if (server.child.exitCode !== null || Date.now() > deadline) throw new Error(`example server did not start:\n${server.output()}`)
     await new Promise((r) => setTimeout(r, 50))
   }
-  return { url: `http://127.0.0.1:${port}`, child, output: () => out }
+  return server
 }

@@ -1,0 +1,140 @@
+/**
+ * Issue 14 defect 2, the standing outage check (docs/reliability.md "Database outage"): the demo
+ * server on real PostgreSQL through a TCP proxy that the test cuts and restores (the shared
+ * server itself is never stopped). During the outage creates answer 503 `service_unavailable`
+ * with `Retry-After`; after it, normal service; every 201 is stored; no Idempotency-Key stays
+ * claimed beyond Idempotency.lockMillis.
+ */
+import { SqlClient } from "@effect/sql/SqlClient"
+import { Idempotency } from "@tender/core"
+import { Effect } from "effect"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
+import { children, type DemoServer, start } from "./demoServer.js"
+import { makeProxy, type Proxy } from "./proxy.js"
+
+const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const prefix = freshPrefix()
+
+type Outcome = { status: number | "hung"; retryAfter: string | null; code?: string; id?: string; replayed: boolean }
+
+/** A create under `key`, bounded: an answer never takes longer than 15 s. */
+const create = async (base: string, key: string, amount = "150000"): Promise<Outcome> => {
+  try {
+    const res = await fetch(`${base}/payment_intents`, {
+      method: "POST",
+      headers: { authorization: auth, "content-type": "application/json", "idempotency-key": key },
+      body: JSON.stringify({
+        amount,
+        currency: "THB",
+        country: "TH",
+        checkout_mode: "merchant",
+        payment_method: "th_promptpay",
+        customer: { name: "Somchai Jaidee" }
+      }),
+      signal: AbortSignal.timeout(15_000)
+    })
+    const body = (await res.json()) as { id?: string; error?: { code: string } }
+    return {
+      status: res.status,
+      retryAfter: res.headers.get("retry-after"),
+      replayed: res.headers.get("idempotent-replayed") === "true",
+      ...(body.error === undefined ? {} : { code: body.error.code }),
+      ...(body.id === undefined ? {} : { id: body.id })
+    }
+  } catch (e) {
+    if (e instanceof DOMException && e.name === "TimeoutError") return { status: "hung", retryAfter: null, replayed: false }
+    throw e
+  }
+}
+
+const storedIds = () =>
+  runSql(Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const rows = yield* sql<{ id: string }>`SELECT id FROM ${sql(`${prefix}payment_intents`)}`
+    return new Set(rows.map((r) => r.id))
+  }))
+
+if (skipReason !== undefined) {
+  describe("database outage", () => it.skip(`skipped: ${skipReason}`, () => {}))
+} else {
+  describe("issue 14 defect 2: a database outage under the demo server", () => {
+    let proxy: Proxy
+    let server: DemoServer
+    beforeAll(async () => {
+      proxy = await makeProxy(url)
+      server = await start({ DATABASE_URL: proxy.url, TENDER_TABLE_PREFIX: prefix })
+    }, 60_000)
+    afterAll(async () => {
+      for (const child of children) child.kill("SIGKILL")
+      await proxy.close()
+      await runSql(dropTables(prefix))
+    })
+
+    it("issue 14 defect 2 D1 during an outage creates answer 503 service_unavailable with Retry-After; after it, normal; nothing 201'd is lost; no key stays claimed", async () => {
+      const created: Array<string> = []
+      for (let i = 0; i < 5; i++) {
+        const r = await create(server.url, `before-${i}`)
+        assert.strictEqual(r.status, 201, JSON.stringify(r))
+        created.push(r.id!)
+      }
+
+      // A steady load across the cut and the restore: every answer is a 201 or a 503, none hangs.
+      let running = true
+      const load = Promise.all(Array.from({ length: 4 }, async (_, w) => {
+        const outcomes: Array<Outcome> = []
+        for (let i = 0; running; i++) outcomes.push(await create(server.url, `load-${w}-${i}`, String(1000 + i)))
+        return outcomes
+      }))
+      await new Promise((r) => setTimeout(r, 300))
+      proxy.cut()
+
+      // During the outage: 503 service_unavailable with Retry-After, for every key.
+      const during: Array<Outcome> = []
+      for (let i = 0; i < 10; i++) during.push(await create(server.url, `during-${i}`))
+      for (const r of during) {
+        assert.strictEqual(r.status, 503, JSON.stringify(r))
+        assert.strictEqual(r.code, "service_unavailable")
+        assert.match(r.retryAfter ?? "", /^\d+$/)
+      }
+
+      proxy.restore()
+      // After: the same keys run (none was left claimed or stored with the 503), and then replay.
+      let first: Outcome | undefined
+      const deadline = Date.now() + 20_000
+      do first = await create(server.url, "during-0")
+      while (first.status === 503 && Date.now() < deadline)
+      assert.strictEqual(first.status, 201, JSON.stringify(first))
+      created.push(first.id!)
+      for (let i = 1; i < 10; i++) {
+        const r = await create(server.url, `during-${i}`)
+        assert.strictEqual(r.status, 201, JSON.stringify(r))
+        assert.isFalse(r.replayed)
+        created.push(r.id!)
+      }
+      const replay = await create(server.url, "during-3")
+      assert.isTrue(replay.replayed)
+      assert.strictEqual(replay.id, created[created.length - 7])
+
+      await new Promise((r) => setTimeout(r, 500))
+      running = false
+      const loaded = (await load).flat()
+      for (const r of loaded) assert.include([201, 503], r.status, JSON.stringify(r))
+      assert.isAbove(loaded.filter((r) => r.status === 503).length, 0)
+      created.push(...loaded.filter((r) => r.status === 201).map((r) => r.id!))
+
+      // Nothing 201'd is lost: every id answered 201 is in the table, read directly, not through the proxy.
+      const stored = await storedIds()
+      for (const id of created) assert.isTrue(stored.has(id), `201'd ${id} is not stored`)
+
+      // No key is left claimed beyond its documented lock: every key without a stored answer is
+      // locked at most Idempotency.lockMillis from now (a claim the outage cut off lapses by then).
+      const claimed = await runSql(Effect.gen(function*() {
+        const sql = yield* SqlClient
+        return yield* sql<{ key: string; ahead: number }>`SELECT key, EXTRACT(EPOCH FROM (locked_until - now())) * 1000 AS ahead
+          FROM ${sql(`${prefix}idempotency_keys`)} WHERE response_status IS NULL`
+      }))
+      for (const row of claimed) assert.isAtMost(Number(row.ahead), Idempotency.lockMillis, row.key)
+    })
+  })
+}

@@ -1,0 +1,110 @@
+/**
+ * A TCP proxy in front of the test database that a test can hold, cut and restore: database
+ * faults for one test's connections only, never for the shared PostgreSQL server itself (other
+ * test files run on it). Not a test file itself.
+ */
+import { connect, createServer, type Server, type Socket } from "node:net"
+
+interface Pair {
+  readonly client: Socket
+  upstream: Socket | undefined
+  readonly toServer: Array<Buffer>
+  readonly toClient: Array<Buffer>
+}
+
+export interface Proxy {
+  /** `postgres://…` for the proxy: the test database's URL with the proxy's host and port. */
+  readonly url: string
+  /**
+   * Hold: connections are accepted and bytes are taken in both ways, but none is passed on (a
+   * database that accepts TCP and never answers; its clients wait).
+   */
+  readonly hold: () => void
+  /** Pass bytes again, including what was held. */
+  readonly release: () => void
+  /** Cut: every connection is reset and new ones are reset at once (a database that is down). */
+  readonly cut: () => void
+  /** Accept and pass connections again after a cut. */
+  readonly restore: () => void
+  /** How many connections it has accepted so far. */
+  readonly accepted: () => number
+  readonly close: () => Promise<void>
+}
+
+/** A proxy to the database at `databaseUrl`, passing bytes until told otherwise. */
+export const makeProxy = async (databaseUrl: string): Promise<Proxy> => {
+  const target = new URL(databaseUrl)
+  const host = target.hostname
+  const port = Number(target.port || "5432")
+  const pairs = new Set<Pair>()
+  let held = false
+  let refusing = false
+  let accepted = 0
+
+  const open = (pair: Pair) => {
+    const upstream = connect(port, host)
+    pair.upstream = upstream
+    upstream.on("error", () => pair.client.destroy())
+    upstream.on("close", () => pair.client.destroy())
+    upstream.on("data", (d) => (held ? pair.toClient.push(d) : pair.client.write(d)))
+    for (const d of pair.toServer.splice(0)) upstream.write(d)
+  }
+
+  const server: Server = createServer((client) => {
+    accepted++
+    if (refusing) {
+      client.resetAndDestroy()
+      return
+    }
+    const pair: Pair = { client, upstream: undefined, toServer: [], toClient: [] }
+    pairs.add(pair)
+    client.on("error", () => pair.upstream?.destroy())
+    client.on("close", () => {
+      pair.upstream?.destroy()
+      pairs.delete(pair)
+    })
+    client.on("data", (d) => (held || pair.upstream === undefined ? pair.toServer.push(d) : pair.upstream.write(d)))
+    if (!held) open(pair)
+  })
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
+  const address = server.address()
+  if (typeof address !== "object" || address === null) throw new Error("proxy has no port")
+  const url = new URL(databaseUrl)
+  url.hostname = "127.0.0.1"
+  url.port = String(address.port)
+
+  return {
+    url: url.toString(),
+    hold: () => {
+      held = true
+    },
+    release: () => {
+      held = false
+      for (const pair of pairs) {
+        if (pair.upstream === undefined) open(pair)
+        else for (const d of pair.toServer.splice(0)) pair.upstream.write(d)
+        for (const d of pair.toClient.splice(0)) pair.client.write(d)
+      }
+    },
+    cut: () => {
+      refusing = true
+      for (const pair of pairs) {
+        pair.client.resetAndDestroy()
+        pair.upstream?.destroy()
+      }
+      pairs.clear()
+    },
+    restore: () => {
+      refusing = false
+    },
+    accepted: () => accepted,
+    close: () =>
+      new Promise<void>((ok) => {
+        for (const pair of pairs) {
+          pair.client.destroy()
+          pair.upstream?.destroy()
+        }
+        server.close(() => ok())
+      })
+  }
+}
