@@ -277,4 +277,24 @@ describe("top-up intents (2.5, 3.2, 4.7, 4.8)", () => {
       const stored = Option.getOrThrow(yield* Effect.flatMap(Storage.Storage, (s) => s.get(TopupIntent.table, scope, t.id)))
       assert.strictEqual(stored.convertedAmount, "25000")
     }).pipe(Effect.provide(layer({ fxRates: Fx.layerStatic({ rates: { "USDT/THB": "40" } }) }))))
+
+  it.effect("4.9 twenty creates racing on one merchant_reference (each its own key) leave exactly one top-up; the rest answer it or 409", () =>
+    Effect.gen(function*() {
+      const params = body({ merchant_reference: "race-topup" })
+      const answers = yield* Effect.all(Array.from({ length: 20 }, () => create(params)), { concurrency: "unbounded" })
+      const ids = new Set(answers.filter((r) => r.status < 300).map((r) => json(r).id))
+      assert.strictEqual(ids.size, 1)
+      assert.strictEqual(answers.filter((r) => r.status === 201).length, 1)
+      for (const r of answers) assert.include([200, 201, 409], r.status)
+      const listed = yield* TopupIntents.list(yield* login(keys.demoTest), { merchant_reference: "race-topup" })
+      assert.lengthOf(listed.data, 1)
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("4.9.6 twenty creates racing on one Idempotency-Key leave exactly one top-up; the rest replay it or are 409 in flight", () =>
+    Effect.gen(function*() {
+      const answers = yield* Effect.all(Array.from({ length: 20 }, () => create(body(), keys.demoTest, "race-key")), { concurrency: "unbounded" })
+      assert.strictEqual(answers.filter((r) => r.status === 201 && !r.replayed).length, 1)
+      for (const r of answers) assert.include([201, 409], r.status)
+      assert.lengthOf((yield* TopupIntents.list(yield* login(keys.demoTest), {})).data, 1)
+    }).pipe(Effect.provide(layer())))
 })
