@@ -518,7 +518,7 @@ describe("error codes x routes over HTTP", () => {
         }
       }
     }
-  })
+  }, 60_000)
 
   it("D1 bad input of every kind gets a 4xx in the D1 body, never a 500", async () => {
     const h = app()
