@@ -237,7 +237,13 @@ export const migrations = (prefix: TablePrefix) => {
       yield* sql`CREATE INDEX ${sql(`${payouts}_status_idx`)} ON ${sql(payouts)} (merchant_id, environment, status, created_at DESC, id DESC)`
       yield* sql`CREATE INDEX ${sql(`${payouts}_currency_idx`)} ON ${sql(payouts)} (merchant_id, environment, currency, created_at DESC, id DESC)`
     }),
-    "0007_topup_intents": Effect.gen(function*() {
+    "0007_seeded_api_keys": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      // Which keys a seed manages (Seed.apply revokes the ones a later seed leaves out). Keys
+      // stored before this migration count as issued at run time: none is revoked by surprise.
+      yield* sql`ALTER TABLE ${sql(t.apiKeys)} ADD COLUMN seeded boolean NOT NULL DEFAULT false`
+    }),
+    "0008_topup_intents": Effect.gen(function*() {
       const sql = (yield* SqlClient).withoutTransforms()
       const topups = t.of(TopupIntent.table)
       // Source-side amounts are integer strings that may pass 18 digits (a token with 18 decimals):
