@@ -250,8 +250,10 @@ const TopupHeaders = Schema.Struct({
 
 /** Top-up intents (2.5, 4.7, 4.8, D3). @since 0.1.0 */
 export class TopupIntentsGroup extends HttpApiGroup.make("topupIntents")
+  .annotate(OpenApi.Description, "Top-up intents: create, retrieve, list and a receipt for a manual top-up (2.5, 4.7, 4.8).")
   .add(
     HttpApiEndpoint.post("create", "/topup_intents")
+      .annotate(OpenApi.Summary, "Create a top-up intent")
       .setPayload(TopupIntent.CreateParams)
       .setHeaders(TopupHeaders)
       .middleware(JsonBody)
@@ -270,18 +272,21 @@ export class TopupIntentsGroup extends HttpApiGroup.make("topupIntents")
   )
   .add(
     HttpApiEndpoint.get("retrieve", "/topup_intents/:id")
+      .annotate(OpenApi.Summary, "Retrieve a top-up intent")
       .setPath(IdPath)
       .addSuccess(TopupIntent.TopupIntent)
       .addError(ResourceNotFound)
   )
   .add(
     HttpApiEndpoint.get("list", "/topup_intents")
+      .annotate(OpenApi.Summary, "List top-up intents")
       .setUrlParams(TopupIntents.ListParams)
       .addSuccess(Pagination.ListEnvelope(TopupIntent.TopupIntent).annotations({ identifier: "TopupIntentList" }))
   )
   .add(
     // A `manual_receipt` top-up's receipt: an asset uploaded earlier (docs/topups.md).
     HttpApiEndpoint.post("receipt", "/topup_intents/:id/receipt")
+      .annotate(OpenApi.Summary, "Attach a receipt to a top-up intent")
       .setPath(IdPath)
       .setHeaders(IdempotencyHeaders)
       .setPayload(ReceiptByAsset)
