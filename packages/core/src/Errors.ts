@@ -107,6 +107,9 @@ export class PaymentIntentUnexpectedState extends ApiErrorClass("PaymentIntentUn
 /** 409: a payout intent cancelled outside `requires_approval` (3.3, D8). @since 0.1.0 @category errors */
 export class PayoutNotCancelable extends ApiErrorClass("PayoutNotCancelable", 409, "payout_not_cancelable") {}
 
+/** 409: a top-up intent asked to do what its status or source does not allow (a receipt twice, on a crypto source). @since 0.1.0 @category errors */
+export class TopupIntentUnexpectedState extends ApiErrorClass("TopupIntentUnexpectedState", 409, "topup_intent_unexpected_state") {}
+
 /** 409: used by intent resources other than payment and payout intents (spec 7). @since 0.1.0 @category errors */
 export class DuplicateMerchantReference extends ApiErrorClass("DuplicateMerchantReference", 409, "duplicate_merchant_reference") {}
 
@@ -148,6 +151,7 @@ export type ApiError =
   | DuplicateMerchantReference
   | PaymentIntentUnexpectedState
   | PayoutNotCancelable
+  | TopupIntentUnexpectedState
   | PaymentConfigurationUnavailable
   | RoutingUnavailable
   | ServiceUnavailable

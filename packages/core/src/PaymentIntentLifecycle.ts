@@ -338,6 +338,9 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
     case "payment_intent.submit_receipt":
       return submitReceipt(task)
     case "payout_intent.send":
+    case "topup_intent.poll":
+    case "topup_intent.submit_receipt":
+    case "topup_intent.expire":
     case "webhook.deliver":
       return Effect.dieMessage(`${task.kind} is not a payment intent task`)
   }

@@ -35,6 +35,12 @@ export const Kind = Schema.Literal(
   "payment_intent.expire",
   /** Send an approved payout to its provider (D8). */
   "payout_intent.send",
+  /** Ask the provider whether the payer of a top-up paid (2.5). */
+  "topup_intent.poll",
+  /** Submit a top-up's receipt to its provider (`manual_receipt`). */
+  "topup_intent.submit_receipt",
+  /** Move a top-up to `expired` at its `expires_at`. */
+  "topup_intent.expire",
   /** Deliver an event (`resourceId`) to a webhook endpoint (`targetId`) (D7). */
   "webhook.deliver"
 )

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Layer } from "effect"
+import * as Fx from "./Fx.js"
 import * as HostedCheckout from "./HostedCheckout.js"
 import * as Ids from "./Ids.js"
 import * as WebhookDelivery from "./WebhookDelivery.js"
@@ -29,6 +30,10 @@ export interface TenderOptions {
    * `WebhookClient.layer` sends through `@effect/platform`'s `HttpClient`.
    */
   readonly webhookTransport?: Layer.Layer<WebhookDelivery.WebhookTransport> | undefined
+  /** Exchange rates for top-ups (docs/topups.md). Default: `Fx.layerStatic()`, fixed test rates. */
+  readonly fxRates?: Layer.Layer<Fx.FxRates> | undefined
+  /** Top-up fees (docs/topups.md). Default: `Fx.layerStaticFees()`. */
+  readonly topupFees?: Layer.Layer<Fx.TopupFees> | undefined
 }
 
 /**
@@ -46,7 +51,9 @@ export const layerWithoutStorage = (options: TenderOptions) =>
     WebhookEndpoint.layerConfig({ ...options.webhooks, fallbackKey: options.hostedCheckout.secret }),
     WebhookDelivery.layerSender(options.webhooks).pipe(
       Layer.provide(options.webhookTransport ?? WebhookDelivery.layerFetchTransport)
-    )
+    ),
+    options.fxRates ?? Fx.layerStatic(),
+    options.topupFees ?? Fx.layerStaticFees()
   )
 
 /**

@@ -51,23 +51,27 @@ const paymentIntent = (status: string, extra: Record<string, unknown> = {}) => (
   ...extra
 })
 
+// The worked example of docs/topups.md: 100 USDT credited, paid in THB by bank transfer and receipt.
 const topupIntent = (status: string, extra: Record<string, unknown> = {}) => ({
   object: "topup_intent",
   id: "tuin_8fJ2kQ9wLm3XcV5bN1rT7yZa",
   status,
   environment: "test",
-  destination: { amount: "1000000", credited_amount: "1000000", currency: "USDT", merchant_id: "mch_demo" },
+  merchant_reference: "topup_15",
+  country: "TH",
+  destination: { amount: "100000000", credited_amount: status === "succeeded" ? "100000000" : "0", currency: "USDT", merchant_id: "mch_demo" },
   source: {
-    type: "provider_gateway",
-    amount: "3550000",
+    type: "manual_receipt",
+    amount: "367942",
     currency: "THB",
     expires_at: "2026-11-22T09:15:30.123Z",
-    fee_amount: "0",
+    fee_amount: "3626",
     fee_mode: "absorbed",
     provider: "simulator"
   },
-  fx: { source_currency: "THB", destination_currency: "USDT", rate: "0.028169", spread_amount: "0" },
+  fx: { source_currency: "THB", destination_currency: "USDT", rate: "0.027586", spread_amount: "1813" },
   next_action: null,
+  receipt: { status: status === "succeeded" ? "accepted" : status === "failed" ? "rejected" : "required" },
   expires_at: "2026-11-22T09:15:30.123Z",
   failure_code: null,
   failure_message: null,
@@ -75,6 +79,21 @@ const topupIntent = (status: string, extra: Record<string, unknown> = {}) => ({
   updated_at: at,
   ...extra
 })
+
+const topupInstructions = {
+  next_action: {
+    type: "display_bank_transfer_instructions",
+    bank_code: "KBANK",
+    bank_name: "Kasikornbank",
+    account_number: "0471234567",
+    account_name: "Tender Simulator Co., Ltd.",
+    reference: "8F2A51C9D03B",
+    amount: "367942",
+    currency: "THB",
+    expires_at: "2026-11-22T09:15:30.123Z",
+    requires_receipt: true
+  }
+}
 
 const payoutIntent = (status: string, extra: Record<string, unknown> = {}) => ({
   object: "payout_intent",
@@ -102,9 +121,9 @@ const examples: Record<EventType, { readonly description: string; readonly objec
   "payment_intent.failed": { description: "The payment failed (terminal).", object: paymentIntent("failed", failure) },
   "payment_intent.expired": { description: "The payer did not complete in time (terminal).", object: paymentIntent("expired") },
   "payment_intent.receipt_submitted": { description: "A receipt was attached and submitted to the provider.", object: paymentIntent("processing", { payment_method: "th_bank_transfer", receipt: { status: "submitted" }, processing_reason: "asynchronous" }) },
-  "topup_intent.created": { description: "A top-up intent was created.", object: topupIntent("requires_payment") },
+  "topup_intent.created": { description: "A top-up intent was created and awaits payment: see next_action.", object: topupIntent("requires_payment", topupInstructions) },
   "topup_intent.succeeded": { description: "The top-up was paid and credited (terminal).", object: topupIntent("succeeded") },
-  "topup_intent.failed": { description: "The top-up failed (terminal).", object: topupIntent("failed", failure) },
+  "topup_intent.failed": { description: "The top-up failed (terminal).", object: topupIntent("failed", { failure_code: "receipt_rejected", failure_message: "The provider rejected the receipt." }) },
   "topup_intent.expired": { description: "The top-up was not paid in time (terminal).", object: topupIntent("expired") },
   "payout_intent.created": { description: "A payout intent was created and awaits approval.", object: payoutIntent("requires_approval") },
   "payout_intent.processing": { description: "The payout was approved and is being sent.", object: payoutIntent("processing") },

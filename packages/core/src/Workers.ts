@@ -12,6 +12,7 @@ import type { IdGenerator } from "./Ids.js"
 import { randomBase62 } from "./Ids.js"
 import * as PaymentIntentLifecycle from "./PaymentIntentLifecycle.js"
 import * as PayoutIntents from "./PayoutIntents.js"
+import * as TopupIntents from "./TopupIntents.js"
 import type { ProviderRegistry } from "./Provider.js"
 import type * as WebhookEndpoint from "./WebhookEndpoint.js"
 import { Storage, Write } from "./Storage.js"
@@ -55,6 +56,10 @@ export const dispatch = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, Sto
       return PaymentIntentLifecycle.run(task)
     case "payout_intent.send":
       return PayoutIntents.send(task)
+    case "topup_intent.poll":
+    case "topup_intent.submit_receipt":
+    case "topup_intent.expire":
+      return TopupIntents.run(task)
     case "webhook.deliver":
       return WebhookDelivery.run(task)
   }

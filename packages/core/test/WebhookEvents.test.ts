@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { PaymentIntent, WebhookEvents } from "../src/index.js"
+import { PaymentIntent, TopupIntent, WebhookEvents } from "../src/index.js"
 
 const d7 = [
   "payment_intent.created",
@@ -57,6 +57,20 @@ describe("Webhook event type catalogue (4.11, D7)", () => {
       }
       const suffix = entry.type.split(".")[1]
       if ((PaymentIntent.statuses as ReadonlyArray<string>).includes(suffix!)) assert.strictEqual(pi.status, suffix)
+    }
+  })
+
+  it("D7 top-up intent examples are valid 2.5 resources: credited only when succeeded, no next_action after a terminal status", () => {
+    const decode = Schema.decodeUnknownSync(TopupIntent.TopupIntent)
+    for (const entry of WebhookEvents.catalogue.data.filter((e) => e.type.startsWith("topup_intent."))) {
+      const t = decode(entry.example.data.object)
+      assert.match(t.id, /^tuin_[0-9A-Za-z]{24}$/)
+      assert.strictEqual(t.destination.credited_amount, t.status === "succeeded" ? t.destination.amount : "0", entry.type)
+      if (TopupIntent.isTerminal(t.status)) assert.isNull(t.next_action, entry.type)
+      if (t.status === "requires_payment") assert.isNotNull(t.next_action, entry.type)
+      assert.strictEqual(t.status === "failed", t.failure_code !== null, entry.type)
+      const suffix = entry.type.split(".")[1]
+      if (suffix !== "created") assert.strictEqual(t.status, suffix)
     }
   })
 })

@@ -3,7 +3,7 @@
  * in-memory store. Shared by the core and http tests.
  */
 import { Layer } from "effect"
-import { Authentication, HostedCheckout, Ids, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint } from "../src/index.js"
+import { Authentication, Fx, HostedCheckout, Ids, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint } from "../src/index.js"
 
 export const keys = {
   demoTest: { public: "pk_test_demoAAAA1111", secret: "sk_test_demoSECRET1111aaaa" },
@@ -85,8 +85,11 @@ export const layer = (options: {
   readonly ids?: Layer.Layer<Ids.IdGenerator>
   readonly transport?: Layer.Layer<WebhookDelivery.WebhookTransport>
   readonly webhooks?: WebhookEndpoint.WebhookOptions
+  readonly fxRates?: Layer.Layer<Fx.FxRates>
 } = {}) =>
   Layer.mergeAll(
+    options.fxRates ?? Fx.layerStatic(),
+    Fx.layerStaticFees(),
     Seed.layer(seed),
     Provider.layerRegistry(options.providers ?? [Simulator.make()]),
     options.ids ?? Ids.layer,

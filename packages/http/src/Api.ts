@@ -25,6 +25,8 @@ import {
   PaymentIntents,
   PayoutIntent,
   PayoutIntents,
+  TopupIntent,
+  TopupIntents,
   WebhookEndpoint,
   WebhookEvents
 } from "@tender/core"
@@ -43,6 +45,7 @@ const ResourceNotFound = errorSchema(Errors.ResourceNotFound)
 const IdempotencyConflict = errorSchema(Errors.IdempotencyConflict)
 const PaymentIntentUnexpectedState = errorSchema(Errors.PaymentIntentUnexpectedState)
 const PayoutNotCancelable = errorSchema(Errors.PayoutNotCancelable)
+const TopupIntentUnexpectedState = errorSchema(Errors.TopupIntentUnexpectedState)
 const PaymentConfigurationUnavailable = errorSchema(Errors.PaymentConfigurationUnavailable)
 const RoutingUnavailable = errorSchema(Errors.RoutingUnavailable)
 const ServiceUnavailable = errorSchema(Errors.ServiceUnavailable)
@@ -239,6 +242,65 @@ export class PayoutIntentsGroup extends HttpApiGroup.make("payoutIntents")
   .middlewareEndpoints(Authentication)
 {}
 
+/** POST /topup_intents requires the key (4.7, D5): documented as required; its absence is a 400 naming `Idempotency-Key`. */
+const TopupHeaders = Schema.Struct({
+  "idempotency-key": Schema.String.annotations({
+    description: "Required (4.7, 4.9.1): up to 255 printable ASCII characters; a UUID v4 is the default choice."
+  })
+})
+
+/** Top-up intents (2.5, 4.7, 4.8, D3). @since 0.1.0 */
+export class TopupIntentsGroup extends HttpApiGroup.make("topupIntents")
+  .annotate(OpenApi.Description, "Top-up intents: create, retrieve, list and a receipt for a manual top-up (2.5, 4.7, 4.8).")
+  .add(
+    HttpApiEndpoint.post("create", "/topup_intents")
+      .annotate(OpenApi.Summary, "Create a top-up intent")
+      .setPayload(TopupIntent.CreateParams)
+      .setHeaders(TopupHeaders)
+      .middleware(JsonBody)
+      .addSuccess(TopupIntent.TopupIntent.annotations(
+        HttpApiSchema.annotations({ status: 201, identifier: "TopupIntentCreated", description: "The top-up, awaiting payment" })
+      ))
+      // 4.9: a repeat with the same merchant_reference and fields answers the original.
+      .addSuccess(TopupIntent.TopupIntent.annotations(HttpApiSchema.annotations({
+        status: 200,
+        identifier: "TopupIntentCreated",
+        description: "The original top-up: a repeated create with the same merchant_reference and fields (4.9)"
+      })))
+      .addError(IdempotencyConflict)
+      .addError(PaymentConfigurationUnavailable)
+      .addError(RoutingUnavailable)
+  )
+  .add(
+    HttpApiEndpoint.get("retrieve", "/topup_intents/:id")
+      .annotate(OpenApi.Summary, "Retrieve a top-up intent")
+      .setPath(IdPath)
+      .addSuccess(TopupIntent.TopupIntent)
+      .addError(ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/topup_intents")
+      .annotate(OpenApi.Summary, "List top-up intents")
+      .setUrlParams(TopupIntents.ListParams)
+      .addSuccess(Pagination.ListEnvelope(TopupIntent.TopupIntent).annotations({ identifier: "TopupIntentList" }))
+  )
+  .add(
+    // A `manual_receipt` top-up's receipt: an asset uploaded earlier (docs/topups.md).
+    HttpApiEndpoint.post("receipt", "/topup_intents/:id/receipt")
+      .annotate(OpenApi.Summary, "Attach a receipt to a top-up intent")
+      .setPath(IdPath)
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(ReceiptByAsset)
+      .middleware(JsonBody)
+      .addSuccess(TopupIntent.TopupIntent)
+      .addError(ResourceNotFound)
+      .addError(IdempotencyConflict)
+      .addError(TopupIntentUnexpectedState)
+  )
+  .addError(ValidationFailed)
+  .middlewareEndpoints(Authentication)
+{}
+
 /** Webhook endpoints (6, D3): where a merchant hears of its events. @since 0.1.0 */
 export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   .annotate(OpenApi.Description, "Where a merchant's events are delivered, signed (Standard Webhooks).")
@@ -315,6 +377,7 @@ export class TenderApi extends HttpApi.make("tender")
   .add(PaymentIntentsGroup)
   .add(AssetsGroup)
   .add(PayoutIntentsGroup)
+  .add(TopupIntentsGroup)
   .add(WebhookEndpointsGroup)
   .add(PaymentMethodsGroup)
   .add(WebhookEventTypesGroup)

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpApiError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Asset, Discovery, Errors, Idempotency, PaymentIntents, PayoutIntents, Receipts, WebhookEndpoint, WebhookEvents } from "@tender/core"
+import { Asset, Discovery, Errors, Idempotency, PaymentIntents, PayoutIntents, Receipts, TopupIntents, WebhookEndpoint, WebhookEvents } from "@tender/core"
 import { Effect, FiberRef, Layer, Schema } from "effect"
 import { CurrentPrincipal, TenderApi } from "./Api.js"
 import { CurrentRequestId } from "./internal/errorSchema.js"
@@ -108,6 +108,16 @@ const PayoutIntentsLive = HttpApiBuilder.group(TenderApi, "payoutIntents", (hand
         return toHttp(yield* PayoutIntents.cancel(ctx, path.id))
       })))
 
+const TopupIntentsLive = HttpApiBuilder.group(TenderApi, "topupIntents", (handlers) =>
+  handlers
+    .handle("create", ({ headers, payload }) =>
+      // 4.7, D5: the key is required.
+      Effect.flatMap(context(headers["idempotency-key"], true), (ctx) => Effect.map(TopupIntents.create(ctx, payload), toHttp)))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => TopupIntents.retrieve(principal, path.id)))
+    .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (principal) => TopupIntents.list(principal, urlParams)))
+    .handle("receipt", ({ headers, path, payload }) =>
+      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(TopupIntents.submitReceipt(ctx, path.id, payload.asset_id), toHttp))))
+
 const WebhookEndpointsLive = HttpApiBuilder.group(TenderApi, "webhookEndpoints", (handlers) =>
   handlers
     .handle("create", ({ headers, payload }) =>
@@ -138,6 +148,7 @@ export const layer = Layer.mergeAll(
   PaymentIntentsLive,
   AssetsLive,
   PayoutIntentsLive,
+  TopupIntentsLive,
   WebhookEndpointsLive,
   PaymentMethodsLive,
   WebhookEventTypesLive,

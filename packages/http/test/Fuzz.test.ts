@@ -1,7 +1,7 @@
 /**
  * Property-based fuzzing through the real fetch handler (D1): generated bodies, query
  * strings, headers and path ids. Whatever arrives, the answer is never a 5xx, every 4xx is
- * the D1 body with its Request-Id, and a refused create stores nothing. About 10,500
+ * the D1 body with its Request-Id, and a refused create stores nothing. About 13,100
  * generated requests per run (the sum of `numRuns` below).
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -334,6 +334,100 @@ describe("fuzzing through the real fetch handler (D1)", () => {
       { numRuns: 1500 }
     )
     const after = await call(h, "GET", `/payment_intents/${theirs.id}`, { key: keys.otherTest })
+    assert.strictEqual(after.json.status, theirs.status)
+    assert.strictEqual(after.json.updated_at, theirs.updated_at)
+  })
+})
+
+const topupBases = [
+  { destination_amount: "100000000", destination_currency: "USDT", source: { type: "test_funding" } },
+  { destination_amount: "200000", destination_currency: "THB", source: { type: "manual_receipt" }, merchant_reference: "fz", country: "TH" },
+  { destination_amount: "362500", destination_currency: "THB", source: { type: "provider_gateway", provider: "simulator", currency: "ETH" } }
+] as const
+const topupPaths = [
+  "destination_amount", "destination_currency", "source", "source.type", "source.provider", "source.currency", "source.unknown",
+  "merchant_reference", "country", "unknown_field"
+] as const
+const topupMutations = fc.array(
+  fc.record({ path: fc.constantFrom(...topupPaths), value: weirdValue, remove: fc.boolean() }),
+  { minLength: 1, maxLength: 3 }
+)
+
+/** Every top-up the key's merchant and environment hold, page by page. */
+const countTopups = async (h: Handler, key: Key = keys.demoTest) => {
+  let n = 0
+  let cursor: string | null = null
+  do {
+    const res: Reply = await call(h, "GET", `/topup_intents?limit=100${cursor === null ? "" : `&cursor=${cursor}`}`, { key })
+    assert.strictEqual(res.status, 200, res.text)
+    n += res.json.data.length
+    cursor = res.json.next_cursor
+  } while (cursor !== null)
+  return n
+}
+
+describe("fuzzing the top-up routes through the real fetch handler (D1)", () => {
+  it("D1 top-up create bodies with fields mutated: never a 5xx, every 4xx in the D1 shape, a refused create stores nothing", slow, async () => {
+    const h = app()
+    const before = await countTopups(h)
+    let created = 0
+    let refused = 0
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...topupBases), topupMutations, async (base, changes) => {
+        const body = changes.reduce<unknown>((b, c) => mutate(b, c.path, c.value, c.remove), base)
+        const res = await call(h, "POST", "/topup_intents", {
+          key: keys.demoTest,
+          raw: JSON.stringify(body),
+          headers: { ...json, "idempotency-key": crypto.randomUUID() }
+        })
+        check(res, `POST /topup_intents ${JSON.stringify(changes).slice(0, 200)}`)
+        if (createdNew(res)) created++
+        else refused++
+      }),
+      { numRuns: 1000 }
+    )
+    assert.isAbove(refused, 0)
+    assert.strictEqual(await countTopups(h), before + created)
+  })
+
+  it("D1 query strings of GET /topup_intents (source_type included): never a 5xx, every 4xx in the D1 shape", slow, async () => {
+    const h = app()
+    await call(h, "POST", "/topup_intents", { key: keys.demoTest, body: topupBases[0], headers: { "idempotency-key": crypto.randomUUID() } })
+    await fc.assert(
+      fc.asyncProperty(
+        query([...listParams, "source_type"], [["limit", "2"], ["source_type", "manual_receipt,test_funding"], ["status", "requires_payment"], ["currency", "USDT"]]),
+        async (q) => {
+          fc.pre(parses(`/topup_intents${q}`))
+          check(await call(h, "GET", `/topup_intents${q}`, { key: keys.demoTest }), `GET /topup_intents${q.slice(0, 200)}`)
+        }
+      ),
+      { numRuns: 800 }
+    )
+  })
+
+  it("D1 path ids of GET /topup_intents/{id} and POST /topup_intents/{id}/receipt: never a 5xx, another's top-up answers as an unknown id and is untouched", slow, async () => {
+    const h = app()
+    const theirs = (await call(h, "POST", "/topup_intents", { key: keys.otherTest, body: topupBases[1], headers: { "idempotency-key": "fz-theirs" } })).json
+    const ids = fc.oneof(pathId([theirs.id]), base62.map((s) => "tuin_" + s))
+    await fc.assert(
+      fc.asyncProperty(ids, fc.boolean(), fc.option(weirdValue, { nil: undefined }), async (id, receipt, assetId) => {
+        const path = receipt ? `/topup_intents/${id}/receipt` : `/topup_intents/${id}`
+        fc.pre(parses(path))
+        const send = (p: string) =>
+          call(h, receipt ? "POST" : "GET", p, { key: keys.demoTest, ...(receipt ? { body: { asset_id: assetId ?? "asst_" + "Z".repeat(24) } } : {}) })
+        const res = await send(path)
+        check(res, `${receipt ? "POST" : "GET"} ${path.slice(0, 200)}`)
+        if (id === theirs.id) {
+          const unknownId = "tuin_" + "Z".repeat(24)
+          const unknown = await send(path.replace(theirs.id, unknownId))
+          assert.strictEqual(res.status, unknown.status, res.text)
+          const same = JSON.parse(unknown.text.replaceAll(unknownId, theirs.id))
+          assert.deepStrictEqual({ ...res.json.error, request_id: "" }, { ...same.error, request_id: "" })
+        }
+      }),
+      { numRuns: 800 }
+    )
+    const after = await call(h, "GET", `/topup_intents/${theirs.id}`, { key: keys.otherTest })
     assert.strictEqual(after.json.status, theirs.status)
     assert.strictEqual(after.json.updated_at, theirs.updated_at)
   })

@@ -202,3 +202,80 @@ describe("tenant isolation matrix (4.2, 5.3, 5.4)", () => {
     assert.deepStrictEqual(await world.snapshot(), world.before)
   })
 })
+
+describe("tenant isolation matrix: top-up intents (4.2, 4.8, 5.3, 5.4)", () => {
+  const unknownTopup = "tuin_" + "Z".repeat(24)
+  const topup = { destination_amount: "200000", destination_currency: "THB", source: { type: "manual_receipt" } }
+
+  const ownerTopups = async (h: Handler) => {
+    const owner = keys.demoTest
+    const created = await call(h, "POST", "/topup_intents", {
+      key: owner,
+      body: { ...topup, merchant_reference: "iso-topup", country: "TH" },
+      headers: { "idempotency-key": "iso-topup-create" }
+    })
+    assert.strictEqual(created.status, 201, created.text)
+    const asset = await call(h, "POST", "/assets", { key: owner, form: formWith(png()), headers: { "idempotency-key": "iso-topup-upload" } })
+    assert.strictEqual(asset.status, 201, asset.text)
+    const snapshot = async () => ({
+      topup: (await call(h, "GET", `/topup_intents/${created.json.id}`, { key: owner })).json,
+      list: (await call(h, "GET", "/topup_intents?limit=100", { key: owner })).json.data.map((d: { id: string }) => d.id)
+    })
+    return { owner, topup: created.json, asset: asset.json, before: await snapshot(), snapshot }
+  }
+
+  for (const caller of callers) {
+    it(`4.2 ${caller.name}: a get or receipt of the owner's top-up answers exactly as an unknown id; lists never show it; the owner's keys make nothing of the owner's; the owner's data is unchanged`, async () => {
+      const h = app()
+      const world = await ownerTopups(h)
+      const as = { key: caller.key }
+
+      const theirs = await call(h, "GET", `/topup_intents/${world.topup.id}`, as)
+      assertError(theirs, 404, "resource_not_found", "id")
+      const none = await call(h, "GET", `/topup_intents/${unknownTopup}`, as)
+      assert.deepStrictEqual(comparable(theirs), comparable(none, unknownTopup, world.topup.id))
+
+      for (const q of ["", "?limit=100", "?merchant_reference=iso-topup", "?status=requires_payment", "?source_type=manual_receipt", "?country=TH&currency=THB"]) {
+        const listed = await call(h, "GET", `/topup_intents${q}`, as)
+        assert.strictEqual(listed.status, 200, listed.text)
+        assert.notInclude(listed.json.data.map((d: { id: string }) => d.id), world.topup.id, q)
+        for (const d of listed.json.data) assert.strictEqual(d.environment, caller.environment)
+      }
+
+      // A receipt naming the owner's top-up, or the owner's asset, is the same 404 as an unknown one.
+      const receipt = await call(h, "POST", `/topup_intents/${world.topup.id}/receipt`, { ...as, body: { asset_id: world.asset.id } })
+      assertError(receipt, 404, "resource_not_found", "id")
+      const receiptNone = await call(h, "POST", `/topup_intents/${unknownTopup}/receipt`, { ...as, body: { asset_id: world.asset.id } })
+      assert.deepStrictEqual(comparable(receipt), comparable(receiptNone, unknownTopup, world.topup.id))
+
+      // The owner's Idempotency-Key and merchant_reference replay nothing of the owner's for the caller.
+      const created = await call(h, "POST", "/topup_intents", {
+        ...as,
+        body: { ...topup, merchant_reference: "iso-topup" },
+        headers: { "idempotency-key": "iso-topup-create" }
+      })
+      assert.isNull(created.headers.get("idempotent-replayed"))
+      if (caller.environment === "test") {
+        assert.strictEqual(created.status, 201, created.text)
+        assert.notStrictEqual(created.json.id, world.topup.id)
+        assert.strictEqual(created.json.destination.merchant_id, "mch_other")
+      } else {
+        // No top-up source serves live in the default set-up: refused, never the owner's.
+        assertError(created, 422, "payment_configuration_unavailable", "source.type")
+      }
+
+      assert.deepStrictEqual(await world.snapshot(), world.before)
+    })
+  }
+
+  it("D2 a revoked key is 401 invalid_api_key on every top-up route and changes nothing", async () => {
+    const h = app()
+    const world = await ownerTopups(h)
+    const as = { key: keys.revoked }
+    assertError(await call(h, "POST", "/topup_intents", { ...as, body: topup, headers: { "idempotency-key": "iso-topup-create" } }), 401, "invalid_api_key")
+    assertError(await call(h, "GET", `/topup_intents/${world.topup.id}`, as), 401, "invalid_api_key")
+    assertError(await call(h, "GET", "/topup_intents", as), 401, "invalid_api_key")
+    assertError(await call(h, "POST", `/topup_intents/${world.topup.id}/receipt`, { ...as, body: { asset_id: world.asset.id } }), 401, "invalid_api_key")
+    assert.deepStrictEqual(await world.snapshot(), world.before)
+  })
+})

@@ -109,6 +109,10 @@ type Op =
   | "payoutIntents.retrieve"
   | "payoutIntents.list"
   | "payoutIntents.cancel"
+  | "topupIntents.create"
+  | "topupIntents.retrieve"
+  | "topupIntents.list"
+  | "topupIntents.receipt"
   | "webhookEndpoints.create"
   | "webhookEndpoints.list"
   | "webhookEndpoints.retrieve"
@@ -128,6 +132,10 @@ const documented: Record<Exclude<Op, "openapi">, readonly [string, string]> = {
   "payoutIntents.retrieve": ["/payout_intents/{id}", "get"],
   "payoutIntents.list": ["/payout_intents", "get"],
   "payoutIntents.cancel": ["/payout_intents/{id}/cancel", "post"],
+  "topupIntents.create": ["/topup_intents", "post"],
+  "topupIntents.retrieve": ["/topup_intents/{id}", "get"],
+  "topupIntents.list": ["/topup_intents", "get"],
+  "topupIntents.receipt": ["/topup_intents/{id}/receipt", "post"],
   "webhookEndpoints.create": ["/webhook_endpoints", "post"],
   "webhookEndpoints.list": ["/webhook_endpoints", "get"],
   "webhookEndpoints.retrieve": ["/webhook_endpoints/{id}", "get"],
@@ -335,6 +343,85 @@ describe("error codes x routes over HTTP", () => {
     await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, body: {}, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
     await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }), 409, "payout_not_cancelable")
 
+    // Top-up intents (2.5, 4.7, 4.8, D3, D5)
+    const TC = "topupIntents.create" as const
+    const TR = "topupIntents.retrieve" as const
+    const TL = "topupIntents.list" as const
+    const TX = "topupIntents.receipt" as const
+    const topup = { destination_amount: "200000", destination_currency: "THB", source: { type: "manual_receipt" } }
+    /** Every create carries a fresh Idempotency-Key (4.7) unless the case is about the key. */
+    const topups = (method: string, suffix: string, options: Parameters<typeof call>[3] & { noKey?: boolean }, handler = h) =>
+      call(handler, method, `/topup_intents${suffix}`, {
+        ...options,
+        headers: method === "POST" && suffix === "" && options?.noKey !== true
+          ? { "idempotency-key": crypto.randomUUID(), ...options?.headers }
+          : options?.headers ?? {}
+      })
+    const tuin = await ok(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, merchant_reference: "matrix-topup" } }), 201)
+    await ok(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, merchant_reference: "matrix-topup" } }), 200)
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: "1", merchant_reference: "matrix-topup" } }), 409, "idempotency_conflict", "merchant_reference")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: topup, noKey: true }), 400, "validation_failed", "Idempotency-Key")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: topup, headers: { "idempotency-key": "" } }), 400, "validation_failed", "Idempotency-Key")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: "0" } }), 400, "validation_failed", "destination_amount")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_currency: "thb" } }), 400, "validation_failed", "destination_currency")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_currency: "ZZZ" } }), 400, "validation_failed", "destination_currency")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, source: { type: "card" } } }), 400, "validation_failed", "source.type")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, source: { type: "test_funding", provider: "nope" } } }), 400, "validation_failed", "source.provider")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, source: undefined } }), 400, "validation_failed", "source")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, country: "tha" } }), 400, "validation_failed", "country")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, colour: "red" } }), 400, "validation_failed", "colour")
+    await err(TC, topups("POST", "", { key: keys.demoTest, raw: "{", headers: json }), 400, "validation_failed", "body")
+    await err(TC, topups("POST", "", { body: topup }), 401, "authentication_required")
+    await err(TC, topups("POST", "", { key: wrongSecret, body: topup }), 401, "invalid_api_key")
+    await err(TC, topups("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+    await err(TC, topups("POST", "", { key: keys.demoLive, body: topup }), 422, "payment_configuration_unavailable", "source.type")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_currency: "JPY" } }), 422, "payment_configuration_unavailable", "destination_currency")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: Simulator.magicAmounts.unavailable } }), 422, "routing_unavailable")
+    await ok(TC, topups("POST", "", { key: keys.demoTest, body: topup, headers: { "idempotency-key": "matrix-topup-key" } }), 201)
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: "2" }, headers: { "idempotency-key": "matrix-topup-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    // D5: the route is part of the fingerprint: a key used on POST /payment_intents conflicts here.
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: topup, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: topup }, h500), 500, "internal_error")
+    await err(TC, topups("POST", "", { key: keys.demoTest, body: topup }, h503), 503, "service_unavailable")
+    const tuinId = tuin.json.id as string
+    assert.strictEqual(tuin.json.next_action.type, "display_bank_transfer_instructions")
+    await ok(TR, topups("GET", `/${tuinId}`, { key: keys.demoTest }), 200)
+    await err(TR, topups("GET", "/nope", { key: keys.demoTest }), 400, "validation_failed", "id")
+    await err(TR, topups("GET", `/${tuinId}`, { key: keys.otherTest }), 404, "resource_not_found")
+    await err(TR, topups("GET", `/${tuinId}`, { key: keys.demoLive }), 404, "resource_not_found")
+    await err(TR, topups("GET", `/${tuinId}`, {}), 401, "authentication_required")
+    await err(TR, topups("GET", `/${tuinId}`, { key: wrongSecret }), 401, "invalid_api_key")
+    await err(TR, topups("GET", `/${tuinId}`, { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(TR, topups("GET", `/${tuinId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+    const tl = await ok(TL, topups("GET", "?source_type=manual_receipt,provider_gateway&status=requires_payment&currency=THB", { key: keys.demoTest }), 200)
+    assert.isTrue(tl.json.data.some((x: { id: string }) => x.id === tuinId))
+    for (const [query, param] of [
+      ["?limit=0", "limit"], ["?limit=101", "limit"], ["?cursor=%21%21", "cursor"], ["?status=paid", "status"], ["?source_type=card", "source_type"],
+      ["?country=tha", "country"], ["?currency=thb", "currency"], ["?merchant_reference=", "merchant_reference"], ["?colour=red", "colour"],
+      ["?created_after=2026-02-30T00:00:00Z", "created_after"], ["?created_before=2026-11-22T08:15:30", "created_before"]
+    ] as const) {
+      await err(TL, topups("GET", query, { key: keys.demoTest }), 400, "validation_failed", param)
+    }
+    await err(TL, topups("GET", "", {}), 401, "authentication_required")
+    await err(TL, topups("GET", "", { key: wrongSecret }), 401, "invalid_api_key")
+    await err(TL, topups("GET", "", { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(TL, topups("GET", "", { key: keys.demoTest }, h503), 503, "service_unavailable")
+    const byAsset = { asset_id: asset.json.id }
+    await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: {} }), 400, "validation_failed", "asset_id")
+    await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: { asset_id: "nope" } }), 400, "validation_failed", "asset_id")
+    await err(TX, topups("POST", "/nope/receipt", { key: keys.demoTest, body: byAsset }), 400, "validation_failed", "id")
+    await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.otherTest, body: byAsset }), 404, "resource_not_found")
+    await err(TX, topups("POST", `/${tuinId}/receipt`, { body: byAsset }), 401, "authentication_required")
+    await err(TX, topups("POST", `/${tuinId}/receipt`, { key: wrongSecret, body: byAsset }), 401, "invalid_api_key")
+    await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+    await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset }, h500), 500, "internal_error")
+    await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset }, h503), 503, "service_unavailable")
+    await ok(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset, headers: { "idempotency-key": "matrix-topup-receipt" } }), 200)
+    await ok(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset, headers: { "idempotency-key": "matrix-topup-receipt" } }), 200)
+    await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset }), 409, "topup_intent_unexpected_state")
+    assertError(await call(h, "DELETE", `/topup_intents/${tuinId}`, { key: keys.demoTest }), 405, "method_not_allowed")
+
     // Webhook endpoints (6, D3)
     const WC = "webhookEndpoints.create" as const
     const WL = "webhookEndpoints.list" as const
@@ -433,7 +520,7 @@ describe("error codes x routes over HTTP", () => {
         }
       }
     }
-  }, 30_000)
+  }, 60_000)
 
   it("D1 bad input of every kind gets a 4xx in the D1 body, never a 500", async () => {
     const h = app()

@@ -7,7 +7,7 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { Asset, Event, PaymentIntent, PayoutIntent, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { Asset, Event, PaymentIntent, PayoutIntent, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Effect, Layer } from "effect"
 import { guardFailedCode } from "./internal/commit.js"
 import type { TablePrefix } from "./internal/tables.js"
@@ -247,6 +247,53 @@ export const migrations = (prefix: TablePrefix) => {
       const sql = (yield* SqlClient).withoutTransforms()
       // A hosted intent's payer action at its provider, shown inside the hosted page (PaymentIntent.hostedAction).
       yield* sql`ALTER TABLE ${sql(t.of(PaymentIntent.table))} ADD COLUMN hosted_action json`
+    }),
+    "0009_topup_intents": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      const topups = t.of(TopupIntent.table)
+      // Source-side amounts are integer strings that may pass 18 digits (a token with 18 decimals):
+      // text holds them exactly, checked to be digits; nothing sorts or sums them in SQL.
+      yield* sql`CREATE TABLE ${sql(topups)} (
+        id text COLLATE "C" PRIMARY KEY,
+        merchant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        status text NOT NULL,
+        merchant_reference text,
+        country text,
+        destination_amount bigint NOT NULL CHECK (destination_amount > 0),
+        destination_currency text NOT NULL,
+        credited_amount text NOT NULL CHECK (credited_amount ~ '^[0-9]+$'),
+        source_type text NOT NULL,
+        source_provider text NOT NULL,
+        source_currency text NOT NULL,
+        source_network text,
+        source_amount text NOT NULL CHECK (source_amount ~ '^[1-9][0-9]*$'),
+        converted_amount text NOT NULL CHECK (converted_amount ~ '^[0-9]+$'),
+        fee_amount text NOT NULL CHECK (fee_amount ~ '^[0-9]+$'),
+        spread_amount text NOT NULL CHECK (spread_amount ~ '^[0-9]+$'),
+        fx_rate text NOT NULL,
+        fx_spread text NOT NULL,
+        fee_rate text NOT NULL,
+        fee_fixed text NOT NULL,
+        next_action json,
+        receipt json,
+        provider_topup_id text NOT NULL,
+        expires_at timestamptz(3) NOT NULL,
+        failure_code text,
+        failure_message text,
+        fingerprint text NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL,
+        version integer NOT NULL
+      )`
+      // merchant_reference is unique per merchant and environment among top-ups (4.9, D4).
+      yield* sql`CREATE UNIQUE INDEX ${sql(`${topups}_reference_key`)} ON ${sql(topups)} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
+      // One index per list shape of 4.8, each ending in the keyset order (D6).
+      yield* sql`CREATE INDEX ${sql(`${topups}_list_idx`)} ON ${sql(topups)} (merchant_id, environment, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${topups}_status_idx`)} ON ${sql(topups)} (merchant_id, environment, status, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${topups}_country_idx`)} ON ${sql(topups)} (merchant_id, environment, country, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${topups}_currency_idx`)} ON ${sql(topups)} (merchant_id, environment, destination_currency, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${topups}_source_type_idx`)} ON ${sql(topups)} (merchant_id, environment, source_type, created_at DESC, id DESC)`
     })
   }
 }

@@ -244,3 +244,59 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
     }, 90_000)
   }
 })
+
+/** Every simulated top-up outcome by HTTP alone (2.5, 3.2): paid, declined, expired, receipt accepted and rejected. */
+const walkEveryTopup = async (server: Server) => {
+  const topup = async (body: unknown) => {
+    const r = await send(server, "POST", "/topup_intents", { json: body, key: crypto.randomUUID() })
+    assert.strictEqual(r.status, 201, JSON.stringify(r.body))
+    return r.body as { id: string; destination: { amount: string } }
+  }
+  const funding = await topup({ destination_amount: "50000", destination_currency: "THB", source: { type: "test_funding" } })
+  const crypto_ = await topup({ destination_amount: "362500", destination_currency: "THB", source: { type: "provider_gateway", currency: "USDT" } })
+  const declined = await topup({ destination_amount: "40002", destination_currency: "THB", source: { type: "provider_gateway" } })
+  const expiring = await topup({ destination_amount: "40801", destination_currency: "THB", source: { type: "provider_gateway" } })
+  const accepted = await topup({ destination_amount: "200000", destination_currency: "USDT", source: { type: "manual_receipt" } })
+  const rejected = await topup({ destination_amount: "40003", destination_currency: "THB", source: { type: "manual_receipt" } })
+  for (const t of [accepted, rejected]) {
+    const asset = await send(server, "POST", "/assets", { form: png(), key: crypto.randomUUID() })
+    assert.strictEqual(asset.status, 201, JSON.stringify(asset.body))
+    const r = await send(server, "POST", `/topup_intents/${t.id}/receipt`, { json: { asset_id: asset.body.id } })
+    assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+    assert.strictEqual(r.body.status, "processing")
+  }
+  const ids = [funding, crypto_, declined, expiring, accepted, rejected].map((t) => t.id)
+  const deadline = Date.now() + 25_000
+  let last: Array<{ status: string; failure_code: string | null; destination: { amount: string; credited_amount: string } }> = []
+  while (Date.now() < deadline) {
+    last = await Promise.all(ids.map((id) => send(server, "GET", `/topup_intents/${id}`).then((r) => r.body)))
+    if (last.every((t) => ["succeeded", "failed", "expired"].includes(t.status))) break
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  assert.deepStrictEqual(last.map((t) => t.status), ["succeeded", "succeeded", "failed", "expired", "succeeded", "failed"])
+  assert.deepStrictEqual(last.map((t) => t.failure_code), [null, null, "payment_declined", null, null, "receipt_rejected"])
+  // 2.5: a paid top-up credits exactly its destination amount; any other credits nothing.
+  assert.deepStrictEqual(
+    last.map((t) => t.destination.credited_amount),
+    last.map((t) => (t.status === "succeeded" ? t.destination.amount : "0"))
+  )
+  const listed = await send(server, "GET", "/topup_intents?source_type=manual_receipt,provider_gateway&status=succeeded,failed&limit=100")
+  assert.strictEqual(listed.status, 200, JSON.stringify(listed.body))
+  assert.sameMembers(listed.body.data.map((t: { id: string }) => t.id), [crypto_.id, declined.id, accepted.id, rejected.id])
+}
+
+describe("top-up intents through the demo server (2.5, 3.2, 4.7, 4.8)", () => {
+  it("3.2 on the in-memory store, test top-ups reach succeeded, failed and expired by HTTP alone, receipts included", async () => {
+    await walkEveryTopup(await start({ DATABASE_URL: "" }))
+  }, 60_000)
+
+  if (skipReason !== undefined) {
+    it.skip(`skipped on PostgreSQL: ${skipReason}`, () => {})
+  } else {
+    it("3.2 on PostgreSQL, test top-ups reach succeeded, failed and expired by HTTP alone, receipts included", async () => {
+      const prefix = freshPrefix()
+      prefixes.push(prefix)
+      await walkEveryTopup(await start({ DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix }))
+    }, 60_000)
+  }
+})

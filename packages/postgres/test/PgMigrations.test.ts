@@ -1,7 +1,7 @@
 import { describe, it } from "@effect/vitest"
 import { assert } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { Asset, Event, PaymentIntent, PayoutIntent, type Table, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { Asset, Event, PaymentIntent, PayoutIntent, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { PgMigrations } from "@tender/postgres"
 import { Effect, Exit } from "effect"
 import { afterAll } from "vitest"
@@ -53,6 +53,7 @@ if (skipReason !== undefined) {
             "payment_intents",
             "payout_intents",
             "tasks",
+            "topup_intents",
             "webhook_attempts",
             "webhook_endpoints"
           ])
@@ -80,7 +81,7 @@ if (skipReason !== undefined) {
           prefixes.push(prefix)
           yield* PgMigrations.run({ tablePrefix: prefix })
           const sql = yield* SqlClient
-          for (const table of [PaymentIntent.table, Event.table, Task.table, Asset.table, WebhookEndpoint.table, WebhookDelivery.attemptTable, PayoutIntent.table]) {
+          for (const table of [PaymentIntent.table, Event.table, Task.table, Asset.table, WebhookEndpoint.table, WebhookDelivery.attemptTable, PayoutIntent.table, TopupIntent.table]) {
             const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,
                 data_type AS type, is_nullable AS nullable
               FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${prefix + table.name}

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { client, dropTables, freshPrefix, runSql, skipReason } from "./database.js"
-import { explain, populate, shapes } from "./plans.js"
+import { explain, explainTopups, populate, populateTopups, shapes, topupShapes } from "./plans.js"
 
 const rows = 100_000
 
@@ -19,6 +19,16 @@ if (skipReason !== undefined) {
           yield* populate(prefix, rows)
           for (const [name, query] of shapes(rows)) {
             const plan = yield* explain(prefix, query)
+            assert.notInclude(plan, "Seq Scan", `${name}:\n${plan}`)
+            assert.match(plan, /Index (Only )?Scan|Bitmap Index Scan/, `${name}:\n${plan}`)
+          }
+        }))
+
+      it.effect("4.8 every top-up list shape and filter (source_type single and several included) is answered from an index, never a sequential scan", () =>
+        Effect.gen(function*() {
+          yield* populateTopups(prefix, rows)
+          for (const [name, query] of topupShapes(rows)) {
+            const plan = yield* explainTopups(prefix, query)
             assert.notInclude(plan, "Seq Scan", `${name}:\n${plan}`)
             assert.match(plan, /Index (Only )?Scan|Bitmap Index Scan/, `${name}:\n${plan}`)
           }

@@ -4,7 +4,7 @@
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { Storage } from "@tender/core"
-import { PaymentIntent } from "@tender/core"
+import { PaymentIntent, TopupIntent } from "@tender/core"
 import { Effect } from "effect"
 import { listStatement } from "../src/internal/queries.js"
 import { tables, validatePrefix } from "../src/internal/tables.js"
@@ -69,5 +69,57 @@ export const explain = (prefix: string, query: Query, analyze = false) =>
       `EXPLAIN (COSTS OFF${analyze ? ", ANALYZE, TIMING OFF, SUMMARY OFF" : ""}) ${text}`,
       params
     )
+    return rows.map((r) => r["QUERY PLAN"]).join("\n")
+  })
+
+type TopupQuery = Storage.ListQuery<TopupIntent.TopupIntentRecord>
+
+/** Migrate `prefix` and fill it with `rows` top-ups over 50 merchants: every status, source type, country, currency. */
+export const populateTopups = (prefix: string, rows: number) =>
+  Effect.gen(function*() {
+    yield* PgMigrations.run({ tablePrefix: prefix })
+    const sql = (yield* SqlClient).withoutTransforms()
+    const t = tables(yield* validatePrefix(prefix))
+    yield* sql`INSERT INTO ${sql(t.of(TopupIntent.table))} (id, merchant_id, environment, status, merchant_reference, country,
+        destination_amount, destination_currency, credited_amount, source_type, source_provider, source_currency, source_amount,
+        converted_amount, fee_amount, spread_amount, fx_rate, fx_spread, fee_rate, fee_fixed, provider_topup_id, expires_at,
+        fingerprint, created_at, updated_at, version)
+      SELECT 'tuin_' || lpad(g::text, 24, '0'), 'mch_' || (g % ${merchants}), CASE WHEN g % 7 = 0 THEN 'live' ELSE 'test' END,
+        (ARRAY['requires_payment', 'processing', 'succeeded', 'failed', 'expired'])[1 + (g / ${merchants}) % 5],
+        'topup-' || g, (ARRAY['TH', 'SG'])[1 + g % 2], 1000 + g, (ARRAY['THB', 'USDT', 'USD'])[1 + g % 3], '0',
+        (ARRAY['test_funding', 'manual_receipt', 'provider_gateway'])[1 + (g / 3) % 3], 'simulator', 'THB', (1000 + g)::text,
+        (1000 + g)::text, '0', '0', '1', '0', '0', '0', 'simtu', ${new Date(start).toISOString()}::timestamptz,
+        'f', ${new Date(start).toISOString()}::timestamptz + g * interval '1 second',
+        ${new Date(start).toISOString()}::timestamptz + g * interval '1 second', 1
+      FROM generate_series(1, ${rows}) AS g`
+    yield* sql`ANALYZE ${sql(t.of(TopupIntent.table))}`
+  })
+
+/** Every list shape of 4.8 (the filters of 4.3 and `source_type`, D3) with its name. */
+export const topupShapes = (rows: number): ReadonlyArray<readonly [string, TopupQuery]> => [
+  ["top-ups: first page, no filter", { ...scope, limit: 26 }],
+  ["top-ups: deep page", { ...scope, limit: 11, after: { ...middle(rows), id: middle(rows).id.replace("dord_", "tuin_") } }],
+  ["top-ups: status (several)", { ...scope, limit: 26, where: { status: ["requires_payment", "failed"] } }],
+  ["top-ups: source_type (one)", { ...scope, limit: 26, where: { sourceType: ["manual_receipt"] } }],
+  ["top-ups: source_type (several)", { ...scope, limit: 26, where: { sourceType: ["manual_receipt", "provider_gateway"] } }],
+  ["top-ups: country", { ...scope, limit: 26, where: { country: "SG" } }],
+  ["top-ups: currency", { ...scope, limit: 26, where: { destinationCurrency: "USDT" } }],
+  ["top-ups: merchant_reference", { ...scope, limit: 26, where: { merchantReference: "topup-1007" } }],
+  ["top-ups: every filter at once", {
+    ...scope,
+    limit: 26,
+    where: { country: "TH", destinationCurrency: "THB", status: ["succeeded", "expired"], sourceType: ["test_funding", "provider_gateway"] },
+    createdAfter: start,
+    createdBefore: start + rows * 1000
+  }]
+]
+
+/** The plan PostgreSQL chooses for the adapter's top-up list statement. */
+export const explainTopups = (prefix: string, query: TopupQuery) =>
+  Effect.gen(function*() {
+    const sql = (yield* SqlClient).withoutTransforms()
+    const t = tables(yield* validatePrefix(prefix))
+    const [text, params] = listStatement(sql, t, TopupIntent.table, query).compile()
+    const rows = yield* sql.unsafe<{ "QUERY PLAN": string }>(`EXPLAIN (COSTS OFF) ${text}`, params)
     return rows.map((r) => r["QUERY PLAN"]).join("\n")
   })

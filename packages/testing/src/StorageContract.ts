@@ -18,6 +18,7 @@ import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempot
 import { merchantCases } from "./internal/merchantCases.js"
 import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
 import { taskCases } from "./internal/taskCases.js"
+import { cases as topupIntentCases } from "./internal/topupIntentCases.js"
 
 /** @since 0.1.0 @category models */
 export interface SuiteOptions {
@@ -48,6 +49,7 @@ export const suite = <E>(
       describe("purging expired claims", () => purgeCases(it))
       describe("merchants and API keys", () => merchantCases(it))
       describe("tasks and events", () => taskCases(it, concurrency))
+      describe("top-up intents", () => topupIntentCases(it))
     })
   })
 }

@@ -141,6 +141,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/topup_intents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List top-up intents */
+        get: operations["topupIntents.list"];
+        put?: never;
+        /** Create a top-up intent */
+        post: operations["topupIntents.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/topup_intents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a top-up intent */
+        get: operations["topupIntents.retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/topup_intents/{id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Attach a receipt to a top-up intent */
+        post: operations["topupIntents.receipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook_endpoints": {
         parameters: {
             query?: never;
@@ -660,6 +712,147 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "payout_not_cancelable";
+                message: string;
+                /** @description The input at fault: a dotted path such as customer.email, or a header name */
+                param?: string;
+                details?: components["schemas"]["ErrorDetail"][];
+                /** @description Equal to the Request-Id response header */
+                request_id: string;
+            };
+        };
+        TopupIntentCreateParams: {
+            destination_amount: components["schemas"]["Amount"];
+            destination_currency: components["schemas"]["Currency"];
+            source: {
+                type: components["schemas"]["TopupSourceType"];
+                /** @description a string matching the pattern ^[a-z0-9_]{1,64}$ */
+                provider?: string;
+                currency?: components["schemas"]["Currency"];
+            };
+            /**
+             * maxLength(256)
+             * @description a string at most 256 character(s) long
+             */
+            merchant_reference?: string;
+            country?: components["schemas"]["Country"];
+        };
+        /** @enum {string} */
+        TopupSourceType: "test_funding" | "manual_receipt" | "provider_gateway";
+        /** @description The top-up, awaiting payment */
+        TopupIntentCreated: {
+            /** @enum {string} */
+            object: "topup_intent";
+            /** @description Begins with tuin_ */
+            id: string;
+            status: components["schemas"]["TopupIntentStatus"];
+            environment: components["schemas"]["Environment"];
+            merchant_reference: string | null;
+            country: string | null;
+            destination: {
+                amount: components["schemas"]["Amount"];
+                /** @description Minor units credited: 0 until succeeded, then amount exactly */
+                credited_amount: string;
+                currency: components["schemas"]["Currency"];
+                merchant_id: string;
+            };
+            source: {
+                type: components["schemas"]["TopupSourceType"];
+                /** @description What the payer pays, in source minor units: converted + spread + fee */
+                amount: string;
+                currency: string;
+                expires_at: components["schemas"]["Timestamp"];
+                fee_amount: string;
+                /** @enum {string} */
+                fee_mode: "absorbed";
+                provider: string | null;
+            };
+            fx: {
+                source_currency: string;
+                destination_currency: string;
+                /** @description Mid-market rate: destination units per source unit, a plain decimal string */
+                rate: string;
+                /** @description Source minor units */
+                spread_amount: string;
+            };
+            next_action: components["schemas"]["TopupNextAction"] | null;
+            receipt: {
+                /** @enum {string} */
+                status: "required" | "submitted" | "accepted" | "rejected";
+            } | null;
+            expires_at: components["schemas"]["Timestamp"];
+            failure_code: string | null;
+            failure_message: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @enum {string} */
+        TopupIntentStatus: "requires_payment" | "processing" | "succeeded" | "failed" | "expired";
+        TopupNextAction: components["schemas"]["DisplayCryptoPaymentInstructions"] | components["schemas"]["DisplayBankTransferInstructions"];
+        DisplayCryptoPaymentInstructions: {
+            /** @enum {string} */
+            type: "display_crypto_payment_instructions";
+            address: string;
+            /** @description Source minor units (the token's smallest unit) */
+            amount: string;
+            currency: string;
+            network: string;
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        TopupIntent: {
+            /** @enum {string} */
+            object: "topup_intent";
+            /** @description Begins with tuin_ */
+            id: string;
+            status: components["schemas"]["TopupIntentStatus"];
+            environment: components["schemas"]["Environment"];
+            merchant_reference: string | null;
+            country: string | null;
+            destination: {
+                amount: components["schemas"]["Amount"];
+                /** @description Minor units credited: 0 until succeeded, then amount exactly */
+                credited_amount: string;
+                currency: components["schemas"]["Currency"];
+                merchant_id: string;
+            };
+            source: {
+                type: components["schemas"]["TopupSourceType"];
+                /** @description What the payer pays, in source minor units: converted + spread + fee */
+                amount: string;
+                currency: string;
+                expires_at: components["schemas"]["Timestamp"];
+                fee_amount: string;
+                /** @enum {string} */
+                fee_mode: "absorbed";
+                provider: string | null;
+            };
+            fx: {
+                source_currency: string;
+                destination_currency: string;
+                /** @description Mid-market rate: destination units per source unit, a plain decimal string */
+                rate: string;
+                /** @description Source minor units */
+                spread_amount: string;
+            };
+            next_action: components["schemas"]["TopupNextAction"] | null;
+            receipt: {
+                /** @enum {string} */
+                status: "required" | "submitted" | "accepted" | "rejected";
+            } | null;
+            expires_at: components["schemas"]["Timestamp"];
+            failure_code: string | null;
+            failure_message: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        TopupIntentList: {
+            data: components["schemas"]["TopupIntent"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        TopupIntentUnexpectedState: {
+            error: {
+                /** @enum {string} */
+                code: "topup_intent_unexpected_state";
                 message: string;
                 /** @description The input at fault: a dotted path such as customer.email, or a header name */
                 param?: string;
@@ -1581,6 +1774,337 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["PayoutNotCancelable"];
+                };
+            };
+            /** @description Error: validation_failed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "topupIntents.list": {
+        parameters: {
+            query?: {
+                country?: components["schemas"]["Country"];
+                /** @description The destination currency */
+                currency?: string;
+                /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+                created_after?: string;
+                /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+                created_before?: string;
+                /** @description a string at most 256 character(s) long */
+                merchant_reference?: string;
+                /** @description One or more statuses: single, comma-separated or repeated */
+                status?: string | string[];
+                /** @description One or more source types: single or comma-separated (D3) */
+                source_type?: string | string[];
+                limit?: number;
+                /** @description a string at least 1 character(s) long */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TopupIntentList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopupIntentList"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "topupIntents.create": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required (4.7, 4.9.1): up to 255 printable ASCII characters; a UUID v4 is the default choice. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopupIntentCreateParams"];
+            };
+        };
+        responses: {
+            /** @description The original top-up: a repeated create with the same merchant_reference and fields (4.9) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopupIntentCreated"];
+                };
+            };
+            /** @description The top-up, awaiting payment */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopupIntentCreated"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: idempotency_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyConflict"];
+                };
+            };
+            /** @description Error: validation_failed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: payment_configuration_unavailable or routing_unavailable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentConfigurationUnavailable"] | components["schemas"]["RoutingUnavailable"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "topupIntents.retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TopupIntent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopupIntent"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "topupIntents.receipt": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReceiptByAsset"];
+            };
+        };
+        responses: {
+            /** @description TopupIntent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopupIntent"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
+                };
+            };
+            /** @description Error: idempotency_conflict or topup_intent_unexpected_state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["TopupIntentUnexpectedState"];
                 };
             };
             /** @description Error: validation_failed */

@@ -31,7 +31,10 @@ export const listStatement = <A extends Table.StoredRecord>(
   const where = [
     sql`merchant_id = ${q.merchantId}`,
     sql`environment = ${q.environment}`,
-    ...filters.filter((f) => f !== split).map((f) => f.values.length === 1 ? sql`${sql(f.column)} = ${f.values[0]!}` : sql`false`),
+    // Any other filter with several values (a top-up list by status and source_type) is a plain IN.
+    ...filters.filter((f) => f !== split).map((f) =>
+      f.values.length === 1 ? sql`${sql(f.column)} = ${f.values[0]!}` : f.values.length === 0 ? sql`false` : sql`${sql(f.column)} IN ${sql.in(f.values)}`
+    ),
     ...(q.createdAfter !== undefined ? [sql`created_at >= ${timestamp(q.createdAfter)}::timestamptz`] : []),
     ...(q.createdBefore !== undefined ? [sql`created_at < ${timestamp(q.createdBefore)}::timestamptz`] : []),
     ...(q.after !== undefined ? [sql`(created_at, id) < (${timestamp(q.after.createdAt)}::timestamptz, ${q.after.id}::text)`] : [])
