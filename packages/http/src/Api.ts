@@ -31,6 +31,7 @@ import {
 import { Context, Schema } from "effect"
 import { AnyError, errorSchema } from "./internal/errorSchema.js"
 import { documentAsClientsSee } from "./internal/openApi.js"
+import { HostedCheckoutGroup } from "./hosted/Api.js"
 
 // One schema per error answered: an endpoint lists the ones it can answer (D1, spec 7).
 const ValidationFailed = errorSchema(Errors.ValidationFailed)
@@ -318,6 +319,7 @@ export class TenderApi extends HttpApi.make("tender")
   .add(PaymentMethodsGroup)
   .add(WebhookEventTypesGroup)
   .add(OpenApiGroup)
+  .add(HostedCheckoutGroup)
   // Any request can meet an unexpected fault (D1: details logged, never sent).
   .addError(InternalError)
   .annotate(HttpApi.AdditionalSchemas, [AnyError])

@@ -10,6 +10,7 @@ import { Asset, Discovery, Errors, Idempotency, PaymentIntents, PayoutIntents, R
 import { Effect, FiberRef, Layer, Schema } from "effect"
 import { CurrentPrincipal, TenderApi } from "./Api.js"
 import { CurrentRequestId } from "./internal/errorSchema.js"
+import * as HostedCheckoutHandlers from "./hosted/Checkout.js"
 import { endpointLayer, fromDecodeError, toHttp } from "./Middleware.js"
 import * as Upload from "./Upload.js"
 
@@ -140,7 +141,8 @@ export const layer = Layer.mergeAll(
   WebhookEndpointsLive,
   PaymentMethodsLive,
   WebhookEventTypesLive,
-  OpenApiLive
+  OpenApiLive,
+  HostedCheckoutHandlers.layer
 ).pipe(
   Layer.provide(endpointLayer)
 )
