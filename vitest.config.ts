@@ -36,9 +36,9 @@ export default defineConfig({
         poolOptions: { forks: { isolate: true, singleFork: false } }
       }),
       project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
-      project({ name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 30_000 }),
-      // The repository as a whole: the packed packages in a fresh host, the README's commands, …
-      project({ name: "repo", root: "test", include: ["**/*.test.ts"], testTimeout: 300_000, hookTimeout: 600_000 })
+      project({ name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 30_000 })
+      // The repository as a whole (test/: the packed packages in a fresh host, the README's
+      // commands) runs apart, in `npm run test:packaging` (vitest.packaging.config.ts).
     ]
   }
 })

@@ -1,0 +1,19 @@
+import { defineConfig } from "vitest/config"
+
+/**
+ * `npm run test:packaging`: the repository as a host and a reader get it (test/Pack.test.ts,
+ * test/Readme.test.ts). Apart from `npm test` because each installs packages and builds in a
+ * fresh folder for minutes of CPU: run beside the whole suite on a shared machine, that starved
+ * Vitest's own worker calls. `.ci/run` runs it after `npm test`. One file at a time, for the same
+ * reason.
+ */
+export default defineConfig({
+  test: {
+    name: "packaging",
+    root: "test",
+    include: ["**/*.test.ts"],
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
+    fileParallelism: false
+  }
+})
