@@ -11,6 +11,7 @@ import { Effect, FiberRef, Layer, Schema } from "effect"
 import { CurrentPrincipal, TenderApi } from "./Api.js"
 import { CurrentRequestId } from "./internal/errorSchema.js"
 import { endpointLayer, fromDecodeError, toHttp } from "./Middleware.js"
+import { Mount } from "./Mount.js"
 import * as Upload from "./Upload.js"
 
 /** Who asks, under which request id and `Idempotency-Key` (D5: a malformed or missing required key is a 400 first). */
@@ -127,8 +128,10 @@ const WebhookEventTypesLive = HttpApiBuilder.group(TenderApi, "webhookEventTypes
   handlers.handle("catalogue", () => Effect.succeed(json(catalogueBody))))
 
 const OpenApiLive = HttpApiBuilder.group(TenderApi, "openApi", (handlers) =>
-  Effect.sync(() => {
-    const body = JSON.stringify(OpenApi.fromApi(TenderApi))
+  Effect.map(Mount, ({ prefix }) => {
+    // Paths as defined, and the mount prefix as the server (relative: resolved against where
+    // the document is served), so a generated client calls the right URLs under any prefix.
+    const body = JSON.stringify({ ...OpenApi.fromApi(TenderApi), servers: [{ url: prefix === "" ? "/" : prefix }] })
     return handlers.handle("document", () => Effect.succeed(json(body)))
   }))
 

@@ -3,4 +3,5 @@
  */
 export * as Api from "./Api.js"
 export * as TenderHttp from "./TenderHttp.js"
+export * as Mount from "./Mount.js"
 export * as WebhookClient from "./WebhookClient.js"
