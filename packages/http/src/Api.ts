@@ -284,7 +284,13 @@ export class OpenApiGroup extends HttpApiGroup.make("openApi")
   .annotate(OpenApi.Exclude, true)
 {}
 
-/** The whole API. @since 0.1.0 */
+/**
+ * The whole API. A host may add it to its own (`.addHttpApi(TenderApi.prefix("/payments"))`,
+ * docs/embedding.md): its document-level annotations are kept off it (`documented`), since
+ * `addHttpApi` copies an API's annotations onto each of its groups.
+ *
+ * @since 0.1.0
+ */
 export class TenderApi extends HttpApi.make("tender")
   .add(PaymentIntentsGroup)
   .add(AssetsGroup)
@@ -295,6 +301,10 @@ export class TenderApi extends HttpApi.make("tender")
   .add(OpenApiGroup)
   // Any request can meet an unexpected fault (D1: details logged, never sent).
   .addError(InternalError)
+{}
+
+/** The API with the annotations of its own OpenAPI document (`/openapi.json`). @since 0.1.0 */
+export const documented = TenderApi
   .annotate(HttpApi.AdditionalSchemas, [AnyError])
   .annotateContext(OpenApi.annotations({
     title: "Tender merchant payments API",
@@ -303,4 +313,3 @@ export class TenderApi extends HttpApi.make("tender")
       "#/components/schemas/Error (D1); each error response names its codes.",
     transform: documentAsClientsSee
   }))
-{}

@@ -8,7 +8,7 @@
 import { HttpApiBuilder, HttpApiError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Asset, Discovery, Errors, Idempotency, PaymentIntents, PayoutIntents, Receipts, WebhookEndpoint, WebhookEvents } from "@tender/core"
 import { Effect, FiberRef, Layer, Schema } from "effect"
-import { CurrentPrincipal, TenderApi } from "./Api.js"
+import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
 import { CurrentRequestId } from "./internal/errorSchema.js"
 import { endpointLayer, fromDecodeError, toHttp } from "./Middleware.js"
 import { Mount } from "./Mount.js"
@@ -131,7 +131,7 @@ const OpenApiLive = HttpApiBuilder.group(TenderApi, "openApi", (handlers) =>
   Effect.map(Mount, ({ prefix }) => {
     // Paths as defined, and the mount prefix as the server (relative: resolved against where
     // the document is served), so a generated client calls the right URLs under any prefix.
-    const body = JSON.stringify({ ...OpenApi.fromApi(TenderApi), servers: [{ url: prefix === "" ? "/" : prefix }] })
+    const body = JSON.stringify({ ...OpenApi.fromApi(documented), servers: [{ url: prefix === "" ? "/" : prefix }] })
     return handlers.handle("document", () => Effect.succeed(json(body)))
   }))
 

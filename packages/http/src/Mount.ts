@@ -40,3 +40,17 @@ export const make = (options: MountOptions & { readonly standalone: boolean }): 
 /** @since 0.1.0 @category layers */
 export const layer = (options: MountOptions & { readonly standalone: boolean }): Layer.Layer<Mount> =>
   Layer.sync(Mount, () => make(options))
+
+/**
+ * The prefix and the public base URL from one value, the URL clients reach Tender at: pass
+ * `publicUrl` to core's `hostedCheckout.baseUrl` (hosted-checkout and simulator links) and
+ * the result to `TenderHttp` (routes, `/openapi.json` servers, messages), so the prefix is
+ * written once. Behind a proxy that strips the path, pass `{ prefix: "" }` to `TenderHttp`.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const fromPublicUrl = (publicUrl: string): { readonly publicUrl: string; readonly prefix: string } => {
+  const url = new URL(publicUrl)
+  const prefix = Routes.normalizePrefix(url.pathname)
+  return { publicUrl: `${url.origin}${prefix}`, prefix }
+}

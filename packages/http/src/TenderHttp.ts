@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 import type { HttpApi, HttpApiGroup } from "@effect/platform"
-import { HttpApiBuilder, HttpRouter, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpRouter, HttpServer } from "@effect/platform"
 import type { Layer as L } from "effect"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { TenderApi } from "./Api.js"
 import * as Handlers from "./Handlers.js"
 import * as Routes from "./internal/routes.js"
@@ -24,18 +24,20 @@ export type GroupName = TenderGroups extends HttpApiGroup.ApiGroup<string, infer
 
 /**
  * Tender's routes on the server's `HttpApiBuilder.Router`, under the prefix. The groups are
- * built on a router of their own and concatenated with every path prefixed, so the request
- * URL is never rewritten (error messages and the 404/405 checks see the path as sent).
+ * built on a router of their own (`Layer.build` memoizes `Router.Live` afresh) and
+ * concatenated with every path prefixed, so the request URL is never rewritten (error
+ * messages and the 404/405 checks see the path as sent).
  */
 const routes = (prefix: string): Layer.Layer<TenderGroups, never, L.Layer.Context<typeof Handlers.layer>> =>
   prefix === ""
     ? Handlers.layer
-    : Layer.scopedDiscard(Effect.gen(function*() {
-      const own = yield* Layer.build(Handlers.layer.pipe(Layer.provideMerge(Layer.fresh(HttpApiBuilder.Router.Live))))
-      const router = yield* Context.get(own, HttpApiBuilder.Router).router
-      const server = yield* HttpApiBuilder.Router
-      yield* server.concat(HttpRouter.prefixAll(router, prefix as `/${string}`))
-    })) as unknown as Layer.Layer<TenderGroups, never, L.Layer.Context<typeof Handlers.layer>>
+    : HttpApiBuilder.Router.use((server) =>
+      Effect.gen(function*() {
+        const own = yield* Layer.build(Handlers.layer.pipe(Layer.provideMerge(HttpApiBuilder.Router.Live)))
+        const router = yield* Context.get(own, HttpApiBuilder.Router).router
+        yield* server.concat(HttpRouter.prefixAll(router, prefix as `/${string}`))
+      })
+    ) as unknown as Layer.Layer<TenderGroups, never, L.Layer.Context<typeof Handlers.layer>>
 
 /**
  * The API alone on a server, under `prefix` (default the root): every request is Tender's,
@@ -122,7 +124,13 @@ export interface WebHandler {
   readonly owns: (url: string) => boolean
   /** The normalised mount prefix: `""` or `/payments`. */
   readonly prefix: string
-  /** Release the layer: workers and other scoped services stop; a pool the host gave stays open. */
+  /**
+   * Build the services now (storage connected and migrated, the seed applied, workers
+   * started) instead of on the first request; rejects with the cause when they cannot start.
+   * Await it before the host's server listens (docs/reliability.md, "Start-up").
+   */
+  readonly ready: () => Promise<void>
+  /** Release the layer: workers are interrupted, scoped services closed; a pool the host gave stays open. */
   readonly dispose: () => Promise<void>
 }
 
@@ -134,15 +142,32 @@ export interface WebHandler {
  */
 export const toWebHandler = <E>(services: L.Layer<Services, E>, options: Mount.MountOptions = {}): WebHandler => {
   const mount = Mount.make({ ...options, standalone: true })
-  const web = HttpApiBuilder.toWebHandler(Layer.mergeAll(layerWith(options).pipe(Layer.provide(services)), HttpServer.layerContext))
+  const layer = Layer.mergeAll(
+    layerWith(options).pipe(Layer.provide(services)),
+    HttpServer.layerContext,
+    HttpApiBuilder.Router.Live,
+    HttpApiBuilder.Middleware.layer
+  )
+  // As HttpApiBuilder.toWebHandler, with the build exposed (`ready`) and retried after a failure.
+  const scope = Effect.runSync(Scope.make())
+  let built: Promise<(request: Request) => Promise<Response>> | undefined
+  const build = () =>
+    built ??= Effect.gen(function*() {
+      const runtime = yield* Layer.toRuntime(layer)
+      return HttpApp.toWebHandlerRuntime(runtime)(yield* Effect.provide(HttpApiBuilder.httpApp, runtime))
+    }).pipe(Scope.extend(scope), Effect.runPromise).catch((error: unknown) => {
+      built = undefined
+      throw error
+    })
   return {
     handler: (request) => {
       const url = new URL(request.url)
       const limit = Middleware.bodyLimitOf(mount.routes, request.method, url.pathname, request.headers.get("content-type") ?? undefined)
-      return web.handler(capBody(request, limit))
+      return build().then((handle) => handle(capBody(request, limit)))
     },
     owns: (url) => mount.owns(Routes.pathOf(url)),
     prefix: mount.prefix,
-    dispose: web.dispose
+    ready: () => build().then(() => undefined),
+    dispose: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
