@@ -34,6 +34,17 @@ export default defineConfig({
       { test: { name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
       {
         test: {
+          // The embedding examples (docs/embedding.md): each starts a host and creates an intent.
+          name: "examples",
+          root: "examples",
+          include: ["express/test/**/*.test.ts", "fastify/test/**/*.test.ts", "effect-host/test/**/*.test.ts", "provider-adapter/test/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          pool: "forks"
+        }
+      },
+      {
+        test: {
           name: "example",
           root: "examples/server",
           include: ["test/**/*.test.ts"],
