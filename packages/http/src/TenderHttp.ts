@@ -81,7 +81,7 @@ const prefixIn = (api: HttpApi.HttpApi.Any): string | undefined => {
  */
 export const layerMounted = <Id extends string = "tender">(
   options: Mount.MountOptions & { readonly api?: HttpApi.HttpApi<Id, HttpApiGroup.HttpApiGroup.Any, any, any> | undefined } = {}
-): Layer.Layer<HttpApiGroup.ApiGroup<Id, GroupName>, never, Services | HttpApiBuilder.Router> => {
+): Layer.Layer<HttpApiGroup.ApiGroup<Id, GroupName>, never, Services> => {
   const fromApi = options.api === undefined ? undefined : prefixIn(options.api)
   if (options.api !== undefined && fromApi === undefined) {
     throw new Error("tender: the api given to TenderHttp.layerMounted does not hold TenderApi: add it with .addHttpApi(TenderApi) or .addHttpApi(TenderApi.prefix(\"/payments\"))")
@@ -92,7 +92,8 @@ export const layerMounted = <Id extends string = "tender">(
   }
   return Layer.mergeAll(routes(prefix), Middleware.layer).pipe(
     Layer.provide(Mount.layer({ prefix, standalone: false }))
-  ) as unknown as Layer.Layer<HttpApiGroup.ApiGroup<Id, GroupName>, never, Services | HttpApiBuilder.Router>
+    // As `HttpApiBuilder.group` layers: the server's router is found through `Router.Live`'s memoization.
+  ) as unknown as Layer.Layer<HttpApiGroup.ApiGroup<Id, GroupName>, never, Services>
 }
 
 /**

@@ -96,8 +96,7 @@ describe("an Effect host: Tender's layer beside the host's own HttpApi group", (
     Layer.provideMerge(HttpApiBuilder.api(HostApi).pipe(
       Layer.provide(AdminLive),
       Layer.provide(TenderHttp.layerMounted({ api: HostApi })),
-      Layer.provide(layer()),
-      Layer.provide(HttpApiBuilder.Router.Live)
+      Layer.provide(layer())
     ))
   ))
   disposers.push(host.dispose)
