@@ -8,6 +8,8 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { Simulator, Workers } from "@tender/core"
+import type { Provider } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { Api, Mount, TenderHttp } from "../src/index.js"
 import * as NodeHttp from "../src/NodeHttp.js"
@@ -203,5 +205,49 @@ describe("node:http adapter", () => {
     // What the server read from the socket: the 1 MiB limit and the buffers in between (about
     // 1.1 MB measured), not the 64 MiB; a body read whole before the check would be all of it.
     assert.isBelow(read, 4 * 1024 * 1024, `the server read ${read} bytes`)
+  })
+})
+
+describe("shutdown (docs/embedding.md)", () => {
+  it("dispose interrupts a worker in the middle of a provider call and releases the services", async () => {
+    let started = false
+    let interrupted = false
+    // The simulator, except that confirming waits for ever: the worker running the confirm task is busy when the host stops.
+    const hanging: Provider.PaymentProvider = {
+      ...Simulator.make(),
+      confirmPayment: () =>
+        Effect.sync(() => (started = true)).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Effect.sync(() => (interrupted = true)))
+        )
+    }
+    let released = false
+    const services = Workers.layer({ pollMillis: 10 }).pipe(
+      Layer.provideMerge(layer({ providers: [hanging] })),
+      Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => (released = true)))))
+    )
+    const tender = TenderHttp.toWebHandler(services)
+    await tender.ready()
+    const created = await call(tender.handler, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })
+    assert.strictEqual((await call(tender.handler, "POST", `/payment_intents/${created.json.id}/confirm`, { key: keys.demoTest })).status, 200)
+    for (let i = 0; i < 500 && !started; i++) await new Promise((r) => setTimeout(r, 10))
+    assert.isTrue(started, "the worker never called the provider")
+    await tender.dispose()
+    assert.isTrue(interrupted, "the worker's provider call outlived dispose")
+    assert.isTrue(released)
+  })
+
+  it("ready rejects with the cause when the services cannot start, and a later call tries again", async () => {
+    let attempts = 0
+    const failing = Layer.effectDiscard(Effect.suspend(() => {
+      attempts++
+      return Effect.fail(new Error("database unreachable"))
+    }))
+    const tender = TenderHttp.toWebHandler(Layer.provideMerge(layer(), failing))
+    disposers.push(tender.dispose)
+    const first = await tender.ready().then(() => "ready", (e: unknown) => String(e))
+    assert.include(first, "database unreachable")
+    await tender.ready().catch(() => undefined)
+    assert.strictEqual(attempts, 2)
   })
 })
