@@ -181,7 +181,8 @@ const JsonBodyLive = Layer.effect(
   JsonBody,
   Effect.map(Mount, (mount) => Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const uploads = Routes.find(mount.routes, request.method, Routes.pathOf(request.url))?.uploads === true
+    // The URL as sent: under a prefix the router hands the endpoint its URL with the prefix cut off.
+    const uploads = Routes.find(mount.routes, request.method, Routes.pathOf(request.originalUrl))?.uploads === true
     if (uploads && Upload.isMultipart(request)) {
       // The file is streamed by the handler, cut off one byte past its limit (Upload.file).
       if (Number(request.headers["content-length"] ?? "0") > Upload.maxUploadBodyBytes) {

@@ -99,10 +99,11 @@ export const layerMounted = <Id extends string = "tender">(
 /**
  * Cut a request's body off one byte past `limit` while it streams in, so a body sent without
  * `Content-Length` (chunked) is refused with 413 having read at most the limit, never held
- * whole. A declared `Content-Length` over the limit is refused before any byte is read.
+ * whole. A declared `Content-Length` over the limit is refused before any byte is read, and
+ * one within it bounds the body already (HTTP framing), so only a body without one is wrapped.
  */
 const capBody = (request: Request, limit: number): Request => {
-  if (request.body === null) return request
+  if (request.body === null || request.headers.has("content-length")) return request
   let seen = 0
   const capped = request.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
@@ -161,11 +162,15 @@ export const toWebHandler = <E>(services: L.Layer<Services, E>, options: Mount.M
       throw error
     })
   return {
-    handler: (request) => {
-      const url = new URL(request.url)
-      const limit = Middleware.bodyLimitOf(mount.routes, request.method, url.pathname, request.headers.get("content-type") ?? undefined)
-      return build().then((handle) => handle(capBody(request, limit)))
-    },
+    handler: (request) =>
+      build().then((handle) =>
+        handle(
+          request.body === null || request.headers.has("content-length") ? request : capBody(
+            request,
+            Middleware.bodyLimitOf(mount.routes, request.method, Routes.pathOf(request.url), request.headers.get("content-type") ?? undefined)
+          )
+        )
+      ),
     owns: (url) => mount.owns(Routes.pathOf(url)),
     prefix: mount.prefix,
     ready: () => build().then(() => undefined),

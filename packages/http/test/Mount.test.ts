@@ -171,33 +171,40 @@ describe("node:http adapter", () => {
     assert.strictEqual(await other.text(), "host")
   })
 
-  it("D1 a chunked body over 1 MiB is refused with 413 having read a small part of 64 MiB sent", async () => {
-    const url = new URL(`${await origin}/payments/payment_intents`)
-    const total = 64 * 1024 * 1024
-    const chunk = Buffer.alloc(64 * 1024, 0x20)
-    const { status, body } = await new Promise<{ status: number; body: string }>((ok, fail) => {
-      const req = httpRequest(url, {
-        method: "POST",
-        headers: { authorization: basic(keys.demoTest), "content-type": "application/json", "transfer-encoding": "chunked" }
-      })
-      let sent = 0
-      let answered = false
-      req.on("response", (res) => {
-        answered = true
-        let text = ""
-        res.on("data", (d) => (text += d))
-        res.on("end", () => ok({ status: res.statusCode ?? 0, body: text }))
-      })
-      req.on("error", (e) => (answered ? undefined : fail(e)))
-      const pump = () => {
-        while (!answered && sent < total) {
-          sent += chunk.length
-          if (!req.write(chunk)) return void req.once("drain", pump)
+  /** POST `head` then `total` bytes of filler, chunked (no Content-Length), until the server answers. */
+  const sendChunked = (path: string, headers: Record<string, string>, head: Buffer, total: number) =>
+    origin.then((base) =>
+      new Promise<{ status: number; body: string }>((ok, fail) => {
+        const req = httpRequest(new URL(`${base}${path}`), { method: "POST", headers: { ...headers, "transfer-encoding": "chunked" } })
+        const chunk = Buffer.alloc(64 * 1024, 0x20)
+        let sent = 0
+        let answered = false
+        req.on("response", (res) => {
+          answered = true
+          let text = ""
+          res.on("data", (d) => (text += d))
+          res.on("end", () => ok({ status: res.statusCode ?? 0, body: text }))
+        })
+        req.on("error", (e) => (answered ? undefined : fail(e)))
+        req.write(head)
+        const pump = () => {
+          while (!answered && sent < total) {
+            sent += chunk.length
+            if (!req.write(chunk)) return void req.once("drain", pump)
+          }
+          if (!answered) req.end()
         }
-        if (!answered) req.end()
-      }
-      pump()
-    })
+        pump()
+      })
+    )
+
+  it("D1 a chunked body over 1 MiB is refused with 413 having read a small part of 64 MiB sent", async () => {
+    const { body, status } = await sendChunked(
+      "/payments/payment_intents",
+      { authorization: basic(keys.demoTest), "content-type": "application/json" },
+      Buffer.alloc(0),
+      64 * 1024 * 1024
+    )
     assert.strictEqual(status, 413)
     assert.strictEqual(JSON.parse(body).error.code, "validation_failed", body)
     assert.strictEqual(JSON.parse(body).error.message, "The request body is larger than 1048576 bytes.")
