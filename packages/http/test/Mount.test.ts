@@ -13,7 +13,7 @@ import type { Provider } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { Api, Mount, TenderHttp } from "../src/index.js"
 import * as NodeHttp from "../src/NodeHttp.js"
-import { assertError, basic, call } from "./harness.js"
+import { assertError, basic, call, formWith, png } from "./harness.js"
 
 const promptpay = {
   amount: "150000",
@@ -50,6 +50,16 @@ describe("a prefix set once (docs/embedding.md)", () => {
     assert.isFalse(tender.owns("/payment_intents"))
     assert.isFalse(tender.owns("/payments"))
     assert.isFalse(tender.owns("/paymentsx/payment_intents"))
+  })
+
+  it("4.4 an upload under the prefix takes the upload route's multipart body", async () => {
+    const res = await call(tender.handler, "POST", "/payments/assets", {
+      key: keys.demoTest,
+      form: formWith(png()),
+      headers: { "idempotency-key": "prefixed-upload-1" }
+    })
+    assert.strictEqual(res.status, 201, res.text)
+    assert.strictEqual(res.json.object, "asset")
   })
 
   it("D1 messages name the path as sent: 404 and 405 under the prefix", async () => {
