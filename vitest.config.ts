@@ -1,56 +1,53 @@
-import { defineConfig } from "vitest/config"
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config"
+
+/**
+ * Tests run on the packages' TypeScript sources, never on their build (no `npm run build`
+ * needed, never a stale `dist/`): the "@tender/source" export condition of every package.json
+ * "exports" points `@tender/*` at `src/`. Vitest runs test files in Vite's SSR environment, so
+ * the condition goes to `ssr.resolve` as well. A process a test starts itself (the demo server
+ * through `node --import tsx …`) inherits the condition through NODE_OPTIONS, set for every
+ * test below, so no spawn site has to remember it. docs/architecture.md, "Building".
+ */
+const conditions = ["@tender/source", "import", "module", "node", "default"]
+const NODE_OPTIONS = [process.env["NODE_OPTIONS"], "--conditions=@tender/source"].filter(Boolean).join(" ")
+
+/** One package's tests, resolved against the sources. */
+const project = (test: NonNullable<TestProjectInlineConfiguration["test"]>): TestProjectInlineConfiguration => ({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ["@tender/source"] } },
+  test: { ...test, env: { NODE_OPTIONS, ...test.env } }
+})
 
 export default defineConfig({
   test: {
     projects: [
-      {
-        test: {
-          name: "core",
-          root: "packages/core",
-          include: ["test/**/*.test.ts"]
-        }
-      },
-      {
-        test: {
-          name: "http",
-          root: "packages/http",
-          include: ["test/**/*.test.ts"]
-        }
-      },
-      {
-        test: {
-          name: "postgres",
-          root: "packages/postgres",
-          include: ["test/**/*.test.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-          // Each file in a fresh process, so no file's layers outlive it (in one shared fork the
-          // contract suite's hooks ran again during the next file). Files may share the database:
-          // each uses its own table prefix and drops it after.
-          pool: "forks",
-          poolOptions: { forks: { isolate: true, singleFork: false } }
-        }
-      },
-      { test: { name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 } },
-      {
-        test: {
-          // The embedding examples (docs/embedding.md): each starts a host and creates an intent.
-          name: "examples",
-          root: "examples",
-          include: ["express/test/**/*.test.ts", "fastify/test/**/*.test.ts", "effect-host/test/**/*.test.ts", "provider-adapter/test/**/*.test.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-          pool: "forks"
-        }
-      },
-      {
-        test: {
-          name: "example",
-          root: "examples/server",
-          include: ["test/**/*.test.ts"],
-          testTimeout: 30_000
-        }
-      }
+      project({ name: "core", root: "packages/core", include: ["test/**/*.test.ts"] }),
+      project({ name: "http", root: "packages/http", include: ["test/**/*.test.ts"] }),
+      project({
+        name: "postgres",
+        root: "packages/postgres",
+        include: ["test/**/*.test.ts"],
+        testTimeout: 60_000,
+        hookTimeout: 60_000,
+        // Each file in a fresh process, so no file's layers outlive it (in one shared fork the
+        // contract suite's hooks ran again during the next file). Files may share the database:
+        // each uses its own table prefix and drops it after.
+        pool: "forks",
+        poolOptions: { forks: { isolate: true, singleFork: false } }
+      }),
+      project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
+      // The embedding examples (docs/embedding.md): each starts a host and creates an intent.
+      project({
+        name: "examples",
+        root: "examples",
+        include: ["express/test/**/*.test.ts", "fastify/test/**/*.test.ts", "effect-host/test/**/*.test.ts", "provider-adapter/test/**/*.test.ts"],
+        testTimeout: 60_000,
+        hookTimeout: 60_000,
+        pool: "forks"
+      }),
+      project({ name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 30_000 }),
+      // The repository as a whole: the packed packages in a fresh host, the README's commands, …
+      project({ name: "repo", root: "test", include: ["**/*.test.ts"], testTimeout: 300_000, hookTimeout: 600_000 })
     ]
   }
 })

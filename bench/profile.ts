@@ -25,7 +25,7 @@ const port = await new Promise<number>((ok) => {
   })
 })
 const dir = mkdtempSync(join(tmpdir(), "tender-prof-"))
-const child = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--import", "tsx", "examples/server/src/main.ts"], {
+const child = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${dir}`, "examples/server/dist/main.js"], {
   cwd: root,
   env: { ...process.env, PORT: String(port) },
   stdio: ["ignore", "pipe", "inherit"]

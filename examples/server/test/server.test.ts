@@ -11,8 +11,22 @@ import { afterAll, assert, describe, it } from "vitest"
 
 const root = resolve(import.meta.dirname, "..")
 const children: Array<ChildProcess> = []
-afterAll(() => {
+
+/**
+ * With DATABASE_URL set (as the README's test command allows) the demo runs on PostgreSQL, as a
+ * user's would: each start then gets a table prefix of its own, so no two tests (and no other
+ * run) share tables, and every table made is dropped when the file ends.
+ */
+const databaseUrl = process.env["DATABASE_URL"] === undefined || process.env["DATABASE_URL"] === "" ? undefined : process.env["DATABASE_URL"]
+const prefixes: Array<string> = []
+const exitedAll = () => Promise.all(children.map((c) => c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((ok) => c.once("close", ok))))
+afterAll(async () => {
   for (const child of children) child.kill("SIGTERM")
+  await exitedAll()
+  if (prefixes.length > 0) {
+    const { dropTables, runSql } = await import("../../../packages/postgres/test/database.js")
+    for (const prefix of prefixes) await runSql(dropTables(prefix))
+  }
 })
 
 const freePort = () =>
@@ -28,6 +42,13 @@ const freePort = () =>
 /** Start `npm start`'s entry point and wait for its banner. */
 const start = async (env: Record<string, string> = {}) => {
   const port = await freePort()
+  if (databaseUrl !== undefined && env["TENDER_TABLE_PREFIX"] === undefined) {
+    // Loaded only here: the module probes the database when imported.
+    const { freshPrefix } = await import("../../../packages/postgres/test/database.js")
+    const prefix = freshPrefix()
+    prefixes.push(prefix)
+    env = { ...env, TENDER_TABLE_PREFIX: prefix }
+  }
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: root,
     env: { ...process.env, PORT: String(port), ...env },
@@ -50,7 +71,7 @@ const demo = { user: "pk_test_demo4f8Kq2Lm9XwZ", pass: "sk_test_demo7Hn3Rt5Vb8Yc
 const auth = "Basic " + Buffer.from(`${demo.user}:${demo.pass}`).toString("base64")
 
 describe("examples/server (npm start)", () => {
-  it("serves the foundation flow on the in-memory store: create, get, list, discovery", async () => {
+  it("serves the foundation flow on the store it is given (in memory; PostgreSQL when DATABASE_URL is set): create, get, list, discovery", async () => {
     const server = await start()
     assert.include(server.output(), `listening on ${server.url}`)
     // The banner's curl carries the demo keys and a complete create body.

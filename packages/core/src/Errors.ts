@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Data } from "effect"
+import { type Cause, Data } from "effect"
 import type { StorageError } from "./StorageError.js"
 
 /** @since 0.1.0 @category models */
@@ -14,7 +14,8 @@ export interface ErrorDetail {
   readonly message: string
 }
 
-interface ErrorFields {
+/** The fields every API error carries. @since 0.1.0 @category models */
+export interface ErrorFields {
   readonly message: string
   readonly param?: string | undefined
   readonly details?: ReadonlyArray<ErrorDetail> | undefined
@@ -24,13 +25,35 @@ interface ErrorFields {
  * A tagged error class carrying its HTTP status and wire code, on the class (for the HTTP
  * definition and its OpenAPI document) and on every instance (for rendering).
  */
-const ApiErrorClass = <Tag extends string, Status extends number, Code extends string>(tag: Tag, status: Status, code: Code) =>
+const ApiErrorClass = <Tag extends string, Status extends number, Code extends string>(
+  tag: Tag,
+  status: Status,
+  code: Code
+): ApiErrorConstructor<Tag, Status, Code> =>
   class extends Data.TaggedError(tag)<ErrorFields> {
     static readonly status: Status = status
     static readonly code: Code = code
     readonly status: Status = status
     readonly code: Code = code
   }
+
+/**
+ * An instance of an API error class. Spelled out (rather than inferred from the class
+ * expression above) so the declaration files name only public `effect` types.
+ *
+ * @since 0.1.0 @category models
+ */
+export type ApiErrorInstance<Tag extends string, Status extends number, Code extends string> =
+  & Cause.YieldableError
+  & { readonly _tag: Tag; readonly status: Status; readonly code: Code }
+  & Readonly<ErrorFields>
+
+/** The constructor every API error class extends. @since 0.1.0 @category models */
+export interface ApiErrorConstructor<Tag extends string, Status extends number, Code extends string> {
+  new(args: ErrorFields): ApiErrorInstance<Tag, Status, Code>
+  readonly status: Status
+  readonly code: Code
+}
 
 /** 400: bad input of any kind (spec 7, D1). @since 0.1.0 @category errors */
 export class ValidationFailed extends ApiErrorClass("ValidationFailed", 400, "validation_failed") {

@@ -37,6 +37,11 @@ export interface ApiKey {
   readonly secretHash: string
   readonly revokedAt: number | null
   readonly createdAt: number
+  /**
+   * Present on a key a seed declared (`Seed.apply`): the seed manages it, so a later start on a
+   * seed without it revokes it (docs/seed-format.md). Absent on keys issued at run time.
+   */
+  readonly seeded?: true
 }
 
 /** A stored key with the merchant it belongs to. @since 0.1.0 @category models */
@@ -64,6 +69,11 @@ export class Merchants extends Context.Tag("@tender/core/Merchants")<Merchants, 
   readonly putApiKey: (key: ApiKey) => Effect.Effect<void, StorageError>
   /** Revoke by key id; false when there is no such key. Revoking twice keeps the first time. */
   readonly revokeApiKey: (keyId: string, at: number) => Effect.Effect<boolean, StorageError>
+  /**
+   * Revoke, at `at`, every seed-managed key (`seeded`) not yet revoked whose public key is not in
+   * `keep`; the ids of the keys revoked now. Keys issued at run time are never touched.
+   */
+  readonly revokeSeededKeysExcept: (keep: ReadonlyArray<string>, at: number) => Effect.Effect<ReadonlyArray<string>, StorageError>
 }>() {}
 
 /** The environment a key's prefix fixes (5.2, 5.3), or undefined for a malformed key. @since 0.1.0 */
@@ -144,6 +154,18 @@ export const layerMemory = (initial: {
             }
           }
           return false
+        }),
+      revokeSeededKeysExcept: (keep, at) =>
+        Effect.sync(() => {
+          const kept = new Set(keep)
+          const revoked: Array<string> = []
+          for (const [pk, k] of keysByPublic) {
+            if (k.seeded === true && k.revokedAt === null && !kept.has(pk)) {
+              keysByPublic.set(pk, { ...k, revokedAt: at })
+              revoked.push(k.id)
+            }
+          }
+          return revoked
         })
     }
   })

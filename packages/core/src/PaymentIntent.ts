@@ -106,6 +106,9 @@ export const invariantViolations = (intent: PaymentIntentRecord): ReadonlyArray<
       }
       break
   }
+  if (intent.hostedAction !== null && (intent.checkoutMode !== "hosted" || intent.status !== "requires_action")) {
+    problems.push("2.3 a hosted payer action on an intent that is not a hosted intent awaiting its payer")
+  }
   if (intent.checkoutMode === "hosted" && intent.nextAction !== null && intent.nextAction.type !== "redirect_to_url") {
     problems.push("2.3 hosted intent with a next_action other than redirect_to_url")
   }
@@ -266,6 +269,13 @@ export const PaymentIntentRecord = Schema.Struct({
   externalReference: Table.OrNull(Schema.String),
   providerCode: Table.OrNull(Schema.String),
   providerPaymentId: Table.OrNull(Schema.String),
+  /**
+   * A hosted intent's payer action at its provider (QR, bank instructions, a redirect to the
+   * provider), shown inside the hosted page: 2.3 keeps `next_action` the page's own
+   * `redirect_to_url` in hosted mode. Null until the payer chose and paid on the page, and
+   * whenever no payer action remains (3.1.1-3.1.3 hold for it as for `next_action`).
+   */
+  hostedAction: Table.OrNull(NextAction),
   fingerprint: Schema.String,
   createdAt: Table.Millis,
   updatedAt: Table.Millis,

@@ -41,10 +41,15 @@ export type Patch = Partial<
   Omit<PaymentIntentRecord, "id" | "merchantId" | "environment" | "createdAt" | "updatedAt" | "version" | "fingerprint">
 >
 
-/** When the payer action of `record` expires, if it says. */
-const actionExpiry = (record: PaymentIntentRecord): number | undefined => {
-  const at = record.nextAction?.expires_at
-  return at === undefined ? undefined : Date.parse(at)
+/**
+ * When the payer action of `record` expires, if it says: the earlier of `next_action` and, for
+ * a hosted intent, its provider's action shown in the page (`hostedAction`).
+ */
+export const actionExpiry = (record: Pick<PaymentIntentRecord, "nextAction" | "hostedAction">): number | undefined => {
+  const times = [record.nextAction?.expires_at, record.hostedAction?.expires_at]
+    .filter((at): at is string => at !== undefined)
+    .map((at) => Date.parse(at))
+  return times.length === 0 ? undefined : Math.min(...times)
 }
 
 /** The expiry timer of an intent whose payer action expires: a task due at `expires_at`. */
@@ -112,17 +117,18 @@ export const change = (
 export const patchFor = (status: ProviderPaymentStatus): Patch | undefined => {
   switch (status._tag) {
     case "Succeeded":
-      return { status: "succeeded", nextAction: null, processingReason: null }
+      return { status: "succeeded", nextAction: null, hostedAction: null, processingReason: null }
     case "Failed":
       return {
         status: "failed",
         nextAction: null,
+        hostedAction: null,
         processingReason: null,
         failureCode: status.failureCode,
         failureMessage: status.failureMessage
       }
     case "Processing":
-      return { status: "processing", nextAction: null, processingReason: "asynchronous" }
+      return { status: "processing", nextAction: null, hostedAction: null, processingReason: "asynchronous" }
     case "Pending":
       return undefined
   }
@@ -279,7 +285,7 @@ const expire = (task: Task.TaskRecord) =>
     if (at === undefined) return done()
     // The action was renewed since this timer was set: its own timer expires it.
     if (at > now) return done()
-    const { writes } = yield* change(intent, { status: "expired", nextAction: null }, now)
+    const { writes } = yield* change(intent, { status: "expired", nextAction: null, hostedAction: null }, now)
     return done(writes)
   })
 

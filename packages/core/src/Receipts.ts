@@ -66,6 +66,7 @@ export const submit = (context: Operation.RequestContext, id: string, evidence: 
         const { record, writes } = yield* Lifecycle.change(intent, {
           status: "processing",
           nextAction: null,
+          hostedAction: null,
           processingReason: "asynchronous",
           receipt: { status: "submitted", asset_id: asset.id }
         }, now, ["payment_intent.receipt_submitted"])

@@ -101,7 +101,8 @@ export const toDirectory = (seed: Seed, now: number): { merchants: Array<Merchan
       publicKey: k.public_key,
       secretHash: Merchants.hashSecret(k.secret_key),
       revokedAt: k.revoked === true ? now : null,
-      createdAt: now
+      createdAt: now,
+      seeded: true as const
     }))
   )
 })
@@ -110,6 +111,11 @@ export const toDirectory = (seed: Seed, now: number): { merchants: Array<Merchan
  * Write a seed's merchants and keys into whatever `Merchants` store is provided (memory,
  * PostgreSQL, ...). Idempotent: applying it again replaces merchants and keys by id, but
  * never clears a revocation.
+ *
+ * The seed is authoritative for the keys it declares: a key an earlier seed declared that this
+ * one no longer does is revoked (a store shared by restarts, such as PostgreSQL, would otherwise
+ * keep authenticating it). Keys issued at run time (`Merchants.issueKeyPair`) are not the seed's
+ * and stay as they are. docs/seed-format.md, "Removing a key".
  *
  * @since 0.1.0
  */
@@ -120,6 +126,10 @@ export const apply = (seed: Seed) =>
     const directory = toDirectory(seed, now)
     yield* Effect.forEach(directory.merchants, merchants.putMerchant, { discard: true })
     yield* Effect.forEach(directory.apiKeys, merchants.putApiKey, { discard: true })
+    const revoked = yield* merchants.revokeSeededKeysExcept(directory.apiKeys.map((k) => k.publicKey), now)
+    if (revoked.length > 0) {
+      yield* Effect.logInfo("tender: revoked API keys no longer in the seed").pipe(Effect.annotateLogs("key_ids", revoked.join(",")))
+    }
   })
 
 /** Applies the seed when built, into the `Merchants` store provided to it. @since 0.1.0 @category layers */

@@ -182,7 +182,9 @@ export const make = (options: { readonly baseUrl?: string } = {}): PaymentProvid
               providerPaymentId,
               nextAction: {
                 type: "redirect_to_url" as const,
-                url: `${baseUrl}/online_banking/${request.providerBank ?? "000"}/${providerPaymentId}`,
+                // The simulated bank's page (served by @tender/http in test) names our intent, as a real
+                // provider's page knows its payment.
+                url: `${baseUrl}/online_banking/${request.providerBank ?? "000"}/${providerPaymentId}?payment_intent=${request.paymentIntentId}`,
                 expires_at: expiresAt
               }
             }

@@ -31,6 +31,7 @@ import {
 import { Context, Schema } from "effect"
 import { AnyError, errorSchema } from "./internal/errorSchema.js"
 import { documentAsClientsSee } from "./internal/openApi.js"
+import { HostedCheckoutGroup } from "./hosted/Api.js"
 
 // One schema per error answered: an endpoint lists the ones it can answer (D1, spec 7).
 const ValidationFailed = errorSchema(Errors.ValidationFailed)
@@ -106,8 +107,10 @@ const ReceiptByAsset = Schema.Struct({ asset_id: Schema.String.annotations({ des
 
 /** Payment intents (4.1-4.5). @since 0.1.0 */
 export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
+  .annotate(OpenApi.Description, "Payment intents: create, retrieve, list, confirm and receipts (4.1-4.5).")
   .add(
     HttpApiEndpoint.post("create", "/payment_intents")
+      .annotate(OpenApi.Summary, "Create a payment intent")
       .setPayload(PaymentIntent.CreateParams)
       .setHeaders(IdempotencyHeaders)
       .middleware(JsonBody)
@@ -127,18 +130,21 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
   )
   .add(
     HttpApiEndpoint.get("retrieve", "/payment_intents/:id")
+      .annotate(OpenApi.Summary, "Retrieve a payment intent")
       .setPath(IdPath)
       .addSuccess(PaymentIntent.PaymentIntent)
       .addError(ResourceNotFound)
   )
   .add(
     HttpApiEndpoint.get("list", "/payment_intents")
+      .annotate(OpenApi.Summary, "List payment intents")
       .setUrlParams(PaymentIntents.ListParams)
       .addSuccess(Pagination.ListEnvelope(PaymentIntent.PaymentIntent).annotations({ identifier: "PaymentIntentList" }))
   )
   .add(
     // 4.5, D3: the body is `{}` or absent; the outcome arrives later (3.1.6).
     HttpApiEndpoint.post("confirm", "/payment_intents/:id/confirm")
+      .annotate(OpenApi.Summary, "Confirm a payment intent")
       .setPath(IdPath)
       .setHeaders(IdempotencyHeaders)
       .middleware(JsonBody)
@@ -150,6 +156,7 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
   .add(
     // 4.4: JSON `{asset_id}`, or the file itself (multipart, part `file`, Idempotency-Key required).
     HttpApiEndpoint.post("receipt", "/payment_intents/:id/receipt")
+      .annotate(OpenApi.Summary, "Attach a receipt to a payment intent")
       .setPath(IdPath)
       .setHeaders(IdempotencyHeaders)
       .setPayload(Schema.Union(ReceiptByAsset, FileUpload))
@@ -168,8 +175,10 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
 
 /** Assets: files for later receipts (D3, 4.4). @since 0.1.0 */
 export class AssetsGroup extends HttpApiGroup.make("assets")
+  .annotate(OpenApi.Description, "Files uploaded for later use, such as a receipt image (4.4).")
   .add(
     HttpApiEndpoint.post("upload", "/assets")
+      .annotate(OpenApi.Summary, "Upload an asset")
       .setHeaders(UploadHeaders)
       .setPayload(FileUpload)
       .middleware(JsonBody)
@@ -183,8 +192,10 @@ export class AssetsGroup extends HttpApiGroup.make("assets")
 
 /** Payout intents (2.7, 3.3, 4.10, D3, D8). @since 0.1.0 */
 export class PayoutIntentsGroup extends HttpApiGroup.make("payoutIntents")
+  .annotate(OpenApi.Description, "Payout intents: create, retrieve, list and cancel (2.7, 4.10, D8).")
   .add(
     HttpApiEndpoint.post("create", "/payout_intents")
+      .annotate(OpenApi.Summary, "Create a payout intent")
       .setPayload(PayoutIntent.CreateParams)
       .setHeaders(IdempotencyHeaders)
       .middleware(JsonBody)
@@ -202,17 +213,20 @@ export class PayoutIntentsGroup extends HttpApiGroup.make("payoutIntents")
   )
   .add(
     HttpApiEndpoint.get("retrieve", "/payout_intents/:id")
+      .annotate(OpenApi.Summary, "Retrieve a payout intent")
       .setPath(IdPath)
       .addSuccess(PayoutIntent.PayoutIntent)
       .addError(ResourceNotFound)
   )
   .add(
     HttpApiEndpoint.get("list", "/payout_intents")
+      .annotate(OpenApi.Summary, "List payout intents")
       .setUrlParams(PayoutIntents.ListParams)
       .addSuccess(Pagination.ListEnvelope(PayoutIntent.PayoutIntent).annotations({ identifier: "PayoutIntentList" }))
   )
   .add(
     HttpApiEndpoint.post("cancel", "/payout_intents/:id/cancel")
+      .annotate(OpenApi.Summary, "Cancel a payout intent")
       .setPath(IdPath)
       .setHeaders(IdempotencyHeaders)
       .middleware(JsonBody)
@@ -227,8 +241,10 @@ export class PayoutIntentsGroup extends HttpApiGroup.make("payoutIntents")
 
 /** Webhook endpoints (6, D3): where a merchant hears of its events. @since 0.1.0 */
 export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
+  .annotate(OpenApi.Description, "Where a merchant's events are delivered, signed (Standard Webhooks).")
   .add(
     HttpApiEndpoint.post("create", "/webhook_endpoints")
+      .annotate(OpenApi.Summary, "Create a webhook endpoint")
       .setPayload(WebhookEndpoint.CreateParams)
       .setHeaders(IdempotencyHeaders)
       .middleware(JsonBody)
@@ -241,17 +257,20 @@ export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
   )
   .add(
     HttpApiEndpoint.get("list", "/webhook_endpoints")
+      .annotate(OpenApi.Summary, "List webhook endpoints")
       .setUrlParams(WebhookEndpoint.ListParams)
       .addSuccess(Pagination.ListEnvelope(WebhookEndpoint.WebhookEndpoint).annotations({ identifier: "WebhookEndpointList" }))
   )
   .add(
     HttpApiEndpoint.get("retrieve", "/webhook_endpoints/:id")
+      .annotate(OpenApi.Summary, "Retrieve a webhook endpoint")
       .setPath(IdPath)
       .addSuccess(WebhookEndpoint.WebhookEndpoint)
       .addError(ResourceNotFound)
   )
   .add(
     HttpApiEndpoint.del("delete", "/webhook_endpoints/:id")
+      .annotate(OpenApi.Summary, "Delete a webhook endpoint")
       .setPath(IdPath)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(WebhookEndpoint.WebhookEndpointDeleted)
@@ -264,8 +283,10 @@ export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
 
 /** Discovery (4.6). @since 0.1.0 */
 export class PaymentMethodsGroup extends HttpApiGroup.make("paymentMethods")
+  .annotate(OpenApi.Description, "Discovery: the payment methods a payment can use (4.6).")
   .add(
     HttpApiEndpoint.get("options", "/payment_methods/options")
+      .annotate(OpenApi.Summary, "List the payment methods a payment can use")
       .setUrlParams(Discovery.DiscoveryParams)
       .addSuccess(Discovery.DiscoveryResponse)
   )
@@ -274,9 +295,14 @@ export class PaymentMethodsGroup extends HttpApiGroup.make("paymentMethods")
 {}
 
 /** The webhook event type catalogue (4.11, D3), without authentication (5.5). @since 0.1.0 */
-export class WebhookEventTypesGroup extends HttpApiGroup.make("webhookEventTypes").add(
-  HttpApiEndpoint.get("catalogue", "/webhook_event_types").addSuccess(WebhookEvents.Catalogue)
-) {}
+export class WebhookEventTypesGroup extends HttpApiGroup.make("webhookEventTypes")
+  .annotate(OpenApi.Description, "The catalogue of event types a webhook endpoint may subscribe to (4.11, D3).")
+  .add(
+    HttpApiEndpoint.get("catalogue", "/webhook_event_types")
+      .annotate(OpenApi.Summary, "List the webhook event types")
+      .addSuccess(WebhookEvents.Catalogue)
+  )
+{}
 
 /** The OpenAPI document of this API, itself left out of the document. @since 0.1.0 */
 export class OpenApiGroup extends HttpApiGroup.make("openApi")
@@ -299,6 +325,7 @@ export class TenderApi extends HttpApi.make("tender")
   .add(PaymentMethodsGroup)
   .add(WebhookEventTypesGroup)
   .add(OpenApiGroup)
+  .add(HostedCheckoutGroup)
   // Any request can meet an unexpected fault (D1: details logged, never sent).
   .addError(InternalError)
 {}
@@ -309,6 +336,7 @@ export const documented = TenderApi
   .annotateContext(OpenApi.annotations({
     title: "Tender merchant payments API",
     version: "0.1.0",
+    license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
     description: "Payment intents, discovery, idempotency and webhooks. Every error answers the body of " +
       "#/components/schemas/Error (D1); each error response names its codes.",
     transform: documentAsClientsSee

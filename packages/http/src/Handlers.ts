@@ -10,8 +10,8 @@ import { Asset, Discovery, Errors, Idempotency, PaymentIntents, PayoutIntents, R
 import { Effect, FiberRef, Layer, Schema } from "effect"
 import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
 import { CurrentRequestId } from "./internal/errorSchema.js"
+import * as HostedCheckoutHandlers from "./hosted/Checkout.js"
 import { endpointLayer, fromDecodeError, toHttp } from "./Middleware.js"
-import { Mount } from "./Mount.js"
 import * as Upload from "./Upload.js"
 
 /** Who asks, under which request id and `Idempotency-Key` (D5: a malformed or missing required key is a 400 first). */
@@ -128,10 +128,10 @@ const WebhookEventTypesLive = HttpApiBuilder.group(TenderApi, "webhookEventTypes
   handlers.handle("catalogue", () => Effect.succeed(json(catalogueBody))))
 
 const OpenApiLive = HttpApiBuilder.group(TenderApi, "openApi", (handlers) =>
-  Effect.map(Mount, ({ prefix }) => {
-    // Paths as defined, and the mount prefix as the server (relative: resolved against where
-    // the document is served), so a generated client calls the right URLs under any prefix.
-    const body = JSON.stringify({ ...OpenApi.fromApi(documented), servers: [{ url: prefix === "" ? "/" : prefix }] })
+  Effect.sync(() => {
+    // Paths as defined; the server `.` resolves against where the document is served, so under
+    // a prefix (`/payments/openapi.json`) a client calls `/payments/…` (docs/embedding.md).
+    const body = JSON.stringify(OpenApi.fromApi(documented))
     return handlers.handle("document", () => Effect.succeed(json(body)))
   }))
 
@@ -143,7 +143,8 @@ export const layer = Layer.mergeAll(
   WebhookEndpointsLive,
   PaymentMethodsLive,
   WebhookEventTypesLive,
-  OpenApiLive
+  OpenApiLive,
+  HostedCheckoutHandlers.layer
 ).pipe(
   Layer.provide(endpointLayer)
 )

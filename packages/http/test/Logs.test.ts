@@ -64,7 +64,8 @@ const brokenDirectory = Layer.succeed(Merchants.Merchants, {
   findCredentials: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
   putMerchant: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
   putApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  revokeApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" }))
+  revokeApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
+  revokeSeededKeysExcept: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" }))
 })
 /** A store whose commit dies with a defect: the unexpected-failure path. */
 const dyingStorage = Layer.effect(

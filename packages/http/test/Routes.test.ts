@@ -55,7 +55,8 @@ const brokenDirectory = Layer.succeed(Merchants.Merchants, {
   findCredentials: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
   putMerchant: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
   putApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  revokeApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" }))
+  revokeApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
+  revokeSeededKeysExcept: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" }))
 })
 
 /** The key directory unreachable for now: every authenticated route answers 503. */
@@ -65,7 +66,8 @@ const unavailableDirectory = Layer.succeed(Merchants.Merchants, {
   findCredentials: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
   putMerchant: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
   putApiKey: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
-  revokeApiKey: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" }))
+  revokeApiKey: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
+  revokeSeededKeysExcept: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" }))
 })
 
 /** The error codes a documented response can carry, read from its schemas (each a D1 body with one code). */

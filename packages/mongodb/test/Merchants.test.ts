@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { Merchants } from "@tender/core"
 import { BSON } from "mongodb"
 import * as Store from "../src/internal/merchants.js"
+import { matches } from "./fake.js"
 
 const t0 = Date.UTC(2026, 10, 22)
 const merchant: Merchants.Merchant = {
@@ -42,9 +43,31 @@ describe("merchants: documents", () => {
         // A hash that happened to start with $ is never read as a field path.
         secret_hash: { $literal: apiKey.secretHash },
         created_at: { $literal: new Date(t0) },
+        seeded: { $literal: false },
         revoked_at: { $ifNull: ["$revoked_at", { $literal: new Date(t0) }] }
       }
     }])
+  })
+
+  it("Seed a key a seed declared round trips as seed-managed; an issued key (or one stored before the flag) is not", () => {
+    const seeded: Merchants.ApiKey = { ...apiKey, seeded: true }
+    expect(Store.toApiKey(throughBson({ ...Store.apiKeyFields(seeded), revoked_at: null }))).toStrictEqual(seeded)
+    expect(Store.toApiKey(throughBson({ ...Store.apiKeyFields(apiKey), revoked_at: null }))).toStrictEqual(apiKey)
+    const { seeded: _, ...legacy } = Store.apiKeyFields(apiKey)
+    expect(Store.toApiKey(throughBson({ ...legacy, revoked_at: null }))).toStrictEqual(apiKey)
+  })
+
+  it("Seed removing a key from the seed selects exactly the seed-managed, unrevoked keys it no longer declares", () => {
+    const doc = (publicKey: string, fields: BSON.Document) => ({ ...Store.apiKeyFields({ ...apiKey, id: publicKey, publicKey }), revoked_at: null, ...fields })
+    const docs = [
+      doc("pk_test_kept", { seeded: true }),
+      doc("pk_test_removed", { seeded: true }),
+      doc("pk_test_removed_revoked", { seeded: true, revoked_at: new Date(t0) }),
+      doc("pk_test_issued", { seeded: false }),
+      doc("pk_test_legacy", { seeded: undefined })
+    ].map(throughBson)
+    const filter = Store.seededKeysOutside(["pk_test_kept"])
+    expect(docs.filter((d) => matches(d, filter)).map((d) => d["public_key"])).toStrictEqual(["pk_test_removed"])
   })
 
   it("revoking twice keeps the first time", () => {

@@ -28,6 +28,8 @@ const matchesValue = (value: unknown, condition: unknown): boolean => {
       switch (op) {
         case "$in":
           return (arg as Array<unknown>).some((x) => equal(value, x))
+        case "$nin":
+          return !(arg as Array<unknown>).some((x) => equal(value, x))
         case "$lt":
           return present(value) && compare(value, arg) < 0
         case "$lte":

@@ -236,6 +236,17 @@ export const migrations = (prefix: TablePrefix) => {
       yield* sql`CREATE INDEX ${sql(`${payouts}_list_idx`)} ON ${sql(payouts)} (merchant_id, environment, created_at DESC, id DESC)`
       yield* sql`CREATE INDEX ${sql(`${payouts}_status_idx`)} ON ${sql(payouts)} (merchant_id, environment, status, created_at DESC, id DESC)`
       yield* sql`CREATE INDEX ${sql(`${payouts}_currency_idx`)} ON ${sql(payouts)} (merchant_id, environment, currency, created_at DESC, id DESC)`
+    }),
+    "0007_seeded_api_keys": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      // Which keys a seed manages (Seed.apply revokes the ones a later seed leaves out). Keys
+      // stored before this migration count as issued at run time: none is revoked by surprise.
+      yield* sql`ALTER TABLE ${sql(t.apiKeys)} ADD COLUMN seeded boolean NOT NULL DEFAULT false`
+    }),
+    "0008_hosted_action": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      // A hosted intent's payer action at its provider, shown inside the hosted page (PaymentIntent.hostedAction).
+      yield* sql`ALTER TABLE ${sql(t.of(PaymentIntent.table))} ADD COLUMN hosted_action json`
     })
   }
 }

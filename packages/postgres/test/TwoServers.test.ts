@@ -57,7 +57,9 @@ if (skipReason !== undefined) {
     })
 
     it("serves the foundation flow from PostgreSQL: created on one server, read and listed on the other", async () => {
-      assert.include(a.output(), `PostgreSQL store at 127.0.0.1:5432/test, table prefix ${prefix}`)
+      // The banner names the database the test runs on (DATABASE_URL or the default), never its password.
+      const db = new URL(url)
+      assert.include(a.output(), `PostgreSQL store at ${db.hostname}:${db.port || "5432"}${db.pathname}, table prefix ${prefix}`)
       const created = await post(a.url, body("150000", { merchant_reference: "flow-1" }), "flow-key-1")
       assert.strictEqual(created.status, 201)
       const got = await fetch(`${b.url}/payment_intents/${created.body.id}`, { headers: { authorization: auth } })

@@ -13,7 +13,10 @@ const refsOf = (schema: Json | undefined): ReadonlyArray<Json> =>
 /**
  * - Every `HttpApi` carries Effect's `HttpApiDecodeError` (400) and it cannot be removed from
  *   the definition; this API never sends its body (decode failures answer `validation_failed`,
- *   D1), so it leaves the document, with the `Issue` schema only it uses.
+ *   D1), so it leaves the document, with the `Issue` and `PropertyKey` schemas only it uses.
+ * - A document without `servers` leaves clients to guess the base URL; unless the host set
+ *   one, the API is beside the document: `.`, which OpenAPI resolves against the document's
+ *   own URL (so `/openapi.json` gives `/`, and a document served under a prefix its prefix).
  * - An error response is described by the codes it can carry; HttpApi would take the name of
  *   the first schema of the status only.
  * - Header schemas need lowercase keys to decode; the document names headers as clients write
@@ -25,6 +28,7 @@ export const documentAsClientsSee = (spec: Json): Json => {
   const schemas: Json = spec.components?.schemas ?? {}
   delete schemas.HttpApiDecodeError
   delete schemas.Issue
+  delete schemas.PropertyKey // used by `Issue` alone (its `path`)
   const codeOf = (ref: Json): string | undefined => {
     const name = typeof ref.$ref === "string" ? ref.$ref.replace("#/components/schemas/", "") : undefined
     return name === undefined ? undefined : schemas[name]?.properties?.error?.properties?.code?.enum?.[0]
@@ -49,6 +53,9 @@ export const documentAsClientsSee = (spec: Json): Json => {
         }
       }
     }
+  }
+  if (!Array.isArray(spec.servers) || spec.servers.length === 0) {
+    spec.servers = [{ url: ".", description: "Beside this document: the URL it was served from, without openapi.json" }]
   }
   return spec
 }

@@ -34,7 +34,8 @@ export const apiKeyFields = (k: Merchants.ApiKey): Document => ({
   environment: k.environment,
   public_key: k.publicKey,
   secret_hash: k.secretHash,
-  created_at: new Date(k.createdAt)
+  created_at: new Date(k.createdAt),
+  seeded: k.seeded === true
 })
 
 /** @internal */
@@ -45,7 +46,8 @@ export const toApiKey = (doc: Document): Merchants.ApiKey => ({
   publicKey: String(doc["public_key"]),
   secretHash: String(doc["secret_hash"]),
   revokedAt: doc["revoked_at"] === null || doc["revoked_at"] === undefined ? null : millis(doc["revoked_at"]),
-  createdAt: millis(doc["created_at"])
+  createdAt: millis(doc["created_at"]),
+  ...(doc["seeded"] === true ? { seeded: true as const } : {})
 })
 
 /**
@@ -64,6 +66,16 @@ export const putApiKeyUpdate = (k: Merchants.ApiKey): ReadonlyArray<Document> =>
 export const revokeUpdate = (at: number): ReadonlyArray<Document> => [
   { $set: { revoked_at: { $ifNull: ["$revoked_at", { $literal: new Date(at) }] } } }
 ]
+
+/**
+ * The seed-managed keys not yet revoked whose public key the seed no longer declares (`null`
+ * matches a missing `revoked_at`, as on documents written before it existed).
+ */
+export const seededKeysOutside = (keep: ReadonlyArray<string>): Document => ({
+  seeded: true,
+  revoked_at: null,
+  public_key: { $nin: [...keep] }
+})
 
 /** The key and its merchant in one round trip, as authentication needs them on every request. */
 export const credentialsPipeline = (publicKey: string, merchants: string): ReadonlyArray<Document> => [
@@ -102,5 +114,13 @@ export const make = (merchants: Collection<Document>, apiKeys: Collection<Docume
     revokeApiKey: (keyId, at) =>
       call("revoke API key", () => apiKeys.updateOne({ id: keyId }, [...revokeUpdate(at)])).pipe(
         Effect.map((r) => r.matchedCount > 0)
-      )
+      ),
+    // Read the ids, then revoke exactly those: a key revoked meanwhile keeps its first time.
+    revokeSeededKeysExcept: (keep, at) =>
+      call("revoke keys left out of the seed", async () => {
+        const docs = await apiKeys.find(seededKeysOutside(keep), { projection: { _id: 0, id: 1 } }).toArray()
+        const ids = docs.map((d) => String(d["id"]))
+        if (ids.length > 0) await apiKeys.updateMany({ id: { $in: ids } }, [...revokeUpdate(at)])
+        return ids
+      })
   })

@@ -32,13 +32,14 @@ export interface ApiKeyRow {
   readonly secret_hash: string
   readonly revoked_at: string | null
   readonly created_at: string
+  readonly seeded: boolean
 }
 
 /** The select list of an API key row, optionally qualified by a table alias. */
 const apiKeyColumnsOf = (alias = "") => {
   const q = alias === "" ? "" : `${alias}.`
   return `${q}id, ${q}merchant_id, ${q}environment, ${q}public_key, ${q}secret_hash,
-  ${millisColumn(`${q}revoked_at`, "revoked_at")}, ${millisColumn(`${q}created_at`, "created_at")}`
+  ${millisColumn(`${q}revoked_at`, "revoked_at")}, ${millisColumn(`${q}created_at`, "created_at")}, ${q}seeded`
 }
 
 export const apiKeyColumns = apiKeyColumnsOf()
@@ -50,7 +51,8 @@ export const toApiKey = (r: ApiKeyRow): Merchants.ApiKey => ({
   publicKey: r.public_key,
   secretHash: r.secret_hash,
   revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
-  createdAt: Number(r.created_at)
+  createdAt: Number(r.created_at),
+  ...(r.seeded ? { seeded: true as const } : {})
 })
 
 /** A key and its merchant, from `api_keys AS k` and `merchants AS m`. */
@@ -140,12 +142,12 @@ export const make = (sql: SqlClient, t: Tables) => {
         Effect.mapError(fold("put merchant"))
       ),
     putApiKey: (k) =>
-      sql`INSERT INTO ${APIKEY} (id, merchant_id, environment, public_key, secret_hash, revoked_at, created_at)
+      sql`INSERT INTO ${APIKEY} (id, merchant_id, environment, public_key, secret_hash, revoked_at, created_at, seeded)
         VALUES (${k.id}, ${k.merchantId}, ${k.environment}, ${k.publicKey}, ${k.secretHash},
-          ${k.revokedAt === null ? null : timestamp(k.revokedAt)}, ${timestamp(k.createdAt)})
+          ${k.revokedAt === null ? null : timestamp(k.revokedAt)}, ${timestamp(k.createdAt)}, ${k.seeded === true})
         ON CONFLICT (public_key) DO UPDATE SET id = excluded.id, merchant_id = excluded.merchant_id,
           environment = excluded.environment, secret_hash = excluded.secret_hash, created_at = excluded.created_at,
-          revoked_at = COALESCE(${APIKEY}.revoked_at, excluded.revoked_at)`.pipe(
+          seeded = excluded.seeded, revoked_at = COALESCE(${APIKEY}.revoked_at, excluded.revoked_at)`.pipe(
         Effect.asVoid,
         Effect.mapError(fold("put API key"))
       ),
@@ -153,6 +155,13 @@ export const make = (sql: SqlClient, t: Tables) => {
       sql`UPDATE ${APIKEY} SET revoked_at = COALESCE(revoked_at, ${timestamp(at)}) WHERE id = ${keyId} RETURNING 1 AS revoked`.pipe(
         Effect.map((rows) => rows.length > 0),
         Effect.mapError(fold("revoke API key"))
+      ),
+    revokeSeededKeysExcept: (keep, at) =>
+      sql<{ id: string }>`UPDATE ${APIKEY} SET revoked_at = ${timestamp(at)}
+        WHERE seeded AND revoked_at IS NULL AND NOT (public_key = ANY(${keep as Array<string>}::text[]))
+        RETURNING id`.pipe(
+        Effect.map((rows) => rows.map((r) => r.id)),
+        Effect.mapError(fold("revoke keys left out of the seed"))
       )
   })
 }

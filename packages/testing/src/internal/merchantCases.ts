@@ -87,4 +87,28 @@ export const merchantCases = (it: ContractIt) => {
       yield* merchants.putApiKey(key)
       assert.strictEqual(Option.getOrThrow(yield* merchants.findKeyByPublicKey(key.publicKey)).revokedAt, t0 + 100)
     }))
+
+  it.effect("Seed a seed-managed key the next seed leaves out is revoked; kept keys and keys issued at run time are untouched (docs/seed-format.md)", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchants.Merchants
+      const m = freshMerchant()
+      yield* merchants.putMerchant(m)
+      const kept: M.ApiKey = { ...freshKey(m.id), seeded: true }
+      const removed: M.ApiKey = { ...freshKey(m.id, "live"), seeded: true }
+      const issued = freshKey(m.id)
+      for (const k of [kept, removed, issued]) yield* merchants.putApiKey(k)
+      assert.deepStrictEqual(yield* merchants.findKeyByPublicKey(kept.publicKey), Option.some(kept))
+      // The seed manages the whole directory: any other seed-managed key in a shared store would be
+      // revoked too, so this case checks only its own keys.
+      const revoked = yield* merchants.revokeSeededKeysExcept([kept.publicKey], t0 + 300)
+      assert.include(revoked, removed.id)
+      assert.notInclude(revoked, kept.id)
+      assert.notInclude(revoked, issued.id)
+      assert.strictEqual(Option.getOrThrow(yield* merchants.findKeyByPublicKey(removed.publicKey)).revokedAt, t0 + 300)
+      assert.deepStrictEqual(yield* merchants.findKeyByPublicKey(kept.publicKey), Option.some(kept))
+      assert.deepStrictEqual(yield* merchants.findKeyByPublicKey(issued.publicKey), Option.some(issued))
+      // Already revoked: not revoked again, its first time kept.
+      assert.notInclude(yield* merchants.revokeSeededKeysExcept([kept.publicKey], t0 + 400), removed.id)
+      assert.strictEqual(Option.getOrThrow(yield* merchants.findKeyByPublicKey(removed.publicKey)).revokedAt, t0 + 300)
+    }))
 }

@@ -73,6 +73,7 @@ const everyField = (scope: ReturnType<typeof freshScope>): Record =>
     externalReference: "ext-42",
     providerCode: "simulator",
     providerPaymentId: "sim_pay_1",
+    hostedAction: { type: "display_qr_code", qr_data: "000201010212", expires_at: "2026-11-22T08:15:30.123Z" },
     fingerprint: "0123456789abcdef".repeat(4),
     createdAt: t0 + 123,
     updatedAt: t0 + 98_765,

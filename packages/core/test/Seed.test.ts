@@ -1,0 +1,45 @@
+/**
+ * The seed is authoritative for the keys it declares (docs/seed-format.md, "Removing a key"),
+ * on the in-memory directory: applying a seed that no longer declares a key revokes it.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Logger } from "effect"
+import { Authentication, Merchants, Seed } from "../src/index.js"
+
+const routes = [{ id: "rt_s_pp", method: "th_promptpay", provider: "simulator", environments: ["test" as const] }]
+const kept = { id: "key_s_kept", public_key: "pk_test_sKeptA1b2C3d4", secret_key: "sk_test_sKeptSECRETa1b2c3" }
+const removed = { id: "key_s_removed", public_key: "pk_test_sGoneA1b2C3d4", secret_key: "sk_test_sGoneSECRETa1b2c3" }
+const seedWith = (keys: ReadonlyArray<typeof kept>): Seed.Seed => ({
+  merchants: [{ id: "mch_s", name: "Seed", allowed_checkout_modes: ["merchant"], api_keys: keys, routes }]
+})
+const login = (k: { readonly public_key: string; readonly secret_key: string }) =>
+  Effect.either(Authentication.authenticate({ publicKey: k.public_key, secretKey: k.secret_key }))
+
+describe("Seed.apply", () => {
+  it.effect("Seed applying a seed without a key revokes it; the kept key and a key issued at run time still authenticate", () =>
+    Effect.gen(function*() {
+      const logged: Array<unknown> = []
+      yield* Seed.apply(seedWith([kept, removed]))
+      const issued = yield* Merchants.issueKeyPair("mch_s", "test")
+      assert.isTrue(Either.isRight(yield* login(removed)))
+      yield* Seed.apply(seedWith([kept])).pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ annotations }) => logged.push(Object.fromEntries(annotations)))))
+      )
+      const refused = yield* login(removed)
+      assert.isTrue(Either.isLeft(refused) && refused.left._tag === "InvalidApiKey")
+      assert.isTrue(Either.isRight(yield* login(kept)))
+      assert.isTrue(Either.isRight(yield* login({ public_key: issued.publicKey, secret_key: issued.secretKey })))
+      assert.deepStrictEqual(logged, [{ key_ids: "key_s_removed" }])
+    }).pipe(Effect.provide(Merchants.layerMemory())))
+
+  it.effect("Seed applying the same seed again revokes nothing and logs nothing", () =>
+    Effect.gen(function*() {
+      const logged: Array<unknown> = []
+      yield* Seed.apply(seedWith([kept, removed]))
+      yield* Seed.apply(seedWith([kept, removed])).pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(message))))
+      )
+      assert.isTrue(Either.isRight(yield* login(removed)))
+      assert.deepStrictEqual(logged, [])
+    }).pipe(Effect.provide(Merchants.layerMemory())))
+})

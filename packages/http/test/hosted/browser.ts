@@ -1,0 +1,76 @@
+/**
+ * Real headless Chromium for the hosted checkout tests: Debian's `chromium` package driven by
+ * `playwright-core` (never a browser download), a fresh profile per launch, screenshots of each
+ * step, and axe-core run inside the page. Not a test file.
+ */
+import { createRequire } from "node:module"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import type { BrowserContext, BrowserContextOptions, Page } from "playwright-core"
+import { chromium } from "playwright-core"
+
+export const executablePath = "/usr/bin/chromium"
+
+/** Why the browser tests cannot run here, if they cannot (outside CI they then skip, saying so). */
+export const unavailable = existsSync(executablePath)
+  ? undefined
+  : `${executablePath} is missing: install Debian's chromium package (apt-get install -y chromium); .ci/run does`
+
+/** Where the screenshots of each step go (not committed: see .gitignore). */
+export const screenshotDir = resolve(import.meta.dirname, "../../../../test-results/hosted-checkout")
+
+const args = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync"
+]
+
+/** A fresh browser profile with `options` (viewport, locale); `close` removes it. */
+export const launch = async (options: BrowserContextOptions = {}) => {
+  const profile = mkdtempSync(join(tmpdir(), "tender-chromium-"))
+  const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args, ...options })
+  return {
+    context,
+    close: async () => {
+      await context.close()
+      rmSync(profile, { recursive: true, force: true })
+    }
+  }
+}
+
+/** Every request the context makes, to check none leaves for a third party. */
+export const recordRequests = (context: BrowserContext) => {
+  const urls: Array<string> = []
+  context.on("request", (request) => urls.push(request.url()))
+  return urls
+}
+
+/** Save a screenshot of the page as `<test>/<step>.png`. */
+export const shot = async (page: Page, test: string, step: string) => {
+  const dir = join(screenshotDir, test)
+  mkdirSync(dir, { recursive: true })
+  await page.screenshot({ path: join(dir, `${step}.png`), fullPage: true })
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+/**
+ * Run axe-core inside the page (evaluated through the DevTools protocol, so the page's CSP
+ * does not have to let it in) with the WCAG 2.x A/AA rules and best practices; the violations.
+ */
+export const axeViolations = async (page: Page) => {
+  await page.evaluate(axeSource)
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] }
+    })
+    return result.violations.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(" ")).join(", ")})`)
+  })
+  return violations as Array<string>
+}

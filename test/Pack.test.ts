@@ -1,0 +1,191 @@
+/**
+ * The packages as a host gets them: built, packed with `npm pack`, installed from the
+ * tarballs into a fresh project outside the repository, then
+ * - a plain JavaScript server (no TypeScript, no loader) serves a create over real HTTP;
+ * - `require()` loads them too (Node's require of ES modules; no CommonJS build ships);
+ * - a TypeScript host type-checks against them under strict flags with skipLibCheck off,
+ *   and the compiler reads only their declaration files, never their sources.
+ * docs/architecture.md, "Building and packing".
+ */
+import { execFile, spawn, type ChildProcess } from "node:child_process"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { promisify } from "node:util"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+
+const root = resolve(import.meta.dirname, "..")
+const fixtures = resolve(import.meta.dirname, "fixtures", "host")
+const rootPackage = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  workspaces: Array<string>
+  devDependencies: Record<string, string>
+}
+
+/** Every publishable package: the workspaces under packages/ not marked private. */
+const packages = rootPackage.workspaces
+  .filter((w) => w.startsWith("packages/"))
+  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as Manifest }))
+  .filter((p) => p.manifest.private !== true)
+
+interface Manifest {
+  readonly name: string
+  readonly private?: boolean
+  readonly exports: Record<string, unknown>
+  readonly dependencies?: Record<string, string>
+  readonly peerDependencies?: Record<string, string>
+  readonly files: Array<string>
+}
+
+/** Child processes get a clean environment: not the test runner's source condition (NODE_OPTIONS). */
+const cleanEnv = () => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && k !== "NODE_OPTIONS" && !k.startsWith("npm_") && !k.startsWith("VITEST")) env[k] = v
+  }
+  return env
+}
+// Asynchronous on purpose: an install can take minutes on a busy machine, and a synchronous
+// child would block the test worker's event loop (Vitest's worker RPC then times out).
+const run = async (cmd: string, args: ReadonlyArray<string>, cwd: string) =>
+  (await promisify(execFile)(cmd, [...args], { cwd, env: cleanEnv(), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })).stdout
+const npm = (args: ReadonlyArray<string>, cwd: string) => run("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], cwd)
+
+const work = mkdtempSync(join(tmpdir(), "tender-pack-"))
+const tarballs = join(work, "tarballs")
+const app = join(work, "app")
+const children: Array<ChildProcess> = []
+
+interface Packed {
+  readonly name: string
+  readonly filename: string
+  readonly files: ReadonlyArray<{ readonly path: string }>
+}
+let packed: ReadonlyArray<Packed> = []
+
+beforeAll(async () => {
+  await npm(["run", "build"], root)
+  mkdirSync(tarballs)
+  const out = await npm(["pack", "--json", "--pack-destination", tarballs, ...packages.flatMap((p) => ["-w", p.manifest.name])], root)
+  packed = JSON.parse(out) as Array<Packed>
+  // A fresh project, outside the repository: nothing resolves from the workspace.
+  mkdirSync(app)
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "plain-js-host", private: true, type: "module" }, null, 2))
+  const peers = ["effect", "@effect/platform", "@effect/platform-node"].map((n) => `${n}@${rootPackage.devDependencies[n]}`)
+  // All tarballs in one install: @tender/http's dependency on @tender/core is met by the
+  // core tarball, not looked up in the registry; peers come from the registry.
+  await npm(["install", "--prefer-offline", ...packed.map((p) => join(tarballs, p.filename)), ...peers], app)
+}, 600_000)
+
+afterAll(() => {
+  for (const child of children) child.kill("SIGTERM")
+  rmSync(work, { recursive: true, force: true })
+})
+
+const freePort = () =>
+  new Promise<number>((ok, fail) => {
+    const srv = createServer()
+    srv.once("error", fail)
+    srv.listen(0, "127.0.0.1", () => {
+      const a = srv.address()
+      srv.close(() => (typeof a === "object" && a !== null ? ok(a.port) : fail(new Error("no port"))))
+    })
+  })
+
+describe("packed packages", () => {
+  it("each tarball holds built JavaScript, declarations and both source maps, and no tests", () => {
+    assert.sameMembers(packed.map((p) => p.name), packages.map((p) => p.manifest.name))
+    for (const p of packed) {
+      const paths = p.files.map((f) => f.path)
+      for (const f of ["dist/index.js", "dist/index.js.map", "dist/index.d.ts", "dist/index.d.ts.map", "package.json", "README.md"]) {
+        assert.include(paths, f, `${p.name} ships ${f}`)
+      }
+      assert.isEmpty(paths.filter((f) => f.startsWith("test/") || f.endsWith(".tsbuildinfo")), `${p.name} ships no tests or build state`)
+    }
+  })
+
+  it("exports map types and import to built files, peers are ranges, and @tender dependencies are ranges", () => {
+    for (const { dir, manifest } of packages) {
+      const main = manifest.exports["."] as Record<string, string>
+      assert.deepStrictEqual(Object.keys(main), ["@tender/source", "types", "import", "default"], manifest.name)
+      assert.strictEqual(main["types"], "./dist/index.d.ts")
+      assert.strictEqual(main["import"], "./dist/index.js")
+      assert.strictEqual(manifest.exports["./internal/*"], null, `${manifest.name} closes off internal/`)
+      for (const [name, range] of Object.entries(manifest.peerDependencies ?? {})) {
+        assert.match(range, /^\^\d/, `${manifest.name} peer ${name}`)
+      }
+      for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
+        if (name.startsWith("@tender/")) assert.match(range, /^\^\d/, `${manifest.name} dependency ${name}`)
+      }
+      assert.isTrue(existsSync(join(root, dir, "dist", "index.d.ts")))
+    }
+    // effect's range admits the pinned version and later 3.x, never Effect 4.
+    const core = packages.find((p) => p.manifest.name === "@tender/core")!
+    assert.strictEqual(core.manifest.peerDependencies?.["effect"], "^3.22.4")
+  })
+
+  it("installs into a plain JavaScript project with no TypeScript and no tsx, and serves a create (201) over HTTP", async () => {
+    const installed = readdirSync(join(app, "node_modules", "@tender")).sort()
+    assert.deepStrictEqual(installed, packages.map((p) => p.manifest.name.slice("@tender/".length)).sort())
+    assert.isFalse(existsSync(join(app, "node_modules", "typescript")), "no TypeScript in the host")
+    assert.isFalse(existsSync(join(app, "node_modules", "tsx")), "no tsx in the host")
+    copyFileSync(join(fixtures, "server.mjs"), join(app, "server.mjs"))
+    copyFileSync(join(root, "examples", "server", "seed.json"), join(app, "seed.json"))
+    const port = await freePort()
+    const child = spawn(process.execPath, ["server.mjs"], {
+      cwd: app,
+      env: { ...cleanEnv(), PORT: String(port), TENDER_SEED: join(app, "seed.json") },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    children.push(child)
+    let out = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.stderr.on("data", (d) => (out += d))
+    const deadline = Date.now() + 120_000
+    while (!out.includes("listening")) {
+      if (child.exitCode !== null || Date.now() > deadline) assert.fail(`the plain JavaScript host did not start:\n${out}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+    const created = await fetch(`http://127.0.0.1:${port}/payment_intents`, {
+      method: "POST",
+      headers: { authorization: auth, "content-type": "application/json", "idempotency-key": "pack-1" },
+      body: JSON.stringify({ amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay", customer: { name: "Somchai Jaidee" } })
+    })
+    assert.strictEqual(created.status, 201)
+    const intent = (await created.json()) as { id: string; status: string }
+    assert.strictEqual(intent.status, "requires_action")
+    const got = await fetch(`http://127.0.0.1:${port}/payment_intents/${intent.id}`, { headers: { authorization: auth } })
+    assert.strictEqual(got.status, 200)
+    // The stack traces of a JavaScript host point into the TypeScript sources through the maps.
+    const map = JSON.parse(readFileSync(join(app, "node_modules", "@tender", "core", "dist", "index.js.map"), "utf8")) as { sources: Array<string> }
+    assert.deepStrictEqual(map.sources, ["../src/index.ts"])
+    assert.isTrue(existsSync(join(app, "node_modules", "@tender", "core", "src", "index.ts")))
+  })
+
+  it("loads through require() as well (no CommonJS build; Node 20.19+ requires ES modules)", async () => {
+    const out = await run(process.execPath, ["-e", "const { Tender } = require('@tender/core'); const { TenderHttp } = require('@tender/http'); process.stdout.write(typeof Tender.layerMemory + ' ' + typeof TenderHttp.toWebHandler)"], app)
+    assert.strictEqual(out, "function function")
+  })
+
+  it("a TypeScript host with strict flags and skipLibCheck off type-checks against the declarations only, never the sources", async () => {
+    // A TypeScript host brings its own compiler and Node types; @types/pg because
+    // @effect/sql-pg's own declarations import `pg`.
+    const types = [`typescript@${rootPackage.devDependencies["typescript"]}`, `@types/node@${rootPackage.devDependencies["@types/node"]}`, "@types/pg@8.23.1"]
+    await npm(["install", "--no-save", "--prefer-offline", ...types], app)
+    const host = join(app, "ts-host")
+    mkdirSync(host)
+    for (const f of ["host.ts", "tsconfig.json"]) copyFileSync(join(fixtures, f), join(host, f))
+    writeFileSync(join(host, "package.json"), JSON.stringify({ type: "module" }))
+    let listed = ""
+    try {
+      listed = await run(process.execPath, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json", "--listFiles"], host)
+    } catch (e) {
+      const err = e as { stdout?: string; stderr?: string }
+      assert.fail(`the host's tsc failed:\n${err.stdout ?? ""}${err.stderr ?? ""}`)
+    }
+    const ours = listed.split("\n").filter((f) => f.includes("/node_modules/@tender/"))
+    assert.isNotEmpty(ours.filter((f) => f.endsWith("/dist/index.d.ts")))
+    assert.deepStrictEqual(ours.filter((f) => !f.endsWith(".d.ts")), [], "no source of ours is compiled by the host")
+  }, 600_000)
+})

@@ -1,0 +1,154 @@
+/**
+ * Every command in the README's ```sh blocks is run: here, as a reader runs them in order
+ * (a fresh copy of the repository, its install, `npm start`, each `curl` against it), or by
+ * `.ci/run` (checked to contain it). A command added to the README that neither runs fails
+ * this test with its text: run it below (a matcher in `steps`) or from `.ci/run`.
+ */
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { promisify } from "node:util"
+import { afterAll, assert, describe, it } from "vitest"
+
+const root = resolve(import.meta.dirname, "..")
+const readme = readFileSync(join(root, "README.md"), "utf8")
+const ciScript = readFileSync(join(root, ".ci", "run"), "utf8")
+
+/** The commands of every ```sh block, in order, continuation lines joined, blank lines and comments dropped. */
+const commands = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
+  m[1]!.replace(/\\\n\s*/g, "").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"))
+)
+
+/** Child processes get the user's environment, minus the test runner's (its source condition, its database). */
+const readerEnv = (extra: Record<string, string> = {}) => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k === "NODE_OPTIONS" || k === "DATABASE_URL" || k === "MONGODB_URL" || k.startsWith("npm_") || k.startsWith("VITEST")) continue
+    env[k] = v
+  }
+  return { ...env, ...extra }
+}
+
+const freePort = () =>
+  new Promise<number>((ok, fail) => {
+    const srv = createServer()
+    srv.once("error", fail)
+    srv.listen(0, "127.0.0.1", () => {
+      const a = srv.address()
+      srv.close(() => (typeof a === "object" && a !== null ? ok(a.port) : fail(new Error("no port"))))
+    })
+  })
+
+/** What the commands so far have set up. */
+interface Reader {
+  cwd: string
+  url?: string
+  server?: ChildProcess
+  createdId?: string | undefined
+}
+
+const work = mkdtempSync(join(tmpdir(), "tender-readme-"))
+const reader: Reader = { cwd: work }
+afterAll(() => {
+  // npm start runs npm, a shell and node: stop the whole process group it leads.
+  if (reader.server?.pid !== undefined && reader.server.exitCode === null) process.kill(-reader.server.pid, "SIGTERM")
+  rmSync(work, { recursive: true, force: true })
+})
+
+/** The README's example id and server, replaced by this run's. */
+const exampleId = /dord_[0-9A-Za-z]{24}/g
+const exampleUrl = "http://127.0.0.1:3000"
+
+interface Step {
+  readonly match: RegExp
+  readonly where: string
+  readonly run?: (command: string, m: RegExpMatchArray) => Promise<void> | void
+}
+
+const steps: ReadonlyArray<Step> = [
+  {
+    // A clone is the repository's files: copied from this working tree (tracked and new files,
+    // nothing .gitignore excludes), so uncommitted changes are what is tested.
+    match: /^git clone <this repository> (\S+) && cd \1$/,
+    where: "here (a copy of the working tree)",
+    run: (_c, m) => {
+      const dir = join(work, m[1]!)
+      const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" })
+        .split("\0").filter((f) => f !== "" && existsSync(join(root, f)))
+      for (const f of files) {
+        mkdirSync(dirname(join(dir, f)), { recursive: true })
+        copyFileSync(join(root, f), join(dir, f))
+      }
+      reader.cwd = dir
+    }
+  },
+  {
+    match: /^npm (ci|install)$/,
+    where: "here",
+    // Asynchronous: a synchronous install would block the worker's event loop for minutes.
+    run: async (command) => {
+      await promisify(execFile)("sh", ["-c", `${command} --no-audit --no-fund --loglevel=error`], { cwd: reader.cwd, env: readerEnv(), maxBuffer: 64 * 1024 * 1024 })
+      assert.isTrue(existsSync(join(reader.cwd, "node_modules", ".package-lock.json")))
+    }
+  },
+  {
+    match: /^npm start$/,
+    where: "here",
+    run: async () => {
+      const port = await freePort()
+      const child = spawn("npm", ["start"], { cwd: reader.cwd, env: readerEnv({ PORT: String(port) }), stdio: ["ignore", "pipe", "pipe"], detached: true })
+      reader.server = child
+      let out = ""
+      child.stdout.on("data", (d) => (out += d))
+      child.stderr.on("data", (d) => (out += d))
+      const deadline = Date.now() + 600_000
+      while (!out.includes("listening on")) {
+        if (child.exitCode !== null || Date.now() > deadline) assert.fail(`npm start did not start:\n${out}`)
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      reader.url = `http://127.0.0.1:${port}`
+      assert.include(out, `Tender demo server listening on ${reader.url} (in-memory store`)
+      // `npm start` runs the built JavaScript.
+      assert.include(out, "node dist/main.js")
+    }
+  },
+  {
+    match: /^curl /,
+    where: "here, against the server `npm start` started",
+    run: async (command) => {
+      assert.isDefined(reader.url, "a curl runs after npm start")
+      const created = reader.createdId
+      const line = command.replaceAll(exampleUrl, reader.url!).replace(exampleId, created ?? "$&") + ` -w '\\n%{http_code}'`
+      const { stdout: out } = await promisify(execFile)("sh", ["-c", line], { encoding: "utf8", env: readerEnv() })
+      const status = Number(out.slice(out.lastIndexOf("\n") + 1))
+      const body = JSON.parse(out.slice(0, out.lastIndexOf("\n"))) as { object?: string; id?: string }
+      if (command.includes("-d ")) {
+        assert.strictEqual(status, 201, out)
+        assert.strictEqual(body.object, "payment_intent")
+        reader.createdId = body.id
+      } else {
+        assert.strictEqual(status, 200, out)
+      }
+    }
+  },
+  // Not run here (it would run this test inside itself): .ci/run runs it.
+  { match: /^npm test$/, where: ".ci/run" }
+]
+
+describe("README commands", () => {
+  it("README every command in a sh block is run by this test or by .ci/run", async () => {
+    assert.isAbove(commands.length, 5)
+    for (const command of commands) {
+      const step = steps.find((s) => s.match.test(command))
+      if (step === undefined) assert.fail(`README command not exercised: ${command} (run it in test/Readme.test.ts or from .ci/run)`)
+      if (step.run !== undefined) await step.run(command, command.match(step.match)!)
+      else {
+        const runs = ciScript.split("\n").some((l) => !l.trim().startsWith("#") && new RegExp(`(^|[\\s;&|(])${command.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[\\s;&|)])`).test(l))
+        assert.isTrue(runs, `README command \`${command}\` is said to run in ${step.where}, which does not run it`)
+      }
+    }
+    assert.isDefined(reader.createdId, "the README's create ran")
+  }, 900_000)
+})
