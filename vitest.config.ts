@@ -36,6 +36,15 @@ export default defineConfig({
         poolOptions: { forks: { isolate: true, singleFork: false } }
       }),
       project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
+      // The embedding examples (docs/embedding.md): each starts a host and creates an intent.
+      project({
+        name: "examples",
+        root: "examples",
+        include: ["express/test/**/*.test.ts", "fastify/test/**/*.test.ts", "effect-host/test/**/*.test.ts", "provider-adapter/test/**/*.test.ts"],
+        testTimeout: 60_000,
+        hookTimeout: 60_000,
+        pool: "forks"
+      }),
       project({ name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 30_000 })
       // The repository as a whole (test/: the packed packages in a fresh host, the README's
       // commands) runs apart, in `npm run test:packaging` (vitest.packaging.config.ts).

@@ -134,7 +134,20 @@ const steps: ReadonlyArray<Step> = [
     }
   },
   // Not run here (it would run this test inside itself): .ci/run runs it.
-  { match: /^npm test$/, where: ".ci/run" }
+  { match: /^npm test$/, where: ".ci/run" },
+  // The embedding examples' tests: `npm test` runs them (vitest.config.ts, project "examples").
+  {
+    match: /^npx vitest run( examples\/[\w-]+)+$/,
+    where: "npm test, project examples",
+    run: async (command) => {
+      const config = readFileSync(join(root, "vitest.config.ts"), "utf8")
+      for (const dir of command.split(" ").slice(3)) {
+        const name = dir.replace(/^examples\//, "")
+        assert.isTrue(existsSync(join(root, dir, "test")), `${dir}/test exists`)
+        assert.include(config, `"${name}/test/**/*.test.ts"`, `npm test runs ${dir}'s tests`)
+      }
+    }
+  }
 ]
 
 describe("README commands", () => {

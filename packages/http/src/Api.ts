@@ -372,7 +372,13 @@ export class OpenApiGroup extends HttpApiGroup.make("openApi")
   .annotate(OpenApi.Exclude, true)
 {}
 
-/** The whole API. @since 0.1.0 */
+/**
+ * The whole API. A host may add it to its own (`.addHttpApi(TenderApi.prefix("/payments"))`,
+ * docs/embedding.md): its document-level annotations are kept off it (`documented`), since
+ * `addHttpApi` copies an API's annotations onto each of its groups.
+ *
+ * @since 0.1.0
+ */
 export class TenderApi extends HttpApi.make("tender")
   .add(PaymentIntentsGroup)
   .add(AssetsGroup)
@@ -385,6 +391,10 @@ export class TenderApi extends HttpApi.make("tender")
   .add(HostedCheckoutGroup)
   // Any request can meet an unexpected fault (D1: details logged, never sent).
   .addError(InternalError)
+{}
+
+/** The API with the annotations of its own OpenAPI document (`/openapi.json`). @since 0.1.0 */
+export const documented = TenderApi
   .annotate(HttpApi.AdditionalSchemas, [AnyError])
   .annotateContext(OpenApi.annotations({
     title: "Tender merchant payments API",
@@ -394,4 +404,3 @@ export class TenderApi extends HttpApi.make("tender")
       "#/components/schemas/Error (D1); each error response names its codes.",
     transform: documentAsClientsSee
   }))
-{}

@@ -8,7 +8,7 @@
 import { HttpApiBuilder, HttpApiError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Asset, Discovery, Errors, Idempotency, PaymentIntents, PayoutIntents, Receipts, TopupIntents, WebhookEndpoint, WebhookEvents } from "@tender/core"
 import { Effect, FiberRef, Layer, Schema } from "effect"
-import { CurrentPrincipal, TenderApi } from "./Api.js"
+import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
 import { CurrentRequestId } from "./internal/errorSchema.js"
 import * as HostedCheckoutHandlers from "./hosted/Checkout.js"
 import { endpointLayer, fromDecodeError, toHttp } from "./Middleware.js"
@@ -139,7 +139,9 @@ const WebhookEventTypesLive = HttpApiBuilder.group(TenderApi, "webhookEventTypes
 
 const OpenApiLive = HttpApiBuilder.group(TenderApi, "openApi", (handlers) =>
   Effect.sync(() => {
-    const body = JSON.stringify(OpenApi.fromApi(TenderApi))
+    // Paths as defined; the server `.` resolves against where the document is served, so under
+    // a prefix (`/payments/openapi.json`) a client calls `/payments/…` (docs/embedding.md).
+    const body = JSON.stringify(OpenApi.fromApi(documented))
     return handlers.handle("document", () => Effect.succeed(json(body)))
   }))
 

@@ -10,14 +10,15 @@
 import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { ApiResponse, Authentication as CoreAuthentication, Errors, Idempotency, Ids, Merchants } from "@tender/core"
-import { Cause, Effect, FiberRef, Layer, Option } from "effect"
+import { Cause, Context, Effect, FiberRef, Layer, Option } from "effect"
 import { Authentication, JsonBody, TenderApi } from "./Api.js"
 import { CurrentRequestId, isApiError } from "./internal/errorSchema.js"
 import * as Routes from "./internal/routes.js"
+import { Mount } from "./Mount.js"
 import * as Upload from "./Upload.js"
 
-/** The largest JSON body accepted: a create request is well under 16 KiB (D1). */
-const maxJsonBodyBytes = 1024 * 1024
+/** The largest JSON body accepted: a create request is well under 16 KiB (D1). @since 0.1.0 */
+export const maxJsonBodyBytes = 1024 * 1024
 
 /**
  * The deepest nesting of arrays and objects a JSON body may have. No valid request nests
@@ -176,11 +177,12 @@ const readUtf8Body = (request: HttpServerRequest.HttpServerRequest) =>
   })
 
 /** `JsonBody`: the body is read once here, as strict UTF-8, and cached on the request; the decoder reuses this read. */
-const JsonBodyLive = Layer.succeed(
+const JsonBodyLive = Layer.effect(
   JsonBody,
-  Effect.gen(function*() {
+  Effect.map(Mount, (mount) => Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const uploads = Routes.find(request.method, pathOf(request.url))?.uploads === true
+    // The URL as sent: under a prefix the router hands the endpoint its URL with the prefix cut off.
+    const uploads = Routes.find(mount.routes, request.method, Routes.pathOf(request.originalUrl))?.uploads === true
     if (uploads && Upload.isMultipart(request)) {
       // The file is streamed by the handler, cut off one byte past its limit (Upload.file).
       if (Number(request.headers["content-length"] ?? "0") > Upload.maxUploadBodyBytes) {
@@ -213,19 +215,11 @@ const JsonBodyLive = Layer.succeed(
         Errors.ValidationFailed.at("body", `The request body nests arrays and objects deeper than ${maxJsonDepth} levels.`)
       )
     }
-  })
+  }))
 )
 
 /** The implementations of the endpoint middleware, for the group layers. @since 0.1.0 */
 export const endpointLayer = Layer.merge(AuthenticationLive, JsonBodyLive)
-
-const pathOf = (url: string) => {
-  try {
-    return new URL(url, "http://localhost").pathname
-  } catch {
-    return url
-  }
-}
 
 const isRouteNotFound = (cause: Cause.Cause<unknown>) => {
   const failure = Cause.failureOption(cause)
@@ -233,14 +227,14 @@ const isRouteNotFound = (cause: Cause.Cause<unknown>) => {
 }
 
 /** What the router found no route for: an unknown path (404), a method the path lacks (405) or a bad escape. */
-const routeNotFound = (request: HttpServerRequest.HttpServerRequest) =>
+const routeNotFound = (table: Routes.Table, request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    const path = pathOf(request.url)
-    const methods = Routes.methodsOf(path)
+    const path = Routes.pathOf(request.url)
+    const methods = Routes.methodsOf(table, path)
     if (methods.length === 0) {
       return yield* new Errors.ResourceNotFound({ message: `Unknown route ${request.method} ${path}.` })
     }
-    const route = Routes.find(request.method, path)
+    const route = Routes.find(table, request.method, path)
     if (route === undefined) {
       const res = yield* renderError(new Errors.MethodNotAllowed({
         message: `${request.method} is not allowed on ${path}; allowed: ${methods.join(", ")}.`
@@ -253,25 +247,33 @@ const routeNotFound = (request: HttpServerRequest.HttpServerRequest) =>
     return yield* Errors.ValidationFailed.at(param ?? "path", `The ${param ?? "path"} in the path is not a valid percent-encoded string.`)
   })
 
+/** The body limit of a request: the file limit on the upload routes for a multipart body, 1 MiB of JSON otherwise. @since 0.1.0 */
+export const bodyLimitOf = (table: Routes.Table, method: string, path: string, contentType: string | undefined) =>
+  Routes.find(table, method, path)?.uploads === true && Upload.isMultipartType(contentType)
+    ? Upload.maxUploadBodyBytes
+    : maxJsonBodyBytes
+
 /**
  * The middleware around the whole API. Needs the merchant directory to authenticate a
- * request whose path the router cannot decode.
+ * request whose path the router cannot decode, and the `Mount`: beside a host's routes, a
+ * path that is not Tender's passes through untouched (the host's route, or its 404).
  *
  * @since 0.1.0
  */
 export const layer = HttpApiBuilder.middleware(
   TenderApi,
-  Effect.map(Effect.context<Merchants.Merchants>(), (context) => (app: HttpApp.Default) =>
+  Effect.map(Effect.context<Merchants.Merchants | Mount>(), (context) => (app: HttpApp.Default) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
+      const mount = Context.get(context, Mount)
+      if (!mount.standalone && !mount.owns(Routes.pathOf(request.url))) return yield* app
       const requestId = Ids.prefixes.request + Ids.randomBase62()
-      const uploads = Routes.find(request.method, pathOf(request.url))?.uploads === true && Upload.isMultipart(request)
       const response = yield* app.pipe(
         // A chunked body without Content-Length is cut off at the same size while it streams in.
-        HttpIncomingMessage.withMaxBodySize(Option.some(uploads ? Upload.maxUploadBodyBytes : maxJsonBodyBytes)),
+        HttpIncomingMessage.withMaxBodySize(Option.some(bodyLimitOf(mount.routes, request.method, Routes.pathOf(request.url), request.headers["content-type"]))),
         Effect.catchAllCause((cause) =>
           isRouteNotFound(cause)
-            ? routeNotFound(request).pipe(Effect.provide(context), Effect.catchAllCause(renderCause))
+            ? routeNotFound(mount.routes, request).pipe(Effect.provide(context), Effect.catchAllCause(renderCause))
             : renderCause(cause)
         ),
         Effect.locally(CurrentRequestId, requestId)

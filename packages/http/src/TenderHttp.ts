@@ -1,35 +1,179 @@
 /**
- * Two ways to mount the API: an Effect layer for Effect hosts, and a fetch-style
- * `(Request) => Promise<Response>` handler for any other host.
+ * The ways to mount the API (docs/embedding.md): an Effect layer alone on a server or beside
+ * the host's own `HttpApi` groups and routes, and a fetch-style `(Request) => Promise<Response>`
+ * handler that the `NodeHttp`, `Express` and `Fastify` adapters wrap. Each takes the path
+ * prefix once; everything under it (routes, `/openapi.json` servers, error messages) follows.
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import type { HttpApi, HttpApiGroup } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpRouter, HttpServer } from "@effect/platform"
 import type { Layer as L } from "effect"
-import { Layer } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { TenderApi } from "./Api.js"
 import * as Handlers from "./Handlers.js"
+import * as Routes from "./internal/routes.js"
 import * as Middleware from "./Middleware.js"
+import * as Mount from "./Mount.js"
+
+/** The groups of `TenderApi`, as `HttpApiBuilder.api` asks for them. */
+type TenderGroups = L.Layer.Success<typeof Handlers.layer>
+
+/** The names of Tender's groups. @since 0.1.0 */
+export type GroupName = TenderGroups extends HttpApiGroup.ApiGroup<string, infer N> ? N : never
 
 /**
- * The API as a layer: provide it the core services (for example
- * `Tender.layerMemory(...)`) and serve it with `HttpApiBuilder.serve()`.
+ * Tender's routes on the server's `HttpApiBuilder.Router`, under the prefix. The groups are
+ * built on a router of their own (`Layer.build` memoizes `Router.Live` afresh) and
+ * concatenated with every path prefixed, so the request URL is never rewritten (error
+ * messages and the 404/405 checks see the path as sent).
+ */
+const routes = (prefix: string): Layer.Layer<TenderGroups, never, L.Layer.Context<typeof Handlers.layer>> =>
+  prefix === ""
+    ? Handlers.layer
+    : HttpApiBuilder.Router.use((server) =>
+      Effect.gen(function*() {
+        const own = yield* Layer.build(Handlers.layer.pipe(Layer.provideMerge(HttpApiBuilder.Router.Live)))
+        const router = yield* Context.get(own, HttpApiBuilder.Router).router
+        yield* server.concat(HttpRouter.prefixAll(router, prefix as `/${string}`))
+      })
+    ) as unknown as Layer.Layer<TenderGroups, never, L.Layer.Context<typeof Handlers.layer>>
+
+/**
+ * The API alone on a server, under `prefix` (default the root): every request is Tender's,
+ * an unknown path gets the D1 404. Provide it the core services and serve it with
+ * `HttpApiBuilder.serve()`.
  *
  * @since 0.1.0 @category layers
  */
-export const layer = Layer.mergeAll(
-  HttpApiBuilder.api(TenderApi).pipe(Layer.provide(Handlers.layer)),
-  Middleware.layer
-)
-
-/** The core services the API needs. @since 0.1.0 */
-export type Services = L.Layer.Context<typeof layer>
+export const layerWith = (options: Mount.MountOptions = {}) => {
+  const mount = Mount.layer({ ...options, standalone: true })
+  return Layer.mergeAll(HttpApiBuilder.api(TenderApi).pipe(Layer.provide(routes(Routes.normalizePrefix(options.prefix)))), Middleware.layer)
+    .pipe(Layer.provide(mount))
+}
 
 /**
- * A fetch-style handler for any host (Node's `http` via a small adapter, Hono, Bun, a
- * serverless runtime). Call `dispose` on shutdown.
+ * The API alone on a server at the root (the demo server): `layerWith()`.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layer = layerWith()
+
+/** The core services the API needs. @since 0.1.0 */
+export type Services = Exclude<L.Layer.Context<typeof layer>, HttpApiBuilder.Router>
+
+/** The prefix under which a host's API holds Tender's groups: where its `/openapi.json` went. */
+const prefixIn = (api: HttpApi.HttpApi.Any): string | undefined => {
+  const groups = (api as unknown as HttpApi.HttpApi.AnyWithProps).groups
+  const document = groups["openApi"]?.endpoints["document"]?.path
+  return document === undefined || !document.endsWith("/openapi.json") ? undefined : document.slice(0, -"/openapi.json".length)
+}
+
+/**
+ * Tender beside the host's own routes in one Effect server: Tender answers only its own
+ * paths, every other path falls through to the host's routes (and the host's 404). Give the
+ * host's `HttpApi` that added `TenderApi` (`.addHttpApi(TenderApi.prefix("/payments"))`): the
+ * prefix is read from it (set once), Tender's operations join the host's OpenAPI document,
+ * and the layer provides the group services `HttpApiBuilder.api(HostApi)` asks for. Without
+ * `api`, give `prefix`.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layerMounted = <Id extends string = "tender">(
+  options: Mount.MountOptions & { readonly api?: HttpApi.HttpApi<Id, HttpApiGroup.HttpApiGroup.Any, any, any> | undefined } = {}
+): Layer.Layer<HttpApiGroup.ApiGroup<Id, GroupName>, never, Services> => {
+  const fromApi = options.api === undefined ? undefined : prefixIn(options.api)
+  if (options.api !== undefined && fromApi === undefined) {
+    throw new Error("tender: the api given to TenderHttp.layerMounted does not hold TenderApi: add it with .addHttpApi(TenderApi) or .addHttpApi(TenderApi.prefix(\"/payments\"))")
+  }
+  const prefix = Routes.normalizePrefix(fromApi ?? options.prefix)
+  if (fromApi !== undefined && options.prefix !== undefined && Routes.normalizePrefix(options.prefix) !== prefix) {
+    throw new Error(`tender: prefix ${JSON.stringify(options.prefix)} differs from the api's ${JSON.stringify(prefix)}: set it once, on the api`)
+  }
+  return Layer.mergeAll(routes(prefix), Middleware.layer).pipe(
+    Layer.provide(Mount.layer({ prefix, standalone: false }))
+    // As `HttpApiBuilder.group` layers: the server's router is found through `Router.Live`'s memoization.
+  ) as unknown as Layer.Layer<HttpApiGroup.ApiGroup<Id, GroupName>, never, Services>
+}
+
+/**
+ * Cut a request's body off one byte past `limit` while it streams in, so a body sent without
+ * `Content-Length` (chunked) is refused with 413 having read at most the limit, never held
+ * whole. A declared `Content-Length` over the limit is refused before any byte is read, and
+ * one within it bounds the body already (HTTP framing), so only a body without one is wrapped.
+ */
+const capBody = (request: Request, limit: number): Request => {
+  if (request.body === null || request.headers.has("content-length")) return request
+  let seen = 0
+  const capped = request.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength
+        // The platform reports this message as a body over its limit (Middleware: 413).
+        if (seen > limit) controller.error(new Error("maxBytes exceeded"))
+        else controller.enqueue(chunk)
+      }
+    })
+  )
+  return new Request(request, { body: capped, duplex: "half" } as RequestInit)
+}
+
+/** A fetch-style handler with what its adapters need to know. @since 0.1.0 @category models */
+export interface WebHandler {
+  /** Answers any request: an unknown path gets the D1 404 (use `owns` first to let it fall through). */
+  readonly handler: (request: Request) => Promise<Response>
+  /** Whether a path (or a URL, or a path with a query) is one of Tender's, with any method. */
+  readonly owns: (url: string) => boolean
+  /** The normalised mount prefix: `""` or `/payments`. */
+  readonly prefix: string
+  /**
+   * Build the services now (storage connected and migrated, the seed applied, workers
+   * started) instead of on the first request; rejects with the cause when they cannot start.
+   * Await it before the host's server listens (docs/reliability.md, "Start-up").
+   */
+  readonly ready: () => Promise<void>
+  /** Release the layer: workers are interrupted, scoped services closed; a pool the host gave stays open. */
+  readonly dispose: () => Promise<void>
+}
+
+/**
+ * A fetch-style handler for any host (Node's `http` through `NodeHttp`, Express, Fastify,
+ * Hono, Bun, a serverless runtime), under `options.prefix`. Call `dispose` on shutdown.
  *
  * @since 0.1.0 @category constructors
  */
-export const toWebHandler = <E>(services: L.Layer<Services, E>) =>
-  HttpApiBuilder.toWebHandler(Layer.mergeAll(layer.pipe(Layer.provide(services)), HttpServer.layerContext))
+export const toWebHandler = <E>(services: L.Layer<Services, E>, options: Mount.MountOptions = {}): WebHandler => {
+  const mount = Mount.make({ ...options, standalone: true })
+  const layer = Layer.mergeAll(
+    layerWith(options).pipe(Layer.provide(services)),
+    HttpServer.layerContext,
+    HttpApiBuilder.Router.Live,
+    HttpApiBuilder.Middleware.layer
+  )
+  // As HttpApiBuilder.toWebHandler, with the build exposed (`ready`) and retried after a failure.
+  const scope = Effect.runSync(Scope.make())
+  let built: Promise<(request: Request) => Promise<Response>> | undefined
+  const build = () =>
+    built ??= Effect.gen(function*() {
+      const runtime = yield* Layer.toRuntime(layer)
+      return HttpApp.toWebHandlerRuntime(runtime)(yield* Effect.provide(HttpApiBuilder.httpApp, runtime))
+    }).pipe(Scope.extend(scope), Effect.runPromise).catch((error: unknown) => {
+      built = undefined
+      throw error
+    })
+  return {
+    handler: (request) =>
+      build().then((handle) =>
+        handle(
+          request.body === null || request.headers.has("content-length") ? request : capBody(
+            request,
+            Middleware.bodyLimitOf(mount.routes, request.method, Routes.pathOf(request.url), request.headers.get("content-type") ?? undefined)
+          )
+        )
+      ),
+    owns: (url) => mount.owns(Routes.pathOf(url)),
+    prefix: mount.prefix,
+    ready: () => build().then(() => undefined),
+    dispose: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}

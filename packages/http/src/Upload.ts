@@ -19,9 +19,11 @@ import { Chunk, Effect, Option, Stream } from "effect"
  */
 export const maxUploadBodyBytes = Asset.maxBytes + 64 * 1024
 
+/** Whether a Content-Type is a multipart upload's. @since 0.1.0 */
+export const isMultipartType = (type: string | undefined) => /^multipart\/form-data\s*(;|$)/i.test(type ?? "")
+
 /** Whether the request is a multipart upload. @since 0.1.0 */
-export const isMultipart = (request: HttpServerRequest.HttpServerRequest) =>
-  /^multipart\/form-data\s*(;|$)/i.test(request.headers["content-type"] ?? "")
+export const isMultipart = (request: HttpServerRequest.HttpServerRequest) => isMultipartType(request.headers["content-type"])
 
 const invalid = (param: string, message: string) => Errors.ValidationFailed.at(param, message)
 

@@ -520,7 +520,7 @@ describe("error codes x routes over HTTP", () => {
         }
       }
     }
-  }, 60_000)
+  }, 60_000) // a few hundred requests: 3 s alone, far more when the machine is shared
 
   it("D1 bad input of every kind gets a 4xx in the D1 body, never a 500", async () => {
     const h = app()

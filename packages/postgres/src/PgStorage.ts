@@ -111,3 +111,24 @@ export const layerFromUrl = (options: PgUrlOptions) =>
       applicationName: "tender"
     }))
   )
+
+/**
+ * For hosts with a `pg.Pool` of their own: Tender's client on that pool, migrated, with
+ * `Storage`, `Tasks` and `Merchants` on it (and the `SqlClient`, for the host's own Effect
+ * queries). The host owns the pool: releasing this layer never ends it, so the host ends it
+ * after Tender has stopped (docs/embedding.md, "Shutdown"). `PgClient.fromPool` alone asks
+ * for `Reactivity`; `PgClient.layerFromPool`, used here, brings it.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layerFromPool = (pool: PgPool, options: PgStorageOptions = {}) =>
+  layer(options).pipe(
+    Layer.provideMerge(PgClient.layerFromPool({
+      // Acquired without a release: the pool outlives Tender.
+      acquire: Effect.succeed(pool),
+      applicationName: "tender"
+    }))
+  )
+
+/** The `pg.Pool` a host already has (the `pg` package that `@effect/sql-pg` depends on). @since 0.1.0 @category models */
+export type PgPool = Parameters<typeof PgClient.layerFromPool>[0]["acquire"] extends Effect.Effect<infer P, any, any> ? P : never

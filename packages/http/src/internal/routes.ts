@@ -1,7 +1,9 @@
 /**
  * Route facts read from the HttpApi definition at module load, for what the router itself
- * cannot answer: the methods a path has (405 with `Allow`), and which endpoint a request
- * meant when its path holds a bad percent escape (the router finds no route for it).
+ * cannot answer: whether a path is Tender's at all (a mounted Tender lets every other path
+ * fall through to the host, docs/embedding.md), the methods a path has (405 with `Allow`),
+ * and which endpoint a request meant when its path holds a bad percent escape (the router
+ * finds no route for it). Every group of `TenderApi` joins the table by being in the API.
  */
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { HttpApi, HttpApiMiddleware } from "@effect/platform"
@@ -24,12 +26,13 @@ export interface Route {
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 const toRoute = (
+  prefix: string,
   endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps,
   group: HttpApiGroup.HttpApiGroup.AnyWithProps,
   contentTypes: ReadonlySet<string>
 ): Route => {
   const params: Array<string> = []
-  const source = endpoint.path.split("/").map((segment) => {
+  const source = (prefix + endpoint.path).split("/").map((segment) => {
     if (!segment.startsWith(":")) return escape(segment)
     params.push(segment.slice(1).replace(/\?$/, ""))
     return "([^/]+)"
@@ -37,7 +40,7 @@ const toRoute = (
   const middleware = [...group.middlewares, ...endpoint.middlewares]
   return {
     method: endpoint.method,
-    path: endpoint.path,
+    path: prefix + endpoint.path,
     pattern: new RegExp(`^${source}$`),
     params,
     authenticated: middleware.some(HttpApiMiddleware.isSecurity),
@@ -45,24 +48,66 @@ const toRoute = (
   }
 }
 
-/** Every endpoint of the API. */
-const routes: ReadonlyArray<Route> = (() => {
-  const all: Array<Route> = []
-  HttpApi.reflect(TenderApi, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint, group, payloads }) =>
-      all.push(toRoute(endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, group, new Set(payloads.keys())))
-  })
-  return all
-})()
+/** Every endpoint of the API, as defined (no prefix). */
+const defined: ReadonlyArray<readonly [HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, HttpApiGroup.HttpApiGroup.AnyWithProps, ReadonlySet<string>]> =
+  (() => {
+    const all: Array<readonly [HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, HttpApiGroup.HttpApiGroup.AnyWithProps, ReadonlySet<string>]> = []
+    HttpApi.reflect(TenderApi, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint, group, payloads }) =>
+        all.push([endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, group, new Set(payloads.keys())])
+    })
+    return all
+  })()
 
-/** The methods defined for a path, sorted (405 `Allow`); empty for an unknown path. @since 0.1.0 */
-export const methodsOf = (path: string): ReadonlyArray<string> =>
-  [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].sort()
+/** The routes of the API mounted under one prefix. @since 0.1.0 */
+export interface Table {
+  /** Where the API is mounted: `""` at the root, else `/segment…` without a trailing slash. */
+  readonly prefix: string
+  readonly routes: ReadonlyArray<Route>
+}
+
+/**
+ * A mount prefix as the router takes it: `""` for the root, `/payments` for `payments`,
+ * `/payments/` or `/payments`. Anything that is not plain path segments is refused at start.
+ *
+ * @since 0.1.0
+ */
+export const normalizePrefix = (prefix: string | undefined): string => {
+  const trimmed = (prefix ?? "").replace(/\/+$/, "")
+  if (trimmed === "") return ""
+  const withSlash = trimmed.startsWith("/") ? trimmed : `/${trimmed}`
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(withSlash)) {
+    throw new Error(`tender: the mount prefix must be path segments such as "/payments", got ${JSON.stringify(prefix)}`)
+  }
+  return withSlash
+}
+
+/** The route table under `prefix` (normalised first). @since 0.1.0 */
+export const table = (prefix: string | undefined): Table => {
+  const p = normalizePrefix(prefix)
+  return { prefix: p, routes: defined.map(([endpoint, group, payloads]) => toRoute(p, endpoint, group, payloads)) }
+}
+
+/** The methods defined for a path, sorted (405 `Allow`); empty for a path that is not Tender's. @since 0.1.0 */
+export const methodsOf = (t: Table, path: string): ReadonlyArray<string> =>
+  [...new Set(t.routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].sort()
+
+/** Whether the path is one of Tender's, with any method (a wrong method is still Tender's 405). @since 0.1.0 */
+export const owns = (t: Table, path: string): boolean => t.routes.some((r) => r.pattern.test(path))
 
 /** The endpoint for a method and path, matching parameters without decoding them. @since 0.1.0 */
-export const find = (method: string, path: string): Route | undefined =>
-  routes.find((r) => r.method === method && r.pattern.test(path))
+export const find = (t: Table, method: string, path: string): Route | undefined =>
+  t.routes.find((r) => r.method === method && r.pattern.test(path))
+
+/** The path of a request URL (absolute, or a path with a query), without decoding it. @since 0.1.0 */
+export const pathOf = (url: string): string => {
+  try {
+    return new URL(url, "http://localhost").pathname
+  } catch {
+    return url
+  }
+}
 
 /** The first path parameter that is not a valid percent-encoded string, if any. @since 0.1.0 */
 export const undecodableParam = (route: Route, path: string): string | undefined => {

@@ -1,0 +1,115 @@
+/**
+ * A provider adapter for "Acme Pay", a fictional PSP spoken to over HTTP (JSON):
+ * `POST /v1/charges`, `POST /v1/charges/:id/confirm`, `GET /v1/charges/:id`,
+ * `POST /v1/charges/:id/receipts`. The mapping both ways is pure and tested without a
+ * network; the effectful part is a thin shell around `fetch` (docs/provider-adapters.md).
+ */
+import { Provider } from "@tender/core"
+import { Effect, Schema } from "effect"
+
+export const code = "acme"
+
+/** What Acme can serve, in Tender's terms. Discovery and routing read only this. */
+export const methods: ReadonlyArray<Provider.ProviderMethod> = [
+  {
+    method: "th_promptpay",
+    providerMethod: "PROMPTPAY",
+    category: "bank_transfer",
+    label: "PromptPay QR (Acme)",
+    nextActionType: "display_qr_code",
+    countries: ["TH"],
+    currencies: ["THB"],
+    minAmount: "2000",
+    maxAmount: "5000000",
+    environments: ["live"],
+    checkoutModes: ["hosted", "merchant"],
+    banks: [],
+    payer: { customer_name: { required: true } }
+  }
+]
+
+/** Acme's charge, decoded strictly: anything else is treated as an outage. */
+export const AcmeCharge = Schema.Struct({
+  id: Schema.String,
+  status: Schema.Literal("pending", "paid", "declined"),
+  qr_payload: Schema.optional(Schema.String),
+  decline_code: Schema.optional(Schema.String),
+  decline_message: Schema.optional(Schema.String)
+})
+export type AcmeCharge = typeof AcmeCharge.Type
+
+/** Pure: Tender's request -> Acme's request body. */
+export const toAcmeCharge = (r: Provider.ProviderPaymentRequest) => ({
+  reference: r.paymentIntentId,
+  method: r.providerMethod,
+  amount: r.amount,
+  currency: r.currency,
+  payer_name: r.customer.name ?? null
+})
+
+const declined = (c: AcmeCharge) => ({
+  failureCode: c.decline_code ?? "payment_declined",
+  failureMessage: c.decline_message ?? "The provider declined the payment."
+})
+
+/** Pure: Acme's answer to a create -> Tender's result. */
+export const fromAcmeCharge = (c: AcmeCharge): Provider.ProviderPaymentResult => {
+  if (c.status === "declined") return { _tag: "Declined", providerPaymentId: c.id, ...declined(c) }
+  return c.qr_payload === undefined || c.status === "paid"
+    ? { _tag: "Processing", providerPaymentId: c.id }
+    : { _tag: "Action", providerPaymentId: c.id, nextAction: { type: "display_qr_code", qr_data: c.qr_payload } }
+}
+
+/** Pure: Acme's charge as it stands -> the payment's status. */
+export const statusOf = (c: AcmeCharge): Provider.ProviderPaymentStatus =>
+  c.status === "paid" ? { _tag: "Succeeded" } : c.status === "declined" ? { _tag: "Failed", ...declined(c) } : { _tag: "Pending" }
+
+export interface AcmeOptions {
+  readonly apiKey: string
+  readonly baseUrl: string
+  /** Below Tender's 20 s provider timeout, so the request is abandoned on the wire. Default 15 s. */
+  readonly timeoutMillis?: number | undefined
+}
+
+/** The adapter. */
+export const make = (options: AcmeOptions): Provider.PaymentProvider => {
+  const unavailable = (reason: string) => new Provider.ProviderUnavailable({ provider: code, reason })
+  /** One call to Acme; every outage (network, non-2xx, an unexpected body) is `ProviderUnavailable`. */
+  const call = (method: "GET" | "POST", path: string, idempotencyKey: string, body?: unknown) =>
+    Effect.tryPromise({
+      try: (signal) =>
+        fetch(`${options.baseUrl}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${options.apiKey}`,
+            "content-type": "application/json",
+            // Tender's intent id as Acme's idempotency key: a retried task cannot pay twice.
+            "idempotency-key": idempotencyKey
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal: AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMillis ?? 15_000)])
+        }),
+      catch: (e) => unavailable(e instanceof Error ? e.message : String(e))
+    }).pipe(
+      Effect.filterOrFail((res) => res.ok, (res) => unavailable(`HTTP ${res.status}`)),
+      Effect.flatMap((res) => Effect.tryPromise({ try: () => res.json(), catch: () => unavailable("invalid JSON") })),
+      Effect.flatMap((json) => Effect.mapError(Schema.decodeUnknown(AcmeCharge)(json), () => unavailable("unexpected body")))
+    )
+  const charge = (p: Provider.ProviderPaymentRef) => `/v1/charges/${encodeURIComponent(p.providerPaymentId)}`
+  return {
+    code,
+    methods,
+    createPayment: (request) => Effect.map(call("POST", "/v1/charges", request.paymentIntentId, toAcmeCharge(request)), fromAcmeCharge),
+    confirmPayment: (payment) => Effect.map(call("POST", `${charge(payment)}/confirm`, payment.paymentIntentId, {}), statusOf),
+    getPaymentStatus: (payment) => Effect.map(call("GET", charge(payment), payment.paymentIntentId), statusOf),
+    submitReceipt: (payment, receipt) =>
+      Effect.map(
+        call("POST", `${charge(payment)}/receipts`, payment.paymentIntentId, {
+          content_type: receipt.contentType,
+          sha256: receipt.sha256,
+          data: Buffer.from(receipt.bytes).toString("base64")
+        }),
+        statusOf
+      )
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Where the API is mounted in the host: its path prefix, set once, and whether Tender is
+ * alone on the server (every unknown path gets the D1 404) or beside the host's own routes
+ * (only Tender's own paths are answered; every other path falls through to the host).
+ * docs/embedding.md.
+ *
+ * @since 0.1.0
+ */
+import { Context, Layer } from "effect"
+import * as Routes from "./internal/routes.js"
+
+/** @since 0.1.0 @category models */
+export interface MountOptions {
+  /**
+   * The path Tender's routes live under, e.g. `"/payments"`: `POST /payments/payment_intents`,
+   * `/payments/openapi.json`. Default: the root. Give the public base URL in core's
+   * `hostedCheckout.baseUrl` with the same path (`https://shop.example.com/payments`).
+   */
+  readonly prefix?: string | undefined
+}
+
+/** @since 0.1.0 @category tags */
+export class Mount extends Context.Tag("@tender/http/Mount")<Mount, {
+  /** The normalised prefix: `""` at the root, else `/segment…` without a trailing slash. */
+  readonly prefix: string
+  /** Alone on the server: paths that are not Tender's get the D1 404 instead of falling through. */
+  readonly standalone: boolean
+  /** Whether the path (not decoded, prefix included) is one of Tender's, with any method. */
+  readonly owns: (path: string) => boolean
+  /** Tender's routes under the prefix (internal: the middleware's 404/405 and body limits). */
+  readonly routes: Routes.Table
+}>() {}
+
+/** @since 0.1.0 @category constructors */
+export const make = (options: MountOptions & { readonly standalone: boolean }): Mount["Type"] => {
+  const routes = Routes.table(options.prefix)
+  return { prefix: routes.prefix, standalone: options.standalone, owns: (path) => Routes.owns(routes, path), routes }
+}
+
+/** @since 0.1.0 @category layers */
+export const layer = (options: MountOptions & { readonly standalone: boolean }): Layer.Layer<Mount> =>
+  Layer.sync(Mount, () => make(options))
+
+/**
+ * The prefix and the public base URL from one value, the URL clients reach Tender at: pass
+ * `publicUrl` to core's `hostedCheckout.baseUrl` (hosted-checkout and simulator links) and
+ * the result to `TenderHttp` (routes, `/openapi.json` servers, messages), so the prefix is
+ * written once. Behind a proxy that strips the path, pass `{ prefix: "" }` to `TenderHttp`.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const fromPublicUrl = (publicUrl: string): { readonly publicUrl: string; readonly prefix: string } => {
+  const url = new URL(publicUrl)
+  const prefix = Routes.normalizePrefix(url.pathname)
+  return { publicUrl: `${url.origin}${prefix}`, prefix }
+}
