@@ -267,22 +267,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description The error body of every failure (D1); each response's schemas fix its codes. */
-        Error: {
-            error: {
-                code: string;
-                message: string;
-                /** @description The input at fault: a dotted path such as customer.email, or a header name */
-                param?: string;
-                details?: components["schemas"]["ErrorDetail"][];
-                /** @description Equal to the Request-Id response header */
-                request_id: string;
-            };
-        };
-        ErrorDetail: {
-            param?: string;
-            message: string;
-        };
         PaymentIntentCreateParams: {
             amount: components["schemas"]["Amount"];
             currency: components["schemas"]["Currency"];
@@ -426,6 +410,30 @@ export interface components {
             expires_at?: components["schemas"]["Timestamp"];
             requires_receipt: boolean;
         };
+        /** @description The request did not match the expected schema */
+        HttpApiDecodeError: {
+            issues: components["schemas"]["Issue"][];
+            message: string;
+            /** @enum {string} */
+            _tag: "HttpApiDecodeError";
+        };
+        /** @description Represents an error encountered while parsing a value to match the schema */
+        Issue: {
+            /**
+             * @description The tag identifying the type of parse issue
+             * @enum {string}
+             */
+            _tag: "Pointer" | "Unexpected" | "Missing" | "Composite" | "Refinement" | "Transformation" | "Type" | "Forbidden";
+            /** @description The path to the property where the issue occurred */
+            path: components["schemas"]["PropertyKey"][];
+            /** @description A descriptive message explaining the issue */
+            message: string;
+        };
+        PropertyKey: string | number | {
+            /** @enum {string} */
+            _tag: "symbol";
+            key: string;
+        };
         ValidationFailed: {
             error: {
                 /** @enum {string} */
@@ -437,6 +445,10 @@ export interface components {
                 /** @description Equal to the Request-Id response header */
                 request_id: string;
             };
+        };
+        ErrorDetail: {
+            param?: string;
+            message: string;
         };
         InternalError: {
             error: {
@@ -1007,16 +1019,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntentList"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1025,7 +1037,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1034,7 +1046,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1050,7 +1062,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "Idempotency-Key"?: string;
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1079,16 +1091,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntentCreated"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1097,7 +1109,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: checkout_mode_not_allowed */
+            /** @description CheckoutModeNotAllowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1106,7 +1118,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutModeNotAllowed"];
                 };
             };
-            /** @description Error: idempotency_conflict */
+            /** @description IdempotencyConflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1115,7 +1127,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description ValidationFailed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1124,7 +1136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: payment_configuration_unavailable or routing_unavailable */
+            /** @description PaymentConfigurationUnavailable */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1133,7 +1145,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentConfigurationUnavailable"] | components["schemas"]["RoutingUnavailable"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1142,7 +1154,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1173,16 +1185,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1191,7 +1203,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: resource_not_found */
+            /** @description ResourceNotFound */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1200,7 +1212,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1209,7 +1221,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1225,7 +1237,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "Idempotency-Key"?: string;
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -1243,16 +1255,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1261,7 +1273,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: resource_not_found */
+            /** @description ResourceNotFound */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1270,7 +1282,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description Error: idempotency_conflict or payment_intent_unexpected_state */
+            /** @description IdempotencyConflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1279,7 +1291,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["PaymentIntentUnexpectedState"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description ValidationFailed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1288,7 +1300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1297,7 +1309,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1313,7 +1325,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "Idempotency-Key"?: string;
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -1336,16 +1348,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1354,7 +1366,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: resource_not_found */
+            /** @description ResourceNotFound */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1363,7 +1375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description Error: idempotency_conflict or payment_intent_unexpected_state */
+            /** @description IdempotencyConflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1372,7 +1384,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["PaymentIntentUnexpectedState"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description ValidationFailed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1381,7 +1393,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1390,7 +1402,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1406,7 +1418,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Required for a file upload (4.4): up to 255 printable ASCII characters; a UUID v4 is the default choice. */
-                "Idempotency-Key": string;
+                "idempotency-key": string;
             };
             path?: never;
             cookie?: never;
@@ -1426,16 +1438,16 @@ export interface operations {
                     "application/json": components["schemas"]["Asset"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1444,7 +1456,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: idempotency_conflict */
+            /** @description IdempotencyConflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1453,7 +1465,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description ValidationFailed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1462,7 +1474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1471,7 +1483,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1513,16 +1525,16 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutIntentList"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1531,7 +1543,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1540,7 +1552,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1556,7 +1568,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "Idempotency-Key"?: string;
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1585,16 +1597,16 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutIntentCreated"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1603,7 +1615,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: idempotency_conflict */
+            /** @description IdempotencyConflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1612,7 +1624,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description ValidationFailed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1621,7 +1633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: payment_configuration_unavailable */
+            /** @description PaymentConfigurationUnavailable */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1630,7 +1642,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentConfigurationUnavailable"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1639,7 +1651,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1670,16 +1682,16 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutIntent"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1688,7 +1700,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: resource_not_found */
+            /** @description ResourceNotFound */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1697,7 +1709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1706,7 +1718,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1722,7 +1734,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "Idempotency-Key"?: string;
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -1740,16 +1752,16 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutIntent"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1758,7 +1770,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: resource_not_found */
+            /** @description ResourceNotFound */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1767,7 +1779,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description Error: idempotency_conflict or payout_not_cancelable */
+            /** @description IdempotencyConflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1776,7 +1788,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["PayoutNotCancelable"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description ValidationFailed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1785,7 +1797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1794,7 +1806,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1840,16 +1852,16 @@ export interface operations {
                     "application/json": components["schemas"]["TopupIntentList"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1858,7 +1870,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1867,7 +1879,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1883,7 +1895,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Required (4.7, 4.9.1): up to 255 printable ASCII characters; a UUID v4 is the default choice. */
-                "Idempotency-Key": string;
+                "idempotency-key": string;
             };
             path?: never;
             cookie?: never;
@@ -1912,16 +1924,16 @@ export interface operations {
                     "application/json": components["schemas"]["TopupIntentCreated"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1930,7 +1942,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: idempotency_conflict */
+            /** @description IdempotencyConflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1939,7 +1951,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description ValidationFailed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1948,7 +1960,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: payment_configuration_unavailable or routing_unavailable */
+            /** @description PaymentConfigurationUnavailable */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1957,7 +1969,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentConfigurationUnavailable"] | components["schemas"]["RoutingUnavailable"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1966,7 +1978,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1997,16 +2009,16 @@ export interface operations {
                     "application/json": components["schemas"]["TopupIntent"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2015,7 +2027,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: resource_not_found */
+            /** @description ResourceNotFound */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2024,7 +2036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2033,7 +2045,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2049,7 +2061,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "Idempotency-Key"?: string;
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -2071,16 +2083,16 @@ export interface operations {
                     "application/json": components["schemas"]["TopupIntent"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2089,7 +2101,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: resource_not_found */
+            /** @description ResourceNotFound */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2098,7 +2110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description Error: idempotency_conflict or topup_intent_unexpected_state */
+            /** @description IdempotencyConflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2107,7 +2119,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["TopupIntentUnexpectedState"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description ValidationFailed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2116,7 +2128,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2125,7 +2137,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,16 +2170,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2176,7 +2188,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2185,7 +2197,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2201,7 +2213,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "Idempotency-Key"?: string;
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2221,16 +2233,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointCreated"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2239,7 +2251,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: idempotency_conflict */
+            /** @description IdempotencyConflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2248,7 +2260,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description ValidationFailed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2257,7 +2269,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2266,7 +2278,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2297,16 +2309,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2315,7 +2327,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: resource_not_found */
+            /** @description ResourceNotFound */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2324,7 +2336,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2333,7 +2345,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2349,7 +2361,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "Idempotency-Key"?: string;
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -2367,16 +2379,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointDeleted"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2385,7 +2397,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: resource_not_found */
+            /** @description ResourceNotFound */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2394,7 +2406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description Error: idempotency_conflict */
+            /** @description IdempotencyConflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2403,7 +2415,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2412,7 +2424,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2448,16 +2460,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentMethodDiscovery"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description The request did not match the expected schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: authentication_required or invalid_api_key */
+            /** @description AuthenticationRequired */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2466,7 +2478,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2475,7 +2487,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description ServiceUnavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2504,7 +2516,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEventTypes"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpApiDecodeError"];
+                };
+            };
+            /** @description InternalError */
             500: {
                 headers: {
                     [name: string]: unknown;
