@@ -26,7 +26,7 @@ const header = [
 ].join("\n")
 
 /** The file's text for the document this definition serves. */
-export const generateTypes = async (document: unknown = OpenApi.fromApi(Api.TenderApi)): Promise<string> => {
+export const generateTypes = async (document: unknown = OpenApi.fromApi(Api.documented)): Promise<string> => {
   const ast = await openapiTS(JSON.parse(JSON.stringify(document)))
   return header + astToString(ast)
 }

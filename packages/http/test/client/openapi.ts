@@ -267,6 +267,22 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The error body of every failure (D1); each response's schemas fix its codes. */
+        Error: {
+            error: {
+                code: string;
+                message: string;
+                /** @description The input at fault: a dotted path such as customer.email, or a header name */
+                param?: string;
+                details?: components["schemas"]["ErrorDetail"][];
+                /** @description Equal to the Request-Id response header */
+                request_id: string;
+            };
+        };
+        ErrorDetail: {
+            param?: string;
+            message: string;
+        };
         PaymentIntentCreateParams: {
             amount: components["schemas"]["Amount"];
             currency: components["schemas"]["Currency"];
@@ -410,30 +426,6 @@ export interface components {
             expires_at?: components["schemas"]["Timestamp"];
             requires_receipt: boolean;
         };
-        /** @description The request did not match the expected schema */
-        HttpApiDecodeError: {
-            issues: components["schemas"]["Issue"][];
-            message: string;
-            /** @enum {string} */
-            _tag: "HttpApiDecodeError";
-        };
-        /** @description Represents an error encountered while parsing a value to match the schema */
-        Issue: {
-            /**
-             * @description The tag identifying the type of parse issue
-             * @enum {string}
-             */
-            _tag: "Pointer" | "Unexpected" | "Missing" | "Composite" | "Refinement" | "Transformation" | "Type" | "Forbidden";
-            /** @description The path to the property where the issue occurred */
-            path: components["schemas"]["PropertyKey"][];
-            /** @description A descriptive message explaining the issue */
-            message: string;
-        };
-        PropertyKey: string | number | {
-            /** @enum {string} */
-            _tag: "symbol";
-            key: string;
-        };
         ValidationFailed: {
             error: {
                 /** @enum {string} */
@@ -445,10 +437,6 @@ export interface components {
                 /** @description Equal to the Request-Id response header */
                 request_id: string;
             };
-        };
-        ErrorDetail: {
-            param?: string;
-            message: string;
         };
         InternalError: {
             error: {
@@ -1019,16 +1007,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntentList"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1037,7 +1025,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1046,7 +1034,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1062,7 +1050,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "idempotency-key"?: string;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1091,16 +1079,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntentCreated"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1109,7 +1097,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description CheckoutModeNotAllowed */
+            /** @description Error: checkout_mode_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1118,7 +1106,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutModeNotAllowed"];
                 };
             };
-            /** @description IdempotencyConflict */
+            /** @description Error: idempotency_conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1127,7 +1115,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description ValidationFailed */
+            /** @description Error: validation_failed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1136,7 +1124,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description PaymentConfigurationUnavailable */
+            /** @description Error: payment_configuration_unavailable or routing_unavailable */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1145,7 +1133,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentConfigurationUnavailable"] | components["schemas"]["RoutingUnavailable"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1154,7 +1142,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1185,16 +1173,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1203,7 +1191,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description ResourceNotFound */
+            /** @description Error: resource_not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1212,7 +1200,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1221,7 +1209,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1237,7 +1225,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "idempotency-key"?: string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 id: string;
@@ -1255,16 +1243,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1273,7 +1261,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description ResourceNotFound */
+            /** @description Error: resource_not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1282,7 +1270,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description IdempotencyConflict */
+            /** @description Error: idempotency_conflict or payment_intent_unexpected_state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1291,7 +1279,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["PaymentIntentUnexpectedState"];
                 };
             };
-            /** @description ValidationFailed */
+            /** @description Error: validation_failed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1300,7 +1288,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1309,7 +1297,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1325,7 +1313,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "idempotency-key"?: string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 id: string;
@@ -1348,16 +1336,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentIntent"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1366,7 +1354,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description ResourceNotFound */
+            /** @description Error: resource_not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1375,7 +1363,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description IdempotencyConflict */
+            /** @description Error: idempotency_conflict or payment_intent_unexpected_state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1384,7 +1372,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["PaymentIntentUnexpectedState"];
                 };
             };
-            /** @description ValidationFailed */
+            /** @description Error: validation_failed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1393,7 +1381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1402,7 +1390,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1418,7 +1406,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Required for a file upload (4.4): up to 255 printable ASCII characters; a UUID v4 is the default choice. */
-                "idempotency-key": string;
+                "Idempotency-Key": string;
             };
             path?: never;
             cookie?: never;
@@ -1438,16 +1426,16 @@ export interface operations {
                     "application/json": components["schemas"]["Asset"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1456,7 +1444,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description IdempotencyConflict */
+            /** @description Error: idempotency_conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1465,7 +1453,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description ValidationFailed */
+            /** @description Error: validation_failed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1474,7 +1462,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1483,7 +1471,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1525,16 +1513,16 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutIntentList"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1543,7 +1531,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1552,7 +1540,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1568,7 +1556,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "idempotency-key"?: string;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1597,16 +1585,16 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutIntentCreated"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1615,7 +1603,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description IdempotencyConflict */
+            /** @description Error: idempotency_conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1624,7 +1612,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description ValidationFailed */
+            /** @description Error: validation_failed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1633,7 +1621,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description PaymentConfigurationUnavailable */
+            /** @description Error: payment_configuration_unavailable */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1642,7 +1630,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentConfigurationUnavailable"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1651,7 +1639,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1682,16 +1670,16 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutIntent"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1700,7 +1688,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description ResourceNotFound */
+            /** @description Error: resource_not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1709,7 +1697,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1718,7 +1706,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1734,7 +1722,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "idempotency-key"?: string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 id: string;
@@ -1752,16 +1740,16 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutIntent"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1770,7 +1758,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description ResourceNotFound */
+            /** @description Error: resource_not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1779,7 +1767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description IdempotencyConflict */
+            /** @description Error: idempotency_conflict or payout_not_cancelable */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1788,7 +1776,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["PayoutNotCancelable"];
                 };
             };
-            /** @description ValidationFailed */
+            /** @description Error: validation_failed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1797,7 +1785,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1806,7 +1794,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1852,16 +1840,16 @@ export interface operations {
                     "application/json": components["schemas"]["TopupIntentList"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1870,7 +1858,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1879,7 +1867,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1895,7 +1883,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Required (4.7, 4.9.1): up to 255 printable ASCII characters; a UUID v4 is the default choice. */
-                "idempotency-key": string;
+                "Idempotency-Key": string;
             };
             path?: never;
             cookie?: never;
@@ -1924,16 +1912,16 @@ export interface operations {
                     "application/json": components["schemas"]["TopupIntentCreated"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1942,7 +1930,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description IdempotencyConflict */
+            /** @description Error: idempotency_conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1951,7 +1939,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description ValidationFailed */
+            /** @description Error: validation_failed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1960,7 +1948,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description PaymentConfigurationUnavailable */
+            /** @description Error: payment_configuration_unavailable or routing_unavailable */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1969,7 +1957,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentConfigurationUnavailable"] | components["schemas"]["RoutingUnavailable"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1978,7 +1966,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2009,16 +1997,16 @@ export interface operations {
                     "application/json": components["schemas"]["TopupIntent"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2027,7 +2015,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description ResourceNotFound */
+            /** @description Error: resource_not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2036,7 +2024,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2045,7 +2033,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2061,7 +2049,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "idempotency-key"?: string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 id: string;
@@ -2083,16 +2071,16 @@ export interface operations {
                     "application/json": components["schemas"]["TopupIntent"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2101,7 +2089,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description ResourceNotFound */
+            /** @description Error: resource_not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2110,7 +2098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description IdempotencyConflict */
+            /** @description Error: idempotency_conflict or topup_intent_unexpected_state */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2119,7 +2107,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["TopupIntentUnexpectedState"];
                 };
             };
-            /** @description ValidationFailed */
+            /** @description Error: validation_failed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2128,7 +2116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2137,7 +2125,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2170,16 +2158,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2188,7 +2176,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2197,7 +2185,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2213,7 +2201,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "idempotency-key"?: string;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2233,16 +2221,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointCreated"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2251,7 +2239,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description IdempotencyConflict */
+            /** @description Error: idempotency_conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2260,7 +2248,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description ValidationFailed */
+            /** @description Error: validation_failed */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2269,7 +2257,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2278,7 +2266,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2309,16 +2297,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2327,7 +2315,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description ResourceNotFound */
+            /** @description Error: resource_not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2336,7 +2324,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2345,7 +2333,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2361,7 +2349,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
-                "idempotency-key"?: string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 id: string;
@@ -2379,16 +2367,16 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointDeleted"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,7 +2385,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description ResourceNotFound */
+            /** @description Error: resource_not_found */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2406,7 +2394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description IdempotencyConflict */
+            /** @description Error: idempotency_conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2415,7 +2403,7 @@ export interface operations {
                     "application/json": components["schemas"]["IdempotencyConflict"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2424,7 +2412,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2460,16 +2448,16 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentMethodDiscovery"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description Error: validation_failed */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["ValidationFailed"];
+                    "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description AuthenticationRequired */
+            /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2478,7 +2466,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2487,7 +2475,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description ServiceUnavailable */
+            /** @description Error: service_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2516,16 +2504,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEventTypes"];
                 };
             };
-            /** @description The request did not match the expected schema */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HttpApiDecodeError"];
-                };
-            };
-            /** @description InternalError */
+            /** @description Error: internal_error */
             500: {
                 headers: {
                     [name: string]: unknown;
