@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Effect, Either, Exit, Option } from "effect"
+import { Cause, Clock, Duration, Effect, Either, Exit, Option, Schedule } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import type { ApiError } from "./Errors.js"
@@ -91,7 +91,17 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
         },
         reference: ref && heldReference && { ...heldReference, fingerprint: ref.fingerprint, lockedUntil: now + Idempotency.lockMillis }
       }).pipe(Effect.either)
-    if (Either.isLeft(outcome)) return yield* failed(outcome.left, options.resource, requestId)
+    if (Either.isLeft(outcome)) {
+      // The begin may have been written with its answer lost (the connection cut after the commit):
+      // give back what it would have claimed, fenced to this request's claims like any release.
+      if (outcome.left._tag === "StorageUnavailable") {
+        yield* giveBack(storage, [
+          ...(held === undefined ? [] : [Write.releaseIdempotency(held)]),
+          ...(heldReference === undefined ? [] : [Write.releaseReference(heldReference)])
+        ])
+      }
+      return yield* failed(outcome.left, options.resource, requestId)
+    }
     const begun = outcome.right
 
     const conflict = (param: string, message: string) => ApiResponse.fromError(new IdempotencyConflict({ param, message }), requestId)
@@ -153,18 +163,41 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
     )
     if (Exit.isSuccess(finished)) return finished.value
     // Whatever went wrong, give back what this request still holds, so a retry reaches a fresh handler
-    // (4.9.7). Releases are fenced: a key or reference another request took over is left alone. Best
-    // effort: if the store is down, the claims lapse after Idempotency.lockMillis instead.
+    // (4.9.7).
     const release = [
       ...(held === undefined ? [] : [Write.releaseIdempotency(held)]),
       ...(begun._tag === "Proceed" && heldReference !== undefined ? [Write.releaseReference(heldReference)] : [])
     ]
-    if (release.length > 0) yield* Effect.ignore(storage.commit(release))
+    yield* giveBack(storage, release)
     const failure = Cause.failureOption(finished.cause)
     if (Option.isSome(failure)) return yield* failed(failure.value, options.resource, requestId)
     yield* Effect.logError(`${options.resource} operation failed`, finished.cause)
     return ApiResponse.fromError(new InternalError({ message: "operation failed" }), requestId)
   }))
+
+/**
+ * Give claims back. Releases are fenced (a claim another request took over, or answered, is left
+ * alone), so they may be tried again: if the store is down, in the background until the claims
+ * would lapse anyway (Idempotency.lockMillis), so a key is free soon after an outage ends rather
+ * than a full lock later (docs/reliability.md "Database outage").
+ */
+const giveBack = (storage: Storage["Type"], release: ReadonlyArray<Write>) => {
+  if (release.length === 0) return Effect.void
+  // Suspended: each try asks the store anew.
+  const attempt = Effect.suspend(() => storage.commit(release))
+  return attempt.pipe(Effect.catchAll(() =>
+    Effect.asVoid(Effect.forkDaemon(attempt.pipe(
+      Effect.retry({ schedule: releaseRetry, while: (e) => e._tag === "StorageUnavailable" }),
+      Effect.ignore
+    )))
+  ))
+}
+
+/** How a release that met an outage is tried again: soon, then at least every 2 s, while the claim still holds. */
+const releaseRetry = Schedule.exponential("100 millis").pipe(
+  Schedule.union(Schedule.spaced("2 seconds")),
+  Schedule.upTo(Duration.millis(Idempotency.lockMillis))
+)
 
 /** The answer to a storage failure, once the claims are given back. */
 const failed = (error: StorageError, resource: string, requestId: string) => {

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Logger, Schema } from "effect"
+import { Effect, Layer, Logger, Schema, TestClock } from "effect"
 import { PaymentIntent, PaymentIntents, Storage, StorageError } from "../src/index.js"
 import { keys, layer, login } from "./fixtures.js"
 
@@ -43,6 +43,44 @@ describe("storage outages", () => {
       down = false
       // Nothing stuck: the same key and reference reach a fresh handler at once.
       const after = yield* create("outage-key")
+      assert.strictEqual(after.status, 201, after.body)
+    }).pipe(Effect.provide(Layer.merge(layer({ storage: flaky }), quiet)))
+  })
+
+  it.effect("issue 14 D1 a store down for the release too: the key is given back in the background once the store is back, well before its lock (Idempotency.lockMillis, 60 s) lapses", () => {
+    let down = true
+    const store = Storage.makeMemory()
+    const flaky = Layer.succeed(Storage.Storage, {
+      ...store,
+      commit: (writes) => (down ? Effect.fail(new StorageError.StorageUnavailable({ message: "connection reset" })) : store.commit(writes))
+    })
+    return Effect.gen(function*() {
+      assert.strictEqual((yield* create("release-key")).status, 503)
+      // The key's claim is still held (its release met the outage too): a retry now finds it in flight.
+      assert.strictEqual((yield* create("release-key")).status, 409)
+      down = false
+      // Within a few seconds of the store coming back, not after the 60 s lock.
+      yield* TestClock.adjust("3 seconds")
+      const after = yield* create("release-key")
+      assert.strictEqual(after.status, 201, after.body)
+    }).pipe(Effect.provide(Layer.merge(layer({ storage: flaky }), quiet)))
+  })
+
+  it.effect("issue 14 D1 a begin whose answer was lost (written, then the connection cut) gives back the key and reference it may have claimed", () => {
+    let lose = true
+    const store = Storage.makeMemory()
+    const flaky = Layer.succeed(Storage.Storage, {
+      ...store,
+      begin: (request) =>
+        lose
+          ? Effect.zipRight(store.begin(request), Effect.fail(new StorageError.StorageUnavailable({ message: "connection reset" })))
+          : store.begin(request)
+    })
+    return Effect.gen(function*() {
+      assert.strictEqual((yield* create("lost-begin-key")).status, 503)
+      lose = false
+      // At once: neither the key nor the merchant_reference is left claimed by the lost begin.
+      const after = yield* create("lost-begin-key")
       assert.strictEqual(after.status, 201, after.body)
     }).pipe(Effect.provide(Layer.merge(layer({ storage: flaky }), quiet)))
   })

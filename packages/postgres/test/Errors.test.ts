@@ -17,6 +17,14 @@ describe("driver failures as storage errors", () => {
     }
   })
 
+  it("issue 14 defect 2 D1 a connection the server closed without a word (the driver's Error with no code) is StorageUnavailable (503); a TypeError is not", () => {
+    // What `pg` fails a statement with when the socket ends mid-query without a reset.
+    const lost = fold("commit")(new SqlError({ cause: new Error("Connection terminated unexpectedly") }))
+    assert.strictEqual(lost._tag, "StorageUnavailable")
+    assert.strictEqual(lost.status, 503)
+    assert.strictEqual(fold("commit")(new SqlError({ cause: new TypeError("Do not know how to serialize a BigInt") }))._tag, "StorageFailure")
+  })
+
   it("storage: any other failure is StorageFailure (500), its cause kept for the logs", () => {
     const cause = new SqlError({ cause: driverError("42P01") })
     const e = fold("get")(cause)

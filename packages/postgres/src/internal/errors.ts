@@ -17,11 +17,20 @@ const unavailable = (code: string | undefined): boolean =>
     code === "EHOSTUNREACH" || code === "ENOTFOUND" || code === "EAI_AGAIN"
   )
 
+/**
+ * A connection the server closed without a word (its process killed, a proxy restarted): the
+ * `pg` driver fails the statement with a plain `Error` that has no code at all, where every
+ * answer of the server carries a SQLSTATE and every socket error a Node code. A `TypeError` or
+ * other subclass without a code is a fault in the values sent, not the connection.
+ */
+const connectionLost = (cause: unknown): boolean =>
+  cause instanceof Error && Object.getPrototypeOf(cause) === Error.prototype && codeOf(cause) === undefined
+
 /** A `SqlError` as the core's storage error. */
 export const fold = (operation: string) => (error: SqlError): StorageError.StorageError => {
   const code = codeOf(error.cause)
   const message = `postgres: ${operation} failed`
   if (code === "23505") return new StorageError.UniqueViolation({ message, cause: error })
-  if (unavailable(code)) return new StorageError.StorageUnavailable({ message, cause: error })
+  if (unavailable(code) || connectionLost(error.cause)) return new StorageError.StorageUnavailable({ message, cause: error })
   return new StorageError.StorageFailure({ message, cause: error })
 }
