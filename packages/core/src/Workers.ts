@@ -91,11 +91,17 @@ export const runTask = (task: Task.TaskRecord) =>
     const storage = yield* Storage
     const outcome = yield* Effect.exit(dispatch(task))
     const now = yield* Clock.currentTimeMillis
+    // Interrupted (the host shutting the workers down, docs/embedding.md): not a failure of the
+    // task, so no attempt is spent and nothing is logged as an error; the claim is given back
+    // for the next worker, at once rather than when the lease lapses.
+    const interrupted = outcome._tag === "Failure" && Cause.isInterruptedOnly(outcome.cause)
     const writes = outcome._tag === "Success"
       ? writesOf(task, outcome.value, now)
+      : interrupted
+      ? [Write.update(Task.table, Task.released(task, now), task.version)]
       // A fault (a defect, the store failing): try again later, with back-off.
       : [Write.update(Task.table, Task.rescheduled(task, now, Task.retry(task, now, null).dueAt, "task failed; see the host's logs"), task.version)]
-    if (outcome._tag === "Failure") yield* Effect.logError("tender: task failed", task.kind, task.id, outcome.cause)
+    if (outcome._tag === "Failure" && !interrupted) yield* Effect.logError("tender: task failed", task.kind, task.id, outcome.cause)
     const committed = yield* Effect.either(storage.commit(writes))
     if (committed._tag === "Right") return true
     if (committed.left._tag === "StaleVersion") {

@@ -5,7 +5,7 @@
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Logger, Schema } from "effect"
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Simulator, Workers } from "@tender/core"
@@ -239,9 +239,13 @@ describe("shutdown (docs/embedding.md)", () => {
         )
     }
     let released = false
+    const errors: Array<unknown> = []
     const services = Workers.layer({ pollMillis: 10 }).pipe(
       Layer.provideMerge(layer({ providers: [hanging] })),
-      Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => (released = true)))))
+      Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => (released = true))))),
+      Layer.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Error") errors.push(message)
+      })))
     )
     const tender = TenderHttp.toWebHandler(services)
     await tender.ready()
@@ -252,6 +256,8 @@ describe("shutdown (docs/embedding.md)", () => {
     await tender.dispose()
     assert.isTrue(interrupted, "the worker's provider call outlived dispose")
     assert.isTrue(released)
+    // A shutdown is not a task failure: nothing is logged as an error (Workers.runTask gives the claim back).
+    assert.deepStrictEqual(errors, [])
   })
 
   it("ready rejects with the cause when the services cannot start, and a later call tries again", async () => {
