@@ -8,11 +8,60 @@
  * @since 0.1.0
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Readable } from "node:stream"
 import type { WebHandler } from "./TenderHttp.js"
 
 /** The URL the request was sent to: a mounting framework may have cut its own prefix off `url`. */
 const urlOf = (req: IncomingMessage): string => (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? "/"
+
+/**
+ * The body of `req` as a web stream, read as the handler pulls it. Unlike `Readable.toWeb`,
+ * cancelling it (Tender stopped reading: a body over its limit) never destroys `req`, which
+ * would destroy the socket before the 413 is written: the rest of the body flows to nowhere,
+ * and the answer closes the connection.
+ */
+const bodyOf = (req: IncomingMessage): ReadableStream<Uint8Array> => {
+  let done = false
+  const stop = () => {
+    done = true
+    req.off("data", onData)
+    req.off("end", onEnd)
+    req.off("close", onClose)
+    req.resume()
+  }
+  let controller!: ReadableStreamDefaultController<Uint8Array>
+  const onData = (chunk: Buffer) => {
+    controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+    if ((controller.desiredSize ?? 0) <= 0) req.pause()
+  }
+  const onEnd = () => {
+    if (done) return
+    stop()
+    controller.close()
+  }
+  // A client gone mid-body: the handler sees a failed read (400), never an unhandled error.
+  const onClose = () => {
+    if (done) return
+    stop()
+    controller.error(new Error("the request body ended early"))
+  }
+  // Node emits 'error' on a request whose client reset; with no listener it would end the process.
+  req.on("error", () => onClose())
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c
+      req.on("data", onData)
+      req.on("end", onEnd)
+      req.on("close", onClose)
+      req.pause()
+    },
+    pull() {
+      if (!done) req.resume()
+    },
+    cancel() {
+      if (!done) stop()
+    }
+  }, { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength })
+}
 
 /** A web `Request` reading the body from `req` as the handler pulls it. @since 0.1.0 */
 export const toRequest = (req: IncomingMessage): Request => {
@@ -24,7 +73,7 @@ export const toRequest = (req: IncomingMessage): Request => {
   return new Request(`http://${host}${urlOf(req)}`, {
     method,
     headers,
-    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {})
+    ...(hasBody ? { body: bodyOf(req), duplex: "half" } : {})
   } as RequestInit)
 }
 

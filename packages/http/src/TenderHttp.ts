@@ -96,28 +96,6 @@ export const layerMounted = <Id extends string = "tender">(
   ) as unknown as Layer.Layer<HttpApiGroup.ApiGroup<Id, GroupName>, never, Services>
 }
 
-/**
- * Cut a request's body off one byte past `limit` while it streams in, so a body sent without
- * `Content-Length` (chunked) is refused with 413 having read at most the limit, never held
- * whole. A declared `Content-Length` over the limit is refused before any byte is read, and
- * one within it bounds the body already (HTTP framing), so only a body without one is wrapped.
- */
-const capBody = (request: Request, limit: number): Request => {
-  if (request.body === null || request.headers.has("content-length")) return request
-  let seen = 0
-  const capped = request.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength
-        // The platform reports this message as a body over its limit (Middleware: 413).
-        if (seen > limit) controller.error(new Error("maxBytes exceeded"))
-        else controller.enqueue(chunk)
-      }
-    })
-  )
-  return new Request(request, { body: capped, duplex: "half" } as RequestInit)
-}
-
 /** A fetch-style handler with what its adapters need to know. @since 0.1.0 @category models */
 export interface WebHandler {
   /** Answers any request: an unknown path gets the D1 404 (use `owns` first to let it fall through). */
@@ -162,15 +140,8 @@ export const toWebHandler = <E>(services: L.Layer<Services, E>, options: Mount.M
       throw error
     })
   return {
-    handler: (request) =>
-      build().then((handle) =>
-        handle(
-          request.body === null || request.headers.has("content-length") ? request : capBody(
-            request,
-            Middleware.bodyLimitOf(mount.routes, request.method, Routes.pathOf(request.url), request.headers.get("content-type") ?? undefined)
-          )
-        )
-      ),
+    // Bodies are counted and cut off at their limit as they stream in, whatever the framing (internal/body.ts).
+    handler: (request) => build().then((handle) => handle(request)),
     owns: (url) => mount.owns(Routes.pathOf(url)),
     prefix: mount.prefix,
     ready: () => build().then(() => undefined),

@@ -1,15 +1,16 @@
 /**
  * Request bodies of the upload routes (4.4, D3): the `file` part of a multipart upload,
- * read with the platform's multipart parser as a stream and kept in memory only up to one
+ * parsed as it streams in (multipasta) and kept in memory only up to one
  * byte past the 5 MiB limit, so an oversized file costs no more than the limit; and the
  * small JSON bodies of the same routes.
  *
  * @since 0.1.0
  */
 import type { HttpServerRequest } from "@effect/platform"
-import { Multipart } from "@effect/platform"
 import { Asset, Errors } from "@tender/core"
-import { Chunk, Effect, Option, Stream } from "effect"
+import { Effect, Stream } from "effect"
+import * as MP from "multipasta"
+import * as Body from "./internal/body.js"
 
 /**
  * The largest multipart body read: the file limit and room for the part headers and
@@ -27,38 +28,69 @@ export const isMultipart = (request: HttpServerRequest.HttpServerRequest) => isM
 
 const invalid = (param: string, message: string) => Errors.ValidationFailed.at(param, message)
 
+const tooLarge = () =>
+  new Errors.PayloadTooLarge({ param: "file", message: `The request body is larger than ${maxUploadBodyBytes} bytes: a file is at most 5 MiB.` })
+
+const unreadable = () => invalid("body", "The multipart body could not be read.")
+
 /**
  * The bytes of the one part named `file`, at most `Asset.maxBytes` + 1 of them (one more is
- * enough to refuse it). Any other part, or no file, is a 400.
+ * enough to refuse it). Any other part, or no file, is a 400; a body past
+ * `maxUploadBodyBytes` is a 413 having read no further (internal/body.ts).
+ *
+ * The body is fed to multipasta's parser chunk by chunk, and the parser's answers are looked
+ * at after each chunk: a refused part stops the read at once. (The platform's multipart
+ * stream was not used: a file part whose body fails or ends before its boundary never ends
+ * there, and its reader spins for ever, which would let one truncated upload take a core.)
  *
  * @since 0.1.0
  */
-export const file = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Uint8Array, Errors.ValidationFailed> =>
-  Effect.gen(function*() {
-    let found: Uint8Array | undefined
-    yield* request.multipartStream.pipe(
-      Stream.mapError(() => invalid("body", "The multipart body could not be read.")),
-      Stream.runForEach((part) =>
-        Effect.gen(function*() {
-          if (!Multipart.isFile(part) || part.key !== "file") {
-            return yield* invalid(part.key, `${part.key} is not a known part; send the file in the part named file`)
-          }
-          if (found !== undefined) return yield* invalid("file", "Send one file.")
-          const chunks = yield* part.content.pipe(
-            Stream.mapError(() => invalid("file", "The file could not be read.")),
-            // Read no further than one byte past the limit.
-            Stream.mapAccum(0, (seen, chunk) => [seen + chunk.length, { seen, chunk }] as const),
-            Stream.takeWhile(({ seen }) => seen <= Asset.maxBytes),
-            Stream.map(({ chunk }) => chunk),
-            Stream.runCollect
-          )
-          const bytes = Buffer.concat(Chunk.toReadonlyArray(chunks))
-          found = bytes.length > Asset.maxBytes ? bytes.subarray(0, Asset.maxBytes + 1) : bytes
-        })
-      )
-    )
-    return yield* Option.match(Option.fromNullable(found), {
-      onNone: () => Effect.fail(invalid("file", "file is required: send the file in the part named file")),
-      onSome: Effect.succeed
+export const file = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Uint8Array, Errors.ValidationFailed | Errors.PayloadTooLarge> =>
+  Effect.suspend(() => {
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    let files = 0
+    let refused: Errors.ValidationFailed | Errors.PayloadTooLarge | undefined
+    let done = false
+    const refuse = (error: Errors.ValidationFailed | Errors.PayloadTooLarge) => {
+      refused ??= error
+    }
+    const parser = MP.make({
+      headers: request.headers,
+      // Fields are refused, so none needs more room than this to be named in the answer.
+      maxFieldSize: 64 * 1024,
+      onField: (info) => refuse(invalid(info.name, `${info.name} is not a known part; send the file in the part named file`)),
+      onFile: (info) => {
+        if (info.name !== "file") refuse(invalid(info.name, `${info.name} is not a known part; send the file in the part named file`))
+        else if (++files > 1) refuse(invalid("file", "Send one file."))
+        return (chunk) => {
+          // Keep no more than one byte past the limit.
+          if (chunk === null || refused !== undefined || size > Asset.maxBytes) return
+          const room = Asset.maxBytes + 1 - size
+          const kept = chunk.length > room ? chunk.subarray(0, room) : chunk
+          chunks.push(kept)
+          size += kept.length
+        }
+      },
+      onError: (error) =>
+        refuse(error._tag === "ReachedLimit" && error.limit !== "MaxParts" && error.limit !== "MaxFieldSize" ? tooLarge() : unreadable()),
+      onDone: () => {
+        done = true
+      }
     })
+    return Body.stream(request, maxUploadBodyBytes).pipe(
+      Stream.mapError((error) => (error._tag === "BodyTooLarge" ? tooLarge() : unreadable())),
+      Stream.runForEachWhile((chunk) =>
+        Effect.sync(() => {
+          parser.write(chunk)
+          return refused === undefined
+        })
+      ),
+      Effect.flatMap(() => {
+        if (refused === undefined && !done) parser.end()
+        if (refused !== undefined) return Effect.fail(refused)
+        if (files === 0) return Effect.fail(invalid("file", "file is required: send the file in the part named file"))
+        return Effect.succeed(Buffer.concat(chunks))
+      })
+    )
   })

@@ -27,6 +27,7 @@ import * as QRCode from "qrcode"
 import { TenderApi } from "../Api.js"
 import { CurrentRequestId, isApiError } from "../internal/errorSchema.js"
 import { fromDecodeError, toHttp } from "../Middleware.js"
+import * as Body from "../internal/body.js"
 import * as Upload from "../Upload.js"
 import { respond, securityHeaders } from "./Html.js"
 import type { Lang } from "./Messages.js"
@@ -231,9 +232,15 @@ const refusedPage = (lang: Lang) => (cause: Cause.Cause<unknown>) =>
 const guarded = <R>(lang: Lang, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) =>
   Effect.catchAllCause(effect, refusedPage(lang))
 
-/** The request body of a URL-encoded form. */
+/** The largest payer form read: its few fields fit many times over. */
+const maxFormBytes = 64 * 1024
+
+/** The request body of a URL-encoded form; one that is too large or unreadable reads as empty (and fails the form check). */
 const formBody = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.map(Effect.orElseSucceed(request.text, () => ""), (text) => new URLSearchParams(text))
+  Body.bytes(request, maxFormBytes).pipe(
+    Effect.map((bytes) => new URLSearchParams(Buffer.from(bytes).toString("utf8"))),
+    Effect.orElseSucceed(() => new URLSearchParams())
+  )
 
 /** The payer's entries, checked with the create request's own schemas and messages (2.2, D1). */
 const PayerEntries = Schema.Struct({
@@ -242,7 +249,7 @@ const PayerEntries = Schema.Struct({
 }).annotations({ parseOptions: { errors: "all" } })
 
 /** A create request path (`payment_method_options.bank`) back to discovery's payer field (`bank`). */
-const fieldOfParam = Object.fromEntries(Object.entries(Discovery.createRequestPath).map(([f, p]) => [p, f]))
+const fieldOfParam = new Map<string, string>(Object.entries(Discovery.createRequestPath).map(([f, p]) => [p, f]))
 
 const errorsOf = (error: Errors.ValidationFailed | Errors.ApiError): Record<string, ReadonlyArray<string>> => {
   const details = "details" in error && Array.isArray(error.details) && error.details.length > 0
@@ -250,7 +257,7 @@ const errorsOf = (error: Errors.ValidationFailed | Errors.ApiError): Record<stri
     : [{ param: (error as { param?: string }).param, message: error.message }]
   const out: Record<string, Array<string>> = {}
   for (const d of details) {
-    const field = d.param === undefined ? "_form" : fieldOfParam[d.param] ?? "_form"
+    const field = d.param === undefined ? "_form" : fieldOfParam.get(d.param) ?? "_form"
     ;(out[field] ??= []).push(d.message)
   }
   return out

@@ -1,0 +1,146 @@
+/**
+ * Reading a request body so that no body can end the host's process or lose its answer.
+ *
+ * The platform's own readers are not used for bodies: on Node they destroy a request they stop
+ * reading early, which destroys the socket, so a body over its limit got no 413 at all; and
+ * the Node multipart parser emits its limit error on a file stream nobody listens to any more,
+ * an uncaught `'error'` that ended the host's process (issue 19, docs/reliability.md). Here a
+ * body is counted as it streams in and cut off one byte past its limit; a request is never
+ * destroyed; and a body left unread is remembered, so the answer closes the connection
+ * (`leftUnread`) instead of leaving the rest of the body in the way of the next request.
+ */
+import type { HttpServerRequest } from "@effect/platform"
+import { Chunk, Data, Effect, Stream } from "effect"
+
+/** The body is larger than its limit. */
+export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
+
+/** The body could not be read: the client went away, or the stream failed. */
+export class BodyUnreadable extends Data.TaggedError("BodyUnreadable") {}
+
+/** The members of a Node `IncomingMessage` read here (no `node:http` import: any Readable does). */
+interface NodeBody {
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown
+  on(event: "end" | "close", listener: () => void): unknown
+  on(event: "error", listener: (error: unknown) => void): unknown
+  off(event: string, listener: (...args: Array<any>) => void): unknown
+  resume(): unknown
+  readonly readableEnded: boolean
+  readonly destroyed: boolean
+}
+
+const isNodeBody = (source: unknown): source is NodeBody =>
+  typeof source === "object" && source !== null && typeof (source as NodeBody).on === "function" &&
+  typeof (source as NodeBody).resume === "function" && "readableEnded" in source
+
+/** Requests whose body was not read to its end: their answer must close the connection. */
+const unread = new WeakSet<object>()
+
+/** Whether the request's body was left partly unread (the answer then closes the connection). */
+export const leftUnread = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  typeof request.source === "object" && request.source !== null && unread.has(request.source)
+
+const markUnread = (source: unknown) => {
+  if (typeof source === "object" && source !== null) unread.add(source)
+}
+
+/**
+ * A Node body: `data` events counted; one past the limit fails. Stopping early removes only
+ * Tender's listeners and lets the rest flow to nowhere (`resume`): the socket stays whole for
+ * the answer, which then closes it.
+ */
+const fromNode = (body: NodeBody, limit: number): Stream.Stream<Uint8Array, BodyTooLarge | BodyUnreadable> =>
+  body.readableEnded
+    ? Stream.empty
+    : Stream.asyncPush<Uint8Array, BodyTooLarge | BodyUnreadable>((emit) =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          let seen = 0
+          let ended = false
+          const onData = (chunk: Uint8Array) => {
+            seen += chunk.byteLength
+            if (seen > limit) emit.fail(new BodyTooLarge({ limit }))
+            else emit.single(chunk)
+          }
+          const onEnd = () => {
+            ended = true
+            emit.end()
+          }
+          const onError = () => emit.fail(new BodyUnreadable())
+          const onClose = () => {
+            if (!ended) emit.fail(new BodyUnreadable())
+          }
+          body.on("data", onData)
+          body.on("end", onEnd)
+          body.on("error", onError)
+          body.on("close", onClose)
+          return () => {
+            body.off("data", onData)
+            body.off("end", onEnd)
+            body.off("close", onClose)
+            // An error after this point (a client that resets mid-body) must still have a listener.
+            body.off("error", onError)
+            body.on("error", ignore)
+            if (!ended) {
+              markUnread(body)
+              body.resume()
+            }
+          }
+        }),
+        (release) => Effect.sync(release)
+      )
+    )
+
+const ignore = () => {}
+
+/** A web body (fetch-style hosts): counted the same way; stopping early cancels the stream. */
+const fromWeb = (
+  source: unknown,
+  body: ReadableStream<Uint8Array>,
+  limit: number
+): Stream.Stream<Uint8Array, BodyTooLarge | BodyUnreadable> => {
+  let ended = false
+  return Stream.fromReadableStream({ evaluate: () => body, onError: () => new BodyUnreadable() }).pipe(
+    Stream.mapAccumEffect(0, (seen, chunk) => {
+      const total = seen + chunk.byteLength
+      return total > limit ? Effect.fail(new BodyTooLarge({ limit })) : Effect.succeed([total, chunk] as const)
+    }),
+    Stream.onEnd(Effect.sync(() => {
+      ended = true
+    })),
+    Stream.ensuring(Effect.sync(() => {
+      if (!ended) markUnread(source)
+    }))
+  )
+}
+
+/**
+ * The request's body as a stream of at most `limit` bytes: one byte more fails with
+ * `BodyTooLarge`, having read no further.
+ */
+export const stream = (
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number
+): Stream.Stream<Uint8Array, BodyTooLarge | BodyUnreadable> => {
+  const source = request.source
+  if (isNodeBody(source)) return fromNode(source, limit)
+  const body = (source as { readonly body?: ReadableStream<Uint8Array> | null } | null)?.body
+  return body === null || body === undefined ? Stream.empty : fromWeb(source, body, limit)
+}
+
+/** The whole body, at most `limit` bytes. */
+export const bytes = (
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number
+): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable> =>
+  Effect.map(Stream.runCollect(stream(request, limit)), (chunks) => {
+    const all = Chunk.toReadonlyArray(chunks)
+    if (all.length === 1) return all[0]!
+    const out = new Uint8Array(all.reduce((n, c) => n + c.byteLength, 0))
+    let at = 0
+    for (const c of all) {
+      out.set(c, at)
+      at += c.byteLength
+    }
+    return out
+  })

@@ -1,0 +1,319 @@
+/**
+ * Bodies a hostile client sends, over real sockets, through every way to mount Tender (issue 19,
+ * docs/reliability.md): the Effect server of the demo (`NodeHttpServer`), the `node:http`
+ * listener, Express, Fastify, and the fetch handler itself. A body over its limit, chunked or
+ * not, gets its D1 413 and a closed connection; a client that goes away mid-body costs
+ * nothing; and the host's process, and its server, go on answering.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import express from "express"
+import fastify from "fastify"
+import { ManagedRuntime } from "effect"
+import { createServer, request as httpRequest, type Server } from "node:http"
+import { connect, type AddressInfo } from "node:net"
+import { keys, layer } from "../../core/test/fixtures.js"
+import { Startup, TenderHttp } from "../src/index.js"
+import * as Express from "../src/Express.js"
+import * as Fastify from "../src/Fastify.js"
+import * as NodeHttp from "../src/NodeHttp.js"
+import { basic, formWith, png } from "./harness.js"
+
+const closers: Array<() => Promise<unknown>> = []
+afterAll(async () => {
+  for (const close of closers.reverse()) await close()
+})
+
+const origin = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+
+const listening = async (server: Server) => {
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
+  closers.push(() => new Promise((ok) => server.close(ok)))
+  return origin(server)
+}
+
+const webHandler = () => {
+  const tender = TenderHttp.toWebHandler(layer())
+  closers.push(tender.dispose)
+  return tender
+}
+
+/** Each way a host mounts Tender, started on a free port; resolves to its origin. */
+const mounts: Record<string, () => Promise<string>> = {
+  "Effect server (NodeHttpServer, as the demo)": async () => {
+    const server = createServer()
+    const runtime = ManagedRuntime.make(
+      Startup.serve({ services: layer(), server: NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" }) })
+    )
+    closers.push(() => runtime.dispose())
+    await runtime.runtime()
+    return origin(server)
+  },
+  "node:http listener": () => listening(createServer(NodeHttp.listener(webHandler()))),
+  "Express middleware": () => {
+    const app = express()
+    app.use(Express.middleware(webHandler()))
+    return listening(createServer(app))
+  },
+  "Fastify plugin": async () => {
+    const app = fastify()
+    await app.register(Fastify.plugin(webHandler()))
+    await app.listen({ port: 0, host: "127.0.0.1" })
+    closers.push(() => app.close())
+    return origin(app.server)
+  }
+}
+
+const auth = { authorization: basic(keys.demoTest) }
+
+interface Answer {
+  readonly status: number
+  readonly headers: Record<string, string | Array<string> | undefined>
+  readonly body: string
+}
+
+/**
+ * POST `head`, then filler in 64 KiB chunks (no Content-Length: chunked) up to `total` bytes
+ * or until the server answers, then `tail`.
+ */
+const sendChunked = (url: string, headers: Record<string, string>, head: Buffer, total: number, tail = Buffer.alloc(0)) =>
+  new Promise<Answer>((ok, fail) => {
+    const req = httpRequest(new URL(url), { method: "POST", headers: { ...headers, "transfer-encoding": "chunked" } })
+    const chunk = Buffer.alloc(64 * 1024, 0x20)
+    let sent = 0
+    let answered = false
+    req.on("response", (res) => {
+      answered = true
+      let text = ""
+      res.on("data", (d) => (text += d))
+      res.on("end", () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
+    })
+    req.on("error", (e) => (answered ? undefined : fail(e)))
+    req.write(head)
+    const pump = () => {
+      while (!answered && sent < total) {
+        sent += chunk.length
+        if (!req.write(chunk)) return void req.once("drain", pump)
+      }
+      if (!answered) req.end(tail)
+    }
+    pump()
+  })
+
+/** The head of a multipart body whose `file` part is then the filler. */
+const multipartHead = (boundary: string) =>
+  Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n`)
+
+/** Open a socket, send a chunked body's start, and drop the connection mid-body. */
+const abortMidBody = (url: string, path: string) =>
+  new Promise<void>((ok) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${auth.authorization}\r\n` +
+          `Content-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n`
+      )
+      const head = multipartHead("b")
+      socket.write(`${head.length.toString(16)}\r\n`)
+      socket.write(head)
+      socket.write("\r\n")
+      socket.write(`10000\r\n${"x".repeat(0x8000)}`)
+      setTimeout(() => {
+        socket.destroy()
+        ok()
+      }, 50)
+    })
+    socket.on("error", () => ok())
+  })
+
+const assertTooLarge = (answer: Answer, param: string) => {
+  assert.strictEqual(answer.status, 413, answer.body)
+  const { error } = JSON.parse(answer.body)
+  assert.strictEqual(error.code, "validation_failed")
+  assert.strictEqual(error.param, param)
+  assert.match(error.request_id, /^req_/)
+  assert.strictEqual(answer.headers["connection"], "close")
+}
+
+/** The server still serves: the catalogue answers. */
+const assertAlive = async (base: string) => {
+  const res = await fetch(`${base}/webhook_event_types`)
+  assert.strictEqual(res.status, 200)
+}
+
+for (const [name, start] of Object.entries(mounts)) {
+  describe(`hostile bodies through the ${name} (issue 19, D1)`, () => {
+    const base = start()
+
+    it("D1 a chunked JSON body of 50 MiB -> 413 validation_failed param body, connection closed; the server goes on", async () => {
+      const url = await base
+      const answer = await sendChunked(`${url}/payment_intents`, { ...auth, "content-type": "application/json" }, Buffer.alloc(0), 50 * 1024 * 1024)
+      assertTooLarge(answer, "body")
+      await assertAlive(url)
+    })
+
+    it("D1 4.4 a chunked multipart upload of 20 MB to POST /assets -> 413 param file; the process does not end", async () => {
+      const url = await base
+      const answer = await sendChunked(
+        `${url}/assets`,
+        { ...auth, "content-type": "multipart/form-data; boundary=b", "idempotency-key": `chunked-assets-${name}` },
+        multipartHead("b"),
+        20_000_000,
+        Buffer.from("\r\n--b--\r\n")
+      )
+      assertTooLarge(answer, "file")
+      await assertAlive(url)
+    })
+
+    it("D1 4.4 a chunked multipart receipt of 6 MB -> 413 param file", async () => {
+      const url = await base
+      const created = await fetch(`${url}/payment_intents`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({
+          amount: "150000",
+          currency: "THB",
+          country: "TH",
+          checkout_mode: "merchant",
+          payment_method: "th_bank_transfer",
+          customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
+        })
+      })
+      const intent = await created.json()
+      const answer = await sendChunked(
+        `${url}/payment_intents/${intent.id ?? "dord_unknown"}/receipt`,
+        { ...auth, "content-type": "multipart/form-data; boundary=b", "idempotency-key": `chunked-receipt-${name}` },
+        multipartHead("b"),
+        6_000_000,
+        Buffer.from("\r\n--b--\r\n")
+      )
+      assertTooLarge(answer, "file")
+      await assertAlive(url)
+    })
+
+    it("D1 a declared Content-Length over the upload limit -> 413 before reading", async () => {
+      const url = await base
+      const answer = await new Promise<Answer>((ok, fail) => {
+        const req = httpRequest(new URL(`${url}/assets`), {
+          method: "POST",
+          headers: { ...auth, "content-type": "multipart/form-data; boundary=b", "content-length": String(20_000_000) }
+        })
+        req.on("response", (res) => {
+          let text = ""
+          res.on("data", (d) => (text += d))
+          res.on("end", () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
+        })
+        req.on("error", fail)
+        req.write(multipartHead("b"))
+      })
+      assertTooLarge(answer, "file")
+    })
+
+    it("a client that drops the connection mid-upload costs nothing: the next upload is served", async () => {
+      const url = await base
+      for (let i = 0; i < 5; i++) await abortMidBody(url, "/assets")
+      const form = formWith(png())
+      const res = await fetch(`${url}/assets`, { method: "POST", headers: auth, body: form })
+      assert.strictEqual(res.status, 201, await res.clone().text())
+      assert.strictEqual((await res.json()).object, "asset")
+    })
+  })
+}
+
+describe("hostile bodies through the fetch handler itself (issue 19, D1)", () => {
+  /** An endless body that counts what was pulled from it. */
+  const endless = () => {
+    let pulled = 0
+    let cancelled = false
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 64 * 1024
+        controller.enqueue(new Uint8Array(64 * 1024).fill(0x20))
+      },
+      cancel() {
+        cancelled = true
+      }
+    })
+    return { body, pulled: () => pulled, cancelled: () => cancelled }
+  }
+
+  it("D1 an endless JSON body -> 413 having pulled about the limit, and the body is cancelled", async () => {
+    const tender = webHandler()
+    const source = endless()
+    const res = await tender.handler(
+      new Request("http://localhost/payment_intents", {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: source.body,
+        duplex: "half"
+      } as RequestInit)
+    )
+    assert.strictEqual(res.status, 413)
+    assert.strictEqual((await res.json()).error.param, "body")
+    assert.isBelow(source.pulled(), 4 * 1024 * 1024)
+    assert.isTrue(source.cancelled())
+  })
+
+  it("D1 an endless multipart upload -> 413 param file, and the body is cancelled", async () => {
+    const tender = webHandler()
+    const head = multipartHead("b")
+    let pulled = 0
+    let cancelled = false
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(pulled === 0 ? new Uint8Array(head) : new Uint8Array(64 * 1024).fill(0x20))
+        pulled += pulled === 0 ? head.length : 64 * 1024
+      },
+      cancel() {
+        cancelled = true
+      }
+    })
+    const res = await tender.handler(
+      new Request("http://localhost/assets", {
+        method: "POST",
+        headers: { ...auth, "content-type": "multipart/form-data; boundary=b" },
+        body,
+        duplex: "half"
+      } as RequestInit)
+    )
+    assert.strictEqual(res.status, 413)
+    assert.strictEqual((await res.json()).error.param, "file")
+    assert.isBelow(pulled, 8 * 1024 * 1024)
+    assert.isTrue(cancelled)
+  })
+
+  it("D1 4.4 a multipart body that ends before its closing boundary -> 400 param body, at once (never a spinning read)", async () => {
+    const tender = webHandler()
+    const truncated = Buffer.concat([multipartHead("b"), Buffer.alloc(1000, 0x20)])
+    const res = await tender.handler(
+      new Request("http://localhost/assets", {
+        method: "POST",
+        headers: { ...auth, "content-type": "multipart/form-data; boundary=b" },
+        body: truncated
+      })
+    )
+    assert.strictEqual(res.status, 400)
+    assert.strictEqual((await res.json()).error.param, "body")
+  })
+
+  it("a body that fails mid-read -> 400 validation_failed param body, never a 500", async () => {
+    const tender = webHandler()
+    let n = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (n++ > 2) controller.error(new Error("connection reset"))
+        else controller.enqueue(new TextEncoder().encode("{\"amount\":"))
+      }
+    })
+    const res = await tender.handler(
+      new Request("http://localhost/payment_intents", {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body,
+        duplex: "half"
+      } as RequestInit)
+    )
+    assert.strictEqual(res.status, 400)
+    assert.strictEqual((await res.json()).error.param, "body")
+  })
+})
