@@ -12,12 +12,14 @@ export const stringify = (value: unknown): string => JSON.stringify(sortDeep(val
 const sortDeep = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(sortDeep)
   if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {}
-    for (const key of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[key]
-      if (v !== undefined) out[key] = sortDeep(v)
-    }
-    return out
+    // Entries, not assignments: a key named `__proto__` (request text) stays an own member, so
+    // it is hashed like any other instead of silently changing the object's prototype.
+    return Object.fromEntries(
+      Object.keys(value).sort().flatMap((key) => {
+        const v = (value as Record<string, unknown>)[key]
+        return v === undefined ? [] : [[key, sortDeep(v)]]
+      })
+    )
   }
   return value
 }

@@ -92,13 +92,6 @@ const IdempotencyHeaders = Schema.Struct({
 
 const IdPath = Schema.Struct({ id: Schema.String })
 
-/** An upload requires the key (4.4, D5): documented as required; its absence is a 400 naming `Idempotency-Key`. */
-const UploadHeaders = Schema.Struct({
-  "idempotency-key": Schema.String.annotations({
-    description: "Required for a file upload (4.4): up to 255 printable ASCII characters; a UUID v4 is the default choice."
-  })
-})
-
 /** One JPEG or PNG of at most 5 MiB in the part named `file` (4.4, D3). */
 const FileUpload = HttpApiSchema.Multipart(
   Schema.Struct({ file: Multipart.SingleFileSchema.annotations({ description: "A JPEG or PNG image of at most 5 MiB" }) })
@@ -182,7 +175,7 @@ export class AssetsGroup extends HttpApiGroup.make("assets")
   .add(
     HttpApiEndpoint.post("upload", "/assets")
       .annotate(OpenApi.Summary, "Upload an asset")
-      .setHeaders(UploadHeaders)
+      .setHeaders(IdempotencyHeaders)
       .setPayload(FileUpload)
       .middleware(JsonBody)
       .addSuccess(Asset.Asset.annotations(HttpApiSchema.annotations({ status: 201, identifier: "Asset" })))

@@ -13,6 +13,7 @@ import { ApiResponse, Authentication as CoreAuthentication, Errors, Idempotency,
 import { Cause, Context, Effect, FiberRef, Layer, Option } from "effect"
 import { Authentication, JsonBody, TenderApi } from "./Api.js"
 import { CurrentRequestId, isApiError } from "./internal/errorSchema.js"
+import * as Body from "./internal/body.js"
 import * as Routes from "./internal/routes.js"
 import { Mount } from "./Mount.js"
 import * as Upload from "./Upload.js"
@@ -56,27 +57,35 @@ export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.Ht
   })
 
 /** Render an API error for the current request; a 5xx is logged, its details never sent (D1). */
-const renderError = (error: Errors.ApiError) =>
+const renderError = (error: Errors.ApiError, log = error.status >= 500) =>
   Effect.zipRight(
-    error.status >= 500 ? Effect.logError("tender: request failed", error) : Effect.void,
+    log ? Effect.logError("tender: request failed", error) : Effect.void,
     Effect.map(FiberRef.get(CurrentRequestId), (id) => toHttp(ApiResponse.fromError(error, id)))
   )
 
-/** Header schemas need lowercase keys; an error names a header as clients write it (D1). */
-const headerNames: Record<string, string> = { "idempotency-key": Idempotency.header }
+/**
+ * Header schemas need lowercase keys; an error names a header as clients write it (D1). A Map:
+ * the param is request text, and `__proto__` or `constructor` must not find Object's own members.
+ */
+const headerNames = new Map<string, string>([["idempotency-key", Idempotency.header]])
 
 const paramOf = (path: ReadonlyArray<PropertyKey>) => {
   const param = path.map(String).join(".")
-  return headerNames[param] ?? param
+  return headerNames.get(param) ?? param
 }
 
 /** Map Effect's decode issues to D1 `validation_failed` with `param` and `details`. @since 0.1.0 */
 export const fromDecodeError = (error: HttpApiError.HttpApiDecodeError): Errors.ValidationFailed => {
-  // An optional field is `X | undefined`: a bad value also fails the `undefined` member. Drop that echo.
-  const issues = error.issues.filter((issue) =>
-    !(issue.message.startsWith("Expected undefined") &&
-      error.issues.some((other) => other !== issue && paramOf(other.path) === paramOf(issue.path)))
-  )
+  // An optional field is `X | undefined`: a bad value also fails the `undefined` member. Drop that
+  // echo when another issue names the field or a member inside it (`metadata.__proto__`).
+  const issues = error.issues.filter((issue) => {
+    if (!issue.message.startsWith("Expected undefined")) return true
+    const param = paramOf(issue.path)
+    return !error.issues.some((other) => {
+      const at = paramOf(other.path)
+      return other !== issue && (at === param || at.startsWith(`${param}.`))
+    })
+  })
   const details = issues.map((issue) => {
     const param = paramOf(issue.path)
     if (param === "") return { message: "The request body must be a JSON object" }
@@ -94,6 +103,11 @@ export const fromDecodeError = (error: HttpApiError.HttpApiDecodeError): Errors.
 
 /** Turn any failure or defect into a D1 response; 5xx details go to the log only. */
 const renderCause = (cause: Cause.Cause<unknown>) => {
+  // Interrupted only: the client went away mid-request, or the host is stopping. Nobody reads
+  // the answer and nothing failed, so nothing is logged as an error (a false alarm otherwise).
+  if (Cause.isInterruptedOnly(cause)) {
+    return renderError(new Errors.ServiceUnavailable({ message: "The request was interrupted: the server is stopping or the client went away." }), false)
+  }
   const failure = Cause.failureOption(cause)
   const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
   if (error instanceof HttpApiError.HttpApiDecodeError) return renderError(fromDecodeError(error))
@@ -155,17 +169,11 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
  */
 const readUtf8Body = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
-    const bytes = yield* request.arrayBuffer.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(maxJsonBodyBytes)),
-      Effect.catchAll((error): Effect.Effect<never, Errors.PayloadTooLarge | Errors.ValidationFailed> =>
-        Effect.fail(
-          error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
-            ? tooLarge()
-            : Errors.ValidationFailed.at("body", "The request body could not be read.")
-        ))
+    const bytes = yield* Body.bytes(request, maxJsonBodyBytes).pipe(
+      Effect.mapError((error) =>
+        error._tag === "BodyTooLarge" ? tooLarge() : Errors.ValidationFailed.at("body", "The request body could not be read.")
+      )
     )
-    // A fetch-style host's request ignores the size limit while streaming: check what arrived.
-    if (bytes.byteLength > maxJsonBodyBytes) return yield* Effect.fail(tooLarge())
     let text: string
     try {
       text = utf8.decode(bytes)
@@ -281,8 +289,9 @@ export const layer = HttpApiBuilder.middleware(
       const withId = response.headers["request-id"] === undefined
         ? HttpServerResponse.setHeader(response, "request-id", requestId)
         : response
-      // After a 413 the rest of the body is never read: close the connection.
-      const closed = response.status === 413 ? HttpServerResponse.setHeader(withId, "connection", "close") : withId
+      // An answer sent before its body was read to the end (a 413, a refused part) closes the
+      // connection: the rest of the body is never read, and must not stand before the next request.
+      const closed = response.status === 413 || Body.leftUnread(request) ? HttpServerResponse.setHeader(withId, "connection", "close") : withId
       // A 503 is transient (a storage outage): say when to try again.
       const retry = response.status === 503 ? HttpServerResponse.setHeader(closed, "retry-after", "1") : closed
       return response.status === 401

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { Storage, StorageError } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
-import { app, assertError, call, type Key } from "./harness.js"
+import { app, assertError, call, formWith, png, type Key } from "./harness.js"
 
 const promptpay = {
   amount: "150000",
@@ -104,13 +104,29 @@ describe("POST /payment_intents over HTTP", () => {
     assertError(res, 413, "validation_failed", "body")
   })
 
-  it("D5 a malformed Idempotency-Key -> 400 validation_failed param Idempotency-Key", async () => {
-    for (const key of ["x".repeat(256), "caf\u00e9", "tab\there"]) {
+  it("4.9.2 an Idempotency-Key is 1 to 255 printable ASCII characters; anything else -> 400 validation_failed param Idempotency-Key (D5)", async () => {
+    for (const key of ["", "x".repeat(256), "caf\u00e9", "tab\there", "del\u007f"]) {
       const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers: { "idempotency-key": key } })
       assertError(res, 400, "validation_failed", "Idempotency-Key")
+      const upload = await call(h, "POST", "/assets", { key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": key } })
+      assertError(upload, 400, "validation_failed", "Idempotency-Key")
     }
     const ok = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers: { "idempotency-key": "x".repeat(255) } })
     assert.strictEqual(ok.status, 201)
+    const printable = Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).join("").trim()
+    const every = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers: { "idempotency-key": printable } })
+    assert.strictEqual(every.status, 201, every.text)
+  })
+
+  it("4.9.1 POST /assets without Idempotency-Key -> 201; with one, a retry replays (D5 names only two routes that require it)", async () => {
+    const bare = await call(h, "POST", "/assets", { key: keys.demoTest, form: formWith(png()) })
+    assert.strictEqual(bare.status, 201, bare.text)
+    assert.strictEqual(bare.json.object, "asset")
+    const first = await call(h, "POST", "/assets", { key: keys.demoTest, form: formWith(png(70)), headers: { "idempotency-key": "asset-optional-1" } })
+    const again = await call(h, "POST", "/assets", { key: keys.demoTest, form: formWith(png(70)), headers: { "idempotency-key": "asset-optional-1" } })
+    assert.strictEqual(first.status, 201)
+    assert.strictEqual(again.text, first.text)
+    assert.strictEqual(again.headers.get("idempotent-replayed"), "true")
   })
 
   it("4.1.5 403 checkout_mode_not_allowed", async () => {
@@ -125,6 +141,68 @@ describe("POST /payment_intents over HTTP", () => {
 
   it("D3 return_url in merchant mode -> 400 validation_failed param return_url", async () => {
     assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, return_url: "https://x.example/" } }), 400, "validation_failed", "return_url")
+  })
+})
+
+describe("Request text that names Object's own members (issue 19, D1)", () => {
+  const h = app()
+  const names = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]
+  const topup = { destination_amount: "200000", destination_currency: "THB", source: { type: "test_funding" } }
+  /** `body` as JSON text with `"name": {}` added under `at` (JSON.stringify drops a `__proto__` member of a literal). */
+  const withKey = (body: object, at: ReadonlyArray<string>, name: string) => {
+    const text = JSON.stringify(body)
+    if (at.length === 0) return text.replace(/^\{/, `{${JSON.stringify(name)}:{},`)
+    const inner = `"${at[0]}":{`
+    return text.replace(inner, `${inner}${JSON.stringify(name)}:"x",`)
+  }
+
+  it("D1 an unknown body key named after an Object member -> 400 validation_failed, param the exact dotted path", async () => {
+    for (const name of names) {
+      for (const [path, at] of [["", []], ["customer.", ["customer"]]] as const) {
+        const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: withKey(promptpay, at, name), headers: { "content-type": "application/json" } })
+        const error = assertError(res, 400, "validation_failed", `${path}${name}`)
+        assert.strictEqual(error.message, `${path}${name} is not a known parameter`)
+      }
+      const res = await call(h, "POST", "/topup_intents", {
+        key: keys.demoTest,
+        raw: withKey(topup, [], name),
+        headers: { "content-type": "application/json", "idempotency-key": `proto-topup-${name}` }
+      })
+      const error = assertError(res, 400, "validation_failed", name)
+      assert.strictEqual(error.message, `${name} is not a known parameter`)
+    }
+  })
+
+  it("4.9.5 metadata keys named after Object members are data: kept, returned, and fingerprinted like any other key", async () => {
+    const metadata = { constructor: "c", toString: "t", valueOf: "v" }
+    const created = await call(h, "POST", "/payment_intents", {
+      key: keys.demoTest,
+      body: { ...promptpay, metadata },
+      headers: { "idempotency-key": "proto-metadata-1" }
+    })
+    assert.strictEqual(created.status, 201, created.text)
+    // Same key, changed metadata value: a conflict, never a replay of the first body.
+    const changed = await call(h, "POST", "/payment_intents", {
+      key: keys.demoTest,
+      body: { ...promptpay, metadata: { ...metadata, constructor: "other" } },
+      headers: { "idempotency-key": "proto-metadata-1" }
+    })
+    assertError(changed, 409, "idempotency_conflict")
+    // A __proto__ metadata key is refused by name, never silently dropped.
+    const proto = await call(h, "POST", "/payment_intents", {
+      key: keys.demoTest,
+      raw: JSON.stringify({ ...promptpay, metadata: {} }).replace('"metadata":{', '"metadata":{"__proto__":"x"'),
+      headers: { "content-type": "application/json" }
+    })
+    assertError(proto, 400, "validation_failed", "metadata.__proto__")
+  })
+
+  it("4.9.5 a canonical fingerprint keeps a __proto__ member as data: two bodies that differ only there differ", async () => {
+    const { Canonical } = await import("@tender/core")
+    const a = JSON.parse('{"a":1,"__proto__":{"x":1}}')
+    const b = JSON.parse('{"a":1,"__proto__":{"x":2}}')
+    assert.notStrictEqual(Canonical.fingerprint(a), Canonical.fingerprint(b))
+    assert.strictEqual(Canonical.stringify(a), '{"__proto__":{"x":1},"a":1}')
   })
 })
 

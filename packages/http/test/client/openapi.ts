@@ -1404,9 +1404,9 @@ export interface operations {
     "assets.upload": {
         parameters: {
             query?: never;
-            header: {
-                /** @description Required for a file upload (4.4): up to 255 printable ASCII characters; a UUID v4 is the default choice. */
-                "Idempotency-Key": string;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
