@@ -1,5 +1,5 @@
 /**
- * The delivery client Tender ships (D7; SSRF, docs/webhooks.md#url-rules): the default
+ * The delivery client Tender ships (D7; SSRF, docs/webhooks.md, "URL rules"): the default
  * `WebhookTransport`, on `node:http` and `node:https`. Before it connects it resolves the
  * endpoint's host name itself, checks every address (`PublicAddress.resolvePublic`), and
  * connects to the checked address and no other (a `lookup` pinned to it, so the name is not

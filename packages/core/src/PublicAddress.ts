@@ -1,12 +1,12 @@
 /**
- * Public addresses (SSRF, docs/webhooks.md#url-rules): whether a URL's host or an address a
+ * Public addresses (SSRF, docs/webhooks.md, "URL rules"): whether a URL's host or an address a
  * name resolves to may be reached from the host's network on a merchant's say-so. The ranges
  * are ipaddr.js's maintained list of special-purpose ranges (IANA's registries): any range
  * but `unicast` is refused, an IPv4-mapped IPv6 address is read as the IPv4 address it
  * carries, and an IPv6 address must also lie in 2000::/3, the only block IANA allocates for
- * global unicast (RFC 4291 2.4; ipaddr.js names unallocated space such as `::7f00:1`
- * `unicast` too). `localhost` and `*.localhost` are loopback by name (RFC 6761 6.3); a
- * trailing dot (`localhost.`, the fully qualified spelling) changes nothing.
+ * global unicast (ipaddr.js names unallocated space such as `::7f00:1` `unicast` too).
+ * `localhost` and every name under `.localhost` are reserved for loopback; a trailing dot
+ * (`localhost.`, the fully qualified spelling) changes nothing.
  *
  * @since 0.1.0
  */

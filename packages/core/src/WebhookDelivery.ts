@@ -234,7 +234,7 @@ export const run = (task: Task.TaskRecord) =>
       headers,
       body,
       timeoutMillis: config.timeoutMillis,
-      // Test endpoints may be on a developer's machine (docs/webhooks.md#url-rules).
+      // Test endpoints may be on a developer's machine (docs/webhooks.md, "URL rules").
       allowPrivateAddresses: task.environment === "test" || config.allowPrivateUrls
     })
     const end = yield* Clock.currentTimeMillis

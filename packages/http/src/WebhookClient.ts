@@ -4,7 +4,7 @@
  * 3xx is an answer, and not a 2xx), at most `WebhookDelivery.maxResponseBytes` of the answer
  * read and dropped, and nothing takes longer than the delivery timeout.
  *
- * SSRF (docs/webhooks.md#url-rules): for a live endpoint the host name is resolved and every
+ * SSRF (docs/webhooks.md, "URL rules"): for a live endpoint the host name is resolved and every
  * address checked before the request is handed to the client; a non-public one is a failed
  * attempt, no request made. The host's `HttpClient` then resolves the name again itself, so
  * only `layerFetch` (core's `DeliveryClient`, which connects to the address it checked) closes

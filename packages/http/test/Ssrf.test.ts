@@ -14,7 +14,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:https"
 import { afterAll } from "vitest"
-import { keys, layer } from "../../core/test/fixtures.js"
+import { keys, layer, type Services } from "../../core/test/fixtures.js"
 import { TenderHttp, WebhookClient } from "../src/index.js"
 import { app, assertError, call } from "./harness.js"
 
@@ -53,7 +53,7 @@ const resolve: PublicAddress.Resolver = async (name) => {
 const live = { merchantId: "mch_demo", environment: "live" } as const
 
 /** Register `url` with the live key, emit one live event, run the workers: the endpoint's attempts. */
-const deliverOnce = async (services: Layer.Layer<TenderHttp.Services & Workers.Requirements>, url: string) => {
+const deliverOnce = async (services: Layer.Layer<Services>, url: string) => {
   const runtime = ManagedRuntime.make(services)
   const context = await runtime.runPromise(Effect.context<TenderHttp.Services>())
   const { dispose, handler } = TenderHttp.toWebHandler(Layer.succeedContext(context))
