@@ -46,14 +46,7 @@ const post = (
       resolve(response)
     }
     const send = url.protocol === "https:" ? https.request : http.request
-    const req = send(url, {
-      method: "POST",
-      headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) },
-      agent: false,
-      lookup: PublicAddress.pinnedLookup(target),
-      signal,
-      ...(options.ca === undefined ? {} : { ca: options.ca as Array<string | Buffer> })
-    }, (res) => {
+    const onResponse = (res: http.IncomingMessage) => {
       const status = res.statusCode ?? 0
       let read = 0
       // Read a little of the answer and drop it; past the limit, stop reading.
@@ -66,7 +59,21 @@ const post = (
       })
       res.on("end", () => settle({ _tag: "Answered", status }))
       res.on("error", () => settle({ _tag: "Answered", status }))
-    })
+    }
+    let req: http.ClientRequest
+    try {
+      req = send(url, {
+        method: "POST",
+        headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) },
+        agent: false,
+        lookup: PublicAddress.pinnedLookup(target),
+        signal,
+        ...(options.ca === undefined ? {} : { ca: options.ca as Array<string | Buffer> })
+      }, onResponse)
+    } catch {
+      // A request Node refuses to build (a header value it will not send) is a failed attempt, not a defect.
+      return settle({ _tag: "NoAnswer", reason: "refused: the request could not be built" })
+    }
     req.on("error", () => settle({ _tag: "NoAnswer", reason: "connection failed" }))
     req.end(request.body)
   })

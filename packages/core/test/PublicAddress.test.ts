@@ -132,6 +132,8 @@ const receiver = async () => {
     seen.requests.push(`${req.method} ${req.headers.host} ${req.url}`)
     req.resume()
     req.on("end", () => {
+      // 128 KiB and never the end: only a client that stops reading at its limit answers.
+      if (req.url === "/endless") return void res.write(Buffer.alloc(128 * 1024))
       res.statusCode = req.url === "/moved" ? 302 : 200
       if (req.url === "/moved") res.setHeader("location", "/ok")
       res.end("ok")
@@ -195,5 +197,23 @@ describe("issue 19.2 SSRF: the delivery client Tender ships", () => {
       const response = yield* DeliveryClient.send(request(`http://127.0.0.1:${server.port}/moved`, true))
       assert.deepStrictEqual(response, { _tag: "Answered", status: 302 })
       assert.deepStrictEqual(server.seen.requests, [`POST 127.0.0.1:${server.port} /moved`])
+    }))
+
+  it.effect("D7 at most 64 KiB of an answer is read: a receiver that never ends its answer still gets its status recorded", () =>
+    Effect.gen(function*() {
+      const server = yield* Effect.promise(receiver)
+      const response = yield* DeliveryClient.send({ ...request(`http://127.0.0.1:${server.port}/endless`, true), timeoutMillis: 60_000 })
+      assert.deepStrictEqual(response, { _tag: "Answered", status: 200 })
+    }))
+
+  it.effect("D7 a request Node refuses to build is a failed attempt, not a defect", () =>
+    Effect.gen(function*() {
+      const server = yield* Effect.promise(receiver)
+      const response = yield* DeliveryClient.send({
+        ...request(`http://127.0.0.1:${server.port}/ok`, true),
+        headers: { "x-bad": "a\nb" }
+      })
+      assert.deepStrictEqual(response, { _tag: "NoAnswer", reason: "refused: the request could not be built" })
+      assert.strictEqual(server.seen.connections, 0)
     }))
 })
