@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Layer } from "effect"
+import * as DeliveryClient from "./DeliveryClient.js"
 import * as Fx from "./Fx.js"
 import * as HostedCheckout from "./HostedCheckout.js"
 import * as Ids from "./Ids.js"
@@ -26,7 +27,8 @@ export interface TenderOptions {
   /** Webhook settings: secret encryption key, private URLs, timeout and delivery limits. */
   readonly webhooks?: (WebhookEndpoint.WebhookOptions & WebhookDelivery.SenderOptions) | undefined
   /**
-   * How deliveries reach receivers. Default: the runtime's `fetch`; `@tender/http`'s
+   * How deliveries reach receivers. Default: `DeliveryClient.layer()`, on `node:http(s)`,
+   * which connects to live endpoints only at public addresses (SSRF); `@tender/http`'s
    * `WebhookClient.layer` sends through `@effect/platform`'s `HttpClient`.
    */
   readonly webhookTransport?: Layer.Layer<WebhookDelivery.WebhookTransport> | undefined
@@ -50,7 +52,7 @@ export const layerWithoutStorage = (options: TenderOptions) =>
     HostedCheckout.layer(options.hostedCheckout),
     WebhookEndpoint.layerConfig({ ...options.webhooks, fallbackKey: options.hostedCheckout.secret }),
     WebhookDelivery.layerSender(options.webhooks).pipe(
-      Layer.provide(options.webhookTransport ?? WebhookDelivery.layerFetchTransport)
+      Layer.provide(options.webhookTransport ?? DeliveryClient.layer())
     ),
     options.fxRates ?? Fx.layerStatic(),
     options.topupFees ?? Fx.layerStaticFees()

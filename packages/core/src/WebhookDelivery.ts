@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import * as DeliveryClient from "./DeliveryClient.js"
 import * as Event from "./Event.js"
 import { IdGenerator } from "./Ids.js"
 import { Environment } from "./Schemas.js"
@@ -29,6 +30,12 @@ export interface DeliveryRequest {
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
   readonly timeoutMillis: number
+  /**
+   * Whether the receiver may be at a non-public address: true for test endpoints and when
+   * the host sets `webhooks.allowPrivateUrls`; false for live endpoints, which the
+   * transport must refuse to connect to anywhere but a public address (SSRF).
+   */
+  readonly allowPrivateAddresses: boolean
 }
 
 /** What came back: a status, or why there was none (refused, timed out, a redirect not followed is a status). @since 0.1.0 @category models */
@@ -38,8 +45,10 @@ export type DeliveryResponse =
 
 /**
  * The outbound HTTP client: POST, redirects not followed, the response body read up to a
- * small limit and dropped, never longer than `timeoutMillis`. `@tender/http` implements it
- * on `@effect/platform`'s `HttpClient` (`WebhookClient.layer`).
+ * small limit and dropped, never longer than `timeoutMillis`, and, unless
+ * `allowPrivateAddresses`, no connection to a non-public address. `DeliveryClient.layer()`
+ * is the default; `@tender/http`'s `WebhookClient.layer` sends on `@effect/platform`'s
+ * `HttpClient`.
  *
  * @since 0.1.0 @category tags
  */
@@ -51,37 +60,14 @@ export class WebhookTransport extends Context.Tag("@tender/core/WebhookTransport
 export const maxResponseBytes = 64 * 1024
 
 /**
- * A transport on the runtime's own `fetch` (Node 18 and later), for hosts without
- * `@tender/http`: redirects not followed, at most `maxResponseBytes` of the answer read.
+ * The delivery client Tender ships (`DeliveryClient.layer()`), under its former name: it was
+ * the runtime's `fetch`, which cannot pin a connection to a checked address, so it now is
+ * the `node:http(s)` client that refuses non-public addresses at connect time.
  *
+ * @deprecated Use `DeliveryClient.layer()`.
  * @since 0.1.0 @category layers
  */
-export const layerFetchTransport: Layer.Layer<WebhookTransport> = Layer.succeed(WebhookTransport, {
-  send: (request) =>
-    Effect.promise(async (): Promise<DeliveryResponse> => {
-      try {
-        const res = await fetch(request.url, {
-          method: "POST",
-          headers: request.headers,
-          body: request.body,
-          redirect: "manual",
-          signal: AbortSignal.timeout(request.timeoutMillis)
-        })
-        const reader = res.body?.getReader()
-        let read = 0
-        while (reader !== undefined && read <= maxResponseBytes) {
-          const chunk = await reader.read()
-          if (chunk.done) break
-          read += chunk.value.length
-        }
-        await reader?.cancel().catch(() => undefined)
-        return { _tag: "Answered", status: res.status }
-      } catch (e) {
-        const name = e instanceof Error ? e.name : ""
-        return { _tag: "NoAnswer", reason: name === "TimeoutError" || name === "AbortError" ? `no answer within ${request.timeoutMillis} ms` : "connection failed" }
-      }
-    })
-})
+export const layerFetchTransport: Layer.Layer<WebhookTransport> = Layer.suspend(() => DeliveryClient.layer())
 
 // ---------------------------------------------------------------------------
 // Attempts
@@ -247,7 +233,9 @@ export const run = (task: Task.TaskRecord) =>
       url: endpoint.value.url,
       headers,
       body,
-      timeoutMillis: config.timeoutMillis
+      timeoutMillis: config.timeoutMillis,
+      // Test endpoints may be on a developer's machine (docs/webhooks.md, "URL rules").
+      allowPrivateAddresses: task.environment === "test" || config.allowPrivateUrls
     })
     const end = yield* Clock.currentTimeMillis
     const ok = response._tag === "Answered" && response.status >= 200 && response.status < 300

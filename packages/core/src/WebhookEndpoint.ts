@@ -9,13 +9,13 @@
  */
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
-import { isIP } from "node:net"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import { ResourceNotFound, ValidationFailed } from "./Errors.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
+import * as PublicAddress from "./PublicAddress.js"
 import { BoundedString, Environment, formatTimestamp, StorableText, Timestamp, withMessage } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
@@ -170,30 +170,13 @@ export const ListParams = Schema.Struct(Pagination.pageFields).annotations({ par
 // The URL rule (SSRF)
 // ---------------------------------------------------------------------------
 
-/** Whether an IP literal is loopback, link-local, private, unspecified or otherwise not public. */
-const isPrivateAddress = (host: string): boolean => {
-  const ip = host.replace(/^\[|\]$/g, "")
-  const version = isIP(ip)
-  if (version === 4) {
-    const [a = 0, b = 0] = ip.split(".").map(Number)
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224
-  }
-  if (version === 6) {
-    const v = ip.toLowerCase()
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v)
-    if (mapped !== null) return isPrivateAddress(mapped[1]!)
-    return v === "::" || v === "::1" || v.startsWith("fe8") || v.startsWith("fe9") || v.startsWith("fea") ||
-      v.startsWith("feb") || v.startsWith("fc") || v.startsWith("fd") || v.startsWith("ff")
-  }
-  return false
-}
-
 /**
  * Check an endpoint URL (D3, 6): absolute, without credentials; `https` in live (`http` is
- * allowed in test, for local receivers); in live, a host that is a literal loopback,
- * link-local or private address (or `localhost`) is refused unless the host allows it.
- * Names that resolve to such addresses are the host's to guard at connect time (docs).
+ * allowed in test, for local receivers); in live, a host that is an IP literal outside the
+ * public ranges (IPv4-mapped IPv6 included) or a loopback name (`localhost`, `*.localhost`,
+ * with or without a trailing dot) is refused unless the host allows private URLs
+ * (`PublicAddress.refusedHost`). Names are checked again by the addresses they resolve to,
+ * at connect time, by the delivery client (`DeliveryClient`).
  *
  * @since 0.1.0
  */
@@ -211,12 +194,9 @@ export const checkUrl = (raw: string, environment: Environment) =>
     if (environment === "live" && url.protocol !== "https:") return yield* bad("url must be https in the live environment")
     if (url.username !== "" || url.password !== "") return yield* bad("url must not hold credentials")
     if (url.hash !== "") return yield* bad("url must not have a fragment")
-    const host = url.hostname.toLowerCase()
-    if (
-      environment === "live" && !config.allowPrivateUrls &&
-      (isPrivateAddress(host) || host === "localhost" || host.endsWith(".localhost"))
-    ) {
-      return yield* bad("url must not point at a loopback, link-local or private address")
+    const refused = environment === "live" && !config.allowPrivateUrls ? PublicAddress.refusedHost(url.hostname) : undefined
+    if (refused !== undefined) {
+      return yield* bad(`url must not point at a loopback, link-local, private or otherwise non-public address in the live environment: ${refused}`)
     }
     return url.toString()
   })

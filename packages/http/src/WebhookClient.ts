@@ -4,58 +4,95 @@
  * 3xx is an answer, and not a 2xx), at most `WebhookDelivery.maxResponseBytes` of the answer
  * read and dropped, and nothing takes longer than the delivery timeout.
  *
+ * SSRF (docs/webhooks.md, "URL rules"): for a live endpoint the host name is resolved and every
+ * address checked before the request is handed to the client; a non-public one is a failed
+ * attempt, no request made. The host's `HttpClient` then resolves the name again itself, so
+ * only `layerFetch` (core's `DeliveryClient`, which connects to the address it checked) closes
+ * the window a DNS-rebinding name could use; a host that brings its own client pins it, or
+ * sends through an egress proxy that does.
+ *
  * @since 0.1.0
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { WebhookDelivery } from "@tender/core"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { DeliveryClient, PublicAddress, WebhookDelivery } from "@tender/core"
 import { Duration, Effect, Layer, Stream } from "effect"
 
-/**
- * The transport on the `HttpClient` provided (the host's own, with its proxies and agents).
- *
- * @since 0.1.0 @category layers
- */
-export const layer: Layer.Layer<WebhookDelivery.WebhookTransport, never, HttpClient.HttpClient> = Layer.effect(
-  WebhookDelivery.WebhookTransport,
-  Effect.map(HttpClient.HttpClient, (client) =>
-    WebhookDelivery.WebhookTransport.of({
-      send: (request) =>
-        client.execute(
-          HttpClientRequest.post(request.url).pipe(
-            HttpClientRequest.setHeaders(request.headers),
-            HttpClientRequest.bodyText(request.body, "application/json")
-          )
-        ).pipe(
-          Effect.flatMap((response) =>
-            // Read a little of the answer, so the connection can be reused, and drop it.
-            response.stream.pipe(
-              Stream.scan(0, (n, chunk) => n + chunk.length),
-              Stream.takeWhile((n) => n <= WebhookDelivery.maxResponseBytes),
-              Stream.runDrain,
-              Effect.ignore,
-              Effect.as({ _tag: "Answered" as const, status: response.status })
-            )
-          ),
-          Effect.scoped,
-          // Workers run a task uninterruptibly; the request alone may be cut off, or the timeout never could.
-          Effect.interruptible,
-          Effect.timeoutFail({
-            duration: Duration.millis(request.timeoutMillis),
-            onTimeout: () => ({ _tag: "NoAnswer" as const, reason: `no answer within ${request.timeoutMillis} ms` })
-          }),
-          Effect.catchAll((e): Effect.Effect<WebhookDelivery.DeliveryResponse> =>
-            Effect.succeed("_tag" in e && e._tag === "NoAnswer" ? e : { _tag: "NoAnswer", reason: "connection failed" })
-          )
-        )
-    }))
-)
+/** Why a live request must not be made (a non-public address), checked before the client has it. */
+const refusal = (request: WebhookDelivery.DeliveryRequest, resolve: PublicAddress.Resolver) =>
+  request.allowPrivateAddresses ? Effect.succeed(undefined) : Effect.promise(async (): Promise<WebhookDelivery.DeliveryResponse | undefined> => {
+    let host: string
+    try {
+      host = new URL(request.url).hostname
+    } catch {
+      return { _tag: "NoAnswer", reason: "refused: not an absolute URL" }
+    }
+    const checked = await PublicAddress.resolvePublic(host, { resolve, check: true })
+    return checked._tag === "Refused" ? { _tag: "NoAnswer", reason: checked.reason } : undefined
+  })
+
+/** POST on the client; the status, the answer read up to the limit and dropped. */
+const post = (client: HttpClient.HttpClient, request: WebhookDelivery.DeliveryRequest) =>
+  client.execute(
+    HttpClientRequest.post(request.url).pipe(
+      HttpClientRequest.setHeaders(request.headers),
+      HttpClientRequest.bodyText(request.body, "application/json")
+    )
+  ).pipe(
+    Effect.flatMap((response) =>
+      // Read a little of the answer, so the connection can be reused, and drop it.
+      response.stream.pipe(
+        Stream.scan(0, (n, chunk) => n + chunk.length),
+        Stream.takeWhile((n) => n <= WebhookDelivery.maxResponseBytes),
+        Stream.runDrain,
+        Effect.ignore,
+        Effect.as<WebhookDelivery.DeliveryResponse>({ _tag: "Answered", status: response.status })
+      )
+    ),
+    Effect.scoped,
+    Effect.orElseSucceed((): WebhookDelivery.DeliveryResponse => ({ _tag: "NoAnswer", reason: "connection failed" }))
+  )
 
 /**
- * The transport on the runtime's `fetch` through `FetchHttpClient`, redirects not followed.
+ * The transport on the `HttpClient` provided, with the resolver of the live check
+ * (default: the system's; a test injects its own).
  *
  * @since 0.1.0 @category layers
  */
-export const layerFetch: Layer.Layer<WebhookDelivery.WebhookTransport> = layer.pipe(
-  Layer.provide(FetchHttpClient.layer),
-  Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { redirect: "manual" }))
-)
+export const layerWith = (
+  options: { readonly resolve?: PublicAddress.Resolver | undefined } = {}
+): Layer.Layer<WebhookDelivery.WebhookTransport, never, HttpClient.HttpClient> =>
+  Layer.effect(
+    WebhookDelivery.WebhookTransport,
+    Effect.map(HttpClient.HttpClient, (client) =>
+      WebhookDelivery.WebhookTransport.of({
+        send: (request) =>
+          refusal(request, options.resolve ?? PublicAddress.systemResolver).pipe(
+            Effect.flatMap((refused) => refused !== undefined ? Effect.succeed(refused) : post(client, request)),
+            // Workers run a task uninterruptibly; the request alone may be cut off, or the timeout never could.
+            Effect.interruptible,
+            Effect.timeoutTo({
+              duration: Duration.millis(request.timeoutMillis),
+              onTimeout: (): WebhookDelivery.DeliveryResponse => ({ _tag: "NoAnswer", reason: `no answer within ${request.timeoutMillis} ms` }),
+              onSuccess: (response) => response
+            })
+          )
+      }))
+  )
+
+/**
+ * The transport on the `HttpClient` provided (the host's own, with its proxies and agents),
+ * live requests checked first (see above).
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layer: Layer.Layer<WebhookDelivery.WebhookTransport, never, HttpClient.HttpClient> = layerWith()
+
+/**
+ * The delivery client Tender ships, core's `DeliveryClient.layer()`: `node:http(s)`, live
+ * requests connected only to the public address checked, redirects not followed. (It was
+ * the runtime's `fetch` through `FetchHttpClient`, which cannot pin the address; the name
+ * stays.)
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layerFetch: Layer.Layer<WebhookDelivery.WebhookTransport> = DeliveryClient.layer()
