@@ -21,10 +21,12 @@ import { Duration, Effect, FiberId } from "effect"
 /** The bound when the host sets none: above any healthy statement, below a client's patience. */
 export const defaultStatementTimeout: Duration.Duration = Duration.seconds(10)
 
-/** The bound in whole milliseconds (at least 1). */
+/** The bound in whole milliseconds, 1 to 2^31 - 1 (Node's timer limit: a longer timer fires at once). */
 export const millisOf = (input: Duration.DurationInput | undefined): number => {
   const millis = Math.ceil(Duration.toMillis(Duration.decode(input ?? defaultStatementTimeout)))
-  if (!Number.isFinite(millis) || millis < 1) throw new Error(`statementTimeout must be a finite positive duration, got ${String(input)}`)
+  if (!(millis >= 1 && millis <= 2 ** 31 - 1)) {
+    throw new Error(`statementTimeout must be from 1 ms to ${2 ** 31 - 1} ms, got ${String(input)}`)
+  }
   return millis
 }
 
