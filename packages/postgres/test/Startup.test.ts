@@ -112,7 +112,8 @@ if (skipReason !== undefined) {
           const reached = sockets.length
           // A start-up timeout far beyond the bound below: only the signal can end the wait.
           const server = await launch({ ...withDatabase(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "600000" }, { npm })
-          const connected = Date.now() + 25_000
+          // Generous: the TypeScript loader starts slowly on a loaded machine.
+          const connected = Date.now() + 60_000
           while (sockets.length === reached && Date.now() < connected) await new Promise((r) => setTimeout(r, 50))
           assert.isAbove(sockets.length, reached, `the server did not reach the frozen database: ${server.output()}`)
           server.child.kill(signal)
