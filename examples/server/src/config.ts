@@ -2,7 +2,7 @@
  * Configuration of the demo server from the environment, and the seed loader.
  */
 import { Seed } from "@tender/core"
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -12,9 +12,12 @@ const here = dirname(fileURLToPath(import.meta.url))
 /** The default seed shipped with the example. */
 export const defaultSeedPath = resolve(here, "..", "seed.json")
 
+/** An environment variable the server cannot run with: reported in one line, exit code 1. */
+export class InvalidConfig extends Data.TaggedError("InvalidConfig")<{ readonly message: string }> {}
+
+/** The server's settings from `env`; throws `InvalidConfig` naming the first bad variable. */
 export const options = (env: NodeJS.ProcessEnv = process.env) => {
-  const port = Number(env["PORT"] ?? "3000")
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env["PORT"]}`)
+  const port = wholeNumber(env, "PORT", 3000, 0, 65535, "a port number from 0 to 65535")
   return {
     port,
     publicUrl: (env["TENDER_PUBLIC_URL"] ?? `http://127.0.0.1:${port}`).replace(/\/$/, ""),
@@ -28,23 +31,34 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     // MongoDB (a replica set) when MONGODB_URL is set and DATABASE_URL is not.
     mongodbUrl: env["MONGODB_URL"] === undefined || env["MONGODB_URL"] === "" ? undefined : env["MONGODB_URL"],
     // How long a worker's claim on a task holds before another process may take it over.
-    taskLeaseMillis: env["TENDER_TASK_LEASE_MS"] === undefined ? undefined : Number(env["TENDER_TASK_LEASE_MS"]),
+    taskLeaseMillis: env["TENDER_TASK_LEASE_MS"] === undefined || env["TENDER_TASK_LEASE_MS"] === ""
+      ? undefined
+      : positiveInt(env, "TENDER_TASK_LEASE_MS", 0),
     // How long start-up (storage connected, migrated, seeded) may take before the server gives up
     // with exit code 1 instead of waiting on a database that does not answer (docs/reliability.md).
     startupTimeoutMillis: positiveInt(env, "TENDER_STARTUP_TIMEOUT_MS", 30_000),
     // The limits on a client (docs/reliability.md): the whole request within this (408 after),
     // the headers within the smaller of it and 60 s, and at most this many bytes of headers (431).
     requestTimeoutMillis: positiveInt(env, "TENDER_REQUEST_TIMEOUT_MS", 30_000),
+    // On PostgreSQL, the most one statement may take before the request answers 503 (docs/postgres.md).
+    statementTimeoutMillis: positiveInt(env, "TENDER_DB_STATEMENT_TIMEOUT_MS", 10_000),
     maxHeaderBytes: positiveInt(env, "TENDER_MAX_HEADER_BYTES", 16 * 1024)
   }
 }
 
-/** A positive whole number from the environment, or `fallback` when unset. */
-const positiveInt = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
+/** Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer one would fire at once. */
+const maxMillis = 2 ** 31 - 1
+
+/** A whole number of milliseconds from 1 to `maxMillis` from the environment, or `fallback` when unset. */
+const positiveInt = (env: NodeJS.ProcessEnv, name: string, fallback: number): number =>
+  wholeNumber(env, name, fallback, 1, maxMillis, `a whole number of milliseconds from 1 to ${maxMillis}, like ${fallback || 30000}`)
+
+/** A whole number written in decimal digits, within bounds, or `fallback` when unset or empty. */
+const wholeNumber = (env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, expected: string): number => {
   const raw = env[name]
   if (raw === undefined || raw === "") return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, got ${raw}`)
+  const value = /^\s*[0-9]+\s*$/.test(raw) ? Number(raw) : Number.NaN
+  if (!(value >= min && value <= max)) throw new InvalidConfig({ message: `${name} must be ${expected}; got ${JSON.stringify(raw)}` })
   return value
 }
 

@@ -11,7 +11,7 @@ import { MongoStorage } from "@tender/mongodb"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
-import { loadSeed, options } from "./config.js"
+import { InvalidConfig, loadSeed, options } from "./config.js"
 
 /** Where the data lives, for the banner: never the password. */
 const describeStore = (databaseUrl: string | undefined, tablePrefix: string) => {
@@ -35,15 +35,19 @@ const main = Effect.gen(function*() {
     requestTimeoutMillis,
     seedPath,
     startupTimeoutMillis,
+    statementTimeoutMillis,
     tablePrefix,
     taskLeaseMillis
-  } = options()
+  } = yield* Effect.try({
+    try: () => options(),
+    catch: (e) => e instanceof InvalidConfig ? e : new InvalidConfig({ message: String(e) })
+  })
   const seed = yield* loadSeed(seedPath)
   // Webhooks go out through @effect/platform's HttpClient (on fetch), redirects not followed.
   const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret }, webhookTransport: WebhookClient.layerFetch }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.
   const store = databaseUrl !== undefined
-    ? Tender.layer(tender, PgStorage.layerFromUrl({ url: databaseUrl, tablePrefix }))
+    ? Tender.layer(tender, PgStorage.layerFromUrl({ url: databaseUrl, tablePrefix, statementTimeout: statementTimeoutMillis }))
     : mongodbUrl !== undefined
     ? Tender.layer(tender, MongoStorage.layerFromUrl({ url: mongodbUrl, collectionPrefix: tablePrefix }))
     : Tender.layerMemory(tender)
@@ -89,6 +93,7 @@ const where = () => {
  * stack trace (issue 14 defect 1). The database's own words follow, never its URL's password.
  */
 const startupFailure = (error: { readonly _tag: string; readonly message: string; readonly cause?: unknown }): string => {
+  if (error._tag === "InvalidConfig") return error.message
   if (error._tag === "InvalidSeed") return `the seed file does not hold together (InvalidSeed): ${error.message}`
   if (error._tag === "StartupTimeout") {
     return `cannot start on ${where()}: ${error.message} (TENDER_STARTUP_TIMEOUT_MS); giving up`

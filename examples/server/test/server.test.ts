@@ -197,6 +197,28 @@ describe("examples/server (npm start)", () => {
     assert.include(server.errors(), "InvalidSeed")
     assert.include(server.errors(), "allowed_checkout_modes")
   })
+
+  it("issue 19 an invalid TENDER_*_MS or PORT value stops the server with one line naming the variable and the expected form, exit code 1", async () => {
+    const cases: Array<[string, string, string]> = [
+      ["TENDER_STARTUP_TIMEOUT_MS", "abc", "TENDER_STARTUP_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647"],
+      ["TENDER_REQUEST_TIMEOUT_MS", "-5", "TENDER_REQUEST_TIMEOUT_MS must be a whole number of milliseconds"],
+      ["TENDER_DB_STATEMENT_TIMEOUT_MS", "1.5", "TENDER_DB_STATEMENT_TIMEOUT_MS must be a whole number of milliseconds"],
+      ["TENDER_TASK_LEASE_MS", "0", "TENDER_TASK_LEASE_MS must be a whole number of milliseconds"],
+      // Past Node's timer limit a timeout would fire at once.
+      ["TENDER_REQUEST_TIMEOUT_MS", "99999999999", "TENDER_REQUEST_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647"],
+      ["TENDER_MAX_HEADER_BYTES", "16k", "TENDER_MAX_HEADER_BYTES must be"],
+      ["PORT", "http", "PORT must be a port number from 0 to 65535"]
+    ]
+    for (const [name, value, expected] of cases) {
+      const server = await start({ [name]: value })
+      assert.strictEqual(await server.exited, 1, server.output())
+      assert.match(server.errors(), /^tender: [^\n]+\n$/, server.errors())
+      assert.include(server.errors(), expected)
+      assert.include(server.errors(), `got ${JSON.stringify(value)}`)
+      assert.notInclude(server.errors(), "    at ")
+      assert.notInclude(server.output(), "listening on")
+    }
+  }, 180_000)
 })
 
 /** Write `raw` on a fresh socket and read until the server closes it. */

@@ -108,7 +108,8 @@ export const staticFees: Readonly<Record<string, { readonly fixed: string; reado
 export const layerStaticFees = (fees: Readonly<Record<string, { readonly fixed: string; readonly rate: string }>> = staticFees) =>
   Layer.succeed(TopupFees, {
     fee: ({ sourceType }) => {
-      const entry = fees[sourceType]
+      // Own entries only: a source type is request text, and `constructor` must not find Object's.
+      const entry = Object.hasOwn(fees, sourceType) ? fees[sourceType] : undefined
       return Effect.succeed(
         entry === undefined
           ? { fixed: 0n, rate: BigDecimal.fromBigInt(0n) }

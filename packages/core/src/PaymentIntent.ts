@@ -180,11 +180,18 @@ export const Metadata = Schema.Unknown.pipe(
   }
 })
 
-/** An absolute http(s) URL. @since 0.1.0 @category request */
+/**
+ * An absolute http(s) URL with no control character (C0, DEL, C1). The raw string is checked:
+ * `new URL` silently strips tabs and newlines, and the page sends the payer to the URL as given
+ * (4.1.4), so what is stored must be what parses.
+ *
+ * @since 0.1.0 @category request
+ */
 export const ReturnUrl = withMessage(
   StorableText.pipe(
     Schema.maxLength(2048),
     Schema.filter((s) => {
+      if (/[\u0000-\u001f\u007f-\u009f]/.test(s)) return false
       try {
         const url = new URL(s)
         return url.protocol === "https:" || url.protocol === "http:"
@@ -193,7 +200,7 @@ export const ReturnUrl = withMessage(
       }
     })
   ),
-  "must be an absolute http or https URL of at most 2048 characters"
+  "must be an absolute http or https URL of at most 2048 characters, with no control characters"
 )
 
 /** Method codes as discovery returns them. @since 0.1.0 @category request */

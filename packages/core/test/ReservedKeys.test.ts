@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either, ParseResult, Schema } from "effect"
-import { PaymentIntent } from "../src/index.js"
+import { BigDecimal, Effect, Either, ParseResult, Schema } from "effect"
+import { Fx, Money, PaymentIntent } from "../src/index.js"
 
 const decode = (text: string) =>
   Schema.decodeUnknownEither(PaymentIntent.CreateParams)(JSON.parse(text), { errors: "all", onExcessProperty: "error" })
@@ -35,5 +35,16 @@ describe("reserved key names in request bodies", () => {
       prototype: "p",
       toString: "t"
     })
+  })
+
+  it("2.5 a source type or currency named after an Object member finds no table entry: no fee, no digits", async () => {
+    for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]) {
+      const fee = await Effect.runPromise(
+        Effect.flatMap(Fx.TopupFees, (fees) => fees.fee({ sourceType: name, provider: "p", sourceCurrency: "THB", environment: "test" })).pipe(Effect.provide(Fx.layerStaticFees()))
+      )
+      assert.strictEqual(fee.fixed, 0n, name)
+      assert.isTrue(BigDecimal.equals(fee.rate, BigDecimal.fromBigInt(0n)), name)
+      assert.isUndefined(Money.digitsOf(name), name)
+    }
   })
 })

@@ -317,7 +317,11 @@ export const run = (options: MigrateOptions = {}) =>
     const table = tables(prefix).migrations
     // Migrator creates its table after probing for it, which two processes starting on an empty
     // database can both do at once. Create it first, one process at a time.
+    // Migrations are bounded by the start-up timeout, not the statement timeout (an index build or
+    // the wait for another process's migrations may take longer): lifted for their transactions.
+    const unbounded = sql.unsafe("SET LOCAL statement_timeout = 0")
     yield* sql.withTransaction(Effect.gen(function*() {
+      yield* unbounded
       yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`tender:migrations:${table}`}))`
       yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
         migration_id integer PRIMARY KEY,
@@ -325,7 +329,10 @@ export const run = (options: MigrateOptions = {}) =>
         name text NOT NULL
       )`
     }))
-    return yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations(prefix)), table })
+    // Migrator's own transaction runs inside this one (as a savepoint), under its SET LOCAL.
+    return yield* sql.withTransaction(
+      Effect.zipRight(unbounded, Migrator.make({})({ loader: Migrator.fromRecord(migrations(prefix)), table }))
+    )
   })
 
 /** Runs the migrations when built. @since 0.1.0 @category layers */

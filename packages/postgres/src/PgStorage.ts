@@ -11,7 +11,7 @@ import { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Merchants, Storage, Task } from "@tender/core"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as Claims from "./internal/claims.js"
 import * as Commit from "./internal/commit.js"
 import { fold } from "./internal/errors.js"
@@ -20,13 +20,22 @@ import * as Tasks from "./internal/tasks.js"
 import { listStatement } from "./internal/queries.js"
 import { selectList, toRecord } from "./internal/records.js"
 import { tables, validatePrefix } from "./internal/tables.js"
+import * as Timeout from "./internal/timeout.js"
 import * as PgMigrations from "./PgMigrations.js"
 
 /** @since 0.1.0 @category models */
 export interface PgStorageOptions {
   /** Prefix of every table Tender uses. Default `tender_`. */
   readonly tablePrefix?: string | undefined
+  /**
+   * The most any one call to the database may take before it answers 503 `service_unavailable`
+   * (docs/postgres.md, "Statement timeout"). Default 10 seconds.
+   */
+  readonly statementTimeout?: Duration.DurationInput | undefined
 }
+
+/** The statement timeout when none is set: 10 seconds. @since 0.1.0 @category constants */
+export const defaultStatementTimeout: Duration.Duration = Timeout.defaultStatementTimeout
 
 /**
  * Build the `Storage` and `Merchants` services on the provided `SqlClient`. Does not
@@ -40,30 +49,59 @@ export const make = (options: PgStorageOptions = {}) =>
     // Tender reads and writes its own column names: the host's name transforms must not apply.
     const sql = (yield* SqlClient).withoutTransforms()
     const t = tables(prefix)
-    const claims = Claims.make(sql, t)
+    const millis = Timeout.millisOf(options.statementTimeout)
+    const within = Timeout.bound(millis)
+    const claims = Claims.make(sql, t, millis)
+    const commit = Commit.make(sql, t, claims)
     const storage = Storage.Storage.of({
-      begin: (req) => Effect.mapError(claims.begin(req), fold("begin")),
-      commit: Commit.make(sql, t, claims),
+      begin: (req) => within("begin", Effect.mapError(claims.begin(req), fold("begin"))),
+      commit: (writes) => within("commit", commit(writes)),
       get: (table, scope, id) =>
-        sql<Record<string, string | null>>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))}
+        within(
+          `get ${table.name}`,
+          sql<Record<string, string | null>>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))}
           WHERE id = ${id} AND merchant_id = ${scope.merchantId} AND environment = ${scope.environment}`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toRecord(table, row))),
-          Effect.mapError(fold(`get ${table.name}`))
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toRecord(table, row))),
+            Effect.mapError(fold(`get ${table.name}`))
+          )
         ),
       find: (table, id) =>
-        sql<Record<string, string | null>>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE id = ${id}`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toRecord(table, row))),
-          Effect.mapError(fold(`find ${table.name}`))
+        within(
+          `find ${table.name}`,
+          sql<Record<string, string | null>>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE id = ${id}`.pipe(
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toRecord(table, row))),
+            Effect.mapError(fold(`find ${table.name}`))
+          )
         ),
       list: (table, query) =>
-        listStatement(sql, t, table, query).pipe(
-          Effect.map((rows) => rows.map((row) => toRecord(table, row))),
-          Effect.mapError(fold(`list ${table.name}`))
+        within(
+          `list ${table.name}`,
+          listStatement(sql, t, table, query).pipe(
+            Effect.map((rows) => rows.map((row) => toRecord(table, row))),
+            Effect.mapError(fold(`list ${table.name}`))
+          )
         ),
-      purgeExpired: (now) => Effect.mapError(claims.purgeExpired(now), fold("purge expired"))
+      purgeExpired: (now) => within("purge expired", Effect.mapError(claims.purgeExpired(now), fold("purge expired")))
     })
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
-    return { storage, merchants: MerchantsStore.make(sql, t), tasks: Tasks.make(sql, t, pg) }
+    const m = MerchantsStore.make(sql, t)
+    const merchants = Merchants.Merchants.of({
+      findMerchant: (id) => within("find merchant", m.findMerchant(id)),
+      findKeyByPublicKey: (key) => within("find API key", m.findKeyByPublicKey(key)),
+      findCredentials: (key) => within("find credentials", m.findCredentials(key)),
+      putMerchant: (merchant) => within("put merchant", m.putMerchant(merchant)),
+      putApiKey: (key) => within("put API key", m.putApiKey(key)),
+      revokeApiKey: (keyId, at) => within("revoke API key", m.revokeApiKey(keyId, at)),
+      revokeSeededKeysExcept: (keep, at) => within("revoke seeded keys", m.revokeSeededKeysExcept(keep, at))
+    })
+    const k = Tasks.make(sql, t, pg)
+    const tasks = Task.Tasks.of({
+      claim: (req) => within("claim tasks", k.claim(req)),
+      nextDue: within("next due task", k.nextDue),
+      // A long-lived LISTEN stream: not a statement, so not bounded.
+      wakeups: k.wakeups
+    })
+    return { storage, merchants, tasks }
   })
 
 /**
@@ -99,18 +137,37 @@ export interface PgUrlOptions extends PgStorageOptions {
 
 /**
  * For hosts without a client of their own: a pool from a URL, migrated, with `Storage`
- * and `Merchants` on it. Also provides the `SqlClient`, for the host's own queries.
+ * and `Merchants` on it. Also provides the `SqlClient`, for the host's own queries. Every
+ * session of the pool has `statement_timeout` set to the statement timeout (the server stops
+ * a slow statement too), unless the URL sets its own; migrations lift it for their transactions.
  *
  * @since 0.1.0 @category layers
  */
 export const layerFromUrl = (options: PgUrlOptions) =>
   layer(options).pipe(
     Layer.provideMerge(PgClient.layer({
-      url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
+      url: withStatementTimeout(options.url, Timeout.millisOf(options.statementTimeout)),
       maxConnections: options.maxConnections ?? 10,
       applicationName: "tender"
     }))
   )
+
+/**
+ * `url` with a `statement_timeout` parameter, which the `pg` driver sends when each connection
+ * starts (`PgClient.layer` has no option for it). A URL that sets one already keeps its own.
+ */
+const withStatementTimeout = (url: string | Redacted.Redacted, millis: number): Redacted.Redacted => {
+  const text = typeof url === "string" ? url : Redacted.value(url)
+  try {
+    const parsed = new URL(text)
+    if (parsed.searchParams.has("statement_timeout")) return Redacted.make(text)
+    parsed.searchParams.set("statement_timeout", String(millis))
+    return Redacted.make(parsed.toString())
+  } catch {
+    // Not a URL (a socket path): the driver reads it as it is.
+    return Redacted.make(text)
+  }
+}
 
 /**
  * For hosts with a `pg.Pool` of their own: Tender's client on that pool, migrated, with

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqlError } from "@effect/sql/SqlError"
 import { fold } from "../src/internal/errors.js"
+import { millisOf } from "../src/internal/timeout.js"
 
 const driverError = (code: string) => Object.assign(new Error("driver"), { code })
 
@@ -30,5 +31,18 @@ describe("driver failures as storage errors", () => {
     const e = fold("get")(cause)
     assert.strictEqual(e._tag, "StorageFailure")
     assert.strictEqual(e.cause, cause)
+  })
+
+  it("issue 19 D1 a statement the server cancelled (57014: statement_timeout, or the cancel after the client-side bound) is StorageUnavailable (503)", () => {
+    const e = fold("commit")(new SqlError({ cause: driverError("57014") }))
+    assert.strictEqual(e._tag, "StorageUnavailable")
+    assert.strictEqual(e.status, 503)
+  })
+
+  it("issue 19 the statement timeout defaults to 10 s and takes 1 ms to 2^31 - 1 ms (Node's timer limit)", () => {
+    assert.strictEqual(millisOf(undefined), 10_000)
+    assert.strictEqual(millisOf("5 seconds"), 5_000)
+    assert.strictEqual(millisOf(2 ** 31 - 1), 2 ** 31 - 1)
+    for (const bad of [0, -1, 2 ** 31, "0 millis", Infinity] as const) assert.throws(() => millisOf(bad), /statementTimeout must be from 1 ms/, String(bad))
   })
 })

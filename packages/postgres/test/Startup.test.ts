@@ -96,6 +96,36 @@ if (skipReason !== undefined) {
       assert.isFalse(server.listening())
     })
 
+    it("issue 19 SIGTERM or SIGINT while start-up waits on a frozen database: the server exits at once, started with node or with npm", async () => {
+      const sockets: Array<Socket> = []
+      const frozen: Server = createServer((s) => sockets.push(s))
+      await new Promise<void>((ok) => frozen.listen(0, "127.0.0.1", ok))
+      cleanups.push(() =>
+        new Promise((ok) => {
+          for (const s of sockets) s.destroy()
+          frozen.close(() => ok())
+        })
+      )
+      const port = (frozen.address() as { port: number }).port
+      for (const npm of [false, true]) {
+        for (const signal of ["SIGTERM", "SIGINT"] as const) {
+          const reached = sockets.length
+          // A start-up timeout far beyond the bound below: only the signal can end the wait.
+          const server = await launch({ ...withDatabase(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "600000" }, { npm })
+          // Generous: the TypeScript loader starts slowly on a loaded machine.
+          const connected = Date.now() + 60_000
+          while (sockets.length === reached && Date.now() < connected) await new Promise((r) => setTimeout(r, 50))
+          assert.isAbove(sockets.length, reached, `the server did not reach the frozen database: ${server.output()}`)
+          server.child.kill(signal)
+          // `exited` settles once the process tree has closed its output: node itself is gone.
+          const code = await Promise.race([server.exited, new Promise<"still running">((ok) => setTimeout(() => ok("still running"), 20_000))])
+          assert.notStrictEqual(code, "still running", `${npm ? "npm" : "node"} ${signal}: ${server.output()}`)
+          assert.isFalse(server.listening())
+          assert.notInclude(server.errors(), "    at ")
+        }
+      }
+    }, 300_000)
+
     it("issue 14 defect 1 requests sent while storage is not ready are refused or answered within a bound, never left hanging; once ready the server serves", async () => {
       const proxy = await makeProxy(url)
       cleanups.push(proxy.close)

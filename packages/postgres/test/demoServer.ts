@@ -40,14 +40,24 @@ export interface Launched extends DemoServer {
   readonly listening: () => boolean
 }
 
-/** Spawn the demo with `env`, without waiting for it. */
-export const launch = async (env: Record<string, string>): Promise<Launched> => {
+/**
+ * Spawn the demo with `env`, without waiting for it: node itself, or with `npm`, as an operator
+ * does (`npm run dev -w @tender/example-server`, the sources, no build needed), so a signal to
+ * the process started goes through npm as it does in production.
+ */
+export const launch = async (env: Record<string, string>, options: { readonly npm?: boolean } = {}): Promise<Launched> => {
   const port = await freePort()
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: exampleRoot,
-    env: { ...process.env, PORT: String(port), ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+  const child = options.npm === true
+    ? spawn("npm", ["run", "dev", "--silent", "-w", "@tender/example-server"], {
+      cwd: resolve(exampleRoot, "..", ".."),
+      env: { ...process.env, PORT: String(port), ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    : spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: exampleRoot,
+      env: { ...process.env, PORT: String(port), ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
   children.push(child)
   let out = ""
   let err = ""

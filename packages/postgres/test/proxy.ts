@@ -20,6 +20,13 @@ export interface Proxy {
    * database that accepts TCP and never answers; its clients wait).
    */
   readonly hold: () => void
+  /**
+   * Hold from the first chunk a client sends that contains `text` (a statement): that chunk is
+   * held too, so the statement never reaches the server; or, with `deliver`, it is passed on and
+   * everything after it held, so the server runs it and its answer is held (a commit that lands
+   * while its client hears nothing).
+   */
+  readonly holdAt: (text: string, options?: { readonly deliver?: boolean }) => void
   /** Pass bytes again, including what was held. */
   readonly release: () => void
   /** Cut: every connection is reset and new ones are reset at once (a database that is down). */
@@ -38,6 +45,7 @@ export const makeProxy = async (databaseUrl: string): Promise<Proxy> => {
   const port = Number(target.port || "5432")
   const pairs = new Set<Pair>()
   let held = false
+  let trigger: { readonly text: string; readonly deliver: boolean } | undefined
   let refusing = false
   let accepted = 0
 
@@ -63,7 +71,15 @@ export const makeProxy = async (databaseUrl: string): Promise<Proxy> => {
       pair.upstream?.destroy()
       pairs.delete(pair)
     })
-    client.on("data", (d) => (held || pair.upstream === undefined ? pair.toServer.push(d) : pair.upstream.write(d)))
+    client.on("data", (d: Buffer) => {
+      if (trigger !== undefined && !held && d.includes(trigger.text)) {
+        const deliver = trigger.deliver && pair.upstream !== undefined
+        trigger = undefined
+        held = true
+        if (deliver) return pair.upstream!.write(d)
+      }
+      held || pair.upstream === undefined ? pair.toServer.push(d) : pair.upstream.write(d)
+    })
     if (!held) open(pair)
   })
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
@@ -77,6 +93,9 @@ export const makeProxy = async (databaseUrl: string): Promise<Proxy> => {
     url: url.toString(),
     hold: () => {
       held = true
+    },
+    holdAt: (text, options = {}) => {
+      trigger = { text, deliver: options.deliver === true }
     },
     release: () => {
       held = false

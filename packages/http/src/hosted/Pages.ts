@@ -141,14 +141,15 @@ ${
   )
 }
 
-const thaiMethodLabels: Record<string, string> = {
-  th_promptpay: "พร้อมเพย์ คิวอาร์",
-  th_bank_transfer: "โอนเงินผ่านธนาคาร",
-  th_online_banking: "ธนาคารออนไลน์"
-}
+/** A Map: a method code comes from a host's route table, and must never find Object's own members. */
+const thaiMethodLabels = new Map([
+  ["th_promptpay", "พร้อมเพย์ คิวอาร์"],
+  ["th_bank_transfer", "โอนเงินผ่านธนาคาร"],
+  ["th_online_banking", "ธนาคารออนไลน์"]
+])
 
 const methodLabel = (method: Pick<Discovery.DiscoveredMethod, "code" | "label">, lang: Lang) =>
-  lang === "th" ? thaiMethodLabels[method.code] ?? method.label : method.label
+  lang === "th" ? thaiMethodLabels.get(method.code) ?? method.label : method.label
 
 /** The payer's entries and what the server said of them. @since 0.1.0 @category models */
 export interface FormState {

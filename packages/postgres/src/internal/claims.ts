@@ -27,8 +27,11 @@ interface ReferenceRow {
   readonly completed: boolean
 }
 
-/** The claims of one adapter instance, on its client (without name transforms) and tables. */
-export const make = (sql: SqlClient, t: Tables) => {
+/**
+ * The claims of one adapter instance, on its client (without name transforms) and tables;
+ * `statementMillis` bounds the statements of its transaction on the server (internal/timeout.ts).
+ */
+export const make = (sql: SqlClient, t: Tables, statementMillis: number) => {
   const REF = sql(t.references)
   const KEY = sql(t.idempotencyKeys)
   const keyColumns = sql.literal(`fingerprint, ${millisColumn("expires_at")}, ${millisColumn("locked_until")}, response_status, response_body, response_request_id`)
@@ -166,6 +169,8 @@ export const make = (sql: SqlClient, t: Tables) => {
       if (settled !== undefined) return settled
       // Keys are judged before references, always, so two begins never wait on each other in a cycle.
       const judged = sql.withTransaction(Effect.gen(function*() {
+        // A host's pool has no statement_timeout of Tender's: this transaction's row locks are bounded here.
+        yield* sql.unsafe(`SET LOCAL statement_timeout = ${statementMillis}`)
         if (!fresh.key && req.idempotency !== undefined) {
           const refused = yield* judgeKey(req.idempotency, req.now)
           if (refused !== undefined) return refused

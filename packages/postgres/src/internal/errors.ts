@@ -10,8 +10,10 @@ export const codeOf = (cause: unknown): string | undefined =>
 const unavailable = (code: string | undefined): boolean =>
   code !== undefined && (
     // Class 08: connection exception; 57P01-57P03: the server is shutting down, crashed, or starting;
-    // 53300: too many connections.
+    // 53300: too many connections; 57014: the statement was cancelled (statement_timeout, or the
+    // cancel sent when the client-side statement timeout tripped).
     code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300" ||
+    code === "57014" ||
     // Node's socket errors.
     code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ETIMEDOUT" || code === "EPIPE" ||
     code === "EHOSTUNREACH" || code === "ENOTFOUND" || code === "EAI_AGAIN"
