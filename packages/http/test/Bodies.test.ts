@@ -5,6 +5,7 @@
  * not, gets its D1 413 and a closed connection; a client that goes away mid-body costs
  * nothing; and the host's process, and its server, go on answering.
  */
+import { type Answer, sendChunked } from "@tender/test-support"
 import { NodeHttpServer } from "@effect/platform-node"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import express from "express"
@@ -65,40 +66,6 @@ const mounts: Record<string, () => Promise<string>> = {
 }
 
 const auth = { authorization: basic(keys.demoTest) }
-
-interface Answer {
-  readonly status: number
-  readonly headers: Record<string, string | Array<string> | undefined>
-  readonly body: string
-}
-
-/**
- * POST `head`, then filler in 64 KiB chunks (no Content-Length: chunked) up to `total` bytes
- * or until the server answers, then `tail`.
- */
-const sendChunked = (url: string, headers: Record<string, string>, head: Buffer, total: number, tail = Buffer.alloc(0)) =>
-  new Promise<Answer>((ok, fail) => {
-    const req = httpRequest(new URL(url), { method: "POST", headers: { ...headers, "transfer-encoding": "chunked" } })
-    const chunk = Buffer.alloc(64 * 1024, 0x20)
-    let sent = 0
-    let answered = false
-    req.on("response", (res) => {
-      answered = true
-      let text = ""
-      res.on("data", (d) => (text += d))
-      res.on("end", () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
-    })
-    req.on("error", (e) => (answered ? undefined : fail(e)))
-    req.write(head)
-    const pump = () => {
-      while (!answered && sent < total) {
-        sent += chunk.length
-        if (!req.write(chunk)) return void req.once("drain", pump)
-      }
-      if (!answered) req.end(tail)
-    }
-    pump()
-  })
 
 /** The head of a multipart body whose `file` part is then the filler. */
 const multipartHead = (boundary: string) =>

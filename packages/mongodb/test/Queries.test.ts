@@ -3,7 +3,7 @@ import { PaymentIntent, Storage } from "@tender/core"
 import { Effect } from "effect"
 import type { Document } from "mongodb"
 import { toDocument, toRecord } from "../src/internal/documents.js"
-import { matches } from "./fake.js"
+import { matches, memoryHolding } from "./fake.js"
 import { afterPosition, idFilter, listFilter, listOptions, listSort, projection, scopedFilter } from "../src/internal/queries.js"
 
 const table = PaymentIntent.table
@@ -41,11 +41,7 @@ const rows: ReadonlyArray<Intent> = Array.from({ length: 240 }, (_, i) =>
   }))
 const docs = rows.map((r) => toDocument(table, r))
 
-const memory = Effect.runSync(Effect.gen(function*() {
-  const store = Storage.makeMemory()
-  for (const r of rows) yield* store.commit([Storage.Write.insert(table, r)])
-  return store
-}))
+const memory = memoryHolding(table, rows)
 const memoryList = (q: Storage.ListQuery<Intent>) => Effect.runSync(memory.list(table, q))
 
 const shapes: ReadonlyArray<[string, Omit<Storage.ListQuery<Intent>, "merchantId" | "environment" | "limit">]> = [

@@ -5,7 +5,7 @@ import { collections, type CollectionPrefix } from "../src/internal/collections.
 import { toDocument, toRecord } from "../src/internal/documents.js"
 import { indexSpecs } from "../src/internal/indexes.js"
 import { listFilter, listOptions } from "../src/internal/queries.js"
-import { matches } from "./fake.js"
+import { matches, memoryHolding } from "./fake.js"
 
 const table = TopupIntent.table
 type Topup = TopupIntent.TopupIntentRecord
@@ -45,11 +45,7 @@ const rows: ReadonlyArray<Topup> = Array.from({ length: 120 }, (_, i) =>
     version: 1
   }))
 const docs = rows.map((r) => toDocument(table, r))
-const memory = Effect.runSync(Effect.gen(function*() {
-  const store = Storage.makeMemory()
-  for (const r of rows) yield* store.commit([Storage.Write.insert(table, r)])
-  return store
-}))
+const memory = memoryHolding(table, rows)
 
 describe("mongodb: top-up intents (2.5, 4.8)", () => {
   it("2.5 a top-up document round-trips every field; a 38-digit source amount stays an exact string", () => {

@@ -4,6 +4,7 @@
  * SIGKILL while its tasks are claimed and its confirms in flight, after which a new process
  * completes every task with no intent changed twice and no event missing or doubled.
  */
+import { promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { createServer as createHttpServer } from "node:http"
 import { afterAll, assert, describe, it } from "vitest"
@@ -34,14 +35,7 @@ const send = (server: Server, method: string, path: string, init: { json?: unkno
     ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : init.form !== undefined ? { body: init.form } : {})
   }).then(async (res) => ({ status: res.status, body: await res.json() }))
 
-const promptpay = (amount: string) => ({
-  amount,
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-})
+const promptpay = promptpayFor
 const bankTransfer = (amount: string) => ({
   ...promptpay(amount),
   payment_method: "th_bank_transfer",

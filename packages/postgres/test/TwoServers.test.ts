@@ -3,6 +3,7 @@
  * across two servers, and two servers racing on one Idempotency-Key and on one
  * merchant_reference leaving exactly one intent.
  */
+import { promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { Effect } from "effect"
@@ -31,15 +32,7 @@ const countRows = (where: { amount: string } | { reference: string }) =>
     return Number(rows[0]?.n)
   }))
 
-const body = (amount: string, extra: Record<string, unknown> = {}) => ({
-  amount,
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" },
-  ...extra
-})
+const body = (amount: string, extra: Record<string, unknown> = {}) => ({ ...promptpayFor(amount), ...extra })
 
 if (skipReason !== undefined) {
   describe("example server on PostgreSQL, two processes", () => it.skip(`skipped: ${skipReason}`, () => {}))
