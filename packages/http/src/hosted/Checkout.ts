@@ -232,6 +232,35 @@ const refusedPage = (lang: Lang) => (cause: Cause.Cause<unknown>) =>
 const guarded = <R>(lang: Lang, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) =>
   Effect.catchAllCause(effect, refusedPage(lang))
 
+/** What a form handler is given once its link and form token have been checked. */
+interface Form {
+  readonly intent: PaymentIntent.PaymentIntentRecord
+  /** The view context, its action URLs bound to the browser's nonce. */
+  readonly c: Pages.Context
+  readonly request: HttpServerRequest.HttpServerRequest
+}
+
+/**
+ * A form the hosted page posts back: the link verified (403/404/410 otherwise), in the test
+ * environment only when `testOnly` (D9: the simulated payer), the form token checked against
+ * the link and the browser's nonce cookie (403 otherwise), then `handle`. Any refusal or fault
+ * becomes a page that says nothing of the intent.
+ */
+const formRoute = <R>(handle: (form: Form) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>, options: { readonly testOnly?: boolean } = {}) =>
+(id: string, request: HttpServerRequest.HttpServerRequest) => {
+  const link = linkOf(id, request)
+  return guarded(
+    link.lang,
+    Effect.gen(function*() {
+      const intent = yield* verify(link)
+      if (options.testOnly === true && intent.environment !== "test") return yield* Effect.fail(refused("notFound", 404))
+      yield* checkForm(link, request)
+      const c = yield* contextFor(link, intent, nonceOf(request)!)
+      return yield* handle({ intent, c, request })
+    })
+  )
+}
+
 /** The largest payer form read: its few fields fit many times over. */
 const maxFormBytes = 64 * 1024
 
@@ -283,14 +312,8 @@ const page = (id: string, request: HttpServerRequest.HttpServerRequest) => {
   )
 }
 
-const pay = (id: string, request: HttpServerRequest.HttpServerRequest) => {
-  const link = linkOf(id, request)
-  return guarded(
-    link.lang,
+const pay = formRoute(({ c, intent, request }) =>
     Effect.gen(function*() {
-      const intent = yield* verify(link)
-      yield* checkForm(link, request)
-      const nonce = nonceOf(request)!
       const body = yield* formBody(request)
       const method = body.get("method") ?? ""
       const values: Record<string, string> = {}
@@ -298,7 +321,6 @@ const pay = (id: string, request: HttpServerRequest.HttpServerRequest) => {
         const v = body.get(field)?.trim()
         if (v !== undefined && v !== "") values[field] = v
       }
-      const c = yield* contextFor(link, intent, nonce)
       const again = (errors: Record<string, ReadonlyArray<string>>) =>
         Effect.map(view(c, method, { values, errors }, undefined), (shown) => respond({ ...shown, status: 400 }))
       // The formats first, as the API checks a create body (same schemas, same messages).
@@ -324,44 +346,27 @@ const pay = (id: string, request: HttpServerRequest.HttpServerRequest) => {
       }
       return seeOther(c.urls.page())
     })
-  )
-}
+)
 
-const receipt = (id: string, request: HttpServerRequest.HttpServerRequest) => {
-  const link = linkOf(id, request)
-  return guarded(
-    link.lang,
-    Effect.gen(function*() {
-      const intent = yield* verify(link)
-      yield* checkForm(link, request)
-      const c = yield* contextFor(link, intent, nonceOf(request)!)
-      const refuse = (message: string) => Effect.map(view(c, undefined, undefined, message), (p) => respond({ ...p, status: 400 }))
-      if (!Upload.isMultipart(request)) return yield* refuse("Send the slip as a file.")
-      const bytes = yield* Effect.either(Upload.file(request))
-      if (bytes._tag === "Left") return yield* refuse(bytes.left.message)
-      const answer = yield* HostedPayment.submitReceipt(intent, bytes.right)
-      const message = HostedPayment.refusal(answer)
-      return message === undefined ? seeOther(c.urls.page()) : yield* refuse(message)
-    })
-  )
-}
+const receipt = formRoute(({ c, intent, request }) =>
+  Effect.gen(function*() {
+    const refuse = (message: string) => Effect.map(view(c, undefined, undefined, message), (p) => respond({ ...p, status: 400 }))
+    if (!Upload.isMultipart(request)) return yield* refuse("Send the slip as a file.")
+    const bytes = yield* Effect.either(Upload.file(request))
+    if (bytes._tag === "Left") return yield* refuse(bytes.left.message)
+    const answer = yield* HostedPayment.submitReceipt(intent, bytes.right)
+    const message = HostedPayment.refusal(answer)
+    return message === undefined ? seeOther(c.urls.page()) : yield* refuse(message)
+  })
+)
 
-const simulate = (id: string, request: HttpServerRequest.HttpServerRequest) => {
-  const link = linkOf(id, request)
-  return guarded(
-    link.lang,
-    Effect.gen(function*() {
-      const intent = yield* verify(link)
-      // D9: the simulated payer exists in the test environment only.
-      if (intent.environment !== "test") return yield* Effect.fail(refused("notFound", 404))
-      yield* checkForm(link, request)
-      const action = (yield* formBody(request)).get("action")
-      const c = yield* contextFor(link, intent, nonceOf(request)!)
-      if (action === "scan_done" || action === "transfer_made") yield* SimulatorPayer.act(intent, action)
-      return seeOther(c.urls.page())
-    })
-  )
-}
+// D9: the simulated payer exists in the test environment only.
+const simulate = formRoute(({ c, intent, request }) =>
+  Effect.gen(function*() {
+    const action = (yield* formBody(request)).get("action")
+    if (action === "scan_done" || action === "transfer_made") yield* SimulatorPayer.act(intent, action)
+    return seeOther(c.urls.page())
+  }), { testOnly: true })
 
 const status = (id: string, request: HttpServerRequest.HttpServerRequest) => {
   const link = linkOf(id, request)
