@@ -3,7 +3,7 @@
  * PostgreSQL, Tender under /payments beside the app's routes (docs/embedding.md). The checks
  * are the ones every framework example passes (@tender/test-support, `describeMountedHost`).
  */
-import { describeMountedHost, dropPrefixed, freshTablePrefix, type LogLine } from "@tender/test-support"
+import { describeMountedHost, dropPrefixed, freshTablePrefix, type LogLine } from "@tender/test-support/embedding"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"

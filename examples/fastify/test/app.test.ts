@@ -3,7 +3,8 @@
  * PostgreSQL, Tender under /payments beside the app's routes (docs/embedding.md). The checks
  * are the ones every framework example passes (@tender/test-support, `describeMountedHost`).
  */
-import { describeMountedHost, dropPrefixed, freePort, freshTablePrefix, type LogLine } from "@tender/test-support"
+import { freePort } from "@tender/test-support"
+import { describeMountedHost, dropPrefixed, freshTablePrefix, type LogLine } from "@tender/test-support/embedding"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { afterAll, beforeAll } from "vitest"

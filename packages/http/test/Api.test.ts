@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { hosted as hostedBody, promptpay as promptpayBody } from "@tender/test-support"
-import { Effect, Layer, Logger, LogLevel } from "effect"
-import { Storage, StorageError } from "@tender/core"
+import { Layer, Logger, LogLevel } from "effect"
+import { StorageError } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { app, assertError, call, failingStorage, formWith, png, type Key } from "./harness.js"
 
