@@ -90,6 +90,12 @@ export const checkForm = (link: Link, request: HttpServerRequest.HttpServerReque
     }
   })
 
+/**
+ * The cookie's Path: where the API is mounted as the browser sees it, the public base URL's
+ * path (`Mount.fromPublicUrl` makes that the mount's prefix; behind a proxy that strips the
+ * path the prefix is "" but the browser still sees the public path), so the host's other
+ * pages never receive the nonce.
+ */
 export const cookiePath = (baseUrl: string) => {
   try {
     return new URL(baseUrl).pathname.replace(/\/+$/, "") + "/"
@@ -98,7 +104,7 @@ export const cookiePath = (baseUrl: string) => {
   }
 }
 
-/** The nonce to bind forms to, and the cookie that sets it when the browser has none. */
+/** The nonce to bind forms to, and the cookie that sets it when the browser has none (`Secure` on an https public URL). */
 export const browserNonce = (request: HttpServerRequest.HttpServerRequest, baseUrl: string) => {
   const existing = nonceOf(request)
   if (existing !== undefined) return { nonce: existing, headers: {} }
