@@ -8,6 +8,7 @@
 import { Storage, type Table, Task } from "@tender/core"
 import { Effect } from "effect"
 import { type Document, MongoServerError } from "mongodb"
+import { toDocument } from "../src/internal/documents.js"
 
 const compare = (a: unknown, b: unknown): number =>
   a instanceof Date && b instanceof Date
@@ -110,13 +111,18 @@ export class FakeCollection {
   }
 }
 
-/** The in-memory store holding `rows` of `table`: the reference a query's page is compared with. */
-export const memoryHolding = <A extends Table.StoredRecord>(table: Table.Table<A>, rows: ReadonlyArray<A>) =>
-  Effect.runSync(Effect.gen(function*() {
+/**
+ * `rows` of `table` both ways: as the adapter's documents, and in the in-memory store (the
+ * reference a query's page is compared with).
+ */
+export const storedBothWays = <A extends Table.StoredRecord>(table: Table.Table<A>, rows: ReadonlyArray<A>) => ({
+  docs: rows.map((r) => toDocument(table, r)),
+  memory: Effect.runSync(Effect.gen(function*() {
     const store = Storage.makeMemory()
     for (const r of rows) yield* store.commit([Storage.Write.insert(table, r)])
     return store
   }))
+})
 
 /** A pending expiry task for `dord_1`, due, made and updated at `at`, with `over` on top. */
 export const taskRecord = (at: number, over: Partial<Task.TaskRecord> = {}): Task.TaskRecord =>
