@@ -4,7 +4,7 @@
  * SIGKILL while its tasks are claimed and its confirms in flight, after which a new process
  * completes every task with no intent changed twice and no event missing or doubled.
  */
-import { promptpayFor } from "@tender/test-support"
+import { basic, demoKey, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { createServer as createHttpServer } from "node:http"
 import { afterAll, assert, describe, it } from "vitest"
@@ -12,7 +12,7 @@ import { Effect } from "effect"
 import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
 import { children, type DemoServer as Server, start } from "./demoServer.js"
 
-const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const auth = basic(demoKey)
 const prefixes: Array<string> = []
 
 afterAll(async () => {

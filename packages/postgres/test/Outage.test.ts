@@ -5,7 +5,7 @@
  * with `Retry-After`; after it, normal service; every 201 is stored; no Idempotency-Key stays
  * claimed beyond Idempotency.lockMillis.
  */
-import { promptpayFor } from "@tender/test-support"
+import { basic, demoKey, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Idempotency } from "@tender/core"
 import { Effect } from "effect"
@@ -14,7 +14,7 @@ import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
 import { children, type DemoServer, start } from "./demoServer.js"
 import { makeProxy, type Proxy } from "./proxy.js"
 
-const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const auth = basic(demoKey)
 const prefix = freshPrefix()
 
 type Outcome = { status: number | "hung"; retryAfter: string | null; code?: string; id?: string; replayed: boolean }
