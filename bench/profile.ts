@@ -5,7 +5,7 @@
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
-import { createServer } from "node:net"
+import { basic, demoKey, freePort, promptpayNamed } from "@tender/test-support"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -18,12 +18,7 @@ interface Node {
   readonly hitCount: number
 }
 
-const port = await new Promise<number>((ok) => {
-  const s = createServer().listen(0, "127.0.0.1", () => {
-    const a = s.address()
-    s.close(() => ok(typeof a === "object" && a !== null ? a.port : 0))
-  })
-})
+const port = await freePort()
 const dir = mkdtempSync(join(tmpdir(), "tender-prof-"))
 const child = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${dir}`, "examples/server/dist/main.js"], {
   cwd: root,
@@ -40,10 +35,10 @@ await autocannon({
   duration: seconds,
   connections: 16,
   headers: {
-    authorization: "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64"),
+    authorization: basic(demoKey),
     "content-type": "application/json"
   },
-  body: JSON.stringify({ amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay", customer: { name: "Somchai Jaidee" } }),
+  body: JSON.stringify(promptpayNamed),
   requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, "idempotency-key": `prof-${++n}` } }) }]
 })
 await new Promise<void>((ok) => {

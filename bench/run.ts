@@ -9,9 +9,9 @@
  *   BENCH_STORES=memory npm run bench
  */
 import autocannon from "autocannon"
-import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitListening } from "@tender/test-support"
+import { execFileSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -23,25 +23,8 @@ const stores = (process.env["BENCH_STORES"] ?? "memory,postgres").split(",")
 const deepPages = 1000
 const deepPageSize = 10
 
-const demo = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
-const createBody = JSON.stringify({
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-})
-
-const freePort = () =>
-  new Promise<number>((ok, fail) => {
-    const srv = createServer()
-    srv.once("error", fail)
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address()
-      srv.close(() => (typeof a === "object" && a !== null ? ok(a.port) : fail(new Error("no port"))))
-    })
-  })
+const demo = basic(demoKey)
+const createBody = JSON.stringify(promptpay)
 
 interface Server {
   readonly url: string
@@ -53,27 +36,12 @@ const startServer = async (entry: string, env: Record<string, string>, nodeArgs:
   // The demo server runs as `npm start` runs it, built JavaScript (`npm run bench` builds
   // first); the bare ceiling is a TypeScript file of the bench itself, run through tsx.
   const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : []
-  const child = spawn(process.execPath, [...nodeArgs, ...loader, entry], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let out = ""
-  child.stdout!.on("data", (d) => (out += d))
-  child.stderr!.on("data", (d) => (out += d))
-  const deadline = Date.now() + 30_000
-  while (!out.includes("listening on")) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${entry} did not start:\n${out}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return { url: `http://127.0.0.1:${port}`, child }
+  const server = spawnProcess(process.execPath, [...nodeArgs, ...loader, entry], { cwd: root, env: { ...process.env, ...env, PORT: String(port) } })
+  await waitListening(server, entry)
+  return { url: `http://127.0.0.1:${port}`, child: server.child }
 }
 
-const stopServer = (server: Server) =>
-  new Promise<void>((ok) => {
-    server.child.once("close", () => ok())
-    server.child.kill("SIGINT")
-  })
+const stopServer = (server: Server) => stopProcess(server.child, "SIGINT")
 
 /** Peak resident memory of a process, from /proc (Linux). */
 const peakRssMiB = (pid: number): number | null => {

@@ -10,38 +10,20 @@
  * Start time is from spawning `node` to the banner (the port is listening). Memory is the
  * resident set (VmRSS) once started and after 200 creates, and the peak (VmHWM), from /proc.
  */
-import { spawn } from "node:child_process"
+import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitUntil } from "@tender/test-support"
 import { readFileSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "..")
 const example = resolve(root, "examples", "server")
 const starts = Number(process.env["BENCH_STARTS"] ?? "5")
-const demo = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
-const createBody = JSON.stringify({
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-})
+const demo = basic(demoKey)
+const createBody = JSON.stringify(promptpay)
 
 const ways = [
   { name: "built JavaScript (`node dist/main.js`, what `npm start` runs)", args: ["dist/main.js"] },
   { name: "TypeScript sources through tsx (`node --import tsx src/main.ts`)", args: ["--conditions=@tender/source", "--import", "tsx", "src/main.ts"] }
 ] as const
-
-const freePort = () =>
-  new Promise<number>((ok, fail) => {
-    const srv = createServer()
-    srv.once("error", fail)
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address()
-      srv.close(() => (typeof a === "object" && a !== null ? ok(a.port) : fail(new Error("no port"))))
-    })
-  })
 
 const memoryMiB = (pid: number, field: "VmRSS" | "VmHWM"): number => {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))
@@ -60,14 +42,9 @@ const once = async (args: ReadonlyArray<string>): Promise<Sample> => {
   // Only what the server needs: no NODE_OPTIONS (a test runner's conditions), no DATABASE_URL.
   const env = { PATH: process.env["PATH"] ?? "", PORT: String(port) }
   const began = performance.now()
-  const child = spawn(process.execPath, [...args], { cwd: example, env, stdio: ["ignore", "pipe", "pipe"] })
-  let out = ""
-  child.stdout.on("data", (d) => (out += d))
-  child.stderr.on("data", (d) => (out += d))
-  while (!out.includes("listening on")) {
-    if (child.exitCode !== null || performance.now() - began > 60_000) throw new Error(`did not start:\n${out}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
+  const server = spawnProcess(process.execPath, args, { cwd: example, env })
+  const child = server.child
+  if (!(await waitUntil(server, () => server.output().includes("listening on"), 60_000, 5))) throw new Error(`did not start:\n${server.output()}`)
   const startMs = performance.now() - began
   await new Promise((r) => setTimeout(r, 500))
   const rssStarted = memoryMiB(child.pid!, "VmRSS")
@@ -81,10 +58,7 @@ const once = async (args: ReadonlyArray<string>): Promise<Sample> => {
   }
   const rssAfterCreates = memoryMiB(child.pid!, "VmRSS")
   const peak = memoryMiB(child.pid!, "VmHWM")
-  await new Promise<void>((ok) => {
-    child.once("close", () => ok())
-    child.kill("SIGINT")
-  })
+  await stopProcess(child, "SIGINT")
   return { startMs, rssStarted, rssAfterCreates, peak }
 }
 

@@ -4,6 +4,7 @@
  * memory above the idle baseline while each upload runs, as a multiple of the file's size
  * (the file itself is stored in memory too, so the floor is about 1x). Not a test.
  */
+import { basic, demoKey } from "@tender/test-support"
 import { Seed, Tender } from "@tender/core"
 import { TenderHttp } from "@tender/http"
 import { Effect } from "effect"
@@ -14,7 +15,7 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
 const root = resolve(import.meta.dirname, "..")
 const seed = await Effect.runPromise(Seed.decode(JSON.parse(readFileSync(resolve(root, "examples/server/seed.json"), "utf8"))))
 const { dispose, handler } = TenderHttp.toWebHandler(Tender.layerMemory({ seed, hostedCheckout: { baseUrl: "http://127.0.0.1", secret: "bench" } }))
-const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const auth = basic(demoKey)
 const size = 5 * 1024 * 1024
 const file = new Uint8Array(size)
 file.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])

@@ -7,9 +7,9 @@
  *   and the compiler reads only their declaration files, never their sources.
  * docs/architecture.md, "Building and packing".
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process"
+import { basic, cleanEnv, demoKey, freePort, promptpayNamed, spawnProcess, waitUntil } from "@tender/test-support"
+import { execFile, type ChildProcess } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { promisify } from "node:util"
@@ -37,14 +37,6 @@ interface Manifest {
   readonly files: Array<string>
 }
 
-/** Child processes get a clean environment: not the test runner's source condition (NODE_OPTIONS). */
-const cleanEnv = () => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && k !== "NODE_OPTIONS" && !k.startsWith("npm_") && !k.startsWith("VITEST")) env[k] = v
-  }
-  return env
-}
 // Asynchronous on purpose: an install can take minutes on a busy machine, and a synchronous
 // child would block the test worker's event loop (Vitest's worker RPC then times out).
 const run = async (cmd: string, args: ReadonlyArray<string>, cwd: string) =>
@@ -81,16 +73,6 @@ afterAll(() => {
   for (const child of children) child.kill("SIGTERM")
   rmSync(work, { recursive: true, force: true })
 })
-
-const freePort = () =>
-  new Promise<number>((ok, fail) => {
-    const srv = createServer()
-    srv.once("error", fail)
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address()
-      srv.close(() => (typeof a === "object" && a !== null ? ok(a.port) : fail(new Error("no port"))))
-    })
-  })
 
 describe("packed packages", () => {
   it("each tarball holds built JavaScript, declarations and both source maps, and no tests", () => {
@@ -132,25 +114,14 @@ describe("packed packages", () => {
     copyFileSync(join(fixtures, "server.mjs"), join(app, "server.mjs"))
     copyFileSync(join(root, "examples", "server", "seed.json"), join(app, "seed.json"))
     const port = await freePort()
-    const child = spawn(process.execPath, ["server.mjs"], {
-      cwd: app,
-      env: { ...cleanEnv(), PORT: String(port), TENDER_SEED: join(app, "seed.json") },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    children.push(child)
-    let out = ""
-    child.stdout.on("data", (d) => (out += d))
-    child.stderr.on("data", (d) => (out += d))
-    const deadline = Date.now() + 120_000
-    while (!out.includes("listening")) {
-      if (child.exitCode !== null || Date.now() > deadline) assert.fail(`the plain JavaScript host did not start:\n${out}`)
-      await new Promise((r) => setTimeout(r, 50))
-    }
-    const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+    const host = spawnProcess(process.execPath, ["server.mjs"], { cwd: app, env: cleanEnv({ PORT: String(port), TENDER_SEED: join(app, "seed.json") }) })
+    children.push(host.child)
+    if (!(await waitUntil(host, () => host.output().includes("listening"), 120_000))) assert.fail(`the plain JavaScript host did not start:\n${host.output()}`)
+    const auth = basic(demoKey)
     const created = await fetch(`http://127.0.0.1:${port}/payment_intents`, {
       method: "POST",
       headers: { authorization: auth, "content-type": "application/json", "idempotency-key": "pack-1" },
-      body: JSON.stringify({ amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay", customer: { name: "Somchai Jaidee" } })
+      body: JSON.stringify(promptpayNamed)
     })
     assert.strictEqual(created.status, 201)
     const intent = (await created.json()) as { id: string; status: string }

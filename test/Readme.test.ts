@@ -4,9 +4,9 @@
  * `.ci/run` (checked to contain it). A command added to the README that neither runs fails
  * this test with its text: run it below (a matcher in `steps`) or from `.ci/run`.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { cleanEnv, freePort, spawnProcess, waitListening } from "@tender/test-support"
+import { execFile, execFileSync, type ChildProcess } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { promisify } from "node:util"
@@ -22,24 +22,7 @@ const commands = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
 )
 
 /** Child processes get the user's environment, minus the test runner's (its source condition, its database). */
-const readerEnv = (extra: Record<string, string> = {}) => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k === "NODE_OPTIONS" || k === "DATABASE_URL" || k === "MONGODB_URL" || k.startsWith("npm_") || k.startsWith("VITEST")) continue
-    env[k] = v
-  }
-  return { ...env, ...extra }
-}
-
-const freePort = () =>
-  new Promise<number>((ok, fail) => {
-    const srv = createServer()
-    srv.once("error", fail)
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address()
-      srv.close(() => (typeof a === "object" && a !== null ? ok(a.port) : fail(new Error("no port"))))
-    })
-  })
+const readerEnv = (extra: Record<string, string> = {}) => cleanEnv(extra, ["DATABASE_URL", "MONGODB_URL"])
 
 /** What the commands so far have set up. */
 interface Reader {
@@ -98,16 +81,10 @@ const steps: ReadonlyArray<Step> = [
     where: "here",
     run: async () => {
       const port = await freePort()
-      const child = spawn("npm", ["start"], { cwd: reader.cwd, env: readerEnv({ PORT: String(port) }), stdio: ["ignore", "pipe", "pipe"], detached: true })
-      reader.server = child
-      let out = ""
-      child.stdout.on("data", (d) => (out += d))
-      child.stderr.on("data", (d) => (out += d))
-      const deadline = Date.now() + 600_000
-      while (!out.includes("listening on")) {
-        if (child.exitCode !== null || Date.now() > deadline) assert.fail(`npm start did not start:\n${out}`)
-        await new Promise((r) => setTimeout(r, 100))
-      }
+      const server = spawnProcess("npm", ["start"], { cwd: reader.cwd, env: readerEnv({ PORT: String(port) }), detached: true })
+      reader.server = server.child
+      await waitListening(server, "npm start", 600_000)
+      const out = server.output()
       reader.url = `http://127.0.0.1:${port}`
       assert.include(out, `Tender demo server listening on ${reader.url} (in-memory store`)
       // `npm start` runs the built JavaScript.

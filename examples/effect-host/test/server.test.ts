@@ -2,22 +2,15 @@
  * The Effect host example: its own group and Tender's under one server and one OpenAPI
  * document; launched and interrupted as `main.ts` does (docs/embedding.md).
  */
+import { basic, demoKey, freePort, promptpayFor } from "@tender/test-support"
 import { Effect, Fiber, Layer } from "effect"
-import { createServer, type AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "vitest"
 import { layer } from "../src/server.js"
 
-const freePort = () =>
-  new Promise<number>((ok) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => ok(port))
-    })
-  })
 const port = await freePort()
 const base = `http://127.0.0.1:${port}`
-const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const auth = basic(demoKey)
 
 // Effect's JSON logger writes to the console: keep the test output clean.
 const quiet = { log: console.log }
@@ -51,14 +44,7 @@ describe("examples/effect-host: one Effect server, the shop's group and Tender's
     const created = await fetch(`${base}/payments/payment_intents`, {
       method: "POST",
       headers: { authorization: auth, "content-type": "application/json" },
-      body: JSON.stringify({
-        amount: "6500",
-        currency: "THB",
-        country: "TH",
-        checkout_mode: "merchant",
-        payment_method: "th_promptpay",
-        customer: { name: "Somchai Jaidee" }
-      })
+      body: JSON.stringify(promptpayFor("6500"))
     })
     assert.strictEqual(created.status, 201)
     assert.strictEqual((await created.json()).amount, "6500")

@@ -3,6 +3,7 @@
  * the adapter installed beside the simulator in a real Tender, against a tiny local server
  * standing in for the PSP over HTTP.
  */
+import { basic, demoKey, promptpayNamed } from "@tender/test-support"
 import { Seed, Simulator, Tender, Workers } from "@tender/core"
 import type { Provider } from "@tender/core"
 import { TenderHttp } from "@tender/http"
@@ -82,8 +83,8 @@ afterAll(async () => {
   await acme.close()
 })
 
-const live = "Basic " + Buffer.from("pk_live_demo2Tz6Wq1Nc4Vm:sk_live_demo9Lk3Xb7Rf2Hs5Gd8Q").toString("base64")
-const test = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const live = basic({ public: "pk_live_demo2Tz6Wq1Nc4Vm", secret: "sk_live_demo9Lk3Xb7Rf2Hs5Gd8Q" })
+const test = basic(demoKey)
 const send = async (method: string, path: string, auth: string, body?: unknown) => {
   const res = await tender.handler(new Request(`http://localhost${path}`, {
     method,
@@ -92,14 +93,7 @@ const send = async (method: string, path: string, auth: string, body?: unknown) 
   }))
   return { status: res.status, json: await res.json() }
 }
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-}
+const promptpay = promptpayNamed
 
 describe("AcmePay installed beside the simulator", () => {
   it("a live create goes to Acme over HTTP with our id as its idempotency key; confirm pays it", async () => {

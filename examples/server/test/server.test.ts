@@ -1,15 +1,14 @@
 /**
  * The demo server as a user runs it: a real process, a real port, real HTTP.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { basic, demoKey, hosted as hostedBody, rawExchange, runDemo, stopProcess } from "@tender/test-support"
+import { execFileSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
-import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { afterAll, assert, describe, it } from "vitest"
 
-const root = resolve(import.meta.dirname, "..")
 const children: Array<ChildProcess> = []
 
 /**
@@ -19,29 +18,16 @@ const children: Array<ChildProcess> = []
  */
 const databaseUrl = process.env["DATABASE_URL"] === undefined || process.env["DATABASE_URL"] === "" ? undefined : process.env["DATABASE_URL"]
 const prefixes: Array<string> = []
-const exitedAll = () => Promise.all(children.map((c) => c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((ok) => c.once("close", ok))))
 afterAll(async () => {
-  for (const child of children) child.kill("SIGTERM")
-  await exitedAll()
+  await Promise.all(children.map((child) => stopProcess(child)))
   if (prefixes.length > 0) {
     const { dropTables, runSql } = await import("../../../packages/postgres/test/database.js")
     for (const prefix of prefixes) await runSql(dropTables(prefix))
   }
 })
 
-const freePort = () =>
-  new Promise<number>((ok, fail) => {
-    const srv = createServer()
-    srv.once("error", fail)
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address()
-      srv.close(() => (typeof address === "object" && address !== null ? ok(address.port) : fail(new Error("no port"))))
-    })
-  })
-
-/** Start `npm start`'s entry point and wait for its banner. */
+/** Start `npm start`'s entry point and wait for its banner (or its exit: some starts are meant to fail). */
 const start = async (env: Record<string, string> = {}) => {
-  const port = await freePort()
   if (databaseUrl !== undefined && env["TENDER_TABLE_PREFIX"] === undefined) {
     // Loaded only here: the module probes the database when imported.
     const { freshPrefix } = await import("../../../packages/postgres/test/database.js")
@@ -49,26 +35,11 @@ const start = async (env: Record<string, string> = {}) => {
     prefixes.push(prefix)
     env = { ...env, TENDER_TABLE_PREFIX: prefix }
   }
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  children.push(child)
-  let out = ""
-  let err = ""
-  child.stdout.on("data", (d) => (out += d))
-  child.stderr.on("data", (d) => (err += d))
-  const exited = new Promise<number | null>((ok) => child.once("close", (code) => ok(code)))
-  const deadline = Date.now() + 20_000
-  while (!out.includes("listening on") && child.exitCode === null && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return { port, url: `http://127.0.0.1:${port}`, output: () => out, errors: () => err, exited, child }
+  return runDemo(env, { children })
 }
 
-const demo = { user: "pk_test_demo4f8Kq2Lm9XwZ", pass: "sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw" }
-const auth = "Basic " + Buffer.from(`${demo.user}:${demo.pass}`).toString("base64")
+const demo = { user: demoKey.public, pass: demoKey.secret }
+const auth = basic(demoKey)
 
 describe("examples/server (npm start)", () => {
   it("serves the foundation flow on the store it is given (in memory; PostgreSQL when DATABASE_URL is set): create, get, list, discovery", async () => {
@@ -97,7 +68,7 @@ describe("examples/server (npm start)", () => {
     const hosted = await fetch(`${server.url}/payment_intents`, {
       method: "POST",
       headers: { authorization: auth, "content-type": "application/json" },
-      body: JSON.stringify({ amount: "150000", currency: "THB", country: "TH", customer: {} })
+      body: JSON.stringify(hostedBody)
     })
     const redirect = ((await hosted.json()) as { next_action: { url: string } }).next_action.url
     assert.isTrue(redirect.startsWith(`${server.url}/checkout/`))
@@ -147,7 +118,7 @@ describe("examples/server (npm start)", () => {
     const res = await fetch(`${server.url}/payment_intents`, {
       method: "POST",
       headers: {
-        authorization: "Basic " + Buffer.from("pk_test_onlyhosted01:sk_test_onlyhostedsecret01").toString("base64"),
+        authorization: basic({ public: "pk_test_onlyhosted01", secret: "sk_test_onlyhostedsecret01" }),
         "content-type": "application/json"
       },
       body: JSON.stringify({ amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay", customer: {} })
@@ -220,25 +191,6 @@ describe("examples/server (npm start)", () => {
     }
   }, 180_000)
 })
-
-/** Write `raw` on a fresh socket and read until the server closes it. */
-const rawExchange = (port: number, raw: string, options: { readonly keepOpen?: boolean } = {}) =>
-  new Promise<{ text: string; status: number; headers: Record<string, string>; body: any }>((ok, fail) => {
-    const socket = connect(port, "127.0.0.1", () => {
-      socket.write(raw)
-      if (options.keepOpen !== true) socket.end()
-    })
-    let text = ""
-    socket.setEncoding("latin1")
-    socket.on("data", (d) => (text += d))
-    socket.on("error", fail)
-    socket.on("close", () => {
-      const [head = "", payload = ""] = text.split("\r\n\r\n")
-      const [statusLine = "", ...lines] = head.split("\r\n")
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]))
-      ok({ text, status: Number(statusLine.split(" ")[1]), headers, body: payload === "" ? undefined : JSON.parse(payload) })
-    })
-  })
 
 /** D1: the error body, its request id equal to the Request-Id header, the connection closed. */
 const assertD1 = (res: Awaited<ReturnType<typeof rawExchange>>, status: number, code: string) => {

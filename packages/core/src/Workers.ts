@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Duration, Effect, Layer, Queue, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
 import type { IdGenerator } from "./Ids.js"
 import { randomBase62 } from "./Ids.js"
 import * as PaymentIntentLifecycle from "./PaymentIntentLifecycle.js"
@@ -80,6 +80,22 @@ const writesOf = (task: Task.TaskRecord, outcome: Task.Outcome, now: number): Re
 }
 
 /**
+ * What a `StaleVersion` on a task's commit means, read from the task's own record: it moved on
+ * (the lease lapsed, another worker claimed the task and its run stands), or it did not and a
+ * record the outcome changes was changed first by another task racing on it (this outcome is
+ * dropped; the task decides afresh when it runs again, once its lease lapses).
+ */
+const staleOutcome = (task: Task.TaskRecord) =>
+  Effect.flatMap(Storage, (storage) => storage.find(Task.table, task.id)).pipe(
+    Effect.map((stored) =>
+      Option.isSome(stored) && stored.value.version !== task.version
+        ? "tender: task's lease lapsed and another worker took it over; this run's outcome is dropped"
+        : "tender: task lost a race: another task changed a record it writes first; this outcome is dropped and the task runs again when its lease lapses"
+    ),
+    Effect.orElseSucceed(() => "tender: task's outcome was not written: a record it writes changed under it; it runs again when its lease lapses")
+  )
+
+/**
  * Run a claimed task and commit its outcome with the task's completion (or its new due time):
  * one versioned write over the claim, so a worker whose lease lapsed and whose task another
  * worker claimed commits nothing (`StaleVersion`). Returns whether the commit applied.
@@ -105,8 +121,7 @@ export const runTask = (task: Task.TaskRecord) =>
     const committed = yield* Effect.either(storage.commit(writes))
     if (committed._tag === "Right") return true
     if (committed.left._tag === "StaleVersion") {
-      // Another worker took the task over (this one outlived its lease): its run stands.
-      yield* Effect.logWarning("tender: task outlived its lease", task.kind, task.id)
+      yield* Effect.logWarning(yield* staleOutcome(task), task.kind, task.id)
       return false
     }
     if (committed.left._tag === "UniqueViolation") {

@@ -1,9 +1,10 @@
+import { basic as basicOf } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { Authentication, Merchants } from "../src/index.js"
 import { keys, layer, login } from "./fixtures.js"
 
-const basic = (user: string, pass: string) => "Basic " + Buffer.from(`${user}:${pass}`).toString("base64")
+const basic = (user: string, pass: string) => basicOf({ public: user, secret: pass })
 
 
 describe("Authentication", () => {

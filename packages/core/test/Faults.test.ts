@@ -1,17 +1,10 @@
+import { promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Schema, TestClock } from "effect"
 import { PaymentIntent, PaymentIntents, Storage, StorageError } from "../src/index.js"
 import { keys, layer, login } from "./fixtures.js"
 
-const body = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: {},
-  merchant_reference: "order-outage"
-}
+const body = { ...promptpay, customer: {}, merchant_reference: "order-outage" }
 
 const create = (idempotencyKey: string) =>
   Effect.gen(function*() {

@@ -4,6 +4,7 @@
  * the request named nothing to run on: the key is released, not stored, so a retry under the
  * same key once the resource exists runs instead of replaying the 404.
  */
+import { promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import type { ApiResponse, Table } from "../src/index.js"
@@ -149,14 +150,7 @@ describe("D5 refusals before the operation can run are not stored on the Idempot
 const createIntentAs = (key: Key) =>
   Effect.gen(function*() {
     const principal = yield* login(key)
-    const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({
-      amount: "150000",
-      currency: "THB",
-      country: "TH",
-      checkout_mode: "merchant",
-      payment_method: "th_promptpay",
-      customer
-    }))
+    const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({ ...promptpay, customer }))
     const r = yield* PaymentIntents.create({ principal, requestId: "req_c" }, params)
     assert.strictEqual(r.status, 201, r.body)
     return json(r).id as string

@@ -1,3 +1,4 @@
+import { promptpayFor } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
@@ -39,14 +40,7 @@ const get = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => PaymentI
 const events = (id: string) =>
   Effect.map(Event.forResource({ merchantId: "mch_demo", environment: "test" }, id), (es) => es.map((e) => e.type))
 
-const promptpay = (amount = "150000"): Body => ({
-  amount,
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-})
+const promptpay = (amount = "150000"): Body => promptpayFor(amount)
 
 /** Run every task due now, as a worker would. */
 const work = Workers.drain({ owner: "test" })

@@ -1,3 +1,4 @@
+import { promptpayNamed } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
@@ -187,14 +188,7 @@ describe("top-up intents (2.5, 3.2, 4.7, 4.8)", () => {
   it.effect("D5 the fingerprint includes the route: one Idempotency-Key on POST /payment_intents, then on POST /topup_intents, is 409", () =>
     Effect.gen(function*() {
       const principal = yield* login(keys.demoTest)
-      const pay = yield* PaymentIntents.create({ principal, requestId: "req_p", idempotencyKey: "shared-key" }, {
-        amount: "150000",
-        currency: "THB",
-        country: "TH",
-        checkout_mode: "merchant",
-        payment_method: "th_promptpay",
-        customer: { name: "Somchai Jaidee" }
-      } as never)
+      const pay = yield* PaymentIntents.create({ principal, requestId: "req_p", idempotencyKey: "shared-key" }, promptpayNamed as never)
       assert.strictEqual(pay.status, 201, pay.body)
       const t = yield* create(body(), keys.demoTest, "shared-key")
       assert.strictEqual(t.status, 409)

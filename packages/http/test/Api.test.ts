@@ -1,18 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel } from "effect"
-import { Storage, StorageError } from "@tender/core"
+import { hosted as hostedBody, promptpay as promptpayBody } from "@tender/test-support"
+import { Layer, Logger, LogLevel } from "effect"
+import { StorageError } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
-import { app, assertError, call, formWith, png, type Key } from "./harness.js"
+import { app, assertError, call, failingStorage, formWith, png, type Key } from "./harness.js"
 
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-}
-const hosted = { amount: "150000", currency: "THB", country: "TH", customer: {} }
+const promptpay = promptpayBody
+const hosted = hostedBody
 
 describe("POST /payment_intents over HTTP", () => {
   const h = app()
@@ -368,14 +362,7 @@ describe("GET routes over HTTP", () => {
 
 describe("Faults over HTTP", () => {
   it("D1 a storage fault -> 500 internal_error with a generic message; details go to the log only", async () => {
-    const broken = Layer.succeed(Storage.Storage, {
-      begin: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused to 10.0.0.5:5432" })),
-      commit: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
-      get: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
-      find: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
-      list: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
-      purgeExpired: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" }))
-    })
+    const broken = failingStorage(() => new StorageError.StorageFailure({ message: "connection refused to 10.0.0.5:5432" }))
     const logged: Array<unknown> = []
     const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logged.push(message)))
     const h = app(Layer.mergeAll(layer({ storage: broken }), capture, Logger.minimumLogLevel(LogLevel.Error)))

@@ -5,6 +5,7 @@
  * not, gets its D1 413 and a closed connection; a client that goes away mid-body costs
  * nothing; and the host's process, and its server, go on answering.
  */
+import { type Answer, promptpay, sendChunked } from "@tender/test-support"
 import { NodeHttpServer } from "@effect/platform-node"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import express from "express"
@@ -66,43 +67,19 @@ const mounts: Record<string, () => Promise<string>> = {
 
 const auth = { authorization: basic(keys.demoTest) }
 
-interface Answer {
-  readonly status: number
-  readonly headers: Record<string, string | Array<string> | undefined>
-  readonly body: string
-}
-
-/**
- * POST `head`, then filler in 64 KiB chunks (no Content-Length: chunked) up to `total` bytes
- * or until the server answers, then `tail`.
- */
-const sendChunked = (url: string, headers: Record<string, string>, head: Buffer, total: number, tail = Buffer.alloc(0)) =>
-  new Promise<Answer>((ok, fail) => {
-    const req = httpRequest(new URL(url), { method: "POST", headers: { ...headers, "transfer-encoding": "chunked" } })
-    const chunk = Buffer.alloc(64 * 1024, 0x20)
-    let sent = 0
-    let answered = false
-    req.on("response", (res) => {
-      answered = true
-      let text = ""
-      res.on("data", (d) => (text += d))
-      res.on("end", () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
-    })
-    req.on("error", (e) => (answered ? undefined : fail(e)))
-    req.write(head)
-    const pump = () => {
-      while (!answered && sent < total) {
-        sent += chunk.length
-        if (!req.write(chunk)) return void req.once("drain", pump)
-      }
-      if (!answered) req.end(tail)
-    }
-    pump()
-  })
-
 /** The head of a multipart body whose `file` part is then the filler. */
 const multipartHead = (boundary: string) =>
   Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n`)
+
+/** A chunked multipart upload of a `file` part `size` bytes long to `url`, under `idempotencyKey`. */
+const uploadChunked = (url: string, idempotencyKey: string, size: number) =>
+  sendChunked(
+    url,
+    { ...auth, "content-type": "multipart/form-data; boundary=b", "idempotency-key": idempotencyKey },
+    multipartHead("b"),
+    size,
+    Buffer.from("\r\n--b--\r\n")
+  )
 
 /** Open a socket, send a chunked body's start, and drop the connection mid-body. */
 const abortMidBody = (url: string, path: string) =>
@@ -154,13 +131,7 @@ for (const [name, start] of Object.entries(mounts)) {
 
     it("D1 4.4 a chunked multipart upload of 20 MB to POST /assets -> 413 param file; the process does not end", async () => {
       const url = await base
-      const answer = await sendChunked(
-        `${url}/assets`,
-        { ...auth, "content-type": "multipart/form-data; boundary=b", "idempotency-key": `chunked-assets-${name}` },
-        multipartHead("b"),
-        20_000_000,
-        Buffer.from("\r\n--b--\r\n")
-      )
+      const answer = await uploadChunked(`${url}/assets`, `chunked-assets-${name}`, 20_000_000)
       assertTooLarge(answer, "file")
       await assertAlive(url)
     })
@@ -170,23 +141,10 @@ for (const [name, start] of Object.entries(mounts)) {
       const created = await fetch(`${url}/payment_intents`, {
         method: "POST",
         headers: { ...auth, "content-type": "application/json" },
-        body: JSON.stringify({
-          amount: "150000",
-          currency: "THB",
-          country: "TH",
-          checkout_mode: "merchant",
-          payment_method: "th_bank_transfer",
-          customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-        })
+        body: JSON.stringify({ ...promptpay, payment_method: "th_bank_transfer" })
       })
       const intent = await created.json()
-      const answer = await sendChunked(
-        `${url}/payment_intents/${intent.id ?? "dord_unknown"}/receipt`,
-        { ...auth, "content-type": "multipart/form-data; boundary=b", "idempotency-key": `chunked-receipt-${name}` },
-        multipartHead("b"),
-        6_000_000,
-        Buffer.from("\r\n--b--\r\n")
-      )
+      const answer = await uploadChunked(`${url}/payment_intents/${intent.id ?? "dord_unknown"}/receipt`, `chunked-receipt-${name}`, 6_000_000)
       assertTooLarge(answer, "file")
       await assertAlive(url)
     })

@@ -6,6 +6,7 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
+import { promptpayNamed } from "@tender/test-support"
 import { Context, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { TenderHttp } from "../src/index.js"
@@ -13,14 +14,7 @@ import { keys, layer } from "../../core/test/fixtures.js"
 import type { Reply } from "./harness.js"
 import { app, assertError, basic, call } from "./harness.js"
 
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-}
+const promptpay = promptpayNamed
 
 /** The body of a create with `name` as the customer's name, as UTF-8 bytes but for `raw` spliced in. */
 const bodyWithName = (raw: Uint8Array) => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { createServer, type Server } from "node:http"
-import { connect } from "node:net"
+import { rawExchange } from "@tender/test-support"
 import { ClientErrors } from "../src/index.js"
 import { app, basic } from "./harness.js"
 import { keys } from "../../core/test/fixtures.js"
@@ -37,23 +37,8 @@ beforeAll(async () => {
 })
 afterAll(() => new Promise<void>((ok) => server.close(() => ok())))
 
-const exchange = (raw: string, keepOpen = false) =>
-  new Promise<{ status: number; headers: Record<string, string>; body: any }>((ok, fail) => {
-    const socket = connect(port, "127.0.0.1", () => {
-      socket.write(raw)
-      if (!keepOpen) socket.end()
-    })
-    let text = ""
-    socket.setEncoding("latin1")
-    socket.on("data", (d) => (text += d))
-    socket.on("error", fail)
-    socket.on("close", () => {
-      const [head = "", payload = ""] = text.split("\r\n\r\n")
-      const [statusLine = "", ...lines] = head.split("\r\n")
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]))
-      ok({ status: Number(statusLine.split(" ")[1]), headers, body: payload === "" ? undefined : JSON.parse(payload) })
-    })
-  })
+/** `raw` on a fresh socket to the host's server, read until it closes. */
+const exchange = (raw: string, keepOpen = false) => rawExchange(port, raw, { keepOpen })
 
 const assertD1 = (res: Awaited<ReturnType<typeof exchange>>, status: number, code: string, param?: string) => {
   assert.strictEqual(res.status, status)

@@ -11,6 +11,7 @@ import { FetchHttpClient, HttpApiBuilder, HttpApiClient, HttpClient, HttpClientR
 import { NodeHttpServer } from "@effect/platform-node"
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { basic, promptpay } from "@tender/test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { execFileSync } from "node:child_process"
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -45,17 +46,8 @@ beforeAll(async () => {
 })
 afterAll(() => server.dispose())
 
-const authorization = (key: { readonly public: string; readonly secret: string }) =>
-  "Basic " + Buffer.from(`${key.public}:${key.secret}`).toString("base64")
-
-const createBody = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-} as const
+const authorization = basic
+const createBody = promptpay
 
 describe("the OpenAPI document against third-party validators", () => {
   it("OpenAPI /openapi.json passes @apidevtools/swagger-parser validate (every $ref resolves, the schema holds)", async () => {

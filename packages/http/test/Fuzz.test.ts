@@ -6,29 +6,18 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
+import { bankTransfer as bankTransferBody, jsonHeaders, promptpayNamed } from "@tender/test-support"
 import { keys } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
 import { app, assertError, basic, call } from "./harness.js"
 
 type Handler = (r: Request) => Promise<Response>
 
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-}
-const bankTransfer = {
-  ...promptpay,
-  payment_method: "th_bank_transfer",
-  payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", account_number: "1234567890", name_th: "สมชาย ใจดี" },
-  metadata: { order: "A-1" }
-}
+const promptpay = promptpayNamed
+const bankTransfer = { ...bankTransferBody("1234567890"), metadata: { order: "A-1" } }
 const hosted = { amount: "990", currency: "THB", country: "TH", customer: { email: "a@example.com" } }
 const bases = [promptpay, bankTransfer, hosted] as const
-const json = { "content-type": "application/json" }
+const json = jsonHeaders
 
 /** Never a 5xx; a 4xx is the D1 body; a 2xx is JSON with a Request-Id. */
 const check = (res: Reply, label: string) => {

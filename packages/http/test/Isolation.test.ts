@@ -7,25 +7,15 @@
  * data is unchanged afterwards.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { bankTransfer as bankTransferBody, promptpayNamed } from "@tender/test-support"
 import { keys } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
 import { app, assertError, call, formWith, png } from "./harness.js"
 
 type Handler = (r: Request) => Promise<Response>
 
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-}
-const bankTransfer = {
-  ...promptpay,
-  payment_method: "th_bank_transfer",
-  payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
-}
+const promptpay = promptpayNamed
+const bankTransfer = bankTransferBody()
 /** What every caller can create in its own environment (live has no merchant-mode route). */
 const hosted = { amount: "990", currency: "THB", country: "TH", checkout_mode: "hosted", customer: { email: "a@example.com" } }
 

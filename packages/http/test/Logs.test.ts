@@ -9,26 +9,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, HashMap, Layer, List, Logger, LogLevel } from "effect"
 import { inspect } from "node:util"
-import { Merchants, Storage, StorageError } from "@tender/core"
+import { bankTransfer as bankTransferBody, customer, promptpay as promptpayBody } from "@tender/test-support"
+import { Storage, StorageError } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { Key } from "./harness.js"
-import { app, basic, call, formWith, png } from "./harness.js"
+import { app, basic, call, failingDirectory, failingStorage, formWith, png } from "./harness.js"
 
 const accountNumber = "7712345678901"
 
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-}
-const bankTransfer = {
-  ...promptpay,
-  payment_method: "th_bank_transfer",
-  payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", account_number: accountNumber, name_th: "สมชาย ใจดี" }
-}
+const promptpay = { ...promptpayBody, customer: { name: customer.name } }
+const bankTransfer = { ...bankTransferBody(accountNumber), customer: promptpay.customer }
 
 const text = (value: unknown) => typeof value === "string" ? value : inspect(value, { depth: 8, breakLength: Infinity, getters: false })
 
@@ -49,24 +39,8 @@ const capturing = () => {
   return { lines, layer }
 }
 
-const failure = () => new StorageError.StorageFailure({ message: "connection refused" })
-const brokenStorage = Layer.succeed(Storage.Storage, {
-  begin: () => Effect.fail(failure()),
-  commit: () => Effect.fail(failure()),
-  get: () => Effect.fail(failure()),
-  find: () => Effect.fail(failure()),
-  list: () => Effect.fail(failure()),
-  purgeExpired: () => Effect.fail(failure())
-})
-const brokenDirectory = Layer.succeed(Merchants.Merchants, {
-  findMerchant: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  findKeyByPublicKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  findCredentials: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  putMerchant: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  putApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  revokeApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  revokeSeededKeysExcept: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" }))
-})
+const brokenStorage = failingStorage(() => new StorageError.StorageFailure({ message: "connection refused" }))
+const brokenDirectory = failingDirectory(() => new StorageError.StorageFailure({ message: "directory down" }))
 /** A store whose commit dies with a defect: the unexpected-failure path. */
 const dyingStorage = Layer.effect(
   Storage.Storage,

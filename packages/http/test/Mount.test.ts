@@ -5,8 +5,9 @@
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import { promptpay, sendChunked as sendChunkedTo } from "@tender/test-support"
 import { Effect, Layer, Logger, Schema } from "effect"
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Simulator, Workers } from "@tender/core"
 import type { Provider } from "@tender/core"
@@ -14,15 +15,6 @@ import { keys, layer } from "../../core/test/fixtures.js"
 import { Api, Mount, TenderHttp } from "../src/index.js"
 import * as NodeHttp from "../src/NodeHttp.js"
 import { assertError, basic, call, formWith, png } from "./harness.js"
-
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-}
 
 const disposers: Array<() => Promise<void>> = []
 const servers: Array<Server> = []
@@ -183,30 +175,7 @@ describe("node:http adapter", () => {
 
   /** POST `head` then `total` bytes of filler, chunked (no Content-Length), until the server answers. */
   const sendChunked = (path: string, headers: Record<string, string>, head: Buffer, total: number) =>
-    origin.then((base) =>
-      new Promise<{ status: number; body: string }>((ok, fail) => {
-        const req = httpRequest(new URL(`${base}${path}`), { method: "POST", headers: { ...headers, "transfer-encoding": "chunked" } })
-        const chunk = Buffer.alloc(64 * 1024, 0x20)
-        let sent = 0
-        let answered = false
-        req.on("response", (res) => {
-          answered = true
-          let text = ""
-          res.on("data", (d) => (text += d))
-          res.on("end", () => ok({ status: res.statusCode ?? 0, body: text }))
-        })
-        req.on("error", (e) => (answered ? undefined : fail(e)))
-        req.write(head)
-        const pump = () => {
-          while (!answered && sent < total) {
-            sent += chunk.length
-            if (!req.write(chunk)) return void req.once("drain", pump)
-          }
-          if (!answered) req.end()
-        }
-        pump()
-      })
-    )
+    origin.then((base) => sendChunkedTo(`${base}${path}`, headers, head, total))
 
   it("D1 a chunked body over 1 MiB is refused with 413 having read a small part of 64 MiB sent", async () => {
     const { body, status } = await sendChunked(

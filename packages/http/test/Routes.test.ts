@@ -4,71 +4,31 @@
  * merchant_reference races and in-flight repeats, and the wire shapes.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { customer, jsonHeaders, promptpay as promptpayBody } from "@tender/test-support"
 import { Effect, Layer, Logger } from "effect"
 import type { Provider } from "@tender/core"
-import { Merchants, Simulator, Storage, StorageError } from "@tender/core"
+import { Simulator, StorageError } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
-import { app, assertError, call, formWith, png } from "./harness.js"
+import { app, assertError, basic, call, failingDirectory, failingStorage, formWith, png } from "./harness.js"
 
 /** 5xx are logged by design; keep the test output clean. */
 const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-}
+const promptpay = { ...promptpayBody, customer: { name: customer.name } }
 const bankTransfer = {
   ...promptpay,
   payment_method: "th_bank_transfer",
   payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
 }
-const json = { "content-type": "application/json" }
+const json = jsonHeaders
 
-const brokenStorage = Layer.succeed(Storage.Storage, {
-  begin: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
-  commit: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
-  get: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
-  find: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
-  list: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" })),
-  purgeExpired: () => Effect.fail(new StorageError.StorageFailure({ message: "connection refused" }))
-})
-
+const brokenStorage = failingStorage(() => new StorageError.StorageFailure({ message: "connection refused" }))
 /** A store that cannot be reached: every operation is StorageUnavailable (503). */
-const unreachable = () => new StorageError.StorageUnavailable({ message: "connection refused" })
-const unavailableStorage = Layer.succeed(Storage.Storage, {
-  begin: () => Effect.fail(unreachable()),
-  commit: () => Effect.fail(unreachable()),
-  get: () => Effect.fail(unreachable()),
-  find: () => Effect.fail(unreachable()),
-  list: () => Effect.fail(unreachable()),
-  purgeExpired: () => Effect.fail(unreachable())
-})
-
-const brokenDirectory = Layer.succeed(Merchants.Merchants, {
-  findMerchant: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  findKeyByPublicKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  findCredentials: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  putMerchant: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  putApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  revokeApiKey: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" })),
-  revokeSeededKeysExcept: () => Effect.fail(new StorageError.StorageFailure({ message: "directory down" }))
-})
-
+const unavailableStorage = failingStorage(() => new StorageError.StorageUnavailable({ message: "connection refused" }))
+const brokenDirectory = failingDirectory(() => new StorageError.StorageFailure({ message: "directory down" }))
 /** The key directory unreachable for now: every authenticated route answers 503. */
-const unavailableDirectory = Layer.succeed(Merchants.Merchants, {
-  findMerchant: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
-  findKeyByPublicKey: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
-  findCredentials: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
-  putMerchant: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
-  putApiKey: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
-  revokeApiKey: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" })),
-  revokeSeededKeysExcept: () => Effect.fail(new StorageError.StorageUnavailable({ message: "directory restarting" }))
-})
+const unavailableDirectory = failingDirectory(() => new StorageError.StorageUnavailable({ message: "directory restarting" }))
 
 /** The error codes a documented response can carry, read from its schemas (each a D1 body with one code). */
 const documentedCodes = (doc: any, response: any): Array<string> => {
@@ -561,7 +521,7 @@ describe("error codes x routes over HTTP", () => {
       ["GET", "/payment_intents", { auth: "Basic ====" }],
       ["GET", "/payment_intents", { auth: "Digest username=x" }]
     ]
-    const authorization = "Basic " + Buffer.from(`${keys.demoTest.public}:${keys.demoTest.secret}`).toString("base64")
+    const authorization = basic(keys.demoTest)
     for (const [method, path, c] of cases) {
       const headers: Record<string, string> = {
         ...(c.auth === undefined ? { authorization } : c.auth === null ? {} : { authorization: c.auth }),
@@ -591,7 +551,7 @@ describe("body limits through the fetch-style handler (D1)", () => {
       method: "POST",
       body: stream,
       duplex: "half",
-      headers: { ...json, authorization: "Basic " + Buffer.from(`${keys.demoTest.public}:${keys.demoTest.secret}`).toString("base64") }
+      headers: { ...json, authorization: basic(keys.demoTest) }
     } as RequestInit)
     assert.isNull(request.headers.get("content-length"))
     const res = await h(request)

@@ -4,6 +4,7 @@
  * package, retries after a failure, the timeout of a receiver that hangs, filters, deletion
  * and secret rotation. Deliveries go through `WebhookClient` (`@effect/platform`'s HttpClient).
  */
+import { promptpayFor } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Event, PaymentIntent, PaymentIntents, Simulator, Storage, WebhookDelivery, WebhookEndpoint, WebhookSignature, Workers } from "@tender/core"
 import { Duration, Effect, Either, Layer, ManagedRuntime, Option, Schema, TestClock } from "effect"
@@ -56,14 +57,7 @@ const services = (timeoutMillis = 5_000) =>
   layer({ transport: WebhookClient.layerFetch, webhooks: { timeoutMillis } })
 
 const decodeParams = Schema.decodeUnknown(PaymentIntent.CreateParams)
-const promptpay = (amount: string) => ({
-  amount,
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-})
+const promptpay = promptpayFor
 
 const register = (url: string, enabledEvents?: ReadonlyArray<string>) =>
   Effect.gen(function*() {

@@ -3,11 +3,13 @@
  * D1 error-body check. Shared by the HTTP tests; not a test file itself.
  */
 import { afterAll, assert } from "@effect/vitest"
-import type { Layer } from "effect"
+import { basic, type Key } from "@tender/test-support"
+import { Merchants, Storage, type StorageError } from "@tender/core"
+import { type Context, Effect, Layer } from "effect"
 import { TenderHttp } from "../src/index.js"
 import { layer } from "../../core/test/fixtures.js"
 
-export type Key = { readonly public: string; readonly secret: string }
+export { basic, type Key } from "@tender/test-support"
 
 const handlers: Array<{ dispose: () => Promise<void> }> = []
 afterAll(async () => {
@@ -20,8 +22,6 @@ export const app = (services: Layer.Layer<TenderHttp.Services> = layer()) => {
   handlers.push(h)
   return h.handler
 }
-
-export const basic = (key: Key) => "Basic " + Buffer.from(`${key.public}:${key.secret}`).toString("base64")
 
 export interface CallOptions {
   readonly key?: Key
@@ -92,3 +92,19 @@ export const png = (size = 64) => {
   bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
   return bytes
 }
+
+/** `tag`'s service with each of `methods` failing with `error()`. */
+const failingAll = <I, S>(tag: Context.Tag<I, S>, methods: ReadonlyArray<keyof S>, error: () => StorageError.StorageError) =>
+  Layer.succeed(tag, Object.fromEntries(methods.map((m) => [m, () => Effect.fail(error())])) as S)
+
+/** A store every operation of which fails with `error()`: a fault (StorageFailure, 500) or an outage (StorageUnavailable, 503). */
+export const failingStorage = (error: () => StorageError.StorageError) =>
+  failingAll(Storage.Storage, ["begin", "commit", "get", "find", "list", "purgeExpired"], error)
+
+/** A key directory every lookup and write of which fails with `error()`. */
+export const failingDirectory = (error: () => StorageError.StorageError) =>
+  failingAll(
+    Merchants.Merchants,
+    ["findMerchant", "findKeyByPublicKey", "findCredentials", "putMerchant", "putApiKey", "revokeApiKey", "revokeSeededKeysExcept"],
+    error
+  )

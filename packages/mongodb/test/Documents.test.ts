@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { Binary, BSON, type Document } from "mongodb"
 import { decodeValue, encodeValue, fieldOf, readRecord, toDocument, toRecord } from "../src/internal/documents.js"
 import { dbOptions } from "../src/MongoStorage.js"
+import { taskRecord } from "./fake.js"
 
 /** A document as it comes back from the server: serialized to BSON and read with the adapter's own options. */
 const throughBson = (doc: Document): Document =>
@@ -160,19 +161,7 @@ describe("documents: records both ways", () => {
   })
 
   it("every field of a task round trips, leased and not", () => {
-    const task = Task.TaskRecord.make({
-      id: "task_1",
-      merchantId: "mch_a",
-      environment: "test",
-      kind: "payment_intent.expire",
-      resourceId: "dord_1",
-      status: "pending",
-      dueAt: t,
-      attempts: 0,
-      createdAt: t,
-      updatedAt: t,
-      version: 1
-    })
+    const task = taskRecord(t)
     expect(roundTrip(Task.table, task)).toStrictEqual(task)
     const leased = { ...task, leaseOwner: "w1", leaseUntil: t + 60_000, lastError: "boom", attempts: 3, version: 4 }
     expect(roundTrip(Task.table, leased)).toStrictEqual(leased)

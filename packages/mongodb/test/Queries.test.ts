@@ -2,8 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { PaymentIntent, Storage } from "@tender/core"
 import { Effect } from "effect"
 import type { Document } from "mongodb"
-import { toDocument, toRecord } from "../src/internal/documents.js"
-import { matches } from "./fake.js"
+import { toRecord } from "../src/internal/documents.js"
+import { matches, storedBothWays } from "./fake.js"
 import { afterPosition, idFilter, listFilter, listOptions, listSort, projection, scopedFilter } from "../src/internal/queries.js"
 
 const table = PaymentIntent.table
@@ -39,13 +39,8 @@ const rows: ReadonlyArray<Intent> = Array.from({ length: 240 }, (_, i) =>
     updatedAt: t,
     version: 1
   }))
-const docs = rows.map((r) => toDocument(table, r))
+const { docs, memory } = storedBothWays(table, rows)
 
-const memory = Effect.runSync(Effect.gen(function*() {
-  const store = Storage.makeMemory()
-  for (const r of rows) yield* store.commit([Storage.Write.insert(table, r)])
-  return store
-}))
 const memoryList = (q: Storage.ListQuery<Intent>) => Effect.runSync(memory.list(table, q))
 
 const shapes: ReadonlyArray<[string, Omit<Storage.ListQuery<Intent>, "merchantId" | "environment" | "limit">]> = [

@@ -4,24 +4,10 @@ import { Effect, Stream } from "effect"
 import type { Collection, Document } from "mongodb"
 import { toDocument } from "../src/internal/documents.js"
 import * as Tasks from "../src/internal/tasks.js"
-import { matches } from "./fake.js"
+import { matches, taskRecord } from "./fake.js"
 
 const t0 = Date.UTC(2026, 10, 22)
-const task = (over: Partial<Task.TaskRecord> = {}): Task.TaskRecord =>
-  Task.TaskRecord.make({
-    id: "task_1",
-    merchantId: "mch_a",
-    environment: "test",
-    kind: "payment_intent.expire",
-    resourceId: "dord_1",
-    status: "pending",
-    dueAt: t0,
-    attempts: 0,
-    createdAt: t0,
-    updatedAt: t0,
-    version: 1,
-    ...over
-  })
+const task = (over: Partial<Task.TaskRecord> = {}) => taskRecord(t0, over)
 const claimable = (t: Task.TaskRecord, now: number) => matches(toDocument(Task.table, t), Tasks.claimFilter(now))
 
 describe("tasks: claims", () => {

@@ -2,10 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Storage, TopupIntent } from "@tender/core"
 import { Effect } from "effect"
 import { collections, type CollectionPrefix } from "../src/internal/collections.js"
-import { toDocument, toRecord } from "../src/internal/documents.js"
+import { toRecord } from "../src/internal/documents.js"
 import { indexSpecs } from "../src/internal/indexes.js"
 import { listFilter, listOptions } from "../src/internal/queries.js"
-import { matches } from "./fake.js"
+import { matches, storedBothWays } from "./fake.js"
 
 const table = TopupIntent.table
 type Topup = TopupIntent.TopupIntentRecord
@@ -44,12 +44,7 @@ const rows: ReadonlyArray<Topup> = Array.from({ length: 120 }, (_, i) =>
     updatedAt: t,
     version: 1
   }))
-const docs = rows.map((r) => toDocument(table, r))
-const memory = Effect.runSync(Effect.gen(function*() {
-  const store = Storage.makeMemory()
-  for (const r of rows) yield* store.commit([Storage.Write.insert(table, r)])
-  return store
-}))
+const { docs, memory } = storedBothWays(table, rows)
 
 describe("mongodb: top-up intents (2.5, 4.8)", () => {
   it("2.5 a top-up document round-trips every field; a 38-digit source amount stays an exact string", () => {

@@ -5,7 +5,10 @@
  * update, a unique index refuses a duplicate with code 11000). Single-threaded: it checks the
  * adapter's control flow, never MongoDB itself (races are checked against a server).
  */
+import { Storage, type Table, Task } from "@tender/core"
+import { Effect } from "effect"
 import { type Document, MongoServerError } from "mongodb"
+import { toDocument } from "../src/internal/documents.js"
 
 const compare = (a: unknown, b: unknown): number =>
   a instanceof Date && b instanceof Date
@@ -107,3 +110,33 @@ export class FakeCollection {
     return { deletedCount: before - this.docs.length }
   }
 }
+
+/**
+ * `rows` of `table` both ways: as the adapter's documents, and in the in-memory store (the
+ * reference a query's page is compared with).
+ */
+export const storedBothWays = <A extends Table.StoredRecord>(table: Table.Table<A>, rows: ReadonlyArray<A>) => ({
+  docs: rows.map((r) => toDocument(table, r)),
+  memory: Effect.runSync(Effect.gen(function*() {
+    const store = Storage.makeMemory()
+    for (const r of rows) yield* store.commit([Storage.Write.insert(table, r)])
+    return store
+  }))
+})
+
+/** A pending expiry task for `dord_1`, due, made and updated at `at`, with `over` on top. */
+export const taskRecord = (at: number, over: Partial<Task.TaskRecord> = {}): Task.TaskRecord =>
+  Task.TaskRecord.make({
+    id: "task_1",
+    merchantId: "mch_a",
+    environment: "test",
+    kind: "payment_intent.expire",
+    resourceId: "dord_1",
+    status: "pending",
+    dueAt: at,
+    attempts: 0,
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+    ...over
+  })

@@ -4,6 +4,7 @@
  * SIGKILL while its tasks are claimed and its confirms in flight, after which a new process
  * completes every task with no intent changed twice and no event missing or doubled.
  */
+import { basic, demoKey, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { createServer as createHttpServer } from "node:http"
 import { afterAll, assert, describe, it } from "vitest"
@@ -11,7 +12,7 @@ import { Effect } from "effect"
 import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
 import { children, type DemoServer as Server, start } from "./demoServer.js"
 
-const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const auth = basic(demoKey)
 const prefixes: Array<string> = []
 
 afterAll(async () => {
@@ -34,14 +35,7 @@ const send = (server: Server, method: string, path: string, init: { json?: unkno
     ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : init.form !== undefined ? { body: init.form } : {})
   }).then(async (res) => ({ status: res.status, body: await res.json() }))
 
-const promptpay = (amount: string) => ({
-  amount,
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-})
+const promptpay = promptpayFor
 const bankTransfer = (amount: string) => ({
   ...promptpay(amount),
   payment_method: "th_bank_transfer",

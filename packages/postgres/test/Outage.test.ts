@@ -5,6 +5,7 @@
  * with `Retry-After`; after it, normal service; every 201 is stored; no Idempotency-Key stays
  * claimed beyond Idempotency.lockMillis.
  */
+import { basic, demoKey, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Idempotency } from "@tender/core"
 import { Effect } from "effect"
@@ -13,7 +14,7 @@ import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
 import { children, type DemoServer, start } from "./demoServer.js"
 import { makeProxy, type Proxy } from "./proxy.js"
 
-const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const auth = basic(demoKey)
 const prefix = freshPrefix()
 
 type Outcome = { status: number | "hung"; retryAfter: string | null; code?: string; id?: string; replayed: boolean }
@@ -24,14 +25,7 @@ const create = async (base: string, key: string, amount = "150000"): Promise<Out
     const res = await fetch(`${base}/payment_intents`, {
       method: "POST",
       headers: { authorization: auth, "content-type": "application/json", "idempotency-key": key },
-      body: JSON.stringify({
-        amount,
-        currency: "THB",
-        country: "TH",
-        checkout_mode: "merchant",
-        payment_method: "th_promptpay",
-        customer: { name: "Somchai Jaidee" }
-      }),
+      body: JSON.stringify(promptpayFor(amount)),
       signal: AbortSignal.timeout(15_000)
     })
     const body = (await res.json()) as { id?: string; error?: { code: string } }

@@ -4,21 +4,15 @@
  * opens only once storage is ready; a database that never gets ready stops the start with
  * one line on stderr and exit code 1; no request is left hanging.
  */
+import { basic, demoKey, promptpayNamed } from "@tender/test-support"
 import { createServer, type Server, type Socket } from "node:net"
 import { afterAll, assert, describe, it } from "vitest"
 import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
 import { children, freePort, launch } from "./demoServer.js"
 import { makeProxy } from "./proxy.js"
 
-const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
-const create = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-}
+const auth = basic(demoKey)
+const create = promptpayNamed
 const prefixes: Array<string> = []
 const cleanups: Array<() => Promise<void>> = []
 

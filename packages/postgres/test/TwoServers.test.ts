@@ -3,13 +3,14 @@
  * across two servers, and two servers racing on one Idempotency-Key and on one
  * merchant_reference leaving exactly one intent.
  */
+import { basic, demoKey, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { Effect } from "effect"
 import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
 import { children, start as startDemo } from "./demoServer.js"
 
-const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
+const auth = basic(demoKey)
 const prefix = freshPrefix()
 
 const start = () => startDemo({ DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix })
@@ -31,15 +32,7 @@ const countRows = (where: { amount: string } | { reference: string }) =>
     return Number(rows[0]?.n)
   }))
 
-const body = (amount: string, extra: Record<string, unknown> = {}) => ({
-  amount,
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" },
-  ...extra
-})
+const body = (amount: string, extra: Record<string, unknown> = {}) => ({ ...promptpayFor(amount), ...extra })
 
 if (skipReason !== undefined) {
   describe("example server on PostgreSQL, two processes", () => it.skip(`skipped: ${skipReason}`, () => {}))

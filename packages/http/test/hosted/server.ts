@@ -5,26 +5,15 @@
  * Not a test file.
  */
 import { HttpApiBuilder } from "@effect/platform"
+import { basic, freePort, hosted } from "@tender/test-support"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HostedCheckout, Tender, Workers } from "@tender/core"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { createServer } from "node:http"
-import { createServer as createNetServer } from "node:net"
 import { TenderHttp } from "../../src/index.js"
 import { keys, seed } from "../../../core/test/fixtures.js"
 
 export { keys }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createNetServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 export interface TestServer {
   readonly url: string
@@ -49,14 +38,12 @@ export const start = async (hosted: Partial<HostedCheckout.HostedCheckoutOptions
   return { url, options, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
-const basic = (key: { public: string; secret: string }) => "Basic " + Buffer.from(`${key.public}:${key.secret}`).toString("base64")
-
 /** POST /payment_intents with the demo test key (or `key`); the created intent. */
 export const createIntent = async (server: TestServer, body: Record<string, unknown>, key: { public: string; secret: string } = keys.demoTest) => {
   const res = await fetch(`${server.url}/payment_intents`, {
     method: "POST",
     headers: { authorization: basic(key), "content-type": "application/json" },
-    body: JSON.stringify({ amount: "150000", currency: "THB", country: "TH", customer: {}, ...body })
+    body: JSON.stringify({ ...hosted, ...body })
   })
   const json = await res.json() as any
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(json)}`)

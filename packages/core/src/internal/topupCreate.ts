@@ -1,0 +1,222 @@
+/**
+ * POST /topup_intents (4.7): the source resolved to an installed provider's offer, the quote
+ * (`Money.quote` over the host's `FxRates` and `TopupFees`), the provider started, and the
+ * top-up written with its events and its poll and expiry tasks in one commit.
+ */
+import { BigDecimal, Clock, Duration, Effect, Option } from "effect"
+import * as ApiResponse from "../ApiResponse.js"
+import type { Principal } from "../Authentication.js"
+import { fingerprint } from "../Canonical.js"
+import { PaymentConfigurationUnavailable, RoutingUnavailable, ValidationFailed } from "../Errors.js"
+import * as Event from "../Event.js"
+import { FxRates, TopupFees } from "../Fx.js"
+import { IdGenerator, prefixes } from "../Ids.js"
+import * as Money from "../Money.js"
+import * as Operation from "../Operation.js"
+import type { ProviderTopups } from "../Provider.js"
+import { ProviderRegistry } from "../Provider.js"
+import { formatTimestamp } from "../Schemas.js"
+import { Storage, Write } from "../Storage.js"
+import * as Task from "../Task.js"
+import type { CreateParams, NextAction } from "../TopupIntent.js"
+import { statusEvents, table, toResource, TopupIntentRecord as Record } from "../TopupIntent.js"
+import { paymentWindow, scopeOf, withTimeout } from "./topups.js"
+
+/** The longest a source amount may be: what PostgreSQL `numeric(38)` and a Decimal128 hold exactly. */
+const maxSourceDigits = 38
+
+/** The provider and offer that serve a source, or why none does. */
+const resolveSource = (environment: Principal["environment"], source: CreateParams["source"]) =>
+  Effect.gen(function*() {
+    const registry = yield* ProviderRegistry
+    if (source.provider !== undefined && registry.get(source.provider)?.topups === undefined) {
+      return yield* ValidationFailed.at("source.provider", `No installed provider ${JSON.stringify(source.provider)} takes top-ups.`)
+    }
+    for (const provider of registry.all) {
+      if (source.provider !== undefined && provider.code !== source.provider) continue
+      const topups = provider.topups
+      if (topups === undefined) continue
+      const offer = topups.sources.find((o) =>
+        o.type === source.type && o.environments.includes(environment) &&
+        (source.currency === undefined || o.currency === source.currency)
+      )
+      if (offer !== undefined) return { provider, topups, offer }
+    }
+    return yield* new PaymentConfigurationUnavailable({
+      param: source.currency === undefined ? "source.type" : "source.currency",
+      message: `No installed provider takes ${source.type} top-ups${source.currency === undefined ? "" : ` in ${source.currency}`} in the ${environment} environment.`
+    })
+  })
+
+/** The canonical create (D5): defaults resolved, so equivalent requests have one fingerprint. */
+const canonical = (p: CreateParams, provider: string | undefined, currency: string | undefined) => ({
+  destination_amount: p.destination_amount,
+  destination_currency: p.destination_currency,
+  source: { type: p.source.type, provider, currency },
+  country: p.country
+})
+
+/**
+ * POST /topup_intents (4.7): 201 with the top-up in `requires_payment`. The
+ * `Idempotency-Key` is required (checked by the caller, D5); a repeated
+ * `merchant_reference` with the same fields answers the original, with changed fields 409
+ * `idempotency_conflict` (4.9).
+ *
+ * @since 0.1.0
+ */
+export const create = (context: Operation.RequestContext, params: CreateParams) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const id = yield* (yield* IdGenerator).make(prefixes.topupIntent)
+    const { principal } = context
+    // Resolved before the key is claimed, so the fingerprint names the provider and currency actually used.
+    const resolved = yield* Effect.either(resolveSource(principal.environment, params.source))
+    const provider = resolved._tag === "Right" ? resolved.right.provider.code : params.source.provider
+    const currency = resolved._tag === "Right" ? resolved.right.offer.currency : params.source.currency
+    const fields = canonical(params, provider, currency)
+    return yield* Operation.run({
+      context,
+      route: "POST /topup_intents",
+      canonical: { merchant_reference: params.merchant_reference, ...fields },
+      resource: "top-up intent",
+      reference: params.merchant_reference === undefined ? undefined : {
+        resourceType: "topup_intent",
+        reference: params.merchant_reference,
+        fingerprint: fingerprint(fields),
+        resourceId: id,
+        original: (originalId) =>
+          storage.get(table, scopeOf(principal), originalId).pipe(
+            Effect.flatMap(Option.match({
+              onNone: () => Effect.dieMessage(`merchant_reference points at missing top-up ${originalId}`),
+              onSome: (original) => Effect.succeed(ApiResponse.json(200, toResource(original), context.requestId))
+            }))
+          )
+      },
+      decide: Effect.gen(function*() {
+        const { offer, provider, topups } = yield* resolved
+        const destinationDigits = Money.digitsOf(params.destination_currency)
+        if (destinationDigits === undefined) {
+          return yield* ValidationFailed.at("destination_currency", `${params.destination_currency} is not a currency this service converts.`)
+        }
+        const sourceDigits = Money.digitsOf(offer.currency)
+        const fx = yield* (yield* FxRates).quote({
+          sourceCurrency: offer.currency,
+          destinationCurrency: params.destination_currency,
+          environment: principal.environment
+        }).pipe(Effect.mapError(() => new RoutingUnavailable({ message: "The exchange rate source is unavailable; retry later." })))
+        if (sourceDigits === undefined || Option.isNone(fx) || !BigDecimal.isPositive(fx.value.rate)) {
+          return yield* new PaymentConfigurationUnavailable({
+            param: "destination_currency",
+            message: `No exchange rate from ${offer.currency} to ${params.destination_currency} is configured.`
+          })
+        }
+        const fee = yield* (yield* TopupFees).fee({
+          sourceType: offer.type,
+          provider: provider.code,
+          sourceCurrency: offer.currency,
+          environment: principal.environment
+        })
+        const input: Money.QuoteInput = {
+          destinationAmount: BigInt(params.destination_amount),
+          destinationDigits,
+          sourceDigits,
+          rate: fx.value.rate,
+          spread: fx.value.spread,
+          feeRate: fee.rate,
+          feeFixed: fee.fixed
+        }
+        const quoted = Money.quote(input)
+        if (quoted.sourceAmount.toString().length > maxSourceDigits) {
+          return yield* ValidationFailed.at("destination_amount", `destination_amount converts to more than ${maxSourceDigits} digits of ${offer.currency}.`)
+        }
+        const now = yield* Clock.currentTimeMillis
+        const started = yield* withTimeout(provider, topups.start({
+          topupIntentId: id,
+          environment: principal.environment,
+          sourceType: offer.type,
+          sourceCurrency: offer.currency,
+          network: offer.network,
+          sourceAmount: quoted.sourceAmount.toString(),
+          destinationAmount: params.destination_amount,
+          expiresAt: now + Duration.toMillis(paymentWindow)
+        })).pipe(Effect.mapError((e) => new RoutingUnavailable({ message: `The top-up provider is unavailable (${e.reason}); retry later.` })))
+        const expiresAt = Math.min(now + Duration.toMillis(paymentWindow), started.expiresAt ?? Number.POSITIVE_INFINITY)
+        const record = Record.make({
+          id,
+          ...scopeOf(principal),
+          status: "requires_payment",
+          merchantReference: params.merchant_reference ?? null,
+          country: params.country ?? null,
+          destinationAmount: params.destination_amount,
+          destinationCurrency: params.destination_currency,
+          creditedAmount: "0",
+          sourceType: offer.type,
+          sourceProvider: provider.code,
+          sourceCurrency: offer.currency,
+          sourceNetwork: offer.network,
+          sourceAmount: quoted.sourceAmount.toString(),
+          convertedAmount: quoted.convertedAmount.toString(),
+          feeAmount: quoted.feeAmount.toString(),
+          spreadAmount: quoted.spreadAmount.toString(),
+          fxRate: Money.formatDecimal(fx.value.rate),
+          fxSpread: Money.formatDecimal(fx.value.spread),
+          feeRate: Money.formatDecimal(fee.rate),
+          feeFixed: fee.fixed.toString(),
+          nextAction: nextActionOf(started.instructions, offer, quoted.sourceAmount, expiresAt),
+          receipt: offer.type === "manual_receipt" ? { status: "required" } : null,
+          providerTopupId: started.providerTopupId,
+          expiresAt,
+          fingerprint: fingerprint(fields),
+          createdAt: now,
+          updatedAt: now,
+          version: 1
+        }, true)
+        const events = yield* Event.writes(record, "topup_intent", toResource(record), statusEvents(record.status))
+        const scope = scopeOf(principal)
+        const expire = yield* Task.make({ ...scope, kind: "topup_intent.expire", resourceId: id, dueAt: expiresAt, now })
+        // A receipt drives a manual top-up; the others are asked for at once and then every `pollEvery`.
+        const poll = offer.type === "manual_receipt"
+          ? []
+          : [Write.insert(Task.table, yield* Task.make({ ...scope, kind: "topup_intent.poll", resourceId: id, dueAt: now, now }))]
+        return {
+          response: ApiResponse.json(201, toResource(record), context.requestId),
+          writes: [Write.insert(table, record), ...events, Write.insert(Task.table, expire), ...poll]
+        }
+      })
+    })
+  })
+
+const nextActionOf = (
+  instructions: Effect.Effect.Success<ReturnType<ProviderTopups["start"]>>["instructions"],
+  offer: ProviderTopups["sources"][number],
+  sourceAmount: bigint,
+  expiresAt: number
+): NextAction | null => {
+  switch (instructions._tag) {
+    case "None":
+      return null
+    case "CryptoAddress":
+      return {
+        type: "display_crypto_payment_instructions",
+        address: instructions.address,
+        amount: sourceAmount.toString(),
+        currency: offer.currency,
+        network: offer.network ?? "unknown",
+        expires_at: formatTimestamp(expiresAt)
+      }
+    case "BankTransfer":
+      return {
+        type: "display_bank_transfer_instructions",
+        bank_code: instructions.bankCode,
+        bank_name: instructions.bankName,
+        account_number: instructions.accountNumber,
+        account_name: instructions.accountName,
+        reference: instructions.reference,
+        amount: sourceAmount.toString(),
+        currency: offer.currency,
+        expires_at: formatTimestamp(expiresAt),
+        requires_receipt: true
+      }
+  }
+}
+

@@ -1,0 +1,62 @@
+/**
+ * The demo server (`examples/server`, what `npm start` runs) as a real process on a free port:
+ * the examples' own test, the PostgreSQL tests that need several processes on one database,
+ * and the benchmarks start it through here.
+ */
+import type { ChildProcess } from "node:child_process"
+import { resolve } from "node:path"
+import { freePort } from "./net.js"
+import { spawnProcess, type Spawned, waitListening, waitUntil } from "./process.js"
+
+/** The example server's folder. */
+export const demoRoot = resolve(import.meta.dirname, "..", "..", "..", "examples", "server")
+
+/** The demo seed's test key (examples/server/seed.json), the one the README's curl uses. */
+export const demoKey = { public: "pk_test_demo4f8Kq2Lm9XwZ", secret: "sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw" } as const
+
+/** A demo process just spawned: it may be starting, listening, or gone. */
+export interface DemoServer extends Spawned {
+  readonly port: number
+  readonly url: string
+  /** Whether its banner says it listens. */
+  readonly listening: () => boolean
+}
+
+export interface LaunchOptions {
+  /** The entry and loader arguments after `node` (default: the TypeScript sources through tsx). */
+  readonly args?: ReadonlyArray<string>
+  /** The whole environment (default: this process's), to which `env` and PORT are added. */
+  readonly baseEnv?: Record<string, string | undefined>
+  /** Where every spawned process is recorded, for the caller's `afterAll` to stop. */
+  readonly children?: Array<ChildProcess>
+  /**
+   * Start it through npm, as an operator does (`npm run dev -w @tender/example-server`, the
+   * sources, no build needed), so a signal to the process started goes through npm as in production.
+   */
+  readonly npm?: boolean
+}
+
+/** Spawn the demo with `env` on a free port, without waiting for it. */
+export const launchDemo = async (env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<DemoServer> => {
+  const port = await freePort()
+  const environment = { ...(options.baseEnv ?? process.env), PORT: String(port), ...env }
+  const spawned = options.npm === true
+    ? spawnProcess("npm", ["run", "dev", "--silent", "-w", "@tender/example-server"], { cwd: resolve(demoRoot, "..", ".."), env: environment })
+    : spawnProcess(process.execPath, options.args ?? ["--import", "tsx", "src/main.ts"], { cwd: demoRoot, env: environment })
+  options.children?.push(spawned.child)
+  return { ...spawned, port, url: `http://127.0.0.1:${port}`, listening: () => spawned.output().includes("listening on") }
+}
+
+/** Start the demo with `env` and wait until it listens; a failed start throws with its output. */
+export const startDemo = async (env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<DemoServer> => {
+  const server = await launchDemo(env, options)
+  await waitListening(server, "example server")
+  return server
+}
+
+/** Launch the demo and wait until it listens or exits (a start meant to fail is not an error here). */
+export const runDemo = async (env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<DemoServer> => {
+  const server = await launchDemo(env, options)
+  await waitUntil(server, server.listening)
+  return server
+}

@@ -1,0 +1,111 @@
+/**
+ * The checks every framework example makes of Tender mounted under `/payments` in a host app on
+ * the host's own `pg.Pool` (docs/embedding.md): the Express and Fastify examples run the same
+ * suite, each with its own app and its own 404. Not a test file itself: each example's test
+ * calls `describeMountedHost`.
+ */
+import { assert, describe, it } from "vitest"
+import { basic, hosted, promptpay } from "./requests.js"
+import { demoKey } from "./demo.js"
+
+/** The part of a `pg.Pool` the suite uses. */
+export interface Pool {
+  query<R extends Record<string, unknown> = any>(text: string, values?: ReadonlyArray<unknown>): Promise<{ readonly rows: Array<R> }>
+}
+
+/** A log line as the examples' loggers keep it. */
+export interface LogLine {
+  readonly level: string
+  readonly msg: string
+}
+
+export interface MountedHost {
+  /** The framework's name as its test names it ("Express"). */
+  readonly framework: string
+  /** The example's folder name ("express"). */
+  readonly example: string
+  /** The host's origin, known once it listens. */
+  readonly base: () => string
+  readonly pool: Pool
+  readonly tablePrefix: string
+  /** What the host's logger got. */
+  readonly logs: ReadonlyArray<LogLine>
+  /** Make a second app on the same pool (publicUrl `base/other`), start Tender, dispose of it and the app. */
+  readonly startAndDisposeAnother: () => Promise<void>
+}
+
+/** A table prefix of this run's own, so no two runs share tables. */
+export const freshTablePrefix = () => `t${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}_`
+
+/** Drop every table and the guard function made under `prefix` (the file's `afterAll`). */
+export const dropPrefixed = async (pool: Pool, prefix: string) => {
+  const { rows } = await pool.query<{ name: string }>(
+    "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, $1)",
+    [prefix]
+  )
+  for (const { name } of rows) await pool.query(`DROP TABLE IF EXISTS "${name}"`)
+  await pool.query(`DROP FUNCTION IF EXISTS "${prefix}guard_failed"(text)`)
+}
+
+/** The suite: a create under the prefix, the app's own routes beside Tender's, logs, shutdown. */
+export const describeMountedHost = (host: MountedHost) => {
+  const auth = basic(demoKey)
+  const json = { authorization: auth, "content-type": "application/json" }
+  describe(`examples/${host.example}: Tender under /payments on the app's own pool`, () => {
+    it("creates a payment intent under the prefix; its hosted URL and the OpenAPI servers carry the prefix", async () => {
+      const base = host.base()
+      const created = await fetch(`${base}/payments/payment_intents`, {
+        method: "POST",
+        headers: { ...json, "idempotency-key": crypto.randomUUID() },
+        body: JSON.stringify(promptpay)
+      })
+      assert.strictEqual(created.status, 201)
+      const body = await created.json()
+      assert.strictEqual(body.amount, "150000")
+      const got = await fetch(`${base}/payments/payment_intents/${body.id}`, { headers: { authorization: auth } })
+      assert.strictEqual((await got.json()).id, body.id)
+      const redirected = await fetch(`${base}/payments/payment_intents`, { method: "POST", headers: json, body: JSON.stringify({ ...hosted, amount: "990" }) })
+      const next = (await redirected.json()).next_action
+      assert.match(JSON.stringify(next), new RegExp(`${base}/payments/checkout/`))
+      const doc = await (await fetch(`${base}/payments/openapi.json`)).json()
+      // The server resolves against the document's URL: a generated client calls /payments/….
+      assert.strictEqual(new URL(doc.servers[0].url, `${base}/payments/openapi.json`).href, `${base}/payments/`)
+    })
+
+    it(`the app's own routes answer beside Tender's, with their body parser; unknown paths get ${host.framework}'s 404`, async () => {
+      const base = host.base()
+      assert.deepStrictEqual(await (await fetch(`${base}/health`)).json(), { ok: true })
+      const order = await fetch(`${base}/orders`, { method: "POST", headers: { "content-type": "application/json" }, body: "{\"sku\":\"A1\"}" })
+      assert.strictEqual(order.status, 201)
+      assert.deepStrictEqual(await order.json(), { order: { sku: "A1" } })
+      const missing = await fetch(`${base}/payments/nope`)
+      assert.strictEqual(missing.status, 404)
+      assert.notInclude(await missing.text(), "resource_not_found")
+    })
+
+    it("Tender's log lines reach the app's logger: a storage fault is logged there, the client gets a D1 5xx", async () => {
+      const prefix = host.tablePrefix
+      // The idempotency table gone: the create fails in storage, which Tender logs (D1: details to the log only).
+      await host.pool.query(`ALTER TABLE "${prefix}idempotency_keys" RENAME TO "${prefix}idempotency_keys_away"`)
+      try {
+        const res = await fetch(`${host.base()}/payments/payment_intents`, {
+          method: "POST",
+          headers: { ...json, "idempotency-key": crypto.randomUUID() },
+          body: JSON.stringify(promptpay)
+        })
+        assert.isAtLeast(res.status, 500)
+        assert.notInclude(await res.text(), "idempotency_keys")
+      } finally {
+        await host.pool.query(`ALTER TABLE "${prefix}idempotency_keys_away" RENAME TO "${prefix}idempotency_keys"`)
+      }
+      const line = host.logs.find((l) => l.level === "error")
+      assert.isDefined(line, JSON.stringify(host.logs))
+      assert.match(line!.msg, /failed/)
+    })
+
+    it("shutdown: dispose releases Tender, the app's pool stays open for the app", async () => {
+      await host.startAndDisposeAnother()
+      assert.strictEqual((await host.pool.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one, 1)
+    })
+  })
+}

@@ -1,0 +1,11 @@
+/**
+ * @tender/test-support: what the repository's tests and benchmarks share (docs/architecture.md,
+ * "Test support"). Private: never published, run from its TypeScript sources. Nothing here
+ * imports Vitest, so the benchmarks load it too; the framework examples' shared suite, which
+ * does, is `@tender/test-support/embedding`.
+ */
+export * from "./demo.js"
+export * from "./http.js"
+export * from "./net.js"
+export * from "./process.js"
+export * from "./requests.js"

@@ -1,0 +1,52 @@
+/**
+ * Request bodies and headers the tests and benchmarks send again and again.
+ */
+
+/** A key pair as the API takes it in Basic auth. */
+export interface Key {
+  readonly public: string
+  readonly secret: string
+}
+
+/** The Authorization value for `key` (public key as user, secret key as password). */
+export const basic = (key: Key): string => "Basic " + Buffer.from(`${key.public}:${key.secret}`).toString("base64")
+
+/** JSON's content type, as a headers object. */
+export const jsonHeaders = { "content-type": "application/json" } as const
+
+/** A Thai customer, as the spec's examples name one. */
+export const customer = { name: "Somchai Jaidee", email: "somchai@example.com" } as const
+
+/** POST /payment_intents: a merchant-mode PromptPay payment of 1,500.00 THB. */
+export const promptpay = {
+  amount: "150000",
+  currency: "THB",
+  country: "TH",
+  checkout_mode: "merchant",
+  payment_method: "th_promptpay",
+  customer
+} as const
+
+/** The same payment with the customer named and nothing else (no email). */
+export const promptpayNamed = { ...promptpay, customer: { name: customer.name } } as const
+
+/**
+ * POST /payment_intents: the named customer's payment by bank transfer, with the account the
+ * transfer comes from when `accountNumber` is given.
+ */
+export const bankTransfer = (accountNumber?: string) => ({
+  ...promptpayNamed,
+  payment_method: "th_bank_transfer",
+  payment_method_options: {
+    bank: "KBANK",
+    account_name: customer.name,
+    ...(accountNumber === undefined ? {} : { account_number: accountNumber }),
+    name_th: "สมชาย ใจดี"
+  }
+})
+
+/** POST /payment_intents: a hosted-checkout payment (no method; the customer picks it on the page). */
+export const hosted = { amount: "150000", currency: "THB", country: "TH", customer: {} } as const
+
+/** The named customer's PromptPay payment of `amount` (minor units, as a string). */
+export const promptpayFor = (amount: string) => ({ ...promptpayNamed, amount })
