@@ -6,8 +6,10 @@ import { afterAll, assert } from "@effect/vitest"
 import type { Layer } from "effect"
 import { TenderHttp } from "../src/index.js"
 import { layer } from "../../core/test/fixtures.js"
+import { basic, type Key } from "./basicAuth.js"
 
-export type Key = { readonly public: string; readonly secret: string }
+export type { Key } from "./basicAuth.js"
+export { basic } from "./basicAuth.js"
 
 const handlers: Array<{ dispose: () => Promise<void> }> = []
 afterAll(async () => {
@@ -20,8 +22,6 @@ export const app = (services: Layer.Layer<TenderHttp.Services> = layer()) => {
   handlers.push(h)
   return h.handler
 }
-
-export const basic = (key: Key) => "Basic " + Buffer.from(`${key.public}:${key.secret}`).toString("base64")
 
 export interface CallOptions {
   readonly key?: Key
