@@ -15,6 +15,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import * as Linger from "./internal/linger.js"
+import * as Settle from "./internal/settle.js"
 
 /** @since 0.1.0 @category models */
 export interface ClientError {
@@ -115,7 +116,8 @@ const unmetExpectation: ClientError = {
  * Make `server` answer client errors in the D1 shape: the `clientError` listener above, an
  * HTTP/1.1 request without `Host` (which Node would answer with an empty 400) answered with a
  * D1 400 before any `request` listener sees it, an unmet `Expect` with a D1 417 and CONNECT with a D1 405. Its
- * connections close lingering (`internal/linger.ts`). Call once, before `listen`.
+ * connections close lingering (`internal/linger.ts`), and an answer to a client already gone
+ * settles (`internal/settle.ts`). Call once, before `listen`.
  *
  * @since 0.1.0
  */
@@ -138,6 +140,8 @@ export const install = <S extends Server>(server: S): S => {
   server.emit = ((event: string | symbol, ...args: Array<unknown>) => {
     if (event === "request") {
       const [request, response] = args as [IncomingMessage, ServerResponse]
+      // An answer to a client already gone still settles, so its request is freed (internal/settle.ts).
+      Settle.install(response)
       if (request.httpVersion === "1.1" && request.headers.host === undefined) {
         response.shouldKeepAlive = false
         request.socket.end(render(missingHost))

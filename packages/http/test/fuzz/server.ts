@@ -37,7 +37,7 @@ process.on("message", (message) => {
     // Twice: the first pass runs finalizers whose objects the second one frees.
     gc?.()
     gc?.()
-    send({ memory: process.memoryUsage(), gc: gc !== undefined })
+    server.getConnections((_, connections) => send({ memory: { ...process.memoryUsage(), connections }, gc: gc !== undefined }))
   } else if (message === "stop") {
     void runtime.dispose().then(() => process.exit(0))
   }
