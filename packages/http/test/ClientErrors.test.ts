@@ -72,6 +72,15 @@ describe("ClientErrors on a host's node:http server (issue 14 defect 6, D1)", ()
     assert.strictEqual(ok.status, 200)
   })
 
+  it("issue 19 D1 an Expect other than 100-continue -> 417 param Expect, where Node answered an empty 417", async () => {
+    assertD1(await exchange("GET /webhook_event_types HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n"), 417, "validation_failed", "Expect")
+  })
+
+  it("issue 19 D1 CONNECT -> 405 method_not_allowed, where Node closed the socket without a word", async () => {
+    assertD1(await exchange("CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n"), 405, "method_not_allowed")
+    assertD1(await exchange("CONNECT /payment_intents HTTP/1.1\r\nHost: x\r\n\r\n"), 405, "method_not_allowed")
+  })
+
   it("issue 14 defect 6 classify: Node's parser and timer codes map to 431, 408 and 400", () => {
     assert.strictEqual(ClientErrors.classify({ code: "HPE_HEADER_OVERFLOW" }).status, 431)
     assert.strictEqual(ClientErrors.classify({ code: "ERR_HTTP_REQUEST_TIMEOUT" }).status, 408)

@@ -6,17 +6,17 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { bankTransfer as bankTransferBody, jsonHeaders, promptpayNamed } from "@tender/test-support"
+import { jsonHeaders } from "@tender/test-support"
 import { keys } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
-import { app, assertError, basic, call } from "./harness.js"
+import { app, assertError, call } from "./harness.js"
+import {
+  authorization, base62, bases, contentType, define, discoveryParams, fieldPaths, idempotencyKey, listParams, mutate,
+  mutationsOf, pathId, promptpay, query, topupBases, topupPaths, weirdValue
+} from "./fuzz/generators.js"
 
 type Handler = (r: Request) => Promise<Response>
 
-const promptpay = promptpayNamed
-const bankTransfer = { ...bankTransferBody("1234567890"), metadata: { order: "A-1" } }
-const hosted = { amount: "990", currency: "THB", country: "TH", customer: { email: "a@example.com" } }
-const bases = [promptpay, bankTransfer, hosted] as const
 const json = jsonHeaders
 
 /** Never a 5xx; a 4xx is the D1 body; a 2xx is JSON with a Request-Id. */
@@ -45,55 +45,7 @@ const countAll = async (h: Handler, key: Key = keys.demoTest) => {
   return n
 }
 
-/** Strings people and attackers send: lone surrogates, NUL, huge, numeric-looking, JSON-looking. */
-const weirdString = fc.oneof(
-  { weight: 3, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
-  { weight: 3, arbitrary: fc.string({ unit: "grapheme", maxLength: 40 }) },
-  { weight: 2, arbitrary: fc.constantFrom("", " ", "\u0000", "\ud800", "\udfff", "a\udc00b", "%00", "0", "-1", "01", "1.5", "1e3", "999999999999999999999", "NaN", "null", "true", "THB", "TH", "th_promptpay", "merchant", "hosted", "KBANK", "สมชาย", "a@b.co", "+66812345678") },
-  { weight: 1, arbitrary: fc.constantFrom(257, 501, 70_000).map((n) => "x".repeat(n)) }
-)
-const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 5, arbitrary: weirdString },
-  { weight: 1, arbitrary: fc.integer() },
-  { weight: 1, arbitrary: fc.double() },
-  { weight: 1, arbitrary: fc.boolean() },
-  { weight: 1, arbitrary: fc.constant(null) },
-  { weight: 1, arbitrary: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }) },
-  { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }) }
-)
-
-const fieldPaths = [
-  "amount", "currency", "country", "checkout_mode", "merchant_reference", "customer", "customer.name", "customer.email",
-  "customer.phone", "customer.reference", "customer.unknown", "payment_method", "payment_method_options",
-  "payment_method_options.bank", "payment_method_options.account_name", "payment_method_options.account_number",
-  "payment_method_options.name_th", "payment_method_options.unknown", "return_url", "device_fingerprint", "metadata",
-  "metadata.k", "metadata.", "external_reference", "unknown_field"
-] as const
-
-/** An own, enumerable property, even one named `__proto__`. */
-const define = (target: Record<string, unknown>, key: string, value: unknown) =>
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-
-/** A copy of `base` with `value` set at `path` (or the field deleted); parents made objects. */
-const mutate = (base: unknown, path: string, value: unknown, remove: boolean): Record<string, unknown> => {
-  const body = structuredClone(base) as Record<string, unknown>
-  const parts = path.split(".")
-  let at = body
-  for (const part of parts.slice(0, -1)) {
-    const next = at[part]
-    if (typeof next !== "object" || next === null || Array.isArray(next)) define(at, part, {})
-    at = at[part] as Record<string, unknown>
-  }
-  const last = parts[parts.length - 1]!
-  if (remove) delete at[last]
-  else define(at, last, value)
-  return body
-}
-
-const mutations = fc.array(
-  fc.record({ path: fc.constantFrom(...fieldPaths), value: weirdValue, remove: fc.boolean() }),
-  { minLength: 1, maxLength: 3 }
-)
+const mutations = mutationsOf(fieldPaths)
 
 const reserved = fc.constantFrom("__proto__", "constructor", "prototype")
 
@@ -104,78 +56,6 @@ const reservedValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant({ name: "x" }),
   fc.tuple(reserved, fc.constantFrom<unknown>({ polluted: true }, "x", 1, null)).map(([k, v]) => define({}, k, v))
 )
-
-/** Anything percent-encoded, or sent raw from a URL-ish alphabet (with broken escapes). */
-const queryText = fc.oneof(
-  weirdString.map((s) => {
-    try {
-      return encodeURIComponent(s)
-    } catch {
-      return "%ED%A0%80" // a lone surrogate cannot be encoded: send its (invalid) UTF-8 bytes
-    }
-  }),
-  fc.string({ unit: fc.constantFrom(..."%0123456789abcdefABCDEFZz,.:+-_ ~!*()'".split("")), maxLength: 30 })
-)
-
-const listParams = ["limit", "cursor", "status", "country", "currency", "merchant_reference", "created_after", "created_before", "environment", "page"]
-const discoveryParams = ["amount", "country", "currency", "checkout_mode", "provider", "limit", "environment"]
-
-const query = (names: ReadonlyArray<string>, valid: ReadonlyArray<readonly [string, string]>) =>
-  fc.tuple(
-    fc.subarray([...valid]),
-    fc.array(fc.tuple(fc.oneof(fc.constantFrom(...names), queryText), queryText), { maxLength: 4 }),
-    fc.boolean()
-  ).map(([keep, extra, shuffle]) => {
-    const pairs = [...keep, ...extra].map(([k, v]) => `${k}=${v}`)
-    if (shuffle) pairs.reverse()
-    return pairs.length === 0 ? "" : "?" + pairs.join("&")
-  })
-
-/** Header values a fetch client can send: bytes 1-255 without CR and LF. */
-const headerText = (maxLength: number) =>
-  fc.string({
-    unit: fc.integer({ min: 1, max: 255 }).filter((c) => c !== 10 && c !== 13).map((c) => String.fromCharCode(c)),
-    maxLength
-  })
-
-const idempotencyKey = fc.option(
-  fc.oneof(headerText(300), fc.uuid(), fc.constantFrom("k", "a".repeat(255), "a".repeat(256), "é", "key with spaces", "\u007f")),
-  { nil: undefined }
-)
-
-const contentType = fc.option(
-  fc.tuple(
-    fc.constantFrom("application/json", "APPLICATION/JSON", "Application/Json", "application/json5", "application/jsonx",
-      "text/plain", "text/json", "application/x-www-form-urlencoded", "multipart/form-data", "", "*/*", "application/problem+json"),
-    fc.array(fc.oneof(
-      fc.constantFrom("; charset=utf-8", "; charset=UTF-8", ";charset=\"utf-8\"", "; charset=latin1", "; charset=utf8",
-        "; charset=", "; charset", "; boundary=x", "; q=1", ";;", " ", "; charset=utf-8; charset=latin1"),
-      headerText(20).map((s) => "; " + s)
-    ), { maxLength: 2 })
-  ).map(([type, params]) => type + params.join("")),
-  { nil: undefined }
-)
-
-const authorization = fc.oneof(
-  { weight: 4, arbitrary: fc.constant(basic(keys.demoTest)) },
-  { weight: 1, arbitrary: fc.constant(undefined) },
-  { weight: 1, arbitrary: fc.string({ maxLength: 60 }).map((s) => "Basic " + Buffer.from(s).toString("base64")) },
-  { weight: 1, arbitrary: fc.string({ maxLength: 40 }).map((s) => "Basic " + Buffer.from(`${keys.demoTest.public}:${s}`).toString("base64")) },
-  { weight: 1, arbitrary: fc.string({ maxLength: 40 }).map((s) => "Basic " + Buffer.from(`${s}:${keys.demoTest.secret}`).toString("base64")) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom("Basic", "basic", "Bearer", "Digest", "", "Basic  "), headerText(60)).map(([s, v]) => `${s} ${v}`) },
-  { weight: 1, arbitrary: headerText(80) }
-)
-
-const base62 = fc.string({ unit: fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".split("")), minLength: 24, maxLength: 24 })
-
-const pathId = (others: ReadonlyArray<string>) =>
-  fc.oneof(
-    queryText,
-    base62.map((s) => "dord_" + s),
-    fc.string({ maxLength: 30 }).map((s) => "dord_" + encodeURIComponent(s)),
-    fc.constantFrom(...others),
-    fc.constantFrom("%", "%zz", "%E0%A4%A", "..", ".", "%2F", "%00", "dord_", "dord_%F0%9F%98%80", "d".repeat(5000))
-  )
 
 /** Whether `url` parses: a path the client itself refuses is not a request. */
 const parses = (path: string) => {
@@ -328,20 +208,6 @@ describe("fuzzing through the real fetch handler (D1)", () => {
   })
 })
 
-const topupBases = [
-  { destination_amount: "100000000", destination_currency: "USDT", source: { type: "test_funding" } },
-  { destination_amount: "200000", destination_currency: "THB", source: { type: "manual_receipt" }, merchant_reference: "fz", country: "TH" },
-  { destination_amount: "362500", destination_currency: "THB", source: { type: "provider_gateway", provider: "simulator", currency: "ETH" } }
-] as const
-const topupPaths = [
-  "destination_amount", "destination_currency", "source", "source.type", "source.provider", "source.currency", "source.unknown",
-  "merchant_reference", "country", "unknown_field"
-] as const
-const topupMutations = fc.array(
-  fc.record({ path: fc.constantFrom(...topupPaths), value: weirdValue, remove: fc.boolean() }),
-  { minLength: 1, maxLength: 3 }
-)
-
 /** Every top-up the key's merchant and environment hold, page by page. */
 const countTopups = async (h: Handler, key: Key = keys.demoTest) => {
   let n = 0
@@ -362,7 +228,7 @@ describe("fuzzing the top-up routes through the real fetch handler (D1)", () => 
     let created = 0
     let refused = 0
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...topupBases), topupMutations, async (base, changes) => {
+      fc.asyncProperty(fc.constantFrom(...topupBases), mutationsOf(topupPaths), async (base, changes) => {
         const body = changes.reduce<unknown>((b, c) => mutate(b, c.path, c.value, c.remove), base)
         const res = await call(h, "POST", "/topup_intents", {
           key: keys.demoTest,
