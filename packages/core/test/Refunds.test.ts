@@ -279,9 +279,9 @@ describe("refunds (D10)", () => {
       assert.deepStrictEqual(ids(yield* listRefunds({ payment_intent: a })), [r2.id, r1.id])
       assert.deepStrictEqual(ids(yield* listRefunds({ status: "failed" })), [r2.id])
       assert.deepStrictEqual(ids(yield* listRefunds({ merchant_reference: "ref-b" })), [r3.id])
-      const first = yield* listRefunds({ limit: 2 })
+      const first = yield* listRefunds({ limit: "2" })
       assert.deepStrictEqual(ids(first), [r3.id, r2.id])
-      assert.deepStrictEqual(ids(yield* listRefunds({ limit: 2, cursor: first.next_cursor! })), [r1.id])
+      assert.deepStrictEqual(ids(yield* listRefunds({ limit: "2", cursor: first.next_cursor! })), [r1.id])
     }).pipe(Effect.provide(layer())))
 
   it("D10 late_payment is Tender's own reason: a merchant cannot send it", () => {
