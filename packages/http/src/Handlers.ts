@@ -83,8 +83,14 @@ const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (ha
         yield* emptyBody
         return toHttp(yield* PaymentIntents.confirm(ctx, path.id))
       }))
-    .handle("cancel", ({ headers, path, payload }) =>
-      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(PaymentIntentCancel.cancel(ctx, path.id, payload), toHttp)))
+    // Raw: D10 allows the body absent, which the definition's JSON payload would refuse.
+    .handleRaw("cancel", ({ headers, path, request }) =>
+      Effect.gen(function*() {
+        const ctx = yield* context(headers["idempotency-key"])
+        const body = yield* Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
+          text.trim() === "" ? Effect.succeed({}) : jsonBody(request, PaymentIntentCancel.CancelParams))
+        return toHttp(yield* PaymentIntentCancel.cancel(ctx, path.id, body))
+      }))
     // Raw: the multipart body is streamed by `Upload.file`, never persisted whole by the decoder.
     .handleRaw("receipt", ({ headers, path, request }) =>
       Effect.gen(function*() {
