@@ -262,8 +262,6 @@ export const CancellationReason = Schema.Literal("requested_by_customer", "dupli
 /** @since 0.1.0 @category models */
 export type CancellationReason = typeof CancellationReason.Type
 
-/** An amount that may be "0", stored as an amount, "0" unless set. */
-const RefundCounter = Table.AmountText.pipe(Schema.propertySignature, Schema.withConstructorDefault(() => "0"))
 
 /** The stored payment intent, as every adapter stores it (`table`). Times are epoch milliseconds. @since 0.1.0 @category models */
 export const PaymentIntentRecord = Schema.Struct({
@@ -300,13 +298,13 @@ export const PaymentIntentRecord = Schema.Struct({
   /** D10: why the intent was canceled; null unless `canceled`. */
   cancellationReason: Table.OrNull(CancellationReason),
   /** D10: the sum of succeeded refunds, minor units; "0" when none. */
-  amountRefunded: RefundCounter,
+  amountRefunded: Table.AmountFromZero,
   /**
    * D10: the sum of pending refunds, minor units. What is refundable is `amount` less this and
    * `amountRefunded`; a refund reserves its amount here in the same versioned write that inserts
    * it, so concurrent refunds never pass the amount in any store.
    */
-  refundsPending: RefundCounter,
+  refundsPending: Table.AmountFromZero,
   fingerprint: Schema.String,
   createdAt: Table.Millis,
   updatedAt: Table.Millis,
