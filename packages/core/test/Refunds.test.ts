@@ -7,6 +7,7 @@ import {
   PaymentIntentCancel,
   PaymentIntentLifecycle,
   PaymentIntents,
+  Receipts,
   Refund,
   Refunds,
   Simulator,
@@ -40,12 +41,26 @@ const createIntent = (amount = "150000") =>
     return json(r) as { id: string }
   })
 
-/** A payment intent the simulator paid. */
-const paid = (amount = "150000") =>
+/** A PNG the simulator accepts as any receipt. */
+const png = () => {
+  const bytes = new Uint8Array(64)
+  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  return bytes
+}
+
+/** A payment intent the simulator paid: confirmed, or a bank transfer whose receipt it accepted. */
+const paid = (amount = "150000", method: "th_promptpay" | "th_bank_transfer" = "th_promptpay") =>
   Effect.gen(function*() {
-    const intent = yield* createIntent(amount)
     const principal = yield* login(keys.demoTest)
-    yield* PaymentIntents.confirm({ principal, requestId: "req_c" }, intent.id)
+    const body = method === "th_promptpay" ? promptpay(amount) : {
+      ...promptpay(amount),
+      payment_method: "th_bank_transfer",
+      payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
+    }
+    const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)(body))
+    const intent = json(yield* PaymentIntents.create({ principal, requestId: "req_pi" }, params)) as { id: string }
+    if (method === "th_promptpay") yield* PaymentIntents.confirm({ principal, requestId: "req_c" }, intent.id)
+    else yield* Receipts.submit({ principal, requestId: "req_rc", idempotencyKey: crypto.randomUUID() }, intent.id, { _tag: "File", bytes: png() })
     yield* work
     assert.strictEqual((yield* PaymentIntents.retrieve(principal, intent.id)).status, "succeeded")
     return intent.id
@@ -142,6 +157,19 @@ describe("cancel (D10)", () => {
       assert.deepStrictEqual(yield* events(late.id), ["refund.created", "refund.succeeded"])
     }).pipe(Effect.provide(layer())))
 
+  it.effect("D10 Idempotency-Key is optional on cancel; retried with the same key it replays its 200", () =>
+    Effect.gen(function*() {
+      const intent = yield* createIntent()
+      const principal = yield* login(keys.demoTest)
+      const once = (key: string) => PaymentIntentCancel.cancel({ principal, requestId: "req_k", idempotencyKey: key }, intent.id, {})
+      const first = yield* once("cancel-key-1")
+      const again = yield* once("cancel-key-1")
+      assert.strictEqual(first.status, 200)
+      assert.strictEqual(again.status, 200)
+      assert.strictEqual(again.body, first.body)
+      assert.strictEqual((yield* once("cancel-key-2")).status, 409)
+    }).pipe(Effect.provide(layer())))
+
   it.effect("D10 a provider's notice of payment for a canceled intent creates one late_payment refund, however often it is repeated", () =>
     Effect.gen(function*() {
       const intent = yield* createIntent()
@@ -232,6 +260,31 @@ describe("refunds (D10)", () => {
       assert.strictEqual(errorOf(yield* refund({ payment_intent: "dord_" + "y".repeat(24) })).code, "resource_not_found")
     }).pipe(Effect.provide(layer())))
 
+  it.effect("D10 destination is required where the method cannot be refunded to its source (400 param destination), and shown masked", () =>
+    Effect.gen(function*() {
+      const id = yield* paid("150000", "th_bank_transfer")
+      const without = yield* refund({ payment_intent: id })
+      assert.deepStrictEqual([without.status, errorOf(without).code, errorOf(without).param], [400, "validation_failed", "destination"])
+      const destination = { type: "bank_account", bank: "SCB", account_number: "0123456789", account_name: "Somchai Jaidee" }
+      const unknownBank = yield* refund({ payment_intent: id, destination: { ...destination, bank: "NOPE" } })
+      assert.deepStrictEqual([unknownBank.status, errorOf(unknownBank).param], [400, "destination.bank"])
+      const r = yield* refund({ payment_intent: id, destination })
+      assert.strictEqual(r.status, 201, r.body)
+      assert.deepStrictEqual(json(r).destination, { ...destination, account_number: "******6789" })
+      assert.notInclude(r.body, "0123456789")
+      yield* work
+      assert.strictEqual((yield* getRefund(json(r).id)).status, "succeeded")
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("D10 live keys never reach the simulator: its refund and cancel refuse a live payment", () =>
+    Effect.gen(function*() {
+      const sim = Simulator.make()
+      const payment = { paymentIntentId: "dord_" + "a".repeat(24), providerPaymentId: "sim_1", environment: "live" as const, amount: "150000", currency: "THB", createdAt: 0 }
+      const refunded = yield* Effect.flip(sim.refund!({ refundId: "rfnd_" + "a".repeat(24), payment, amount: "1000", destination: null, createdAt: 0 }))
+      assert.strictEqual(refunded._tag, "ProviderUnavailable")
+      assert.strictEqual((yield* Effect.flip(sim.cancelPayment!(payment)))._tag, "ProviderUnavailable")
+    }))
+
   it.effect("D10 a provider that cannot refund the method answers 422 refund_not_supported, and nothing is reserved", () =>
     Effect.gen(function*() {
       const id = yield* paid()
@@ -279,6 +332,7 @@ describe("refunds (D10)", () => {
       assert.deepStrictEqual(ids(yield* listRefunds({ payment_intent: a })), [r2.id, r1.id])
       assert.deepStrictEqual(ids(yield* listRefunds({ status: "failed" })), [r2.id])
       assert.deepStrictEqual(ids(yield* listRefunds({ merchant_reference: "ref-b" })), [r3.id])
+      assert.deepStrictEqual(ids(yield* listRefunds({ created_after: r2.created_at, created_before: r3.created_at })), [r2.id])
       const first = yield* listRefunds({ limit: "2" })
       assert.deepStrictEqual(ids(first), [r3.id, r2.id])
       assert.deepStrictEqual(ids(yield* listRefunds({ limit: "2", cursor: first.next_cursor! })), [r1.id])
