@@ -790,9 +790,10 @@ describe("idempotency and merchant_reference over HTTP (4.9, D5)", () => {
 })
 
 describe("wire shapes over HTTP (2.1, 2.4, 2.6, 4.3, 5.3)", () => {
+  // 2.1's fields, and D10's cancellation_reason and amount_refunded.
   const readFields = [
-    "amount", "checkout_mode", "country", "created_at", "currency", "environment", "failure_code", "failure_message",
-    "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
+    "amount", "amount_refunded", "cancellation_reason", "checkout_mode", "country", "created_at", "currency", "environment",
+    "failure_code", "failure_message", "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
   ]
 
   it("2.1 create answers 2.1's fields less processing_reason and receipt; get and list answer all of them, identically", async () => {
