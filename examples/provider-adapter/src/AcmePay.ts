@@ -1,7 +1,7 @@
 /**
  * A provider adapter for "Acme Pay", a fictional PSP spoken to over HTTP (JSON):
  * `POST /v1/charges`, `POST /v1/charges/:id/confirm`, `GET /v1/charges/:id`,
- * `POST /v1/charges/:id/receipts`. The mapping both ways is pure and tested without a
+ * `POST /v1/charges/:id/receipts`, `POST /v1/charges/:id/refunds`. The mapping both ways is pure and tested without a
  * network; the effectful part is a thin shell around `fetch` (docs/provider-adapters.md).
  */
 import { Provider } from "@tender/core"
@@ -24,7 +24,9 @@ export const methods: ReadonlyArray<Provider.ProviderMethod> = [
     environments: ["live"],
     checkoutModes: ["hosted", "merchant"],
     banks: [],
-    payer: { customer_name: { required: true } }
+    payer: { customer_name: { required: true } },
+    // Acme refunds a PromptPay charge to the account it was paid from (D10).
+    refunds: "source"
   }
 ]
 
@@ -37,6 +39,26 @@ export const AcmeCharge = Schema.Struct({
   decline_message: Schema.optional(Schema.String)
 })
 export type AcmeCharge = typeof AcmeCharge.Type
+
+/** Acme's refund of a charge, decoded strictly. */
+export const AcmeRefund = Schema.Struct({
+  id: Schema.String,
+  status: Schema.Literal("pending", "succeeded", "failed"),
+  failure_code: Schema.optional(Schema.String),
+  failure_message: Schema.optional(Schema.String)
+})
+export type AcmeRefund = typeof AcmeRefund.Type
+
+/** Pure: Tender's refund -> Acme's request body (our refund id as its reference). */
+export const toAcmeRefund = (r: Provider.ProviderRefundRequest) => ({ reference: r.refundId, amount: r.amount })
+
+/** Pure: Acme's refund as it stands -> the refund's status (D10). */
+export const refundStatusOf = (r: AcmeRefund): Provider.ProviderRefundStatus =>
+  r.status === "succeeded"
+    ? { _tag: "Succeeded" }
+    : r.status === "failed"
+    ? { _tag: "Failed", failureCode: r.failure_code ?? "refund_failed", failureMessage: r.failure_message ?? "The provider could not refund the payment." }
+    : { _tag: "Pending" }
 
 /** Pure: Tender's request -> Acme's request body. */
 export const toAcmeCharge = (r: Provider.ProviderPaymentRequest) => ({
@@ -75,7 +97,7 @@ export interface AcmeOptions {
 export const make = (options: AcmeOptions): Provider.PaymentProvider => {
   const unavailable = (reason: string) => new Provider.ProviderUnavailable({ provider: code, reason })
   /** One call to Acme; every outage (network, non-2xx, an unexpected body) is `ProviderUnavailable`. */
-  const call = (method: "GET" | "POST", path: string, idempotencyKey: string, body?: unknown) =>
+  const request = (method: "GET" | "POST", path: string, idempotencyKey: string, body?: unknown) =>
     Effect.tryPromise({
       try: (signal) =>
         fetch(`${options.baseUrl}${path}`, {
@@ -83,7 +105,7 @@ export const make = (options: AcmeOptions): Provider.PaymentProvider => {
           headers: {
             authorization: `Bearer ${options.apiKey}`,
             "content-type": "application/json",
-            // Tender's intent id as Acme's idempotency key: a retried task cannot pay twice.
+            // Tender's intent id (a refund's id for a refund) as Acme's idempotency key: a retried task cannot pay or refund twice.
             "idempotency-key": idempotencyKey
           },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -93,8 +115,11 @@ export const make = (options: AcmeOptions): Provider.PaymentProvider => {
     }).pipe(
       Effect.filterOrFail((res) => res.ok, (res) => unavailable(`HTTP ${res.status}`)),
       Effect.flatMap((res) => Effect.tryPromise({ try: () => res.json(), catch: () => unavailable("invalid JSON") })),
-      Effect.flatMap((json) => Effect.mapError(Schema.decodeUnknown(AcmeCharge)(json), () => unavailable("unexpected body")))
     )
+  const decoded = <A, I>(schema: Schema.Schema<A, I>) => (json: unknown) =>
+    Effect.mapError(Schema.decodeUnknown(schema)(json), () => unavailable("unexpected body"))
+  const call = (method: "GET" | "POST", path: string, idempotencyKey: string, body?: unknown) =>
+    Effect.flatMap(request(method, path, idempotencyKey, body), decoded(AcmeCharge))
   const charge = (p: Provider.ProviderPaymentRef) => `/v1/charges/${encodeURIComponent(p.providerPaymentId)}`
   return {
     code,
@@ -110,6 +135,12 @@ export const make = (options: AcmeOptions): Provider.PaymentProvider => {
           data: Buffer.from(receipt.bytes).toString("base64")
         }),
         statusOf
+      ),
+    // D10: our refund id is the idempotency key, so the refund task run twice refunds once.
+    refund: (refund) =>
+      request("POST", `${charge(refund.payment)}/refunds`, refund.refundId, toAcmeRefund(refund)).pipe(
+        Effect.flatMap(decoded(AcmeRefund)),
+        Effect.map(refundStatusOf)
       )
   }
 }

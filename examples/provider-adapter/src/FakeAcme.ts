@@ -1,7 +1,7 @@
 /**
  * A tiny local server standing in for Acme Pay, for the tests and the README's first run:
  * charges in memory, a QR for PromptPay, `confirm` pays, an idempotency key answers the
- * charge it made first. `failNext(n)` answers the next n calls with 503 (an outage).
+ * charge it made first; a refund of a paid charge succeeds, once per idempotency key. `failNext(n)` answers the next n calls with 503 (an outage).
  */
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -17,6 +17,7 @@ const read = (req: IncomingMessage) =>
 export const start = async (port = 0) => {
   const charges = new Map<string, AcmeCharge & { reference: string }>()
   const byKey = new Map<string, string>()
+  const refunds = new Map<string, { id: string; status: "succeeded" }>()
   const seen: Array<{ method: string; path: string; idempotencyKey: string | undefined; body: unknown }> = []
   let failures = 0
   const server = createServer(async (req, res) => {
@@ -45,6 +46,14 @@ export const start = async (port = 0) => {
     }
     const charge = id === undefined ? undefined : charges.get(id)
     if (charge === undefined) return send(404, { error: "no such charge" })
+    if (req.method === "POST" && path.endsWith("/refunds")) {
+      if (charge.status !== "paid") return send(409, { error: "charge not paid" })
+      const existing = key === undefined ? undefined : refunds.get(key)
+      if (existing !== undefined) return send(200, existing)
+      const refund = { id: `re_${refunds.size + 1}`, status: "succeeded" as const }
+      if (key !== undefined) refunds.set(key, refund)
+      return send(201, refund)
+    }
     if (req.method === "POST" && path.endsWith("/confirm")) {
       const paid = { ...charge, status: "paid" as const }
       charges.set(charge.id, paid)

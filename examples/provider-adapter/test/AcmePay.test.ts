@@ -95,6 +95,19 @@ const send = async (method: string, path: string, auth: string, body?: unknown) 
 }
 const promptpay = promptpayNamed
 
+describe("AcmePay refunds (pure, D10)", () => {
+  it("sends our refund id as the reference; Acme's refund statuses map to Tender's", () => {
+    const payment = { paymentIntentId: request.paymentIntentId, providerPaymentId: "ch_1", environment: "live" as const, amount: "150000", currency: "THB", createdAt: 0 }
+    assert.deepStrictEqual(
+      AcmePay.toAcmeRefund({ refundId: "rfnd_7Kq2Wz9Lm4Xc8Vb1Ny3Hn5Rt", payment, amount: "50000", destination: null, createdAt: 0 }),
+      { reference: "rfnd_7Kq2Wz9Lm4Xc8Vb1Ny3Hn5Rt", amount: "50000" }
+    )
+    assert.deepStrictEqual(AcmePay.refundStatusOf({ id: "re_1", status: "succeeded" }), { _tag: "Succeeded" })
+    assert.deepStrictEqual(AcmePay.refundStatusOf({ id: "re_1", status: "pending" }), { _tag: "Pending" })
+    assert.deepInclude(AcmePay.refundStatusOf({ id: "re_1", status: "failed", failure_code: "account_closed" }), { _tag: "Failed", failureCode: "account_closed" })
+  })
+})
+
 describe("AcmePay installed beside the simulator", () => {
   it("a live create goes to Acme over HTTP with our id as its idempotency key; confirm pays it", async () => {
     const created = await send("POST", "/payment_intents", live, promptpay)
@@ -113,6 +126,27 @@ describe("AcmePay installed beside the simulator", () => {
     }
     assert.strictEqual(status, "succeeded")
     assert.isTrue(acme.seen.some((c) => c.path.endsWith("/confirm") && c.idempotencyKey === created.json.id))
+  })
+
+  it("D10 a refund of a live payment goes to Acme with our refund id as its idempotency key, and succeeds", async () => {
+    const created = await send("POST", "/payment_intents", live, promptpay)
+    await send("POST", `/payment_intents/${created.json.id}/confirm`, live)
+    const until = async (path: string, done: (b: any) => boolean) => {
+      let body = (await send("GET", path, live)).json
+      for (let i = 0; i < 200 && !done(body); i++) {
+        await new Promise((r) => setTimeout(r, 20))
+        body = (await send("GET", path, live)).json
+      }
+      return body
+    }
+    assert.strictEqual((await until(`/payment_intents/${created.json.id}`, (b) => b.status === "succeeded")).status, "succeeded")
+    const refund = await send("POST", "/refunds", live, { payment_intent: created.json.id, amount: "50000" })
+    assert.strictEqual(refund.status, 201, JSON.stringify(refund.json))
+    assert.strictEqual((await until(`/refunds/${refund.json.id}`, (b) => b.status !== "pending")).status, "succeeded")
+    const call = acme.seen.find((c) => c.path.endsWith("/refunds"))
+    assert.strictEqual(call?.idempotencyKey, refund.json.id)
+    assert.deepStrictEqual(call?.body, { reference: refund.json.id, amount: "50000" })
+    assert.strictEqual((await send("GET", `/payment_intents/${created.json.id}`, live)).json.amount_refunded, "50000")
   })
 
   it("a test-key create still goes to the simulator", async () => {

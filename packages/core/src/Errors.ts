@@ -104,6 +104,12 @@ export class IdempotencyConflict extends ApiErrorClass("IdempotencyConflict", 40
  */
 export class PaymentIntentUnexpectedState extends ApiErrorClass("PaymentIntentUnexpectedState", 409, "payment_intent_unexpected_state") {}
 
+/** 409: a refund that would take the refunds of a payment past its amount (D10). @since 0.1.0 @category errors */
+export class AmountExceedsRefundable extends ApiErrorClass("AmountExceedsRefundable", 409, "amount_exceeds_refundable") {}
+
+/** 422: the payment's provider cannot refund its method (D10). @since 0.1.0 @category errors */
+export class RefundNotSupported extends ApiErrorClass("RefundNotSupported", 422, "refund_not_supported") {}
+
 /** 409: a payout intent cancelled outside `requires_approval` (3.3, D8). @since 0.1.0 @category errors */
 export class PayoutNotCancelable extends ApiErrorClass("PayoutNotCancelable", 409, "payout_not_cancelable") {}
 
@@ -150,6 +156,8 @@ export type ApiError =
   | IdempotencyConflict
   | DuplicateMerchantReference
   | PaymentIntentUnexpectedState
+  | AmountExceedsRefundable
+  | RefundNotSupported
   | PayoutNotCancelable
   | TopupIntentUnexpectedState
   | PaymentConfigurationUnavailable

@@ -13,6 +13,7 @@ export const prefixes = {
   paymentIntent: "dord_",
   topupIntent: "tuin_",
   payoutIntent: "pout_",
+  refund: "rfnd_",
   event: "evt_",
   asset: "asst_",
   webhookEndpoint: "we_",

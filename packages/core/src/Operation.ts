@@ -159,7 +159,12 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
             return refused
           }
           return yield* settle(refused, freeReference)
-        })
+        }).pipe(
+          // What the decision read changed before its commit (a concurrent refund of the same
+          // payment, a cancel racing the provider's answer): the commit wrote nothing, and the
+          // claims are still this request's, so decide again on what is stored now.
+          Effect.retry({ while: (e) => e._tag === "StaleVersion", schedule: staleRetry })
+        )
     )
     if (Exit.isSuccess(finished)) return finished.value
     // Whatever went wrong, give back what this request still holds, so a retry reaches a fresh handler
@@ -192,6 +197,13 @@ const giveBack = (storage: Storage["Type"], release: ReadonlyArray<Write>) => {
     )))
   ))
 }
+
+/**
+ * How a decision that lost a race is tried again: at once (no sleep, so it runs the same under
+ * a test clock), a bounded number of times; each try reads the store afresh, and one racer wins
+ * every round.
+ */
+const staleRetry = Schedule.recurs(64)
 
 /** How a release that met an outage is tried again: soon, then at least every 2 s, while the claim still holds. */
 const releaseRetry = Schedule.exponential("100 millis").pipe(

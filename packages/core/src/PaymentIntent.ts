@@ -27,14 +27,14 @@ import * as Table from "./Table.js"
 // ---------------------------------------------------------------------------
 
 /** The statuses of 3.1. @since 0.1.0 @category status */
-export const Status = Schema.Literal("requires_action", "processing", "succeeded", "failed", "expired")
+export const Status = Schema.Literal("requires_action", "processing", "succeeded", "failed", "expired", "canceled")
   .annotations({ identifier: "PaymentIntentStatus" })
 /** @since 0.1.0 @category status */
 export type Status = typeof Status.Type
 /** @since 0.1.0 @category status */
 export const statuses: ReadonlyArray<Status> = Status.literals
 
-/** Terminal statuses: no further transition, `next_action` null (3.1.3). @since 0.1.0 @category status */
+/** Terminal statuses: no further transition, `next_action` null (3.1.3; D10 adds `canceled`). @since 0.1.0 @category status */
 export const isTerminal = (status: Status): boolean => {
   switch (status) {
     case "requires_action":
@@ -43,6 +43,7 @@ export const isTerminal = (status: Status): boolean => {
     case "succeeded":
     case "failed":
     case "expired":
+    case "canceled":
       return true
   }
 }
@@ -56,13 +57,15 @@ export const isTerminal = (status: Status): boolean => {
 export const canTransition = (from: Status, to: Status): boolean => {
   switch (from) {
     case "requires_action":
+      // D10: cancel only from requires_action.
       return to === "processing" || to === "succeeded" || to === "failed" || to === "expired" ||
-        to === "requires_action"
+        to === "requires_action" || to === "canceled"
     case "processing":
       return to === "requires_action" || to === "succeeded" || to === "failed" || to === "expired"
     case "succeeded":
     case "failed":
     case "expired":
+    case "canceled":
       return false
   }
 }
@@ -96,6 +99,7 @@ export const invariantViolations = (intent: PaymentIntentRecord): ReadonlyArray<
       break
     case "succeeded":
     case "expired":
+    case "canceled":
       if (intent.nextAction !== null) problems.push("3.1.3 terminal intent with a next_action")
       if (hasFailure) problems.push("3.1.4 failure fields set without a failure")
       break
@@ -105,6 +109,14 @@ export const invariantViolations = (intent: PaymentIntentRecord): ReadonlyArray<
         problems.push("failed intent without failure_code and failure_message")
       }
       break
+  }
+  if (intent.status !== "canceled" && intent.cancellationReason !== null) {
+    problems.push("D10 cancellation_reason set on an intent that is not canceled")
+  }
+  const refunded = BigInt(intent.amountRefunded)
+  const pending = BigInt(intent.refundsPending)
+  if (refunded < 0n || pending < 0n || refunded + pending > BigInt(intent.amount)) {
+    problems.push("D10 pending and succeeded refunds add up to more than the amount")
   }
   if (intent.hostedAction !== null && (intent.checkoutMode !== "hosted" || intent.status !== "requires_action")) {
     problems.push("2.3 a hosted payer action on an intent that is not a hosted intent awaiting its payer")
@@ -251,6 +263,13 @@ export const Receipt = Schema.Struct({
 /** @since 0.1.0 @category models */
 export type Receipt = typeof Receipt.Type
 
+/** Why a payment intent was canceled (D10). @since 0.1.0 @category models */
+export const CancellationReason = Schema.Literal("requested_by_customer", "duplicate", "abandoned")
+  .annotations({ identifier: "CancellationReason" })
+/** @since 0.1.0 @category models */
+export type CancellationReason = typeof CancellationReason.Type
+
+
 /** The stored payment intent, as every adapter stores it (`table`). Times are epoch milliseconds. @since 0.1.0 @category models */
 export const PaymentIntentRecord = Schema.Struct({
   id: Schema.String,
@@ -283,6 +302,16 @@ export const PaymentIntentRecord = Schema.Struct({
    * whenever no payer action remains (3.1.1-3.1.3 hold for it as for `next_action`).
    */
   hostedAction: Table.OrNull(NextAction),
+  /** D10: why the intent was canceled; null unless `canceled`. */
+  cancellationReason: Table.OrNull(CancellationReason),
+  /** D10: the sum of succeeded refunds, minor units; "0" when none. */
+  amountRefunded: Table.AmountFromZero,
+  /**
+   * D10: the sum of pending refunds, minor units. What is refundable is `amount` less this and
+   * `amountRefunded`; a refund reserves its amount here in the same versioned write that inserts
+   * it, so concurrent refunds never pass the amount in any store.
+   */
+  refundsPending: Table.AmountFromZero,
   fingerprint: Schema.String,
   createdAt: Table.Millis,
   updatedAt: Table.Millis,
@@ -321,7 +350,9 @@ const resourceFields = {
   payment_method: Schema.NullOr(Schema.String),
   next_action: Schema.NullOr(NextAction),
   failure_code: Schema.NullOr(Schema.String),
-  failure_message: Schema.NullOr(Schema.String)
+  failure_message: Schema.NullOr(Schema.String),
+  cancellation_reason: Schema.NullOr(CancellationReason),
+  amount_refunded: Schema.String.annotations({ description: "D10: the sum of succeeded refunds, minor units; \"0\" when none" })
 }
 
 /** The payment intent as get, list and receipt return it (2.1). @since 0.1.0 @category wire */
@@ -359,6 +390,8 @@ export const toResource = (r: PaymentIntentRecord): PaymentIntent => ({
   next_action: r.nextAction,
   failure_code: r.failureCode,
   failure_message: r.failureMessage,
+  cancellation_reason: r.cancellationReason,
+  amount_refunded: r.amountRefunded,
   processing_reason: r.processingReason,
   receipt: r.receipt,
   created_at: formatTimestamp(r.createdAt),

@@ -14,6 +14,7 @@ import type { PaymentIntentRecord, Status } from "./PaymentIntent.js"
 import { canTransition, invariantViolations, isTerminal, table, toResource } from "./PaymentIntent.js"
 import type { ProviderPaymentRef, ProviderPaymentStatus } from "./Provider.js"
 import { ProviderRegistry, ProviderUnavailable } from "./Provider.js"
+import * as Refunds from "./Refunds.js"
 import { providerTimeout } from "./Routing.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
@@ -33,6 +34,8 @@ export const statusEvent = (status: Status): EventType => {
       return "payment_intent.failed"
     case "expired":
       return "payment_intent.expired"
+    case "canceled":
+      return "payment_intent.canceled"
   }
 }
 
@@ -199,6 +202,12 @@ export const receiveProviderUpdate = (update: ProviderUpdate) =>
       found.value.providerPaymentId !== update.providerPaymentId
     ) return "unknown" as const
     const intent = found.value
+    if (intent.status === "canceled" && update.status._tag === "Succeeded") {
+      // D10: paid after the cancel. The intent stays canceled and the money goes back.
+      const writes = yield* Refunds.latePayment(intent)
+      if (writes.length === 0) return "unchanged" as const
+      return yield* storage.commit(writes).pipe(Effect.as("applied" as const))
+    }
     const patch = answerPatch(intent, update.status)
     if (isTerminal(intent.status) || patch === undefined || patch.status === intent.status) return "unchanged" as const
     const { writes } = yield* change(intent, patch, yield* Clock.currentTimeMillis)
@@ -337,6 +346,8 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
       return expire(task)
     case "payment_intent.submit_receipt":
       return submitReceipt(task)
+    case "payment_intent.cancel":
+    case "refund.send":
     case "payout_intent.send":
     case "topup_intent.poll":
     case "topup_intent.submit_receipt":

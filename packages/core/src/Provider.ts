@@ -48,6 +48,13 @@ export interface ProviderMethod {
   readonly checkoutModes: ReadonlyArray<CheckoutMode>
   readonly banks: ReadonlyArray<ProviderBank>
   readonly payer: Partial<Record<PayerField, { readonly required: boolean }>>
+  /**
+   * How a payment of this method is refunded (D10), by a provider that has `refund`: to its
+   * source (`source`), or only to a bank account the merchant names (`bank_account`: a refund
+   * without `destination` is a 400). Absent: the method cannot be refunded (422
+   * `refund_not_supported`).
+   */
+  readonly refunds?: "source" | "bank_account" | undefined
 }
 
 /** What the orchestrator asks a provider to do. @since 0.1.0 @category models */
@@ -133,9 +140,57 @@ export interface PaymentProvider {
    * idempotency key: the task may call it more than once.
    */
   readonly sendPayout?: ((payout: ProviderPayout) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>) | undefined
+  /**
+   * Stop a pending payment (D10 cancel) so its payer action is no longer payable. Optional: a
+   * provider without it is not told, and a payment it reports later is refunded as a late payment.
+   * Our payment intent id is the idempotency key: the task may call it more than once.
+   */
+  readonly cancelPayment?: ((payment: ProviderPaymentRef) => Effect.Effect<ProviderCancelResult, ProviderUnavailable>) | undefined
+  /**
+   * Refund all or part of a succeeded payment (D10). Optional, and only for the methods whose
+   * `refunds` says how. Our refund id is the provider's idempotency key: the task may call it
+   * more than once for one refund, and the provider refunds once.
+   */
+  readonly refund?: ((refund: ProviderRefundRequest) => Effect.Effect<ProviderRefundStatus, ProviderUnavailable>) | undefined
   /** Accept top-ups (2.5), for providers that do. */
   readonly topups?: ProviderTopups | undefined
 }
+
+/**
+ * What a cancel did at the provider: the payment is no longer payable (`Canceled`), or the payer
+ * had paid already (`AlreadyPaid`: Tender refunds it as a late payment, D10).
+ *
+ * @since 0.1.0 @category models
+ */
+export type ProviderCancelResult = { readonly _tag: "Canceled" } | { readonly _tag: "AlreadyPaid" }
+
+/** A refund as a provider sends it (D10). @since 0.1.0 @category models */
+export interface ProviderRefundRequest {
+  /** Our refund id (`rfnd_…`): the provider's idempotency key. */
+  readonly refundId: string
+  readonly payment: ProviderPaymentRef
+  /** How much to give back, minor units of the payment's currency. */
+  readonly amount: string
+  /** The bank account to refund to, for a method refunded to one; null to refund to the source. */
+  readonly destination: {
+    readonly providerBank: string
+    readonly accountNumber: string
+    readonly accountName: string
+  } | null
+  /** When the refund was created, epoch ms. */
+  readonly createdAt: number
+}
+
+/**
+ * Where a refund stands at the provider: `Succeeded` and `Failed` are final; `Pending`: ask
+ * again later.
+ *
+ * @since 0.1.0 @category models
+ */
+export type ProviderRefundStatus =
+  | { readonly _tag: "Succeeded" }
+  | { readonly _tag: "Failed"; readonly failureCode: string; readonly failureMessage: string }
+  | { readonly _tag: "Pending" }
 
 /** An approved payout, as a provider sends it. @since 0.1.0 @category models */
 export interface ProviderPayout {

@@ -33,6 +33,15 @@ export const magicAmounts = {
   slowConfirmation: "20201",
   /** A payout that fails after approval: `failed` with `account_closed`. */
   payoutFails: "40004",
+  /** A refund of this amount fails at the provider: `failed` with `refund_failed` (D10). */
+  refundFails: "40005",
+  /** A refund of this amount stays pending until `slowRefundMillis` after it was created, then succeeds (D10). */
+  slowRefund: "20203",
+  /**
+   * A payment of this amount is paid by the payer just as it is canceled: the cancel reaches the
+   * provider too late, the intent stays `canceled` and Tender refunds it as a late payment (D10).
+   */
+  paidAfterCancel: "40901",
   /** The provider is unreachable: a route failure, counted against its health. */
   unavailable: "50301"
 } as const
@@ -42,6 +51,9 @@ export const shortExpiryMillis = 10_000
 
 /** When, after create, the provider settles a `magicAmounts.slowConfirmation` payment. @since 0.1.0 @category constants */
 export const slowConfirmationMillis = 5_000
+
+/** When, after it was created, the provider settles a `magicAmounts.slowRefund` refund. @since 0.1.0 @category constants */
+export const slowRefundMillis = 5_000
 
 /** Thai banks with their Bank of Thailand numeric codes as the provider-local code. @since 0.1.0 */
 export const thaiBanks: ReadonlyArray<ProviderBank> = [
@@ -74,7 +86,8 @@ export const methods: ReadonlyArray<ProviderMethod> = [
     environments: ["test"],
     checkoutModes: ["hosted", "merchant"],
     banks: [],
-    payer: { customer_name: { required: false } }
+    payer: { customer_name: { required: false } },
+    refunds: "source"
   },
   {
     method: "th_bank_transfer",
@@ -95,7 +108,9 @@ export const methods: ReadonlyArray<ProviderMethod> = [
       account_number: { required: false },
       bank: { required: true },
       name_th: { required: true }
-    }
+    },
+    // A manual transfer is refunded by a transfer back: to an account the merchant names.
+    refunds: "bank_account"
   },
   {
     method: "th_online_banking",
@@ -110,7 +125,8 @@ export const methods: ReadonlyArray<ProviderMethod> = [
     environments: ["test"],
     checkoutModes: ["hosted", "merchant"],
     banks: onlineBankingBanks,
-    payer: { bank: { required: true }, customer_phone: { required: true } }
+    payer: { bank: { required: true }, customer_phone: { required: true } },
+    refunds: "source"
   }
 ]
 
@@ -229,6 +245,21 @@ export const make = (options: { readonly baseUrl?: string } = {}): PaymentProvid
         return payment.amount === magicAmounts.rejectReceipt
           ? { _tag: "Failed" as const, failureCode: "receipt_rejected", failureMessage: "The provider rejected the receipt." }
           : { _tag: "Succeeded" as const }
+      }),
+    cancelPayment: (payment) =>
+      Effect.map(serves(payment), () =>
+        payment.amount === magicAmounts.paidAfterCancel ? { _tag: "AlreadyPaid" as const } : { _tag: "Canceled" as const }),
+    refund: (refund) =>
+      Effect.gen(function*() {
+        yield* serves(refund.payment)
+        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        switch (refund.amount) {
+          case magicAmounts.refundFails:
+            return { _tag: "Failed" as const, failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }
+          case magicAmounts.slowRefund:
+            return now < refund.createdAt + slowRefundMillis ? { _tag: "Pending" as const } : { _tag: "Succeeded" as const }
+        }
+        return { _tag: "Succeeded" as const }
       }),
     topups
   }

@@ -46,7 +46,7 @@ export interface IdempotencyClaim extends IdempotencyKeyId {
 }
 
 /** The resource types merchant_reference is unique within (4.9, D4). @since 0.1.0 @category models */
-export type ResourceType = "payment_intent" | "topup_intent" | "payout_intent"
+export type ResourceType = "payment_intent" | "topup_intent" | "payout_intent" | "refund"
 
 /** Identifies a merchant_reference: unique per (merchant, environment, resource type) (D4). @since 0.1.0 @category models */
 export interface ReferenceId {

@@ -44,6 +44,21 @@ export const AmountText = Schema.String.annotations({ [StorageKindId]: "amount" 
 export const OrNull = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.NullOr(schema).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => null))
 
+/** The annotation that names what a record written before the field existed holds in it. @since 0.1.0 @category annotations */
+export const MissingId: unique symbol = Symbol.for("@tender/core/Table/Missing")
+
+/**
+ * An amount that starts at "0" (a counter such as a payment's refunded amount): `Record.make`
+ * fills "0", and a record stored before the field existed reads as "0" (a store without
+ * migrations, such as MongoDB, applies `Field.missing`).
+ *
+ * @since 0.1.0 @category fields
+ */
+export const AmountFromZero = AmountText.annotations({ [MissingId]: "0" }).pipe(
+  Schema.propertySignature,
+  Schema.withConstructorDefault(() => "0")
+)
+
 /** Binary data, stored byte for byte (PostgreSQL `bytea`). @since 0.1.0 @category fields */
 export const Bytes = Schema.Uint8ArrayFromSelf.annotations({ [StorageKindId]: "bytes" })
 
@@ -64,6 +79,8 @@ export interface Field {
   readonly column: string
   readonly kind: StorageKind
   readonly nullable: boolean
+  /** What a record stored before this field existed holds in it; absent: null (`Table.OrNull`). */
+  readonly missing?: unknown
 }
 
 /** A unique constraint within a merchant and environment; null values never collide. @since 0.1.0 @category models */
@@ -128,7 +145,8 @@ export const fieldsOf = (record: Schema.Schema.Any): ReadonlyArray<Field> => {
   return ast.propertySignatures.map((p) => {
     const name = String(p.name)
     const nullable = SchemaAST.isUnion(p.type) && p.type.types.some(isNull)
-    return { name, column: columnName(name), kind: kindOf(p.type, name), nullable }
+    const missing = SchemaAST.getAnnotation<unknown>(p.type, MissingId)
+    return { name, column: columnName(name), kind: kindOf(p.type, name), nullable, ...(Option.isSome(missing) ? { missing: missing.value } : {}) }
   })
 }
 

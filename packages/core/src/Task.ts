@@ -33,6 +33,10 @@ export const Kind = Schema.Literal(
   "payment_intent.submit_receipt",
   /** Move the intent to `expired` when its payer action expires. */
   "payment_intent.expire",
+  /** Tell the provider a payment intent was canceled, so its payer action stops being payable (D10). */
+  "payment_intent.cancel",
+  /** Send a pending refund to the payment's provider (D10). */
+  "refund.send",
   /** Send an approved payout to its provider (D8). */
   "payout_intent.send",
   /** Ask the provider whether the payer of a top-up paid (2.5). */

@@ -23,7 +23,12 @@ export const EventType = Schema.Literal(
   "payout_intent.processing",
   "payout_intent.succeeded",
   "payout_intent.failed",
-  "payout_intent.canceled"
+  "payout_intent.canceled",
+  // D10, after D7's list.
+  "payment_intent.canceled",
+  "refund.created",
+  "refund.succeeded",
+  "refund.failed"
 ).annotations({ identifier: "EventType" })
 /** @since 0.1.0 */
 export type EventType = typeof EventType.Type
@@ -44,6 +49,8 @@ const paymentIntent = (status: string, extra: Record<string, unknown> = {}) => (
   next_action: null,
   failure_code: null,
   failure_message: null,
+  cancellation_reason: null,
+  amount_refunded: "0",
   processing_reason: null,
   receipt: null,
   created_at: at,
@@ -111,6 +118,25 @@ const payoutIntent = (status: string, extra: Record<string, unknown> = {}) => ({
   ...extra
 })
 
+const refund = (status: string, extra: Record<string, unknown> = {}) => ({
+  object: "refund",
+  id: "rfnd_7Kq2Wz9Lm4Xc8Vb1Ny3Hn5Rt",
+  environment: "test",
+  payment_intent: "dord_3kT9qL2mXw8ZbR4nV7cY1pHs",
+  amount: "50000",
+  currency: "THB",
+  status,
+  reason: "requested_by_customer",
+  merchant_reference: "refund_1042_1",
+  destination: null,
+  failure_code: null,
+  failure_message: null,
+  metadata: null,
+  created_at: at,
+  updated_at: at,
+  ...extra
+})
+
 const failure = { failure_code: "payment_declined", failure_message: "The provider declined the payment." }
 
 const examples: Record<EventType, { readonly description: string; readonly object: unknown }> = {
@@ -121,6 +147,7 @@ const examples: Record<EventType, { readonly description: string; readonly objec
   "payment_intent.failed": { description: "The payment failed (terminal).", object: paymentIntent("failed", failure) },
   "payment_intent.expired": { description: "The payer did not complete in time (terminal).", object: paymentIntent("expired") },
   "payment_intent.receipt_submitted": { description: "A receipt was attached and submitted to the provider.", object: paymentIntent("processing", { payment_method: "th_bank_transfer", receipt: { status: "submitted" }, processing_reason: "asynchronous" }) },
+  "payment_intent.canceled": { description: "The payment intent was canceled before it was paid (terminal, D10).", object: paymentIntent("canceled", { cancellation_reason: "requested_by_customer" }) },
   "topup_intent.created": { description: "A top-up intent was created and awaits payment: see next_action.", object: topupIntent("requires_payment", topupInstructions) },
   "topup_intent.succeeded": { description: "The top-up was paid and credited (terminal).", object: topupIntent("succeeded") },
   "topup_intent.failed": { description: "The top-up failed (terminal).", object: topupIntent("failed", { failure_code: "receipt_rejected", failure_message: "The provider rejected the receipt." }) },
@@ -129,7 +156,10 @@ const examples: Record<EventType, { readonly description: string; readonly objec
   "payout_intent.processing": { description: "The payout was approved and is being sent.", object: payoutIntent("processing") },
   "payout_intent.succeeded": { description: "The payout arrived (terminal).", object: payoutIntent("succeeded") },
   "payout_intent.failed": { description: "The payout failed (terminal).", object: payoutIntent("failed", { failure_code: "account_closed", failure_message: "The destination account is closed." }) },
-  "payout_intent.canceled": { description: "The payout was canceled before approval (terminal).", object: payoutIntent("canceled") }
+  "payout_intent.canceled": { description: "The payout was canceled before approval (terminal).", object: payoutIntent("canceled") },
+  "refund.created": { description: "A refund was created and is pending at the provider (D10).", object: refund("pending") },
+  "refund.succeeded": { description: "The refund reached the payer (terminal, D10).", object: refund("succeeded") },
+  "refund.failed": { description: "The refund failed; its amount is refundable again (terminal, D10).", object: refund("failed", { failure_code: "refund_failed", failure_message: "The provider could not refund the payment." }) }
 }
 
 /** One catalogue entry: the type, what it means, and an example event envelope (D7). @since 0.1.0 */

@@ -10,8 +10,10 @@
 import { Cause, Clock, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
 import type { IdGenerator } from "./Ids.js"
 import { randomBase62 } from "./Ids.js"
+import * as PaymentIntentCancel from "./PaymentIntentCancel.js"
 import * as PaymentIntentLifecycle from "./PaymentIntentLifecycle.js"
 import * as PayoutIntents from "./PayoutIntents.js"
+import * as Refunds from "./Refunds.js"
 import * as TopupIntents from "./TopupIntents.js"
 import type { ProviderRegistry } from "./Provider.js"
 import type * as WebhookEndpoint from "./WebhookEndpoint.js"
@@ -54,6 +56,10 @@ export const dispatch = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, Sto
     case "payment_intent.expire":
     case "payment_intent.submit_receipt":
       return PaymentIntentLifecycle.run(task)
+    case "payment_intent.cancel":
+      return PaymentIntentCancel.run(task)
+    case "refund.send":
+      return Refunds.send(task)
     case "payout_intent.send":
       return PayoutIntents.send(task)
     case "topup_intent.poll":

@@ -71,13 +71,33 @@ describe("PaymentIntent status rules", () => {
     )
   })
 
-  it("3.1 no transition leaves a terminal status, and every pending status can reach each terminal", () => {
+  it("3.1 no transition leaves a terminal status, and every pending status can reach each terminal but canceled", () => {
     for (const from of PaymentIntent.statuses) {
       for (const to of PaymentIntent.statuses) {
         if (PaymentIntent.isTerminal(from)) assert.isFalse(PaymentIntent.canTransition(from, to), `${from}->${to}`)
-        else if (PaymentIntent.isTerminal(to)) assert.isTrue(PaymentIntent.canTransition(from, to), `${from}->${to}`)
+        else if (PaymentIntent.isTerminal(to) && to !== "canceled") assert.isTrue(PaymentIntent.canTransition(from, to), `${from}->${to}`)
       }
     }
+  })
+
+  it("D10 canceled is terminal and reached from requires_action only", () => {
+    assert.isTrue(PaymentIntent.isTerminal("canceled"))
+    for (const from of PaymentIntent.statuses) {
+      assert.strictEqual(PaymentIntent.canTransition(from, "canceled"), from === "requires_action", from)
+    }
+  })
+
+  it("D10 an intent whose pending and succeeded refunds pass its amount, or with a cancellation_reason while not canceled, breaks the rules", () => {
+    const intent = { ...base, status: "succeeded" as const, nextAction: null, amount: "1000" }
+    assert.deepStrictEqual(PaymentIntent.invariantViolations({ ...intent, amountRefunded: "600", refundsPending: "400" }), [])
+    assert.include(
+      PaymentIntent.invariantViolations({ ...intent, amountRefunded: "600", refundsPending: "401" }),
+      "D10 pending and succeeded refunds add up to more than the amount"
+    )
+    assert.include(
+      PaymentIntent.invariantViolations({ ...intent, cancellationReason: "duplicate" }),
+      "D10 cancellation_reason set on an intent that is not canceled"
+    )
   })
 
   it("2.1 the create view has neither processing_reason nor receipt; the read view has both", () => {
@@ -94,8 +114,8 @@ describe("PaymentIntent status rules", () => {
   it("2.1 the wire schemas: create view has exactly the fields of 2.1 less processing_reason and receipt", () => {
     const read = Object.keys(PaymentIntent.PaymentIntent.fields).sort()
     assert.deepStrictEqual(read, [
-      "amount", "checkout_mode", "country", "created_at", "currency", "environment", "failure_code", "failure_message",
-      "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
+      "amount", "amount_refunded", "cancellation_reason", "checkout_mode", "country", "created_at", "currency", "environment",
+      "failure_code", "failure_message", "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
     ])
     assert.deepStrictEqual(
       Object.keys(PaymentIntent.PaymentIntentCreated.fields).sort(),

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { PaymentIntent, TopupIntent, WebhookEvents } from "../src/index.js"
+import { PaymentIntent, Refund, TopupIntent, WebhookEvents } from "../src/index.js"
 
 const d7 = [
   "payment_intent.created",
@@ -20,11 +20,14 @@ const d7 = [
   "payout_intent.failed",
   "payout_intent.canceled"
 ]
+// D10 adds these to D7's catalogue, after it.
+const d10 = ["payment_intent.canceled", "refund.created", "refund.succeeded", "refund.failed"]
+const catalogue = [...d7, ...d10]
 
 describe("Webhook event type catalogue (4.11, D7)", () => {
-  it("D7 the catalogue is exactly D7's closed list, in D7's order, each type once", () => {
-    assert.deepStrictEqual([...WebhookEvents.EventType.literals], d7)
-    assert.deepStrictEqual(WebhookEvents.catalogue.data.map((e) => e.type), d7)
+  it("D7 D10 the catalogue is exactly D7's closed list, then D10's additions, in order, each type once", () => {
+    assert.deepStrictEqual([...WebhookEvents.EventType.literals], catalogue)
+    assert.deepStrictEqual(WebhookEvents.catalogue.data.map((e) => e.type), catalogue)
   })
 
   it("D7 every example is an event envelope {object, id evt_, type, environment, created_at, data.object} of the matching resource", () => {
@@ -40,8 +43,16 @@ describe("Webhook event type catalogue (4.11, D7)", () => {
       assert.strictEqual((example.data.object as { object: string }).object, entry.type.split(".")[0])
       assert.isAbove(entry.description.length, 0)
     }
-    assert.strictEqual(ids.size, d7.length)
+    assert.strictEqual(ids.size, catalogue.length)
     Schema.decodeUnknownSync(WebhookEvents.Catalogue)(WebhookEvents.catalogue)
+  })
+
+  it("D10 refund examples are valid refunds in the status their type names", () => {
+    const decode = Schema.decodeUnknownSync(Refund.Refund)
+    const statusOf = { "refund.created": "pending", "refund.succeeded": "succeeded", "refund.failed": "failed" } as Record<string, string>
+    const refunds = WebhookEvents.catalogue.data.filter((e) => e.type.startsWith("refund."))
+    assert.lengthOf(refunds, 3)
+    for (const entry of refunds) assert.strictEqual(decode(entry.example.data.object).status, statusOf[entry.type])
   })
 
   it("D7 payment intent examples are valid 2.1 resources that keep the status rules of 3.1", () => {

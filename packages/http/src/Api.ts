@@ -23,8 +23,11 @@ import {
   Pagination,
   PaymentIntent,
   PaymentIntents,
+  PaymentIntentCancel,
   PayoutIntent,
   PayoutIntents,
+  Refund,
+  Refunds,
   TopupIntent,
   TopupIntents,
   WebhookEndpoint,
@@ -45,6 +48,8 @@ const ResourceNotFound = errorSchema(Errors.ResourceNotFound)
 const IdempotencyConflict = errorSchema(Errors.IdempotencyConflict)
 const PaymentIntentUnexpectedState = errorSchema(Errors.PaymentIntentUnexpectedState)
 const PayoutNotCancelable = errorSchema(Errors.PayoutNotCancelable)
+const AmountExceedsRefundable = errorSchema(Errors.AmountExceedsRefundable)
+const RefundNotSupported = errorSchema(Errors.RefundNotSupported)
 const TopupIntentUnexpectedState = errorSchema(Errors.TopupIntentUnexpectedState)
 const PaymentConfigurationUnavailable = errorSchema(Errors.PaymentConfigurationUnavailable)
 const RoutingUnavailable = errorSchema(Errors.RoutingUnavailable)
@@ -103,7 +108,7 @@ const ReceiptByAsset = Schema.Struct({ asset_id: Schema.String.annotations({ des
 
 /** Payment intents (4.1-4.5). @since 0.1.0 */
 export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
-  .annotate(OpenApi.Description, "Payment intents: create, retrieve, list, confirm and receipts (4.1-4.5).")
+  .annotate(OpenApi.Description, "Payment intents: create, retrieve, list, confirm, receipts (4.1-4.5) and cancel (D10).")
   .add(
     HttpApiEndpoint.post("create", "/payment_intents")
       .annotate(OpenApi.Summary, "Create a payment intent")
@@ -162,6 +167,20 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
       .addError(IdempotencyConflict)
       .addError(PaymentIntentUnexpectedState)
       .addError(PayloadTooLarge)
+  )
+  .add(
+    // D10: the body is `{}`, absent, or `{cancellation_reason}`.
+    HttpApiEndpoint.post("cancel", "/payment_intents/:id/cancel")
+      .annotate(OpenApi.Summary, "Cancel a payment intent")
+      .annotate(OpenApi.Description, "Only while requires_action; the provider is told durably, and a payment it reports later is refunded (D10).")
+      .setPath(IdPath)
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(PaymentIntentCancel.CancelParams)
+      .middleware(JsonBody)
+      .addSuccess(PaymentIntent.PaymentIntent)
+      .addError(ResourceNotFound)
+      .addError(IdempotencyConflict)
+      .addError(PaymentIntentUnexpectedState)
   )
   .addError(ValidationFailed)
   // On the endpoints, not the group, so it runs before their own middleware (`JsonBody`):
@@ -230,6 +249,47 @@ export class PayoutIntentsGroup extends HttpApiGroup.make("payoutIntents")
       .addError(ResourceNotFound)
       .addError(IdempotencyConflict)
       .addError(PayoutNotCancelable)
+  )
+  .addError(ValidationFailed)
+  .middlewareEndpoints(Authentication)
+{}
+
+/** Refunds (D10). @since 0.1.0 */
+export class RefundsGroup extends HttpApiGroup.make("refunds")
+  .annotate(OpenApi.Description, "Refunds: all or part of a succeeded payment given back; create, retrieve and list (D10).")
+  .add(
+    HttpApiEndpoint.post("create", "/refunds")
+      .annotate(OpenApi.Summary, "Create a refund")
+      .setPayload(Refund.CreateParams)
+      .setHeaders(IdempotencyHeaders)
+      .middleware(JsonBody)
+      .addSuccess(Refund.Refund.annotations(
+        HttpApiSchema.annotations({ status: 201, identifier: "RefundCreated", description: "The refund, pending at the provider" })
+      ))
+      // D10, as 4.9 for payment intents: a repeat with the same merchant_reference and fields answers the original.
+      .addSuccess(Refund.Refund.annotations(HttpApiSchema.annotations({
+        status: 200,
+        identifier: "RefundCreated",
+        description: "The original refund: a repeated create with the same merchant_reference and fields (D10)"
+      })))
+      .addError(ResourceNotFound)
+      .addError(IdempotencyConflict)
+      .addError(PaymentIntentUnexpectedState)
+      .addError(AmountExceedsRefundable)
+      .addError(RefundNotSupported)
+  )
+  .add(
+    HttpApiEndpoint.get("retrieve", "/refunds/:id")
+      .annotate(OpenApi.Summary, "Retrieve a refund")
+      .setPath(IdPath)
+      .addSuccess(Refund.Refund)
+      .addError(ResourceNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/refunds")
+      .annotate(OpenApi.Summary, "List refunds")
+      .setUrlParams(Refunds.ListParams)
+      .addSuccess(Pagination.ListEnvelope(Refund.Refund).annotations({ identifier: "RefundList" }))
   )
   .addError(ValidationFailed)
   .middlewareEndpoints(Authentication)
@@ -376,6 +436,7 @@ export class TenderApi extends HttpApi.make("tender")
   .add(PaymentIntentsGroup)
   .add(AssetsGroup)
   .add(PayoutIntentsGroup)
+  .add(RefundsGroup)
   .add(TopupIntentsGroup)
   .add(WebhookEndpointsGroup)
   .add(PaymentMethodsGroup)

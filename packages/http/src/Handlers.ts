@@ -6,7 +6,20 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpApiError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Asset, Discovery, Errors, Idempotency, PaymentIntents, PayoutIntents, Receipts, TopupIntents, WebhookEndpoint, WebhookEvents } from "@tender/core"
+import {
+  Asset,
+  Discovery,
+  Errors,
+  Idempotency,
+  PaymentIntentCancel,
+  PaymentIntents,
+  PayoutIntents,
+  Receipts,
+  Refunds,
+  TopupIntents,
+  WebhookEndpoint,
+  WebhookEvents
+} from "@tender/core"
 import { Effect, FiberRef, Layer, Schema } from "effect"
 import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
 import { CurrentRequestId } from "./internal/errorSchema.js"
@@ -84,6 +97,14 @@ const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (ha
         yield* emptyBody
         return toHttp(yield* PaymentIntents.confirm(ctx, path.id))
       }))
+    // Raw: D10 allows the body absent, which the definition's JSON payload would refuse.
+    .handleRaw("cancel", ({ headers, path, request }) =>
+      Effect.gen(function*() {
+        const ctx = yield* context(headers["idempotency-key"])
+        const body = yield* Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
+          text.trim() === "" ? Effect.succeed({}) : jsonBody(request, PaymentIntentCancel.CancelParams))
+        return toHttp(yield* PaymentIntentCancel.cancel(ctx, path.id, body))
+      }))
     // Raw: the multipart body is streamed by `Upload.file`, never persisted whole by the decoder.
     .handleRaw("receipt", ({ headers, path, request }) =>
       Effect.gen(function*() {
@@ -122,6 +143,13 @@ const PayoutIntentsLive = HttpApiBuilder.group(TenderApi, "payoutIntents", (hand
         yield* emptyBody
         return toHttp(yield* PayoutIntents.cancel(ctx, path.id))
       })))
+
+const RefundsLive = HttpApiBuilder.group(TenderApi, "refunds", (handlers) =>
+  handlers
+    .handle("create", ({ headers, payload }) =>
+      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(Refunds.create(ctx, payload), toHttp)))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => Refunds.retrieve(principal, path.id)))
+    .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (principal) => Refunds.list(principal, urlParams))))
 
 const TopupIntentsLive = HttpApiBuilder.group(TenderApi, "topupIntents", (handlers) =>
   handlers
@@ -165,6 +193,7 @@ export const layer = Layer.mergeAll(
   PaymentIntentsLive,
   AssetsLive,
   PayoutIntentsLive,
+  RefundsLive,
   TopupIntentsLive,
   WebhookEndpointsLive,
   PaymentMethodsLive,

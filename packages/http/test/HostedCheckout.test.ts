@@ -99,6 +99,25 @@ describe("hosted checkout over HTTP (2.3, 4.1)", () => {
     assert.notInclude(error.message, "requires_action")
   })
 
+  it("D10 a canceled intent's page shows it as terminal, like a failed or expired one: no method to choose, nothing to pay; its status says where to go", async () => {
+    const handler = app()
+    const intent = await createHosted(handler)
+    const canceled = await call(handler, "POST", `/payment_intents/${intent.id}/cancel`, { key: keys.demoTest })
+    assert.strictEqual(canceled.status, 200, canceled.text)
+    const { html, res } = await openPage(handler, intent.next_action.url)
+    assert.strictEqual(res.status, 200)
+    assert.include(html, '<h1 id="outcome">Payment canceled</h1>')
+    assert.notInclude(html, 'name="method"')
+    const thai = await (await get(handler, local(intent.next_action.url) + "&lang=th")).text()
+    assert.include(thai, "การชำระเงินถูกยกเลิก")
+    const withReturn = await createHosted(handler, { return_url: "https://shop.example/r?a=1" })
+    await call(handler, "POST", `/payment_intents/${withReturn.id}/cancel`, { key: keys.demoTest })
+    const statusUrl = local(withReturn.next_action.url).replace(`/checkout/${withReturn.id}?`, `/checkout/${withReturn.id}/status?`)
+    const status = await call(handler, "GET", statusUrl)
+    assert.strictEqual(status.json.status, "canceled")
+    assert.strictEqual(status.json.redirect_url, "https://shop.example/r?a=1")
+  })
+
   it("4.1.1 a method the page does not offer is refused with the API's message, back on the method list; nothing is frozen", async () => {
     const handler = app()
     const intent = await createHosted(handler)

@@ -53,7 +53,8 @@ describe("the generated OpenAPI document", () => {
       Object.entries(methods as Record<string, any>).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const))
     assert.sameMembers(operations.map(([name]) => name), [
       "POST /payment_intents", "GET /payment_intents", "GET /payment_intents/{id}", "POST /payment_intents/{id}/confirm",
-      "POST /payment_intents/{id}/receipt", "POST /assets", "POST /payout_intents", "GET /payout_intents",
+      "POST /payment_intents/{id}/receipt", "POST /payment_intents/{id}/cancel", "POST /refunds", "GET /refunds",
+      "GET /refunds/{id}", "POST /assets", "POST /payout_intents", "GET /payout_intents",
       "GET /payout_intents/{id}", "POST /payout_intents/{id}/cancel", "POST /topup_intents", "GET /topup_intents",
       "GET /topup_intents/{id}", "POST /topup_intents/{id}/receipt", "POST /webhook_endpoints", "GET /webhook_endpoints",
       "GET /webhook_endpoints/{id}", "DELETE /webhook_endpoints/{id}", "GET /payment_methods/options", "GET /webhook_event_types"

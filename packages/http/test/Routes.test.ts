@@ -3,11 +3,12 @@
  * route can return (checked against /openapi.json both ways), idempotency and
  * merchant_reference races and in-flight repeats, and the wire shapes.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { customer, jsonHeaders, promptpay as promptpayBody } from "@tender/test-support"
-import { Effect, Layer, Logger } from "effect"
+import { Effect, Layer, Logger, ManagedRuntime } from "effect"
 import type { Provider } from "@tender/core"
-import { Simulator, StorageError } from "@tender/core"
+import { Merchants, Simulator, Storage, StorageError, Workers } from "@tender/core"
+import type { TenderHttp } from "../src/index.js"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
 import { app, assertError, basic, call, failingDirectory, failingStorage, formWith, png } from "./harness.js"
@@ -64,11 +65,15 @@ type Op =
   | "paymentIntents.list"
   | "paymentIntents.confirm"
   | "paymentIntents.receipt"
+  | "paymentIntents.cancel"
   | "assets.upload"
   | "payoutIntents.create"
   | "payoutIntents.retrieve"
   | "payoutIntents.list"
   | "payoutIntents.cancel"
+  | "refunds.create"
+  | "refunds.retrieve"
+  | "refunds.list"
   | "topupIntents.create"
   | "topupIntents.retrieve"
   | "topupIntents.list"
@@ -87,11 +92,15 @@ const documented: Record<Exclude<Op, "openapi">, readonly [string, string]> = {
   "paymentIntents.list": ["/payment_intents", "get"],
   "paymentIntents.confirm": ["/payment_intents/{id}/confirm", "post"],
   "paymentIntents.receipt": ["/payment_intents/{id}/receipt", "post"],
+  "paymentIntents.cancel": ["/payment_intents/{id}/cancel", "post"],
   "assets.upload": ["/assets", "post"],
   "payoutIntents.create": ["/payout_intents", "post"],
   "payoutIntents.retrieve": ["/payout_intents/{id}", "get"],
   "payoutIntents.list": ["/payout_intents", "get"],
   "payoutIntents.cancel": ["/payout_intents/{id}/cancel", "post"],
+  "refunds.create": ["/refunds", "post"],
+  "refunds.retrieve": ["/refunds/{id}", "get"],
+  "refunds.list": ["/refunds", "get"],
   "topupIntents.create": ["/topup_intents", "post"],
   "topupIntents.retrieve": ["/topup_intents/{id}", "get"],
   "topupIntents.list": ["/topup_intents", "get"],
@@ -103,6 +112,9 @@ const documented: Record<Exclude<Op, "openapi">, readonly [string, string]> = {
   "paymentMethods.options": ["/payment_methods/options", "get"],
   "webhookEventTypes.catalogue": ["/webhook_event_types", "get"]
 }
+
+const runtimes: Array<{ readonly dispose: () => Promise<void> }> = []
+afterAll(() => Promise.all(runtimes.map((r) => r.dispose())))
 
 describe("error codes x routes over HTTP", () => {
   it("D1 every status and error code of every route, in the D1 body with Request-Id, and each one documented in /openapi.json (and each documented one produced)", async () => {
@@ -304,6 +316,94 @@ describe("error codes x routes over HTTP", () => {
     await ok(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-cancel" } }), 200)
     await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, body: {}, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
     await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }), 409, "payout_not_cancelable")
+
+    // POST /payment_intents/{id}/cancel (D10)
+    const X = "paymentIntents.cancel" as const
+    const cancel = (cid: string, options: Parameters<typeof call>[3] = { key: keys.demoTest }, handler = h) =>
+      call(handler, "POST", `/payment_intents/${cid}/cancel`, options)
+    const toCancel = async () => (await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })).json.id as string
+    await ok(X, cancel(await toCancel()), 200)
+    await ok(X, cancel(await toCancel(), { key: keys.demoTest, body: {} }), 200)
+    const reasoned = await ok(X, cancel(await toCancel(), { key: keys.demoTest, body: { cancellation_reason: "duplicate" } }), 200)
+    assert.strictEqual(reasoned.json.cancellation_reason, "duplicate")
+    const cancelable = await toCancel()
+    await err(X, cancel(cancelable, { key: keys.demoTest, body: { cancellation_reason: "changed_my_mind" } }), 400, "validation_failed", "cancellation_reason")
+    await err(X, cancel(cancelable, { key: keys.demoTest, body: { reason: "duplicate" } }), 400, "validation_failed", "reason")
+    await err(X, cancel("nope"), 400, "validation_failed", "id")
+    await err(X, cancel(cancelable, {}), 401, "authentication_required")
+    await err(X, cancel(cancelable, { key: wrongSecret }), 401, "invalid_api_key")
+    await err(X, cancel(cancelable, { key: keys.otherTest }), 404, "resource_not_found")
+    await err(X, cancel(cancelable, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+    await err(X, cancel(declined), 409, "payment_intent_unexpected_state")
+    await ok(X, cancel(cancelable, { key: keys.demoTest, headers: { "idempotency-key": "matrix-pi-cancel" } }), 200)
+    await ok(X, cancel(cancelable, { key: keys.demoTest, headers: { "idempotency-key": "matrix-pi-cancel" } }), 200)
+    await err(X, cancel(cancelable, { key: keys.demoTest, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(X, cancel(cancelable, { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(X, cancel(cancelable, { key: keys.demoTest }, h503), 503, "service_unavailable")
+
+    // Refunds (D10): on services whose workers the test runs, so payments succeed.
+    const RC = "refunds.create" as const
+    const RR = "refunds.retrieve" as const
+    const RL = "refunds.list" as const
+    const withWorkers = async (providers?: ReadonlyArray<Provider.PaymentProvider>) => {
+      const runtime = ManagedRuntime.make(layer(providers === undefined ? {} : { providers }))
+      runtimes.push(runtime)
+      const handler = app(Layer.succeedContext(await runtime.runPromise(Effect.context<TenderHttp.Services>())))
+      const paid = async (body: Record<string, unknown> = promptpay) => {
+        const pid = (await call(handler, "POST", "/payment_intents", { key: keys.demoTest, body })).json.id as string
+        if (body === promptpay) await call(handler, "POST", `/payment_intents/${pid}/confirm`, { key: keys.demoTest })
+        else await call(handler, "POST", `/payment_intents/${pid}/receipt`, { key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": `r-${pid}` } })
+        await runtime.runPromise(Workers.drain({ owner: "matrix" }))
+        return pid
+      }
+      return { handler, paid }
+    }
+    const hr = await withWorkers()
+    const refunds = (method: string, suffix: string, options: Parameters<typeof call>[3], handler = hr.handler) =>
+      call(handler, method, `/refunds${suffix}`, options)
+    const refunded = await hr.paid()
+    const rbody = { payment_intent: refunded, amount: "1000", merchant_reference: "matrix-refund" }
+    const rfnd = await ok(RC, refunds("POST", "", { key: keys.demoTest, body: rbody }), 201)
+    await ok(RC, refunds("POST", "", { key: keys.demoTest, body: rbody }), 200)
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: { ...rbody, amount: "1001" } }), 409, "idempotency_conflict", "merchant_reference")
+    await ok(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, amount: "1" }, headers: { "idempotency-key": "matrix-refund-key" } }), 201)
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, amount: "2" }, headers: { "idempotency-key": "matrix-refund-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, amount: "150000" } }), 409, "amount_exceeds_refundable", "amount")
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: await toCancel() } }, h), 409, "payment_intent_unexpected_state", "payment_intent")
+    await err(RC, refunds("POST", "", { key: keys.otherTest, body: { payment_intent: refunded } }), 404, "resource_not_found", "payment_intent")
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, amount: "0" } }), 400, "validation_failed", "amount")
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: "nope" } }), 400, "validation_failed", "payment_intent")
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, reason: "late_payment" } }), 400, "validation_failed", "reason")
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: await hr.paid(bankTransfer) } }), 400, "validation_failed", "destination")
+    await err(RC, refunds("POST", "", { key: keys.demoTest, raw: "{", headers: json }), 400, "validation_failed", "body")
+    await err(RC, refunds("POST", "", { body: rbody }), 401, "authentication_required")
+    await err(RC, refunds("POST", "", { key: wrongSecret, body: rbody }), 401, "invalid_api_key")
+    await err(RC, refunds("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+    const noRefunds = await withWorkers([{ ...Simulator.make(), refund: undefined }])
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: await noRefunds.paid() } }, noRefunds.handler), 422, "refund_not_supported")
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: rbody }, h500), 500, "internal_error")
+    await err(RC, refunds("POST", "", { key: keys.demoTest, body: rbody }, h503), 503, "service_unavailable")
+    const rfndId = rfnd.json.id as string
+    await ok(RR, refunds("GET", `/${rfndId}`, { key: keys.demoTest }), 200)
+    await err(RR, refunds("GET", "/nope", { key: keys.demoTest }), 400, "validation_failed", "id")
+    await err(RR, refunds("GET", `/${rfndId}`, { key: keys.otherTest }), 404, "resource_not_found")
+    await err(RR, refunds("GET", `/${rfndId}`, {}), 401, "authentication_required")
+    await err(RR, refunds("GET", `/${rfndId}`, { key: wrongSecret }), 401, "invalid_api_key")
+    await err(RR, refunds("GET", `/${rfndId}`, { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(RR, refunds("GET", `/${rfndId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+    const rl = await ok(RL, refunds("GET", `?payment_intent=${refunded}&status=pending,succeeded`, { key: keys.demoTest }), 200)
+    assert.isTrue(rl.json.data.some((x: { id: string }) => x.id === rfndId))
+    for (const [query, param] of [
+      ["?limit=0", "limit"], ["?cursor=%21%21", "cursor"], ["?status=paid", "status"], ["?payment_intent=nope", "payment_intent"],
+      ["?merchant_reference=", "merchant_reference"], ["?colour=red", "colour"], ["?created_after=2026-02-30T00:00:00Z", "created_after"]
+    ] as const) {
+      await err(RL, refunds("GET", query, { key: keys.demoTest }), 400, "validation_failed", param)
+    }
+    await err(RL, refunds("GET", "", {}), 401, "authentication_required")
+    await err(RL, refunds("GET", "", { key: wrongSecret }), 401, "invalid_api_key")
+    await err(RL, refunds("GET", "", { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(RL, refunds("GET", "", { key: keys.demoTest }, h503), 503, "service_unavailable")
+    assertError(await refunds("DELETE", `/${rfndId}`, { key: keys.demoTest }), 405, "method_not_allowed")
 
     // Top-up intents (2.5, 4.7, 4.8, D3, D5)
     const TC = "topupIntents.create" as const
@@ -650,9 +750,10 @@ describe("idempotency and merchant_reference over HTTP (4.9, D5)", () => {
 })
 
 describe("wire shapes over HTTP (2.1, 2.4, 2.6, 4.3, 5.3)", () => {
+  // 2.1's fields, and D10's cancellation_reason and amount_refunded.
   const readFields = [
-    "amount", "checkout_mode", "country", "created_at", "currency", "environment", "failure_code", "failure_message",
-    "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
+    "amount", "amount_refunded", "cancellation_reason", "checkout_mode", "country", "created_at", "currency", "environment",
+    "failure_code", "failure_message", "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
   ]
 
   it("2.1 create answers 2.1's fields less processing_reason and receipt; get and list answer all of them, identically", async () => {

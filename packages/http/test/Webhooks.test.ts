@@ -92,7 +92,7 @@ const verified = (received: ReadonlyArray<Received>, path: string, secret: strin
   })
 
 describe("webhook delivery to a real receiver (6, D7)", () => {
-  it("D7 a merchant registers over HTTP, drives payments to every outcome, and its receiver verifies every event type emitted with standardwebhooks", async () => {
+  it("D7 D10 a merchant registers over HTTP, drives payments to every outcome, cancels and refunds, and its receiver verifies every event type emitted with standardwebhooks", async () => {
     const r = await receiver()
     const runtime = ManagedRuntime.make(services())
     const context = await runtime.runPromise(Effect.context<TenderHttp.Services>())
@@ -123,6 +123,12 @@ describe("webhook delivery to a real receiver (6, D7)", () => {
       }))
       assert.strictEqual(submitted.status, 200)
       for (let i = 0; i < 5; i++) await runtime.runPromise(work)
+      // D10: a cancel, a refund that succeeds and one that fails, delivered like any other event.
+      const canceled = (await post("/payment_intents", promptpay("150000"))).id
+      assert.strictEqual((await post(`/payment_intents/${canceled}/cancel`, {})).status, "canceled")
+      assert.strictEqual((await post("/refunds", { payment_intent: paid, amount: "1000" })).status, "pending")
+      assert.strictEqual((await post("/refunds", { payment_intent: paid, amount: Simulator.magicAmounts.refundFails })).status, "pending")
+      for (let i = 0; i < 5; i++) await runtime.runPromise(work)
       const events = verified(r.received, "/ok", secret)
       const types = new Set(events.map((e) => e.type))
       for (
@@ -132,7 +138,11 @@ describe("webhook delivery to a real receiver (6, D7)", () => {
           "payment_intent.processing",
           "payment_intent.succeeded",
           "payment_intent.failed",
-          "payment_intent.receipt_submitted"
+          "payment_intent.receipt_submitted",
+          "payment_intent.canceled",
+          "refund.created",
+          "refund.succeeded",
+          "refund.failed"
         ]
       ) assert.isTrue(types.has(type as Event.Envelope["type"]), `${type} was not delivered`)
       // Each event once, with the resource as it was after its change.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Asset, Event, PaymentIntent, Table, Task } from "@tender/core"
+import { Asset, Event, PaymentIntent, Refund, Table, Task } from "@tender/core"
 import { Effect } from "effect"
 import { Binary, BSON, type Document } from "mongodb"
 import { decodeValue, encodeValue, fieldOf, readRecord, toDocument, toRecord } from "../src/internal/documents.js"
@@ -182,6 +182,41 @@ describe("documents: records both ways", () => {
     })
     delete doc["last_error"]
     expect(toRecord(Task.table, doc).lastError).toBeNull()
+  })
+
+  it("D10 a payment intent stored before refunds existed reads back with amount_refunded and refunds_pending \"0\"", () => {
+    const doc = throughBson(toDocument(PaymentIntent.table, fullIntent))
+    delete doc["amount_refunded"]
+    delete doc["refunds_pending"]
+    delete doc["cancellation_reason"]
+    const read = toRecord(PaymentIntent.table, doc)
+    expect([read.amountRefunded, read.refundsPending, read.cancellationReason]).toStrictEqual(["0", "0", null])
+  })
+
+  it("D10 every field of a refund round trips through BSON, the destination's account number in full", () => {
+    const refund = Refund.RefundRecord.make({
+      id: "rfnd_0123456789abcdefABCDEF",
+      merchantId: "mch_a",
+      environment: "test",
+      paymentIntentId: "dord_0123456789abcdefABCDEF",
+      amount: "999999999999999999",
+      currency: "THB",
+      status: "failed",
+      reason: "late_payment",
+      merchantReference: "refund-1",
+      destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "สมชาย ใจดี" },
+      metadata: { order: "1042" },
+      failureCode: "refund_failed",
+      failureMessage: "The provider could not refund the payment.",
+      providerCode: "simulator",
+      fingerprint: "f".repeat(64),
+      createdAt: t,
+      updatedAt: t + 1,
+      version: 2
+    })
+    expect(roundTrip(Refund.table, refund)).toStrictEqual(refund)
+    const intent = { ...fullIntent, status: "canceled" as const, cancellationReason: "duplicate" as const, amountRefunded: "12", refundsPending: "3" }
+    expect(roundTrip(PaymentIntent.table, intent)).toStrictEqual(intent)
   })
 
   it("documents name fields by column, in record order", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Event, PaymentIntent, Table, Task } from "@tender/core"
+import { Event, PaymentIntent, Refund, Table, Task } from "@tender/core"
 import { Effect, Exit } from "effect"
 import { collections, type CollectionPrefix, prefixProblem, validatePrefix } from "../src/internal/collections.js"
 import { byCollection, indexSpecs, resourceIndexes, resources } from "../src/internal/indexes.js"
@@ -41,6 +41,16 @@ describe("indexes: specs as data", () => {
     })
   })
 
+  it("D10 merchant_reference is unique per merchant and environment among refunds, null references never colliding", () => {
+    expect(find(c.of(Refund.table), "unique_reference")).toStrictEqual({
+      collection: "tender_refunds",
+      name: "unique_reference",
+      key: { merchant_id: 1, environment: 1, merchant_reference: 1 },
+      unique: true,
+      partialFilterExpression: { merchant_reference: { $type: "string" } }
+    })
+  })
+
   it("every table's unique constraints have their index, generically", () => {
     for (const { table } of resources) {
       for (const u of table.unique) expect(find(c.of(table), `unique_${u.name}`).unique).toBe(true)
@@ -50,7 +60,8 @@ describe("indexes: specs as data", () => {
   it("4.3 every list filter leads an index after the scope and ends in the keyset order", () => {
     const expected: Record<string, ReadonlyArray<string>> = {
       payment_intents: ["status", "country", "currency", "merchant_reference"],
-      events: ["type", "resource_id"]
+      events: ["type", "resource_id"],
+      refunds: ["status", "payment_intent_id", "merchant_reference"]
     }
     for (const [name, columns] of Object.entries(expected)) {
       for (const column of columns) {

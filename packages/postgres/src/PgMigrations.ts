@@ -7,7 +7,7 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { Asset, Event, PaymentIntent, PayoutIntent, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { Asset, Event, PaymentIntent, PayoutIntent, Refund, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Effect, Layer } from "effect"
 import { guardFailedCode } from "./internal/commit.js"
 import type { TablePrefix } from "./internal/tables.js"
@@ -294,6 +294,44 @@ export const migrations = (prefix: TablePrefix) => {
       yield* sql`CREATE INDEX ${sql(`${topups}_country_idx`)} ON ${sql(topups)} (merchant_id, environment, country, created_at DESC, id DESC)`
       yield* sql`CREATE INDEX ${sql(`${topups}_currency_idx`)} ON ${sql(topups)} (merchant_id, environment, destination_currency, created_at DESC, id DESC)`
       yield* sql`CREATE INDEX ${sql(`${topups}_source_type_idx`)} ON ${sql(topups)} (merchant_id, environment, source_type, created_at DESC, id DESC)`
+    }),
+    "0010_refunds": Effect.gen(function*() {
+      const sql = (yield* SqlClient).withoutTransforms()
+      const intents = t.of(PaymentIntent.table)
+      // D10: cancel's reason, and the refund counters. The CHECK is the never-more-than-paid rule
+      // held by the database too: a write that would break it fails whatever wrote it.
+      yield* sql`ALTER TABLE ${sql(intents)}
+        ADD COLUMN cancellation_reason text,
+        ADD COLUMN amount_refunded bigint NOT NULL DEFAULT 0 CHECK (amount_refunded >= 0),
+        ADD COLUMN refunds_pending bigint NOT NULL DEFAULT 0 CHECK (refunds_pending >= 0),
+        ADD CONSTRAINT ${sql(`${intents}_refunds_check`)} CHECK (amount_refunded + refunds_pending <= amount)`
+      const refunds = t.of(Refund.table)
+      yield* sql`CREATE TABLE ${sql(refunds)} (
+        id text COLLATE "C" PRIMARY KEY,
+        merchant_id text NOT NULL,
+        environment text NOT NULL CHECK (environment IN ('test', 'live')),
+        payment_intent_id text COLLATE "C" NOT NULL,
+        amount bigint NOT NULL CHECK (amount > 0),
+        currency text NOT NULL,
+        status text NOT NULL,
+        reason text,
+        merchant_reference text,
+        destination json,
+        metadata json,
+        failure_code text,
+        failure_message text,
+        provider_code text,
+        fingerprint text NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL,
+        version integer NOT NULL
+      )`
+      // merchant_reference is unique per merchant and environment among refunds (D10).
+      yield* sql`CREATE UNIQUE INDEX ${sql(`${refunds}_reference_key`)} ON ${sql(refunds)} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
+      // One index per list shape of GET /refunds (D10, 4.3), each ending in the keyset order (D6).
+      yield* sql`CREATE INDEX ${sql(`${refunds}_list_idx`)} ON ${sql(refunds)} (merchant_id, environment, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${refunds}_status_idx`)} ON ${sql(refunds)} (merchant_id, environment, status, created_at DESC, id DESC)`
+      yield* sql`CREATE INDEX ${sql(`${refunds}_payment_intent_idx`)} ON ${sql(refunds)} (merchant_id, environment, payment_intent_id, created_at DESC, id DESC)`
     })
   }
 }

@@ -52,6 +52,7 @@ if (skipReason !== undefined) {
             "migrations",
             "payment_intents",
             "payout_intents",
+            "refunds",
             "tasks",
             "topup_intents",
             "webhook_attempts",

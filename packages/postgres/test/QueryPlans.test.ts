@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { client, dropTables, freshPrefix, runSql, skipReason } from "./database.js"
-import { explain, explainTopups, populate, populateTopups, shapes, topupShapes } from "./plans.js"
+import { explain, explainRefunds, explainTopups, populate, populateRefunds, populateTopups, refundShapes, shapes, topupShapes } from "./plans.js"
 
 const rows = 100_000
 
@@ -29,6 +29,16 @@ if (skipReason !== undefined) {
           yield* populateTopups(prefix, rows)
           for (const [name, query] of topupShapes(rows)) {
             const plan = yield* explainTopups(prefix, query)
+            assert.notInclude(plan, "Seq Scan", `${name}:\n${plan}`)
+            assert.match(plan, /Index (Only )?Scan|Bitmap Index Scan/, `${name}:\n${plan}`)
+          }
+        }))
+
+      it.effect("D10 every refund list shape and filter (payment_intent, status, merchant_reference, created) is answered from an index, never a sequential scan", () =>
+        Effect.gen(function*() {
+          yield* populateRefunds(prefix, rows)
+          for (const [name, query] of refundShapes(rows)) {
+            const plan = yield* explainRefunds(prefix, query)
             assert.notInclude(plan, "Seq Scan", `${name}:\n${plan}`)
             assert.match(plan, /Index (Only )?Scan|Bitmap Index Scan/, `${name}:\n${plan}`)
           }

@@ -4,7 +4,7 @@
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { Storage } from "@tender/core"
-import { PaymentIntent, TopupIntent } from "@tender/core"
+import { PaymentIntent, Refund, TopupIntent } from "@tender/core"
 import { Effect } from "effect"
 import { listStatement } from "../src/internal/queries.js"
 import { tables, validatePrefix } from "../src/internal/tables.js"
@@ -113,6 +113,44 @@ export const topupShapes = (rows: number): ReadonlyArray<readonly [string, Topup
     createdBefore: start + rows * 1000
   }]
 ]
+
+type RefundQuery = Storage.ListQuery<Refund.RefundRecord>
+
+/** Migrate `prefix` and fill it with `rows` refunds over 50 merchants, every status, a few per payment. */
+export const populateRefunds = (prefix: string, rows: number) =>
+  Effect.gen(function*() {
+    yield* PgMigrations.run({ tablePrefix: prefix })
+    const sql = (yield* SqlClient).withoutTransforms()
+    const t = tables(yield* validatePrefix(prefix))
+    yield* sql`INSERT INTO ${sql(t.of(Refund.table))} (id, merchant_id, environment, payment_intent_id, amount, currency, status,
+        merchant_reference, fingerprint, created_at, updated_at, version)
+      SELECT 'rfnd_' || lpad(g::text, 24, '0'), 'mch_' || (g % ${merchants}), CASE WHEN g % 7 = 0 THEN 'live' ELSE 'test' END,
+        'dord_' || lpad((g / 3)::text, 24, '0'), 1000 + g, 'THB', (ARRAY['pending', 'succeeded', 'failed'])[1 + (g / ${merchants}) % 3],
+        'refund-' || g, 'f', ${new Date(start).toISOString()}::timestamptz + g * interval '1 second',
+        ${new Date(start).toISOString()}::timestamptz + g * interval '1 second', 1
+      FROM generate_series(1, ${rows}) AS g`
+    yield* sql`ANALYZE ${sql(t.of(Refund.table))}`
+  })
+
+/** Every list shape of GET /refunds (D10: the filters of 4.3 that apply, and `payment_intent`) with its name. */
+export const refundShapes = (rows: number): ReadonlyArray<readonly [string, RefundQuery]> => [
+  ["refunds: first page, no filter", { ...scope, limit: 26 }],
+  ["refunds: deep page", { ...scope, limit: 11, after: { ...middle(rows), id: middle(rows).id.replace("dord_", "rfnd_") } }],
+  ["refunds: status (several)", { ...scope, limit: 26, where: { status: ["pending", "failed"] } }],
+  ["refunds: payment_intent", { ...scope, limit: 26, where: { paymentIntentId: "dord_" + "1002".padStart(24, "0") } }],
+  ["refunds: merchant_reference", { ...scope, limit: 26, where: { merchantReference: "refund-1007" } }],
+  ["refunds: created_after and created_before", { ...scope, limit: 26, createdAfter: start + 1_000_000, createdBefore: start + 2_000_000 }]
+]
+
+/** The plan PostgreSQL chooses for the adapter's refund list statement. */
+export const explainRefunds = (prefix: string, query: RefundQuery) =>
+  Effect.gen(function*() {
+    const sql = (yield* SqlClient).withoutTransforms()
+    const t = tables(yield* validatePrefix(prefix))
+    const [text, params] = listStatement(sql, t, Refund.table, query).compile()
+    const rows = yield* sql.unsafe<{ "QUERY PLAN": string }>(`EXPLAIN (COSTS OFF) ${text}`, params)
+    return rows.map((r) => r["QUERY PLAN"]).join("\n")
+  })
 
 /** The plan PostgreSQL chooses for the adapter's top-up list statement. */
 export const explainTopups = (prefix: string, query: TopupQuery) =>

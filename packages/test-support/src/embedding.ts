@@ -72,6 +72,35 @@ export const describeMountedHost = (host: MountedHost) => {
       assert.strictEqual(new URL(doc.servers[0].url, `${base}/payments/openapi.json`).href, `${base}/payments/`)
     })
 
+    it("D10 cancels a payment and refunds a paid one under the prefix, on the app's pool", async () => {
+      const send = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${host.base()}/payments${path}`, {
+          method,
+          headers: body !== undefined ? json : { authorization: auth },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+        })
+        return { status: res.status, body: await res.json() }
+      }
+      const until = async (path: string, done: (b: any) => boolean) => {
+        for (let i = 0; i < 150; i++) {
+          const b = (await send("GET", path)).body
+          if (done(b)) return b
+          await new Promise((r) => setTimeout(r, 100))
+        }
+        return (await send("GET", path)).body
+      }
+      const toCancel = (await send("POST", "/payment_intents", promptpay)).body.id
+      const canceled = await send("POST", `/payment_intents/${toCancel}/cancel`, { cancellation_reason: "requested_by_customer" })
+      assert.deepStrictEqual([canceled.status, canceled.body.status, canceled.body.cancellation_reason], [200, "canceled", "requested_by_customer"])
+      const paid = (await send("POST", "/payment_intents", promptpay)).body.id
+      await send("POST", `/payment_intents/${paid}/confirm`)
+      assert.strictEqual((await until(`/payment_intents/${paid}`, (b) => b.status === "succeeded")).status, "succeeded")
+      const refund = await send("POST", "/refunds", { payment_intent: paid, amount: "50000" })
+      assert.deepStrictEqual([refund.status, refund.body.status], [201, "pending"])
+      assert.strictEqual((await until(`/refunds/${refund.body.id}`, (b) => b.status !== "pending")).status, "succeeded")
+      assert.strictEqual((await send("GET", `/payment_intents/${paid}`)).body.amount_refunded, "50000")
+    })
+
     it(`the app's own routes answer beside Tender's, with their body parser; unknown paths get ${host.framework}'s 404`, async () => {
       const base = host.base()
       assert.deepStrictEqual(await (await fetch(`${base}/health`)).json(), { ok: true })

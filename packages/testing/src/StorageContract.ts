@@ -17,6 +17,7 @@ import type { Layer } from "effect"
 import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempotencyCases.js"
 import { merchantCases } from "./internal/merchantCases.js"
 import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
+import { cases as refundCases } from "./internal/refundCases.js"
 import { taskCases } from "./internal/taskCases.js"
 import { cases as topupIntentCases } from "./internal/topupIntentCases.js"
 
@@ -50,6 +51,7 @@ export const suite = <E>(
       describe("merchants and API keys", () => merchantCases(it))
       describe("tasks and events", () => taskCases(it, concurrency))
       describe("top-up intents", () => topupIntentCases(it))
+      describe("refunds", () => refundCases(it, concurrency))
     })
   })
 }

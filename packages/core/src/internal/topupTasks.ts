@@ -132,6 +132,8 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
       return reviewReceipt(task)
     case "topup_intent.expire":
       return expire(task)
+    case "payment_intent.cancel":
+    case "refund.send":
     case "payment_intent.confirm":
     case "payment_intent.poll":
     case "payment_intent.submit_receipt":

@@ -72,6 +72,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payment_intents/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment intent
+         * @description Only while requires_action; the provider is told durably, and a payment it reports later is refunded (D10).
+         */
+        post: operations["paymentIntents.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assets": {
         parameters: {
             query?: never;
@@ -135,6 +155,41 @@ export interface paths {
         put?: never;
         /** Cancel a payout intent */
         post: operations["payoutIntents.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List refunds */
+        get: operations["refunds.list"];
+        put?: never;
+        /** Create a refund */
+        post: operations["refunds.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a refund */
+        get: operations["refunds.retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -386,13 +441,16 @@ export interface components {
             next_action: components["schemas"]["NextAction"] | null;
             failure_code: string | null;
             failure_message: string | null;
+            cancellation_reason: components["schemas"]["CancellationReason"] | null;
+            /** @description D10: the sum of succeeded refunds, minor units; "0" when none */
+            amount_refunded: string;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
         /** @enum {string} */
         Environment: "test" | "live";
         /** @enum {string} */
-        PaymentIntentStatus: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
+        PaymentIntentStatus: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "canceled";
         NextAction: components["schemas"]["RedirectToUrl"] | components["schemas"]["DisplayQrCode"] | components["schemas"]["DisplayBankTransferInstructions"];
         RedirectToUrl: {
             /** @enum {string} */
@@ -426,6 +484,8 @@ export interface components {
             expires_at?: components["schemas"]["Timestamp"];
             requires_receipt: boolean;
         };
+        /** @enum {string} */
+        CancellationReason: "requested_by_customer" | "duplicate" | "abandoned";
         ValidationFailed: {
             error: {
                 /** @enum {string} */
@@ -550,6 +610,9 @@ export interface components {
             next_action: components["schemas"]["NextAction"] | null;
             failure_code: string | null;
             failure_message: string | null;
+            cancellation_reason: components["schemas"]["CancellationReason"] | null;
+            /** @description D10: the sum of succeeded refunds, minor units; "0" when none */
+            amount_refunded: string;
             processing_reason: string | null;
             receipt: components["schemas"]["Receipt"] | null;
             created_at: components["schemas"]["Timestamp"];
@@ -604,6 +667,9 @@ export interface components {
         };
         /** Format: binary */
         PersistedFile: string;
+        PaymentIntentCancelParams: {
+            cancellation_reason?: components["schemas"]["CancellationReason"];
+        };
         Asset: {
             /** @enum {string} */
             object: "asset";
@@ -719,6 +785,112 @@ export interface components {
                 /** @description Equal to the Request-Id response header */
                 request_id: string;
             };
+        };
+        RefundCreateParams: {
+            /** @description a string matching the pattern ^dord_[0-9A-Za-z]{24}$ */
+            payment_intent: string;
+            amount?: components["schemas"]["Amount"];
+            /** @enum {string} */
+            reason?: "requested_by_customer" | "duplicate" | "fraudulent";
+            /**
+             * maxLength(256)
+             * @description a string at most 256 character(s) long
+             */
+            merchant_reference?: string;
+            metadata?: components["schemas"]["Metadata"];
+            destination?: components["schemas"]["PayoutDestination"];
+        };
+        /** @description The refund, pending at the provider */
+        RefundCreated: {
+            /** @enum {string} */
+            object: "refund";
+            /** @description Begins with rfnd_ */
+            id: string;
+            environment: components["schemas"]["Environment"];
+            /** @description The refunded payment intent (dord_…) */
+            payment_intent: string;
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            status: components["schemas"]["RefundStatus"];
+            reason: components["schemas"]["RefundReason"] | null;
+            merchant_reference: string | null;
+            destination: {
+                /** @enum {string} */
+                type: "bank_account";
+                bank: string;
+                /** @description Masked to its last 4 digits */
+                account_number: string;
+                account_name: string;
+            } | null;
+            failure_code: string | null;
+            failure_message: string | null;
+            metadata: {
+                [key: string]: string;
+            } | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @enum {string} */
+        RefundStatus: "pending" | "succeeded" | "failed";
+        /** @enum {string} */
+        RefundReason: "requested_by_customer" | "duplicate" | "fraudulent" | "late_payment";
+        AmountExceedsRefundable: {
+            error: {
+                /** @enum {string} */
+                code: "amount_exceeds_refundable";
+                message: string;
+                /** @description The input at fault: a dotted path such as customer.email, or a header name */
+                param?: string;
+                details?: components["schemas"]["ErrorDetail"][];
+                /** @description Equal to the Request-Id response header */
+                request_id: string;
+            };
+        };
+        RefundNotSupported: {
+            error: {
+                /** @enum {string} */
+                code: "refund_not_supported";
+                message: string;
+                /** @description The input at fault: a dotted path such as customer.email, or a header name */
+                param?: string;
+                details?: components["schemas"]["ErrorDetail"][];
+                /** @description Equal to the Request-Id response header */
+                request_id: string;
+            };
+        };
+        Refund: {
+            /** @enum {string} */
+            object: "refund";
+            /** @description Begins with rfnd_ */
+            id: string;
+            environment: components["schemas"]["Environment"];
+            /** @description The refunded payment intent (dord_…) */
+            payment_intent: string;
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            status: components["schemas"]["RefundStatus"];
+            reason: components["schemas"]["RefundReason"] | null;
+            merchant_reference: string | null;
+            destination: {
+                /** @enum {string} */
+                type: "bank_account";
+                bank: string;
+                /** @description Masked to its last 4 digits */
+                account_number: string;
+                account_name: string;
+            } | null;
+            failure_code: string | null;
+            failure_message: string | null;
+            metadata: {
+                [key: string]: string;
+            } | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        RefundList: {
+            data: components["schemas"]["Refund"][];
+            has_more: boolean;
+            next_cursor: string | null;
         };
         TopupIntentCreateParams: {
             destination_amount: components["schemas"]["Amount"];
@@ -879,7 +1051,7 @@ export interface components {
             description?: string;
         };
         /** @enum {string} */
-        EventType: "payment_intent.created" | "payment_intent.requires_action" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.receipt_submitted" | "topup_intent.created" | "topup_intent.succeeded" | "topup_intent.failed" | "topup_intent.expired" | "payout_intent.created" | "payout_intent.processing" | "payout_intent.succeeded" | "payout_intent.failed" | "payout_intent.canceled";
+        EventType: "payment_intent.created" | "payment_intent.requires_action" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.receipt_submitted" | "topup_intent.created" | "topup_intent.succeeded" | "topup_intent.failed" | "topup_intent.expired" | "payout_intent.created" | "payout_intent.processing" | "payout_intent.succeeded" | "payout_intent.failed" | "payout_intent.canceled" | "payment_intent.canceled" | "refund.created" | "refund.succeeded" | "refund.failed";
         /** @description The endpoint, with its signing secret: shown this once */
         WebhookEndpointCreated: {
             /** @enum {string} */
@@ -1401,6 +1573,98 @@ export interface operations {
             };
         };
     };
+    "paymentIntents.cancel": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentIntentCancelParams"];
+            };
+        };
+        responses: {
+            /** @description PaymentIntent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentIntent"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
+                };
+            };
+            /** @description Error: idempotency_conflict or payment_intent_unexpected_state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["PaymentIntentUnexpectedState"];
+                };
+            };
+            /** @description Error: validation_failed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
     "assets.upload": {
         parameters: {
             query?: never;
@@ -1783,6 +2047,251 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "refunds.list": {
+        parameters: {
+            query?: {
+                /** @description Only the refunds of this payment intent (dord_…) */
+                payment_intent?: string;
+                /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+                created_after?: string;
+                /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+                created_before?: string;
+                /** @description a string at most 256 character(s) long */
+                merchant_reference?: string;
+                /** @description One or more statuses: single, comma-separated or repeated */
+                status?: string | string[];
+                limit?: number;
+                /** @description a string at least 1 character(s) long */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RefundList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "refunds.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefundCreateParams"];
+            };
+        };
+        responses: {
+            /** @description The original refund: a repeated create with the same merchant_reference and fields (D10) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundCreated"];
+                };
+            };
+            /** @description The refund, pending at the provider */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundCreated"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
+                };
+            };
+            /** @description Error: idempotency_conflict or payment_intent_unexpected_state or amount_exceeds_refundable */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["PaymentIntentUnexpectedState"] | components["schemas"]["AmountExceedsRefundable"];
+                };
+            };
+            /** @description Error: validation_failed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: refund_not_supported */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundNotSupported"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "refunds.retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Refund */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
                 };
             };
             /** @description Error: internal_error */

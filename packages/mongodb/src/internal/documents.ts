@@ -82,10 +82,14 @@ export const toDocument = (table: Table.Table<any>, record: object): Document =>
   return doc
 }
 
-/** The record a document holds. Fields the document lacks are null (`Table.OrNull`). */
+/**
+ * The record a document holds. Fields the document lacks are null (`Table.OrNull`), or what the
+ * field says a record written before it existed holds (`Table.AmountFromZero`): MongoDB has no
+ * migrations to fill them.
+ */
 export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, doc: Document): A => {
   const record: Record<string, unknown> = {}
-  for (const f of table.fields) record[f.name] = decodeValue(f, doc[f.column])
+  for (const f of table.fields) record[f.name] = doc[f.column] === undefined && f.missing !== undefined ? f.missing : decodeValue(f, doc[f.column])
   return record as unknown as A
 }
 

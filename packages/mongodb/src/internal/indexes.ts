@@ -6,7 +6,7 @@
  * A new resource is its `Table` and one entry of `resources`; a new list filter is one name
  * in its entry.
  */
-import { Asset, Event, PaymentIntent, PayoutIntent, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { Asset, Event, PaymentIntent, PayoutIntent, Refund, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import type { Document, IndexDirection } from "mongodb"
 import type { Collections } from "./collections.js"
 import { fieldOf } from "./documents.js"
@@ -36,7 +36,8 @@ export const resources: ReadonlyArray<Resource> = [
   { table: WebhookEndpoint.table, listFilters: ["status"] },
   { table: WebhookDelivery.attemptTable, listFilters: ["endpointId", "eventId"] },
   { table: PayoutIntent.table, listFilters: ["status", "currency", "merchantReference"] },
-  { table: TopupIntent.table, listFilters: ["status", "country", "destinationCurrency", "merchantReference", "sourceType"] }
+  { table: TopupIntent.table, listFilters: ["status", "country", "destinationCurrency", "merchantReference", "sourceType"] },
+  { table: Refund.table, listFilters: ["status", "paymentIntentId", "merchantReference"] }
 ]
 
 /** The BSON type a stored value of each kind has: a partial index over it skips nulls. */

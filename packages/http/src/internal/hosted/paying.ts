@@ -91,6 +91,8 @@ export const final = (c: Context): Page => {
     ? [m.succeeded, m.succeededHelp, "\u2713"]
     : c.intent.status === "failed"
     ? [m.failed, m.failedHelp, "\u2715"]
+    : c.intent.status === "canceled"
+    ? [m.canceledTitle, m.canceledHelp, "\u2715"]
     : [m.expiredTitle, m.expiredHelp, "\u231B"]
   return frame(
     c,

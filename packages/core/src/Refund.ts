@@ -1,0 +1,206 @@
+/**
+ * The refund (D10): money given back from a succeeded payment. Its wire shape, create request,
+ * storage record and status rules, exhaustive over the status union, and the never-more-than-paid
+ * rule as pure functions over the payment intent's refund counters.
+ *
+ * @since 0.1.0
+ */
+import { Either, Schema } from "effect"
+import { prefixes } from "./Ids.js"
+import type { PaymentIntentRecord } from "./PaymentIntent.js"
+import { Metadata } from "./PaymentIntent.js"
+import { Destination } from "./PayoutIntent.js"
+import { mask } from "./PayoutIntent.js"
+import { Amount, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
+import * as Table from "./Table.js"
+
+// ---------------------------------------------------------------------------
+// Statuses (D10)
+// ---------------------------------------------------------------------------
+
+/** The statuses of D10. @since 0.1.0 @category status */
+export const Status = Schema.Literal("pending", "succeeded", "failed").annotations({ identifier: "RefundStatus" })
+/** @since 0.1.0 @category status */
+export type Status = typeof Status.Type
+
+/** D10: `pending` → `succeeded` | `failed`; nothing after. @since 0.1.0 @category status */
+export const canTransition = (from: Status, to: Status): boolean => {
+  switch (from) {
+    case "pending":
+      return to === "succeeded" || to === "failed"
+    case "succeeded":
+    case "failed":
+      return false
+  }
+}
+
+/** The event a refund emits when it enters a status (D10). @since 0.1.0 @category status */
+export const statusEvent = (status: Status) => {
+  switch (status) {
+    case "pending":
+      return "refund.created" as const
+    case "succeeded":
+      return "refund.succeeded" as const
+    case "failed":
+      return "refund.failed" as const
+  }
+}
+
+/** The reasons a merchant may give (D10). @since 0.1.0 @category request */
+export const RequestReason = Schema.Literal("requested_by_customer", "duplicate", "fraudulent")
+
+/** Every reason a refund may carry: the merchant's, or `late_payment`, which Tender sets itself (D10 cancel). @since 0.1.0 @category models */
+export const Reason = Schema.Literal("requested_by_customer", "duplicate", "fraudulent", "late_payment")
+  .annotations({ identifier: "RefundReason" })
+/** @since 0.1.0 @category models */
+export type Reason = typeof Reason.Type
+
+// ---------------------------------------------------------------------------
+// Create request (D10)
+// ---------------------------------------------------------------------------
+
+/** POST /refunds body (D10). Unknown fields are rejected. @since 0.1.0 @category request */
+export const CreateParams = Schema.Struct({
+  payment_intent: withMessage(Schema.String.pipe(Schema.pattern(/^dord_[0-9A-Za-z]{24}$/)), "must be a payment intent id: dord_ followed by 24 letters and digits"),
+  amount: Schema.optional(Amount),
+  reason: Schema.optional(RequestReason),
+  merchant_reference: Schema.optional(MerchantReference),
+  metadata: Schema.optional(Metadata),
+  destination: Schema.optional(Destination)
+}).annotations({ identifier: "RefundCreateParams", parseOptions: { errors: "all", onExcessProperty: "error" } })
+/** @since 0.1.0 @category request */
+export type CreateParams = typeof CreateParams.Type
+
+// ---------------------------------------------------------------------------
+// Storage record
+// ---------------------------------------------------------------------------
+
+/** The stored refund: the destination's account number in full (masked in every response). @since 0.1.0 @category models */
+export const RefundRecord = Schema.Struct({
+  id: Schema.String,
+  merchantId: Schema.String,
+  environment: Environment,
+  paymentIntentId: Schema.String,
+  amount: Table.AmountText,
+  currency: Schema.String,
+  status: Status,
+  reason: Table.OrNull(Reason),
+  merchantReference: Table.OrNull(Schema.String),
+  destination: Table.OrNull(Destination),
+  metadata: Table.OrNull(Schema.Record({ key: Schema.String, value: Schema.String })),
+  failureCode: Table.OrNull(Schema.String),
+  failureMessage: Table.OrNull(Schema.String),
+  providerCode: Table.OrNull(Schema.String),
+  fingerprint: Schema.String,
+  createdAt: Table.Millis,
+  updatedAt: Table.Millis,
+  version: Table.Integer
+})
+/** @since 0.1.0 @category models */
+export type RefundRecord = typeof RefundRecord.Type
+
+/** How refunds are stored: `merchant_reference` unique per merchant and environment among refunds (D10). @since 0.1.0 @category models */
+export const table = Table.make({
+  name: "refunds",
+  idPrefix: prefixes.refund,
+  record: RefundRecord,
+  unique: [{ name: "reference", fields: ["merchantReference"] }]
+})
+
+// ---------------------------------------------------------------------------
+// Wire shape (D10)
+// ---------------------------------------------------------------------------
+
+/** The refund of D10. @since 0.1.0 @category wire */
+export const Refund = Schema.Struct({
+  object: Schema.Literal("refund"),
+  id: Schema.String.annotations({ description: "Begins with rfnd_" }),
+  environment: Environment,
+  payment_intent: Schema.String.annotations({ description: "The refunded payment intent (dord_…)" }),
+  amount: Amount,
+  currency: Currency,
+  status: Status,
+  reason: Schema.NullOr(Reason),
+  merchant_reference: Schema.NullOr(Schema.String),
+  destination: Schema.NullOr(Schema.Struct({
+    type: Schema.Literal("bank_account"),
+    bank: Schema.String,
+    account_number: Schema.String.annotations({ description: "Masked to its last 4 digits" }),
+    account_name: Schema.String
+  })),
+  failure_code: Schema.NullOr(Schema.String),
+  failure_message: Schema.NullOr(Schema.String),
+  metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}).annotations({ identifier: "Refund" })
+/** @since 0.1.0 @category wire */
+export type Refund = typeof Refund.Type
+
+/** @since 0.1.0 @category wire */
+export const toResource = (r: RefundRecord): Refund => ({
+  object: "refund",
+  id: r.id,
+  environment: r.environment,
+  payment_intent: r.paymentIntentId,
+  amount: r.amount,
+  currency: r.currency,
+  status: r.status,
+  reason: r.reason,
+  merchant_reference: r.merchantReference,
+  destination: r.destination === null ? null : { ...r.destination, account_number: mask(r.destination.account_number) },
+  failure_code: r.failureCode,
+  failure_message: r.failureMessage,
+  metadata: r.metadata,
+  created_at: formatTimestamp(r.createdAt),
+  updated_at: formatTimestamp(r.updatedAt)
+})
+
+// ---------------------------------------------------------------------------
+// Never more than paid (D10)
+// ---------------------------------------------------------------------------
+
+/** What is still refundable: the amount less pending and succeeded refunds (D10). @since 0.1.0 */
+export const refundable = (intent: Pick<PaymentIntentRecord, "amount" | "amountRefunded" | "refundsPending">): bigint =>
+  BigInt(intent.amount) - BigInt(intent.amountRefunded) - BigInt(intent.refundsPending)
+
+/**
+ * Reserve `amount` (default: all that is refundable) on the payment intent: the intent as it is
+ * with the refund pending, or the refundable remainder when the refund would pass it. The caller
+ * writes the result with the version it read, so two refunds that read the same intent cannot
+ * both commit: the store's versioned update is what makes the rule hold under concurrency.
+ *
+ * @since 0.1.0
+ */
+export const reserve = (
+  intent: PaymentIntentRecord,
+  amount: string | undefined,
+  now: number
+): Either.Either<{ readonly intent: PaymentIntentRecord; readonly amount: string }, { readonly refundable: bigint }> => {
+  const left = refundable(intent)
+  const wanted = amount === undefined ? left : BigInt(amount)
+  if (wanted <= 0n || wanted > left) return Either.left({ refundable: left })
+  return Either.right({
+    amount: wanted.toString(),
+    intent: {
+      ...intent,
+      refundsPending: (BigInt(intent.refundsPending) + wanted).toString(),
+      updatedAt: Math.max(now, intent.updatedAt),
+      version: intent.version + 1
+    }
+  })
+}
+
+/**
+ * The intent once a pending refund of `amount` settles: `succeeded` moves it to
+ * `amount_refunded`; `failed` gives it back to what is refundable (D10).
+ *
+ * @since 0.1.0
+ */
+export const settle = (intent: PaymentIntentRecord, amount: string, outcome: "succeeded" | "failed", now: number): PaymentIntentRecord => ({
+  ...intent,
+  refundsPending: (BigInt(intent.refundsPending) - BigInt(amount)).toString(),
+  amountRefunded: outcome === "succeeded" ? (BigInt(intent.amountRefunded) + BigInt(amount)).toString() : intent.amountRefunded,
+  updatedAt: Math.max(now, intent.updatedAt),
+  version: intent.version + 1
+})

@@ -1,0 +1,337 @@
+/**
+ * Refunds (D10): create, get and list for merchants; the durable task that sends a pending
+ * refund to the payment's provider; and the late-payment refund Tender creates itself when a
+ * provider reports a payment for a canceled intent. Every refund reserves its amount on the
+ * payment intent in the same versioned write that inserts it (`Refund.reserve`), so the refunds
+ * of a payment never pass its amount, whatever the concurrency, in every store.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Effect, Either, Option, Schema } from "effect"
+import * as ApiResponse from "./ApiResponse.js"
+import type { Principal } from "./Authentication.js"
+import { fingerprint } from "./Canonical.js"
+import { AmountExceedsRefundable, PaymentIntentUnexpectedState, RefundNotSupported, ResourceNotFound, ValidationFailed } from "./Errors.js"
+import * as Event from "./Event.js"
+import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
+import * as Operation from "./Operation.js"
+import * as Pagination from "./Pagination.js"
+import * as PaymentIntent from "./PaymentIntent.js"
+import type { PaymentProvider, ProviderMethod } from "./Provider.js"
+import { ProviderRegistry, ProviderUnavailable } from "./Provider.js"
+import type { CreateParams, RefundRecord } from "./Refund.js"
+import { canTransition, RefundRecord as Record, reserve, settle, Status, statusEvent, table, toResource } from "./Refund.js"
+import { providerTimeout } from "./Routing.js"
+import { MerchantReference } from "./Schemas.js"
+import type { Scope } from "./Storage.js"
+import { Storage, Write } from "./Storage.js"
+import type { StorageError } from "./StorageError.js"
+import * as Task from "./Task.js"
+
+const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["environment"] }): Scope => ({
+  merchantId: r.merchantId,
+  environment: r.environment
+})
+const principalScope = (p: Principal): Scope => ({ merchantId: p.merchant.id, environment: p.environment })
+
+/** An intent written with its refund counters changed: the rules of 3.1 and D10 checked first, as for every write of an intent. */
+const intentWrite = (before: PaymentIntent.PaymentIntentRecord, after: PaymentIntent.PaymentIntentRecord) => {
+  const problems = PaymentIntent.invariantViolations(after)
+  return problems.length > 0
+    ? Effect.die(new Error(`invariant broken: ${problems.join("; ")}`))
+    : Effect.succeed(Write.update(PaymentIntent.table, after, before.version))
+}
+
+/** The provider of a payment and how its method is refunded; none when it cannot be (D10: 422). */
+const refundRoute = (intent: PaymentIntent.PaymentIntentRecord) =>
+  Effect.map(ProviderRegistry, (registry) => {
+    const provider = intent.providerCode === null ? undefined : registry.get(intent.providerCode)
+    const method = provider?.methods.find((m) => m.method === intent.paymentMethod)
+    return provider?.refund === undefined || method?.refunds === undefined ? undefined : { provider, method }
+  })
+
+/** The writes of a new pending refund: its insert, `refund.created`, the intent's reservation and the send task. */
+const pendingWrites = (refund: RefundRecord, before: PaymentIntent.PaymentIntentRecord, after: PaymentIntent.PaymentIntentRecord) =>
+  Effect.gen(function*() {
+    const events = yield* Event.writes(refund, "refund", toResource(refund), ["refund.created"])
+    const task = yield* Task.make({ ...scopeOf(refund), kind: "refund.send", resourceId: refund.id, dueAt: refund.createdAt, now: refund.createdAt })
+    return [Write.insert(table, refund), ...events, yield* intentWrite(before, after), Write.insert(Task.table, task)]
+  })
+
+/** The canonical create, for the fingerprint (4.9 merchant_reference rule 4 applied to refunds, D10). */
+const canonical = (p: CreateParams) => ({
+  payment_intent: p.payment_intent,
+  amount: p.amount,
+  reason: p.reason,
+  destination: p.destination,
+  metadata: p.metadata !== undefined && Object.keys(p.metadata).length > 0 ? p.metadata : undefined
+})
+
+/** Decide a refund of `params` on the intent as stored now. Fails with the API error the caller sees; never writes. */
+const decide = (principal: Principal, params: CreateParams, id: string, fp: string) =>
+  Effect.gen(function*() {
+    const found = yield* (yield* Storage).get(PaymentIntent.table, principalScope(principal), params.payment_intent)
+    if (Option.isNone(found)) {
+      return yield* new ResourceNotFound({ param: "payment_intent", message: `No payment intent ${JSON.stringify(params.payment_intent)}.` })
+    }
+    const intent = found.value
+    if (intent.status !== "succeeded") {
+      return yield* new PaymentIntentUnexpectedState({
+        param: "payment_intent",
+        message: `This payment intent is ${intent.status}: only a succeeded payment can be refunded.`
+      })
+    }
+    const route = yield* refundRoute(intent)
+    if (route === undefined) {
+      return yield* new RefundNotSupported({ param: "payment_intent", message: "The provider of this payment cannot refund its payment method." })
+    }
+    if (route.method.refunds === "bank_account" && params.destination === undefined) {
+      return yield* ValidationFailed.at("destination", "This payment method is refunded to a bank account: destination is required.")
+    }
+    if (params.destination !== undefined && providerBank(route.method, params.destination.bank) === undefined) {
+      return yield* ValidationFailed.at("destination.bank", `Unknown bank ${JSON.stringify(params.destination.bank)}; use a code from discovery.`)
+    }
+    const now = yield* Clock.currentTimeMillis
+    const reserved = reserve(intent, params.amount, now)
+    if (Either.isLeft(reserved)) {
+      return yield* new AmountExceedsRefundable({
+        param: "amount",
+        message: `The refunds of this payment would pass its amount: ${reserved.left.refundable} ${intent.currency} minor units are refundable.`
+      })
+    }
+    const refund = Record.make({
+      id,
+      ...principalScope(principal),
+      paymentIntentId: intent.id,
+      amount: reserved.right.amount,
+      currency: intent.currency,
+      status: "pending",
+      reason: params.reason ?? null,
+      merchantReference: params.merchant_reference ?? null,
+      destination: params.destination ?? null,
+      metadata: params.metadata ?? null,
+      providerCode: route.provider.code,
+      fingerprint: fp,
+      createdAt: now,
+      updatedAt: now,
+      version: 1
+    }, true)
+    return { refund, writes: yield* pendingWrites(refund, intent, reserved.right.intent) }
+  })
+
+/**
+ * POST /refunds (D10): 201 with the refund, `pending`; the provider call runs as a task. The
+ * same `merchant_reference` again with the same fields answers the original (200); with any
+ * field changed, 409 `idempotency_conflict`.
+ *
+ * @since 0.1.0
+ */
+export const create = (context: Operation.RequestContext, params: CreateParams) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const id = yield* (yield* IdGenerator).make(prefixes.refund)
+    const fp = fingerprint(canonical(params))
+    return yield* Operation.run({
+      context,
+      route: "POST /refunds",
+      canonical: { merchant_reference: params.merchant_reference, ...canonical(params) },
+      resource: "refund",
+      reference: params.merchant_reference === undefined ? undefined : {
+        resourceType: "refund",
+        reference: params.merchant_reference,
+        fingerprint: fp,
+        resourceId: id,
+        original: (originalId) =>
+          storage.get(table, principalScope(context.principal), originalId).pipe(
+            Effect.flatMap(Option.match({
+              onNone: () => Effect.dieMessage(`merchant_reference points at missing refund ${originalId}`),
+              onSome: (original) => Effect.succeed(ApiResponse.json(200, toResource(original), context.requestId))
+            }))
+          )
+      },
+      decide: Effect.map(decide(context.principal, params, id, fp), ({ refund, writes }) => ({
+        response: ApiResponse.json(201, toResource(refund), context.requestId),
+        writes
+      }))
+    })
+  })
+
+/** GET /refunds/{id} (D10): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
+export const retrieve = (principal: Principal, id: string) =>
+  Effect.gen(function*() {
+    if (!isWellFormed(prefixes.refund, id)) {
+      return yield* ValidationFailed.at("id", "id must be a refund id: rfnd_ followed by 24 letters and digits")
+    }
+    const found = yield* (yield* Storage).get(table, principalScope(principal), id)
+    if (Option.isNone(found)) return yield* new ResourceNotFound({ param: "id", message: `No refund ${JSON.stringify(id)}.` })
+    return toResource(found.value)
+  })
+
+/** GET /refunds query (D10): the filters of 4.3 that apply to refunds, and `payment_intent`. @since 0.1.0 @category request */
+export const ListParams = Schema.Struct({
+  payment_intent: Schema.optional(Schema.String.annotations({ description: "Only the refunds of this payment intent (dord_…)" })),
+  ...Pagination.createdFields,
+  merchant_reference: Schema.optional(MerchantReference),
+  status: Schema.optional(Pagination.ValueList.annotations({ description: "One or more statuses: single, comma-separated or repeated" })),
+  ...Pagination.pageFields
+}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+/** @since 0.1.0 @category request */
+export type ListParams = typeof ListParams.Type
+
+/** GET /refunds (D6, D10): keyset pages, newest first. @since 0.1.0 */
+export const list = (principal: Principal, params: ListParams) =>
+  Effect.gen(function*() {
+    if (params.payment_intent !== undefined && !isWellFormed(prefixes.paymentIntent, params.payment_intent)) {
+      return yield* ValidationFailed.at("payment_intent", "payment_intent must be a payment intent id: dord_ followed by 24 letters and digits")
+    }
+    const { limit, query } = yield* Pagination.window(params, prefixes.refund)
+    const statuses = yield* Pagination.parseValues("status", params.status, Status.literals)
+    const rows = yield* (yield* Storage).list(table, {
+      ...principalScope(principal),
+      ...query,
+      where: { paymentIntentId: params.payment_intent, merchantReference: params.merchant_reference, status: statuses }
+    })
+    return Pagination.page(rows, limit, toResource)
+  })
+
+// ---------------------------------------------------------------------------
+// Late payments (D10 cancel)
+// ---------------------------------------------------------------------------
+
+/**
+ * The writes that refund a payment the provider reported for a canceled intent: a pending
+ * refund of the whole amount, `reason: "late_payment"`, with its event and send task. None when
+ * the intent is not canceled or a late refund was made already (its amount is reserved): a
+ * second report of the same payment refunds nothing twice.
+ *
+ * @since 0.1.0
+ */
+export const latePayment = (
+  intent: PaymentIntent.PaymentIntentRecord
+): Effect.Effect<ReadonlyArray<Write>, StorageError, IdGenerator | Storage> =>
+  Effect.gen(function*() {
+    if (intent.status !== "canceled" || intent.refundsPending !== "0" || intent.amountRefunded !== "0") return []
+    const now = yield* Clock.currentTimeMillis
+    const reserved = reserve(intent, undefined, now)
+    if (Either.isLeft(reserved)) return []
+    const options = intent.paymentMethodOptions
+    const refund = Record.make({
+      id: yield* (yield* IdGenerator).make(prefixes.refund),
+      ...scopeOf(intent),
+      paymentIntentId: intent.id,
+      amount: reserved.right.amount,
+      currency: intent.currency,
+      status: "pending",
+      reason: "late_payment",
+      // Back to the account the payer paid from, where the method is refunded to one.
+      destination: options?.bank !== undefined && options.account_number !== undefined && options.account_name !== undefined
+        ? { type: "bank_account", bank: options.bank, account_number: options.account_number, account_name: options.account_name }
+        : null,
+      providerCode: intent.providerCode,
+      fingerprint: fingerprint({ late_payment: intent.id }),
+      createdAt: now,
+      updatedAt: now,
+      version: 1
+    }, true)
+    return yield* pendingWrites(refund, intent, reserved.right.intent)
+  })
+
+// ---------------------------------------------------------------------------
+// The send task
+// ---------------------------------------------------------------------------
+
+const providerBank = (method: ProviderMethod, bank: string) => method.banks.find((b) => b.code === bank)?.providerCode
+
+const withTimeout = <A>(provider: PaymentProvider, effect: Effect.Effect<A, ProviderUnavailable>) =>
+  Effect.interruptible(effect).pipe(
+    Effect.timeoutFail({ duration: providerTimeout, onTimeout: () => new ProviderUnavailable({ provider: provider.code, reason: "timed out" }) })
+  )
+
+/**
+ * Settle a pending refund with its outcome: the refund's change and event, and the intent's
+ * counters, in one commit. Read afresh and tried again when a concurrent change (another refund
+ * of the same payment) moved the intent's version; a refund no longer pending is left alone, so
+ * a second run of the task settles nothing twice.
+ */
+const settleRefund = (refundId: string, scope: Scope, outcome: { readonly status: "succeeded" | "failed"; readonly failureCode?: string; readonly failureMessage?: string }) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const found = yield* storage.get(table, scope, refundId)
+    if (Option.isNone(found) || found.value.status !== "pending") return
+    const before = found.value
+    const intentFound = yield* storage.get(PaymentIntent.table, scope, before.paymentIntentId)
+    if (Option.isNone(intentFound)) return yield* Effect.dieMessage(`refund ${refundId} names a missing payment intent`)
+    if (!canTransition(before.status, outcome.status)) return
+    const now = yield* Clock.currentTimeMillis
+    const refund: RefundRecord = {
+      ...before,
+      status: outcome.status,
+      failureCode: outcome.failureCode ?? null,
+      failureMessage: outcome.failureMessage ?? null,
+      updatedAt: Math.max(now, before.updatedAt),
+      version: before.version + 1
+    }
+    const events = yield* Event.writes(refund, "refund", toResource(refund), [statusEvent(refund.status)])
+    const intent = intentFound.value
+    yield* storage.commit([
+      Write.update(table, refund, before.version),
+      ...events,
+      yield* intentWrite(intent, settle(intent, refund.amount, outcome.status, now))
+    ])
+  }).pipe(Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 100 }))
+
+/**
+ * Run the send task of a pending refund: the provider's answer settles it (`succeeded`, or
+ * `failed` with its amount refundable again); a pending answer or an unavailable provider is
+ * asked again with back-off. Our refund id is the provider's idempotency key, so a task run
+ * twice (a worker killed mid-refund) refunds once.
+ *
+ * @since 0.1.0
+ */
+export const send = (task: Task.TaskRecord) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const scope = scopeOf(task)
+    const done: Task.Outcome = { _tag: "Done", writes: [] }
+    const found = yield* storage.get(table, scope, task.resourceId)
+    if (Option.isNone(found) || found.value.status !== "pending") return done
+    const refund = found.value
+    const intent = yield* storage.get(PaymentIntent.table, scope, refund.paymentIntentId)
+    const route = Option.isNone(intent) ? undefined : yield* refundRoute(intent.value)
+    const ref = Option.isNone(intent) || intent.value.providerPaymentId === null ? undefined : intent.value
+    if (route === undefined || ref === undefined || route.provider.refund === undefined) {
+      yield* settleRefund(refund.id, scope, { status: "failed", failureCode: "refund_not_supported", failureMessage: "The provider of this payment cannot refund it." })
+      return done
+    }
+    const destination = refund.destination
+    const answer = yield* withTimeout(route.provider, route.provider.refund({
+      refundId: refund.id,
+      payment: {
+        paymentIntentId: ref.id,
+        providerPaymentId: ref.providerPaymentId!,
+        environment: ref.environment,
+        amount: ref.amount,
+        currency: ref.currency,
+        createdAt: ref.createdAt
+      },
+      amount: refund.amount,
+      destination: destination === null ? null : {
+        providerBank: providerBank(route.method, destination.bank) ?? destination.bank,
+        accountNumber: destination.account_number,
+        accountName: destination.account_name
+      },
+      createdAt: refund.createdAt
+    })).pipe(Effect.either)
+    const now = yield* Clock.currentTimeMillis
+    if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
+    switch (answer.right._tag) {
+      case "Pending":
+        return Task.retry(task, now, null)
+      case "Succeeded":
+        yield* settleRefund(refund.id, scope, { status: "succeeded" })
+        return done
+      case "Failed":
+        yield* settleRefund(refund.id, scope, { status: "failed", failureCode: answer.right.failureCode, failureMessage: answer.right.failureMessage })
+        return done
+    }
+  })
