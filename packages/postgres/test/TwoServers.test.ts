@@ -43,7 +43,7 @@ if (skipReason !== undefined) {
     beforeAll(async () => {
       // Both start at once on an empty prefix: they migrate and seed the same tables concurrently.
       ;[a, b] = await Promise.all([start(), start()])
-    }, 60_000)
+    }, 120_000)
     afterAll(async () => {
       for (const child of children) child.kill("SIGTERM")
       await runSql(dropTables(prefix))

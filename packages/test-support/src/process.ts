@@ -47,7 +47,8 @@ export const waitUntil = async (spawned: Spawned, ready: () => boolean, timeoutM
 }
 
 /** Wait until the process prints its "listening on" banner; throws with its output when it does not. */
-export const waitListening = async (spawned: Spawned, what: string, timeoutMs = 30_000): Promise<void> => {
+// 60 s: the TypeScript loader and a first migration take tens of seconds on a loaded 2-core machine.
+export const waitListening = async (spawned: Spawned, what: string, timeoutMs = 60_000): Promise<void> => {
   if (!(await waitUntil(spawned, () => spawned.output().includes("listening on"), timeoutMs))) {
     throw new Error(`${what} did not start:\n${spawned.output()}`)
   }
