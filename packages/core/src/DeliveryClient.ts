@@ -19,8 +19,8 @@ import { Duration, Effect, Layer } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
 import * as PublicAddress from "./PublicAddress.js"
-import type { DeliveryRequest, DeliveryResponse } from "./WebhookDelivery.js"
-import { maxResponseBytes, WebhookTransport } from "./WebhookDelivery.js"
+import type { DeliveryRequest, DeliveryResponse } from "./WebhookTransport.js"
+import { maxResponseBytes, WebhookTransport } from "./WebhookTransport.js"
 
 /** @since 0.1.0 @category models */
 export interface Options {

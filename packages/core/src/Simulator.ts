@@ -7,53 +7,16 @@
  */
 import { Effect } from "effect"
 import { sha256 } from "./Canonical.js"
-import type { PaymentProvider, ProviderBank, ProviderMethod, ProviderPaymentRef, ProviderTopups } from "./Provider.js"
+import type { PaymentProvider, ProviderBank, ProviderMethod } from "./Provider.js"
 import { ProviderUnavailable } from "./Provider.js"
 import { formatTimestamp } from "./Schemas.js"
+import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis } from "./internal/simulator.js"
+import { topups } from "./internal/simulatorTopups.js"
 
-/** The provider code hosts route to. @since 0.1.0 */
-export const code = "simulator"
-
-/**
- * Magic amounts (minor units), as Stripe's test cards: each drives one outcome. Any other
- * amount is paid when confirmed, and a receipt for it is accepted.
- *
- * @since 0.1.0 @category constants
- */
-export const magicAmounts = {
-  /** The provider declines the payment when it is created: the intent is `failed`. */
-  declineOnCreate: "40001",
-  /** The provider declines the payment when it is confirmed: `failed` with `payment_declined`. */
-  declineOnConfirm: "40002",
-  /** The provider rejects the receipt: the receipt is `rejected` and the intent `failed` with `receipt_rejected`. */
-  rejectReceipt: "40003",
-  /** The payer action expires `shortExpiryMillis` after create: the intent becomes `expired`. */
-  expireSoon: "40801",
-  /** Slow confirmation: confirm answers `processing`; the provider reports success `slowConfirmationMillis` after create. */
-  slowConfirmation: "20201",
-  /** A payout that fails after approval: `failed` with `account_closed`. */
-  payoutFails: "40004",
-  /** A refund of this amount fails at the provider: `failed` with `refund_failed` (D10). */
-  refundFails: "40005",
-  /** A refund of this amount stays pending until `slowRefundMillis` after it was created, then succeeds (D10). */
-  slowRefund: "20203",
-  /**
-   * A payment of this amount is paid by the payer just as it is canceled: the cancel reaches the
-   * provider too late, the intent stays `canceled` and Tender refunds it as a late payment (D10).
-   */
-  paidAfterCancel: "40901",
-  /** The provider is unreachable: a route failure, counted against its health. */
-  unavailable: "50301"
-} as const
-
-/** How long the payer action of `magicAmounts.expireSoon` lives. @since 0.1.0 @category constants */
-export const shortExpiryMillis = 10_000
-
-/** When, after create, the provider settles a `magicAmounts.slowConfirmation` payment. @since 0.1.0 @category constants */
-export const slowConfirmationMillis = 5_000
-
-/** When, after it was created, the provider settles a `magicAmounts.slowRefund` refund. @since 0.1.0 @category constants */
-export const slowRefundMillis = 5_000
+/** The provider code, the magic amounts and their timings. @since 0.1.0 @category constants */
+export { code, magicAmounts, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis }
+/** The simulator's top-up sources (2.5). @since 0.1.0 @category constants */
+export { topupSources } from "./internal/simulatorTopups.js"
 
 /** Thai banks with their Bank of Thailand numeric codes as the provider-local code. @since 0.1.0 */
 export const thaiBanks: ReadonlyArray<ProviderBank> = [
@@ -265,14 +228,6 @@ export const make = (options: { readonly baseUrl?: string } = {}): PaymentProvid
   }
 }
 
-/** D9: live keys never reach the simulator; the outage amount is an outage for every operation. */
-const serves = (payment: Pick<ProviderPaymentRef, "environment" | "amount">) =>
-  payment.environment !== "test"
-    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment" }))
-    : payment.amount === magicAmounts.unavailable
-    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)" }))
-    : Effect.void
-
 /** A PromptPay-style EMVCo payload (tag-length-value), enough to render a scannable test QR. */
 const promptPayPayload = (amount: string, reference: string): string => {
   const tlv = (tag: string, value: string) => tag + String(value.length).padStart(2, "0") + value
@@ -292,78 +247,4 @@ const crc16 = (text: string): string => {
     for (let j = 0; j < 8; j++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
   }
   return crc.toString(16).toUpperCase().padStart(4, "0")
-}
-
-/**
- * The simulator's top-up sources (2.5): free test money in THB or USD, a manual bank
- * transfer in THB proved by a receipt, and a crypto gateway (USDT on Tron, ETH on Ethereum).
- *
- * @since 0.1.0 @category constants
- */
-export const topupSources: ProviderTopups["sources"] = [
-  { type: "test_funding", currency: "THB", network: null, environments: ["test"] },
-  { type: "test_funding", currency: "USD", network: null, environments: ["test"] },
-  { type: "manual_receipt", currency: "THB", network: null, environments: ["test"] },
-  { type: "provider_gateway", currency: "USDT", network: "tron", environments: ["test"] },
-  { type: "provider_gateway", currency: "ETH", network: "ethereum", environments: ["test"] }
-]
-
-/**
- * Top-ups at the simulator. Magic values are the top-up's `destination_amount`, as for
- * payments: `declineOnConfirm` fails it, `rejectReceipt` rejects its receipt, `expireSoon`
- * is never paid and expires after `shortExpiryMillis`, `unavailable` is an outage. Any
- * other amount: test funding and a crypto deposit are seen paid at the first look, a
- * manual receipt is accepted.
- */
-const topups: ProviderTopups = {
-  sources: topupSources,
-  start: (request) =>
-    Effect.gen(function*() {
-      yield* serves({ environment: request.environment, amount: request.destinationAmount })
-      const providerTopupId = "simtu_" + sha256(request.topupIntentId).slice(0, 24)
-      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-      const expiresAt = request.destinationAmount === magicAmounts.expireSoon ? now + shortExpiryMillis : undefined
-      switch (request.sourceType) {
-        case "test_funding":
-          return { providerTopupId, instructions: { _tag: "None" as const }, expiresAt }
-        case "manual_receipt":
-          return {
-            providerTopupId,
-            expiresAt,
-            instructions: {
-              _tag: "BankTransfer" as const,
-              bankCode: "KBANK",
-              bankName: "Kasikornbank",
-              accountNumber: "0471234567",
-              accountName: "Tender Simulator Co., Ltd.",
-              reference: providerTopupId.slice(6, 18).toUpperCase()
-            }
-          }
-        case "provider_gateway": {
-          // A deterministic, well-formed-looking deposit address per top-up and network.
-          const digest = sha256(`${request.network}:${request.topupIntentId}`)
-          const address = request.network === "ethereum" ? `0x${digest.slice(0, 40)}` : `T${digest.slice(0, 33)}`
-          return { providerTopupId, instructions: { _tag: "CryptoAddress" as const, address }, expiresAt }
-        }
-      }
-    }),
-  status: (topup) =>
-    Effect.gen(function*() {
-      yield* serves({ environment: topup.environment, amount: topup.destinationAmount })
-      switch (topup.destinationAmount) {
-        case magicAmounts.declineOnConfirm:
-          return { _tag: "Failed" as const, failureCode: "payment_declined", failureMessage: "The provider declined the top-up." }
-        case magicAmounts.expireSoon:
-          return { _tag: "Pending" as const }
-      }
-      // A manual transfer is proved by its receipt, not seen by the provider.
-      return topup.sourceType === "manual_receipt" ? { _tag: "Pending" as const } : { _tag: "Succeeded" as const }
-    }),
-  submitReceipt: (topup) =>
-    Effect.gen(function*() {
-      yield* serves({ environment: topup.environment, amount: topup.destinationAmount })
-      return topup.destinationAmount === magicAmounts.rejectReceipt
-        ? { _tag: "Failed" as const, failureCode: "receipt_rejected", failureMessage: "The provider rejected the receipt." }
-        : { _tag: "Succeeded" as const }
-    })
 }

@@ -4,16 +4,16 @@
  * the merchant_reference together; `commit` applies a list of writes (a state change and
  * everything it causes: the resource, the stored response, the reservations' outcome)
  * together or not at all. Reads are generic over the resource's `Table`, so a new resource
- * adds a table, never a method or a field here.
+ * adds a table, never a method or a field here. The port imports no implementation: the
+ * in-memory one is `MemoryStorage`, the others are adapter packages.
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, type Option } from "effect"
-import * as MemoryStorage from "./internal/memoryStorage.js"
+import type { Effect, Option } from "effect"
+import { Context } from "effect"
 import type { Environment } from "./Schemas.js"
 import type { StorageError } from "./StorageError.js"
 import type { StoredRecord, Table } from "./Table.js"
-import { Tasks } from "./Task.js"
 
 /** A response as it is replayed: status, body bytes, and the request id it was first given under. @since 0.1.0 @category models */
 export interface StoredResponse {
@@ -186,20 +186,3 @@ export interface PurgeResult {
   readonly idempotencyKeys: number
   readonly referenceClaims: number
 }
-
-/**
- * A fresh, empty in-memory store. Every operation is one synchronous step, so on Node's
- * single thread each is atomic with respect to every other fiber.
- *
- * @since 0.1.0 @category constructors
- */
-export const makeMemory = (): Storage["Type"] & { readonly tasks: Tasks["Type"] } => {
-  const { tasks, ...storage } = MemoryStorage.make()
-  return { ...Storage.of(storage), tasks: Tasks.of(tasks) }
-}
-
-/** The embedded in-memory store, `Storage` and its task queue: data lives as long as the process. @since 0.1.0 @category layers */
-export const layerMemory: Layer.Layer<Storage | Tasks> = Layer.effectContext(Effect.sync(() => {
-  const { tasks, ...storage } = makeMemory()
-  return Context.make(Storage, storage).pipe(Context.add(Tasks, tasks))
-}))

@@ -15,6 +15,7 @@ import type { PaymentProvider } from "./Provider.js"
 import { layerRegistry } from "./Provider.js"
 import * as Seed from "./Seed.js"
 import * as Simulator from "./Simulator.js"
+import * as MemoryStorage from "./MemoryStorage.js"
 import * as Storage from "./Storage.js"
 import type * as Task from "./Task.js"
 
@@ -69,7 +70,7 @@ export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage
   Layer.merge(layerWithoutStorage(options), Seed.layerApply(options.seed).pipe(Layer.provideMerge(storage)))
 
 /** `Storage`, `Tasks` and `Merchants` on the embedded in-memory store. @since 0.1.0 @category layers */
-export const layerMemoryStorage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants> = Layer.merge(Storage.layerMemory, Merchants.layerMemory())
+export const layerMemoryStorage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants> = Layer.merge(MemoryStorage.layer, Merchants.layerMemory())
 
 /** Every service on the embedded in-memory store. @since 0.1.0 @category layers */
 export const layerMemory = (options: TenderOptions) => Layer.orDie(layer(options, layerMemoryStorage))

@@ -1,7 +1,7 @@
 import { promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Schema, TestClock } from "effect"
-import { PaymentIntent, PaymentIntents, Storage, StorageError } from "../src/index.js"
+import { MemoryStorage, PaymentIntent, PaymentIntents, Storage, StorageError } from "../src/index.js"
 import { keys, layer, login } from "./fixtures.js"
 
 const body = { ...promptpay, customer: {}, merchant_reference: "order-outage" }
@@ -19,7 +19,7 @@ const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 describe("storage outages", () => {
   it.effect("D1 a store that is unreachable at the final commit answers 503 service_unavailable and gives the key and reference back", () => {
     let down = true
-    const store = Storage.makeMemory()
+    const store = MemoryStorage.make()
     const flaky = Layer.succeed(Storage.Storage, {
       ...store,
       commit: (writes) =>
@@ -42,7 +42,7 @@ describe("storage outages", () => {
 
   it.effect("issue 14 D1 a store down for the release too: the key is given back in the background once the store is back, well before its lock (Idempotency.lockMillis, 60 s) lapses", () => {
     let down = true
-    const store = Storage.makeMemory()
+    const store = MemoryStorage.make()
     const flaky = Layer.succeed(Storage.Storage, {
       ...store,
       commit: (writes) => (down ? Effect.fail(new StorageError.StorageUnavailable({ message: "connection reset" })) : store.commit(writes))
@@ -61,7 +61,7 @@ describe("storage outages", () => {
 
   it.effect("issue 14 D1 a begin whose answer was lost (written, then the connection cut) gives back the key and reference it may have claimed", () => {
     let lose = true
-    const store = Storage.makeMemory()
+    const store = MemoryStorage.make()
     const flaky = Layer.succeed(Storage.Storage, {
       ...store,
       begin: (request) =>

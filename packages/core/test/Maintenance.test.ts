@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
-import { Idempotency, Maintenance, Storage } from "../src/index.js"
+import { Idempotency, Maintenance, MemoryStorage, Storage } from "../src/index.js"
 
 const key = { apiKeyId: "key_a", key: "k-1" }
 const claimAt = (now: number) => ({ ...key, fingerprint: "f", expiresAt: now + Idempotency.retentionMillis, lockedUntil: now + 60_000 })
@@ -23,5 +23,5 @@ describe("Maintenance", () => {
         const fresh = yield* storage.begin({ now: 25 * 3_600_000, idempotency: { ...claimAt(25 * 3_600_000), fingerprint: "other" } })
         assert.strictEqual(fresh._tag, "Proceed")
       }))
-    }).pipe(Effect.provide(Storage.layerMemory)))
+    }).pipe(Effect.provide(MemoryStorage.layer)))
 })

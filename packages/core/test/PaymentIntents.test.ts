@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
-import { Discovery, HostedCheckout, PaymentIntent, PaymentIntents, Provider, RouteHealth, Routing, Simulator, Storage, StorageError } from "../src/index.js"
+import { Discovery, HostedCheckout, MemoryStorage, PaymentIntent, PaymentIntents, Provider, RouteHealth, Routing, Simulator, Storage, StorageError } from "../src/index.js"
 import { checkoutOptions, keys, layer, login } from "./fixtures.js"
 
 type Key = { readonly public: string; readonly secret: string }
@@ -464,7 +464,7 @@ describe("Idempotency-Key (4.9, D5)", () => {
 
   it.effect("4.9.7 a failed final commit is a 5xx that releases the key and the merchant_reference", () => {
     let failNextInsert = true
-    const store = Storage.makeMemory()
+    const store = MemoryStorage.make()
     const flaky = Layer.succeed(Storage.Storage, {
       ...store,
       commit: (writes) =>
@@ -501,7 +501,7 @@ describe("Idempotency-Key (4.9, D5)", () => {
   it.effect("4.9.6 a create that outlived its Idempotency-Key claim answers 409 and writes nothing; the retry that took the key over stands", () => {
     // This request stalls past Idempotency.lockMillis; a retry with the same key takes the key over and
     // creates the intent. The stalled request's final commit is refused whole.
-    const store = Storage.makeMemory()
+    const store = MemoryStorage.make()
     let retried = false
     let fingerprint = ""
     const racing = Layer.succeed(Storage.Storage, {
@@ -544,7 +544,7 @@ describe("Idempotency-Key (4.9, D5)", () => {
   it.effect("4.9 merchant_reference 1: losing the reference to a concurrent create at the final commit is a 409, never a 500", () => {
     // This request's claim lapses while it is at the provider; another create takes the reference
     // and commits first. The store refuses the second intent with a UniqueViolation.
-    const store = Storage.makeMemory()
+    const store = MemoryStorage.make()
     let winner: string | undefined
     const racing = Layer.succeed(Storage.Storage, {
       ...store,
@@ -764,7 +764,7 @@ describe("merchant_reference (4.9)", () => {
 
   it.effect("4.9.7 a 5xx while answering a repeated merchant_reference releases the key, so a retry reaches a fresh handler", () => {
     let failReads = false
-    const store = Storage.makeMemory()
+    const store = MemoryStorage.make()
     const flaky = Layer.succeed(Storage.Storage, {
       ...store,
       get: (table, scope, id) =>

@@ -3,6 +3,7 @@ import { Effect, Layer, Option, Schema, TestClock } from "effect"
 import type { ApiResponse, Provider } from "../src/index.js"
 import {
   Event,
+  MemoryStorage,
   PaymentIntent,
   PaymentIntentCancel,
   PaymentIntentLifecycle,
@@ -311,7 +312,7 @@ describe("refunds (D10)", () => {
   it.effect("D10 concurrent refunds never add up to more than the payment: exactly the amount is reserved, the rest are 409 amount_exceeds_refundable", () => {
     // A store whose commits take a turn, as a database round trip does, so the racers all read
     // the payment before any of them commits; its task queue is the same store's.
-    const memory = Storage.makeMemory()
+    const memory = MemoryStorage.make()
     const slow = Layer.succeed(Storage.Storage, { ...memory, commit: (writes) => Effect.zipRight(Effect.yieldNow(), memory.commit(writes)) })
     return Effect.gen(function*() {
       const id = yield* paid("150000")

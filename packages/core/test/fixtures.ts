@@ -3,7 +3,7 @@
  * in-memory store. Shared by the core and http tests.
  */
 import { Layer } from "effect"
-import { Authentication, DeliveryClient, Fx, HostedCheckout, Ids, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint } from "../src/index.js"
+import { Authentication, DeliveryClient, Fx, HostedCheckout, Ids, MemoryStorage, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint } from "../src/index.js"
 
 export const keys = {
   demoTest: { public: "pk_test_demoAAAA1111", secret: "sk_test_demoSECRET1111aaaa" },
@@ -97,7 +97,7 @@ export const layer = (options: {
     WebhookEndpoint.layerConfig({ ...options.webhooks, fallbackKey: checkoutOptions.secret }),
     WebhookDelivery.layerSender().pipe(Layer.provide(options.transport ?? DeliveryClient.layer())),
     // A storage of a test's own comes with an empty task queue of its own: such tests run no workers.
-    options.storage === undefined ? Storage.layerMemory : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => Storage.makeMemory().tasks))
+    options.storage === undefined ? MemoryStorage.layer : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => MemoryStorage.make().tasks))
   )
 
 export type Services = Layer.Layer.Success<ReturnType<typeof layer>>

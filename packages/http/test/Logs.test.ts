@@ -10,7 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, HashMap, Layer, List, Logger, LogLevel } from "effect"
 import { inspect } from "node:util"
 import { bankTransfer as bankTransferBody, customer, promptpay as promptpayBody } from "@tender/test-support"
-import { Storage, StorageError } from "@tender/core"
+import { MemoryStorage, Storage, StorageError } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { Key } from "./harness.js"
 import { app, basic, call, failingDirectory, failingStorage, formWith, png } from "./harness.js"
@@ -45,7 +45,7 @@ const brokenDirectory = failingDirectory(() => new StorageError.StorageFailure({
 const dyingStorage = Layer.effect(
   Storage.Storage,
   Effect.map(Storage.Storage, (s) => ({ ...s, commit: () => Effect.die(new Error("adapter bug")) }))
-).pipe(Layer.provide(Storage.layerMemory))
+).pipe(Layer.provide(MemoryStorage.layer))
 
 describe("what reaches the logger (D1, D2)", () => {
   it("D2 no secret key, Authorization value, whsec_ secret or full account number in any log line, message, annotation or cause of a representative flow", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Idempotency, Storage } from "@tender/core"
+import { Idempotency, MemoryStorage, Storage } from "@tender/core"
 import { Effect } from "effect"
 import type { Collection, Document } from "mongodb"
 import * as Claims from "../src/internal/claims.js"
@@ -157,7 +157,7 @@ const outcomeOf = <A, E extends { readonly _tag: string }>(e: Effect.Effect<A, E
   Effect.runPromise(Effect.either(e)).then((r) => (r._tag === "Left" ? { error: r.left._tag } : { ok: r.right }))
 
 const runBoth = async (ops: ReadonlyArray<Op>) => {
-  const memory = Storage.makeMemory()
+  const memory = MemoryStorage.make()
   const fake = makeFake()
   for (const [i, op] of ops.entries()) {
     const [expected, actual] = op._tag === "begin"

@@ -5,7 +5,7 @@
  * update, a unique index refuses a duplicate with code 11000). Single-threaded: it checks the
  * adapter's control flow, never MongoDB itself (races are checked against a server).
  */
-import { Storage, type Table, Task } from "@tender/core"
+import { MemoryStorage, Storage, type Table, Task } from "@tender/core"
 import { Effect } from "effect"
 import { type Document, MongoServerError } from "mongodb"
 import { toDocument } from "../src/internal/documents.js"
@@ -118,7 +118,7 @@ export class FakeCollection {
 export const storedBothWays = <A extends Table.StoredRecord>(table: Table.Table<A>, rows: ReadonlyArray<A>) => ({
   docs: rows.map((r) => toDocument(table, r)),
   memory: Effect.runSync(Effect.gen(function*() {
-    const store = Storage.makeMemory()
+    const store = MemoryStorage.make()
     for (const r of rows) yield* store.commit([Storage.Write.insert(table, r)])
     return store
   }))

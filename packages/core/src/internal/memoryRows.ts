@@ -1,0 +1,72 @@
+/**
+ * The rows of one table in the in-memory store (`MemoryStorage`): by id, and per scope
+ * oldest first so a keyset page is a binary search and a walk. Generic over tables: a new
+ * resource needs nothing here.
+ */
+import type { ListQuery, Scope } from "../Storage.js"
+import type { StoredRecord, Table } from "../Table.js"
+import { compareNewestFirst } from "../Table.js"
+
+type Position = { readonly createdAt: number; readonly id: string }
+
+/** First index whose row is not older than `probe`, in rows kept oldest first (the reverse of list order, so inserts append). */
+const lowerBound = (rows: ReadonlyArray<Position>, probe: Position) => {
+  let lo = 0
+  let hi = rows.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (compareNewestFirst(probe, rows[mid]!) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Separates the parts of a composite key; no identifier holds it. */
+export const sep = "\u0000"
+/** A record's scope (merchant, environment) as one key. */
+export const scopeOf = (r: Scope) => `${r.merchantId}${sep}${r.environment}`
+
+/** One table's rows: by id, and per scope oldest first, with its unique constraints' values. */
+export class Rows {
+  readonly byId = new Map<string, StoredRecord>()
+  readonly byScope = new Map<string, Array<StoredRecord>>()
+  readonly taken = new Set<string>()
+  constructor(readonly table: Table<any>) {}
+
+  /** The values `record` holds under each unique constraint (none when a field is null). */
+  uniqueValues(record: StoredRecord): ReadonlyArray<string> {
+    const out: Array<string> = []
+    for (const u of this.table.unique) {
+      const values = u.fields.map((f) => (record as unknown as Record<string, unknown>)[f])
+      if (values.every((v) => v !== null && v !== undefined)) out.push([u.name, scopeOf(record), ...values.map(String)].join(sep))
+    }
+    return out
+  }
+
+  place(record: StoredRecord, replace: boolean) {
+    let rows = this.byScope.get(scopeOf(record))
+    if (rows === undefined) this.byScope.set(scopeOf(record), rows = [])
+    const at = lowerBound(rows, record)
+    if (replace && rows[at]?.id === record.id) rows[at] = record
+    else rows.splice(at, 0, record)
+  }
+}
+
+/** At most `q.limit` rows of `table` matching `q`, (createdAt, id) descending. */
+export const list = <A extends StoredRecord>(table: Rows, q: ListQuery<A>): ReadonlyArray<A> => {
+  const rows = (table.byScope.get(scopeOf(q)) ?? []) as ReadonlyArray<StoredRecord> as ReadonlyArray<A>
+  const filters = Object.entries(q.where ?? {}).flatMap(([field, value]) =>
+    value === undefined ? [] : [{ field, values: new Set(typeof value === "string" ? [value] : value as ReadonlyArray<string>) }]
+  )
+  // Start just below the cursor or created_before, whichever is lower; walk to older rows.
+  let start = rows.length
+  if (q.after !== undefined) start = Math.min(start, lowerBound(rows, q.after))
+  if (q.createdBefore !== undefined) start = Math.min(start, lowerBound(rows, { createdAt: q.createdBefore, id: "" }))
+  const out: Array<A> = []
+  for (let i = start - 1; i >= 0 && out.length < q.limit; i--) {
+    const r = rows[i]!
+    if (q.createdAfter !== undefined && r.createdAt < q.createdAfter) break
+    if (filters.every((f) => f.values.has((r as unknown as Record<string, string>)[f.field]!))) out.push(r)
+  }
+  return out
+}

@@ -1,0 +1,81 @@
+/**
+ * The task queue of the in-memory store (`MemoryStorage`): the `Tasks` service over the rows of
+ * `Task.table`, kept in step with every write to that table by `inserted` and `updated`.
+ */
+import { Effect, Stream } from "effect"
+import type { StreamEmit } from "effect"
+import * as Task from "../Task.js"
+import type { Rows } from "./memoryRows.js"
+
+/** The queue over `rows`, the store's rows of `Task.table`. */
+export const make = (rows: Rows) => {
+  const listeners = new Set<StreamEmit.Emit<never, never, void, void>>()
+
+  // Pending tasks by (when claimable, id): a claim takes from the front, `nextDue` reads it, and
+  // neither walks the tasks that are done or far in the future.
+  const queue: Array<{ readonly at: number; readonly id: string }> = []
+  /** When a pending task may next be claimed: its due time, or its lease's end if later. */
+  const claimableAt = (t: Task.TaskRecord) => Math.max(t.dueAt, t.leaseUntil ?? 0)
+  const queueIndex = (at: number, id: string) => {
+    let lo = 0
+    let hi = queue.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      const e = queue[mid]!
+      if (e.at < at || (e.at === at && e.id < id)) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+  const enqueue = (t: Task.TaskRecord) => {
+    if (t.status === "pending") queue.splice(queueIndex(claimableAt(t), t.id), 0, { at: claimableAt(t), id: t.id })
+  }
+  const unqueue = (t: Task.TaskRecord) => {
+    const i = queueIndex(claimableAt(t), t.id)
+    if (queue[i]?.id === t.id) queue.splice(i, 1)
+  }
+
+  const tasks = {
+    claim: (req: Task.ClaimRequest) =>
+      Effect.sync(() => {
+        const out: Array<Task.TaskRecord> = []
+        // The queue is in claim order: take from its front while claimable.
+        while (out.length < req.limit && queue[0] !== undefined && queue[0].at <= req.now) {
+          const t = rows.byId.get(queue[0].id) as Task.TaskRecord
+          const claimed: Task.TaskRecord = {
+            ...t,
+            leaseOwner: req.owner,
+            leaseUntil: req.now + req.leaseMillis,
+            attempts: t.attempts + 1,
+            updatedAt: req.now,
+            version: t.version + 1
+          }
+          rows.byId.set(t.id, claimed)
+          rows.place(claimed, true)
+          unqueue(t)
+          enqueue(claimed)
+          out.push(claimed)
+        }
+        return out
+      }),
+    nextDue: Effect.sync(() => queue[0]?.at),
+    wakeups: Stream.async<void>((emit) => {
+      listeners.add(emit)
+      return Effect.sync(() => void listeners.delete(emit))
+    })
+  }
+
+  return {
+    tasks,
+    /** A task was inserted: queue it, and wake idle workers for work due now; a timer for later wakes nobody. */
+    inserted: (task: Task.TaskRecord) => {
+      enqueue(task)
+      if (task.dueAt <= task.createdAt) for (const emit of listeners) void emit.single(undefined)
+    },
+    /** A task was replaced: its place in the queue follows. */
+    updated: (before: Task.TaskRecord, after: Task.TaskRecord) => {
+      unqueue(before)
+      enqueue(after)
+    }
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The durable tasks that move a payment intent (re-exported by `PaymentIntentLifecycle` as
+ * `run`): confirm and poll at its provider, expire it when its payer action expires, submit its
+ * receipt. Each is idempotent and writes its change with its events.
+ */
+import { Clock, Duration, Effect, Option } from "effect"
+import * as Asset from "../Asset.js"
+import type { IdGenerator } from "../Ids.js"
+import { isTerminal, table } from "../PaymentIntent.js"
+import { ProviderRegistry, ProviderUnavailable } from "../Provider.js"
+import { providerTimeout } from "../Routing.js"
+import { Storage, Write } from "../Storage.js"
+import type { StorageError } from "../StorageError.js"
+import * as Task from "../Task.js"
+import { actionExpiry, answerPatch, change, providerRef, scopeOf } from "./paymentIntentChange.js"
+
+const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
+
+/** The intent a task acts on; a task whose intent is gone has nothing to do. */
+const load = (task: Task.TaskRecord) =>
+  Effect.flatMap(Storage, (s) => s.get(table, { merchantId: task.merchantId, environment: task.environment }, task.resourceId))
+
+/** How long the provider may take for an operation after create, as at create. */
+const withTimeout = <A>(provider: string, effect: Effect.Effect<A, ProviderUnavailable>) =>
+  Effect.interruptible(effect).pipe(
+    Effect.timeoutFail({
+      duration: providerTimeout,
+      onTimeout: () => new ProviderUnavailable({ provider, reason: "timed out" })
+    })
+  )
+
+/** The intent a task acts on, still pending, with its payment at its provider; none when there is nothing to do. */
+const pendingAtProvider = (task: Task.TaskRecord) =>
+  Effect.gen(function*() {
+    const found = yield* load(task)
+    if (Option.isNone(found) || isTerminal(found.value.status)) return undefined
+    const intent = found.value
+    const ref = providerRef(intent)
+    const provider = intent.providerCode === null ? undefined : (yield* ProviderRegistry).get(intent.providerCode)
+    return ref === undefined || provider === undefined ? undefined : { intent, ref, provider }
+  })
+
+/** The first poll of a payment the provider is processing; polls back off from there. */
+const firstPoll = Duration.seconds(2)
+
+/**
+ * Ask the provider about the payment (`confirm`: 4.5; `poll`: a processing payment), and
+ * apply its answer. A provider that is unavailable is asked again later, with back-off.
+ */
+const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
+  Effect.gen(function*() {
+    const pending = yield* pendingAtProvider(task)
+    if (pending === undefined) return done()
+    const { intent, provider, ref } = pending
+    const answer = yield* withTimeout(
+      provider.code,
+      ask === "confirm" ? provider.confirmPayment(ref) : provider.getPaymentStatus(ref)
+    ).pipe(Effect.either)
+    const now = yield* Clock.currentTimeMillis
+    if (answer._tag === "Left") {
+      return Task.retry(task, now, answer.left.reason)
+    }
+    const patch = answerPatch(intent, answer.right)
+    // Still processing: ask again later, on a task of its own.
+    const pollAgain = answer.right._tag === "Processing"
+      ? [Write.insert(Task.table, yield* Task.make({
+        ...scopeOf(intent),
+        kind: "payment_intent.poll",
+        resourceId: intent.id,
+        dueAt: now + (ask === "poll" ? Duration.toMillis(Task.backoff(task.attempts + 1)) : Duration.toMillis(firstPoll)),
+        now
+      }))]
+      : []
+    if (patch === undefined || (patch.status === intent.status && patch.status === "processing")) return done(pollAgain)
+    const { writes } = yield* change(intent, patch, now)
+    return done([...writes, ...pollAgain])
+  })
+
+/** Move a pending intent to `expired` once its payer action expired (never after a terminal status). */
+const expire = (task: Task.TaskRecord) =>
+  Effect.gen(function*() {
+    const found = yield* load(task)
+    if (Option.isNone(found) || found.value.status !== "requires_action") return done()
+    const intent = found.value
+    const now = yield* Clock.currentTimeMillis
+    const at = actionExpiry(intent)
+    if (at === undefined) return done()
+    // The action was renewed since this timer was set: its own timer expires it.
+    if (at > now) return done()
+    const { writes } = yield* change(intent, { status: "expired", nextAction: null, hostedAction: null }, now)
+    return done(writes)
+  })
+
+/** Submit the intent's receipt to its provider (4.4); its answer accepts or rejects it. */
+const submitReceipt = (task: Task.TaskRecord) =>
+  Effect.gen(function*() {
+    const pending = yield* pendingAtProvider(task)
+    if (pending === undefined) return done()
+    const { intent, provider, ref } = pending
+    const assetId = intent.receipt?.status === "submitted" ? intent.receipt.asset_id : undefined
+    if (assetId === undefined) return done()
+    const asset = yield* Effect.flatMap(Storage, (s) => s.get(Asset.table, scopeOf(intent), assetId))
+    if (Option.isNone(asset)) return done()
+    const answer = yield* withTimeout(provider.code, provider.submitReceipt(ref, {
+      contentType: asset.value.contentType,
+      sha256: asset.value.sha256,
+      bytes: asset.value.bytes
+    })).pipe(Effect.either)
+    const now = yield* Clock.currentTimeMillis
+    if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
+    switch (answer.right._tag) {
+      case "Succeeded":
+      case "Failed": {
+        const { writes } = yield* change(intent, answerPatch(intent, answer.right)!, now)
+        return done(writes)
+      }
+      case "Processing":
+      case "Pending": {
+        // The provider reviews it: ask for its status later.
+        const poll = yield* Task.make({ ...scopeOf(intent), kind: "payment_intent.poll", resourceId: intent.id, dueAt: now + Duration.toMillis(firstPoll), now })
+        return done([Write.insert(Task.table, poll)])
+      }
+    }
+  })
+
+/**
+ * Run one task of a payment intent. Exhaustive over the task kinds: a new kind does not
+ * compile until it has a handler.
+ *
+ * @since 0.1.0
+ */
+export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | ProviderRegistry | IdGenerator> => {
+  switch (task.kind) {
+    case "payment_intent.confirm":
+      return askProvider(task, "confirm")
+    case "payment_intent.poll":
+      return askProvider(task, "poll")
+    case "payment_intent.expire":
+      return expire(task)
+    case "payment_intent.submit_receipt":
+      return submitReceipt(task)
+    case "payment_intent.cancel":
+    case "refund.send":
+    case "payout_intent.send":
+    case "topup_intent.poll":
+    case "topup_intent.submit_receipt":
+    case "topup_intent.expire":
+    case "webhook.deliver":
+      return Effect.dieMessage(`${task.kind} is not a payment intent task`)
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * What the simulator's payments and top-ups share (re-exported by `Simulator`): its provider
+ * code, the magic amounts that drive outcomes and their timings (docs/test-environment.md),
+ * and the D9 rule that it serves only the test environment.
+ */
+import { Effect } from "effect"
+import type { ProviderPaymentRef } from "../Provider.js"
+import { ProviderUnavailable } from "../Provider.js"
+
+/** The provider code hosts route to. @since 0.1.0 */
+export const code = "simulator"
+
+/**
+ * Magic amounts (minor units), as Stripe's test cards: each drives one outcome. Any other
+ * amount is paid when confirmed, and a receipt for it is accepted.
+ *
+ * @since 0.1.0 @category constants
+ */
+export const magicAmounts = {
+  /** The provider declines the payment when it is created: the intent is `failed`. */
+  declineOnCreate: "40001",
+  /** The provider declines the payment when it is confirmed: `failed` with `payment_declined`. */
+  declineOnConfirm: "40002",
+  /** The provider rejects the receipt: the receipt is `rejected` and the intent `failed` with `receipt_rejected`. */
+  rejectReceipt: "40003",
+  /** The payer action expires `shortExpiryMillis` after create: the intent becomes `expired`. */
+  expireSoon: "40801",
+  /** Slow confirmation: confirm answers `processing`; the provider reports success `slowConfirmationMillis` after create. */
+  slowConfirmation: "20201",
+  /** A payout that fails after approval: `failed` with `account_closed`. */
+  payoutFails: "40004",
+  /** A refund of this amount fails at the provider: `failed` with `refund_failed` (D10). */
+  refundFails: "40005",
+  /** A refund of this amount stays pending until `slowRefundMillis` after it was created, then succeeds (D10). */
+  slowRefund: "20203",
+  /**
+   * A payment of this amount is paid by the payer just as it is canceled: the cancel reaches the
+   * provider too late, the intent stays `canceled` and Tender refunds it as a late payment (D10).
+   */
+  paidAfterCancel: "40901",
+  /** The provider is unreachable: a route failure, counted against its health. */
+  unavailable: "50301"
+} as const
+
+/** How long the payer action of `magicAmounts.expireSoon` lives. @since 0.1.0 @category constants */
+export const shortExpiryMillis = 10_000
+
+/** When, after create, the provider settles a `magicAmounts.slowConfirmation` payment. @since 0.1.0 @category constants */
+export const slowConfirmationMillis = 5_000
+
+/** When, after it was created, the provider settles a `magicAmounts.slowRefund` refund. @since 0.1.0 @category constants */
+export const slowRefundMillis = 5_000
+
+/** D9: live keys never reach the simulator; the outage amount is an outage for every operation. */
+export const serves = (payment: Pick<ProviderPaymentRef, "environment" | "amount">) =>
+  payment.environment !== "test"
+    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment" }))
+    : payment.amount === magicAmounts.unavailable
+    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)" }))
+    : Effect.void
