@@ -6,22 +6,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { keys } from "../../core/test/fixtures.js"
 import { app, assertError, call, formWith, png } from "./harness.js"
+import { payout as payoutFor, promptpayNamed, topup } from "@tender/test-support"
 
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-}
-const topup = { destination_amount: "200000", destination_currency: "THB", source: { type: "test_funding" } }
-const payout = {
-  amount: "10000",
-  currency: "THB",
-  merchant_reference: "payout-key-rule",
-  destination: { type: "bank_account", bank: "kbank", account_number: "1234567890", account_name: "Somchai Jaidee" }
-}
+const promptpay = promptpayNamed
+const payout = payoutFor("payout-key-rule")
 
 /** Keys 4.9.2 refuses that a client can send: empty, 256 characters, beyond ASCII (Latin-1 and C1 bytes), DEL. */
 const refused = ["", "k".repeat(256), "caf\u00e9", "\u0085next-line", "del\u007f", "\u00ff".repeat(10)]

@@ -7,24 +7,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { keys } from "../../core/test/fixtures.js"
 import { app, assertError, call } from "./harness.js"
+import { payout as payoutFor, promptpay, topup } from "@tender/test-support"
 
 const names = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"] as const
 
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-}
-const topup = { destination_amount: "200000", destination_currency: "THB", source: { type: "test_funding" } }
-const payout = {
-  amount: "10000",
-  currency: "THB",
-  merchant_reference: "payout-ref",
-  destination: { type: "bank_account", bank: "kbank", account_number: "1234567890", account_name: "Somchai Jaidee" }
-}
+const payout = payoutFor("payout-ref")
 
 describe("Request values named after Object members (issue 19, D1)", () => {
   const h = app()

@@ -5,42 +5,16 @@
  * with `Retry-After`; after it, normal service; every 201 is stored; no Idempotency-Key stays
  * claimed beyond Idempotency.lockMillis.
  */
-import { basic, demoKey, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Idempotency } from "@tender/core"
 import { Effect } from "effect"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
 import { children, type DemoServer, start } from "./demoServer.js"
+import { create, type Outcome } from "./create.js"
 import { makeProxy, type Proxy } from "./proxy.js"
 
-const auth = basic(demoKey)
 const prefix = freshPrefix()
-
-type Outcome = { status: number | "hung"; retryAfter: string | null; code?: string; id?: string; replayed: boolean }
-
-/** A create under `key`, bounded: an answer never takes longer than 15 s. */
-const create = async (base: string, key: string, amount = "150000"): Promise<Outcome> => {
-  try {
-    const res = await fetch(`${base}/payment_intents`, {
-      method: "POST",
-      headers: { authorization: auth, "content-type": "application/json", "idempotency-key": key },
-      body: JSON.stringify(promptpayFor(amount)),
-      signal: AbortSignal.timeout(15_000)
-    })
-    const body = (await res.json()) as { id?: string; error?: { code: string } }
-    return {
-      status: res.status,
-      retryAfter: res.headers.get("retry-after"),
-      replayed: res.headers.get("idempotent-replayed") === "true",
-      ...(body.error === undefined ? {} : { code: body.error.code }),
-      ...(body.id === undefined ? {} : { id: body.id })
-    }
-  } catch (e) {
-    if (e instanceof DOMException && e.name === "TimeoutError") return { status: "hung", retryAfter: null, replayed: false }
-    throw e
-  }
-}
 
 const storedIds = () =>
   runSql(Effect.gen(function*() {

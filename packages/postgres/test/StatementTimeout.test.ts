@@ -10,44 +10,12 @@ import { Effect } from "effect"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
 import { children, type DemoServer, start } from "./demoServer.js"
+import { create, type Outcome } from "./create.js"
 import { makeProxy, type Proxy } from "./proxy.js"
 
-const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
 const prefix = freshPrefix()
 /** The statement timeout the server runs with here, short so the test is quick. */
 const timeoutMillis = 1000
-
-type Outcome = { status: number | "hung"; retryAfter: string | null; code?: string; id?: string; replayed: boolean }
-
-/** A create under `key`; an answer not given within 15 s is "hung" (the defect this guards against). */
-const create = async (base: string, key: string): Promise<Outcome> => {
-  try {
-    const res = await fetch(`${base}/payment_intents`, {
-      method: "POST",
-      headers: { authorization: auth, "content-type": "application/json", "idempotency-key": key },
-      body: JSON.stringify({
-        amount: "150000",
-        currency: "THB",
-        country: "TH",
-        checkout_mode: "merchant",
-        payment_method: "th_promptpay",
-        customer: { name: "Somchai Jaidee" }
-      }),
-      signal: AbortSignal.timeout(15_000)
-    })
-    const body = (await res.json()) as { id?: string; error?: { code: string } }
-    return {
-      status: res.status,
-      retryAfter: res.headers.get("retry-after"),
-      replayed: res.headers.get("idempotent-replayed") === "true",
-      ...(body.error === undefined ? {} : { code: body.error.code }),
-      ...(body.id === undefined ? {} : { id: body.id })
-    }
-  } catch (e) {
-    if (e instanceof DOMException && e.name === "TimeoutError") return { status: "hung", retryAfter: null, replayed: false }
-    throw e
-  }
-}
 
 /** The same create again until it is answered for good: a 503 or a 409 in flight is transient (4.9.7). */
 const retry = async (base: string, key: string): Promise<Outcome> => {

@@ -50,3 +50,14 @@ export const hosted = { amount: "150000", currency: "THB", country: "TH", custom
 
 /** The named customer's PromptPay payment of `amount` (minor units, as a string). */
 export const promptpayFor = (amount: string) => ({ ...promptpayNamed, amount })
+
+/** POST /topup_intents: a test-funding top-up crediting 2,000.00 THB. */
+export const topup = { destination_amount: "200000", destination_currency: "THB", source: { type: "test_funding" } } as const
+
+/** POST /payout_intents: 100.00 THB to the named customer's KBANK account, under `reference`. */
+export const payout = (reference: string) => ({
+  amount: "10000",
+  currency: "THB",
+  merchant_reference: reference,
+  destination: { type: "bank_account", bank: "kbank", account_number: "1234567890", account_name: customer.name }
+})

@@ -1,0 +1,21 @@
+/** The assets group (D3, 4.4): one module per group, assembled in `Api.ts`. */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Asset } from "@tender/core"
+import { Authentication, FileUpload, IdempotencyConflict, IdempotencyHeaders, JsonBody, PayloadTooLarge, ValidationFailed } from "./shared.js"
+
+/** Assets: files for later receipts (D3, 4.4). @since 0.1.0 */
+export class AssetsGroup extends HttpApiGroup.make("assets")
+  .annotate(OpenApi.Description, "Files uploaded for later use, such as a receipt image (4.4).")
+  .add(
+    HttpApiEndpoint.post("upload", "/assets")
+      .annotate(OpenApi.Summary, "Upload an asset")
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(FileUpload)
+      .middleware(JsonBody)
+      .addSuccess(Asset.Asset.annotations(HttpApiSchema.annotations({ status: 201, identifier: "Asset" })))
+      .addError(IdempotencyConflict)
+      .addError(PayloadTooLarge)
+  )
+  .addError(ValidationFailed)
+  .middlewareEndpoints(Authentication)
+{}
