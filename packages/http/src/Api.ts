@@ -173,6 +173,8 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
     HttpApiEndpoint.post("cancel", "/payment_intents/:id/cancel")
       .annotate(OpenApi.Summary, "Cancel a payment intent")
       .annotate(OpenApi.Description, "Only while requires_action; the provider is told durably, and a payment it reports later is refunded (D10).")
+      // D10 allows the body absent (the handler is raw for it): the document must not require one.
+      .annotate(OpenApi.Transform, (op) => ({ ...op, requestBody: { ...op.requestBody, required: false } }))
       .setPath(IdPath)
       .setHeaders(IdempotencyHeaders)
       .setPayload(PaymentIntentCancel.CancelParams)
