@@ -146,6 +146,33 @@ describe("D10 hostile and edge inputs over HTTP", () => {
     assertError(await w.req("GET", `/refunds?cursor=${encodeURIComponent(cursor)}`), 400, "validation_failed", "cursor")
   })
 
+  it("D1 D10 a body over 1 MiB on cancel or POST /refunds -> 413 param body, and the intent is untouched", async () => {
+    const w = await world()
+    const pi = await w.intent()
+    const big = JSON.stringify({ cancellation_reason: "duplicate", pad: "x".repeat(1024 * 1024) })
+    assertError(await w.req("POST", `/payment_intents/${pi.id}/cancel`, { raw: big, headers: { "content-type": "application/json" } }), 413, "validation_failed", "body")
+    assertError(await w.req("POST", "/refunds", { raw: big, headers: { "content-type": "application/json" } }), 413, "validation_failed", "body")
+    assert.strictEqual((await w.req("GET", `/payment_intents/${pi.id}`)).json.status, "requires_action")
+  })
+
+  it("D10 a confirm requested before the cancel and run after it leaves the intent canceled and drops no money", async () => {
+    const w = await world()
+    const pi = await w.intent()
+    const confirm = await w.req("POST", `/payment_intents/${pi.id}/confirm`)
+    assert.strictEqual(confirm.status, 200, confirm.text)
+    // Confirm is durable (4.5): the intent still awaits its payer, so the cancel is allowed.
+    assert.strictEqual(confirm.json.status, "requires_action")
+    const cancel = await w.req("POST", `/payment_intents/${pi.id}/cancel`)
+    assert.strictEqual(cancel.status, 200, cancel.text)
+    await w.work()
+    const got = (await w.req("GET", `/payment_intents/${pi.id}`)).json
+    assert.strictEqual(got.status, "canceled")
+    assert.isNull(got.next_action)
+    // The confirm never reached the simulator's payer, so nothing was paid and nothing is refunded.
+    assert.deepStrictEqual((await w.req("GET", `/refunds?payment_intent=${pi.id}`)).json.data, [])
+    assert.strictEqual(got.amount_refunded, "0")
+  })
+
   it("D10 the OpenAPI document: cancel's body is optional; every D10 route lists the errors it answers", async () => {
     const w = await world()
     const doc = (await w.req("GET", "/openapi.json")).json
