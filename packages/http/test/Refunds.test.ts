@@ -1,5 +1,5 @@
 /** D10 over HTTP, black box: create refunds, checked through the fetch handler only, as a test written from the decisions alone would. */
-import { bankTransfer } from "@tender/test-support"
+import { bankTransfer, promptpayFor } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Simulator } from "@tender/core"
 import { keys } from "../../core/test/fixtures.js"
@@ -120,6 +120,17 @@ describe("D10 refunds over HTTP", () => {
     assert.strictEqual((await w.req("GET", `/refunds?payment_intent=${pi.id}`)).json.data.length, 2)
     // Another merchant may use the same reference.
     assert.strictEqual((await w.refund({ payment_intent: pi.id, merchant_reference: "x" }, keys.otherTest)).status, 404)
+  })
+
+  it("D10 a refund's merchant_reference is unique among refunds only: a payment intent's reference and a refund's do not collide", async () => {
+    const w = await world()
+    const pi = await w.paid("150000", { ...promptpayFor("150000"), merchant_reference: "order-1042" })
+    const res = await w.refund({ payment_intent: pi.id, amount: "100", merchant_reference: "order-1042" })
+    assert.strictEqual(res.status, 201, res.text)
+    assert.strictEqual(res.json.object, "refund")
+    assert.strictEqual((await w.refund({ payment_intent: pi.id, amount: "100", merchant_reference: "shared-2" })).status, 201)
+    const other = await w.intent("150000", { ...promptpayFor("150000"), merchant_reference: "shared-2" })
+    assert.strictEqual(other.merchant_reference, "shared-2")
   })
 
   it("D10 metadata as on payment intents: accepted and echoed; a non-string value or an unknown key -> 400 with param", async () => {
