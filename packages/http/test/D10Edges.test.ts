@@ -1,10 +1,12 @@
 /** D10 over HTTP, black box: hostile and edge inputs, concurrency, terminal rules and the OpenAPI document for cancel and refunds. */
 import { promptpayFor } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
-import { Simulator } from "@tender/core"
-import { keys } from "../../core/test/fixtures.js"
+import { Simulator, Workers } from "@tender/core"
+import { Effect, Layer, ManagedRuntime, TestClock, TestContext } from "effect"
+import { keys, layer } from "../../core/test/fixtures.js"
+import { TenderHttp } from "../src/index.js"
 import { world } from "./d10World.js"
-import { assertError } from "./harness.js"
+import { assertError, call } from "./harness.js"
 
 describe("D10 hostile and edge inputs over HTTP", () => {
   it("D10 POST /refunds: a body that is not a JSON object -> 400, never 500", async () => {
@@ -171,6 +173,27 @@ describe("D10 hostile and edge inputs over HTTP", () => {
     // The confirm never reached the simulator's payer, so nothing was paid and nothing is refunded.
     assert.deepStrictEqual((await w.req("GET", `/refunds?payment_intent=${pi.id}`)).json.data, [])
     assert.strictEqual(got.amount_refunded, "0")
+  })
+
+  it("D10 an expired intent cannot be canceled: 409 payment_intent_unexpected_state", async () => {
+    // The workers run on a test clock moved past the magic amount's short expiry; the handler keeps the real clock.
+    const runtime = ManagedRuntime.make(Layer.merge(layer(), TestContext.TestContext))
+    const context = await runtime.runPromise(Effect.context<TenderHttp.Services>())
+    const { dispose, handler } = TenderHttp.toWebHandler(Layer.succeedContext(context))
+    try {
+      const created = await call(handler, "POST", "/payment_intents", { key: keys.demoTest, body: promptpayFor(Simulator.magicAmounts.expireSoon) })
+      assert.strictEqual(created.status, 201, created.text)
+      await runtime.runPromise(Effect.gen(function*() {
+        yield* TestClock.setTime(Date.now() + Simulator.shortExpiryMillis + 60_000)
+        for (let i = 0; i < 3; i++) yield* Workers.drain({ owner: "test" })
+      }))
+      const got = await call(handler, "GET", `/payment_intents/${created.json.id}`, { key: keys.demoTest })
+      assert.strictEqual(got.json.status, "expired", got.text)
+      assertError(await call(handler, "POST", `/payment_intents/${created.json.id}/cancel`, { key: keys.demoTest }), 409, "payment_intent_unexpected_state")
+    } finally {
+      await dispose()
+      await runtime.dispose()
+    }
   })
 
   it("D10 the OpenAPI document: cancel's body is optional; every D10 route lists the errors it answers", async () => {
