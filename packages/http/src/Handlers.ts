@@ -149,7 +149,7 @@ const RefundsLive = HttpApiBuilder.group(TenderApi, "refunds", (handlers) =>
     .handle("create", ({ headers, payload }) =>
       Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(Refunds.create(ctx, payload), toHttp)))
     .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => Refunds.retrieve(principal, path.id)))
-    .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (principal) => Refunds.list(principal, urlParams))))
+    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => Refunds.list(principal, urlParams))))
 
 const TopupIntentsLive = HttpApiBuilder.group(TenderApi, "topupIntents", (handlers) =>
   handlers

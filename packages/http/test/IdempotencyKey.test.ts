@@ -17,7 +17,7 @@ const refused = ["", "k".repeat(256), "caf\u00e9", "\u0085next-line", "del\u007f
 describe("4.9.2 Idempotency-Key format on every route (D5)", () => {
   const h = app()
 
-  it("4.9.2 a key outside 1 to 255 printable ASCII -> 400 validation_failed param Idempotency-Key on every POST and DELETE route", async () => {
+  it("4.9.2 D10 a key outside 1 to 255 printable ASCII -> 400 validation_failed param Idempotency-Key on every POST and DELETE route, cancel and refunds included", async () => {
     const intent = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })
     assert.strictEqual(intent.status, 201, intent.text)
     const routes: Array<[string, string, { body?: unknown; form?: FormData }]> = [
@@ -28,6 +28,8 @@ describe("4.9.2 Idempotency-Key format on every route (D5)", () => {
       ["POST", "/topup_intents", { body: topup }],
       ["POST", "/payout_intents", { body: payout }],
       ["POST", "/payout_intents/poi_000000000000000000000000/cancel", { body: {} }],
+      ["POST", `/payment_intents/${intent.json.id}/cancel`, { body: {} }],
+      ["POST", "/refunds", { body: { payment_intent: intent.json.id } }],
       ["POST", "/webhook_endpoints", { body: { url: "https://hooks.example.com/t", enabled_events: ["payment_intent.succeeded"] } }],
       ["DELETE", "/webhook_endpoints/we_000000000000000000000000", {}]
     ]
@@ -39,7 +41,8 @@ describe("4.9.2 Idempotency-Key format on every route (D5)", () => {
       }
     }
     // Nothing was created under a refused key.
-    for (const path of ["/payment_intents", "/topup_intents", "/payout_intents", "/webhook_endpoints"]) {
+    assert.strictEqual((await call(h, "GET", `/payment_intents/${intent.json.id}`, { key: keys.demoTest })).json.status, "requires_action")
+    for (const path of ["/payment_intents", "/topup_intents", "/payout_intents", "/webhook_endpoints", "/refunds"]) {
       const list = await call(h, "GET", path, { key: keys.demoTest })
       assert.lengthOf(list.json.data, path === "/payment_intents" ? 1 : 0, path)
     }

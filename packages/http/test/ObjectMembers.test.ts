@@ -24,6 +24,8 @@ describe("Request values named after Object members (issue 19, D1)", () => {
         assertError(await call(h, "GET", `${path}?currency=${q}`, { key: keys.demoTest }), 400, "validation_failed", "currency")
         assertError(await call(h, "GET", `${path}?starting_after=${q}`, { key: keys.demoTest }), 400, "validation_failed", "starting_after")
       }
+      assertError(await call(h, "GET", `/refunds?status=${q}`, { key: keys.demoTest }), 400, "validation_failed", "status")
+      assertError(await call(h, "GET", `/refunds?payment_intent=${q}`, { key: keys.demoTest }), 400, "validation_failed", "payment_intent")
       assertError(await call(h, "GET", `/topup_intents?source_type=${q}`, { key: keys.demoTest }), 400, "validation_failed", "source_type")
       assertError(await call(h, "GET", `/payment_intents?country=${q}`, { key: keys.demoTest }), 400, "validation_failed", "country")
     }
@@ -32,7 +34,7 @@ describe("Request values named after Object members (issue 19, D1)", () => {
   it("D1 a query parameter named after an Object member -> 400 validation_failed naming it, on every endpoint with a query", async () => {
     const discovery = "/payment_methods/options?amount=100&country=TH&currency=THB&"
     for (const name of names) {
-      for (const path of ["/payment_intents?", "/topup_intents?", "/payout_intents?", "/webhook_endpoints?", discovery]) {
+      for (const path of ["/payment_intents?", "/topup_intents?", "/payout_intents?", "/webhook_endpoints?", "/refunds?", discovery]) {
         const res = await call(h, "GET", `${path}${encodeURIComponent(name)}=x`, { key: keys.demoTest })
         const error = assertError(res, 400, "validation_failed", name)
         assert.strictEqual(error.message, `${name} is not a known parameter`)
@@ -95,10 +97,11 @@ describe("Request values named after Object members (issue 19, D1)", () => {
   it("D1 an id path segment named after an Object member -> 400 validation_failed param id (not an id of that kind)", async () => {
     for (const name of names) {
       const id = encodeURIComponent(name)
-      for (const path of ["/payment_intents", "/topup_intents", "/payout_intents", "/webhook_endpoints"]) {
+      for (const path of ["/payment_intents", "/topup_intents", "/payout_intents", "/webhook_endpoints", "/refunds"]) {
         assertError(await call(h, "GET", `${path}/${id}`, { key: keys.demoTest }), 400, "validation_failed", "id")
       }
       assertError(await call(h, "POST", `/payment_intents/${id}/confirm`, { key: keys.demoTest, body: {} }), 400, "validation_failed", "id")
+      assertError(await call(h, "POST", `/payment_intents/${id}/cancel`, { key: keys.demoTest, body: {} }), 400, "validation_failed", "id")
       assertError(await call(h, "DELETE", `/webhook_endpoints/${id}`, { key: keys.demoTest }), 400, "validation_failed", "id")
     }
   })

@@ -1585,7 +1585,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["PaymentIntentCancelParams"];
             };

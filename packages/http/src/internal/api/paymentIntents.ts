@@ -41,6 +41,8 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
     // D10: the body is `{}`, absent, or `{cancellation_reason}`.
     action("cancel", "/payment_intents/:id/cancel", "Cancel a payment intent", PaymentIntent.PaymentIntent)
       .annotate(OpenApi.Description, "Only while requires_action; the provider is told durably, and a payment it reports later is refunded (D10).")
+      // D10 allows the body absent (the handler is raw for it): the document must not require one.
+      .annotate(OpenApi.Transform, (op) => ({ ...op, requestBody: { ...op.requestBody, required: false } }))
       .setPayload(PaymentIntentCancel.CancelParams)
       .addError(PaymentIntentUnexpectedState)
   )
