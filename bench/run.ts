@@ -13,7 +13,7 @@ import autocannon from "autocannon"
 import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitListening } from "@tender/test-support"
 import { execFileSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { cpus, tmpdir, totalmem } from "node:os"
+import { cpus, loadavg, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
 import { createScript } from "./pgbench-create.js"
 import { ceilingScenarios, ceilingServers, type CeilingRun, type Measured } from "./ceilings.js"
@@ -127,6 +127,8 @@ const pgbench = (prefix: string): { tps: number; latencyMs: number } => {
 const dropPrefix = (prefix: string) =>
   execFileSync("psql", [databaseUrl, "-qAtc", `DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, '${prefix}') LOOP EXECUTE format('DROP TABLE %I', t); END LOOP; END $$`], { stdio: "ignore" })
 
+const loadLine = () => loadavg().map((x) => x.toFixed(2)).join(", ")
+
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 const main = async () => {
@@ -136,7 +138,7 @@ const main = async () => {
     process.stdout.write(s + "\n")
   }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
-  say(`# Performance\n\nMeasured by \`npm run bench\` (bench/run.ts) on ${machine}.`)
+  say(`# Performance\n\nMeasured by \`npm run bench\` (bench/run.ts) on ${machine}, load average at the start ${loadLine()}.`)
   say(`autocannon, ${connections} connections, ${seconds} s per scenario, over loopback. Ratios compare with a ceiling measured in the same run; read those, not the absolute numbers, which drift on shared machines.\n`)
 
   const bare = await startServer("bench/bare-server.ts", {})
@@ -200,6 +202,7 @@ const main = async () => {
     table.push(`| ${store} | peak RSS of the server | ${rss ?? "?"} MiB | | | | ${rss && bareRss ? fmt(rss / bareRss, 2) : "?"} | bare server RSS |`)
     table.push(`| ${store} | page ${deepPages} vs page 1 | | | | | ${fmt(r.listDeep.rps / r.listShallow.rps, 3)} | same store, page 1 |`)
   }
+  say(`Load average (1, 5, 15 min) at the end: ${loadLine()}; the machine has ${cpus().length} cores and is shared, so read the ratios.`)
   if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/pgbench-create.ts) with ${connections} clients: ${fmt(pg.tps)} tx/s, average latency ${fmt(pg.latencyMs, 2)} ms.`)
   say("")
   say("| store | scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to ceiling | ceiling |")
@@ -225,11 +228,11 @@ const ceilingTable = (
   const cell = (m: Measured) => `${fmt(m.rps)} (${m.p50} / ${m.p99})`
   say(`\n### PostgreSQL against its own stack\n`)
   say(`The same requests against Tender and against two servers that run exactly Tender's statements (bench/pg-statements.ts) on the same tables, pool of 10: ${ceilings.map((c) => c.name).join(", ")}. Each cell: req/s (p50 / p99 ms).\n`)
-  say(`| scenario | Tender | ${ceilings.map((c) => c.name).join(" | ")} | ${ceilings.map((c) => `Tender / ${c.name.split(" ")[0]}`).join(" | ")} | Tender p99 / p50 |`)
-  say(`|---|---:|${ceilings.map(() => "---:").join("|")}|${ceilings.map(() => "---:").join("|")}|---:|`)
+  say(`| scenario | Tender | ${ceilings.map((c) => c.name).join(" | ")} | ${ceilings.map((c) => `Tender / ${c.name.split(" ")[0]}`).join(" | ")} | (a) / (b) | Tender p99 / p50 |`)
+  say(`|---|---:|${ceilings.map(() => "---:").join("|")}|${ceilings.map(() => "---:").join("|")}|---:|---:|`)
   const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], ["idempotent replay", "replay"]]
   for (const [name, k] of rows) {
-    say(`| ${name} | ${cell(t[k])} | ${ceilings.map((c) => cell(c.run[k])).join(" | ")} | ${ceilings.map((c) => fmt(t[k].rps / c.run[k].rps, 3)).join(" | ")} | ${fmt(t[k].p99 / t[k].p50, 1)} |`)
+    say(`| ${name} | ${cell(t[k])} | ${ceilings.map((c) => cell(c.run[k])).join(" | ")} | ${ceilings.map((c) => fmt(t[k].rps / c.run[k].rps, 3)).join(" | ")} | ${ceilings.length === 2 ? fmt(ceilings[0]!.run[k].rps / ceilings[1]!.run[k].rps, 3) : ""} | ${fmt(t[k].p99 / t[k].p50, 1)} |`)
   }
   const hand = ceilings.find((c) => c.name.startsWith("(b)"))?.run
   if (hand === undefined) return
