@@ -123,9 +123,9 @@ const pgbench = (prefix: string): { tps: number; latencyMs: number } => {
   return { tps: Number(tps[1]), latencyMs: lat ? Number(lat[1]) : NaN }
 }
 
-/** Drop the bench's tables. */
+/** Drop the bench's tables, and the functions the migrations made (the commit's guard). */
 const dropPrefix = (prefix: string) =>
-  execFileSync("psql", [databaseUrl, "-qAtc", `DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, '${prefix}') LOOP EXECUTE format('DROP TABLE %I', t); END LOOP; END $$`], { stdio: "ignore" })
+  execFileSync("psql", [databaseUrl, "-qAtc", `DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, '${prefix}') LOOP EXECUTE format('DROP TABLE %I', t); END LOOP; FOR t IN SELECT p.oid::regprocedure::text FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace WHERE n.nspname = current_schema() AND starts_with(p.proname, '${prefix}') LOOP EXECUTE 'DROP FUNCTION ' || t; END LOOP; END $$`], { stdio: "ignore" })
 
 const loadLine = () => loadavg().map((x) => x.toFixed(2)).join(", ")
 
