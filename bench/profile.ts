@@ -1,6 +1,8 @@
 /**
  * `npm run bench:profile`: runs the example server under `--cpu-prof`, drives only
- * creates at it, and prints the functions with the most self time.
+ * creates (or, with `BENCH_PROFILE=get`, gets by id of one intent) at it, and prints the
+ * functions and packages with the most self time. On PostgreSQL:
+ * `DATABASE_URL=… TENDER_TABLE_PREFIX=bench_prof_ BENCH_PROFILE=get npm run bench:profile`.
  */
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
@@ -11,11 +13,13 @@ import { join, resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "8")
+const scenario = process.env["BENCH_PROFILE"] === "get" ? "get" : "create"
 
 interface Node {
   readonly id: number
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
   readonly hitCount: number
+  readonly children?: ReadonlyArray<number>
 }
 
 const port = await freePort()
@@ -29,7 +33,20 @@ let out = ""
 child.stdout.on("data", (d) => (out += d))
 while (!out.includes("listening on")) await new Promise((r) => setTimeout(r, 50))
 let n = 0
-await autocannon({
+const authorization = basic(demoKey)
+const created = await fetch(`http://127.0.0.1:${port}/payment_intents`, {
+  method: "POST",
+  headers: { authorization, "content-type": "application/json" },
+  body: JSON.stringify(promptpayNamed)
+})
+const intent = (await created.json()) as { id: string }
+await autocannon(scenario === "get" ? {
+  url: `http://127.0.0.1:${port}/payment_intents/${intent.id}`,
+  duration: seconds,
+  connections: 16,
+  headers: { authorization },
+  requests: [{ setupRequest: (req) => (++n, req) }]
+} : {
   url: `http://127.0.0.1:${port}/payment_intents`,
   method: "POST",
   duration: seconds,
@@ -47,20 +64,42 @@ await new Promise<void>((ok) => {
 })
 const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
 if (file === undefined) throw new Error("no profile written")
-const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as { nodes: Array<Node> }
-const total = profile.nodes.reduce((s, n) => s + n.hitCount, 0)
+const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as { nodes: Array<Node>; samples: Array<number>; timeDeltas: Array<number> }
+// Only the samples of the load itself (its last `seconds`, shutdown excluded): the start, which
+// compiles and links every module and migrates, would otherwise fill the top of the list.
+const hits = new Map<number, number>()
+const at = profile.timeDeltas.reduce<Array<number>>((acc, d) => (acc.push((acc[acc.length - 1] ?? 0) + d), acc), [])
+const end = at[at.length - 1] ?? 0
+profile.samples.forEach((id, i) => {
+  if ((at[i] ?? 0) >= end - (seconds + 0.2) * 1e6 && (at[i] ?? 0) <= end - 0.2e6) hits.set(id, (hits.get(id) ?? 0) + 1)
+})
+const total = [...hits.values()].reduce((s, h) => s + h, 0)
+const packageOf = (url: string, functionName: string) =>
+  /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (/\/(packages\/[^/]+)\//.exec(url)?.[1]) ?? (url === "" ? functionName : "node:internal")
+const parent = new Map<number, Node>()
+for (const node of profile.nodes) for (const c of node.children ?? []) parent.set(c, node)
 const bySite = new Map<string, number>()
+const byPackage = new Map<string, number>()
+// Node's own work (socket writes, streams, the event loop) charged to the package that asked for it:
+// the nearest caller that is a package's code.
+const byCaller = new Map<string, number>()
 for (const node of profile.nodes) {
+  const h = hits.get(node.id) ?? 0
+  if (h === 0) continue
   const f = node.callFrame
   const site = `${f.functionName || "(anonymous)"} ${f.url.replace(/^file:\/\/.*?node_modules\//, "").replace(/^file:\/\/.*?\/(packages|examples)\//, "$1/")}:${f.lineNumber + 1}`
-  bySite.set(site, (bySite.get(site) ?? 0) + node.hitCount)
-}
-const byPackage = new Map<string, number>()
-for (const node of profile.nodes) {
-  const url = node.callFrame.url
-  const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (/\/(packages\/[^/]+)\//.exec(url)?.[1]) ?? (url === "" ? node.callFrame.functionName : "node:internal")
-  byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + node.hitCount)
+  bySite.set(site, (bySite.get(site) ?? 0) + h)
+  const pkg = packageOf(f.url, f.functionName)
+  byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + h)
+  let caller: Node | undefined = node
+  while (caller !== undefined && !/node_modules|\/(packages|examples)\//.test(caller.callFrame.url)) caller = parent.get(caller.id)
+  const charged = caller === undefined ? pkg : packageOf(caller.callFrame.url, caller.callFrame.functionName)
+  byCaller.set(charged, (byCaller.get(charged) ?? 0) + h)
 }
 const top = (m: Map<string, number>, k: number) =>
   [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([s, h]) => `${((100 * h) / total).toFixed(1).padStart(5)}%  ${s}`).join("\n")
-process.stdout.write(`creates driven: ${n}; profile ${join(dir, file)}\n\nself time by package:\n${top(byPackage, 12)}\n\nself time by function:\n${top(bySite, 25)}\n`)
+process.stdout.write(
+  `${scenario}s driven: ${n}; profile ${join(dir, file)}; ${total} samples of the load\n\n` +
+    `self time by package:\n${top(byPackage, 12)}\n\nself time charged to the calling package (Node's own work included):\n${top(byCaller, 12)}\n\n` +
+    `self time by function:\n${top(bySite, 30)}\n`
+)

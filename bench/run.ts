@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: drives the example server over loopback with autocannon, on the
  * in-memory store and on PostgreSQL, and compares every result with a ceiling measured
- * in the same run (a bare HttpApi endpoint; pgbench running the SQL of one create).
+ * in the same run (a bare HttpApi endpoint; pgbench running the SQL of one create; on
+ * PostgreSQL, the two ceilings of bench/ceilings.ts running Tender's own statements).
  * Ratios are what to read: the machines are shared and absolute numbers drift.
  *
  *   npm run bench                    # both stores, writes docs/performance.md
@@ -12,8 +13,10 @@ import autocannon from "autocannon"
 import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitListening } from "@tender/test-support"
 import { execFileSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { cpus, tmpdir, totalmem } from "node:os"
+import { cpus, loadavg, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
+import { createScript } from "./pgbench-create.js"
+import { ceilingScenarios, ceilingServers, type CeilingRun, type Measured } from "./ceilings.js"
 
 const root = resolve(import.meta.dirname, "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
@@ -51,13 +54,6 @@ const peakRssMiB = (pid: number): number | null => {
   } catch {
     return null
   }
-}
-
-interface Measured {
-  readonly rps: number
-  readonly p50: number
-  readonly p99: number
-  readonly non2xx: number
 }
 
 const load = async (opts: autocannon.Options): Promise<Measured> => {
@@ -102,7 +98,7 @@ const scenarios = async (url: string) => {
   }
   const listDeep = await load({ url: `${url}/payment_intents?limit=${deepPageSize}&cursor=${cursor}`, headers: { authorization: demo } })
   const listShallow = await load({ url: `${url}/payment_intents?limit=${deepPageSize}`, headers: { authorization: demo } })
-  return { create, replay, get, listFirst, listShallow, listDeep, created: n }
+  return { create, replay, get, listFirst, listShallow, listDeep, created: n, firstId: first.id as string }
 }
 
 /** Make sure there are enough intents for 1,000 pages. */
@@ -113,10 +109,10 @@ const fill = async (url: string, count: number) => {
   }
 }
 
-/** pgbench running the SQL of one create (bench/create.pgbench.sql) on the tables under `prefix`. */
+/** pgbench running the SQL of one create (bench/pgbench-create.ts) on the tables under `prefix`. */
 const pgbench = (prefix: string): { tps: number; latencyMs: number } => {
   const script = join(mkdtempSync(join(tmpdir(), "tender-bench-")), "create.pgbench.sql")
-  writeFileSync(script, readFileSync(resolve(root, "bench", "create.pgbench.sql"), "utf8").replaceAll("__PREFIX__", prefix))
+  writeFileSync(script, createScript(prefix, promptpay))
   const out = execFileSync("pgbench", ["-n", "-c", String(connections), "-j", "2", "-T", String(seconds), "-f", script, databaseUrl], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"]
@@ -127,9 +123,11 @@ const pgbench = (prefix: string): { tps: number; latencyMs: number } => {
   return { tps: Number(tps[1]), latencyMs: lat ? Number(lat[1]) : NaN }
 }
 
-/** Drop the bench's tables. */
+/** Drop the bench's tables, and the functions the migrations made (the commit's guard). */
 const dropPrefix = (prefix: string) =>
-  execFileSync("psql", [databaseUrl, "-qAtc", `DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, '${prefix}') LOOP EXECUTE format('DROP TABLE %I', t); END LOOP; END $$`], { stdio: "ignore" })
+  execFileSync("psql", [databaseUrl, "-qAtc", `DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, '${prefix}') LOOP EXECUTE format('DROP TABLE %I', t); END LOOP; FOR t IN SELECT p.oid::regprocedure::text FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace WHERE n.nspname = current_schema() AND starts_with(p.proname, '${prefix}') LOOP EXECUTE 'DROP FUNCTION ' || t; END LOOP; END $$`], { stdio: "ignore" })
+
+const loadLine = () => loadavg().map((x) => x.toFixed(2)).join(", ")
 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
@@ -140,7 +138,7 @@ const main = async () => {
     process.stdout.write(s + "\n")
   }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
-  say(`# Performance\n\nMeasured by \`npm run bench\` (bench/run.ts) on ${machine}.`)
+  say(`# Performance\n\nMeasured by \`npm run bench\` (bench/run.ts) on ${machine}, load average at the start ${loadLine()}.`)
   say(`autocannon, ${connections} connections, ${seconds} s per scenario, over loopback. Ratios compare with a ceiling measured in the same run; read those, not the absolute numbers, which drift on shared machines.\n`)
 
   const bare = await startServer("bench/bare-server.ts", {})
@@ -152,6 +150,8 @@ const main = async () => {
   const table: Array<string> = []
   const rows: Array<[string, Measured, number, string]> = []
   let pg: { tps: number; latencyMs: number } | null = null
+  const ceilings: Array<{ name: string; run: CeilingRun }> = []
+  let tenderPg: Awaited<ReturnType<typeof scenarios>> | null = null
   for (const store of stores) {
     const prefix = `bench_${Date.now().toString(36)}_`
     // The memory server must not pick up a DATABASE_URL from the environment.
@@ -169,8 +169,18 @@ const main = async () => {
     await stopServer(server)
     if (store === "postgres") {
       // The same tables, migrated and seeded by the server, now driven by pgbench alone.
+      // Then the two ceilings, on the same tables, with the same requests (bench/ceilings.ts).
       try {
         pg = pgbench(prefix)
+        tenderPg = r
+        for (const c of ceilingServers) {
+          const ceiling = await startServer(c.entry, env)
+          try {
+            ceilings.push({ name: c.name, run: await ceilingScenarios(ceiling.url, r.firstId, load, { authorization: demo }, createBody) })
+          } finally {
+            await stopServer(ceiling)
+          }
+        }
       } finally {
         dropPrefix(prefix)
       }
@@ -192,17 +202,48 @@ const main = async () => {
     table.push(`| ${store} | peak RSS of the server | ${rss ?? "?"} MiB | | | | ${rss && bareRss ? fmt(rss / bareRss, 2) : "?"} | bare server RSS |`)
     table.push(`| ${store} | page ${deepPages} vs page 1 | | | | | ${fmt(r.listDeep.rps / r.listShallow.rps, 3)} | same store, page 1 |`)
   }
-  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/create.pgbench.sql) with ${connections} clients: ${fmt(pg.tps)} tx/s, average latency ${fmt(pg.latencyMs, 2)} ms.`)
+  say(`Load average (1, 5, 15 min) at the end: ${loadLine()}; the machine has ${cpus().length} cores and is shared, so read the ratios.`)
+  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/pgbench-create.ts) with ${connections} clients: ${fmt(pg.tps)} tx/s, average latency ${fmt(pg.latencyMs, 2)} ms.`)
   say("")
   say("| store | scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to ceiling | ceiling |")
   say("|---|---|---:|---:|---:|---:|---:|---|")
   for (const line of table) say(line)
+  if (tenderPg !== null && ceilings.length > 0) ceilingTable(say, tenderPg, ceilings, pg, barePost.rps)
   if (process.argv.includes("--write")) {
     const path = resolve(root, "docs", "performance.md")
     const notes = readNotes(path)
     writeFileSync(path, lines.join("\n") + "\n" + notes)
     process.stdout.write(`\nwrote ${path}\n`)
   }
+}
+
+/** PostgreSQL against the ceilings running its own statements, and the issue's targets. */
+const ceilingTable = (
+  say: (s: string) => void,
+  t: CeilingRun,
+  ceilings: ReadonlyArray<{ name: string; run: CeilingRun }>,
+  pg: { tps: number } | null,
+  barePostRps: number
+) => {
+  const cell = (m: Measured) => `${fmt(m.rps)} (${m.p50} / ${m.p99})`
+  say(`\n### PostgreSQL against its own stack\n`)
+  say(`The same requests against Tender and against two servers that run exactly Tender's statements (bench/pg-statements.ts) on the same tables, pool of 10: ${ceilings.map((c) => c.name).join(", ")}. Each cell: req/s (p50 / p99 ms).\n`)
+  say(`| scenario | Tender | ${ceilings.map((c) => c.name).join(" | ")} | ${ceilings.map((c) => `Tender / ${c.name.split(" ")[0]}`).join(" | ")} | (a) / (b) | Tender p99 / p50 |`)
+  say(`|---|---:|${ceilings.map(() => "---:").join("|")}|${ceilings.map(() => "---:").join("|")}|---:|---:|`)
+  const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], ["idempotent replay", "replay"]]
+  for (const [name, k] of rows) {
+    say(`| ${name} | ${cell(t[k])} | ${ceilings.map((c) => cell(c.run[k])).join(" | ")} | ${ceilings.map((c) => fmt(t[k].rps / c.run[k].rps, 3)).join(" | ")} | ${ceilings.length === 2 ? fmt(ceilings[0]!.run[k].rps / ceilings[1]!.run[k].rps, 3) : ""} | ${fmt(t[k].p99 / t[k].p50, 1)} |`)
+  }
+  const hand = ceilings.find((c) => c.name.startsWith("(b)"))?.run
+  if (hand === undefined) return
+  const target = (name: string, ratio: number, goal: number) => `| ${name} | ${fmt(ratio, 3)} | ${goal} | ${ratio >= goal ? "met" : "not met"} |`
+  say(`\nIssue 22's PostgreSQL targets in this run:\n`)
+  say("| target | ratio | goal | |")
+  say("|---|---:|---:|---|")
+  say(target("get / (b) hand-written server", t.get.rps / hand.get.rps, 1.0))
+  if (pg !== null) say(target("create / pgbench create SQL", t.create.rps / pg.tps, 0.5))
+  say(target("list page of 25 / (b) hand-written server", t.listFirst.rps / hand.listFirst.rps, 0.8))
+  say(target("replay / bare POST", t.replay.rps / barePostRps, 0.5))
 }
 
 /** Keep the hand-written part of docs/performance.md (from "## Notes" on). */
