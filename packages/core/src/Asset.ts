@@ -162,3 +162,6 @@ export const find = (principal: Principal, id: string, param = "asset_id") =>
     if (Option.isNone(found)) return yield* new ResourceNotFound({ param, message: `No asset ${JSON.stringify(id)}.` })
     return found.value
   })
+
+/** What a provider is sent as a receipt: the stored file, its type and digest. @since 0.1.0 @category models */
+export const toReceipt = (a: AssetRecord) => ({ contentType: a.contentType, sha256: a.sha256, bytes: a.bytes })

@@ -104,6 +104,11 @@ export const createdFields = {
   created_before: Schema.optional(DateTimeWithOffset)
 }
 
+/** The `status` filter of a list (4.3): one or more statuses, checked by the list itself. @since 0.1.0 @category request */
+export const statusField = {
+  status: Schema.optional(ValueList.annotations({ description: "One or more statuses: single, comma-separated or repeated" }))
+}
+
 /** The page size and position every list takes (4.3, D6). @since 0.1.0 @category request */
 export const pageFields = {
   limit: Schema.optional(Limit),

@@ -147,7 +147,7 @@ export const ListParams = Schema.Struct({
   currency: Schema.optional(Currency),
   ...Pagination.createdFields,
   merchant_reference: Schema.optional(MerchantReference),
-  status: Schema.optional(Pagination.ValueList.annotations({ description: "One or more statuses: single, comma-separated or repeated" })),
+  ...Pagination.statusField,
   ...Pagination.pageFields
 }).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */

@@ -172,7 +172,7 @@ export const ListParams = Schema.Struct({
   payment_intent: Schema.optional(Schema.String.annotations({ description: "Only the refunds of this payment intent (dord_…)" })),
   ...Pagination.createdFields,
   merchant_reference: Schema.optional(MerchantReference),
-  status: Schema.optional(Pagination.ValueList.annotations({ description: "One or more statuses: single, comma-separated or repeated" })),
+  ...Pagination.statusField,
   ...Pagination.pageFields
 }).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */

@@ -55,7 +55,7 @@ export const ListParams = Schema.Struct({
   currency: Schema.optional(Currency.annotations({ description: "The destination currency" })),
   ...Pagination.createdFields,
   merchant_reference: Schema.optional(MerchantReference),
-  status: Schema.optional(Pagination.ValueList.annotations({ description: "One or more statuses: single, comma-separated or repeated" })),
+  ...Pagination.statusField,
   source_type: Schema.optional(Pagination.ValueList.annotations({ description: "One or more source types: single or comma-separated (D3)" })),
   ...Pagination.pageFields
 }).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })

@@ -1,13 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Option, Schema, TestClock } from "effect"
+import { Effect, Either, Option, TestClock } from "effect"
 import { parse } from "promptparse"
-import type { ApiResponse } from "../src/index.js"
-import { Event, HostedPayment, PaymentIntent, PaymentIntents, Simulator, SimulatorPayer, Storage, Workers } from "../src/index.js"
-import { keys, layer, login } from "./fixtures.js"
+import { HostedPayment, PaymentIntent, PaymentIntents, Simulator, SimulatorPayer, Storage } from "../src/index.js"
+import { type Body, decodeParams, events, json, keys, layer, login, work } from "./fixtures.js"
 
-type Body = Record<string, unknown>
-const decodeParams = Schema.decodeUnknown(PaymentIntent.CreateParams)
-const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
 
 const create = (body: Body, key = keys.demoTest) =>
   Effect.gen(function*() {
@@ -23,9 +19,7 @@ const hosted = (body: Body = {}) =>
     return Option.getOrThrow(yield* HostedPayment.load(json(r).id))
   })
 
-const events = (id: string) => Effect.map(Event.forResource({ merchantId: "mch_demo", environment: "test" }, id), (es) => es.map((e) => e.type))
 
-const work = Workers.drain({ owner: "test" })
 
 describe("hosted payment: the payer's side of a hosted intent (4.1.1, 4.1.2, D7, D9)", () => {
   it.effect("4.1.1 paying on the page freezes the payer's choice in one versioned change, with payment_intent.requires_action (D7)", () =>

@@ -7,14 +7,11 @@
 import { promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
-import type { ApiResponse, Table } from "../src/index.js"
+import type { Table } from "../src/index.js"
 import { Asset, Ids, PaymentIntent, PaymentIntents, PayoutIntent, PayoutIntents, Receipts, Storage } from "../src/index.js"
-import { keys, layer, login } from "./fixtures.js"
+import { json, type Key, keys, layer, login, scope } from "./fixtures.js"
 
-type Key = { readonly public: string; readonly secret: string }
 
-const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
-const scope = { merchantId: "mch_demo", environment: "test" } as const
 const customer = { name: "Somchai Jaidee" }
 
 const createIntent = (payment_method: string) =>

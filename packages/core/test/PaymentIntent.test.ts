@@ -1,28 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Fixtures } from "@tender/testing"
 import { Schema } from "effect"
 import { PaymentIntent } from "../src/index.js"
 import type { PaymentIntentRecord } from "../src/PaymentIntent.js"
 
-// Fields left out are null (Table.OrNull), so a new nullable field changes nothing here.
-const base: PaymentIntentRecord = PaymentIntent.PaymentIntentRecord.make({
-  id: "dord_000000000000000000000001",
-  merchantId: "mch_demo",
-  environment: "test",
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkoutMode: "merchant",
-  status: "requires_action",
-  paymentMethod: "th_promptpay",
-  nextAction: { type: "display_qr_code", qr_data: "000201" },
-  customer: {},
-  providerCode: "simulator",
-  providerPaymentId: "sim_1",
-  fingerprint: "f",
-  createdAt: 0,
-  updatedAt: 0,
-  version: 1
-})
+// The contract suite's complete record: a valid requires_action intent the cases below bend.
+const base: PaymentIntentRecord = Fixtures.intent({ merchantId: "mch_demo", environment: "test" }, { providerPaymentId: "sim_1", createdAt: 0, updatedAt: 0 })
 
 describe("PaymentIntent status rules", () => {
   it("3.1.1 requires_action without next_action is a violation", () => {

@@ -1,7 +1,6 @@
 import { promptpayFor } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Option, Schema, TestClock } from "effect"
-import type { ApiResponse } from "../src/index.js"
+import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import {
   Asset,
   Event,
@@ -15,14 +14,9 @@ import {
   Task,
   Workers
 } from "../src/index.js"
-import { keys, layer, login } from "./fixtures.js"
+import { type Body, decodeParams, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
 
-type Key = { readonly public: string; readonly secret: string }
-type Body = Record<string, unknown>
 
-const decodeParams = Schema.decodeUnknown(PaymentIntent.CreateParams)
-const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
-const errorOf = (r: ApiResponse.ApiResponse) => json(r).error as { code: string; param?: string }
 
 const create = (body: Body, key: Key = keys.demoTest) =>
   Effect.gen(function*() {
@@ -37,13 +31,9 @@ const confirm = (id: string, key: Key = keys.demoTest, idempotencyKey?: string) 
   Effect.flatMap(login(key), (principal) => PaymentIntents.confirm({ principal, requestId: "req_confirm", idempotencyKey }, id))
 
 const get = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => PaymentIntents.retrieve(p, id))
-const events = (id: string) =>
-  Effect.map(Event.forResource({ merchantId: "mch_demo", environment: "test" }, id), (es) => es.map((e) => e.type))
 
 const promptpay = (amount = "150000"): Body => promptpayFor(amount)
 
-/** Run every task due now, as a worker would. */
-const work = Workers.drain({ owner: "test" })
 
 describe("payment intent lifecycle (3.1, 4.5, D7, D9)", () => {
   it.effect("D7 create writes payment_intent.created and the event of its status, each with the intent as created", () =>

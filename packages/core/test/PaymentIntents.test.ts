@@ -1,13 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Schema, TestClock } from "effect"
-import type { ApiResponse } from "../src/index.js"
+import { Deferred, Effect, Fiber, Layer, TestClock } from "effect"
 import { Discovery, HostedCheckout, MemoryStorage, PaymentIntent, PaymentIntents, Provider, RouteHealth, Routing, Simulator, Storage, StorageError } from "../src/index.js"
-import { checkoutOptions, keys, layer, login } from "./fixtures.js"
+import { type Body, checkoutOptions, decodeParams, errorOf, json, type Key, keys, layer, login } from "./fixtures.js"
 
-type Key = { readonly public: string; readonly secret: string }
-type Body = Record<string, unknown>
 
-const decodeParams = Schema.decodeUnknown(PaymentIntent.CreateParams)
 
 const create = (key: Key, body: Body, idempotencyKey?: string) =>
   Effect.gen(function*() {
@@ -24,13 +20,11 @@ const createAs = (principal: Who, body: Body, idempotencyKey?: string) =>
     PaymentIntents.create({ principal, requestId: "req_test", idempotencyKey }, params))
 
 const paramOf = (e: { readonly _tag: string }) => ("param" in e ? e.param : undefined)
-const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
 /** The payment intent a commit inserts, if any. */
 const insertOf = (writes: ReadonlyArray<Storage.Write>) => {
   const insert = writes.find((w) => w._tag === "Insert")
   return insert === undefined ? undefined : insert.record as PaymentIntent.PaymentIntentRecord
 }
-const errorOf = (r: ApiResponse.ApiResponse) => json(r).error as { code: string; param?: string; message: string; details?: Array<{ param: string }> }
 
 const listAll = (key: Key, params: PaymentIntents.ListParams = {}) =>
   Effect.flatMap(login(key), (who) => PaymentIntents.list(who, { limit: "100", ...params }))

@@ -1,10 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
-import type { ApiResponse } from "../src/index.js"
-import { Event, PayoutIntent, PayoutIntents, Simulator, Storage, Workers } from "../src/index.js"
-import { keys, layer, login } from "./fixtures.js"
+import { Event, PayoutIntent, PayoutIntents, Simulator, Storage } from "../src/index.js"
+import { events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
-type Key = { readonly public: string; readonly secret: string }
 
 const body = (overrides: Record<string, unknown> = {}) => ({
   amount: "500000",
@@ -14,7 +12,6 @@ const body = (overrides: Record<string, unknown> = {}) => ({
   ...overrides
 })
 
-const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
 const decode = Schema.decodeUnknown(PayoutIntent.CreateParams)
 
 const create = (params: Record<string, unknown>, key: Key = keys.demoTest, idempotencyKey?: string) =>
@@ -25,9 +22,6 @@ const create = (params: Record<string, unknown>, key: Key = keys.demoTest, idemp
 const cancel = (id: string, key: Key = keys.demoTest, idempotencyKey?: string) =>
   Effect.flatMap(login(key), (principal) => PayoutIntents.cancel({ principal, requestId: "req_x", idempotencyKey }, id))
 const get = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => PayoutIntents.retrieve(p, id))
-const scope = { merchantId: "mch_demo", environment: "test" } as const
-const events = (id: string) => Effect.map(Event.forResource(scope, id), (es) => es.map((e) => e.type))
-const work = Workers.drain({ owner: "test" })
 
 describe("payout intents (2.7, 3.3, 4.10, D8)", () => {
   it.effect("D8 create: 201 requires_approval, the D8 object with the account number masked to its last 4, and payout_intent.created", () =>

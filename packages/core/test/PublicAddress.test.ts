@@ -4,6 +4,7 @@
  * delivery client that connects only to the address it checked. Every connection a test
  * makes goes to a server on 127.0.0.1.
  */
+import { closeServers } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createServer, type Server } from "node:http"
@@ -120,12 +121,7 @@ describe("issue 19.2 SSRF: the connect-time check", () => {
 
 /** A receiver on 127.0.0.1 that counts every connection made to it. */
 const servers: Array<Server> = []
-afterAll(() => {
-  for (const s of servers) {
-    s.closeAllConnections()
-    s.close()
-  }
-})
+afterAll(() => closeServers(servers))
 const receiver = async () => {
   const seen = { connections: 0, requests: [] as Array<string> }
   const server = createServer((req, res) => {

@@ -1,8 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema, TestClock } from "effect"
-import type { ApiResponse, Provider } from "../src/index.js"
+import type { Provider } from "../src/index.js"
 import {
-  Event,
   MemoryStorage,
   PaymentIntent,
   PaymentIntentCancel,
@@ -13,17 +12,11 @@ import {
   Refunds,
   Simulator,
   Storage,
-  Task,
-  Workers
+  Task
 } from "../src/index.js"
-import { keys, layer, login } from "./fixtures.js"
+import { errorOf, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
-type Key = { readonly public: string; readonly secret: string }
 
-const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
-const scope = { merchantId: "mch_demo", environment: "test" } as const
-const events = (id: string) => Effect.map(Event.forResource(scope, id), (es) => es.map((e) => e.type))
-const work = Workers.drain({ owner: "test" })
 
 const promptpay = (amount = "150000") => ({
   amount,
@@ -83,7 +76,6 @@ const cancel = (id: string, body: Record<string, unknown> = {}, key: Key = keys.
 const getIntent = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => PaymentIntents.retrieve(p, id))
 const getRefund = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => Refunds.retrieve(p, id))
 const listRefunds = (params: Refunds.ListParams) => Effect.flatMap(login(keys.demoTest), (p) => Refunds.list(p, params))
-const errorOf = (r: ApiResponse.ApiResponse) => json(r).error as { code: string; param?: string }
 
 /** The simulator, counting the calls an adapter receives. */
 const counting = () => {

@@ -2,10 +2,9 @@ import { promptpayNamed } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
-import { Asset, Event, Fx, PaymentIntents, Simulator, Storage, TopupIntent, TopupIntents, Workers } from "../src/index.js"
-import { keys, layer, login } from "./fixtures.js"
+import { Asset, Fx, PaymentIntents, Simulator, Storage, TopupIntent, TopupIntents } from "../src/index.js"
+import { events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
-type Key = { readonly public: string; readonly secret: string }
 
 const body = (overrides: Record<string, unknown> = {}) => ({
   destination_amount: "100000000",
@@ -14,7 +13,6 @@ const body = (overrides: Record<string, unknown> = {}) => ({
   ...overrides
 })
 
-const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
 const decode = Schema.decodeUnknown(TopupIntent.CreateParams)
 
 const create = (params: Record<string, unknown>, key: Key = keys.demoTest, idempotencyKey: string = crypto.randomUUID()) =>
@@ -23,9 +21,6 @@ const create = (params: Record<string, unknown>, key: Key = keys.demoTest, idemp
     return yield* TopupIntents.create({ principal, requestId: "req_t", idempotencyKey }, yield* Effect.orDie(decode(params)))
   })
 const get = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => TopupIntents.retrieve(p, id))
-const scope = { merchantId: "mch_demo", environment: "test" } as const
-const events = (id: string) => Effect.map(Event.forResource(scope, id), (es) => es.map((e) => e.type))
-const work = Workers.drain({ owner: "test" })
 
 const png = (size = 64) => {
   const bytes = new Uint8Array(size)

@@ -2,8 +2,9 @@
  * Test fixtures: a seed with merchants for every scenario, and the core services on the
  * in-memory store. Shared by the core and http tests.
  */
-import { Layer } from "effect"
-import { Authentication, DeliveryClient, Fx, HostedCheckout, Ids, MemoryStorage, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint } from "../src/index.js"
+import { Effect, Layer, Schema } from "effect"
+import type { ApiResponse } from "../src/index.js"
+import { Authentication, DeliveryClient, Event, Fx, HostedCheckout, Ids, MemoryStorage, PaymentIntent, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint, Workers } from "../src/index.js"
 
 export const keys = {
   demoTest: { public: "pk_test_demoAAAA1111", secret: "sk_test_demoSECRET1111aaaa" },
@@ -105,3 +106,23 @@ export type Services = Layer.Layer.Success<ReturnType<typeof layer>>
 /** Authenticate a key pair of the seed. */
 export const login = (key: { readonly public: string; readonly secret: string }) =>
   Authentication.authenticate({ publicKey: key.public, secretKey: key.secret })
+
+/** A key pair of the seed, and a request body before it is decoded. */
+export type Key = { readonly public: string; readonly secret: string }
+export type Body = Record<string, unknown>
+
+/** The demo merchant's test environment, where `keys.demoTest` acts. */
+export const scope = { merchantId: "mch_demo", environment: "test" } as const
+
+export const decodeParams = Schema.decodeUnknown(PaymentIntent.CreateParams)
+
+/** A response's JSON body, and the D1 error in it. */
+export const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
+export const errorOf = (r: ApiResponse.ApiResponse) =>
+  json(r).error as { code: string; param?: string; message: string; details?: Array<{ param: string }> }
+
+/** The types of a demo resource's events, in order. */
+export const events = (id: string) => Effect.map(Event.forResource(scope, id), (es) => es.map((e) => e.type))
+
+/** Run every task due now, as a worker would. */
+export const work = Workers.drain({ owner: "test" })

@@ -7,6 +7,7 @@
  * certificate for evil.example, in `tls/`) counts every connection made to it. No traffic
  * leaves 127.0.0.0/8.
  */
+import { closeServers } from "@tender/test-support"
 import { FetchHttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { DeliveryClient, Event, PublicAddress, Storage, WebhookDelivery, Workers } from "@tender/core"
@@ -22,12 +23,7 @@ const cert = readFileSync(new URL("tls/evil.example.cert.pem", import.meta.url))
 const key = readFileSync(new URL("tls/evil.example.key.pem", import.meta.url))
 
 const servers: Array<Server> = []
-afterAll(() => {
-  for (const s of servers) {
-    s.closeAllConnections()
-    s.close()
-  }
-})
+afterAll(() => closeServers(servers))
 
 /** An HTTPS receiver for evil.example on 127.0.0.1, counting connections and requests. */
 const receiver = async () => {

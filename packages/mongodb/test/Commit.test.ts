@@ -1,26 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { PaymentIntent, Storage, StorageError } from "@tender/core"
+import { Fixtures } from "@tender/testing"
 import { collections, type CollectionPrefix } from "../src/internal/collections.js"
 import { needsTransaction, step, transactionOptions } from "../src/internal/commit.js"
 import { toDocument } from "../src/internal/documents.js"
 
 const c = collections("tender_" as CollectionPrefix)
-const t0 = Date.UTC(2026, 10, 22)
-const intent = PaymentIntent.PaymentIntentRecord.make({
+// The contract suite's record, pinned to the ids and reference the expected filters below name.
+const t0 = Fixtures.t0
+const intent = Fixtures.intent({ merchantId: "mch_a", environment: "test" }, {
   id: "dord_1",
-  merchantId: "mch_a",
-  environment: "test",
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkoutMode: "merchant",
-  status: "requires_action",
   merchantReference: "order-1",
   metadata: { "$set": "a merchant's key", "a.b": "dotted" },
-  customer: {},
-  fingerprint: "f",
-  createdAt: t0,
-  updatedAt: t0,
   version: 3
 })
 const ref = { merchantId: "mch_a", environment: "test", resourceType: "payment_intent", reference: "order-1", resourceId: "dord_1" } as const

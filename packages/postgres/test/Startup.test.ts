@@ -55,6 +55,20 @@ const attempt = async (base: string, bound: number): Promise<number | "refused" 
   }
 }
 
+/** A TCP server that accepts connections and never answers: a frozen database; closed after the test. */
+const frozenDatabase = async () => {
+  const sockets: Array<Socket> = []
+  const frozen: Server = createServer((s) => sockets.push(s))
+  await new Promise<void>((ok) => frozen.listen(0, "127.0.0.1", ok))
+  cleanups.push(() =>
+    new Promise((ok) => {
+      for (const s of sockets) s.destroy()
+      frozen.close(() => ok())
+    })
+  )
+  return { port: (frozen.address() as { port: number }).port, sockets }
+}
+
 if (skipReason !== undefined) {
   describe("demo server start-up on PostgreSQL", () => it.skip(`skipped: ${skipReason}`, () => {}))
 } else {
@@ -70,16 +84,7 @@ if (skipReason !== undefined) {
     })
 
     it("issue 14 defect 1 PostgreSQL frozen at start (accepts TCP, never answers): gives up after TENDER_STARTUP_TIMEOUT_MS with one line, exit code 1", async () => {
-      const sockets: Array<Socket> = []
-      const frozen: Server = createServer((s) => sockets.push(s))
-      await new Promise<void>((ok) => frozen.listen(0, "127.0.0.1", ok))
-      cleanups.push(() =>
-        new Promise((ok) => {
-          for (const s of sockets) s.destroy()
-          frozen.close(() => ok())
-        })
-      )
-      const port = (frozen.address() as { port: number }).port
+      const { port, sockets } = await frozenDatabase()
       const server = await launch({ ...withDatabase(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "1500" })
       // Bounded: the start gives up on its own (the bound covers the TypeScript loader's start too).
       const code = await Promise.race([server.exited, new Promise<"still running">((ok) => setTimeout(() => ok("still running"), 25_000))])
@@ -91,16 +96,7 @@ if (skipReason !== undefined) {
     })
 
     it("issue 19 SIGTERM or SIGINT while start-up waits on a frozen database: the server exits at once, started with node or with npm", async () => {
-      const sockets: Array<Socket> = []
-      const frozen: Server = createServer((s) => sockets.push(s))
-      await new Promise<void>((ok) => frozen.listen(0, "127.0.0.1", ok))
-      cleanups.push(() =>
-        new Promise((ok) => {
-          for (const s of sockets) s.destroy()
-          frozen.close(() => ok())
-        })
-      )
-      const port = (frozen.address() as { port: number }).port
+      const { port, sockets } = await frozenDatabase()
       for (const npm of [false, true]) {
         for (const signal of ["SIGTERM", "SIGINT"] as const) {
           const reached = sockets.length

@@ -43,3 +43,11 @@ export const rawExchange = (port: number, raw: string, options: { readonly keepO
       ok({ text, status: Number(statusLine.split(" ")[1]), headers, body: payload === "" ? undefined : JSON.parse(payload) })
     })
   })
+
+/** Close servers a test file started, dropping their open connections first (for `afterAll`). */
+export const closeServers = (servers: ReadonlyArray<{ closeAllConnections(): void; close(): unknown }>): void => {
+  for (const s of servers) {
+    s.closeAllConnections()
+    s.close()
+  }
+}

@@ -101,11 +101,7 @@ const submitReceipt = (task: Task.TaskRecord) =>
     if (assetId === undefined) return done()
     const asset = yield* Effect.flatMap(Storage, (s) => s.get(Asset.table, scopeOf(intent), assetId))
     if (Option.isNone(asset)) return done()
-    const answer = yield* withTimeout(provider.code, provider.submitReceipt(ref, {
-      contentType: asset.value.contentType,
-      sha256: asset.value.sha256,
-      bytes: asset.value.bytes
-    })).pipe(Effect.either)
+    const answer = yield* withTimeout(provider.code, provider.submitReceipt(ref, Asset.toReceipt(asset.value))).pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     switch (answer.right._tag) {

@@ -94,11 +94,7 @@ const reviewReceipt = (task: Task.TaskRecord) =>
     }
     const asset = yield* (yield* Storage).get(Asset.table, scopeOf(topup), assetId)
     if (Option.isNone(asset)) return yield* Effect.dieMessage(`receipt asset ${assetId} is missing`)
-    const answer = yield* withTimeout(provider, topups.submitReceipt(ref, {
-      contentType: asset.value.contentType,
-      sha256: asset.value.sha256,
-      bytes: asset.value.bytes
-    })).pipe(Effect.either)
+    const answer = yield* withTimeout(provider, topups.submitReceipt(ref, Asset.toReceipt(asset.value))).pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     const changed = verdict(topup, answer.right, now, true)

@@ -10,6 +10,21 @@ import { guardFailedCode } from "./commit.js"
 import type { TablePrefix } from "./tables.js"
 import { tables } from "./tables.js"
 
+/**
+ * One index per list shape (D6): `<table>_<name>_idx` on (merchant_id, environment, the shape's
+ * column if any, created_at DESC, id DESC), created in the order given. The statements are byte
+ * for byte those the migrations first ran, so already-applied databases match new ones.
+ */
+const listIndexes = (sql: SqlClient, table: string, shapes: Record<string, string | null>) =>
+  Effect.forEach(
+    Object.entries(shapes),
+    ([name, column]) =>
+      sql`CREATE INDEX ${sql(`${table}_${name}_idx`)} ON ${sql(table)} (merchant_id, environment, ${
+        sql.literal(column === null ? "" : `${column}, `)
+      }created_at DESC, id DESC)`,
+    { discard: true }
+  )
+
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => {
   const t = tables(prefix)
@@ -48,10 +63,7 @@ export const migrations = (prefix: TablePrefix) => {
       )`
       // One index per list shape of 4.3: the scope alone, and the scope with each equality filter,
       // each ending in the keyset order (created_at, id) descending so a page is an index range.
-      yield* sql`CREATE INDEX ${sql(`${t.of(PaymentIntent.table)}_list_idx`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${t.of(PaymentIntent.table)}_status_idx`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, status, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${t.of(PaymentIntent.table)}_country_idx`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, country, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${t.of(PaymentIntent.table)}_currency_idx`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, currency, created_at DESC, id DESC)`
+      yield* listIndexes(sql, t.of(PaymentIntent.table), { list: null, status: "status", country: "country", currency: "currency" })
       // merchant_reference is unique per merchant and environment among payment intents (4.9, D4).
       yield* sql`CREATE UNIQUE INDEX ${sql(`${t.of(PaymentIntent.table)}_reference_key`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
 
@@ -127,8 +139,7 @@ export const migrations = (prefix: TablePrefix) => {
       // One event per (resource, version, ordinal): a change applied twice is refused (Event.table).
       yield* sql`CREATE UNIQUE INDEX ${sql(`${events}_resource_version_key`)} ON ${sql(events)}
         (merchant_id, environment, resource_id, resource_version, ordinal)`
-      yield* sql`CREATE INDEX ${sql(`${events}_list_idx`)} ON ${sql(events)} (merchant_id, environment, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${events}_type_idx`)} ON ${sql(events)} (merchant_id, environment, type, created_at DESC, id DESC)`
+      yield* listIndexes(sql, events, { list: null, type: "type" })
 
       const tasks = t.of(Task.table)
       yield* sql`CREATE TABLE ${sql(tasks)} (
@@ -149,8 +160,7 @@ export const migrations = (prefix: TablePrefix) => {
       )`
       // The claim's range: pending tasks by due time (SKIP LOCKED walks it past rows other workers hold).
       yield* sql`CREATE INDEX ${sql(`${tasks}_due_idx`)} ON ${sql(tasks)} (due_at, id) WHERE status = 'pending'`
-      yield* sql`CREATE INDEX ${sql(`${tasks}_list_idx`)} ON ${sql(tasks)} (merchant_id, environment, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${tasks}_resource_idx`)} ON ${sql(tasks)} (merchant_id, environment, resource_id, created_at DESC, id DESC)`
+      yield* listIndexes(sql, tasks, { list: null, resource: "resource_id" })
     }),
     "0004_assets": Effect.gen(function*() {
       const sql = (yield* SqlClient).withoutTransforms()
@@ -200,9 +210,7 @@ export const migrations = (prefix: TablePrefix) => {
         created_at timestamptz(3) NOT NULL,
         version integer NOT NULL
       )`
-      yield* sql`CREATE INDEX ${sql(`${attempts}_list_idx`)} ON ${sql(attempts)} (merchant_id, environment, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${attempts}_endpoint_idx`)} ON ${sql(attempts)} (merchant_id, environment, endpoint_id, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${attempts}_event_idx`)} ON ${sql(attempts)} (merchant_id, environment, event_id, created_at DESC, id DESC)`
+      yield* listIndexes(sql, attempts, { list: null, endpoint: "endpoint_id", event: "event_id" })
       // A delivery task names the endpoint it delivers to (Task.targetId).
       yield* sql`ALTER TABLE ${sql(t.of(Task.table))} ADD COLUMN target_id text`
     }),
@@ -230,9 +238,7 @@ export const migrations = (prefix: TablePrefix) => {
       )`
       // merchant_reference is unique per merchant and environment among payouts (4.9, D4, D8).
       yield* sql`CREATE UNIQUE INDEX ${sql(`${payouts}_reference_key`)} ON ${sql(payouts)} (merchant_id, environment, merchant_reference)`
-      yield* sql`CREATE INDEX ${sql(`${payouts}_list_idx`)} ON ${sql(payouts)} (merchant_id, environment, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${payouts}_status_idx`)} ON ${sql(payouts)} (merchant_id, environment, status, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${payouts}_currency_idx`)} ON ${sql(payouts)} (merchant_id, environment, currency, created_at DESC, id DESC)`
+      yield* listIndexes(sql, payouts, { list: null, status: "status", currency: "currency" })
     }),
     "0007_seeded_api_keys": Effect.gen(function*() {
       const sql = (yield* SqlClient).withoutTransforms()
@@ -286,11 +292,7 @@ export const migrations = (prefix: TablePrefix) => {
       // merchant_reference is unique per merchant and environment among top-ups (4.9, D4).
       yield* sql`CREATE UNIQUE INDEX ${sql(`${topups}_reference_key`)} ON ${sql(topups)} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
       // One index per list shape of 4.8, each ending in the keyset order (D6).
-      yield* sql`CREATE INDEX ${sql(`${topups}_list_idx`)} ON ${sql(topups)} (merchant_id, environment, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${topups}_status_idx`)} ON ${sql(topups)} (merchant_id, environment, status, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${topups}_country_idx`)} ON ${sql(topups)} (merchant_id, environment, country, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${topups}_currency_idx`)} ON ${sql(topups)} (merchant_id, environment, destination_currency, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${topups}_source_type_idx`)} ON ${sql(topups)} (merchant_id, environment, source_type, created_at DESC, id DESC)`
+      yield* listIndexes(sql, topups, { list: null, status: "status", country: "country", currency: "destination_currency", source_type: "source_type" })
     }),
     "0010_refunds": Effect.gen(function*() {
       const sql = (yield* SqlClient).withoutTransforms()
@@ -326,9 +328,7 @@ export const migrations = (prefix: TablePrefix) => {
       // merchant_reference is unique per merchant and environment among refunds (D10).
       yield* sql`CREATE UNIQUE INDEX ${sql(`${refunds}_reference_key`)} ON ${sql(refunds)} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
       // One index per list shape of GET /refunds (D10, 4.3), each ending in the keyset order (D6).
-      yield* sql`CREATE INDEX ${sql(`${refunds}_list_idx`)} ON ${sql(refunds)} (merchant_id, environment, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${refunds}_status_idx`)} ON ${sql(refunds)} (merchant_id, environment, status, created_at DESC, id DESC)`
-      yield* sql`CREATE INDEX ${sql(`${refunds}_payment_intent_idx`)} ON ${sql(refunds)} (merchant_id, environment, payment_intent_id, created_at DESC, id DESC)`
+      yield* listIndexes(sql, refunds, { list: null, status: "status", payment_intent: "payment_intent_id" })
     })
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { Vitest } from "@effect/vitest"
 import type { Merchants, Storage, Task } from "@tender/core"
-import { Ids, PaymentIntent } from "@tender/core"
+import { Ids, PaymentIntent, Table } from "@tender/core"
 import { randomUUID } from "node:crypto"
 
 /** A merchant and environment no other case uses. */
@@ -91,3 +91,26 @@ export const oddResponse = (requestId = `req_${Ids.randomBase62()}`): Storage.St
 
 /** The `it` the cases register with: the adapter's services, on the live clock. */
 export type ContractIt = Vitest.MethodsNonLive<Storage.Storage | Task.Tasks | Merchants.Merchants, true>
+
+/** The ids of rows, in order. */
+export const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
+
+/**
+ * What a list must return, by the rules every list shares (4.3, D6): the query's scope and created
+ * window, strictly after its cursor, newest first, at most `limit`; `matches` is the resource's own filter.
+ */
+export const expectedPage = <R extends Table.StoredRecord>(
+  rows: ReadonlyArray<R>,
+  q: Omit<Storage.ListQuery<R>, "where">,
+  matches: (r: R) => boolean
+) =>
+  rows
+    .filter((r) =>
+      r.merchantId === q.merchantId && r.environment === q.environment &&
+      (q.createdAfter === undefined || r.createdAt >= q.createdAfter) &&
+      (q.createdBefore === undefined || r.createdAt < q.createdBefore) &&
+      (q.after === undefined || Table.compareNewestFirst(q.after, r) < 0) &&
+      matches(r)
+    )
+    .sort(Table.compareNewestFirst)
+    .slice(0, q.limit)

@@ -5,9 +5,9 @@
 import { assert } from "@effect/vitest"
 import type { ContractIt } from "./fixtures.js"
 import type { PaymentIntent } from "@tender/core"
-import { PaymentIntent as PI, Storage, Table } from "@tender/core"
+import { PaymentIntent as PI, Storage } from "@tender/core"
 import { Effect, Option } from "effect"
-import { freshScope, intent, t0 } from "./fixtures.js"
+import { expectedPage, freshScope, ids, intent, t0 } from "./fixtures.js"
 
 type Record = PaymentIntent.PaymentIntentRecord
 /** A list query of 4.3 with its filters named as the HTTP query names them. */
@@ -24,23 +24,15 @@ const get = (record: { readonly merchantId: string; readonly environment: "test"
   Effect.flatMap(Storage.Storage, (s) => s.get(PI.table, record, record.id))
 const list = ({ country, currency, merchantReference, statuses, ...query }: Query) =>
   Effect.flatMap(Storage.Storage, (s) => s.list(PI.table, { ...query, where: { country, currency, merchantReference, status: statuses } }))
-const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
 
 /** What a list must return, computed from the rows by the rules of 4.3 and D6. */
 const expected = (rows: ReadonlyArray<Record>, q: Query) =>
-  rows
-    .filter((r) =>
-      r.merchantId === q.merchantId && r.environment === q.environment &&
-      (q.country === undefined || r.country === q.country) &&
-      (q.currency === undefined || r.currency === q.currency) &&
-      (q.createdAfter === undefined || r.createdAt >= q.createdAfter) &&
-      (q.createdBefore === undefined || r.createdAt < q.createdBefore) &&
-      (q.merchantReference === undefined || r.merchantReference === q.merchantReference) &&
-      (q.statuses === undefined || q.statuses.includes(r.status)) &&
-      (q.after === undefined || Table.compareNewestFirst(q.after, r) < 0)
-    )
-    .sort(Table.compareNewestFirst)
-    .slice(0, q.limit)
+  expectedPage(rows, q, (r) =>
+    (q.country === undefined || r.country === q.country) &&
+    (q.currency === undefined || r.currency === q.currency) &&
+    (q.merchantReference === undefined || r.merchantReference === q.merchantReference) &&
+    (q.statuses === undefined || q.statuses.includes(r.status))
+  )
 
 /** A record that uses every field, at the edges of what the API accepts. */
 const everyField = (scope: ReturnType<typeof freshScope>): Record =>

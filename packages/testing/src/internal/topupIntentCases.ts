@@ -5,10 +5,10 @@
  */
 import { assert } from "@effect/vitest"
 import type { TopupIntent } from "@tender/core"
-import { Ids, Storage, Table, TopupIntent as TI } from "@tender/core"
+import { Ids, Storage, TopupIntent as TI } from "@tender/core"
 import { Effect, Option } from "effect"
 import type { ContractIt } from "./fixtures.js"
-import { freshScope, t0 } from "./fixtures.js"
+import { expectedPage, freshScope, ids, t0 } from "./fixtures.js"
 
 type Record = TopupIntent.TopupIntentRecord
 type Scope = ReturnType<typeof freshScope>
@@ -60,24 +60,16 @@ const list = ({ country, currency, merchantReference, sourceTypes, statuses, ...
       ...query,
       where: { country, destinationCurrency: currency, merchantReference, status: statuses, sourceType: sourceTypes }
     }))
-const ids = (rows: ReadonlyArray<{ readonly id: string }>) => rows.map((r) => r.id)
 
 /** What a list must return, by the rules of 4.8 and D6. */
 const expected = (rows: ReadonlyArray<Record>, q: Query) =>
-  rows
-    .filter((r) =>
-      r.merchantId === q.merchantId && r.environment === q.environment &&
-      (q.country === undefined || r.country === q.country) &&
-      (q.currency === undefined || r.destinationCurrency === q.currency) &&
-      (q.merchantReference === undefined || r.merchantReference === q.merchantReference) &&
-      (q.statuses === undefined || q.statuses.includes(r.status)) &&
-      (q.sourceTypes === undefined || q.sourceTypes.includes(r.sourceType)) &&
-      (q.createdAfter === undefined || r.createdAt >= q.createdAfter) &&
-      (q.createdBefore === undefined || r.createdAt < q.createdBefore) &&
-      (q.after === undefined || Table.compareNewestFirst(q.after, r) < 0)
-    )
-    .sort(Table.compareNewestFirst)
-    .slice(0, q.limit)
+  expectedPage(rows, q, (r) =>
+    (q.country === undefined || r.country === q.country) &&
+    (q.currency === undefined || r.destinationCurrency === q.currency) &&
+    (q.merchantReference === undefined || r.merchantReference === q.merchantReference) &&
+    (q.statuses === undefined || q.statuses.includes(r.status)) &&
+    (q.sourceTypes === undefined || q.sourceTypes.includes(r.sourceType))
+  )
 
 /** @internal */
 export const cases = (it: ContractIt) => {

@@ -1,11 +1,10 @@
 /** The assets group (D3, 4.4): one module per group, assembled in `Api.ts`. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Asset } from "@tender/core"
-import { Authentication, FileUpload, IdempotencyConflict, IdempotencyHeaders, JsonBody, PayloadTooLarge, ValidationFailed } from "./shared.js"
+import { authenticated, FileUpload, group, IdempotencyConflict, IdempotencyHeaders, JsonBody, PayloadTooLarge } from "./shared.js"
 
 /** Assets: files for later receipts (D3, 4.4). @since 0.1.0 */
-export class AssetsGroup extends HttpApiGroup.make("assets")
-  .annotate(OpenApi.Description, "Files uploaded for later use, such as a receipt image (4.4).")
+export class AssetsGroup extends group("assets", "Files uploaded for later use, such as a receipt image (4.4).")
   .add(
     HttpApiEndpoint.post("upload", "/assets")
       .annotate(OpenApi.Summary, "Upload an asset")
@@ -16,6 +15,5 @@ export class AssetsGroup extends HttpApiGroup.make("assets")
       .addError(IdempotencyConflict)
       .addError(PayloadTooLarge)
   )
-  .addError(ValidationFailed)
-  .middlewareEndpoints(Authentication)
+  .pipe(authenticated)
 {}

@@ -1,12 +1,11 @@
 /** The payment intents group (4.1-4.5, D10): one module per group, assembled in `Api.ts`. */
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { OpenApi } from "@effect/platform"
 import { PaymentIntent, PaymentIntentCancel, PaymentIntents } from "@tender/core"
 import { Schema } from "effect"
-import { action, Authentication, CheckoutModeNotAllowed, create, FileUpload, IdempotencyConflict, IdempotencyHeaders, list, PayloadTooLarge, PaymentConfigurationUnavailable, PaymentIntentUnexpectedState, ReceiptByAsset, retrieve, RoutingUnavailable, ValidationFailed } from "./shared.js"
+import { action, authenticated, CheckoutModeNotAllowed, create, FileUpload, group, IdempotencyConflict, IdempotencyHeaders, list, PayloadTooLarge, PaymentConfigurationUnavailable, PaymentIntentUnexpectedState, ReceiptByAsset, retrieve, RoutingUnavailable } from "./shared.js"
 
 /** Payment intents (4.1-4.5). @since 0.1.0 */
-export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
-  .annotate(OpenApi.Description, "Payment intents: create, retrieve, list, confirm, receipts (4.1-4.5) and cancel (D10).")
+export class PaymentIntentsGroup extends group("paymentIntents", "Payment intents: create, retrieve, list, confirm, receipts (4.1-4.5) and cancel (D10).")
   .add(
     create("/payment_intents", "Create a payment intent", {
       payload: PaymentIntent.CreateParams,
@@ -46,8 +45,5 @@ export class PaymentIntentsGroup extends HttpApiGroup.make("paymentIntents")
       .setPayload(PaymentIntentCancel.CancelParams)
       .addError(PaymentIntentUnexpectedState)
   )
-  .addError(ValidationFailed)
-  // On the endpoints, not the group, so it runs before their own middleware (`JsonBody`):
-  // HttpApi runs a group's middleware after the endpoint's. Last: endpoints added later lack it.
-  .middlewareEndpoints(Authentication)
+  .pipe(authenticated)
 {}

@@ -1,11 +1,10 @@
 /** The payout intents group (2.7, 4.10, D8): one module per group, assembled in `Api.ts`. */
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { OpenApi } from "@effect/platform"
 import { PayoutIntent, PayoutIntents } from "@tender/core"
-import { action, Authentication, create, IdempotencyConflict, IdempotencyHeaders, list, PaymentConfigurationUnavailable, PayoutNotCancelable, retrieve, ValidationFailed } from "./shared.js"
+import { action, authenticated, create, group, IdempotencyConflict, IdempotencyHeaders, list, PaymentConfigurationUnavailable, PayoutNotCancelable, retrieve } from "./shared.js"
 
 /** Payout intents (2.7, 3.3, 4.10, D3, D8). @since 0.1.0 */
-export class PayoutIntentsGroup extends HttpApiGroup.make("payoutIntents")
-  .annotate(OpenApi.Description, "Payout intents: create, retrieve, list and cancel (2.7, 4.10, D8).")
+export class PayoutIntentsGroup extends group("payoutIntents", "Payout intents: create, retrieve, list and cancel (2.7, 4.10, D8).")
   .add(
     // 4.9 merchant_reference rule 5: a repeat with the same fields answers the original.
     create("/payout_intents", "Create a payout intent", {
@@ -25,6 +24,5 @@ export class PayoutIntentsGroup extends HttpApiGroup.make("payoutIntents")
     action("cancel", "/payout_intents/:id/cancel", "Cancel a payout intent", PayoutIntent.PayoutIntent)
       .addError(PayoutNotCancelable)
   )
-  .addError(ValidationFailed)
-  .middlewareEndpoints(Authentication)
+  .pipe(authenticated)
 {}

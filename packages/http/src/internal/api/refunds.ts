@@ -1,11 +1,10 @@
 /** The refunds group (D10): one module per group, assembled in `Api.ts`. */
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { OpenApi } from "@effect/platform"
 import { Refund, Refunds } from "@tender/core"
-import { AmountExceedsRefundable, Authentication, create, IdempotencyConflict, IdempotencyHeaders, list, PaymentIntentUnexpectedState, RefundNotSupported, ResourceNotFound, retrieve, ValidationFailed } from "./shared.js"
+import { AmountExceedsRefundable, authenticated, create, group, IdempotencyConflict, IdempotencyHeaders, list, PaymentIntentUnexpectedState, RefundNotSupported, ResourceNotFound, retrieve } from "./shared.js"
 
 /** Refunds (D10). @since 0.1.0 */
-export class RefundsGroup extends HttpApiGroup.make("refunds")
-  .annotate(OpenApi.Description, "Refunds: all or part of a succeeded payment given back; create, retrieve and list (D10).")
+export class RefundsGroup extends group("refunds", "Refunds: all or part of a succeeded payment given back; create, retrieve and list (D10).")
   .add(
     // D10, as 4.9 for payment intents: a repeat with the same merchant_reference and fields answers the original.
     create("/refunds", "Create a refund", {
@@ -24,6 +23,5 @@ export class RefundsGroup extends HttpApiGroup.make("refunds")
   )
   .add(retrieve("/refunds/:id", "Retrieve a refund", Refund.Refund))
   .add(list("/refunds", "List refunds", Refunds.ListParams, Refund.Refund, "RefundList"))
-  .addError(ValidationFailed)
-  .middlewareEndpoints(Authentication)
+  .pipe(authenticated)
 {}

@@ -4,7 +4,7 @@
  * endpoint shapes every resource repeats (create, retrieve, list, an action on one resource).
  * Each group is a module beside this one; `Api.ts` assembles them into `TenderApi`.
  */
-import { HttpApiEndpoint, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, Multipart, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, Multipart, OpenApi } from "@effect/platform"
 import type { Authentication as CoreAuthentication } from "@tender/core"
 import { Errors, Pagination } from "@tender/core"
 import { Context, Schema } from "effect"
@@ -148,3 +148,17 @@ export const action = <const Name extends string, S extends Schema.Schema.Any>(
     .addSuccess(resource)
     .addError(ResourceNotFound)
     .addError(IdempotencyConflict)
+
+/** A group and the description its OpenAPI tag carries: the head every group module shares. */
+export const group = <const Id extends string>(id: Id, description: string) =>
+  HttpApiGroup.make(id).annotate(OpenApi.Description, description)
+
+/**
+ * The tail of every authenticated group: `ValidationFailed` on all its endpoints, and `Authentication`
+ * on each endpoint, not on the group, so it runs before their own middleware (`JsonBody`): HttpApi runs
+ * a group's middleware after the endpoint's. Apply it last (`.pipe(authenticated)`): endpoints added
+ * after it would lack authentication.
+ */
+export const authenticated = <Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
+  g: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>
+) => g.addError(ValidationFailed).middlewareEndpoints(Authentication)

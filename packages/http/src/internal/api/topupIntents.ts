@@ -1,8 +1,8 @@
 /** The top-up intents group (2.5, 4.7, 4.8): one module per group, assembled in `Api.ts`. */
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { OpenApi } from "@effect/platform"
 import { TopupIntent, TopupIntents } from "@tender/core"
 import { Schema } from "effect"
-import { action, Authentication, create, IdempotencyConflict, list, PaymentConfigurationUnavailable, ReceiptByAsset, retrieve, RoutingUnavailable, TopupIntentUnexpectedState, ValidationFailed } from "./shared.js"
+import { action, authenticated, create, group, IdempotencyConflict, list, PaymentConfigurationUnavailable, ReceiptByAsset, retrieve, RoutingUnavailable, TopupIntentUnexpectedState } from "./shared.js"
 
 /** POST /topup_intents requires the key (4.7, D5): documented as required; its absence is a 400 naming `Idempotency-Key`. */
 const TopupHeaders = Schema.Struct({
@@ -12,8 +12,7 @@ const TopupHeaders = Schema.Struct({
 })
 
 /** Top-up intents (2.5, 4.7, 4.8, D3). @since 0.1.0 */
-export class TopupIntentsGroup extends HttpApiGroup.make("topupIntents")
-  .annotate(OpenApi.Description, "Top-up intents: create, retrieve, list and a receipt for a manual top-up (2.5, 4.7, 4.8).")
+export class TopupIntentsGroup extends group("topupIntents", "Top-up intents: create, retrieve, list and a receipt for a manual top-up (2.5, 4.7, 4.8).")
   .add(
     // 4.9: a repeat with the same merchant_reference and fields answers the original.
     create("/topup_intents", "Create a top-up intent", {
@@ -36,6 +35,5 @@ export class TopupIntentsGroup extends HttpApiGroup.make("topupIntents")
       .setPayload(ReceiptByAsset)
       .addError(TopupIntentUnexpectedState)
   )
-  .addError(ValidationFailed)
-  .middlewareEndpoints(Authentication)
+  .pipe(authenticated)
 {}

@@ -1,11 +1,10 @@
 /** The webhook groups (6, 4.11, D3): endpoints and the event type catalogue, assembled in `Api.ts`. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
 import { WebhookEndpoint, WebhookEvents } from "@tender/core"
-import { Authentication, IdempotencyConflict, IdempotencyHeaders, IdPath, JsonBody, list, ResourceNotFound, retrieve, ValidationFailed } from "./shared.js"
+import { authenticated, group, IdempotencyConflict, IdempotencyHeaders, IdPath, JsonBody, list, ResourceNotFound, retrieve } from "./shared.js"
 
 /** Webhook endpoints (6, D3): where a merchant hears of its events. @since 0.1.0 */
-export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
-  .annotate(OpenApi.Description, "Where a merchant's events are delivered, signed (Standard Webhooks).")
+export class WebhookEndpointsGroup extends group("webhookEndpoints", "Where a merchant's events are delivered, signed (Standard Webhooks).")
   .add(
     HttpApiEndpoint.post("create", "/webhook_endpoints")
       .annotate(OpenApi.Summary, "Create a webhook endpoint")
@@ -38,13 +37,11 @@ export class WebhookEndpointsGroup extends HttpApiGroup.make("webhookEndpoints")
       .addError(ResourceNotFound)
       .addError(IdempotencyConflict)
   )
-  .addError(ValidationFailed)
-  .middlewareEndpoints(Authentication)
+  .pipe(authenticated)
 {}
 
 /** The webhook event type catalogue (4.11, D3), without authentication (5.5). @since 0.1.0 */
-export class WebhookEventTypesGroup extends HttpApiGroup.make("webhookEventTypes")
-  .annotate(OpenApi.Description, "The catalogue of event types a webhook endpoint may subscribe to (4.11, D3).")
+export class WebhookEventTypesGroup extends group("webhookEventTypes", "The catalogue of event types a webhook endpoint may subscribe to (4.11, D3).")
   .add(
     HttpApiEndpoint.get("catalogue", "/webhook_event_types")
       .annotate(OpenApi.Summary, "List the webhook event types")
