@@ -14,9 +14,9 @@ import { isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import { CancellationReason, table, toResource } from "./PaymentIntent.js"
 import { change, providerRef } from "./PaymentIntentLifecycle.js"
-import { ProviderRegistry, ProviderUnavailable } from "./Provider.js"
+import { ProviderRegistry } from "./Provider.js"
 import * as Refunds from "./Refunds.js"
-import { providerTimeout } from "./Routing.js"
+import { boundedCall } from "./Routing.js"
 import { Storage, Write } from "./Storage.js"
 import * as Task from "./Task.js"
 
@@ -83,10 +83,7 @@ export const run = (task: Task.TaskRecord) =>
     const ref = providerRef(intent)
     const provider = intent.providerCode === null ? undefined : (yield* ProviderRegistry).get(intent.providerCode)
     if (ref === undefined || provider?.cancelPayment === undefined) return done()
-    const answer = yield* Effect.interruptible(provider.cancelPayment(ref)).pipe(
-      Effect.timeoutFail({ duration: providerTimeout, onTimeout: () => new ProviderUnavailable({ provider: provider.code, reason: "timed out" }) }),
-      Effect.either
-    )
+    const answer = yield* boundedCall(provider.code, provider.cancelPayment(ref)).pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     switch (answer.right._tag) {

@@ -17,9 +17,8 @@ import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import type { CreateParams, PayoutIntentRecord, Status } from "./PayoutIntent.js"
 import { canTransition, PayoutIntentRecord as Record, Status as StatusSchema, statusEvent, table, toResource } from "./PayoutIntent.js"
-import type { PaymentProvider } from "./Provider.js"
-import { ProviderRegistry, ProviderUnavailable } from "./Provider.js"
-import { providerTimeout } from "./Routing.js"
+import { ProviderRegistry } from "./Provider.js"
+import { boundedCall } from "./Routing.js"
 import { Currency, type Environment, MerchantReference } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
@@ -216,11 +215,6 @@ export const approve = (scope: Scope, id: string): Effect.Effect<
     return "approved" as const
   }).pipe(Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 3 }))
 
-/** How long a provider may take to answer a payout, as for payments; interruptible inside the uninterruptible task. */
-const withTimeout = <A>(provider: PaymentProvider, effect: Effect.Effect<A, ProviderUnavailable>) =>
-  Effect.interruptible(effect).pipe(
-    Effect.timeoutFail({ duration: providerTimeout, onTimeout: () => new ProviderUnavailable({ provider: provider.code, reason: "timed out" }) })
-  )
 
 /**
  * Run the send task of an approved payout: the provider's outcome moves it to `succeeded` or
@@ -245,7 +239,7 @@ export const send = (task: Task.TaskRecord) =>
       }, now0)
       return done(writes)
     }
-    const answer = yield* withTimeout(route.provider, route.provider.sendPayout({
+    const answer = yield* boundedCall(route.provider.code, route.provider.sendPayout({
       payoutIntentId: payout.id,
       environment: payout.environment,
       amount: payout.amount,

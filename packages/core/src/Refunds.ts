@@ -17,11 +17,11 @@ import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import * as PaymentIntent from "./PaymentIntent.js"
-import type { PaymentProvider, ProviderMethod } from "./Provider.js"
-import { ProviderRegistry, ProviderUnavailable } from "./Provider.js"
+import type { ProviderMethod } from "./Provider.js"
+import { ProviderRegistry } from "./Provider.js"
 import type { CreateParams, RefundRecord } from "./Refund.js"
 import { canTransition, RefundRecord as Record, reserve, settle, Status, statusEvent, table, toResource } from "./Refund.js"
-import { providerTimeout } from "./Routing.js"
+import { boundedCall } from "./Routing.js"
 import { MerchantReference } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
@@ -242,10 +242,6 @@ export const latePayment = (
 
 const providerBank = (method: ProviderMethod, bank: string) => method.banks.find((b) => b.code === bank)?.providerCode
 
-const withTimeout = <A>(provider: PaymentProvider, effect: Effect.Effect<A, ProviderUnavailable>) =>
-  Effect.interruptible(effect).pipe(
-    Effect.timeoutFail({ duration: providerTimeout, onTimeout: () => new ProviderUnavailable({ provider: provider.code, reason: "timed out" }) })
-  )
 
 /**
  * Settle a pending refund with its outcome: the refund's change and event, and the intent's
@@ -304,7 +300,7 @@ export const send = (task: Task.TaskRecord) =>
       return done
     }
     const destination = refund.destination
-    const answer = yield* withTimeout(route.provider, route.provider.refund({
+    const answer = yield* boundedCall(route.provider.code, route.provider.refund({
       refundId: refund.id,
       payment: {
         paymentIntentId: ref.id,

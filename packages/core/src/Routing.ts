@@ -16,6 +16,17 @@ import { RouteHealth } from "./RouteHealth.js"
 /** How long a provider may take before the attempt counts as a route failure. @since 0.1.0 */
 export const providerTimeout = Duration.seconds(20)
 
+/**
+ * A provider call bounded by `providerTimeout`: interruptible even inside an uninterruptible
+ * task or request step (a call that ignored interruption could never be cut off), and a
+ * timeout is `ProviderUnavailable` like any other unavailability. Every provider call goes
+ * through here. @since 0.1.0
+ */
+export const boundedCall = <A, R>(provider: string, effect: Effect.Effect<A, ProviderUnavailable, R>) =>
+  Effect.interruptible(effect).pipe(
+    Effect.timeoutFail({ duration: providerTimeout, onTimeout: () => new ProviderUnavailable({ provider, reason: "timed out" }) })
+  )
+
 /** The provider that answered and its answer. @since 0.1.0 @category models */
 export interface Routed {
   readonly provider: string
@@ -43,17 +54,11 @@ export const createPayment = (
       const bank = payer.bank === undefined ? null : candidate.method.banks.find((b) => b.code === payer.bank)?.providerCode ?? null
       // Operations run uninterruptibly (their claims must be settled); the provider call alone may be
       // interrupted, or the timeout could never cut it off.
-      const attempt = yield* Effect.interruptible(candidate.provider.createPayment({
+      const attempt = yield* boundedCall(candidate.provider.code, candidate.provider.createPayment({
         ...request,
         providerMethod: candidate.method.providerMethod,
         providerBank: bank
-      })).pipe(
-        Effect.timeoutFail({
-          duration: providerTimeout,
-          onTimeout: () => new ProviderUnavailable({ provider: candidate.provider.code, reason: "timed out" })
-        }),
-        Effect.either
-      )
+      })).pipe(Effect.either)
       if (attempt._tag === "Left") {
         yield* health.recordFailure(candidate.route)
         yield* Effect.logWarning("provider unavailable", attempt.left.provider, attempt.left.reason)

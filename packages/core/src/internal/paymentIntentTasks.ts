@@ -7,8 +7,8 @@ import { Clock, Duration, Effect, Option } from "effect"
 import * as Asset from "../Asset.js"
 import type { IdGenerator } from "../Ids.js"
 import { isTerminal, table } from "../PaymentIntent.js"
-import { ProviderRegistry, ProviderUnavailable } from "../Provider.js"
-import { providerTimeout } from "../Routing.js"
+import { ProviderRegistry } from "../Provider.js"
+import { boundedCall } from "../Routing.js"
 import { Storage, Write } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
@@ -19,15 +19,6 @@ const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done
 /** The intent a task acts on; a task whose intent is gone has nothing to do. */
 const load = (task: Task.TaskRecord) =>
   Effect.flatMap(Storage, (s) => s.get(table, { merchantId: task.merchantId, environment: task.environment }, task.resourceId))
-
-/** How long the provider may take for an operation after create, as at create. */
-const withTimeout = <A>(provider: string, effect: Effect.Effect<A, ProviderUnavailable>) =>
-  Effect.interruptible(effect).pipe(
-    Effect.timeoutFail({
-      duration: providerTimeout,
-      onTimeout: () => new ProviderUnavailable({ provider, reason: "timed out" })
-    })
-  )
 
 /** The intent a task acts on, still pending, with its payment at its provider; none when there is nothing to do. */
 const pendingAtProvider = (task: Task.TaskRecord) =>
@@ -52,7 +43,7 @@ const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
     const pending = yield* pendingAtProvider(task)
     if (pending === undefined) return done()
     const { intent, provider, ref } = pending
-    const answer = yield* withTimeout(
+    const answer = yield* boundedCall(
       provider.code,
       ask === "confirm" ? provider.confirmPayment(ref) : provider.getPaymentStatus(ref)
     ).pipe(Effect.either)
@@ -101,7 +92,7 @@ const submitReceipt = (task: Task.TaskRecord) =>
     if (assetId === undefined) return done()
     const asset = yield* Effect.flatMap(Storage, (s) => s.get(Asset.table, scopeOf(intent), assetId))
     if (Option.isNone(asset)) return done()
-    const answer = yield* withTimeout(provider.code, provider.submitReceipt(ref, Asset.toReceipt(asset.value))).pipe(Effect.either)
+    const answer = yield* boundedCall(provider.code, provider.submitReceipt(ref, Asset.toReceipt(asset.value))).pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     switch (answer.right._tag) {

@@ -20,7 +20,8 @@ import { Storage, Write } from "../Storage.js"
 import * as Task from "../Task.js"
 import type { CreateParams, NextAction } from "../TopupIntent.js"
 import { statusEvents, table, toResource, TopupIntentRecord as Record } from "../TopupIntent.js"
-import { paymentWindow, scopeOf, withTimeout } from "./topups.js"
+import { boundedCall } from "../Routing.js"
+import { paymentWindow, scopeOf } from "./topups.js"
 
 /** The longest a source amount may be: what PostgreSQL `numeric(38)` and a Decimal128 hold exactly. */
 const maxSourceDigits = 38
@@ -130,7 +131,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           return yield* ValidationFailed.at("destination_amount", `destination_amount converts to more than ${maxSourceDigits} digits of ${offer.currency}.`)
         }
         const now = yield* Clock.currentTimeMillis
-        const started = yield* withTimeout(provider, topups.start({
+        const started = yield* boundedCall(provider.code, topups.start({
           topupIntentId: id,
           environment: principal.environment,
           sourceType: offer.type,

@@ -8,9 +8,6 @@ import type { Principal } from "../Authentication.js"
 import { ResourceNotFound } from "../Errors.js"
 import * as Event from "../Event.js"
 import * as Money from "../Money.js"
-import type { PaymentProvider } from "../Provider.js"
-import { ProviderUnavailable } from "../Provider.js"
-import { providerTimeout } from "../Routing.js"
 import type { Scope } from "../Storage.js"
 import { Write } from "../Storage.js"
 import * as Task from "../Task.js"
@@ -62,12 +59,3 @@ export const succeededPatch = (r: TopupIntentRecord) => {
   }, BigInt(r.sourceAmount))
   return { status: "succeeded" as const, creditedAmount: credited.toString(), nextAction: null }
 }
-
-export const withTimeout = <A>(provider: PaymentProvider, effect: Effect.Effect<A, ProviderUnavailable>) =>
-  Effect.interruptible(effect).pipe(
-    Effect.timeoutFail({
-      duration: providerTimeout,
-      onTimeout: () => new ProviderUnavailable({ provider: provider.code, reason: "timed out" })
-    })
-  )
-
