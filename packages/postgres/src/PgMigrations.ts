@@ -11,7 +11,7 @@ import { Effect, Layer } from "effect"
 import { migrations } from "./internal/migrations.js"
 import { tables, validatePrefix } from "./internal/tables.js"
 
-// The migrations themselves (the SQL of each `NNNN_name`) are `internal/migrations.ts`.
+// The migrations themselves (the SQL of each `NNNN_name`) are `internal/migrations/`, listed in `internal/migrations.ts`.
 export { migrations } from "./internal/migrations.js"
 
 /** @since 0.1.0 @category models */
