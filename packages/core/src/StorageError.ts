@@ -12,6 +12,13 @@ interface Fields {
   readonly cause?: unknown
 }
 
+// Every case but an outage answers as a 500 `internal_error`: one base class holds that answer.
+const InternalError = <Tag extends string>(tag: Tag) =>
+  class extends Data.TaggedError(tag)<Fields> {
+    readonly status = 500
+    readonly code = "internal_error"
+  }
+
 /**
  * A row with that identity exists already: a duplicate id, a second resource with one
  * `merchant_reference`, or a reference completed by a resource that no longer holds its
@@ -19,10 +26,7 @@ interface Fields {
  *
  * @since 0.1.0 @category errors
  */
-export class UniqueViolation extends Data.TaggedError("UniqueViolation")<Fields> {
-  readonly status = 500
-  readonly code = "internal_error"
-}
+export class UniqueViolation extends InternalError("UniqueViolation") {}
 
 /**
  * A versioned update lost the race: the stored version is not the one it was read at.
@@ -30,10 +34,7 @@ export class UniqueViolation extends Data.TaggedError("UniqueViolation")<Fields>
  *
  * @since 0.1.0 @category errors
  */
-export class StaleVersion extends Data.TaggedError("StaleVersion")<Fields> {
-  readonly status = 500
-  readonly code = "internal_error"
-}
+export class StaleVersion extends InternalError("StaleVersion") {}
 
 /**
  * An idempotency key this request claimed was taken over by a retry after the claim
@@ -41,10 +42,7 @@ export class StaleVersion extends Data.TaggedError("StaleVersion")<Fields> {
  *
  * @since 0.1.0 @category errors
  */
-export class ClaimLost extends Data.TaggedError("ClaimLost")<Fields> {
-  readonly status = 500
-  readonly code = "internal_error"
-}
+export class ClaimLost extends InternalError("ClaimLost") {}
 
 /**
  * The store cannot be reached for now (connection refused or lost, the server starting or
@@ -63,10 +61,7 @@ export class StorageUnavailable extends Data.TaggedError("StorageUnavailable")<F
  *
  * @since 0.1.0 @category errors
  */
-export class StorageFailure extends Data.TaggedError("StorageFailure")<Fields> {
-  readonly status = 500
-  readonly code = "internal_error"
-}
+export class StorageFailure extends InternalError("StorageFailure") {}
 
 /** Every failure of a storage port. @since 0.1.0 @category models */
 export type StorageError = UniqueViolation | StaleVersion | ClaimLost | StorageUnavailable | StorageFailure

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Asset, Event, PaymentIntent, Refund, Table, Task } from "@tender/core"
+import { Fixtures } from "@tender/testing"
 import { Effect } from "effect"
 import { Binary, BSON, type Document } from "mongodb"
 import { decodeValue, encodeValue, fieldOf, readRecord, toDocument, toRecord } from "../src/internal/documents.js"
@@ -194,26 +195,7 @@ describe("documents: records both ways", () => {
   })
 
   it("D10 every field of a refund round trips through BSON, the destination's account number in full", () => {
-    const refund = Refund.RefundRecord.make({
-      id: "rfnd_0123456789abcdefABCDEF",
-      merchantId: "mch_a",
-      environment: "test",
-      paymentIntentId: "dord_0123456789abcdefABCDEF",
-      amount: "999999999999999999",
-      currency: "THB",
-      status: "failed",
-      reason: "late_payment",
-      merchantReference: "refund-1",
-      destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "สมชาย ใจดี" },
-      metadata: { order: "1042" },
-      failureCode: "refund_failed",
-      failureMessage: "The provider could not refund the payment.",
-      providerCode: "simulator",
-      fingerprint: "f".repeat(64),
-      createdAt: t,
-      updatedAt: t + 1,
-      version: 2
-    })
+    const refund = Fixtures.completeRefund({ merchantId: "mch_a", environment: "test" }, "dord_0123456789abcdefABCDEF", { createdAt: t, updatedAt: t + 1 })
     expect(roundTrip(Refund.table, refund)).toStrictEqual(refund)
     const intent = { ...fullIntent, status: "canceled" as const, cancellationReason: "duplicate" as const, amountRefunded: "12", refundsPending: "3" }
     expect(roundTrip(PaymentIntent.table, intent)).toStrictEqual(intent)
