@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { Cause } from "effect"
 import { Data } from "effect"
 
 interface Fields {
@@ -12,8 +13,14 @@ interface Fields {
   readonly cause?: unknown
 }
 
+type InternalError<Tag extends string> = Cause.YieldableError & Readonly<Fields> & {
+  readonly _tag: Tag
+  readonly status: 500
+  readonly code: "internal_error"
+}
+
 // Every case but an outage answers as a 500 `internal_error`: one base class holds that answer.
-const InternalError = <Tag extends string>(tag: Tag) =>
+const InternalError = <Tag extends string>(tag: Tag): new(args: Fields) => InternalError<Tag> =>
   class extends Data.TaggedError(tag)<Fields> {
     readonly status = 500
     readonly code = "internal_error"
