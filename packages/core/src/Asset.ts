@@ -13,7 +13,7 @@ import type { Principal } from "./Authentication.js"
 import { ResourceNotFound, ValidationFailed } from "./Errors.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
-import { Environment, formatTimestamp, Timestamp } from "./Schemas.js"
+import { formatTimestamp, Timestamp } from "./Schemas.js"
 import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
 
@@ -27,9 +27,7 @@ export type ContentType = typeof ContentType.Type
 
 /** The stored asset. @since 0.1.0 @category models */
 export const AssetRecord = Schema.Struct({
-  id: Schema.String,
-  merchantId: Schema.String,
-  environment: Environment,
+  ...Table.scopeFields,
   contentType: ContentType,
   size: Table.Integer,
   /** Hex SHA-256 of the bytes. */

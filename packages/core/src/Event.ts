@@ -19,9 +19,7 @@ import { EventType } from "./WebhookEvents.js"
 
 /** The stored event. @since 0.1.0 @category models */
 export const EventRecord = Schema.Struct({
-  id: Schema.String,
-  merchantId: Schema.String,
-  environment: Environment,
+  ...Table.scopeFields,
   type: EventType,
   /** The resource's `object`: `payment_intent`. */
   resourceType: Schema.String,

@@ -6,7 +6,7 @@
  */
 import { Effect, Schema } from "effect"
 import { ValidationFailed } from "./Errors.js"
-import { DateTimeWithOffset, withMessage } from "./Schemas.js"
+import { DateTimeWithOffset, MerchantReference, withMessage } from "./Schemas.js"
 
 /** @since 0.1.0 @category models */
 export interface Position {
@@ -107,6 +107,18 @@ export const createdFields = {
 /** The `status` filter of a list (4.3): one or more statuses, checked by the list itself. @since 0.1.0 @category request */
 export const statusField = {
   status: Schema.optional(ValueList.annotations({ description: "One or more statuses: single, comma-separated or repeated" }))
+}
+
+/**
+ * The filters of 4.3 that the lists of top-ups, payouts and refunds take beside their own, in
+ * this order: the creation window, `merchant_reference`, `status`.
+ *
+ * @since 0.1.0 @category request
+ */
+export const sharedFilters = {
+  ...createdFields,
+  merchant_reference: Schema.optional(MerchantReference),
+  ...statusField
 }
 
 /** The page size and position every list takes (4.3, D6). @since 0.1.0 @category request */

@@ -9,7 +9,7 @@ import { Schema } from "effect"
 import { prefixes } from "./Ids.js"
 import { NextAction } from "./NextAction.js"
 import { Customer, PaymentMethodOptions } from "./PaymentIntentRequest.js"
-import { CheckoutMode, Environment } from "./Schemas.js"
+import { CheckoutMode } from "./Schemas.js"
 import * as Table from "./Table.js"
 
 // ---------------------------------------------------------------------------
@@ -147,9 +147,7 @@ export type CancellationReason = typeof CancellationReason.Type
 
 /** The stored payment intent, as every adapter stores it (`table`). Times are epoch milliseconds. @since 0.1.0 @category models */
 export const PaymentIntentRecord = Schema.Struct({
-  id: Schema.String,
-  merchantId: Schema.String,
-  environment: Environment,
+  ...Table.scopeFields,
   amount: Table.AmountText,
   currency: Schema.String,
   country: Schema.String,
@@ -187,10 +185,7 @@ export const PaymentIntentRecord = Schema.Struct({
    * it, so concurrent refunds never pass the amount in any store.
    */
   refundsPending: Table.AmountFromZero,
-  fingerprint: Schema.String,
-  createdAt: Table.Millis,
-  updatedAt: Table.Millis,
-  version: Table.Integer
+  ...Table.requestFields
 })
 /** @since 0.1.0 @category models */
 export type PaymentIntentRecord = typeof PaymentIntentRecord.Type

@@ -12,7 +12,7 @@ import type { Principal } from "./Authentication.js"
 import { fingerprint } from "./Canonical.js"
 import type { PayerData } from "./Discovery.js"
 import { resolveRoutes } from "./Discovery.js"
-import { CheckoutModeNotAllowed, PaymentIntentUnexpectedState, ResourceNotFound, ValidationFailed } from "./Errors.js"
+import { CheckoutModeNotAllowed, PaymentIntentUnexpectedState, ValidationFailed } from "./Errors.js"
 import { HostedCheckout } from "./HostedCheckout.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
@@ -24,6 +24,7 @@ import * as Routing from "./Routing.js"
 import { Country, Currency, MerchantReference } from "./Schemas.js"
 import { Storage, Write } from "./Storage.js"
 import * as Task from "./Task.js"
+import * as Resources from "./internal/resources.js"
 
 const route = "POST /payment_intents"
 
@@ -178,7 +179,9 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
     }
   })
 
-const scopeOf = (principal: Principal) => ({ merchantId: principal.merchant.id, environment: principal.environment })
+const scopeOf = Resources.principalScope
+
+const kind: Resources.Kind<PaymentIntentRecord> = { table, noun: "payment intent" }
 
 /**
  * POST /payment_intents (4.1, 4.9). Always answers with a rendered response: errors are
@@ -202,14 +205,8 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
         reference: n.merchant_reference,
         fingerprint: fp,
         resourceId: id,
-        original: (originalId) =>
-          storage.get(table, scopeOf(context.principal), originalId).pipe(
-            Effect.flatMap(Option.match({
-              onNone: () => Effect.dieMessage(`merchant_reference points at missing intent ${originalId}`),
-              // 4.9 merchant_reference rule 2: the original intent; 200, since nothing was created.
-              onSome: (original) => Effect.succeed(ApiResponse.json(200, toCreatedResource(original), context.requestId))
-            }))
-          )
+        // 4.9 merchant_reference rule 2: the original intent; 200, since nothing was created.
+        original: Resources.original(storage, kind, context, toCreatedResource)
       },
       decide: decide(context.principal, n, id, fp).pipe(
         Effect.flatMap((record) =>
@@ -226,19 +223,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
 // Get and list
 // ---------------------------------------------------------------------------
 
-const notFound = (id: string) => new ResourceNotFound({ param: "id", message: `No payment intent ${JSON.stringify(id)}.` })
+const notFound = (id: string) => Resources.notFound(kind.noun, id)
 
 /** GET /payment_intents/{id} (4.2): another merchant's or environment's id is a plain 404. @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) =>
-  Effect.gen(function*() {
-    // D1: a bad path id format is a 400, answered without a storage round trip.
-    if (!isWellFormed(prefixes.paymentIntent, id)) {
-      return yield* ValidationFailed.at("id", "id must be a payment intent id: dord_ followed by 24 letters and digits")
-    }
-    const found = yield* (yield* Storage).get(table, scopeOf(principal), id)
-    if (Option.isNone(found)) return yield* notFound(id)
-    return toResource(found.value)
-  })
+export const retrieve = (principal: Principal, id: string) => Effect.map(Resources.load(kind, principal, id), toResource)
 
 /**
  * POST /payment_intents/{id}/confirm (4.5, D3): ask the routed provider to confirm a pending
@@ -300,13 +288,5 @@ export type ListParams = typeof ListParams.Type
 
 /** GET /payment_intents (4.3, D6): keyset pages, newest first. @since 0.1.0 */
 export const list = (principal: Principal, params: ListParams) =>
-  Effect.gen(function*() {
-    const { limit, query } = yield* Pagination.window(params, prefixes.paymentIntent)
-    const statuses = yield* Pagination.parseValues("status", params.status, Status.literals)
-    const rows = yield* (yield* Storage).list(table, {
-      ...scopeOf(principal),
-      ...query,
-      where: { country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status: statuses }
-    })
-    return Pagination.page(rows, limit, toResource)
-  })
+  Resources.listPage(table, principal, params, Status.literals, toResource, (status) =>
+    Effect.succeed({ country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status }))

@@ -100,9 +100,7 @@ export type CreateParams = typeof CreateParams.Type
 
 /** The stored payout intent: the account number in full (D8: masked in every response). @since 0.1.0 @category models */
 export const PayoutIntentRecord = Schema.Struct({
-  id: Schema.String,
-  merchantId: Schema.String,
-  environment: Environment,
+  ...Table.scopeFields,
   status: Status,
   amount: Table.AmountText,
   currency: Schema.String,
@@ -113,10 +111,7 @@ export const PayoutIntentRecord = Schema.Struct({
   failureCode: Table.OrNull(Schema.String),
   failureMessage: Table.OrNull(Schema.String),
   providerCode: Table.OrNull(Schema.String),
-  fingerprint: Schema.String,
-  createdAt: Table.Millis,
-  updatedAt: Table.Millis,
-  version: Table.Integer
+  ...Table.requestFields
 })
 /** @since 0.1.0 @category models */
 export type PayoutIntentRecord = typeof PayoutIntentRecord.Type
@@ -136,6 +131,17 @@ export const table = Table.make({
 /** The account number as every response shows it: its last 4 digits (D8). @since 0.1.0 */
 export const mask = (accountNumber: string): string => "*".repeat(Math.max(0, accountNumber.length - 4)) + accountNumber.slice(-4)
 
+/** A bank account destination as every response shows it, a payout's or a refund's (D8, D10). @since 0.1.0 @category wire */
+export const MaskedDestination = Schema.Struct({
+  type: Schema.Literal("bank_account"),
+  bank: Schema.String,
+  account_number: Schema.String.annotations({ description: "Masked to its last 4 digits" }),
+  account_name: Schema.String
+})
+
+/** A stored destination in its wire shape: the account number masked (D8). @since 0.1.0 @category wire */
+export const maskDestination = (d: Destination): typeof MaskedDestination.Type => ({ ...d, account_number: mask(d.account_number) })
+
 /** The payout intent of D8. @since 0.1.0 @category wire */
 export const PayoutIntent = Schema.Struct({
   object: Schema.Literal("payout_intent"),
@@ -145,12 +151,7 @@ export const PayoutIntent = Schema.Struct({
   amount: Amount,
   currency: Currency,
   merchant_reference: Schema.String,
-  destination: Schema.Struct({
-    type: Schema.Literal("bank_account"),
-    bank: Schema.String,
-    account_number: Schema.String.annotations({ description: "Masked to its last 4 digits" }),
-    account_name: Schema.String
-  }),
+  destination: MaskedDestination,
   description: Schema.NullOr(Schema.String),
   failure_code: Schema.NullOr(Schema.String),
   failure_message: Schema.NullOr(Schema.String),
@@ -169,7 +170,7 @@ export const toResource = (r: PayoutIntentRecord): PayoutIntent => ({
   amount: r.amount,
   currency: r.currency,
   merchant_reference: r.merchantReference,
-  destination: { ...r.destination, account_number: mask(r.destination.account_number) },
+  destination: maskDestination(r.destination),
   description: r.description,
   failure_code: r.failureCode,
   failure_message: r.failureMessage,

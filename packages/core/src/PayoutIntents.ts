@@ -10,24 +10,25 @@ import { Clock, Effect, Option, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import { fingerprint } from "./Canonical.js"
-import { PaymentConfigurationUnavailable, PayoutNotCancelable, ResourceNotFound, ValidationFailed } from "./Errors.js"
+import { PaymentConfigurationUnavailable, PayoutNotCancelable, ValidationFailed } from "./Errors.js"
 import * as Event from "./Event.js"
-import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
+import { IdGenerator, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import type { CreateParams, PayoutIntentRecord, Status } from "./PayoutIntent.js"
 import { canTransition, PayoutIntentRecord as Record, Status as StatusSchema, statusEvent, table, toResource } from "./PayoutIntent.js"
 import { ProviderRegistry } from "./Provider.js"
 import { boundedCall } from "./Routing.js"
-import { Currency, type Environment, MerchantReference } from "./Schemas.js"
+import { Currency, type Environment } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Task from "./Task.js"
+import * as Resources from "./internal/resources.js"
 
-const scopeOf = (principal: Principal): Scope => ({ merchantId: principal.merchant.id, environment: principal.environment })
+const scopeOf = Resources.principalScope
 
-const notFound = (id: string) => new ResourceNotFound({ param: "id", message: `No payout intent ${JSON.stringify(id)}.` })
+const kind: Resources.Kind<PayoutIntentRecord> = { table, noun: "payout intent" }
 
 /** The provider that pays out in `environment`, with the provider-local code of `bank`. */
 const payoutRoute = (environment: Environment, bank: string) =>
@@ -87,13 +88,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
         reference: params.merchant_reference,
         fingerprint: fp,
         resourceId: id,
-        original: (originalId) =>
-          storage.get(table, scopeOf(context.principal), originalId).pipe(
-            Effect.flatMap(Option.match({
-              onNone: () => Effect.dieMessage(`merchant_reference points at missing payout ${originalId}`),
-              onSome: (original) => Effect.succeed(ApiResponse.json(200, toResource(original), context.requestId))
-            }))
-          )
+        original: Resources.original(storage, kind, context, toResource)
       },
       decide: Effect.gen(function*() {
         const { principal } = context
@@ -128,15 +123,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
     })
   })
 
-const load = (principal: Principal, id: string) =>
-  Effect.gen(function*() {
-    if (!isWellFormed(prefixes.payoutIntent, id)) {
-      return yield* ValidationFailed.at("id", "id must be a payout intent id: pout_ followed by 24 letters and digits")
-    }
-    const found = yield* (yield* Storage).get(table, scopeOf(principal), id)
-    if (Option.isNone(found)) return yield* notFound(id)
-    return found.value
-  })
+const load = (principal: Principal, id: string) => Resources.load(kind, principal, id)
 
 /** GET /payout_intents/{id} (D3): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
 export const retrieve = (principal: Principal, id: string) => Effect.map(load(principal, id), toResource)
@@ -144,9 +131,7 @@ export const retrieve = (principal: Principal, id: string) => Effect.map(load(pr
 /** GET /payout_intents query: the filters of 4.3 that apply to payouts. @since 0.1.0 @category request */
 export const ListParams = Schema.Struct({
   currency: Schema.optional(Currency),
-  ...Pagination.createdFields,
-  merchant_reference: Schema.optional(MerchantReference),
-  ...Pagination.statusField,
+  ...Pagination.sharedFilters,
   ...Pagination.pageFields
 }).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */
@@ -154,16 +139,8 @@ export type ListParams = typeof ListParams.Type
 
 /** GET /payout_intents (D3, D6): keyset pages, newest first. @since 0.1.0 */
 export const list = (principal: Principal, params: ListParams) =>
-  Effect.gen(function*() {
-    const { limit, query } = yield* Pagination.window(params, prefixes.payoutIntent)
-    const statuses = yield* Pagination.parseValues("status", params.status, StatusSchema.literals)
-    const rows = yield* (yield* Storage).list(table, {
-      ...scopeOf(principal),
-      ...query,
-      where: { currency: params.currency, merchantReference: params.merchant_reference, status: statuses }
-    })
-    return Pagination.page(rows, limit, toResource)
-  })
+  Resources.listPage(table, principal, params, StatusSchema.literals, toResource, (status) =>
+    Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status }))
 
 /**
  * POST /payout_intents/{id}/cancel (3.3, 4.10, D3, D8): only while `requires_approval`; any

@@ -9,8 +9,7 @@ import { Either, Schema } from "effect"
 import { prefixes } from "./Ids.js"
 import type { PaymentIntentRecord } from "./PaymentIntent.js"
 import { Metadata } from "./PaymentIntent.js"
-import { Destination } from "./PayoutIntent.js"
-import { mask } from "./PayoutIntent.js"
+import { Destination, MaskedDestination, maskDestination } from "./PayoutIntent.js"
 import { Amount, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
 import * as Table from "./Table.js"
 
@@ -77,9 +76,7 @@ export type CreateParams = typeof CreateParams.Type
 
 /** The stored refund: the destination's account number in full (masked in every response). @since 0.1.0 @category models */
 export const RefundRecord = Schema.Struct({
-  id: Schema.String,
-  merchantId: Schema.String,
-  environment: Environment,
+  ...Table.scopeFields,
   paymentIntentId: Schema.String,
   amount: Table.AmountText,
   currency: Schema.String,
@@ -91,10 +88,7 @@ export const RefundRecord = Schema.Struct({
   failureCode: Table.OrNull(Schema.String),
   failureMessage: Table.OrNull(Schema.String),
   providerCode: Table.OrNull(Schema.String),
-  fingerprint: Schema.String,
-  createdAt: Table.Millis,
-  updatedAt: Table.Millis,
-  version: Table.Integer
+  ...Table.requestFields
 })
 /** @since 0.1.0 @category models */
 export type RefundRecord = typeof RefundRecord.Type
@@ -122,12 +116,7 @@ export const Refund = Schema.Struct({
   status: Status,
   reason: Schema.NullOr(Reason),
   merchant_reference: Schema.NullOr(Schema.String),
-  destination: Schema.NullOr(Schema.Struct({
-    type: Schema.Literal("bank_account"),
-    bank: Schema.String,
-    account_number: Schema.String.annotations({ description: "Masked to its last 4 digits" }),
-    account_name: Schema.String
-  })),
+  destination: Schema.NullOr(MaskedDestination),
   failure_code: Schema.NullOr(Schema.String),
   failure_message: Schema.NullOr(Schema.String),
   metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
@@ -148,7 +137,7 @@ export const toResource = (r: RefundRecord): Refund => ({
   status: r.status,
   reason: r.reason,
   merchant_reference: r.merchantReference,
-  destination: r.destination === null ? null : { ...r.destination, account_number: mask(r.destination.account_number) },
+  destination: r.destination === null ? null : maskDestination(r.destination),
   failure_code: r.failureCode,
   failure_message: r.failureMessage,
   metadata: r.metadata,

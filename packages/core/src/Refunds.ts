@@ -22,17 +22,19 @@ import { ProviderRegistry } from "./Provider.js"
 import type { CreateParams, RefundRecord } from "./Refund.js"
 import { canTransition, RefundRecord as Record, reserve, settle, Status, statusEvent, table, toResource } from "./Refund.js"
 import { boundedCall } from "./Routing.js"
-import { MerchantReference } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Task from "./Task.js"
+import * as Resources from "./internal/resources.js"
 
 const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["environment"] }): Scope => ({
   merchantId: r.merchantId,
   environment: r.environment
 })
-const principalScope = (p: Principal): Scope => ({ merchantId: p.merchant.id, environment: p.environment })
+const principalScope = Resources.principalScope
+
+const kind: Resources.Kind<RefundRecord> = { table, noun: "refund" }
 
 /** An intent written with its refund counters changed: the rules of 3.1 and D10 checked first, as for every write of an intent. */
 const intentWrite = (before: PaymentIntent.PaymentIntentRecord, after: PaymentIntent.PaymentIntentRecord) => {
@@ -141,13 +143,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
         reference: params.merchant_reference,
         fingerprint: fp,
         resourceId: id,
-        original: (originalId) =>
-          storage.get(table, principalScope(context.principal), originalId).pipe(
-            Effect.flatMap(Option.match({
-              onNone: () => Effect.dieMessage(`merchant_reference points at missing refund ${originalId}`),
-              onSome: (original) => Effect.succeed(ApiResponse.json(200, toResource(original), context.requestId))
-            }))
-          )
+        original: Resources.original(storage, kind, context, toResource)
       },
       decide: Effect.map(decide(context.principal, params, id, fp), ({ refund, writes }) => ({
         response: ApiResponse.json(201, toResource(refund), context.requestId),
@@ -157,22 +153,12 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
   })
 
 /** GET /refunds/{id} (D10): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) =>
-  Effect.gen(function*() {
-    if (!isWellFormed(prefixes.refund, id)) {
-      return yield* ValidationFailed.at("id", "id must be a refund id: rfnd_ followed by 24 letters and digits")
-    }
-    const found = yield* (yield* Storage).get(table, principalScope(principal), id)
-    if (Option.isNone(found)) return yield* new ResourceNotFound({ param: "id", message: `No refund ${JSON.stringify(id)}.` })
-    return toResource(found.value)
-  })
+export const retrieve = (principal: Principal, id: string) => Effect.map(Resources.load(kind, principal, id), toResource)
 
 /** GET /refunds query (D10): the filters of 4.3 that apply to refunds, and `payment_intent`. @since 0.1.0 @category request */
 export const ListParams = Schema.Struct({
   payment_intent: Schema.optional(Schema.String.annotations({ description: "Only the refunds of this payment intent (dord_…)" })),
-  ...Pagination.createdFields,
-  merchant_reference: Schema.optional(MerchantReference),
-  ...Pagination.statusField,
+  ...Pagination.sharedFilters,
   ...Pagination.pageFields
 }).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */
@@ -184,14 +170,8 @@ export const list = (principal: Principal, params: ListParams) =>
     if (params.payment_intent !== undefined && !isWellFormed(prefixes.paymentIntent, params.payment_intent)) {
       return yield* ValidationFailed.at("payment_intent", "payment_intent must be a payment intent id: dord_ followed by 24 letters and digits")
     }
-    const { limit, query } = yield* Pagination.window(params, prefixes.refund)
-    const statuses = yield* Pagination.parseValues("status", params.status, Status.literals)
-    const rows = yield* (yield* Storage).list(table, {
-      ...principalScope(principal),
-      ...query,
-      where: { paymentIntentId: params.payment_intent, merchantReference: params.merchant_reference, status: statuses }
-    })
-    return Pagination.page(rows, limit, toResource)
+    return yield* Resources.listPage(table, principal, params, Status.literals, toResource, (status) =>
+      Effect.succeed({ paymentIntentId: params.payment_intent, merchantReference: params.merchant_reference, status }))
   })
 
 // ---------------------------------------------------------------------------

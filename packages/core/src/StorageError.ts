@@ -5,12 +5,26 @@
  *
  * @since 0.1.0
  */
+import type { Cause } from "effect"
 import { Data } from "effect"
 
 interface Fields {
   readonly message: string
   readonly cause?: unknown
 }
+
+type InternalError<Tag extends string> = Cause.YieldableError & Readonly<Fields> & {
+  readonly _tag: Tag
+  readonly status: 500
+  readonly code: "internal_error"
+}
+
+// Every case but an outage answers as a 500 `internal_error`: one base class holds that answer.
+const InternalError = <Tag extends string>(tag: Tag): new(args: Fields) => InternalError<Tag> =>
+  class extends Data.TaggedError(tag)<Fields> {
+    readonly status = 500
+    readonly code = "internal_error"
+  }
 
 /**
  * A row with that identity exists already: a duplicate id, a second resource with one
@@ -19,10 +33,7 @@ interface Fields {
  *
  * @since 0.1.0 @category errors
  */
-export class UniqueViolation extends Data.TaggedError("UniqueViolation")<Fields> {
-  readonly status = 500
-  readonly code = "internal_error"
-}
+export class UniqueViolation extends InternalError("UniqueViolation") {}
 
 /**
  * A versioned update lost the race: the stored version is not the one it was read at.
@@ -30,10 +41,7 @@ export class UniqueViolation extends Data.TaggedError("UniqueViolation")<Fields>
  *
  * @since 0.1.0 @category errors
  */
-export class StaleVersion extends Data.TaggedError("StaleVersion")<Fields> {
-  readonly status = 500
-  readonly code = "internal_error"
-}
+export class StaleVersion extends InternalError("StaleVersion") {}
 
 /**
  * An idempotency key this request claimed was taken over by a retry after the claim
@@ -41,10 +49,7 @@ export class StaleVersion extends Data.TaggedError("StaleVersion")<Fields> {
  *
  * @since 0.1.0 @category errors
  */
-export class ClaimLost extends Data.TaggedError("ClaimLost")<Fields> {
-  readonly status = 500
-  readonly code = "internal_error"
-}
+export class ClaimLost extends InternalError("ClaimLost") {}
 
 /**
  * The store cannot be reached for now (connection refused or lost, the server starting or
@@ -63,10 +68,7 @@ export class StorageUnavailable extends Data.TaggedError("StorageUnavailable")<F
  *
  * @since 0.1.0 @category errors
  */
-export class StorageFailure extends Data.TaggedError("StorageFailure")<Fields> {
-  readonly status = 500
-  readonly code = "internal_error"
-}
+export class StorageFailure extends InternalError("StorageFailure") {}
 
 /** Every failure of a storage port. @since 0.1.0 @category models */
 export type StorageError = UniqueViolation | StaleVersion | ClaimLost | StorageUnavailable | StorageFailure

@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { Option, Schema, SchemaAST } from "effect"
-import type { Environment } from "./Schemas.js"
+import { Environment } from "./Schemas.js"
 
 /** The annotation that names how a field is stored. @since 0.1.0 @category annotations */
 export const StorageKindId: unique symbol = Symbol.for("@tender/core/Table/StorageKind")
@@ -61,6 +61,32 @@ export const AmountFromZero = AmountText.annotations({ [MissingId]: "0" }).pipe(
 
 /** Binary data, stored byte for byte (PostgreSQL `bytea`). @since 0.1.0 @category fields */
 export const Bytes = Schema.Uint8ArrayFromSelf.annotations({ [StorageKindId]: "bytes" })
+
+/**
+ * The fields every record begins with: its id, and the merchant and environment it belongs to
+ * (4.2: nothing is read outside them).
+ *
+ * @since 0.1.0 @category fields
+ */
+export const scopeFields = {
+  id: Schema.String,
+  merchantId: Schema.String,
+  environment: Environment
+}
+
+/**
+ * The fields a resource created by a merchant's request ends with: the fingerprint of that
+ * request (a repeated `merchant_reference` with another body is a conflict, 4.9), when it was
+ * created and last changed, and the `version` its updates are checked against.
+ *
+ * @since 0.1.0 @category fields
+ */
+export const requestFields = {
+  fingerprint: Schema.String,
+  createdAt: Millis,
+  updatedAt: Millis,
+  version: Integer
+}
 
 /** The fields every stored record has. @since 0.1.0 @category models */
 export interface StoredRecord {

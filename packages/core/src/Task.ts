@@ -11,7 +11,7 @@
 import { Context, Duration, Effect, Schema } from "effect"
 import type * as Stream from "effect/Stream"
 import { IdGenerator } from "./Ids.js"
-import { Environment } from "./Schemas.js"
+import type { Environment } from "./Schemas.js"
 import type { Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
@@ -56,9 +56,7 @@ export const TaskStatus = Schema.Literal("pending", "done", "failed")
 
 /** The stored task. @since 0.1.0 @category models */
 export const TaskRecord = Schema.Struct({
-  id: Schema.String,
-  merchantId: Schema.String,
-  environment: Environment,
+  ...Table.scopeFields,
   kind: Kind,
   /** The resource the task acts on. */
   resourceId: Schema.String,

@@ -157,9 +157,7 @@ export const Receipt = Schema.Struct({
  * @since 0.1.0 @category models
  */
 export const TopupIntentRecord = Schema.Struct({
-  id: Schema.String,
-  merchantId: Schema.String,
-  environment: Environment,
+  ...Table.scopeFields,
   status: Status,
   merchantReference: Table.OrNull(Schema.String),
   country: Table.OrNull(Schema.String),
@@ -185,10 +183,7 @@ export const TopupIntentRecord = Schema.Struct({
   expiresAt: Table.Millis,
   failureCode: Table.OrNull(Schema.String),
   failureMessage: Table.OrNull(Schema.String),
-  fingerprint: Schema.String,
-  createdAt: Table.Millis,
-  updatedAt: Table.Millis,
-  version: Table.Integer
+  ...Table.requestFields
 })
 /** @since 0.1.0 @category models */
 export type TopupIntentRecord = typeof TopupIntentRecord.Type

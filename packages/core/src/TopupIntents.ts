@@ -7,19 +7,19 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import * as Asset from "./Asset.js"
 import type { Principal } from "./Authentication.js"
-import { TopupIntentUnexpectedState, ValidationFailed } from "./Errors.js"
-import { isWellFormed, prefixes } from "./Ids.js"
+import { TopupIntentUnexpectedState } from "./Errors.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
-import { Country, Currency, MerchantReference } from "./Schemas.js"
-import { Storage, Write } from "./Storage.js"
+import { Country, Currency } from "./Schemas.js"
+import { Write } from "./Storage.js"
 import * as Task from "./Task.js"
 import { SourceType as SourceTypeSchema, Status as StatusSchema, table, toResource } from "./TopupIntent.js"
-import { change, notFound, paymentWindow, pollEvery, scopeOf } from "./internal/topups.js"
+import * as Resources from "./internal/resources.js"
+import { change, paymentWindow, pollEvery, scopeOf } from "./internal/topups.js"
 
 /** How long a top-up waits for its payment unless its provider says less. @since 0.1.0 @category constants */
 export { paymentWindow }
@@ -36,15 +36,7 @@ export { create } from "./internal/topupCreate.js"
 /** Run one top-up task (poll, receipt review, expiry). @since 0.1.0 */
 export { run } from "./internal/topupTasks.js"
 
-const load = (principal: Principal, id: string) =>
-  Effect.gen(function*() {
-    if (!isWellFormed(prefixes.topupIntent, id)) {
-      return yield* ValidationFailed.at("id", "id must be a top-up intent id: tuin_ followed by 24 letters and digits")
-    }
-    const found = yield* (yield* Storage).get(table, scopeOf(principal), id)
-    if (Option.isNone(found)) return yield* notFound(id)
-    return found.value
-  })
+const load = (principal: Principal, id: string) => Resources.load({ table, noun: "top-up intent" }, principal, id)
 
 /** GET /topup_intents/{id} (4.8, D3): another merchant's or environment's is the same 404. @since 0.1.0 */
 export const retrieve = (principal: Principal, id: string) => Effect.map(load(principal, id), toResource)
@@ -53,9 +45,7 @@ export const retrieve = (principal: Principal, id: string) => Effect.map(load(pr
 export const ListParams = Schema.Struct({
   country: Schema.optional(Country),
   currency: Schema.optional(Currency.annotations({ description: "The destination currency" })),
-  ...Pagination.createdFields,
-  merchant_reference: Schema.optional(MerchantReference),
-  ...Pagination.statusField,
+  ...Pagination.sharedFilters,
   source_type: Schema.optional(Pagination.ValueList.annotations({ description: "One or more source types: single or comma-separated (D3)" })),
   ...Pagination.pageFields
 }).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
@@ -64,23 +54,14 @@ export type ListParams = typeof ListParams.Type
 
 /** GET /topup_intents (4.8, D6): keyset pages, newest first. @since 0.1.0 */
 export const list = (principal: Principal, params: ListParams) =>
-  Effect.gen(function*() {
-    const { limit, query } = yield* Pagination.window(params, prefixes.topupIntent)
-    const statuses = yield* Pagination.parseValues("status", params.status, StatusSchema.literals)
-    const sourceTypes = yield* Pagination.parseValues("source_type", params.source_type, SourceTypeSchema.literals)
-    const rows = yield* (yield* Storage).list(table, {
-      ...scopeOf(principal),
-      ...query,
-      where: {
-        country: params.country,
-        destinationCurrency: params.currency,
-        merchantReference: params.merchant_reference,
-        status: statuses,
-        sourceType: sourceTypes
-      }
-    })
-    return Pagination.page(rows, limit, toResource)
-  })
+  Resources.listPage(table, principal, params, StatusSchema.literals, toResource, (status) =>
+    Effect.map(Pagination.parseValues("source_type", params.source_type, SourceTypeSchema.literals), (sourceType) => ({
+      country: params.country,
+      destinationCurrency: params.currency,
+      merchantReference: params.merchant_reference,
+      status,
+      sourceType
+    })))
 
 /**
  * POST /topup_intents/{id}/receipt: the payer's receipt of a `manual_receipt` top-up, an

@@ -12,7 +12,6 @@ import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import * as DeliveryClient from "./DeliveryClient.js"
 import * as Event from "./Event.js"
 import { IdGenerator } from "./Ids.js"
-import { Environment } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
@@ -47,9 +46,7 @@ export const layerFetchTransport: Layer.Layer<WebhookTransport> = Layer.suspend(
 
 /** One delivery attempt, as recorded for the host's delivery log. @since 0.1.0 @category models */
 export const AttemptRecord = Schema.Struct({
-  id: Schema.String,
-  merchantId: Schema.String,
-  environment: Environment,
+  ...Table.scopeFields,
   endpointId: Schema.String,
   eventId: Schema.String,
   /** 1 for the first attempt. */

@@ -85,9 +85,7 @@ export const StoredSecret = Schema.Struct({
 
 /** The stored endpoint. @since 0.1.0 @category models */
 export const WebhookEndpointRecord = Schema.Struct({
-  id: Schema.String,
-  merchantId: Schema.String,
-  environment: Environment,
+  ...Table.scopeFields,
   url: Schema.String,
   description: Table.OrNull(Schema.String),
   /** The event types delivered; `["*"]` for all. */

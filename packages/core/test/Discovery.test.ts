@@ -14,6 +14,13 @@ const lax = {
   }))
 }
 const codes = (r: Discovery.DiscoveryResponse) => r.methods.map((m) => m.code)
+/** A test-environment route to `provider`, `priority` its rank. */
+const route = (id: string, method: string, provider: string, priority: number) => ({ id, method, provider, environments: ["test" as const], priority })
+/** The caller `who` with its merchant's routes replaced by `routes`. */
+const routedTo = <W extends { readonly merchant: object }>(who: W, ...routes: ReadonlyArray<ReturnType<typeof route>>) => ({
+  ...who,
+  merchant: { ...who.merchant, routes }
+})
 
 describe("Discovery", () => {
   it.effect("4.6 the union of methods over the merchant's healthy matching routes", () =>
@@ -77,8 +84,7 @@ describe("Discovery", () => {
     }
     return Effect.gen(function*() {
       const who = yield* login(keys.demoTest)
-      const merchant = { ...who.merchant, routes: [{ id: "r_big", method: "th_promptpay", provider: "big_psp", environments: ["test" as const], priority: 0 }] }
-      const at = (amount: string) => Effect.map(Discovery.discover({ ...who, merchant }, { ...query, amount }), codes)
+      const at = (amount: string) => Effect.map(Discovery.discover(routedTo(who, route("r_big", "th_promptpay", "big_psp", 0)), { ...query, amount }), codes)
       // As floats 9007199254740992 and 9007199254740993 are equal; as integers they are not.
       assert.deepStrictEqual(yield* at("9007199254740992"), [])
       assert.deepStrictEqual(yield* at("9007199254740993"), ["th_promptpay"])
@@ -115,15 +121,8 @@ describe("Discovery", () => {
   it.effect("4.6 the provider pin keeps only that provider's routes, and their union stays provider-neutral", () =>
     Effect.gen(function*() {
       const who = yield* login(keys.demoTest)
-      const merchant = {
-        ...who.merchant,
-        routes: [
-          { id: "r_lax_pp", method: "th_promptpay", provider: "lax_psp", environments: ["test" as const], priority: 0 },
-          { id: "r_sim_bt", method: "th_bank_transfer", provider: "simulator", environments: ["test" as const], priority: 1 }
-        ]
-      }
-      const pinned = (provider?: string) =>
-        Effect.map(Discovery.discover({ ...who, merchant }, { ...query, ...(provider ? { provider } : {}) }), codes)
+      const routed = routedTo(who, route("r_lax_pp", "th_promptpay", "lax_psp", 0), route("r_sim_bt", "th_bank_transfer", "simulator", 1))
+      const pinned = (provider?: string) => Effect.map(Discovery.discover(routed, { ...query, ...(provider ? { provider } : {}) }), codes)
       assert.deepStrictEqual(yield* pinned(), ["th_promptpay", "th_bank_transfer"])
       assert.deepStrictEqual(yield* pinned("lax_psp"), ["th_promptpay"])
       assert.deepStrictEqual(yield* pinned("simulator"), ["th_bank_transfer"])
@@ -163,14 +162,7 @@ describe("Discovery", () => {
   it.effect("2.4 a payer field any eligible route requires is required in the union", () =>
     Effect.gen(function*() {
       const who = yield* login(keys.demoTest)
-      const merchant = {
-        ...who.merchant,
-        routes: [
-          { id: "r_lax", method: "th_bank_transfer", provider: "lax_psp", environments: ["test" as const], priority: 0 },
-          { id: "r_sim", method: "th_bank_transfer", provider: "simulator", environments: ["test" as const], priority: 1 }
-        ]
-      }
-      const r = yield* Discovery.discover({ ...who, merchant }, query)
+      const r = yield* Discovery.discover(routedTo(who, route("r_lax", "th_bank_transfer", "lax_psp", 0), route("r_sim", "th_bank_transfer", "simulator", 1)), query)
       assert.lengthOf(r.methods, 1)
       assert.deepStrictEqual(r.methods[0]!.options.payer["name_th"], { required: true })
     }).pipe(Effect.provide(layer({ providers: [Simulator.make(), lax] }))))

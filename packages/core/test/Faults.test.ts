@@ -1,8 +1,8 @@
 import { promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Schema, TestClock } from "effect"
-import { MemoryStorage, PaymentIntent, PaymentIntents, Storage, StorageError } from "../src/index.js"
-import { keys, layer, login } from "./fixtures.js"
+import { PaymentIntent, PaymentIntents, StorageError } from "../src/index.js"
+import { keys, layer, login, storeWith } from "./fixtures.js"
 
 const body = { ...promptpay, customer: {}, merchant_reference: "order-outage" }
 
@@ -19,14 +19,12 @@ const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 describe("storage outages", () => {
   it.effect("D1 a store that is unreachable at the final commit answers 503 service_unavailable and gives the key and reference back", () => {
     let down = true
-    const store = MemoryStorage.make()
-    const flaky = Layer.succeed(Storage.Storage, {
-      ...store,
+    const flaky = storeWith((store) => ({
       commit: (writes) =>
         down && writes.some((w) => w._tag === "Insert")
           ? Effect.fail(new StorageError.StorageUnavailable({ message: "connection refused" }))
           : store.commit(writes)
-    })
+    }))
     return Effect.gen(function*() {
       const during = yield* create("outage-key")
       assert.strictEqual(during.status, 503)
@@ -42,11 +40,9 @@ describe("storage outages", () => {
 
   it.effect("issue 14 D1 a store down for the release too: the key is given back in the background once the store is back, well before its lock (Idempotency.lockMillis, 60 s) lapses", () => {
     let down = true
-    const store = MemoryStorage.make()
-    const flaky = Layer.succeed(Storage.Storage, {
-      ...store,
+    const flaky = storeWith((store) => ({
       commit: (writes) => (down ? Effect.fail(new StorageError.StorageUnavailable({ message: "connection reset" })) : store.commit(writes))
-    })
+    }))
     return Effect.gen(function*() {
       assert.strictEqual((yield* create("release-key")).status, 503)
       // The key's claim is still held (its release met the outage too): a retry now finds it in flight.
@@ -61,14 +57,12 @@ describe("storage outages", () => {
 
   it.effect("issue 14 D1 a begin whose answer was lost (written, then the connection cut) gives back the key and reference it may have claimed", () => {
     let lose = true
-    const store = MemoryStorage.make()
-    const flaky = Layer.succeed(Storage.Storage, {
-      ...store,
+    const flaky = storeWith((store) => ({
       begin: (request) =>
         lose
           ? Effect.zipRight(store.begin(request), Effect.fail(new StorageError.StorageUnavailable({ message: "connection reset" })))
           : store.begin(request)
-    })
+    }))
     return Effect.gen(function*() {
       assert.strictEqual((yield* create("lost-begin-key")).status, 503)
       lose = false

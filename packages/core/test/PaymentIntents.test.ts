@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, TestClock } from "effect"
-import { Discovery, HostedCheckout, MemoryStorage, PaymentIntent, PaymentIntents, Provider, RouteHealth, Routing, Simulator, Storage, StorageError } from "../src/index.js"
-import { type Body, checkoutOptions, decodeParams, errorOf, json, type Key, keys, layer, login } from "./fixtures.js"
+import { Deferred, Effect, Fiber, TestClock } from "effect"
+import { Discovery, HostedCheckout, PaymentIntent, PaymentIntents, Provider, RouteHealth, Routing, Simulator, Storage, StorageError } from "../src/index.js"
+import { type Body, checkoutOptions, decodeParams, errorOf, json, type Key, keys, layer, login, storeWith } from "./fixtures.js"
 
 
 
@@ -458,14 +458,12 @@ describe("Idempotency-Key (4.9, D5)", () => {
 
   it.effect("4.9.7 a failed final commit is a 5xx that releases the key and the merchant_reference", () => {
     let failNextInsert = true
-    const store = MemoryStorage.make()
-    const flaky = Layer.succeed(Storage.Storage, {
-      ...store,
+    const flaky = storeWith((store) => ({
       commit: (writes) =>
         insertOf(writes) !== undefined && failNextInsert
           ? Effect.sync(() => (failNextInsert = false)).pipe(Effect.zipRight(Effect.fail(new StorageError.StorageFailure({ message: "disk full" }))))
           : store.commit(writes)
-    })
+    }))
     return Effect.gen(function*() {
       const body = { ...promptpay, merchant_reference: "order-commit" }
       const first = yield* create(keys.demoTest, body, "key-commit")
@@ -495,11 +493,9 @@ describe("Idempotency-Key (4.9, D5)", () => {
   it.effect("4.9.6 a create that outlived its Idempotency-Key claim answers 409 and writes nothing; the retry that took the key over stands", () => {
     // This request stalls past Idempotency.lockMillis; a retry with the same key takes the key over and
     // creates the intent. The stalled request's final commit is refused whole.
-    const store = MemoryStorage.make()
     let retried = false
     let fingerprint = ""
-    const racing = Layer.succeed(Storage.Storage, {
-      ...store,
+    const racing = storeWith((store) => ({
       begin: (req) => {
         fingerprint = req.idempotency?.fingerprint ?? fingerprint
         return store.begin(req)
@@ -523,7 +519,7 @@ describe("Idempotency-Key (4.9, D5)", () => {
           Effect.zipRight(store.commit(writes))
         )
       }
-    })
+    }))
     return Effect.gen(function*() {
       const first = yield* create(keys.demoTest, promptpay, "key-stalled")
       assert.strictEqual(first.status, 409)
@@ -538,10 +534,8 @@ describe("Idempotency-Key (4.9, D5)", () => {
   it.effect("4.9 merchant_reference 1: losing the reference to a concurrent create at the final commit is a 409, never a 500", () => {
     // This request's claim lapses while it is at the provider; another create takes the reference
     // and commits first. The store refuses the second intent with a UniqueViolation.
-    const store = MemoryStorage.make()
     let winner: string | undefined
-    const racing = Layer.succeed(Storage.Storage, {
-      ...store,
+    const racing = storeWith((store) => ({
       commit: (writes) => {
         const mine = insertOf(writes)
         if (mine === undefined || winner !== undefined || mine.merchantReference === null) return store.commit(writes)
@@ -556,7 +550,7 @@ describe("Idempotency-Key (4.9, D5)", () => {
           Effect.zipRight(store.commit(writes))
         )
       }
-    })
+    }))
     return Effect.gen(function*() {
       const body = { ...promptpay, merchant_reference: "order-lapsed" }
       const first = yield* create(keys.demoTest, body, "key-lapsed")
@@ -758,12 +752,10 @@ describe("merchant_reference (4.9)", () => {
 
   it.effect("4.9.7 a 5xx while answering a repeated merchant_reference releases the key, so a retry reaches a fresh handler", () => {
     let failReads = false
-    const store = MemoryStorage.make()
-    const flaky = Layer.succeed(Storage.Storage, {
-      ...store,
+    const flaky = storeWith((store) => ({
       get: (table, scope, id) =>
         failReads ? Effect.fail(new StorageError.StorageFailure({ message: "read timed out" })) : store.get(table, scope, id)
-    })
+    }))
     return Effect.gen(function*() {
       const body = { ...promptpay, merchant_reference: "order-read-5xx" }
       const original = json(yield* create(keys.demoTest, body))

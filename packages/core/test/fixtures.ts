@@ -103,6 +103,16 @@ export const layer = (options: {
 
 export type Services = Layer.Layer.Success<ReturnType<typeof layer>>
 
+/**
+ * A fresh in-memory store with some of its operations replaced, each built from the store
+ * itself: the fault or race a test injects at one call, every other call as usual. Pass it as
+ * `layer({ storage })`.
+ */
+export const storeWith = (override: (store: ReturnType<typeof MemoryStorage.make>) => Partial<Storage.Storage["Type"]>) => {
+  const store = MemoryStorage.make()
+  return Layer.succeed(Storage.Storage, { ...store, ...override(store) })
+}
+
 /** Authenticate a key pair of the seed. */
 export const login = (key: { readonly public: string; readonly secret: string }) =>
   Authentication.authenticate({ publicKey: key.public, secretKey: key.secret })

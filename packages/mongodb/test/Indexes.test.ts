@@ -12,6 +12,14 @@ const find = (collection: string, name: string) => {
   return spec
 }
 const keys = (collection: string, name: string) => Object.entries(find(collection, name).key)
+/** The unique `merchant_reference` index (D4, D10): scoped to merchant and environment, null never colliding. */
+const referenceIndex = (collection: string) => ({
+  collection,
+  name: "unique_reference",
+  key: { merchant_id: 1, environment: 1, merchant_reference: 1 },
+  unique: true,
+  partialFilterExpression: { merchant_reference: { $type: "string" } }
+})
 
 describe("indexes: specs as data", () => {
   it("every stored resource has a unique id and the keyset list index", () => {
@@ -22,13 +30,7 @@ describe("indexes: specs as data", () => {
   })
 
   it("D4 merchant_reference is unique per merchant and environment, and null references never collide", () => {
-    expect(find(c.of(PaymentIntent.table), "unique_reference")).toStrictEqual({
-      collection: "tender_payment_intents",
-      name: "unique_reference",
-      key: { merchant_id: 1, environment: 1, merchant_reference: 1 },
-      unique: true,
-      partialFilterExpression: { merchant_reference: { $type: "string" } }
-    })
+    expect(find(c.of(PaymentIntent.table), "unique_reference")).toStrictEqual(referenceIndex("tender_payment_intents"))
   })
 
   it("D7 an event is unique per (resource, version, ordinal), each field typed in the partial filter", () => {
@@ -42,13 +44,7 @@ describe("indexes: specs as data", () => {
   })
 
   it("D10 merchant_reference is unique per merchant and environment among refunds, null references never colliding", () => {
-    expect(find(c.of(Refund.table), "unique_reference")).toStrictEqual({
-      collection: "tender_refunds",
-      name: "unique_reference",
-      key: { merchant_id: 1, environment: 1, merchant_reference: 1 },
-      unique: true,
-      partialFilterExpression: { merchant_reference: { $type: "string" } }
-    })
+    expect(find(c.of(Refund.table), "unique_reference")).toStrictEqual(referenceIndex("tender_refunds"))
   })
 
   it("every table's unique constraints have their index, generically", () => {

@@ -8,41 +8,25 @@
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Idempotency } from "@tender/core"
 import { Effect } from "effect"
-import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
-import { children, type DemoServer, start } from "./demoServer.js"
+import { assert, describe, it } from "vitest"
+import { freshPrefix, runSql, skipReason } from "./database.js"
 import { create, type Outcome } from "./create.js"
-import { makeProxy, type Proxy } from "./proxy.js"
+import { demoBehindProxy, storedIntentIds } from "./proxy.js"
 
 const prefix = freshPrefix()
 
-const storedIds = () =>
-  runSql(Effect.gen(function*() {
-    const sql = yield* SqlClient
-    const rows = yield* sql<{ id: string }>`SELECT id FROM ${sql(`${prefix}payment_intents`)}`
-    return new Set(rows.map((r) => r.id))
-  }))
+const storedIds = async () => new Set(await storedIntentIds(prefix))
 
 if (skipReason !== undefined) {
   describe("database outage", () => it.skip(`skipped: ${skipReason}`, () => {}))
 } else {
   describe("issue 14 defect 2: a database outage under the demo server", () => {
-    let proxy: Proxy
-    let server: DemoServer
-    beforeAll(async () => {
-      proxy = await makeProxy(url)
-      server = await start({ DATABASE_URL: proxy.url, TENDER_TABLE_PREFIX: prefix })
-    }, 60_000)
-    afterAll(async () => {
-      for (const child of children) child.kill("SIGKILL")
-      await proxy.close()
-      await runSql(dropTables(prefix))
-    })
+    const demo = demoBehindProxy(prefix)
 
     it("issue 14 defect 2 D1 during an outage creates answer 503 service_unavailable with Retry-After; after it, normal; nothing 201'd is lost; no key stays claimed", async () => {
       const created: Array<string> = []
       for (let i = 0; i < 5; i++) {
-        const r = await create(server.url, `before-${i}`)
+        const r = await create(demo.server.url, `before-${i}`)
         assert.strictEqual(r.status, 201, JSON.stringify(r))
         created.push(r.id!)
       }
@@ -51,36 +35,36 @@ if (skipReason !== undefined) {
       let running = true
       const load = Promise.all(Array.from({ length: 4 }, async (_, w) => {
         const outcomes: Array<Outcome> = []
-        for (let i = 0; running; i++) outcomes.push(await create(server.url, `load-${w}-${i}`, String(1000 + i)))
+        for (let i = 0; running; i++) outcomes.push(await create(demo.server.url, `load-${w}-${i}`, String(1000 + i)))
         return outcomes
       }))
       await new Promise((r) => setTimeout(r, 300))
-      proxy.cut()
+      demo.proxy.cut()
 
       // During the outage: 503 service_unavailable with Retry-After, for every key.
       const during: Array<Outcome> = []
-      for (let i = 0; i < 10; i++) during.push(await create(server.url, `during-${i}`))
+      for (let i = 0; i < 10; i++) during.push(await create(demo.server.url, `during-${i}`))
       for (const r of during) {
         assert.strictEqual(r.status, 503, JSON.stringify(r))
         assert.strictEqual(r.code, "service_unavailable")
         assert.match(r.retryAfter ?? "", /^\d+$/)
       }
 
-      proxy.restore()
+      demo.proxy.restore()
       // After: the same keys run (none was left claimed or stored with the 503), and then replay.
       let first: Outcome | undefined
       const deadline = Date.now() + 20_000
-      do first = await create(server.url, "during-0")
+      do first = await create(demo.server.url, "during-0")
       while (first.status === 503 && Date.now() < deadline)
       assert.strictEqual(first.status, 201, JSON.stringify(first))
       created.push(first.id!)
       for (let i = 1; i < 10; i++) {
-        const r = await create(server.url, `during-${i}`)
+        const r = await create(demo.server.url, `during-${i}`)
         assert.strictEqual(r.status, 201, JSON.stringify(r))
         assert.isFalse(r.replayed)
         created.push(r.id!)
       }
-      const replay = await create(server.url, "during-3")
+      const replay = await create(demo.server.url, "during-3")
       assert.isTrue(replay.replayed)
       assert.strictEqual(replay.id, created[created.length - 7])
 

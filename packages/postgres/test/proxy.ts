@@ -3,7 +3,12 @@
  * faults for one test's connections only, never for the shared PostgreSQL server itself (other
  * test files run on it). Not a test file itself.
  */
+import { SqlClient } from "@effect/sql/SqlClient"
+import { Effect } from "effect"
 import { connect, createServer, type Server, type Socket } from "node:net"
+import { afterAll, beforeAll } from "vitest"
+import { dropTables, runSql, url } from "./database.js"
+import { children, type DemoServer, start } from "./demoServer.js"
 
 interface Pair {
   readonly client: Socket
@@ -127,3 +132,30 @@ export const makeProxy = async (databaseUrl: string): Promise<Proxy> => {
       })
   }
 }
+
+/**
+ * The demo server on `prefix`'s tables, reaching PostgreSQL through a proxy the test controls
+ * (the shared server itself is never stopped): started before the enclosing `describe`'s tests,
+ * stopped after, its tables dropped. Read `proxy` and `server` inside the tests.
+ */
+export const demoBehindProxy = (prefix: string, env: Record<string, string> = {}) => {
+  const demo = {} as { proxy: Proxy; server: DemoServer }
+  beforeAll(async () => {
+    demo.proxy = await makeProxy(url)
+    demo.server = await start({ DATABASE_URL: demo.proxy.url, TENDER_TABLE_PREFIX: prefix, ...env })
+  }, 60_000)
+  afterAll(async () => {
+    for (const child of children) child.kill("SIGKILL")
+    await demo.proxy.close()
+    await runSql(dropTables(prefix))
+  })
+  return demo
+}
+
+/** The ids of the payment intents in `prefix`'s table, read directly (not through the proxy). */
+export const storedIntentIds = (prefix: string) =>
+  runSql(Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const rows = yield* sql<{ id: string }>`SELECT id FROM ${sql(`${prefix}payment_intents`)}`
+    return rows.map((r) => r.id)
+  }))

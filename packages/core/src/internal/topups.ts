@@ -5,7 +5,6 @@
  */
 import { BigDecimal, Duration, Effect } from "effect"
 import type { Principal } from "../Authentication.js"
-import { ResourceNotFound } from "../Errors.js"
 import * as Event from "../Event.js"
 import * as Money from "../Money.js"
 import type { Scope } from "../Storage.js"
@@ -23,8 +22,6 @@ export const pollEvery = Duration.seconds(5)
 
 export const scopeOf = (s: Principal | TopupIntentRecord | Task.TaskRecord): Scope =>
   "merchant" in s ? { merchantId: s.merchant.id, environment: s.environment } : { merchantId: s.merchantId, environment: s.environment }
-
-export const notFound = (id: string) => new ResourceNotFound({ param: "id", message: `No top-up intent ${JSON.stringify(id)}.` })
 
 /** The writes of a change: the versioned update and its D7 events. A transition not allowed is a defect. */
 export const change = (before: TopupIntentRecord, patch: Partial<TopupIntentRecord> & { readonly status: Status }, now: number) =>

@@ -4,7 +4,7 @@
  */
 import type { Vitest } from "@effect/vitest"
 import type { Merchants, Storage, Task } from "@tender/core"
-import { Ids, PaymentIntent, Table } from "@tender/core"
+import { Ids, PaymentIntent, Refund, Table } from "@tender/core"
 import { randomUUID } from "node:crypto"
 
 /** A merchant and environment no other case uses. */
@@ -41,6 +41,42 @@ export const intent = (
     createdAt: t0,
     updatedAt: t0,
     version: 1,
+    ...overrides
+  })
+
+/** A merchant and environment. */
+export type Scope = { readonly merchantId: string; readonly environment: "test" | "live" }
+
+/** A pending refund record of `paymentIntentId`; `overrides` replace fields. */
+export const refund = (scope: Scope, paymentIntentId: string, overrides: Partial<Refund.RefundRecord> = {}): Refund.RefundRecord =>
+  Refund.RefundRecord.make({
+    id: Ids.prefixes.refund + Ids.randomBase62(),
+    merchantId: scope.merchantId,
+    environment: scope.environment,
+    paymentIntentId,
+    amount: "10000",
+    currency: "THB",
+    status: "pending",
+    fingerprint: "f".repeat(64),
+    createdAt: t0,
+    updatedAt: t0,
+    version: 1,
+    ...overrides
+  })
+
+/** A refund with every field set, each at an edge a store must keep (18 digits, non-ASCII text); `overrides` replace fields. */
+export const completeRefund = (scope: Scope, paymentIntentId: string, overrides: Partial<Refund.RefundRecord> = {}): Refund.RefundRecord =>
+  refund(scope, paymentIntentId, {
+    amount: "999999999999999999",
+    status: "failed",
+    reason: "late_payment",
+    merchantReference: "refund-ทดสอบ",
+    destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "สมชาย ใจดี" },
+    metadata: { order: "1042" },
+    failureCode: "refund_failed",
+    failureMessage: "The provider could not refund the payment.",
+    providerCode: "simulator",
+    version: 2,
     ...overrides
   })
 

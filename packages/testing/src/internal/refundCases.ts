@@ -7,29 +7,10 @@
  */
 import { assert } from "@effect/vitest"
 import type { PaymentIntent } from "@tender/core"
-import { Ids, Refund, Storage, PaymentIntent as PI } from "@tender/core"
+import { Refund, Storage, PaymentIntent as PI } from "@tender/core"
 import { Effect, Either, Option } from "effect"
-import type { ContractIt } from "./fixtures.js"
-import { freshScope, intent, t0 } from "./fixtures.js"
-
-type Scope = ReturnType<typeof freshScope>
-
-/** A complete refund record; `overrides` replace fields. */
-const refund = (scope: Scope, paymentIntentId: string, overrides: Partial<Refund.RefundRecord> = {}): Refund.RefundRecord =>
-  Refund.RefundRecord.make({
-    id: Ids.prefixes.refund + Ids.randomBase62(),
-    merchantId: scope.merchantId,
-    environment: scope.environment,
-    paymentIntentId,
-    amount: "10000",
-    currency: "THB",
-    status: "pending",
-    fingerprint: "f".repeat(64),
-    createdAt: t0,
-    updatedAt: t0,
-    version: 1,
-    ...overrides
-  })
+import type { ContractIt, Scope } from "./fixtures.js"
+import { completeRefund, freshScope, intent, refund, t0 } from "./fixtures.js"
 
 const storage = Storage.Storage
 const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(storage, (s) => s.commit(writes))
@@ -71,20 +52,7 @@ export const cases = (it: ContractIt, concurrency: number) => {
       const pi = intent(scope, { status: "canceled", nextAction: null, cancellationReason: "abandoned", amountRefunded: "999999999999999998", refundsPending: "1", amount: "999999999999999999" })
       yield* commit([Storage.Write.insert(PI.table, pi)])
       assert.deepStrictEqual(yield* Effect.flatMap(storage, (s) => s.get(PI.table, scope, pi.id)), Option.some(pi))
-      const full = refund(scope, pi.id, {
-        amount: "999999999999999999",
-        status: "failed",
-        reason: "late_payment",
-        merchantReference: "refund-ทดสอบ",
-        destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "Somchai Jaidee" },
-        metadata: { order: "1042" },
-        failureCode: "refund_failed",
-        failureMessage: "The provider could not refund the payment.",
-        providerCode: "simulator",
-        createdAt: t0 + 123,
-        updatedAt: t0 + 456,
-        version: 2
-      })
+      const full = completeRefund(scope, pi.id, { createdAt: t0 + 123, updatedAt: t0 + 456 })
       const bare = refund(scope, pi.id)
       yield* commit([Storage.Write.insert(Refund.table, full), Storage.Write.insert(Refund.table, bare)])
       assert.deepStrictEqual(yield* Effect.flatMap(storage, (s) => s.get(Refund.table, scope, full.id)), Option.some(full))

@@ -1,0 +1,74 @@
+/**
+ * What the merchant operations of every stored resource (payment, top-up and payout intents,
+ * refunds) share: the caller's scope, one resource by id (a malformed id is a 400 answered
+ * without a storage round trip, D1; another merchant's or environment's the same 404 as a
+ * missing one, 4.2), a list page (4.3, D6), and the original a repeated `merchant_reference`
+ * answers with (4.9 merchant_reference rule 2).
+ */
+import { Effect, Option } from "effect"
+import * as ApiResponse from "../ApiResponse.js"
+import type { Principal } from "../Authentication.js"
+import { ResourceNotFound, ValidationFailed } from "../Errors.js"
+import { isWellFormed } from "../Ids.js"
+import * as Pagination from "../Pagination.js"
+import type { ListQuery, Scope } from "../Storage.js"
+import { Storage } from "../Storage.js"
+import type { StoredRecord, Table } from "../Table.js"
+
+/** The merchant and environment a request acts in. */
+export const principalScope = (p: Principal): Scope => ({ merchantId: p.merchant.id, environment: p.environment })
+
+/** A stored resource and how messages name it: `payout intent`. */
+export interface Kind<A extends StoredRecord> {
+  readonly table: Table<A>
+  readonly noun: string
+}
+
+/** The 404 of an id the caller cannot see (4.2). */
+export const notFound = (noun: string, id: string) => new ResourceNotFound({ param: "id", message: `No ${noun} ${JSON.stringify(id)}.` })
+
+/** The resource `id` names in the caller's scope. */
+export const load = <A extends StoredRecord>(kind: Kind<A>, principal: Principal, id: string) =>
+  Effect.gen(function*() {
+    if (!isWellFormed(kind.table.idPrefix, id)) {
+      return yield* ValidationFailed.at("id", `id must be a ${kind.noun} id: ${kind.table.idPrefix} followed by 24 letters and digits`)
+    }
+    const found = yield* (yield* Storage).get(kind.table, principalScope(principal), id)
+    if (Option.isNone(found)) return yield* notFound(kind.noun, id)
+    return found.value
+  })
+
+/**
+ * One page of `table` in the caller's scope, newest first, filtered by `where` of the
+ * `status` values it parsed from `statuses`. Checked in order: the page window, the status
+ * values, then the list's own filters.
+ */
+export const listPage = <A extends StoredRecord, S extends string, R, B>(
+  table: Table<A>,
+  principal: Principal,
+  params: Parameters<typeof Pagination.window>[0] & { readonly status?: string | ReadonlyArray<string> | undefined },
+  statuses: ReadonlyArray<S>,
+  view: (record: A) => B,
+  where: (status: ReadonlyArray<S> | undefined) => Effect.Effect<ListQuery<A>["where"], ValidationFailed, R>
+) =>
+  Effect.gen(function*() {
+    const { limit, query } = yield* Pagination.window(params, table.idPrefix)
+    const filters = yield* where(yield* Pagination.parseValues("status", params.status, statuses))
+    const rows = yield* (yield* Storage).list(table, { ...principalScope(principal), ...query, where: filters })
+    return Pagination.page(rows, limit, view)
+  })
+
+/** The 200 a repeated `merchant_reference` answers with: the resource it created first, shown by `view` (4.9). */
+export const original = <A extends StoredRecord, B>(
+  storage: Storage["Type"],
+  kind: Kind<A>,
+  context: { readonly principal: Principal; readonly requestId: string },
+  view: (record: A) => B
+) =>
+(originalId: string) =>
+  storage.get(kind.table, principalScope(context.principal), originalId).pipe(
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.dieMessage(`merchant_reference points at missing ${kind.noun} ${originalId}`),
+      onSome: (found) => Effect.succeed(ApiResponse.json(200, view(found), context.requestId))
+    }))
+  )
