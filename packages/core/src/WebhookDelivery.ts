@@ -122,6 +122,8 @@ export interface SenderOptions {
   readonly concurrency?: number | undefined
   /** Deliveries in flight at once to one endpoint, in this process. Default 4. */
   readonly perEndpoint?: number | undefined
+  /** How long a failing endpoint is first left alone, doubling to 1 h. Default 5 s (short in tests). */
+  readonly endpointBackoffMillis?: number | undefined
 }
 
 /**
@@ -167,7 +169,7 @@ export const layerSender = (options: SenderOptions = {}): Layer.Layer<WebhookSen
             health.delete(id)
           } else {
             const failures = (health.get(id)?.failures ?? 0) + 1
-            health.set(id, { failures, until: now + Math.min(3_600_000, 5_000 * 2 ** (failures - 1)) })
+            health.set(id, { failures, until: now + Math.min(3_600_000, (options.endpointBackoffMillis ?? 5_000) * 2 ** (failures - 1)) })
           }
           return response
         })
