@@ -117,6 +117,32 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
       assertError(await t.send("GET", `/events/evt_${"Z".repeat(24)}`), 404, "resource_not_found", "id")
     })
 
+    it("webhook tools: another merchant's or environment's endpoint answers exactly as an unknown id on attempts, resend, rotate_secret and enable, a revoked key is 401, and the endpoint is unchanged", async () => {
+      const t = await start()
+      const endpoint = await t.register("http://127.0.0.1:9/owner")
+      await t.intent()
+      const [event] = (await t.ok("GET", "/events")).data
+      const before = await t.ok("GET", `/webhook_endpoints/${endpoint.id}`)
+      const unknown = `we_${"Z".repeat(24)}`
+      const routes = (id: string) => [
+        ["GET", `/webhook_endpoints/${id}/attempts`, undefined],
+        ["POST", `/webhook_endpoints/${id}/resend`, { event: event.id }],
+        ["POST", `/webhook_endpoints/${id}/rotate_secret`, {}],
+        ["POST", `/webhook_endpoints/${id}/enable`, {}]
+      ] as const
+      const revoked: Key = keys.revoked
+      for (const key of [keys.otherTest, keys.demoLive]) {
+        for (const [[method, path, body], [, unknownPath]] of routes(endpoint.id).map((r, i) => [r, routes(unknown)[i]!] as const)) {
+          const theirs = assertError(await t.send(method, path, body, key), 404, "resource_not_found", "id")
+          const nobodys = assertError(await t.send(method, unknownPath, body, key), 404, "resource_not_found", "id")
+          assert.strictEqual(theirs.message.replace(endpoint.id, unknown), nobodys.message)
+        }
+      }
+      for (const [method, path, body] of routes(endpoint.id)) assertError(await t.send(method, path, body, revoked), 401, "invalid_api_key")
+      assert.deepStrictEqual(await t.ok("GET", `/webhook_endpoints/${endpoint.id}`), before)
+      assert.deepStrictEqual((await t.ok("GET", `/webhook_endpoints/${endpoint.id}/attempts`)).data, [])
+    })
+
     it("webhook attempts: GET /webhook_endpoints/{id}/attempts lists every attempt with its event and type, the URL, the status, the time taken and the error, newest first, by event too", async () => {
       const t = await start()
       const r = await receiver()
