@@ -223,7 +223,7 @@ export const run = (task: Task.TaskRecord) =>
       ? `answered ${response.status}`
       : response.reason
     // Auto-disable (WebhookHealth): best effort beside the attempt, which is recorded whatever happens here.
-    yield* WebhookHealth.recordAttempt(scope, endpoint.value.id, ok, start).pipe(
+    yield* WebhookHealth.recordAttempt(endpoint.value, ok, start).pipe(
       Effect.catchAll((e) => Effect.logWarning("tender: recording a webhook endpoint's health failed", e))
     )
     const attempt = Write.insert(attemptTable, AttemptRecord.make({
