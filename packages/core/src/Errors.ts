@@ -116,6 +116,9 @@ export class PayoutNotCancelable extends ApiErrorClass("PayoutNotCancelable", 40
 /** 409: a top-up intent asked to do what its status or source does not allow (a receipt twice, on a crypto source). @since 0.1.0 @category errors */
 export class TopupIntentUnexpectedState extends ApiErrorClass("TopupIntentUnexpectedState", 409, "topup_intent_unexpected_state") {}
 
+/** 409: a resend to a webhook endpoint that is disabled; enable it first (docs/webhooks.md). @since 0.1.0 @category errors */
+export class WebhookEndpointDisabled extends ApiErrorClass("WebhookEndpointDisabled", 409, "webhook_endpoint_disabled") {}
+
 /** 409: used by intent resources other than payment and payout intents (spec 7). @since 0.1.0 @category errors */
 export class DuplicateMerchantReference extends ApiErrorClass("DuplicateMerchantReference", 409, "duplicate_merchant_reference") {}
 
@@ -160,6 +163,7 @@ export type ApiError =
   | RefundNotSupported
   | PayoutNotCancelable
   | TopupIntentUnexpectedState
+  | WebhookEndpointDisabled
   | PaymentConfigurationUnavailable
   | RoutingUnavailable
   | ServiceUnavailable

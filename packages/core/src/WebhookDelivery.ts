@@ -17,6 +17,7 @@ import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
+import * as WebhookHealth from "./WebhookHealth.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 import type { DeliveryRequest, DeliveryResponse } from "./WebhookTransport.js"
 import { WebhookTransport } from "./WebhookTransport.js"
@@ -49,6 +50,9 @@ export const AttemptRecord = Schema.Struct({
   ...Table.scopeFields,
   endpointId: Schema.String,
   eventId: Schema.String,
+  /** What was sent: the event's type and the URL it went to (null in attempts recorded before issue 24). */
+  eventType: Table.OrNull(Schema.String),
+  url: Table.OrNull(Schema.String),
   /** 1 for the first attempt. */
   attempt: Table.Integer,
   /** The HTTP status answered, or null when none came. */
@@ -115,6 +119,8 @@ export interface SenderOptions {
   readonly concurrency?: number | undefined
   /** Deliveries in flight at once to one endpoint, in this process. Default 4. */
   readonly perEndpoint?: number | undefined
+  /** How long a failing endpoint is first left alone, doubling to 1 h. Default 5 s (short in tests). */
+  readonly endpointBackoffMillis?: number | undefined
 }
 
 /**
@@ -160,7 +166,7 @@ export const layerSender = (options: SenderOptions = {}): Layer.Layer<WebhookSen
             health.delete(id)
           } else {
             const failures = (health.get(id)?.failures ?? 0) + 1
-            health.set(id, { failures, until: now + Math.min(3_600_000, 5_000 * 2 ** (failures - 1)) })
+            health.set(id, { failures, until: now + Math.min(3_600_000, (options.endpointBackoffMillis ?? 5_000) * 2 ** (failures - 1)) })
           }
           return response
         })
@@ -186,8 +192,8 @@ export const run = (task: Task.TaskRecord) =>
     if (task.targetId === null) return done()
     const endpoint = yield* storage.get(WebhookEndpoint.table, scope, task.targetId)
     const event = yield* storage.get(Event.table, scope, task.resourceId)
-    // An endpoint deleted since: no further deliveries to it.
-    if (Option.isNone(endpoint) || endpoint.value.status === "deleted" || Option.isNone(event)) return done()
+    // An endpoint deleted or disabled since: no further deliveries to it (a resend after enabling recovers them).
+    if (Option.isNone(endpoint) || endpoint.value.status !== "enabled" || Option.isNone(event)) return done()
     const start = yield* Clock.currentTimeMillis
     const blocked = sender.blockedUntil(endpoint.value.id, start)
     if (blocked !== undefined) return { _tag: "Defer", dueAt: blocked } as const
@@ -213,11 +219,17 @@ export const run = (task: Task.TaskRecord) =>
       : response._tag === "Answered"
       ? `answered ${response.status}`
       : response.reason
+    // Auto-disable (WebhookHealth): best effort beside the attempt, which is recorded whatever happens here.
+    yield* WebhookHealth.recordAttempt(endpoint.value, ok, start).pipe(
+      Effect.catchAll((e) => Effect.logWarning("tender: recording a webhook endpoint's health failed", e))
+    )
     const attempt = Write.insert(attemptTable, AttemptRecord.make({
       id: yield* (yield* IdGenerator).make(attemptIdPrefix),
       ...scope,
       endpointId: endpoint.value.id,
       eventId: event.value.id,
+      eventType: event.value.type,
+      url: endpoint.value.url,
       attempt: task.attempts,
       statusCode: response._tag === "Answered" ? response.status : null,
       durationMillis: Math.max(0, end - start),

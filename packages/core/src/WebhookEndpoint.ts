@@ -7,8 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
+import { Clock, Effect, Option, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import { ResourceNotFound, ValidationFailed } from "./Errors.js"
@@ -21,56 +20,11 @@ import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
 import { EventType } from "./WebhookEvents.js"
+import { WebhookConfig } from "./WebhookConfig.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 
-// ---------------------------------------------------------------------------
-// Configuration
-// ---------------------------------------------------------------------------
-
-/** @since 0.1.0 @category models */
-export interface WebhookOptions {
-  /**
-   * The key that encrypts endpoint secrets at rest: any string; a SHA-256 of it is the
-   * AES-256 key. Keep it out of the database. Default: derived from the hosted-checkout
-   * secret, so a host that sets one secret has both.
-   */
-  readonly encryptionKey?: string | undefined
-  /** Allow loopback, link-local and private addresses in live (development only). Default false. */
-  readonly allowPrivateUrls?: boolean | undefined
-  /** How long a receiver may take to answer a delivery. Default 5 s. */
-  readonly timeoutMillis?: number | undefined
-}
-
-/** The webhook settings of the host. @since 0.1.0 @category tags */
-export class WebhookConfig extends Context.Tag("@tender/core/WebhookConfig")<WebhookConfig, {
-  readonly encrypt: (secret: string) => string
-  readonly decrypt: (stored: string) => string
-  readonly allowPrivateUrls: boolean
-  readonly timeoutMillis: number
-}>() {}
-
-/** The settings from the host's options. @since 0.1.0 @category layers */
-export const layerConfig = (options: WebhookOptions & { readonly fallbackKey: string }): Layer.Layer<WebhookConfig> =>
-  Layer.sync(WebhookConfig, () => {
-    const key = createHash("sha256").update(options.encryptionKey ?? `tender:webhook-secrets:${options.fallbackKey}`).digest()
-    return {
-      // iv.tag.ciphertext, base64url: a fresh 96-bit IV per secret, authenticated.
-      encrypt: (secret) => {
-        const iv = randomBytes(12)
-        const cipher = createCipheriv("aes-256-gcm", key, iv)
-        const body = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()])
-        return [iv, cipher.getAuthTag(), body].map((b) => b.toString("base64url")).join(".")
-      },
-      decrypt: (stored) => {
-        const [iv, tag, body] = stored.split(".").map((p) => Buffer.from(p, "base64url"))
-        const decipher = createDecipheriv("aes-256-gcm", key, iv!)
-        decipher.setAuthTag(tag!)
-        return Buffer.concat([decipher.update(body!), decipher.final()]).toString("utf8")
-      },
-      allowPrivateUrls: options.allowPrivateUrls ?? false,
-      timeoutMillis: options.timeoutMillis ?? 5_000
-    }
-  })
+// The host's settings live in `WebhookConfig.ts`; still exported from here, where hosts found them.
+export { layerConfig, WebhookConfig, type WebhookOptions } from "./WebhookConfig.js"
 
 // ---------------------------------------------------------------------------
 // The record
@@ -91,7 +45,10 @@ export const WebhookEndpointRecord = Schema.Struct({
   /** The event types delivered; `["*"]` for all. */
   enabledEvents: Schema.Array(Schema.String),
   secrets: Schema.Array(StoredSecret),
-  status: Schema.Literal("enabled", "deleted"),
+  /** `disabled`: every attempt failed for `disableAfterMillis`; no deliveries until enabled again. */
+  status: Schema.Literal("enabled", "disabled", "deleted"),
+  /** When the current run of failed attempts began; null after a success. */
+  failingSince: Table.OrNull(Table.Millis),
   createdAt: Table.Millis,
   updatedAt: Table.Millis,
   version: Table.Integer
@@ -121,7 +78,7 @@ const endpointFields = {
   url: Schema.String,
   description: Schema.NullOr(Schema.String),
   enabled_events: Schema.Array(Schema.String).annotations({ description: "Event types delivered; [\"*\"] for all (D7)" }),
-  status: Schema.Literal("enabled"),
+  status: Schema.Literal("enabled", "disabled").annotations({ description: "disabled: no deliveries until enabled again (POST /webhook_endpoints/{id}/enable)" }),
   environment: Environment,
   created_at: Timestamp
 }
@@ -147,7 +104,7 @@ export const toResource = (e: WebhookEndpointRecord): typeof WebhookEndpoint.Typ
   url: e.url,
   description: e.description,
   enabled_events: e.enabledEvents,
-  status: "enabled",
+  status: e.status === "disabled" ? "disabled" : "enabled",
   environment: e.environment,
   created_at: formatTimestamp(e.createdAt)
 })
@@ -203,11 +160,13 @@ export const checkUrl = (raw: string, environment: Environment) =>
 // Operations
 // ---------------------------------------------------------------------------
 
-const scopeOf = (principal: Principal): Scope => ({ merchantId: principal.merchant.id, environment: principal.environment })
+/** The merchant and environment of a caller. @since 0.1.0 */
+export const scopeOf = (principal: Principal): Scope => ({ merchantId: principal.merchant.id, environment: principal.environment })
 
 const notFound = (id: string) => new ResourceNotFound({ param: "id", message: `No webhook endpoint ${JSON.stringify(id)}.` })
 
-const load = (principal: Principal, id: string) =>
+/** An endpoint of the caller's scope that is not deleted, or the D1 400/404. @since 0.1.0 */
+export const load = (principal: Principal, id: string) =>
   Effect.gen(function*() {
     if (!isWellFormed(prefixes.webhookEndpoint, id)) {
       return yield* ValidationFailed.at("id", "id must be a webhook endpoint id: we_ followed by 24 letters and digits")
@@ -264,7 +223,7 @@ export const retrieve = (principal: Principal, id: string) => Effect.map(load(pr
 export const list = (principal: Principal, params: typeof ListParams.Type) =>
   Effect.gen(function*() {
     const { limit, query } = yield* Pagination.window(params, prefixes.webhookEndpoint)
-    const rows = yield* (yield* Storage).list<WebhookEndpointRecord>(table, { ...scopeOf(principal), ...query, where: { status: "enabled" } })
+    const rows = yield* (yield* Storage).list<WebhookEndpointRecord>(table, { ...scopeOf(principal), ...query, where: { status: ["enabled", "disabled"] } })
     return Pagination.page(rows, limit, toResource)
   })
 
@@ -291,10 +250,29 @@ export const remove = (context: Operation.RequestContext, id: string) =>
   })
 
 /**
- * Rotate an endpoint's secret (a host operation, for the merchant's dashboard): a new
- * secret, returned this once, signs from now on; the old one keeps signing beside it for
- * `graceMillis` (default 24 h), so receivers switch without losing a delivery (Standard
- * Webhooks carries one signature per secret).
+ * The endpoint after a rotation to the secret `encrypted`: it signs from `now` on; the ones
+ * that signed before keep signing beside it until `now + graceMillis` (Standard Webhooks
+ * carries one signature per secret), so receivers switch without losing a delivery.
+ *
+ * @since 0.1.0
+ */
+export const rotated = (endpoint: WebhookEndpointRecord, encrypted: string, now: number, graceMillis: number): WebhookEndpointRecord => ({
+  ...endpoint,
+  secrets: [
+    { encrypted, expiresAt: null },
+    ...endpoint.secrets
+      .filter((s) => s.expiresAt === null || s.expiresAt > now)
+      .map((s) => ({ ...s, expiresAt: s.expiresAt === null ? now + graceMillis : Math.min(s.expiresAt, now + graceMillis) }))
+      .filter((s) => s.expiresAt > now)
+  ],
+  updatedAt: now,
+  version: endpoint.version + 1
+})
+
+/**
+ * Rotate an endpoint's secret (for the host's own dashboard; merchants use
+ * `POST /webhook_endpoints/{id}/rotate_secret`): the new secret, returned this once; the old
+ * one keeps signing beside it for `graceMillis` (default 24 h).
  *
  * @since 0.1.0
  */
@@ -304,18 +282,9 @@ export const rotateSecret = (scope: Scope, id: string, graceMillis = 24 * 60 * 6
     const config = yield* WebhookConfig
     const found = yield* storage.get(table, scope, id)
     if (Option.isNone(found) || found.value.status === "deleted") return yield* notFound(id)
-    const endpoint = found.value
-    const now = yield* Clock.currentTimeMillis
     const secret = WebhookSignature.newSecret()
-    const kept = endpoint.secrets
-      .filter((s) => s.expiresAt === null || s.expiresAt > now)
-      .map((s) => ({ ...s, expiresAt: s.expiresAt === null ? now + graceMillis : Math.min(s.expiresAt, now + graceMillis) }))
-    yield* storage.commit([Write.update(table, {
-      ...endpoint,
-      secrets: [{ encrypted: config.encrypt(secret), expiresAt: null }, ...kept],
-      updatedAt: now,
-      version: endpoint.version + 1
-    }, endpoint.version)])
+    const now = yield* Clock.currentTimeMillis
+    yield* storage.commit([Write.update(table, rotated(found.value, config.encrypt(secret), now, graceMillis), found.value.version)])
     return secret
   })
 

@@ -28,7 +28,9 @@ export const EventType = Schema.Literal(
   "payment_intent.canceled",
   "refund.created",
   "refund.succeeded",
-  "refund.failed"
+  "refund.failed",
+  // Issue 24: an endpoint whose every attempt failed for the stated time (docs/webhooks.md).
+  "webhook_endpoint.disabled"
 ).annotations({ identifier: "EventType" })
 /** @since 0.1.0 */
 export type EventType = typeof EventType.Type
@@ -137,6 +139,17 @@ const refund = (status: string, extra: Record<string, unknown> = {}) => ({
   ...extra
 })
 
+const webhookEndpoint = {
+  object: "webhook_endpoint",
+  id: "we_4Rt8Kq2Wz6Lc9Vb3Ny5HXm1Q",
+  url: "https://hooks.example.com/tender",
+  description: null,
+  enabled_events: ["*"],
+  status: "disabled",
+  environment: "test",
+  created_at: at
+}
+
 const failure = { failure_code: "payment_declined", failure_message: "The provider declined the payment." }
 
 const examples: Record<EventType, { readonly description: string; readonly object: unknown }> = {
@@ -159,7 +172,8 @@ const examples: Record<EventType, { readonly description: string; readonly objec
   "payout_intent.canceled": { description: "The payout was canceled before approval (terminal).", object: payoutIntent("canceled") },
   "refund.created": { description: "A refund was created and is pending at the provider (D10).", object: refund("pending") },
   "refund.succeeded": { description: "The refund reached the payer (terminal, D10).", object: refund("succeeded") },
-  "refund.failed": { description: "The refund failed; its amount is refundable again (terminal, D10).", object: refund("failed", { failure_code: "refund_failed", failure_message: "The provider could not refund the payment." }) }
+  "refund.failed": { description: "The refund failed; its amount is refundable again (terminal, D10).", object: refund("failed", { failure_code: "refund_failed", failure_message: "The provider could not refund the payment." }) },
+  "webhook_endpoint.disabled": { description: "Every delivery to the endpoint failed for the stated time, so it was disabled; enable it again with POST /webhook_endpoints/{id}/enable.", object: webhookEndpoint }
 }
 
 /** One catalogue entry: the type, what it means, and an example event envelope (D7). @since 0.1.0 */

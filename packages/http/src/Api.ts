@@ -8,6 +8,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { HostedCheckoutGroup } from "./hosted/Api.js"
 import { AssetsGroup } from "./internal/api/assets.js"
+import { EventsGroup } from "./internal/api/events.js"
 import { PaymentIntentsGroup } from "./internal/api/paymentIntents.js"
 import { PaymentMethodsGroup } from "./internal/api/paymentMethods.js"
 import { PayoutIntentsGroup } from "./internal/api/payoutIntents.js"
@@ -22,6 +23,7 @@ import { documentAsClientsSee } from "./internal/openApi.js"
 // middleware tags, headers and paths) is `internal/api/shared.ts`: a new endpoint goes into its
 // group's module. What hosts import stays exported from here.
 export { AssetsGroup } from "./internal/api/assets.js"
+export { EventsGroup } from "./internal/api/events.js"
 export { PaymentIntentsGroup } from "./internal/api/paymentIntents.js"
 export { PaymentMethodsGroup } from "./internal/api/paymentMethods.js"
 export { PayoutIntentsGroup } from "./internal/api/payoutIntents.js"
@@ -50,6 +52,7 @@ export class TenderApi extends HttpApi.make("tender")
   .add(RefundsGroup)
   .add(TopupIntentsGroup)
   .add(WebhookEndpointsGroup)
+  .add(EventsGroup)
   .add(PaymentMethodsGroup)
   .add(WebhookEventTypesGroup)
   .add(OpenApiGroup)

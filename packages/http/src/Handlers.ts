@@ -10,6 +10,7 @@ import {
   Asset,
   Discovery,
   Errors,
+  Events,
   Idempotency,
   PaymentIntentCancel,
   PaymentIntents,
@@ -18,7 +19,8 @@ import {
   Refunds,
   TopupIntents,
   WebhookEndpoint,
-  WebhookEvents
+  WebhookEvents,
+  WebhookTools
 } from "@tender/core"
 import { Effect, FiberRef, Layer, Schema } from "effect"
 import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
@@ -168,7 +170,30 @@ const WebhookEndpointsLive = HttpApiBuilder.group(TenderApi, "webhookEndpoints",
     .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => WebhookEndpoint.list(principal, urlParams)))
     .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => WebhookEndpoint.retrieve(principal, path.id)))
     .handle("delete", ({ headers, path }) =>
-      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(WebhookEndpoint.remove(ctx, path.id), toHttp))))
+      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(WebhookEndpoint.remove(ctx, path.id), toHttp)))
+    .handle("attempts", ({ path, request, urlParams }) =>
+      Effect.flatMap(queryCaller(request), (principal) => WebhookTools.attempts(principal, path.id, urlParams)))
+    .handle("resend", ({ headers, path, payload }) =>
+      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(WebhookTools.resend(ctx, path.id, payload), toHttp)))
+    // Raw: the body may be absent, which the definition's JSON payload would refuse.
+    .handleRaw("rotateSecret", ({ headers, path, request }) =>
+      Effect.gen(function*() {
+        const ctx = yield* context(headers["idempotency-key"])
+        const body = yield* Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
+          text.trim() === "" ? Effect.succeed({}) : jsonBody(request, WebhookTools.RotateParams))
+        return toHttp(yield* WebhookTools.rotate(ctx, path.id, body))
+      }))
+    .handle("enable", ({ headers, path }) =>
+      Effect.gen(function*() {
+        const ctx = yield* context(headers["idempotency-key"])
+        yield* emptyBody
+        return toHttp(yield* WebhookTools.enable(ctx, path.id))
+      })))
+
+const EventsLive = HttpApiBuilder.group(TenderApi, "events", (handlers) =>
+  handlers
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => Events.retrieve(principal, path.id)))
+    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => Events.list(principal, urlParams))))
 
 const PaymentMethodsLive = HttpApiBuilder.group(TenderApi, "paymentMethods", (handlers) =>
   handlers.handle("options", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => Discovery.discover(principal, urlParams))))
@@ -196,6 +221,7 @@ export const layer = Layer.mergeAll(
   RefundsLive,
   TopupIntentsLive,
   WebhookEndpointsLive,
+  EventsLive,
   PaymentMethodsLive,
   WebhookEventTypesLive,
   OpenApiLive,

@@ -307,11 +307,12 @@ describe("GET routes over HTTP", () => {
     assertError(await call(h, "GET", "/payment_methods/options?amount=1&country=TH&currency=THB&checkout_mode=popup", { key: keys.demoTest }), 400, "validation_failed", "checkout_mode")
   })
 
-  it("4.11 D10 the webhook event type catalogue needs no authentication and lists the closed union of D7 with D10's events", async () => {
+  it("4.11 D10 the webhook event type catalogue needs no authentication and lists the closed union of D7 with D10's events and issue 24's", async () => {
     const res = await call(h, "GET", "/webhook_event_types")
     assert.strictEqual(res.status, 200)
     const types = res.json.data.map((d: { type: string }) => d.type)
-    assert.lengthOf(types, 20)
+    assert.lengthOf(types, 21)
+    assert.include(types, "webhook_endpoint.disabled")
     assert.include(types, "payment_intent.succeeded")
     assert.include(types, "payout_intent.canceled")
     assert.includeMembers(types, ["payment_intent.canceled", "refund.created", "refund.succeeded", "refund.failed"])

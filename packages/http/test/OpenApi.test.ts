@@ -57,7 +57,9 @@ describe("the generated OpenAPI document", () => {
       "GET /refunds/{id}", "POST /assets", "POST /payout_intents", "GET /payout_intents",
       "GET /payout_intents/{id}", "POST /payout_intents/{id}/cancel", "POST /topup_intents", "GET /topup_intents",
       "GET /topup_intents/{id}", "POST /topup_intents/{id}/receipt", "POST /webhook_endpoints", "GET /webhook_endpoints",
-      "GET /webhook_endpoints/{id}", "DELETE /webhook_endpoints/{id}", "GET /payment_methods/options", "GET /webhook_event_types"
+      "GET /webhook_endpoints/{id}", "DELETE /webhook_endpoints/{id}", "GET /webhook_endpoints/{id}/attempts",
+      "POST /webhook_endpoints/{id}/resend", "POST /webhook_endpoints/{id}/rotate_secret", "POST /webhook_endpoints/{id}/enable",
+      "GET /events", "GET /events/{id}", "GET /payment_methods/options", "GET /webhook_event_types"
     ])
     for (const [name, op] of operations) {
       if (name === "GET /webhook_event_types") {

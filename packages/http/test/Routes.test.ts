@@ -5,9 +5,9 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { customer, jsonHeaders, promptpay as promptpayBody } from "@tender/test-support"
-import { Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { Effect, Layer, Logger, ManagedRuntime, Option } from "effect"
 import type { Provider } from "@tender/core"
-import { Merchants, Simulator, Storage, StorageError, Workers } from "@tender/core"
+import { Merchants, Simulator, Storage, StorageError, WebhookEndpoint, Workers } from "@tender/core"
 import type { TenderHttp } from "../src/index.js"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
@@ -83,6 +83,12 @@ type Op =
   | "webhookEndpoints.retrieve"
   | "webhookEndpoints.delete"
   | "paymentMethods.options"
+  | "webhookEndpoints.attempts"
+  | "webhookEndpoints.resend"
+  | "webhookEndpoints.rotateSecret"
+  | "webhookEndpoints.enable"
+  | "events.list"
+  | "events.retrieve"
   | "webhookEventTypes.catalogue"
   | "openapi"
 
@@ -109,6 +115,12 @@ const documented: Record<Exclude<Op, "openapi">, readonly [string, string]> = {
   "webhookEndpoints.list": ["/webhook_endpoints", "get"],
   "webhookEndpoints.retrieve": ["/webhook_endpoints/{id}", "get"],
   "webhookEndpoints.delete": ["/webhook_endpoints/{id}", "delete"],
+  "webhookEndpoints.attempts": ["/webhook_endpoints/{id}/attempts", "get"],
+  "webhookEndpoints.resend": ["/webhook_endpoints/{id}/resend", "post"],
+  "webhookEndpoints.rotateSecret": ["/webhook_endpoints/{id}/rotate_secret", "post"],
+  "webhookEndpoints.enable": ["/webhook_endpoints/{id}/enable", "post"],
+  "events.list": ["/events", "get"],
+  "events.retrieve": ["/events/{id}", "get"],
   "paymentMethods.options": ["/payment_methods/options", "get"],
   "webhookEventTypes.catalogue": ["/webhook_event_types", "get"]
 }
@@ -528,6 +540,78 @@ describe("error codes x routes over HTTP", () => {
     await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }), 404, "resource_not_found")
     await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }, h500), 500, "internal_error")
     await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+
+    // Issue 24: an endpoint's attempts, resend, secret rotation and enable; the Events API.
+    const toolsRuntime = ManagedRuntime.make(layer())
+    runtimes.push(toolsRuntime)
+    const hTools = app(Layer.succeedContext(await toolsRuntime.runPromise(Effect.context<TenderHttp.Services>())))
+    const tool = (method: string, path: string, options: Parameters<typeof call>[3], handler = hTools) => call(handler, method, path, options)
+    const live = (await ok(WC, tool("POST", "/webhook_endpoints", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/tools" } }), 201)).json.id as string
+    const off = (await ok(WC, tool("POST", "/webhook_endpoints", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/off" } }), 201)).json.id as string
+    await toolsRuntime.runPromise(Effect.gen(function*() {
+      const storage = yield* Storage.Storage
+      const record = (yield* storage.get(WebhookEndpoint.table, { merchantId: "mch_demo", environment: "test" }, off)).pipe(Option.getOrThrow)
+      yield* storage.commit([Storage.Write.update(WebhookEndpoint.table, { ...record, status: "disabled" as const, version: record.version + 1 }, record.version)])
+    }))
+    await ok("paymentIntents.create", tool("POST", "/payment_intents", { key: keys.demoTest, body: promptpay }), 201)
+    const EL = "events.list" as const
+    const ER = "events.retrieve" as const
+    const evt = (await ok(EL, tool("GET", "/events?type=payment_intent.created,payment_intent.requires_action&limit=1", { key: keys.demoTest }), 200)).json.data[0].id as string
+    for (const [query, param] of [["?limit=0", "limit"], ["?type=nope", "type"], ["?cursor=%21%21", "cursor"], ["?colour=red", "colour"], ["?created_after=2026-02-30T00:00:00Z", "created_after"]] as const) {
+      await err(EL, tool("GET", `/events${query}`, { key: keys.demoTest }), 400, "validation_failed", param)
+    }
+    await err(EL, tool("GET", "/events", {}), 401, "authentication_required")
+    await err(EL, tool("GET", "/events", { key: wrongSecret }), 401, "invalid_api_key")
+    await err(EL, tool("GET", "/events", { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(EL, tool("GET", "/events", { key: keys.demoTest }, h503), 503, "service_unavailable")
+    await ok(ER, tool("GET", `/events/${evt}`, { key: keys.demoTest }), 200)
+    await err(ER, tool("GET", "/events/nope", { key: keys.demoTest }), 400, "validation_failed", "id")
+    await err(ER, tool("GET", `/events/${evt}`, { key: keys.otherTest }), 404, "resource_not_found")
+    await err(ER, tool("GET", `/events/${evt}`, { key: keys.demoLive }), 404, "resource_not_found")
+    await err(ER, tool("GET", `/events/${evt}`, {}), 401, "authentication_required")
+    await err(ER, tool("GET", `/events/${evt}`, { key: wrongSecret }), 401, "invalid_api_key")
+    await err(ER, tool("GET", `/events/${evt}`, { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(ER, tool("GET", `/events/${evt}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+    assertError(await tool("POST", "/events", { key: keys.demoTest, body: {} }), 405, "method_not_allowed")
+
+    const WA = "webhookEndpoints.attempts" as const
+    await ok(WA, tool("GET", `/webhook_endpoints/${live}/attempts`, { key: keys.demoTest }), 200)
+    await err(WA, tool("GET", `/webhook_endpoints/${live}/attempts?event=nope`, { key: keys.demoTest }), 400, "validation_failed", "event")
+    await err(WA, tool("GET", `/webhook_endpoints/${live}/attempts?limit=101`, { key: keys.demoTest }), 400, "validation_failed", "limit")
+    await err(WA, tool("GET", "/webhook_endpoints/nope/attempts", { key: keys.demoTest }), 400, "validation_failed", "id")
+    await err(WA, tool("GET", `/webhook_endpoints/${live}/attempts`, { key: keys.otherTest }), 404, "resource_not_found")
+    await err(WA, tool("GET", `/webhook_endpoints/${live}/attempts`, {}), 401, "authentication_required")
+    await err(WA, tool("GET", `/webhook_endpoints/${live}/attempts`, { key: wrongSecret }), 401, "invalid_api_key")
+    await err(WA, tool("GET", `/webhook_endpoints/${weId}/attempts`, { key: keys.demoTest }, h500), 500, "internal_error")
+    await err(WA, tool("GET", `/webhook_endpoints/${weId}/attempts`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+
+    // The three POSTs: D1 errors, D5 idempotency, 413, as every other POST.
+    const posts = [
+      ["webhookEndpoints.resend", "resend", { event: evt }],
+      ["webhookEndpoints.rotateSecret", "rotate_secret", { expires_in: 60 }],
+      ["webhookEndpoints.enable", "enable", {}]
+    ] as const
+    for (const [op, action, body] of posts) {
+      const path = (id: string) => `/webhook_endpoints/${id}/${action}`
+      await ok(op, tool("POST", path(live), { key: keys.demoTest, body, headers: { "idempotency-key": `matrix-${action}` } }), 200)
+      const replay = await ok(op, tool("POST", path(live), { key: keys.demoTest, body, headers: { "idempotency-key": `matrix-${action}` } }), 200)
+      assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
+      // D5: the same key on another endpoint's id is another request.
+      await err(op, tool("POST", path(off), { key: keys.demoTest, body, headers: { "idempotency-key": `matrix-${action}` } }), 409, "idempotency_conflict", "Idempotency-Key")
+      await err(op, tool("POST", path("nope"), { key: keys.demoTest, body }), 400, "validation_failed", "id")
+      await err(op, tool("POST", path(live), { key: keys.demoTest, raw: "{", headers: json }), 400, "validation_failed", "body")
+      await err(op, tool("POST", path(live), { key: keys.otherTest, body }), 404, "resource_not_found")
+      await err(op, tool("POST", path(live), { body }), 401, "authentication_required")
+      await err(op, tool("POST", path(live), { key: wrongSecret, body }), 401, "invalid_api_key")
+      await err(op, tool("POST", path(live), { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+      await err(op, tool("POST", path(weId), { key: keys.demoTest, body }, h500), 500, "internal_error")
+      await err(op, tool("POST", path(weId), { key: keys.demoTest, body }, h503), 503, "service_unavailable")
+      assertError(await tool("GET", path(live), { key: keys.demoTest }), 405, "method_not_allowed")
+    }
+    await err("webhookEndpoints.resend", tool("POST", `/webhook_endpoints/${off}/resend`, { key: keys.demoTest, body: { event: evt } }), 409, "webhook_endpoint_disabled", "id")
+    await err("webhookEndpoints.resend", tool("POST", `/webhook_endpoints/${live}/resend`, { key: keys.demoTest, body: { event: evt, since: "2026-01-01T00:00:00Z" } }), 400, "validation_failed", "event")
+    await err("webhookEndpoints.rotateSecret", tool("POST", `/webhook_endpoints/${live}/rotate_secret`, { key: keys.demoTest, body: { expires_in: -1 } }), 400, "validation_failed", "expires_in")
+    await err("webhookEndpoints.enable", tool("POST", `/webhook_endpoints/${live}/enable`, { key: keys.demoTest, body: { x: 1 } }), 400, "validation_failed", "body")
 
     // GET /payment_methods/options
     const O = "paymentMethods.options" as const

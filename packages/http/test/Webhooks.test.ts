@@ -4,54 +4,17 @@
  * package, retries after a failure, the timeout of a receiver that hangs, filters, deletion
  * and secret rotation. Deliveries go through `WebhookClient` (`@effect/platform`'s HttpClient).
  */
-import { promptpayFor } from "@tender/test-support"
+import { closeReceivers, promptpayFor, type Received, receiver } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Event, PaymentIntent, PaymentIntents, Simulator, Storage, WebhookDelivery, WebhookEndpoint, WebhookSignature, Workers } from "@tender/core"
 import { Duration, Effect, Either, Layer, ManagedRuntime, Option, Schema, TestClock } from "effect"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { Webhook } from "standardwebhooks"
 import { afterAll } from "vitest"
 import { keys, layer, login } from "../../core/test/fixtures.js"
 import { TenderHttp, WebhookClient } from "../src/index.js"
 import { basic, call } from "./harness.js"
 
-interface Received {
-  readonly path: string
-  readonly headers: IncomingHttpHeaders
-  readonly body: string
-}
-
-/** A receiver on loopback: `/ok` answers 200, `/flaky` 500 then 200, `/hang` never answers. */
-const receiver = async () => {
-  const received: Array<Received> = []
-  const seen = new Map<string, number>()
-  const server: Server = createServer((req, res) => {
-    let body = ""
-    req.setEncoding("utf8")
-    req.on("data", (c) => (body += c))
-    req.on("end", () => {
-      const path = req.url ?? "/"
-      received.push({ path, headers: req.headers, body })
-      const n = (seen.get(`${path} ${req.headers["webhook-id"]}`) ?? 0) + 1
-      seen.set(`${path} ${req.headers["webhook-id"]}`, n)
-      if (path.startsWith("/hang")) return
-      res.statusCode = path.startsWith("/flaky") && n === 1 ? 500 : 200
-      res.end("ok")
-    })
-  })
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
-  const address = server.address()
-  const port = typeof address === "object" && address !== null ? address.port : 0
-  servers.push(server)
-  return { url: (path: string) => `http://127.0.0.1:${port}${path}`, received }
-}
-const servers: Array<Server> = []
-afterAll(() => {
-  for (const s of servers) {
-    s.closeAllConnections()
-    s.close()
-  }
-})
+afterAll(closeReceivers)
 
 const services = (timeoutMillis = 5_000) =>
   layer({ transport: WebhookClient.layerFetch, webhooks: { timeoutMillis } })

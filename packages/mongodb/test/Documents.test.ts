@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Asset, Event, PaymentIntent, Refund, Table, Task } from "@tender/core"
+import { Asset, Event, PaymentIntent, Refund, Table, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Fixtures } from "@tender/testing"
 import { Effect } from "effect"
 import { Binary, BSON, type Document } from "mongodb"
@@ -188,6 +188,48 @@ describe("documents: records both ways", () => {
     delete doc["cancellation_reason"]
     const read = toRecord(PaymentIntent.table, doc)
     expect([read.amountRefunded, read.refundsPending, read.cancellationReason]).toStrictEqual(["0", "0", null])
+  })
+
+  it("webhook tools: an endpoint and an attempt stored before issue 24 read back with failingSince, eventType and url null; a disabled endpoint round trips", () => {
+    const endpoint = WebhookEndpoint.WebhookEndpointRecord.make({
+      id: "we_0123456789abcdefABCDEF01",
+      merchantId: "mch_a",
+      environment: "test",
+      url: "https://hooks.example.com/x",
+      description: null,
+      enabledEvents: ["*"],
+      secrets: [{ encrypted: "aXY.dGFn.Ym9keQ", expiresAt: null }],
+      status: "disabled",
+      failingSince: null,
+      createdAt: t,
+      updatedAt: t,
+      version: 2
+    })
+    expect(roundTrip(WebhookEndpoint.table, endpoint)).toStrictEqual(endpoint)
+    const old = throughBson(toDocument(WebhookEndpoint.table, { ...endpoint, status: "enabled", failingSince: t }))
+    delete old["failing_since"]
+    expect(toRecord(WebhookEndpoint.table, old).failingSince).toBeNull()
+    const attempt = WebhookDelivery.AttemptRecord.make({
+      id: "wha_0123456789abcdefABCDEF01",
+      merchantId: "mch_a",
+      environment: "test",
+      endpointId: endpoint.id,
+      eventId: "evt_0123456789abcdefABCDEF01",
+      eventType: "payment_intent.succeeded",
+      url: endpoint.url,
+      attempt: 1,
+      statusCode: 200,
+      durationMillis: 3,
+      error: null,
+      createdAt: t,
+      version: 1
+    })
+    expect(roundTrip(WebhookDelivery.attemptTable, attempt)).toStrictEqual(attempt)
+    const before = throughBson(toDocument(WebhookDelivery.attemptTable, attempt))
+    delete before["event_type"]
+    delete before["url"]
+    const read = toRecord(WebhookDelivery.attemptTable, before)
+    expect([read.eventType, read.url]).toStrictEqual([null, null])
   })
 
   it("D10 every field of a refund round trips through BSON, the destination's account number in full", () => {

@@ -20,6 +20,7 @@ import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
 import { cases as refundCases } from "./internal/refundCases.js"
 import { taskCases } from "./internal/taskCases.js"
 import { cases as topupIntentCases } from "./internal/topupIntentCases.js"
+import { webhookCases } from "./internal/webhookCases.js"
 
 /** @since 0.1.0 @category models */
 export interface SuiteOptions {
@@ -52,6 +53,7 @@ export const suite = <E>(
       describe("tasks and events", () => taskCases(it, concurrency))
       describe("top-up intents", () => topupIntentCases(it))
       describe("refunds", () => refundCases(it, concurrency))
+      describe("events and webhook tools", () => webhookCases(it))
     })
   })
 }

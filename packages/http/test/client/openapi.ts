@@ -284,6 +284,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook_endpoints/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a webhook endpoint's delivery attempts */
+        get: operations["webhookEndpoints.attempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_endpoints/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send events to a webhook endpoint again
+         * @description One event (event), or every event since a time (since, optionally until) the endpoint is subscribed to.
+         */
+        post: operations["webhookEndpoints.resend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_endpoints/{id}/rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret
+         * @description A new secret, shown this once; the old one keeps signing beside it for expires_in seconds (default 24 h).
+         */
+        post: operations["webhookEndpoints.rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_endpoints/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled webhook endpoint
+         * @description An endpoint disabled after failing for the stated time is sent events again; resend what it missed.
+         */
+        post: operations["webhookEndpoints.enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an event */
+        get: operations["events.retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List events */
+        get: operations["events.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment_methods/options": {
         parameters: {
             query?: never;
@@ -1051,7 +1162,7 @@ export interface components {
             description?: string;
         };
         /** @enum {string} */
-        EventType: "payment_intent.created" | "payment_intent.requires_action" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.receipt_submitted" | "topup_intent.created" | "topup_intent.succeeded" | "topup_intent.failed" | "topup_intent.expired" | "payout_intent.created" | "payout_intent.processing" | "payout_intent.succeeded" | "payout_intent.failed" | "payout_intent.canceled" | "payment_intent.canceled" | "refund.created" | "refund.succeeded" | "refund.failed";
+        EventType: "payment_intent.created" | "payment_intent.requires_action" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.receipt_submitted" | "topup_intent.created" | "topup_intent.succeeded" | "topup_intent.failed" | "topup_intent.expired" | "payout_intent.created" | "payout_intent.processing" | "payout_intent.succeeded" | "payout_intent.failed" | "payout_intent.canceled" | "payment_intent.canceled" | "refund.created" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled";
         /** @description The endpoint, with its signing secret: shown this once */
         WebhookEndpointCreated: {
             /** @enum {string} */
@@ -1062,8 +1173,11 @@ export interface components {
             description: string | null;
             /** @description Event types delivered; ["*"] for all (D7) */
             enabled_events: string[];
-            /** @enum {string} */
-            status: "enabled";
+            /**
+             * @description disabled: no deliveries until enabled again (POST /webhook_endpoints/{id}/enable)
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
             environment: components["schemas"]["Environment"];
             created_at: components["schemas"]["Timestamp"];
             /** @description whsec_…: shown once; verify deliveries with it (Standard Webhooks) */
@@ -1083,8 +1197,11 @@ export interface components {
             description: string | null;
             /** @description Event types delivered; ["*"] for all (D7) */
             enabled_events: string[];
-            /** @enum {string} */
-            status: "enabled";
+            /**
+             * @description disabled: no deliveries until enabled again (POST /webhook_endpoints/{id}/enable)
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
             environment: components["schemas"]["Environment"];
             created_at: components["schemas"]["Timestamp"];
         };
@@ -1094,6 +1211,110 @@ export interface components {
             id: string;
             /** @enum {boolean} */
             deleted: true;
+        };
+        WebhookAttemptList: {
+            data: components["schemas"]["WebhookAttempt"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        WebhookAttempt: {
+            /** @enum {string} */
+            object: "webhook_attempt";
+            /** @description Begins with wha_ */
+            id: string;
+            webhook_endpoint: string;
+            /** @description The event sent (evt_…): its webhook-id */
+            event: string;
+            event_type: string | null;
+            /** @description Where it was sent */
+            url: string | null;
+            /**
+             * int
+             * @description 1 for the first attempt of this delivery
+             */
+            attempt: number;
+            /** @description The receiver's HTTP status; null when none came */
+            status_code: components["schemas"]["Int"] | null;
+            duration_ms: components["schemas"]["Int"];
+            /** @description Why it was not a success; null on a 2xx */
+            error: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        WebhookResendParams: {
+            /** @description Send this event (evt_…) again */
+            event?: string;
+            /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+            since?: string;
+            /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+            until?: string;
+        };
+        WebhookResend: {
+            /** @enum {string} */
+            object: "webhook_resend";
+            webhook_endpoint: string;
+            /**
+             * int
+             * @description Deliveries queued, one per event
+             */
+            queued: number;
+        };
+        WebhookEndpointDisabled: {
+            error: {
+                /** @enum {string} */
+                code: "webhook_endpoint_disabled";
+                message: string;
+                /** @description The input at fault: a dotted path such as customer.email, or a header name */
+                param?: string;
+                details?: components["schemas"]["ErrorDetail"][];
+                /** @description Equal to the Request-Id response header */
+                request_id: string;
+            };
+        };
+        WebhookRotateSecretParams: {
+            /**
+             * between(0, 604800)
+             * @description Seconds the old secret keeps signing beside the new one; default 86400 (24 h), 0 to stop it now
+             */
+            expires_in?: components["schemas"]["Int"];
+        };
+        WebhookEndpointRotated: {
+            /** @enum {string} */
+            object: "webhook_endpoint";
+            /** @description Begins with we_ */
+            id: string;
+            url: string;
+            description: string | null;
+            /** @description Event types delivered; ["*"] for all (D7) */
+            enabled_events: string[];
+            /**
+             * @description disabled: no deliveries until enabled again (POST /webhook_endpoints/{id}/enable)
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            environment: components["schemas"]["Environment"];
+            created_at: components["schemas"]["Timestamp"];
+            /** @description whsec_…: shown once; verify deliveries with it (Standard Webhooks) */
+            secret: string;
+            /** @description When the secret before this one stops signing; null if none still signs */
+            previous_secret_expires_at: components["schemas"]["Timestamp"] | null;
+        };
+        Event: {
+            /** @enum {string} */
+            object: "event";
+            id: string;
+            type: components["schemas"]["EventType"];
+            environment: components["schemas"]["Environment"];
+            created_at: string;
+            data: {
+                object: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        EventList: {
+            data: components["schemas"]["Event"][];
+            has_more: boolean;
+            next_cursor: string | null;
         };
         PaymentMethodDiscovery: {
             country: string;
@@ -2910,6 +3131,488 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IdempotencyConflict"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.attempts": {
+        parameters: {
+            query?: {
+                /** @description Only the attempts of this event (evt_…) */
+                event?: string;
+                /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+                created_after?: string;
+                /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+                created_before?: string;
+                limit?: number;
+                /** @description a string at least 1 character(s) long */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebhookAttemptList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAttemptList"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.resend": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookResendParams"];
+            };
+        };
+        responses: {
+            /** @description WebhookResend */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResend"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
+                };
+            };
+            /** @description Error: idempotency_conflict or webhook_endpoint_disabled */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyConflict"] | components["schemas"]["WebhookEndpointDisabled"];
+                };
+            };
+            /** @description Error: validation_failed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookRotateSecretParams"];
+            };
+        };
+        responses: {
+            /** @description WebhookEndpointRotated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointRotated"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
+                };
+            };
+            /** @description Error: idempotency_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyConflict"];
+                };
+            };
+            /** @description Error: validation_failed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "webhookEndpoints.enable": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 printable ASCII characters; a UUID v4 is the default choice (4.9). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebhookEndpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
+                };
+            };
+            /** @description Error: idempotency_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyConflict"];
+                };
+            };
+            /** @description Error: validation_failed */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "events.retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "events.list": {
+        parameters: {
+            query?: {
+                /** @description One or more event types (GET /webhook_event_types): single, comma-separated or repeated */
+                type?: string | string[];
+                /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+                created_after?: string;
+                /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+                created_before?: string;
+                limit?: number;
+                /** @description a string at least 1 character(s) long */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description EventList */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
                 };
             };
             /** @description Error: internal_error */

@@ -1,7 +1,22 @@
 /** The webhook groups (6, 4.11, D3): endpoints and the event type catalogue, assembled in `Api.ts`. */
 import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
-import { WebhookEndpoint, WebhookEvents } from "@tender/core"
-import { authenticated, group, IdempotencyConflict, IdempotencyHeaders, IdPath, JsonBody, list, ResourceNotFound, retrieve } from "./shared.js"
+import { Pagination, WebhookEndpoint, WebhookEvents, WebhookTools } from "@tender/core"
+import {
+  action,
+  authenticated,
+  group,
+  IdempotencyConflict,
+  IdempotencyHeaders,
+  IdPath,
+  JsonBody,
+  list,
+  ResourceNotFound,
+  retrieve,
+  WebhookEndpointDisabled
+} from "./shared.js"
+
+/** A body the handler may find absent (it is raw for it): the document must not require one. */
+const optionalBody = (op: Record<string, any>) => ({ ...op, requestBody: { ...op["requestBody"], required: false } })
 
 /** Webhook endpoints (6, D3): where a merchant hears of its events. @since 0.1.0 */
 export class WebhookEndpointsGroup extends group("webhookEndpoints", "Where a merchant's events are delivered, signed (Standard Webhooks).")
@@ -36,6 +51,33 @@ export class WebhookEndpointsGroup extends group("webhookEndpoints", "Where a me
       .addSuccess(WebhookEndpoint.WebhookEndpointDeleted)
       .addError(ResourceNotFound)
       .addError(IdempotencyConflict)
+  )
+  .add(
+    // Issue 24: the delivery log, newest first (D6).
+    HttpApiEndpoint.get("attempts", "/webhook_endpoints/:id/attempts")
+      .annotate(OpenApi.Summary, "List a webhook endpoint's delivery attempts")
+      .setPath(IdPath)
+      .setUrlParams(WebhookTools.AttemptsParams)
+      .addSuccess(Pagination.ListEnvelope(WebhookTools.WebhookAttempt).annotations({ identifier: "WebhookAttemptList" }))
+      .addError(ResourceNotFound)
+  )
+  .add(
+    action("resend", "/webhook_endpoints/:id/resend", "Send events to a webhook endpoint again", WebhookTools.WebhookResend)
+      .annotate(OpenApi.Description, "One event (event), or every event since a time (since, optionally until) the endpoint is subscribed to.")
+      .setPayload(WebhookTools.ResendParams)
+      .addError(WebhookEndpointDisabled)
+  )
+  .add(
+    // The body is optional: `{expires_in}`, `{}` or absent.
+    action("rotateSecret", "/webhook_endpoints/:id/rotate_secret", "Rotate a webhook endpoint's signing secret", WebhookTools.WebhookEndpointRotated)
+      .annotate(OpenApi.Description, "A new secret, shown this once; the old one keeps signing beside it for expires_in seconds (default 24 h).")
+      .annotate(OpenApi.Transform, optionalBody)
+      .setPayload(WebhookTools.RotateParams)
+  )
+  .add(
+    // The body is `{}` or absent.
+    action("enable", "/webhook_endpoints/:id/enable", "Enable a disabled webhook endpoint", WebhookEndpoint.WebhookEndpoint)
+      .annotate(OpenApi.Description, "An endpoint disabled after failing for the stated time is sent events again; resend what it missed.")
   )
   .pipe(authenticated)
 {}
