@@ -5,7 +5,7 @@
  * LIMIT n FOR UPDATE SKIP LOCKED)`: a short transaction of its own, bounded in size, that never
  * waits on a row a request holds (it is left for the next batch). The condition is repeated
  * outside the subquery so a row changed since the subquery read it is deleted only if still due.
- * Each subquery walks an index on its condition (`_expires_idx`, migration 0012's).
+ * Each subquery walks an index on its condition (`_expires_idx`, and migration 0012's).
  */
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { Fragment } from "@effect/sql/Statement"
@@ -21,11 +21,15 @@ export const make = (
   t: Tables,
   within: <A>(operation: string, self: Effect.Effect<A, StorageError.StorageError>) => Effect.Effect<A, StorageError.StorageError>
 ) => {
-  /** Delete at most `limit` rows of `table` where `condition` holds (all of them without a limit); how many went. */
-  const deleteDue = (what: string, table: string, condition: Fragment, limit: number | undefined) =>
+  /**
+   * Delete at most `limit` rows of `table` where `condition` holds (all of them without a limit),
+   * oldest `order` first; how many went. The order keeps the walk on the index: a sequential
+   * scan would read every row the previous batches left dead before vacuum removes them.
+   */
+  const deleteDue = (what: string, table: string, condition: Fragment, order: string, limit: number | undefined) =>
     within(`purge ${what}`, sql<{ readonly n: number }>`WITH gone AS (
         DELETE FROM ${sql(table)} WHERE ${condition} AND ctid IN (
-          SELECT ctid FROM ${sql(table)} WHERE ${condition} LIMIT ${limit ?? null} FOR UPDATE SKIP LOCKED)
+          SELECT ctid FROM ${sql(table)} WHERE ${condition} ORDER BY ${sql(order)} LIMIT ${limit ?? null} FOR UPDATE SKIP LOCKED)
         RETURNING 1)
       SELECT count(*)::int AS n FROM gone`.pipe(
       Effect.map(([row]) => row?.n ?? 0),
@@ -38,21 +42,22 @@ export const make = (
 
   return (now: number, options: Storage.PurgeOptions = {}) =>
     Effect.all({
-      idempotencyKeys: deleteDue("idempotency keys", t.idempotencyKeys, sql`expires_at <= ${timestamp(now)}`, options.limit),
+      idempotencyKeys: deleteDue("idempotency keys", t.idempotencyKeys, sql`expires_at <= ${timestamp(now)}`, "expires_at", options.limit),
       referenceClaims: deleteDue(
         "merchant_reference claims",
         t.references,
         sql`NOT completed AND locked_until <= ${timestamp(now - Idempotency.claimGraceMillis)}`,
+        "locked_until",
         options.limit
       ),
-      events: ifCut(options.eventsBefore, (at) => deleteDue("events", t.of(Event.table), sql`created_at < ${at}`, options.limit)),
+      events: ifCut(options.eventsBefore, (at) => deleteDue("events", t.of(Event.table), sql`created_at < ${at}`, "created_at", options.limit)),
       tasks: ifCut(
         options.tasksFinishedBefore,
-        (at) => deleteDue("tasks", t.of(Task.table), sql`status <> 'pending' AND updated_at < ${at}`, options.limit)
+        (at) => deleteDue("tasks", t.of(Task.table), sql`status <> 'pending' AND updated_at < ${at}`, "updated_at", options.limit)
       ),
       webhookAttempts: ifCut(
         options.webhookAttemptsBefore,
-        (at) => deleteDue("webhook attempts", t.of(WebhookDelivery.attemptTable), sql`created_at < ${at}`, options.limit)
+        (at) => deleteDue("webhook attempts", t.of(WebhookDelivery.attemptTable), sql`created_at < ${at}`, "created_at", options.limit)
       )
     })
 }
