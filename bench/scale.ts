@@ -166,7 +166,8 @@ const main = async () => {
     process.stdout.write(s + "\n")
   }
   const prefix = `scale_${Date.now().toString(36)}_`
-  const env = { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix }
+  // The server's own scheduled purge is off: the bench runs the purge itself, under load, at the end.
+  const env = { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix, TENDER_PURGE: "off" }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
   say(`# Scale: cost as the tables grow\n\nMeasured by \`npm run bench:scale -- --scale ${scale}\` (bench/scale.ts) on ${machine}, load average ${loadavg().map((x) => x.toFixed(2)).join(", ")}.`)
   say(`autocannon, 16 connections, ${seconds} s per scenario, over loopback, PostgreSQL ${databaseUrl.replace(/:[^:@/]*@/, ":***@")}. The same scenarios as \`npm run bench\` (bench/run.ts), first on empty tables, then with the tables filled by SQL: ${Object.entries(sizes).map(([k, v]) => `${fmt(v)} ${k}`).join(", ")} (over ${merchants} merchants). Read the ratios: the machine is shared.\n`)
