@@ -255,7 +255,7 @@ const main = async () => {
     const purgeSeconds = (Date.now() - purgeStart) / 1000
     const rowsPurged = Object.values(purged.total).reduce((a, b) => a + b, 0)
     say(`\n### The retention purge under load\n`)
-    say(`Everything due purged with the default options (Maintenance.defaults: batches of 1,000 rows per kind, 10 ms apart): ${Object.entries(purged.total).map(([k, v]) => `${fmt(v)} ${k}`).join(", ")}; ${fmt(rowsPurged)} rows in ${fmt(purgeSeconds, 1)} s (${fmt(rowsPurged / purgeSeconds)} rows/s), ${purged.times.length} batches, each batch (up to 5 statements) p50 ${fmt(percentile(purged.times, 0.5), 1)} ms, p99 ${fmt(percentile(purged.times, 0.99), 1)} ms, max ${fmt(Math.max(...purged.times), 1)} ms.`)
+    say(`Everything due purged with the default options (Maintenance.defaults: batches of ${fmt(Maintenance.defaults.batchSize)} rows per kind, ${Duration.toMillis(Maintenance.defaults.pause)} ms apart): ${Object.entries(purged.total).map(([k, v]) => `${fmt(v)} ${k}`).join(", ")}; ${fmt(rowsPurged)} rows in ${fmt(purgeSeconds, 1)} s (${fmt(rowsPurged / purgeSeconds)} rows/s), ${purged.times.length} batches, each batch (up to 5 statements) p50 ${fmt(percentile(purged.times, 0.5), 1)} ms, p99 ${fmt(percentile(purged.times, 0.99), 1)} ms, max ${fmt(Math.max(...purged.times), 1)} ms.`)
     say(`A get by id driven at the server meanwhile, in windows of ${seconds} s:\n`)
     say("| | req/s | p50 ms | p99 ms | p99 / p99 before |")
     say("|---|---:|---:|---:|---:|")

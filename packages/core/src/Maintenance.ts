@@ -29,7 +29,10 @@ export interface RetentionOptions {
   readonly webhookAttempts?: Duration.DurationInput | undefined
   /** At most this many rows of each kind per batch (one short transaction each). Default 1,000. */
   readonly batchSize?: number | undefined
-  /** A pause between batches, leaving the database to requests. Default 10 milliseconds. */
+  /**
+   * A pause between batches, leaving the database to requests. Default 100 milliseconds: with
+   * 10 ms, `npm run bench:scale` saw a get's p99 triple while the purge ran (docs/scale.md).
+   */
   readonly pause?: Duration.DurationInput | undefined
 }
 
@@ -40,7 +43,7 @@ export const defaults = {
   finishedTasks: Duration.days(7),
   webhookAttempts: Duration.days(30),
   batchSize: 1000,
-  pause: Duration.millis(10)
+  pause: Duration.millis(100)
 } as const
 
 const kinds = ["idempotencyKeys", "referenceClaims", "events", "tasks", "webhookAttempts"] as const

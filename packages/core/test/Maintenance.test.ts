@@ -51,7 +51,7 @@ describe("Maintenance", () => {
         yield* TestClock.adjust("3 days")
         assert.deepStrictEqual((yield* storage.list(Event.table, { ...scope, limit: 10 })).map((e) => e.id), ["evt_5", "evt_4", "evt_3", "evt_2", "evt_1", "evt_0"])
         yield* TestClock.adjust("1 day")
-        // The batches pause between them (10 ms by default) on the same clock.
+        // The batches pause between them (100 ms by default) on the same clock.
         yield* TestClock.adjust("1 second")
         assert.deepStrictEqual((yield* storage.list(Event.table, { ...scope, limit: 10 })).map((e) => e.id), ["evt_5"])
       }))
