@@ -248,7 +248,7 @@ const ceilingTable = (
 }
 
 /** Keep the hand-written part of docs/performance.md (from "## Notes" on). */
-const readNotes = (path: string) => {
+export const readNotes = (path: string) => {
   try {
     const text = readFileSync(path, "utf8")
     const at = text.indexOf("\n## Notes")

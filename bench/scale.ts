@@ -21,7 +21,7 @@ import { cpus, loadavg, totalmem } from "node:os"
 import { resolve } from "node:path"
 import { runSql } from "../packages/postgres/test/database.js"
 import { statements } from "./pg-statements.js"
-import { dropPrefix, fill, load, scenarios, type Server, startServer, stopServer } from "./run.js"
+import { dropPrefix, fill, load, readNotes, scenarios, type Server, startServer, stopServer } from "./run.js"
 
 const argv = process.argv.slice(2)
 const scaleAt = argv.indexOf("--scale")
@@ -272,7 +272,8 @@ const main = async () => {
   }
   if (argv.includes("--write")) {
     const path = resolve(import.meta.dirname, "..", "docs", "scale.md")
-    writeFileSync(path, lines.join("\n") + "\n")
+    // The hand-written part (from "## Notes" on) stays.
+    writeFileSync(path, lines.join("\n") + "\n" + readNotes(path))
     process.stdout.write(`\nwrote ${path}\n`)
   }
 }
