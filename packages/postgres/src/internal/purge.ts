@@ -15,49 +15,66 @@ import { fold } from "./errors.js"
 import { timestamp } from "./records.js"
 import type { Tables } from "./tables.js"
 
+/** One kind a purge deletes: its table, which rows are due, and the time column they go oldest first by. */
+export interface PurgeKind {
+  readonly kind: keyof Storage.PurgeResult
+  readonly table: string
+  readonly due: Fragment
+  readonly order: string
+}
+
+/** The kinds one purge call deletes: keys and references always, the others when their cutoff is given. */
+export const purgeKinds = (sql: SqlClient, t: Tables, now: number, options: Storage.PurgeOptions): ReadonlyArray<PurgeKind> => {
+  const at = (cutoff: number | undefined) => (cutoff === undefined ? undefined : timestamp(cutoff))
+  const events = at(options.eventsBefore)
+  const tasks = at(options.tasksFinishedBefore)
+  const attempts = at(options.webhookAttemptsBefore)
+  return [
+    { kind: "idempotencyKeys", table: t.idempotencyKeys, due: sql`expires_at <= ${timestamp(now)}`, order: "expires_at" },
+    {
+      kind: "referenceClaims",
+      table: t.references,
+      due: sql`NOT completed AND locked_until <= ${timestamp(now - Idempotency.claimGraceMillis)}`,
+      order: "locked_until"
+    },
+    ...(events === undefined ? [] : [{ kind: "events", table: t.of(Event.table), due: sql`created_at < ${events}`, order: "created_at" } as const]),
+    ...(tasks === undefined
+      ? []
+      : [{ kind: "tasks", table: t.of(Task.table), due: sql`status <> 'pending' AND updated_at < ${tasks}`, order: "updated_at" } as const]),
+    ...(attempts === undefined
+      ? []
+      : [{ kind: "webhookAttempts", table: t.of(WebhookDelivery.attemptTable), due: sql`created_at < ${attempts}`, order: "created_at" } as const])
+  ]
+}
+
+/**
+ * The statement deleting at most `limit` due rows of one kind (all of them without a limit),
+ * oldest first, and counting them. The order keeps the walk on the index: a sequential scan
+ * would read again every row the previous batches left dead before vacuum removes them.
+ */
+export const purgeStatement = (sql: SqlClient, k: PurgeKind, limit: number | undefined) =>
+  sql<{ readonly n: number }>`WITH gone AS (
+      DELETE FROM ${sql(k.table)} WHERE ${k.due} AND ctid IN (
+        SELECT ctid FROM ${sql(k.table)} WHERE ${k.due} ORDER BY ${sql(k.order)} LIMIT ${limit ?? null} FOR UPDATE SKIP LOCKED)
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM gone`
+
 /** `within` bounds each statement by the statement timeout (internal/timeout.ts), as every other call is. */
 export const make = (
   sql: SqlClient,
   t: Tables,
   within: <A>(operation: string, self: Effect.Effect<A, StorageError.StorageError>) => Effect.Effect<A, StorageError.StorageError>
-) => {
-  /**
-   * Delete at most `limit` rows of `table` where `condition` holds (all of them without a limit),
-   * oldest `order` first; how many went. The order keeps the walk on the index: a sequential
-   * scan would read every row the previous batches left dead before vacuum removes them.
-   */
-  const deleteDue = (what: string, table: string, condition: Fragment, order: string, limit: number | undefined) =>
-    within(`purge ${what}`, sql<{ readonly n: number }>`WITH gone AS (
-        DELETE FROM ${sql(table)} WHERE ${condition} AND ctid IN (
-          SELECT ctid FROM ${sql(table)} WHERE ${condition} ORDER BY ${sql(order)} LIMIT ${limit ?? null} FOR UPDATE SKIP LOCKED)
-        RETURNING 1)
-      SELECT count(*)::int AS n FROM gone`.pipe(
-      Effect.map(([row]) => row?.n ?? 0),
-      Effect.mapError(fold(`purge ${what}`))
-    ))
-
-  /** Only when a cutoff is given: no cutoff keeps every record of the kind. */
-  const ifCut = (cutoff: number | undefined, purge: (at: string) => Effect.Effect<number, StorageError.StorageError>) =>
-    cutoff === undefined ? Effect.succeed(0) : purge(timestamp(cutoff))
-
-  return (now: number, options: Storage.PurgeOptions = {}) =>
-    Effect.all({
-      idempotencyKeys: deleteDue("idempotency keys", t.idempotencyKeys, sql`expires_at <= ${timestamp(now)}`, "expires_at", options.limit),
-      referenceClaims: deleteDue(
-        "merchant_reference claims",
-        t.references,
-        sql`NOT completed AND locked_until <= ${timestamp(now - Idempotency.claimGraceMillis)}`,
-        "locked_until",
-        options.limit
-      ),
-      events: ifCut(options.eventsBefore, (at) => deleteDue("events", t.of(Event.table), sql`created_at < ${at}`, "created_at", options.limit)),
-      tasks: ifCut(
-        options.tasksFinishedBefore,
-        (at) => deleteDue("tasks", t.of(Task.table), sql`status <> 'pending' AND updated_at < ${at}`, "updated_at", options.limit)
-      ),
-      webhookAttempts: ifCut(
-        options.webhookAttemptsBefore,
-        (at) => deleteDue("webhook attempts", t.of(WebhookDelivery.attemptTable), sql`created_at < ${at}`, "created_at", options.limit)
+) =>
+(now: number, options: Storage.PurgeOptions = {}): Effect.Effect<Storage.PurgeResult, StorageError.StorageError> =>
+  Effect.reduce(
+    purgeKinds(sql, t, now, options),
+    { idempotencyKeys: 0, referenceClaims: 0, events: 0, tasks: 0, webhookAttempts: 0 } as Storage.PurgeResult,
+    (result, k) =>
+      within(
+        `purge ${k.kind}`,
+        purgeStatement(sql, k, options.limit).pipe(
+          Effect.map(([row]) => ({ ...result, [k.kind]: row?.n ?? 0 })),
+          Effect.mapError(fold(`purge ${k.kind}`))
+        )
       )
-    })
-}
+  )
