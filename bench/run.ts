@@ -15,6 +15,7 @@ import { execFileSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
 import { createScript } from "./pgbench-create.js"
 import { ceilingScenarios, ceilingServers, type CeilingRun, type Measured } from "./ceilings.js"
 
@@ -29,12 +30,12 @@ const deepPageSize = 10
 const demo = basic(demoKey)
 const createBody = JSON.stringify(promptpay)
 
-interface Server {
+export interface Server {
   readonly url: string
   readonly child: ChildProcess
 }
 
-const startServer = async (entry: string, env: Record<string, string>, nodeArgs: Array<string> = []): Promise<Server> => {
+export const startServer = async (entry: string, env: Record<string, string>, nodeArgs: Array<string> = []): Promise<Server> => {
   const port = await freePort()
   // The demo server runs as `npm start` runs it, built JavaScript (`npm run bench` builds
   // first); the bare ceiling is a TypeScript file of the bench itself, run through tsx.
@@ -44,7 +45,7 @@ const startServer = async (entry: string, env: Record<string, string>, nodeArgs:
   return { url: `http://127.0.0.1:${port}`, child: server.child }
 }
 
-const stopServer = (server: Server) => stopProcess(server.child, "SIGINT")
+export const stopServer = (server: Server) => stopProcess(server.child, "SIGINT")
 
 /** Peak resident memory of a process, from /proc (Linux). */
 const peakRssMiB = (pid: number): number | null => {
@@ -56,19 +57,19 @@ const peakRssMiB = (pid: number): number | null => {
   }
 }
 
-const load = async (opts: autocannon.Options): Promise<Measured> => {
+export const load = async (opts: autocannon.Options): Promise<Measured> => {
   const r = await autocannon({ duration: seconds, connections, ...opts })
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors }
 }
 
-const json = async (url: string, init: RequestInit = {}) => {
+export const json = async (url: string, init: RequestInit = {}) => {
   const res = await fetch(url, { ...init, headers: { authorization: demo, "content-type": "application/json", ...init.headers } })
   if (res.status >= 300) throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${await res.text()}`)
   return res.json() as Promise<any>
 }
 
 /** The five scenarios against one server. */
-const scenarios = async (url: string) => {
+export const scenarios = async (url: string) => {
   let n = 0
   const run = `${process.pid}-${Date.now()}`
   const create = await load({
@@ -102,7 +103,7 @@ const scenarios = async (url: string) => {
 }
 
 /** Make sure there are enough intents for 1,000 pages. */
-const fill = async (url: string, count: number) => {
+export const fill = async (url: string, count: number) => {
   const batch = 32
   for (let i = 0; i < count; i += batch) {
     await Promise.all(Array.from({ length: Math.min(batch, count - i) }, () => json(`${url}/payment_intents`, { method: "POST", body: createBody })))
@@ -124,7 +125,7 @@ const pgbench = (prefix: string): { tps: number; latencyMs: number } => {
 }
 
 /** Drop the bench's tables, and the functions the migrations made (the commit's guard). */
-const dropPrefix = (prefix: string) =>
+export const dropPrefix = (prefix: string) =>
   execFileSync("psql", [databaseUrl, "-qAtc", `DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, '${prefix}') LOOP EXECUTE format('DROP TABLE %I', t); END LOOP; FOR t IN SELECT p.oid::regprocedure::text FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace WHERE n.nspname = current_schema() AND starts_with(p.proname, '${prefix}') LOOP EXECUTE 'DROP FUNCTION ' || t; END LOOP; END $$`], { stdio: "ignore" })
 
 const loadLine = () => loadavg().map((x) => x.toFixed(2)).join(", ")
@@ -247,7 +248,7 @@ const ceilingTable = (
 }
 
 /** Keep the hand-written part of docs/performance.md (from "## Notes" on). */
-const readNotes = (path: string) => {
+export const readNotes = (path: string) => {
   try {
     const text = readFileSync(path, "utf8")
     const at = text.indexOf("\n## Notes")
@@ -257,7 +258,10 @@ const readNotes = (path: string) => {
   }
 }
 
-main().catch((e) => {
-  process.stderr.write(String(e instanceof Error ? e.stack : e) + "\n")
-  process.exit(1)
-})
+// Run when started as the bench; bench/scale.ts imports the scenarios above without running it.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().catch((e) => {
+    process.stderr.write(String(e instanceof Error ? e.stack : e) + "\n")
+    process.exit(1)
+  })
+}

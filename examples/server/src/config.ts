@@ -42,8 +42,28 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     requestTimeoutMillis: positiveInt(env, "TENDER_REQUEST_TIMEOUT_MS", 30_000),
     // On PostgreSQL, the most one statement may take before the request answers 503 (docs/postgres.md).
     statementTimeoutMillis: positiveInt(env, "TENDER_DB_STATEMENT_TIMEOUT_MS", 10_000),
-    maxHeaderBytes: positiveInt(env, "TENDER_MAX_HEADER_BYTES", 16 * 1024)
+    maxHeaderBytes: positiveInt(env, "TENDER_MAX_HEADER_BYTES", 16 * 1024),
+    retention: retention(env)
   }
+}
+
+/**
+ * The scheduled purge (docs/retention.md): `undefined` when TENDER_PURGE is `off` (another process
+ * or a cron job purges), else `Maintenance.layerSchedule`'s options.
+ */
+const retention = (env: NodeJS.ProcessEnv) => {
+  const purge = env["TENDER_PURGE"] ?? "on"
+  if (purge !== "on" && purge !== "off") throw new InvalidConfig({ message: `TENDER_PURGE must be on or off; got ${JSON.stringify(purge)}` })
+  if (purge === "off") return undefined
+  const days = (name: string, fallback: number) =>
+    wholeNumber(env, name, fallback, 1, 36_500, `a whole number of days from 1 to 36500, like ${fallback}`)
+  return {
+    every: positiveInt(env, "TENDER_PURGE_EVERY_MS", 3_600_000),
+    events: `${days("TENDER_EVENTS_RETENTION_DAYS", 30)} days`,
+    finishedTasks: `${days("TENDER_TASKS_RETENTION_DAYS", 7)} days`,
+    webhookAttempts: `${days("TENDER_WEBHOOK_ATTEMPTS_RETENTION_DAYS", 30)} days`,
+    batchSize: wholeNumber(env, "TENDER_PURGE_BATCH_SIZE", 1000, 1, 100_000, "a whole number of rows from 1 to 100000, like 1000")
+  } as const
 }
 
 /** Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer one would fire at once. */

@@ -33,6 +33,7 @@ const main = Effect.gen(function*() {
     port,
     publicUrl,
     requestTimeoutMillis,
+    retention,
     seedPath,
     startupTimeoutMillis,
     statementTimeoutMillis,
@@ -51,9 +52,12 @@ const main = Effect.gen(function*() {
     : mongodbUrl !== undefined
     ? Tender.layer(tender, MongoStorage.layerFromUrl({ url: mongodbUrl, collectionPrefix: tablePrefix }))
     : Tender.layerMemory(tender)
-  // Expired idempotency keys are deleted every hour (each process may run it; it is idempotent), and
-  // the workers run the durable tasks (confirm, receipts, expiry): any number of processes may share them.
-  const services = Layer.mergeAll(Maintenance.layerSchedule("1 hour"), Workers.layer({ leaseMillis: taskLeaseMillis })).pipe(Layer.provideMerge(store))
+  // Expired idempotency keys and records past their retention are purged every hour, in batches
+  // (docs/retention.md; each process may run it, it is idempotent; TENDER_PURGE=off leaves it to
+  // another), and the workers run the durable tasks (confirm, receipts, expiry): any number of
+  // processes may share them.
+  const purge = retention === undefined ? Layer.empty : Maintenance.layerSchedule(retention)
+  const services = Layer.mergeAll(purge, Workers.layer({ leaseMillis: taskLeaseMillis })).pipe(Layer.provideMerge(store))
   // Storage first, the port last (Startup.serve): the port opens once storage is connected, migrated
   // and seeded, so no connection is taken that cannot be answered; a store that is not ready within
   // TENDER_STARTUP_TIMEOUT_MS stops the start (docs/reliability.md).

@@ -177,12 +177,34 @@ export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
    * Delete what no request can use any more: idempotency keys whose 24 hours are over
    * (`expiresAt <= now`), and merchant_reference claims that were never completed and whose
    * lock lapsed more than `Idempotency.claimGraceMillis` ago. Completed references are kept forever.
+   * With `options`, also the records past their retention (docs/retention.md), and at most
+   * `options.limit` rows of each kind: one bounded batch, which `Maintenance.purge` repeats.
    */
-  readonly purgeExpired: (now: number) => Effect.Effect<PurgeResult, StorageError>
+  readonly purgeExpired: (now: number, options?: PurgeOptions) => Effect.Effect<PurgeResult, StorageError>
 }>() {}
 
-/** What `purgeExpired` deleted. @since 0.1.0 @category models */
+/**
+ * What one purge call deletes besides expired keys and lapsed claims, and how much at most.
+ * A cutoff left out keeps every record of its kind.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface PurgeOptions {
+  /** At most this many rows of each kind in this call (a positive integer); no bound when left out. */
+  readonly limit?: number | undefined
+  /** Events created before this instant (epoch ms, exclusive) are deleted. */
+  readonly eventsBefore?: number | undefined
+  /** Tasks that are finished (`done` or `failed`) and last updated before this instant are deleted; pending ones never are. */
+  readonly tasksFinishedBefore?: number | undefined
+  /** Webhook delivery attempts made before this instant are deleted. */
+  readonly webhookAttemptsBefore?: number | undefined
+}
+
+/** What `purgeExpired` deleted, by kind. @since 0.1.0 @category models */
 export interface PurgeResult {
   readonly idempotencyKeys: number
   readonly referenceClaims: number
+  readonly events: number
+  readonly tasks: number
+  readonly webhookAttempts: number
 }

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Merchants, Storage, StorageError, Task } from "@tender/core"
+import { Event, Merchants, Storage, StorageError, Task, WebhookDelivery } from "@tender/core"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { type Db, type DbOptions, type Document, MongoClient } from "mongodb"
 import * as Claims from "./internal/claims.js"
@@ -18,6 +18,7 @@ import { fold } from "./internal/errors.js"
 import { byCollection, indexSpecs } from "./internal/indexes.js"
 import * as MerchantsStore from "./internal/merchants.js"
 import { idFilter, listFilter, listOptions, projection, scopedFilter } from "./internal/queries.js"
+import * as Purge from "./internal/purge.js"
 import * as Tasks from "./internal/tasks.js"
 import * as Topology from "./internal/topology.js"
 
@@ -119,7 +120,13 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
             db.collection(c.of(table)).find(listFilter(table, query), listOptions(query.limit)).toArray()).pipe(
             Effect.flatMap((docs) => Effect.forEach(docs, (d) => readRecord(table, d)))
           ),
-      purgeExpired: claims.purgeExpired
+      purgeExpired: Purge.make({
+        keys: db.collection(c.idempotencyKeys),
+        references: db.collection(c.references),
+        events: db.collection(c.of(Event.table)),
+        tasks: db.collection(c.of(Task.table)),
+        attempts: db.collection(c.of(WebhookDelivery.attemptTable))
+      })
     })
     return {
       storage,

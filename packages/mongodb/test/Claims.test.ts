@@ -5,6 +5,7 @@ import type { Collection, Document } from "mongodb"
 import * as Claims from "../src/internal/claims.js"
 import { collections, type CollectionPrefix } from "../src/internal/collections.js"
 import { step } from "../src/internal/commit.js"
+import * as Purge from "../src/internal/purge.js"
 import { FakeCollection } from "./fake.js"
 
 const t0 = Date.UTC(2026, 10, 22)
@@ -134,6 +135,15 @@ const makeFake = () => {
   const keys = new FakeCollection(["api_key_id", "key"])
   const refs = new FakeCollection(["merchant_id", "environment", "resource_type", "reference"])
   const claims = Claims.make(keys as unknown as Collection<Document>, refs as unknown as Collection<Document>)
+  // Without retention cutoffs a purge touches only the keys and references.
+  const none = new FakeCollection([]) as unknown as Collection<Document>
+  const purge = Purge.make({
+    keys: keys as unknown as Collection<Document>,
+    references: refs as unknown as Collection<Document>,
+    events: none,
+    tasks: none,
+    attempts: none
+  })
   const commitOne = (w: Storage.Write) =>
     Effect.gen(function*() {
       const s = step(c, w)
@@ -145,7 +155,7 @@ const makeFake = () => {
         yield* Effect.promise(() => coll.deleteOne(s.filter))
       }
     })
-  return { claims, keys, refs, commitOne }
+  return { claims, keys, refs, commitOne, purge }
 }
 
 type Op =
@@ -164,7 +174,7 @@ const runBoth = async (ops: ReadonlyArray<Op>) => {
       ? [await outcomeOf(memory.begin(op.request)), await outcomeOf(fake.claims.begin(op.request))]
       : op._tag === "commit"
       ? [await outcomeOf(memory.commit([op.write])), await outcomeOf(fake.commitOne(op.write))]
-      : [await outcomeOf(memory.purgeExpired(op.now)), await outcomeOf(fake.claims.purgeExpired(op.now))]
+      : [await outcomeOf(memory.purgeExpired(op.now)), await outcomeOf(fake.purge(op.now))]
     expect(actual, `op ${i}: ${JSON.stringify(op)}`).toStrictEqual(op._tag === "commit" && "ok" in expected ? { ok: undefined } : expected)
   }
 }

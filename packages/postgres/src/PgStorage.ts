@@ -16,6 +16,7 @@ import * as Claims from "./internal/claims.js"
 import * as Commit from "./internal/commit.js"
 import { fold } from "./internal/errors.js"
 import * as MerchantsStore from "./internal/merchants.js"
+import * as Purge from "./internal/purge.js"
 import * as Tasks from "./internal/tasks.js"
 import { listStatement } from "./internal/queries.js"
 import { selectList, toRecord } from "./internal/records.js"
@@ -53,6 +54,7 @@ export const make = (options: PgStorageOptions = {}) =>
     const within = Timeout.bound(millis)
     const claims = Claims.make(sql, t, millis)
     const commit = Commit.make(sql, t, claims)
+    const purge = Purge.make(sql, t, within)
     const storage = Storage.Storage.of({
       begin: (req) => within("begin", Effect.mapError(claims.begin(req), fold("begin"))),
       commit: (writes) => within("commit", commit(writes)),
@@ -81,7 +83,8 @@ export const make = (options: PgStorageOptions = {}) =>
             Effect.mapError(fold(`list ${table.name}`))
           )
         ),
-      purgeExpired: (now) => within("purge expired", Effect.mapError(claims.purgeExpired(now), fold("purge expired")))
+      // Bounded statement by statement (a purge is one statement per kind).
+      purgeExpired: purge
     })
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
     const m = MerchantsStore.make(sql, t)

@@ -18,6 +18,7 @@ import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempot
 import { merchantCases } from "./internal/merchantCases.js"
 import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
 import { cases as refundCases } from "./internal/refundCases.js"
+import { retentionCases } from "./internal/retentionCases.js"
 import { taskCases } from "./internal/taskCases.js"
 import { cases as topupIntentCases } from "./internal/topupIntentCases.js"
 import { webhookCases } from "./internal/webhookCases.js"
@@ -54,6 +55,8 @@ export const suite = <E>(
       describe("top-up intents", () => topupIntentCases(it))
       describe("refunds", () => refundCases(it, concurrency))
       describe("events and webhook tools", () => webhookCases(it))
+      // Last: a purge deletes every due row of the store, whichever case wrote it.
+      describe("retention", () => retentionCases(it))
     })
   })
 }

@@ -43,6 +43,15 @@ export class Rows {
     return out
   }
 
+  /** Forget a stored record: its id, its place in its scope and its unique values. */
+  remove(record: StoredRecord) {
+    this.byId.delete(record.id)
+    for (const value of this.uniqueValues(record)) this.taken.delete(value)
+    const rows = this.byScope.get(scopeOf(record))
+    const at = rows === undefined ? -1 : lowerBound(rows, record)
+    if (rows !== undefined && rows[at]?.id === record.id) rows.splice(at, 1)
+  }
+
   place(record: StoredRecord, replace: boolean) {
     let rows = this.byScope.get(scopeOf(record))
     if (rows === undefined) this.byScope.set(scopeOf(record), rows = [])

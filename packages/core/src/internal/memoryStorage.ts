@@ -13,6 +13,7 @@ import type {
   HeldReference,
   IdempotencyKeyId,
   ListQuery,
+  PurgeOptions,
   PurgeResult,
   ReferenceId,
   Scope,
@@ -22,7 +23,9 @@ import type {
 import type { StorageError } from "../StorageError.js"
 import { ClaimLost, StaleVersion, UniqueViolation } from "../StorageError.js"
 import type { StoredRecord, Table } from "../Table.js"
+import * as Event from "../Event.js"
 import * as Task from "../Task.js"
+import { attemptTable } from "../WebhookDelivery.js"
 import { list, Rows, sep } from "./memoryRows.js"
 import * as MemoryTasks from "./memoryTasks.js"
 
@@ -212,23 +215,41 @@ export const make = () => {
     find: <A extends StoredRecord>(table: Table<A>, id: string) =>
       Effect.sync(() => Option.fromNullable(rowsOf(table).byId.get(id) as A | undefined)),
     list: <A extends StoredRecord>(table: Table<A>, query: ListQuery<A>) => Effect.sync(() => list(rowsOf(table), query)),
-    purgeExpired: (now: number) =>
+    purgeExpired: (now: number, options: PurgeOptions = {}) =>
       Effect.sync((): PurgeResult => {
-        let idempotencyKeys = 0
-        let referenceClaims = 0
-        for (const [k, row] of keys) {
-          if (row.expiresAt <= now) {
-            keys.delete(k)
-            idempotencyKeys++
+        const limit = options.limit ?? Infinity
+        /** Delete the entries of `map` that are `due`, at most `limit` of them. */
+        const purgeMap = <V>(map: Map<string, V>, due: (v: V) => boolean) => {
+          let n = 0
+          for (const [k, v] of map) {
+            if (n >= limit) break
+            if (due(v)) {
+              map.delete(k)
+              n++
+            }
           }
+          return n
         }
-        for (const [k, row] of refs) {
-          if (!row.committed && row.lockedUntil + claimGraceMillis <= now) {
-            refs.delete(k)
-            referenceClaims++
+        /** Delete the records of `table` that are `due`, at most `limit` of them; none when no cutoff is given. */
+        const purgeRows = <A extends StoredRecord>(table: Table<A>, cutoff: number | undefined, due: (r: A, cutoff: number) => boolean) => {
+          if (cutoff === undefined) return 0
+          const rows = rowsOf(table)
+          const doomed: Array<A> = []
+          for (const r of rows.byId.values() as IterableIterator<A>) {
+            if (doomed.length >= limit) break
+            if (due(r, cutoff)) doomed.push(r)
           }
+          doomed.forEach((r) => rows.remove(r))
+          return doomed.length
         }
-        return { idempotencyKeys, referenceClaims }
+        return {
+          idempotencyKeys: purgeMap(keys, (row) => row.expiresAt <= now),
+          referenceClaims: purgeMap(refs, (row) => !row.committed && row.lockedUntil + claimGraceMillis <= now),
+          events: purgeRows(Event.table, options.eventsBefore, (r, cutoff) => r.createdAt < cutoff),
+          // Only finished tasks: a pending one is work still to do (and has its place in the queue).
+          tasks: purgeRows(Task.table, options.tasksFinishedBefore, (r, cutoff) => r.status !== "pending" && r.updatedAt < cutoff),
+          webhookAttempts: purgeRows(attemptTable, options.webhookAttemptsBefore, (r, cutoff) => r.createdAt < cutoff)
+        }
       })
   }
 }

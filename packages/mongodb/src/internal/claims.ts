@@ -1,7 +1,7 @@
 /**
- * Claims: `begin` reserves the idempotency key and the merchant_reference, `purgeExpired`
- * deletes what no request can use any more, and the fenced filters a commit uses to complete
- * or release a claim only while this request holds it.
+ * Claims: `begin` reserves the idempotency key and the merchant_reference, the filters of what
+ * no request can use any more (deleted by `purge.ts`), and the fenced filters a commit uses to
+ * complete or release a claim only while this request holds it.
  *
  * Each claim is one document, so each step is a single-document operation, atomic on its own:
  * a conditional upsert claims a key (or reference) that is absent, expired or lapsed, and the
@@ -200,11 +200,5 @@ export const make = (keys: Collection<Document>, references: Collection<Document
       return taken ?? ({ _tag: "Proceed" } as const)
     })
 
-  const purgeExpired = (now: number): Effect.Effect<Storage.PurgeResult, StorageError.StorageError> =>
-    Effect.all({
-      idempotencyKeys: call("purge idempotency keys", () => keys.deleteMany(expiredKeysFilter(now))),
-      referenceClaims: call("purge merchant_reference claims", () => references.deleteMany(lapsedReferencesFilter(now)))
-    }).pipe(Effect.map((r) => ({ idempotencyKeys: r.idempotencyKeys.deletedCount, referenceClaims: r.referenceClaims.deletedCount })))
-
-  return { begin, purgeExpired }
+  return { begin }
 }

@@ -3,6 +3,7 @@
  * code and error label, never by message text. Nothing a driver call throws escapes as a defect.
  */
 import { StorageError } from "@tender/core"
+import { Effect } from "effect"
 
 /** Server codes of a duplicate key: 11000 (and its legacy forms 11001 and 12582). */
 export const duplicateKeyCodes: ReadonlySet<number> = new Set([11000, 11001, 12582])
@@ -130,3 +131,6 @@ export const fold = (operation: string) => (error: unknown): StorageError.Storag
       return new StorageError.StorageFailure({ message, cause: error })
   }
 }
+
+/** A driver call as an Effect, its failure folded into the core's storage errors. */
+export const callDriver = <A>(operation: string, f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: fold(operation) })

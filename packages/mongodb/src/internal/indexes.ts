@@ -82,9 +82,21 @@ export const resourceIndexes = (c: Collections, resource: Resource): ReadonlyArr
     // Claims take the earliest due pending task first: (due_at, id) within pending.
     ...(table.name === Task.table.name
       ? [{ collection, name: "claim", key: { status: 1, due_at: 1, id: 1 } } satisfies IndexSpec]
-      : [])
+      : []),
+    ...retentionIndexes(collection, table)
   ]
 }
+
+/**
+ * The retention purge (internal/purge.ts) takes the oldest due documents through these, so a
+ * batch reads what it deletes, however large the collection (docs/retention.md).
+ */
+const retentionIndexes = (collection: string, table: Table.Table<any>): ReadonlyArray<IndexSpec> =>
+  table.name === Task.table.name
+    ? [{ collection, name: "retention", key: { status: 1, updated_at: 1 } }]
+    : table.name === Event.table.name || table.name === WebhookDelivery.attemptTable.name
+    ? [{ collection, name: "retention", key: { created_at: 1 } }]
+    : []
 
 /** @since 0.1.0 */
 export interface IndexOptions {

@@ -1,7 +1,7 @@
 /**
- * Claims: `begin` reserves the idempotency key and the merchant_reference together, and
- * `purgeExpired` deletes what no request can use any more. Also the fenced conditions a
- * commit uses to complete or release a claim only while this request holds it.
+ * Claims: `begin` reserves the idempotency key and the merchant_reference together (what no
+ * request can use any more is deleted by `purge.ts`). Also the fenced conditions a commit uses
+ * to complete or release a claim only while this request holds it.
  */
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -197,13 +197,5 @@ export const make = (sql: SqlClient, t: Tables, statementMillis: number) => {
   /** The reference as held for one resource. */
   const heldReference = (r: Storage.HeldReference) => sql`${referenceKey(r)} AND resource_id = ${r.resourceId}`
 
-  const purgeExpired = (now: number) =>
-    sql<{ readonly keys: number; readonly refs: number }>`WITH
-      k AS (DELETE FROM ${KEY} WHERE expires_at <= ${timestamp(now)} RETURNING 1),
-      r AS (DELETE FROM ${REF} WHERE NOT completed AND locked_until <= ${timestamp(now - Idempotency.claimGraceMillis)} RETURNING 1)
-      SELECT (SELECT count(*) FROM k)::int AS keys, (SELECT count(*) FROM r)::int AS refs`.pipe(
-      Effect.map(([row]) => ({ idempotencyKeys: row?.keys ?? 0, referenceClaims: row?.refs ?? 0 }))
-    )
-
-  return { begin, purgeExpired, heldKey, heldReference }
+  return { begin, heldKey, heldReference }
 }

@@ -26,7 +26,7 @@ const freshWindow = Effect.gen(function*() {
   return start
 })
 
-const newTask = (scope: ReturnType<typeof freshScope>, dueAt: number, now = dueAt) =>
+export const newTask = (scope: ReturnType<typeof freshScope>, dueAt: number, now = dueAt) =>
   Task.TaskRecord.make({
     id: `${Task.idPrefix}${Ids.randomBase62()}`,
     ...scope,
@@ -46,7 +46,7 @@ const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(Storage.
 const read = (task: Task.TaskRecord) =>
   Effect.flatMap(Storage.Storage, (s) => s.get(Task.table, task, task.id)).pipe(Effect.map(Option.getOrThrow))
 
-const event = (scope: ReturnType<typeof freshScope>, resourceId: string, resourceVersion: number, ordinal: number, at: number) =>
+export const event = (scope: ReturnType<typeof freshScope>, resourceId: string, resourceVersion: number, ordinal: number, at: number) =>
   Event.EventRecord.make({
     id: `evt_${Ids.randomBase62()}`,
     ...scope,

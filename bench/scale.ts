@@ -1,0 +1,284 @@
+/**
+ * `npm run bench:scale` (issue 22, "Scale"): the scenarios of `npm run bench` (bench/run.ts) on
+ * PostgreSQL, first on empty tables, then after filling them by SQL (generate_series) with
+ * 1,000,000 payment intents over 1,000 merchants, 3,000,000 events, 1,000,000 idempotency keys,
+ * 1,000,000 finished tasks and 1,000,000 webhook attempts; every ratio is against the empty run.
+ * Then the plans of the hot statements on the big tables, the table and index sizes, and the
+ * retention purge (Maintenance, docs/retention.md) of everything due while a get is driven at
+ * the server: its p99 during the purge against before. Writes docs/scale.md with `--write`.
+ *
+ *   npm run bench:scale                       # full size (minutes of filling)
+ *   npm run bench:scale -- --scale 0.1        # a tenth of every table
+ *   BENCH_SECONDS=10 npm run bench:scale -- --scale 0.1 --write
+ */
+import { SqlClient } from "@effect/sql/SqlClient"
+import { Maintenance, type Storage } from "@tender/core"
+import { PgStorage } from "@tender/postgres"
+import { basic, demoKey } from "@tender/test-support"
+import { Duration, Effect } from "effect"
+import { writeFileSync } from "node:fs"
+import { cpus, loadavg, totalmem } from "node:os"
+import { resolve } from "node:path"
+import { runSql } from "../packages/postgres/test/database.js"
+import { statements } from "./pg-statements.js"
+import { dropPrefix, fill, load, readNotes, scenarios, type Server, startServer, stopServer } from "./run.js"
+
+const argv = process.argv.slice(2)
+const scaleAt = argv.indexOf("--scale")
+const scale = scaleAt === -1 ? 1 : Number(argv[scaleAt + 1])
+if (!(scale > 0 && scale <= 10)) throw new Error(`--scale must be a number above 0 and at most 10; got ${argv[scaleAt + 1]}`)
+const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
+const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const merchants = 1000
+const sizes = {
+  intents: Math.round(1_000_000 * scale),
+  events: Math.round(3_000_000 * scale),
+  keys: Math.round(1_000_000 * scale),
+  tasks: Math.round(1_000_000 * scale),
+  attempts: Math.round(1_000_000 * scale)
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const mib = (bytes: number) => `${fmt(bytes / 2 ** 20, 1)} MiB`
+
+/** A stored event's data as Tender writes it: the resource at that version, about 700 bytes. */
+const eventData = JSON.stringify({
+  object: "payment_intent", id: "dord_0000000000000000000000000", amount: "150000", currency: "THB", country: "TH",
+  status: "succeeded", checkout_mode: "merchant", payment_method: "th_promptpay", merchant_reference: "order-000000",
+  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }, metadata: { order: "000000", channel: "web" },
+  next_action: null, failure_code: null, failure_message: null, amount_refunded: "0", refunds_pending: "0",
+  created_at: "2026-11-22T00:00:00.000Z", updated_at: "2026-11-22T00:00:05.000Z", livemode: false
+})
+
+/**
+ * Fill every big table under `prefix` in one statement each, spread over time so that the
+ * retention purge has work: two thirds of the events and attempts are older than 30 days, most
+ * finished tasks older than 7 days, two thirds of the keys expired.
+ */
+const fillBySql = (prefix: string) =>
+  Effect.gen(function*() {
+    const sql = (yield* SqlClient).withoutTransforms()
+    const step = (name: string, text: string) =>
+      Effect.gen(function*() {
+        const start = Date.now()
+        yield* sql.unsafe(text)
+        process.stdout.write(`  ${name}: ${fmt((Date.now() - start) / 1000, 1)} s\n`)
+      })
+    const m = (g: string) => `'mch_scale_' || (${g} % ${merchants})`
+    const env = (g: string) => `CASE WHEN ${g} % 7 = 0 THEN 'live' ELSE 'test' END`
+    const over = (days: number, n: number) => `now() - interval '${days} days' + g * (interval '${days} days' / ${n})`
+    yield* step(`${fmt(sizes.intents)} payment intents`, `INSERT INTO ${prefix}payment_intents (id, merchant_id, environment, amount, currency,
+        country, checkout_mode, status, merchant_reference, payment_method, customer, fingerprint, created_at, updated_at, version)
+      SELECT 'dord_scale' || lpad(g::text, 19, '0'), ${m("g")}, ${env("g")}, 1000 + g % 100000, (ARRAY['THB', 'USD', 'VND'])[1 + g % 3],
+        (ARRAY['TH', 'VN'])[1 + g % 2], 'merchant',
+        (ARRAY['requires_action', 'processing', 'succeeded', 'failed', 'expired'])[1 + (g / ${merchants}) % 5],
+        'order-' || g, 'th_promptpay', '{"name":"Somchai Jaidee"}', repeat('f', 64), ${over(365, sizes.intents)}, ${over(365, sizes.intents)}, 1
+      FROM generate_series(1, ${sizes.intents}) AS g`)
+    yield* step(`${fmt(sizes.events)} events`, `INSERT INTO ${prefix}events (id, merchant_id, environment, type, resource_type, resource_id,
+        resource_version, ordinal, data, created_at, version)
+      SELECT 'evt_scale' || lpad(g::text, 20, '0'), ${m("g / 3")}, ${env("g / 3")},
+        (ARRAY['payment_intent.created', 'payment_intent.processing', 'payment_intent.succeeded'])[1 + g % 3], 'payment_intent',
+        'dord_scale' || lpad((g / 3)::text, 19, '0'), 1 + g % 3, 0, '${eventData}', ${over(90, sizes.events)}, 1
+      FROM generate_series(1, ${sizes.events}) AS g`)
+    yield* step(`${fmt(sizes.keys)} idempotency keys`, `INSERT INTO ${prefix}idempotency_keys (api_key_id, key, fingerprint, expires_at,
+        locked_until, response_status, response_body, response_request_id)
+      SELECT 'key_scale_' || (g % ${merchants}), 'k-' || g, repeat('a', 64), now() - interval '48 hours' + g * (interval '72 hours' / ${sizes.keys}),
+        now() - interval '72 hours' + g * (interval '72 hours' / ${sizes.keys}), 201, '${eventData}', 'req_scale_' || g
+      FROM generate_series(1, ${sizes.keys}) AS g`)
+    yield* step(`${fmt(sizes.tasks)} finished tasks`, `INSERT INTO ${prefix}tasks (id, merchant_id, environment, kind, resource_id, status, due_at,
+        attempts, created_at, updated_at, version)
+      SELECT 'task_scale' || lpad(g::text, 19, '0'), ${m("g")}, ${env("g")}, 'payment_intent.confirm', 'dord_scale' || lpad(g::text, 19, '0'),
+        CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'done' END, ${over(30, sizes.tasks)}, 1, ${over(30, sizes.tasks)},
+        ${over(30, sizes.tasks)} + interval '1 second', 2
+      FROM generate_series(1, ${sizes.tasks}) AS g`)
+    yield* step(`${fmt(sizes.attempts)} webhook attempts`, `INSERT INTO ${prefix}webhook_attempts (id, merchant_id, environment, endpoint_id,
+        event_id, attempt, status_code, duration_millis, error, created_at, version)
+      SELECT 'wha_scale' || lpad(g::text, 20, '0'), ${m("g")}, ${env("g")}, 'we_scale_' || (g % ${merchants}),
+        'evt_scale' || lpad((g * 3)::text, 20, '0'), 1, 200, 35, NULL, ${over(90, sizes.attempts)}, 1
+      FROM generate_series(1, ${sizes.attempts}) AS g`)
+    // As autovacuum would, before the plans mean anything: statistics, and the visibility map
+    // that index-only scans read.
+    for (const table of ["payment_intents", "events", "idempotency_keys", "tasks", "webhook_attempts"]) {
+      yield* step(`VACUUM ANALYZE ${table}`, `VACUUM ANALYZE ${prefix}${table}`)
+    }
+  })
+
+/** Rows, table and index size of every table under `prefix`, biggest first. */
+const tableSizes = (prefix: string) =>
+  Effect.flatMap(SqlClient, (sql) =>
+    sql.unsafe<{ name: string; rows: string; table_bytes: string; index_bytes: string }>(`SELECT c.relname AS name,
+        c.reltuples::bigint::text AS rows, pg_table_size(c.oid)::text AS table_bytes, pg_indexes_size(c.oid)::text AS index_bytes
+      FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+      WHERE c.relkind = 'r' AND n.nspname = current_schema() AND starts_with(c.relname, '${prefix}')
+      ORDER BY pg_total_relation_size(c.oid) DESC`))
+
+const indexSizes = (prefix: string) =>
+  Effect.flatMap(SqlClient, (sql) =>
+    sql.unsafe<{ name: string; bytes: string }>(`SELECT c.relname AS name, pg_relation_size(c.oid)::text AS bytes
+      FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+      WHERE c.relkind = 'i' AND n.nspname = current_schema() AND starts_with(c.relname, '${prefix}')
+      ORDER BY pg_relation_size(c.oid) DESC`))
+
+/** The plan of one statement with the rows and buffers each node read. */
+const plan = (text: string, values: ReadonlyArray<unknown>) =>
+  Effect.flatMap(SqlClient, (sql) =>
+    sql.unsafe<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ${text}`, values as Array<unknown>)).pipe(
+      Effect.map((rows) => rows.map((r) => r["QUERY PLAN"]).join("\n"))
+    )
+
+/**
+ * The retention purge with the default options (Maintenance.defaults), batch by batch as
+ * `Maintenance.purge` runs it, timing each batch: how long one batch holds its rows.
+ */
+const purgeTimed = (prefix: string) =>
+  Effect.gen(function*() {
+    const { storage } = yield* PgStorage.make({ tablePrefix: prefix })
+    const d = Maintenance.defaults
+    const now = Date.now()
+    const batch: Storage.PurgeOptions = {
+      limit: d.batchSize,
+      eventsBefore: now - Duration.toMillis(d.events),
+      tasksFinishedBefore: now - Duration.toMillis(d.finishedTasks),
+      webhookAttemptsBefore: now - Duration.toMillis(d.webhookAttempts)
+    }
+    const times: Array<number> = []
+    const total = { idempotencyKeys: 0, referenceClaims: 0, events: 0, tasks: 0, webhookAttempts: 0 }
+    for (;;) {
+      const start = performance.now()
+      const r = yield* storage.purgeExpired(now, batch)
+      times.push(performance.now() - start)
+      for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += r[k]
+      if (Object.values(r).every((n) => n < d.batchSize)) break
+      yield* Effect.sleep(d.pause)
+    }
+    return { total, times }
+  })
+
+const percentile = (xs: ReadonlyArray<number>, p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+}
+
+const main = async () => {
+  const lines: Array<string> = []
+  const say = (s: string) => {
+    lines.push(s)
+    process.stdout.write(s + "\n")
+  }
+  const prefix = `scale_${Date.now().toString(36)}_`
+  // The server's own scheduled purge is off: the bench runs the purge itself, under load, at the end.
+  const env = { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix, TENDER_PURGE: "off" }
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
+  say(`# Scale: cost as the tables grow\n\nMeasured by \`npm run bench:scale -- --scale ${scale}\` (bench/scale.ts) on ${machine}, load average ${loadavg().map((x) => x.toFixed(2)).join(", ")}.`)
+  say(`autocannon, 16 connections, ${seconds} s per scenario, over loopback, PostgreSQL ${databaseUrl.replace(/:[^:@/]*@/, ":***@")}. The same scenarios as \`npm run bench\` (bench/run.ts), first on empty tables, then with the tables filled by SQL: ${Object.entries(sizes).map(([k, v]) => `${fmt(v)} ${k}`).join(", ")} (over ${merchants} merchants). Read the ratios: the machine is shared.\n`)
+  let server: Server | undefined
+  try {
+    server = await startServer("examples/server/dist/main.js", env)
+    // bench/run.ts walks 1,000 pages of 10: the demo merchant needs that many intents in both runs.
+    await fill(server.url, 10_010)
+    const empty = await scenarios(server.url)
+    await stopServer(server)
+    server = undefined
+
+    process.stdout.write(`filling ${prefix} by SQL\n`)
+    const fillStart = Date.now()
+    await runSql(fillBySql(prefix))
+    say(`Filling took ${fmt((Date.now() - fillStart) / 1000, 0)} s (one INSERT … SELECT generate_series per table, then VACUUM ANALYZE).\n`)
+
+    server = await startServer("examples/server/dist/main.js", env)
+    const full = await scenarios(server.url)
+    say("| scenario | empty: req/s (p50 / p99 ms) | filled: req/s (p50 / p99 ms) | filled / empty | p99 filled / empty |")
+    say("|---|---:|---:|---:|---:|")
+    const rows: Array<[string, keyof typeof empty & keyof typeof full]> = [
+      ["create (unique keys)", "create"],
+      ["idempotent replay", "replay"],
+      ["get by id", "get"],
+      ["list first page (25)", "listFirst"],
+      ["list page 1 (10)", "listShallow"],
+      ["list page 1,000 (10)", "listDeep"]
+    ]
+    let worst = Infinity
+    for (const [name, k] of rows) {
+      const a = empty[k] as { rps: number; p50: number; p99: number }
+      const b = full[k] as { rps: number; p50: number; p99: number }
+      worst = Math.min(worst, b.rps / a.rps)
+      say(`| ${name} | ${fmt(a.rps)} (${a.p50} / ${a.p99}) | ${fmt(b.rps)} (${b.p50} / ${b.p99}) | ${fmt(b.rps / a.rps, 3)} | ${fmt(b.p99 / Math.max(a.p99, 1), 2)} |`)
+    }
+    say(`\nWorst filled / empty ratio: ${fmt(worst, 3)} (target: within 10 %, so at least 0.9: ${worst >= 0.9 ? "met" : "not met"}).\n`)
+
+    const plans = await runSql(Effect.gen(function*() {
+      const sql = yield* SqlClient
+      const [demo] = yield* sql.unsafe<{ merchant_id: string; environment: string }>(
+        `SELECT merchant_id, environment FROM ${prefix}payment_intents WHERE id = $1`,
+        [full.firstId]
+      )
+      const s = statements(prefix)
+      const out: Array<[string, string]> = []
+      out.push(["get by id (the demo merchant's intent)", yield* plan(s.intent(full.firstId, demo!.merchant_id, demo!.environment).text, [full.firstId, demo!.merchant_id, demo!.environment])])
+      const list = s.list("mch_scale_7", "test", 25)
+      out.push(["list first page of 25 (a filled merchant, 857 test intents)", yield* plan(list.text, list.values)])
+      const purge = (table: string, column: string, condition: string) =>
+        plan(`SELECT ctid FROM ${prefix}${table} WHERE ${condition} ORDER BY ${column} LIMIT 1000 FOR UPDATE SKIP LOCKED`, [])
+      out.push(["purge batch: events older than 30 days", yield* purge("events", "created_at", "created_at < now() - interval '30 days'")])
+      out.push(["purge batch: finished tasks older than 7 days", yield* purge("tasks", "updated_at", "status <> 'pending' AND updated_at < now() - interval '7 days'")])
+      out.push(["purge batch: expired idempotency keys", yield* purge("idempotency_keys", "expires_at", "expires_at <= now()")])
+      return out
+    }))
+    say("### Plans on the filled tables\n")
+    say("`EXPLAIN (ANALYZE, BUFFERS)` of the statements of a get and a list page (bench/pg-statements.ts), and of the row selection of a purge batch (packages/postgres/src/internal/purge.ts). The table prefix is the run's.\n")
+    for (const [name, text] of plans) {
+      const seq = /Seq Scan/.test(text)
+      say(`#### ${name}${seq ? " (SEQUENTIAL SCAN)" : ""}\n\n\`\`\`\n${text}\n\`\`\`\n`)
+    }
+
+    const [tableRows, indexRows] = await runSql(Effect.all([tableSizes(prefix), indexSizes(prefix)]))
+    say("### Table and index sizes (filled)\n")
+    say("| table | rows (estimate) | table | indexes |")
+    say("|---|---:|---:|---:|")
+    for (const r of tableRows.filter((r) => Number(r.table_bytes) > 1 << 20)) {
+      say(`| ${r.name.replace(prefix, "tender_")} | ${fmt(Number(r.rows))} | ${mib(Number(r.table_bytes))} | ${mib(Number(r.index_bytes))} |`)
+    }
+    say("\n| index | size |")
+    say("|---|---:|")
+    for (const r of indexRows.filter((r) => Number(r.bytes) > 1 << 20)) say(`| ${r.name.replace(prefix, "tender_")} | ${mib(Number(r.bytes))} |`)
+
+    // The purge, while a get is driven at the server: windows of `seconds` until it ends.
+    const before = await load({ url: `${server.url}/payment_intents/${full.firstId}`, headers: { authorization: basic(demoKey) } })
+    const purgeStart = Date.now()
+    let done = false
+    const purging = runSql(purgeTimed(prefix)).finally(() => {
+      done = true
+    })
+    const windows: Array<{ rps: number; p50: number; p99: number }> = []
+    while (!done) windows.push(await load({ url: `${server.url}/payment_intents/${full.firstId}`, headers: { authorization: basic(demoKey) } }))
+    const purged = await purging
+    const purgeSeconds = (Date.now() - purgeStart) / 1000
+    const rowsPurged = Object.values(purged.total).reduce((a, b) => a + b, 0)
+    say(`\n### The retention purge under load\n`)
+    say(`Everything due purged with the default options (Maintenance.defaults: batches of ${fmt(Maintenance.defaults.batchSize)} rows per kind, ${Duration.toMillis(Maintenance.defaults.pause)} ms apart): ${Object.entries(purged.total).map(([k, v]) => `${fmt(v)} ${k}`).join(", ")}; ${fmt(rowsPurged)} rows in ${fmt(purgeSeconds, 1)} s (${fmt(rowsPurged / purgeSeconds)} rows/s), ${purged.times.length} batches, each batch (up to 5 statements) p50 ${fmt(percentile(purged.times, 0.5), 1)} ms, p99 ${fmt(percentile(purged.times, 0.99), 1)} ms, max ${fmt(Math.max(...purged.times), 1)} ms.`)
+    say(`A get by id driven at the server meanwhile, in windows of ${seconds} s:\n`)
+    say("| | req/s | p50 ms | p99 ms | p99 / p99 before |")
+    say("|---|---:|---:|---:|---:|")
+    say(`| before the purge | ${fmt(before.rps)} | ${before.p50} | ${before.p99} | 1.00 |`)
+    windows.forEach((w, i) => say(`| during, window ${i + 1} | ${fmt(w.rps)} | ${w.p50} | ${w.p99} | ${fmt(w.p99 / Math.max(before.p99, 1), 2)} |`))
+    const afterPurge = await runSql(Effect.flatMap(SqlClient, (sql) =>
+      Effect.forEach(["events", "idempotency_keys", "tasks", "webhook_attempts"], (t) => sql.unsafe(`ANALYZE ${prefix}${t}`))).pipe(
+        Effect.zipRight(tableSizes(prefix))
+      ))
+    say(`\nAfter the purge (before vacuum returns the space): ${afterPurge.filter((r) => Number(r.table_bytes) > 1 << 20).map((r) => `${r.name.replace(prefix, "tender_")} ${fmt(Number(r.rows))} rows`).join(", ")}.`)
+  } finally {
+    if (server !== undefined) await stopServer(server)
+    dropPrefix(prefix)
+  }
+  if (argv.includes("--write")) {
+    const path = resolve(import.meta.dirname, "..", "docs", "scale.md")
+    // The hand-written part (from "## Notes" on) stays.
+    writeFileSync(path, lines.join("\n") + "\n" + readNotes(path))
+    process.stdout.write(`\nwrote ${path}\n`)
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(String(e instanceof Error ? e.stack : e) + "\n")
+  process.exit(1)
+})

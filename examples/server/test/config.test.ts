@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest"
+import { InvalidConfig, options } from "../src/config.js"
+
+describe("demo server configuration: retention (docs/retention.md)", () => {
+  it("retention: the purge is on by default, with the documented defaults", () => {
+    expect(options({}).retention).toEqual({
+      every: 3_600_000,
+      events: "30 days",
+      finishedTasks: "7 days",
+      webhookAttempts: "30 days",
+      batchSize: 1000
+    })
+  })
+
+  it("retention: TENDER_PURGE=off turns the scheduled purge off; the retention variables reach its options", () => {
+    expect(options({ TENDER_PURGE: "off" }).retention).toBeUndefined()
+    expect(options({
+      TENDER_PURGE_EVERY_MS: "60000",
+      TENDER_EVENTS_RETENTION_DAYS: "90",
+      TENDER_TASKS_RETENTION_DAYS: "1",
+      TENDER_WEBHOOK_ATTEMPTS_RETENTION_DAYS: "45",
+      TENDER_PURGE_BATCH_SIZE: "500"
+    }).retention).toEqual({ every: 60_000, events: "90 days", finishedTasks: "1 days", webhookAttempts: "45 days", batchSize: 500 })
+  })
+
+  it("retention: a bad value stops the server with a message naming the variable", () => {
+    for (const [name, value] of [["TENDER_PURGE", "sometimes"], ["TENDER_EVENTS_RETENTION_DAYS", "0"], ["TENDER_PURGE_BATCH_SIZE", "-5"]] as const) {
+      expect(() => options({ [name]: value })).toThrow(InvalidConfig)
+      expect(() => options({ [name]: value })).toThrow(name)
+    }
+  })
+})

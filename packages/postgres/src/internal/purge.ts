@@ -1,0 +1,80 @@
+/**
+ * The purge (`Storage.purgeExpired`): expired idempotency keys, long-lapsed merchant_reference
+ * claims, and the records past their retention (docs/retention.md). With a limit, each kind is
+ * one statement deleting at most that many rows, `DELETE ... WHERE ctid IN (SELECT ctid ...
+ * LIMIT n FOR UPDATE SKIP LOCKED)`: a short transaction of its own, bounded in size, that never
+ * waits on a row a request holds (it is left for the next batch). The condition is repeated
+ * outside the subquery so a row changed since the subquery read it is deleted only if still due.
+ * Each subquery walks an index on its condition (`_expires_idx`, and migration 0012's).
+ */
+import type { SqlClient } from "@effect/sql/SqlClient"
+import type { Fragment } from "@effect/sql/Statement"
+import { Event, Idempotency, type Storage, type StorageError, Task, WebhookDelivery } from "@tender/core"
+import { Effect } from "effect"
+import { fold } from "./errors.js"
+import { timestamp } from "./records.js"
+import type { Tables } from "./tables.js"
+
+/** One kind a purge deletes: its table, which rows are due, and the time column they go oldest first by. */
+export interface PurgeKind {
+  readonly kind: keyof Storage.PurgeResult
+  readonly table: string
+  readonly due: Fragment
+  readonly order: string
+}
+
+/** The kinds one purge call deletes: keys and references always, the others when their cutoff is given. */
+export const purgeKinds = (sql: SqlClient, t: Tables, now: number, options: Storage.PurgeOptions): ReadonlyArray<PurgeKind> => {
+  const at = (cutoff: number | undefined) => (cutoff === undefined ? undefined : timestamp(cutoff))
+  const events = at(options.eventsBefore)
+  const tasks = at(options.tasksFinishedBefore)
+  const attempts = at(options.webhookAttemptsBefore)
+  return [
+    { kind: "idempotencyKeys", table: t.idempotencyKeys, due: sql`expires_at <= ${timestamp(now)}`, order: "expires_at" },
+    {
+      kind: "referenceClaims",
+      table: t.references,
+      due: sql`NOT completed AND locked_until <= ${timestamp(now - Idempotency.claimGraceMillis)}`,
+      order: "locked_until"
+    },
+    ...(events === undefined ? [] : [{ kind: "events", table: t.of(Event.table), due: sql`created_at < ${events}`, order: "created_at" } as const]),
+    ...(tasks === undefined
+      ? []
+      : [{ kind: "tasks", table: t.of(Task.table), due: sql`status <> 'pending' AND updated_at < ${tasks}`, order: "updated_at" } as const]),
+    ...(attempts === undefined
+      ? []
+      : [{ kind: "webhookAttempts", table: t.of(WebhookDelivery.attemptTable), due: sql`created_at < ${attempts}`, order: "created_at" } as const])
+  ]
+}
+
+/**
+ * The statement deleting at most `limit` due rows of one kind (all of them without a limit),
+ * oldest first, and counting them. The order keeps the walk on the index: a sequential scan
+ * would read again every row the previous batches left dead before vacuum removes them.
+ */
+export const purgeStatement = (sql: SqlClient, k: PurgeKind, limit: number | undefined) =>
+  sql<{ readonly n: number }>`WITH gone AS (
+      DELETE FROM ${sql(k.table)} WHERE ${k.due} AND ctid IN (
+        SELECT ctid FROM ${sql(k.table)} WHERE ${k.due} ORDER BY ${sql(k.order)} LIMIT ${limit ?? null} FOR UPDATE SKIP LOCKED)
+      RETURNING 1)
+    SELECT count(*)::int AS n FROM gone`
+
+/** `within` bounds each statement by the statement timeout (internal/timeout.ts), as every other call is. */
+export const make = (
+  sql: SqlClient,
+  t: Tables,
+  within: <A>(operation: string, self: Effect.Effect<A, StorageError.StorageError>) => Effect.Effect<A, StorageError.StorageError>
+) =>
+(now: number, options: Storage.PurgeOptions = {}): Effect.Effect<Storage.PurgeResult, StorageError.StorageError> =>
+  Effect.reduce(
+    purgeKinds(sql, t, now, options),
+    { idempotencyKeys: 0, referenceClaims: 0, events: 0, tasks: 0, webhookAttempts: 0 } as Storage.PurgeResult,
+    (result, k) =>
+      within(
+        `purge ${k.kind}`,
+        purgeStatement(sql, k, options.limit).pipe(
+          Effect.map(([row]) => ({ ...result, [k.kind]: row?.n ?? 0 })),
+          Effect.mapError(fold(`purge ${k.kind}`))
+        )
+      )
+  )
