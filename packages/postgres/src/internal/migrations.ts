@@ -5,9 +5,11 @@
  * table prefix, as `migrations/initial.ts` does for 0001 to 0010) and one entry below.
  */
 import type { TablePrefix } from "./tables.js"
+import { migration0013 } from "./migrations/0013_directory_changes.js"
 import { initialMigrations } from "./migrations/initial.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
-  ...initialMigrations(prefix)
+  ...initialMigrations(prefix),
+  ...migration0013(prefix)
 })
