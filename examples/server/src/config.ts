@@ -42,6 +42,9 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     requestTimeoutMillis: positiveInt(env, "TENDER_REQUEST_TIMEOUT_MS", 30_000),
     // On PostgreSQL, the most one statement may take before the request answers 503 (docs/postgres.md).
     statementTimeoutMillis: positiveInt(env, "TENDER_DB_STATEMENT_TIMEOUT_MS", 10_000),
+    // The most a process serves cached credentials and route availability after reading them,
+    // should a change notification be lost (docs/performance.md, "Caches across processes").
+    directoryCacheMaxAgeMillis: positiveInt(env, "TENDER_DIRECTORY_CACHE_MAX_AGE_MS", 5_000),
     maxHeaderBytes: positiveInt(env, "TENDER_MAX_HEADER_BYTES", 16 * 1024)
   }
 }

@@ -28,6 +28,7 @@ const main = Effect.gen(function*() {
   const {
     checkoutSecret,
     databaseUrl,
+    directoryCacheMaxAgeMillis,
     maxHeaderBytes,
     mongodbUrl,
     port,
@@ -47,9 +48,18 @@ const main = Effect.gen(function*() {
   const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret }, webhookTransport: WebhookClient.layerFetch }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.
   const store = databaseUrl !== undefined
-    ? Tender.layer(tender, PgStorage.layerFromUrl({ url: databaseUrl, tablePrefix, statementTimeout: statementTimeoutMillis }))
+    ? Tender.layer(tender, PgStorage.layerFromUrl({
+      url: databaseUrl,
+      tablePrefix,
+      statementTimeout: statementTimeoutMillis,
+      directoryCache: { maxAgeMillis: directoryCacheMaxAgeMillis }
+    }))
     : mongodbUrl !== undefined
-    ? Tender.layer(tender, MongoStorage.layerFromUrl({ url: mongodbUrl, collectionPrefix: tablePrefix }))
+    ? Tender.layer(tender, MongoStorage.layerFromUrl({
+      url: mongodbUrl,
+      collectionPrefix: tablePrefix,
+      directoryCache: { maxAgeMillis: directoryCacheMaxAgeMillis }
+    }))
     : Tender.layerMemory(tender)
   // Expired idempotency keys are deleted every hour (each process may run it; it is idempotent), and
   // the workers run the durable tasks (confirm, receipts, expiry): any number of processes may share them.
