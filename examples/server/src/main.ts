@@ -11,7 +11,7 @@ import { MongoStorage } from "@tender/mongodb"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
-import { InvalidConfig, loadSeed, options } from "./config.js"
+import { directoryCache, InvalidConfig, loadSeed, options } from "./config.js"
 
 /** Where the data lives, for the banner: never the password. */
 const describeStore = (databaseUrl: string | undefined, tablePrefix: string) => {
@@ -52,13 +52,13 @@ const main = Effect.gen(function*() {
       url: databaseUrl,
       tablePrefix,
       statementTimeout: statementTimeoutMillis,
-      directoryCache: { maxAgeMillis: directoryCacheMaxAgeMillis }
+      directoryCache: directoryCache(directoryCacheMaxAgeMillis)
     }))
     : mongodbUrl !== undefined
     ? Tender.layer(tender, MongoStorage.layerFromUrl({
       url: mongodbUrl,
       collectionPrefix: tablePrefix,
-      directoryCache: { maxAgeMillis: directoryCacheMaxAgeMillis }
+      directoryCache: directoryCache(directoryCacheMaxAgeMillis)
     }))
     : Tender.layerMemory(tender)
   // Expired idempotency keys are deleted every hour (each process may run it; it is idempotent), and
