@@ -15,6 +15,7 @@ import { execFileSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
+import { dropPrefix } from "./pg-prefix.js"
 import { createScript } from "./pgbench-create.js"
 import { ceilingScenarios, ceilingServers, type CeilingRun, type Measured } from "./ceilings.js"
 
@@ -139,10 +140,6 @@ const pgbench = (prefix: string): { tps: number; latencyMs: number } => {
   return { tps: Number(tps[1]), latencyMs: lat ? Number(lat[1]) : NaN }
 }
 
-/** Drop the bench's tables, and the functions the migrations made (the commit's guard). */
-const dropPrefix = (prefix: string) =>
-  execFileSync("psql", [databaseUrl, "-qAtc", `DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, '${prefix}') LOOP EXECUTE format('DROP TABLE %I', t); END LOOP; FOR t IN SELECT p.oid::regprocedure::text FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace WHERE n.nspname = current_schema() AND starts_with(p.proname, '${prefix}') LOOP EXECUTE 'DROP FUNCTION ' || t; END LOOP; END $$`], { stdio: "ignore" })
-
 const loadLine = () => loadavg().map((x) => x.toFixed(2)).join(", ")
 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -206,7 +203,7 @@ const main = async () => {
           }
         }
       } finally {
-        dropPrefix(prefix)
+        dropPrefix(prefix, databaseUrl)
       }
     }
     const createCeiling = store === "postgres" && pg !== null ? { rps: pg.tps, name: "pgbench create SQL" } : { rps: barePost.rps, name: "bare POST" }
