@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
+import { dropPrefix } from "./pg-prefix.js"
 import { createScript } from "./pgbench-create.js"
 import { ceilingScenarios, ceilingServers, type CeilingRun, type Measured } from "./ceilings.js"
 
@@ -62,17 +63,33 @@ export const load = async (opts: autocannon.Options): Promise<Measured> => {
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx + r.errors }
 }
 
+/**
+ * The same load spread over several servers at once (the connections split evenly): requests per
+ * second summed; p50 the mean of theirs, p99 the worst of theirs.
+ */
+const loadOn = async (urls: ReadonlyArray<string>, opts: (url: string) => autocannon.Options): Promise<Measured> => {
+  if (urls.length === 1) return load(opts(urls[0]!))
+  const parts = await Promise.all(urls.map((url) => load({ connections: Math.max(1, Math.round(connections / urls.length)), ...opts(url) })))
+  return {
+    rps: parts.reduce((sum, m) => sum + m.rps, 0),
+    p50: Math.round(parts.reduce((sum, m) => sum + m.p50, 0) / parts.length),
+    p99: Math.max(...parts.map((m) => m.p99)),
+    non2xx: parts.reduce((sum, m) => sum + m.non2xx, 0)
+  }
+}
+
 export const json = async (url: string, init: RequestInit = {}) => {
   const res = await fetch(url, { ...init, headers: { authorization: demo, "content-type": "application/json", ...init.headers } })
   if (res.status >= 300) throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${await res.text()}`)
   return res.json() as Promise<any>
 }
 
-/** The five scenarios against one server. */
-export const scenarios = async (url: string) => {
+/** The scenarios against one server, or against several on one database with the load spread over them. */
+export const scenarios = async (urls: ReadonlyArray<string>) => {
+  const url = urls[0]!
   let n = 0
   const run = `${process.pid}-${Date.now()}`
-  const create = await load({
+  const create = await loadOn(urls, (url) => ({
     url: `${url}/payment_intents`,
     method: "POST",
     headers: { authorization: demo, "content-type": "application/json" },
@@ -80,16 +97,16 @@ export const scenarios = async (url: string) => {
     requests: [{
       setupRequest: (req) => ({ ...req, headers: { ...req.headers, "idempotency-key": `bench-${run}-${++n}` } })
     }]
-  })
+  }))
   const first = await json(`${url}/payment_intents`, { method: "POST", body: createBody, headers: { "idempotency-key": `bench-${run}-replay` } })
-  const replay = await load({
+  const replay = await loadOn(urls, (url) => ({
     url: `${url}/payment_intents`,
     method: "POST",
     headers: { authorization: demo, "content-type": "application/json", "idempotency-key": `bench-${run}-replay` },
     body: createBody
-  })
-  const get = await load({ url: `${url}/payment_intents/${first.id}`, headers: { authorization: demo } })
-  const listFirst = await load({ url: `${url}/payment_intents?limit=25`, headers: { authorization: demo } })
+  }))
+  const get = await loadOn(urls, (url) => ({ url: `${url}/payment_intents/${first.id}`, headers: { authorization: demo } }))
+  const listFirst = await loadOn(urls, (url) => ({ url: `${url}/payment_intents?limit=25`, headers: { authorization: demo } }))
   // Walk to page 1,000 once, then measure that page.
   let cursor: string | null = null
   for (let page = 0; page < deepPages; page++) {
@@ -97,8 +114,8 @@ export const scenarios = async (url: string) => {
     if (body.next_cursor === null) throw new Error(`only ${page + 1} pages of ${deepPageSize}: create more intents first`)
     cursor = body.next_cursor
   }
-  const listDeep = await load({ url: `${url}/payment_intents?limit=${deepPageSize}&cursor=${cursor}`, headers: { authorization: demo } })
-  const listShallow = await load({ url: `${url}/payment_intents?limit=${deepPageSize}`, headers: { authorization: demo } })
+  const listDeep = await loadOn(urls, (url) => ({ url: `${url}/payment_intents?limit=${deepPageSize}&cursor=${cursor}`, headers: { authorization: demo } }))
+  const listShallow = await loadOn(urls, (url) => ({ url: `${url}/payment_intents?limit=${deepPageSize}`, headers: { authorization: demo } }))
   return { create, replay, get, listFirst, listShallow, listDeep, created: n, firstId: first.id as string }
 }
 
@@ -124,9 +141,7 @@ const pgbench = (prefix: string): { tps: number; latencyMs: number } => {
   return { tps: Number(tps[1]), latencyMs: lat ? Number(lat[1]) : NaN }
 }
 
-/** Drop the bench's tables, and the functions the migrations made (the commit's guard). */
-export const dropPrefix = (prefix: string) =>
-  execFileSync("psql", [databaseUrl, "-qAtc", `DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, '${prefix}') LOOP EXECUTE format('DROP TABLE %I', t); END LOOP; FOR t IN SELECT p.oid::regprocedure::text FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace WHERE n.nspname = current_schema() AND starts_with(p.proname, '${prefix}') LOOP EXECUTE 'DROP FUNCTION ' || t; END LOOP; END $$`], { stdio: "ignore" })
+export { dropPrefix }
 
 const loadLine = () => loadavg().map((x) => x.toFixed(2)).join(", ")
 
@@ -153,6 +168,7 @@ const main = async () => {
   let pg: { tps: number; latencyMs: number } | null = null
   const ceilings: Array<{ name: string; run: CeilingRun }> = []
   let tenderPg: Awaited<ReturnType<typeof scenarios>> | null = null
+  let twoProcesses: Awaited<ReturnType<typeof scenarios>> | null = null
   for (const store of stores) {
     const prefix = `bench_${Date.now().toString(36)}_`
     // The memory server must not pick up a DATABASE_URL from the environment.
@@ -165,10 +181,17 @@ const main = async () => {
       continue
     }
     await fill(server.url, deepPages * deepPageSize + deepPageSize)
-    const r = await scenarios(server.url)
+    const r = await scenarios([server.url])
     const rss = peakRssMiB(server.child.pid!)
     await stopServer(server)
     if (store === "postgres") {
+      // The same scenarios on two server processes sharing the tables (issue 22), the load split.
+      const pair = await Promise.all([startServer("examples/server/dist/main.js", env), startServer("examples/server/dist/main.js", env)])
+      try {
+        twoProcesses = await scenarios(pair.map((p) => p.url))
+      } finally {
+        await Promise.all(pair.map(stopServer))
+      }
       // The same tables, migrated and seeded by the server, now driven by pgbench alone.
       // Then the two ceilings, on the same tables, with the same requests (bench/ceilings.ts).
       try {
@@ -183,7 +206,7 @@ const main = async () => {
           }
         }
       } finally {
-        dropPrefix(prefix)
+        dropPrefix(prefix, databaseUrl)
       }
     }
     const createCeiling = store === "postgres" && pg !== null ? { rps: pg.tps, name: "pgbench create SQL" } : { rps: barePost.rps, name: "bare POST" }
@@ -210,6 +233,7 @@ const main = async () => {
   say("|---|---|---:|---:|---:|---:|---:|---|")
   for (const line of table) say(line)
   if (tenderPg !== null && ceilings.length > 0) ceilingTable(say, tenderPg, ceilings, pg, barePost.rps)
+  if (tenderPg !== null && twoProcesses !== null) twoProcessTable(say, tenderPg, twoProcesses, ceilings)
   if (process.argv.includes("--write")) {
     const path = resolve(root, "docs", "performance.md")
     const notes = readNotes(path)
@@ -245,6 +269,24 @@ const ceilingTable = (
   if (pg !== null) say(target("create / pgbench create SQL", t.create.rps / pg.tps, 0.5))
   say(target("list page of 25 / (b) hand-written server", t.listFirst.rps / hand.listFirst.rps, 0.8))
   say(target("replay / bare POST", t.replay.rps / barePostRps, 0.5))
+}
+
+/** Two server processes on one database against one, and against the one-process ceilings. */
+const twoProcessTable = (
+  say: (s: string) => void,
+  one: CeilingRun,
+  two: CeilingRun,
+  ceilings: ReadonlyArray<{ name: string; run: CeilingRun }>
+) => {
+  const cell = (m: Measured) => `${fmt(m.rps)} (${m.p50} / ${m.p99})`
+  say(`\n### Two server processes on one database\n`)
+  say(`The same scenarios with two demo server processes on the same tables, the ${connections} connections split between them (req/s summed; p50 the mean, p99 the worse of the two). Each process caches credentials and route availability, cleared by LISTEN/NOTIFY.\n`)
+  say(`| scenario | one process | two processes | two / one | ${ceilings.map((c) => `two / ${c.name.split(" ")[0]}`).join(" | ")} | two: p99 / p50 |`)
+  say(`|---|---:|---:|---:|${ceilings.map(() => "---:").join("|")}|---:|`)
+  const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], ["idempotent replay", "replay"]]
+  for (const [name, k] of rows) {
+    say(`| ${name} | ${cell(one[k])} | ${cell(two[k])} | ${fmt(two[k].rps / one[k].rps, 3)} | ${ceilings.map((c) => fmt(two[k].rps / c.run[k].rps, 3)).join(" | ")} | ${fmt(two[k].p99 / two[k].p50, 1)} |`)
+  }
 }
 
 /** Keep the hand-written part of docs/performance.md (from "## Notes" on). */

@@ -176,7 +176,7 @@ const main = async () => {
     server = await startServer("examples/server/dist/main.js", env)
     // bench/run.ts walks 1,000 pages of 10: the demo merchant needs that many intents in both runs.
     await fill(server.url, 10_010)
-    const empty = await scenarios(server.url)
+    const empty = await scenarios([server.url])
     await stopServer(server)
     server = undefined
 
@@ -186,7 +186,7 @@ const main = async () => {
     say(`Filling took ${fmt((Date.now() - fillStart) / 1000, 0)} s (one INSERT … SELECT generate_series per table, then VACUUM ANALYZE).\n`)
 
     server = await startServer("examples/server/dist/main.js", env)
-    const full = await scenarios(server.url)
+    const full = await scenarios([server.url])
     say("| scenario | empty: req/s (p50 / p99 ms) | filled: req/s (p50 / p99 ms) | filled / empty | p99 filled / empty |")
     say("|---|---:|---:|---:|---:|")
     const rows: Array<[string, keyof typeof empty & keyof typeof full]> = [

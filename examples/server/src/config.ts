@@ -42,10 +42,16 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     requestTimeoutMillis: positiveInt(env, "TENDER_REQUEST_TIMEOUT_MS", 30_000),
     // On PostgreSQL, the most one statement may take before the request answers 503 (docs/postgres.md).
     statementTimeoutMillis: positiveInt(env, "TENDER_DB_STATEMENT_TIMEOUT_MS", 10_000),
+    // The most a process serves cached credentials and route availability after reading them,
+    // should a change notification be lost (docs/performance.md, "Caches across processes"); 0 turns the cache off.
+    directoryCacheMaxAgeMillis: wholeNumber(env, "TENDER_DIRECTORY_CACHE_MAX_AGE_MS", 5_000, 0, maxMillis, `a whole number of milliseconds from 0 (off) to ${maxMillis}, like 5000`),
     maxHeaderBytes: positiveInt(env, "TENDER_MAX_HEADER_BYTES", 16 * 1024),
     retention: retention(env)
   }
 }
+
+/** The storage option of `TENDER_DIRECTORY_CACHE_MAX_AGE_MS`: 0 is off. */
+export const directoryCache = (maxAgeMillis: number) => (maxAgeMillis === 0 ? false as const : { maxAgeMillis })
 
 /**
  * The scheduled purge (docs/retention.md): `undefined` when TENDER_PURGE is `off` (another process

@@ -11,7 +11,7 @@ import { MongoStorage } from "@tender/mongodb"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
-import { InvalidConfig, loadSeed, options } from "./config.js"
+import { directoryCache, InvalidConfig, loadSeed, options } from "./config.js"
 
 /** Where the data lives, for the banner: never the password. */
 const describeStore = (databaseUrl: string | undefined, tablePrefix: string) => {
@@ -28,6 +28,7 @@ const main = Effect.gen(function*() {
   const {
     checkoutSecret,
     databaseUrl,
+    directoryCacheMaxAgeMillis,
     maxHeaderBytes,
     mongodbUrl,
     port,
@@ -48,9 +49,18 @@ const main = Effect.gen(function*() {
   const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret }, webhookTransport: WebhookClient.layerFetch }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.
   const store = databaseUrl !== undefined
-    ? Tender.layer(tender, PgStorage.layerFromUrl({ url: databaseUrl, tablePrefix, statementTimeout: statementTimeoutMillis }))
+    ? Tender.layer(tender, PgStorage.layerFromUrl({
+      url: databaseUrl,
+      tablePrefix,
+      statementTimeout: statementTimeoutMillis,
+      directoryCache: directoryCache(directoryCacheMaxAgeMillis)
+    }))
     : mongodbUrl !== undefined
-    ? Tender.layer(tender, MongoStorage.layerFromUrl({ url: mongodbUrl, collectionPrefix: tablePrefix }))
+    ? Tender.layer(tender, MongoStorage.layerFromUrl({
+      url: mongodbUrl,
+      collectionPrefix: tablePrefix,
+      directoryCache: directoryCache(directoryCacheMaxAgeMillis)
+    }))
     : Tender.layerMemory(tender)
   // Expired idempotency keys and records past their retention are purged every hour, in batches
   // (docs/retention.md; each process may run it, it is idempotent; TENDER_PURGE=off leaves it to

@@ -50,6 +50,24 @@ export interface Credentials {
   readonly merchant: Merchant
 }
 
+/** What the host can take out of service: one configured route, or every route to a provider. @since 0.1.0 @category models */
+export interface AvailabilityTarget {
+  readonly kind: "route" | "provider"
+  readonly id: string
+}
+
+/**
+ * The host's stored word on routes and providers (docs/performance.md, "Caches across
+ * processes"): `false` out of service, `true` back in service (over a seed's `healthy: false`);
+ * a route or provider absent here has no word from the host.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface Availability {
+  readonly routes: ReadonlyMap<string, boolean>
+  readonly providers: ReadonlyMap<string, boolean>
+}
+
 /** A key pair in clear, returned once when created. @since 0.1.0 @category models */
 export interface IssuedKeyPair {
   readonly apiKey: ApiKey
@@ -74,6 +92,10 @@ export class Merchants extends Context.Tag("@tender/core/Merchants")<Merchants, 
    * `keep`; the ids of the keys revoked now. Keys issued at run time are never touched.
    */
   readonly revokeSeededKeysExcept: (keep: ReadonlyArray<string>, at: number) => Effect.Effect<ReadonlyArray<string>, StorageError>
+  /** Store the host's word on a route or provider, replacing its earlier word (`RouteHealth.layer` reads it). */
+  readonly setAvailability: (target: AvailabilityTarget, available: boolean) => Effect.Effect<void, StorageError>
+  /** Every stored word on routes and providers. */
+  readonly findAvailability: Effect.Effect<Availability, StorageError>
 }>() {}
 
 /** The environment a key's prefix fixes (5.2, 5.3), or undefined for a malformed key. @since 0.1.0 */
@@ -129,6 +151,7 @@ export const layerMemory = (initial: {
   Layer.sync(Merchants, () => {
     const merchants = new Map((initial.merchants ?? []).map((m) => [m.id, m]))
     const keysByPublic = new Map((initial.apiKeys ?? []).map((k) => [k.publicKey, k]))
+    const availability = { routes: new Map<string, boolean>(), providers: new Map<string, boolean>() }
     return {
       findMerchant: (id) => Effect.sync(() => Option.fromNullable(merchants.get(id))),
       findKeyByPublicKey: (pk) => Effect.sync(() => Option.fromNullable(keysByPublic.get(pk))),
@@ -166,6 +189,9 @@ export const layerMemory = (initial: {
             }
           }
           return revoked
-        })
+        }),
+      setAvailability: (target, available) =>
+        Effect.sync(() => void (target.kind === "route" ? availability.routes : availability.providers).set(target.id, available)),
+      findAvailability: Effect.sync(() => ({ routes: new Map(availability.routes), providers: new Map(availability.providers) }))
     }
   })

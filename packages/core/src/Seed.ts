@@ -135,10 +135,13 @@ export const apply = (seed: Seed) =>
 /** Applies the seed when built, into the `Merchants` store provided to it. @since 0.1.0 @category layers */
 export const layerApply = (seed: Seed) => Layer.effectDiscard(apply(seed))
 
-/** In-process `RouteHealth` with the routes the seed marks `healthy: false` down. @since 0.1.0 @category layers */
+/**
+ * `RouteHealth` on the `Merchants` store provided, with the routes the seed marks `healthy: false`
+ * down until the host says otherwise (`RouteHealth.layer`). @since 0.1.0 @category layers
+ */
 export const layerRouteHealth = (seed: Seed) =>
-  RouteHealth.layerMemory({ routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)) })
+  RouteHealth.layer({ routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)) })
 
 /** In-memory `Merchants` and `RouteHealth` layers from a seed. @since 0.1.0 @category layers */
 export const layer = (seed: Seed) =>
-  Layer.merge(Layer.orDie(layerApply(seed).pipe(Layer.provideMerge(Merchants.layerMemory()))), layerRouteHealth(seed))
+  layerRouteHealth(seed).pipe(Layer.provideMerge(Layer.orDie(layerApply(seed).pipe(Layer.provideMerge(Merchants.layerMemory())))))

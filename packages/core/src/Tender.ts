@@ -40,14 +40,13 @@ export interface TenderOptions {
 }
 
 /**
- * Everything but storage: route health from the seed, providers, ids, hosted checkout,
- * webhook settings and the webhook sender.
+ * Everything but storage: providers, ids, hosted checkout, webhook settings and the webhook
+ * sender. (Route health keeps the host's word in the store: `layer` adds it.)
  *
  * @since 0.1.0 @category layers
  */
 export const layerWithoutStorage = (options: TenderOptions) =>
   Layer.mergeAll(
-    Seed.layerRouteHealth(options.seed),
     layerRegistry(options.providers ?? [Simulator.make({ baseUrl: `${options.hostedCheckout.baseUrl.replace(/\/$/, "")}/simulator` })]),
     Ids.layer,
     HostedCheckout.layer(options.hostedCheckout),
@@ -62,12 +61,16 @@ export const layerWithoutStorage = (options: TenderOptions) =>
 /**
  * Every service on the given storage, which provides `Storage`, `Tasks` and `Merchants`
  * (`@tender/postgres`'s `PgStorage.layer`, or `layerMemory` here). The seed's merchants
- * and keys are written into it when the layer is built.
+ * and keys are written into it when the layer is built; route health keeps the host's word on
+ * routes in it (`Seed.layerRouteHealth`).
  *
  * @since 0.1.0 @category layers
  */
 export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, E, R>) =>
-  Layer.merge(layerWithoutStorage(options), Seed.layerApply(options.seed).pipe(Layer.provideMerge(storage)))
+  Layer.merge(
+    layerWithoutStorage(options),
+    Layer.merge(Seed.layerRouteHealth(options.seed), Seed.layerApply(options.seed)).pipe(Layer.provideMerge(storage))
+  )
 
 /** `Storage`, `Tasks` and `Merchants` on the embedded in-memory store. @since 0.1.0 @category layers */
 export const layerMemoryStorage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants> = Layer.merge(MemoryStorage.layer, Merchants.layerMemory())

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Event, Merchants, Storage, StorageError, Task, WebhookDelivery } from "@tender/core"
+import { DirectoryCache, Event, Merchants, Storage, StorageError, Task, WebhookDelivery } from "@tender/core"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { type Db, type DbOptions, type Document, MongoClient } from "mongodb"
 import * as Claims from "./internal/claims.js"
@@ -16,6 +16,7 @@ import * as Commit from "./internal/commit.js"
 import { readRecord } from "./internal/documents.js"
 import { fold } from "./internal/errors.js"
 import { byCollection, indexSpecs } from "./internal/indexes.js"
+import * as Directory from "./internal/directory.js"
 import * as MerchantsStore from "./internal/merchants.js"
 import { idFilter, listFilter, listOptions, projection, scopedFilter } from "./internal/queries.js"
 import * as Purge from "./internal/purge.js"
@@ -37,6 +38,13 @@ export interface MongoStorageOptions {
    * time far from the wall clock) and rely on `purgeExpired` alone.
    */
   readonly expireKeys?: boolean | undefined
+  /**
+   * The process's cache of credentials and route availability, cleared on every change in any
+   * process through a change stream and bounded by `maxAgeMillis` (docs/performance.md, "Caches
+   * across processes"). Needs a deployment with change streams; `false` turns it off.
+   * Default `{ maxAgeMillis: 5000, maxEntries: 10000 }`.
+   */
+  readonly directoryCache?: DirectoryCache.DirectoryCacheOptions | false | undefined
 }
 
 /**
@@ -91,7 +99,7 @@ export const checkDeployment = (db: Db, database: string): Effect.Effect<Topolog
 
 /**
  * The three services on `client`, without creating indexes (run `setup` first, or use `layer`).
- * Fails on a standalone server.
+ * Fails on a standalone server. The directory cache's change stream lives as long as the scope.
  *
  * @since 0.1.0 @category constructors
  */
@@ -128,17 +136,20 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
         attempts: db.collection(c.of(WebhookDelivery.attemptTable))
       })
     })
-    return {
-      storage,
-      tasks: Tasks.make(db.collection(c.of(Task.table)), Topology.supportsChangeStreams(topology)),
-      merchants: MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys))
+    let merchants = MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys), db.collection(c.routeAvailability))
+    // The cache needs a change signal: change streams, which a standalone server has not.
+    if (Topology.supportsChangeStreams(topology) && options.directoryCache !== false) {
+      const cache = DirectoryCache.make(options.directoryCache)
+      yield* Directory.listen(db, [c.merchants, c.apiKeys, c.routeAvailability], cache)
+      merchants = DirectoryCache.cached(merchants, cache)
     }
+    return { storage, tasks: Tasks.make(db.collection(c.of(Task.table)), Topology.supportsChangeStreams(topology)), merchants }
   })
 
 // The deployment is checked (in `make`) before `setup` writes anything: a standalone server is
 // refused with its one message and left as it was.
 const servicesLayer = (client: MongoClient, options: MongoStorageOptions) =>
-  Layer.effectContext(
+  Layer.scopedContext(
     Effect.zipLeft(make(client, options), setup(client, options)).pipe(
       Effect.map(({ merchants, storage, tasks }) =>
         Context.make(Storage.Storage, storage).pipe(Context.add(Merchants.Merchants, merchants), Context.add(Task.Tasks, tasks)))

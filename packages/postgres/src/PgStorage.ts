@@ -10,10 +10,11 @@ import type { MigrationError } from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Merchants, Storage, Task } from "@tender/core"
+import { DirectoryCache, Merchants, Storage, Task } from "@tender/core"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as Claims from "./internal/claims.js"
 import * as Commit from "./internal/commit.js"
+import * as Directory from "./internal/directory.js"
 import { fold } from "./internal/errors.js"
 import * as MerchantsStore from "./internal/merchants.js"
 import * as Purge from "./internal/purge.js"
@@ -33,6 +34,13 @@ export interface PgStorageOptions {
    * (docs/postgres.md, "Statement timeout"). Default 10 seconds.
    */
   readonly statementTimeout?: Duration.DurationInput | undefined
+  /**
+   * The process's cache of credentials and route availability, cleared on every change in any
+   * process through `LISTEN/NOTIFY` and bounded by `maxAgeMillis` (docs/performance.md, "Caches
+   * across processes"). Needs the `PgClient` (a plain `SqlClient` reads the store every time);
+   * `false` turns it off. Default `{ maxAgeMillis: 5000, maxEntries: 10000 }`.
+   */
+  readonly directoryCache?: DirectoryCache.DirectoryCacheOptions | false | undefined
 }
 
 /** The statement timeout when none is set: 10 seconds. @since 0.1.0 @category constants */
@@ -40,7 +48,8 @@ export const defaultStatementTimeout: Duration.Duration = Timeout.defaultStateme
 
 /**
  * Build the `Storage` and `Merchants` services on the provided `SqlClient`. Does not
- * migrate: run `PgMigrations.run` first (or use `layer`, which does).
+ * migrate: run `PgMigrations.run` first (or use `layer`, which does). On a `PgClient` the
+ * directory cache listens for changes for as long as the scope lives.
  *
  * @since 0.1.0 @category constructors
  */
@@ -88,15 +97,24 @@ export const make = (options: PgStorageOptions = {}) =>
     })
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
     const m = MerchantsStore.make(sql, t)
-    const merchants = Merchants.Merchants.of({
+    const bounded = Merchants.Merchants.of({
       findMerchant: (id) => within("find merchant", m.findMerchant(id)),
       findKeyByPublicKey: (key) => within("find API key", m.findKeyByPublicKey(key)),
       findCredentials: (key) => within("find credentials", m.findCredentials(key)),
       putMerchant: (merchant) => within("put merchant", m.putMerchant(merchant)),
       putApiKey: (key) => within("put API key", m.putApiKey(key)),
       revokeApiKey: (keyId, at) => within("revoke API key", m.revokeApiKey(keyId, at)),
-      revokeSeededKeysExcept: (keep, at) => within("revoke seeded keys", m.revokeSeededKeysExcept(keep, at))
+      revokeSeededKeysExcept: (keep, at) => within("revoke seeded keys", m.revokeSeededKeysExcept(keep, at)),
+      setAvailability: (target, available) => within("set route availability", m.setAvailability(target, available)),
+      findAvailability: within("find route availability", m.findAvailability)
     })
+    // The cache needs a change signal, which only the PgClient's connection settings give.
+    let merchants = bounded
+    if (Option.isSome(pg) && options.directoryCache !== false) {
+      const cache = DirectoryCache.make(options.directoryCache)
+      yield* Directory.listen(Directory.clientConfig(pg.value.config), t.directoryChannel, cache)
+      merchants = DirectoryCache.cached(bounded, cache)
+    }
     const k = Tasks.make(sql, t, pg)
     const tasks = Task.Tasks.of({
       claim: (req) => within("claim tasks", k.claim(req)),
@@ -116,7 +134,7 @@ export const make = (options: PgStorageOptions = {}) =>
 export const layerWithoutMigrations = (
   options: PgStorageOptions = {}
 ): Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, never, SqlClient> =>
-  Layer.effectContext(Effect.map(make(options), ({ merchants, storage, tasks }) =>
+  Layer.scopedContext(Effect.map(make(options), ({ merchants, storage, tasks }) =>
     Context.make(Storage.Storage, storage).pipe(Context.add(Merchants.Merchants, merchants), Context.add(Task.Tasks, tasks))))
 
 /**

@@ -99,7 +99,9 @@ const measured = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 if (skipReason === undefined) {
   const prefix = freshPrefix()
   const scratch = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.orDie(dropTables(prefix))))
-  const services = PgStorage.layer({ tablePrefix: prefix }).pipe(Layer.provideMerge(scratch), Layer.provideMerge(client))
+  // The store's own lookup, without the directory cache (the last test has it on).
+  const services = PgStorage.layer({ tablePrefix: prefix, directoryCache: false }).pipe(Layer.provideMerge(scratch), Layer.provideMerge(client))
+  const cachedServices = PgStorage.layer({ tablePrefix: prefix }).pipe(Layer.provideMerge(client))
 
   describe("D2 authentication timing on PostgreSQL: the same work for a known and an unknown key", () => {
     it.effect("D2 every refusal (wrong secret, revoked, mismatched environment, unknown key anywhere in the key order) makes one and the same statement, one hash, one constant-time comparison, and parses no merchant JSON", () =>
@@ -160,6 +162,36 @@ if (skipReason === undefined) {
         assert.notInclude(text, "Seq Scan", text)
         assert.include(text, `${prefix}api_keys_public_key`, text)
       }).pipe(Effect.provide(services)))
+
+    it.live("D2 with the directory cache: a refusal repeated makes no statement whether the key exists or not, and its first makes the same one", () =>
+      Effect.gen(function*() {
+        yield* Seed.apply(seed)
+        // Let the seed's own change notifications arrive first (they clear the cache, rightly).
+        yield* Effect.sleep("300 millis")
+        const accepted = { publicKey: "pk_test_mmmmA1b2C3d4", secretKey: "sk_test_mmmmSECRETa1b2c3" }
+        // The cache serves once its listening connection is up: wait for the accepted key to be served from it.
+        let served = false
+        for (let i = 0; i < 200 && !served; i++) {
+          served = (yield* measured(Authentication.authenticate(accepted))).work.statements === 0
+          if (!served) yield* Effect.sleep("25 millis")
+        }
+        assert.isTrue(served, "the directory cache came up")
+        let statement: string | undefined
+        const asked = new Set([accepted.publicKey])
+        for (const [label, credentials] of Object.entries(refused)) {
+          const first = yield* measured(Authentication.authenticate(credentials))
+          const again = yield* measured(Authentication.authenticate(credentials))
+          assert.isTrue(Either.isLeft(again.result) && again.result.left._tag === "InvalidApiKey", label)
+          if (!asked.has(credentials.publicKey)) {
+            asked.add(credentials.publicKey)
+            // (A key not asked for yet: the store's one statement.)
+            assert.deepStrictEqual(first.work, { statements: 1, hashes: 1, comparisons: 1, parses: 0 }, label)
+            statement ??= first.texts[0]
+            assert.strictEqual(first.texts[0], statement, `${label}: the same statement`)
+          }
+          assert.deepStrictEqual(again.work, { statements: 0, hashes: 1, comparisons: 1, parses: 0 }, label)
+        }
+      }).pipe(Effect.provide(cachedServices)))
   })
 } else {
   describe("D2 authentication timing on PostgreSQL", () => {

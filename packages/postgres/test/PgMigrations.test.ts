@@ -53,6 +53,7 @@ if (skipReason !== undefined) {
             "payment_intents",
             "payout_intents",
             "refunds",
+            "route_availability",
             "tasks",
             "topup_intents",
             "webhook_attempts",

@@ -44,6 +44,7 @@ export const dropTables = (prefix: string) =>
       WHERE schemaname = current_schema() AND starts_with(tablename, ${prefix})`
     for (const { name } of rows) yield* sql`DROP TABLE IF EXISTS ${sql(name)}`
     yield* sql`DROP FUNCTION IF EXISTS ${sql(`${prefix}guard_failed`)}(text)`
+    yield* sql`DROP FUNCTION IF EXISTS ${sql(`${prefix}directory_changed`)}()`
   })
 
 export const runSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) =>

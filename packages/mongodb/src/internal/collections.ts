@@ -30,6 +30,8 @@ export const collections = (prefix: CollectionPrefix) => ({
   idempotencyKeys: `${prefix}idempotency_keys`,
   merchants: `${prefix}merchants`,
   apiKeys: `${prefix}api_keys`,
+  /** The host's word on routes and providers (`Merchants.setAvailability`). */
+  routeAvailability: `${prefix}route_availability`,
   /** The collection of a stored resource: `tender_payment_intents`. */
   of: (table: Table.Table<any>) => `${prefix}${table.name}`
 })

@@ -128,7 +128,8 @@ export const indexSpecs = (c: Collections, options: IndexOptions): ReadonlyArray
   { collection: c.references, name: "lapsed", key: { completed: 1, locked_until: 1 } },
   { collection: c.merchants, name: "id_unique", key: { id: 1 }, unique: true },
   { collection: c.apiKeys, name: "public_key_unique", key: { public_key: 1 }, unique: true },
-  { collection: c.apiKeys, name: "id", key: { id: 1 } }
+  { collection: c.apiKeys, name: "id", key: { id: 1 } },
+  { collection: c.routeAvailability, name: "kind_id_unique", key: { kind: 1, id: 1 }, unique: true }
 ]
 
 /** The specs grouped by collection, in the order `createIndexes` is called. */

@@ -87,8 +87,16 @@ export const credentialsPipeline = (publicKey: string, merchants: string): Reado
 
 const call = <A>(operation: string, f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: fold(operation) })
 
-/** The directory on its two collections. */
-export const make = (merchants: Collection<Document>, apiKeys: Collection<Document>) =>
+/** The stored words on routes and providers, from their documents `{ kind, id, available }`. */
+export const toAvailability = (docs: ReadonlyArray<Document>): Merchants.Availability => {
+  const routes = new Map<string, boolean>()
+  const providers = new Map<string, boolean>()
+  for (const d of docs) (d["kind"] === "route" ? routes : providers).set(String(d["id"]), d["available"] === true)
+  return { routes, providers }
+}
+
+/** The directory on its three collections. */
+export const make = (merchants: Collection<Document>, apiKeys: Collection<Document>, availability: Collection<Document>) =>
   Merchants.Merchants.of({
     findMerchant: (id) =>
       call("find merchant", () => merchants.findOne({ id }, { projection: { _id: 0 } })).pipe(
@@ -122,5 +130,15 @@ export const make = (merchants: Collection<Document>, apiKeys: Collection<Docume
         const ids = docs.map((d) => String(d["id"]))
         if (ids.length > 0) await apiKeys.updateMany({ id: { $in: ids } }, [...revokeUpdate(at)])
         return ids
-      })
+      }),
+    setAvailability: (target, available) =>
+      Effect.asVoid(call("set route availability", () =>
+        availability.updateOne(
+          { kind: target.kind, id: target.id },
+          { $set: { available, updated_at: new Date() } },
+          { upsert: true }
+        ))),
+    findAvailability: call("find route availability", () => availability.find({}, { projection: { _id: 0 } }).toArray()).pipe(
+      Effect.map(toAvailability)
+    )
   })

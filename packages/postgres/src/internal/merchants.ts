@@ -105,6 +105,7 @@ export const toCredentials = (publicKey: string, r: CredentialRow | undefined): 
 export const make = (sql: SqlClient, t: Tables) => {
   const MER = sql(t.merchants)
   const APIKEY = sql(t.apiKeys)
+  const AVAIL = sql(t.routeAvailability)
   return Merchants.Merchants.of({
     findMerchant: (id) =>
       sql<MerchantRow>`SELECT id, name, allowed_checkout_modes::text AS allowed_checkout_modes, routes::text AS routes
@@ -162,6 +163,21 @@ export const make = (sql: SqlClient, t: Tables) => {
         RETURNING id`.pipe(
         Effect.map((rows) => rows.map((r) => r.id)),
         Effect.mapError(fold("revoke keys left out of the seed"))
-      )
+      ),
+    setAvailability: (target, available) =>
+      sql`INSERT INTO ${AVAIL} (kind, id, available) VALUES (${target.kind}, ${target.id}, ${available})
+        ON CONFLICT (kind, id) DO UPDATE SET available = excluded.available, updated_at = now()`.pipe(
+        Effect.asVoid,
+        Effect.mapError(fold("set route availability"))
+      ),
+    findAvailability: sql<{ kind: string; id: string; available: boolean }>`SELECT kind, id, available FROM ${AVAIL}`.pipe(
+      Effect.map((rows) => {
+        const routes = new Map<string, boolean>()
+        const providers = new Map<string, boolean>()
+        for (const r of rows) (r.kind === "route" ? routes : providers).set(r.id, r.available)
+        return { routes, providers }
+      }),
+      Effect.mapError(fold("find route availability"))
+    )
   })
 }

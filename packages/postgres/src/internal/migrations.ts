@@ -7,11 +7,13 @@
 import type { TablePrefix } from "./tables.js"
 import { webhookTools } from "./migrations/0011_webhook_tools.js"
 import { retentionMigration } from "./migrations/0012_retention.js"
+import { migration0013 } from "./migrations/0013_directory_changes.js"
 import { initialMigrations } from "./migrations/initial.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
   ...initialMigrations(prefix),
   "0011_webhook_tools": webhookTools(prefix),
-  ...retentionMigration(prefix)
+  ...retentionMigration(prefix),
+  ...migration0013(prefix)
 })

@@ -32,9 +32,20 @@ const selectOf = (f: Table.Field, qualifier: string): string => {
   }
 }
 
+const selectLists = new WeakMap<Table.Table<any>, Map<string, string>>()
+
 /** The select list of a table's rows, every column read as text; `qualifier` names the table (`t.`). */
-export const selectList = (table: Table.Table<any>, qualifier = ""): string =>
-  table.fields.map((f) => selectOf(f, qualifier)).join(", ")
+export const selectList = (table: Table.Table<any>, qualifier = ""): string => {
+  // Built once per table and qualifier: every read statement uses it (0.5 % of a get's CPU when rebuilt each time).
+  const byQualifier = selectLists.get(table) ?? new Map<string, string>()
+  selectLists.set(table, byQualifier)
+  let list = byQualifier.get(qualifier)
+  if (list === undefined) {
+    list = table.fields.map((f) => selectOf(f, qualifier)).join(", ")
+    byQualifier.set(qualifier, list)
+  }
+  return list
+}
 
 /** The column names of a table, in record order. */
 export const columns = (table: Table.Table<any>): ReadonlyArray<string> => table.fields.map((f) => f.column)

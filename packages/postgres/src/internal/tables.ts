@@ -16,6 +16,12 @@ export const tables = (prefix: TablePrefix) => ({
   idempotencyKeys: `${prefix}idempotency_keys`,
   merchants: `${prefix}merchants`,
   apiKeys: `${prefix}api_keys`,
+  /** The host's word on routes and providers (migration 0013). */
+  routeAvailability: `${prefix}route_availability`,
+  /** The trigger function that notifies `directoryChannel` (migration 0013). */
+  directoryChanged: `${prefix}directory_changed`,
+  /** The channel a change to merchants, keys or route availability notifies. */
+  directoryChannel: `${prefix}directory`,
   /** The function that aborts a commit whose guard touched no row (migration 0002). */
   guardFailed: `${prefix}guard_failed`,
   /** The table of a stored resource: `tender_payment_intents`. */

@@ -111,4 +111,48 @@ export const merchantCases = (it: ContractIt) => {
       assert.notInclude(yield* merchants.revokeSeededKeysExcept([kept.publicKey], t0 + 400), removed.id)
       assert.strictEqual(Option.getOrThrow(yield* merchants.findKeyByPublicKey(removed.publicKey)).revokedAt, t0 + 300)
     }))
+
+  it.effect("caches: a key's credentials read before its revocation are not answered after it, nor a merchant's before its change", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchants.Merchants
+      const m = freshMerchant()
+      const k = freshKey(m.id)
+      yield* merchants.putMerchant(m)
+      yield* merchants.putApiKey(k)
+      // Read twice: a store with a cache now holds it.
+      yield* merchants.findCredentials(k.publicKey)
+      const before = yield* merchants.findCredentials(k.publicKey)
+      assert.strictEqual(Option.getOrThrow(before).apiKey.revokedAt, null)
+      assert.isTrue(yield* merchants.revokeApiKey(k.id, t0 + 9))
+      assert.strictEqual(Option.getOrThrow(yield* merchants.findCredentials(k.publicKey)).apiKey.revokedAt, t0 + 9)
+      yield* merchants.putMerchant({ ...m, name: "Renamed" })
+      assert.strictEqual(Option.getOrThrow(yield* merchants.findCredentials(k.publicKey)).merchant.name, "Renamed")
+      // An unknown key asked twice is none both times, and none once it exists is not kept either.
+      const later = freshKey(m.id)
+      assert.isTrue(Option.isNone(yield* merchants.findCredentials(later.publicKey)))
+      assert.isTrue(Option.isNone(yield* merchants.findCredentials(later.publicKey)))
+      yield* merchants.putApiKey(later)
+      assert.strictEqual(Option.getOrThrow(yield* merchants.findCredentials(later.publicKey)).apiKey.id, later.id)
+    }))
+
+  it.effect("route availability: the host's word on a route and on a provider is stored, a later word replaces it, and no word is absent", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchants.Merchants
+      const route = `rt_${Ids.randomBase62(8)}`
+      const provider = `prov_${Ids.randomBase62(8)}`
+      const before = yield* merchants.findAvailability
+      assert.isFalse(before.routes.has(route))
+      assert.isFalse(before.providers.has(provider))
+      yield* merchants.setAvailability({ kind: "route", id: route }, false)
+      yield* merchants.setAvailability({ kind: "provider", id: provider }, false)
+      const down = yield* merchants.findAvailability
+      assert.strictEqual(down.routes.get(route), false)
+      assert.strictEqual(down.providers.get(provider), false)
+      // A route and a provider may share an id: the kinds are apart.
+      assert.isFalse(down.providers.has(route))
+      yield* merchants.setAvailability({ kind: "route", id: route }, true)
+      const up = yield* merchants.findAvailability
+      assert.strictEqual(up.routes.get(route), true)
+      assert.strictEqual(up.providers.get(provider), false)
+    }))
 }

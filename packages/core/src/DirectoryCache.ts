@@ -1,0 +1,169 @@
+/**
+ * A process's cache of the merchant directory (credentials with their merchant, the host's word
+ * on routes), for storage adapters shared by several processes (docs/performance.md, "Caches
+ * across processes"). The adapter feeds it the store's change signal (PostgreSQL `LISTEN`,
+ * MongoDB change streams): `invalidate` on every change, `connected(false)` when the signal is
+ * lost and `connected(true)` once it is listening again. While disconnected nothing is cached and
+ * every read goes to the store, so a change is never missed; every entry also expires after
+ * `maxAgeMillis`, the bound that holds whatever happens to the signal.
+ *
+ * Credentials are cached whether the key exists or not, in one bounded LRU: a second request
+ * with the same public key costs the same whether it exists (D2, the time of a 401 must not
+ * tell which keys exist), and no stream of random keys grows the process's memory.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option, Schedule } from "effect"
+import type { Availability, Credentials } from "./Merchants.js"
+import { Merchants } from "./Merchants.js"
+import type { StorageError } from "./StorageError.js"
+
+/** @since 0.1.0 @category models */
+export interface DirectoryCacheOptions {
+  /** The most an entry is served after it was read, whatever the change signal does. Default 5,000 ms. */
+  readonly maxAgeMillis?: number | undefined
+  /** The most credentials kept (least recently used dropped first). Default 10,000. */
+  readonly maxEntries?: number | undefined
+}
+
+/** @since 0.1.0 @category models */
+export interface DirectoryCache {
+  /** The credentials of `publicKey`, from the cache or `load` (whose answer is then kept). */
+  readonly credentials: (
+    publicKey: string,
+    load: Effect.Effect<Option.Option<Credentials>, StorageError>
+  ) => Effect.Effect<Option.Option<Credentials>, StorageError>
+  /** The host's word on routes, from the cache or `load`. */
+  readonly availability: (load: Effect.Effect<Availability, StorageError>) => Effect.Effect<Availability, StorageError>
+  /** Drop everything: the directory changed (a notification, or a write by this process). */
+  readonly invalidate: () => void
+  /** The change signal is up (`true`, cache from now on) or lost (`false`, drop and bypass). */
+  readonly connected: (up: boolean) => void
+  /** How many credentials are held (for tests and metrics). */
+  readonly size: () => number
+}
+
+/** The default bound on an entry's age. @since 0.1.0 @category constants */
+export const defaultMaxAgeMillis = 5_000
+
+interface Entry<A> {
+  readonly value: A
+  readonly at: number
+}
+
+/**
+ * A cache that starts disconnected: it caches only once the adapter reports its signal up.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const make = (options: DirectoryCacheOptions = {}): DirectoryCache => {
+  const maxAge = options.maxAgeMillis ?? defaultMaxAgeMillis
+  const maxEntries = Math.max(1, options.maxEntries ?? 10_000)
+  const credentials = new Map<string, Entry<Option.Option<Credentials>>>()
+  let availability: Entry<Availability> | undefined
+  let up = false
+  // Bumped by every invalidation: a read that began before one must not store what it read.
+  let generation = 0
+  const invalidate = () => {
+    generation++
+    credentials.clear()
+    availability = undefined
+  }
+  const now = Effect.clockWith((c) => c.currentTimeMillis)
+  const fresh = <A>(entry: Entry<A> | undefined, t: number): entry is Entry<A> => entry !== undefined && t - entry.at < maxAge
+  /** `load`, keeping its answer (through `keep`) only if nothing changed while it ran. */
+  const through = <A>(load: Effect.Effect<A, StorageError>, keep: (entry: Entry<A>) => void) =>
+    Effect.flatMap(now, (t) => {
+      const before = generation
+      return Effect.tap(load, (value) => Effect.sync(() => up && generation === before && keep({ value, at: t })))
+    })
+  return {
+    credentials: (publicKey, load) =>
+      Effect.flatMap(now, (t) => {
+        const hit = up ? credentials.get(publicKey) : undefined
+        if (fresh(hit, t)) {
+          // Most recently used goes last: the first key in the map is the one to drop.
+          credentials.delete(publicKey)
+          credentials.set(publicKey, hit)
+          return Effect.succeed(hit.value)
+        }
+        return through(load, (entry) => {
+          credentials.delete(publicKey)
+          credentials.set(publicKey, entry)
+          if (credentials.size > maxEntries) credentials.delete(credentials.keys().next().value as string)
+        })
+      }),
+    availability: (load) =>
+      Effect.flatMap(now, (t) => {
+        const hit = up ? availability : undefined
+        return fresh(hit, t) ? Effect.succeed(hit.value) : through(load, (entry) => void (availability = entry))
+      }),
+    invalidate,
+    connected: (isUp) => {
+      invalidate()
+      up = isUp
+    },
+    size: () => credentials.size
+  }
+}
+
+/**
+ * `merchants` with its two per-request reads (`findCredentials`, `findAvailability`) served from
+ * `cache`, and every write clearing this process's cache as soon as it is done (the other
+ * processes hear of it through the adapter's change signal).
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const cached = (merchants: Merchants["Type"], cache: DirectoryCache): Merchants["Type"] => {
+  const clears = <A, E>(write: Effect.Effect<A, E>) => Effect.ensuring(write, Effect.sync(cache.invalidate))
+  return Merchants.of({
+    ...merchants,
+    findCredentials: (publicKey) => cache.credentials(publicKey, merchants.findCredentials(publicKey)),
+    findAvailability: cache.availability(merchants.findAvailability),
+    putMerchant: (merchant) => clears(merchants.putMerchant(merchant)),
+    putApiKey: (key) => clears(merchants.putApiKey(key)),
+    revokeApiKey: (keyId, at) => clears(merchants.revokeApiKey(keyId, at)),
+    revokeSeededKeysExcept: (keep, at) => clears(merchants.revokeSeededKeysExcept(keep, at)),
+    setAvailability: (target, available) => clears(merchants.setAvailability(target, available))
+  })
+}
+
+/** What a change signal reports to the cache (`follow`). @since 0.1.0 @category models */
+export interface Signal {
+  /** Listening: changes from now on will be reported. */
+  readonly up: () => void
+  /** The directory changed. */
+  readonly change: () => void
+  /** The signal is lost: the cache stops serving until a new one is up. */
+  readonly lost: (error: unknown) => void
+}
+
+/**
+ * Keep `cache` fed by a change signal for as long as the scope lives: `open` starts one (a
+ * listening connection, a change stream) and returns how to close it; after a loss the cache
+ * serves nothing and a new one is opened (100 ms, doubling, at most `retryMillis` apart).
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const follow = (cache: DirectoryCache, what: string, open: (signal: Signal) => () => void, retryMillis = 5_000) =>
+  Effect.async<never, Error>((resume) => {
+    let over = false
+    let close = () => {}
+    const lost = (error: unknown) => {
+      if (over) return
+      over = true
+      cache.connected(false)
+      close()
+      resume(Effect.fail(error instanceof Error ? error : new Error(String(error))))
+    }
+    close = open({ up: () => over || cache.connected(true), change: cache.invalidate, lost })
+    return Effect.sync(() => {
+      over = true
+      cache.connected(false)
+      close()
+    })
+  }).pipe(
+    Effect.tapError((error) => Effect.logDebug(`tender: ${what} lost; reading the store until it is back`, error.message)),
+    Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced(retryMillis)))),
+    Effect.forkScoped
+  )

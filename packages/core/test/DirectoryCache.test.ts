@@ -1,0 +1,186 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DirectoryCache, Merchants, RouteHealth } from "@tender/core"
+import { Deferred, Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
+
+const apiKey = (publicKey: string, revokedAt: number | null = null): Merchants.ApiKey => ({
+  id: `key_${publicKey}`,
+  merchantId: "mch_1",
+  environment: "test",
+  publicKey,
+  secretHash: Merchants.hashSecret("sk_test_x"),
+  revokedAt,
+  createdAt: 0
+})
+const merchant: Merchants.Merchant = { id: "mch_1", name: "One", allowedCheckoutModes: ["merchant"], routes: [] }
+
+/** A store read that counts its calls and answers what `answer` holds now. */
+const counted = (answer: () => Option.Option<Merchants.Credentials>) => {
+  let calls = 0
+  return { load: Effect.sync(() => (calls++, answer())), calls: () => calls }
+}
+const some = (publicKey: string, revokedAt: number | null = null) => Option.some({ apiKey: apiKey(publicKey, revokedAt), merchant })
+
+describe("DirectoryCache", () => {
+  it.effect("caches: nothing is cached until the change signal is up, then a read is served from the cache", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make()
+      const store = counted(() => some("pk_test_a"))
+      yield* cache.credentials("pk_test_a", store.load)
+      yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(store.calls(), 2, "disconnected: every read goes to the store")
+      cache.connected(true)
+      yield* cache.credentials("pk_test_a", store.load)
+      yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(store.calls(), 3)
+    }))
+
+  it.effect("caches: a change drops every entry, and losing the signal drops them and stops caching", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make()
+      cache.connected(true)
+      let revokedAt: number | null = null
+      const store = counted(() => some("pk_test_a", revokedAt))
+      yield* cache.credentials("pk_test_a", store.load)
+      revokedAt = 5
+      cache.invalidate()
+      const after = yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(Option.getOrThrow(after).apiKey.revokedAt, 5)
+      cache.connected(false)
+      assert.strictEqual(cache.size(), 0)
+      yield* cache.credentials("pk_test_a", store.load)
+      yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(store.calls(), 4)
+    }))
+
+  it.effect("caches: a read that began before a change does not keep what it read", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make()
+      cache.connected(true)
+      const gate = yield* Deferred.make<void>()
+      const stale = Effect.as(Deferred.await(gate), some("pk_test_a"))
+      const reading = yield* Effect.fork(cache.credentials("pk_test_a", stale))
+      yield* Effect.yieldNow()
+      cache.invalidate()
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(reading)
+      assert.strictEqual(cache.size(), 0)
+      const store = counted(() => some("pk_test_a", 7))
+      assert.strictEqual(Option.getOrThrow(yield* cache.credentials("pk_test_a", store.load)).apiKey.revokedAt, 7)
+    }))
+
+  it.effect("caches: an entry is served no longer than maxAgeMillis, whatever the signal does", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make({ maxAgeMillis: 1_000 })
+      cache.connected(true)
+      const store = counted(() => some("pk_test_a"))
+      yield* cache.credentials("pk_test_a", store.load)
+      yield* TestClock.adjust(Duration.millis(999))
+      yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(store.calls(), 1)
+      yield* TestClock.adjust(Duration.millis(1))
+      yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(store.calls(), 2)
+    }))
+
+  it.effect("caches: D2 an unknown key is cached as a known one is, and the cache holds at most maxEntries", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make({ maxEntries: 3 })
+      cache.connected(true)
+      const known = counted(() => some("pk_test_known"))
+      const unknown = counted(() => Option.none())
+      for (let i = 0; i < 3; i++) {
+        yield* cache.credentials("pk_test_known", known.load)
+        yield* cache.credentials("pk_test_unknown", unknown.load)
+      }
+      assert.strictEqual(known.calls(), 1)
+      assert.strictEqual(unknown.calls(), 1)
+      // Random keys push out the least recently used, never past the bound.
+      for (let i = 0; i < 50; i++) yield* cache.credentials(`pk_test_r${i}`, Effect.succeed(Option.none()))
+      assert.strictEqual(cache.size(), 3)
+      yield* cache.credentials("pk_test_known", known.load)
+      assert.strictEqual(known.calls(), 2)
+    }))
+
+  it.live("caches: follow serves only while the signal is up, and opens a new one after a loss", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make()
+      const opened: Array<DirectoryCache.Signal> = []
+      let closed = 0
+      yield* DirectoryCache.follow(cache, "test signal", (signal) => {
+        opened.push(signal)
+        return () => void closed++
+      }, 20)
+      yield* Effect.yieldNow()
+      assert.strictEqual(opened.length, 1)
+      const store = counted(() => some("pk_test_a"))
+      yield* cache.credentials("pk_test_a", store.load)
+      yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(store.calls(), 2, "not up yet")
+      opened[0]!.up()
+      yield* cache.credentials("pk_test_a", store.load)
+      yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(store.calls(), 3)
+      opened[0]!.lost(new Error("connection reset"))
+      assert.strictEqual(closed, 1)
+      yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(store.calls(), 4, "lost: the store is read")
+      // The up of a closed signal is ignored; a new one is opened after the retry delay.
+      opened[0]!.up()
+      yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(store.calls(), 5)
+      while (opened.length < 2) yield* Effect.sleep(Duration.millis(10))
+      opened[1]!.up()
+      opened[1]!.change()
+      yield* cache.credentials("pk_test_a", store.load)
+      yield* cache.credentials("pk_test_a", store.load)
+      assert.strictEqual(store.calls(), 6)
+    }).pipe(Effect.scoped))
+})
+
+describe("RouteHealth.layer", () => {
+  const route = { id: "rt_pp", provider: "simulator" }
+  // Two instances on one store: what two processes on one database are.
+  const twoOnOneStore = Effect.gen(function*() {
+    const store = yield* Layer.build(Merchants.layerMemory())
+    const one = yield* Layer.build(RouteHealth.layer({ routesDown: ["rt_seeded_down"] })).pipe(Effect.provide(store))
+    const two = yield* Layer.build(RouteHealth.layer({ routesDown: ["rt_seeded_down"] })).pipe(Effect.provide(store))
+    return [one, two].map((ctx) => Effect.provide(RouteHealth.RouteHealth, ctx))
+  })
+
+  it.scoped("route availability: a route or provider taken out of service through one instance is out of service in the other", () =>
+    Effect.gen(function*() {
+      const [one, two] = yield* twoOnOneStore
+      const a = yield* one!
+      const b = yield* two!
+      assert.isTrue(yield* b.isHealthy(route))
+      yield* a.setRouteAvailable(route.id, false)
+      assert.isFalse(yield* b.isHealthy(route))
+      yield* a.setRouteAvailable(route.id, true)
+      assert.isTrue(yield* b.isHealthy(route))
+      yield* b.setProviderAvailable("simulator", false)
+      assert.isFalse(yield* a.isHealthy(route))
+      yield* b.setProviderAvailable("simulator", true)
+      assert.isTrue(yield* a.isHealthy(route))
+    }))
+
+  it.scoped("route availability: the seed's healthy: false holds until the host's word, which wins in every instance", () =>
+    Effect.gen(function*() {
+      const [one, two] = yield* twoOnOneStore
+      const a = yield* one!
+      const b = yield* two!
+      const seeded = { id: "rt_seeded_down", provider: "simulator" }
+      assert.isFalse(yield* a.isHealthy(seeded))
+      yield* a.setRouteAvailable(seeded.id, true)
+      assert.isTrue(yield* b.isHealthy(seeded))
+    }))
+
+  it.scoped("route availability: the failure breaker stays per instance", () =>
+    Effect.gen(function*() {
+      const [one, two] = yield* twoOnOneStore
+      const a = yield* one!
+      const b = yield* two!
+      for (let i = 0; i < 3; i++) yield* a.recordFailure(route)
+      assert.isFalse(yield* a.isHealthy(route))
+      assert.isTrue(yield* b.isHealthy(route))
+    }))
+})

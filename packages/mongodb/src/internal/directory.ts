@@ -1,0 +1,45 @@
+/**
+ * The directory cache on MongoDB (docs/performance.md, "Caches across processes"): one change
+ * stream on the database, filtered to the merchants, API keys and route availability
+ * collections, clears the process's `DirectoryCache` on every change. The cache serves only
+ * while the stream is open (from its `init`); an error or close drops it whole and the stream is
+ * opened again. Needs a replica set or sharded cluster (change streams); otherwise no cache.
+ */
+import { DirectoryCache } from "@tender/core"
+import type { ChangeStreamDocument, Db, Document } from "mongodb"
+
+/** The change stream's pipeline: only the directory's collections. */
+export const pipeline = (collections: ReadonlyArray<string>): ReadonlyArray<Document> => [
+  { $match: { "ns.coll": { $in: [...collections] } } }
+]
+
+/**
+ * Whether an event of the stream changes what the cache holds. Writes, deletes, a collection
+ * dropped or renamed all do; so does an event of a kind this code does not know (safe side).
+ */
+export const invalidates = (event: Pick<ChangeStreamDocument, "operationType">): boolean =>
+  event.operationType !== "createIndexes" && event.operationType !== "dropIndexes" && event.operationType !== "create"
+
+/**
+ * Whether the stream ends with this event: after `invalidate` (its collection dropped or renamed,
+ * or the database dropped) MongoDB closes it, so the listener opens a new one.
+ */
+export const ends = (event: Pick<ChangeStreamDocument, "operationType">): boolean =>
+  event.operationType === "invalidate" || event.operationType === "dropDatabase"
+
+/** Watch for as long as the scope lives, feeding `cache` (`DirectoryCache.follow`). */
+export const listen = (db: Db, collections: ReadonlyArray<string>, cache: DirectoryCache.DirectoryCache) =>
+  DirectoryCache.follow(cache, "directory cache change stream", (signal) => {
+    const stream = db.watch([...pipeline(collections)])
+    stream.on("init", signal.up)
+    stream.on("change", (event) => {
+      if (invalidates(event)) signal.change()
+      if (ends(event)) signal.lost(new Error("the directory change stream was invalidated"))
+    })
+    stream.on("error", signal.lost)
+    stream.on("close", () => signal.lost(new Error("the directory change stream closed")))
+    return () => {
+      stream.removeAllListeners("close")
+      stream.close().catch(() => {})
+    }
+  })

@@ -1,0 +1,123 @@
+/**
+ * The directory cache's change signal on MongoDB (docs/mongodb.md, "Merchants"), by its pure
+ * parts: which change events clear the cache, and the listener's wiring to a change stream (a
+ * stand-in emitting the driver's `init`, `change`, `error` and `close` events). The stream
+ * against a real replica set runs with the contract suite when MONGODB_URL is set.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DirectoryCache, Merchants } from "@tender/core"
+import { Duration, Effect, Option } from "effect"
+import type { Db } from "mongodb"
+import { EventEmitter } from "node:events"
+import * as Directory from "../src/internal/directory.js"
+import * as Store from "../src/internal/merchants.js"
+
+class FakeStream extends EventEmitter {
+  closed = false
+  close() {
+    this.closed = true
+    return Promise.resolve()
+  }
+}
+
+const fakeDb = () => {
+  const streams: Array<FakeStream> = []
+  const pipelines: Array<unknown> = []
+  const db = {
+    watch: (pipeline: unknown) => {
+      pipelines.push(pipeline)
+      const s = new FakeStream()
+      streams.push(s)
+      return s
+    }
+  } as unknown as Db
+  return { db, streams, pipelines }
+}
+
+const credentials = Option.some({
+  apiKey: { id: "key_1", merchantId: "mch_a", environment: "test" as const, publicKey: "pk_test_1", secretHash: "x", revokedAt: null, createdAt: 0 },
+  merchant: { id: "mch_a", name: "A", allowedCheckoutModes: ["merchant" as const], routes: [] }
+})
+
+describe("caches: the MongoDB change signal", () => {
+  it("caches: writes, deletes, drops, renames and unknown events clear the cache; index and create events do not", () => {
+    for (const operationType of ["insert", "update", "replace", "delete", "drop", "rename", "dropDatabase", "invalidate", "shardCollection"] as const) {
+      assert.isTrue(Directory.invalidates({ operationType }), operationType)
+    }
+    for (const operationType of ["createIndexes", "dropIndexes", "create"] as const) {
+      assert.isFalse(Directory.invalidates({ operationType }), operationType)
+    }
+    assert.isTrue(Directory.ends({ operationType: "invalidate" }))
+    assert.isFalse(Directory.ends({ operationType: "update" }))
+  })
+
+  it("caches: the stream watches only the directory's collections", () => {
+    assert.deepStrictEqual(Directory.pipeline(["t_merchants", "t_api_keys", "t_route_availability"]), [
+      { $match: { "ns.coll": { $in: ["t_merchants", "t_api_keys", "t_route_availability"] } } }
+    ])
+  })
+
+  it("route availability: stored words become the routes and providers maps", () => {
+    const a = Store.toAvailability([
+      { kind: "route", id: "rt_1", available: false },
+      { kind: "provider", id: "rt_1", available: true },
+      { kind: "provider", id: "acme", available: false }
+    ])
+    assert.deepStrictEqual([...a.routes], [["rt_1", false]])
+    assert.deepStrictEqual([...a.providers], [["rt_1", true], ["acme", false]])
+  })
+
+  it.live("caches: served from the stream's init, cleared on a change, dropped on an error and served again once a new stream is up", () =>
+    Effect.gen(function*() {
+      const { db, streams } = fakeDb()
+      const cache = DirectoryCache.make()
+      let reads = 0
+      const load = Effect.sync(() => (reads++, credentials))
+      yield* Directory.listen(db, ["t_merchants"], cache)
+      yield* Effect.yieldNow()
+      assert.strictEqual(streams.length, 1)
+      yield* cache.credentials("pk_test_1", load)
+      yield* cache.credentials("pk_test_1", load)
+      assert.strictEqual(reads, 2, "no init yet: the store is read")
+      streams[0]!.emit("init", {})
+      yield* cache.credentials("pk_test_1", load)
+      yield* cache.credentials("pk_test_1", load)
+      assert.strictEqual(reads, 3)
+      streams[0]!.emit("change", { operationType: "update" })
+      yield* cache.credentials("pk_test_1", load)
+      assert.strictEqual(reads, 4, "a change cleared it")
+      streams[0]!.emit("error", new Error("network"))
+      assert.isTrue(streams[0]!.closed)
+      yield* cache.credentials("pk_test_1", load)
+      assert.strictEqual(reads, 5, "lost: the store is read")
+      while (streams.length < 2) yield* Effect.sleep(Duration.millis(10))
+      streams[1]!.emit("init", {})
+      yield* cache.credentials("pk_test_1", load)
+      yield* cache.credentials("pk_test_1", load)
+      assert.strictEqual(reads, 6)
+      // An invalidate event (the collection dropped) ends the stream: a new one is opened.
+      streams[1]!.emit("change", { operationType: "invalidate" })
+      assert.isTrue(streams[1]!.closed)
+      while (streams.length < 3) yield* Effect.sleep(Duration.millis(10))
+    }).pipe(Effect.scoped))
+
+  it.effect("caches: DirectoryCache.cached clears the cache on every write of the directory", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make()
+      cache.connected(true)
+      const merchants = DirectoryCache.cached(
+        yield* Effect.provide(Merchants.Merchants, Merchants.layerMemory()),
+        cache
+      )
+      yield* merchants.putMerchant(Option.getOrThrow(credentials).merchant)
+      yield* merchants.putApiKey(Option.getOrThrow(credentials).apiKey)
+      yield* merchants.findCredentials("pk_test_1")
+      assert.strictEqual(cache.size(), 1)
+      yield* merchants.revokeApiKey("key_1", 5)
+      assert.strictEqual(cache.size(), 0)
+      assert.strictEqual(Option.getOrThrow(yield* merchants.findCredentials("pk_test_1")).apiKey.revokedAt, 5)
+      yield* merchants.setAvailability({ kind: "route", id: "rt_1" }, false)
+      assert.strictEqual(cache.size(), 0)
+      assert.strictEqual((yield* merchants.findAvailability).routes.get("rt_1"), false)
+    }))
+})

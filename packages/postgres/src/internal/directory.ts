@@ -1,0 +1,44 @@
+/**
+ * The directory cache's change signal on PostgreSQL (docs/performance.md, "Caches across
+ * processes"): a dedicated connection listening on `<prefix>directory`, which migration 0013's
+ * triggers notify on every change to merchants, API keys or route availability. The connection
+ * is Tender's own `pg.Client`, not the pool's, because it must report its loss (the cache stops
+ * serving at once and is dropped whole) and be opened again (the cache serves again only once
+ * `LISTEN` has answered).
+ */
+import type { PgClient } from "@effect/sql-pg"
+import { DirectoryCache } from "@tender/core"
+import { Redacted } from "effect"
+import * as Pg from "pg"
+
+/** How the listening connection reaches the server: the pool's own settings. */
+export const clientConfig = (config: PgClient.PgClientConfig): Pg.ClientConfig => ({
+  ...(config.url === undefined ? {} : { connectionString: Redacted.value(config.url) }),
+  ...(config.host === undefined ? {} : { host: config.host }),
+  ...(config.port === undefined ? {} : { port: config.port }),
+  ...(config.database === undefined ? {} : { database: config.database }),
+  ...(config.username === undefined ? {} : { user: config.username }),
+  ...(config.password === undefined ? {} : { password: Redacted.value(config.password) }),
+  ...(config.ssl === undefined ? {} : { ssl: config.ssl }),
+  ...(config.stream === undefined ? {} : { stream: config.stream as NonNullable<Pg.ClientConfig["stream"]> }),
+  application_name: `${config.applicationName ?? "tender"} directory`,
+  // A server gone without a word is found by TCP keepalive; until then the cache's maxAge bounds.
+  keepAlive: true,
+  connectionTimeoutMillis: 10_000
+})
+
+/** Listen on `channel` for as long as the scope lives, feeding `cache` (`DirectoryCache.follow`). */
+export const listen = (config: Pg.ClientConfig, channel: string, cache: DirectoryCache.DirectoryCache) =>
+  DirectoryCache.follow(cache, "directory cache listener", (signal) => {
+    const client = new Pg.Client(config)
+    client.on("error", signal.lost)
+    client.on("end", () => signal.lost(new Error("the directory listening connection ended")))
+    client.on("notification", (message) => {
+      if (message.channel === channel) signal.change()
+    })
+    client.connect().then(() => client.query(`LISTEN "${channel}"`)).then(signal.up, signal.lost)
+    return () => {
+      client.removeAllListeners("end")
+      client.end().catch(() => {})
+    }
+  })

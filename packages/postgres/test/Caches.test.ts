@@ -1,0 +1,91 @@
+/**
+ * Caches across processes (issue 22; docs/performance.md, "Caches across processes"): two demo
+ * servers on one PostgreSQL database each cache credentials and the host's word on routes, with
+ * their entries' age bound set to a minute, so only the change notification (LISTEN/NOTIFY) can
+ * explain a change seen within the notification bound. This test process is a third process on
+ * the same tables: it revokes a key and takes a route out of service, as a host's own process would.
+ */
+import { promptpayFor } from "@tender/test-support"
+import { Merchants, RouteHealth } from "@tender/core"
+import { PgStorage } from "@tender/postgres"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { client, dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
+import { children, start as startDemo } from "./demoServer.js"
+
+const prefix = freshPrefix()
+/** docs/performance.md, "Caches across processes": every process sees a change within 5 seconds (the default maxAge), by the notification in milliseconds. */
+const notificationBoundMillis = 5_000
+
+const start = () => startDemo({ DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix, TENDER_DIRECTORY_CACHE_MAX_AGE_MS: "60000" })
+
+const auth = (key: { publicKey: string; secretKey: string }) =>
+  "Basic " + Buffer.from(`${key.publicKey}:${key.secretKey}`).toString("base64")
+
+const list = (base: string, key: { publicKey: string; secretKey: string }) =>
+  fetch(`${base}/payment_intents?limit=1`, { headers: { authorization: auth(key) } }).then(async (res) => (await res.arrayBuffer(), res.status))
+
+const create = (base: string, key: { publicKey: string; secretKey: string }) =>
+  fetch(`${base}/payment_intents`, {
+    method: "POST",
+    headers: { authorization: auth(key), "content-type": "application/json" },
+    body: JSON.stringify(promptpayFor("150000"))
+  }).then(async (res) => ({ status: res.status, body: await res.json() as { error?: { code?: string } } }))
+
+/** Poll `probe` until it answers `want`; the milliseconds it took, or a failure past `bound`. */
+const within = async <A>(bound: number, want: A, probe: () => Promise<A>): Promise<number> => {
+  const started = Date.now()
+  let last: A | undefined
+  while (Date.now() - started <= bound) {
+    last = await probe()
+    if (last === want) return Date.now() - started
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  throw new Error(`still ${String(last)} after ${bound} ms, wanted ${String(want)}`)
+}
+
+if (skipReason !== undefined) {
+  describe("caches across processes on PostgreSQL", () => it.skip(`skipped: ${skipReason}`, () => {}))
+} else {
+  describe("caches across processes on PostgreSQL", () => {
+    let a: { url: string }
+    let b: { url: string }
+    // This process: the store with its own cache and route health, on the same tables.
+    const host = ManagedRuntime.make(
+      RouteHealth.layer().pipe(Layer.provideMerge(PgStorage.layer({ tablePrefix: prefix })), Layer.provide(client))
+    )
+    beforeAll(async () => {
+      ;[a, b] = await Promise.all([start(), start()])
+    }, 120_000)
+    afterAll(async () => {
+      for (const child of children) child.kill("SIGTERM")
+      await host.dispose()
+      await runSql(dropTables(prefix))
+    })
+
+    it("caches: a key revoked in one process stops working in both servers within the notification bound", async () => {
+      const key = await host.runPromise(Merchants.issueKeyPair("mch_demo", "test"))
+      // Served, and so cached, by both (read twice each).
+      for (const server of [a, b, a, b]) assert.strictEqual(await list(server.url, key), 200)
+      await host.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.revokeApiKey(key.apiKey.id, Date.now())))
+      const [tookA, tookB] = await Promise.all([a, b].map((server) => within(notificationBoundMillis, 401, () => list(server.url, key))))
+      assert.isBelow(Math.max(tookA!, tookB!), notificationBoundMillis)
+      // And it stays refused.
+      for (const server of [a, b]) assert.strictEqual(await list(server.url, key), 401)
+    }, 30_000)
+
+    it("route availability: a route taken out of service in one process is out of service in the other servers, and back", async () => {
+      const key = await host.runPromise(Merchants.issueKeyPair("mch_demo", "test"))
+      // Both servers have routed a create (and read the route availability) before.
+      for (const server of [a, b]) assert.strictEqual((await create(server.url, key)).status, 201)
+      await host.runPromise(Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable("rt_demo_promptpay", false)))
+      const outOfService = async (server: { url: string }) => {
+        const r = await create(server.url, key)
+        return r.status === 422 && r.body.error?.code === "routing_unavailable"
+      }
+      await Promise.all([a, b].map((server) => within(notificationBoundMillis, true, () => outOfService(server))))
+      await host.runPromise(Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable("rt_demo_promptpay", true)))
+      await Promise.all([a, b].map((server) => within(notificationBoundMillis, 201, async () => (await create(server.url, key)).status)))
+    }, 30_000)
+  })
+}
