@@ -132,7 +132,8 @@ const plan = (text: string, values: ReadonlyArray<unknown>) =>
  */
 const purgeTimed = (prefix: string) =>
   Effect.gen(function*() {
-    const { storage } = yield* PgStorage.make({ tablePrefix: prefix })
+    // No directory cache: the purge touches no credentials, and the cache would hold a listener open.
+    const { storage } = yield* PgStorage.make({ tablePrefix: prefix, directoryCache: false })
     const d = Maintenance.defaults
     const now = Date.now()
     const batch: Storage.PurgeOptions = {
@@ -152,7 +153,7 @@ const purgeTimed = (prefix: string) =>
       yield* Effect.sleep(d.pause)
     }
     return { total, times }
-  })
+  }).pipe(Effect.scoped)
 
 const percentile = (xs: ReadonlyArray<number>, p: number) => {
   const sorted = [...xs].sort((a, b) => a - b)
@@ -268,7 +269,7 @@ const main = async () => {
     say(`\nAfter the purge (before vacuum returns the space): ${afterPurge.filter((r) => Number(r.table_bytes) > 1 << 20).map((r) => `${r.name.replace(prefix, "tender_")} ${fmt(Number(r.rows))} rows`).join(", ")}.`)
   } finally {
     if (server !== undefined) await stopServer(server)
-    dropPrefix(prefix)
+    dropPrefix(prefix, databaseUrl)
   }
   if (argv.includes("--write")) {
     const path = resolve(import.meta.dirname, "..", "docs", "scale.md")
