@@ -137,7 +137,10 @@ export const layerApply = (seed: Seed) => Layer.effectDiscard(apply(seed))
 
 /** In-process `RouteHealth` with the routes the seed marks `healthy: false` down. @since 0.1.0 @category layers */
 export const layerRouteHealth = (seed: Seed) =>
-  RouteHealth.layerMemory({ routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)) })
+  RouteHealth.layerMemory({
+    routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)),
+    routes: seed.merchants.flatMap((m) => m.routes.map((r) => ({ id: r.id, provider: r.provider })))
+  })
 
 /** In-memory `Merchants` and `RouteHealth` layers from a seed. @since 0.1.0 @category layers */
 export const layer = (seed: Seed) =>

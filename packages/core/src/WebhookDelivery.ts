@@ -17,6 +17,7 @@ import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
+import * as Telemetry from "./Telemetry.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 import type { DeliveryRequest, DeliveryResponse } from "./WebhookTransport.js"
@@ -208,7 +209,7 @@ export const run = (task: Task.TaskRecord) =>
       timeoutMillis: config.timeoutMillis,
       // Test endpoints may be on a developer's machine (docs/webhooks.md, "URL rules").
       allowPrivateAddresses: task.environment === "test" || config.allowPrivateUrls
-    })
+    }).pipe(Telemetry.webhookAttempt({ endpointId: endpoint.value.id, eventId: event.value.id, attempt: task.attempts }))
     const end = yield* Clock.currentTimeMillis
     const ok = response._tag === "Answered" && response.status >= 200 && response.status < 300
     const error = ok

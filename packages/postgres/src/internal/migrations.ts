@@ -6,8 +6,10 @@
  */
 import type { TablePrefix } from "./tables.js"
 import { initialMigrations } from "./migrations/initial.js"
+import { taskTraceparent } from "./migrations/0014_task_traceparent.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
-  ...initialMigrations(prefix)
+  ...initialMigrations(prefix),
+  "0014_task_traceparent": taskTraceparent(prefix)
 })
