@@ -58,7 +58,8 @@ const probeId = "task_readiness_probe"
 /**
  * Readiness: `storage` reads a task by id (reachable, and its schema holds every column this
  * version reads: a store not migrated fails the read) within the timeout; `workers` are
- * `running`, `stopped`, or `not_run_here`.
+ * `running`, `stopped` (a worker layer ran here and closed) or `not_run_here`, and fail
+ * readiness unless running when required.
  *
  * @since 0.1.0
  */
@@ -73,7 +74,7 @@ export const readiness = (options: ReadinessOptions = {}): Effect.Effect<Report,
       Effect.flatMap((status) => status._tag === "None" ? Effect.succeed({ running: 0, started: false }) : status.value.state)
     )
     const required = options.requireWorkers ?? workers.started
-    const workerCheck = workers.running > 0 ? "running" : required ? "stopped" : "not_run_here"
-    const ok = reached === "ok" && workerCheck !== "stopped"
+    const workerCheck = workers.running > 0 ? "running" : workers.started ? "stopped" : "not_run_here"
+    const ok = reached === "ok" && (workerCheck === "running" || !required)
     return { status: ok ? "ok" : "unavailable", checks: { storage: reached, workers: workerCheck } } as const
   })
