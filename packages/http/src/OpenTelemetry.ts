@@ -63,6 +63,7 @@ const parseHeaders = (value: string | undefined): Record<string, string> => {
  * OTLP over HTTP (JSON) from the standard variables: `OTEL_EXPORTER_OTLP_ENDPOINT` (the
  * collector's base URL; nothing is exported without it), `OTEL_SERVICE_NAME` (default
  * `tender`), `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_METRIC_EXPORT_INTERVAL` (ms, default 60000),
+ * `OTEL_BSP_SCHEDULE_DELAY` (ms between span exports, default 5000),
  * `OTEL_SDK_DISABLED=true` (off). Sends through `fetch`; needs no SDK package.
  *
  * @since 0.1.0 @category layers
@@ -70,12 +71,16 @@ const parseHeaders = (value: string | undefined): Record<string, string> => {
 export const layerFromEnv = (env: Env = process.env): Layer.Layer<never> => {
   const endpoint = env["OTEL_EXPORTER_OTLP_ENDPOINT"]
   if (endpoint === undefined || endpoint === "" || env["OTEL_SDK_DISABLED"] === "true") return Layer.empty
-  const interval = Number(env["OTEL_METRIC_EXPORT_INTERVAL"] ?? "60000")
+  const millis = (name: string, fallback: number) => {
+    const value = Number(env[name] ?? fallback)
+    return Duration.millis(Number.isFinite(value) && value > 0 ? value : fallback)
+  }
   return Otlp.layerJson({
     baseUrl: endpoint,
     resource: { serviceName: env["OTEL_SERVICE_NAME"] ?? "tender" },
     headers: parseHeaders(env["OTEL_EXPORTER_OTLP_HEADERS"]),
-    metricsExportInterval: Duration.millis(Number.isFinite(interval) && interval > 0 ? interval : 60_000)
+    metricsExportInterval: millis("OTEL_METRIC_EXPORT_INTERVAL", 60_000),
+    tracerExportInterval: millis("OTEL_BSP_SCHEDULE_DELAY", 5_000)
   }).pipe(Layer.provide(FetchHttpClient.layer))
 }
 
