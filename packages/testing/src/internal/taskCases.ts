@@ -147,7 +147,7 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       assert.deepStrictEqual((yield* claim(start + 10 * day, "none")).length, 0)
     }))
 
-  it.effect("tasks: the backlog counts pending tasks due (leased ones too) with the earliest due time, and pending webhook deliveries with the oldest one's creation time; done and future tasks are not due", () =>
+  it.effect("tasks: the backlog counts pending tasks due (leased ones too) with the earliest due time, and pending webhook deliveries with the oldest one's creation time; done and future tasks are not due; a task's traceparent reads back", () =>
     Effect.gen(function*() {
       const start = yield* freshWindow
       const scope = freshScope()
@@ -155,7 +155,8 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       const backlog = Effect.flatMap(Task.Tasks, (tasks) => tasks.backlog(at))
       const base = yield* backlog
       const delivery = (dueAt: number, createdAt: number) => ({ ...newTask(scope, dueAt, createdAt), kind: "webhook.deliver" as const, targetId: "we_x" })
-      const leased = newTask(scope, start + 200)
+      // Its writer's trace context reads back as written (Task.TaskRecord.traceparent).
+      const leased = { ...newTask(scope, start + 200), traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }
       const done = { ...delivery(start + 10, start + 5), status: "done" as const }
       yield* commit([
         Write.insert(Task.table, newTask(scope, start + 100)),
@@ -165,6 +166,7 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
         Write.insert(Task.table, done)
       ])
       yield* claim(start + 200, "holder", 100)
+      assert.strictEqual((yield* read(leased)).traceparent, leased.traceparent)
       const after = yield* backlog
       assert.strictEqual(after.due, base.due + 3)
       assert.strictEqual(after.oldestDueAt, Math.min(base.oldestDueAt ?? Infinity, start + 100))
