@@ -92,7 +92,7 @@ export const layerMounted = <Id extends string = "tender">(
     throw new Error(`tender: prefix ${JSON.stringify(options.prefix)} differs from the api's ${JSON.stringify(prefix)}: set it once, on the api`)
   }
   return Layer.mergeAll(routes(prefix), Middleware.layer).pipe(
-    Layer.provide(Mount.layer({ prefix, standalone: false }))
+    Layer.provide(Mount.layer({ prefix, health: options.health, standalone: false }))
     // As `HttpApiBuilder.group` layers: the server's router is found through `Router.Live`'s memoization.
   ) as unknown as Layer.Layer<HttpApiGroup.ApiGroup<Id, GroupName>, never, Services>
 }
