@@ -3,6 +3,7 @@
  *
  *   npm start                      # PORT=3000, TENDER_SEED=examples/server/seed.json
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm start   # on PostgreSQL
+ *   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 npm start      # traces and metrics over OTLP
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Maintenance, Tender, Workers } from "@tender/core"
@@ -12,6 +13,9 @@ import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { directoryCache, InvalidConfig, loadSeed, options } from "./config.js"
+
+/** Whether the standard variables turn telemetry export on (as `OpenTelemetry.enabledInEnv`, without loading it). */
+const otelEnabled = (env: NodeJS.ProcessEnv) => (env["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "") !== "" && env["OTEL_SDK_DISABLED"] !== "true"
 
 /** Where the data lives, for the banner: never the password. */
 const describeStore = (databaseUrl: string | undefined, tablePrefix: string) => {
@@ -46,7 +50,17 @@ const main = Effect.gen(function*() {
   })
   const seed = yield* loadSeed(seedPath)
   // Webhooks go out through @effect/platform's HttpClient (on fetch), redirects not followed.
-  const tender = { seed, hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret }, webhookTransport: WebhookClient.layerFetch }
+  // Telemetry only when the standard OTEL_* variables ask for it (docs/observability.md): the
+  // exporter module is loaded then and only then, so a server without them loads no OpenTelemetry code.
+  const telemetry = otelEnabled(process.env)
+    ? yield* Effect.promise(() => import("@tender/http/OpenTelemetry")).pipe(Effect.map((m) => m.layerFromEnv()))
+    : undefined
+  const tender = {
+    seed,
+    hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret },
+    webhookTransport: WebhookClient.layerFetch,
+    ...(telemetry === undefined ? {} : { telemetry: { gaugeIntervalMillis: 15_000 } })
+  }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.
   const store = databaseUrl !== undefined
     ? Tender.layer(tender, PgStorage.layerFromUrl({
@@ -67,7 +81,11 @@ const main = Effect.gen(function*() {
   // another), and the workers run the durable tasks (confirm, receipts, expiry): any number of
   // processes may share them.
   const purge = retention === undefined ? Layer.empty : Maintenance.layerSchedule(retention)
-  const services = Layer.mergeAll(purge, Workers.layer({ leaseMillis: taskLeaseMillis })).pipe(Layer.provideMerge(store))
+  const services = Layer.mergeAll(purge, Workers.layer({ leaseMillis: taskLeaseMillis })).pipe(
+    Layer.provideMerge(store),
+    // Provided first, so the workers' fibers start with the exporting tracer installed.
+    Layer.provide(telemetry ?? Layer.empty)
+  )
   // Storage first, the port last (Startup.serve): the port opens once storage is connected, migrated
   // and seeded, so no connection is taken that cannot be answered; a store that is not ready within
   // TENDER_STARTUP_TIMEOUT_MS stops the start (docs/reliability.md).

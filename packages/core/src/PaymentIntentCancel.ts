@@ -83,7 +83,7 @@ export const run = (task: Task.TaskRecord) =>
     const ref = providerRef(intent)
     const provider = intent.providerCode === null ? undefined : (yield* ProviderRegistry).get(intent.providerCode)
     if (ref === undefined || provider?.cancelPayment === undefined) return done()
-    const answer = yield* boundedCall(provider.code, provider.cancelPayment(ref)).pipe(Effect.either)
+    const answer = yield* boundedCall(provider.code, provider.cancelPayment(ref), "cancelPayment").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     switch (answer.right._tag) {

@@ -224,7 +224,7 @@ export const send = (task: Task.TaskRecord) =>
       providerBank: route.providerBank,
       accountNumber: payout.destination.account_number,
       accountName: payout.destination.account_name
-    })).pipe(Effect.either)
+    }), "sendPayout").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     const result = answer.right

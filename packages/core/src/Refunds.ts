@@ -297,7 +297,7 @@ export const send = (task: Task.TaskRecord) =>
         accountName: destination.account_name
       },
       createdAt: refund.createdAt
-    })).pipe(Effect.either)
+    }), "refund").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     switch (answer.right._tag) {

@@ -30,7 +30,19 @@ export class RouteHealth extends Context.Tag("@tender/core/RouteHealth")<RouteHe
   readonly setProviderAvailable: (providerCode: string, available: boolean) => Effect.Effect<void, StorageError>
   readonly recordFailure: (route: RouteRef) => Effect.Effect<void>
   readonly recordSuccess: (route: RouteRef) => Effect.Effect<void>
+  /** Every route it knows (the ones it was told of, and any with an outcome or a flag), and its state now: for gauges. */
+  readonly snapshot: Effect.Effect<ReadonlyArray<RouteState>>
 }>() {}
+
+/**
+ * A route's state: `closed` (in use), `open` (its breaker tripped, until the cool-down ends),
+ * `down` (the host took it, or its provider, out of service).
+ *
+ * @since 0.1.0 @category models
+ */
+export interface RouteState extends RouteRef {
+  readonly state: "closed" | "open" | "down"
+}
 
 /** @since 0.1.0 @category models */
 export interface HealthOptions {
@@ -40,26 +52,39 @@ export interface HealthOptions {
   readonly routesDown?: ReadonlyArray<string>
   /** Providers the host marked down from the start. */
   readonly providersDown?: ReadonlyArray<string>
+  /** The routes to report in `snapshot` before any outcome is recorded (the seed's). */
+  readonly routes?: ReadonlyArray<RouteRef>
 }
 
-/** The consecutive-failure breaker of one process, on the Effect clock. */
+/** The consecutive-failure breaker of one process, on the Effect clock, and the routes it has heard of (for `snapshot`). */
 const breaker = (options: HealthOptions) => {
   const threshold = options.failureThreshold ?? 3
   const cooldown = options.cooldownMillis ?? 30_000
   const failures = new Map<string, { count: number; openUntil: number }>()
+  const known = new Map<string, RouteRef>((options.routes ?? []).map((r) => [r.id, r]))
   const now = Effect.clockWith((c) => c.currentTimeMillis)
+  const closedAt = (route: RouteRef, t: number) => {
+    const f = failures.get(route.id)
+    return f === undefined || f.count < threshold || t >= f.openUntil
+  }
   return {
-    closed: (route: RouteRef) =>
-      Effect.map(now, (t) => {
-        const f = failures.get(route.id)
-        return f === undefined || f.count < threshold || t >= f.openUntil
-      }),
+    closed: (route: RouteRef) => Effect.map(now, (t) => closedAt(route, t)),
     reset: (routeId: string) => Effect.sync(() => void failures.delete(routeId)),
     recordFailure: (route: RouteRef) =>
       Effect.map(now, (t) => {
+        known.set(route.id, route)
         const count = (failures.get(route.id)?.count ?? 0) + 1
         failures.set(route.id, { count, openUntil: count >= threshold ? t + cooldown : 0 })
-      })
+      }),
+    recordSuccess: (route: RouteRef) =>
+      Effect.sync(() => {
+        known.set(route.id, route)
+        failures.delete(route.id)
+      }),
+    /** Every known route's state, given whether the host's word keeps it up. */
+    snapshot: (up: (route: RouteRef) => boolean) =>
+      Effect.map(now, (t): ReadonlyArray<RouteState> =>
+        [...known.values()].map((route) => ({ ...route, state: !up(route) ? "down" : closedAt(route, t) ? "closed" : "open" })))
   }
 }
 
@@ -79,18 +104,17 @@ export const layer = (options: HealthOptions = {}): Layer.Layer<RouteHealth, nev
       const routesDown = new Set(options.routesDown ?? [])
       const providersDown = new Set(options.providersDown ?? [])
       const none = { routes: new Map<string, boolean>(), providers: new Map<string, boolean>() }
+      const stored = Effect.orElseSucceed(merchants.findAvailability, () => none)
+      const upBy = (words: typeof none) => (route: RouteRef) =>
+        (words.routes.get(route.id) ?? !routesDown.has(route.id)) && (words.providers.get(route.provider) ?? !providersDown.has(route.provider))
       return RouteHealth.of({
-        isHealthy: (route) =>
-          Effect.flatMap(Effect.orElseSucceed(merchants.findAvailability, () => none), (stored) => {
-            const routeUp = stored.routes.get(route.id) ?? !routesDown.has(route.id)
-            const providerUp = stored.providers.get(route.provider) ?? !providersDown.has(route.provider)
-            return routeUp && providerUp ? b.closed(route) : Effect.succeed(false)
-          }),
+        isHealthy: (route) => Effect.flatMap(stored, (words) => upBy(words)(route) ? b.closed(route) : Effect.succeed(false)),
         setRouteAvailable: (routeId, available) =>
           Effect.zipRight(merchants.setAvailability({ kind: "route", id: routeId }, available), available ? b.reset(routeId) : Effect.void),
         setProviderAvailable: (providerCode, available) => merchants.setAvailability({ kind: "provider", id: providerCode }, available),
         recordFailure: b.recordFailure,
-        recordSuccess: (route) => b.reset(route.id)
+        recordSuccess: b.recordSuccess,
+        snapshot: Effect.flatMap(stored, (words) => b.snapshot(upBy(words)))
       })
     })
   )
@@ -101,17 +125,18 @@ export const layerMemory = (options: HealthOptions = {}): Layer.Layer<RouteHealt
     const b = breaker(options)
     const routesDown = new Set(options.routesDown ?? [])
     const providersDown = new Set(options.providersDown ?? [])
+    const up = (route: RouteRef) => !routesDown.has(route.id) && !providersDown.has(route.provider)
     const flag = (set: Set<string>, key: string, available: boolean) =>
       Effect.sync(() => {
         if (available) set.delete(key)
         else set.add(key)
       })
     return {
-      isHealthy: (route) =>
-        routesDown.has(route.id) || providersDown.has(route.provider) ? Effect.succeed(false) : b.closed(route),
+      isHealthy: (route) => up(route) ? b.closed(route) : Effect.succeed(false),
       setRouteAvailable: (routeId, available) => Effect.zipRight(flag(routesDown, routeId, available), available ? b.reset(routeId) : Effect.void),
       setProviderAvailable: (providerCode, available) => flag(providersDown, providerCode, available),
       recordFailure: b.recordFailure,
-      recordSuccess: (route) => b.reset(route.id)
+      recordSuccess: b.recordSuccess,
+      snapshot: b.snapshot(up)
     }
   })

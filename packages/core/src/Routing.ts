@@ -12,6 +12,7 @@ import { RoutingUnavailable, ValidationFailed } from "./Errors.js"
 import type { ProviderPaymentRequest, ProviderPaymentResult } from "./Provider.js"
 import { ProviderUnavailable } from "./Provider.js"
 import { RouteHealth } from "./RouteHealth.js"
+import * as Telemetry from "./Telemetry.js"
 
 /** How long a provider may take before the attempt counts as a route failure. @since 0.1.0 */
 export const providerTimeout = Duration.seconds(20)
@@ -20,11 +21,13 @@ export const providerTimeout = Duration.seconds(20)
  * A provider call bounded by `providerTimeout`: interruptible even inside an uninterruptible
  * task or request step (a call that ignored interruption could never be cut off), and a
  * timeout is `ProviderUnavailable` like any other unavailability. Every provider call goes
- * through here. @since 0.1.0
+ * through here, named by its `operation` for its span and latency metric (docs/observability.md).
+ * @since 0.1.0
  */
-export const boundedCall = <A, R>(provider: string, effect: Effect.Effect<A, ProviderUnavailable, R>) =>
+export const boundedCall = <A, R>(provider: string, effect: Effect.Effect<A, ProviderUnavailable, R>, operation: string) =>
   Effect.interruptible(effect).pipe(
-    Effect.timeoutFail({ duration: providerTimeout, onTimeout: () => new ProviderUnavailable({ provider, reason: "timed out" }) })
+    Effect.timeoutFail({ duration: providerTimeout, onTimeout: () => new ProviderUnavailable({ provider, reason: "timed out" }) }),
+    Telemetry.providerCall(provider, operation)
   )
 
 /** The provider that answered and its answer. @since 0.1.0 @category models */
@@ -58,7 +61,7 @@ export const createPayment = (
         ...request,
         providerMethod: candidate.method.providerMethod,
         providerBank: bank
-      })).pipe(Effect.either)
+      }), "createPayment").pipe(Effect.either)
       if (attempt._tag === "Left") {
         yield* health.recordFailure(candidate.route)
         yield* Effect.logWarning("provider unavailable", attempt.left.provider, attempt.left.reason)

@@ -140,7 +140,10 @@ export const layerApply = (seed: Seed) => Layer.effectDiscard(apply(seed))
  * down until the host says otherwise (`RouteHealth.layer`). @since 0.1.0 @category layers
  */
 export const layerRouteHealth = (seed: Seed) =>
-  RouteHealth.layer({ routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)) })
+  RouteHealth.layer({
+    routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)),
+    routes: seed.merchants.flatMap((m) => m.routes.map((r) => ({ id: r.id, provider: r.provider })))
+  })
 
 /** In-memory `Merchants` and `RouteHealth` layers from a seed. @since 0.1.0 @category layers */
 export const layer = (seed: Seed) =>

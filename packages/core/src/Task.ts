@@ -15,6 +15,7 @@ import type { Environment } from "./Schemas.js"
 import type { Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
+import * as Telemetry from "./Telemetry.js"
 
 /** The id prefix of tasks. @since 0.1.0 */
 export const idPrefix = "task_"
@@ -71,6 +72,11 @@ export const TaskRecord = Schema.Struct({
   leaseOwner: Table.OrNull(Schema.String),
   leaseUntil: Table.OrNull(Table.Millis),
   lastError: Table.OrNull(Schema.String),
+  /**
+   * The W3C `traceparent` of the span that wrote the task, when the host traces: its runs join
+   * that trace (docs/observability.md). Null with tracing off.
+   */
+  traceparent: Table.OrNull(Schema.String),
   createdAt: Table.Millis,
   updatedAt: Table.Millis,
   version: Table.Integer
@@ -91,7 +97,7 @@ export const make = (options: {
   readonly dueAt: number
   readonly now: number
 }): Effect.Effect<TaskRecord, never, IdGenerator> =>
-  Effect.map(IdGenerator.pipe(Effect.flatMap((ids) => ids.make(idPrefix))), (id) =>
+  Effect.zipWith(IdGenerator.pipe(Effect.flatMap((ids) => ids.make(idPrefix))), Telemetry.traceparent, (id, traceparent) =>
     TaskRecord.make({
       id,
       merchantId: options.merchantId,
@@ -102,6 +108,7 @@ export const make = (options: {
       status: "pending",
       dueAt: options.dueAt,
       attempts: 0,
+      traceparent,
       createdAt: options.now,
       updatedAt: options.now,
       version: 1
@@ -136,7 +143,23 @@ export class Tasks extends Context.Tag("@tender/core/Tasks")<Tasks, {
    * often. Best effort: workers still look at `nextDue` on their own schedule.
    */
   readonly wakeups: Stream.Stream<void>
+  /** What is waiting at `now`, for the host's gauges (sampled on an interval, never per request). */
+  readonly backlog: (now: number) => Effect.Effect<Backlog, StorageError>
 }>() {}
+
+/**
+ * The queue's backlog at a time: pending tasks due (leased ones included: they are due and not
+ * done), the earliest due time among them, and the pending webhook deliveries with the creation
+ * time of the oldest (written with its event, so the event's time).
+ *
+ * @since 0.1.0 @category models
+ */
+export interface Backlog {
+  readonly due: number
+  readonly oldestDueAt: number | undefined
+  readonly undeliveredWebhooks: number
+  readonly oldestUndeliveredAt: number | undefined
+}
 
 /**
  * The delay before the attempt after `attempts` failed ones: 1 s doubling to at most 1 h,

@@ -6,6 +6,7 @@
 import { Layer } from "effect"
 import * as DeliveryClient from "./DeliveryClient.js"
 import * as Fx from "./Fx.js"
+import * as Health from "./Health.js"
 import * as HostedCheckout from "./HostedCheckout.js"
 import * as Ids from "./Ids.js"
 import * as WebhookDelivery from "./WebhookDelivery.js"
@@ -18,6 +19,7 @@ import * as Simulator from "./Simulator.js"
 import * as MemoryStorage from "./MemoryStorage.js"
 import * as Storage from "./Storage.js"
 import type * as Task from "./Task.js"
+import * as TelemetryLive from "./TelemetryLive.js"
 
 /** @since 0.1.0 @category models */
 export interface TenderOptions {
@@ -37,6 +39,12 @@ export interface TenderOptions {
   readonly fxRates?: Layer.Layer<Fx.FxRates> | undefined
   /** Top-up fees (docs/topups.md). Default: `Fx.layerStaticFees()`. */
   readonly topupFees?: Layer.Layer<Fx.TopupFees> | undefined
+  /**
+   * Sample the gauges that need a store query (task backlog, undelivered webhooks) and the
+   * route breakers, every `gaugeIntervalMillis` (docs/observability.md). Default off: spans and
+   * counters need no option, only a tracer and a metric reader from the host.
+   */
+  readonly telemetry?: TelemetryLive.TelemetryOptions | undefined
 }
 
 /**
@@ -49,6 +57,7 @@ export const layerWithoutStorage = (options: TenderOptions) =>
   Layer.mergeAll(
     layerRegistry(options.providers ?? [Simulator.make({ baseUrl: `${options.hostedCheckout.baseUrl.replace(/\/$/, "")}/simulator` })]),
     Ids.layer,
+    Health.layerWorkerStatus,
     HostedCheckout.layer(options.hostedCheckout),
     WebhookEndpoint.layerConfig({ ...options.webhooks, fallbackKey: options.hostedCheckout.secret }),
     WebhookDelivery.layerSender(options.webhooks).pipe(
@@ -66,11 +75,14 @@ export const layerWithoutStorage = (options: TenderOptions) =>
  *
  * @since 0.1.0 @category layers
  */
-export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, E, R>) =>
-  Layer.merge(
-    layerWithoutStorage(options),
-    Layer.merge(Seed.layerRouteHealth(options.seed), Seed.layerApply(options.seed)).pipe(Layer.provideMerge(storage))
-  )
+export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, E, R>) => {
+  // Payment intents are counted as the commits that create and finish them apply (TelemetryLive).
+  const stored = Layer.merge(Seed.layerRouteHealth(options.seed), Seed.layerApply(options.seed)).pipe(Layer.provideMerge(TelemetryLive.layerCountingStorage.pipe(Layer.provideMerge(storage))))
+  const services = Layer.merge(layerWithoutStorage(options), stored)
+  return options.telemetry === undefined
+    ? services
+    : Layer.provideMerge(TelemetryLive.layerGauges(options.telemetry), services)
+}
 
 /** `Storage`, `Tasks` and `Merchants` on the embedded in-memory store. @since 0.1.0 @category layers */
 export const layerMemoryStorage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants> = Layer.merge(MemoryStorage.layer, Merchants.layerMemory())

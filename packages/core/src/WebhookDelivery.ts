@@ -16,6 +16,7 @@ import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
+import * as Telemetry from "./Telemetry.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import * as WebhookHealth from "./WebhookHealth.js"
 import * as WebhookSignature from "./WebhookSignature.js"
@@ -211,7 +212,7 @@ export const run = (task: Task.TaskRecord) =>
       timeoutMillis: config.timeoutMillis,
       // Test endpoints may be on a developer's machine (docs/webhooks.md, "URL rules").
       allowPrivateAddresses: task.environment === "test" || config.allowPrivateUrls
-    })
+    }).pipe(Telemetry.webhookAttempt({ endpointId: endpoint.value.id, eventId: event.value.id, attempt: task.attempts }))
     const end = yield* Clock.currentTimeMillis
     const ok = response._tag === "Answered" && response.status >= 200 && response.status < 300
     const error = ok

@@ -19,7 +19,9 @@ import type { ProviderRegistry } from "./Provider.js"
 import type * as WebhookEndpoint from "./WebhookEndpoint.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
+import * as Health from "./Health.js"
 import * as Task from "./Task.js"
+import * as Telemetry from "./Telemetry.js"
 import * as WebhookDelivery from "./WebhookDelivery.js"
 
 /** @since 0.1.0 @category models */
@@ -138,7 +140,10 @@ export const runTask = (task: Task.TaskRecord) =>
     // The store failed: the lease lapses and the task is claimed again.
     yield* Effect.logWarning("tender: task commit failed; it will run again", task.kind, task.id, committed.left)
     return false
-  })
+  }).pipe(
+    // The run joins the trace of the span that wrote the task (docs/observability.md).
+    Telemetry.taskRun(task)
+  )
 
 /**
  * Claim and run due tasks until none is due. Returns how many ran. Tests call this
@@ -174,6 +179,9 @@ export const drain = (options: WorkerOptions = {}): Effect.Effect<number, never,
 export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, Requirements> =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const tasks = yield* Task.Tasks
+    // Readiness reports the workers running while this layer lives (Health.readiness).
+    const status = yield* Effect.serviceOption(Health.WorkerStatus)
+    if (status._tag === "Some") yield* Effect.acquireRelease(status.value.started, () => status.value.stopped)
     const poll = options.pollMillis ?? 5_000
     const wake = yield* Queue.sliding<void>(1)
     yield* tasks.wakeups.pipe(Stream.runForEach(() => Queue.offer(wake, undefined)), Effect.forkScoped)

@@ -10,10 +10,12 @@
 import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { ApiResponse, Authentication as CoreAuthentication, Errors, Idempotency, Ids, Merchants } from "@tender/core"
+import type { Storage } from "@tender/core"
 import { Cause, Context, Effect, FiberRef, Layer, Option } from "effect"
 import { Authentication, JsonBody, TenderApi } from "./Api.js"
 import { CurrentRequestId, isApiError } from "./internal/errorSchema.js"
 import * as Body from "./internal/body.js"
+import * as Observe from "./internal/observe.js"
 import * as Routes from "./internal/routes.js"
 import { Mount } from "./Mount.js"
 import * as Upload from "./Upload.js"
@@ -130,7 +132,7 @@ const renderCause = (cause: Cause.Cause<unknown>) => {
 const authenticate = Effect.flatMap(
   HttpServerRequest.HttpServerRequest,
   (request) => CoreAuthentication.fromAuthorizationHeader(request.headers["authorization"])
-)
+).pipe(Effect.tap((principal) => Observe.sawMerchant(principal.merchant.id)))
 
 /**
  * `Authentication`: HttpApi's Basic decoding hands over empty credentials for a missing or
@@ -270,13 +272,16 @@ export const bodyLimitOf = (table: Routes.Table, method: string, path: string, c
  */
 export const layer = HttpApiBuilder.middleware(
   TenderApi,
-  Effect.map(Effect.context<Merchants.Merchants | Mount>(), (context) => (app: HttpApp.Default) =>
+  Effect.map(Effect.context<Merchants.Merchants | Mount | Storage.Storage>(), (context) => (app: HttpApp.Default) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const mount = Context.get(context, Mount)
+      // Health routes are outside the merchant API: no authentication, no request id, no D1 body.
+      const health = Observe.healthAnswer(mount, request)
+      if (health !== undefined) return yield* Effect.provide(health, context)
       if (!mount.standalone && !mount.owns(Routes.pathOf(request.url))) return yield* app
       const requestId = Ids.prefixes.request + Ids.randomBase62()
-      const response = yield* app.pipe(
+      const response = yield* Observe.observed(mount, request, requestId, app.pipe(
         // A chunked body without Content-Length is cut off at the same size while it streams in.
         HttpIncomingMessage.withMaxBodySize(Option.some(bodyLimitOf(mount.routes, request.method, Routes.pathOf(request.url), request.headers["content-type"]))),
         Effect.catchAllCause((cause) =>
@@ -285,7 +290,7 @@ export const layer = HttpApiBuilder.middleware(
             : renderCause(cause)
         ),
         Effect.locally(CurrentRequestId, requestId)
-      )
+      ))
       const withId = response.headers["request-id"] === undefined
         ? HttpServerResponse.setHeader(response, "request-id", requestId)
         : response

@@ -17,6 +17,12 @@ export interface MountOptions {
    * `hostedCheckout.baseUrl` with the same path (`https://shop.example.com/payments`).
    */
   readonly prefix?: string | undefined
+  /**
+   * The health routes, under the prefix, outside the merchant API (no authentication, not in
+   * `/openapi.json`): `GET` liveness (default `/healthz`) and readiness (default `/readyz`),
+   * 200 or 503 with a small JSON body (docs/observability.md). `false` serves neither.
+   */
+  readonly health?: { readonly liveness?: string | undefined; readonly readiness?: string | undefined } | false | undefined
 }
 
 /** @since 0.1.0 @category tags */
@@ -29,12 +35,19 @@ export class Mount extends Context.Tag("@tender/http/Mount")<Mount, {
   readonly owns: (path: string) => boolean
   /** Tender's routes under the prefix (internal: the middleware's 404/405 and body limits). */
   readonly routes: Routes.Table
+  /** The health paths under the prefix; empty when not served. */
+  readonly health: { readonly liveness?: string; readonly readiness?: string }
 }>() {}
 
 /** @since 0.1.0 @category constructors */
 export const make = (options: MountOptions & { readonly standalone: boolean }): Mount["Type"] => {
   const routes = Routes.table(options.prefix)
-  return { prefix: routes.prefix, standalone: options.standalone, owns: (path) => Routes.owns(routes, path), routes }
+  const at = (path: string) => routes.prefix + Routes.normalizePrefix(path)
+  const health = options.health === false
+    ? {}
+    : { liveness: at(options.health?.liveness ?? "/healthz"), readiness: at(options.health?.readiness ?? "/readyz") }
+  const isHealth = (path: string) => path === health.liveness || path === health.readiness
+  return { prefix: routes.prefix, standalone: options.standalone, owns: (path) => isHealth(path) || Routes.owns(routes, path), routes, health }
 }
 
 /** @since 0.1.0 @category layers */

@@ -9,7 +9,8 @@
 import type { HttpApi, HttpApiGroup } from "@effect/platform"
 import { HttpApiBuilder, HttpApp, HttpRouter, HttpServer } from "@effect/platform"
 import type { Layer as L } from "effect"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Health } from "@tender/core"
+import { Context, Effect, Exit, Layer, Runtime, Scope } from "effect"
 import { TenderApi } from "./Api.js"
 import * as Handlers from "./Handlers.js"
 import * as Routes from "./internal/routes.js"
@@ -91,7 +92,7 @@ export const layerMounted = <Id extends string = "tender">(
     throw new Error(`tender: prefix ${JSON.stringify(options.prefix)} differs from the api's ${JSON.stringify(prefix)}: set it once, on the api`)
   }
   return Layer.mergeAll(routes(prefix), Middleware.layer).pipe(
-    Layer.provide(Mount.layer({ prefix, standalone: false }))
+    Layer.provide(Mount.layer({ prefix, health: options.health, standalone: false }))
     // As `HttpApiBuilder.group` layers: the server's router is found through `Router.Live`'s memoization.
   ) as unknown as Layer.Layer<HttpApiGroup.ApiGroup<Id, GroupName>, never, Services>
 }
@@ -112,6 +113,10 @@ export interface WebHandler {
   readonly ready: () => Promise<void>
   /** Release the layer: workers are interrupted, scoped services closed; a pool the host gave stays open. */
   readonly dispose: () => Promise<void>
+  /** Liveness, as `GET /healthz` answers it (docs/observability.md). */
+  readonly liveness: () => Promise<Health.Report>
+  /** Readiness (storage reachable and migrated, workers running), as `GET /readyz` answers it; builds the services first. */
+  readonly readiness: () => Promise<Health.Report>
 }
 
 /**
@@ -123,28 +128,31 @@ export interface WebHandler {
 export const toWebHandler = <E>(services: L.Layer<Services, E>, options: Mount.MountOptions = {}): WebHandler => {
   const mount = Mount.make({ ...options, standalone: true })
   const layer = Layer.mergeAll(
-    layerWith(options).pipe(Layer.provide(services)),
+    // provideMerge: the services stay in the runtime, where `readiness` runs.
+    layerWith(options).pipe(Layer.provideMerge(services)),
     HttpServer.layerContext,
     HttpApiBuilder.Router.Live,
     HttpApiBuilder.Middleware.layer
   )
   // As HttpApiBuilder.toWebHandler, with the build exposed (`ready`) and retried after a failure.
   const scope = Effect.runSync(Scope.make())
-  let built: Promise<(request: Request) => Promise<Response>> | undefined
+  let built: Promise<{ readonly handle: (request: Request) => Promise<Response>; readonly runtime: Runtime.Runtime<Services> }> | undefined
   const build = () =>
     built ??= Effect.gen(function*() {
       const runtime = yield* Layer.toRuntime(layer)
-      return HttpApp.toWebHandlerRuntime(runtime)(yield* Effect.provide(HttpApiBuilder.httpApp, runtime))
+      return { handle: HttpApp.toWebHandlerRuntime(runtime)(yield* Effect.provide(HttpApiBuilder.httpApp, runtime)), runtime }
     }).pipe(Scope.extend(scope), Effect.runPromise).catch((error: unknown) => {
       built = undefined
       throw error
     })
   return {
     // Bodies are counted and cut off at their limit as they stream in, whatever the framing (internal/body.ts).
-    handler: (request) => build().then((handle) => handle(request)),
+    handler: (request) => build().then(({ handle }) => handle(request)),
     owns: (url) => mount.owns(Routes.pathOf(url)),
     prefix: mount.prefix,
     ready: () => build().then(() => undefined),
-    dispose: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    dispose: () => Effect.runPromise(Scope.close(scope, Exit.void)),
+    liveness: () => Effect.runPromise(Health.liveness),
+    readiness: () => build().then(({ runtime }) => Runtime.runPromise(runtime)(Health.readiness()))
   }
 }

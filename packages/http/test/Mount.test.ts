@@ -116,6 +116,13 @@ describe("an Effect host: Tender's layer beside the host's own HttpApi group", (
     assertError(await call(host.handler, "GET", "/payments/payment_intents/dord_AAAAAAAAAAAAAAAAAAAAAAAA", { key: keys.demoTest }), 404, "resource_not_found")
   })
 
+  it("health: beside the host's routes, Tender's health routes answer under the prefix (docs/observability.md)", async () => {
+    const live = await call(host.handler, "GET", "/payments/healthz")
+    assert.strictEqual(live.status, 200)
+    assert.deepStrictEqual(live.json, { status: "ok", checks: {} })
+    assert.strictEqual((await call(host.handler, "GET", "/payments/readyz")).json.checks.storage, "ok")
+  })
+
   it("an unknown path falls through to the host (its own 404), never Tender's D1 body", async () => {
     const res = await call(host.handler, "GET", "/nowhere")
     assert.strictEqual(res.status, 404)

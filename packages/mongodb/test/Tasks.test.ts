@@ -49,6 +49,17 @@ describe("tasks: claims", () => {
     ])
   })
 
+  it("tasks: the backlog groups pending tasks: due by now (and their earliest due time), webhook deliveries (and the oldest one's creation time)", () => {
+    const now = t0 + 5
+    expect(Tasks.backlogPipeline(now)[0]).toStrictEqual({ $match: { status: "pending" } })
+    const group = (Tasks.backlogPipeline(now)[1] as { $group: Record<string, unknown> }).$group
+    expect(group["due"]).toStrictEqual({ $sum: { $cond: [{ $lte: ["$due_at", new Date(now)] }, 1, 0] } })
+    expect(group["oldestUndeliveredAt"]).toStrictEqual({ $min: { $cond: [{ $eq: ["$kind", "webhook.deliver"] }, "$created_at", null] } })
+    expect(Tasks.backlogOf(undefined)).toStrictEqual({ due: 0, oldestDueAt: undefined, undeliveredWebhooks: 0, oldestUndeliveredAt: undefined })
+    expect(Tasks.backlogOf({ due: 2, oldestDueAt: new Date(t0), undeliveredWebhooks: 1, oldestUndeliveredAt: new Date(t0 - 7) }))
+      .toStrictEqual({ due: 2, oldestDueAt: t0, undeliveredWebhooks: 1, oldestUndeliveredAt: t0 - 7 })
+  })
+
   it("wake-ups watch inserts only", () => {
     expect(Tasks.wakeupPipeline).toStrictEqual([{ $match: { operationType: "insert" } }])
   })

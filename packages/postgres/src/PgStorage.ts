@@ -119,6 +119,7 @@ export const make = (options: PgStorageOptions = {}) =>
     const tasks = Task.Tasks.of({
       claim: (req) => within("claim tasks", k.claim(req)),
       nextDue: within("next due task", k.nextDue),
+      backlog: (now) => within("task backlog", k.backlog(now)),
       // A long-lived LISTEN stream: not a statement, so not bounded.
       wakeups: k.wakeups
     })

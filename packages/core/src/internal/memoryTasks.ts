@@ -59,6 +59,26 @@ export const make = (rows: Rows) => {
         return out
       }),
     nextDue: Effect.sync(() => queue[0]?.at),
+    // Walks the pending tasks: sampled on an interval for gauges, never on a request's path.
+    backlog: (now: number) =>
+      Effect.sync((): Task.Backlog => {
+        let due = 0
+        let oldestDueAt: number | undefined
+        let undeliveredWebhooks = 0
+        let oldestUndeliveredAt: number | undefined
+        for (const entry of queue) {
+          const t = rows.byId.get(entry.id) as Task.TaskRecord
+          if (t.dueAt <= now) {
+            due++
+            oldestDueAt = Math.min(oldestDueAt ?? t.dueAt, t.dueAt)
+          }
+          if (t.kind === "webhook.deliver") {
+            undeliveredWebhooks++
+            oldestUndeliveredAt = Math.min(oldestUndeliveredAt ?? t.createdAt, t.createdAt)
+          }
+        }
+        return { due, oldestDueAt, undeliveredWebhooks, oldestUndeliveredAt }
+      }),
     wakeups: Stream.async<void>((emit) => {
       listeners.add(emit)
       return Effect.sync(() => void listeners.delete(emit))

@@ -45,7 +45,8 @@ const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
     const { intent, provider, ref } = pending
     const answer = yield* boundedCall(
       provider.code,
-      ask === "confirm" ? provider.confirmPayment(ref) : provider.getPaymentStatus(ref)
+      ask === "confirm" ? provider.confirmPayment(ref) : provider.getPaymentStatus(ref),
+      ask === "confirm" ? "confirmPayment" : "getPaymentStatus"
     ).pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") {
@@ -92,7 +93,7 @@ const submitReceipt = (task: Task.TaskRecord) =>
     if (assetId === undefined) return done()
     const asset = yield* Effect.flatMap(Storage, (s) => s.get(Asset.table, scopeOf(intent), assetId))
     if (Option.isNone(asset)) return done()
-    const answer = yield* boundedCall(provider.code, provider.submitReceipt(ref, Asset.toReceipt(asset.value))).pipe(Effect.either)
+    const answer = yield* boundedCall(provider.code, provider.submitReceipt(ref, Asset.toReceipt(asset.value)), "submitReceipt").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     switch (answer.right._tag) {

@@ -140,7 +140,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           sourceAmount: quoted.sourceAmount.toString(),
           destinationAmount: params.destination_amount,
           expiresAt: now + Duration.toMillis(paymentWindow)
-        })).pipe(Effect.mapError((e) => new RoutingUnavailable({ message: `The top-up provider is unavailable (${e.reason}); retry later.` })))
+        }), "startTopup").pipe(Effect.mapError((e) => new RoutingUnavailable({ message: `The top-up provider is unavailable (${e.reason}); retry later.` })))
         const expiresAt = Math.min(now + Duration.toMillis(paymentWindow), started.expiresAt ?? Number.POSITIVE_INFINITY)
         const record = Record.make({
           id,

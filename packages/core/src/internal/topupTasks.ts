@@ -67,7 +67,7 @@ const poll = (task: Task.TaskRecord) =>
     const now0 = yield* Clock.currentTimeMillis
     // Past its expiry the expire task decides; a provider no longer installed is never asked.
     if (now0 >= topup.expiresAt || provider === undefined || topups === undefined) return done()
-    const answer = yield* boundedCall(provider.code, topups.status(ref)).pipe(Effect.either)
+    const answer = yield* boundedCall(provider.code, topups.status(ref), "topupStatus").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     const changed = verdict(topup, answer.right, now, false)
@@ -95,7 +95,7 @@ const reviewReceipt = (task: Task.TaskRecord) =>
     }
     const asset = yield* (yield* Storage).get(Asset.table, scopeOf(topup), assetId)
     if (Option.isNone(asset)) return yield* Effect.dieMessage(`receipt asset ${assetId} is missing`)
-    const answer = yield* boundedCall(provider.code, topups.submitReceipt(ref, Asset.toReceipt(asset.value))).pipe(Effect.either)
+    const answer = yield* boundedCall(provider.code, topups.submitReceipt(ref, Asset.toReceipt(asset.value)), "submitTopupReceipt").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     const changed = verdict(topup, answer.right, now, true)

@@ -37,6 +37,35 @@ export const nextDuePipeline: ReadonlyArray<Document> = [
   { $group: { _id: null, next: { $min: { $max: ["$due_at", "$lease_until"] } } } }
 ]
 
+/** The backlog at `now` (`Tasks.backlog`): due tasks and pending deliveries, with their oldest times. */
+export const backlogPipeline = (now: number): ReadonlyArray<Document> => {
+  const due = { $lte: ["$due_at", new Date(now)] }
+  const webhook = { $eq: ["$kind", "webhook.deliver"] }
+  return [
+    { $match: { status: "pending" } },
+    {
+      $group: {
+        _id: null,
+        due: { $sum: { $cond: [due, 1, 0] } },
+        oldestDueAt: { $min: { $cond: [due, "$due_at", null] } },
+        undeliveredWebhooks: { $sum: { $cond: [webhook, 1, 0] } },
+        oldestUndeliveredAt: { $min: { $cond: [webhook, "$created_at", null] } }
+      }
+    }
+  ]
+}
+
+/** A backlog row as the port reports it (no pending task: no row). */
+export const backlogOf = (row: Document | undefined): Task.Backlog => {
+  const millis = (v: unknown) => (v instanceof Date ? v.getTime() : typeof v === "number" ? v : undefined)
+  return {
+    due: typeof row?.["due"] === "number" ? row["due"] : 0,
+    oldestDueAt: millis(row?.["oldestDueAt"]),
+    undeliveredWebhooks: typeof row?.["undeliveredWebhooks"] === "number" ? row["undeliveredWebhooks"] : 0,
+    oldestUndeliveredAt: millis(row?.["oldestUndeliveredAt"])
+  }
+}
+
 /** Change events that may mean new work: a task inserted. */
 export const wakeupPipeline: ReadonlyArray<Document> = [{ $match: { operationType: "insert" } }]
 
@@ -65,6 +94,7 @@ export const make = (tasks: Collection<Document>, changeStreams: boolean) =>
         return next instanceof Date ? next.getTime() : typeof next === "number" ? next : undefined
       })
     ),
+    backlog: (now) => call("task backlog", () => tasks.aggregate([...backlogPipeline(now)]).toArray()).pipe(Effect.map(([row]) => backlogOf(row))),
     wakeups: changeStreams
       ? Stream.asyncScoped<void>((emit) =>
         Effect.acquireRelease(

@@ -9,11 +9,13 @@ import { webhookTools } from "./migrations/0011_webhook_tools.js"
 import { retentionMigration } from "./migrations/0012_retention.js"
 import { migration0013 } from "./migrations/0013_directory_changes.js"
 import { initialMigrations } from "./migrations/initial.js"
+import { taskTraceparent } from "./migrations/0014_task_traceparent.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
   ...initialMigrations(prefix),
   "0011_webhook_tools": webhookTools(prefix),
   ...retentionMigration(prefix),
-  ...migration0013(prefix)
+  ...migration0013(prefix),
+  "0014_task_traceparent": taskTraceparent(prefix)
 })

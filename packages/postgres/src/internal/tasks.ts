@@ -16,6 +16,8 @@ import type { Tables } from "./tables.js"
 /** The channel a commit that writes a task notifies. */
 export const channel = (t: Tables) => t.of(Task.table)
 
+const millisOrUndefined = (value: string | null | undefined) => (value === null || value === undefined ? undefined : Number(value))
+
 export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgClient>) => {
   const TASKS = sql(t.of(Task.table))
   return Task.Tasks.of({
@@ -37,9 +39,24 @@ export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgCli
       ),
     nextDue: sql<{ readonly next: string | null }>`SELECT (extract(epoch FROM min(greatest(due_at, coalesce(lease_until, due_at)))) * 1000)::bigint::text AS next
       FROM ${TASKS} WHERE status = 'pending'`.pipe(
-      Effect.map(([row]) => (row?.next === null || row?.next === undefined ? undefined : Number(row.next))),
+      Effect.map(([row]) => millisOrUndefined(row?.next)),
       Effect.mapError(fold("next due task"))
     ),
+    backlog: (now) =>
+      sql<Record<string, string | null>>`SELECT
+          count(*) FILTER (WHERE due_at <= ${timestamp(now)}::timestamptz)::text AS due,
+          (extract(epoch FROM min(due_at) FILTER (WHERE due_at <= ${timestamp(now)}::timestamptz)) * 1000)::bigint::text AS oldest_due_at,
+          count(*) FILTER (WHERE kind = 'webhook.deliver')::text AS undelivered,
+          (extract(epoch FROM min(created_at) FILTER (WHERE kind = 'webhook.deliver')) * 1000)::bigint::text AS oldest_undelivered_at
+        FROM ${TASKS} WHERE status = 'pending'`.pipe(
+        Effect.map(([row]) => ({
+          due: Number(row?.["due"] ?? 0),
+          oldestDueAt: millisOrUndefined(row?.["oldest_due_at"]),
+          undeliveredWebhooks: Number(row?.["undelivered"] ?? 0),
+          oldestUndeliveredAt: millisOrUndefined(row?.["oldest_undelivered_at"])
+        })),
+        Effect.mapError(fold("task backlog"))
+      ),
     wakeups: Option.match(pg, {
       onNone: () => Stream.never,
       // A lost listen connection is logged and the stream ends: workers keep polling.

@@ -147,6 +147,33 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       assert.deepStrictEqual((yield* claim(start + 10 * day, "none")).length, 0)
     }))
 
+  it.effect("tasks: the backlog counts pending tasks due (leased ones too) with the earliest due time, and pending webhook deliveries with the oldest one's creation time; done and future tasks are not due; a task's traceparent reads back", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const scope = freshScope()
+      const at = start + 1000
+      const backlog = Effect.flatMap(Task.Tasks, (tasks) => tasks.backlog(at))
+      const base = yield* backlog
+      const delivery = (dueAt: number, createdAt: number) => ({ ...newTask(scope, dueAt, createdAt), kind: "webhook.deliver" as const, targetId: "we_x" })
+      // Its writer's trace context reads back as written (Task.TaskRecord.traceparent).
+      const leased = { ...newTask(scope, start + 200), traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }
+      const done = { ...delivery(start + 10, start + 5), status: "done" as const }
+      yield* commit([
+        Write.insert(Task.table, newTask(scope, start + 100)),
+        Write.insert(Task.table, leased),
+        Write.insert(Task.table, newTask(scope, start + 10 * day)),
+        Write.insert(Task.table, delivery(start + 300, start + 50)),
+        Write.insert(Task.table, done)
+      ])
+      yield* claim(start + 200, "holder", 100)
+      assert.strictEqual((yield* read(leased)).traceparent, leased.traceparent)
+      const after = yield* backlog
+      assert.strictEqual(after.due, base.due + 3)
+      assert.strictEqual(after.oldestDueAt, Math.min(base.oldestDueAt ?? Infinity, start + 100))
+      assert.strictEqual(after.undeliveredWebhooks, base.undeliveredWebhooks + 1)
+      assert.strictEqual(after.oldestUndeliveredAt, Math.min(base.oldestUndeliveredAt ?? Infinity, start + 50))
+    }))
+
   it.effect("4.4 an asset's bytes read back byte for byte, at 5 MiB exactly, scoped to its merchant and environment", () =>
     Effect.gen(function*() {
       const scope = freshScope()

@@ -1,0 +1,99 @@
+/**
+ * What the whole-API middleware adds for the host's operations (docs/observability.md): the
+ * request's metrics and the attributes of its server span, and the health routes.
+ *
+ * The server span is `@effect/platform`'s (one per request, continuing an incoming W3C
+ * `traceparent`); Tender names its route template, request id, merchant id and status on it,
+ * and rewrites what the platform recorded that could hold a secret or a payer's data: query
+ * values (hosted-page links carry their signature and form token there) and the client
+ * address. Bodies are never recorded.
+ */
+import { HttpServerResponse } from "@effect/platform"
+import type { HttpServerRequest } from "@effect/platform"
+import { Health, Telemetry } from "@tender/core"
+import type { Storage } from "@tender/core"
+import { Clock, Effect, FiberRef, Option } from "effect"
+import type { Mount } from "../Mount.js"
+import * as Routes from "./routes.js"
+
+/** What the request learnt on its way that its span names (the merchant, once authenticated). */
+export interface Seen {
+  merchantId: string | undefined
+}
+
+/** The current request's `Seen`, filled by the authentication middleware. */
+export const CurrentSeen = FiberRef.unsafeMake<Seen | undefined>(undefined)
+
+/** Note the authenticated merchant for the request's span. */
+export const sawMerchant = (merchantId: string) =>
+  Effect.map(FiberRef.get(CurrentSeen), (seen) => {
+    if (seen !== undefined) seen.merchantId = merchantId
+  })
+
+/** The route template of a request (`/payment_intents/{id}`), or `unmatched`: a bounded set of values for metric tags. */
+export const routeOf = (mount: Mount["Type"], method: string, path: string): string => {
+  const route = Routes.find(mount.routes, method, path)
+  return route === undefined ? "unmatched" : route.path.replace(/:([A-Za-z0-9_]+)\??/g, "{$1}")
+}
+
+/** The query with every value replaced: names stay (useful), values may be secrets or personal data. */
+const redactQuery = (search: string) =>
+  search.slice(1).split("&").map((pair) => `${pair.split("=")[0]}=REDACTED`).join("&")
+
+/**
+ * Run the request's app with its metrics (requests, latency by route, method and status) and
+ * its span attributes.
+ */
+export const observed = <E, R>(
+  mount: Mount["Type"],
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string,
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+  Effect.gen(function*() {
+    const start = yield* Clock.currentTimeMillis
+    const seen: Seen = { merchantId: undefined }
+    const response = yield* Effect.locally(app, CurrentSeen, seen)
+    const route = routeOf(mount, request.method, Routes.pathOf(request.url))
+    const tags = { "http.route": route, "http.request.method": request.method, "http.response.status_code": String(response.status) }
+    yield* Telemetry.record(Telemetry.metrics.httpRequests, 1, tags)
+    yield* Telemetry.record(Telemetry.metrics.httpDuration, (yield* Clock.currentTimeMillis) - start, tags)
+    const span = yield* Effect.option(Effect.currentSpan)
+    if (Option.isSome(span)) {
+      const s = span.value
+      s.attribute("http.route", route)
+      s.attribute("tender.request_id", requestId)
+      if (seen.merchantId !== undefined) s.attribute("tender.merchant_id", seen.merchantId)
+      const url = new URL(request.url, "http://localhost")
+      if (url.search !== "") {
+        s.attribute("url.query", redactQuery(url.search))
+        s.attribute("url.full", `${s.attributes.get("url.full") === undefined ? "" : fullWithoutQuery(String(s.attributes.get("url.full")))}?${redactQuery(url.search)}`)
+      }
+      if (s.attributes.has("client.address")) s.attribute("client.address", "REDACTED")
+      for (const name of [...s.attributes.keys()]) {
+        if (name.startsWith("http.request.header.") && !keptHeaders.has(name)) s.attribute(name, "REDACTED")
+      }
+    }
+    return response
+  })
+
+const fullWithoutQuery = (full: string) => full.split("?")[0] ?? ""
+
+/** Request headers whose values the span keeps: none of them can hold a key, a token or a payer's data. */
+const keptHeaders = new Set(["content-type", "content-length", "accept", "user-agent", "idempotency-key", "traceparent"].map((h) => `http.request.header.${h}`))
+
+/** The health answer for `GET` on a health path, if it is one. */
+export const healthAnswer = (mount: Mount["Type"], request: HttpServerRequest.HttpServerRequest) => {
+  if (request.method !== "GET" && request.method !== "HEAD") return undefined
+  const path = Routes.pathOf(request.url)
+  const check: Effect.Effect<Health.Report, never, Storage.Storage> | undefined = path === mount.health.liveness
+    ? Health.liveness
+    : path === mount.health.readiness
+    ? Health.readiness()
+    : undefined
+  return check === undefined ? undefined : Effect.map(check, (report) =>
+    HttpServerResponse.unsafeJson(report, {
+      status: report.status === "ok" ? 200 : 503,
+      headers: { "cache-control": "no-store" }
+    }))
+}
