@@ -103,7 +103,7 @@ export const layer = (options: HealthOptions = {}): Layer.Layer<RouteHealth, nev
       const b = breaker(options)
       const routesDown = new Set(options.routesDown ?? [])
       const providersDown = new Set(options.providersDown ?? [])
-      const none = { routes: new Map<string, boolean>(), providers: new Map<string, boolean>() }
+      const none: { routes: ReadonlyMap<string, boolean>; providers: ReadonlyMap<string, boolean> } = { routes: new Map(), providers: new Map() }
       const stored = Effect.orElseSucceed(merchants.findAvailability, () => none)
       const upBy = (words: typeof none) => (route: RouteRef) =>
         (words.routes.get(route.id) ?? !routesDown.has(route.id)) && (words.providers.get(route.provider) ?? !providersDown.has(route.provider))
