@@ -131,7 +131,7 @@ describe("client: refunds, payouts, top-ups, discovery, webhook endpoints", () =
     await client.webhookEndpoints.delete(endpoint.id)
     assert.lengthOf((await client.webhookEndpoints.list()).data, 0)
     const catalogue = await client.http.GET("/webhook_event_types")
-    assert.include(catalogue.data?.data.map((t) => t.type), "refund.succeeded")
+    assert.include(catalogue.data!.data.map((t) => t.type), "refund.succeeded")
   })
 })
 
