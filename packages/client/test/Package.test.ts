@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { clientTypes, generateTypes } from "../../http/test/client/generate.js"
+import { generateTypes, typesPath } from "../../http/test/client/generate.js"
 import { tender } from "./servers.js"
 
 const root = resolve(import.meta.dirname, "..")
@@ -18,7 +18,7 @@ const sources = (dir: string): Array<string> =>
 describe("@tender/client package", () => {
   it("client: the committed src/openapi.ts is what the served /openapi.json generates (npm run openapi:types)", async () => {
     const served: unknown = await fetch(`${(await tender()).url}/openapi.json`).then((r) => r.json())
-    assert.strictEqual(readFileSync(clientTypes.path, "utf8"), await generateTypes(served, clientTypes), "packages/client/src/openapi.ts is stale: run `npm run openapi:types`")
+    assert.strictEqual(readFileSync(typesPath, "utf8"), await generateTypes(served), "packages/client/src/openapi.ts is stale: run `npm run openapi:types`")
   }, 30_000)
 
   it("client: works with no effect in the host: sources import only openapi-fetch, node: built-ins and each other; one runtime dependency, no peers", () => {
