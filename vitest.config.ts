@@ -35,6 +35,15 @@ export default defineConfig({
         pool: "forks",
         poolOptions: { forks: { isolate: true, singleFork: false } }
       }),
+      project({
+        name: "server",
+        root: "packages/server",
+        include: ["test/**/*.test.ts"],
+        testTimeout: 60_000,
+        hookTimeout: 60_000,
+        pool: "forks",
+        poolOptions: { forks: { isolate: true, singleFork: false } }
+      }),
       project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
       // The embedding examples (docs/embedding.md): each starts a host and creates an intent.
       project({
