@@ -132,7 +132,7 @@ export type MerchantParams = Omit<typeof Seed.SeedMerchant.Encoded, "api_keys">
 export interface MerchantResource {
   readonly id: string
   readonly name: string
-  readonly allowed_checkout_modes: ReadonlyArray<string>
+  readonly allowed_checkout_modes: ReadonlyArray<"hosted" | "merchant">
   readonly routes: ReadonlyArray<{
     readonly id: string
     readonly method: string

@@ -237,7 +237,7 @@ describe("defineProvider: a Promise adapter in the Provider port", () => {
     })
     const seed = {
       merchants: [{ id: "mch_acme", name: "Acme", allowed_checkout_modes: ["merchant"], api_keys: [], routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }] }]
-    }
+    } as const
     const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger })
     try {
       const scope = { merchant: "mch_acme", environment: "test" } as const
