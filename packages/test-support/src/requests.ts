@@ -59,5 +59,5 @@ export const payout = (reference: string) => ({
   amount: "10000",
   currency: "THB",
   merchant_reference: reference,
-  destination: { type: "bank_account", bank: "kbank", account_number: "1234567890", account_name: customer.name }
+  destination: { type: "bank_account" as const, bank: "KBANK", account_number: "1234567890", account_name: customer.name }
 })

@@ -1,0 +1,122 @@
+/**
+ * `webhooks.verify` (Standard Webhooks, D7): cross-checked against the `standardwebhooks`
+ * library's signing and Tender's own WebhookSignature, the refusals (wrong secret, changed
+ * body, timestamp out of tolerance, missing headers), several signatures during a rotation,
+ * and a real delivery from Tender to a local receiver.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { promptpay } from "@tender/test-support"
+import { WebhookSignature } from "@tender/core"
+import { Webhook } from "standardwebhooks"
+import { randomBytes } from "node:crypto"
+import { webhooks, WebhookVerificationError, type TenderEvent } from "../src/index.js"
+import { bodyOf, listen, tender } from "./servers.js"
+
+const newSecret = () => "whsec_" + randomBytes(24).toString("base64")
+const secret = newSecret()
+const event = { object: "event", id: "evt_1", type: "payment_intent.succeeded", environment: "test", created_at: "2026-11-25T00:00:00.000Z", data: { object: { object: "payment_intent", id: "dord_1" } } }
+const payload = JSON.stringify(event)
+const now = () => Math.floor(Date.now() / 1000)
+
+/** The headers `standardwebhooks` sends for `body` under `key`, at `timestamp`. */
+const signedByLibrary = (key: string, body: string, timestamp = now(), id = "msg_1") => ({
+  "webhook-id": id,
+  "webhook-timestamp": String(timestamp),
+  "webhook-signature": new Webhook(key).sign(id, new Date(timestamp * 1000), body)
+})
+
+const refusal = (f: () => unknown): WebhookVerificationError["reason"] => {
+  try {
+    f()
+  } catch (e) {
+    assert.instanceOf(e, WebhookVerificationError)
+    return (e as WebhookVerificationError).reason
+  }
+  return assert.fail("verified")
+}
+
+describe("client: webhooks.verify", () => {
+  it("D7 webhooks.verify accepts what standardwebhooks signs and returns the event; standardwebhooks accepts what Tender signs", () => {
+    const verified = webhooks.verify(payload, signedByLibrary(secret, payload), secret)
+    assert.deepStrictEqual(verified, event)
+    const headers = WebhookSignature.sign([secret], { id: "msg_2", timestamp: now(), body: payload })
+    assert.deepStrictEqual(webhooks.verify(payload, headers, secret), event)
+    assert.deepStrictEqual(new Webhook(secret).verify(payload, headers), event)
+    // The secret without its whsec_ prefix is the same key (Standard Webhooks).
+    assert.deepStrictEqual(webhooks.verify(payload, headers, secret.slice("whsec_".length)), event)
+  })
+
+  it("D7 webhooks.verify takes the body as bytes, fetch Headers, and Node's header records whatever their case", () => {
+    const headers = signedByLibrary(secret, payload)
+    assert.deepStrictEqual(webhooks.verify(new TextEncoder().encode(payload), new Headers(headers), secret), event)
+    assert.deepStrictEqual(webhooks.verify(Buffer.from(payload), { "Webhook-Id": headers["webhook-id"], "Webhook-Timestamp": headers["webhook-timestamp"], "Webhook-Signature": headers["webhook-signature"] }, secret), event)
+    assert.deepStrictEqual(webhooks.verify(payload, { ...headers, "webhook-signature": [headers["webhook-signature"]] }, secret), event)
+    // Multi-byte UTF-8 (a Thai name) signs and verifies alike as text and as the bytes that arrived.
+    const thai = JSON.stringify({ ...event, data: { object: { ...event.data.object, customer: { name: "สมชาย ใจดี" } } } })
+    const thaiHeaders = WebhookSignature.sign([secret], { id: "msg_th", timestamp: now(), body: thai })
+    assert.deepStrictEqual(webhooks.verify(Buffer.from(thai, "utf8"), thaiHeaders, secret), JSON.parse(thai))
+    assert.deepStrictEqual(webhooks.verify(thai, thaiHeaders, secret), JSON.parse(thai))
+  })
+
+  it("D7 webhooks.verify refuses a wrong secret and a changed body: invalid_signature", () => {
+    const headers = signedByLibrary(secret, payload)
+    assert.strictEqual(refusal(() => webhooks.verify(payload, headers, newSecret())), "invalid_signature")
+    assert.strictEqual(refusal(() => webhooks.verify(payload.replace("dord_1", "dord_2"), headers, secret)), "invalid_signature")
+    assert.strictEqual(refusal(() => webhooks.verify(payload + " ", headers, secret)), "invalid_signature")
+    assert.strictEqual(refusal(() => webhooks.verify(payload, { ...headers, "webhook-id": "msg_other" }, secret)), "invalid_signature")
+    assert.strictEqual(refusal(() => webhooks.verify(payload, { ...headers, "webhook-signature": "v2," + headers["webhook-signature"].slice(3) }, secret)), "invalid_signature")
+  })
+
+  it("D7 webhooks.verify refuses a timestamp more than 300 s old or ahead; toleranceSeconds widens or narrows it", () => {
+    assert.deepStrictEqual(webhooks.verify(payload, signedByLibrary(secret, payload, now() - 290), secret), event)
+    assert.strictEqual(refusal(() => webhooks.verify(payload, signedByLibrary(secret, payload, now() - 310), secret)), "timestamp_out_of_tolerance")
+    assert.strictEqual(refusal(() => webhooks.verify(payload, signedByLibrary(secret, payload, now() + 310), secret)), "timestamp_out_of_tolerance")
+    assert.deepStrictEqual(webhooks.verify(payload, signedByLibrary(secret, payload, now() - 590), secret, { toleranceSeconds: 600 }), event)
+    assert.strictEqual(refusal(() => webhooks.verify(payload, signedByLibrary(secret, payload, now() - 60), secret, { toleranceSeconds: 30 })), "timestamp_out_of_tolerance")
+    const headers = signedByLibrary(secret, payload)
+    assert.strictEqual(refusal(() => webhooks.verify(payload, { ...headers, "webhook-timestamp": headers["webhook-timestamp"] + "abc" }, secret)), "invalid_timestamp")
+  })
+
+  it("D7 webhooks.verify needs all three headers: missing_headers", () => {
+    const headers: Record<string, string> = signedByLibrary(secret, payload)
+    for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature"]) {
+      const { [name]: _, ...rest } = headers
+      assert.strictEqual(refusal(() => webhooks.verify(payload, rest, secret)), "missing_headers")
+    }
+  })
+
+  it("D7 webhooks.verify during a rotation: a header with the old and the new secret's signatures verifies under either, and not under a third", () => {
+    const previous = newSecret()
+    const headers = WebhookSignature.sign([secret, previous], { id: "msg_3", timestamp: now(), body: payload })
+    assert.lengthOf(headers["webhook-signature"].split(" "), 2)
+    assert.deepStrictEqual(webhooks.verify(payload, headers, secret), event)
+    assert.deepStrictEqual(webhooks.verify(payload, headers, previous), event)
+    assert.strictEqual(refusal(() => webhooks.verify(payload, headers, newSecret())), "invalid_signature")
+  })
+
+  it("D7 webhooks.verify refuses a signed body that is not an event: invalid_payload", () => {
+    for (const body of ["not json", "[]", '{"object":"payment_intent"}']) {
+      assert.strictEqual(refusal(() => webhooks.verify(body, signedByLibrary(secret, body), secret)), "invalid_payload")
+    }
+  })
+
+  it("D7 webhooks.verify on a real delivery: Tender's payment_intent.created reaches a receiver and verifies as a typed event", async () => {
+    const received: Array<{ body: string; headers: Record<string, string | Array<string> | undefined> }> = []
+    const receiver = await listen(async (req, res) => {
+      received.push({ body: await bodyOf(req), headers: req.headers })
+      res.writeHead(204).end()
+    })
+    const t = await tender()
+    const endpoint = await t.client.webhookEndpoints.create({ url: `${receiver}/hooks`, enabled_events: ["payment_intent.created"] })
+    const intent = await t.client.paymentIntents.create(promptpay)
+    await t.work()
+    assert.lengthOf(received, 1)
+    const verified: TenderEvent = webhooks.verify(received[0]!.body, received[0]!.headers, endpoint.secret)
+    assert.strictEqual(verified.type, "payment_intent.created")
+    if (verified.type !== "payment_intent.created") return
+    // Narrowed by its type: data.object is a PaymentIntent.
+    assert.strictEqual(verified.data.object.id, intent.id)
+    assert.strictEqual(verified.data.object.status, "requires_action")
+    assert.strictEqual(refusal(() => webhooks.verify(received[0]!.body, received[0]!.headers, newSecret())), "invalid_signature")
+  })
+})
