@@ -4,6 +4,8 @@
  * Promise calls (validation, idempotency, state checks, D8 approval, key pairs).
  */
 import { basic, customer, demoKey, promptpay } from "@tender/test-support"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, defineProvider, isTenderError, type TenderInstance, TenderError } from "../src/index.js"
@@ -68,6 +70,21 @@ describe("createTender: one call, one set of services", () => {
     assert.strictEqual((await tender.payments.get(created.id, demo)).id, created.id)
     assert.isTrue(tender.owns("/payments/payment_intents"))
     assert.isFalse(tender.owns("/elsewhere"))
+  })
+
+  it("server: tender.handler serves Tender's paths on node:http, an unknown path gets the D1 404", async () => {
+    const server = createServer(tender.handler)
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const listed = await fetch(`${origin}/payments/payment_intents?limit=1`, { headers: { authorization: basic(demoKey) } })
+      assert.strictEqual(listed.status, 200)
+      const missing = await fetch(`${origin}/elsewhere`)
+      assert.strictEqual(missing.status, 404)
+      assert.strictEqual((await missing.json()).error.code, "resource_not_found")
+    } finally {
+      await new Promise((ok) => server.close(ok))
+    }
   })
 
   it("server: an invalid seed is refused at start with the seed's problem", async () => {
