@@ -49,9 +49,15 @@ export interface Page<T> {
   readonly next_cursor: string | null
 }
 
-/** Every D1 `code` the document names (the `error.code` of each error schema). @since 0.1.0 @category models */
+/**
+ * Every D1 `code` the document names: the literal `error.code` of each error schema (the generic
+ * `Error` schema's `code: string` is left out, or the union would be just `string`).
+ *
+ * @since 0.1.0 @category models
+ */
 export type ErrorCode = {
-  [K in keyof Schemas]: Schemas[K] extends { readonly error: { readonly code: infer C extends string } } ? C : never
+  [K in keyof Schemas]: Schemas[K] extends { readonly error: { readonly code: infer C extends string } } ? string extends C ? never : C
+    : never
 }[keyof Schemas]
 
 /** The resource an event type carries in `data.object`, read from its prefix (D7, D10). */

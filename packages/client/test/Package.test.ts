@@ -3,10 +3,11 @@
  * (`npm run openapi:types`), and it needs no Effect in the host (its sources import only
  * `openapi-fetch`, Node built-ins and each other; its manifest names nothing else).
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, expectTypeOf, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { clientTypes, generateTypes } from "../../http/test/client/generate.js"
+import { generateTypes, typesPath } from "../../http/test/client/generate.js"
+import type { ErrorCode, Refund, TenderEvent } from "../src/index.js"
 import { tender } from "./servers.js"
 
 const root = resolve(import.meta.dirname, "..")
@@ -18,7 +19,7 @@ const sources = (dir: string): Array<string> =>
 describe("@tender/client package", () => {
   it("client: the committed src/openapi.ts is what the served /openapi.json generates (npm run openapi:types)", async () => {
     const served: unknown = await fetch(`${(await tender()).url}/openapi.json`).then((r) => r.json())
-    assert.strictEqual(readFileSync(clientTypes.path, "utf8"), await generateTypes(served, clientTypes), "packages/client/src/openapi.ts is stale: run `npm run openapi:types`")
+    assert.strictEqual(readFileSync(typesPath, "utf8"), await generateTypes(served), "packages/client/src/openapi.ts is stale: run `npm run openapi:types`")
   }, 30_000)
 
   it("client: works with no effect in the host: sources import only openapi-fetch, node: built-ins and each other; one runtime dependency, no peers", () => {
@@ -30,5 +31,12 @@ describe("@tender/client package", () => {
     const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, unknown>
     assert.deepStrictEqual(manifest["dependencies"], { "openapi-fetch": "0.17.0" })
     assert.notProperty(manifest, "peerDependencies")
+  })
+
+  it("client: the types are the document's: ErrorCode is the union of D1 codes (not string), TenderEvent narrows data.object by type (checked by npm run typecheck)", () => {
+    expectTypeOf<"resource_not_found">().toMatchTypeOf<ErrorCode>()
+    expectTypeOf<"amount_exceeds_refundable">().toMatchTypeOf<ErrorCode>()
+    expectTypeOf<"no_such_code">().not.toMatchTypeOf<ErrorCode>()
+    expectTypeOf<Extract<TenderEvent, { type: "refund.failed" }>["data"]["object"]>().toEqualTypeOf<Refund>()
   })
 })

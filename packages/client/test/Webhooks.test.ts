@@ -8,9 +8,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { promptpay } from "@tender/test-support"
 import { WebhookSignature } from "@tender/core"
 import { Webhook } from "standardwebhooks"
+import express from "express"
 import { randomBytes } from "node:crypto"
 import { webhooks, WebhookVerificationError, type TenderEvent } from "../src/index.js"
-import { bodyOf, listen, tender } from "./servers.js"
+import { listen, tender } from "./servers.js"
 
 const newSecret = () => "whsec_" + randomBytes(24).toString("base64")
 const secret = newSecret()
@@ -100,23 +101,42 @@ describe("client: webhooks.verify", () => {
     }
   })
 
-  it("D7 webhooks.verify on a real delivery: Tender's payment_intent.created reaches a receiver and verifies as a typed event", async () => {
-    const received: Array<{ body: string; headers: Record<string, string | Array<string> | undefined> }> = []
-    const receiver = await listen(async (req, res) => {
-      received.push({ body: await bodyOf(req), headers: req.headers })
-      res.writeHead(204).end()
+  it("D7 webhooks.verify on a real delivery: Tender's payment_intent.created reaches docs/client.md's Express receiver and verifies as a typed event", async () => {
+    let secret = ""
+    const verified: Array<TenderEvent> = []
+    const refused: Array<string> = []
+    // docs/client.md, "Verifying webhooks": the raw body on the webhook route only.
+    const app = express()
+    app.post("/webhooks/tender", express.raw({ type: "application/json" }), (req, res) => {
+      let event: TenderEvent
+      try {
+        event = webhooks.verify(req.body as Buffer, req.headers, secret)
+      } catch (e) {
+        if (e instanceof WebhookVerificationError) return void res.status(400).send((refused.push(e.reason), e.reason))
+        throw e
+      }
+      res.sendStatus(204)
+      verified.push(event)
     })
+    const receiver = await listen(app)
     const t = await tender()
-    const endpoint = await t.client.webhookEndpoints.create({ url: `${receiver}/hooks`, enabled_events: ["payment_intent.created"] })
+    const endpoint = await t.client.webhookEndpoints.create({ url: `${receiver}/webhooks/tender`, enabled_events: ["payment_intent.created", "payment_intent.canceled"] })
+    secret = endpoint.secret
     const intent = await t.client.paymentIntents.create(promptpay)
     await t.work()
-    assert.lengthOf(received, 1)
-    const verified: TenderEvent = webhooks.verify(received[0]!.body, received[0]!.headers, endpoint.secret)
-    assert.strictEqual(verified.type, "payment_intent.created")
-    if (verified.type !== "payment_intent.created") return
+    assert.deepStrictEqual(refused, [])
+    assert.lengthOf(verified, 1)
+    const event = verified[0]!
+    assert.strictEqual(event.type, "payment_intent.created")
+    if (event.type !== "payment_intent.created") return
     // Narrowed by its type: data.object is a PaymentIntent.
-    assert.strictEqual(verified.data.object.id, intent.id)
-    assert.strictEqual(verified.data.object.status, "requires_action")
-    assert.strictEqual(refusal(() => webhooks.verify(received[0]!.body, received[0]!.headers, newSecret())), "invalid_signature")
+    assert.strictEqual(event.data.object.id, intent.id)
+    assert.strictEqual(event.data.object.status, "requires_action")
+    // The same receiver with another secret refuses the next delivery (Tender retries it later).
+    secret = newSecret()
+    await t.client.paymentIntents.cancel(intent.id)
+    await t.work()
+    assert.deepStrictEqual(refused, ["invalid_signature"])
+    assert.lengthOf(verified, 1)
   })
 })
