@@ -31,7 +31,12 @@ export const layer = (logger: HostLogger): Layer.Layer<never> =>
       if (method === undefined) return
       const fields: Record<string, unknown> = Object.fromEntries(HashMap.toEntries(annotations))
       if (!Cause.isEmpty(cause)) fields["cause"] = Cause.pretty(cause)
+      const parts: ReadonlyArray<unknown> = Array.isArray(message) ? message : [message]
+      // An error logged beside the text (`Effect.logError("… failed", error)`) is given whole as
+      // `err`, pino's key for errors, so its cause chain (the driver's error) reaches the host.
+      const err = parts.find((p) => typeof p === "object" && p !== null)
+      if (err !== undefined) fields["err"] = err
       // A method called off its object loses `this` (pino's methods need it).
-      method.call(logger, fields, (Array.isArray(message) ? message : [message]).map(String).join(" "))
+      method.call(logger, fields, parts.map(String).join(" "))
     })
   )
