@@ -35,6 +35,15 @@ export default defineConfig({
         pool: "forks",
         poolOptions: { forks: { isolate: true, singleFork: false } }
       }),
+      project({
+        name: "server",
+        root: "packages/server",
+        include: ["test/**/*.test.ts"],
+        testTimeout: 60_000,
+        hookTimeout: 60_000,
+        pool: "forks",
+        poolOptions: { forks: { isolate: true, singleFork: false } }
+      }),
       // @tender/client against a real Tender on a port, and against scripted servers.
       project({ name: "client", root: "packages/client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
       project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
@@ -42,7 +51,7 @@ export default defineConfig({
       project({
         name: "examples",
         root: "examples",
-        include: ["express/test/**/*.test.ts", "fastify/test/**/*.test.ts", "effect-host/test/**/*.test.ts", "provider-adapter/test/**/*.test.ts"],
+        include: ["express/test/**/*.test.ts", "fastify/test/**/*.test.ts", "hono/test/**/*.test.ts", "effect-host/test/**/*.test.ts", "provider-adapter/test/**/*.test.ts"],
         testTimeout: 60_000,
         hookTimeout: 60_000,
         pool: "forks"

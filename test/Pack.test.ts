@@ -8,58 +8,24 @@
  * docs/architecture.md, "Building and packing".
  */
 import { basic, cleanEnv, demoKey, freePort, promptpayNamed, spawnProcess, waitUntil } from "@tender/test-support"
-import { execFile, type ChildProcess } from "node:child_process"
+import { type ChildProcess } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { promisify } from "node:util"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { buildAndPack, npm, packages, type Packed, root, rootPackage, run } from "./packing.js"
 
-const root = resolve(import.meta.dirname, "..")
 const fixtures = resolve(import.meta.dirname, "fixtures", "host")
-const rootPackage = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
-  workspaces: Array<string>
-  devDependencies: Record<string, string>
-}
-
-/** Every publishable package: the workspaces under packages/ not marked private. */
-const packages = rootPackage.workspaces
-  .filter((w) => w.startsWith("packages/"))
-  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as Manifest }))
-  .filter((p) => p.manifest.private !== true)
-
-interface Manifest {
-  readonly name: string
-  readonly private?: boolean
-  readonly exports: Record<string, unknown>
-  readonly dependencies?: Record<string, string>
-  readonly peerDependencies?: Record<string, string>
-  readonly files: Array<string>
-}
-
-// Asynchronous on purpose: an install can take minutes on a busy machine, and a synchronous
-// child would block the test worker's event loop (Vitest's worker RPC then times out).
-const run = async (cmd: string, args: ReadonlyArray<string>, cwd: string) =>
-  (await promisify(execFile)(cmd, [...args], { cwd, env: cleanEnv(), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })).stdout
-const npm = (args: ReadonlyArray<string>, cwd: string) => run("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], cwd)
 
 const work = mkdtempSync(join(tmpdir(), "tender-pack-"))
 const tarballs = join(work, "tarballs")
 const app = join(work, "app")
 const children: Array<ChildProcess> = []
 
-interface Packed {
-  readonly name: string
-  readonly filename: string
-  readonly files: ReadonlyArray<{ readonly path: string }>
-}
 let packed: ReadonlyArray<Packed> = []
 
 beforeAll(async () => {
-  await npm(["run", "build"], root)
-  mkdirSync(tarballs)
-  const out = await npm(["pack", "--json", "--pack-destination", tarballs, ...packages.flatMap((p) => ["-w", p.manifest.name])], root)
-  packed = JSON.parse(out) as Array<Packed>
+  packed = await buildAndPack(tarballs)
   // A fresh project, outside the repository: nothing resolves from the workspace.
   mkdirSync(app)
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "plain-js-host", private: true, type: "module" }, null, 2))

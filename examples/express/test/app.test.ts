@@ -3,7 +3,7 @@
  * PostgreSQL, Tender under /payments beside the app's routes (docs/embedding.md). The checks
  * are the ones every framework example passes (@tender/test-support, `describeMountedHost`).
  */
-import { describeMountedHost, dropPrefixed, freshTablePrefix, type LogLine } from "@tender/test-support/embedding"
+import { describeMountedHost, dropPrefixed, freshTablePrefix, hostLogger, type LogLine } from "@tender/test-support/embedding"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
@@ -19,20 +19,19 @@ const pool = new pg.Pool({ connectionString: url, max: 5 })
 const logs: Array<LogLine> = []
 let server: Server
 let base = ""
-let made: ReturnType<typeof makeApp>
+let made: Awaited<ReturnType<typeof makeApp>>
 
 beforeAll(async () => {
   server = createServer()
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  made = makeApp({ pool, publicUrl: `${base}/payments`, checkoutSecret: "test-secret", seedPath, tablePrefix, log: (line) => logs.push(line) })
+  made = await makeApp({ pool, publicUrl: `${base}/payments`, checkoutSecret: "test-secret", seedPath, tablePrefix, logger: hostLogger(logs) })
   server.on("request", made.app)
-  await made.tender.ready()
 })
 
 afterAll(async () => {
   await new Promise((ok) => server.close(ok))
-  await made.tender.dispose()
+  await made.tender.close()
   await dropPrefixed(pool, tablePrefix)
   await pool.end()
 })
@@ -45,9 +44,8 @@ describeMountedHost({
   tablePrefix,
   logs,
   startAndDisposeAnother: async () => {
-    const { app, tender } = makeApp({ pool, publicUrl: `${base}/other`, checkoutSecret: "test-secret", seedPath, tablePrefix, log: () => {} })
+    const { app, tender } = await makeApp({ pool, publicUrl: `${base}/other`, checkoutSecret: "test-secret", seedPath, tablePrefix, logger: hostLogger([]) })
     assert.isFunction(app)
-    await tender.ready()
-    await tender.dispose()
+    await tender.close()
   }
 })

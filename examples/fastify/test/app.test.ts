@@ -4,7 +4,7 @@
  * are the ones every framework example passes (@tender/test-support, `describeMountedHost`).
  */
 import { freePort } from "@tender/test-support"
-import { describeMountedHost, dropPrefixed, freshTablePrefix, type LogLine } from "@tender/test-support/embedding"
+import { describeMountedHost, dropPrefixed, freshTablePrefix, hostLogger, type LogLine } from "@tender/test-support/embedding"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { afterAll, beforeAll } from "vitest"
@@ -22,14 +22,13 @@ const base = `http://127.0.0.1:${port}`
 let made: Awaited<ReturnType<typeof makeApp>>
 
 beforeAll(async () => {
-  made = await makeApp({ pool, publicUrl: `${base}/payments`, checkoutSecret: "test-secret", seedPath, tablePrefix, log: (line) => logs.push(line) })
-  await made.tender.ready()
+  made = await makeApp({ pool, publicUrl: `${base}/payments`, checkoutSecret: "test-secret", seedPath, tablePrefix, logger: hostLogger(logs) })
   await made.app.listen({ port, host: "127.0.0.1" })
 })
 
 afterAll(async () => {
   await made.app.close()
-  await made.tender.dispose()
+  await made.tender.close()
   await dropPrefixed(pool, tablePrefix)
   await pool.end()
 })
@@ -42,10 +41,9 @@ describeMountedHost({
   tablePrefix,
   logs,
   startAndDisposeAnother: async () => {
-    const { app, tender } = await makeApp({ pool, publicUrl: `${base}/other`, checkoutSecret: "test-secret", seedPath, tablePrefix, log: () => {} })
+    const { app, tender } = await makeApp({ pool, publicUrl: `${base}/other`, checkoutSecret: "test-secret", seedPath, tablePrefix, logger: hostLogger([]) })
     await app.ready()
-    await tender.ready()
-    await tender.dispose()
+    await tender.close()
     await app.close()
   }
 })

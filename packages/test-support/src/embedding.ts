@@ -19,6 +19,12 @@ export interface LogLine {
   readonly msg: string
 }
 
+/** A host logger (`createTender({ logger })`, called as pino's are) keeping its lines in `lines`. */
+export const hostLogger = (lines: Array<LogLine>) => {
+  const at = (level: string) => (_fields: Record<string, unknown>, msg: string) => void lines.push({ level, msg })
+  return { info: at("info"), warn: at("warn"), error: at("error") }
+}
+
 export interface MountedHost {
   /** The framework's name as its test names it ("Express"). */
   readonly framework: string

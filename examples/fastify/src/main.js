@@ -18,16 +18,15 @@ const { app, tender } = await makeApp({
   checkoutSecret: process.env["TENDER_CHECKOUT_SECRET"] ?? "example-checkout-secret-change-me",
   seedPath: fileURLToPath(new URL("../seed.json", import.meta.url)),
   tablePrefix: process.env["TENDER_TABLE_PREFIX"],
-  log: (line) => process.stdout.write(JSON.stringify(line) + "\n")
+  // Any { info, warn, error } called as pino's methods are: console here, pino in production.
+  logger: console
 })
 
 // Shutdown: Fastify's onClose runs once requests in flight are done; then Tender stops, then the pool ends.
 app.addHook("onClose", async () => {
-  await tender.dispose()
+  await tender.close()
   await pool.end()
 })
-// Storage migrated and seeded, workers started, before the port opens (docs/embedding.md).
-await tender.ready()
 await app.listen({ port, host: "127.0.0.1" })
 process.stdout.write(`Fastify example listening on http://127.0.0.1:${port} (Tender at ${publicUrl})\n`)
 const stop = () => void app.close()

@@ -1,0 +1,72 @@
+/**
+ * Provider adapters in plain JavaScript (docs/provider-adapters.md, "Without Effect"): the
+ * same port as core's `PaymentProvider`, with `async` functions instead of Effects.
+ * `defineProvider` wraps them into the port, so routing, timeouts, route health, the durable
+ * tasks and idempotency treat a Promise adapter exactly as an Effect one.
+ *
+ * A function that throws (or rejects) means the provider could not be reached or answered with
+ * a fault: it counts against the route's health and the operation is retried or routed
+ * elsewhere, as core's `ProviderUnavailable`. A decline is an answer, not a throw
+ * (`{ _tag: "Declined", … }`). Every function gets an `AbortSignal` that fires when Tender
+ * stops waiting (the bounded provider call timed out, or the instance is closing): pass it to
+ * `fetch`.
+ *
+ * @since 0.1.0
+ */
+import type { Provider } from "@tender/core"
+import { Provider as CoreProvider } from "@tender/core"
+import { Effect } from "effect"
+
+/** What every adapter function gets besides its request. @since 0.1.0 @category models */
+export interface CallOptions {
+  readonly signal: AbortSignal
+}
+
+type Fn<A, B> = (request: A, options: CallOptions) => Promise<B>
+
+/** A provider adapter written with Promises. @since 0.1.0 @category models */
+export interface PromiseProvider {
+  /** The provider's code, as routes name it (`provider` in the seed). */
+  readonly code: string
+  readonly methods: ReadonlyArray<Provider.ProviderMethod>
+  readonly createPayment: Fn<Provider.ProviderPaymentRequest, Provider.ProviderPaymentResult>
+  readonly confirmPayment: Fn<Provider.ProviderPaymentRef, Provider.ProviderPaymentStatus>
+  readonly getPaymentStatus: Fn<Provider.ProviderPaymentRef, Provider.ProviderPaymentStatus>
+  /** For methods whose next action asks for a receipt (4.4). Absent: a receipt is refused as the provider unavailable. */
+  readonly submitReceipt?: ((payment: Provider.ProviderPaymentRef, receipt: Provider.ProviderReceipt, options: CallOptions) => Promise<Provider.ProviderPaymentStatus>) | undefined
+  readonly sendPayout?: Fn<Provider.ProviderPayout, Provider.ProviderPaymentStatus> | undefined
+  readonly cancelPayment?: Fn<Provider.ProviderPaymentRef, Provider.ProviderCancelResult> | undefined
+  readonly refund?: Fn<Provider.ProviderRefundRequest, Provider.ProviderRefundStatus> | undefined
+}
+
+const reasonOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
+
+/**
+ * Wrap a Promise adapter into core's `PaymentProvider` port. Give the result to
+ * `createTender({ providers: [...] })`, beside Effect adapters if any.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const defineProvider = (adapter: PromiseProvider): Provider.PaymentProvider => {
+  const lift = <B>(fn: (options: CallOptions) => Promise<B>): Effect.Effect<B, CoreProvider.ProviderUnavailable> =>
+    Effect.tryPromise({
+      try: (signal) => fn({ signal }),
+      catch: (error) => new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: reasonOf(error) })
+    })
+  // Called as methods of the adapter: an adapter written as a class keeps its `this`.
+  const optional = <A, B>(fn: Fn<A, B> | undefined) => fn === undefined ? undefined : (request: A) => lift((o) => fn.call(adapter, request, o))
+  return {
+    code: adapter.code,
+    methods: adapter.methods,
+    createPayment: (request) => lift((o) => adapter.createPayment(request, o)),
+    confirmPayment: (payment) => lift((o) => adapter.confirmPayment(payment, o)),
+    getPaymentStatus: (payment) => lift((o) => adapter.getPaymentStatus(payment, o)),
+    submitReceipt: (payment, receipt) =>
+      adapter.submitReceipt === undefined
+        ? Effect.fail(new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: "this provider takes no receipts" }))
+        : lift((o) => adapter.submitReceipt!(payment, receipt, o)),
+    sendPayout: optional(adapter.sendPayout),
+    cancelPayment: optional(adapter.cancelPayment),
+    refund: optional(adapter.refund)
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * `createTender(options)`: Tender started in one call, for hosts that do not use Effect
+ * (docs/embedding.md). It builds what an Effect host wires by hand (docs/embedding.md, "The
+ * Effect way"): core's services on the chosen storage, migrated and seeded, the workers and
+ * the hourly maintenance, the host's logger; then mounts `@tender/http` on the same services
+ * and offers the Promise API on them. One set of services answers both the HTTP routes and
+ * `tender.payments.create(…)`.
+ *
+ * @since 0.1.0
+ */
+import type { Provider } from "@tender/core"
+import { Maintenance, Seed, Simulator, Tender as CoreTender, Workers } from "@tender/core"
+import * as TenderExpress from "@tender/http/Express"
+import * as TenderFastify from "@tender/http/Fastify"
+import * as Mount from "@tender/http/Mount"
+import * as NodeHttp from "@tender/http/NodeHttp"
+import * as TenderHttp from "@tender/http/TenderHttp"
+import type { Layer as L } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { readFile } from "node:fs/promises"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type * as Api from "./Api.js"
+import * as Logger from "./internal/logger.js"
+import * as Operations from "./internal/operations.js"
+import * as Storage from "./internal/storage.js"
+import { TenderError } from "./TenderError.js"
+
+/** @since 0.1.0 @category models */
+export type HostLogger = Logger.HostLogger
+/** @since 0.1.0 @category models */
+export type StorageOptions = Storage.StorageOptions
+/** A seed (docs/seed-format.md): merchants, their key pairs and routes. @since 0.1.0 @category models */
+export type SeedInput = typeof Seed.Seed.Encoded
+
+/** @since 0.1.0 @category options */
+export interface TenderOptions {
+  /**
+   * Where clients reach Tender, e.g. `https://shop.example.com/payments`: its path is the mount
+   * prefix, and hosted-checkout links start with it.
+   */
+  readonly publicUrl: string
+  /** Signs hosted-checkout links, and encrypts webhook secrets unless `webhooks.secretKey` is set. Keep it secret and stable. */
+  readonly checkoutSecret: string
+  /** `{ postgres: pool }` (the host's `pg.Pool`), `{ mongodb: client }`, or `{ memory: true }` (the default). */
+  readonly storage?: StorageOptions | undefined
+  /** A seed object or the path of a seed JSON file (docs/seed-format.md), applied at every start. Default: no merchants. */
+  readonly merchants?: SeedInput | string | undefined
+  /**
+   * Provider adapters: Effect adapters (`PaymentProvider`) or plain-JS ones wrapped by
+   * `defineProvider`. The simulator (test environment only, D9) is installed beside them unless
+   * `simulator: false`.
+   */
+  readonly providers?: ReadonlyArray<Provider.PaymentProvider> | undefined
+  /** Install the built-in simulator. Default true. */
+  readonly simulator?: boolean | undefined
+  /** Where Tender's log lines go: pino, console, or any `{ info, warn, error }`. Default: Effect's logger on stdout. */
+  readonly logger?: HostLogger | undefined
+  /** Run pending PostgreSQL migrations at start. Default true; false when a deploy step runs `tender migrate`. */
+  readonly migrate?: boolean | undefined
+  /** Webhook settings (docs/webhooks.md). */
+  readonly webhooks?: CoreTender.TenderOptions["webhooks"]
+  /** The durable-task workers of this process (docs/reliability.md). `false`: this process runs none. */
+  readonly workers?: Workers.WorkerOptions | false | undefined
+}
+
+/** A started Tender. @since 0.1.0 @category models */
+export interface TenderInstance {
+  /** The mount prefix (`/payments`), from `publicUrl`. */
+  readonly prefix: string
+  readonly publicUrl: string
+  /** A `node:http` request listener: Tender's paths; any other path gets Tender's D1 404. `http.createServer(tender.handler)`. */
+  readonly handler: (req: IncomingMessage, res: ServerResponse) => void
+  /** Express (or Connect) middleware, before any body parser: `app.use(tender.express())`; other paths go to `next()`. */
+  readonly express: () => (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void
+  /** A Fastify plugin: `await app.register(tender.fastify())`; other paths go on to the app's routes. */
+  readonly fastify: () => ReturnType<typeof TenderFastify.plugin>
+  /** Fetch-style hosts (Hono, Bun, Deno, workers): any request; an unknown path gets the D1 404 (check `owns` first to fall through). */
+  readonly fetch: (request: Request) => Promise<Response>
+  /** Whether a URL or path is one of Tender's routes. */
+  readonly owns: (url: string) => boolean
+  readonly payments: Api.PaymentsApi
+  readonly refunds: Api.RefundsApi
+  readonly payouts: Api.PayoutsApi
+  readonly webhookEndpoints: Api.WebhookEndpointsApi
+  readonly merchants: Api.MerchantsApi
+  readonly keys: Api.KeysApi
+  readonly routes: Api.RoutesApi
+  /**
+   * Stop: no new requests or tasks, the tasks in hand finish, every resource Tender opened is
+   * released. A pool or client the host gave stays open: end it after this resolves.
+   */
+  readonly close: () => Promise<void>
+}
+
+/** The seed, read from a file when given as a path, checked as at every start. */
+const loadSeed = async (merchants: SeedInput | string | undefined): Promise<Seed.Seed> => {
+  const input = typeof merchants === "string" ? JSON.parse(await readFile(merchants, "utf8")) as unknown : merchants ?? { merchants: [] }
+  const decoded = await Effect.runPromise(Effect.either(Seed.decode(input)))
+  if (decoded._tag === "Right") return decoded.right
+  throw new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `tender: the seed is invalid: ${decoded.left.message}` })
+}
+
+/** Why the services did not start, as one readable message. */
+const startError = (cause: unknown) =>
+  new Error(`tender: could not start: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+
+/**
+ * Start Tender: storage connected and migrated, the seed applied, workers running. Resolves
+ * once it can answer requests; mount it then, before the host's server listens.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const createTender = async (options: TenderOptions): Promise<TenderInstance> => {
+  const mount = Mount.fromPublicUrl(options.publicUrl)
+  if (typeof options.checkoutSecret !== "string" || options.checkoutSecret.length < 8) {
+    throw new TenderError({ code: "validation_failed", status: 400, param: "checkoutSecret", message: "tender: checkoutSecret must be a string of at least 8 characters" })
+  }
+  const seed = await loadSeed(options.merchants)
+  const simulator = options.simulator === false ? [] : [Simulator.make({ baseUrl: `${mount.publicUrl}/simulator` })]
+  const storage = await Storage.layerOf(options.storage, options.migrate ?? true)
+  const core = CoreTender.layer(
+    {
+      seed,
+      hostedCheckout: { baseUrl: mount.publicUrl, secret: options.checkoutSecret },
+      providers: [...simulator, ...(options.providers ?? [])],
+      webhooks: options.webhooks
+    },
+    storage
+  )
+  const logger: L.Layer<never> = options.logger === undefined ? Layer.empty : Logger.layer(options.logger)
+  const background = options.workers === false
+    ? Maintenance.layerSchedule("1 hour")
+    : Layer.merge(Workers.layer(options.workers ?? {}), Maintenance.layerSchedule("1 hour"))
+  // The logger is provided around the build and merged in: workers and operations log through it.
+  const services = background.pipe(Layer.provideMerge(core), Layer.provideMerge(logger))
+  const runtime = ManagedRuntime.make(services)
+  let web: TenderHttp.WebHandler
+  try {
+    const built = await runtime.runtime()
+    // The HTTP routes on the very services the Promise API uses (not a second copy of them).
+    web = TenderHttp.toWebHandler(Layer.merge(Layer.succeedContext(built.context), logger), { prefix: mount.prefix })
+    await web.ready()
+  } catch (cause) {
+    await runtime.dispose()
+    throw startError(cause)
+  }
+  let closing: Promise<void> | undefined
+  const api = Operations.make(runtime)
+  return {
+    prefix: mount.prefix,
+    publicUrl: mount.publicUrl,
+    handler: NodeHttp.listener(web),
+    express: () => TenderExpress.middleware(web),
+    fastify: () => TenderFastify.plugin(web),
+    fetch: (request) => web.handler(request),
+    owns: web.owns,
+    ...api,
+    close: () =>
+      closing ??= web.dispose().then(() => runtime.dispose())
+  }
+}

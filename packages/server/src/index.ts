@@ -1,0 +1,18 @@
+/**
+ * Tender for any Node.js host, without Effect (docs/embedding.md):
+ *
+ * ```js
+ * import { createTender } from "@tender/server"
+ * const tender = await createTender({ storage: { postgres: pool }, publicUrl, checkoutSecret, merchants: "./seed.json" })
+ * app.use(tender.express())
+ * ```
+ *
+ * @since 0.1.0
+ */
+export { createTender } from "./Tender.js"
+export type { HostLogger, SeedInput, StorageOptions, TenderInstance, TenderOptions } from "./Tender.js"
+export { isTenderError, TenderError } from "./TenderError.js"
+export type { TenderErrorCode, TenderErrorDetail } from "./TenderError.js"
+export { defineProvider } from "./Provider.js"
+export type { CallOptions, PromiseProvider } from "./Provider.js"
+export type * from "./Api.js"

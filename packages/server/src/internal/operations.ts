@@ -1,0 +1,265 @@
+/**
+ * The Promise API on the core services: each method is the core operation the HTTP handler
+ * of the same route calls (`Handlers.ts`), with the merchant named by the host instead of
+ * found from a key pair. Bodies are decoded with the schemas the HTTP API decodes them with,
+ * so every rule (validation, idempotency, merchant_reference, state checks) is the same.
+ */
+import type { Authentication } from "@tender/core"
+import {
+  Errors,
+  Idempotency,
+  Merchants,
+  PaymentIntent,
+  PaymentIntentCancel,
+  PaymentIntents,
+  PayoutIntent,
+  PayoutIntents,
+  Refund,
+  Refunds,
+  RouteHealth,
+  Seed,
+  WebhookEndpoint
+} from "@tender/core"
+import type { ManagedRuntime } from "effect"
+import { Clock, Effect, Option } from "effect"
+import type * as Api from "../Api.js"
+import { merchantResource } from "../Api.js"
+import { TenderError } from "../TenderError.js"
+import { asQuery, decode, fromResponse, run } from "./run.js"
+
+/** A runtime holding every core service (`createTender` builds it). */
+export type Runtime = ManagedRuntime.ManagedRuntime<any, unknown>
+
+const environmentOf = (environment: unknown): Effect.Effect<Api.Environment, Errors.ValidationFailed> =>
+  environment === "test" || environment === "live"
+    ? Effect.succeed(environment)
+    : Effect.fail(Errors.ValidationFailed.at("environment", "environment must be test or live"))
+
+const findMerchant = (id: unknown) =>
+  Effect.gen(function*() {
+    if (typeof id !== "string" || id === "") return yield* Errors.ValidationFailed.at("merchant", "merchant must be a merchant id")
+    const found = yield* (yield* Merchants.Merchants).findMerchant(id)
+    if (Option.isNone(found)) return yield* new Errors.ResourceNotFound({ param: "merchant", message: `No merchant ${JSON.stringify(id)}.` })
+    return found.value
+  })
+
+/**
+ * The host acting as the merchant. Idempotency keys are held per caller (4.9): the host's
+ * calls for one merchant and environment are one caller, apart from every key pair's.
+ */
+const principalOf = (scope: Api.MerchantScope) =>
+  Effect.gen(function*() {
+    const environment = yield* environmentOf(scope.environment)
+    const merchant = yield* findMerchant(scope.merchant)
+    return { merchant, environment, apiKeyId: `host_${environment}_${merchant.id}` } satisfies Authentication.Principal
+  })
+
+const contextOf = (options: Api.WriteOptions, requestId: string) =>
+  Effect.gen(function*() {
+    const principal = yield* principalOf(options)
+    const idempotencyKey = yield* Idempotency.validateKey(options.idempotencyKey)
+    return { principal, requestId, idempotencyKey }
+  })
+
+const scopeOf = (principal: Authentication.Principal) => ({ merchantId: principal.merchant.id, environment: principal.environment })
+
+/** The Promise API of one instance. */
+export const make = (runtime: Runtime) => {
+  const call = <A>(make: (requestId: string) => Effect.Effect<A, unknown, any>) => run(runtime, make)
+
+  const refundsCreate = (params: Api.RefundCreateParams, options: Api.WriteOptions) =>
+    call((id) =>
+      Effect.gen(function*() {
+        const context = yield* contextOf(options, id)
+        return yield* Refunds.create(context, yield* decode(Refund.CreateParams, params))
+      })
+    ).then((r) => fromResponse<Api.RefundResource>(r))
+
+  const payments: Api.PaymentsApi = {
+    create: (params, options) =>
+      call((id) =>
+        Effect.gen(function*() {
+          const context = yield* contextOf(options, id)
+          return yield* PaymentIntents.create(context, yield* decode(PaymentIntent.CreateParams, params))
+        })
+      ).then((r) => fromResponse(r)),
+    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => PaymentIntents.retrieve(p, id))),
+    list: (query, options) =>
+      call(() =>
+        Effect.gen(function*() {
+          const principal = yield* principalOf(options)
+          return yield* PaymentIntents.list(principal, yield* decode(PaymentIntents.ListParams, asQuery(query)))
+        })
+      ),
+    confirm: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => PaymentIntents.confirm(c, id))).then((r) => fromResponse(r)),
+    cancel: (id, params, options) =>
+      call((rid) =>
+        Effect.gen(function*() {
+          const context = yield* contextOf(options, rid)
+          return yield* PaymentIntentCancel.cancel(context, id, yield* decode(PaymentIntentCancel.CancelParams, params ?? {}))
+        })
+      ).then((r) => fromResponse(r)),
+    refund: (id, params, options) => refundsCreate({ ...params, payment_intent: id }, options)
+  }
+
+  const refunds: Api.RefundsApi = {
+    create: refundsCreate,
+    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => Refunds.retrieve(p, id))),
+    list: (query, options) =>
+      call(() =>
+        Effect.gen(function*() {
+          const principal = yield* principalOf(options)
+          return yield* Refunds.list(principal, yield* decode(Refunds.ListParams, asQuery(query)))
+        })
+      )
+  }
+
+  const payouts: Api.PayoutsApi = {
+    create: (params, options) =>
+      call((id) =>
+        Effect.gen(function*() {
+          const context = yield* contextOf(options, id)
+          return yield* PayoutIntents.create(context, yield* decode(PayoutIntent.CreateParams, params))
+        })
+      ).then((r) => fromResponse(r)),
+    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => PayoutIntents.retrieve(p, id))),
+    list: (query, options) =>
+      call(() =>
+        Effect.gen(function*() {
+          const principal = yield* principalOf(options)
+          return yield* PayoutIntents.list(principal, yield* decode(PayoutIntents.ListParams, asQuery(query)))
+        })
+      ),
+    cancel: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => PayoutIntents.cancel(c, id))).then((r) => fromResponse(r)),
+    approve: (id, options) =>
+      call((rid) =>
+        Effect.gen(function*() {
+          const principal = yield* principalOf(options)
+          const outcome = yield* PayoutIntents.approve(scopeOf(principal), id)
+          if (outcome === "not_found") return yield* new Errors.ResourceNotFound({ param: "id", message: `No payout intent ${JSON.stringify(id)}.` })
+          const payout = yield* PayoutIntents.retrieve(principal, id)
+          if (outcome === "not_awaiting_approval") {
+            // D8 names no wire code for this (approval is not a merchant route): the host's own.
+            return yield* Effect.fail(
+              new TenderError({
+                code: "payout_not_approvable",
+                status: 409,
+                message: `This payout intent is ${payout.status}: only a payout awaiting approval can be approved.`,
+                requestId: rid
+              })
+            )
+          }
+          return payout
+        })
+      )
+  }
+
+  const webhookEndpoints: Api.WebhookEndpointsApi = {
+    create: (params, options) =>
+      call((id) =>
+        Effect.gen(function*() {
+          const context = yield* contextOf(options, id)
+          return yield* WebhookEndpoint.create(context, yield* decode(WebhookEndpoint.CreateParams, params))
+        })
+      ).then((r) => fromResponse(r)),
+    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => WebhookEndpoint.retrieve(p, id))),
+    list: (query, options) =>
+      call(() =>
+        Effect.gen(function*() {
+          const principal = yield* principalOf(options)
+          return yield* WebhookEndpoint.list(principal, yield* decode(WebhookEndpoint.ListParams, asQuery(query)))
+        })
+      ),
+    delete: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => WebhookEndpoint.remove(c, id))).then((r) => fromResponse(r)),
+    rotateSecret: (id, options) =>
+      call(() =>
+        Effect.gen(function*() {
+          const principal = yield* principalOf(options)
+          const secret = yield* WebhookEndpoint.rotateSecret(scopeOf(principal), id, options.graceMillis)
+          return { secret }
+        })
+      )
+  }
+
+  /** A merchant from the seed format's fields, checked as a seed's are (docs/seed-format.md). */
+  const merchantOf = (params: Api.MerchantParams) =>
+    Effect.gen(function*() {
+      const decoded = yield* decode(Seed.SeedMerchant, { ...params, api_keys: [] })
+      const seed = yield* Seed.decode({ merchants: [decoded] }).pipe(Effect.mapError((e) => Errors.ValidationFailed.at("routes", e.message)))
+      return Seed.toDirectory(seed, 0).merchants[0]!
+    })
+
+  const merchants: Api.MerchantsApi = {
+    create: (params) =>
+      call(() =>
+        Effect.gen(function*() {
+          const merchant = yield* merchantOf(params)
+          const store = yield* Merchants.Merchants
+          if (Option.isSome(yield* store.findMerchant(merchant.id))) {
+            return yield* Errors.ValidationFailed.at("id", `A merchant ${JSON.stringify(merchant.id)} exists already.`)
+          }
+          yield* store.putMerchant(merchant)
+          return merchantResource(merchant)
+        })
+      ),
+    get: (id) => call(() => Effect.map(findMerchant(id), merchantResource)),
+    update: (id, params) =>
+      call(() =>
+        Effect.gen(function*() {
+          yield* findMerchant(id)
+          const merchant = yield* merchantOf({ ...params, id })
+          yield* (yield* Merchants.Merchants).putMerchant(merchant)
+          return merchantResource(merchant)
+        })
+      )
+  }
+
+  const issued = (k: Merchants.IssuedKeyPair): Api.IssuedKeyPair => ({
+    id: k.apiKey.id,
+    merchant: k.apiKey.merchantId,
+    environment: k.apiKey.environment,
+    public_key: k.publicKey,
+    secret_key: k.secretKey
+  })
+  const findKey = (publicKey: string) =>
+    Effect.flatMap(Merchants.Merchants, (store) => store.findKeyByPublicKey(publicKey)).pipe(
+      Effect.flatMap(Option.match({
+        onNone: () => Effect.fail(new Errors.ResourceNotFound({ param: "public_key", message: `No API key ${JSON.stringify(publicKey)}.` })),
+        onSome: Effect.succeed
+      }))
+    )
+
+  const keys: Api.KeysApi = {
+    issue: (merchant, environment) =>
+      call(() =>
+        Effect.gen(function*() {
+          const env = yield* environmentOf(environment)
+          const found = yield* findMerchant(merchant)
+          return issued(yield* Merchants.issueKeyPair(found.id, env))
+        })
+      ),
+    rotate: (publicKey) =>
+      call(() =>
+        Effect.gen(function*() {
+          const old = yield* findKey(publicKey)
+          if (old.revokedAt !== null) return yield* Errors.ValidationFailed.at("public_key", "This API key is revoked: issue a new pair instead.")
+          return issued(yield* Merchants.rotateKeyPair(old))
+        })
+      ),
+    revoke: (publicKey) =>
+      call(() =>
+        Effect.gen(function*() {
+          const key = yield* findKey(publicKey)
+          yield* (yield* Merchants.Merchants).revokeApiKey(key.id, yield* Clock.currentTimeMillis)
+        })
+      )
+  }
+
+  const routes: Api.RoutesApi = {
+    setAvailable: (routeId, available) => call(() => Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable(routeId, available))),
+    setProviderAvailable: (provider, available) =>
+      call(() => Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setProviderAvailable(provider, available)))
+  }
+
+  return { payments, refunds, payouts, webhookEndpoints, merchants, keys, routes }
+}

@@ -1,0 +1,70 @@
+/**
+ * `createTender({ storage: { postgres: pool } })` on the host's own `pg.Pool` and the real
+ * PostgreSQL: migrated at start unless `migrate: false`, and the pool stays the host's.
+ */
+import { dropPrefixed, freshTablePrefix } from "@tender/test-support/embedding"
+import { promptpay } from "@tender/test-support"
+import { fileURLToPath } from "node:url"
+import { inspect } from "node:util"
+import pg from "pg"
+import { afterAll, assert, describe, it } from "vitest"
+import { createTender, isTenderError } from "../src/index.js"
+
+const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const merchants = fileURLToPath(new URL("../../../examples/express/seed.json", import.meta.url))
+const pool = new pg.Pool({ connectionString: url, max: 5 })
+const prefixes: Array<string> = []
+const fresh = () => {
+  const prefix = freshTablePrefix()
+  prefixes.push(prefix)
+  return prefix
+}
+const options = { publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret-123", merchants, logger: { info() {}, warn() {}, error() {} } }
+
+afterAll(async () => {
+  for (const prefix of prefixes) await dropPrefixed(pool, prefix)
+  await pool.end()
+})
+
+describe("createTender on the host's pg.Pool", () => {
+  it("server: migrates at start, serves on the pool, and close leaves the pool open", async () => {
+    const tablePrefix = fresh()
+    const tender = await createTender({ ...options, storage: { postgres: pool, tablePrefix } })
+    const created = await tender.payments.create(promptpay, { merchant: "mch_demo", environment: "test" })
+    const { rows } = await pool.query(`SELECT id FROM "${tablePrefix}payment_intents" WHERE id = $1`, [created.id])
+    assert.strictEqual(rows.length, 1)
+    await tender.close()
+    assert.strictEqual((await pool.query("SELECT 1 AS one")).rows[0].one, 1)
+  })
+
+  it("D1 a storage fault rejects with the generic 5xx message; its cause goes to the host's logger", async () => {
+    const tablePrefix = fresh()
+    const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = []
+    const at = (level: string) => (fields: Record<string, unknown>, message: string) => void lines.push({ level, message, fields })
+    const tender = await createTender({ ...options, storage: { postgres: pool, tablePrefix }, logger: { info: at("info"), warn: at("warn"), error: at("error") } })
+    try {
+      await pool.query(`ALTER TABLE "${tablePrefix}idempotency_keys" RENAME TO "${tablePrefix}idempotency_keys_away"`)
+      const error = await tender.payments.create(promptpay, { merchant: "mch_demo", environment: "test", idempotencyKey: "fault-1" }).catch((e: unknown) => e)
+      assert.isTrue(isTenderError(error))
+      assert.isAtLeast((error as { status: number }).status, 500)
+      assert.notInclude((error as Error).message, "idempotency_keys")
+      const line = lines.find((l) => l.level === "error")
+      assert.isDefined(line, JSON.stringify(lines))
+      assert.match(line!.message, /failed/)
+      // The driver's own error, in the cause chain of the error given as `err`.
+      assert.include(inspect(line!.fields["err"], { depth: 6 }), "idempotency_keys")
+    } finally {
+      await pool.query(`ALTER TABLE "${tablePrefix}idempotency_keys_away" RENAME TO "${tablePrefix}idempotency_keys"`)
+      await tender.close()
+    }
+  })
+
+  it("server: migrate: false leaves the schema to `tender migrate`: on an empty database the start fails, saying why", async () => {
+    const tablePrefix = fresh()
+    let message = ""
+    await createTender({ ...options, storage: { postgres: pool, tablePrefix }, migrate: false }).catch((e: Error) => (message = e.message))
+    assert.match(message, /^tender: could not start/)
+    const { rows } = await pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE starts_with(tablename, $1)", [tablePrefix])
+    assert.strictEqual(rows[0].n, 0)
+  })
+})

@@ -1,0 +1,281 @@
+/**
+ * `createTender` and its Promise API on the in-memory store: the HTTP routes and the Promise
+ * API answer from one set of services, and every rule the HTTP API applies holds for the
+ * Promise calls (validation, idempotency, state checks, D8 approval, key pairs).
+ */
+import { basic, customer, demoKey, promptpay } from "@tender/test-support"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { fileURLToPath } from "node:url"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { createTender, defineProvider, isTenderError, type TenderInstance, TenderError } from "../src/index.js"
+
+const seedPath = fileURLToPath(new URL("../../../examples/express/seed.json", import.meta.url))
+const base = "http://tender.test/payments"
+const demo = { merchant: "mch_demo", environment: "test" } as const
+const logs: Array<{ level: string; message: string; fields: Record<string, unknown> }> = []
+const logger = {
+  info: (fields: Record<string, unknown>, message: string) => void logs.push({ level: "info", message, fields }),
+  warn: (fields: Record<string, unknown>, message: string) => void logs.push({ level: "warn", message, fields }),
+  error: (fields: Record<string, unknown>, message: string) => void logs.push({ level: "error", message, fields })
+}
+
+let tender: TenderInstance
+beforeAll(async () => {
+  tender = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, logger, workers: { pollMillis: 20 } })
+})
+afterAll(() => tender.close())
+
+/** The rejection of `promise`, which must be a TenderError. */
+const rejection = async (promise: Promise<unknown>): Promise<TenderError> => {
+  try {
+    await promise
+  } catch (error) {
+    assert.isTrue(isTenderError(error), String(error))
+    return error as TenderError
+  }
+  return assert.fail("expected a rejection")
+}
+
+/** 100.00 THB to a KBANK account (a bank the simulator pays out to), under `reference`. */
+const payout = (reference: string) => ({
+  amount: "10000",
+  currency: "THB",
+  merchant_reference: reference,
+  destination: { type: "bank_account", bank: "KBANK", account_number: "1234567890", account_name: customer.name }
+} as const)
+
+const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean): Promise<A> => {
+  for (let i = 0; i < 200; i++) {
+    const value = await read()
+    if (done(value)) return value
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  return read()
+}
+
+const http = (path: string, init: RequestInit & { key?: { public: string; secret: string } } = {}) =>
+  tender.fetch(new Request(`${base}${path}`, {
+    ...init,
+    headers: { authorization: basic(init.key ?? demoKey), "content-type": "application/json", ...(init.headers as Record<string, string> | undefined) }
+  }))
+
+describe("createTender: one call, one set of services", () => {
+  it("server: a payment created through the Promise API is the one the HTTP API serves", async () => {
+    const created = await tender.payments.create(promptpay, demo)
+    assert.strictEqual(created.status, "requires_action")
+    const res = await http(`/payment_intents/${created.id}`)
+    assert.strictEqual(res.status, 200)
+    assert.strictEqual((await res.json()).id, created.id)
+    assert.strictEqual((await tender.payments.get(created.id, demo)).id, created.id)
+    assert.isTrue(tender.owns("/payments/payment_intents"))
+    assert.isFalse(tender.owns("/elsewhere"))
+  })
+
+  it("server: tender.handler serves Tender's paths on node:http, an unknown path gets the D1 404", async () => {
+    const server = createServer(tender.handler)
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      const listed = await fetch(`${origin}/payments/payment_intents?limit=1`, { headers: { authorization: basic(demoKey) } })
+      assert.strictEqual(listed.status, 200)
+      const missing = await fetch(`${origin}/elsewhere`)
+      assert.strictEqual(missing.status, 404)
+      assert.strictEqual((await missing.json()).error.code, "resource_not_found")
+    } finally {
+      await new Promise((ok) => server.close(ok))
+    }
+  })
+
+  it("server: an invalid seed is refused at start with the seed's problem", async () => {
+    const error = await rejection(createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: { merchants: [{ id: "" }] } as never }))
+    assert.strictEqual(error.code, "validation_failed")
+    assert.match(error.message, /seed is invalid/)
+  })
+})
+
+describe("Promise API: payments", () => {
+  it("4.9.5 same key, changed body -> 409 idempotency_conflict; same key, same body -> the first answer", async () => {
+    const key = crypto.randomUUID()
+    const first = await tender.payments.create(promptpay, { ...demo, idempotencyKey: key })
+    const again = await tender.payments.create(promptpay, { ...demo, idempotencyKey: key })
+    assert.strictEqual(again.id, first.id)
+    const conflict = await rejection(tender.payments.create({ ...promptpay, amount: "150001" }, { ...demo, idempotencyKey: key }))
+    assert.deepStrictEqual([conflict.status, conflict.code], [409, "idempotency_conflict"])
+  })
+
+  it("D1 bad input rejects with validation_failed naming the param, nothing created", async () => {
+    const before = (await tender.payments.list({ limit: 100 }, demo)).data.length
+    const error = await rejection(tender.payments.create({ ...promptpay, amount: "-5" }, demo))
+    assert.deepStrictEqual([error.status, error.code, error.param], [400, "validation_failed", "amount"])
+    const unknown = await rejection(tender.payments.create({ ...promptpay, colour: "red" } as never, demo))
+    assert.strictEqual(unknown.param, "colour")
+    assert.strictEqual((await tender.payments.list({ limit: 100 }, demo)).data.length, before)
+  })
+
+  it("server: an unknown merchant or environment is refused before anything runs", async () => {
+    const missing = await rejection(tender.payments.get("dord_000000000000000000000000", { merchant: "mch_nope", environment: "test" }))
+    assert.deepStrictEqual([missing.status, missing.code, missing.param], [404, "resource_not_found", "merchant"])
+    const env = await rejection(tender.payments.list(undefined, { merchant: "mch_demo", environment: "prod" as never }))
+    assert.deepStrictEqual([env.code, env.param], ["validation_failed", "environment"])
+  })
+
+  it("D10 cancel, confirm to success, refund part, list filters by status", async () => {
+    const toCancel = await tender.payments.create(promptpay, demo)
+    const canceled = await tender.payments.cancel(toCancel.id, { cancellation_reason: "requested_by_customer" }, demo)
+    assert.deepStrictEqual([canceled.status, canceled.cancellation_reason], ["canceled", "requested_by_customer"])
+    const again = await rejection(tender.payments.confirm(toCancel.id, demo))
+    assert.strictEqual(again.code, "payment_intent_unexpected_state")
+
+    const paid = await tender.payments.create(promptpay, demo)
+    await tender.payments.confirm(paid.id, demo)
+    assert.strictEqual((await until(() => tender.payments.get(paid.id, demo), (p) => p.status === "succeeded")).status, "succeeded")
+    const refund = await tender.payments.refund(paid.id, { amount: "50000" }, demo)
+    assert.strictEqual(refund.status, "pending")
+    assert.strictEqual((await until(() => tender.refunds.get(refund.id, demo), (r) => r.status !== "pending")).status, "succeeded")
+    const over = await rejection(tender.payments.refund(paid.id, { amount: "100001" }, demo))
+    assert.strictEqual(over.code, "amount_exceeds_refundable")
+    const page = await tender.payments.list({ status: ["succeeded"], limit: 50 }, demo)
+    assert.isTrue(page.data.every((p) => p.status === "succeeded"))
+    assert.include(page.data.map((p) => p.id), paid.id)
+    assert.include((await tender.refunds.list({ payment_intent: paid.id }, demo)).data.map((r) => r.id), refund.id)
+  })
+})
+
+describe("Promise API: payouts (D8)", () => {
+  it("D8 approve moves a payout to processing and the worker sends it; approving again or cancelling then is refused", async () => {
+    const created = await tender.payouts.create(payout(`po-${crypto.randomUUID()}`), demo)
+    assert.strictEqual(created.status, "requires_approval")
+    const approved = await tender.payouts.approve(created.id, demo)
+    assert.strictEqual(approved.status, "processing")
+    const twice = await rejection(tender.payouts.approve(created.id, demo))
+    assert.deepStrictEqual([twice.status, twice.code], [409, "payout_not_approvable"])
+    const cancel = await rejection(tender.payouts.cancel(created.id, demo))
+    assert.strictEqual(cancel.code, "payout_not_cancelable")
+    assert.strictEqual((await until(() => tender.payouts.get(created.id, demo), (p) => p.status !== "processing")).status, "succeeded")
+    const missing = await rejection(tender.payouts.approve("pout_000000000000000000000000", demo))
+    assert.strictEqual(missing.code, "resource_not_found")
+  })
+
+  it("D8 a payout awaiting approval can be canceled, then not approved", async () => {
+    const created = await tender.payouts.create(payout(`po-${crypto.randomUUID()}`), demo)
+    assert.strictEqual((await tender.payouts.cancel(created.id, demo)).status, "canceled")
+    assert.strictEqual((await rejection(tender.payouts.approve(created.id, demo))).code, "payout_not_approvable")
+    assert.include((await tender.payouts.list({ status: "canceled" }, demo)).data.map((p) => p.id), created.id)
+  })
+})
+
+describe("Promise API: merchants and key pairs", () => {
+  it("D2 onboard a merchant, issue its keys: they authenticate over HTTP; rotation and revocation end the old pair", async () => {
+    const id = `mch_${crypto.randomUUID().slice(0, 8)}`
+    const merchant = await tender.merchants.create({
+      id,
+      name: "New Shop",
+      allowed_checkout_modes: ["merchant"],
+      routes: [{ id: `rt_${id}`, method: "th_promptpay", provider: "simulator", environments: ["test"] }]
+    })
+    assert.deepStrictEqual(merchant.routes.map((r) => r.priority), [0])
+    assert.strictEqual((await rejection(tender.merchants.create({ ...merchant, routes: [] }))).param, "id")
+    const pair = await tender.keys.issue(id, "test")
+    assert.match(pair.public_key, /^pk_test_/)
+    const key = { public: pair.public_key, secret: pair.secret_key }
+    const created = await http("/payment_intents", { method: "POST", key, body: JSON.stringify(promptpay) })
+    assert.strictEqual(created.status, 201)
+
+    const rotated = await tender.keys.rotate(pair.public_key)
+    assert.strictEqual((await http("/payment_intents", { key })).status, 401)
+    const next = { public: rotated.public_key, secret: rotated.secret_key }
+    assert.strictEqual((await http("/payment_intents", { key: next })).status, 200)
+    await tender.keys.revoke(rotated.public_key)
+    assert.strictEqual((await http("/payment_intents", { key: next })).status, 401)
+    assert.strictEqual((await rejection(tender.keys.rotate(rotated.public_key))).param, "public_key")
+    assert.strictEqual((await rejection(tender.keys.issue("mch_nope", "test"))).code, "resource_not_found")
+
+    const updated = await tender.merchants.update(id, { name: "Renamed", allowed_checkout_modes: ["hosted"], routes: [] })
+    assert.strictEqual((await tender.merchants.get(id)).name, updated.name)
+    const refused = await http("/payment_intents", { method: "POST", key: { public: (await tender.keys.issue(id, "test")).public_key, secret: "x" }, body: "{}" })
+    assert.strictEqual(refused.status, 401)
+  })
+})
+
+describe("Promise API: routes and webhook endpoints", () => {
+  it("server: a route taken out of service is skipped by routing until put back", async () => {
+    await tender.routes.setAvailable("rt_demo_promptpay", false)
+    try {
+      const error = await rejection(tender.payments.create(promptpay, demo))
+      assert.deepStrictEqual([error.status, error.code], [422, "routing_unavailable"])
+    } finally {
+      await tender.routes.setAvailable("rt_demo_promptpay", true)
+    }
+    assert.strictEqual((await tender.payments.create(promptpay, demo)).status, "requires_action")
+  })
+
+  it("server: webhook endpoints are created with their secret once, listed, rotated and deleted", async () => {
+    const endpoint = await tender.webhookEndpoints.create({ url: "http://127.0.0.1:9/hook" }, demo)
+    assert.match(endpoint.secret, /^whsec_/)
+    assert.include((await tender.webhookEndpoints.list({ limit: 10 }, demo)).data.map((e) => e.id), endpoint.id)
+    const { secret } = await tender.webhookEndpoints.rotateSecret(endpoint.id, demo)
+    assert.notStrictEqual(secret, endpoint.secret)
+    assert.isTrue((await tender.webhookEndpoints.delete(endpoint.id, demo)).deleted)
+    assert.strictEqual((await rejection(tender.webhookEndpoints.get(endpoint.id, demo))).code, "resource_not_found")
+  })
+})
+
+describe("defineProvider: a Promise adapter in the Provider port", () => {
+  it("server: a Promise adapter's answer becomes the payment's; a throw counts as the provider unavailable", async () => {
+    let fail = false
+    const acme = defineProvider({
+      code: "acme",
+      methods: [{
+        method: "th_promptpay",
+        providerMethod: "PP",
+        category: "qr",
+        label: "PromptPay",
+        nextActionType: "display_qr_code",
+        countries: ["TH"],
+        currencies: ["THB"],
+        minAmount: "100",
+        maxAmount: "100000000",
+        environments: ["test"],
+        checkoutModes: ["merchant"],
+        banks: [],
+        payer: {}
+      }],
+      async createPayment(request) {
+        if (fail) throw new Error("acme is down")
+        return { _tag: "Processing", providerPaymentId: `acme_${request.paymentIntentId}` }
+      },
+      async confirmPayment() {
+        return { _tag: "Succeeded" }
+      },
+      async getPaymentStatus() {
+        return { _tag: "Succeeded" }
+      }
+    })
+    const seed = {
+      merchants: [{ id: "mch_acme", name: "Acme", allowed_checkout_modes: ["merchant"], api_keys: [], routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }] }]
+    } as const
+    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger })
+    try {
+      const scope = { merchant: "mch_acme", environment: "test" } as const
+      const created = await own.payments.create(promptpay, scope)
+      assert.strictEqual(created.status, "processing")
+      fail = true
+      const down = await rejection(own.payments.create(promptpay, scope))
+      assert.strictEqual(down.code, "routing_unavailable")
+    } finally {
+      await own.close()
+    }
+  })
+})
+
+describe("close", () => {
+  it("server: close stops the instance; calls after it reject", async () => {
+    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, logger })
+    await own.close()
+    await own.close()
+    let failed = false
+    await own.payments.list(undefined, demo).catch(() => (failed = true))
+    assert.isTrue(failed)
+  })
+})
