@@ -1,10 +1,12 @@
 /**
  * The checks every framework example makes of Tender mounted under `/payments` in a host app on
- * the host's own `pg.Pool` (docs/embedding.md): the Express and Fastify examples run the same
+ * the host's own `pg.Pool` (docs/embedding.md): the Express, Fastify and Hono examples run the same
  * suite, each with its own app and its own 404. Not a test file itself: each example's test
  * calls `describeMountedHost`.
  */
-import { assert, describe, it } from "vitest"
+import pg from "pg"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { freePort } from "./net.js"
 import { basic, hosted, promptpay } from "./requests.js"
 import { demoKey } from "./demo.js"
 
@@ -142,5 +144,77 @@ export const describeMountedHost = (host: MountedHost) => {
       await host.startAndDisposeAnother()
       assert.strictEqual((await host.pool.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one, 1)
     })
+  })
+}
+
+/** What an example's `makeApp` (src/app.js) takes and gives back. */
+export interface ExampleOptions {
+  readonly pool: Pool
+  readonly publicUrl: string
+  readonly checkoutSecret: string
+  readonly seedPath: string
+  readonly tablePrefix: string
+  readonly logger: ReturnType<typeof hostLogger>
+}
+
+export interface ExampleHost<Made extends { readonly tender: { close(): Promise<void> } }> {
+  readonly framework: string
+  readonly example: string
+  /** The example's seed file (its `seed.json`). */
+  readonly seedPath: string
+  readonly makeApp: (options: ExampleOptions) => Promise<Made>
+  /** Serve the app on 127.0.0.1:`port`; resolves once it listens, to a function that stops it. */
+  readonly serve: (made: Made, port: number) => Promise<() => Promise<void>>
+  /** Dispose of a second app and its Tender (default: close its Tender; the app holds nothing). */
+  readonly disposeAnother?: (made: Made) => Promise<void>
+}
+
+/**
+ * One framework example's test: its `makeApp` on a fresh pool and table prefix, served on a free
+ * port known before the app is made (its public URL, so hosted links, name it), then the
+ * `describeMountedHost` suite; everything torn down and the prefixed tables dropped afterwards.
+ */
+export const describeExampleHost = <Made extends { readonly tender: { close(): Promise<void> } }>(example: ExampleHost<Made>) => {
+  const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+  const tablePrefix = freshTablePrefix()
+  const pool = new pg.Pool({ connectionString: url, max: 5 })
+  const logs: Array<LogLine> = []
+  let base = ""
+  let made: Made | undefined
+  let stop: (() => Promise<void>) | undefined
+  const options = (publicUrl: string, logger: ReturnType<typeof hostLogger>): ExampleOptions => ({
+    pool,
+    publicUrl,
+    checkoutSecret: "test-secret",
+    seedPath: example.seedPath,
+    tablePrefix,
+    logger
+  })
+
+  beforeAll(async () => {
+    const port = await freePort()
+    base = `http://127.0.0.1:${port}`
+    made = await example.makeApp(options(`${base}/payments`, hostLogger(logs)))
+    stop = await example.serve(made, port)
+  })
+
+  afterAll(async () => {
+    await stop?.()
+    await made?.tender.close()
+    await dropPrefixed(pool, tablePrefix)
+    await pool.end()
+  })
+
+  describeMountedHost({
+    framework: example.framework,
+    example: example.example,
+    base: () => base,
+    pool,
+    tablePrefix,
+    logs,
+    startAndDisposeAnother: async () => {
+      const another = await example.makeApp(options(`${base}/other`, hostLogger([])))
+      await (example.disposeAnother ?? ((made) => made.tender.close()))(another)
+    }
   })
 }
