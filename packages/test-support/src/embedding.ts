@@ -2,7 +2,7 @@
  * The checks every framework example makes of Tender mounted under `/payments` in a host app on
  * the host's own `pg.Pool` (docs/embedding.md): the Express, Fastify and Hono examples run the same
  * suite, each with its own app and its own 404. Not a test file itself: each example's test
- * calls `describeMountedHost`.
+ * calls `describeExampleHost`, which starts the example and runs `describeMountedHost`.
  */
 import pg from "pg"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -147,13 +147,12 @@ export const describeMountedHost = (host: MountedHost) => {
   })
 }
 
-/** What an example's `makeApp` (src/app.js) takes and gives back. */
+/** What an example's `makeApp` (src/app.js) takes: `createTender`'s options, on the app's pool. */
 export interface ExampleOptions {
-  readonly pool: Pool
+  readonly storage: { readonly postgres: Pool; readonly tablePrefix: string }
   readonly publicUrl: string
   readonly checkoutSecret: string
-  readonly seedPath: string
-  readonly tablePrefix: string
+  readonly merchants: string
   readonly logger: ReturnType<typeof hostLogger>
 }
 
@@ -183,11 +182,10 @@ export const describeExampleHost = <Made extends { readonly tender: { close(): P
   let made: Made | undefined
   let stop: (() => Promise<void>) | undefined
   const options = (publicUrl: string, logger: ReturnType<typeof hostLogger>): ExampleOptions => ({
-    pool,
+    storage: { postgres: pool, tablePrefix },
     publicUrl,
     checkoutSecret: "test-secret",
-    seedPath: example.seedPath,
-    tablePrefix,
+    merchants: example.seedPath,
     logger
   })
 
