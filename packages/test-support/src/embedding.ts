@@ -55,6 +55,25 @@ export const dropPrefixed = async (pool: Pool, prefix: string) => {
   await pool.query(`DROP FUNCTION IF EXISTS "${prefix}guard_failed"(text)`)
 }
 
+/**
+ * A `pg.Pool` on the test database (DATABASE_URL, else the local server) and `fresh()`, a new
+ * table prefix each call; the file's `afterAll` drops every prefix handed out and ends the pool.
+ */
+export const prefixedPool = (max: number) => {
+  const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test", max })
+  const prefixes: Array<string> = []
+  afterAll(async () => {
+    for (const prefix of prefixes) await dropPrefixed(pool, prefix)
+    await pool.end()
+  })
+  const fresh = () => {
+    const prefix = freshTablePrefix()
+    prefixes.push(prefix)
+    return prefix
+  }
+  return { pool, fresh }
+}
+
 /** The suite: a create under the prefix, the app's own routes beside Tender's, logs, shutdown. */
 export const describeMountedHost = (host: MountedHost) => {
   const auth = basic(demoKey)
@@ -174,9 +193,8 @@ export interface ExampleHost<Made extends { readonly tender: { close(): Promise<
  * `describeMountedHost` suite; everything torn down and the prefixed tables dropped afterwards.
  */
 export const describeExampleHost = <Made extends { readonly tender: { close(): Promise<void> } }>(example: ExampleHost<Made>) => {
-  const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
-  const tablePrefix = freshTablePrefix()
-  const pool = new pg.Pool({ connectionString: url, max: 5 })
+  const { pool, fresh } = prefixedPool(5)
+  const tablePrefix = fresh()
   const logs: Array<LogLine> = []
   let base = ""
   let made: Made | undefined
@@ -199,8 +217,6 @@ export const describeExampleHost = <Made extends { readonly tender: { close(): P
   afterAll(async () => {
     await stop?.()
     await made?.tender.close()
-    await dropPrefixed(pool, tablePrefix)
-    await pool.end()
   })
 
   describeMountedHost({
