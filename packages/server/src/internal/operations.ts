@@ -4,7 +4,7 @@
  * found from a key pair. Bodies are decoded with the schemas the HTTP API decodes them with,
  * so every rule (validation, idempotency, merchant_reference, state checks) is the same.
  */
-import type { Authentication } from "@tender/core"
+import type { ApiResponse, Authentication } from "@tender/core"
 import {
   Errors,
   Idempotency,
@@ -21,7 +21,7 @@ import {
   WebhookEndpoint
 } from "@tender/core"
 import type { ManagedRuntime } from "effect"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, type Schema } from "effect"
 import type * as Api from "../Api.js"
 import { merchantResource } from "../Api.js"
 import { TenderError } from "../TenderError.js"
@@ -61,36 +61,43 @@ const contextOf = (options: Api.WriteOptions, requestId: string) =>
     return { principal, requestId, idempotencyKey }
   })
 
+type Context = Effect.Effect.Success<ReturnType<typeof contextOf>>
+
 const scopeOf = (principal: Authentication.Principal) => ({ merchantId: principal.merchant.id, environment: principal.environment })
 
 /** The Promise API of one instance. */
 export const make = (runtime: Runtime) => {
   const call = <A>(make: (requestId: string) => Effect.Effect<A, unknown, any>) => run(runtime, make)
 
-  const refundsCreate = (params: Api.RefundCreateParams, options: Api.WriteOptions) =>
+  /** A create: the body decoded as its HTTP route decodes it, run under the caller's idempotency key. */
+  const creating = <P, Out>(schema: Schema.Schema<P, any>, create: (context: Context, params: P) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>) =>
+  (params: unknown, options: Api.WriteOptions): Promise<Out> =>
     call((id) =>
       Effect.gen(function*() {
         const context = yield* contextOf(options, id)
-        return yield* Refunds.create(context, yield* decode(Refund.CreateParams, params))
+        return yield* create(context, yield* decode(schema, params))
       })
-    ).then((r) => fromResponse<Api.RefundResource>(r))
+    ).then((r) => fromResponse<Out>(r))
+
+  /** A list: the query decoded as its URL would carry it (`asQuery`), for the merchant the host names. */
+  const listing = <Q, A>(schema: Schema.Schema<Q, any>, list: (principal: Authentication.Principal, query: Q) => Effect.Effect<A, unknown, any>) =>
+  (query: Readonly<Record<string, unknown>> | undefined, options: Api.MerchantScope): Promise<A> =>
+    call(() =>
+      Effect.gen(function*() {
+        const principal = yield* principalOf(options)
+        return yield* list(principal, yield* decode(schema, asQuery(query)))
+      })
+    )
+
+  const refundsCreate: (params: Api.RefundCreateParams, options: Api.WriteOptions) => Promise<Api.RefundResource> = creating(
+    Refund.CreateParams,
+    Refunds.create
+  )
 
   const payments: Api.PaymentsApi = {
-    create: (params, options) =>
-      call((id) =>
-        Effect.gen(function*() {
-          const context = yield* contextOf(options, id)
-          return yield* PaymentIntents.create(context, yield* decode(PaymentIntent.CreateParams, params))
-        })
-      ).then((r) => fromResponse(r)),
+    create: creating(PaymentIntent.CreateParams, PaymentIntents.create),
     get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => PaymentIntents.retrieve(p, id))),
-    list: (query, options) =>
-      call(() =>
-        Effect.gen(function*() {
-          const principal = yield* principalOf(options)
-          return yield* PaymentIntents.list(principal, yield* decode(PaymentIntents.ListParams, asQuery(query)))
-        })
-      ),
+    list: listing(PaymentIntents.ListParams, PaymentIntents.list),
     confirm: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => PaymentIntents.confirm(c, id))).then((r) => fromResponse(r)),
     cancel: (id, params, options) =>
       call((rid) =>
@@ -115,21 +122,9 @@ export const make = (runtime: Runtime) => {
   }
 
   const payouts: Api.PayoutsApi = {
-    create: (params, options) =>
-      call((id) =>
-        Effect.gen(function*() {
-          const context = yield* contextOf(options, id)
-          return yield* PayoutIntents.create(context, yield* decode(PayoutIntent.CreateParams, params))
-        })
-      ).then((r) => fromResponse(r)),
+    create: creating(PayoutIntent.CreateParams, PayoutIntents.create),
     get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => PayoutIntents.retrieve(p, id))),
-    list: (query, options) =>
-      call(() =>
-        Effect.gen(function*() {
-          const principal = yield* principalOf(options)
-          return yield* PayoutIntents.list(principal, yield* decode(PayoutIntents.ListParams, asQuery(query)))
-        })
-      ),
+    list: listing(PayoutIntents.ListParams, PayoutIntents.list),
     cancel: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => PayoutIntents.cancel(c, id))).then((r) => fromResponse(r)),
     approve: (id, options) =>
       call((rid) =>
@@ -155,21 +150,9 @@ export const make = (runtime: Runtime) => {
   }
 
   const webhookEndpoints: Api.WebhookEndpointsApi = {
-    create: (params, options) =>
-      call((id) =>
-        Effect.gen(function*() {
-          const context = yield* contextOf(options, id)
-          return yield* WebhookEndpoint.create(context, yield* decode(WebhookEndpoint.CreateParams, params))
-        })
-      ).then((r) => fromResponse(r)),
+    create: creating(WebhookEndpoint.CreateParams, WebhookEndpoint.create),
     get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => WebhookEndpoint.retrieve(p, id))),
-    list: (query, options) =>
-      call(() =>
-        Effect.gen(function*() {
-          const principal = yield* principalOf(options)
-          return yield* WebhookEndpoint.list(principal, yield* decode(WebhookEndpoint.ListParams, asQuery(query)))
-        })
-      ),
+    list: listing(WebhookEndpoint.ListParams, WebhookEndpoint.list),
     delete: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => WebhookEndpoint.remove(c, id))).then((r) => fromResponse(r)),
     rotateSecret: (id, options) =>
       call(() =>
