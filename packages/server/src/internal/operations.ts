@@ -69,6 +69,10 @@ const scopeOf = (principal: Authentication.Principal) => ({ merchantId: principa
 export const make = (runtime: Runtime) => {
   const call = <A>(make: (requestId: string) => Effect.Effect<A, unknown, any>) => run(runtime, make)
 
+  /** An operation as the merchant the host names (`principalOf`), with this call's request id. */
+  const asMerchant = <A>(options: Api.MerchantScope, f: (principal: Authentication.Principal, requestId: string) => Effect.Effect<A, unknown, any>) =>
+    call((rid) => Effect.flatMap(principalOf(options), (principal) => f(principal, rid)))
+
   /** A create: the body decoded as its HTTP route decodes it, run under the caller's idempotency key. */
   const creating = <P, Out>(schema: Schema.Schema<P, any>, create: (context: Context, params: P) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>) =>
   (params: unknown, options: Api.WriteOptions): Promise<Out> =>
@@ -96,7 +100,7 @@ export const make = (runtime: Runtime) => {
 
   const payments: Api.PaymentsApi = {
     create: creating(PaymentIntent.CreateParams, PaymentIntents.create),
-    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => PaymentIntents.retrieve(p, id))),
+    get: (id, options) => asMerchant(options, (p) => PaymentIntents.retrieve(p, id)),
     list: listing(PaymentIntents.ListParams, PaymentIntents.list),
     confirm: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => PaymentIntents.confirm(c, id))).then((r) => fromResponse(r)),
     cancel: (id, params, options) =>
@@ -111,7 +115,7 @@ export const make = (runtime: Runtime) => {
 
   const refunds: Api.RefundsApi = {
     create: refundsCreate,
-    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => Refunds.retrieve(p, id))),
+    get: (id, options) => asMerchant(options, (p) => Refunds.retrieve(p, id)),
     list: (query, options) =>
       call(() =>
         Effect.gen(function*() {
@@ -123,13 +127,12 @@ export const make = (runtime: Runtime) => {
 
   const payouts: Api.PayoutsApi = {
     create: creating(PayoutIntent.CreateParams, PayoutIntents.create),
-    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => PayoutIntents.retrieve(p, id))),
+    get: (id, options) => asMerchant(options, (p) => PayoutIntents.retrieve(p, id)),
     list: listing(PayoutIntents.ListParams, PayoutIntents.list),
     cancel: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => PayoutIntents.cancel(c, id))).then((r) => fromResponse(r)),
     approve: (id, options) =>
-      call((rid) =>
+      asMerchant(options, (principal, rid) =>
         Effect.gen(function*() {
-          const principal = yield* principalOf(options)
           const outcome = yield* PayoutIntents.approve(scopeOf(principal), id)
           if (outcome === "not_found") return yield* new Errors.ResourceNotFound({ param: "id", message: `No payout intent ${JSON.stringify(id)}.` })
           const payout = yield* PayoutIntents.retrieve(principal, id)
@@ -151,17 +154,11 @@ export const make = (runtime: Runtime) => {
 
   const webhookEndpoints: Api.WebhookEndpointsApi = {
     create: creating(WebhookEndpoint.CreateParams, WebhookEndpoint.create),
-    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => WebhookEndpoint.retrieve(p, id))),
+    get: (id, options) => asMerchant(options, (p) => WebhookEndpoint.retrieve(p, id)),
     list: listing(WebhookEndpoint.ListParams, WebhookEndpoint.list),
     delete: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => WebhookEndpoint.remove(c, id))).then((r) => fromResponse(r)),
     rotateSecret: (id, options) =>
-      call(() =>
-        Effect.gen(function*() {
-          const principal = yield* principalOf(options)
-          const secret = yield* WebhookEndpoint.rotateSecret(scopeOf(principal), id, options.graceMillis)
-          return { secret }
-        })
-      )
+      asMerchant(options, (principal) => Effect.map(WebhookEndpoint.rotateSecret(scopeOf(principal), id, options.graceMillis), (secret) => ({ secret })))
   }
 
   /** A merchant from the seed format's fields, checked as a seed's are (docs/seed-format.md). */
