@@ -5,14 +5,11 @@
  */
 import { describeExampleHost } from "@tender/test-support/embedding"
 import { createServer } from "node:http"
-import { fileURLToPath } from "node:url"
 import { assert } from "vitest"
 import { makeApp } from "../src/app.js"
 
-describeExampleHost({
+describeExampleHost(import.meta.url, {
   framework: "Express",
-  example: "express",
-  seedPath: fileURLToPath(new URL("../seed.json", import.meta.url)),
   makeApp: (options) => makeApp(options as Parameters<typeof makeApp>[0]),
   serve: async ({ app }, port) => {
     const server = createServer(app)

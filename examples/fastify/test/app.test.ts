@@ -4,13 +4,10 @@
  * are the ones every framework example passes (@tender/test-support, `describeExampleHost`).
  */
 import { describeExampleHost } from "@tender/test-support/embedding"
-import { fileURLToPath } from "node:url"
 import { makeApp } from "../src/app.js"
 
-describeExampleHost({
+describeExampleHost(import.meta.url, {
   framework: "Fastify",
-  example: "fastify",
-  seedPath: fileURLToPath(new URL("../seed.json", import.meta.url)),
   makeApp: (options) => makeApp(options as Parameters<typeof makeApp>[0]),
   serve: async ({ app }, port) => {
     await app.listen({ port, host: "127.0.0.1" })

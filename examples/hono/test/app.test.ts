@@ -6,13 +6,10 @@
  */
 import { serve } from "@hono/node-server"
 import { describeExampleHost } from "@tender/test-support/embedding"
-import { fileURLToPath } from "node:url"
 import { makeApp } from "../src/app.js"
 
-describeExampleHost({
+describeExampleHost(import.meta.url, {
   framework: "Hono",
-  example: "hono",
-  seedPath: fileURLToPath(new URL("../seed.json", import.meta.url)),
   makeApp: (options) => makeApp(options as Parameters<typeof makeApp>[0]),
   serve: ({ app }, port) =>
     new Promise((ok) => {

@@ -4,6 +4,8 @@
  * suite, each with its own app and its own 404. Not a test file itself: each example's test
  * calls `describeExampleHost`, which starts the example and runs `describeMountedHost`.
  */
+import { basename, dirname } from "node:path"
+import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { freePort } from "./net.js"
@@ -177,9 +179,6 @@ export interface ExampleOptions {
 
 export interface ExampleHost<Made extends { readonly tender: { close(): Promise<void> } }> {
   readonly framework: string
-  readonly example: string
-  /** The example's seed file (its `seed.json`). */
-  readonly seedPath: string
   readonly makeApp: (options: ExampleOptions) => Promise<Made>
   /** Serve the app on 127.0.0.1:`port`; resolves once it listens, to a function that stops it. */
   readonly serve: (made: Made, port: number) => Promise<() => Promise<void>>
@@ -192,7 +191,13 @@ export interface ExampleHost<Made extends { readonly tender: { close(): Promise<
  * port known before the app is made (its public URL, so hosted links, name it), then the
  * `describeMountedHost` suite; everything torn down and the prefixed tables dropped afterwards.
  */
-export const describeExampleHost = <Made extends { readonly tender: { close(): Promise<void> } }>(example: ExampleHost<Made>) => {
+export const describeExampleHost = <Made extends { readonly tender: { close(): Promise<void> } }>(
+  /** The test file's `import.meta.url`: examples/<example>/test/app.test.ts, beside the example's seed.json. */
+  testUrl: string,
+  example: ExampleHost<Made>
+) => {
+  const seedPath = fileURLToPath(new URL("../seed.json", testUrl))
+  const name = basename(dirname(dirname(fileURLToPath(testUrl))))
   const { pool, fresh } = prefixedPool(5)
   const tablePrefix = fresh()
   const logs: Array<LogLine> = []
@@ -203,7 +208,7 @@ export const describeExampleHost = <Made extends { readonly tender: { close(): P
     storage: { postgres: pool, tablePrefix },
     publicUrl,
     checkoutSecret: "test-secret",
-    merchants: example.seedPath,
+    merchants: seedPath,
     logger
   })
 
@@ -221,7 +226,7 @@ export const describeExampleHost = <Made extends { readonly tender: { close(): P
 
   describeMountedHost({
     framework: example.framework,
-    example: example.example,
+    example: name,
     base: () => base,
     pool,
     tablePrefix,
