@@ -14,11 +14,10 @@ const publicUrl = process.env["PUBLIC_URL"] ?? `http://127.0.0.1:${port}/payment
 // The app's own pool: Tender borrows it and never ends it.
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
 const { app, tender } = await makeApp({
-  pool,
+  storage: { postgres: pool, tablePrefix: process.env["TENDER_TABLE_PREFIX"] },
   publicUrl,
   checkoutSecret: process.env["TENDER_CHECKOUT_SECRET"] ?? "example-checkout-secret-change-me",
-  seedPath: fileURLToPath(new URL("../seed.json", import.meta.url)),
-  tablePrefix: process.env["TENDER_TABLE_PREFIX"],
+  merchants: fileURLToPath(new URL("../seed.json", import.meta.url)),
   logger: console
 })
 

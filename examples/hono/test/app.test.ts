@@ -2,51 +2,18 @@
  * The Hono example as a host runs it: a real server (@hono/node-server), the host's own
  * pg.Pool on the real PostgreSQL, Tender under /payments beside the app's routes through its
  * fetch-style handler (docs/embedding.md). The checks are the ones every framework example
- * passes (@tender/test-support, `describeMountedHost`).
+ * passes (@tender/test-support, `describeExampleHost`).
  */
-import { serve, type ServerType } from "@hono/node-server"
-import { freePort } from "@tender/test-support"
-import { describeMountedHost, dropPrefixed, freshTablePrefix, hostLogger, type LogLine } from "@tender/test-support/embedding"
-import { fileURLToPath } from "node:url"
-import pg from "pg"
-import { afterAll, beforeAll } from "vitest"
+import { serve } from "@hono/node-server"
+import { describeExampleHost } from "@tender/test-support/embedding"
 import { makeApp } from "../src/app.js"
 
-const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
-const tablePrefix = freshTablePrefix()
-const seedPath = fileURLToPath(new URL("../seed.json", import.meta.url))
-
-const pool = new pg.Pool({ connectionString: url, max: 5 })
-const logs: Array<LogLine> = []
-// A free port, known before the app is made: its public URL (hosted links) names it.
-const port = await freePort()
-const base = `http://127.0.0.1:${port}`
-let made: Awaited<ReturnType<typeof makeApp>>
-let server: ServerType
-
-beforeAll(async () => {
-  made = await makeApp({ pool, publicUrl: `${base}/payments`, checkoutSecret: "test-secret", seedPath, tablePrefix, logger: hostLogger(logs) })
-  await new Promise<void>((ok) => {
-    server = serve({ fetch: made.app.fetch, port, hostname: "127.0.0.1" }, () => ok())
-  })
-})
-
-afterAll(async () => {
-  await new Promise((ok) => server.close(ok))
-  await made.tender.close()
-  await dropPrefixed(pool, tablePrefix)
-  await pool.end()
-})
-
-describeMountedHost({
+describeExampleHost(import.meta.url, {
   framework: "Hono",
-  example: "hono",
-  base: () => base,
-  pool,
-  tablePrefix,
-  logs,
-  startAndDisposeAnother: async () => {
-    const { tender } = await makeApp({ pool, publicUrl: `${base}/other`, checkoutSecret: "test-secret", seedPath, tablePrefix, logger: hostLogger([]) })
-    await tender.close()
-  }
+  makeApp: (options) => makeApp(options as Parameters<typeof makeApp>[0]),
+  serve: ({ app }, port) =>
+    new Promise((ok) => {
+      const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, () =>
+        ok(() => new Promise<void>((closed) => server.close(() => closed()))))
+    })
 })

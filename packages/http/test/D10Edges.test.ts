@@ -23,10 +23,7 @@ describe("D10 hostile and edge inputs over HTTP", () => {
 
   it("D10 4.3 GET /refunds: repeated status, offsets other than Z, empty filters", async () => {
     const w = await world()
-    const pi = await w.paid()
-    const ok = (await w.refund({ payment_intent: pi.id, amount: "100" })).json
-    const ko = (await w.refund({ payment_intent: pi.id, amount: Simulator.magicAmounts.refundFails })).json
-    await w.work()
+    const { ok, ko } = await w.settledRefunds()
     const ids = (res: { json: { data: Array<{ id: string }> } }) => res.json.data.map((r) => r.id)
     assert.deepStrictEqual(ids(await w.req("GET", "/refunds?status=failed&status=succeeded")), [ko.id, ok.id])
     assert.deepStrictEqual(ids(await w.req("GET", "/refunds?status=pending")), [])

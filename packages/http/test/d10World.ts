@@ -6,7 +6,7 @@
  */
 import { promptpayFor } from "@tender/test-support"
 import { afterAll, assert } from "@effect/vitest"
-import { Event, Workers } from "@tender/core"
+import { Event, Simulator, Workers } from "@tender/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { TenderHttp } from "../src/index.js"
@@ -58,7 +58,15 @@ export const world = async () => {
   /** The events of one resource as stored (D7: written with the change), as envelopes. */
   const events = (resourceId: string) =>
     runtime.runPromise(Event.forResource({ merchantId: "mch_demo", environment: "test" }, resourceId)).then((rows) => rows.map(Event.toEnvelope))
-  return { handler, req, work, intent, paid, refund, events }
+  /** A paid payment with one refund that succeeds and one the simulator fails, both settled. */
+  const settledRefunds = async () => {
+    const pi = await paid()
+    const ok = (await refund({ payment_intent: pi.id, amount: "100" })).json
+    const ko = (await refund({ payment_intent: pi.id, amount: Simulator.magicAmounts.refundFails })).json
+    await work()
+    return { pi, ok, ko }
+  }
+  return { handler, req, work, intent, paid, refund, settledRefunds, events }
 }
 
 export const absent = "dord_000000000000000000000000"

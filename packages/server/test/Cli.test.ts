@@ -2,29 +2,18 @@
  * The `tender` command, each command run in-process as the executable runs it (`Cli.main`
  * with the process's streams), against the real PostgreSQL where it touches a database.
  */
-import { dropPrefixed, freshTablePrefix } from "@tender/test-support/embedding"
+import { prefixedPool } from "@tender/test-support/embedding"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import pg from "pg"
-import { afterAll, assert, describe, it } from "vitest"
+import { assert, describe, it } from "vitest"
 import { main } from "../src/Cli.js"
 import { createTender } from "../src/index.js"
 
 const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 const seedPath = fileURLToPath(new URL("../../../examples/express/seed.json", import.meta.url))
-const pool = new pg.Pool({ connectionString: url, max: 3 })
-const prefixes: Array<string> = []
-const fresh = () => {
-  const prefix = freshTablePrefix()
-  prefixes.push(prefix)
-  return prefix
-}
-afterAll(async () => {
-  for (const prefix of prefixes) await dropPrefixed(pool, prefix)
-  await pool.end()
-})
+const { pool, fresh } = prefixedPool(3)
 
 /** Run `tender …args` with `env`: exit code and what it wrote. */
 const tender = async (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) => {

@@ -2,29 +2,16 @@
  * `createTender({ storage: { postgres: pool } })` on the host's own `pg.Pool` and the real
  * PostgreSQL: migrated at start unless `migrate: false`, and the pool stays the host's.
  */
-import { dropPrefixed, freshTablePrefix } from "@tender/test-support/embedding"
+import { prefixedPool } from "@tender/test-support/embedding"
 import { promptpay } from "@tender/test-support"
 import { fileURLToPath } from "node:url"
 import { inspect } from "node:util"
-import pg from "pg"
-import { afterAll, assert, describe, it } from "vitest"
+import { assert, describe, it } from "vitest"
 import { createTender, isTenderError } from "../src/index.js"
 
-const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 const merchants = fileURLToPath(new URL("../../../examples/express/seed.json", import.meta.url))
-const pool = new pg.Pool({ connectionString: url, max: 5 })
-const prefixes: Array<string> = []
-const fresh = () => {
-  const prefix = freshTablePrefix()
-  prefixes.push(prefix)
-  return prefix
-}
+const { pool, fresh } = prefixedPool(5)
 const options = { publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret-123", merchants, logger: { info() {}, warn() {}, error() {} } }
-
-afterAll(async () => {
-  for (const prefix of prefixes) await dropPrefixed(pool, prefix)
-  await pool.end()
-})
 
 describe("createTender on the host's pg.Pool", () => {
   it("server: migrates at start, serves on the pool, and close leaves the pool open", async () => {

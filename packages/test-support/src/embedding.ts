@@ -1,10 +1,14 @@
 /**
  * The checks every framework example makes of Tender mounted under `/payments` in a host app on
- * the host's own `pg.Pool` (docs/embedding.md): the Express and Fastify examples run the same
+ * the host's own `pg.Pool` (docs/embedding.md): the Express, Fastify and Hono examples run the same
  * suite, each with its own app and its own 404. Not a test file itself: each example's test
- * calls `describeMountedHost`.
+ * calls `describeExampleHost`, which starts the example and runs `describeMountedHost`.
  */
-import { assert, describe, it } from "vitest"
+import { basename, dirname } from "node:path"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { freePort } from "./net.js"
 import { basic, hosted, promptpay } from "./requests.js"
 import { demoKey } from "./demo.js"
 
@@ -51,6 +55,25 @@ export const dropPrefixed = async (pool: Pool, prefix: string) => {
   )
   for (const { name } of rows) await pool.query(`DROP TABLE IF EXISTS "${name}"`)
   await pool.query(`DROP FUNCTION IF EXISTS "${prefix}guard_failed"(text)`)
+}
+
+/**
+ * A `pg.Pool` on the test database (DATABASE_URL, else the local server) and `fresh()`, a new
+ * table prefix each call; the file's `afterAll` drops every prefix handed out and ends the pool.
+ */
+export const prefixedPool = (max: number) => {
+  const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test", max })
+  const prefixes: Array<string> = []
+  afterAll(async () => {
+    for (const prefix of prefixes) await dropPrefixed(pool, prefix)
+    await pool.end()
+  })
+  const fresh = () => {
+    const prefix = freshTablePrefix()
+    prefixes.push(prefix)
+    return prefix
+  }
+  return { pool, fresh }
 }
 
 /** The suite: a create under the prefix, the app's own routes beside Tender's, logs, shutdown. */
@@ -142,5 +165,75 @@ export const describeMountedHost = (host: MountedHost) => {
       await host.startAndDisposeAnother()
       assert.strictEqual((await host.pool.query<{ one: number }>("SELECT 1 AS one")).rows[0]?.one, 1)
     })
+  })
+}
+
+/** What an example's `makeApp` (src/app.js) takes: `createTender`'s options, on the app's pool. */
+export interface ExampleOptions {
+  readonly storage: { readonly postgres: Pool; readonly tablePrefix: string }
+  readonly publicUrl: string
+  readonly checkoutSecret: string
+  readonly merchants: string
+  readonly logger: ReturnType<typeof hostLogger>
+}
+
+export interface ExampleHost<Made extends { readonly tender: { close(): Promise<void> } }> {
+  readonly framework: string
+  readonly makeApp: (options: ExampleOptions) => Promise<Made>
+  /** Serve the app on 127.0.0.1:`port`; resolves once it listens, to a function that stops it. */
+  readonly serve: (made: Made, port: number) => Promise<() => Promise<void>>
+  /** Dispose of a second app and its Tender (default: close its Tender; the app holds nothing). */
+  readonly disposeAnother?: (made: Made) => Promise<void>
+}
+
+/**
+ * One framework example's test: its `makeApp` on a fresh pool and table prefix, served on a free
+ * port known before the app is made (its public URL, so hosted links, name it), then the
+ * `describeMountedHost` suite; everything torn down and the prefixed tables dropped afterwards.
+ */
+export const describeExampleHost = <Made extends { readonly tender: { close(): Promise<void> } }>(
+  /** The test file's `import.meta.url`: examples/<example>/test/app.test.ts, beside the example's seed.json. */
+  testUrl: string,
+  example: ExampleHost<Made>
+) => {
+  const seedPath = fileURLToPath(new URL("../seed.json", testUrl))
+  const name = basename(dirname(dirname(fileURLToPath(testUrl))))
+  const { pool, fresh } = prefixedPool(5)
+  const tablePrefix = fresh()
+  const logs: Array<LogLine> = []
+  let base = ""
+  let made: Made | undefined
+  let stop: (() => Promise<void>) | undefined
+  const options = (publicUrl: string, logger: ReturnType<typeof hostLogger>): ExampleOptions => ({
+    storage: { postgres: pool, tablePrefix },
+    publicUrl,
+    checkoutSecret: "test-secret",
+    merchants: seedPath,
+    logger
+  })
+
+  beforeAll(async () => {
+    const port = await freePort()
+    base = `http://127.0.0.1:${port}`
+    made = await example.makeApp(options(`${base}/payments`, hostLogger(logs)))
+    stop = await example.serve(made, port)
+  })
+
+  afterAll(async () => {
+    await stop?.()
+    await made?.tender.close()
+  })
+
+  describeMountedHost({
+    framework: example.framework,
+    example: name,
+    base: () => base,
+    pool,
+    tablePrefix,
+    logs,
+    startAndDisposeAnother: async () => {
+      const another = await example.makeApp(options(`${base}/other`, hostLogger([])))
+      await (example.disposeAnother ?? ((made) => made.tender.close()))(another)
+    }
   })
 }

@@ -4,7 +4,7 @@
  * found from a key pair. Bodies are decoded with the schemas the HTTP API decodes them with,
  * so every rule (validation, idempotency, merchant_reference, state checks) is the same.
  */
-import type { Authentication } from "@tender/core"
+import type { ApiResponse, Authentication } from "@tender/core"
 import {
   Errors,
   Idempotency,
@@ -21,7 +21,7 @@ import {
   WebhookEndpoint
 } from "@tender/core"
 import type { ManagedRuntime } from "effect"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, type Schema } from "effect"
 import type * as Api from "../Api.js"
 import { merchantResource } from "../Api.js"
 import { TenderError } from "../TenderError.js"
@@ -61,36 +61,47 @@ const contextOf = (options: Api.WriteOptions, requestId: string) =>
     return { principal, requestId, idempotencyKey }
   })
 
+type Context = Effect.Effect.Success<ReturnType<typeof contextOf>>
+
 const scopeOf = (principal: Authentication.Principal) => ({ merchantId: principal.merchant.id, environment: principal.environment })
 
 /** The Promise API of one instance. */
 export const make = (runtime: Runtime) => {
   const call = <A>(make: (requestId: string) => Effect.Effect<A, unknown, any>) => run(runtime, make)
 
-  const refundsCreate = (params: Api.RefundCreateParams, options: Api.WriteOptions) =>
+  /** An operation as the merchant the host names (`principalOf`), with this call's request id. */
+  const asMerchant = <A>(options: Api.MerchantScope, f: (principal: Authentication.Principal, requestId: string) => Effect.Effect<A, unknown, any>) =>
+    call((rid) => Effect.flatMap(principalOf(options), (principal) => f(principal, rid)))
+
+  /** A create: the body decoded as its HTTP route decodes it, run under the caller's idempotency key. */
+  const creating = <P, Out>(schema: Schema.Schema<P, any>, create: (context: Context, params: P) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>) =>
+  (params: unknown, options: Api.WriteOptions): Promise<Out> =>
     call((id) =>
       Effect.gen(function*() {
         const context = yield* contextOf(options, id)
-        return yield* Refunds.create(context, yield* decode(Refund.CreateParams, params))
+        return yield* create(context, yield* decode(schema, params))
       })
-    ).then((r) => fromResponse<Api.RefundResource>(r))
+    ).then((r) => fromResponse<Out>(r))
+
+  /** A list: the query decoded as its URL would carry it (`asQuery`), for the merchant the host names. */
+  const listing = <Q, A>(schema: Schema.Schema<Q, any>, list: (principal: Authentication.Principal, query: Q) => Effect.Effect<A, unknown, any>) =>
+  (query: Readonly<Record<string, unknown>> | undefined, options: Api.MerchantScope): Promise<A> =>
+    call(() =>
+      Effect.gen(function*() {
+        const principal = yield* principalOf(options)
+        return yield* list(principal, yield* decode(schema, asQuery(query)))
+      })
+    )
+
+  const refundsCreate: (params: Api.RefundCreateParams, options: Api.WriteOptions) => Promise<Api.RefundResource> = creating(
+    Refund.CreateParams,
+    Refunds.create
+  )
 
   const payments: Api.PaymentsApi = {
-    create: (params, options) =>
-      call((id) =>
-        Effect.gen(function*() {
-          const context = yield* contextOf(options, id)
-          return yield* PaymentIntents.create(context, yield* decode(PaymentIntent.CreateParams, params))
-        })
-      ).then((r) => fromResponse(r)),
-    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => PaymentIntents.retrieve(p, id))),
-    list: (query, options) =>
-      call(() =>
-        Effect.gen(function*() {
-          const principal = yield* principalOf(options)
-          return yield* PaymentIntents.list(principal, yield* decode(PaymentIntents.ListParams, asQuery(query)))
-        })
-      ),
+    create: creating(PaymentIntent.CreateParams, PaymentIntents.create),
+    get: (id, options) => asMerchant(options, (p) => PaymentIntents.retrieve(p, id)),
+    list: listing(PaymentIntents.ListParams, PaymentIntents.list),
     confirm: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => PaymentIntents.confirm(c, id))).then((r) => fromResponse(r)),
     cancel: (id, params, options) =>
       call((rid) =>
@@ -104,7 +115,7 @@ export const make = (runtime: Runtime) => {
 
   const refunds: Api.RefundsApi = {
     create: refundsCreate,
-    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => Refunds.retrieve(p, id))),
+    get: (id, options) => asMerchant(options, (p) => Refunds.retrieve(p, id)),
     list: (query, options) =>
       call(() =>
         Effect.gen(function*() {
@@ -115,26 +126,13 @@ export const make = (runtime: Runtime) => {
   }
 
   const payouts: Api.PayoutsApi = {
-    create: (params, options) =>
-      call((id) =>
-        Effect.gen(function*() {
-          const context = yield* contextOf(options, id)
-          return yield* PayoutIntents.create(context, yield* decode(PayoutIntent.CreateParams, params))
-        })
-      ).then((r) => fromResponse(r)),
-    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => PayoutIntents.retrieve(p, id))),
-    list: (query, options) =>
-      call(() =>
-        Effect.gen(function*() {
-          const principal = yield* principalOf(options)
-          return yield* PayoutIntents.list(principal, yield* decode(PayoutIntents.ListParams, asQuery(query)))
-        })
-      ),
+    create: creating(PayoutIntent.CreateParams, PayoutIntents.create),
+    get: (id, options) => asMerchant(options, (p) => PayoutIntents.retrieve(p, id)),
+    list: listing(PayoutIntents.ListParams, PayoutIntents.list),
     cancel: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => PayoutIntents.cancel(c, id))).then((r) => fromResponse(r)),
     approve: (id, options) =>
-      call((rid) =>
+      asMerchant(options, (principal, rid) =>
         Effect.gen(function*() {
-          const principal = yield* principalOf(options)
           const outcome = yield* PayoutIntents.approve(scopeOf(principal), id)
           if (outcome === "not_found") return yield* new Errors.ResourceNotFound({ param: "id", message: `No payout intent ${JSON.stringify(id)}.` })
           const payout = yield* PayoutIntents.retrieve(principal, id)
@@ -155,30 +153,12 @@ export const make = (runtime: Runtime) => {
   }
 
   const webhookEndpoints: Api.WebhookEndpointsApi = {
-    create: (params, options) =>
-      call((id) =>
-        Effect.gen(function*() {
-          const context = yield* contextOf(options, id)
-          return yield* WebhookEndpoint.create(context, yield* decode(WebhookEndpoint.CreateParams, params))
-        })
-      ).then((r) => fromResponse(r)),
-    get: (id, options) => call(() => Effect.flatMap(principalOf(options), (p) => WebhookEndpoint.retrieve(p, id))),
-    list: (query, options) =>
-      call(() =>
-        Effect.gen(function*() {
-          const principal = yield* principalOf(options)
-          return yield* WebhookEndpoint.list(principal, yield* decode(WebhookEndpoint.ListParams, asQuery(query)))
-        })
-      ),
+    create: creating(WebhookEndpoint.CreateParams, WebhookEndpoint.create),
+    get: (id, options) => asMerchant(options, (p) => WebhookEndpoint.retrieve(p, id)),
+    list: listing(WebhookEndpoint.ListParams, WebhookEndpoint.list),
     delete: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => WebhookEndpoint.remove(c, id))).then((r) => fromResponse(r)),
     rotateSecret: (id, options) =>
-      call(() =>
-        Effect.gen(function*() {
-          const principal = yield* principalOf(options)
-          const secret = yield* WebhookEndpoint.rotateSecret(scopeOf(principal), id, options.graceMillis)
-          return { secret }
-        })
-      )
+      asMerchant(options, (principal) => Effect.map(WebhookEndpoint.rotateSecret(scopeOf(principal), id, options.graceMillis), (secret) => ({ secret })))
   }
 
   /** A merchant from the seed format's fields, checked as a seed's are (docs/seed-format.md). */
