@@ -29,7 +29,14 @@ const origin = (server: Server) => `http://127.0.0.1:${(server.address() as Addr
 
 const listening = async (server: Server) => {
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
-  closers.push(() => new Promise((ok) => server.close(ok)))
+  // Every connection is cut, not awaited: a test that left a keep-alive (or an endless upload)
+  // open would otherwise hold close() past the hook's timeout on a loaded machine.
+  closers.push(() =>
+    new Promise((ok) => {
+      server.close(ok)
+      server.closeAllConnections()
+    })
+  )
   return origin(server)
 }
 
