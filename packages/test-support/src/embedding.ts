@@ -55,6 +55,7 @@ export const dropPrefixed = async (pool: Pool, prefix: string) => {
   )
   for (const { name } of rows) await pool.query(`DROP TABLE IF EXISTS "${name}"`)
   await pool.query(`DROP FUNCTION IF EXISTS "${prefix}guard_failed"(text)`)
+  await pool.query(`DROP FUNCTION IF EXISTS "${prefix}directory_changed"()`)
 }
 
 /**
