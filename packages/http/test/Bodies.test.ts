@@ -23,7 +23,7 @@ import { basic, formWith, png } from "./harness.js"
 const closers: Array<() => Promise<unknown>> = []
 afterAll(async () => {
   for (const close of closers.reverse()) await close()
-})
+}, 30_000)
 
 const origin = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
@@ -53,7 +53,11 @@ const mounts: Record<string, () => Promise<string>> = {
     const runtime = ManagedRuntime.make(
       Startup.serve({ services: layer(), server: NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" }) })
     )
-    closers.push(() => runtime.dispose())
+    // The Effect server's close waits for open connections: cut them first (see `listening`).
+    closers.push(() => {
+      server.closeAllConnections()
+      return runtime.dispose()
+    })
     await runtime.runtime()
     return origin(server)
   },
@@ -64,7 +68,8 @@ const mounts: Record<string, () => Promise<string>> = {
     return listening(createServer(app))
   },
   "Fastify plugin": async () => {
-    const app = fastify()
+    // Fastify's close waits for requests in flight unless told to cut every connection.
+    const app = fastify({ forceCloseConnections: true })
     await app.register(Fastify.plugin(webHandler()))
     await app.listen({ port: 0, host: "127.0.0.1" })
     closers.push(() => app.close())
