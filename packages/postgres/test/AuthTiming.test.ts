@@ -101,7 +101,7 @@ if (skipReason === undefined) {
   const scratch = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.orDie(dropTables(prefix))))
   // The store's own lookup, without the directory cache (the last test has it on).
   const services = PgStorage.layer({ tablePrefix: prefix, directoryCache: false }).pipe(Layer.provideMerge(scratch), Layer.provideMerge(client))
-  const cachedServices = PgStorage.layer({ tablePrefix: prefix }).pipe(Layer.provideMerge(client))
+  const cachedServices = PgStorage.layer({ tablePrefix: prefix }).pipe(Layer.provideMerge(scratch), Layer.provideMerge(client))
 
   describe("D2 authentication timing on PostgreSQL: the same work for a known and an unknown key", () => {
     it.effect("D2 every refusal (wrong secret, revoked, mismatched environment, unknown key anywhere in the key order) makes one and the same statement, one hash, one constant-time comparison, and parses no merchant JSON", () =>
