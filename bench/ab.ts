@@ -12,6 +12,7 @@
  *   BENCH_BASE_DIR=/tmp/checkout npm run bench:ab  # a checkout already built (BENCH_BASE ignored)
  *   BENCH_STORE=postgres DATABASE_URL=… npm run bench:ab
  *   BENCH_ROUNDS=5 BENCH_SECONDS=3 BENCH_CONNECTIONS=16 BENCH_SCENARIOS=create,list
+ *   BENCH_CREATES=1000   # requests per create round (a count, so both stores grow alike)
  */
 import autocannon from "autocannon"
 import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitListening } from "@tender/test-support"
@@ -26,6 +27,9 @@ const root = resolve(import.meta.dirname, "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "3")
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? "5")
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? "16")
+// A create round is a fixed number of requests, not a fixed time: both stores then grow alike, and
+// the later scenarios meet heaps of the same size (a faster server would otherwise hold more).
+const creates = Number(process.env["BENCH_CREATES"] ?? "1000")
 const store = process.env["BENCH_STORE"] === "postgres" ? "postgres" : "memory"
 const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 const authorization = basic(demoKey)
@@ -77,7 +81,7 @@ interface Measured {
 }
 
 const measure = async (opts: autocannon.Options): Promise<Measured> => {
-  const r = await autocannon({ duration: seconds, connections, ...opts })
+  const r = await autocannon(opts.amount === undefined ? { duration: seconds, connections, ...opts } : { connections, ...opts })
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors }
 }
 
@@ -93,6 +97,7 @@ const scenarios = (run: string) => {
       method: "POST" as const,
       headers: { authorization, "content-type": "application/json" },
       body: createBody,
+      amount: creates,
       requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, "idempotency-key": `ab-${run}-${++n}` } }) }]
     }),
     replay: (url: string) => ({
@@ -116,7 +121,8 @@ const main = async () => {
   const head = `working tree (${git(["rev-parse", "--short", "HEAD"])}${git(["status", "--porcelain", "--untracked-files=no"]) === "" ? "" : ", with changes"})`
   const chosen = (process.env["BENCH_SCENARIOS"] ?? "create,replay,get,list").split(",").filter((s): s is Scenario => s in ceilingOf)
   process.stdout.write(
-    `A/B on the ${store} store: ${head} against ${base.label}; ${rounds} rounds of ${seconds} s per scenario and server, ` +
+    `A/B on the ${store} store: ${head} against ${base.label}; ${rounds} rounds of ${seconds} s per scenario and server ` +
+      `(${creates} requests per create round), ` +
       `${connections} connections; load average at the start ${load()}\n`
   )
   const run = `${process.pid}-${Date.now().toString(36)}`
