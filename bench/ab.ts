@@ -5,7 +5,9 @@
  * bare HttpApi ceiling (bench/bare-server.ts) beside them. Short autocannon runs alternate between
  * the servers, round after round and in alternating order, so the machine's load drifts over all
  * of them alike. Prints, per scenario, the median req/s, p50 and p99 of each, the ratio working
- * tree / revision, the ratio of each to the bare ceiling, and the ratio of every round.
+ * tree / revision, the ratio of each to the bare ceiling, and the ratio of every round; and the
+ * server's own CPU time per request (from /proc, Linux), which a loaded machine moves much less
+ * than throughput: a server waiting for a core serves fewer requests but spends no more CPU on each.
  *
  *   npm run bench:ab                               # against main, in memory
  *   BENCH_BASE=HEAD~3 npm run bench:ab
@@ -18,7 +20,7 @@ import autocannon from "autocannon"
 import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitListening } from "@tender/test-support"
 import type { ChildProcess } from "node:child_process"
 import { execFileSync } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { dropPrefix } from "./pg-prefix.js"
@@ -78,11 +80,26 @@ interface Measured {
   readonly p50: number
   readonly p99: number
   readonly bad: number
+  /** The server's CPU time (user + system) per request answered, in microseconds; NaN off Linux. */
+  readonly cpuMicros: number
 }
 
-const measure = async (opts: autocannon.Options): Promise<Measured> => {
+/** The CPU time a process has used, in seconds (fields 14 and 15 of /proc/<pid>/stat, at 100 ticks a second). */
+const cpuSeconds = (pid: number | undefined): number => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return NaN
+  }
+}
+
+const measure = async (server: Server, opts: autocannon.Options): Promise<Measured> => {
+  const before = cpuSeconds(server.child.pid)
   const r = await autocannon(opts.amount === undefined ? { duration: seconds, connections, ...opts } : { connections, ...opts })
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors }
+  const cpu = cpuSeconds(server.child.pid) - before
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors, cpuMicros: (cpu * 1e6) / r.requests.total }
 }
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -151,7 +168,7 @@ const main = async () => {
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? (["base", "head"] as const) : (["head", "base"] as const)
       for (const method of ["GET", "POST"] as const) {
-        bareResults[method].push(await measure(method === "GET" ? { url: `${bare.url}/noop` } : {
+        bareResults[method].push(await measure(bare, method === "GET" ? { url: `${bare.url}/noop` } : {
           url: `${bare.url}/noop`,
           method: "POST",
           headers: { "content-type": "application/json" },
@@ -162,15 +179,17 @@ const main = async () => {
         const r = (results[name] ??= { base: [], head: [] })
         for (const side of order) {
           const url = sides[side].url
-          r[side].push(await measure(name === "get" ? s.get(url, ids[side]) : s[name](url)))
+          r[side].push(await measure(sides[side], name === "get" ? s.get(url, ids[side]) : s[name](url)))
         }
       }
     }
     const bareRps = { GET: median(bareResults.GET.map((m) => m.rps)), POST: median(bareResults.POST.map((m) => m.rps)) }
     const cell = (ms: ReadonlyArray<Measured>) =>
       `${median(ms.map((m) => m.rps)).toFixed(0)} (${median(ms.map((m) => m.p50))} / ${median(ms.map((m) => m.p99))})`
+    const bareCpu = { GET: median(bareResults.GET.map((m) => m.cpuMicros)), POST: median(bareResults.POST.map((m) => m.cpuMicros)) }
     process.stdout.write(
-      `\nbare HttpApi ceiling: GET ${bareRps.GET.toFixed(0)} req/s, POST ${bareRps.POST.toFixed(0)} req/s (medians)\n\n` +
+      `\nbare HttpApi ceiling: GET ${bareRps.GET.toFixed(0)} req/s (${bareCpu.GET.toFixed(0)} µs of CPU per request), ` +
+        `POST ${bareRps.POST.toFixed(0)} req/s (${bareCpu.POST.toFixed(0)} µs) (medians)\n\n` +
         `Each cell: median req/s (median p50 / median p99, ms).\n\n` +
         `| scenario | ${base.label} | working tree | working tree / base | base / bare | working tree / bare | rounds, working tree / base | non-2xx |\n` +
         `|---|---:|---:|---:|---:|---:|---|---:|\n`
@@ -184,6 +203,21 @@ const main = async () => {
       const bad = [...r.base, ...r.head].reduce((sum, m) => sum + m.bad, 0)
       process.stdout.write(
         `| ${titles[name]} | ${cell(r.base)} | ${cell(r.head)} | ${(rh / rb).toFixed(3)} | ${(rb / ceiling).toFixed(3)} | ${(rh / ceiling).toFixed(3)} | ${perRound} | ${bad} |\n`
+      )
+    }
+    process.stdout.write(
+      `\nThe server's CPU time per request (medians, µs), and the bare ceiling's over it: the share of a bare request's cost.\n\n` +
+        `| scenario | ${base.label} | working tree | working tree / base | bare / base | bare / working tree | rounds, working tree / base |\n` +
+        `|---|---:|---:|---:|---:|---:|---|\n`
+    )
+    for (const name of chosen) {
+      const r = results[name]!
+      const cb = median(r.base.map((m) => m.cpuMicros))
+      const ch = median(r.head.map((m) => m.cpuMicros))
+      const ceiling = bareCpu[ceilingOf[name]]
+      const perRound = r.head.map((m, i) => (m.cpuMicros / r.base[i]!.cpuMicros).toFixed(2)).join(", ")
+      process.stdout.write(
+        `| ${titles[name]} | ${cb.toFixed(0)} | ${ch.toFixed(0)} | ${(ch / cb).toFixed(3)} | ${(ceiling / cb).toFixed(3)} | ${(ceiling / ch).toFixed(3)} | ${perRound} |\n`
       )
     }
     process.stdout.write(`\nload average at the end ${load()}\n`)
