@@ -1,9 +1,9 @@
 /**
  * A process's cache of the merchant directory (credentials with their merchant, the host's word
  * on routes, each merchant's enabled webhook endpoints), for storage adapters shared by several
- * processes (docs/performance.md, "Caches across processes"). The adapter feeds it the store's change signal (PostgreSQL `LISTEN`,
- * MongoDB change streams): `invalidate` on every change, `connected(false)` when the signal is
- * lost and `connected(true)` once it is listening again. While disconnected nothing is cached and
+ * processes (docs/performance.md, "Caches across processes"). The adapter feeds it the store's
+ * change signal (PostgreSQL `LISTEN`, MongoDB change streams): `invalidate` on every change,
+ * `connected(false)` when the signal is lost and `connected(true)` once it is listening again. While disconnected nothing is cached and
  * every read goes to the store, so a change is never missed; every entry also expires after
  * `maxAgeMillis`, the bound that holds whatever happens to the signal.
  *
@@ -157,7 +157,7 @@ export const cached = (merchants: Merchants["Type"], cache: DirectoryCache): Mer
 /**
  * `storage` with the read every create makes of its merchant's enabled webhook endpoints
  * (`WebhookEndpoint.subscribed`) served from `cache`, and every commit that writes an endpoint
- * (create, update, delete, enable, auto-disable, secret rotation, its failure state) clearing
+ * (create, delete, enable, auto-disable, secret rotation, its failure state) clearing
  * this process's endpoints as soon as it is done, as `cached` does for merchants. Every other
  * read and write goes to `storage` unchanged.
  *

@@ -40,8 +40,8 @@ export interface MongoStorageOptions {
   readonly expireKeys?: boolean | undefined
   /**
    * The process's cache of credentials, route availability and each merchant's enabled webhook
-   * endpoints, cleared on every change in any process through a change stream and bounded by `maxAgeMillis` (docs/performance.md, "Caches
-   * across processes"). Needs a deployment with change streams; `false` turns it off.
+   * endpoints, cleared on every change in any process through a change stream and bounded by
+   * `maxAgeMillis` (docs/performance.md, "Caches across processes"). Needs a deployment with change streams; `false` turns it off.
    * Default `{ maxAgeMillis: 5000, maxEntries: 10000 }`.
    */
   readonly directoryCache?: DirectoryCache.DirectoryCacheOptions | false | undefined

@@ -2,9 +2,9 @@
  * The directory cache on MongoDB (docs/performance.md, "Caches across processes"): one change
  * stream on the database, filtered to the merchants, API keys, route availability and webhook
  * endpoints collections, clears the process's `DirectoryCache` on every change (only its
- * endpoints for a change to the endpoints). The cache serves only
- * while the stream is open (from its `init`); an error or close drops it whole and the stream is
- * opened again. Needs a replica set or sharded cluster (change streams); otherwise no cache.
+ * endpoints for a change to the endpoints). The cache serves only while the stream is open
+ * (from its `init`); an error or close drops it whole and the stream is opened again. Needs a
+ * replica set or sharded cluster (change streams); otherwise no cache.
  */
 import { DirectoryCache } from "@tender/core"
 import type { ChangeStreamDocument, Db, Document } from "mongodb"
