@@ -280,7 +280,7 @@ const twoProcessTable = (
 ) => {
   const cell = (m: Measured) => `${fmt(m.rps)} (${m.p50} / ${m.p99})`
   say(`\n### Two server processes on one database\n`)
-  say(`The same scenarios with two demo server processes on the same tables, the ${connections} connections split between them (req/s summed; p50 the mean, p99 the worse of the two). Each process caches credentials and route availability, cleared by LISTEN/NOTIFY.\n`)
+  say(`The same scenarios with two demo server processes on the same tables, the ${connections} connections split between them (req/s summed; p50 the mean, p99 the worse of the two). Each process caches credentials, route availability and webhook endpoints, cleared by LISTEN/NOTIFY.\n`)
   say(`| scenario | one process | two processes | two / one | ${ceilings.map((c) => `two / ${c.name.split(" ")[0]}`).join(" | ")} | two: p99 / p50 |`)
   say(`|---|---:|---:|---:|${ceilings.map(() => "---:").join("|")}|---:|`)
   const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], ["idempotent replay", "replay"]]

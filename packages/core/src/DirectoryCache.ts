@@ -1,9 +1,9 @@
 /**
  * A process's cache of the merchant directory (credentials with their merchant, the host's word
- * on routes), for storage adapters shared by several processes (docs/performance.md, "Caches
- * across processes"). The adapter feeds it the store's change signal (PostgreSQL `LISTEN`,
- * MongoDB change streams): `invalidate` on every change, `connected(false)` when the signal is
- * lost and `connected(true)` once it is listening again. While disconnected nothing is cached and
+ * on routes, each merchant's enabled webhook endpoints), for storage adapters shared by several
+ * processes (docs/performance.md, "Caches across processes"). The adapter feeds it the store's
+ * change signal (PostgreSQL `LISTEN`, MongoDB change streams): `invalidate` on every change,
+ * `connected(false)` when the signal is lost and `connected(true)` once it is listening again. While disconnected nothing is cached and
  * every read goes to the store, so a change is never missed; every entry also expires after
  * `maxAgeMillis`, the bound that holds whatever happens to the signal.
  *
@@ -16,7 +16,11 @@
 import { Effect, Option, Schedule } from "effect"
 import type { Availability, Credentials } from "./Merchants.js"
 import { Merchants } from "./Merchants.js"
+import type { ListQuery, Write } from "./Storage.js"
+import { Storage } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
+import type { StoredRecord } from "./Table.js"
+import * as WebhookEndpoint from "./WebhookEndpoint.js"
 
 /** @since 0.1.0 @category models */
 export interface DirectoryCacheOptions {
@@ -35,13 +39,28 @@ export interface DirectoryCache {
   ) => Effect.Effect<Option.Option<Credentials>, StorageError>
   /** The host's word on routes, from the cache or `load`. */
   readonly availability: (load: Effect.Effect<Availability, StorageError>) => Effect.Effect<Availability, StorageError>
-  /** Drop everything: the directory changed (a notification, or a write by this process). */
-  readonly invalidate: () => void
+  /**
+   * The enabled webhook endpoints of one merchant and environment (`key` names them and the
+   * query), from the cache or `load`: what every create reads to write its deliveries.
+   */
+  readonly endpoints: (
+    key: string,
+    load: Effect.Effect<ReadonlyArray<StoredRecord>, StorageError>
+  ) => Effect.Effect<ReadonlyArray<StoredRecord>, StorageError>
+  /**
+   * Drop what changed: everything (a notification of the directory, or a write by this process),
+   * or with `"endpoints"` only the webhook endpoints (a change to an endpoint says nothing of keys
+   * or routes, and an endpoint's failure state changes as its deliveries fail and recover).
+   */
+  readonly invalidate: (what?: Part) => void
   /** The change signal is up (`true`, cache from now on) or lost (`false`, drop and bypass). */
   readonly connected: (up: boolean) => void
   /** How many credentials are held (for tests and metrics). */
   readonly size: () => number
 }
+
+/** A part of the cache that changes on its own: `"endpoints"`, the webhook endpoints. @since 0.1.0 @category models */
+export type Part = "endpoints"
 
 /** The default bound on an entry's age. @since 0.1.0 @category constants */
 export const defaultMaxAgeMillis = 5_000
@@ -61,11 +80,15 @@ export const make = (options: DirectoryCacheOptions = {}): DirectoryCache => {
   const maxEntries = Math.max(1, options.maxEntries ?? 10_000)
   const credentials = new Map<string, Entry<Option.Option<Credentials>>>()
   let availability: Entry<Availability> | undefined
+  const endpoints = new Map<string, Entry<ReadonlyArray<StoredRecord>>>()
   let up = false
-  // Bumped by every invalidation: a read that began before one must not store what it read.
+  // Bumped by every invalidation, of a part or of the whole: a read that began before one must
+  // not store what it read (one counter for both is only more cautious).
   let generation = 0
-  const invalidate = () => {
+  const invalidate = (what?: Part) => {
     generation++
+    endpoints.clear()
+    if (what === "endpoints") return
     credentials.clear()
     availability = undefined
   }
@@ -77,22 +100,25 @@ export const make = (options: DirectoryCacheOptions = {}): DirectoryCache => {
       const before = generation
       return Effect.tap(load, (value) => Effect.sync(() => up && generation === before && keep({ value, at: t })))
     })
+  /** `key` of `map` from the map while fresh, else from `load`; least recently used dropped past `maxEntries`. */
+  const lru = <A>(map: Map<string, Entry<A>>, key: string, load: Effect.Effect<A, StorageError>) =>
+    Effect.flatMap(now, (t) => {
+      const hit = up ? map.get(key) : undefined
+      if (fresh(hit, t)) {
+        // Most recently used goes last: the first key in the map is the one to drop.
+        map.delete(key)
+        map.set(key, hit)
+        return Effect.succeed(hit.value)
+      }
+      return through(load, (entry) => {
+        map.delete(key)
+        map.set(key, entry)
+        if (map.size > maxEntries) map.delete(map.keys().next().value as string)
+      })
+    })
   return {
-    credentials: (publicKey, load) =>
-      Effect.flatMap(now, (t) => {
-        const hit = up ? credentials.get(publicKey) : undefined
-        if (fresh(hit, t)) {
-          // Most recently used goes last: the first key in the map is the one to drop.
-          credentials.delete(publicKey)
-          credentials.set(publicKey, hit)
-          return Effect.succeed(hit.value)
-        }
-        return through(load, (entry) => {
-          credentials.delete(publicKey)
-          credentials.set(publicKey, entry)
-          if (credentials.size > maxEntries) credentials.delete(credentials.keys().next().value as string)
-        })
-      }),
+    credentials: (publicKey, load) => lru(credentials, publicKey, load),
+    endpoints: (key, load) => lru(endpoints, key, load),
     availability: (load) =>
       Effect.flatMap(now, (t) => {
         const hit = up ? availability : undefined
@@ -128,12 +154,47 @@ export const cached = (merchants: Merchants["Type"], cache: DirectoryCache): Mer
   })
 }
 
+/**
+ * `storage` with the read every create makes of its merchant's enabled webhook endpoints
+ * (`WebhookEndpoint.subscribed`) served from `cache`, and every commit that writes an endpoint
+ * (create, delete, enable, auto-disable, secret rotation, its failure state) clearing
+ * this process's endpoints as soon as it is done, as `cached` does for merchants. Every other
+ * read and write goes to `storage` unchanged.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const cachedStorage = (storage: Storage["Type"], cache: DirectoryCache): Storage["Type"] => {
+  const clears = Effect.sync(() => cache.invalidate("endpoints"))
+  return Storage.of({
+    ...storage,
+    list: (table, query) =>
+      table.name === WebhookEndpoint.table.name && isSubscribed(query)
+        ? cache.endpoints(
+          `${query.merchantId}\u0000${query.environment}\u0000${query.limit}`,
+          storage.list(table, query)
+        ) as Effect.Effect<ReadonlyArray<any>, StorageError>
+        : storage.list(table, query),
+    commit: (writes) => writes.some(writesEndpoint) ? Effect.ensuring(storage.commit(writes), clears) : storage.commit(writes)
+  })
+}
+
+/** The query of `WebhookEndpoint.subscribed`, and no other: enabled endpoints of a scope, no window. */
+const isSubscribed = (query: ListQuery<any>): boolean => {
+  const where = query.where ?? {}
+  const keys = Object.keys(where).filter((k) => where[k] !== undefined)
+  return keys.length === 1 && where["status"] === "enabled" && query.after === undefined &&
+    query.createdAfter === undefined && query.createdBefore === undefined
+}
+
+const writesEndpoint = (write: Write): boolean =>
+  (write._tag === "Insert" || write._tag === "Update") && write.table.name === WebhookEndpoint.table.name
+
 /** What a change signal reports to the cache (`follow`). @since 0.1.0 @category models */
 export interface Signal {
   /** Listening: changes from now on will be reported. */
   readonly up: () => void
-  /** The directory changed. */
-  readonly change: () => void
+  /** The directory changed: all of it, or only the part named. */
+  readonly change: (what?: Part) => void
   /** The signal is lost: the cache stops serving until a new one is up. */
   readonly lost: (error: unknown) => void
 }
@@ -156,7 +217,7 @@ export const follow = (cache: DirectoryCache, what: string, open: (signal: Signa
       close()
       resume(Effect.fail(error instanceof Error ? error : new Error(String(error))))
     }
-    close = open({ up: () => over || cache.connected(true), change: cache.invalidate, lost })
+    close = open({ up: () => over || cache.connected(true), change: (what) => cache.invalidate(what), lost })
     return Effect.sync(() => {
       over = true
       cache.connected(false)

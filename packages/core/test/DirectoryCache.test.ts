@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DirectoryCache, Merchants, RouteHealth } from "@tender/core"
+import { DirectoryCache, MemoryStorage, Merchants, RouteHealth, Storage, WebhookEndpoint } from "@tender/core"
 import { Deferred, Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 
 const apiKey = (publicKey: string, revokedAt: number | null = null): Merchants.ApiKey => ({
@@ -135,6 +135,119 @@ describe("DirectoryCache", () => {
       yield* cache.credentials("pk_test_a", store.load)
       assert.strictEqual(store.calls(), 6)
     }).pipe(Effect.scoped))
+})
+
+/** An endpoint of mch_1 in test. */
+const endpoint = (id: string, status: WebhookEndpoint.WebhookEndpointRecord["status"], version = 1): WebhookEndpoint.WebhookEndpointRecord => ({
+  id,
+  merchantId: "mch_1",
+  environment: "test",
+  url: "https://example.com/hook",
+  description: null,
+  enabledEvents: ["*"],
+  secrets: [],
+  status,
+  failingSince: null,
+  createdAt: 1,
+  updatedAt: 1,
+  version
+})
+const scope = { merchantId: "mch_1", environment: "test" } as const
+
+/** The in-memory store behind `cachedStorage`, counting its reads of the endpoints table. */
+const countedStorage = (cache: DirectoryCache.DirectoryCache) => {
+  const store = MemoryStorage.make()
+  let reads = 0
+  const counting = Storage.Storage.of({
+    ...store,
+    list: (table, query) => Effect.suspend(() => (table.name === WebhookEndpoint.table.name && reads++, store.list(table, query)))
+  })
+  const storage = DirectoryCache.cachedStorage(counting, cache)
+  const subscribed = Effect.map(Effect.provideService(WebhookEndpoint.subscribed(scope), Storage.Storage, storage), (wants) => wants("payment_intent.created").map((e) => e.id))
+  return { storage, subscribed, reads: () => reads }
+}
+
+describe("DirectoryCache.cachedStorage (issue 22: the create's webhook endpoints)", () => {
+  it.effect("caches: a merchant's enabled endpoints are read once, and every commit writing an endpoint (insert, update: disable, delete) clears them at once", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make()
+      cache.connected(true)
+      const { reads, storage, subscribed } = countedStorage(cache)
+      assert.deepStrictEqual(yield* subscribed, [])
+      yield* storage.commit([Storage.Write.insert(WebhookEndpoint.table, endpoint("we_1", "enabled"))])
+      assert.deepStrictEqual(yield* subscribed, ["we_1"], "a new endpoint is seen by the next create")
+      assert.deepStrictEqual(yield* subscribed, ["we_1"])
+      assert.strictEqual(reads(), 2, "the second read was the cache's")
+      yield* storage.commit([Storage.Write.update(WebhookEndpoint.table, endpoint("we_1", "disabled", 2), 1)])
+      assert.deepStrictEqual(yield* subscribed, [], "disabled: no deliveries from the next create")
+      yield* storage.commit([Storage.Write.update(WebhookEndpoint.table, endpoint("we_1", "enabled", 3), 2)])
+      assert.deepStrictEqual(yield* subscribed, ["we_1"])
+      yield* storage.commit([Storage.Write.update(WebhookEndpoint.table, endpoint("we_1", "deleted", 4), 3)])
+      assert.deepStrictEqual(yield* subscribed, [])
+      assert.strictEqual(reads(), 5)
+    }))
+
+  it.effect("caches: a failed commit writing an endpoint clears them too, and a commit writing none leaves them", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make()
+      cache.connected(true)
+      const { reads, storage, subscribed } = countedStorage(cache)
+      yield* storage.commit([Storage.Write.insert(WebhookEndpoint.table, endpoint("we_1", "enabled"))])
+      yield* subscribed
+      // A stale version: the commit fails and writes nothing; clearing is only more cautious.
+      const stale = yield* Effect.either(storage.commit([Storage.Write.update(WebhookEndpoint.table, endpoint("we_1", "disabled", 9), 7)]))
+      assert.isTrue(stale._tag === "Left")
+      yield* subscribed
+      assert.strictEqual(reads(), 2)
+      yield* storage.commit([])
+      yield* subscribed
+      assert.strictEqual(reads(), 2)
+    }))
+
+  it.effect("caches: only the create's query is cached (the endpoints list pages and status filters read the store)", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make()
+      cache.connected(true)
+      const { reads, storage } = countedStorage(cache)
+      const queries = [
+        { ...scope, where: { status: ["enabled", "disabled"] }, limit: 10 },
+        { ...scope, where: { status: "enabled", url: "https://example.com/hook" }, limit: 100 },
+        { ...scope, where: { status: "enabled" }, createdAfter: 0, limit: 100 },
+        { ...scope, limit: 100 }
+      ] as const
+      for (const query of queries) {
+        yield* storage.list(WebhookEndpoint.table, query as Storage.ListQuery<WebhookEndpoint.WebhookEndpointRecord>)
+        yield* storage.list(WebhookEndpoint.table, query as Storage.ListQuery<WebhookEndpoint.WebhookEndpointRecord>)
+      }
+      assert.strictEqual(reads(), 8)
+    }))
+
+  it.effect("caches: a change to the endpoints leaves credentials cached; a change to the directory drops the endpoints too; maxAgeMillis bounds them", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make({ maxAgeMillis: 1_000 })
+      cache.connected(true)
+      const { reads, subscribed } = countedStorage(cache)
+      const store = counted(() => some("pk_test_a"))
+      yield* cache.credentials("pk_test_a", store.load)
+      yield* subscribed
+      cache.invalidate("endpoints")
+      yield* cache.credentials("pk_test_a", store.load)
+      yield* subscribed
+      assert.deepStrictEqual([store.calls(), reads()], [1, 2])
+      cache.invalidate()
+      yield* subscribed
+      assert.strictEqual(reads(), 3)
+      yield* TestClock.adjust(Duration.millis(999))
+      yield* subscribed
+      assert.strictEqual(reads(), 3)
+      yield* TestClock.adjust(Duration.millis(1))
+      yield* subscribed
+      assert.strictEqual(reads(), 4, "past maxAgeMillis: read again")
+      cache.connected(false)
+      yield* subscribed
+      yield* subscribed
+      assert.strictEqual(reads(), 6, "no signal: every read goes to the store")
+    }))
 })
 
 describe("RouteHealth.layer", () => {

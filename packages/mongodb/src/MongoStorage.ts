@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { DirectoryCache, Event, Merchants, Storage, StorageError, Task, WebhookDelivery } from "@tender/core"
+import { DirectoryCache, Event, Merchants, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { type Db, type DbOptions, type Document, MongoClient } from "mongodb"
 import * as Claims from "./internal/claims.js"
@@ -39,9 +39,9 @@ export interface MongoStorageOptions {
    */
   readonly expireKeys?: boolean | undefined
   /**
-   * The process's cache of credentials and route availability, cleared on every change in any
-   * process through a change stream and bounded by `maxAgeMillis` (docs/performance.md, "Caches
-   * across processes"). Needs a deployment with change streams; `false` turns it off.
+   * The process's cache of credentials, route availability and each merchant's enabled webhook
+   * endpoints, cleared on every change in any process through a change stream and bounded by
+   * `maxAgeMillis` (docs/performance.md, "Caches across processes"). Needs a deployment with change streams; `false` turns it off.
    * Default `{ maxAgeMillis: 5000, maxEntries: 10000 }`.
    */
   readonly directoryCache?: DirectoryCache.DirectoryCacheOptions | false | undefined
@@ -109,7 +109,7 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
     const db = client.db(options.database, dbOptions)
     const topology = yield* checkDeployment(db, options.database)
     const claims = Claims.make(db.collection(c.idempotencyKeys), db.collection(c.references))
-    const storage = Storage.Storage.of({
+    let storage = Storage.Storage.of({
       begin: claims.begin,
       commit: Commit.make(client, db, c),
       get: (table, scope, id) =>
@@ -140,8 +140,10 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
     // The cache needs a change signal: change streams, which a standalone server has not.
     if (Topology.supportsChangeStreams(topology) && options.directoryCache !== false) {
       const cache = DirectoryCache.make(options.directoryCache)
-      yield* Directory.listen(db, [c.merchants, c.apiKeys, c.routeAvailability], cache)
+      const endpoints = c.of(WebhookEndpoint.table)
+      yield* Directory.listen(db, [c.merchants, c.apiKeys, c.routeAvailability, endpoints], cache, endpoints)
       merchants = DirectoryCache.cached(merchants, cache)
+      storage = DirectoryCache.cachedStorage(storage, cache)
     }
     return { storage, tasks: Tasks.make(db.collection(c.of(Task.table)), Topology.supportsChangeStreams(topology)), merchants }
   })

@@ -57,6 +57,38 @@ describe("caches: the MongoDB change signal", () => {
     ])
   })
 
+  it("caches: a change to the webhook endpoints collection clears only the cached endpoints; any other change, or one naming no collection, clears everything", () => {
+    assert.strictEqual(Directory.part({ ns: { db: "d", coll: "t_webhook_endpoints" } }, "t_webhook_endpoints"), "endpoints")
+    assert.isUndefined(Directory.part({ ns: { db: "d", coll: "t_api_keys" } }, "t_webhook_endpoints"))
+    assert.isUndefined(Directory.part({ ns: { db: "d" } }, "t_webhook_endpoints"))
+    assert.isUndefined(Directory.part({}, "t_webhook_endpoints"))
+    assert.isUndefined(Directory.part({ ns: { db: "d", coll: "t_webhook_endpoints" } }, undefined))
+  })
+
+  it.live("caches: through the stream, an endpoint change keeps the credentials and drops the endpoints", () =>
+    Effect.gen(function*() {
+      const { db, pipelines, streams } = fakeDb()
+      const cache = DirectoryCache.make()
+      yield* Directory.listen(db, ["t_merchants", "t_webhook_endpoints"], cache, "t_webhook_endpoints")
+      yield* Effect.yieldNow()
+      assert.deepStrictEqual(pipelines[0], Directory.pipeline(["t_merchants", "t_webhook_endpoints"]))
+      streams[0]!.emit("init", {})
+      let reads = 0
+      let endpointReads = 0
+      const load = Effect.sync(() => (reads++, credentials))
+      const endpoints = Effect.sync(() => (endpointReads++, []))
+      yield* cache.credentials("pk_test_1", load)
+      yield* cache.endpoints("mch_a", endpoints)
+      streams[0]!.emit("change", { operationType: "update", ns: { db: "d", coll: "t_webhook_endpoints" } })
+      yield* cache.credentials("pk_test_1", load)
+      yield* cache.endpoints("mch_a", endpoints)
+      assert.deepStrictEqual([reads, endpointReads], [1, 2])
+      streams[0]!.emit("change", { operationType: "update", ns: { db: "d", coll: "t_merchants" } })
+      yield* cache.credentials("pk_test_1", load)
+      yield* cache.endpoints("mch_a", endpoints)
+      assert.deepStrictEqual([reads, endpointReads], [2, 3])
+    }).pipe(Effect.scoped))
+
   it("route availability: stored words become the routes and providers maps", () => {
     const a = Store.toAvailability([
       { kind: "route", id: "rt_1", available: false },

@@ -10,7 +10,7 @@ import type { MigrationError } from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { DirectoryCache, Merchants, Storage, Task } from "@tender/core"
+import { DirectoryCache, Merchants, Storage, Task, WebhookEndpoint } from "@tender/core"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as Claims from "./internal/claims.js"
 import * as Commit from "./internal/commit.js"
@@ -35,7 +35,8 @@ export interface PgStorageOptions {
    */
   readonly statementTimeout?: Duration.DurationInput | undefined
   /**
-   * The process's cache of credentials and route availability, cleared on every change in any
+   * The process's cache of credentials, route availability and each merchant's enabled webhook
+   * endpoints (what a create reads to write its deliveries), cleared on every change in any
    * process through `LISTEN/NOTIFY` and bounded by `maxAgeMillis` (docs/performance.md, "Caches
    * across processes"). Needs the `PgClient` (a plain `SqlClient` reads the store every time);
    * `false` turns it off. Default `{ maxAgeMillis: 5000, maxEntries: 10000 }`.
@@ -64,7 +65,7 @@ export const make = (options: PgStorageOptions = {}) =>
     const claims = Claims.make(sql, t, millis)
     const commit = Commit.make(sql, t, claims)
     const purge = Purge.make(sql, t, within)
-    const storage = Storage.Storage.of({
+    const bare = Storage.Storage.of({
       begin: (req) => within("begin", Effect.mapError(claims.begin(req), fold("begin"))),
       commit: (writes) => within("commit", commit(writes)),
       get: (table, scope, id) =>
@@ -110,10 +111,12 @@ export const make = (options: PgStorageOptions = {}) =>
     })
     // The cache needs a change signal, which only the PgClient's connection settings give.
     let merchants = bounded
+    let storage = bare
     if (Option.isSome(pg) && options.directoryCache !== false) {
       const cache = DirectoryCache.make(options.directoryCache)
-      yield* Directory.listen(Directory.clientConfig(pg.value.config), t.directoryChannel, cache)
+      yield* Directory.listen(Directory.clientConfig(pg.value.config), t.directoryChannel, cache, t.of(WebhookEndpoint.table))
       merchants = DirectoryCache.cached(bounded, cache)
+      storage = DirectoryCache.cachedStorage(bare, cache)
     }
     const k = Tasks.make(sql, t, pg)
     const tasks = Task.Tasks.of({

@@ -4,14 +4,21 @@
  * (no timing thresholds in tests); this checks the structure of the work: every refusal makes
  * exactly one statement (the same statement), one hash and one constant-time comparison, and
  * parses no merchant JSON; and the lookup never answers a key other than the one asked for.
+ * Also the statements of a warm create with the directory cache (issue 22): the claim and the
+ * commit, the credentials and the merchant's webhook endpoints coming from the cache.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import { vi } from "vitest"
-import { Authentication, Merchants, Seed } from "@tender/core"
+import { Authentication, Merchants, Seed, Tender } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { Effect, Either, Layer, Option, Tracer } from "effect"
-import { client, dropTables, freshPrefix, skipReason } from "./database.js"
+import { promptpayFor } from "@tender/test-support"
+import { Effect, Either, Layer, ManagedRuntime, Option, Tracer } from "effect"
+import * as Pg from "pg"
+import { checkoutOptions, keys, seed as tenderSeed } from "../../core/test/fixtures.js"
+import { TenderHttp } from "../../http/src/index.js"
+import { call } from "../../http/test/harness.js"
+import { client, dropTables, freshPrefix, runSql, skipReason } from "./database.js"
 
 const counts = vi.hoisted(() => ({ hashes: 0, comparisons: 0 }))
 
@@ -192,6 +199,89 @@ if (skipReason === undefined) {
           assert.deepStrictEqual(again.work, { statements: 0, hashes: 1, comparisons: 1, parses: 0 }, label)
         }
       }).pipe(Effect.provide(cachedServices)))
+  })
+
+  describe("issue 22: the statements of a warm create on PostgreSQL", () => {
+    /** Tender over HTTP on its own tables; every statement the driver sends is recorded in `sent` while `counting`. */
+    const startTender = async (directoryCache: false | undefined) => {
+      const tablePrefix = freshPrefix()
+      const runtime = ManagedRuntime.make(Layer.orDie(Tender.layer(
+        { seed: tenderSeed, hostedCheckout: checkoutOptions },
+        PgStorage.layer({ tablePrefix, directoryCache }).pipe(Layer.provideMerge(client))
+      )))
+      const web = TenderHttp.toWebHandler(Layer.succeedContext(await runtime.runPromise(Effect.context<TenderHttp.Services>())))
+      const close = async () => {
+        await web.dispose()
+        await runtime.dispose()
+        await runSql(dropTables(tablePrefix))
+      }
+      return { web, close, tablePrefix }
+    }
+    /** The statements (their first words) of one create under a new idempotency key, and its answer. */
+    const createCounted = async (handler: (r: Request) => Promise<Response>, n: number) => {
+      const sent: Array<string> = []
+      const query = Pg.Client.prototype.query
+      const spy = vi.spyOn(Pg.Client.prototype, "query").mockImplementation(function(this: Pg.Client, ...args: Array<any>) {
+        const text = typeof args[0] === "string" ? args[0] : String(args[0]?.text ?? "")
+        sent.push(text.replace(/\s+/g, " ").slice(0, 60))
+        return (query as any).apply(this, args)
+      })
+      try {
+        const reply = await call(handler, "POST", "/payment_intents", {
+          key: keys.demoTest,
+          body: promptpayFor("150000"),
+          headers: { "idempotency-key": `warm-${n}-${Math.random()}` }
+        })
+        assert.strictEqual(reply.status, 201, reply.text)
+        return { sent, id: (reply.json as { id: string }).id }
+      } finally {
+        spy.mockRestore()
+      }
+    }
+
+    it("issue 22 a warm create with the directory cache makes two statements (the claim and the commit), and its deliveries reach the merchant's endpoint", async () => {
+      const tender = await startTender(undefined)
+      try {
+        const endpoint = await call(tender.web.handler, "POST", "/webhook_endpoints", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/hook" } })
+        assert.strictEqual(endpoint.status, 201, endpoint.text)
+        const endpointId = (endpoint.json as { id: string }).id
+        // The cache serves once its listening connection is up and the seed's notifications are in.
+        let warm: Awaited<ReturnType<typeof createCounted>> | undefined
+        for (let i = 0; i < 200 && warm === undefined; i++) {
+          const r = await createCounted(tender.web.handler, i)
+          if (r.sent.length === 2) warm = r
+          else await new Promise((resolve) => setTimeout(resolve, 25))
+        }
+        assert.isDefined(warm, "the directory cache came up")
+        const ids = [warm!.id]
+        for (let i = 0; i < 3; i++) {
+          const r = await createCounted(tender.web.handler, 1000 + i)
+          assert.strictEqual(r.sent.length, 2, r.sent.join("\n"))
+          assert.match(r.sent[0]!, /^WITH k AS \(INSERT INTO/, "the claim")
+          assert.match(r.sent[1]!, /^WITH /, "the commit")
+          ids.push(r.id)
+        }
+        // Each warm create wrote its two events' deliveries to the endpoint the cache held.
+        const rows = await runSql(Effect.flatMap(SqlClient, (sql) =>
+          sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${tender.tablePrefix}tasks`)} t
+            JOIN ${sql(`${tender.tablePrefix}events`)} e ON e.id = t.resource_id
+            WHERE t.kind = 'webhook.deliver' AND t.target_id = ${endpointId} AND e.resource_id IN ${sql.in(ids)}`))
+        assert.strictEqual(rows[0]!.n, String(ids.length * 2))
+      } finally {
+        await tender.close()
+      }
+    }, 60_000)
+
+    it("issue 22 without the directory cache a create makes five statements: the credentials, the claim, the host's word on routes, the endpoints and the commit", async () => {
+      const tender = await startTender(false)
+      try {
+        await createCounted(tender.web.handler, 0)
+        const r = await createCounted(tender.web.handler, 1)
+        assert.strictEqual(r.sent.length, 5, r.sent.join("\n"))
+      } finally {
+        await tender.close()
+      }
+    }, 60_000)
   })
 } else {
   describe("D2 authentication timing on PostgreSQL", () => {

@@ -1,9 +1,10 @@
 /**
  * The directory cache on MongoDB (docs/performance.md, "Caches across processes"): one change
- * stream on the database, filtered to the merchants, API keys and route availability
- * collections, clears the process's `DirectoryCache` on every change. The cache serves only
- * while the stream is open (from its `init`); an error or close drops it whole and the stream is
- * opened again. Needs a replica set or sharded cluster (change streams); otherwise no cache.
+ * stream on the database, filtered to the merchants, API keys, route availability and webhook
+ * endpoints collections, clears the process's `DirectoryCache` on every change (only its
+ * endpoints for a change to the endpoints). The cache serves only while the stream is open
+ * (from its `init`); an error or close drops it whole and the stream is opened again. Needs a
+ * replica set or sharded cluster (change streams); otherwise no cache.
  */
 import { DirectoryCache } from "@tender/core"
 import type { ChangeStreamDocument, Db, Document } from "mongodb"
@@ -27,13 +28,25 @@ export const invalidates = (event: Pick<ChangeStreamDocument, "operationType">):
 export const ends = (event: Pick<ChangeStreamDocument, "operationType">): boolean =>
   event.operationType === "invalidate" || event.operationType === "dropDatabase"
 
-/** Watch for as long as the scope lives, feeding `cache` (`DirectoryCache.follow`). */
-export const listen = (db: Db, collections: ReadonlyArray<string>, cache: DirectoryCache.DirectoryCache) =>
+/**
+ * What an event clears: only the cached endpoints when it is a change to `endpoints` (the webhook
+ * endpoints collection), everything otherwise (a database dropped names no collection).
+ */
+export const part = (event: ChangeStreamDocument | { readonly ns?: unknown }, endpoints: string | undefined): DirectoryCache.Part | undefined => {
+  const ns = "ns" in event ? event.ns as { readonly coll?: unknown } | undefined : undefined
+  return endpoints !== undefined && ns?.coll === endpoints ? "endpoints" : undefined
+}
+
+/**
+ * Watch `collections` for as long as the scope lives, feeding `cache` (`DirectoryCache.follow`);
+ * `endpoints`, one of them, is the webhook endpoints collection.
+ */
+export const listen = (db: Db, collections: ReadonlyArray<string>, cache: DirectoryCache.DirectoryCache, endpoints?: string) =>
   DirectoryCache.follow(cache, "directory cache change stream", (signal) => {
     const stream = db.watch([...pipeline(collections)])
     stream.on("init", signal.up)
     stream.on("change", (event) => {
-      if (invalidates(event)) signal.change()
+      if (invalidates(event)) signal.change(part(event, endpoints))
       if (ends(event)) signal.lost(new Error("the directory change stream was invalidated"))
     })
     stream.on("error", signal.lost)

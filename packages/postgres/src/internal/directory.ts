@@ -1,7 +1,9 @@
 /**
  * The directory cache's change signal on PostgreSQL (docs/performance.md, "Caches across
  * processes"): a dedicated connection listening on `<prefix>directory`, which migration 0013's
- * triggers notify on every change to merchants, API keys or route availability. The connection
+ * triggers notify on every change to merchants, API keys or route availability, and migration
+ * 0015's on every change to webhook endpoints (whose payload, the table's name, makes the cache
+ * drop only its endpoints). The connection
  * is Tender's own `pg.Client`, not the pool's, because it must report its loss (the cache stops
  * serving at once and is dropped whole) and be opened again (the cache serves again only once
  * `LISTEN` has answered).
@@ -27,14 +29,17 @@ export const clientConfig = (config: PgClient.PgClientConfig): Pg.ClientConfig =
   connectionTimeoutMillis: 10_000
 })
 
-/** Listen on `channel` for as long as the scope lives, feeding `cache` (`DirectoryCache.follow`). */
-export const listen = (config: Pg.ClientConfig, channel: string, cache: DirectoryCache.DirectoryCache) =>
+/**
+ * Listen on `channel` for as long as the scope lives, feeding `cache` (`DirectoryCache.follow`):
+ * a notification from `endpointsTable` drops the cached endpoints, any other drops everything.
+ */
+export const listen = (config: Pg.ClientConfig, channel: string, cache: DirectoryCache.DirectoryCache, endpointsTable: string) =>
   DirectoryCache.follow(cache, "directory cache listener", (signal) => {
     const client = new Pg.Client(config)
     client.on("error", signal.lost)
     client.on("end", () => signal.lost(new Error("the directory listening connection ended")))
     client.on("notification", (message) => {
-      if (message.channel === channel) signal.change()
+      if (message.channel === channel) signal.change(message.payload === endpointsTable ? "endpoints" : undefined)
     })
     client.connect().then(() => client.query(`LISTEN "${channel}"`)).then(signal.up, signal.lost)
     return () => {

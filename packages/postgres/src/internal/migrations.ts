@@ -10,6 +10,7 @@ import { retentionMigration } from "./migrations/0012_retention.js"
 import { migration0013 } from "./migrations/0013_directory_changes.js"
 import { initialMigrations } from "./migrations/initial.js"
 import { taskTraceparent } from "./migrations/0014_task_traceparent.js"
+import { endpointChanges } from "./migrations/0015_endpoint_changes.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
@@ -17,5 +18,6 @@ export const migrations = (prefix: TablePrefix) => ({
   "0011_webhook_tools": webhookTools(prefix),
   ...retentionMigration(prefix),
   ...migration0013(prefix),
-  "0014_task_traceparent": taskTraceparent(prefix)
+  "0014_task_traceparent": taskTraceparent(prefix),
+  "0015_endpoint_changes": endpointChanges(prefix)
 })

@@ -1,6 +1,7 @@
 /**
- * `npm run bench:ab`: the working tree against a git revision, A/B in one run. Both demo servers
- * run from built JavaScript (the working tree's `npm run build`; the revision checked out in a
+ * `npm run bench:compare`: the working tree against a git revision, A/B in one run, on every
+ * request the issue 22 targets name (`bench:ab`, bench/create-ab.ts, is the PostgreSQL create
+ * alone against a checkout given by path). Both demo servers run from built JavaScript (the working tree's `npm run build`; the revision checked out in a
  * worktree of its own under the temp directory, `npm ci` and built once, then reused), with the
  * bare HttpApi ceiling (bench/bare-server.ts) beside them. Short autocannon runs alternate between
  * the servers, round after round and in alternating order, so the machine's load drifts over all
@@ -9,10 +10,10 @@
  * server's own CPU time per request (from /proc, Linux), which a loaded machine moves much less
  * than throughput: a server waiting for a core serves fewer requests but spends no more CPU on each.
  *
- *   npm run bench:ab                               # against main, in memory
- *   BENCH_BASE=HEAD~3 npm run bench:ab
- *   BENCH_BASE_DIR=/tmp/checkout npm run bench:ab  # a checkout already built (BENCH_BASE ignored)
- *   BENCH_STORE=postgres DATABASE_URL=… npm run bench:ab
+ *   npm run bench:compare                               # against main, in memory
+ *   BENCH_BASE=HEAD~3 npm run bench:compare
+ *   BENCH_BASE_DIR=/tmp/checkout npm run bench:compare  # a checkout already built (BENCH_BASE ignored)
+ *   BENCH_STORE=postgres DATABASE_URL=… npm run bench:compare
  *   BENCH_ROUNDS=5 BENCH_SECONDS=3 BENCH_CONNECTIONS=16 BENCH_SCENARIOS=create,list
  *   BENCH_CREATES=1000   # requests per create round (a count, so both stores grow alike)
  */
