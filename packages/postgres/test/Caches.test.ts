@@ -10,8 +10,8 @@ import { Merchants, RouteHealth } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { client, dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
-import { children, start as startDemo } from "./demoServer.js"
+import { client, freshPrefix, skipReason, url } from "./database.js"
+import { start as startDemo, stopDemos } from "./demoServer.js"
 
 const prefix = freshPrefix()
 /** docs/performance.md, "Caches across processes": every process sees a change within 5 seconds (the default maxAge), by the notification in milliseconds. */
@@ -58,9 +58,8 @@ if (skipReason !== undefined) {
       ;[a, b] = await Promise.all([start(), start()])
     }, 120_000)
     afterAll(async () => {
-      for (const child of children) child.kill("SIGTERM")
       await host.dispose()
-      await runSql(dropTables(prefix))
+      await stopDemos("SIGTERM", [prefix])
     })
 
     it("caches: a key revoked in one process stops working in both servers within the notification bound", async () => {

@@ -7,27 +7,18 @@
 import { basic, demoKey, promptpayNamed } from "@tender/test-support"
 import { createServer, type Server, type Socket } from "node:net"
 import { afterAll, assert, describe, it } from "vitest"
-import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
-import { children, freePort, launch } from "./demoServer.js"
+import { skipReason, url } from "./database.js"
+import { freePort, freshTables, launch, stopDemos } from "./demoServer.js"
 import { makeProxy } from "./proxy.js"
 
 const auth = basic(demoKey)
 const create = promptpayNamed
-const prefixes: Array<string> = []
 const cleanups: Array<() => Promise<void>> = []
 
 afterAll(async () => {
-  // SIGKILL: a process still waiting on a frozen database must not outlive the file.
-  for (const child of children) child.kill("SIGKILL")
+  await stopDemos()
   for (const cleanup of cleanups) await cleanup()
-  for (const prefix of prefixes) await runSql(dropTables(prefix))
 })
-
-const withDatabase = (url: string) => {
-  const prefix = freshPrefix()
-  prefixes.push(prefix)
-  return { DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix }
-}
 
 /** The stderr of a failed start: exactly one line, no stack trace. */
 const assertOneLine = (errors: string) => {
@@ -75,7 +66,7 @@ if (skipReason !== undefined) {
   describe("issue 14 defect 1: demo server start-up on PostgreSQL", () => {
     it("issue 14 defect 1 PostgreSQL unreachable at start: one clear line on stderr, exit code 1", async () => {
       const closed = await freePort()
-      const server = await launch(withDatabase(`postgres://postgres@127.0.0.1:${closed}/test`))
+      const server = await launch(freshTables(`postgres://postgres@127.0.0.1:${closed}/test`))
       assert.strictEqual(await server.exited, 1)
       assertOneLine(server.errors())
       assert.include(server.errors(), `cannot start on PostgreSQL store at 127.0.0.1:${closed}/test`)
@@ -85,7 +76,7 @@ if (skipReason !== undefined) {
 
     it("issue 14 defect 1 PostgreSQL frozen at start (accepts TCP, never answers): gives up after TENDER_STARTUP_TIMEOUT_MS with one line, exit code 1", async () => {
       const { port, sockets } = await frozenDatabase()
-      const server = await launch({ ...withDatabase(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "1500" })
+      const server = await launch({ ...freshTables(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "1500" })
       // Bounded: the start gives up on its own (the bound covers the TypeScript loader's start too).
       const code = await Promise.race([server.exited, new Promise<"still running">((ok) => setTimeout(() => ok("still running"), 25_000))])
       assert.strictEqual(code, 1, server.output())
@@ -101,7 +92,7 @@ if (skipReason !== undefined) {
         for (const signal of ["SIGTERM", "SIGINT"] as const) {
           const reached = sockets.length
           // A start-up timeout far beyond the bound below: only the signal can end the wait.
-          const server = await launch({ ...withDatabase(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "600000" }, { npm })
+          const server = await launch({ ...freshTables(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "600000" }, { npm })
           // Generous: the TypeScript loader starts slowly on a loaded machine.
           const connected = Date.now() + 60_000
           while (sockets.length === reached && Date.now() < connected) await new Promise((r) => setTimeout(r, 50))
@@ -120,7 +111,7 @@ if (skipReason !== undefined) {
       const proxy = await makeProxy(url)
       cleanups.push(proxy.close)
       proxy.hold()
-      const server = await launch(withDatabase(proxy.url))
+      const server = await launch(freshTables(proxy.url))
       // Once the server is waiting on the database (it connected; nothing comes back), clients keep
       // trying for 4 s: each attempt ends within 5 s.
       const connected = Date.now() + 25_000

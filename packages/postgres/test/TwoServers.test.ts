@@ -7,8 +7,8 @@ import { basic, demoKey, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { Effect } from "effect"
-import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
-import { children, start as startDemo } from "./demoServer.js"
+import { freshPrefix, runSql, skipReason, url } from "./database.js"
+import { start as startDemo, stopDemos } from "./demoServer.js"
 
 const auth = basic(demoKey)
 const prefix = freshPrefix()
@@ -44,10 +44,7 @@ if (skipReason !== undefined) {
       // Both start at once on an empty prefix: they migrate and seed the same tables concurrently.
       ;[a, b] = await Promise.all([start(), start()])
     }, 120_000)
-    afterAll(async () => {
-      for (const child of children) child.kill("SIGTERM")
-      await runSql(dropTables(prefix))
-    })
+    afterAll(() => stopDemos("SIGTERM", [prefix]))
 
     it("serves the foundation flow from PostgreSQL: created on one server, read and listed on the other", async () => {
       // The banner names the database the test runs on (DATABASE_URL or the default), never its password.
