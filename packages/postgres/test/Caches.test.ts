@@ -8,9 +8,10 @@
 import { promptpayFor } from "@tender/test-support"
 import { Merchants, RouteHealth } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { afterAll, assert, beforeAll, it } from "vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { client, freshPrefix, skipReason, url } from "./database.js"
+import { client, freshPrefix, url } from "./database.js"
+import { describeOnPostgres } from "./onPostgres.js"
 import { start as startDemo, stopDemos } from "./demoServer.js"
 
 const prefix = freshPrefix()
@@ -44,47 +45,43 @@ const within = async <A>(bound: number, want: A, probe: () => Promise<A>): Promi
   throw new Error(`still ${String(last)} after ${bound} ms, wanted ${String(want)}`)
 }
 
-if (skipReason !== undefined) {
-  describe("caches across processes on PostgreSQL", () => it.skip(`skipped: ${skipReason}`, () => {}))
-} else {
-  describe("caches across processes on PostgreSQL", () => {
-    let a: { url: string }
-    let b: { url: string }
-    // This process: the store with its own cache and route health, on the same tables.
-    const host = ManagedRuntime.make(
-      RouteHealth.layer().pipe(Layer.provideMerge(PgStorage.layer({ tablePrefix: prefix })), Layer.provide(client))
-    )
-    beforeAll(async () => {
-      ;[a, b] = await Promise.all([start(), start()])
-    }, 120_000)
-    afterAll(async () => {
-      await host.dispose()
-      await stopDemos("SIGTERM", [prefix])
-    })
-
-    it("caches: a key revoked in one process stops working in both servers within the notification bound", async () => {
-      const key = await host.runPromise(Merchants.issueKeyPair("mch_demo", "test"))
-      // Served, and so cached, by both (read twice each).
-      for (const server of [a, b, a, b]) assert.strictEqual(await list(server.url, key), 200)
-      await host.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.revokeApiKey(key.apiKey.id, Date.now())))
-      const [tookA, tookB] = await Promise.all([a, b].map((server) => within(notificationBoundMillis, 401, () => list(server.url, key))))
-      assert.isBelow(Math.max(tookA!, tookB!), notificationBoundMillis)
-      // And it stays refused.
-      for (const server of [a, b]) assert.strictEqual(await list(server.url, key), 401)
-    }, 30_000)
-
-    it("route availability: a route taken out of service in one process is out of service in the other servers, and back", async () => {
-      const key = await host.runPromise(Merchants.issueKeyPair("mch_demo", "test"))
-      // Both servers have routed a create (and read the route availability) before.
-      for (const server of [a, b]) assert.strictEqual((await create(server.url, key)).status, 201)
-      await host.runPromise(Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable("rt_demo_promptpay", false)))
-      const outOfService = async (server: { url: string }) => {
-        const r = await create(server.url, key)
-        return r.status === 422 && r.body.error?.code === "routing_unavailable"
-      }
-      await Promise.all([a, b].map((server) => within(notificationBoundMillis, true, () => outOfService(server))))
-      await host.runPromise(Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable("rt_demo_promptpay", true)))
-      await Promise.all([a, b].map((server) => within(notificationBoundMillis, 201, async () => (await create(server.url, key)).status)))
-    }, 30_000)
+describeOnPostgres("caches across processes on PostgreSQL", () => {
+  let a: { url: string }
+  let b: { url: string }
+  // This process: the store with its own cache and route health, on the same tables.
+  const host = ManagedRuntime.make(
+    RouteHealth.layer().pipe(Layer.provideMerge(PgStorage.layer({ tablePrefix: prefix })), Layer.provide(client))
+  )
+  beforeAll(async () => {
+    ;[a, b] = await Promise.all([start(), start()])
+  }, 120_000)
+  afterAll(async () => {
+    await host.dispose()
+    await stopDemos("SIGTERM", [prefix])
   })
-}
+
+  it("caches: a key revoked in one process stops working in both servers within the notification bound", async () => {
+    const key = await host.runPromise(Merchants.issueKeyPair("mch_demo", "test"))
+    // Served, and so cached, by both (read twice each).
+    for (const server of [a, b, a, b]) assert.strictEqual(await list(server.url, key), 200)
+    await host.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.revokeApiKey(key.apiKey.id, Date.now())))
+    const [tookA, tookB] = await Promise.all([a, b].map((server) => within(notificationBoundMillis, 401, () => list(server.url, key))))
+    assert.isBelow(Math.max(tookA!, tookB!), notificationBoundMillis)
+    // And it stays refused.
+    for (const server of [a, b]) assert.strictEqual(await list(server.url, key), 401)
+  }, 30_000)
+
+  it("route availability: a route taken out of service in one process is out of service in the other servers, and back", async () => {
+    const key = await host.runPromise(Merchants.issueKeyPair("mch_demo", "test"))
+    // Both servers have routed a create (and read the route availability) before.
+    for (const server of [a, b]) assert.strictEqual((await create(server.url, key)).status, 201)
+    await host.runPromise(Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable("rt_demo_promptpay", false)))
+    const outOfService = async (server: { url: string }) => {
+      const r = await create(server.url, key)
+      return r.status === 422 && r.body.error?.code === "routing_unavailable"
+    }
+    await Promise.all([a, b].map((server) => within(notificationBoundMillis, true, () => outOfService(server))))
+    await host.runPromise(Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable("rt_demo_promptpay", true)))
+    await Promise.all([a, b].map((server) => within(notificationBoundMillis, 201, async () => (await create(server.url, key)).status)))
+  }, 30_000)
+})
