@@ -1,3 +1,4 @@
+import { png } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema, TestClock } from "effect"
 import type { Provider } from "../src/index.js"
@@ -37,12 +38,6 @@ const createIntent = (amount = "150000") =>
   })
 
 /** A PNG the simulator accepts as any receipt. */
-const png = () => {
-  const bytes = new Uint8Array(64)
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return bytes
-}
-
 /** A payment intent the simulator paid: confirmed, or a bank transfer whose receipt it accepted. */
 const paid = (amount = "150000", method: "th_promptpay" | "th_bank_transfer" = "th_promptpay") =>
   Effect.gen(function*() {

@@ -1,4 +1,4 @@
-import { promptpayNamed } from "@tender/test-support"
+import { png, promptpayNamed } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
@@ -22,11 +22,6 @@ const create = (params: Record<string, unknown>, key: Key = keys.demoTest, idemp
   })
 const get = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => TopupIntents.retrieve(p, id))
 
-const png = (size = 64) => {
-  const bytes = new Uint8Array(size)
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return bytes
-}
 const receipt = (id: string, assetId: string, idempotencyKey?: string) =>
   Effect.flatMap(login(keys.demoTest), (principal) => TopupIntents.submitReceipt({ principal, requestId: "req_r", idempotencyKey }, id, assetId))
 const uploadAsset = Effect.flatMap(login(keys.demoTest), (principal) =>

@@ -4,7 +4,7 @@
  * SIGKILL while its tasks are claimed and its confirms in flight, after which a new process
  * completes every task with no intent changed twice and no event missing or doubled.
  */
-import { basic, closeServers, demoKey, promptpayFor } from "@tender/test-support"
+import { basic, closeServers, demoKey, formWith, png, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { createServer as createHttpServer } from "node:http"
 import { afterAll, assert, describe, it } from "vitest"
@@ -37,13 +37,8 @@ const bankTransfer = (amount: string) => ({
   payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
 })
 
-const png = () => {
-  const bytes = new Uint8Array(256)
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  const form = new FormData()
-  form.append("file", new Blob([bytes], { type: "image/png" }), "receipt.png")
-  return form
-}
+/** A receipt as the payer uploads one. */
+const receipt = () => formWith(png(256))
 
 const create = async (server: Server, body: unknown) => {
   const r = await send(server, "POST", "/payment_intents", { json: body, key: crypto.randomUUID() })
@@ -100,12 +95,12 @@ const walkEveryOutcome = async (server: Server) => {
     const r = await send(server, "POST", `/payment_intents/${id}/confirm`)
     assert.strictEqual(r.status, 200, JSON.stringify(r.body))
   }
-  const asset = await send(server, "POST", "/assets", { form: png(), key: crypto.randomUUID() })
+  const asset = await send(server, "POST", "/assets", { form: receipt(), key: crypto.randomUUID() })
   assert.strictEqual(asset.status, 201, JSON.stringify(asset.body))
   const byAsset = await send(server, "POST", `/payment_intents/${accepted}/receipt`, { json: { asset_id: asset.body.id } })
   assert.strictEqual(byAsset.status, 200, JSON.stringify(byAsset.body))
   assert.deepStrictEqual(byAsset.body.receipt, { status: "submitted", asset_id: asset.body.id })
-  const byFile = await send(server, "POST", `/payment_intents/${rejected}/receipt`, { form: png(), key: crypto.randomUUID() })
+  const byFile = await send(server, "POST", `/payment_intents/${rejected}/receipt`, { form: receipt(), key: crypto.randomUUID() })
   assert.strictEqual(byFile.status, 200, JSON.stringify(byFile.body))
   const [s, d, sl, e, a, r] = await settle(server, [success, declined, slow, expiring, accepted, rejected])
   assert.strictEqual(s?.status, "succeeded")
@@ -237,7 +232,7 @@ const walkEveryTopup = async (server: Server) => {
   const accepted = await topup({ destination_amount: "200000", destination_currency: "USDT", source: { type: "manual_receipt" } })
   const rejected = await topup({ destination_amount: "40003", destination_currency: "THB", source: { type: "manual_receipt" } })
   for (const t of [accepted, rejected]) {
-    const asset = await send(server, "POST", "/assets", { form: png(), key: crypto.randomUUID() })
+    const asset = await send(server, "POST", "/assets", { form: receipt(), key: crypto.randomUUID() })
     assert.strictEqual(asset.status, 201, JSON.stringify(asset.body))
     const r = await send(server, "POST", `/topup_intents/${t.id}/receipt`, { json: { asset_id: asset.body.id } })
     assert.strictEqual(r.status, 200, JSON.stringify(r.body))
