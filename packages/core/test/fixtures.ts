@@ -2,7 +2,7 @@
  * Test fixtures: a seed with merchants for every scenario, and the core services on the
  * in-memory store. Shared by the core and http tests.
  */
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Logger, Schema } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import { Authentication, DeliveryClient, Event, Fx, HostedCheckout, Ids, MemoryStorage, PaymentIntent, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint, Workers } from "../src/index.js"
 
@@ -125,6 +125,9 @@ export type Body = Record<string, unknown>
 export const scope = { merchantId: "mch_demo", environment: "test" } as const
 
 export const decodeParams = Schema.decodeUnknown(PaymentIntent.CreateParams)
+
+/** No log output: for the tests that provoke 5xx and other failures logged by design, so the test output stays clean. */
+export const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 
 /** A response's JSON body, and the D1 error in it. */
 export const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)

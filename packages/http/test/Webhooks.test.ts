@@ -6,11 +6,11 @@
  */
 import { closeReceivers, formWith, png, promptpayFor, type Received, receiver } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
-import { Event, PaymentIntent, PaymentIntents, Simulator, Storage, WebhookDelivery, WebhookEndpoint, WebhookSignature, Workers } from "@tender/core"
-import { Duration, Effect, Either, Layer, ManagedRuntime, Option, Schema, TestClock } from "effect"
+import { Event, PaymentIntents, Simulator, Storage, WebhookDelivery, WebhookEndpoint, WebhookSignature, Workers } from "@tender/core"
+import { Duration, Effect, Either, Layer, ManagedRuntime, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll } from "vitest"
-import { keys, layer, login } from "../../core/test/fixtures.js"
+import { decodeParams, keys, layer, login } from "../../core/test/fixtures.js"
 import { TenderHttp, WebhookClient } from "../src/index.js"
 import { basic, call } from "./harness.js"
 
@@ -19,7 +19,6 @@ afterAll(closeReceivers)
 const services = (timeoutMillis = 5_000) =>
   layer({ transport: WebhookClient.layerFetch, webhooks: { timeoutMillis } })
 
-const decodeParams = Schema.decodeUnknown(PaymentIntent.CreateParams)
 const promptpay = promptpayFor
 
 const register = (url: string, enabledEvents?: ReadonlyArray<string>) =>

@@ -4,7 +4,7 @@
  */
 import { afterAll, assert } from "@effect/vitest"
 import { basic, type Key } from "@tender/test-support"
-import { Merchants, Storage, type StorageError } from "@tender/core"
+import { Merchants, Storage, StorageError } from "@tender/core"
 import { type Context, Effect, Layer } from "effect"
 import { TenderHttp } from "../src/index.js"
 import { layer } from "../../core/test/fixtures.js"
@@ -96,3 +96,9 @@ export const failingDirectory = (error: () => StorageError.StorageError) =>
     ["findMerchant", "findKeyByPublicKey", "findCredentials", "putMerchant", "putApiKey", "revokeApiKey", "revokeSeededKeysExcept"],
     error
   )
+
+/** A store broken for good: every operation a StorageFailure (500, its cause only in the log). */
+export const brokenStorage = failingStorage(() => new StorageError.StorageFailure({ message: "connection refused" }))
+
+/** A key directory broken for good: every lookup a StorageFailure. */
+export const brokenDirectory = failingDirectory(() => new StorageError.StorageFailure({ message: "directory down" }))
