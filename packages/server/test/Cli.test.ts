@@ -7,13 +7,12 @@ import { prefixedPool } from "@tender/test-support/embedding"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "vitest"
 import { main } from "../src/Cli.js"
 import { createTender } from "../src/index.js"
+import { seedPath } from "./fixtures.js"
 
 const url = testDatabaseUrl
-const seedPath = fileURLToPath(new URL("../../../examples/express/seed.json", import.meta.url))
 const { pool, fresh } = prefixedPool(3)
 
 /** Run `tender …args` with `env`: exit code and what it wrote. */
