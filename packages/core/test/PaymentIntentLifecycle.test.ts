@@ -14,7 +14,7 @@ import {
   Task,
   Workers
 } from "../src/index.js"
-import { type Body, decodeParams, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
+import { asDemo, type Body, decodeParams, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
 
 
 
@@ -30,7 +30,7 @@ const create = (body: Body, key: Key = keys.demoTest) =>
 const confirm = (id: string, key: Key = keys.demoTest, idempotencyKey?: string) =>
   Effect.flatMap(login(key), (principal) => PaymentIntents.confirm({ principal, requestId: "req_confirm", idempotencyKey }, id))
 
-const get = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => PaymentIntents.retrieve(p, id))
+const get = asDemo(PaymentIntents.retrieve)
 
 const promptpay = (amount = "150000"): Body => promptpayFor(amount)
 

@@ -15,7 +15,7 @@ import {
   Storage,
   Task
 } from "../src/index.js"
-import { errorOf, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
+import { asDemo, errorOf, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
 
 
@@ -68,7 +68,7 @@ const cancel = (id: string, body: Record<string, unknown> = {}, key: Key = keys.
     const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntentCancel.CancelParams)(body))
     return yield* PaymentIntentCancel.cancel({ principal, requestId: "req_x" }, id, params)
   })
-const getIntent = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => PaymentIntents.retrieve(p, id))
+const getIntent = asDemo(PaymentIntents.retrieve)
 const getRefund = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => Refunds.retrieve(p, id))
 const listRefunds = (params: Refunds.ListParams) => Effect.flatMap(login(keys.demoTest), (p) => Refunds.list(p, params))
 

@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import { Asset, Fx, PaymentIntents, Simulator, Storage, TopupIntent, TopupIntents } from "../src/index.js"
-import { events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
+import { asDemo, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
 
 const body = (overrides: Record<string, unknown> = {}) => ({
@@ -20,7 +20,7 @@ const create = (params: Record<string, unknown>, key: Key = keys.demoTest, idemp
     const principal = yield* login(key)
     return yield* TopupIntents.create({ principal, requestId: "req_t", idempotencyKey }, yield* Effect.orDie(decode(params)))
   })
-const get = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => TopupIntents.retrieve(p, id))
+const get = asDemo(TopupIntents.retrieve)
 
 const receipt = (id: string, assetId: string, idempotencyKey?: string) =>
   Effect.flatMap(login(keys.demoTest), (principal) => TopupIntents.submitReceipt({ principal, requestId: "req_r", idempotencyKey }, id, assetId))

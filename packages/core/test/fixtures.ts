@@ -117,6 +117,10 @@ export const storeWith = (override: (store: ReturnType<typeof MemoryStorage.make
 export const login = (key: { readonly public: string; readonly secret: string }) =>
   Authentication.authenticate({ publicKey: key.public, secretKey: key.secret })
 
+/** `retrieve` as the demo merchant's test key pair: a GET of resource `id` under `keys.demoTest`. */
+export const asDemo = <A, E, R>(retrieve: (principal: Authentication.Principal, id: string) => Effect.Effect<A, E, R>) => (id: string) =>
+  Effect.flatMap(login(keys.demoTest), (p) => retrieve(p, id))
+
 /** A key pair of the seed, and a request body before it is decoded. */
 export type Key = { readonly public: string; readonly secret: string }
 export type Body = Record<string, unknown>
