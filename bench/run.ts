@@ -10,7 +10,7 @@
  *   BENCH_STORES=memory npm run bench
  */
 import autocannon from "autocannon"
-import { basic, demoKey, formatNumber, freePort, promptpay, spawnProcess, stopProcess, waitListening } from "@tender/test-support"
+import { basic, demoKey, formatNumber, freePort, promptpay, spawnProcess, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
 import { execFileSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir, totalmem } from "node:os"
@@ -23,7 +23,7 @@ import { ceilingScenarios, ceilingServers, type CeilingRun, type Measured } from
 const root = resolve(import.meta.dirname, "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? "16")
-const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? testDatabaseUrl
 const stores = (process.env["BENCH_STORES"] ?? "memory,postgres").split(",")
 const deepPages = 1000
 const deepPageSize = 10

@@ -14,7 +14,7 @@
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Maintenance, type Storage } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { basic, demoKey, formatNumber } from "@tender/test-support"
+import { basic, demoKey, formatNumber, testDatabaseUrl } from "@tender/test-support"
 import { Duration, Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
@@ -28,7 +28,7 @@ const scaleAt = argv.indexOf("--scale")
 const scale = scaleAt === -1 ? 1 : Number(argv[scaleAt + 1])
 if (!(scale > 0 && scale <= 10)) throw new Error(`--scale must be a number above 0 and at most 10; got ${argv[scaleAt + 1]}`)
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
-const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? testDatabaseUrl
 const merchants = 1000
 const sizes = {
   intents: Math.round(1_000_000 * scale),
