@@ -72,6 +72,18 @@ describeOnPostgres("PgStorage races", () => {
       return { release: Effect.zipRight(Deferred.succeed(go, undefined), Fiber.join(fiber)) }
     })
 
+  /**
+   * Two begins of `request()` queued behind `first`'s lock on `table`, then `first` let go: the
+   * outcomes of the two, sorted. Exactly one may win what `first` gave back.
+   */
+  const twoQueuedBehind = (first: { readonly release: Effect.Effect<unknown, unknown> }, table: string, request: () => Storage.BeginRequest) =>
+    Effect.gen(function*() {
+      const both = yield* Effect.fork(Effect.all([begin(request()), begin(request())], { concurrency: "unbounded" }))
+      yield* untilWaiting(table, 2)
+      yield* first.release
+      return (yield* Fiber.join(both)).map((o) => o._tag).sort()
+    })
+
   // Live services: the polling sleeps on the real clock.
   layer(PgStorage.layer({ tablePrefix: prefix }).pipe(Layer.provideMerge(client)), { excludeTestServices: true, timeout: 60_000 })((it) => {
     it.effect("4.9.6 a key released while two retries wait to judge it is claimed by exactly one of them", () =>
@@ -81,14 +93,8 @@ describeOnPostgres("PgStorage races", () => {
         // The first request fails with a 5xx and releases its key (4.9.7) just as two retries, having
         // seen it in flight, queue to judge it under a lock.
         const first = yield* holder(keys, "api_key_id = $1 AND key = $2", [key.apiKeyId, key.key], "delete")
-        const retries = yield* Effect.fork(Effect.all(
-          [begin({ now: t0 + 1, idempotency: claim(key, t0 + 1) }), begin({ now: t0 + 1, idempotency: claim(key, t0 + 1) })],
-          { concurrency: "unbounded" }
-        ))
-        yield* untilWaiting(keys, 2)
-        yield* first.release
-        const outcomes = yield* Fiber.join(retries)
-        assert.deepStrictEqual(outcomes.map((o) => o._tag).sort(), ["KeyInFlight", "Proceed"])
+        const outcomes = yield* twoQueuedBehind(first, keys, () => ({ now: t0 + 1, idempotency: claim(key, t0 + 1) }))
+        assert.deepStrictEqual(outcomes, ["KeyInFlight", "Proceed"])
       }))
 
     it.effect("4.9 merchant_reference 1: a reference released while two creates wait to judge it is claimed by exactly one of them", () =>
@@ -101,17 +107,13 @@ describeOnPostgres("PgStorage races", () => {
           [s.merchantId, s.environment, "order-1"],
           "delete"
         )
-        const creates = yield* Effect.fork(Effect.all(
-          [
-            begin({ now: t0 + 1, idempotency: claim(freshKey(), t0 + 1), reference: referenceClaim(s, "order-1", t0 + 1) }),
-            begin({ now: t0 + 1, idempotency: claim(freshKey(), t0 + 1), reference: referenceClaim(s, "order-1", t0 + 1) })
-          ],
-          { concurrency: "unbounded" }
-        ))
-        yield* untilWaiting(refs, 2)
-        yield* first.release
-        const outcomes = yield* Fiber.join(creates)
-        assert.deepStrictEqual(outcomes.map((o) => o._tag).sort(), ["Proceed", "ReferenceTaken"])
+        // Two different creates (each its own key) with the same merchant_reference.
+        const outcomes = yield* twoQueuedBehind(first, refs, () => ({
+          now: t0 + 1,
+          idempotency: claim(freshKey(), t0 + 1),
+          reference: referenceClaim(s, "order-1", t0 + 1)
+        }))
+        assert.deepStrictEqual(outcomes, ["Proceed", "ReferenceTaken"])
       }))
 
     it.effect("4.9.7 a begin that fails after claiming a fresh key gives the key back, so the retry reaches a fresh handler", () =>
