@@ -15,9 +15,9 @@
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Authentication, Merchants, Seed } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
+import { testDatabaseUrl as url } from "@tender/test-support"
 import { Effect, Either, ManagedRuntime } from "effect"
 
-const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 const samples = Number(process.env["SAMPLES"] ?? "3000")
 const warmup = Number(process.env["WARMUP"] ?? "500")
 const prefix = `authbench_${Date.now().toString(36)}_`

@@ -9,7 +9,7 @@
  *   BENCH_ROUNDS=5 BENCH_SECONDS=3 BENCH_CONNECTIONS=16
  */
 import autocannon from "autocannon"
-import { basic, demoKey, promptpay, startDemo, stopProcess } from "@tender/test-support"
+import { basic, demoKey, median, promptpay, startDemo, stopProcess, testDatabaseUrl } from "@tender/test-support"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"
 import { dropPrefix } from "./pg-prefix.js"
@@ -18,11 +18,10 @@ const root = resolve(import.meta.dirname, "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "3")
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? "5")
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? "16")
-const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? testDatabaseUrl
 const authorization = basic(demoKey)
 const prefix = `bench_cache_${Date.now().toString(36)}_`
 
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const rps = async (opts: autocannon.Options) => (await autocannon({ duration: seconds, connections, ...opts })).requests.average
 
 const start = (maxAge: string) =>

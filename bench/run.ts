@@ -10,7 +10,7 @@
  *   BENCH_STORES=memory npm run bench
  */
 import autocannon from "autocannon"
-import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitListening } from "@tender/test-support"
+import { basic, demoKey, formatNumber, freePort, promptpay, spawnProcess, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
 import { execFileSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir, totalmem } from "node:os"
@@ -23,7 +23,7 @@ import { ceilingScenarios, ceilingServers, type CeilingRun, type Measured } from
 const root = resolve(import.meta.dirname, "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? "16")
-const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? testDatabaseUrl
 const stores = (process.env["BENCH_STORES"] ?? "memory,postgres").split(",")
 const deepPages = 1000
 const deepPageSize = 10
@@ -145,7 +145,6 @@ export { dropPrefix }
 
 const loadLine = () => loadavg().map((x) => x.toFixed(2)).join(", ")
 
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 const main = async () => {
   const lines: Array<string> = []
@@ -162,7 +161,7 @@ const main = async () => {
   const barePost = await load({ url: `${bare.url}/noop`, method: "POST", headers: { "content-type": "application/json" }, body: createBody })
   const bareRss = peakRssMiB(bare.child.pid!)
   await stopServer(bare)
-  say(`Ceiling, bare HttpApi endpoint doing nothing: GET ${fmt(bareGet.rps)} req/s (p50 ${bareGet.p50} ms, p99 ${bareGet.p99} ms), POST with a create-sized JSON body ${fmt(barePost.rps)} req/s (p50 ${barePost.p50} ms, p99 ${barePost.p99} ms), peak RSS ${bareRss ?? "?"} MiB.`)
+  say(`Ceiling, bare HttpApi endpoint doing nothing: GET ${formatNumber(bareGet.rps)} req/s (p50 ${bareGet.p50} ms, p99 ${bareGet.p99} ms), POST with a create-sized JSON body ${formatNumber(barePost.rps)} req/s (p50 ${barePost.p50} ms, p99 ${barePost.p99} ms), peak RSS ${bareRss ?? "?"} MiB.`)
   const table: Array<string> = []
   const rows: Array<[string, Measured, number, string]> = []
   let pg: { tps: number; latencyMs: number } | null = null
@@ -221,13 +220,13 @@ const main = async () => {
     )
     for (const [s, m, ceiling, name] of rows.filter((x) => x[0] === store)) {
       const [scenario, ceilingName] = name.split(" / ")
-      table.push(`| ${s} | ${scenario} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${m.non2xx} | ${fmt(m.rps / ceiling, 3)} | ${ceilingName} |`)
+      table.push(`| ${s} | ${scenario} | ${formatNumber(m.rps)} | ${m.p50} | ${m.p99} | ${m.non2xx} | ${formatNumber(m.rps / ceiling, 3)} | ${ceilingName} |`)
     }
-    table.push(`| ${store} | peak RSS of the server | ${rss ?? "?"} MiB | | | | ${rss && bareRss ? fmt(rss / bareRss, 2) : "?"} | bare server RSS |`)
-    table.push(`| ${store} | page ${deepPages} vs page 1 | | | | | ${fmt(r.listDeep.rps / r.listShallow.rps, 3)} | same store, page 1 |`)
+    table.push(`| ${store} | peak RSS of the server | ${rss ?? "?"} MiB | | | | ${rss && bareRss ? formatNumber(rss / bareRss, 2) : "?"} | bare server RSS |`)
+    table.push(`| ${store} | page ${deepPages} vs page 1 | | | | | ${formatNumber(r.listDeep.rps / r.listShallow.rps, 3)} | same store, page 1 |`)
   }
   say(`Load average (1, 5, 15 min) at the end: ${loadLine()}; the machine has ${cpus().length} cores and is shared, so read the ratios.`)
-  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/pgbench-create.ts) with ${connections} clients: ${fmt(pg.tps)} tx/s, average latency ${fmt(pg.latencyMs, 2)} ms.`)
+  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/pgbench-create.ts) with ${connections} clients: ${formatNumber(pg.tps)} tx/s, average latency ${formatNumber(pg.latencyMs, 2)} ms.`)
   say("")
   say("| store | scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to ceiling | ceiling |")
   say("|---|---|---:|---:|---:|---:|---:|---|")
@@ -250,18 +249,18 @@ const ceilingTable = (
   pg: { tps: number } | null,
   barePostRps: number
 ) => {
-  const cell = (m: Measured) => `${fmt(m.rps)} (${m.p50} / ${m.p99})`
+  const cell = (m: Measured) => `${formatNumber(m.rps)} (${m.p50} / ${m.p99})`
   say(`\n### PostgreSQL against its own stack\n`)
   say(`The same requests against Tender and against two servers that run exactly Tender's statements (bench/pg-statements.ts) on the same tables, pool of 10: ${ceilings.map((c) => c.name).join(", ")}. Each cell: req/s (p50 / p99 ms).\n`)
   say(`| scenario | Tender | ${ceilings.map((c) => c.name).join(" | ")} | ${ceilings.map((c) => `Tender / ${c.name.split(" ")[0]}`).join(" | ")} | (a) / (b) | Tender p99 / p50 |`)
   say(`|---|---:|${ceilings.map(() => "---:").join("|")}|${ceilings.map(() => "---:").join("|")}|---:|---:|`)
   const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], ["idempotent replay", "replay"]]
   for (const [name, k] of rows) {
-    say(`| ${name} | ${cell(t[k])} | ${ceilings.map((c) => cell(c.run[k])).join(" | ")} | ${ceilings.map((c) => fmt(t[k].rps / c.run[k].rps, 3)).join(" | ")} | ${ceilings.length === 2 ? fmt(ceilings[0]!.run[k].rps / ceilings[1]!.run[k].rps, 3) : ""} | ${fmt(t[k].p99 / t[k].p50, 1)} |`)
+    say(`| ${name} | ${cell(t[k])} | ${ceilings.map((c) => cell(c.run[k])).join(" | ")} | ${ceilings.map((c) => formatNumber(t[k].rps / c.run[k].rps, 3)).join(" | ")} | ${ceilings.length === 2 ? formatNumber(ceilings[0]!.run[k].rps / ceilings[1]!.run[k].rps, 3) : ""} | ${formatNumber(t[k].p99 / t[k].p50, 1)} |`)
   }
   const hand = ceilings.find((c) => c.name.startsWith("(b)"))?.run
   if (hand === undefined) return
-  const target = (name: string, ratio: number, goal: number) => `| ${name} | ${fmt(ratio, 3)} | ${goal} | ${ratio >= goal ? "met" : "not met"} |`
+  const target = (name: string, ratio: number, goal: number) => `| ${name} | ${formatNumber(ratio, 3)} | ${goal} | ${ratio >= goal ? "met" : "not met"} |`
   say(`\nIssue 22's PostgreSQL targets in this run:\n`)
   say("| target | ratio | goal | |")
   say("|---|---:|---:|---|")
@@ -278,14 +277,14 @@ const twoProcessTable = (
   two: CeilingRun,
   ceilings: ReadonlyArray<{ name: string; run: CeilingRun }>
 ) => {
-  const cell = (m: Measured) => `${fmt(m.rps)} (${m.p50} / ${m.p99})`
+  const cell = (m: Measured) => `${formatNumber(m.rps)} (${m.p50} / ${m.p99})`
   say(`\n### Two server processes on one database\n`)
   say(`The same scenarios with two demo server processes on the same tables, the ${connections} connections split between them (req/s summed; p50 the mean, p99 the worse of the two). Each process caches credentials, route availability and webhook endpoints, cleared by LISTEN/NOTIFY.\n`)
   say(`| scenario | one process | two processes | two / one | ${ceilings.map((c) => `two / ${c.name.split(" ")[0]}`).join(" | ")} | two: p99 / p50 |`)
   say(`|---|---:|---:|---:|${ceilings.map(() => "---:").join("|")}|---:|`)
   const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], ["idempotent replay", "replay"]]
   for (const [name, k] of rows) {
-    say(`| ${name} | ${cell(one[k])} | ${cell(two[k])} | ${fmt(two[k].rps / one[k].rps, 3)} | ${ceilings.map((c) => fmt(two[k].rps / c.run[k].rps, 3)).join(" | ")} | ${fmt(two[k].p99 / two[k].p50, 1)} |`)
+    say(`| ${name} | ${cell(one[k])} | ${cell(two[k])} | ${formatNumber(two[k].rps / one[k].rps, 3)} | ${ceilings.map((c) => formatNumber(two[k].rps / c.run[k].rps, 3)).join(" | ")} | ${formatNumber(two[k].p99 / two[k].p50, 1)} |`)
   }
 }
 

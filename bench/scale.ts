@@ -14,7 +14,7 @@
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Maintenance, type Storage } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { basic, demoKey } from "@tender/test-support"
+import { basic, demoKey, formatNumber, testDatabaseUrl } from "@tender/test-support"
 import { Duration, Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
@@ -28,7 +28,7 @@ const scaleAt = argv.indexOf("--scale")
 const scale = scaleAt === -1 ? 1 : Number(argv[scaleAt + 1])
 if (!(scale > 0 && scale <= 10)) throw new Error(`--scale must be a number above 0 and at most 10; got ${argv[scaleAt + 1]}`)
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
-const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? testDatabaseUrl
 const merchants = 1000
 const sizes = {
   intents: Math.round(1_000_000 * scale),
@@ -38,8 +38,7 @@ const sizes = {
   attempts: Math.round(1_000_000 * scale)
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
-const mib = (bytes: number) => `${fmt(bytes / 2 ** 20, 1)} MiB`
+const mib = (bytes: number) => `${formatNumber(bytes / 2 ** 20, 1)} MiB`
 
 /** A stored event's data as Tender writes it: the resource at that version, about 700 bytes. */
 const eventData = JSON.stringify({
@@ -62,36 +61,36 @@ const fillBySql = (prefix: string) =>
       Effect.gen(function*() {
         const start = Date.now()
         yield* sql.unsafe(text)
-        process.stdout.write(`  ${name}: ${fmt((Date.now() - start) / 1000, 1)} s\n`)
+        process.stdout.write(`  ${name}: ${formatNumber((Date.now() - start) / 1000, 1)} s\n`)
       })
     const m = (g: string) => `'mch_scale_' || (${g} % ${merchants})`
     const env = (g: string) => `CASE WHEN ${g} % 7 = 0 THEN 'live' ELSE 'test' END`
     const over = (days: number, n: number) => `now() - interval '${days} days' + g * (interval '${days} days' / ${n})`
-    yield* step(`${fmt(sizes.intents)} payment intents`, `INSERT INTO ${prefix}payment_intents (id, merchant_id, environment, amount, currency,
+    yield* step(`${formatNumber(sizes.intents)} payment intents`, `INSERT INTO ${prefix}payment_intents (id, merchant_id, environment, amount, currency,
         country, checkout_mode, status, merchant_reference, payment_method, customer, fingerprint, created_at, updated_at, version)
       SELECT 'dord_scale' || lpad(g::text, 19, '0'), ${m("g")}, ${env("g")}, 1000 + g % 100000, (ARRAY['THB', 'USD', 'VND'])[1 + g % 3],
         (ARRAY['TH', 'VN'])[1 + g % 2], 'merchant',
         (ARRAY['requires_action', 'processing', 'succeeded', 'failed', 'expired'])[1 + (g / ${merchants}) % 5],
         'order-' || g, 'th_promptpay', '{"name":"Somchai Jaidee"}', repeat('f', 64), ${over(365, sizes.intents)}, ${over(365, sizes.intents)}, 1
       FROM generate_series(1, ${sizes.intents}) AS g`)
-    yield* step(`${fmt(sizes.events)} events`, `INSERT INTO ${prefix}events (id, merchant_id, environment, type, resource_type, resource_id,
+    yield* step(`${formatNumber(sizes.events)} events`, `INSERT INTO ${prefix}events (id, merchant_id, environment, type, resource_type, resource_id,
         resource_version, ordinal, data, created_at, version)
       SELECT 'evt_scale' || lpad(g::text, 20, '0'), ${m("g / 3")}, ${env("g / 3")},
         (ARRAY['payment_intent.created', 'payment_intent.processing', 'payment_intent.succeeded'])[1 + g % 3], 'payment_intent',
         'dord_scale' || lpad((g / 3)::text, 19, '0'), 1 + g % 3, 0, '${eventData}', ${over(90, sizes.events)}, 1
       FROM generate_series(1, ${sizes.events}) AS g`)
-    yield* step(`${fmt(sizes.keys)} idempotency keys`, `INSERT INTO ${prefix}idempotency_keys (api_key_id, key, fingerprint, expires_at,
+    yield* step(`${formatNumber(sizes.keys)} idempotency keys`, `INSERT INTO ${prefix}idempotency_keys (api_key_id, key, fingerprint, expires_at,
         locked_until, response_status, response_body, response_request_id)
       SELECT 'key_scale_' || (g % ${merchants}), 'k-' || g, repeat('a', 64), now() - interval '48 hours' + g * (interval '72 hours' / ${sizes.keys}),
         now() - interval '72 hours' + g * (interval '72 hours' / ${sizes.keys}), 201, '${eventData}', 'req_scale_' || g
       FROM generate_series(1, ${sizes.keys}) AS g`)
-    yield* step(`${fmt(sizes.tasks)} finished tasks`, `INSERT INTO ${prefix}tasks (id, merchant_id, environment, kind, resource_id, status, due_at,
+    yield* step(`${formatNumber(sizes.tasks)} finished tasks`, `INSERT INTO ${prefix}tasks (id, merchant_id, environment, kind, resource_id, status, due_at,
         attempts, created_at, updated_at, version)
       SELECT 'task_scale' || lpad(g::text, 19, '0'), ${m("g")}, ${env("g")}, 'payment_intent.confirm', 'dord_scale' || lpad(g::text, 19, '0'),
         CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'done' END, ${over(30, sizes.tasks)}, 1, ${over(30, sizes.tasks)},
         ${over(30, sizes.tasks)} + interval '1 second', 2
       FROM generate_series(1, ${sizes.tasks}) AS g`)
-    yield* step(`${fmt(sizes.attempts)} webhook attempts`, `INSERT INTO ${prefix}webhook_attempts (id, merchant_id, environment, endpoint_id,
+    yield* step(`${formatNumber(sizes.attempts)} webhook attempts`, `INSERT INTO ${prefix}webhook_attempts (id, merchant_id, environment, endpoint_id,
         event_id, attempt, status_code, duration_millis, error, created_at, version)
       SELECT 'wha_scale' || lpad(g::text, 20, '0'), ${m("g")}, ${env("g")}, 'we_scale_' || (g % ${merchants}),
         'evt_scale' || lpad((g * 3)::text, 20, '0'), 1, 200, 35, NULL, ${over(90, sizes.attempts)}, 1
@@ -171,7 +170,7 @@ const main = async () => {
   const env = { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix, TENDER_PURGE: "off" }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
   say(`# Scale: cost as the tables grow\n\nMeasured by \`npm run bench:scale -- --scale ${scale}\` (bench/scale.ts) on ${machine}, load average ${loadavg().map((x) => x.toFixed(2)).join(", ")}.`)
-  say(`autocannon, 16 connections, ${seconds} s per scenario, over loopback, PostgreSQL ${databaseUrl.replace(/:[^:@/]*@/, ":***@")}. The same scenarios as \`npm run bench\` (bench/run.ts), first on empty tables, then with the tables filled by SQL: ${Object.entries(sizes).map(([k, v]) => `${fmt(v)} ${k}`).join(", ")} (over ${merchants} merchants). Read the ratios: the machine is shared.\n`)
+  say(`autocannon, 16 connections, ${seconds} s per scenario, over loopback, PostgreSQL ${databaseUrl.replace(/:[^:@/]*@/, ":***@")}. The same scenarios as \`npm run bench\` (bench/run.ts), first on empty tables, then with the tables filled by SQL: ${Object.entries(sizes).map(([k, v]) => `${formatNumber(v)} ${k}`).join(", ")} (over ${merchants} merchants). Read the ratios: the machine is shared.\n`)
   let server: Server | undefined
   try {
     server = await startServer("examples/server/dist/main.js", env)
@@ -184,7 +183,7 @@ const main = async () => {
     process.stdout.write(`filling ${prefix} by SQL\n`)
     const fillStart = Date.now()
     await runSql(fillBySql(prefix))
-    say(`Filling took ${fmt((Date.now() - fillStart) / 1000, 0)} s (one INSERT … SELECT generate_series per table, then VACUUM ANALYZE).\n`)
+    say(`Filling took ${formatNumber((Date.now() - fillStart) / 1000, 0)} s (one INSERT … SELECT generate_series per table, then VACUUM ANALYZE).\n`)
 
     server = await startServer("examples/server/dist/main.js", env)
     const full = await scenarios([server.url])
@@ -203,9 +202,9 @@ const main = async () => {
       const a = empty[k] as { rps: number; p50: number; p99: number }
       const b = full[k] as { rps: number; p50: number; p99: number }
       worst = Math.min(worst, b.rps / a.rps)
-      say(`| ${name} | ${fmt(a.rps)} (${a.p50} / ${a.p99}) | ${fmt(b.rps)} (${b.p50} / ${b.p99}) | ${fmt(b.rps / a.rps, 3)} | ${fmt(b.p99 / Math.max(a.p99, 1), 2)} |`)
+      say(`| ${name} | ${formatNumber(a.rps)} (${a.p50} / ${a.p99}) | ${formatNumber(b.rps)} (${b.p50} / ${b.p99}) | ${formatNumber(b.rps / a.rps, 3)} | ${formatNumber(b.p99 / Math.max(a.p99, 1), 2)} |`)
     }
-    say(`\nWorst filled / empty ratio: ${fmt(worst, 3)} (target: within 10 %, so at least 0.9: ${worst >= 0.9 ? "met" : "not met"}).\n`)
+    say(`\nWorst filled / empty ratio: ${formatNumber(worst, 3)} (target: within 10 %, so at least 0.9: ${worst >= 0.9 ? "met" : "not met"}).\n`)
 
     const plans = await runSql(Effect.gen(function*() {
       const sql = yield* SqlClient
@@ -237,7 +236,7 @@ const main = async () => {
     say("| table | rows (estimate) | table | indexes |")
     say("|---|---:|---:|---:|")
     for (const r of tableRows.filter((r) => Number(r.table_bytes) > 1 << 20)) {
-      say(`| ${r.name.replace(prefix, "tender_")} | ${fmt(Number(r.rows))} | ${mib(Number(r.table_bytes))} | ${mib(Number(r.index_bytes))} |`)
+      say(`| ${r.name.replace(prefix, "tender_")} | ${formatNumber(Number(r.rows))} | ${mib(Number(r.table_bytes))} | ${mib(Number(r.index_bytes))} |`)
     }
     say("\n| index | size |")
     say("|---|---:|")
@@ -256,17 +255,17 @@ const main = async () => {
     const purgeSeconds = (Date.now() - purgeStart) / 1000
     const rowsPurged = Object.values(purged.total).reduce((a, b) => a + b, 0)
     say(`\n### The retention purge under load\n`)
-    say(`Everything due purged with the default options (Maintenance.defaults: batches of ${fmt(Maintenance.defaults.batchSize)} rows per kind, ${Duration.toMillis(Maintenance.defaults.pause)} ms apart): ${Object.entries(purged.total).map(([k, v]) => `${fmt(v)} ${k}`).join(", ")}; ${fmt(rowsPurged)} rows in ${fmt(purgeSeconds, 1)} s (${fmt(rowsPurged / purgeSeconds)} rows/s), ${purged.times.length} batches, each batch (up to 5 statements) p50 ${fmt(percentile(purged.times, 0.5), 1)} ms, p99 ${fmt(percentile(purged.times, 0.99), 1)} ms, max ${fmt(Math.max(...purged.times), 1)} ms.`)
+    say(`Everything due purged with the default options (Maintenance.defaults: batches of ${formatNumber(Maintenance.defaults.batchSize)} rows per kind, ${Duration.toMillis(Maintenance.defaults.pause)} ms apart): ${Object.entries(purged.total).map(([k, v]) => `${formatNumber(v)} ${k}`).join(", ")}; ${formatNumber(rowsPurged)} rows in ${formatNumber(purgeSeconds, 1)} s (${formatNumber(rowsPurged / purgeSeconds)} rows/s), ${purged.times.length} batches, each batch (up to 5 statements) p50 ${formatNumber(percentile(purged.times, 0.5), 1)} ms, p99 ${formatNumber(percentile(purged.times, 0.99), 1)} ms, max ${formatNumber(Math.max(...purged.times), 1)} ms.`)
     say(`A get by id driven at the server meanwhile, in windows of ${seconds} s:\n`)
     say("| | req/s | p50 ms | p99 ms | p99 / p99 before |")
     say("|---|---:|---:|---:|---:|")
-    say(`| before the purge | ${fmt(before.rps)} | ${before.p50} | ${before.p99} | 1.00 |`)
-    windows.forEach((w, i) => say(`| during, window ${i + 1} | ${fmt(w.rps)} | ${w.p50} | ${w.p99} | ${fmt(w.p99 / Math.max(before.p99, 1), 2)} |`))
+    say(`| before the purge | ${formatNumber(before.rps)} | ${before.p50} | ${before.p99} | 1.00 |`)
+    windows.forEach((w, i) => say(`| during, window ${i + 1} | ${formatNumber(w.rps)} | ${w.p50} | ${w.p99} | ${formatNumber(w.p99 / Math.max(before.p99, 1), 2)} |`))
     const afterPurge = await runSql(Effect.flatMap(SqlClient, (sql) =>
       Effect.forEach(["events", "idempotency_keys", "tasks", "webhook_attempts"], (t) => sql.unsafe(`ANALYZE ${prefix}${t}`))).pipe(
         Effect.zipRight(tableSizes(prefix))
       ))
-    say(`\nAfter the purge (before vacuum returns the space): ${afterPurge.filter((r) => Number(r.table_bytes) > 1 << 20).map((r) => `${r.name.replace(prefix, "tender_")} ${fmt(Number(r.rows))} rows`).join(", ")}.`)
+    say(`\nAfter the purge (before vacuum returns the space): ${afterPurge.filter((r) => Number(r.table_bytes) > 1 << 20).map((r) => `${r.name.replace(prefix, "tender_")} ${formatNumber(Number(r.rows))} rows`).join(", ")}.`)
   } finally {
     if (server !== undefined) await stopServer(server)
     dropPrefix(prefix, databaseUrl)

@@ -10,7 +10,7 @@
  * Start time is from spawning `node` to the banner (the port is listening). Memory is the
  * resident set (VmRSS) once started and after 200 creates, and the peak (VmHWM), from /proc.
  */
-import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitUntil } from "@tender/test-support"
+import { basic, demoKey, freePort, median, promptpay, spawnProcess, stopProcess, waitUntil } from "@tender/test-support"
 import { readFileSync, writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 
@@ -62,10 +62,6 @@ const once = async (args: ReadonlyArray<string>): Promise<Sample> => {
   return { startMs, rssStarted, rssAfterCreates, peak }
 }
 
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]!
-}
 
 const results = ways.map((w) => ({ ...w, samples: [] as Array<Sample> }))
 // Alternate the two ways, so drift on a shared machine hits both alike.

@@ -9,7 +9,7 @@
 import { Tender } from "@tender/core"
 import { TenderHttp } from "@tender/http"
 import * as OpenTelemetry from "@tender/http/OpenTelemetry"
-import { basic, demoKey, promptpay } from "@tender/test-support"
+import { basic, demoKey, median, promptpay } from "@tender/test-support"
 import { MetricReader } from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Layer } from "effect"
@@ -54,7 +54,6 @@ const run = async (handler: TenderHttp.WebHandler) => {
   return creates / ((performance.now() - start) / 1000)
 }
 
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 for (const way of ways) await run(way.handler) // warm-up
 for (let r = 0; r < rounds; r++) for (const way of ways) way.perSecond.push(await run(way.handler))

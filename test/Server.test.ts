@@ -7,7 +7,7 @@
  * a payout approved, a webhook delivery verified. A strict TypeScript host type-checks against
  * the published declarations, and the `tender` CLI migrates a fresh database.
  */
-import { dropPrefixed, freshTablePrefix } from "@tender/test-support/embedding"
+import { dropPrefixed, freshTablePrefix, testDatabaseUrl } from "@tender/test-support"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -16,7 +16,7 @@ import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { buildAndPack, npm, type Packed, rootPackage, run } from "./packing.js"
 
 const fixtures = resolve(import.meta.dirname, "fixtures", "server-host")
-const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = testDatabaseUrl
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })
 const prefixes: Array<string> = []
 const fresh = () => {

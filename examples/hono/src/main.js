@@ -1,23 +1,24 @@
 /**
- * Start the Hono example: `DATABASE_URL=postgres://… npm start -w @tender/example-hono`.
- * PORT (default 3003), PUBLIC_URL (default http://127.0.0.1:PORT/payments), TENDER_TABLE_PREFIX.
+ * Start the Hono example: `npm start -w @tender/example-hono`. Its settings come from the
+ * environment (`settingsFromEnv`, docs/server.md): PORT (default 3003), DATABASE_URL,
+ * PUBLIC_URL (default http://127.0.0.1:PORT/payments), TENDER_CHECKOUT_SECRET,
+ * TENDER_TABLE_PREFIX, TENDER_SEED (default seed.json). `npm start` loads example.env for a
+ * developer's machine; a variable already set in the environment wins over it.
  */
 import { serve } from "@hono/node-server"
 import { fileURLToPath } from "node:url"
+import { settingsFromEnv } from "@tender/server"
 import pg from "pg"
 import { makeApp } from "./app.js"
 
-const port = Number(process.env["PORT"] ?? "3003")
-const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
-const publicUrl = process.env["PUBLIC_URL"] ?? `http://127.0.0.1:${port}/payments`
+// Checked at once: a bad PORT or PUBLIC_URL, or no checkout secret, stops the start with the variable's name.
+const settings = settingsFromEnv(process.env, { port: 3003, merchants: fileURLToPath(new URL("../seed.json", import.meta.url)) })
+const { port, publicUrl } = settings
 
 // The app's own pool: Tender borrows it and never ends it.
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 10 })
 const { app, tender } = await makeApp({
-  storage: { postgres: pool, tablePrefix: process.env["TENDER_TABLE_PREFIX"] },
-  publicUrl,
-  checkoutSecret: process.env["TENDER_CHECKOUT_SECRET"] ?? "example-checkout-secret-change-me",
-  merchants: fileURLToPath(new URL("../seed.json", import.meta.url)),
+  ...settings.onPool(pool),
   logger: console
 })
 

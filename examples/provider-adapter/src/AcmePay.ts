@@ -6,29 +6,12 @@
  */
 import { Provider } from "@tender/core"
 import { Effect, Schema } from "effect"
+import { methods } from "./acme-methods.js"
 
 export const code = "acme"
 
-/** What Acme can serve, in Tender's terms. Discovery and routing read only this. */
-export const methods: ReadonlyArray<Provider.ProviderMethod> = [
-  {
-    method: "th_promptpay",
-    providerMethod: "PROMPTPAY",
-    category: "bank_transfer",
-    label: "PromptPay QR (Acme)",
-    nextActionType: "display_qr_code",
-    countries: ["TH"],
-    currencies: ["THB"],
-    minAmount: "2000",
-    maxAmount: "5000000",
-    environments: ["live"],
-    checkoutModes: ["hosted", "merchant"],
-    banks: [],
-    payer: { customer_name: { required: true } },
-    // Acme refunds a PromptPay charge to the account it was paid from (D10).
-    refunds: "source"
-  }
-]
+/** What Acme can serve, in Tender's terms (acme-methods.js, shared with the adapter without Effect). */
+export { methods }
 
 /** Acme's charge, decoded strictly: anything else is treated as an outage. */
 export const AcmeCharge = Schema.Struct({

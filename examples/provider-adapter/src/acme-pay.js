@@ -8,6 +8,7 @@
  * decline is an answer (`{ _tag: "Declined" }`), never a throw.
  */
 import { defineProvider } from "@tender/server"
+import { methods } from "./acme-methods.js"
 
 /**
  * @param {{ apiKey: string, baseUrl: string, timeoutMillis?: number }} options
@@ -45,22 +46,7 @@ export const acmePay = ({ apiKey, baseUrl, timeoutMillis = 15_000 }) => {
 
   return defineProvider({
     code: "acme",
-    methods: [{
-      method: "th_promptpay",
-      providerMethod: "PROMPTPAY",
-      category: "bank_transfer",
-      label: "PromptPay QR (Acme)",
-      nextActionType: "display_qr_code",
-      countries: ["TH"],
-      currencies: ["THB"],
-      minAmount: "2000",
-      maxAmount: "5000000",
-      environments: ["live"],
-      checkoutModes: ["hosted", "merchant"],
-      banks: [],
-      payer: { customer_name: { required: true } },
-      refunds: "source"
-    }],
+    methods,
 
     async createPayment(request, { signal }) {
       const charge = await acme("POST", "/v1/charges", request.paymentIntentId, {

@@ -4,6 +4,7 @@
  * across the retries of one POST, Retry-After honoured, and the bound `maxRetries`.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { hosted } from "@tender/test-support"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { backoffMs, retryAfterMs } from "../src/internal/retry.js"
 import { TenderApiError, TenderClient, TenderConnectionError, type TenderClientOptions } from "../src/index.js"
@@ -41,23 +42,21 @@ const scripted = async (script: ReadonlyArray<Answer>) => {
 const clientOf = (url: string, options: Partial<TenderClientOptions> = {}) =>
   new TenderClient({ baseUrl: url, publicKey: "pk_test_x", secretKey: "sk_test_x", initialRetryDelayMs: 5, maxRetryDelayMs: 20, ...options })
 
-const body = { amount: "150000", currency: "THB", country: "TH", customer: {} } as const
-
 describe("client: retries", () => {
   it("client: 503 then 201: the POST is sent again with the same generated Idempotency-Key and the same body", async () => {
     const server = await scripted([{ status: 503, body: error("service_unavailable"), headers: { "retry-after": "0" } }, { status: 201, body: intent }])
-    const created = await clientOf(server.url).paymentIntents.create(body)
+    const created = await clientOf(server.url).paymentIntents.create(hosted)
     assert.strictEqual(created.id, "dord_scripted")
     assert.lengthOf(server.seen, 2)
     assert.match(server.seen[0]!.key ?? "", /^[0-9a-f-]{36}$/)
     assert.strictEqual(server.seen[1]!.key, server.seen[0]!.key)
     assert.strictEqual(server.seen[1]!.body, server.seen[0]!.body)
-    assert.deepStrictEqual(JSON.parse(server.seen[1]!.body), body)
+    assert.deepStrictEqual(JSON.parse(server.seen[1]!.body), hosted)
   })
 
   it("client: a given idempotencyKey is the one every attempt sends; 500, 502 and a dropped connection are retried", async () => {
     const server = await scripted([{ status: 500, body: error("internal_error") }, "hang up", { status: 201, body: intent }])
-    await clientOf(server.url).paymentIntents.create(body, { idempotencyKey: "order-7" })
+    await clientOf(server.url).paymentIntents.create(hosted, { idempotencyKey: "order-7" })
     assert.deepStrictEqual(server.seen.map((s) => s.key), ["order-7", "order-7", "order-7"])
     const gateway = await scripted([{ status: 502, body: "<html>bad gateway</html>" }, { status: 200, body: intent }])
     assert.strictEqual((await clientOf(gateway.url).paymentIntents.retrieve("dord_scripted")).id, "dord_scripted")
@@ -67,14 +66,14 @@ describe("client: retries", () => {
 
   it("client: 429 with Retry-After: 1 waits at least that second before the retry", async () => {
     const server = await scripted([{ status: 429, body: error("rate_limited"), headers: { "retry-after": "1" } }, { status: 201, body: intent }])
-    await clientOf(server.url).paymentIntents.create(body)
+    await clientOf(server.url).paymentIntents.create(hosted)
     assert.lengthOf(server.seen, 2)
     assert.isAtLeast(server.seen[1]!.at - server.seen[0]!.at, 950)
   })
 
   it("4.9.6 client: 409 idempotency_conflict (the key still in flight) is retried with the same key; 409 payment_intent_unexpected_state is not", async () => {
     const server = await scripted([{ status: 409, body: { error: { ...error("idempotency_conflict").error, param: "Idempotency-Key" } } }, { status: 201, body: intent }])
-    await clientOf(server.url).paymentIntents.create(body)
+    await clientOf(server.url).paymentIntents.create(hosted)
     assert.lengthOf(server.seen, 2)
     assert.strictEqual(server.seen[1]!.key, server.seen[0]!.key)
     const state = await scripted([{ status: 409, body: error("payment_intent_unexpected_state") }])
@@ -86,7 +85,7 @@ describe("client: retries", () => {
   it("client: 400, 401, 403, 404 and 422 are sent once and thrown", async () => {
     for (const [status, code] of [[400, "validation_failed"], [401, "invalid_api_key"], [403, "checkout_mode_not_allowed"], [404, "resource_not_found"], [422, "routing_unavailable"]] as const) {
       const server = await scripted([{ status, body: error(code) }, { status: 201, body: intent }])
-      const e = await clientOf(server.url).paymentIntents.create(body).catch((x: unknown) => x)
+      const e = await clientOf(server.url).paymentIntents.create(hosted).catch((x: unknown) => x)
       assert.instanceOf(e, TenderApiError)
       assert.strictEqual((e as TenderApiError).status, status)
       assert.strictEqual((e as TenderApiError).code, code)
@@ -97,16 +96,16 @@ describe("client: retries", () => {
 
   it("client: maxRetries bounds the attempts (default 2: three requests), 0 turns retries off; the last answer is thrown", async () => {
     const down = await scripted([{ status: 503, body: error("service_unavailable") }])
-    const e = await clientOf(down.url).paymentIntents.create(body).catch((x: unknown) => x)
+    const e = await clientOf(down.url).paymentIntents.create(hosted).catch((x: unknown) => x)
     assert.strictEqual((e as TenderApiError).status, 503)
     assert.strictEqual((e as TenderApiError).code, "service_unavailable")
     assert.lengthOf(down.seen, 3)
     const once = await scripted([{ status: 503, body: error("service_unavailable") }])
-    await clientOf(once.url, { maxRetries: 0 }).paymentIntents.create(body).catch(() => undefined)
+    await clientOf(once.url, { maxRetries: 0 }).paymentIntents.create(hosted).catch(() => undefined)
     assert.lengthOf(once.seen, 1)
     // A Retry-After past a minute is the server's answer to the caller, not a wait inside a call.
     const later = await scripted([{ status: 503, body: error("service_unavailable"), headers: { "retry-after": "3600" } }, { status: 201, body: intent }])
-    assert.strictEqual((await clientOf(later.url).paymentIntents.create(body).catch((x: unknown) => x) as TenderApiError).status, 503)
+    assert.strictEqual((await clientOf(later.url).paymentIntents.create(hosted).catch((x: unknown) => x) as TenderApiError).status, 503)
     assert.lengthOf(later.seen, 1)
   })
 
@@ -120,7 +119,7 @@ describe("client: retries", () => {
 
   it("client: no answer within timeoutMs on any attempt -> TenderConnectionError with the attempts and the key they carried", async () => {
     const server = await scripted(["stall"])
-    const e = await clientOf(server.url, { timeoutMs: 100, maxRetries: 1 }).paymentIntents.create(body).catch((x: unknown) => x)
+    const e = await clientOf(server.url, { timeoutMs: 100, maxRetries: 1 }).paymentIntents.create(hosted).catch((x: unknown) => x)
     assert.instanceOf(e, TenderConnectionError)
     const c = e as TenderConnectionError
     assert.strictEqual(c.attempts, 2)

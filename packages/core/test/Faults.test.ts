@@ -1,8 +1,8 @@
 import { promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Logger, Schema, TestClock } from "effect"
+import { Effect, Layer, Schema, TestClock } from "effect"
 import { PaymentIntent, PaymentIntents, StorageError } from "../src/index.js"
-import { keys, layer, login, storeWith } from "./fixtures.js"
+import { keys, layer, login, quiet, storeWith } from "./fixtures.js"
 
 const body = { ...promptpay, customer: {}, merchant_reference: "order-outage" }
 
@@ -14,7 +14,6 @@ const create = (idempotencyKey: string) =>
   })
 
 /** Storage outages are logged by design; keep the test output clean. */
-const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 
 describe("storage outages", () => {
   it.effect("D1 a store that is unreachable at the final commit answers 503 service_unavailable and gives the key and reference back", () => {

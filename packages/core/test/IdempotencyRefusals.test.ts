@@ -4,7 +4,7 @@
  * the request named nothing to run on: the key is released, not stored, so a retry under the
  * same key once the resource exists runs instead of replaying the 404.
  */
-import { promptpay } from "@tender/test-support"
+import { png, promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import type { Table } from "../src/index.js"
@@ -64,12 +64,6 @@ const appearsLater = <A extends Table.StoredRecord & { readonly merchantReferenc
   })
 
 const as = (key: Key, idempotencyKey: string) => Effect.map(login(key), (principal) => ({ principal, requestId: "req_r", idempotencyKey }))
-
-const png = () => {
-  const bytes = new Uint8Array(64)
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return bytes
-}
 
 describe("D5 refusals before the operation can run are not stored on the Idempotency-Key", () => {
   it.effect("D5 confirm: a 404 for an id that does not exist yet is not replayed; the same key runs once the intent exists", () =>

@@ -7,9 +7,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
-import { dirname, join, relative, resolve } from "node:path"
+import { dirname, join, relative } from "node:path"
+import { repoRoot } from "@tender/test-support"
 
-const root = resolve(import.meta.dirname, "..", "..", "..")
+const root = repoRoot
 
 /** Every `.ts` file under `dir`, recursively (no `node_modules`). */
 const sources = (dir: string): Array<string> =>

@@ -4,9 +4,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
+import { repoRoot } from "@tender/test-support"
 
-const root = resolve(import.meta.dirname, "..", "..", "..")
+const root = repoRoot
 const src = join(root, "packages", "core", "src")
 const doc = readFileSync(join(root, "docs", "architecture.md"), "utf8")
 

@@ -1,4 +1,4 @@
-import { promptpayFor } from "@tender/test-support"
+import { png, promptpayFor } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import {
@@ -14,7 +14,7 @@ import {
   Task,
   Workers
 } from "../src/index.js"
-import { type Body, decodeParams, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
+import { asDemo, type Body, decodeParams, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
 
 
 
@@ -30,7 +30,7 @@ const create = (body: Body, key: Key = keys.demoTest) =>
 const confirm = (id: string, key: Key = keys.demoTest, idempotencyKey?: string) =>
   Effect.flatMap(login(key), (principal) => PaymentIntents.confirm({ principal, requestId: "req_confirm", idempotencyKey }, id))
 
-const get = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => PaymentIntents.retrieve(p, id))
+const get = asDemo(PaymentIntents.retrieve)
 
 const promptpay = (amount = "150000"): Body => promptpayFor(amount)
 
@@ -255,12 +255,6 @@ describe("payment intent lifecycle (3.1, 4.5, D7, D9)", () => {
     ))
 })
 
-const png = (size = 64) => {
-  const bytes = new Uint8Array(size)
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  for (let i = 8; i < size; i++) bytes[i] = i & 0xff
-  return bytes
-}
 const jpeg = () => new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46])
 
 const bankTransfer = (amount = "150000"): Body => ({

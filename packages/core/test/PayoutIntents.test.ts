@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import { Event, PayoutIntent, PayoutIntents, Simulator, Storage } from "../src/index.js"
-import { events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
+import { asDemo, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
 
 const body = (overrides: Record<string, unknown> = {}) => ({
@@ -21,7 +21,7 @@ const create = (params: Record<string, unknown>, key: Key = keys.demoTest, idemp
   })
 const cancel = (id: string, key: Key = keys.demoTest, idempotencyKey?: string) =>
   Effect.flatMap(login(key), (principal) => PayoutIntents.cancel({ principal, requestId: "req_x", idempotencyKey }, id))
-const get = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => PayoutIntents.retrieve(p, id))
+const get = asDemo(PayoutIntents.retrieve)
 
 describe("payout intents (2.7, 3.3, 4.10, D8)", () => {
   it.effect("D8 create: 201 requires_approval, the D8 object with the account number masked to its last 4, and payout_intent.created", () =>

@@ -1,3 +1,4 @@
+import { png } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema, TestClock } from "effect"
 import type { Provider } from "../src/index.js"
@@ -14,7 +15,7 @@ import {
   Storage,
   Task
 } from "../src/index.js"
-import { errorOf, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
+import { asDemo, errorOf, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
 
 
@@ -37,12 +38,6 @@ const createIntent = (amount = "150000") =>
   })
 
 /** A PNG the simulator accepts as any receipt. */
-const png = () => {
-  const bytes = new Uint8Array(64)
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return bytes
-}
-
 /** A payment intent the simulator paid: confirmed, or a bank transfer whose receipt it accepted. */
 const paid = (amount = "150000", method: "th_promptpay" | "th_bank_transfer" = "th_promptpay") =>
   Effect.gen(function*() {
@@ -73,7 +68,7 @@ const cancel = (id: string, body: Record<string, unknown> = {}, key: Key = keys.
     const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntentCancel.CancelParams)(body))
     return yield* PaymentIntentCancel.cancel({ principal, requestId: "req_x" }, id, params)
   })
-const getIntent = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => PaymentIntents.retrieve(p, id))
+const getIntent = asDemo(PaymentIntents.retrieve)
 const getRefund = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => Refunds.retrieve(p, id))
 const listRefunds = (params: Refunds.ListParams) => Effect.flatMap(login(keys.demoTest), (p) => Refunds.list(p, params))
 

@@ -4,16 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Logger } from "effect"
-import { Authentication, Merchants, Seed } from "../src/index.js"
-
-const routes = [{ id: "rt_s_pp", method: "th_promptpay", provider: "simulator", environments: ["test" as const] }]
-const kept = { id: "key_s_kept", public_key: "pk_test_sKeptA1b2C3d4", secret_key: "sk_test_sKeptSECRETa1b2c3" }
-const removed = { id: "key_s_removed", public_key: "pk_test_sGoneA1b2C3d4", secret_key: "sk_test_sGoneSECRETa1b2c3" }
-const seedWith = (keys: ReadonlyArray<typeof kept>): Seed.Seed => ({
-  merchants: [{ id: "mch_s", name: "Seed", allowed_checkout_modes: ["merchant"], api_keys: keys, routes }]
-})
-const login = (k: { readonly public_key: string; readonly secret_key: string }) =>
-  Effect.either(Authentication.authenticate({ publicKey: k.public_key, secretKey: k.secret_key }))
+import { Merchants, Seed } from "../src/index.js"
+import { kept, login, removed, seedWith } from "./seedKeys.js"
 
 describe("Seed.apply", () => {
   it.effect("Seed applying a seed without a key revokes it; the kept key and a key issued at run time still authenticate", () =>

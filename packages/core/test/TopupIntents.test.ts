@@ -1,9 +1,9 @@
-import { promptpayNamed } from "@tender/test-support"
+import { png, promptpayNamed } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import { Asset, Fx, PaymentIntents, Simulator, Storage, TopupIntent, TopupIntents } from "../src/index.js"
-import { events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
+import { asDemo, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
 
 const body = (overrides: Record<string, unknown> = {}) => ({
@@ -20,13 +20,8 @@ const create = (params: Record<string, unknown>, key: Key = keys.demoTest, idemp
     const principal = yield* login(key)
     return yield* TopupIntents.create({ principal, requestId: "req_t", idempotencyKey }, yield* Effect.orDie(decode(params)))
   })
-const get = (id: string) => Effect.flatMap(login(keys.demoTest), (p) => TopupIntents.retrieve(p, id))
+const get = asDemo(TopupIntents.retrieve)
 
-const png = (size = 64) => {
-  const bytes = new Uint8Array(size)
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return bytes
-}
 const receipt = (id: string, assetId: string, idempotencyKey?: string) =>
   Effect.flatMap(login(keys.demoTest), (principal) => TopupIntents.submitReceipt({ principal, requestId: "req_r", idempotencyKey }, id, assetId))
 const uploadAsset = Effect.flatMap(login(keys.demoTest), (principal) =>

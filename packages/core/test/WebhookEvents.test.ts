@@ -2,23 +2,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { PaymentIntent, Refund, TopupIntent, WebhookEvents } from "../src/index.js"
 
+/** D7's events, resource by resource, each resource's happenings in the order D7 names them. */
+const events = (resource: string, ...happenings: ReadonlyArray<string>) => happenings.map((h) => `${resource}.${h}`)
 const d7 = [
-  "payment_intent.created",
-  "payment_intent.requires_action",
-  "payment_intent.processing",
-  "payment_intent.succeeded",
-  "payment_intent.failed",
-  "payment_intent.expired",
-  "payment_intent.receipt_submitted",
-  "topup_intent.created",
-  "topup_intent.succeeded",
-  "topup_intent.failed",
-  "topup_intent.expired",
-  "payout_intent.created",
-  "payout_intent.processing",
-  "payout_intent.succeeded",
-  "payout_intent.failed",
-  "payout_intent.canceled"
+  ...events("payment_intent", "created", "requires_action", "processing", "succeeded", "failed", "expired", "receipt_submitted"),
+  ...events("topup_intent", "created", "succeeded", "failed", "expired"),
+  ...events("payout_intent", "created", "processing", "succeeded", "failed", "canceled")
 ]
 // D10 adds these to D7's catalogue, after it.
 const d10 = ["payment_intent.canceled", "refund.created", "refund.succeeded", "refund.failed"]

@@ -2,7 +2,7 @@
  * Test fixtures: a seed with merchants for every scenario, and the core services on the
  * in-memory store. Shared by the core and http tests.
  */
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Logger, Schema } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import { Authentication, DeliveryClient, Event, Fx, HostedCheckout, Ids, MemoryStorage, PaymentIntent, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint, Workers } from "../src/index.js"
 
@@ -117,6 +117,10 @@ export const storeWith = (override: (store: ReturnType<typeof MemoryStorage.make
 export const login = (key: { readonly public: string; readonly secret: string }) =>
   Authentication.authenticate({ publicKey: key.public, secretKey: key.secret })
 
+/** `retrieve` as the demo merchant's test key pair: a GET of resource `id` under `keys.demoTest`. */
+export const asDemo = <A, E, R>(retrieve: (principal: Authentication.Principal, id: string) => Effect.Effect<A, E, R>) => (id: string) =>
+  Effect.flatMap(login(keys.demoTest), (p) => retrieve(p, id))
+
 /** A key pair of the seed, and a request body before it is decoded. */
 export type Key = { readonly public: string; readonly secret: string }
 export type Body = Record<string, unknown>
@@ -125,6 +129,9 @@ export type Body = Record<string, unknown>
 export const scope = { merchantId: "mch_demo", environment: "test" } as const
 
 export const decodeParams = Schema.decodeUnknown(PaymentIntent.CreateParams)
+
+/** No log output: for the tests that provoke 5xx and other failures logged by design, so the test output stays clean. */
+export const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 
 /** A response's JSON body, and the D1 error in it. */
 export const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)

@@ -12,19 +12,18 @@ import { FetchHttpClient, HttpApiBuilder, HttpApiClient, HttpClient, HttpClientR
 import { NodeHttpServer } from "@effect/platform-node"
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { basic, promptpay } from "@tender/test-support"
+import { basic, promptpay, repoRoot } from "@tender/test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { execFileSync } from "node:child_process"
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import createClient from "openapi-fetch"
 import { Api, TenderHttp } from "../src/index.js"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { paths } from "../../client/src/openapi.js"
 
-const repoRoot = resolve(import.meta.dirname, "..", "..", "..")
 
 /** The API served by Node's http server on a free port, over the core fixtures in memory. */
 const server = ManagedRuntime.make(

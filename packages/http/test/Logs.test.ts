@@ -9,16 +9,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, HashMap, Layer, List, Logger, LogLevel } from "effect"
 import { inspect } from "node:util"
-import { bankTransfer as bankTransferBody, customer, promptpay as promptpayBody } from "@tender/test-support"
-import { MemoryStorage, Storage, StorageError } from "@tender/core"
+import { bankTransfer as bankTransferBody, promptpayNamed as promptpay } from "@tender/test-support"
+import { MemoryStorage, Storage } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { Key } from "./harness.js"
-import { app, basic, call, failingDirectory, failingStorage, formWith, png } from "./harness.js"
+import { app, basic, brokenDirectory, brokenStorage, call, formWith, png } from "./harness.js"
 
 const accountNumber = "7712345678901"
 
-const promptpay = { ...promptpayBody, customer: { name: customer.name } }
-const bankTransfer = { ...bankTransferBody(accountNumber), customer: promptpay.customer }
+const bankTransfer = bankTransferBody(accountNumber)
 
 const text = (value: unknown) => typeof value === "string" ? value : inspect(value, { depth: 8, breakLength: Infinity, getters: false })
 
@@ -39,8 +38,6 @@ const capturing = () => {
   return { lines, layer }
 }
 
-const brokenStorage = failingStorage(() => new StorageError.StorageFailure({ message: "connection refused" }))
-const brokenDirectory = failingDirectory(() => new StorageError.StorageFailure({ message: "directory down" }))
 /** A store whose commit dies with a defect: the unexpected-failure path. */
 const dyingStorage = Layer.effect(
   Storage.Storage,

@@ -4,30 +4,21 @@
  * merchant_reference races and in-flight repeats, and the wire shapes.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { customer, jsonHeaders, promptpay as promptpayBody } from "@tender/test-support"
-import { Effect, Layer, Logger, ManagedRuntime, Option } from "effect"
+import { bankTransfer as bankTransferBody, jsonHeaders, promptpayNamed as promptpay } from "@tender/test-support"
+import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import type { Provider } from "@tender/core"
 import { Merchants, Simulator, Storage, StorageError, WebhookEndpoint, Workers } from "@tender/core"
 import type { TenderHttp } from "../src/index.js"
-import { keys, layer } from "../../core/test/fixtures.js"
+import { keys, layer, quiet } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
-import { app, assertError, basic, call, failingDirectory, failingStorage, formWith, png } from "./harness.js"
+import { app, assertError, basic, brokenDirectory, brokenStorage, call, failingDirectory, failingStorage, formWith, png } from "./harness.js"
 
-/** 5xx are logged by design; keep the test output clean. */
-const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 
-const promptpay = { ...promptpayBody, customer: { name: customer.name } }
-const bankTransfer = {
-  ...promptpay,
-  payment_method: "th_bank_transfer",
-  payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
-}
+const bankTransfer = bankTransferBody()
 const json = jsonHeaders
 
-const brokenStorage = failingStorage(() => new StorageError.StorageFailure({ message: "connection refused" }))
 /** A store that cannot be reached: every operation is StorageUnavailable (503). */
 const unavailableStorage = failingStorage(() => new StorageError.StorageUnavailable({ message: "connection refused" }))
-const brokenDirectory = failingDirectory(() => new StorageError.StorageFailure({ message: "directory down" }))
 /** The key directory unreachable for now: every authenticated route answers 503. */
 const unavailableDirectory = failingDirectory(() => new StorageError.StorageUnavailable({ message: "directory restarting" }))
 

@@ -4,13 +4,13 @@
  * package, retries after a failure, the timeout of a receiver that hangs, filters, deletion
  * and secret rotation. Deliveries go through `WebhookClient` (`@effect/platform`'s HttpClient).
  */
-import { closeReceivers, promptpayFor, type Received, receiver } from "@tender/test-support"
+import { closeReceivers, formWith, png, promptpayFor, type Received, receiver } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
-import { Event, PaymentIntent, PaymentIntents, Simulator, Storage, WebhookDelivery, WebhookEndpoint, WebhookSignature, Workers } from "@tender/core"
-import { Duration, Effect, Either, Layer, ManagedRuntime, Option, Schema, TestClock } from "effect"
+import { Event, PaymentIntents, Simulator, Storage, WebhookDelivery, WebhookEndpoint, WebhookSignature, Workers } from "@tender/core"
+import { Duration, Effect, Either, Layer, ManagedRuntime, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll } from "vitest"
-import { keys, layer, login } from "../../core/test/fixtures.js"
+import { decodeParams, keys, layer, login } from "../../core/test/fixtures.js"
 import { TenderHttp, WebhookClient } from "../src/index.js"
 import { basic, call } from "./harness.js"
 
@@ -19,7 +19,6 @@ afterAll(closeReceivers)
 const services = (timeoutMillis = 5_000) =>
   layer({ transport: WebhookClient.layerFetch, webhooks: { timeoutMillis } })
 
-const decodeParams = Schema.decodeUnknown(PaymentIntent.CreateParams)
 const promptpay = promptpayFor
 
 const register = (url: string, enabledEvents?: ReadonlyArray<string>) =>
@@ -75,14 +74,10 @@ describe("webhook delivery to a real receiver (6, D7)", () => {
         payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
       })).id
       for (const id of [paid, declined, slow]) await post(`/payment_intents/${id}/confirm`)
-      const png = new Uint8Array(64)
-      png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-      const form = new FormData()
-      form.append("file", new Blob([png], { type: "image/png" }), "r.png")
       const submitted = await handler(new Request(`http://localhost/payment_intents/${transfer}/receipt`, {
         method: "POST",
         headers: { authorization: basic(keys.demoTest), "idempotency-key": crypto.randomUUID() },
-        body: form
+        body: formWith(png())
       }))
       assert.strictEqual(submitted.status, 200)
       for (let i = 0; i < 5; i++) await runtime.runPromise(work)

@@ -4,7 +4,7 @@
  * The workers that run the provider tasks are drained explicitly (`Workers.drain`), so no test
  * waits on a clock. Shared by the D10 HTTP tests; not a test file itself.
  */
-import { promptpayFor } from "@tender/test-support"
+import { formWith, png, promptpayFor } from "@tender/test-support"
 import { afterAll, assert } from "@effect/vitest"
 import { Event, Simulator, Workers } from "@tender/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -39,11 +39,7 @@ export const world = async () => {
   const paid = async (amount = "150000", body?: Record<string, unknown>) => {
     const created = await intent(amount, body)
     if (body?.payment_method === "th_bank_transfer") {
-      const form = new FormData()
-      const png = new Uint8Array(64)
-      png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-      form.append("file", new Blob([png], { type: "image/png" }), "r.png")
-      const submitted = await req("POST", `/payment_intents/${created.id}/receipt`, { form, headers: { "idempotency-key": crypto.randomUUID() } })
+      const submitted = await req("POST", `/payment_intents/${created.id}/receipt`, { form: formWith(png()), headers: { "idempotency-key": crypto.randomUUID() } })
       assert.strictEqual(submitted.status, 200, submitted.text)
     } else {
       assert.strictEqual((await req("POST", `/payment_intents/${created.id}/confirm`)).status, 200)

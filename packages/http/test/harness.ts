@@ -4,12 +4,12 @@
  */
 import { afterAll, assert } from "@effect/vitest"
 import { basic, type Key } from "@tender/test-support"
-import { Merchants, Storage, type StorageError } from "@tender/core"
+import { Merchants, Storage, StorageError } from "@tender/core"
 import { type Context, Effect, Layer } from "effect"
 import { TenderHttp } from "../src/index.js"
 import { layer } from "../../core/test/fixtures.js"
 
-export { basic, type Key } from "@tender/test-support"
+export { basic, formWith, type Key, png } from "@tender/test-support"
 
 const handlers: Array<{ dispose: () => Promise<void> }> = []
 afterAll(async () => {
@@ -79,19 +79,7 @@ export const assertError = (res: Reply, status: number, code: string, param?: st
   return error
 }
 
-/** A multipart body with `bytes` in the part `name` (default `file`). */
-export const formWith = (bytes: Uint8Array, name = "file", type = "image/png") => {
-  const form = new FormData()
-  form.append(name, new Blob([new Uint8Array(bytes)], { type }), "receipt.png")
-  return form
-}
 
-/** A PNG of `size` bytes: the PNG signature, then filler. */
-export const png = (size = 64) => {
-  const bytes = new Uint8Array(size)
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return bytes
-}
 
 /** `tag`'s service with each of `methods` failing with `error()`. */
 const failingAll = <I, S>(tag: Context.Tag<I, S>, methods: ReadonlyArray<keyof S>, error: () => StorageError.StorageError) =>
@@ -108,3 +96,9 @@ export const failingDirectory = (error: () => StorageError.StorageError) =>
     ["findMerchant", "findKeyByPublicKey", "findCredentials", "putMerchant", "putApiKey", "revokeApiKey", "revokeSeededKeysExcept"],
     error
   )
+
+/** A store broken for good: every operation a StorageFailure (500, its cause only in the log). */
+export const brokenStorage = failingStorage(() => new StorageError.StorageFailure({ message: "connection refused" }))
+
+/** A key directory broken for good: every lookup a StorageFailure. */
+export const brokenDirectory = failingDirectory(() => new StorageError.StorageFailure({ message: "directory down" }))

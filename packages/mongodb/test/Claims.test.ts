@@ -3,10 +3,9 @@ import { Idempotency, MemoryStorage, Storage } from "@tender/core"
 import { Effect } from "effect"
 import type { Collection, Document } from "mongodb"
 import * as Claims from "../src/internal/claims.js"
-import { collections, type CollectionPrefix } from "../src/internal/collections.js"
 import { step } from "../src/internal/commit.js"
 import * as Purge from "../src/internal/purge.js"
-import { FakeCollection } from "./fake.js"
+import { FakeCollection, tenderCollections } from "./fake.js"
 
 const t0 = Date.UTC(2026, 10, 22)
 const key = { apiKeyId: "key_1", key: "k-1" }
@@ -129,7 +128,7 @@ describe("claims: judging a key or reference a claim could not take", () => {
 // -- begin and the claim writes of commit, against the in-memory store as the reference, on
 // collections that behave as the server documents (see fake.ts).
 
-const c = collections("tender_" as CollectionPrefix)
+const c = tenderCollections
 
 const makeFake = () => {
   const keys = new FakeCollection(["api_key_id", "key"])

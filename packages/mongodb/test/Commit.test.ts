@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { PaymentIntent, Storage, StorageError } from "@tender/core"
 import { Fixtures } from "@tender/testing"
-import { collections, type CollectionPrefix } from "../src/internal/collections.js"
 import { needsTransaction, step, transactionOptions } from "../src/internal/commit.js"
 import { toDocument } from "../src/internal/documents.js"
+import { tenderCollections } from "./fake.js"
 
-const c = collections("tender_" as CollectionPrefix)
+const c = tenderCollections
 // The contract suite's record, pinned to the ids and reference the expected filters below name.
 const t0 = Fixtures.t0
 const intent = Fixtures.intent({ merchantId: "mch_a", environment: "test" }, {

@@ -5,29 +5,26 @@ import {
   MongoNetworkError,
   MongoNetworkTimeoutError,
   MongoNotConnectedError,
-  MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
   MongoWriteConcernError
 } from "mongodb"
 import { classify, fold } from "../src/internal/errors.js"
-
-/** A server error as the driver builds it from a reply. */
-const server = (reply: Record<string, unknown>) => new MongoServerError({ ok: 0, errmsg: "from the server", ...reply } as never)
+import { serverError } from "./fake.js"
 
 const tagOf = (error: unknown) => fold("test")(error)._tag
 
 describe("errors: driver failures as the core's storage errors", () => {
   it("a duplicate key (code 11000) is a UniqueViolation, with the driver error as its cause", () => {
-    const duplicate = server({ code: 11000, codeName: "DuplicateKey", keyPattern: { id: 1 }, keyValue: { id: "dord_1" } })
+    const duplicate = serverError({ code: 11000, codeName: "DuplicateKey", keyPattern: { id: 1 }, keyValue: { id: "dord_1" } })
     const folded = fold("commit")(duplicate)
     expect(folded).toBeInstanceOf(StorageError.UniqueViolation)
     expect(folded.cause).toBe(duplicate)
     expect(folded.message).toBe("mongodb: commit failed")
     // The legacy codes, and a code read as a BSON Int32 when the host turned promoteValues off.
-    expect(tagOf(server({ code: 11001 }))).toBe("UniqueViolation")
-    expect(tagOf(server({ code: 12582 }))).toBe("UniqueViolation")
-    expect(tagOf(server({ code: new BSON.Int32(11000) }))).toBe("UniqueViolation")
+    expect(tagOf(serverError({ code: 11001 }))).toBe("UniqueViolation")
+    expect(tagOf(serverError({ code: 12582 }))).toBe("UniqueViolation")
+    expect(tagOf(serverError({ code: new BSON.Int32(11000) }))).toBe("UniqueViolation")
   })
 
   it("network failures and timeouts are StorageUnavailable", () => {
@@ -53,14 +50,14 @@ describe("errors: driver failures as the core's storage errors", () => {
       [50, "MaxTimeMSExpired"],
       [262, "ExceededTimeLimit"]
     ] as const) {
-      expect(tagOf(server({ code, codeName })), codeName).toBe("StorageUnavailable")
+      expect(tagOf(serverError({ code, codeName })), codeName).toBe("StorageUnavailable")
     }
   })
 
   it("an error labelled retryable or transient is StorageUnavailable", () => {
-    expect(tagOf(server({ code: 112, codeName: "WriteConflict", errorLabels: ["TransientTransactionError"] }))).toBe("StorageUnavailable")
-    expect(tagOf(server({ code: 999, errorLabels: ["RetryableWriteError"] }))).toBe("StorageUnavailable")
-    expect(tagOf(server({ code: 999, errorLabels: ["UnknownTransactionCommitResult"] }))).toBe("StorageUnavailable")
+    expect(tagOf(serverError({ code: 112, codeName: "WriteConflict", errorLabels: ["TransientTransactionError"] }))).toBe("StorageUnavailable")
+    expect(tagOf(serverError({ code: 999, errorLabels: ["RetryableWriteError"] }))).toBe("StorageUnavailable")
+    expect(tagOf(serverError({ code: 999, errorLabels: ["UnknownTransactionCommitResult"] }))).toBe("StorageUnavailable")
   })
 
   it("a write concern that timed out is StorageUnavailable", () => {
@@ -74,9 +71,9 @@ describe("errors: driver failures as the core's storage errors", () => {
   })
 
   it("anything else is a StorageFailure, never a defect", () => {
-    expect(tagOf(server({ code: 2, codeName: "BadValue" }))).toBe("StorageFailure")
-    expect(tagOf(server({ code: 121, codeName: "DocumentValidationFailure" }))).toBe("StorageFailure")
-    expect(tagOf(server({ code: 85, codeName: "IndexOptionsConflict" }))).toBe("StorageFailure")
+    expect(tagOf(serverError({ code: 2, codeName: "BadValue" }))).toBe("StorageFailure")
+    expect(tagOf(serverError({ code: 121, codeName: "DocumentValidationFailure" }))).toBe("StorageFailure")
+    expect(tagOf(serverError({ code: 85, codeName: "IndexOptionsConflict" }))).toBe("StorageFailure")
     expect(tagOf(new TypeError("x is not a function"))).toBe("StorageFailure")
     expect(tagOf("a thrown string")).toBe("StorageFailure")
     expect(tagOf(undefined)).toBe("StorageFailure")

@@ -3,8 +3,9 @@ import { Event, PaymentIntent, Refund, Table, Task } from "@tender/core"
 import { Effect, Exit } from "effect"
 import { collections, type CollectionPrefix, prefixProblem, validatePrefix } from "../src/internal/collections.js"
 import { byCollection, indexSpecs, resourceIndexes, resources } from "../src/internal/indexes.js"
+import { tenderCollections } from "./fake.js"
 
-const c = collections("tender_" as CollectionPrefix)
+const c = tenderCollections
 const specs = indexSpecs(c, { expireKeys: true })
 const find = (collection: string, name: string) => {
   const spec = specs.find((s) => s.collection === collection && s.name === name)

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { MongoClient, type MongoClientOptions } from "mongodb"
 import { MongoStorage } from "../src/index.js"
 
 describe("MongoStorage: options", () => {
@@ -10,16 +11,23 @@ describe("MongoStorage: options", () => {
     expect(MongoStorage.databaseOfUrl("mongodb://127.0.0.1:27017")).toBeUndefined()
   })
 
-  it("Tender's Db handle reads from the primary with the BSON options its decoding expects", () => {
-    expect(MongoStorage.dbOptions).toStrictEqual({
-      readPreference: "primary",
-      promoteValues: true,
-      promoteLongs: true,
-      promoteBuffers: false,
-      useBigInt64: false,
-      bsonRegExp: false,
-      ignoreUndefined: false,
-      raw: false
-    })
+  // Each client sets every BSON option the other way from what Tender decodes with, and reads
+  // from secondaries; the driver refuses BigInt without Long promotion, hence two clients.
+  const hostile: ReadonlyArray<MongoClientOptions> = [
+    { readPreference: "secondary", promoteValues: false, promoteLongs: false, promoteBuffers: true, bsonRegExp: true, ignoreUndefined: true, raw: true },
+    { readPreference: "nearest", useBigInt64: true }
+  ]
+
+  it("Tender's Db handle reads from the primary, numbers promoted, no raw BSON nor BigInt, whatever the host's client options", async () => {
+    for (const options of hostile) {
+      // Never connected: the driver resolves a handle's options without a server.
+      const client = new MongoClient("mongodb://127.0.0.1:1", options)
+      const handle = client.db("shop", MongoStorage.dbOptions).collection("tender_payment_intents")
+      expect(handle.readPreference?.mode).toBe("primary")
+      for (const [name, value] of Object.entries(options)) {
+        if (name !== "readPreference") expect(handle.bsonOptions[name as keyof typeof handle.bsonOptions], name).toBe(!value)
+      }
+      await client.close()
+    }
   })
 })

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Storage, TopupIntent } from "@tender/core"
 import { Effect } from "effect"
-import { collections, type CollectionPrefix } from "../src/internal/collections.js"
 import { toRecord } from "../src/internal/documents.js"
 import { indexSpecs } from "../src/internal/indexes.js"
 import { listFilter, listOptions } from "../src/internal/queries.js"
-import { matches, storedBothWays } from "./fake.js"
+import { matches, storedBothWays, tenderCollections } from "./fake.js"
 
 const table = TopupIntent.table
 type Topup = TopupIntent.TopupIntentRecord
@@ -73,7 +72,7 @@ describe("mongodb: top-up intents (2.5, 4.8)", () => {
   })
 
   it("4.8 each list filter of a top-up leads an index after the scope and ends in the keyset order; merchant_reference is unique", () => {
-    const c = collections("tender_" as CollectionPrefix)
+    const c = tenderCollections
     const specs = indexSpecs(c, { expireKeys: true }).filter((s) => s.collection === "tender_topup_intents")
     for (const column of ["status", "country", "destination_currency", "merchant_reference", "source_type"]) {
       expect(Object.entries(specs.find((s) => s.name === `list_${column}`)!.key)).toStrictEqual([

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { StorageError } from "@tender/core"
-import { MongoNetworkError, MongoServerError } from "mongodb"
+import { MongoNetworkError } from "mongodb"
 import { fold } from "../src/internal/errors.js"
 import { backoffMillis, decide, maxAttempts, maxCommits } from "../src/internal/transactions.js"
+import { serverError } from "./fake.js"
 
-const server = (reply: Record<string, unknown>) => new MongoServerError({ ok: 0, errmsg: "from the server", ...reply } as never)
-const writeConflict = server({ code: 112, codeName: "WriteConflict", errorLabels: ["TransientTransactionError"] })
-const unknownCommit = server({ code: 91, codeName: "ShutdownInProgress", errorLabels: ["UnknownTransactionCommitResult", "RetryableWriteError"] })
+const writeConflict = serverError({ code: 112, codeName: "WriteConflict", errorLabels: ["TransientTransactionError"] })
+const unknownCommit = serverError({ code: 91, codeName: "ShutdownInProgress", errorLabels: ["UnknownTransactionCommitResult", "RetryableWriteError"] })
 
 describe("transactions: retry decisions", () => {
   it("a transient transaction error in the body retries the whole transaction", () => {
@@ -33,7 +33,7 @@ describe("transactions: retry decisions", () => {
   })
 
   it("an unknown commit result that ran out of its time limit (MaxTimeMSExpired) is not retried", () => {
-    expect(decide(server({ code: 50, codeName: "MaxTimeMSExpired", errorLabels: ["UnknownTransactionCommitResult"] }), "commit", 1)).toBe("fail")
+    expect(decide(serverError({ code: 50, codeName: "MaxTimeMSExpired", errorLabels: ["UnknownTransactionCommitResult"] }), "commit", 1)).toBe("fail")
   })
 
   it("a transient error at commit retries the whole transaction", () => {
@@ -47,7 +47,7 @@ describe("transactions: retry decisions", () => {
   it("a precondition that did not hold, or a duplicate key, fails at once", () => {
     expect(decide(new StorageError.StaleVersion({ message: "stale" }), "body", 1)).toBe("fail")
     expect(decide(new StorageError.ClaimLost({ message: "lost" }), "body", 1)).toBe("fail")
-    expect(decide(server({ code: 11000 }), "body", 1)).toBe("fail")
+    expect(decide(serverError({ code: 11000 }), "body", 1)).toBe("fail")
     expect(decide(new Error("boom"), "commit", 1)).toBe("fail")
   })
 

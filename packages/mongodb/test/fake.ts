@@ -8,6 +8,7 @@
 import { MemoryStorage, Storage, type Table, Task } from "@tender/core"
 import { Effect } from "effect"
 import { type Document, MongoServerError } from "mongodb"
+import { collections, type CollectionPrefix } from "../src/internal/collections.js"
 import { toDocument } from "../src/internal/documents.js"
 
 const compare = (a: unknown, b: unknown): number =>
@@ -140,3 +141,9 @@ export const taskRecord = (at: number, over: Partial<Task.TaskRecord> = {}): Tas
     version: 1,
     ...over
   })
+
+/** Tender's collections under the default prefix, as the adapter names them. */
+export const tenderCollections = collections("tender_" as CollectionPrefix)
+
+/** An error as the server answers one: `reply` carries its code, labels and the rest. */
+export const serverError = (reply: Record<string, unknown>) => new MongoServerError({ ok: 0, errmsg: "from the server", ...reply } as never)

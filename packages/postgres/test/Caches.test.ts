@@ -11,11 +11,12 @@
 import { basic, closeReceivers, demoKey, promptpayFor, receiver } from "@tender/test-support"
 import { Merchants, RouteHealth } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { afterAll, assert, beforeAll, it } from "vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { client, dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
-import { children, start as startDemo } from "./demoServer.js"
+import { client, freshPrefix, runSql, url } from "./database.js"
+import { describeOnPostgres } from "./onPostgres.js"
+import { start as startDemo, stopDemos } from "./demoServer.js"
 
 const prefix = freshPrefix()
 /** docs/performance.md, "Caches across processes": every process sees a change within 5 seconds (the default maxAge), by the notification in milliseconds. */
@@ -48,101 +49,96 @@ const within = async <A>(bound: number, want: A, probe: () => Promise<A>): Promi
   throw new Error(`still ${String(last)} after ${bound} ms, wanted ${String(want)}`)
 }
 
-if (skipReason !== undefined) {
-  describe("caches across processes on PostgreSQL", () => it.skip(`skipped: ${skipReason}`, () => {}))
-} else {
-  describe("caches across processes on PostgreSQL", () => {
-    let a: { url: string }
-    let b: { url: string }
-    // This process: the store with its own cache and route health, on the same tables.
-    const host = ManagedRuntime.make(
-      RouteHealth.layer().pipe(Layer.provideMerge(PgStorage.layer({ tablePrefix: prefix })), Layer.provide(client))
-    )
-    beforeAll(async () => {
-      ;[a, b] = await Promise.all([start(), start()])
-    }, 120_000)
-    afterAll(async () => {
-      closeReceivers()
-      for (const child of children) child.kill("SIGTERM")
-      await host.dispose()
-      await runSql(dropTables(prefix))
-    })
-
-    it("caches: a key revoked in one process stops working in both servers within the notification bound", async () => {
-      const key = await host.runPromise(Merchants.issueKeyPair("mch_demo", "test"))
-      // Served, and so cached, by both (read twice each).
-      for (const server of [a, b, a, b]) assert.strictEqual(await list(server.url, key), 200)
-      await host.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.revokeApiKey(key.apiKey.id, Date.now())))
-      const [tookA, tookB] = await Promise.all([a, b].map((server) => within(notificationBoundMillis, 401, () => list(server.url, key))))
-      assert.isBelow(Math.max(tookA!, tookB!), notificationBoundMillis)
-      // And it stays refused.
-      for (const server of [a, b]) assert.strictEqual(await list(server.url, key), 401)
-    }, 30_000)
-
-    it("route availability: a route taken out of service in one process is out of service in the other servers, and back", async () => {
-      const key = await host.runPromise(Merchants.issueKeyPair("mch_demo", "test"))
-      // Both servers have routed a create (and read the route availability) before.
-      for (const server of [a, b]) assert.strictEqual((await create(server.url, key)).status, 201)
-      await host.runPromise(Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable("rt_demo_promptpay", false)))
-      const outOfService = async (server: { url: string }) => {
-        const r = await create(server.url, key)
-        return r.status === 422 && r.body.error?.code === "routing_unavailable"
-      }
-      await Promise.all([a, b].map((server) => within(notificationBoundMillis, true, () => outOfService(server))))
-      await host.runPromise(Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable("rt_demo_promptpay", true)))
-      await Promise.all([a, b].map((server) => within(notificationBoundMillis, 201, async () => (await create(server.url, key)).status)))
-    }, 30_000)
-
-    it("webhook endpoints: an endpoint deleted in one server, or disabled by an operator, gets no event from a payment created in the other server after the notification bound; one registered in the first gets them", async () => {
-      const hooks = await receiver()
-      const send = (server: { url: string }, method: string, path: string, body?: unknown) =>
-        fetch(`${server.url}${path}`, {
-          method,
-          headers: { authorization: basic(demoKey), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) })
-        }).then(async (res) => ({ status: res.status, body: await res.json() as { id: string } }))
-      const register = async (path: string) => {
-        const r = await send(a, "POST", "/webhook_endpoints", { url: hooks.url(path) })
-        assert.strictEqual(r.status, 201)
-        return r.body.id
-      }
-      const pay = async () => {
-        const r = await send(b, "POST", "/payment_intents", promptpayFor("150000"))
-        assert.strictEqual(r.status, 201)
-        return r.body.id
-      }
-      /** The endpoints the payment's events were queued for, by its creating commit. */
-      const queuedFor = (paymentId: string) =>
-        runSql(Effect.flatMap(SqlClient, (sql) =>
-          sql<{ target: string }>`SELECT DISTINCT t.target_id AS target FROM ${sql(`${prefix}tasks`)} t
-            JOIN ${sql(`${prefix}events`)} e ON e.id = t.resource_id
-            WHERE t.kind = 'webhook.deliver' AND e.resource_id = ${paymentId}`)).then((rows) => rows.map((r) => r.target).sort())
-      /** The receiver paths that got an event of `paymentId`. */
-      const deliveredTo = (paymentId: string) =>
-        [...new Set(hooks.received.filter((r) => r.body.includes(paymentId)).map((r) => r.path))].sort()
-
-      const deleted = await register("/deleted")
-      const disabled = await register("/disabled")
-      // Server b has read (and cached) both endpoints, and its workers deliver to them.
-      const before = await pay()
-      assert.deepStrictEqual(await queuedFor(before), [deleted, disabled].sort())
-      await within(notificationBoundMillis, "/deleted,/disabled", async () => deliveredTo(before).join(","))
-
-      const added = await register("/added")
-      assert.strictEqual((await send(a, "DELETE", `/webhook_endpoints/${deleted}`)).status, 200)
-      await runSql(Effect.flatMap(SqlClient, (sql) =>
-        sql`UPDATE ${sql(`${prefix}webhook_endpoints`)} SET status = 'disabled', version = version + 1 WHERE id = ${disabled}`))
-      // Server b's cache keeps entries a minute: only the notifications explain the change.
-      let after = ""
-      await within(notificationBoundMillis, added, async () => {
-        after = await pay()
-        return (await queuedFor(after)).join(",")
-      })
-      // The payment's events reach the endpoint still enabled; by then the others would have had theirs.
-      await within(notificationBoundMillis, "/added", async () => deliveredTo(after).join(","))
-      const later = await pay()
-      assert.deepStrictEqual(await queuedFor(later), [added])
-      await within(notificationBoundMillis, "/added", async () => deliveredTo(later).join(","))
-    }, 60_000)
+describeOnPostgres("caches across processes on PostgreSQL", () => {
+  let a: { url: string }
+  let b: { url: string }
+  // This process: the store with its own cache and route health, on the same tables.
+  const host = ManagedRuntime.make(
+    RouteHealth.layer().pipe(Layer.provideMerge(PgStorage.layer({ tablePrefix: prefix })), Layer.provide(client))
+  )
+  beforeAll(async () => {
+    ;[a, b] = await Promise.all([start(), start()])
+  }, 120_000)
+  afterAll(async () => {
+    closeReceivers()
+    await host.dispose()
+    await stopDemos("SIGTERM", [prefix])
   })
-}
+
+  it("caches: a key revoked in one process stops working in both servers within the notification bound", async () => {
+    const key = await host.runPromise(Merchants.issueKeyPair("mch_demo", "test"))
+    // Served, and so cached, by both (read twice each).
+    for (const server of [a, b, a, b]) assert.strictEqual(await list(server.url, key), 200)
+    await host.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.revokeApiKey(key.apiKey.id, Date.now())))
+    const [tookA, tookB] = await Promise.all([a, b].map((server) => within(notificationBoundMillis, 401, () => list(server.url, key))))
+    assert.isBelow(Math.max(tookA!, tookB!), notificationBoundMillis)
+    // And it stays refused.
+    for (const server of [a, b]) assert.strictEqual(await list(server.url, key), 401)
+  }, 30_000)
+
+  it("route availability: a route taken out of service in one process is out of service in the other servers, and back", async () => {
+    const key = await host.runPromise(Merchants.issueKeyPair("mch_demo", "test"))
+    // Both servers have routed a create (and read the route availability) before.
+    for (const server of [a, b]) assert.strictEqual((await create(server.url, key)).status, 201)
+    await host.runPromise(Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable("rt_demo_promptpay", false)))
+    const outOfService = async (server: { url: string }) => {
+      const r = await create(server.url, key)
+      return r.status === 422 && r.body.error?.code === "routing_unavailable"
+    }
+    await Promise.all([a, b].map((server) => within(notificationBoundMillis, true, () => outOfService(server))))
+    await host.runPromise(Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable("rt_demo_promptpay", true)))
+    await Promise.all([a, b].map((server) => within(notificationBoundMillis, 201, async () => (await create(server.url, key)).status)))
+  }, 30_000)
+
+  it("webhook endpoints: an endpoint deleted in one server, or disabled by an operator, gets no event from a payment created in the other server after the notification bound; one registered in the first gets them", async () => {
+    const hooks = await receiver()
+    const send = (server: { url: string }, method: string, path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: basic(demoKey), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      }).then(async (res) => ({ status: res.status, body: await res.json() as { id: string } }))
+    const register = async (path: string) => {
+      const r = await send(a, "POST", "/webhook_endpoints", { url: hooks.url(path) })
+      assert.strictEqual(r.status, 201)
+      return r.body.id
+    }
+    const pay = async () => {
+      const r = await send(b, "POST", "/payment_intents", promptpayFor("150000"))
+      assert.strictEqual(r.status, 201)
+      return r.body.id
+    }
+    /** The endpoints the payment's events were queued for, by its creating commit. */
+    const queuedFor = (paymentId: string) =>
+      runSql(Effect.flatMap(SqlClient, (sql) =>
+        sql<{ target: string }>`SELECT DISTINCT t.target_id AS target FROM ${sql(`${prefix}tasks`)} t
+          JOIN ${sql(`${prefix}events`)} e ON e.id = t.resource_id
+          WHERE t.kind = 'webhook.deliver' AND e.resource_id = ${paymentId}`)).then((rows) => rows.map((r) => r.target).sort())
+    /** The receiver paths that got an event of `paymentId`. */
+    const deliveredTo = (paymentId: string) =>
+      [...new Set(hooks.received.filter((r) => r.body.includes(paymentId)).map((r) => r.path))].sort()
+
+    const deleted = await register("/deleted")
+    const disabled = await register("/disabled")
+    // Server b has read (and cached) both endpoints, and its workers deliver to them.
+    const before = await pay()
+    assert.deepStrictEqual(await queuedFor(before), [deleted, disabled].sort())
+    await within(notificationBoundMillis, "/deleted,/disabled", async () => deliveredTo(before).join(","))
+
+    const added = await register("/added")
+    assert.strictEqual((await send(a, "DELETE", `/webhook_endpoints/${deleted}`)).status, 200)
+    await runSql(Effect.flatMap(SqlClient, (sql) =>
+      sql`UPDATE ${sql(`${prefix}webhook_endpoints`)} SET status = 'disabled', version = version + 1 WHERE id = ${disabled}`))
+    // Server b's cache keeps entries a minute: only the notifications explain the change.
+    let after = ""
+    await within(notificationBoundMillis, added, async () => {
+      after = await pay()
+      return (await queuedFor(after)).join(",")
+    })
+    // The payment's events reach the endpoint still enabled; by then the others would have had theirs.
+    await within(notificationBoundMillis, "/added", async () => deliveredTo(after).join(","))
+    const later = await pay()
+    assert.deepStrictEqual(await queuedFor(later), [added])
+    await within(notificationBoundMillis, "/added", async () => deliveredTo(later).join(","))
+  }, 60_000)
+})

@@ -4,24 +4,19 @@
  * SIGKILL while its tasks are claimed and its confirms in flight, after which a new process
  * completes every task with no intent changed twice and no event missing or doubled.
  */
-import { basic, demoKey, promptpayFor } from "@tender/test-support"
+import { basic, closeServers, demoKey, formWith, png, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { createServer as createHttpServer } from "node:http"
 import { afterAll, assert, describe, it } from "vitest"
 import { Effect } from "effect"
-import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
-import { children, type DemoServer as Server, start } from "./demoServer.js"
+import { runSql, skipReason } from "./database.js"
+import { type DemoServer as Server, freshTables, onEachStore, start, stopDemos } from "./demoServer.js"
 
 const auth = basic(demoKey)
-const prefixes: Array<string> = []
 
 afterAll(async () => {
-  for (const child of children) child.kill("SIGKILL")
-  for (const r of receivers) {
-    r.closeAllConnections()
-    r.close()
-  }
-  if (skipReason === undefined) await runSql(Effect.forEach(prefixes, dropTables))
+  closeServers(receivers)
+  await stopDemos()
 })
 
 const send = (server: Server, method: string, path: string, init: { json?: unknown; form?: FormData; key?: string } = {}) =>
@@ -42,13 +37,8 @@ const bankTransfer = (amount: string) => ({
   payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
 })
 
-const png = () => {
-  const bytes = new Uint8Array(256)
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  const form = new FormData()
-  form.append("file", new Blob([bytes], { type: "image/png" }), "receipt.png")
-  return form
-}
+/** A receipt as the payer uploads one. */
+const receipt = () => formWith(png(256))
 
 const create = async (server: Server, body: unknown) => {
   const r = await send(server, "POST", "/payment_intents", { json: body, key: crypto.randomUUID() })
@@ -105,12 +95,12 @@ const walkEveryOutcome = async (server: Server) => {
     const r = await send(server, "POST", `/payment_intents/${id}/confirm`)
     assert.strictEqual(r.status, 200, JSON.stringify(r.body))
   }
-  const asset = await send(server, "POST", "/assets", { form: png(), key: crypto.randomUUID() })
+  const asset = await send(server, "POST", "/assets", { form: receipt(), key: crypto.randomUUID() })
   assert.strictEqual(asset.status, 201, JSON.stringify(asset.body))
   const byAsset = await send(server, "POST", `/payment_intents/${accepted}/receipt`, { json: { asset_id: asset.body.id } })
   assert.strictEqual(byAsset.status, 200, JSON.stringify(byAsset.body))
   assert.deepStrictEqual(byAsset.body.receipt, { status: "submitted", asset_id: asset.body.id })
-  const byFile = await send(server, "POST", `/payment_intents/${rejected}/receipt`, { form: png(), key: crypto.randomUUID() })
+  const byFile = await send(server, "POST", `/payment_intents/${rejected}/receipt`, { form: receipt(), key: crypto.randomUUID() })
   assert.strictEqual(byFile.status, 200, JSON.stringify(byFile.body))
   const [s, d, sl, e, a, r] = await settle(server, [success, declined, slow, expiring, accepted, rejected])
   assert.strictEqual(s?.status, "succeeded")
@@ -125,23 +115,16 @@ const walkEveryOutcome = async (server: Server) => {
 }
 
 describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
-  it("D9 on the in-memory store, a test payment reaches succeeded, failed and expired by HTTP alone, receipts included", async () => {
-    await walkEveryOutcome(await start({ DATABASE_URL: "" }))
-  }, 60_000)
+  onEachStore({
+    memory: "D9 on the in-memory store, a test payment reaches succeeded, failed and expired by HTTP alone, receipts included",
+    postgres: "D9 on PostgreSQL, a test payment reaches succeeded, failed and expired by HTTP alone, receipts included"
+  }, walkEveryOutcome, 60_000)
 
-  if (skipReason !== undefined) {
-    it.skip(`skipped on PostgreSQL: ${skipReason}`, () => {})
-  } else {
-    it("D9 on PostgreSQL, a test payment reaches succeeded, failed and expired by HTTP alone, receipts included", async () => {
-      const prefix = freshPrefix()
-      prefixes.push(prefix)
-      await walkEveryOutcome(await start({ DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix }))
-    }, 60_000)
-
+  // On PostgreSQL only: where it cannot run, onEachStore's skip says why.
+  if (skipReason === undefined) {
     it("D7 a server killed with SIGKILL while tasks are claimed and confirms in flight loses no task: after a restart every intent is terminal once, every change has exactly one event", async () => {
-      const prefix = freshPrefix()
-      prefixes.push(prefix)
-      const env = { DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix, TENDER_TASK_LEASE_MS: "2000" }
+      const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
+      const prefix = env.TENDER_TABLE_PREFIX
       const first = await start(env)
       // Slow confirmations keep tasks polling; plain ones are confirmed while the kill lands.
       const ids = await Promise.all([
@@ -198,9 +181,7 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
     }, 120_000)
 
     it("D7 a server killed with SIGKILL between the state change and the delivery still delivers every event after a restart", async () => {
-      const prefix = freshPrefix()
-      prefixes.push(prefix)
-      const env = { DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix, TENDER_TASK_LEASE_MS: "2000" }
+      const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
       // Slow answers keep deliveries in flight when the kill lands.
       const hook = await receiver(500)
       const first = await start(env)
@@ -220,9 +201,7 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
     }, 90_000)
 
     it("D7 two servers on one database deliver each event once per endpoint", async () => {
-      const prefix = freshPrefix()
-      prefixes.push(prefix)
-      const env = { DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix }
+      const env = freshTables()
       const hook = await receiver()
       const [a, b] = [await start(env), await start(env)]
       const registered = await send(a!, "POST", "/webhook_endpoints", { json: { url: hook.url } })
@@ -253,7 +232,7 @@ const walkEveryTopup = async (server: Server) => {
   const accepted = await topup({ destination_amount: "200000", destination_currency: "USDT", source: { type: "manual_receipt" } })
   const rejected = await topup({ destination_amount: "40003", destination_currency: "THB", source: { type: "manual_receipt" } })
   for (const t of [accepted, rejected]) {
-    const asset = await send(server, "POST", "/assets", { form: png(), key: crypto.randomUUID() })
+    const asset = await send(server, "POST", "/assets", { form: receipt(), key: crypto.randomUUID() })
     assert.strictEqual(asset.status, 201, JSON.stringify(asset.body))
     const r = await send(server, "POST", `/topup_intents/${t.id}/receipt`, { json: { asset_id: asset.body.id } })
     assert.strictEqual(r.status, 200, JSON.stringify(r.body))
@@ -280,17 +259,8 @@ const walkEveryTopup = async (server: Server) => {
 }
 
 describe("top-up intents through the demo server (2.5, 3.2, 4.7, 4.8)", () => {
-  it("3.2 on the in-memory store, test top-ups reach succeeded, failed and expired by HTTP alone, receipts included", async () => {
-    await walkEveryTopup(await start({ DATABASE_URL: "" }))
-  }, 60_000)
-
-  if (skipReason !== undefined) {
-    it.skip(`skipped on PostgreSQL: ${skipReason}`, () => {})
-  } else {
-    it("3.2 on PostgreSQL, test top-ups reach succeeded, failed and expired by HTTP alone, receipts included", async () => {
-      const prefix = freshPrefix()
-      prefixes.push(prefix)
-      await walkEveryTopup(await start({ DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix }))
-    }, 60_000)
-  }
+  onEachStore({
+    memory: "3.2 on the in-memory store, test top-ups reach succeeded, failed and expired by HTTP alone, receipts included",
+    postgres: "3.2 on PostgreSQL, test top-ups reach succeeded, failed and expired by HTTP alone, receipts included"
+  }, walkEveryTopup, 60_000)
 })

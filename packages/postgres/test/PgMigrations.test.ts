@@ -1,4 +1,4 @@
-import { describe, it } from "@effect/vitest"
+import { it } from "@effect/vitest"
 import { assert } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Asset, Event, PaymentIntent, PayoutIntent, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
@@ -6,6 +6,7 @@ import { PgMigrations } from "@tender/postgres"
 import { Effect, Exit } from "effect"
 import { afterAll } from "vitest"
 import { client, dropTables, freshPrefix, runSql, skipReason } from "./database.js"
+import { describeOnPostgres } from "./onPostgres.js"
 
 const prefixes: Array<string> = []
 
@@ -31,78 +32,74 @@ const tablesOf = (prefix: string) =>
     Effect.map((rows) => rows.map((r) => r.name.slice(prefix.length)))
   )
 
-if (skipReason !== undefined) {
-  describe("PgMigrations", () => it.skip(`skipped: ${skipReason}`, () => {}))
-} else {
-  describe("PgMigrations", () => {
-    it.layer(client, { timeout: 60_000 })((it) => {
-      it.effect("migrations create every table under the prefix, in their own migrations table; running again is a no-op", () =>
-        Effect.gen(function*() {
-          const prefix = freshPrefix()
-          prefixes.push(prefix)
-          const first = yield* PgMigrations.run({ tablePrefix: prefix })
-          assert.deepStrictEqual(first.map(([id]) => id), migrationIds)
-          assert.deepStrictEqual(yield* tablesOf(prefix), [
-            "api_keys",
-            "assets",
-            "events",
-            "idempotency_keys",
-            "merchant_references",
-            "merchants",
-            "migrations",
-            "payment_intents",
-            "payout_intents",
-            "refunds",
-            "route_availability",
-            "tasks",
-            "topup_intents",
-            "webhook_attempts",
-            "webhook_endpoints"
-          ])
-          const again = yield* PgMigrations.run({ tablePrefix: prefix })
-          assert.deepStrictEqual(again, [])
-          const sql = yield* SqlClient
-          const recorded = yield* sql<{ migration_id: number }>`SELECT migration_id FROM ${sql(`${prefix}migrations`)}`
-          assert.deepStrictEqual(recorded.map((r) => r.migration_id), migrationIds)
-        }))
+describeOnPostgres("PgMigrations", () => {
+  it.layer(client, { timeout: 60_000 })((it) => {
+    it.effect("migrations create every table under the prefix, in their own migrations table; running again is a no-op", () =>
+      Effect.gen(function*() {
+        const prefix = freshPrefix()
+        prefixes.push(prefix)
+        const first = yield* PgMigrations.run({ tablePrefix: prefix })
+        assert.deepStrictEqual(first.map(([id]) => id), migrationIds)
+        assert.deepStrictEqual(yield* tablesOf(prefix), [
+          "api_keys",
+          "assets",
+          "events",
+          "idempotency_keys",
+          "merchant_references",
+          "merchants",
+          "migrations",
+          "payment_intents",
+          "payout_intents",
+          "refunds",
+          "route_availability",
+          "tasks",
+          "topup_intents",
+          "webhook_attempts",
+          "webhook_endpoints"
+        ])
+        const again = yield* PgMigrations.run({ tablePrefix: prefix })
+        assert.deepStrictEqual(again, [])
+        const sql = yield* SqlClient
+        const recorded = yield* sql<{ migration_id: number }>`SELECT migration_id FROM ${sql(`${prefix}migrations`)}`
+        assert.deepStrictEqual(recorded.map((r) => r.migration_id), migrationIds)
+      }))
 
-      it.effect("processes starting at once on an empty database migrate once, without errors", () =>
-        Effect.gen(function*() {
-          const prefix = freshPrefix()
-          prefixes.push(prefix)
-          const runs = yield* Effect.all(Array.from({ length: 6 }, () => PgMigrations.run({ tablePrefix: prefix })), {
-            concurrency: "unbounded"
-          })
-          assert.strictEqual(runs.filter((r) => r.length === migrationIds.length).length, 1)
-          assert.strictEqual(runs.filter((r) => r.length === 0).length, 5)
-        }))
+    it.effect("processes starting at once on an empty database migrate once, without errors", () =>
+      Effect.gen(function*() {
+        const prefix = freshPrefix()
+        prefixes.push(prefix)
+        const runs = yield* Effect.all(Array.from({ length: 6 }, () => PgMigrations.run({ tablePrefix: prefix })), {
+          concurrency: "unbounded"
+        })
+        assert.strictEqual(runs.filter((r) => r.length === migrationIds.length).length, 1)
+        assert.strictEqual(runs.filter((r) => r.length === 0).length, 5)
+      }))
 
-      it.effect("storage: every table holds exactly the columns its record schema derives, with their types and nullability", () =>
-        Effect.gen(function*() {
-          const prefix = freshPrefix()
-          prefixes.push(prefix)
-          yield* PgMigrations.run({ tablePrefix: prefix })
-          const sql = yield* SqlClient
-          for (const table of [PaymentIntent.table, Event.table, Task.table, Asset.table, WebhookEndpoint.table, WebhookDelivery.attemptTable, PayoutIntent.table, TopupIntent.table]) {
-            const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,
-                data_type AS type, is_nullable AS nullable
-              FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${prefix + table.name}
-              ORDER BY column_name`
-            const expected = table.fields
-              .map((f) => ({ name: f.column, type: columnType[f.kind], nullable: f.nullable ? "YES" : "NO" }))
-              .sort((a, b) => (a.name < b.name ? -1 : 1))
-            // A field added to the record without its migration (or a column without its field) fails here.
-            assert.deepStrictEqual(rows.map((r) => ({ ...r })), expected, table.name)
-          }
-        }))
+    it.effect("storage: every table holds exactly the columns its record schema derives, with their types and nullability", () =>
+      Effect.gen(function*() {
+        const prefix = freshPrefix()
+        prefixes.push(prefix)
+        yield* PgMigrations.run({ tablePrefix: prefix })
+        const sql = yield* SqlClient
+        for (const table of [PaymentIntent.table, Event.table, Task.table, Asset.table, WebhookEndpoint.table, WebhookDelivery.attemptTable, PayoutIntent.table, TopupIntent.table]) {
+          const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,
+              data_type AS type, is_nullable AS nullable
+            FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${prefix + table.name}
+            ORDER BY column_name`
+          const expected = table.fields
+            .map((f) => ({ name: f.column, type: columnType[f.kind], nullable: f.nullable ? "YES" : "NO" }))
+            .sort((a, b) => (a.name < b.name ? -1 : 1))
+          // A field added to the record without its migration (or a column without its field) fails here.
+          assert.deepStrictEqual(rows.map((r) => ({ ...r })), expected, table.name)
+        }
+      }))
 
-      it.effect("a table prefix that is not a safe identifier is refused before any SQL runs", () =>
-        Effect.gen(function*() {
-          for (const bad of ["", "Tender_", "1abc", "a-b", "x; DROP TABLE y; --", "a".repeat(31)]) {
-            const exit = yield* Effect.exit(PgMigrations.run({ tablePrefix: bad }))
-            assert.isTrue(Exit.isFailure(exit), bad)
-          }
-        }))
-    })
+    it.effect("a table prefix that is not a safe identifier is refused before any SQL runs", () =>
+      Effect.gen(function*() {
+        for (const bad of ["", "Tender_", "1abc", "a-b", "x; DROP TABLE y; --", "a".repeat(31)]) {
+          const exit = yield* Effect.exit(PgMigrations.run({ tablePrefix: bad }))
+          assert.isTrue(Exit.isFailure(exit), bad)
+        }
+      }))
   })
-}
+})

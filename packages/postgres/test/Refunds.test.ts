@@ -5,18 +5,15 @@
  * refunds are in flight, after which a new process settles every refund once.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
+import { basic, demoKey, promptpayFor } from "@tender/test-support"
 import { afterAll, assert, describe, it } from "vitest"
 import { Effect } from "effect"
-import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
-import { children, type DemoServer as Server, start } from "./demoServer.js"
+import { runSql, skipReason } from "./database.js"
+import { type DemoServer as Server, freshTables, onEachStore, start, stopDemos } from "./demoServer.js"
 
-const auth = "Basic " + Buffer.from("pk_test_demo4f8Kq2Lm9XwZ:sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw").toString("base64")
-const prefixes: Array<string> = []
+const auth = basic(demoKey)
 
-afterAll(async () => {
-  for (const child of children) child.kill("SIGKILL")
-  if (skipReason === undefined) await runSql(Effect.forEach(prefixes, dropTables))
-})
+afterAll(() => stopDemos())
 
 const send = (server: Server, method: string, path: string, json?: unknown) =>
   fetch(`${server.url}${path}`, {
@@ -25,14 +22,7 @@ const send = (server: Server, method: string, path: string, json?: unknown) =>
     ...(json !== undefined ? { body: JSON.stringify(json) } : {})
   }).then(async (res) => ({ status: res.status, body: await res.json() }))
 
-const promptpay = (amount: string) => ({
-  amount,
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-})
+const promptpay = promptpayFor
 
 const create = async (server: Server, amount: string) => {
   const r = await send(server, "POST", "/payment_intents", promptpay(amount))
@@ -108,27 +98,19 @@ const race = async (server: Server) => {
 }
 
 describe("refunds and cancel through the demo server (D10)", () => {
-  it("D10 on the in-memory store, refunds succeed, fail and pass no payment's amount, cancel answers canceled, and a late payment is refunded, by HTTP alone", async () => {
-    const server = await start({ DATABASE_URL: "" })
+  onEachStore({
+    memory: "D10 on the in-memory store, refunds succeed, fail and pass no payment's amount, cancel answers canceled, and a late payment is refunded, by HTTP alone",
+    postgres: "D10 on PostgreSQL, refunds succeed, fail and pass no payment's amount under 16 concurrent requests, cancel answers canceled, and a late payment is refunded"
+  }, async (server) => {
     await walkRefunds(server)
     await race(server)
   }, 90_000)
 
-  if (skipReason !== undefined) {
-    it.skip(`skipped on PostgreSQL: ${skipReason}`, () => {})
-  } else {
-    it("D10 on PostgreSQL, refunds succeed, fail and pass no payment's amount under 16 concurrent requests, cancel answers canceled, and a late payment is refunded", async () => {
-      const prefix = freshPrefix()
-      prefixes.push(prefix)
-      const server = await start({ DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix })
-      await walkRefunds(server)
-      await race(server)
-    }, 90_000)
-
+  // On PostgreSQL only: where it cannot run, onEachStore's skip says why.
+  if (skipReason === undefined) {
     it("D10 a server killed with SIGKILL while refunds are in flight loses none and refunds none twice: after a restart each refund settles once and amount_refunded is their sum", async () => {
-      const prefix = freshPrefix()
-      prefixes.push(prefix)
-      const env = { DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix, TENDER_TASK_LEASE_MS: "2000" }
+      const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
+      const prefix = env.TENDER_TABLE_PREFIX
       const first = await start(env)
       const ids = await Promise.all(Array.from({ length: 8 }, () => paid(first)))
       // Per payment a slow refund (still polling at the kill) and a plain one (its send task running).

@@ -6,28 +6,20 @@
  */
 import { basic, demoKey, promptpayNamed } from "@tender/test-support"
 import { createServer, type Server, type Socket } from "node:net"
-import { afterAll, assert, describe, it } from "vitest"
-import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
-import { children, freePort, launch } from "./demoServer.js"
+import { afterAll, assert, it } from "vitest"
+import { url } from "./database.js"
+import { describeOnPostgres } from "./onPostgres.js"
+import { freePort, freshTables, launch, stopDemos } from "./demoServer.js"
 import { makeProxy } from "./proxy.js"
 
 const auth = basic(demoKey)
 const create = promptpayNamed
-const prefixes: Array<string> = []
 const cleanups: Array<() => Promise<void>> = []
 
 afterAll(async () => {
-  // SIGKILL: a process still waiting on a frozen database must not outlive the file.
-  for (const child of children) child.kill("SIGKILL")
+  await stopDemos()
   for (const cleanup of cleanups) await cleanup()
-  for (const prefix of prefixes) await runSql(dropTables(prefix))
 })
-
-const withDatabase = (url: string) => {
-  const prefix = freshPrefix()
-  prefixes.push(prefix)
-  return { DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix }
-}
 
 /** The stderr of a failed start: exactly one line, no stack trace. */
 const assertOneLine = (errors: string) => {
@@ -69,78 +61,74 @@ const frozenDatabase = async () => {
   return { port: (frozen.address() as { port: number }).port, sockets }
 }
 
-if (skipReason !== undefined) {
-  describe("demo server start-up on PostgreSQL", () => it.skip(`skipped: ${skipReason}`, () => {}))
-} else {
-  describe("issue 14 defect 1: demo server start-up on PostgreSQL", () => {
-    it("issue 14 defect 1 PostgreSQL unreachable at start: one clear line on stderr, exit code 1", async () => {
-      const closed = await freePort()
-      const server = await launch(withDatabase(`postgres://postgres@127.0.0.1:${closed}/test`))
-      assert.strictEqual(await server.exited, 1)
-      assertOneLine(server.errors())
-      assert.include(server.errors(), `cannot start on PostgreSQL store at 127.0.0.1:${closed}/test`)
-      assert.include(server.errors(), "ECONNREFUSED")
-      assert.isFalse(server.listening())
-    })
-
-    it("issue 14 defect 1 PostgreSQL frozen at start (accepts TCP, never answers): gives up after TENDER_STARTUP_TIMEOUT_MS with one line, exit code 1", async () => {
-      const { port, sockets } = await frozenDatabase()
-      const server = await launch({ ...withDatabase(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "1500" })
-      // Bounded: the start gives up on its own (the bound covers the TypeScript loader's start too).
-      const code = await Promise.race([server.exited, new Promise<"still running">((ok) => setTimeout(() => ok("still running"), 25_000))])
-      assert.strictEqual(code, 1, server.output())
-      assert.isAbove(sockets.length, 0, "the server did reach the frozen database")
-      assertOneLine(server.errors())
-      assert.include(server.errors(), "not ready within 1500 ms (TENDER_STARTUP_TIMEOUT_MS)")
-      assert.isFalse(server.listening())
-    })
-
-    it("issue 19 SIGTERM or SIGINT while start-up waits on a frozen database: the server exits at once, started with node or with npm", async () => {
-      const { port, sockets } = await frozenDatabase()
-      for (const npm of [false, true]) {
-        for (const signal of ["SIGTERM", "SIGINT"] as const) {
-          const reached = sockets.length
-          // A start-up timeout far beyond the bound below: only the signal can end the wait.
-          const server = await launch({ ...withDatabase(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "600000" }, { npm })
-          // Generous: the TypeScript loader starts slowly on a loaded machine.
-          const connected = Date.now() + 60_000
-          while (sockets.length === reached && Date.now() < connected) await new Promise((r) => setTimeout(r, 50))
-          assert.isAbove(sockets.length, reached, `the server did not reach the frozen database: ${server.output()}`)
-          server.child.kill(signal)
-          // `exited` settles once the process tree has closed its output: node itself is gone.
-          const code = await Promise.race([server.exited, new Promise<"still running">((ok) => setTimeout(() => ok("still running"), 20_000))])
-          assert.notStrictEqual(code, "still running", `${npm ? "npm" : "node"} ${signal}: ${server.output()}`)
-          assert.isFalse(server.listening())
-          assert.notInclude(server.errors(), "    at ")
-        }
-      }
-    }, 300_000)
-
-    it("issue 14 defect 1 requests sent while storage is not ready are refused or answered within a bound, never left hanging; once ready the server serves", async () => {
-      const proxy = await makeProxy(url)
-      cleanups.push(proxy.close)
-      proxy.hold()
-      const server = await launch(withDatabase(proxy.url))
-      // Once the server is waiting on the database (it connected; nothing comes back), clients keep
-      // trying for 4 s: each attempt ends within 5 s.
-      const connected = Date.now() + 25_000
-      while (proxy.accepted() === 0 && Date.now() < connected) await new Promise((r) => setTimeout(r, 50))
-      assert.isAbove(proxy.accepted(), 0, server.output())
-      const during: Array<number | "refused" | "hung"> = []
-      const until = Date.now() + 4_000
-      while (Date.now() < until) during.push(await attempt(server.url, 5_000))
-      assert.isAbove(during.length, 0)
-      assert.notInclude(during, "hung")
-      for (const outcome of during) assert.include(["refused", 503], outcome)
-      assert.isFalse(server.listening(), server.output())
-      // A request sent now, with the database still held, and kept open across the release.
-      const pending = attempt(server.url, 20_000)
-      proxy.release()
-      const deadline = Date.now() + 30_000
-      while (!server.listening() && server.child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-      assert.isTrue(server.listening(), server.output())
-      assert.include(["refused", 503, 201], await pending)
-      assert.strictEqual(await attempt(server.url, 10_000), 201)
-    })
+describeOnPostgres("issue 14 defect 1: demo server start-up on PostgreSQL", () => {
+  it("issue 14 defect 1 PostgreSQL unreachable at start: one clear line on stderr, exit code 1", async () => {
+    const closed = await freePort()
+    const server = await launch(freshTables(`postgres://postgres@127.0.0.1:${closed}/test`))
+    assert.strictEqual(await server.exited, 1)
+    assertOneLine(server.errors())
+    assert.include(server.errors(), `cannot start on PostgreSQL store at 127.0.0.1:${closed}/test`)
+    assert.include(server.errors(), "ECONNREFUSED")
+    assert.isFalse(server.listening())
   })
-}
+
+  it("issue 14 defect 1 PostgreSQL frozen at start (accepts TCP, never answers): gives up after TENDER_STARTUP_TIMEOUT_MS with one line, exit code 1", async () => {
+    const { port, sockets } = await frozenDatabase()
+    const server = await launch({ ...freshTables(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "1500" })
+    // Bounded: the start gives up on its own (the bound covers the TypeScript loader's start too).
+    const code = await Promise.race([server.exited, new Promise<"still running">((ok) => setTimeout(() => ok("still running"), 25_000))])
+    assert.strictEqual(code, 1, server.output())
+    assert.isAbove(sockets.length, 0, "the server did reach the frozen database")
+    assertOneLine(server.errors())
+    assert.include(server.errors(), "not ready within 1500 ms (TENDER_STARTUP_TIMEOUT_MS)")
+    assert.isFalse(server.listening())
+  })
+
+  it("issue 19 SIGTERM or SIGINT while start-up waits on a frozen database: the server exits at once, started with node or with npm", async () => {
+    const { port, sockets } = await frozenDatabase()
+    for (const npm of [false, true]) {
+      for (const signal of ["SIGTERM", "SIGINT"] as const) {
+        const reached = sockets.length
+        // A start-up timeout far beyond the bound below: only the signal can end the wait.
+        const server = await launch({ ...freshTables(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "600000" }, { npm })
+        // Generous: the TypeScript loader starts slowly on a loaded machine.
+        const connected = Date.now() + 60_000
+        while (sockets.length === reached && Date.now() < connected) await new Promise((r) => setTimeout(r, 50))
+        assert.isAbove(sockets.length, reached, `the server did not reach the frozen database: ${server.output()}`)
+        server.child.kill(signal)
+        // `exited` settles once the process tree has closed its output: node itself is gone.
+        const code = await Promise.race([server.exited, new Promise<"still running">((ok) => setTimeout(() => ok("still running"), 20_000))])
+        assert.notStrictEqual(code, "still running", `${npm ? "npm" : "node"} ${signal}: ${server.output()}`)
+        assert.isFalse(server.listening())
+        assert.notInclude(server.errors(), "    at ")
+      }
+    }
+  }, 300_000)
+
+  it("issue 14 defect 1 requests sent while storage is not ready are refused or answered within a bound, never left hanging; once ready the server serves", async () => {
+    const proxy = await makeProxy(url)
+    cleanups.push(proxy.close)
+    proxy.hold()
+    const server = await launch(freshTables(proxy.url))
+    // Once the server is waiting on the database (it connected; nothing comes back), clients keep
+    // trying for 4 s: each attempt ends within 5 s.
+    const connected = Date.now() + 25_000
+    while (proxy.accepted() === 0 && Date.now() < connected) await new Promise((r) => setTimeout(r, 50))
+    assert.isAbove(proxy.accepted(), 0, server.output())
+    const during: Array<number | "refused" | "hung"> = []
+    const until = Date.now() + 4_000
+    while (Date.now() < until) during.push(await attempt(server.url, 5_000))
+    assert.isAbove(during.length, 0)
+    assert.notInclude(during, "hung")
+    for (const outcome of during) assert.include(["refused", 503], outcome)
+    assert.isFalse(server.listening(), server.output())
+    // A request sent now, with the database still held, and kept open across the release.
+    const pending = attempt(server.url, 20_000)
+    proxy.release()
+    const deadline = Date.now() + 30_000
+    while (!server.listening() && server.child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    assert.isTrue(server.listening(), server.output())
+    assert.include(["refused", 503, 201], await pending)
+    assert.strictEqual(await attempt(server.url, 10_000), 201)
+  })
+})

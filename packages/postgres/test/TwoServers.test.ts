@@ -5,10 +5,11 @@
  */
 import { basic, demoKey, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { afterAll, assert, beforeAll, it } from "vitest"
 import { Effect } from "effect"
-import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
-import { children, start as startDemo } from "./demoServer.js"
+import { freshPrefix, runSql, url } from "./database.js"
+import { describeOnPostgres } from "./onPostgres.js"
+import { start as startDemo, stopDemos } from "./demoServer.js"
 
 const auth = basic(demoKey)
 const prefix = freshPrefix()
@@ -34,74 +35,67 @@ const countRows = (where: { amount: string } | { reference: string }) =>
 
 const body = (amount: string, extra: Record<string, unknown> = {}) => ({ ...promptpayFor(amount), ...extra })
 
-if (skipReason !== undefined) {
-  describe("example server on PostgreSQL, two processes", () => it.skip(`skipped: ${skipReason}`, () => {}))
-} else {
-  describe("example server on PostgreSQL, two processes", () => {
-    let a: { url: string; output: () => string }
-    let b: { url: string; output: () => string }
-    beforeAll(async () => {
-      // Both start at once on an empty prefix: they migrate and seed the same tables concurrently.
-      ;[a, b] = await Promise.all([start(), start()])
-    }, 120_000)
-    afterAll(async () => {
-      for (const child of children) child.kill("SIGTERM")
-      await runSql(dropTables(prefix))
-    })
+describeOnPostgres("example server on PostgreSQL, two processes", () => {
+  let a: { url: string; output: () => string }
+  let b: { url: string; output: () => string }
+  beforeAll(async () => {
+    // Both start at once on an empty prefix: they migrate and seed the same tables concurrently.
+    ;[a, b] = await Promise.all([start(), start()])
+  }, 120_000)
+  afterAll(() => stopDemos("SIGTERM", [prefix]))
 
-    it("serves the foundation flow from PostgreSQL: created on one server, read and listed on the other", async () => {
-      // The banner names the database the test runs on (DATABASE_URL or the default), never its password.
-      const db = new URL(url)
-      assert.include(a.output(), `PostgreSQL store at ${db.hostname}:${db.port || "5432"}${db.pathname}, table prefix ${prefix}`)
-      const created = await post(a.url, body("150000", { merchant_reference: "flow-1" }), "flow-key-1")
-      assert.strictEqual(created.status, 201)
-      const got = await fetch(`${b.url}/payment_intents/${created.body.id}`, { headers: { authorization: auth } })
-      assert.strictEqual(got.status, 200)
-      const intent = await got.json()
-      assert.strictEqual(intent.id, created.body.id)
-      assert.deepStrictEqual(intent.next_action, created.body.next_action)
-      const listed = await (await fetch(`${b.url}/payment_intents?merchant_reference=flow-1`, { headers: { authorization: auth } })).json()
-      assert.deepStrictEqual(listed.data.map((i: { id: string }) => i.id), [created.body.id])
-      // The key's stored response replays from the other server, byte for byte.
-      const replay = await fetch(`${b.url}/payment_intents`, {
-        method: "POST",
-        headers: { authorization: auth, "content-type": "application/json", "idempotency-key": "flow-key-1" },
-        body: JSON.stringify(body("150000", { merchant_reference: "flow-1" }))
-      })
-      assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
-      assert.strictEqual(await replay.text(), JSON.stringify(created.body))
+  it("serves the foundation flow from PostgreSQL: created on one server, read and listed on the other", async () => {
+    // The banner names the database the test runs on (DATABASE_URL or the default), never its password.
+    const db = new URL(url)
+    assert.include(a.output(), `PostgreSQL store at ${db.hostname}:${db.port || "5432"}${db.pathname}, table prefix ${prefix}`)
+    const created = await post(a.url, body("150000", { merchant_reference: "flow-1" }), "flow-key-1")
+    assert.strictEqual(created.status, 201)
+    const got = await fetch(`${b.url}/payment_intents/${created.body.id}`, { headers: { authorization: auth } })
+    assert.strictEqual(got.status, 200)
+    const intent = await got.json()
+    assert.strictEqual(intent.id, created.body.id)
+    assert.deepStrictEqual(intent.next_action, created.body.next_action)
+    const listed = await (await fetch(`${b.url}/payment_intents?merchant_reference=flow-1`, { headers: { authorization: auth } })).json()
+    assert.deepStrictEqual(listed.data.map((i: { id: string }) => i.id), [created.body.id])
+    // The key's stored response replays from the other server, byte for byte.
+    const replay = await fetch(`${b.url}/payment_intents`, {
+      method: "POST",
+      headers: { authorization: auth, "content-type": "application/json", "idempotency-key": "flow-key-1" },
+      body: JSON.stringify(body("150000", { merchant_reference: "flow-1" }))
     })
-
-    it("4.9.6 two servers racing on one Idempotency-Key create exactly one intent", async () => {
-      const amount = "777001"
-      const results = await Promise.all(Array.from({ length: 24 }, (_, i) => post(i % 2 === 0 ? a.url : b.url, body(amount), "race-key-1")))
-      const fresh = results.filter((r) => r.status === 201 && !r.replayed)
-      assert.strictEqual(fresh.length, 1, JSON.stringify(results.map((r) => [r.status, r.replayed])))
-      for (const r of results) {
-        if (r.status === 201) assert.strictEqual(r.body.id, fresh[0]!.body.id)
-        else {
-          assert.strictEqual(r.status, 409)
-          assert.strictEqual(r.body.error.code, "idempotency_conflict")
-        }
-      }
-      assert.strictEqual(await countRows({ amount }), 1)
-    })
-
-    it("4.9 merchant_reference 2: two servers racing on one merchant_reference with different keys create exactly one intent", async () => {
-      const reference = "race-order-1"
-      const results = await Promise.all(
-        Array.from({ length: 24 }, (_, i) => post(i % 2 === 0 ? a.url : b.url, body("777002", { merchant_reference: reference }), `ref-key-${i}`))
-      )
-      const created = results.filter((r) => r.status === 201)
-      assert.strictEqual(created.length, 1, JSON.stringify(results.map((r) => r.status)))
-      for (const r of results) {
-        if (r.status === 200) assert.strictEqual(r.body.id, created[0]!.body.id)
-        else if (r.status !== 201) {
-          assert.strictEqual(r.status, 409)
-          assert.strictEqual(r.body.error.code, "idempotency_conflict")
-        }
-      }
-      assert.strictEqual(await countRows({ reference }), 1)
-    })
+    assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
+    assert.strictEqual(await replay.text(), JSON.stringify(created.body))
   })
-}
+
+  it("4.9.6 two servers racing on one Idempotency-Key create exactly one intent", async () => {
+    const amount = "777001"
+    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => post(i % 2 === 0 ? a.url : b.url, body(amount), "race-key-1")))
+    const fresh = results.filter((r) => r.status === 201 && !r.replayed)
+    assert.strictEqual(fresh.length, 1, JSON.stringify(results.map((r) => [r.status, r.replayed])))
+    for (const r of results) {
+      if (r.status === 201) assert.strictEqual(r.body.id, fresh[0]!.body.id)
+      else {
+        assert.strictEqual(r.status, 409)
+        assert.strictEqual(r.body.error.code, "idempotency_conflict")
+      }
+    }
+    assert.strictEqual(await countRows({ amount }), 1)
+  })
+
+  it("4.9 merchant_reference 2: two servers racing on one merchant_reference with different keys create exactly one intent", async () => {
+    const reference = "race-order-1"
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => post(i % 2 === 0 ? a.url : b.url, body("777002", { merchant_reference: reference }), `ref-key-${i}`))
+    )
+    const created = results.filter((r) => r.status === 201)
+    assert.strictEqual(created.length, 1, JSON.stringify(results.map((r) => r.status)))
+    for (const r of results) {
+      if (r.status === 200) assert.strictEqual(r.body.id, created[0]!.body.id)
+      else if (r.status !== 201) {
+        assert.strictEqual(r.status, 409)
+        assert.strictEqual(r.body.error.code, "idempotency_conflict")
+      }
+    }
+    assert.strictEqual(await countRows({ reference }), 1)
+  })
+})

@@ -4,10 +4,12 @@
  * CI=true, where that is a failure.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
+import { testDatabaseUrl } from "@tender/test-support"
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Effect, Layer, Redacted } from "effect"
 
-export const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+/** The test database (@tender/test-support). */
+export const url = testDatabaseUrl
 
 const probe = (): Promise<string | undefined> =>
   Effect.runPromise(
@@ -34,7 +36,7 @@ if (skipReason !== undefined) process.stderr.write(`[@tender/postgres] skipped: 
 export const client = PgClient.layer({ url: Redacted.make(url), maxConnections: 20 })
 
 /** A table prefix no other run uses. */
-export const freshPrefix = () => `t${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}_`
+export { freshTablePrefix as freshPrefix } from "@tender/test-support"
 
 /** Drop every table whose name starts with `prefix`. */
 export const dropTables = (prefix: string) =>

@@ -1,15 +1,20 @@
 /**
  * The demo server (`examples/server`) as a real process, for the tests that need several
- * processes on one database: @tender/test-support's starter, with the processes of this test
- * file recorded in `children` for its `afterAll` to stop. Not a test file itself.
+ * processes on one database: @tender/test-support's starter, with the processes and table
+ * prefixes of this test file recorded for its `afterAll` (`stopDemos`). Not a test file itself.
  */
 import { type DemoServer, launchDemo, startDemo } from "@tender/test-support"
+import { Effect } from "effect"
 import type { ChildProcess } from "node:child_process"
+import { it } from "vitest"
+import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
 
 export { type DemoServer, freePort } from "@tender/test-support"
 
 /** Every process started, for the file's `afterAll` to stop. */
-export const children: Array<ChildProcess> = []
+const children: Array<ChildProcess> = []
+/** Every table prefix handed out by `freshTables`, for the file's `afterAll` to drop. */
+const prefixes: Array<string> = []
 
 /** Spawn the demo with `env`, without waiting for it (through npm with `{ npm: true }`). */
 export const launch = (env: Record<string, string>, options: { readonly npm?: boolean } = {}): Promise<DemoServer> =>
@@ -17,3 +22,34 @@ export const launch = (env: Record<string, string>, options: { readonly npm?: bo
 
 /** Start the demo with `env` and wait until it listens; a failed start throws with its output. */
 export const start = (env: Record<string, string>): Promise<DemoServer> => startDemo(env, { children })
+
+/** A demo's environment on `databaseUrl` (the test database by default) under a table prefix of its own, dropped by `stopDemos`. */
+export const freshTables = (databaseUrl: string = url) => {
+  const prefix = freshPrefix()
+  prefixes.push(prefix)
+  return { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix }
+}
+
+/**
+ * The file's `afterAll`: stop every demo it started, then drop the tables of `freshTables` and
+ * of `more` prefixes. SIGKILL unless the file means a graceful stop: a process still waiting on
+ * a frozen database must not outlive the file.
+ */
+export const stopDemos = async (signal: NodeJS.Signals = "SIGKILL", more: ReadonlyArray<string> = []): Promise<void> => {
+  for (const child of children) child.kill(signal)
+  if (skipReason === undefined) await runSql(Effect.forEach([...prefixes, ...more], dropTables))
+}
+
+/**
+ * One walk through the demo by HTTP alone on each store: the in-memory one, then PostgreSQL
+ * under fresh tables (skipped, saying why, where no database answers).
+ */
+export const onEachStore = (
+  titles: { readonly memory: string; readonly postgres: string },
+  walk: (server: DemoServer) => Promise<void>,
+  timeout: number
+): void => {
+  it(titles.memory, async () => walk(await start({ DATABASE_URL: "" })), timeout)
+  if (skipReason !== undefined) it.skip(`skipped on PostgreSQL: ${skipReason}`, () => {})
+  else it(titles.postgres, async () => walk(await start(freshTables())), timeout)
+}

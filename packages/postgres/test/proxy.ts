@@ -7,8 +7,8 @@ import { SqlClient } from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { connect, createServer, type Server, type Socket } from "node:net"
 import { afterAll, beforeAll } from "vitest"
-import { dropTables, runSql, url } from "./database.js"
-import { children, type DemoServer, start } from "./demoServer.js"
+import { runSql, url } from "./database.js"
+import { type DemoServer, start, stopDemos } from "./demoServer.js"
 
 interface Pair {
   readonly client: Socket
@@ -145,9 +145,8 @@ export const demoBehindProxy = (prefix: string, env: Record<string, string> = {}
     demo.server = await start({ DATABASE_URL: demo.proxy.url, TENDER_TABLE_PREFIX: prefix, ...env })
   }, 60_000)
   afterAll(async () => {
-    for (const child of children) child.kill("SIGKILL")
+    await stopDemos("SIGKILL", [prefix])
     await demo.proxy.close()
-    await runSql(dropTables(prefix))
   })
   return demo
 }

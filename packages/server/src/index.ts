@@ -11,6 +11,8 @@
  */
 export { createTender } from "./Tender.js"
 export type { HostLogger, SeedInput, StorageOptions, TenderInstance, TenderOptions } from "./Tender.js"
+export { settingsFromEnv } from "./Env.js"
+export type { EnvDefaults, EnvSettings } from "./Env.js"
 export { isTenderError, TenderError } from "./TenderError.js"
 export type { TenderErrorCode, TenderErrorDetail } from "./TenderError.js"
 export { defineProvider } from "./Provider.js"

@@ -2,17 +2,17 @@
  * The `tender` command, each command run in-process as the executable runs it (`Cli.main`
  * with the process's streams), against the real PostgreSQL where it touches a database.
  */
+import { testDatabaseUrl } from "@tender/test-support"
 import { prefixedPool } from "@tender/test-support/embedding"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "vitest"
 import { main } from "../src/Cli.js"
 import { createTender } from "../src/index.js"
+import { seedPath } from "./fixtures.js"
 
-const url = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
-const seedPath = fileURLToPath(new URL("../../../examples/express/seed.json", import.meta.url))
+const url = testDatabaseUrl
 const { pool, fresh } = prefixedPool(3)
 
 /** Run `tender …args` with `env`: exit code and what it wrote. */

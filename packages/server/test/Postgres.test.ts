@@ -4,12 +4,11 @@
  */
 import { prefixedPool } from "@tender/test-support/embedding"
 import { promptpay } from "@tender/test-support"
-import { fileURLToPath } from "node:url"
 import { inspect } from "node:util"
 import { assert, describe, it } from "vitest"
 import { createTender, isTenderError } from "../src/index.js"
+import { seedPath as merchants } from "./fixtures.js"
 
-const merchants = fileURLToPath(new URL("../../../examples/express/seed.json", import.meta.url))
 const { pool, fresh } = prefixedPool(5)
 const options = { publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret-123", merchants, logger: { info() {}, warn() {}, error() {} } }
 

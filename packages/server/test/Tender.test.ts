@@ -6,11 +6,10 @@
 import { basic, customer, demoKey, promptpay } from "@tender/test-support"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { fileURLToPath } from "node:url"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, defineProvider, isTenderError, type TenderInstance, TenderError } from "../src/index.js"
+import { seedPath } from "./fixtures.js"
 
-const seedPath = fileURLToPath(new URL("../../../examples/express/seed.json", import.meta.url))
 const base = "http://tender.test/payments"
 const demo = { merchant: "mch_demo", environment: "test" } as const
 const logs: Array<{ level: string; message: string; fields: Record<string, unknown> }> = []

@@ -8,8 +8,11 @@ import { resolve } from "node:path"
 import { freePort } from "./net.js"
 import { spawnProcess, type Spawned, waitListening, waitUntil } from "./process.js"
 
+/** The repository's root folder. */
+export const repoRoot = resolve(import.meta.dirname, "..", "..", "..")
+
 /** The example server's folder. */
-export const demoRoot = resolve(import.meta.dirname, "..", "..", "..", "examples", "server")
+export const demoRoot = resolve(repoRoot, "examples", "server")
 
 /** The demo seed's test key (examples/server/seed.json), the one the README's curl uses. */
 export const demoKey = { public: "pk_test_demo4f8Kq2Lm9XwZ", secret: "sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw" } as const

@@ -9,13 +9,12 @@ import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { freePort } from "./net.js"
+import { dropPrefixed, freshTablePrefix, type Queryable, testDatabaseUrl } from "./postgres.js"
 import { basic, hosted, promptpay } from "./requests.js"
 import { demoKey } from "./demo.js"
 
 /** The part of a `pg.Pool` the suite uses. */
-export interface Pool {
-  query<R extends Record<string, unknown> = any>(text: string, values?: ReadonlyArray<unknown>): Promise<{ readonly rows: Array<R> }>
-}
+export type Pool = Queryable
 
 /** A log line as the examples' loggers keep it. */
 export interface LogLine {
@@ -44,26 +43,13 @@ export interface MountedHost {
   readonly startAndDisposeAnother: () => Promise<void>
 }
 
-/** A table prefix of this run's own, so no two runs share tables. */
-export const freshTablePrefix = () => `t${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}_`
-
-/** Drop every table and the guard function made under `prefix` (the file's `afterAll`). */
-export const dropPrefixed = async (pool: Pool, prefix: string) => {
-  const { rows } = await pool.query<{ name: string }>(
-    "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, $1)",
-    [prefix]
-  )
-  for (const { name } of rows) await pool.query(`DROP TABLE IF EXISTS "${name}"`)
-  await pool.query(`DROP FUNCTION IF EXISTS "${prefix}guard_failed"(text)`)
-  await pool.query(`DROP FUNCTION IF EXISTS "${prefix}directory_changed"()`)
-}
 
 /**
  * A `pg.Pool` on the test database (DATABASE_URL, else the local server) and `fresh()`, a new
  * table prefix each call; the file's `afterAll` drops every prefix handed out and ends the pool.
  */
 export const prefixedPool = (max: number) => {
-  const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test", max })
+  const pool = new pg.Pool({ connectionString: testDatabaseUrl, max })
   const prefixes: Array<string> = []
   afterAll(async () => {
     for (const prefix of prefixes) await dropPrefixed(pool, prefix)

@@ -5,8 +5,11 @@
  * does, is `@tender/test-support/embedding`.
  */
 export * from "./demo.js"
+export * from "./files.js"
 export * from "./http.js"
 export * from "./net.js"
+export * from "./postgres.js"
 export * from "./process.js"
 export * from "./requests.js"
+export * from "./stats.js"
 export * from "./receiver.js"

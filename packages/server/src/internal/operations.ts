@@ -74,8 +74,8 @@ export const make = (runtime: Runtime) => {
     call((rid) => Effect.flatMap(principalOf(options), (principal) => f(principal, rid)))
 
   /** A create: the body decoded as its HTTP route decodes it, run under the caller's idempotency key. */
-  const creating = <P, Out>(schema: Schema.Schema<P, any>, create: (context: Context, params: P) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>) =>
-  (params: unknown, options: Api.WriteOptions): Promise<Out> =>
+  const creating = <P>(schema: Schema.Schema<P, any>, create: (context: Context, params: P) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>) =>
+  <Out>(params: unknown, options: Api.WriteOptions): Promise<Out> =>
     call((id) =>
       Effect.gen(function*() {
         const context = yield* contextOf(options, id)
@@ -93,16 +93,29 @@ export const make = (runtime: Runtime) => {
       })
     )
 
-  const refundsCreate: (params: Api.RefundCreateParams, options: Api.WriteOptions) => Promise<Api.RefundResource> = creating(
-    Refund.CreateParams,
-    Refunds.create
-  )
+  /** A retrieve: the resource `id` of the merchant the host names, as GET answers it. */
+  const getting = <A>(retrieve: (principal: Authentication.Principal, id: string) => Effect.Effect<A, unknown, any>) =>
+  (id: string, options: Api.MerchantScope): Promise<A> => asMerchant(options, (p) => retrieve(p, id))
+
+  /** A POST on one resource without a body (confirm, cancel, delete): run under the caller's idempotency key, answered as its route answers. */
+  const acting = (act: (context: Context, id: string) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>) =>
+  <Out>(id: string, options: Api.WriteOptions): Promise<Out> =>
+    call((rid) => Effect.flatMap(contextOf(options, rid), (c) => act(c, id))).then((r) => fromResponse<Out>(r))
+
+  /** A resource's create, retrieve and list, each decoded and answered as its HTTP route. */
+  const resource = <P, A, Q, L>(
+    createParams: Schema.Schema<P, any>,
+    create: (context: Context, params: P) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>,
+    retrieve: (principal: Authentication.Principal, id: string) => Effect.Effect<A, unknown, any>,
+    listParams: Schema.Schema<Q, any>,
+    list: (principal: Authentication.Principal, query: Q) => Effect.Effect<L, unknown, any>
+  ) => ({ create: creating(createParams, create), get: getting(retrieve), list: listing(listParams, list) })
+
+  const refunds: Api.RefundsApi = resource(Refund.CreateParams, Refunds.create, Refunds.retrieve, Refunds.ListParams, Refunds.list)
 
   const payments: Api.PaymentsApi = {
-    create: creating(PaymentIntent.CreateParams, PaymentIntents.create),
-    get: (id, options) => asMerchant(options, (p) => PaymentIntents.retrieve(p, id)),
-    list: listing(PaymentIntents.ListParams, PaymentIntents.list),
-    confirm: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => PaymentIntents.confirm(c, id))).then((r) => fromResponse(r)),
+    ...resource(PaymentIntent.CreateParams, PaymentIntents.create, PaymentIntents.retrieve, PaymentIntents.ListParams, PaymentIntents.list),
+    confirm: acting(PaymentIntents.confirm),
     cancel: (id, params, options) =>
       call((rid) =>
         Effect.gen(function*() {
@@ -110,26 +123,12 @@ export const make = (runtime: Runtime) => {
           return yield* PaymentIntentCancel.cancel(context, id, yield* decode(PaymentIntentCancel.CancelParams, params ?? {}))
         })
       ).then((r) => fromResponse(r)),
-    refund: (id, params, options) => refundsCreate({ ...params, payment_intent: id }, options)
-  }
-
-  const refunds: Api.RefundsApi = {
-    create: refundsCreate,
-    get: (id, options) => asMerchant(options, (p) => Refunds.retrieve(p, id)),
-    list: (query, options) =>
-      call(() =>
-        Effect.gen(function*() {
-          const principal = yield* principalOf(options)
-          return yield* Refunds.list(principal, yield* decode(Refunds.ListParams, asQuery(query)))
-        })
-      )
+    refund: (id, params, options) => refunds.create({ ...params, payment_intent: id }, options)
   }
 
   const payouts: Api.PayoutsApi = {
-    create: creating(PayoutIntent.CreateParams, PayoutIntents.create),
-    get: (id, options) => asMerchant(options, (p) => PayoutIntents.retrieve(p, id)),
-    list: listing(PayoutIntents.ListParams, PayoutIntents.list),
-    cancel: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => PayoutIntents.cancel(c, id))).then((r) => fromResponse(r)),
+    ...resource(PayoutIntent.CreateParams, PayoutIntents.create, PayoutIntents.retrieve, PayoutIntents.ListParams, PayoutIntents.list),
+    cancel: acting(PayoutIntents.cancel),
     approve: (id, options) =>
       asMerchant(options, (principal, rid) =>
         Effect.gen(function*() {
@@ -153,10 +152,8 @@ export const make = (runtime: Runtime) => {
   }
 
   const webhookEndpoints: Api.WebhookEndpointsApi = {
-    create: creating(WebhookEndpoint.CreateParams, WebhookEndpoint.create),
-    get: (id, options) => asMerchant(options, (p) => WebhookEndpoint.retrieve(p, id)),
-    list: listing(WebhookEndpoint.ListParams, WebhookEndpoint.list),
-    delete: (id, options) => call((rid) => Effect.flatMap(contextOf(options, rid), (c) => WebhookEndpoint.remove(c, id))).then((r) => fromResponse(r)),
+    ...resource(WebhookEndpoint.CreateParams, WebhookEndpoint.create, WebhookEndpoint.retrieve, WebhookEndpoint.ListParams, WebhookEndpoint.list),
+    delete: acting(WebhookEndpoint.remove),
     rotateSecret: (id, options) =>
       asMerchant(options, (principal) => Effect.map(WebhookEndpoint.rotateSecret(scopeOf(principal), id, options.graceMillis), (secret) => ({ secret })))
   }

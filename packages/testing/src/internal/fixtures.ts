@@ -3,8 +3,9 @@
  * so cases never see each other's rows, whatever ran before in the same store.
  */
 import type { Vitest } from "@effect/vitest"
-import type { Merchants, Storage, Task } from "@tender/core"
-import { Ids, PaymentIntent, Refund, Table } from "@tender/core"
+import type { Merchants, Task } from "@tender/core"
+import { Ids, PaymentIntent, Refund, Storage, Table } from "@tender/core"
+import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 
 /** A merchant and environment no other case uses. */
@@ -17,6 +18,9 @@ export const newIntentId = () => Ids.prefixes.paymentIntent + Ids.randomBase62()
 
 /** A point in time well inside the range any store handles (2026-11-22T00:00:00.000Z plus ms). */
 export const t0 = Date.UTC(2026, 10, 22)
+
+/** One atomic commit of `writes` on the store under test. */
+export const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(Storage.Storage, (s) => s.commit(writes))
 
 /** A complete payment intent record; `overrides` replace fields. */
 export const intent = (

@@ -6,10 +6,9 @@ import { assert } from "@effect/vitest"
 import type { ContractIt } from "./fixtures.js"
 import { Idempotency, PaymentIntent, Storage } from "@tender/core"
 import { Effect, Option } from "effect"
-import { claim, freshKey, freshScope, held, intent, oddResponse, referenceClaim, t0 } from "./fixtures.js"
+import { claim, commit, freshKey, freshScope, held, intent, oddResponse, referenceClaim, t0 } from "./fixtures.js"
 
 const begin = (request: Storage.BeginRequest) => Effect.flatMap(Storage.Storage, (s) => s.begin(request))
-const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(Storage.Storage, (s) => s.commit(writes))
 const { Write } = Storage
 const tags = (outcomes: ReadonlyArray<Storage.BeginOutcome>) => outcomes.map((o) => o._tag)
 const count = (outcomes: ReadonlyArray<Storage.BeginOutcome>, tag: Storage.BeginOutcome["_tag"]) =>

@@ -10,10 +10,9 @@ import type { PaymentIntent } from "@tender/core"
 import { Refund, Storage, PaymentIntent as PI } from "@tender/core"
 import { Effect, Either, Option } from "effect"
 import type { ContractIt, Scope } from "./fixtures.js"
-import { completeRefund, freshScope, intent, refund, t0 } from "./fixtures.js"
+import { commit, completeRefund, freshScope, intent, refund, t0 } from "./fixtures.js"
 
 const storage = Storage.Storage
-const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(storage, (s) => s.commit(writes))
 
 /** A succeeded payment intent of `amount`, stored. */
 const paidIntent = (scope: Scope, amount: string) =>

@@ -11,12 +11,11 @@ import { assert } from "@effect/vitest"
 import { Event, Ids, Maintenance, Storage, type Table, Task, WebhookDelivery } from "@tender/core"
 import { Clock, Duration, Effect, Option } from "effect"
 import type { ContractIt } from "./fixtures.js"
-import { claim, freshKey, freshScope, held, oddResponse, t0 } from "./fixtures.js"
+import { claim, commit, freshKey, freshScope, held, oddResponse, t0 } from "./fixtures.js"
 import { event, newTask } from "./taskCases.js"
 
 const { Write } = Storage
 const day = 24 * 60 * 60 * 1000
-const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(Storage.Storage, (s) => s.commit(writes))
 const exists = (table: Table.Table<any>, id: string) =>
   Effect.flatMap(Storage.Storage, (s) => s.find(table, id)).pipe(Effect.map(Option.isSome))
 

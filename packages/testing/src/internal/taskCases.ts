@@ -10,7 +10,7 @@ import { assert } from "@effect/vitest"
 import { Asset, Event, Ids, Storage, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Effect, Option } from "effect"
 import type { ContractIt } from "./fixtures.js"
-import { freshScope, t0 } from "./fixtures.js"
+import { commit, freshScope, t0 } from "./fixtures.js"
 
 const { Write } = Storage
 const day = 24 * 60 * 60 * 1000
@@ -42,7 +42,6 @@ export const newTask = (scope: ReturnType<typeof freshScope>, dueAt: number, now
 
 const claim = (now: number, owner: string, limit = 100, leaseMillis = 60_000) =>
   Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now, owner, leaseMillis, limit }))
-const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(Storage.Storage, (s) => s.commit(writes))
 const read = (task: Task.TaskRecord) =>
   Effect.flatMap(Storage.Storage, (s) => s.get(Task.table, task, task.id)).pipe(Effect.map(Option.getOrThrow))
 

@@ -8,7 +8,7 @@ import type { TopupIntent } from "@tender/core"
 import { Ids, Storage, TopupIntent as TI } from "@tender/core"
 import { Effect, Option } from "effect"
 import type { ContractIt } from "./fixtures.js"
-import { expectedPage, freshScope, ids, t0 } from "./fixtures.js"
+import { commit, expectedPage, freshScope, ids, t0 } from "./fixtures.js"
 
 type Record = TopupIntent.TopupIntentRecord
 type Scope = ReturnType<typeof freshScope>
@@ -51,7 +51,6 @@ interface Query extends Omit<Storage.ListQuery<Record>, "where"> {
   readonly sourceTypes?: ReadonlyArray<TopupIntent.SourceType>
 }
 
-const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(Storage.Storage, (s) => s.commit(writes))
 const insert = (record: Record) => commit([Storage.Write.insert(TI.table, record)])
 const get = (record: Record) => Effect.flatMap(Storage.Storage, (s) => s.get(TI.table, record, record.id))
 const list = ({ country, currency, merchantReference, sourceTypes, statuses, ...query }: Query) =>

@@ -8,10 +8,9 @@ import { assert } from "@effect/vitest"
 import { Event, Ids, Storage, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Effect, Option } from "effect"
 import type { ContractIt } from "./fixtures.js"
-import { freshScope, t0 } from "./fixtures.js"
+import { commit, freshScope, t0 } from "./fixtures.js"
 
 const { Write } = Storage
-const commit = (writes: ReadonlyArray<Storage.Write>) => Effect.flatMap(Storage.Storage, (s) => s.commit(writes))
 
 const event = (scope: ReturnType<typeof freshScope>, type: Event.EventRecord["type"], at: number) =>
   Event.EventRecord.make({
