@@ -18,7 +18,7 @@
  *   BENCH_CREATES=1000   # requests per create round (a count, so both stores grow alike)
  */
 import autocannon from "autocannon"
-import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitListening } from "@tender/test-support"
+import { basic, demoKey, freePort, median, promptpay, spawnProcess, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
 import type { ChildProcess } from "node:child_process"
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
@@ -34,7 +34,7 @@ const connections = Number(process.env["BENCH_CONNECTIONS"] ?? "16")
 // the later scenarios meet heaps of the same size (a faster server would otherwise hold more).
 const creates = Number(process.env["BENCH_CREATES"] ?? "1000")
 const store = process.env["BENCH_STORE"] === "postgres" ? "postgres" : "memory"
-const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? testDatabaseUrl
 const authorization = basic(demoKey)
 const createBody = JSON.stringify(promptpay)
 
@@ -103,7 +103,6 @@ const measure = async (server: Server, opts: autocannon.Options): Promise<Measur
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors, cpuMicros: (cpu * 1e6) / r.requests.total }
 }
 
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const load = () => loadavg().map((x) => x.toFixed(2)).join(", ")
 
 /** The scenarios of one Tender server: what `setup` prepared (an intent to get, a key to replay). */
