@@ -1,7 +1,9 @@
 /**
- * `npm run bench:profile`: runs the example server under `--cpu-prof`, drives only
- * creates (or, with `BENCH_PROFILE=get`, gets by id of one intent) at it, and prints the
- * functions and packages with the most self time. On PostgreSQL:
+ * `npm run bench:profile`: runs the example server under `--cpu-prof`, drives one kind of
+ * request at it, and prints the functions and packages with the most self time.
+ * `BENCH_PROFILE` picks the request: `create` (the default, unique idempotency keys), `replay`
+ * (one key, answered from its stored response), `get` (one intent by id) or `list` (the first
+ * page of 25, after 30 creates). In memory by default; on PostgreSQL:
  * `DATABASE_URL=… TENDER_TABLE_PREFIX=bench_prof_ BENCH_PROFILE=get npm run bench:profile`.
  */
 import autocannon from "autocannon"
@@ -13,7 +15,8 @@ import { join, resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "8")
-const scenario = process.env["BENCH_PROFILE"] === "get" ? "get" : "create"
+const scenarios = ["create", "replay", "get", "list"] as const
+const scenario = scenarios.find((s) => s === process.env["BENCH_PROFILE"]) ?? "create"
 
 interface Node {
   readonly id: number
@@ -40,24 +43,41 @@ const created = await fetch(`http://127.0.0.1:${port}/payment_intents`, {
   body: JSON.stringify(promptpayNamed)
 })
 const intent = (await created.json()) as { id: string }
-await autocannon(scenario === "get" ? {
-  url: `http://127.0.0.1:${port}/payment_intents/${intent.id}`,
-  duration: seconds,
-  connections: 16,
-  headers: { authorization },
-  requests: [{ setupRequest: (req) => (++n, req) }]
-} : {
-  url: `http://127.0.0.1:${port}/payment_intents`,
-  method: "POST",
-  duration: seconds,
-  connections: 16,
-  headers: {
-    authorization: basic(demoKey),
-    "content-type": "application/json"
-  },
-  body: JSON.stringify(promptpayNamed),
-  requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, "idempotency-key": `prof-${++n}` } }) }]
-})
+// A page of 25 needs 25 intents; the replay answers the key created here.
+if (scenario === "list") {
+  for (let i = 0; i < 29; i++) {
+    await fetch(`http://127.0.0.1:${port}/payment_intents`, {
+      method: "POST",
+      headers: { authorization, "content-type": "application/json" },
+      body: JSON.stringify(promptpayNamed)
+    })
+  }
+}
+if (scenario === "replay") {
+  await fetch(`http://127.0.0.1:${port}/payment_intents`, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json", "idempotency-key": "prof-replay" },
+    body: JSON.stringify(promptpayNamed)
+  })
+}
+const count = { setupRequest: (req: autocannon.Request) => (++n, req) }
+await autocannon(
+  scenario === "get" ?
+    { url: `http://127.0.0.1:${port}/payment_intents/${intent.id}`, duration: seconds, connections: 16, headers: { authorization }, requests: [count] } :
+    scenario === "list" ?
+    { url: `http://127.0.0.1:${port}/payment_intents?limit=25`, duration: seconds, connections: 16, headers: { authorization }, requests: [count] } :
+    {
+      url: `http://127.0.0.1:${port}/payment_intents`,
+      method: "POST",
+      duration: seconds,
+      connections: 16,
+      headers: { authorization, "content-type": "application/json", ...(scenario === "replay" ? { "idempotency-key": "prof-replay" } : {}) },
+      body: JSON.stringify(promptpayNamed),
+      requests: [
+        scenario === "replay" ? count : { setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, "idempotency-key": `prof-${++n}` } }) }
+      ]
+    }
+)
 await new Promise<void>((ok) => {
   child.once("close", () => ok())
   child.kill("SIGINT")

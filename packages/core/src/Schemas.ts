@@ -70,8 +70,43 @@ export const Timestamp = Schema.String.annotations({
   examples: ["2026-11-22T08:15:30.123Z"]
 })
 
-/** Render epoch milliseconds as a D4 timestamp. @since 0.1.0 */
-export const formatTimestamp = (millis: number): string => new Date(millis).toISOString()
+/** The last millisecond of year 9999: beyond it (and before 1970) `toISOString` writes the year otherwise. */
+const maxFourDigitYearMillis = 253_402_300_799_999
+
+const pad2 = (n: number) => (n < 10 ? "0" : "") + n
+
+/**
+ * Render epoch milliseconds as a D4 timestamp: what `new Date(millis).toISOString()` gives,
+ * computed with integer arithmetic (the civil date of a day count, H. Hinnant's algorithm). A list
+ * page renders two per resource, and the `Date` round trip was the largest function of Tender's
+ * own in a memory list page's profile (issue 22, docs/performance.md). Outside 1970 to 9999, and
+ * for a fraction of a millisecond, `toISOString` itself; `Schemas.test.ts` holds the two equal.
+ *
+ * @since 0.1.0
+ */
+export const formatTimestamp = (millis: number): string => {
+  if (!(Number.isInteger(millis) && millis >= 0 && millis <= maxFourDigitYearMillis)) return new Date(millis).toISOString()
+  const days = Math.floor(millis / 86_400_000)
+  let rest = millis - days * 86_400_000
+  // Days since 0000-03-01, in 400-year eras of 146,097 days; the year starts in March so that
+  // February's leap day falls at its end.
+  const z = days + 719_468
+  const era = Math.floor(z / 146_097)
+  const dayOfEra = z - era * 146_097
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365)
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100))
+  const m = Math.floor((5 * dayOfYear + 2) / 153)
+  const day = dayOfYear - Math.floor((153 * m + 2) / 5) + 1
+  const month = m < 10 ? m + 3 : m - 9
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+  const hours = Math.floor(rest / 3_600_000)
+  rest -= hours * 3_600_000
+  const minutes = Math.floor(rest / 60_000)
+  rest -= minutes * 60_000
+  const seconds = Math.floor(rest / 1000)
+  const ms = rest - seconds * 1000
+  return `${String(year).padStart(4, "0")}-${pad2(month)}-${pad2(day)}T${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}.${String(ms).padStart(3, "0")}Z`
+}
 
 const isLeapYear = (year: number): boolean => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
 const daysInMonth = (year: number, month: number): number =>

@@ -32,7 +32,18 @@ export const names = {
 /** Milliseconds, 1 ms to ~65 s: request, provider and task latencies. */
 const latency = MetricBoundaries.exponential({ start: 1, factor: 2, count: 17 })
 
-const ms = <T extends Metric.Metric<any, any, any>>(metric: T): T => Metric.tagged(metric, "unit", "ms") as T
+/**
+ * The labels a metric of `metrics` always carries (its unit), by the metric `ms` returned: `record`
+ * tags the untagged metric with these and the request's own at once (see `record`).
+ */
+const constantLabels = new WeakMap<Metric.Metric<any, any, any>, { readonly base: Metric.Metric<any, any, any>; readonly labels: ReadonlyArray<MetricLabel.MetricLabel> }>()
+
+const ms = <T extends Metric.Metric<any, any, any>>(metric: T): T => {
+  const labels = [MetricLabel.make("unit", "ms")]
+  const tagged = Metric.taggedWithLabels(metric, labels) as T
+  constantLabels.set(tagged, { base: metric, labels })
+  return tagged
+}
 
 /** The metrics, as Effect `Metric`s (exported by whatever reader the host installs). @since 0.1.0 @category metrics */
 export const metrics = {
@@ -60,9 +71,36 @@ export const metrics = {
   webhooksOldestUndeliveredAge: ms(Metric.gauge(names.webhooksOldestUndeliveredAge, { description: "Age of the oldest undelivered event (ms)" }))
 } as const
 
+/** How many tag sets of one metric `record` keeps ready; the tags it is given are bounded sets (routes, methods, statuses). */
+const maxTagSets = 1024
+
+const tagged = new WeakMap<Metric.Metric<any, any, any>, Map<string, Metric.Metric<any, any, any>>>()
+
+/**
+ * `metric` with `tags`, made once per tag set. Effect finds a tagged metric's storage by the
+ * identity of its label array (a `WeakMap`); a new array, as a fresh `taggedWithLabels` per
+ * request made, builds and hashes a new key and looks it up in the global registry every time
+ * (issue 22: a visible share of an in-memory request, docs/performance.md). So each tag set is one
+ * array, on the untagged metric: its constant labels first (the unit, in the order
+ * `Metric.tagged` gave them), then the tags.
+ */
+const taggedWith = <In>(metric: Metric.Metric<any, In, any>, tags: Record<string, string>): Metric.Metric<any, In, any> => {
+  const entries = Object.entries(tags)
+  const key = entries.map(([k, v]) => `${k}\u0000${v}`).join("\u0001")
+  let sets = tagged.get(metric)
+  const found = sets?.get(key)
+  if (found !== undefined) return found
+  const constant = constantLabels.get(metric)
+  const labels = [...(constant?.labels ?? []), ...entries.map(([k, v]) => MetricLabel.make(k, v))]
+  const made = Metric.taggedWithLabels(constant?.base ?? metric, labels)
+  if (sets === undefined) tagged.set(metric, sets = new Map())
+  if (sets.size < maxTagSets) sets.set(key, made)
+  return made
+}
+
 /** Record one value of `metric` with `tags`. @since 0.1.0 @category metrics */
 export const record = <In>(metric: Metric.Metric<any, In, any>, value: In, tags: Record<string, string>) =>
-  Metric.update(Metric.taggedWithLabels(metric, Object.entries(tags).map(([k, v]) => MetricLabel.make(k, v))), value)
+  Metric.update(taggedWith(metric, tags), value)
 
 // ---------------------------------------------------------------------------
 // Trace context carried by tasks (W3C traceparent)

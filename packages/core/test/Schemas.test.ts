@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
+import fc from "fast-check"
 import { Schemas } from "../src/index.js"
 
 describe("Schemas", () => {
@@ -34,5 +35,19 @@ describe("Schemas", () => {
   it("D4 times on the wire are ISO 8601 UTC with milliseconds and Z", () => {
     assert.strictEqual(Schemas.formatTimestamp(0), "1970-01-01T00:00:00.000Z")
     assert.match(Schemas.formatTimestamp(1_795_000_000_123), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+  })
+
+  it("D4 formatTimestamp writes exactly what Date's toISOString writes, for every millisecond", () => {
+    const same = (millis: number) => assert.strictEqual(Schemas.formatTimestamp(millis), new Date(millis).toISOString(), String(millis))
+    // The edges: the epoch, leap days, century and 400-year years, the last four-digit year, and past it.
+    for (
+      const at of [
+        "1970-01-01T00:00:00.000Z", "1972-02-29T23:59:59.999Z", "1999-12-31T23:59:59.999Z", "2000-02-29T12:00:00.000Z",
+        "2100-02-28T23:59:59.999Z", "2100-03-01T00:00:00.000Z", "2400-02-29T00:00:00.000Z", "9999-12-31T23:59:59.999Z"
+      ]
+    ) same(Date.parse(at))
+    for (const millis of [-1, -86_400_001, 253_402_300_800_000, 8.64e15, 1.5, 1_795_000_000_123.25]) same(millis)
+    fc.assert(fc.property(fc.integer({ min: 0, max: 253_402_300_799_999 }), (millis) => same(millis)), { numRuns: 20_000 })
+    fc.assert(fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), (millis) => same(millis)), { numRuns: 2_000 })
   })
 })

@@ -128,19 +128,81 @@ export const stream = (
   return body === null || body === undefined ? Stream.empty : fromWeb(source, body, limit)
 }
 
+/** One buffer of the chunks read. */
+const concat = (all: ReadonlyArray<Uint8Array>): Uint8Array => {
+  if (all.length === 1) return all[0]!
+  const out = new Uint8Array(all.reduce((n, c) => n + c.byteLength, 0))
+  let at = 0
+  for (const c of all) {
+    out.set(c, at)
+    at += c.byteLength
+  }
+  return out
+}
+
+/**
+ * A whole Node body, with the same listeners, counting and release as `fromNode`, but collected
+ * by one callback instead of a `Stream`: every JSON request reads its body this way, and the
+ * stream's channel, queue and scope were a visible share of an in-memory create (issue 22,
+ * docs/performance.md). Interruption releases as `fromNode`'s scope does.
+ */
+const bytesFromNode = (body: NodeBody, limit: number): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable> =>
+  body.readableEnded
+    ? Effect.succeed(new Uint8Array(0))
+    : Effect.async<Uint8Array, BodyTooLarge | BodyUnreadable>((resume) => {
+      const chunks: Array<Uint8Array> = []
+      let seen = 0
+      let ended = false
+      let released = false
+      const release = () => {
+        if (released) return
+        released = true
+        body.off("data", onData)
+        body.off("end", onEnd)
+        body.off("close", onClose)
+        // An error after this point (a client that resets mid-body) must still have a listener.
+        body.off("error", onError)
+        body.on("error", ignore)
+        if (!ended) {
+          markUnread(body)
+          body.resume()
+        }
+      }
+      const fail = (error: BodyTooLarge | BodyUnreadable) => {
+        release()
+        resume(Effect.fail(error))
+      }
+      const onData = (chunk: Uint8Array) => {
+        if (released) return
+        seen += chunk.byteLength
+        if (seen > limit) fail(new BodyTooLarge({ limit }))
+        else chunks.push(chunk)
+      }
+      const onEnd = () => {
+        if (released) return
+        ended = true
+        release()
+        resume(Effect.succeed(concat(chunks)))
+      }
+      const onError = () => {
+        if (!released) fail(new BodyUnreadable())
+      }
+      const onClose = () => {
+        if (!released && !ended) fail(new BodyUnreadable())
+      }
+      body.on("data", onData)
+      body.on("end", onEnd)
+      body.on("error", onError)
+      body.on("close", onClose)
+      return Effect.sync(release)
+    })
+
 /** The whole body, at most `limit` bytes. */
 export const bytes = (
   request: HttpServerRequest.HttpServerRequest,
   limit: number
-): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable> =>
-  Effect.map(Stream.runCollect(stream(request, limit)), (chunks) => {
-    const all = Chunk.toReadonlyArray(chunks)
-    if (all.length === 1) return all[0]!
-    const out = new Uint8Array(all.reduce((n, c) => n + c.byteLength, 0))
-    let at = 0
-    for (const c of all) {
-      out.set(c, at)
-      at += c.byteLength
-    }
-    return out
-  })
+): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable> => {
+  const source = request.source
+  if (isNodeBody(source)) return bytesFromNode(source, limit)
+  return Effect.map(Stream.runCollect(stream(request, limit)), (chunks) => concat(Chunk.toReadonlyArray(chunks)))
+}
