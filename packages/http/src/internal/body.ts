@@ -44,6 +44,38 @@ const markUnread = (source: unknown) => {
   if (typeof source === "object" && source !== null) unread.add(source)
 }
 
+/** Tender's four listeners on a Node body. */
+interface Listeners {
+  readonly onData: (chunk: Uint8Array) => void
+  readonly onEnd: () => void
+  readonly onError: () => void
+  readonly onClose: () => void
+}
+
+const attach = (body: NodeBody, l: Listeners) => {
+  body.on("data", l.onData)
+  body.on("end", l.onEnd)
+  body.on("error", l.onError)
+  body.on("close", l.onClose)
+}
+
+/**
+ * Takes Tender's listeners off; a body not read to its end is marked unread and let flow to
+ * nowhere (`resume`), so the socket stays whole for the answer, which then closes it.
+ */
+const detach = (body: NodeBody, l: Listeners, ended: boolean) => {
+  body.off("data", l.onData)
+  body.off("end", l.onEnd)
+  body.off("close", l.onClose)
+  // An error after this point (a client that resets mid-body) must still have a listener.
+  body.off("error", l.onError)
+  body.on("error", ignore)
+  if (!ended) {
+    markUnread(body)
+    body.resume()
+  }
+}
+
 /**
  * A Node body: `data` events counted; one past the limit fails. Stopping early removes only
  * Tender's listeners and lets the rest flow to nowhere (`resume`): the socket stays whole for
@@ -70,22 +102,9 @@ const fromNode = (body: NodeBody, limit: number): Stream.Stream<Uint8Array, Body
           const onClose = () => {
             if (!ended) emit.fail(new BodyUnreadable())
           }
-          body.on("data", onData)
-          body.on("end", onEnd)
-          body.on("error", onError)
-          body.on("close", onClose)
-          return () => {
-            body.off("data", onData)
-            body.off("end", onEnd)
-            body.off("close", onClose)
-            // An error after this point (a client that resets mid-body) must still have a listener.
-            body.off("error", onError)
-            body.on("error", ignore)
-            if (!ended) {
-              markUnread(body)
-              body.resume()
-            }
-          }
+          const listeners = { onData, onEnd, onError, onClose }
+          attach(body, listeners)
+          return () => detach(body, listeners, ended)
         }),
         (release) => Effect.sync(release)
       )
@@ -157,16 +176,7 @@ const bytesFromNode = (body: NodeBody, limit: number): Effect.Effect<Uint8Array,
       const release = () => {
         if (released) return
         released = true
-        body.off("data", onData)
-        body.off("end", onEnd)
-        body.off("close", onClose)
-        // An error after this point (a client that resets mid-body) must still have a listener.
-        body.off("error", onError)
-        body.on("error", ignore)
-        if (!ended) {
-          markUnread(body)
-          body.resume()
-        }
+        detach(body, listeners, ended)
       }
       const fail = (error: BodyTooLarge | BodyUnreadable) => {
         release()
@@ -190,10 +200,8 @@ const bytesFromNode = (body: NodeBody, limit: number): Effect.Effect<Uint8Array,
       const onClose = () => {
         if (!released && !ended) fail(new BodyUnreadable())
       }
-      body.on("data", onData)
-      body.on("end", onEnd)
-      body.on("error", onError)
-      body.on("close", onClose)
+      const listeners = { onData, onEnd, onError, onClose }
+      attach(body, listeners)
       return Effect.sync(release)
     })
 
@@ -201,8 +209,7 @@ const bytesFromNode = (body: NodeBody, limit: number): Effect.Effect<Uint8Array,
 export const bytes = (
   request: HttpServerRequest.HttpServerRequest,
   limit: number
-): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable> => {
-  const source = request.source
-  if (isNodeBody(source)) return bytesFromNode(source, limit)
-  return Effect.map(Stream.runCollect(stream(request, limit)), (chunks) => concat(Chunk.toReadonlyArray(chunks)))
-}
+): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable> =>
+  isNodeBody(request.source)
+    ? bytesFromNode(request.source, limit)
+    : Effect.map(Stream.runCollect(stream(request, limit)), (chunks) => concat(Chunk.toReadonlyArray(chunks)))
