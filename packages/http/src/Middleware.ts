@@ -192,7 +192,12 @@ const JsonBodyLive = Layer.effect(
   Effect.map(Mount, (mount) => Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     // The URL as sent: under a prefix the router hands the endpoint its URL with the prefix cut off.
-    const uploads = Routes.find(mount.routes, request.method, Routes.pathOf(request.originalUrl))?.uploads === true
+    // The whole-API middleware resolved it already when it saw the same URL.
+    const seen = yield* FiberRef.get(Observe.CurrentSeen)
+    const resolved = seen !== undefined && seen.resolved.url === request.originalUrl
+      ? seen.resolved
+      : Observe.resolve(mount, request.method, request.originalUrl)
+    const uploads = resolved.route?.uploads === true
     if (uploads && Upload.isMultipart(request)) {
       // The file is streamed by the handler, cut off one byte past its limit (Upload.file).
       if (Number(request.headers["content-length"] ?? "0") > Upload.maxUploadBodyBytes) {
@@ -258,8 +263,8 @@ const routeNotFound = (table: Routes.Table, request: HttpServerRequest.HttpServe
   })
 
 /** The body limit of a request: the file limit on the upload routes for a multipart body, 1 MiB of JSON otherwise. @since 0.1.0 */
-export const bodyLimitOf = (table: Routes.Table, method: string, path: string, contentType: string | undefined) =>
-  Routes.find(table, method, path)?.uploads === true && Upload.isMultipartType(contentType)
+export const bodyLimitOf = (route: Routes.Route | undefined, contentType: string | undefined) =>
+  route?.uploads === true && Upload.isMultipartType(contentType)
     ? Upload.maxUploadBodyBytes
     : maxJsonBodyBytes
 
@@ -277,13 +282,15 @@ export const layer = HttpApiBuilder.middleware(
       const request = yield* HttpServerRequest.HttpServerRequest
       const mount = Context.get(context, Mount)
       // Health routes are outside the merchant API: no authentication, no request id, no D1 body.
-      const health = Observe.healthAnswer(mount, request)
+      // The route is resolved once here; every later step reads it (Observe.Resolved).
+      const resolved = Observe.resolve(mount, request.method, request.url)
+      const health = Observe.healthAnswer(mount, request, resolved.path)
       if (health !== undefined) return yield* Effect.provide(health, context)
-      if (!mount.standalone && !mount.owns(Routes.pathOf(request.url))) return yield* app
+      if (!mount.standalone && resolved.route === undefined && !mount.owns(resolved.path)) return yield* app
       const requestId = Ids.prefixes.request + Ids.randomBase62()
-      const response = yield* Observe.observed(mount, request, requestId, app.pipe(
+      const response = yield* Observe.observed(request, resolved, requestId, app.pipe(
         // A chunked body without Content-Length is cut off at the same size while it streams in.
-        HttpIncomingMessage.withMaxBodySize(Option.some(bodyLimitOf(mount.routes, request.method, Routes.pathOf(request.url), request.headers["content-type"]))),
+        HttpIncomingMessage.withMaxBodySize(Option.some(bodyLimitOf(resolved.route, request.headers["content-type"]))),
         Effect.catchAllCause((cause) =>
           isRouteNotFound(cause)
             ? routeNotFound(mount.routes, request).pipe(Effect.provide(context), Effect.catchAllCause(renderCause))

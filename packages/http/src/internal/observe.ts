@@ -16,8 +16,26 @@ import { Clock, Effect, FiberRef, Option } from "effect"
 import type { Mount } from "../Mount.js"
 import * as Routes from "./routes.js"
 
-/** What the request learnt on its way that its span names (the merchant, once authenticated). */
+/**
+ * The route of a request, resolved once by the whole-API middleware from `url` (its path
+ * undecoded) and read by every later step: the mount's `owns`, the body limit, `JsonBody`'s
+ * upload check, the metric tags and the span.
+ */
+export interface Resolved {
+  readonly url: string
+  readonly path: string
+  readonly route: Routes.Route | undefined
+}
+
+/** The route of a request URL under the mount. */
+export const resolve = (mount: Mount["Type"], method: string, url: string): Resolved => {
+  const path = Routes.pathOf(url)
+  return { url, path, route: Routes.find(mount.routes, method, path) }
+}
+
+/** What the request learnt on its way: its route, and the merchant once authenticated (its span names both). */
 export interface Seen {
+  readonly resolved: Resolved
   merchantId: string | undefined
 }
 
@@ -31,10 +49,7 @@ export const sawMerchant = (merchantId: string) =>
   })
 
 /** The route template of a request (`/payment_intents/{id}`), or `unmatched`: a bounded set of values for metric tags. */
-export const routeOf = (mount: Mount["Type"], method: string, path: string): string => {
-  const route = Routes.find(mount.routes, method, path)
-  return route === undefined ? "unmatched" : route.path.replace(/:([A-Za-z0-9_]+)\??/g, "{$1}")
-}
+export const routeOf = (resolved: Resolved): string => resolved.route === undefined ? "unmatched" : resolved.route.template
 
 /** The query with every value replaced: names stay (useful), values may be secrets or personal data. */
 const redactQuery = (search: string) =>
@@ -45,16 +60,16 @@ const redactQuery = (search: string) =>
  * its span attributes.
  */
 export const observed = <E, R>(
-  mount: Mount["Type"],
   request: HttpServerRequest.HttpServerRequest,
+  resolved: Resolved,
   requestId: string,
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) =>
   Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
-    const seen: Seen = { merchantId: undefined }
+    const seen: Seen = { resolved, merchantId: undefined }
     const response = yield* Effect.locally(app, CurrentSeen, seen)
-    const route = routeOf(mount, request.method, Routes.pathOf(request.url))
+    const route = routeOf(resolved)
     const tags = { "http.route": route, "http.request.method": request.method, "http.response.status_code": String(response.status) }
     yield* Telemetry.record(Telemetry.metrics.httpRequests, 1, tags)
     yield* Telemetry.record(Telemetry.metrics.httpDuration, (yield* Clock.currentTimeMillis) - start, tags)
@@ -64,8 +79,9 @@ export const observed = <E, R>(
       s.attribute("http.route", route)
       s.attribute("tender.request_id", requestId)
       if (seen.merchantId !== undefined) s.attribute("tender.merchant_id", seen.merchantId)
-      const url = new URL(request.url, "http://localhost")
-      if (url.search !== "") {
+      // Without a "?" the URL has no query: not parsed again.
+      const url = request.url.includes("?") ? new URL(request.url, "http://localhost") : undefined
+      if (url !== undefined && url.search !== "") {
         s.attribute("url.query", redactQuery(url.search))
         s.attribute("url.full", `${s.attributes.get("url.full") === undefined ? "" : fullWithoutQuery(String(s.attributes.get("url.full")))}?${redactQuery(url.search)}`)
       }
@@ -83,9 +99,8 @@ const fullWithoutQuery = (full: string) => full.split("?")[0] ?? ""
 const keptHeaders = new Set(["content-type", "content-length", "accept", "user-agent", "idempotency-key", "traceparent"].map((h) => `http.request.header.${h}`))
 
 /** The health answer for `GET` on a health path, if it is one. */
-export const healthAnswer = (mount: Mount["Type"], request: HttpServerRequest.HttpServerRequest) => {
+export const healthAnswer = (mount: Mount["Type"], request: HttpServerRequest.HttpServerRequest, path: string) => {
   if (request.method !== "GET" && request.method !== "HEAD") return undefined
-  const path = Routes.pathOf(request.url)
   const check: Effect.Effect<Health.Report, never, Storage.Storage> | undefined = path === mount.health.liveness
     ? Health.liveness
     : path === mount.health.readiness

@@ -14,6 +14,8 @@ export interface Route {
   readonly method: string
   /** The path as defined, `:name` for a parameter. */
   readonly path: string
+  /** The path as a route template, `{name}` for a parameter (metric tags and span names, docs/observability.md). */
+  readonly template: string
   readonly pattern: RegExp
   /** The names of the path parameters, in order. */
   readonly params: ReadonlyArray<string>
@@ -41,6 +43,7 @@ const toRoute = (
   return {
     method: endpoint.method,
     path: prefix + endpoint.path,
+    template: (prefix + endpoint.path).replace(/:([A-Za-z0-9_]+)\??/g, "{$1}"),
     pattern: new RegExp(`^${source}$`),
     params,
     authenticated: middleware.some(HttpApiMiddleware.isSecurity),
@@ -65,6 +68,40 @@ export interface Table {
   /** Where the API is mounted: `""` at the root, else `/segment…` without a trailing slash. */
   readonly prefix: string
   readonly routes: ReadonlyArray<Route>
+  /**
+   * The routes that could match a path, by `candidateKey`: its number of segments and its first
+   * segment after the prefix. A parameter matches exactly one non-empty segment and a literal
+   * only itself, so no other route can match; the pattern still decides among the candidates.
+   * A Map: the key holds request text (`__proto__` must find nothing).
+   */
+  readonly candidates: ReadonlyMap<string, ReadonlyArray<Route>>
+  /** The number of segments of the prefix. */
+  readonly depth: number
+}
+
+/** How many `/` a path has. */
+const slashes = (path: string) => {
+  let n = 0
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) n++
+  return n
+}
+
+/**
+ * The candidate key of a path under a prefix of `depth` segments: its number of `/` and its
+ * segment after the prefix (`""` when it has none). One pass over the path, no array: it runs on
+ * every request.
+ */
+const candidateKey = (path: string, depth: number) => {
+  let n = 0
+  let start = -1
+  let end = path.length
+  for (let i = 0; i < path.length; i++) {
+    if (path.charCodeAt(i) !== 47) continue
+    n++
+    if (n === depth + 1) start = i + 1
+    else if (n === depth + 2) end = i
+  }
+  return `${n} ${start < 0 ? "" : path.slice(start, end)}`
 }
 
 /**
@@ -86,22 +123,49 @@ export const normalizePrefix = (prefix: string | undefined): string => {
 /** The route table under `prefix` (normalised first). @since 0.1.0 */
 export const table = (prefix: string | undefined): Table => {
   const p = normalizePrefix(prefix)
-  return { prefix: p, routes: defined.map(([endpoint, group, payloads]) => toRoute(p, endpoint, group, payloads)) }
+  const routes = defined.map(([endpoint, group, payloads]) => toRoute(p, endpoint, group, payloads))
+  const depth = slashes(p)
+  const candidates = new Map<string, Array<Route>>()
+  for (const route of routes) {
+    const key = candidateKey(route.path, depth)
+    const space = key.indexOf(" ")
+    const at = key.startsWith(":", space + 1) ? `${key.slice(0, space)} :` : key
+    candidates.set(at, [...(candidates.get(at) ?? []), route])
+  }
+  return { prefix: p, routes, candidates, depth }
+}
+
+/** The routes whose pattern may match the path, in the order of the definition. */
+const candidatesOf = (t: Table, path: string): ReadonlyArray<Route> => {
+  const key = candidateKey(path, t.depth)
+  const literal = t.candidates.get(key) ?? []
+  const param = t.candidates.get(`${key.slice(0, key.indexOf(" "))} :`) ?? []
+  if (param.length === 0) return literal
+  if (literal.length === 0) return param
+  return t.routes.filter((r) => literal.includes(r) || param.includes(r))
 }
 
 /** The methods defined for a path, sorted (405 `Allow`); empty for a path that is not Tender's. @since 0.1.0 */
 export const methodsOf = (t: Table, path: string): ReadonlyArray<string> =>
-  [...new Set(t.routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].sort()
+  [...new Set(candidatesOf(t, path).filter((r) => r.pattern.test(path)).map((r) => r.method))].sort()
 
 /** Whether the path is one of Tender's, with any method (a wrong method is still Tender's 405). @since 0.1.0 */
-export const owns = (t: Table, path: string): boolean => t.routes.some((r) => r.pattern.test(path))
+export const owns = (t: Table, path: string): boolean => candidatesOf(t, path).some((r) => r.pattern.test(path))
 
 /** The endpoint for a method and path, matching parameters without decoding them. @since 0.1.0 */
 export const find = (t: Table, method: string, path: string): Route | undefined =>
-  t.routes.find((r) => r.method === method && r.pattern.test(path))
+  candidatesOf(t, path).find((r) => r.method === method && r.pattern.test(path))
+
+/** A path the URL parser leaves as it is: segments of unreserved characters other than `.`. */
+const plainPath = /^\/(?:[A-Za-z0-9_~-][A-Za-z0-9_~/-]*)?$/
 
 /** The path of a request URL (absolute, or a path with a query), without decoding it. @since 0.1.0 */
 export const pathOf = (url: string): string => {
+  // The common case, a plain path: the URL parser would return it unchanged (no dot segments,
+  // no escapes to add, no leading "//" that would be read as a host), so it is not run.
+  const end = url.search(/[?#]/)
+  const head = end < 0 ? url : url.slice(0, end)
+  if (plainPath.test(head)) return head
   try {
     return new URL(url, "http://localhost").pathname
   } catch {
