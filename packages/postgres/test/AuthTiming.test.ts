@@ -224,7 +224,7 @@ if (skipReason === undefined) {
       const spy = vi.spyOn(Pg.Client.prototype, "query").mockImplementation(function(this: Pg.Client, ...args: Array<any>) {
         const text = typeof args[0] === "string" ? args[0] : String(args[0]?.text ?? "")
         sent.push(text.replace(/\s+/g, " ").slice(0, 60))
-        return (query as any).apply(this, args)
+        return Reflect.apply(query, this, args)
       })
       try {
         const reply = await call(handler, "POST", "/payment_intents", {
