@@ -73,23 +73,50 @@ const encode = (f: Table.Field, value: unknown): string | number | boolean | Buf
 export const values = (table: Table.Table<any>, record: object): ReadonlyArray<string | number | boolean | Buffer | null> =>
   table.fields.map((f) => encode(f, (record as Record<string, unknown>)[f.name]))
 
-const decode = (f: Table.Field, value: string | boolean | null): unknown => {
-  if (value === null) return null
+type Decode = (value: string | boolean | null | undefined) => unknown
+
+const decoderOf = (f: Table.Field): Decode => {
   switch (f.kind) {
     case "text":
     case "amount":
     case "boolean":
-      return value
+      return (value) => value ?? null
     case "integer":
     case "millis":
-      return Number(value)
+      return (value) => value === null || value === undefined ? null : Number(value)
     case "json":
-      return JSON.parse(value as string)
+      return (value) => value === null || value === undefined ? null : JSON.parse(value as string)
     case "bytes":
-      return new Uint8Array(Buffer.from(value as string, "base64"))
+      return (value) => value === null || value === undefined ? null : new Uint8Array(Buffer.from(value as string, "base64"))
   }
 }
 
-/** The record a row read with `selectList` holds. */
-export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, row: Row): A =>
-  Object.fromEntries(table.fields.map((f) => [f.name, decode(f, row[f.column] ?? null)])) as unknown as A
+interface RowReader {
+  readonly names: ReadonlyArray<string>
+  readonly columns: ReadonlyArray<string>
+  readonly decoders: ReadonlyArray<Decode>
+}
+
+const readers = new WeakMap<Table.Table<any>, RowReader>()
+
+const readerOf = (table: Table.Table<any>): RowReader => {
+  let reader = readers.get(table)
+  if (reader === undefined) {
+    reader = { names: table.fields.map((f) => f.name), columns: columns(table), decoders: table.fields.map(decoderOf) }
+    readers.set(table, reader)
+  }
+  return reader
+}
+
+/**
+ * The record a row read with `selectList` holds. Every record of a table is built by the same
+ * assignments in the same order, so they share one object shape: `Object.fromEntries` of the
+ * field pairs made a fresh array per field and was 11 % of a PostgreSQL list page's CPU
+ * (docs/performance.md, issue 22, fourth part).
+ */
+export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, row: Row): A => {
+  const { columns, decoders, names } = readerOf(table)
+  const record: Record<string, unknown> = {}
+  for (let i = 0; i < names.length; i++) record[names[i]!] = decoders[i]!(row[columns[i]!])
+  return record as A
+}
