@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { DirectoryCache, Event, Merchants, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { DirectoryCache, Event, Merchants, ReplayCache, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { type Db, type DbOptions, type Document, MongoClient } from "mongodb"
 import * as Claims from "./internal/claims.js"
@@ -45,6 +45,13 @@ export interface MongoStorageOptions {
    * Default `{ maxAgeMillis: 5000, maxEntries: 10000 }`.
    */
   readonly directoryCache?: DirectoryCache.DirectoryCacheOptions | false | undefined
+  /**
+   * The process's completed idempotency keys: a replay or a 409 for a key this process has read
+   * completed is answered without a round trip (a completed key never changes until it expires;
+   * docs/performance.md, "Replays from the process"). `false` turns it off. Default
+   * `{ maxEntries: 10000, maxBodyChars: 8 MiB, marginMillis: 60000 }`.
+   */
+  readonly replayCache?: ReplayCache.ReplayCacheOptions | false | undefined
 }
 
 /**
@@ -108,9 +115,10 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
     const c = collections(yield* validatePrefix(options.collectionPrefix))
     const db = client.db(options.database, dbOptions)
     const topology = yield* checkDeployment(db, options.database)
-    const claims = Claims.make(db.collection(c.idempotencyKeys), db.collection(c.references))
+    const replays = options.replayCache === false ? undefined : ReplayCache.make(options.replayCache)
+    const claims = Claims.make(db.collection(c.idempotencyKeys), db.collection(c.references), replays)
     let storage = Storage.Storage.of({
-      begin: claims.begin,
+      begin: replays === undefined ? claims.begin : ReplayCache.cachedBegin(replays, claims.begin),
       commit: Commit.make(client, db, c),
       get: (table, scope, id) =>
         call(`get ${table.name}`, () => db.collection(c.of(table)).findOne(scopedFilter(scope, id), { projection })).pipe(

@@ -10,7 +10,7 @@ import type { MigrationError } from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { DirectoryCache, Merchants, Storage, Task, WebhookEndpoint } from "@tender/core"
+import { DirectoryCache, Merchants, ReplayCache, Storage, Task, WebhookEndpoint } from "@tender/core"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as Claims from "./internal/claims.js"
 import * as Commit from "./internal/commit.js"
@@ -42,6 +42,13 @@ export interface PgStorageOptions {
    * `false` turns it off. Default `{ maxAgeMillis: 5000, maxEntries: 10000 }`.
    */
   readonly directoryCache?: DirectoryCache.DirectoryCacheOptions | false | undefined
+  /**
+   * The process's completed idempotency keys: a replay or a 409 for a key this process has read
+   * completed is answered without a statement (a completed key never changes until it expires;
+   * docs/performance.md, "Replays from the process"). `false` turns it off. Default
+   * `{ maxEntries: 10000, maxBodyChars: 8 MiB, marginMillis: 60000 }`.
+   */
+  readonly replayCache?: ReplayCache.ReplayCacheOptions | false | undefined
 }
 
 /** The statement timeout when none is set: 10 seconds. @since 0.1.0 @category constants */
@@ -62,11 +69,13 @@ export const make = (options: PgStorageOptions = {}) =>
     const t = tables(prefix)
     const millis = Timeout.millisOf(options.statementTimeout)
     const within = Timeout.bound(millis)
-    const claims = Claims.make(sql, t, millis)
+    const replays = options.replayCache === false ? undefined : ReplayCache.make(options.replayCache)
+    const claims = Claims.make(sql, t, millis, replays)
     const commit = Commit.make(sql, t, claims)
     const purge = Purge.make(sql, t, within)
+    const begin = (req: Storage.BeginRequest) => within("begin", Effect.mapError(claims.begin(req), fold("begin")))
     const bare = Storage.Storage.of({
-      begin: (req) => within("begin", Effect.mapError(claims.begin(req), fold("begin"))),
+      begin: replays === undefined ? begin : ReplayCache.cachedBegin(replays, begin),
       commit: (writes) => within("commit", commit(writes)),
       get: (table, scope, id) =>
         within(

@@ -9,7 +9,7 @@
  * judged. No transaction is needed: the key is judged (and claimed) before the reference is
  * touched, so a request the key refuses never holds the reference, not even for a moment.
  */
-import { Idempotency, type Storage, StorageError } from "@tender/core"
+import { Idempotency, type ReplayCache, type Storage, StorageError } from "@tender/core"
 import { Effect } from "effect"
 import type { Collection, Document, Filter, UpdateFilter } from "mongodb"
 import { classify, fold } from "./errors.js"
@@ -139,8 +139,12 @@ export const maxClaimAttempts = 8
 
 const call = <A>(operation: string, f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: fold(operation) })
 
-/** The claims of one adapter instance, on its two collections. */
-export const make = (keys: Collection<Document>, references: Collection<Document>) => {
+/**
+ * The claims of one adapter instance, on its two collections. Every completed key a begin reads
+ * is kept in `replays` (core `ReplayCache`), which answers the next request with that key
+ * before a round trip.
+ */
+export const make = (keys: Collection<Document>, references: Collection<Document>, replays?: ReplayCache.ReplayCache) => {
   /**
    * Claim by a conditional upsert: it updates a document the takeover filter matches, inserts one
    * when none exists, and fails with a duplicate key when one exists that it may not take; that
@@ -168,7 +172,11 @@ export const make = (keys: Collection<Document>, references: Collection<Document
       "idempotency key",
       () => keys.updateOne(keyTakeoverFilter(c, now), keyClaimUpdate(c), { upsert: true }),
       () => keys.findOne(keyFilter(c), { projection: { _id: 0 } }),
-      (doc) => judgeKey(doc, c, now)
+      (doc) => {
+        const judged = judgeKey(doc, c, now)
+        if (doc !== null && typeof judged === "object" && judged._tag === "Replay") replays?.keep(c, millisOf(doc["expires_at"]), judged.response)
+        return judged
+      }
     )
 
   const claimReference = (c: Storage.ReferenceClaim, now: number) =>

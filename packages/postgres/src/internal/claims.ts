@@ -6,7 +6,7 @@
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
-import { Idempotency, type Storage } from "@tender/core"
+import { Idempotency, type ReplayCache, type Storage } from "@tender/core"
 import { Effect } from "effect"
 import { millisColumn, timestamp } from "./records.js"
 import type { Tables } from "./tables.js"
@@ -30,8 +30,10 @@ interface ReferenceRow {
 /**
  * The claims of one adapter instance, on its client (without name transforms) and tables;
  * `statementMillis` bounds the statements of its transaction on the server (internal/timeout.ts).
+ * Every completed key a begin reads is kept in `replays` (core `ReplayCache`), which answers
+ * the next request with that key before a statement is made.
  */
-export const make = (sql: SqlClient, t: Tables, statementMillis: number) => {
+export const make = (sql: SqlClient, t: Tables, statementMillis: number, replays?: ReplayCache.ReplayCache) => {
   const REF = sql(t.references)
   const KEY = sql(t.idempotencyKeys)
   const keyColumns = sql.literal(`fingerprint, ${millisColumn("expires_at")}, ${millisColumn("locked_until")}, response_status, response_body, response_request_id`)
@@ -93,14 +95,15 @@ export const make = (sql: SqlClient, t: Tables, statementMillis: number) => {
   const settledKey = (c: Storage.IdempotencyClaim, row: KeyRow | undefined, now: number) => {
     if (row === undefined || Number(row.expires_at) <= now) return undefined
     if (row.fingerprint !== c.fingerprint) return { _tag: "KeyConflict" } as const
-    return row.response_status === null ? undefined : replayOf(row)
+    return row.response_status === null ? undefined : replayOf(c, row)
   }
 
-  const replayOf = (row: KeyRow) =>
-    ({
-      _tag: "Replay",
-      response: { status: row.response_status ?? 0, body: row.response_body ?? "", requestId: row.response_request_id ?? "" }
-    }) as const
+  /** The replay of a completed key read for `c` (same fingerprint), kept for the next request with it. */
+  const replayOf = (c: Storage.IdempotencyClaim, row: KeyRow) => {
+    const response = { status: row.response_status ?? 0, body: row.response_body ?? "", requestId: row.response_request_id ?? "" }
+    replays?.keep(c, Number(row.expires_at), response)
+    return { _tag: "Replay", response } as const
+  }
 
   /** Judge an existing key under a lock: refuse, or take over an expired or lapsed one. */
   const judgeKey = (
@@ -118,7 +121,7 @@ export const make = (sql: SqlClient, t: Tables, statementMillis: number) => {
       }
       if (Number(row.expires_at) > now) {
         if (row.fingerprint !== c.fingerprint) return { _tag: "KeyConflict" } as const
-        if (row.response_status !== null) return replayOf(row)
+        if (row.response_status !== null) return replayOf(c, row)
         if (Number(row.locked_until) > now) return { _tag: "KeyInFlight" } as const
       }
       yield* sql`UPDATE ${KEY} SET fingerprint = ${c.fingerprint}, expires_at = ${timestamp(c.expiresAt)},
