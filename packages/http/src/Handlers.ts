@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpApiError, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { HttpApiBuilder, HttpApiError, HttpServerRequest, OpenApi } from "@effect/platform"
 import {
   Asset,
   Discovery,
@@ -26,7 +26,7 @@ import { Effect, FiberRef, Layer, Schema } from "effect"
 import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
 import { CurrentRequestId } from "./internal/errorSchema.js"
 import * as HostedCheckoutHandlers from "./hosted/Checkout.js"
-import { endpointLayer, fromDecodeError, toHttp } from "./Middleware.js"
+import { endpointLayer, fromDecodeError, jsonText, toHttp } from "./Middleware.js"
 import * as Upload from "./Upload.js"
 
 /** Who asks, under which request id and `Idempotency-Key` (D5: a malformed or missing required key is a 400 first). */
@@ -89,7 +89,7 @@ const jsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Sc
  * shape in the schema's own field order from records whose nested values were made by the same
  * schemas; `Reads.test.ts` checks that each body is exactly what the schema's encoding gives.
  */
-const rendered = <A, E, R>(read: Effect.Effect<A, E, R>) => Effect.map(read, (value) => HttpServerResponse.unsafeJson(value))
+const rendered = <A, E, R>(read: Effect.Effect<A, E, R>) => Effect.map(read, (value) => jsonText(JSON.stringify(value)))
 
 const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (handlers) =>
   handlers
@@ -208,19 +208,17 @@ const EventsLive = HttpApiBuilder.group(TenderApi, "events", (handlers) =>
 const PaymentMethodsLive = HttpApiBuilder.group(TenderApi, "paymentMethods", (handlers) =>
   handlers.handle("options", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => Discovery.discover(principal, urlParams))))
 
-const json = (body: string) => HttpServerResponse.text(body, { contentType: "application/json" })
-
 const catalogueBody = JSON.stringify(WebhookEvents.catalogue)
 
 const WebhookEventTypesLive = HttpApiBuilder.group(TenderApi, "webhookEventTypes", (handlers) =>
-  handlers.handle("catalogue", () => Effect.succeed(json(catalogueBody))))
+  handlers.handle("catalogue", () => Effect.succeed(jsonText(catalogueBody))))
 
 const OpenApiLive = HttpApiBuilder.group(TenderApi, "openApi", (handlers) =>
   Effect.sync(() => {
     // Paths as defined; the server `.` resolves against where the document is served, so under
     // a prefix (`/payments/openapi.json`) a client calls `/payments/…` (docs/embedding.md).
     const body = JSON.stringify(OpenApi.fromApi(documented))
-    return handlers.handle("document", () => Effect.succeed(json(body)))
+    return handlers.handle("document", () => Effect.succeed(jsonText(body)))
   }))
 
 /** Every group, with the endpoint middleware they run. @since 0.1.0 */

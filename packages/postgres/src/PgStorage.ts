@@ -8,11 +8,13 @@
  */
 import type { MigrationError } from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
+import Pg from "pg"
 import { DirectoryCache, Merchants, ReplayCache, Storage, Task, WebhookEndpoint } from "@tender/core"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as Claims from "./internal/claims.js"
+import * as Prepared from "./internal/prepared.js"
 import * as Commit from "./internal/commit.js"
 import * as Directory from "./internal/directory.js"
 import { fold } from "./internal/errors.js"
@@ -49,6 +51,14 @@ export interface PgStorageOptions {
    * `{ maxEntries: 10000, maxBodyChars: 8 MiB, marginMillis: 60000 }`.
    */
   readonly replayCache?: ReplayCache.ReplayCacheOptions | false | undefined
+  /**
+   * Whether each connection prepares Tender's parameterized statements once, under a name, instead
+   * of the server parsing and planning them on every call (docs/postgres.md, "Prepared
+   * statements"). Applies where Tender makes the client (`layerFromUrl`, `layerFromPool`); on a
+   * host's `SqlClient` (`layer`) the host's client decides. Turn it off behind a connection pooler
+   * that cannot keep prepared statements (PgBouncer before 1.21 in transaction mode). Default true.
+   */
+  readonly preparedStatements?: boolean | undefined
 }
 
 /** The statement timeout when none is set: 10 seconds. @since 0.1.0 @category constants */
@@ -179,11 +189,40 @@ export interface PgUrlOptions extends PgStorageOptions {
  */
 export const layerFromUrl = (options: PgUrlOptions) =>
   layer(options).pipe(
-    Layer.provideMerge(PgClient.layer({
-      url: withStatementTimeout(options.url, Timeout.millisOf(options.statementTimeout)),
-      maxConnections: options.maxConnections ?? 10,
+    Layer.provideMerge(PgClient.layerFromPool({
+      acquire: ownPool({
+        connectionString: Redacted.value(withStatementTimeout(options.url, Timeout.millisOf(options.statementTimeout))),
+        max: options.maxConnections ?? 10,
+        application_name: "tender"
+      }, options),
       applicationName: "tender"
     }))
+  )
+
+/**
+ * A pool Tender makes, as `PgClient.layer` makes its own: an idle connection's error never reaches
+ * the process, the first connection is checked within 5 seconds, and the pool ends with the scope.
+ * `PgClient.layer` cannot be used: its pool's connections could not prepare statements.
+ */
+const ownPool = (config: Pg.PoolConfig, options: PgStorageOptions) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new Pg.Pool(config)
+      pool.on("error", () => {})
+      return pool
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+  ).pipe(
+    Effect.tap((pool) =>
+      Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(Effect.timeoutFail({
+        duration: Duration.seconds(5),
+        onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+      }))
+    ),
+    Effect.map((pool) => options.preparedStatements === false ? pool : Prepared.preparing(pool))
   )
 
 /**
@@ -213,13 +252,20 @@ const withStatementTimeout = (url: string | Redacted.Redacted, millis: number): 
  * @since 0.1.0 @category layers
  */
 export const layerFromPool = (pool: PgPool, options: PgStorageOptions = {}) =>
-  layer(options).pipe(
-    Layer.provideMerge(PgClient.layerFromPool({
-      // Acquired without a release: the pool outlives Tender.
-      acquire: Effect.succeed(pool),
-      applicationName: "tender"
-    }))
-  )
+  layer(options).pipe(Layer.provideMerge(clientOnPool(pool, options)))
+
+/**
+ * The `PgClient` (and `SqlClient`) Tender runs on a host's pool, without its storage: what
+ * `layerFromPool` provides, for hosts that migrate separately (`layerWithoutMigrations`). The
+ * pool is acquired without a release: it outlives Tender.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const clientOnPool = (pool: PgPool, options: Pick<PgStorageOptions, "preparedStatements"> = {}) =>
+  PgClient.layerFromPool({
+    acquire: Effect.succeed(options.preparedStatements === false ? pool : Prepared.preparing(pool)),
+    applicationName: "tender"
+  })
 
 /** The `pg.Pool` a host already has (the `pg` package that `@effect/sql-pg` depends on). @since 0.1.0 @category models */
 export type PgPool = Parameters<typeof PgClient.layerFromPool>[0]["acquire"] extends Effect.Effect<infer P, any, any> ? P : never

@@ -53,6 +53,19 @@ export const makeProxy = async (databaseUrl: string): Promise<Proxy> => {
   let trigger: { readonly text: string; readonly deliver: boolean } | undefined
   let refusing = false
   let accepted = 0
+  // Named prepared statements (docs/postgres.md): a statement's text crosses once per connection,
+  // in its Parse message; later runs name it only. Each name seen is kept with its text, so a
+  // trigger also matches a chunk that runs a statement by the name of a text containing it.
+  const prepared = new Map<string, string>()
+  const learn = (d: Buffer) => {
+    // A Parse is the name and its text; a Bind names the statement followed by an empty string.
+    for (const m of d.toString("latin1").matchAll(/(tender_[A-Za-z0-9_-]{27})\u0000([^\u0000]+)\u0000/g)) prepared.set(m[1]!, m[2]!)
+  }
+  const matches = (d: Buffer, text: string) => {
+    if (d.includes(text)) return true
+    for (const [name, statement] of prepared) if (statement.includes(text) && d.includes(name)) return true
+    return false
+  }
 
   const open = (pair: Pair) => {
     const upstream = connect(port, host)
@@ -77,7 +90,8 @@ export const makeProxy = async (databaseUrl: string): Promise<Proxy> => {
       pairs.delete(pair)
     })
     client.on("data", (d: Buffer) => {
-      if (trigger !== undefined && !held && d.includes(trigger.text)) {
+      learn(d)
+      if (trigger !== undefined && !held && matches(d, trigger.text)) {
         const deliver = trigger.deliver && pair.upstream !== undefined
         trigger = undefined
         held = true

@@ -60,13 +60,13 @@ type StorageLayer = Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchan
 export const layerOf = async (options: StorageOptions | undefined, migrate: boolean): Promise<StorageLayer> => {
   if (options === undefined || "memory" in options) return Tender.layerMemoryStorage
   if ("postgres" in options) {
-    const [{ PgStorage }, { PgClient }] = await Promise.all([import("@tender/postgres"), import("@effect/sql-pg")])
+    const { PgStorage } = await import("@tender/postgres")
     const pgOptions = { tablePrefix: options.tablePrefix, statementTimeout: options.statementTimeoutMs }
     const pool = options.postgres as PgStorage.PgPool
     if (migrate) return PgStorage.layerFromPool(pool, pgOptions)
     return PgStorage.layerWithoutMigrations(pgOptions).pipe(
       // As `layerFromPool`, without the migrations: the pool is acquired without a release (the host owns it).
-      Layer.provide(PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: "tender" }))
+      Layer.provide(PgStorage.clientOnPool(pool))
     )
   }
   let mongo: typeof import("@tender/mongodb")
