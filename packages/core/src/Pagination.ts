@@ -94,6 +94,15 @@ export const page = <A extends Position, B>(rows: ReadonlyArray<A>, limit: numbe
 }
 
 /**
+ * A page whose items are already JSON text, written as the text `ListEnvelope` encodes to (its
+ * fields in its order): a list can then send items rendered once (`PaymentIntent.toResourceJson`).
+ *
+ * @since 0.1.0
+ */
+export const pageJson = (p: { readonly data: ReadonlyArray<string>; readonly has_more: boolean; readonly next_cursor: string | null }): string =>
+  `{"data":[${p.data.join(",")}],"has_more":${p.has_more},"next_cursor":${JSON.stringify(p.next_cursor)}}`
+
+/**
  * The creation window every list takes (4.3): `created_after` inclusive, `created_before`
  * exclusive. A resource's list adds its own filters beside it and `pageFields`.
  *

@@ -82,6 +82,23 @@ export const toResource = (r: PaymentIntentRecord): PaymentIntent => ({
   updated_at: formatTimestamp(r.updatedAt)
 })
 
+const renderedViews = new WeakMap<PaymentIntentRecord, string>()
+
+/**
+ * The read view as JSON text, rendered once per record object: a record is never changed in
+ * place (a change is a new record, one version higher), so a store that hands back the same
+ * object (the in-memory one) has its pages rendered once per change instead of once per read
+ * (docs/performance.md, issue 22). Keyed by the object itself, never by its id, so two stores in
+ * one process can never see each other's text.
+ *
+ * @since 0.1.0 @category wire
+ */
+export const toResourceJson = (r: PaymentIntentRecord): string => {
+  let json = renderedViews.get(r)
+  if (json === undefined) renderedViews.set(r, json = JSON.stringify(toResource(r)))
+  return json
+}
+
 /** The create view: the read view less `processing_reason` and `receipt` (2.1). @since 0.1.0 @category wire */
 export const toCreatedResource = (r: PaymentIntentRecord): PaymentIntentCreated => {
   const { processing_reason: _p, receipt: _r, ...rest } = toResource(r)

@@ -19,7 +19,7 @@ import * as Operation from "./Operation.js"
 import * as Lifecycle from "./PaymentIntentLifecycle.js"
 import * as Pagination from "./Pagination.js"
 import type { CreateParams } from "./PaymentIntent.js"
-import { isTerminal, PaymentIntentRecord, pendingStatus, Status, table, toCreatedResource, toResource } from "./PaymentIntent.js"
+import { isTerminal, PaymentIntentRecord, pendingStatus, Status, table, toCreatedResource, toResource, toResourceJson } from "./PaymentIntent.js"
 import * as Routing from "./Routing.js"
 import { Country, Currency, MerchantReference } from "./Schemas.js"
 import { Storage, Write } from "./Storage.js"
@@ -228,6 +228,9 @@ const notFound = (id: string) => Resources.notFound(kind.noun, id)
 /** GET /payment_intents/{id} (4.2): another merchant's or environment's id is a plain 404. @since 0.1.0 */
 export const retrieve = (principal: Principal, id: string) => Effect.map(Resources.load(kind, principal, id), toResource)
 
+/** `retrieve`'s answer as the JSON text the HTTP binding sends (`PaymentIntent.toResourceJson`). @since 0.1.0 */
+export const retrieveJson = (principal: Principal, id: string) => Effect.map(Resources.load(kind, principal, id), toResourceJson)
+
 /**
  * POST /payment_intents/{id}/confirm (4.5, D3): ask the routed provider to confirm a pending
  * payment. The request is recorded as a durable task, answered 200 with the intent as it is
@@ -288,5 +291,11 @@ export type ListParams = typeof ListParams.Type
 
 /** GET /payment_intents (4.3, D6): keyset pages, newest first. @since 0.1.0 */
 export const list = (principal: Principal, params: ListParams) =>
-  Resources.listPage(table, principal, params, Status.literals, toResource, (status) =>
-    Effect.succeed({ country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status }))
+  Resources.listPage(table, principal, params, Status.literals, toResource, listFilters(params))
+
+/** `list`'s answer as the JSON text the HTTP binding sends, its items rendered once per record (`PaymentIntent.toResourceJson`). @since 0.1.0 */
+export const listJson = (principal: Principal, params: ListParams) =>
+  Effect.map(Resources.listPage(table, principal, params, Status.literals, toResourceJson, listFilters(params)), Pagination.pageJson)
+
+const listFilters = (params: ListParams) => (status: ReadonlyArray<Status> | undefined) =>
+  Effect.succeed({ country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status })

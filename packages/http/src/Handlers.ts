@@ -85,11 +85,12 @@ const jsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Sc
  * A read of payment intents sent as its JSON text, as a create's answer is (`toHttp`), rather than
  * handed to the definition's success schema to encode: that encoding rebuilt every field of every
  * intent on the page, the largest share of a list page's CPU in issue 22's profile
- * (docs/performance.md). The views (`PaymentIntent.toResource`, `Pagination.page`) build the wire
- * shape in the schema's own field order from records whose nested values were made by the same
- * schemas; `Reads.test.ts` checks that each body is exactly what the schema's encoding gives.
+ * (docs/performance.md). The views (`PaymentIntent.toResourceJson`, `Pagination.pageJson`) write
+ * the wire shape in the schema's own field order from records whose nested values were made by
+ * the same schemas, each record's text once; `Reads.test.ts` checks that each body is exactly
+ * what the schema's encoding gives.
  */
-const rendered = <A, E, R>(read: Effect.Effect<A, E, R>) => Effect.map(read, (value) => jsonText(JSON.stringify(value)))
+const rendered = <E, R>(read: Effect.Effect<string, E, R>) => Effect.map(read, (json) => jsonText(json))
 
 const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (handlers) =>
   handlers
@@ -101,8 +102,8 @@ const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (ha
         // Core renders and stores the answer, so a replay is byte for byte (D5).
         return toHttp(yield* PaymentIntents.create({ principal, requestId, idempotencyKey }, payload))
       }))
-    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(PaymentIntents.retrieve(principal, path.id))))
-    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(PaymentIntents.list(principal, urlParams))))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(PaymentIntents.retrieveJson(principal, path.id))))
+    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(PaymentIntents.listJson(principal, urlParams))))
     .handle("confirm", ({ headers, path }) =>
       Effect.gen(function*() {
         const ctx = yield* context(headers["idempotency-key"])
