@@ -158,10 +158,13 @@ const main = async () => {
 
   const bare = await startServer("bench/bare-server.ts", {})
   const bareGet = await load({ url: `${bare.url}/noop` })
+  const barePage = await load({ url: `${bare.url}/page` })
+  const barePageBytes = (await (await fetch(`${bare.url}/page`)).text()).length
   const barePost = await load({ url: `${bare.url}/noop`, method: "POST", headers: { "content-type": "application/json" }, body: createBody })
   const bareRss = peakRssMiB(bare.child.pid!)
   await stopServer(bare)
   say(`Ceiling, bare HttpApi endpoint doing nothing: GET ${formatNumber(bareGet.rps)} req/s (p50 ${bareGet.p50} ms, p99 ${bareGet.p99} ms), POST with a create-sized JSON body ${formatNumber(barePost.rps)} req/s (p50 ${barePost.p50} ms, p99 ${barePost.p99} ms), peak RSS ${bareRss ?? "?"} MiB.`)
+  say(`Floor of a list page: the same bare HttpApi answering a fixed page of 25 payment intents held as text (${formatNumber(barePageBytes)} bytes): ${formatNumber(barePage.rps)} req/s (p50 ${barePage.p50} ms, p99 ${barePage.p99} ms), **${formatNumber(barePage.rps / bareGet.rps, 3)} of the bare GET**: the most any list page of 25 can reach against the bare GET on this stack.`)
   const table: Array<string> = []
   const rows: Array<[string, Measured, number, string]> = []
   let pg: { tps: number; latencyMs: number } | null = null

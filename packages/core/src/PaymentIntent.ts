@@ -85,15 +85,17 @@ export const toResource = (r: PaymentIntentRecord): PaymentIntent => ({
 const renderedViews = new WeakMap<PaymentIntentRecord, string>()
 
 /**
- * The read view as JSON text, rendered once per record object: a record is never changed in
- * place (a change is a new record, one version higher), so a store that hands back the same
- * object (the in-memory one) has its pages rendered once per change instead of once per read
- * (docs/performance.md, issue 22). Keyed by the object itself, never by its id, so two stores in
- * one process can never see each other's text.
+ * The read view as JSON text. A frozen record (the in-memory store freezes what it keeps and
+ * hands back the same object until the record changes) has its text rendered once and kept
+ * with the object, so its pages are rendered once per change instead of once per read
+ * (docs/performance.md, issue 22); keyed by the object itself, never by its id, so two stores
+ * in one process never see each other's text. A record read afresh from a database is a new
+ * object every time: rendered, not kept.
  *
  * @since 0.1.0 @category wire
  */
 export const toResourceJson = (r: PaymentIntentRecord): string => {
+  if (!Object.isFrozen(r)) return JSON.stringify(toResource(r))
   let json = renderedViews.get(r)
   if (json === undefined) renderedViews.set(r, json = JSON.stringify(toResource(r)))
   return json

@@ -52,7 +52,13 @@ export class Rows {
     if (rows !== undefined && rows[at]?.id === record.id) rows.splice(at, 1)
   }
 
+  /**
+   * Keep `record` in its scope's order. It is frozen first: a stored record is never changed in
+   * place (a change is a new record), and a frozen one may have its rendered text kept
+   * (`PaymentIntent.toResourceJson`).
+   */
   place(record: StoredRecord, replace: boolean) {
+    Object.freeze(record)
     let rows = this.byScope.get(scopeOf(record))
     if (rows === undefined) this.byScope.set(scopeOf(record), rows = [])
     const at = lowerBound(rows, record)
