@@ -1,5 +1,5 @@
 /**
- * Completed idempotent answers, kept by one process (docs/performance.md, "Replays from the
+ * Completed idempotent answers, kept by one process (docs/postgres.md, "Idempotent replays from the
  * process"). A key that holds a response never changes until it expires (4.9.4): only its
  * in-flight holder releases a key, and only an expired one is taken over. So once a storage
  * adapter has read a completed key, the same process may answer the next request with that

@@ -47,7 +47,7 @@ export interface PgStorageOptions {
   /**
    * The process's completed idempotency keys: a replay or a 409 for a key this process has read
    * completed is answered without a statement (a completed key never changes until it expires;
-   * docs/performance.md, "Replays from the process"). `false` turns it off. Default
+   * docs/postgres.md, "Idempotent replays from the process"). `false` turns it off. Default
    * `{ maxEntries: 10000, maxBodyChars: 8 MiB, marginMillis: 60000 }`.
    */
   readonly replayCache?: ReplayCache.ReplayCacheOptions | false | undefined
