@@ -7,36 +7,17 @@
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { WebhookEvents } from "@tender/core"
 import { Effect, Layer, Schema } from "effect"
 import { createServer } from "node:http"
 
+// The catalogue's example of an intent awaiting a PromptPay payment (the shape Tender sends), its QR
+// payload as long as a real one, under 25 ids.
+const example = WebhookEvents.catalogue.data.find((e) => e.type === "payment_intent.requires_action")!.example.data.object as Record<string, unknown>
 const intent = (i: number) => ({
-  object: "payment_intent",
+  ...example,
   id: `dord_${String(i).padStart(24, "0")}`,
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  environment: "test",
-  checkout_mode: "merchant",
-  status: "requires_action",
-  merchant_reference: null,
-  payment_method: "th_promptpay",
-  next_action: {
-    type: "display_qr_code",
-    qr_code: {
-      data: `00020101021230570016A00000067701011201150105536000315080214KB${String(i).padStart(12, "0")}5303764540515000.005802TH6304ABCD`,
-      image_url_png: `http://127.0.0.1:3000/payment_intents/dord_${String(i).padStart(24, "0")}/qr.png`,
-      expires_at: "2026-11-26T23:59:59.000Z"
-    }
-  },
-  failure_code: null,
-  failure_message: null,
-  cancellation_reason: null,
-  amount_refunded: "0",
-  processing_reason: null,
-  receipt: null,
-  created_at: "2026-11-26T23:44:59.123Z",
-  updated_at: "2026-11-26T23:44:59.123Z"
+  next_action: { type: "display_qr_code", qr_data: `00020101021230570016A00000067701011201150105536000315080214KB${String(i).padStart(80, "0")}6304ABCD` }
 })
 const page = JSON.stringify({ data: Array.from({ length: 25 }, (_, i) => intent(i)), has_more: true, next_cursor: "eyJjIjoxNzY0MjAwMDAwMDAwLCJpIjoiZG9yZF8wMDAwIn0" })
 
