@@ -3,7 +3,8 @@
  * PostgreSQL: migrated at start unless `migrate: false`, and the pool stays the host's.
  */
 import { prefixedPool } from "@tender/test-support/embedding"
-import { promptpay } from "@tender/test-support"
+import { promptpay, testDatabaseUrl } from "@tender/test-support"
+import pg from "pg"
 import { inspect } from "node:util"
 import { assert, describe, it } from "vitest"
 import { createTender, isTenderError } from "../src/index.js"
@@ -52,5 +53,26 @@ describe("createTender on the host's pg.Pool", () => {
     assert.match(message, /^tender: could not start/)
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE starts_with(tablename, $1)", [tablePrefix])
     assert.strictEqual(rows[0].n, 0)
+  })
+
+  it("issue 22 Tender's statements are prepared on the host's pool by default, and never with preparedStatements: false", async () => {
+    for (const preparedStatements of [undefined, false]) {
+      const tablePrefix = fresh()
+      // One connection: the one whose prepared statements are read.
+      const one = new pg.Pool({ connectionString: testDatabaseUrl, max: 1 })
+      try {
+        const tender = await createTender({ ...options, storage: { postgres: one, tablePrefix, preparedStatements } })
+        await tender.payments.create(promptpay, { merchant: "mch_demo", environment: "test" })
+        const { rows } = await one.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'tender\\_%' AND strpos(statement, $1) > 0",
+          [tablePrefix]
+        )
+        await tender.close()
+        if (preparedStatements === false) assert.strictEqual(rows[0]!.n, 0)
+        else assert.isAbove(rows[0]!.n, 0)
+      } finally {
+        await one.end()
+      }
+    }
   })
 })

@@ -35,6 +35,12 @@ export interface PostgresStorage {
   readonly tablePrefix?: string | undefined
   /** The longest one database call may take before the operation answers 503 (docs/postgres.md). Default 10 000. */
   readonly statementTimeoutMs?: number | undefined
+  /**
+   * Whether Tender's statements are prepared once per connection (docs/postgres.md, "Prepared
+   * statements"). `false` behind a pooler that cannot keep them (PgBouncer before 1.21 in
+   * transaction mode). Default true.
+   */
+  readonly preparedStatements?: boolean | undefined
 }
 
 /** The host's `MongoClient` (a replica set): Tender borrows it and never closes it. @since 0.1.0 @category models */
@@ -61,12 +67,12 @@ export const layerOf = async (options: StorageOptions | undefined, migrate: bool
   if (options === undefined || "memory" in options) return Tender.layerMemoryStorage
   if ("postgres" in options) {
     const { PgStorage } = await import("@tender/postgres")
-    const pgOptions = { tablePrefix: options.tablePrefix, statementTimeout: options.statementTimeoutMs }
+    const pgOptions = { tablePrefix: options.tablePrefix, statementTimeout: options.statementTimeoutMs, preparedStatements: options.preparedStatements }
     const pool = options.postgres as PgStorage.PgPool
     if (migrate) return PgStorage.layerFromPool(pool, pgOptions)
     return PgStorage.layerWithoutMigrations(pgOptions).pipe(
       // As `layerFromPool`, without the migrations: the pool is acquired without a release (the host owns it).
-      Layer.provide(PgStorage.clientOnPool(pool))
+      Layer.provide(PgStorage.clientOnPool(pool, pgOptions))
     )
   }
   let mongo: typeof import("@tender/mongodb")
