@@ -46,8 +46,19 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     // should a change notification be lost (docs/performance.md, "Caches across processes"); 0 turns the cache off.
     directoryCacheMaxAgeMillis: wholeNumber(env, "TENDER_DIRECTORY_CACHE_MAX_AGE_MS", 5_000, 0, maxMillis, `a whole number of milliseconds from 0 (off) to ${maxMillis}, like 5000`),
     maxHeaderBytes: positiveInt(env, "TENDER_MAX_HEADER_BYTES", 16 * 1024),
+    // On PostgreSQL, whether each connection prepares Tender's statements once (docs/postgres.md,
+    // "Prepared statements"): off behind a pooler that cannot keep them (PgBouncer before 1.21).
+    preparedStatements: onOff(env, "TENDER_PG_PREPARED_STATEMENTS", true),
     retention: retention(env)
   }
+}
+
+/** `on` or `off` from the environment, or `fallback` when unset. */
+const onOff = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean => {
+  const value = env[name]
+  if (value === undefined || value === "") return fallback
+  if (value !== "on" && value !== "off") throw new InvalidConfig({ message: `${name} must be on or off; got ${JSON.stringify(value)}` })
+  return value === "on"
 }
 
 /** The storage option of `TENDER_DIRECTORY_CACHE_MAX_AGE_MS`: 0 is off. */

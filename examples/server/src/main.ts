@@ -34,6 +34,7 @@ const main = Effect.gen(function*() {
     databaseUrl,
     directoryCacheMaxAgeMillis,
     maxHeaderBytes,
+    preparedStatements,
     mongodbUrl,
     port,
     publicUrl,
@@ -67,7 +68,8 @@ const main = Effect.gen(function*() {
       url: databaseUrl,
       tablePrefix,
       statementTimeout: statementTimeoutMillis,
-      directoryCache: directoryCache(directoryCacheMaxAgeMillis)
+      directoryCache: directoryCache(directoryCacheMaxAgeMillis),
+      preparedStatements
     }))
     : mongodbUrl !== undefined
     ? Tender.layer(tender, MongoStorage.layerFromUrl({
