@@ -176,8 +176,19 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
         assert.isAtMost(count("payment_intent.processing"), 1, id)
         assert.isTrue(mine.every((e) => Number(e.n) === 1), `${id} has a doubled event: ${JSON.stringify(mine)}`)
       }
-      // Every task that was due ran to completion.
-      assert.strictEqual(rows.pending, 0)
+      // Every task that was due runs to completion. Not necessarily by the time every intent is
+      // terminal: a confirm whose answer the kill cut off may have been recorded and retried, and
+      // its second task finishes on its next turn, once it finds the intent terminal.
+      let pending = rows.pending
+      for (const deadline = Date.now() + 30_000; pending > 0 && Date.now() < deadline;) {
+        await new Promise((r) => setTimeout(r, 250))
+        pending = await runSql(Effect.map(
+          Effect.flatMap(SqlClient, (sql) => sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}tasks`)}
+            WHERE status <> 'done' AND kind <> 'payment_intent.expire'`),
+          (r) => Number(r[0]?.n)
+        ))
+      }
+      assert.strictEqual(pending, 0)
     }, 120_000)
 
     it("D7 a server killed with SIGKILL between the state change and the delivery still delivers every event after a restart", async () => {
