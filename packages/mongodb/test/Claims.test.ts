@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Idempotency, MemoryStorage, Storage } from "@tender/core"
+import { vi } from "vitest"
+import { Idempotency, MemoryStorage, ReplayCache, Storage } from "@tender/core"
 import { Effect } from "effect"
 import type { Collection, Document } from "mongodb"
 import * as Claims from "../src/internal/claims.js"
@@ -133,7 +134,10 @@ const c = tenderCollections
 const makeFake = () => {
   const keys = new FakeCollection(["api_key_id", "key"])
   const refs = new FakeCollection(["merchant_id", "environment", "resource_type", "reference"])
-  const claims = Claims.make(keys as unknown as Collection<Document>, refs as unknown as Collection<Document>)
+  // With the process's replay cache in front, as MongoStorage runs them (ReplayCache, issue 22).
+  const replays = ReplayCache.make()
+  const bare = Claims.make(keys as unknown as Collection<Document>, refs as unknown as Collection<Document>, replays)
+  const claims = { begin: ReplayCache.cachedBegin(replays, bare.begin) }
   // Without retention cutoffs a purge touches only the keys and references.
   const none = new FakeCollection([]) as unknown as Collection<Document>
   const purge = Purge.make({
@@ -199,6 +203,22 @@ describe("claims: begin as the in-memory store answers it", () => {
       begin({ now: t0 + 61_000 + Idempotency.retentionMillis, idempotency: claim(t0 + 61_000 + Idempotency.retentionMillis, "z") }),
       begin({ now: t0 + 61_001 + Idempotency.retentionMillis, idempotency: claim(t0 + 61_001 + Idempotency.retentionMillis, "z") })
     ])
+  })
+
+  it("4.9.3 4.9.5 a key read completed once is answered from the process: a replay or a conflict makes no round trip", async () => {
+    const fake = makeFake()
+    await outcomeOf(fake.claims.begin({ now: t0, idempotency: claim(t0) }))
+    await outcomeOf(fake.commitOne(Storage.Write.completeIdempotency(held(t0), response)))
+    const spies = [vi.spyOn(fake.keys, "findOne"), vi.spyOn(fake.keys, "updateOne"), vi.spyOn(fake.refs, "updateOne")]
+    const calls = () => spies.reduce((n, spy) => n + spy.mock.calls.length, 0)
+    const first = calls()
+    expect(await outcomeOf(fake.claims.begin({ now: t0 + 1, idempotency: claim(t0 + 1) }))).toStrictEqual({ ok: { _tag: "Replay", response } })
+    expect(calls()).toBeGreaterThan(first)
+    const read = calls()
+    expect(await outcomeOf(fake.claims.begin({ now: t0 + 2, idempotency: claim(t0 + 2) }))).toStrictEqual({ ok: { _tag: "Replay", response } })
+    expect(await outcomeOf(fake.claims.begin({ now: t0 + 3, idempotency: claim(t0 + 3, "c") }))).toStrictEqual({ ok: { _tag: "KeyConflict" } })
+    expect(calls()).toBe(read)
+    for (const spy of spies) spy.mockRestore()
   })
 
   it("4.9.7 a released key reaches a fresh handler; a stale claim's release is no release", async () => {
