@@ -199,6 +199,10 @@ export const layerFromUrl = (options: PgUrlOptions) =>
     }))
   )
 
+/** The pool as Tender's client uses it: preparing its statements unless `preparedStatements` is false. */
+const seenBy = (pool: Pg.Pool, options: Pick<PgStorageOptions, "preparedStatements">): Pg.Pool =>
+  options.preparedStatements === false ? pool : Prepared.preparing(pool)
+
 /**
  * A pool Tender makes, as `PgClient.layer` makes its own: an idle connection's error never reaches
  * the process, the first connection is checked within 5 seconds, and the pool ends with the scope.
@@ -222,7 +226,7 @@ const ownPool = (config: Pg.PoolConfig, options: PgStorageOptions) =>
         onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
       }))
     ),
-    Effect.map((pool) => options.preparedStatements === false ? pool : Prepared.preparing(pool))
+    Effect.map((pool) => seenBy(pool, options))
   )
 
 /**
@@ -263,7 +267,7 @@ export const layerFromPool = (pool: PgPool, options: PgStorageOptions = {}) =>
  */
 export const clientOnPool = (pool: PgPool, options: Pick<PgStorageOptions, "preparedStatements"> = {}) =>
   PgClient.layerFromPool({
-    acquire: Effect.succeed(options.preparedStatements === false ? pool : Prepared.preparing(pool)),
+    acquire: Effect.succeed(seenBy(pool, options)),
     applicationName: "tender"
   })
 
