@@ -175,7 +175,7 @@ const main = async () => {
   const ceilings: Array<{ name: string; run: CeilingRun }> = []
   let tenderPg: Awaited<ReturnType<typeof scenarios>> | null = null
   let twoProcesses: Awaited<ReturnType<typeof scenarios>> | null = null
-  const rss = new Map<string, { readonly rss: number | null; readonly listDeep: number }>()
+  const perStore = new Map<string, { readonly rss: number | null; readonly listDeep: number }>()
   for (const store of stores) {
     const prefix = `bench_${Date.now().toString(36)}_`
     // The memory server must not pick up a DATABASE_URL from the environment.
@@ -226,7 +226,7 @@ const main = async () => {
       [store, r.listShallow, "get", `list page 1 (${deepPageSize}) / bare GET`],
       [store, r.listDeep, "get", `list page ${deepPages} (${deepPageSize}) / bare GET`]
     )
-    rss.set(store, { rss: peak, listDeep: r.listDeep.rps / r.listShallow.rps })
+    perStore.set(store, { rss: peak, listDeep: r.listDeep.rps / r.listShallow.rps })
   }
   const bareAfter = await measureBare()
   const higher = (a: Measured, b: Measured) => (b.rps > a.rps ? b : a)
@@ -240,14 +240,14 @@ const main = async () => {
       const [scenario, ceilingName] = name.split(" / ")
       table.push(`| ${s} | ${scenario} | ${formatNumber(m.rps)} | ${m.p50} | ${m.p99} | ${m.non2xx} | ${formatNumber(m.rps / ceilingOf[key], 3)} | ${ceilingName} |`)
     }
-    const seen = rss.get(store)
+    const seen = perStore.get(store)
     if (seen === undefined) continue
     table.push(`| ${store} | peak RSS of the server | ${seen.rss ?? "?"} MiB | | | | ${seen.rss && bareRss ? formatNumber(seen.rss / bareRss, 2) : "?"} | bare server RSS |`)
     table.push(`| ${store} | page ${deepPages} vs page 1 | | | | | ${formatNumber(seen.listDeep, 3)} | same store, page 1 |`)
   }
-  const twice = (name: string, before: Measured, after: Measured) => `${name} ${formatNumber(before.rps)} then ${formatNumber(after.rps)} req/s`
-  say(`Ceiling, bare HttpApi endpoint doing nothing, measured before the stores and after them, the higher used: ${twice("GET", bareBefore.get, bareAfter.get)} (p50 ${bareGet.p50} ms, p99 ${bareGet.p99} ms), ${twice("POST with a create-sized JSON body", bareBefore.post, bareAfter.post)} (p50 ${barePost.p50} ms, p99 ${barePost.p99} ms), peak RSS ${bareRss ?? "?"} MiB.`)
-  say(`Floor of a list page: the same bare HttpApi answering a fixed page of 25 payment intents held as text (${formatNumber(bareBefore.pageBytes)} bytes): ${twice("", bareBefore.page, bareAfter.page).trim()}, **${formatNumber(barePage.rps / bareGet.rps, 3)} of the bare GET**: the most any list page of 25 can reach against the bare GET on this stack.`)
+  const twice = (before: Measured, after: Measured) => `${formatNumber(before.rps)} then ${formatNumber(after.rps)} req/s`
+  say(`Ceiling, bare HttpApi endpoint doing nothing, measured before the stores and after them, the higher used: GET ${twice(bareBefore.get, bareAfter.get)} (p50 ${bareGet.p50} ms, p99 ${bareGet.p99} ms), POST with a create-sized JSON body ${twice(bareBefore.post, bareAfter.post)} (p50 ${barePost.p50} ms, p99 ${barePost.p99} ms), peak RSS ${bareRss ?? "?"} MiB.`)
+  say(`Floor of a list page: the same bare HttpApi answering a fixed page of 25 payment intents held as text (${formatNumber(bareBefore.pageBytes)} bytes): ${twice(bareBefore.page, bareAfter.page)}, **${formatNumber(barePage.rps / bareGet.rps, 3)} of the bare GET**: the most any list page of 25 can reach against the bare GET on this stack.`)
   say(`Load average (1, 5, 15 min) at the end: ${loadLine()}; the machine has ${cpus().length} cores and is shared, so read the ratios.`)
   if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/pgbench-create.ts) with ${connections} clients: ${formatNumber(pg.tps)} tx/s, average latency ${formatNumber(pg.latencyMs, 2)} ms.`)
   say("")
