@@ -272,6 +272,36 @@ if (skipReason === undefined) {
       }
     }, 60_000)
 
+    it("4.9.3 issue 22 over HTTP a replay the process has read once is answered with no statement: the first answer's status and body byte for byte, Idempotent-Replayed: true; another body under the key is 409", async () => {
+      const tender = await startTender(undefined)
+      const sent: Array<string> = []
+      const query = Pg.Client.prototype.query
+      const spy = vi.spyOn(Pg.Client.prototype, "query").mockImplementation(function(this: Pg.Client, ...args: Array<any>) {
+        sent.push(typeof args[0] === "string" ? args[0] : String(args[0]?.text ?? args[0]?.name ?? ""))
+        return Reflect.apply(query, this, args)
+      })
+      try {
+        const headers = { "idempotency-key": `replay-http-${Math.random()}` }
+        const post = (amount: string) => call(tender.web.handler, "POST", "/payment_intents", { key: keys.demoTest, body: promptpayFor(amount), headers })
+        const first = await post("150000")
+        assert.strictEqual(first.status, 201, first.text)
+        await post("150000") // read from the store once, and kept
+        sent.length = 0
+        const replay = await post("150000")
+        const conflict = await post("150001")
+        assert.strictEqual(replay.status, 201)
+        assert.strictEqual(replay.text, first.text)
+        assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
+        assert.strictEqual(conflict.status, 409, conflict.text)
+        assert.strictEqual((conflict.json as { error: { code: string } }).error.code, "idempotency_conflict")
+        // The credentials may be re-read when the directory cache's entry ages; the key never is.
+        assert.isFalse(sent.some((text) => text.includes("idempotency_keys")), sent.join("\n"))
+      } finally {
+        spy.mockRestore()
+        await tender.close()
+      }
+    }, 60_000)
+
     it("issue 22 without the directory cache a create makes five statements: the credentials, the claim, the host's word on routes, the endpoints and the commit", async () => {
       const tender = await startTender(false)
       try {
