@@ -11,6 +11,8 @@ export interface Measured {
   readonly p50: number
   readonly p99: number
   readonly non2xx: number
+  /** Every 2xx response's time in ms, as measured (bench/run.ts `load`). */
+  readonly latencies?: ReadonlyArray<number>
 }
 
 export interface CeilingRun {

@@ -21,7 +21,7 @@ import { cpus, loadavg, totalmem } from "node:os"
 import { resolve } from "node:path"
 import { runSql } from "../packages/postgres/test/database.js"
 import { statements } from "./pg-statements.js"
-import { dropPrefix, fill, load, readNotes, scenarios, type Server, startServer, stopServer } from "./run.js"
+import { dropPrefix, fill, load, ms, readNotes, scenarios, type Server, startServer, stopServer } from "./run.js"
 
 const argv = process.argv.slice(2)
 const scaleAt = argv.indexOf("--scale")
@@ -202,7 +202,7 @@ const main = async () => {
       const a = empty[k] as { rps: number; p50: number; p99: number }
       const b = full[k] as { rps: number; p50: number; p99: number }
       worst = Math.min(worst, b.rps / a.rps)
-      say(`| ${name} | ${formatNumber(a.rps)} (${a.p50} / ${a.p99}) | ${formatNumber(b.rps)} (${b.p50} / ${b.p99}) | ${formatNumber(b.rps / a.rps, 3)} | ${formatNumber(b.p99 / Math.max(a.p99, 1), 2)} |`)
+      say(`| ${name} | ${formatNumber(a.rps)} (${ms(a.p50)} / ${ms(a.p99)}) | ${formatNumber(b.rps)} (${ms(b.p50)} / ${ms(b.p99)}) | ${formatNumber(b.rps / a.rps, 3)} | ${formatNumber(b.p99 / a.p99, 2)} |`)
     }
     say(`\nWorst filled / empty ratio: ${formatNumber(worst, 3)} (target: within 10 %, so at least 0.9: ${worst >= 0.9 ? "met" : "not met"}).\n`)
 
@@ -259,8 +259,8 @@ const main = async () => {
     say(`A get by id driven at the server meanwhile, in windows of ${seconds} s:\n`)
     say("| | req/s | p50 ms | p99 ms | p99 / p99 before |")
     say("|---|---:|---:|---:|---:|")
-    say(`| before the purge | ${formatNumber(before.rps)} | ${before.p50} | ${before.p99} | 1.00 |`)
-    windows.forEach((w, i) => say(`| during, window ${i + 1} | ${formatNumber(w.rps)} | ${w.p50} | ${w.p99} | ${formatNumber(w.p99 / Math.max(before.p99, 1), 2)} |`))
+    say(`| before the purge | ${formatNumber(before.rps)} | ${ms(before.p50)} | ${ms(before.p99)} | 1.00 |`)
+    windows.forEach((w, i) => say(`| during, window ${i + 1} | ${formatNumber(w.rps)} | ${ms(w.p50)} | ${ms(w.p99)} | ${formatNumber(w.p99 / before.p99, 2)} |`))
     const afterPurge = await runSql(Effect.flatMap(SqlClient, (sql) =>
       Effect.forEach(["events", "idempotency_keys", "tasks", "webhook_attempts"], (t) => sql.unsafe(`ANALYZE ${prefix}${t}`))).pipe(
         Effect.zipRight(tableSizes(prefix))
