@@ -95,6 +95,8 @@ interface RowReader {
   readonly names: ReadonlyArray<string>
   readonly columns: ReadonlyArray<string>
   readonly decoders: ReadonlyArray<Decode>
+  /** The rows last read by id, with the record each became (`toRecord`). */
+  readonly recent: Map<string, { readonly row: Row; readonly record: object }>
 }
 
 const readers = new WeakMap<Table.Table<any>, RowReader>()
@@ -102,21 +104,49 @@ const readers = new WeakMap<Table.Table<any>, RowReader>()
 const readerOf = (table: Table.Table<any>): RowReader => {
   let reader = readers.get(table)
   if (reader === undefined) {
-    reader = { names: table.fields.map((f) => f.name), columns: columns(table), decoders: table.fields.map(decoderOf) }
+    reader = { names: table.fields.map((f) => f.name), columns: columns(table), decoders: table.fields.map(decoderOf), recent: new Map() }
     readers.set(table, reader)
   }
   return reader
 }
 
 /**
- * The record a row read with `selectList` holds. Every record of a table is built by the same
- * assignments in the same order, so they share one object shape: `Object.fromEntries` of the
- * field pairs made a fresh array per field and was 11 % of a PostgreSQL list page's CPU
- * (docs/performance.md, issue 22, fourth part).
+ * How many rows of each table `toRecord` remembers. A payment intent's record and its rendered
+ * view are a few KiB: some 10 MiB for a table at most, and the recent rows of a busy merchant
+ * (its first pages, the intents being paid) fit.
+ */
+export const recentRows = 2048
+
+const sameRow = (columns: ReadonlyArray<string>, a: Row, b: Row): boolean => {
+  for (let i = 0; i < columns.length; i++) if (a[columns[i]!] !== b[columns[i]!]) return false
+  return true
+}
+
+/**
+ * The record a row read with `selectList` holds, frozen. A record is a function of its row's
+ * text alone, so a row read again with every column the same text is the same record: the
+ * object made the first time is handed back, and with it the view rendered from it
+ * (`PaymentIntent.toResourceJson` keeps the text of a frozen record). A list page of 25 built
+ * and rendered 25 records on every read, 12 % of its CPU (docs/performance.md, issue 22, fifth
+ * part). A row that differs in any column, a single changed byte of its metadata, is built anew.
+ *
+ * Every record of a table is built by the same assignments in the same order, so they share one
+ * object shape: `Object.fromEntries` of the field pairs made a fresh array per field and was 11 %
+ * of a list page's CPU (issue 22, fourth part).
  */
 export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, row: Row): A => {
-  const { columns, decoders, names } = readerOf(table)
+  const { columns, decoders, names, recent } = readerOf(table)
+  const id = row["id"]
+  const seen = typeof id === "string" ? recent.get(id) : undefined
+  if (seen !== undefined && sameRow(columns, seen.row, row)) return seen.record as A
   const record: Record<string, unknown> = {}
   for (let i = 0; i < names.length; i++) record[names[i]!] = decoders[i]!(row[columns[i]!])
+  Object.freeze(record)
+  if (typeof id === "string") {
+    // Oldest first out: a Map iterates in insertion order, and a row read anew is inserted anew.
+    recent.delete(id)
+    recent.set(id, { row, record })
+    if (recent.size > recentRows) recent.delete(recent.keys().next().value!)
+  }
   return record as A
 }

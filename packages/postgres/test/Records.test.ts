@@ -1,0 +1,95 @@
+/**
+ * Issue 22, rows read again (docs/performance.md, fifth part): a row whose every column reads
+ * the same text as the last time is handed back as the record made then, and with it the view
+ * rendered from it; a row changed in any column, by this process or by any other writer of the
+ * table, is a new record with the new values. Nothing a reader sees may be stale.
+ */
+import { assert, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql/SqlClient"
+import { PaymentIntent, Storage } from "@tender/core"
+import { PgStorage } from "@tender/postgres"
+import { Fixtures } from "@tender/testing"
+import { Effect, Layer, Option } from "effect"
+import { client, dropTables, freshPrefix, runSql } from "./database.js"
+import { describeOnPostgres } from "./onPostgres.js"
+import { recentRows, toRecord } from "../src/internal/records.js"
+
+const prefix = freshPrefix()
+const scratch = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.orDie(dropTables(prefix))))
+const store = PgStorage.layer({ tablePrefix: prefix, directoryCache: false }).pipe(Layer.provideMerge(scratch), Layer.provide(client))
+
+const get = (scope: Fixtures.Scope, id: string) =>
+  Effect.flatMap(Storage.Storage, (s) => s.get(PaymentIntent.table, scope, id)).pipe(Effect.map(Option.getOrThrow))
+
+describeOnPostgres("issue 22: rows read again on PostgreSQL", () => {
+  layer(store, { timeout: 60_000 })((it) => {
+    it.effect("a row read again unchanged is the same frozen record, its view rendered once", () =>
+      Effect.gen(function*() {
+        const scope = Fixtures.freshScope()
+        const intent = Fixtures.intent(scope)
+        yield* Fixtures.commit([Storage.Write.insert(PaymentIntent.table, intent)])
+        const first = yield* get(scope, intent.id)
+        const again = yield* get(scope, intent.id)
+        assert.strictEqual(again, first)
+        assert.isTrue(Object.isFrozen(first))
+        assert.strictEqual(PaymentIntent.toResourceJson(again), PaymentIntent.toResourceJson(first))
+        const page = yield* Effect.flatMap(Storage.Storage, (s) => s.list(PaymentIntent.table, { ...scope, limit: 10 }))
+        assert.strictEqual(page[0], first, "a list reads the same row as the same record")
+      }))
+
+    it.effect("a row updated through the store is read as a new record with the new values", () =>
+      Effect.gen(function*() {
+        const scope = Fixtures.freshScope()
+        const intent = Fixtures.intent(scope)
+        yield* Fixtures.commit([Storage.Write.insert(PaymentIntent.table, intent)])
+        const before = yield* get(scope, intent.id)
+        const paid = { ...before, status: "succeeded" as const, nextAction: null, updatedAt: before.updatedAt + 1, version: before.version + 1 }
+        yield* Fixtures.commit([Storage.Write.update(PaymentIntent.table, paid, before.version)])
+        const after = yield* get(scope, intent.id)
+        assert.notStrictEqual(after, before)
+        assert.strictEqual(after.status, "succeeded")
+        assert.strictEqual(JSON.parse(PaymentIntent.toResourceJson(after)).status, "succeeded")
+        assert.strictEqual(before.status, "requires_action", "the record read before is unchanged")
+      }))
+
+    it.effect("a row changed by another writer, in one byte of a JSON column and nothing else, is read with that change", () =>
+      Effect.gen(function*() {
+        const scope = Fixtures.freshScope()
+        const qr = "00020101021229370016A000000677010111"
+        const intent = Fixtures.intent(scope, { nextAction: { type: "display_qr_code", qr_data: qr } })
+        yield* Fixtures.commit([Storage.Write.insert(PaymentIntent.table, intent)])
+        const before = yield* get(scope, intent.id)
+        // Another process's write: no version bump, no updated_at, one character of the metadata.
+        yield* Effect.promise(() => runSql(Effect.flatMap(SqlClient, (sql) => sql`UPDATE ${sql(`${prefix}payment_intents`)} SET next_action = ${`{"type":"display_qr_code","qr_data":"${qr.slice(0, -1)}2"}`} WHERE id = ${intent.id}`)))
+        const after = yield* get(scope, intent.id)
+        assert.notStrictEqual(after, before)
+        assert.deepStrictEqual(after.nextAction, { type: "display_qr_code", qr_data: `${qr.slice(0, -1)}2` })
+        assert.include(PaymentIntent.toResourceJson(after), `"qr_data":"${qr.slice(0, -1)}2"`)
+      }))
+  })
+})
+
+describeOnPostgres("issue 22: rows read again, bounded", () => {
+  layer(Layer.empty)((it) => {
+    it.effect(`at most ${recentRows} rows of a table are remembered, the oldest read first out`, () =>
+      Effect.sync(() => {
+        const scope = Fixtures.freshScope()
+        const rowOf = (id: string) => ({
+          id,
+          merchant_id: scope.merchantId,
+          environment: scope.environment,
+          amount: "100",
+          currency: "THB",
+          created_at: "1764115200000",
+          updated_at: "1764115200000",
+          version: "1"
+        })
+        const first = toRecord(PaymentIntent.table, rowOf("dord_bounded_0"))
+        assert.strictEqual(toRecord(PaymentIntent.table, rowOf("dord_bounded_0")), first)
+        for (let i = 1; i <= recentRows; i++) toRecord(PaymentIntent.table, rowOf(`dord_bounded_${i}`))
+        assert.notStrictEqual(toRecord(PaymentIntent.table, rowOf("dord_bounded_0")), first, "the oldest row was let go")
+        const last = toRecord(PaymentIntent.table, rowOf(`dord_bounded_${recentRows}`))
+        assert.strictEqual(toRecord(PaymentIntent.table, rowOf(`dord_bounded_${recentRows}`)), last)
+      }))
+  })
+})
