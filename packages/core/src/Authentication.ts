@@ -53,15 +53,20 @@ export const parseBasic = (
   return Effect.succeed({ publicKey: decoded.slice(0, colon), secretKey: decoded.slice(colon + 1) })
 }
 
-/** Resolve a key pair to its principal. @since 0.1.0 */
-export const authenticate = (
+/**
+ * Resolve key pairs to principals with `merchants`. Nothing is read from the context, so an
+ * HTTP binding made once with the directory provides nothing per request (issue 22: providing
+ * the directory merged a context per request).
+ *
+ * @since 0.1.0
+ */
+export const authenticator = (merchants: Merchants["Type"]) =>
+(
   credentials: { readonly publicKey: string; readonly secretKey: string }
-): Effect.Effect<Principal, InvalidApiKey | StorageError, Merchants> =>
-  Effect.gen(function*() {
-    const merchants = yield* Merchants
+): Effect.Effect<Principal, InvalidApiKey | StorageError> =>
+  Effect.flatMap(merchants.findCredentials(credentials.publicKey), (found) => {
     const publicEnv = environmentOfPublicKey(credentials.publicKey)
     const secretEnv = environmentOfSecretKey(credentials.secretKey)
-    const found = yield* merchants.findCredentials(credentials.publicKey)
     // Hash and compare even when the key is unknown, so timing says nothing about which half is
     // wrong: one hash, one constant-time comparison, on either path. The merchant is not read
     // before the secret matched (an adapter may defer parsing it until then).
@@ -72,10 +77,16 @@ export const authenticate = (
       Option.isNone(found) || !secretMatches || publicEnv === undefined || secretEnv !== publicEnv ||
       found.value.apiKey.environment !== publicEnv || found.value.apiKey.revokedAt !== null
     ) {
-      return yield* invalid()
+      return Effect.fail(invalid())
     }
-    return { merchant: found.value.merchant, environment: publicEnv, apiKeyId: found.value.apiKey.id }
+    return Effect.succeed({ merchant: found.value.merchant, environment: publicEnv, apiKeyId: found.value.apiKey.id })
   })
+
+/** Resolve a key pair to its principal. @since 0.1.0 */
+export const authenticate = (
+  credentials: { readonly publicKey: string; readonly secretKey: string }
+): Effect.Effect<Principal, InvalidApiKey | StorageError, Merchants> =>
+  Effect.flatMap(Merchants, (merchants) => authenticator(merchants)(credentials))
 
 /** Header + lookup in one step. @since 0.1.0 */
 export const fromAuthorizationHeader = (header: string | undefined) =>

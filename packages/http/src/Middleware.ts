@@ -138,20 +138,26 @@ const renderCause = (cause: Cause.Cause<unknown>) => {
 }
 
 /** The caller, from the raw `Authorization` header (D2: see `Authentication` for why not the decoded credentials). */
-const authenticate = Effect.flatMap(
-  HttpServerRequest.HttpServerRequest,
-  (request) => CoreAuthentication.fromAuthorizationHeader(request.headers["authorization"])
-).pipe(Effect.tap((principal) => Observe.sawMerchant(principal.merchant.id)))
+const authenticateWith = (merchants: Merchants.Merchants["Type"]) => {
+  const principalOf = CoreAuthentication.authenticator(merchants)
+  return Effect.flatMap(
+    HttpServerRequest.HttpServerRequest,
+    (request) => Effect.flatMap(CoreAuthentication.parseBasic(request.headers["authorization"]), principalOf)
+  ).pipe(Effect.tap((principal) => Observe.sawMerchant(principal.merchant.id)))
+}
 
 /**
  * `Authentication`: HttpApi's Basic decoding hands over empty credentials for a missing or
  * undecodable header, ignores the scheme and breaks on a `:` in the secret, so the raw header
- * is read and parsed by core (D2: `authentication_required` vs `invalid_api_key`).
+ * is read and parsed by core (D2: `authentication_required` vs `invalid_api_key`). The
+ * directory is taken once, here, rather than provided to every request.
  */
 const AuthenticationLive = Layer.effect(
   Authentication,
-  Effect.map(Effect.context<Merchants.Merchants>(), (context) =>
-    Authentication.of({ basicAuth: () => Effect.provide(authenticate, context) }))
+  Effect.map(Merchants.Merchants, (merchants) => {
+    const authenticate = authenticateWith(merchants)
+    return Authentication.of({ basicAuth: () => authenticate })
+  })
 )
 
 /**
@@ -266,7 +272,7 @@ const routeNotFound = (table: Routes.Table, request: HttpServerRequest.HttpServe
       return HttpServerResponse.setHeader(res, "allow", methods.join(", "))
     }
     // The router matches decoded paths only; the endpoint exists, so its authentication comes first (5).
-    if (route.authenticated) yield* authenticate
+    if (route.authenticated) yield* authenticateWith(yield* Merchants.Merchants)
     const param = Routes.undecodableParam(route, path)
     return yield* Errors.ValidationFailed.at(param ?? "path", `The ${param ?? "path"} in the path is not a valid percent-encoded string.`)
   })
