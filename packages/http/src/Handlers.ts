@@ -22,9 +22,9 @@ import {
   WebhookEvents,
   WebhookTools
 } from "@tender/core"
-import { Effect, FiberRef, Layer, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
-import { CurrentRequestId } from "./internal/errorSchema.js"
+import { currentRequestId } from "./internal/errorSchema.js"
 import * as HostedCheckoutHandlers from "./hosted/Checkout.js"
 import { endpointLayer, fromDecodeError, jsonText, toHttp } from "./Middleware.js"
 import * as Upload from "./Upload.js"
@@ -33,7 +33,7 @@ import * as Upload from "./Upload.js"
 const context = (rawKey: string | undefined, required = false) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
-    const requestId = yield* FiberRef.get(CurrentRequestId)
+    const requestId = yield* currentRequestId
     const idempotencyKey = yield* Idempotency.validateKey(rawKey, required)
     return { principal, requestId, idempotencyKey }
   })
@@ -97,7 +97,7 @@ const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (ha
     .handle("create", ({ headers, payload }) =>
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
-        const requestId = yield* FiberRef.get(CurrentRequestId)
+        const requestId = yield* currentRequestId
         const idempotencyKey = yield* Idempotency.validateKey(headers["idempotency-key"])
         // Core renders and stores the answer, so a replay is byte for byte (D5).
         return toHttp(yield* PaymentIntents.create({ principal, requestId, idempotencyKey }, payload))

@@ -13,8 +13,9 @@ import { ApiResponse, Authentication as CoreAuthentication, Errors, Idempotency,
 import type { Storage } from "@tender/core"
 import { Cause, Context, Effect, FiberRef, Layer, Option } from "effect"
 import { Authentication, JsonBody, TenderApi } from "./Api.js"
-import { CurrentRequestId, isApiError } from "./internal/errorSchema.js"
+import { currentRequestId, isApiError } from "./internal/errorSchema.js"
 import * as Body from "./internal/body.js"
+import * as Current from "./internal/current.js"
 import * as Observe from "./internal/observe.js"
 import * as Routes from "./internal/routes.js"
 import { Mount } from "./Mount.js"
@@ -71,7 +72,7 @@ export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.Ht
 const renderError = (error: Errors.ApiError, log = error.status >= 500) =>
   Effect.zipRight(
     log ? Effect.logError("tender: request failed", error) : Effect.void,
-    Effect.map(FiberRef.get(CurrentRequestId), (id) => toHttp(ApiResponse.fromError(error, id)))
+    Effect.map(currentRequestId, (id) => toHttp(ApiResponse.fromError(error, id)))
   )
 
 /**
@@ -143,7 +144,7 @@ const authenticateWith = (merchants: Merchants.Merchants["Type"]) => {
   return Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
     (request) => Effect.flatMap(CoreAuthentication.parseBasic(request.headers["authorization"]), principalOf)
-  ).pipe(Effect.tap((principal) => Observe.sawMerchant(principal.merchant.id)))
+  ).pipe(Effect.tap((principal) => Current.sawMerchant(principal.merchant.id)))
 }
 
 /**
@@ -208,7 +209,7 @@ const JsonBodyLive = Layer.effect(
     const request = yield* HttpServerRequest.HttpServerRequest
     // The URL as sent: under a prefix the router hands the endpoint its URL with the prefix cut off.
     // The whole-API middleware resolved it already when it saw the same URL.
-    const seen = yield* FiberRef.get(Observe.CurrentSeen)
+    const seen = yield* FiberRef.get(Current.CurrentSeen)
     const resolved = seen !== undefined && seen.resolved.url === request.originalUrl
       ? seen.resolved
       : Observe.resolve(mount, request.method, request.originalUrl)
@@ -303,15 +304,17 @@ export const layer = HttpApiBuilder.middleware(
       if (health !== undefined) return yield* Effect.provide(health, context)
       if (!mount.standalone && resolved.route === undefined && !mount.owns(resolved.path)) return yield* app
       const requestId = Ids.prefixes.request + Ids.randomBase62()
-      const response = yield* Observe.observed(request, resolved, requestId, app.pipe(
-        // A chunked body without Content-Length is cut off at the same size while it streams in.
-        HttpIncomingMessage.withMaxBodySize(Option.some(bodyLimitOf(resolved.route, request.headers["content-type"]))),
+      // A chunked body without Content-Length is cut off at the same size while it streams in. No
+      // GET or HEAD route reads a body: the limit, a fiber-local value to set, is left out there.
+      const limited = request.method === "GET" || request.method === "HEAD"
+        ? app
+        : HttpIncomingMessage.withMaxBodySize(app, Option.some(bodyLimitOf(resolved.route, request.headers["content-type"])))
+      const response = yield* Observe.observed(request, resolved, requestId, limited.pipe(
         Effect.catchAllCause((cause) =>
           isRouteNotFound(cause)
             ? routeNotFound(mount.routes, request).pipe(Effect.provide(context), Effect.catchAllCause(renderCause))
             : renderCause(cause)
-        ),
-        Effect.locally(CurrentRequestId, requestId)
+        )
       ))
       const withId = response.headers["request-id"] === undefined
         ? HttpServerResponse.setHeader(response, "request-id", requestId)

@@ -7,7 +7,8 @@ import { HttpApi, HttpApiMiddleware } from "@effect/platform"
 import { Errors } from "@tender/core"
 import { Effect, Schema } from "effect"
 import { Api } from "../src/index.js"
-import { CurrentRequestId, errorSchema } from "../src/internal/errorSchema.js"
+import { errorSchema } from "../src/internal/errorSchema.js"
+import { CurrentSeen } from "../src/internal/current.js"
 import { app, call } from "./harness.js"
 
 const served = async () => {
@@ -115,7 +116,7 @@ describe("the D1 error schemas", () => {
   it("D1 an error schema encodes the body the API sends, for the current request id, and decodes it back to core's error", () => {
     const schema = errorSchema(Errors.ValidationFailed)
     const error = Errors.ValidationFailed.many([{ param: "amount", message: "amount is required" }, { message: "The request is invalid" }])
-    const body = Effect.runSync(Schema.encode(schema)(error).pipe(Effect.locally(CurrentRequestId, "req_test")))
+    const body = Effect.runSync(Schema.encode(schema)(error).pipe(Effect.locally(CurrentSeen, { requestId: "req_test", resolved: { url: "/", path: "/", route: undefined }, merchantId: undefined })))
     assert.deepStrictEqual(body, Errors.errorBody(error, "req_test"))
     const decoded = Schema.decodeUnknownSync(schema)(body)
     assert.instanceOf(decoded, Errors.ValidationFailed)

@@ -9,9 +9,9 @@
  */
 import { HttpApiBuilder, HttpApiError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { ApiResponse, Errors, HostedCheckout, HostedPayment, PaymentIntent, Provider, SimulatorPayer } from "@tender/core"
-import { Effect, FiberRef, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { TenderApi } from "../Api.js"
-import { CurrentRequestId, isApiError } from "../internal/errorSchema.js"
+import { currentRequestId, isApiError } from "../internal/errorSchema.js"
 import { bank, bankAnswer } from "../internal/hosted/bank.js"
 import { browserNonce, linkOf, Refused, verify } from "../internal/hosted/link.js"
 import { errorsOf, formBody, PayerEntries } from "../internal/hosted/payerForm.js"
@@ -99,7 +99,7 @@ const simulate = formRoute(({ c, intent, request }) =>
 const status = (id: string, request: HttpServerRequest.HttpServerRequest) => {
   const link = linkOf(id, request)
   return Effect.gen(function*() {
-    const requestId = yield* FiberRef.get(CurrentRequestId)
+    const requestId = yield* currentRequestId
     const verified = yield* Effect.either(verify(link))
     if (verified._tag === "Left") {
       const error = verified.left instanceof Refused && verified.left.kind === "expiredLink"

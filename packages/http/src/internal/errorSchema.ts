@@ -4,10 +4,11 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Errors } from "@tender/core"
-import { Effect, FiberRef, ParseResult, Schema } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
+import * as Current from "./current.js"
 
 /** The id of the request being served (D1 `request_id`, the `Request-Id` header). @since 0.1.0 */
-export const CurrentRequestId = FiberRef.unsafeMake<string>("")
+export const currentRequestId = Current.currentRequestId
 
 /** What an error class carries on the class itself (see core's `Errors`). @since 0.1.0 */
 export interface ErrorClass {
@@ -75,7 +76,7 @@ export const errorSchema = <const C extends ErrorClass>(errorClass: C) => {
         })
       ),
     encode: (error) =>
-      Effect.map(FiberRef.get(CurrentRequestId), (id) => Errors.errorBody(error, id) as typeof Body.Encoded)
+      Effect.map(currentRequestId, (id) => Errors.errorBody(error, id) as typeof Body.Encoded)
   }).annotations(HttpApiSchema.annotations({
     status: errorClass.status,
     identifier: componentName(errorClass.code)

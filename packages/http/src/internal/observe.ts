@@ -14,6 +14,7 @@ import { Health, Telemetry } from "@tender/core"
 import type { Storage } from "@tender/core"
 import { Clock, Effect, FiberRef, Option } from "effect"
 import type { Mount } from "../Mount.js"
+import { type Seen, CurrentSeen } from "./current.js"
 import * as Routes from "./routes.js"
 
 /**
@@ -32,21 +33,6 @@ export const resolve = (mount: Mount["Type"], method: string, url: string): Reso
   const path = Routes.pathOf(url)
   return { url, path, route: Routes.find(mount.routes, method, path) }
 }
-
-/** What the request learnt on its way: its route, and the merchant once authenticated (its span names both). */
-export interface Seen {
-  readonly resolved: Resolved
-  merchantId: string | undefined
-}
-
-/** The current request's `Seen`, filled by the authentication middleware. */
-export const CurrentSeen = FiberRef.unsafeMake<Seen | undefined>(undefined)
-
-/** Note the authenticated merchant for the request's span. */
-export const sawMerchant = (merchantId: string) =>
-  Effect.map(FiberRef.get(CurrentSeen), (seen) => {
-    if (seen !== undefined) seen.merchantId = merchantId
-  })
 
 /** The route template of a request (`/payment_intents/{id}`), or `unmatched`: a bounded set of values for metric tags. */
 export const routeOf = (resolved: Resolved): string => resolved.route === undefined ? "unmatched" : resolved.route.template
@@ -67,7 +53,7 @@ export const observed = <E, R>(
 ) =>
   Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
-    const seen: Seen = { resolved, merchantId: undefined }
+    const seen: Seen = { requestId, resolved, merchantId: undefined }
     const response = yield* Effect.locally(app, CurrentSeen, seen)
     const route = routeOf(resolved)
     const tags = { "http.route": route, "http.request.method": request.method, "http.response.status_code": String(response.status) }
@@ -86,7 +72,8 @@ export const observed = <E, R>(
         s.attribute("url.full", `${s.attributes.get("url.full") === undefined ? "" : fullWithoutQuery(String(s.attributes.get("url.full")))}?${redactQuery(url.search)}`)
       }
       if (s.attributes.has("client.address")) s.attribute("client.address", "REDACTED")
-      for (const name of [...s.attributes.keys()]) {
+      // Values of keys already there are replaced, so the keys can be walked as they are.
+      for (const name of s.attributes.keys()) {
         if (name.startsWith("http.request.header.") && !keptHeaders.has(name)) s.attribute(name, "REDACTED")
       }
     }
