@@ -6,22 +6,59 @@
  */
 import { createHash } from "node:crypto"
 
-/** Canonical JSON text: object keys sorted at every depth, `undefined` members dropped. @since 0.1.0 */
-export const stringify = (value: unknown): string => JSON.stringify(sortDeep(value))
+/**
+ * Canonical JSON text: object keys sorted at every depth, `undefined` members dropped. The text
+ * is exactly `JSON.stringify` of a copy with its keys sorted (fingerprints are stored and
+ * compared across versions: `Canonical.test.ts` holds the two equal on arbitrary values), written
+ * directly: building the sorted copy was 2 to 4 % of a create's and a replay's CPU (issue 22).
+ *
+ * @since 0.1.0
+ */
+export const stringify = (value: unknown): string => write(value) as string
 
-const sortDeep = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(sortDeep)
-  if (value !== null && typeof value === "object") {
-    // Entries, not assignments: a key named `__proto__` (request text) stays an own member, so
-    // it is hashed like any other instead of silently changing the object's prototype.
-    return Object.fromEntries(
-      Object.keys(value).sort().flatMap((key) => {
-        const v = (value as Record<string, unknown>)[key]
-        return v === undefined ? [] : [[key, sortDeep(v)]]
-      })
-    )
+/** An array index as JavaScript orders own keys: a canonical integer below 2^32 - 1. */
+const isArrayIndex = (key: string): boolean => /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295
+
+/**
+ * The order the sorted copy's `JSON.stringify` wrote keys in: a JavaScript object lists its
+ * array-index keys first, in numeric order, then the others in the order they were added, which
+ * for the copy was sorted. `Object.keys` already lists the index keys first, in numeric order.
+ */
+const canonicalOrder = (keys: Array<string>): Array<string> => {
+  let indices = 0
+  while (indices < keys.length && isArrayIndex(keys[indices]!)) indices++
+  if (indices === 0) return keys.sort()
+  return keys.slice(0, indices).concat(keys.slice(indices).sort())
+}
+
+/** A value's text, or undefined where `JSON.stringify` leaves a member out (undefined, a function, a symbol). */
+const write = (value: unknown): string | undefined => {
+  if (value === null) return "null"
+  switch (typeof value) {
+    case "string":
+    case "number":
+    case "boolean":
+      return JSON.stringify(value)
+    case "object": {
+      if (Array.isArray(value)) {
+        let out = "["
+        for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + (write(value[i]) ?? "null")
+        return out + "]"
+      }
+      // Own keys only, read as members: a key named `__proto__` (request text) is written like any
+      // other, never followed to the object's prototype.
+      const keys = canonicalOrder(Object.keys(value))
+      let out = "{"
+      for (const key of keys) {
+        const text = write((value as Record<string, unknown>)[key])
+        if (text !== undefined) out += (out.length === 1 ? "" : ",") + JSON.stringify(key) + ":" + text
+      }
+      return out + "}"
+    }
+    default:
+      // undefined, functions and symbols are left out, as by JSON.stringify; a bigint throws as it does.
+      return JSON.stringify(value)
   }
-  return value
 }
 
 /** Hex SHA-256 of a string. @since 0.1.0 */
