@@ -27,28 +27,41 @@ export const ceilingServers = [
   { entry: "bench/ceiling-pg-server.ts", name: "(b) node:http + pg" }
 ] as const
 
-/** The four scenarios against a ceiling server, with the same requests Tender gets. */
-export const ceilingScenarios = async (
+/**
+ * The four scenarios against a ceiling server, with the same requests Tender gets, as contenders
+ * measured in the same rounds as Tender's (bench/run.ts `interleaved`). The replay's key is
+ * stored by one create before its first round.
+ */
+export const ceilingContenders = (
   url: string,
   intentId: string,
   load: (opts: autocannon.Options) => Promise<Measured>,
   headers: { readonly authorization: string },
   createBody: string
-): Promise<CeilingRun> => {
+): Record<keyof CeilingRun, (seconds: number) => Promise<Measured>> => {
   const json = { ...headers, "content-type": "application/json" }
-  const run = `${process.pid}-${Date.now()}`
+  const run = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`
   let n = 0
-  const create = await load({
-    url: `${url}/payment_intents`,
-    method: "POST",
-    headers: json,
-    body: createBody,
-    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, "idempotency-key": `ceiling-${run}-${++n}` } }) }]
-  })
-  const first = await fetch(`${url}/payment_intents`, { method: "POST", body: createBody, headers: { ...json, "idempotency-key": `ceiling-${run}-replay` } })
-  if (first.status !== 201) throw new Error(`ceiling create: ${first.status} ${await first.text()}`)
-  const replay = await load({ url: `${url}/payment_intents`, method: "POST", headers: { ...json, "idempotency-key": `ceiling-${run}-replay` }, body: createBody })
-  const get = await load({ url: `${url}/payment_intents/${intentId}`, headers })
-  const listFirst = await load({ url: `${url}/payment_intents?limit=25`, headers })
-  return { get, listFirst, create, replay }
+  let stored: Promise<void> | undefined
+  const storeReplayKey = () =>
+    stored ??= fetch(`${url}/payment_intents`, { method: "POST", body: createBody, headers: { ...json, "idempotency-key": `ceiling-${run}-replay` } }).then(async (first) => {
+      if (first.status !== 201) throw new Error(`ceiling create: ${first.status} ${await first.text()}`)
+    })
+  return {
+    create: (duration) =>
+      load({
+        url: `${url}/payment_intents`,
+        method: "POST",
+        headers: json,
+        body: createBody,
+        duration,
+        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, "idempotency-key": `ceiling-${run}-${++n}` } }) }]
+      }),
+    replay: async (duration) => {
+      await storeReplayKey()
+      return load({ url: `${url}/payment_intents`, method: "POST", headers: { ...json, "idempotency-key": `ceiling-${run}-replay` }, body: createBody, duration })
+    },
+    get: (duration) => load({ url: `${url}/payment_intents/${intentId}`, headers, duration }),
+    listFirst: (duration) => load({ url: `${url}/payment_intents?limit=25`, headers, duration })
+  }
 }

@@ -18,7 +18,7 @@ import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { dropPrefix } from "./pg-prefix.js"
 import { createScript } from "./pgbench-create.js"
-import { ceilingScenarios, ceilingServers, type CeilingRun, type Measured } from "./ceilings.js"
+import { ceilingContenders, ceilingServers, type CeilingRun, type Measured } from "./ceilings.js"
 
 const root = resolve(import.meta.dirname, "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
@@ -81,7 +81,9 @@ export const load = async (opts: autocannon.Options): Promise<Measured> => {
     if (status >= 200 && status < 300) latencies.push(time)
   })
   const r = await run
-  return measuredOf(r.requests.average, r.non2xx + r.errors, latencies)
+  // Responses over the run's own measured duration: its per-second average has only two or three
+  // samples in a round of two seconds.
+  return measuredOf(r.requests.total / r.duration, r.non2xx + r.errors, latencies)
 }
 
 /**
@@ -107,12 +109,71 @@ export const json = async (url: string, init: RequestInit = {}) => {
   return res.json() as Promise<any>
 }
 
-/** The scenarios against one server, or against several on one database with the load spread over them. */
-export const scenarios = async (urls: ReadonlyArray<string>) => {
+/** One contender's load for a given number of seconds: a server under a request, or pgbench. */
+export type Contender = (seconds: number) => Promise<Measured>
+
+/** An HTTP load as a contender. */
+export const httpLoad = (opts: autocannon.Options): Contender => (duration) => load({ ...opts, duration })
+
+const rounds = Math.max(1, Number(process.env["BENCH_ROUNDS"] ?? "3"))
+/** Each round's seconds: the scenario's seconds shared out over the rounds. */
+const roundSeconds = Math.max(1, Math.round(seconds / rounds))
+
+const median = (xs: ReadonlyArray<number>) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/**
+ * Every contender measured in `BENCH_ROUNDS` rounds (3 by default) that alternate between them,
+ * each round in a rotated order, the scenario's seconds shared out over the rounds. A ratio is
+ * then of two loads taken seconds apart, several times, rather than of two single runs minutes
+ * apart: on this shared 2-core machine the same load read 2,176 and 4,189 req/s a few minutes
+ * apart (docs/performance.md, issue 22, fifth part). Per contender: the median of its rounds'
+ * req/s, and p50 and p99 of all its responses.
+ */
+export const interleaved = async (contenders: ReadonlyArray<Contender>): Promise<Array<Measured>> => {
+  const runs = contenders.map((): Array<Measured> => [])
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < contenders.length; i++) {
+      const c = (i + r) % contenders.length
+      runs[c]!.push(await contenders[c]!(roundSeconds))
+    }
+  }
+  return runs.map((ms) =>
+    measuredOf(median(ms.map((m) => m.rps)), ms.reduce((sum, m) => sum + m.non2xx, 0), ms.flatMap((m) => m.latencies ?? []))
+  )
+}
+
+/** The scenarios of one run. */
+export type ScenarioKey = "create" | "replay" | "get" | "listFirst" | "listShallow" | "listDeep"
+
+/** What each scenario is measured against, in the same rounds (`interleaved`): given the intent a get reads. */
+export type Against = (firstId: string) => Partial<Record<ScenarioKey, ReadonlyArray<Contender>>>
+
+/**
+ * The scenarios against one server, or against several on one database with the load spread over
+ * them; each alongside what `against` names for it, whose results come back in `paired`.
+ */
+export const scenarios = async (urls: ReadonlyArray<string>, against: Against = () => ({})) => {
   const url = urls[0]!
   let n = 0
   const run = `${process.pid}-${Date.now()}`
-  const create = await loadOn(urls, (url) => ({
+  // The intent a get reads and the key a replay repeats, made first so that every scenario's
+  // counterparts are known before its rounds.
+  const first = await json(`${url}/payment_intents`, { method: "POST", body: createBody, headers: { "idempotency-key": `bench-${run}-replay` } })
+  const counterparts = against(first.id)
+  const paired: Partial<Record<ScenarioKey, ReadonlyArray<Measured>>> = {}
+  const measure = async (key: ScenarioKey, opts: (url: string) => autocannon.Options) => {
+    const others = counterparts[key] ?? []
+    const own: Contender = (duration) => loadOn(urls, (url) => ({ ...opts(url), duration }))
+    if (others.length === 0) return own(seconds)
+    const [mine, ...theirs] = await interleaved([own, ...others])
+    paired[key] = theirs
+    return mine!
+  }
+  const create = await measure("create", (url) => ({
     url: `${url}/payment_intents`,
     method: "POST",
     headers: { authorization: demo, "content-type": "application/json" },
@@ -121,15 +182,14 @@ export const scenarios = async (urls: ReadonlyArray<string>) => {
       setupRequest: (req) => ({ ...req, headers: { ...req.headers, "idempotency-key": `bench-${run}-${++n}` } })
     }]
   }))
-  const first = await json(`${url}/payment_intents`, { method: "POST", body: createBody, headers: { "idempotency-key": `bench-${run}-replay` } })
-  const replay = await loadOn(urls, (url) => ({
+  const replay = await measure("replay", (url) => ({
     url: `${url}/payment_intents`,
     method: "POST",
     headers: { authorization: demo, "content-type": "application/json", "idempotency-key": `bench-${run}-replay` },
     body: createBody
   }))
-  const get = await loadOn(urls, (url) => ({ url: `${url}/payment_intents/${first.id}`, headers: { authorization: demo } }))
-  const listFirst = await loadOn(urls, (url) => ({ url: `${url}/payment_intents?limit=25`, headers: { authorization: demo } }))
+  const get = await measure("get", (url) => ({ url: `${url}/payment_intents/${first.id}`, headers: { authorization: demo } }))
+  const listFirst = await measure("listFirst", (url) => ({ url: `${url}/payment_intents?limit=25`, headers: { authorization: demo } }))
   // Walk to page 1,000 once, then measure that page.
   let cursor: string | null = null
   for (let page = 0; page < deepPages; page++) {
@@ -137,9 +197,9 @@ export const scenarios = async (urls: ReadonlyArray<string>) => {
     if (body.next_cursor === null) throw new Error(`only ${page + 1} pages of ${deepPageSize}: create more intents first`)
     cursor = body.next_cursor
   }
-  const listDeep = await loadOn(urls, (url) => ({ url: `${url}/payment_intents?limit=${deepPageSize}&cursor=${cursor}`, headers: { authorization: demo } }))
-  const listShallow = await loadOn(urls, (url) => ({ url: `${url}/payment_intents?limit=${deepPageSize}`, headers: { authorization: demo } }))
-  return { create, replay, get, listFirst, listShallow, listDeep, created: n, firstId: first.id as string }
+  const listDeep = await measure("listDeep", (url) => ({ url: `${url}/payment_intents?limit=${deepPageSize}&cursor=${cursor}`, headers: { authorization: demo } }))
+  const listShallow = await measure("listShallow", (url) => ({ url: `${url}/payment_intents?limit=${deepPageSize}`, headers: { authorization: demo } }))
+  return { create, replay, get, listFirst, listShallow, listDeep, created: n, firstId: first.id as string, paired }
 }
 
 /** Make sure there are enough intents for 1,000 pages. */
@@ -151,10 +211,10 @@ export const fill = async (url: string, count: number) => {
 }
 
 /** pgbench running the SQL of one create (bench/pgbench-create.ts) on the tables under `prefix`. */
-const pgbench = (prefix: string): { tps: number; latencyMs: number } => {
+const pgbench = (prefix: string, duration = seconds): { tps: number; latencyMs: number } => {
   const script = join(mkdtempSync(join(tmpdir(), "tender-bench-")), "create.pgbench.sql")
   writeFileSync(script, createScript(prefix, promptpay))
-  const out = execFileSync("pgbench", ["-n", "-c", String(connections), "-j", "2", "-T", String(seconds), "-f", script, databaseUrl], {
+  const out = execFileSync("pgbench", ["-n", "-c", String(connections), "-j", "2", "-T", String(duration), "-f", script, databaseUrl], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -177,107 +237,122 @@ const main = async () => {
   }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
   say(`# Performance\n\nMeasured by \`npm run bench\` (bench/run.ts) on ${machine}, load average at the start ${loadLine()}.`)
-  say(`autocannon, ${connections} connections, ${seconds} s per scenario, over loopback. Ratios compare with a ceiling measured in the same run; read those, not the absolute numbers, which drift on shared machines.\n`)
+  say(`autocannon, ${connections} connections, over loopback; every scenario in ${rounds} rounds of ${roundSeconds} s that alternate with what the scenario is compared with (the bare ceiling; on PostgreSQL also the two ceilings running its statements and, for a create, pgbench): the median round's req/s, p50 and p99 of every response. Ratios compare with a ceiling measured in the same rounds; read those, not the absolute numbers, which drift on shared machines.\n`)
 
-  // The bare ceiling is measured before the stores and again after them, and the higher of the two
-  // is used: a ceiling caught in a slow minute of this shared machine would flatter every ratio.
-  const measureBare = async () => {
-    const bare = await startServer("bench/bare-server.ts", {})
-    const get = await load({ url: `${bare.url}/noop` })
-    const page = await load({ url: `${bare.url}/page` })
-    const pageBytes = (await (await fetch(`${bare.url}/page`)).text()).length
-    const post = await load({ url: `${bare.url}/noop`, method: "POST", headers: { "content-type": "application/json" }, body: createBody })
-    const rss = peakRssMiB(bare.child.pid!)
-    await stopServer(bare)
-    return { get, page, pageBytes, post, rss }
-  }
-  const bareBefore = await measureBare()
+  // The bare ceiling runs beside every store's server, and each scenario alternates with its
+  // bare counterpart (bench/bare-server.ts): GET /noop for the reads, POST /noop for a create and
+  // a replay, GET /page (a list page held as text) beside a list page of 25.
+  const bare = await startServer("bench/bare-server.ts", {})
+  const bareGet = httpLoad({ url: `${bare.url}/noop` })
+  const barePost = httpLoad({ url: `${bare.url}/noop`, method: "POST", headers: { "content-type": "application/json" }, body: createBody })
+  const barePage = httpLoad({ url: `${bare.url}/page` })
+  const pageBytes = (await (await fetch(`${bare.url}/page`)).text()).length
   const table: Array<string> = []
-  const rows: Array<[string, Measured, "get" | "post" | "pgbench", string]> = []
+  type Row = [store: string, scenario: string, m: Measured, ceiling: Measured, ceilingName: string]
+  const rows: Array<Row> = []
+  const bareSeen: { get: Array<Measured>; post: Array<Measured>; page: Array<Measured> } = { get: [], post: [], page: [] }
   let pg: { tps: number; latencyMs: number } | null = null
   const ceilings: Array<{ name: string; run: CeilingRun }> = []
   let tenderPg: Awaited<ReturnType<typeof scenarios>> | null = null
   let twoProcesses: Awaited<ReturnType<typeof scenarios>> | null = null
   const perStore = new Map<string, { readonly rss: number | null; readonly listDeep: number }>()
-  for (const store of stores) {
-    const prefix = `bench_${Date.now().toString(36)}_`
-    // The memory server must not pick up a DATABASE_URL from the environment.
-    const env: Record<string, string> = store === "postgres" ? { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix } : { DATABASE_URL: "" }
-    let server: Server
-    try {
-      server = await startServer("examples/server/dist/main.js", env)
-    } catch (e) {
-      table.push(`| ${store} | (not run: ${(e instanceof Error ? e.message : String(e)).split("\n")[0]}) | | | | | | |`)
-      continue
-    }
-    await fill(server.url, deepPages * deepPageSize + deepPageSize)
-    const r = await scenarios([server.url])
-    const peak = peakRssMiB(server.child.pid!)
-    await stopServer(server)
-    if (store === "postgres") {
-      // The same scenarios on two server processes sharing the tables (issue 22), the load split.
-      const pair = await Promise.all([startServer("examples/server/dist/main.js", env), startServer("examples/server/dist/main.js", env)])
+  let bareRss: number | null = null
+  try {
+    for (const store of stores) {
+      const prefix = `bench_${Date.now().toString(36)}_`
+      // The memory server must not pick up a DATABASE_URL from the environment.
+      const env: Record<string, string> = store === "postgres" ? { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix } : { DATABASE_URL: "" }
+      let server: Server
       try {
-        twoProcesses = await scenarios(pair.map((p) => p.url))
-      } finally {
-        await Promise.all(pair.map(stopServer))
+        server = await startServer("examples/server/dist/main.js", env)
+      } catch (e) {
+        table.push(`| ${store} | (not run: ${(e instanceof Error ? e.message : String(e)).split("\n")[0]}) | | | | | | | |`)
+        continue
       }
-      // The same tables, migrated and seeded by the server, now driven by pgbench alone.
-      // Then the two ceilings, on the same tables, with the same requests (bench/ceilings.ts).
+      await fill(server.url, deepPages * deepPageSize + deepPageSize)
+      // On PostgreSQL the two ceilings run Tender's statements on the same tables, beside it.
+      const ceilingRunning = store === "postgres" ? await Promise.all(ceilingServers.map((c) => startServer(c.entry, env))) : []
+      const pgbenchTimes: Array<number> = []
+      const pgbenchRound: Contender = async (duration) => {
+        const r = pgbench(prefix, duration)
+        pgbenchTimes.push(r.latencyMs)
+        return { rps: r.tps, p50: r.latencyMs, p99: NaN, non2xx: 0 }
+      }
+      let r: Awaited<ReturnType<typeof scenarios>>
       try {
-        pg = pgbench(prefix)
-        tenderPg = r
-        for (const c of ceilingServers) {
-          const ceiling = await startServer(c.entry, env)
-          try {
-            ceilings.push({ name: c.name, run: await ceilingScenarios(ceiling.url, r.firstId, load, { authorization: demo }, createBody) })
-          } finally {
-            await stopServer(ceiling)
+        r = await scenarios([server.url], (firstId) => {
+          const theirs = ceilingRunning.map((c) => ceilingContenders(c.url, firstId, load, { authorization: demo }, createBody))
+          return {
+            create: [barePost, ...theirs.map((t) => t.create), ...(store === "postgres" ? [pgbenchRound] : [])],
+            replay: [barePost, ...theirs.map((t) => t.replay)],
+            get: [bareGet, ...theirs.map((t) => t.get)],
+            listFirst: [bareGet, barePage, ...theirs.map((t) => t.listFirst)],
+            listShallow: [bareGet],
+            listDeep: [bareGet]
           }
-        }
+        })
       } finally {
-        dropPrefix(prefix, databaseUrl)
+        await Promise.all(ceilingRunning.map(stopServer))
       }
+      const peak = peakRssMiB(server.child.pid!)
+      await stopServer(server)
+      const p = r.paired
+      const nth = (key: ScenarioKey, i: number) => p[key]![i]!
+      bareSeen.post.push(nth("create", 0), nth("replay", 0))
+      bareSeen.get.push(nth("get", 0), nth("listFirst", 0), nth("listShallow", 0), nth("listDeep", 0))
+      bareSeen.page.push(nth("listFirst", 1))
+      if (store === "postgres") {
+        const at = (key: "create" | "replay" | "get" | "listFirst", i: number) => nth(key, (key === "listFirst" ? 2 : 1) + i)
+        ceilingServers.forEach((c, i) => ceilings.push({ name: c.name, run: { create: at("create", i), replay: at("replay", i), get: at("get", i), listFirst: at("listFirst", i) } }))
+        pg = { tps: nth("create", 1 + ceilingServers.length).rps, latencyMs: median(pgbenchTimes) }
+        tenderPg = r
+        // The same scenarios on two server processes sharing the tables (issue 22), the load split.
+        const pair = await Promise.all([startServer("examples/server/dist/main.js", env), startServer("examples/server/dist/main.js", env)])
+        try {
+          twoProcesses = await scenarios(pair.map((x) => x.url))
+        } finally {
+          await Promise.all(pair.map(stopServer))
+          dropPrefix(prefix, databaseUrl)
+        }
+      }
+      rows.push(
+        ...(store === "postgres" && pg !== null ? [[store, "create (unique keys)", r.create, { rps: pg.tps, p50: NaN, p99: NaN, non2xx: 0 }, "pgbench create SQL"] as Row] : []),
+        [store, "create (unique keys)", r.create, nth("create", 0), "bare POST"],
+        [store, "idempotent replay", r.replay, nth("replay", 0), "bare POST"],
+        [store, "get by id", r.get, nth("get", 0), "bare GET"],
+        [store, "list first page (25)", r.listFirst, nth("listFirst", 0), "bare GET"],
+        [store, `list page 1 (${deepPageSize})`, r.listShallow, nth("listShallow", 0), "bare GET"],
+        [store, `list page ${deepPages} (${deepPageSize})`, r.listDeep, nth("listDeep", 0), "bare GET"]
+      )
+      perStore.set(store, { rss: peak, listDeep: r.listDeep.rps / r.listShallow.rps })
     }
-    const createCeiling = store === "postgres" && pg !== null ? { key: "pgbench" as const, name: "pgbench create SQL" } : { key: "post" as const, name: "bare POST" }
-    rows.push(
-      [store, r.create, createCeiling.key, `create (unique keys) / ${createCeiling.name}`],
-      ...(createCeiling.key === "post" ? [] : [[store, r.create, "post", "create (unique keys) / bare POST"] as [string, Measured, "post", string]]),
-      [store, r.replay, "post", "idempotent replay / bare POST"],
-      [store, r.get, "get", "get by id / bare GET"],
-      [store, r.listFirst, "get", "list first page (25) / bare GET"],
-      [store, r.listShallow, "get", `list page 1 (${deepPageSize}) / bare GET`],
-      [store, r.listDeep, "get", `list page ${deepPages} (${deepPageSize}) / bare GET`]
-    )
-    perStore.set(store, { rss: peak, listDeep: r.listDeep.rps / r.listShallow.rps })
+  } finally {
+    bareRss = peakRssMiB(bare.child.pid!)
+    await stopServer(bare).catch(() => {})
   }
-  const bareAfter = await measureBare()
-  const higher = (a: Measured, b: Measured) => (b.rps > a.rps ? b : a)
-  const bareGet = higher(bareBefore.get, bareAfter.get)
-  const barePost = higher(bareBefore.post, bareAfter.post)
-  const barePage = higher(bareBefore.page, bareAfter.page)
-  const bareRss = Math.max(bareBefore.rss ?? 0, bareAfter.rss ?? 0) || null
-  const ceilingOf = { get: bareGet.rps, post: barePost.rps, pgbench: pg?.tps ?? barePost.rps }
   for (const store of stores) {
-    for (const [s, m, key, name] of rows.filter((x) => x[0] === store)) {
-      const [scenario, ceilingName] = name.split(" / ")
-      table.push(`| ${s} | ${scenario} | ${formatNumber(m.rps)} | ${ms(m.p50)} | ${ms(m.p99)} | ${formatNumber(m.p99 / m.p50, 1)} | ${m.non2xx} | ${formatNumber(m.rps / ceilingOf[key], 3)} | ${ceilingName} |`)
+    for (const [s, scenario, m, ceiling, ceilingName] of rows.filter((x) => x[0] === store)) {
+      table.push(`| ${s} | ${scenario} | ${formatNumber(m.rps)} | ${ms(m.p50)} | ${ms(m.p99)} | ${formatNumber(m.p99 / m.p50, 1)} | ${m.non2xx} | ${formatNumber(m.rps / ceiling.rps, 3)} | ${ceilingName} (${formatNumber(ceiling.rps)}) |`)
     }
     const seen = perStore.get(store)
     if (seen === undefined) continue
-    table.push(`| ${store} | peak RSS of the server | ${seen.rss ?? "?"} MiB | | | | | ${seen.rss && bareRss ? formatNumber(seen.rss / bareRss, 2) : "?"} | bare server RSS |`)
+    table.push(`| ${store} | peak RSS of the server | ${seen.rss ?? "?"} MiB | | | | | | |`)
     table.push(`| ${store} | page ${deepPages} vs page 1 | | | | | | ${formatNumber(seen.listDeep, 3)} | same store, page 1 |`)
   }
-  const twice = (before: Measured, after: Measured) => `${formatNumber(before.rps)} then ${formatNumber(after.rps)} req/s`
-  say(`Ceiling, bare HttpApi endpoint doing nothing, measured before the stores and after them, the higher used: GET ${twice(bareBefore.get, bareAfter.get)} (p50 ${ms(bareGet.p50)} ms, p99 ${ms(bareGet.p99)} ms), POST with a create-sized JSON body ${twice(bareBefore.post, bareAfter.post)} (p50 ${ms(barePost.p50)} ms, p99 ${ms(barePost.p99)} ms), peak RSS ${bareRss ?? "?"} MiB.`)
-  say(`Floor of a list page: the same bare HttpApi answering a fixed page of 25 payment intents held as text (${formatNumber(bareBefore.pageBytes)} bytes): ${twice(bareBefore.page, bareAfter.page)}, **${formatNumber(barePage.rps / bareGet.rps, 3)} of the bare GET**: the most any list page of 25 can reach against the bare GET on this stack.`)
+  const range = (ms: ReadonlyArray<Measured>) => ms.length === 0 ? "?" : `${formatNumber(Math.min(...ms.map((m) => m.rps)))} to ${formatNumber(Math.max(...ms.map((m) => m.rps)))} req/s`
+  const pooled = (ms: ReadonlyArray<Measured>) => measuredOf(median(ms.map((m) => m.rps)), 0, ms.flatMap((m) => m.latencies ?? []))
+  const get = pooled(bareSeen.get)
+  const post = pooled(bareSeen.post)
+  say(`Ceiling, the bare HttpApi endpoint doing nothing (bench/bare-server.ts), as measured beside each scenario: GET ${range(bareSeen.get)} (p50 ${ms(get.p50)} ms, p99 ${ms(get.p99)} ms), POST with a create-sized JSON body ${range(bareSeen.post)} (p50 ${ms(post.p50)} ms, p99 ${ms(post.p99)} ms)${bareRss === null ? "" : `, peak RSS ${bareRss} MiB`}.`)
+  const pageRatio = bareSeen.page.map((m, i) => m.rps / (bareSeen.get[4 * i + 1]?.rps ?? NaN))
+  say(`Floor of a list page: the same bare HttpApi answering a fixed page of 25 payment intents held as text (${formatNumber(pageBytes)} bytes), in the same rounds as the bare GET beside each store's list page of 25: ${pageRatio.map((x) => formatNumber(x, 3)).join(" and ")} of the bare GET, the most any list page of 25 can reach against it on this stack.`)
   say(`Load average (1, 5, 15 min) at the end: ${loadLine()}; the machine has ${cpus().length} cores and is shared, so read the ratios.`)
-  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/pgbench-create.ts) with ${connections} clients: ${formatNumber(pg.tps)} tx/s, average latency ${formatNumber(pg.latencyMs, 2)} ms.`)
+  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/pgbench-create.ts) with ${connections} clients, in the same rounds as Tender's create: ${formatNumber(pg.tps)} tx/s (median round), average latency ${formatNumber(pg.latencyMs, 2)} ms.`)
   say("")
-  say("| store | scenario | req/s | p50 ms | p99 ms | p99 / p50 | non-2xx | ratio to ceiling | ceiling |")
+  say("| store | scenario | req/s | p50 ms | p99 ms | p99 / p50 | non-2xx | ratio to ceiling | ceiling (req/s in the same rounds) |")
   say("|---|---|---:|---:|---:|---:|---:|---:|---|")
   for (const line of table) say(line)
-  if (tenderPg !== null && ceilings.length > 0) ceilingTable(say, tenderPg, ceilings, pg, barePost.rps)
+  if (tenderPg !== null && ceilings.length > 0) ceilingTable(say, tenderPg, ceilings, pg, tenderPg.paired.replay?.[0]?.rps ?? NaN)
   if (tenderPg !== null && twoProcesses !== null) twoProcessTable(say, tenderPg, twoProcesses, ceilings)
   if (process.argv.includes("--write")) {
     const path = resolve(root, "docs", "performance.md")
