@@ -41,7 +41,11 @@ export const statements = (t: string) => ({
           (SELECT min(public_key) FROM "${t}api_keys"))`,
     values: [publicKey]
   }),
-  /** GET /payment_intents/{id}. */
+  /**
+   * GET /payment_intents/{id} as Tender read it when issue 22 was filed ("today's get statements",
+   * the baseline the issue names): Tender itself now reads the row by its primary key alone and
+   * checks the scope on the row (docs/performance.md, fifth part).
+   */
   intent: (intentId: string, merchantId: string, environment: string): Statement => ({
     text: `SELECT ${intentColumns(t)}
           WHERE id = $1 AND merchant_id = $2 AND environment = $3`,
