@@ -11,7 +11,7 @@ import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, Htt
 import type { HttpApp } from "@effect/platform"
 import { ApiResponse, Authentication as CoreAuthentication, Errors, Idempotency, Ids, Merchants } from "@tender/core"
 import type { Storage } from "@tender/core"
-import { Cause, Context, Effect, FiberRef, Layer, Option } from "effect"
+import { Cause, Context, Effect, Layer, Option } from "effect"
 import { Authentication, JsonBody, TenderApi } from "./Api.js"
 import { currentRequestId, isApiError } from "./internal/errorSchema.js"
 import * as Body from "./internal/body.js"
@@ -209,9 +209,9 @@ const JsonBodyLive = Layer.effect(
     const request = yield* HttpServerRequest.HttpServerRequest
     // The URL as sent: under a prefix the router hands the endpoint its URL with the prefix cut off.
     // The whole-API middleware resolved it already when it saw the same URL.
-    const seen = yield* FiberRef.get(Current.CurrentSeen)
-    const resolved = seen !== undefined && seen.resolved.url === request.originalUrl
-      ? seen.resolved
+    const seen = yield* Observe.currentResolved
+    const resolved = seen !== undefined && seen.url === request.originalUrl
+      ? seen
       : Observe.resolve(mount, request.method, request.originalUrl)
     const uploads = resolved.route?.uploads === true
     if (uploads && Upload.isMultipart(request)) {

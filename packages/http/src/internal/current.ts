@@ -4,7 +4,6 @@
  * the error schemas the API definition is built from can read it.
  */
 import { Effect, FiberRef } from "effect"
-import type { Resolved } from "./observe.js"
 
 /**
  * What the request is and learnt on its way: its id (D1 `request_id`, the `Request-Id` header),
@@ -14,7 +13,8 @@ import type { Resolved } from "./observe.js"
  */
 export interface Seen {
   readonly requestId: string
-  readonly resolved: Resolved
+  /** The route as the middleware resolved it (`Observe.Resolved`), read through `Observe.currentResolved`: typed there, so this module imports nothing of the binding. */
+  readonly resolved: unknown
   merchantId: string | undefined
 }
 

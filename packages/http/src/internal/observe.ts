@@ -28,6 +28,12 @@ export interface Resolved {
   readonly route: Routes.Route | undefined
 }
 
+/** The route the whole-API middleware resolved for the current request; undefined outside one. */
+export const currentResolved: Effect.Effect<Resolved | undefined> = Effect.map(
+  FiberRef.get(CurrentSeen),
+  (seen) => seen?.resolved as Resolved | undefined
+)
+
 /** The route of a request URL under the mount. */
 export const resolve = (mount: Mount["Type"], method: string, url: string): Resolved => {
   const path = Routes.pathOf(url)
