@@ -24,7 +24,7 @@ import {
 } from "@tender/core"
 import { Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
-import { currentRequestId } from "./internal/errorSchema.js"
+import { currentRequestId } from "./internal/current.js"
 import * as HostedCheckoutHandlers from "./hosted/Checkout.js"
 import { endpointLayer, fromDecodeError, jsonText, toHttp } from "./Middleware.js"
 import * as Upload from "./Upload.js"

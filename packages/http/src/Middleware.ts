@@ -13,7 +13,7 @@ import { ApiResponse, Authentication as CoreAuthentication, Errors, Idempotency,
 import type { Storage } from "@tender/core"
 import { Cause, Context, Effect, Layer, Option } from "effect"
 import { Authentication, JsonBody, TenderApi } from "./Api.js"
-import { currentRequestId, isApiError } from "./internal/errorSchema.js"
+import { isApiError } from "./internal/errorSchema.js"
 import * as Body from "./internal/body.js"
 import * as Current from "./internal/current.js"
 import * as Observe from "./internal/observe.js"
@@ -72,7 +72,7 @@ export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.Ht
 const renderError = (error: Errors.ApiError, log = error.status >= 500) =>
   Effect.zipRight(
     log ? Effect.logError("tender: request failed", error) : Effect.void,
-    Effect.map(currentRequestId, (id) => toHttp(ApiResponse.fromError(error, id)))
+    Effect.map(Current.currentRequestId, (id) => toHttp(ApiResponse.fromError(error, id)))
   )
 
 /**

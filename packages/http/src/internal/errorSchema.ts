@@ -5,10 +5,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Errors } from "@tender/core"
 import { Effect, ParseResult, Schema } from "effect"
-import * as Current from "./current.js"
-
-/** The id of the request being served (D1 `request_id`, the `Request-Id` header). @since 0.1.0 */
-export const currentRequestId = Current.currentRequestId
+import { currentRequestId } from "./current.js"
 
 /** What an error class carries on the class itself (see core's `Errors`). @since 0.1.0 */
 export interface ErrorClass {
