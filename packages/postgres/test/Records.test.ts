@@ -71,7 +71,7 @@ describeOnPostgres("issue 22: rows read again on PostgreSQL", () => {
 
 describeOnPostgres("issue 22: rows read again, bounded", () => {
   layer(Layer.empty)((it) => {
-    it.effect(`at most ${recentRows} rows of a table are remembered, the oldest read first out`, () =>
+    it.effect(`at most ${recentRows} rows of a table are remembered, the one remembered longest let go first`, () =>
       Effect.sync(() => {
         const scope = Fixtures.freshScope()
         const rowOf = (id: string) => ({
@@ -87,7 +87,7 @@ describeOnPostgres("issue 22: rows read again, bounded", () => {
         const first = toRecord(PaymentIntent.table, rowOf("dord_bounded_0"))
         assert.strictEqual(toRecord(PaymentIntent.table, rowOf("dord_bounded_0")), first)
         for (let i = 1; i <= recentRows; i++) toRecord(PaymentIntent.table, rowOf(`dord_bounded_${i}`))
-        assert.notStrictEqual(toRecord(PaymentIntent.table, rowOf("dord_bounded_0")), first, "the oldest row was let go")
+        assert.notStrictEqual(toRecord(PaymentIntent.table, rowOf("dord_bounded_0")), first, "the row remembered longest was let go")
         const last = toRecord(PaymentIntent.table, rowOf(`dord_bounded_${recentRows}`))
         assert.strictEqual(toRecord(PaymentIntent.table, rowOf(`dord_bounded_${recentRows}`)), last)
       }))

@@ -146,7 +146,8 @@ export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, ro
   for (let i = 0; i < names.length; i++) record[names[i]!] = decoders[i]!(row[columns[i]!])
   Object.freeze(record)
   if (typeof id === "string") {
-    // Oldest first out: a Map iterates in insertion order, and a row read anew is inserted anew.
+    // First made, first out: a Map iterates in insertion order, a row built anew is inserted anew,
+    // and a hit does not move its row (it would cost a delete and a set on every read).
     recent.delete(id)
     recent.set(id, { row, record })
     if (recent.size > recentRows) recent.delete(recent.keys().next().value!)
