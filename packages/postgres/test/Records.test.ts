@@ -21,15 +21,22 @@ const store = PgStorage.layer({ tablePrefix: prefix, directoryCache: false }).pi
 const get = (scope: Fixtures.Scope, id: string) =>
   Effect.flatMap(Storage.Storage, (s) => s.get(PaymentIntent.table, scope, id)).pipe(Effect.map(Option.getOrThrow))
 
+/** A payment intent stored in a scope of its own, and how to read it back. */
+const stored = (overrides: Partial<PaymentIntent.PaymentIntentRecord> = {}) =>
+  Effect.gen(function*() {
+    const scope = Fixtures.freshScope()
+    const intent = Fixtures.intent(scope, overrides)
+    yield* Fixtures.commit([Storage.Write.insert(PaymentIntent.table, intent)])
+    return { scope, id: intent.id, read: get(scope, intent.id) }
+  })
+
 describeOnPostgres("issue 22: rows read again on PostgreSQL", () => {
   layer(store, { timeout: 60_000 })((it) => {
     it.effect("a row read again unchanged is the same frozen record, its view rendered once", () =>
       Effect.gen(function*() {
-        const scope = Fixtures.freshScope()
-        const intent = Fixtures.intent(scope)
-        yield* Fixtures.commit([Storage.Write.insert(PaymentIntent.table, intent)])
-        const first = yield* get(scope, intent.id)
-        const again = yield* get(scope, intent.id)
+        const { read, scope } = yield* stored()
+        const first = yield* read
+        const again = yield* read
         assert.strictEqual(again, first)
         assert.isTrue(Object.isFrozen(first))
         assert.strictEqual(PaymentIntent.toResourceJson(again), PaymentIntent.toResourceJson(first))
@@ -39,13 +46,11 @@ describeOnPostgres("issue 22: rows read again on PostgreSQL", () => {
 
     it.effect("a row updated through the store is read as a new record with the new values", () =>
       Effect.gen(function*() {
-        const scope = Fixtures.freshScope()
-        const intent = Fixtures.intent(scope)
-        yield* Fixtures.commit([Storage.Write.insert(PaymentIntent.table, intent)])
-        const before = yield* get(scope, intent.id)
+        const { read } = yield* stored()
+        const before = yield* read
         const paid = { ...before, status: "succeeded" as const, nextAction: null, updatedAt: before.updatedAt + 1, version: before.version + 1 }
         yield* Fixtures.commit([Storage.Write.update(PaymentIntent.table, paid, before.version)])
-        const after = yield* get(scope, intent.id)
+        const after = yield* read
         assert.notStrictEqual(after, before)
         assert.strictEqual(after.status, "succeeded")
         assert.strictEqual(JSON.parse(PaymentIntent.toResourceJson(after)).status, "succeeded")
@@ -54,14 +59,12 @@ describeOnPostgres("issue 22: rows read again on PostgreSQL", () => {
 
     it.effect("a row changed by another writer, in one byte of a JSON column and nothing else, is read with that change", () =>
       Effect.gen(function*() {
-        const scope = Fixtures.freshScope()
         const qr = "00020101021229370016A000000677010111"
-        const intent = Fixtures.intent(scope, { nextAction: { type: "display_qr_code", qr_data: qr } })
-        yield* Fixtures.commit([Storage.Write.insert(PaymentIntent.table, intent)])
-        const before = yield* get(scope, intent.id)
-        // Another process's write: no version bump, no updated_at, one character of the metadata.
-        yield* Effect.promise(() => runSql(Effect.flatMap(SqlClient, (sql) => sql`UPDATE ${sql(`${prefix}payment_intents`)} SET next_action = ${`{"type":"display_qr_code","qr_data":"${qr.slice(0, -1)}2"}`} WHERE id = ${intent.id}`)))
-        const after = yield* get(scope, intent.id)
+        const { id, read } = yield* stored({ nextAction: { type: "display_qr_code", qr_data: qr } })
+        const before = yield* read
+        // Another process's write: no version bump, no updated_at, one character of the next action.
+        yield* Effect.promise(() => runSql(Effect.flatMap(SqlClient, (sql) => sql`UPDATE ${sql(`${prefix}payment_intents`)} SET next_action = ${`{"type":"display_qr_code","qr_data":"${qr.slice(0, -1)}2"}`} WHERE id = ${id}`)))
+        const after = yield* read
         assert.notStrictEqual(after, before)
         assert.deepStrictEqual(after.nextAction, { type: "display_qr_code", qr_data: `${qr.slice(0, -1)}2` })
         assert.include(PaymentIntent.toResourceJson(after), `"qr_data":"${qr.slice(0, -1)}2"`)
