@@ -9,11 +9,13 @@
 import type { MigrationError } from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import { PgClient } from "@effect/sql-pg"
 import Pg from "pg"
-import { DirectoryCache, Merchants, ReplayCache, Storage, Task, WebhookEndpoint } from "@tender/core"
+import { DirectoryCache, Merchants, ReplayCache, Storage, type Table, Task, WebhookEndpoint } from "@tender/core"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import * as Claims from "./internal/claims.js"
+import * as Direct from "./internal/direct.js"
 import * as Prepared from "./internal/prepared.js"
 import * as Commit from "./internal/commit.js"
 import * as Directory from "./internal/directory.js"
@@ -22,7 +24,7 @@ import * as MerchantsStore from "./internal/merchants.js"
 import * as Purge from "./internal/purge.js"
 import * as Tasks from "./internal/tasks.js"
 import { listStatement } from "./internal/queries.js"
-import { selectList, toRecord } from "./internal/records.js"
+import { type Row, selectList, toRecord } from "./internal/records.js"
 import { tables, validatePrefix } from "./internal/tables.js"
 import * as Timeout from "./internal/timeout.js"
 import * as PgMigrations from "./PgMigrations.js"
@@ -79,52 +81,43 @@ export const make = (options: PgStorageOptions = {}) =>
     const t = tables(prefix)
     const millis = Timeout.millisOf(options.statementTimeout)
     const within = Timeout.bound(millis)
+    const pg = yield* Effect.serviceOption(PgClient.PgClient)
+    const run = Direct.make(Option.getOrUndefined(Option.flatMapNullable(pg, (client) => poolOf.get(client))), millis, within)
+    // One statement, its rows as records of `table`; a driver failure as a storage error.
+    const records = <A extends Table.StoredRecord>(operation: string, table: Table.Table<A>, statement: Statement.Statement<Row>) =>
+      run(operation, statement).pipe(
+        Effect.map((rows) => rows.map((row) => toRecord(table, row))),
+        Effect.catchTag("SqlError", (e) => Effect.fail(fold(operation)(e)))
+      )
+    const byId = <A extends Table.StoredRecord>(table: Table.Table<A>, id: string) =>
+      sql<Row>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE id = ${id}`
     const replays = options.replayCache === false ? undefined : ReplayCache.make(options.replayCache)
-    const claims = Claims.make(sql, t, millis, replays)
-    const commit = Commit.make(sql, t, claims)
+    const claims = Claims.make(sql, t, run, within, millis, replays)
+    const commit = Commit.make(sql, t, claims, run)
     const purge = Purge.make(sql, t, within)
-    const begin = (req: Storage.BeginRequest) => within("begin", Effect.mapError(claims.begin(req), fold("begin")))
+    const begin = (req: Storage.BeginRequest) => claims.begin(req)
     const bare = Storage.Storage.of({
       begin: replays === undefined ? begin : ReplayCache.cachedBegin(replays, begin),
-      commit: (writes) => within("commit", commit(writes)),
+      commit,
       // By the primary key alone, the scope checked on the row (4.2: another merchant's or
       // environment's record is the same None as a missing one). With the scope in the WHERE
       // clause the planner may take a list index that leads with merchant and environment and
       // walk the merchant's every row to the id: on a table not yet analyzed, a get of one intent
       // among 10,000 took 2.6 ms instead of 0.05 (docs/performance.md, issue 22, fifth part).
       get: (table, scope, id) =>
-        within(
-          `get ${table.name}`,
-          sql<Record<string, string | null>>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE id = ${id}`.pipe(
-            Effect.map((rows) =>
-              Option.filter(
-                Option.map(Option.fromNullable(rows[0]), (row) => toRecord(table, row)),
-                (record) => record.merchantId === scope.merchantId && record.environment === scope.environment
-              )
-            ),
-            Effect.mapError(fold(`get ${table.name}`))
-          )
+        Effect.map(
+          records(`get ${table.name}`, table, byId(table, id)),
+          (found) =>
+            Option.filter(
+              Option.fromNullable(found[0]),
+              (record) => record.merchantId === scope.merchantId && record.environment === scope.environment
+            )
         ),
-      find: (table, id) =>
-        within(
-          `find ${table.name}`,
-          sql<Record<string, string | null>>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE id = ${id}`.pipe(
-            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toRecord(table, row))),
-            Effect.mapError(fold(`find ${table.name}`))
-          )
-        ),
-      list: (table, query) =>
-        within(
-          `list ${table.name}`,
-          listStatement(sql, t, table, query).pipe(
-            Effect.map((rows) => rows.map((row) => toRecord(table, row))),
-            Effect.mapError(fold(`list ${table.name}`))
-          )
-        ),
+      find: (table, id) => Effect.map(records(`find ${table.name}`, table, byId(table, id)), (found) => Option.fromNullable(found[0])),
+      list: (table, query) => records(`list ${table.name}`, table, listStatement(sql, t, table, query)),
       // Bounded statement by statement (a purge is one statement per kind).
       purgeExpired: purge
     })
-    const pg = yield* Effect.serviceOption(PgClient.PgClient)
     const m = MerchantsStore.make(sql, t)
     const bounded = Merchants.Merchants.of({
       findMerchant: (id) => within("find merchant", m.findMerchant(id)),
@@ -197,15 +190,26 @@ export interface PgUrlOptions extends PgStorageOptions {
  * @since 0.1.0 @category layers
  */
 export const layerFromUrl = (options: PgUrlOptions) =>
-  layer(options).pipe(
-    Layer.provideMerge(PgClient.layerFromPool({
-      acquire: ownPool({
-        connectionString: Redacted.value(withStatementTimeout(options.url, Timeout.millisOf(options.statementTimeout))),
-        max: options.maxConnections ?? 10,
-        application_name: "tender"
-      }, options),
-      applicationName: "tender"
-    }))
+  Layer.unwrapScoped(Effect.map(
+    ownPool({
+      connectionString: Redacted.value(withStatementTimeout(options.url, Timeout.millisOf(options.statementTimeout))),
+      max: options.maxConnections ?? 10,
+      application_name: "tender"
+    }, options),
+    (pool) => layer(options).pipe(Layer.provideMerge(clientLayer(pool)))
+  ))
+
+/**
+ * The pool under each `PgClient` Tender made (`layerFromUrl`, `layerFromPool`, `clientOnPool`):
+ * `make` runs its statements on it directly (internal/direct.ts). A host's own `SqlClient` is not
+ * here, and its statements run through `@effect/sql`.
+ */
+const poolOf = new WeakMap<object, Pg.Pool>()
+
+/** The `PgClient` on `pool` (as Tender's client sees it), its pool remembered. */
+const clientLayer = (pool: Pg.Pool) =>
+  PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: "tender" }).pipe(
+    Layer.tap((context) => Effect.sync(() => poolOf.set(Context.get(context, PgClient.PgClient), pool)))
   )
 
 /** The pool as Tender's client uses it: preparing its statements unless `preparedStatements` is false. */
@@ -275,10 +279,7 @@ export const layerFromPool = (pool: PgPool, options: PgStorageOptions = {}) =>
  * @since 0.1.0 @category layers
  */
 export const clientOnPool = (pool: PgPool, options: Pick<PgStorageOptions, "preparedStatements"> = {}) =>
-  PgClient.layerFromPool({
-    acquire: Effect.succeed(seenBy(pool, options)),
-    applicationName: "tender"
-  })
+  clientLayer(seenBy(pool, options))
 
 /** The `pg.Pool` a host already has (the `pg` package that `@effect/sql-pg` depends on). @since 0.1.0 @category models */
 export type PgPool = Parameters<typeof PgClient.layerFromPool>[0]["acquire"] extends Effect.Effect<infer P, any, any> ? P : never

@@ -6,8 +6,10 @@
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
-import { Idempotency, type ReplayCache, type Storage } from "@tender/core"
+import type { ReplayCache, Storage, StorageError } from "@tender/core"
 import { Effect } from "effect"
+import type { Run } from "./direct.js"
+import { fold } from "./errors.js"
 import { millisColumn, timestamp } from "./records.js"
 import type { Tables } from "./tables.js"
 
@@ -28,12 +30,20 @@ interface ReferenceRow {
 }
 
 /**
- * The claims of one adapter instance, on its client (without name transforms) and tables;
- * `statementMillis` bounds the statements of its transaction on the server (internal/timeout.ts).
- * Every completed key a begin reads is kept in `replays` (core `ReplayCache`), which answers
- * the next request with that key before a statement is made.
+ * The claims of one adapter instance, on its client (without name transforms) and tables. Its
+ * statements run by `run` (internal/direct.ts), and its transaction, rarely needed, is bounded by
+ * `within` (internal/timeout.ts); `statementMillis` bounds that transaction's statements on the
+ * server too. Every completed key a begin reads is kept in `replays` (core `ReplayCache`), which
+ * answers the next request with that key before a statement is made.
  */
-export const make = (sql: SqlClient, t: Tables, statementMillis: number, replays?: ReplayCache.ReplayCache) => {
+export const make = (
+  sql: SqlClient,
+  t: Tables,
+  run: Run,
+  within: <A, E>(operation: string, self: Effect.Effect<A, E>) => Effect.Effect<A, E | StorageError.StorageUnavailable>,
+  statementMillis: number,
+  replays?: ReplayCache.ReplayCache
+) => {
   const REF = sql(t.references)
   const KEY = sql(t.idempotencyKeys)
   const keyColumns = sql.literal(`fingerprint, ${millisColumn("expires_at")}, ${millisColumn("locked_until")}, response_status, response_body, response_request_id`)
@@ -68,7 +78,7 @@ export const make = (sql: SqlClient, t: Tables, statementMillis: number, replays
   const claimFresh = (req: Storage.BeginRequest) => {
     const k = req.idempotency
     return Effect.map(
-      sql<{ readonly key: number; readonly reference: number } & Partial<KeyRow>>`WITH
+      run("begin", sql<{ readonly key: number; readonly reference: number } & Partial<KeyRow>>`WITH
         k AS (${k === undefined ? sql`SELECT 1 WHERE false` : insertKey(k)}),
         r AS (${
         req.reference === undefined
@@ -82,7 +92,7 @@ export const make = (sql: SqlClient, t: Tables, statementMillis: number, replays
           ? sql``
           : sql`, e.* FROM (SELECT 1) AS one
             LEFT JOIN (SELECT ${keyColumns} FROM ${KEY} WHERE api_key_id = ${k.apiKeyId} AND key = ${k.key}) AS e ON true`
-      }`,
+      }`),
       ([row]) => ({
         key: k === undefined || (row?.key ?? 0) > 0,
         reference: req.reference === undefined || (row?.reference ?? 0) > 0,
@@ -163,7 +173,7 @@ export const make = (sql: SqlClient, t: Tables, statementMillis: number, replays
     sql`DELETE FROM ${KEY} WHERE api_key_id = ${c.apiKeyId} AND key = ${c.key} AND fingerprint = ${c.fingerprint}
       AND locked_until = ${timestamp(c.lockedUntil)} AND response_status IS NULL`
 
-  const begin = (req: Storage.BeginRequest): Effect.Effect<Storage.BeginOutcome, SqlError> =>
+  const begin = (req: Storage.BeginRequest): Effect.Effect<Storage.BeginOutcome, StorageError.StorageError> =>
     Effect.gen(function*() {
       const fresh = yield* claimFresh(req)
       if (fresh.key && fresh.reference) return { _tag: "Proceed" } as const
@@ -171,7 +181,7 @@ export const make = (sql: SqlClient, t: Tables, statementMillis: number, replays
       const settled = fresh.key || req.idempotency === undefined ? undefined : settledKey(req.idempotency, fresh.existing, req.now)
       if (settled !== undefined) return settled
       // Keys are judged before references, always, so two begins never wait on each other in a cycle.
-      const judged = sql.withTransaction(Effect.gen(function*() {
+      const judged = within("begin", sql.withTransaction(Effect.gen(function*() {
         // A host's pool has no statement_timeout of Tender's: this transaction's row locks are bounded here.
         yield* sql.unsafe(`SET LOCAL statement_timeout = ${statementMillis}`)
         if (!fresh.key && req.idempotency !== undefined) {
@@ -183,14 +193,14 @@ export const make = (sql: SqlClient, t: Tables, statementMillis: number, replays
           if (taken !== undefined) return taken
         }
         return { _tag: "Proceed" } as const
-      }))
+      })))
       // The begin fails (a 5xx): a key it claimed fresh is given back, so a retry reaches a fresh
       // handler (4.9.7). Best effort: if the store is down, the claim lapses instead.
       const claimedKey = fresh.key ? req.idempotency : undefined
       return yield* claimedKey === undefined
         ? judged
-        : Effect.tapError(judged, () => Effect.ignore(releaseFreshKey(claimedKey)))
-    })
+        : Effect.tapError(judged, () => Effect.ignore(run("begin", releaseFreshKey(claimedKey))))
+    }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(fold("begin")(e))))
 
   /** The key as this claim holds it, unanswered. */
   const heldKey = (k: Storage.HeldKey) =>

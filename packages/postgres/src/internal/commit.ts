@@ -12,6 +12,7 @@ import type { Fragment, Statement } from "@effect/sql/Statement"
 import { type Storage, StorageError, Task } from "@tender/core"
 import { Effect } from "effect"
 import type * as Claims from "./claims.js"
+import type { Run } from "./direct.js"
 import { codeOf, fold } from "./errors.js"
 import { columns, values } from "./records.js"
 import type { Tables } from "./tables.js"
@@ -38,7 +39,8 @@ const constraintOf = (cause: unknown): string | undefined =>
     ? cause.constraint
     : undefined
 
-export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims.make>) => {
+/** The commit of one adapter instance: its one statement run by `run` (internal/direct.ts), bounded by the statement timeout. */
+export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims.make>, run: Run) => {
   const REF = sql(t.references)
   const KEY = sql(t.idempotencyKeys)
 
@@ -106,16 +108,16 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
   const commit = (writes: ReadonlyArray<Storage.Write>): Effect.Effect<void, StorageError.StorageError> => {
     const steps = writes.map(step)
     const only = steps[0]
-    const run: Effect.Effect<void, SqlError | StorageError.StorageError> = steps.length === 0
+    const applied: Effect.Effect<void, SqlError | StorageError.StorageError> = steps.length === 0
       ? Effect.void
       : steps.length === 1 && only !== undefined && only.lost === undefined && !(isTaskInsert(writes[0]!) && dueNow(writes[0]!))
       // One statement is atomic by itself.
-      ? Effect.asVoid(only.statement)
+      ? Effect.asVoid(run("commit", only.statement))
       : steps.length === 1 && only !== undefined && !(isTaskInsert(writes[0]!) && dueNow(writes[0]!))
       // One statement is atomic by itself; its precondition is its own row count.
-      ? Effect.flatMap(only.statement, (rows) => only.lost !== undefined && rows.length === 0 ? Effect.fail(only.lost()) : Effect.void)
-      : Effect.asVoid(sql`WITH ${sql.csv(steps.map((s, i) => sql`${sql(name(i))} AS (${s.statement})`))} SELECT ${guards(steps)}${notifies(writes)}`)
-    return run.pipe(
+      ? Effect.flatMap(run("commit", only.statement), (rows) => only.lost !== undefined && rows.length === 0 ? Effect.fail(only.lost()) : Effect.void)
+      : Effect.asVoid(run("commit", sql`WITH ${sql.csv(steps.map((s, i) => sql`${sql(name(i))} AS (${s.statement})`))} SELECT ${guards(steps)}${notifies(writes)}`))
+    return applied.pipe(
       Effect.catchTag("SqlError", (e) => {
         const guard = codeOf(e.cause) === guardFailedCode ? constraintOf(e.cause) : undefined
         const lost = guard === undefined ? undefined : steps[Number(guard.slice(1))]?.lost

@@ -2,10 +2,8 @@
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { Fragment, Statement } from "@effect/sql/Statement"
 import type { Storage, Table } from "@tender/core"
-import { selectList, timestamp } from "./records.js"
+import { type Row, selectList, timestamp } from "./records.js"
 import type { Tables } from "./tables.js"
-
-type Row = { readonly [column: string]: string | boolean | null }
 
 /**
  * One page of a list, newest first by (created_at, id). Every shape is an index range:

@@ -7,7 +7,8 @@
  */
 import { Schemas, type Table } from "@tender/core"
 
-type Row = { readonly [column: string]: string | boolean | null }
+/** A row as Tender's selects read it: every column as text (casts in the select list), booleans as read. */
+export type Row = { readonly [column: string]: string | boolean | null }
 
 /**
  * Epoch ms as a `timestamptz` literal: exact, whatever the session's time zone. The text of

@@ -38,9 +38,9 @@ export const millisOf = (input: Duration.DurationInput | undefined): number => {
  * fiber is interrupted when the time is up, which asks the server to cancel the statement.
  */
 export const bound = (millis: number) =>
-<A>(operation: string, self: Effect.Effect<A, StorageError.StorageError>): Effect.Effect<A, StorageError.StorageError> =>
+<A, E>(operation: string, self: Effect.Effect<A, E>): Effect.Effect<A, E | StorageError.StorageUnavailable> =>
   Effect.flatMap(Effect.forkDaemon(Effect.interruptible(self)), (fiber) =>
-    Effect.async<A, StorageError.StorageError>((resume) => {
+    Effect.async<A, E | StorageError.StorageUnavailable>((resume) => {
       let done = false
       const timer = setTimeout(() => {
         if (done) return

@@ -1,0 +1,146 @@
+/**
+ * One statement on the pool, in one callback, bounded by the statement timeout (docs/postgres.md,
+ * "How a statement runs"; docs/performance.md, issue 22, sixth part).
+ *
+ * `@effect/sql` runs a statement as a span, a scope, a connection effect and an async wait, and
+ * the statement timeout (timeout.ts) forks a fiber around all of that. Measured on a get by id,
+ * that was 100 to 130 µs of CPU per statement above the `pg` driver's own 55 to 75 µs. Here the
+ * same driver call (the same pool, so the same prepared statements and type parsers) runs inside
+ * a single `Effect.async`, and the statement timeout is a timer in that callback: the answer comes
+ * at the deadline whatever the statement does, without a fiber of its own, because nothing here
+ * waits for the statement once the timer has answered.
+ *
+ * The failures are the ones `@effect/sql-pg` reports (a `SqlError` with the driver's error as its
+ * cause, told apart by `errors.ts`), and the timeout's is the one `timeout.ts` reports. Where this
+ * path would change what someone sees, the statement runs through `@effect/sql` as before
+ * (`through`): inside a transaction of `@effect/sql` (its connection is the transaction's), and
+ * under a tracer other than Effect's own, so the `sql.execute` spans of docs/observability.md are
+ * exported as they were.
+ */
+import { TransactionConnection } from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import type { Statement } from "@effect/sql/Statement"
+import { StorageError } from "@tender/core"
+import { Effect } from "effect"
+import type Pg from "pg"
+
+/** Effect's own tracer, which exports nothing: under it the `sql.execute` span is seen by no one. */
+const nativeTracer = Effect.runSync(Effect.tracer)
+
+/** A statement that has not answered after its cancel gets this long again, then its connection is closed. */
+const closeAfterCancelMillis = 5000
+
+/**
+ * Runs a statement and answers within `millis`, or fails with `StorageUnavailable`.
+ *
+ * @internal
+ */
+export type Run = <A>(
+  operation: string,
+  statement: Statement<A>
+) => Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable>
+
+const unavailable = (operation: string, millis: number) =>
+  new StorageError.StorageUnavailable({ message: `postgres: ${operation} did not finish within the statement timeout of ${millis} ms` })
+
+/** `text` with `params` on a connection of `pool`, within `millis`. */
+const onPool = <A>(
+  pool: Pg.Pool,
+  millis: number,
+  operation: string,
+  text: string,
+  params: ReadonlyArray<unknown>
+): Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable> =>
+  Effect.async((resume) => {
+    let answered = false
+    let client: Pg.PoolClient | undefined
+    // Set while the statement is on the connection: from the query until its callback or a connection error.
+    let running = false
+    const answer = (effect: Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable>) => {
+      if (answered) return
+      answered = true
+      clearTimeout(timer)
+      resume(effect)
+    }
+    const release = (cause?: Error) => {
+      if (client === undefined) return
+      const c = client
+      client = undefined
+      running = false
+      c.off("error", onError)
+      c.release(cause)
+    }
+    const onError = (cause: Error) => {
+      // The connection broke mid-statement (as @effect/sql-pg: "Connection error"); the pool drops it.
+      release(cause)
+      answer(Effect.fail(new SqlError({ cause, message: "Connection error" })))
+    }
+    // Best effort, as @effect/sql-pg does on an interruption: ask the server to stop the statement,
+    // and close the connection if even that goes unanswered (a frozen server or network), so a
+    // connection stuck on a statement nobody waits for goes back to no one.
+    const cancel = () => {
+      if (!running || client === undefined) return
+      const c = client
+      // The backend's process id, which `pg` keeps on the connection but does not type.
+      const pid = (c as unknown as { readonly processID?: number }).processID
+      if (pid !== undefined && !pool.ending) pool.query(`SELECT pg_cancel_backend(${Number(pid)})`, () => {})
+      setTimeout(() => {
+        if (client === c && running) release(new Error(`postgres: ${operation} did not answer its cancel`))
+      }, closeAfterCancelMillis).unref()
+    }
+    const timer = setTimeout(() => {
+      answer(Effect.fail(unavailable(operation, millis)))
+      cancel()
+    }, millis)
+    pool.connect((cause, c) => {
+      if (cause !== undefined && cause !== null) {
+        return answer(Effect.fail(new SqlError({ cause, message: "Failed to acquire connection" })))
+      }
+      if (c === undefined) {
+        return answer(Effect.fail(new SqlError({ cause: new Error("No client returned"), message: "Failed to acquire connection" })))
+      }
+      if (answered) return c.release()
+      client = c
+      running = true
+      c.once("error", onError)
+      c.query(text, params as Array<unknown>, (error: Error | null, result: Pg.QueryResult) => {
+        if (client !== c) return
+        release()
+        answer(
+          error === null || error === undefined
+            // Several commands in one text answer one result each (as @effect/sql-pg reads them).
+            ? Effect.succeed((Array.isArray(result) ? result.map((r: Pg.QueryResult) => r.rows ?? []) : result?.rows ?? []) as ReadonlyArray<A>)
+            : Effect.fail(new SqlError({ cause: error, message: "Failed to execute statement" }))
+        )
+      })
+    })
+    // Interrupted (where it can be): stop waiting and ask the server to stop too.
+    return Effect.sync(() => {
+      answered = true
+      clearTimeout(timer)
+      cancel()
+    })
+  })
+
+/**
+ * `Run` on `pool` when there is one (the pool Tender's `PgClient` runs on), through `@effect/sql`
+ * bounded by `within` otherwise.
+ *
+ * @internal
+ */
+export const make = (
+  pool: Pg.Pool | undefined,
+  millis: number,
+  within: <A, E>(operation: string, self: Effect.Effect<A, E>) => Effect.Effect<A, E | StorageError.StorageUnavailable>
+): Run => {
+  const through: Run = (operation, statement) => within(operation, statement)
+  if (pool === undefined) return through
+  return (operation, statement) =>
+    Effect.withFiberRuntime((fiber) => {
+      if (fiber.currentTracer !== nativeTracer || fiber.currentContext.unsafeMap.has(TransactionConnection.key)) {
+        return through(operation, statement)
+      }
+      const [text, params] = statement.compile()
+      return onPool(pool, millis, operation, text, params)
+    })
+}

@@ -1,0 +1,142 @@
+/**
+ * Issue 22, statements run on Tender's own pool directly (packages/postgres/src/internal/direct.ts;
+ * docs/postgres.md, "How a statement runs"). The storage contract runs on that pool too
+ * (PgStorage.test.ts). Here, what the direct path must keep of `@effect/sql`: a statement inside
+ * an `@effect/sql` transaction runs on the transaction's connection; under an exporting tracer
+ * every statement is still a `sql.execute` span; and the statement timeout answers at the deadline
+ * from the client, asks the server to stop the statement, and leaves the pool usable.
+ */
+import { assert, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql/SqlClient"
+import { PaymentIntent, Storage, StorageError } from "@tender/core"
+import { PgStorage } from "@tender/postgres"
+import { Fixtures } from "@tender/testing"
+import { Effect, Exit, Layer, Option, Tracer } from "effect"
+import pg from "pg"
+import { dropTables, freshPrefix, url } from "./database.js"
+import { describeOnPostgres } from "./onPostgres.js"
+
+const prefix = freshPrefix()
+/** The client-side bound here; the server's own (the URL's) is far longer, so only the client can answer in time. */
+const timeoutMillis = 400
+const serverUrl = (() => {
+  const u = new URL(url)
+  u.searchParams.set("statement_timeout", "60000")
+  u.searchParams.set("application_name", `${prefix}direct`)
+  return u.toString()
+})()
+const scratch = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.orDie(dropTables(prefix))))
+const store = scratch.pipe(
+  Layer.provideMerge(PgStorage.layerFromUrl({ url: serverUrl, tablePrefix: prefix, statementTimeout: timeoutMillis, directoryCache: false }))
+)
+
+const get = (scope: Fixtures.Scope, id: string) => Effect.flatMap(Storage.Storage, (s) => s.get(PaymentIntent.table, scope, id))
+
+/** An intent stored in a scope of its own. */
+const stored = Effect.gen(function*() {
+  const scope = Fixtures.freshScope()
+  const intent = Fixtures.intent(scope)
+  yield* Fixtures.commit([Storage.Write.insert(PaymentIntent.table, intent)])
+  return { scope, intent }
+})
+
+describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
+  layer(store, { timeout: 60_000 })((it) => {
+    it.effect("issue 22 inside an @effect/sql transaction, the store's statements run on its connection: its writes are seen in it and undone with it", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient
+        const scope = Fixtures.freshScope()
+        const intent = Fixtures.intent(scope)
+        let inside: { readonly seen: boolean; readonly outside: number | null } | undefined
+        const rolledBack = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* Fixtures.commit([Storage.Write.insert(PaymentIntent.table, intent)])
+          const seen = Option.isSome(yield* get(scope, intent.id))
+          // Read from another connection, the insert is not committed yet.
+          const outside = yield* Effect.promise(async () => {
+            const c = new pg.Client({ connectionString: url })
+            await c.connect()
+            try {
+              return (await c.query(`SELECT id FROM "${prefix}payment_intents" WHERE id = $1`, [intent.id])).rowCount
+            } finally {
+              await c.end()
+            }
+          })
+          inside = { seen, outside }
+          // Failing undoes the transaction.
+          return yield* Effect.fail("roll back" as const)
+        })).pipe(Effect.flip)
+        assert.strictEqual(rolledBack, "roll back")
+        assert.isTrue(inside?.seen, "the transaction reads its own insert")
+        assert.strictEqual(inside?.outside, 0, "the insert ran in the transaction, not on a connection of its own")
+        assert.isTrue(Option.isNone(yield* get(scope, intent.id)), "the rollback undid the insert")
+      }))
+
+    it.effect("issue 22 under an exporting tracer every statement is still a sql.execute span with its text (docs/observability.md)", () =>
+      Effect.gen(function*() {
+        const { intent, scope } = yield* stored
+        const base = yield* Effect.tracer
+        const texts: Array<string> = []
+        const tracer = Tracer.make({
+          span: (...args) => {
+            const span = base.span(...args)
+            if (args[0] === "sql.execute") {
+              const attribute = span.attribute.bind(span)
+              span.attribute = (key, value) => {
+                if (key === "db.query.text") texts.push(String(value))
+                attribute(key, value)
+              }
+            }
+            return span
+          },
+          context: base.context
+        })
+        const found = yield* Effect.withTracer(get(scope, intent.id), tracer)
+        assert.isTrue(Option.isSome(found))
+        assert.deepStrictEqual(texts.length, 1, "one statement, one span")
+        assert.include(texts[0], `FROM "${prefix}payment_intents" WHERE id = $1`)
+      }))
+
+    it.effect("issue 19 D1 a statement held past the statement timeout answers StorageUnavailable at the deadline, the server stops it, and the pool serves the next call", () =>
+      Effect.gen(function*() {
+        const { intent, scope } = yield* stored
+        // Another session holds the row: the store's update waits for it, on a server that would wait a minute.
+        const holder = new pg.Client({ connectionString: url })
+        yield* Effect.promise(async () => {
+          await holder.connect()
+          await holder.query("BEGIN")
+          await holder.query(`SELECT id FROM "${prefix}payment_intents" WHERE id = $1 FOR UPDATE`, [intent.id])
+        })
+        // The holder's transaction sees one snapshot of the statistics unless told to take a new one.
+        const waiting = () =>
+          Effect.promise(async () =>
+            (await holder.query("SELECT pg_stat_clear_snapshot()"), await holder.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND query LIKE 'UPDATE%'`,
+              [`${prefix}direct`]
+            )).rows[0].n as number
+          )
+        try {
+          const paid = { ...intent, status: "succeeded" as const, nextAction: null, updatedAt: intent.updatedAt + 1, version: intent.version + 1 }
+          const exit = yield* Effect.exit(Fixtures.commit([Storage.Write.update(PaymentIntent.table, paid, intent.version)]))
+          const cause = Exit.isFailure(exit) ? exit.cause : undefined
+          assert.isTrue(cause?._tag === "Fail" && cause.error instanceof StorageError.StorageUnavailable, String(cause))
+          // Answered by the client's timer (the server, with its minute, would have answered 57014 "failed").
+          assert.include(cause?._tag === "Fail" ? cause.error.message : "", `within the statement timeout of ${timeoutMillis} ms`)
+          // The cancel reaches the server: the waiting update is gone while the lock is still held.
+          let left = yield* waiting()
+          for (let i = 0; i < 50 && left > 0; i++) {
+            // The real clock (the test's own clock stands still).
+            yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 100)))
+            left = yield* waiting()
+          }
+          assert.strictEqual(left, 0, "the statement nobody waits for any more was cancelled on the server")
+        } finally {
+          yield* Effect.promise(async () => {
+            await holder.query("ROLLBACK")
+            await holder.end()
+          })
+        }
+        const after = yield* get(scope, intent.id)
+        assert.strictEqual(Option.getOrThrow(after).status, intent.status, "the timed-out update did not land")
+      }))
+  })
+})
