@@ -77,12 +77,13 @@ export const make = (options: PgStorageOptions = {}) =>
   Effect.gen(function*() {
     const prefix = yield* validatePrefix(options.tablePrefix)
     // Tender reads and writes its own column names: the host's name transforms must not apply.
-    const sql = (yield* SqlClient).withoutTransforms()
+    const client = yield* SqlClient
+    const sql = client.withoutTransforms()
     const t = tables(prefix)
     const millis = Timeout.millisOf(options.statementTimeout)
     const within = Timeout.bound(millis)
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
-    const run = Direct.make(Option.getOrUndefined(Option.flatMapNullable(pg, (client) => poolOf.get(client))), millis, within)
+    const run = Direct.make(poolOf.get(client), millis, within)
     // One statement, its rows as records of `table`; a driver failure as a storage error.
     const records = <A extends Table.StoredRecord>(operation: string, table: Table.Table<A>, statement: Statement.Statement<Row>) =>
       run(operation, statement).pipe(
@@ -92,7 +93,7 @@ export const make = (options: PgStorageOptions = {}) =>
     const byId = <A extends Table.StoredRecord>(table: Table.Table<A>, id: string) =>
       sql<Row>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE id = ${id}`
     const replays = options.replayCache === false ? undefined : ReplayCache.make(options.replayCache)
-    const claims = Claims.make(sql, t, run, within, millis, replays)
+    const claims = Claims.make(sql, t, run, millis, replays)
     const commit = Commit.make(sql, t, claims, run)
     const purge = Purge.make(sql, t, within)
     const begin = (req: Storage.BeginRequest) => claims.begin(req)
@@ -200,16 +201,17 @@ export const layerFromUrl = (options: PgUrlOptions) =>
   ))
 
 /**
- * The pool under each `PgClient` Tender made (`layerFromUrl`, `layerFromPool`, `clientOnPool`):
- * `make` runs its statements on it directly (internal/direct.ts). A host's own `SqlClient` is not
- * here, and its statements run through `@effect/sql`.
+ * The pool under each client Tender made (`layerFromUrl`, `layerFromPool`, `clientOnPool`), by the
+ * `SqlClient` that compiles the statements: `make` runs its statements on it directly
+ * (internal/direct.ts). A host's own `SqlClient` is not here, and its statements run through
+ * `@effect/sql`.
  */
 const poolOf = new WeakMap<object, Pg.Pool>()
 
 /** The `PgClient` on `pool` (as Tender's client sees it), its pool remembered. */
 const clientLayer = (pool: Pg.Pool) =>
   PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: "tender" }).pipe(
-    Layer.tap((context) => Effect.sync(() => poolOf.set(Context.get(context, PgClient.PgClient), pool)))
+    Layer.tap((context) => Effect.sync(() => poolOf.set(Context.get(context, SqlClient), pool)))
   )
 
 /** The pool as Tender's client uses it: preparing its statements unless `preparedStatements` is false. */

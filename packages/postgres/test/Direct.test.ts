@@ -3,11 +3,13 @@
  * docs/postgres.md, "How a statement runs"). The storage contract runs on that pool too
  * (PgStorage.test.ts). Here, what the direct path must keep of `@effect/sql`: a statement inside
  * an `@effect/sql` transaction runs on the transaction's connection; under an exporting tracer
- * every statement is still a `sql.execute` span; and the statement timeout answers at the deadline
+ * every statement is still a `sql.execute` span; a statement transformer still sees every
+ * statement; and the statement timeout answers at the deadline
  * from the client, asks the server to stop the statement, and leaves the pool usable.
  */
 import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
+import * as Statement from "@effect/sql/Statement"
 import { PaymentIntent, Storage, StorageError } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Fixtures } from "@tender/testing"
@@ -93,6 +95,19 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         const found = yield* Effect.withTracer(get(scope, intent.id), tracer)
         assert.isTrue(Option.isSome(found))
         assert.deepStrictEqual(texts.length, 1, "one statement, one span")
+        assert.include(texts[0], `FROM "${prefix}payment_intents" WHERE id = $1`)
+      }))
+
+    it.effect("issue 22 under an @effect/sql statement transformer the store's statements pass through it", () =>
+      Effect.gen(function*() {
+        const { intent, scope } = yield* stored
+        const texts: Array<string> = []
+        const found = yield* Statement.withTransformer(get(scope, intent.id), (statement) => {
+          texts.push(statement.compile()[0])
+          return Effect.succeed(statement)
+        })
+        assert.isTrue(Option.isSome(found))
+        assert.strictEqual(texts.length, 1)
         assert.include(texts[0], `FROM "${prefix}payment_intents" WHERE id = $1`)
       }))
 

@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import type { Run } from "./direct.js"
 import { fold } from "./errors.js"
 import { millisColumn, timestamp } from "./records.js"
+import * as Timeout from "./timeout.js"
 import type { Tables } from "./tables.js"
 
 interface KeyRow {
@@ -31,19 +32,13 @@ interface ReferenceRow {
 
 /**
  * The claims of one adapter instance, on its client (without name transforms) and tables. Its
- * statements run by `run` (internal/direct.ts), and its transaction, rarely needed, is bounded by
- * `within` (internal/timeout.ts); `statementMillis` bounds that transaction's statements on the
- * server too. Every completed key a begin reads is kept in `replays` (core `ReplayCache`), which
- * answers the next request with that key before a statement is made.
+ * statements run by `run` (internal/direct.ts), bounded by the statement timeout, `statementMillis`;
+ * a begin answers within that timeout in all (its rare transaction gets what the claim left of it).
+ * `statementMillis` bounds that transaction's statements on the server too. Every completed key a
+ * begin reads is kept in `replays` (core `ReplayCache`), which answers the next request with that
+ * key before a statement is made.
  */
-export const make = (
-  sql: SqlClient,
-  t: Tables,
-  run: Run,
-  within: <A, E>(operation: string, self: Effect.Effect<A, E>) => Effect.Effect<A, E | StorageError.StorageUnavailable>,
-  statementMillis: number,
-  replays?: ReplayCache.ReplayCache
-) => {
+export const make = (sql: SqlClient, t: Tables, run: Run, statementMillis: number, replays?: ReplayCache.ReplayCache) => {
   const REF = sql(t.references)
   const KEY = sql(t.idempotencyKeys)
   const keyColumns = sql.literal(`fingerprint, ${millisColumn("expires_at")}, ${millisColumn("locked_until")}, response_status, response_body, response_request_id`)
@@ -175,13 +170,15 @@ export const make = (
 
   const begin = (req: Storage.BeginRequest): Effect.Effect<Storage.BeginOutcome, StorageError.StorageError> =>
     Effect.gen(function*() {
+      const started = Date.now()
       const fresh = yield* claimFresh(req)
       if (fresh.key && fresh.reference) return { _tag: "Proceed" } as const
       // A key that was not fresh: the reference was not claimed (claimFresh claims it only with a fresh key).
       const settled = fresh.key || req.idempotency === undefined ? undefined : settledKey(req.idempotency, fresh.existing, req.now)
       if (settled !== undefined) return settled
       // Keys are judged before references, always, so two begins never wait on each other in a cycle.
-      const judged = within("begin", sql.withTransaction(Effect.gen(function*() {
+      const left = Math.max(1, statementMillis - (Date.now() - started))
+      const judged = Timeout.bound(left, statementMillis)("begin", sql.withTransaction(Effect.gen(function*() {
         // A host's pool has no statement_timeout of Tender's: this transaction's row locks are bounded here.
         yield* sql.unsafe(`SET LOCAL statement_timeout = ${statementMillis}`)
         if (!fresh.key && req.idempotency !== undefined) {
@@ -195,11 +192,12 @@ export const make = (
         return { _tag: "Proceed" } as const
       })))
       // The begin fails (a 5xx): a key it claimed fresh is given back, so a retry reaches a fresh
-      // handler (4.9.7). Best effort: if the store is down, the claim lapses instead.
+      // handler (4.9.7). Best effort: if the store is down, the claim lapses instead. The answer
+      // does not wait for it (the begin has had its statement timeout already).
       const claimedKey = fresh.key ? req.idempotency : undefined
       return yield* claimedKey === undefined
         ? judged
-        : Effect.tapError(judged, () => Effect.ignore(run("begin", releaseFreshKey(claimedKey))))
+        : Effect.tapError(judged, () => Effect.forkDaemon(Effect.ignore(run("release key", releaseFreshKey(claimedKey)))))
     }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(fold("begin")(e))))
 
   /** The key as this claim holds it, unanswered. */

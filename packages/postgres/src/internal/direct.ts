@@ -13,15 +13,15 @@
  * The failures are the ones `@effect/sql-pg` reports (a `SqlError` with the driver's error as its
  * cause, told apart by `errors.ts`), and the timeout's is the one `timeout.ts` reports. Where this
  * path would change what someone sees, the statement runs through `@effect/sql` as before
- * (`through`): inside a transaction of `@effect/sql` (its connection is the transaction's), and
- * under a tracer other than Effect's own, so the `sql.execute` spans of docs/observability.md are
- * exported as they were.
+ * (`through`): inside a transaction of `@effect/sql` (its connection is the transaction's), under
+ * a statement transformer of `@effect/sql` (`Statement.withTransformer`), and under a tracer other
+ * than Effect's own, so the `sql.execute` spans of docs/observability.md are exported as they were.
  */
 import { TransactionConnection } from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import type { Statement } from "@effect/sql/Statement"
+import { currentTransformer, type Statement } from "@effect/sql/Statement"
 import { StorageError } from "@tender/core"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type Pg from "pg"
 
 /** Effect's own tracer, which exports nothing: under it the `sql.execute` span is seen by no one. */
@@ -56,6 +56,8 @@ const onPool = <A>(
     let client: Pg.PoolClient | undefined
     // Set while the statement is on the connection: from the query until its callback or a connection error.
     let running = false
+    // Whether a cancel went out for this statement and has not been answered yet.
+    let cancelling = false
     const answer = (effect: Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable>) => {
       if (answered) return
       answered = true
@@ -75,17 +77,25 @@ const onPool = <A>(
       release(cause)
       answer(Effect.fail(new SqlError({ cause, message: "Connection error" })))
     }
-    // Best effort, as @effect/sql-pg does on an interruption: ask the server to stop the statement,
-    // and close the connection if even that goes unanswered (a frozen server or network), so a
-    // connection stuck on a statement nobody waits for goes back to no one.
+    // Best effort, as @effect/sql-pg does on an interruption: ask the server to stop the statement.
+    // The connection goes back to the pool only once both the statement and the cancel have
+    // answered: a cancel still on its way would otherwise stop the next borrower's statement. If
+    // either goes unanswered for 5 seconds (a frozen server or network), the connection is closed,
+    // so it is lent to no one while a statement nobody waits for may still hold it.
     const cancel = () => {
       if (!running || client === undefined) return
       const c = client
       // The backend's process id, which `pg` keeps on the connection but does not type.
       const pid = (c as unknown as { readonly processID?: number }).processID
-      if (pid !== undefined && !pool.ending) pool.query(`SELECT pg_cancel_backend(${Number(pid)})`, () => {})
+      if (pid !== undefined && !pool.ending) {
+        cancelling = true
+        pool.query(`SELECT pg_cancel_backend(${Number(pid)})`, () => {
+          cancelling = false
+          if (client === c && !running) release()
+        })
+      }
       setTimeout(() => {
-        if (client === c && running) release(new Error(`postgres: ${operation} did not answer its cancel`))
+        if (client === c) release(new Error(`postgres: ${operation} did not answer its cancel`))
       }, closeAfterCancelMillis).unref()
     }
     const timer = setTimeout(() => {
@@ -105,7 +115,8 @@ const onPool = <A>(
       c.once("error", onError)
       c.query(text, params as Array<unknown>, (error: Error | null, result: Pg.QueryResult) => {
         if (client !== c) return
-        release()
+        running = false
+        if (!cancelling) release()
         answer(
           error === null || error === undefined
             // Several commands in one text answer one result each (as @effect/sql-pg reads them).
@@ -137,7 +148,11 @@ export const make = (
   if (pool === undefined) return through
   return (operation, statement) =>
     Effect.withFiberRuntime((fiber) => {
-      if (fiber.currentTracer !== nativeTracer || fiber.currentContext.unsafeMap.has(TransactionConnection.key)) {
+      if (
+        fiber.currentTracer !== nativeTracer ||
+        fiber.currentContext.unsafeMap.has(TransactionConnection.key) ||
+        Option.isSome(fiber.getFiberRef(currentTransformer))
+      ) {
         return through(operation, statement)
       }
       const [text, params] = statement.compile()

@@ -31,13 +31,14 @@ export const millisOf = (input: Duration.DurationInput | undefined): number => {
 }
 
 /**
- * `self` within `millis`, or `StorageUnavailable` at once. The call runs in a fiber of its own,
+ * `self` within `millis`, or `StorageUnavailable` at once (its message naming `reportedMillis`, the
+ * statement timeout, when `millis` is what is left of it). The call runs in a fiber of its own,
  * so the answer waits neither for an interruption (a cancel sent to a frozen server waits too)
  * nor on the caller being interruptible: a request's storage steps run uninterruptibly
  * (Operation.ts), where `Effect.timeout` would wait for the statement all the same. Only that
  * fiber is interrupted when the time is up, which asks the server to cancel the statement.
  */
-export const bound = (millis: number) =>
+export const bound = (millis: number, reportedMillis: number = millis) =>
 <A, E>(operation: string, self: Effect.Effect<A, E>): Effect.Effect<A, E | StorageError.StorageUnavailable> =>
   Effect.flatMap(Effect.forkDaemon(Effect.interruptible(self)), (fiber) =>
     Effect.async<A, E | StorageError.StorageUnavailable>((resume) => {
@@ -46,7 +47,7 @@ export const bound = (millis: number) =>
         if (done) return
         done = true
         resume(Effect.fail(
-          new StorageError.StorageUnavailable({ message: `postgres: ${operation} did not finish within the statement timeout of ${millis} ms` })
+          new StorageError.StorageUnavailable({ message: `postgres: ${operation} did not finish within the statement timeout of ${reportedMillis} ms` })
         ))
         fiber.unsafeInterruptAsFork(FiberId.none)
       }, millis)
