@@ -7,7 +7,7 @@
 import type { Merchants, Storage, Task } from "@tender/core"
 import { Tender } from "@tender/core"
 import type { PgStorage } from "@tender/postgres"
-import { Effect, Layer } from "effect"
+import { Layer } from "effect"
 
 /**
  * The members of a `pg.Pool` Tender uses, written out so the published types need neither

@@ -1,5 +1,4 @@
 /** The payout intents group (2.7, 4.10, D8): one module per group, assembled in `Api.ts`. */
-import { OpenApi } from "@effect/platform"
 import { PayoutIntent, PayoutIntents } from "@tender/core"
 import { action, authenticated, create, group, IdempotencyConflict, IdempotencyHeaders, list, PaymentConfigurationUnavailable, PayoutNotCancelable, retrieve } from "./shared.js"
 

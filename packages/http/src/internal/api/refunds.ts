@@ -1,5 +1,4 @@
 /** The refunds group (D10): one module per group, assembled in `Api.ts`. */
-import { OpenApi } from "@effect/platform"
 import { Refund, Refunds } from "@tender/core"
 import { AmountExceedsRefundable, authenticated, create, group, IdempotencyConflict, IdempotencyHeaders, list, PaymentIntentUnexpectedState, RefundNotSupported, ResourceNotFound, retrieve } from "./shared.js"
 

@@ -1,5 +1,4 @@
 /** The top-up intents group (2.5, 4.7, 4.8): one module per group, assembled in `Api.ts`. */
-import { OpenApi } from "@effect/platform"
 import { TopupIntent, TopupIntents } from "@tender/core"
 import { Schema } from "effect"
 import { action, authenticated, create, group, IdempotencyConflict, list, PaymentConfigurationUnavailable, ReceiptByAsset, retrieve, RoutingUnavailable, TopupIntentUnexpectedState } from "./shared.js"
