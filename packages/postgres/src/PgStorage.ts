@@ -90,8 +90,16 @@ export const make = (options: PgStorageOptions = {}) =>
         Effect.map((rows) => rows.map((row) => toRecord(table, row))),
         Effect.catchTag("SqlError", (e) => Effect.fail(fold(operation)(e)))
       )
-    const byId = <A extends Table.StoredRecord>(table: Table.Table<A>, id: string) =>
-      sql<Row>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE id = ${id}`
+    // A read by id is one text per table, compiled once: the same string each time, so the prepared
+    // statement's name is found without hashing a new 1.5 KB text on every get.
+    const byIdTexts = new Map<string, string>()
+    const byId = <A extends Table.StoredRecord>(table: Table.Table<A>, id: string) => {
+      let text = byIdTexts.get(table.name)
+      if (text === undefined) {
+        byIdTexts.set(table.name, text = sql`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE id = ${id}`.compile()[0])
+      }
+      return sql.unsafe<Row>(text, [id])
+    }
     const replays = options.replayCache === false ? undefined : ReplayCache.make(options.replayCache)
     const claims = Claims.make(sql, t, run, millis, replays)
     const commit = Commit.make(sql, t, claims, run)
