@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as crypto from "node:crypto"
 import { createHash } from "node:crypto"
 
 /**
@@ -61,8 +62,14 @@ const write = (value: unknown): string | undefined => {
   }
 }
 
+// Node's one-shot `crypto.hash` (20.12 and later) takes a third of `createHash`'s time for a short
+// text: every authenticated request hashes the presented secret, and every create its fingerprint.
+const oneShot: ((algorithm: string, data: string | Uint8Array, encoding: "hex") => string) | undefined =
+  typeof crypto.hash === "function" ? crypto.hash : undefined
+
 /** Hex SHA-256 of a string. @since 0.1.0 */
-export const sha256 = (text: string | Uint8Array): string => createHash("sha256").update(text).digest("hex")
+export const sha256 = (text: string | Uint8Array): string =>
+  oneShot === undefined ? createHash("sha256").update(text).digest("hex") : oneShot("sha256", text, "hex")
 
 /** The fingerprint of a value: SHA-256 of its canonical JSON. @since 0.1.0 */
 export const fingerprint = (value: unknown): string => sha256(stringify(value))

@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
+import { createHash } from "node:crypto"
 import { Canonical } from "../src/index.js"
 
 /** The canonical text as it was first written (0.1.0): the reference every version must equal. */
@@ -53,5 +54,16 @@ describe("Canonical", () => {
     assert.strictEqual(text, `{"a":{"__proto__":{"k":1},"z":[3,{"x":"é","y":null}]},"b":1,"c":"\u2028","e":[null,null]}`)
     assert.strictEqual(text, reference({ ...body, d: undefined, e: [undefined, () => 1] }))
     assert.strictEqual(Canonical.fingerprint({ b: 1, a: 2 }), Canonical.fingerprint({ a: 2, b: 1 }))
+  })
+
+  it("D5 the SHA-256 of any text or bytes is the hex digest node:crypto's createHash gives (the stored fingerprints' and secret hashes' form)", () => {
+    const digest = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex")
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), fc.uint8Array()), (data) => {
+        assert.strictEqual(Canonical.sha256(data), digest(data))
+      }),
+      { numRuns: 2000 }
+    )
+    assert.strictEqual(Canonical.sha256(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
   })
 })
