@@ -30,6 +30,11 @@ vi.mock("node:crypto", async (importOriginal) => {
       counts.hashes++
       return actual.createHash(...args)
     },
+    // The one-shot form core's `Canonical.sha256` uses where Node has it (20.12 on).
+    hash: (...args: Parameters<typeof actual.hash>) => {
+      counts.hashes++
+      return actual.hash(...args)
+    },
     timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
       counts.comparisons++
       return actual.timingSafeEqual(a, b)
