@@ -5,7 +5,6 @@
  * @since 0.1.0
  */
 import * as crypto from "node:crypto"
-import { createHash } from "node:crypto"
 
 /**
  * Canonical JSON text: object keys sorted at every depth, `undefined` members dropped. The text
@@ -69,7 +68,7 @@ const oneShot: ((algorithm: string, data: string | Uint8Array, encoding: "hex") 
 
 /** Hex SHA-256 of a string. @since 0.1.0 */
 export const sha256 = (text: string | Uint8Array): string =>
-  oneShot === undefined ? createHash("sha256").update(text).digest("hex") : oneShot("sha256", text, "hex")
+  oneShot === undefined ? crypto.createHash("sha256").update(text).digest("hex") : oneShot("sha256", text, "hex")
 
 /** The fingerprint of a value: SHA-256 of its canonical JSON. @since 0.1.0 */
 export const fingerprint = (value: unknown): string => sha256(stringify(value))

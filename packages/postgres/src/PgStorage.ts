@@ -83,7 +83,7 @@ export const make = (options: PgStorageOptions = {}) =>
     const millis = Timeout.millisOf(options.statementTimeout)
     const within = Timeout.bound(millis)
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
-    const run = Direct.make(poolOf.get(client), millis, within)
+    const run = Direct.make(poolOf.get(client), millis)
     // One statement, its rows as records of `table`; a driver failure as a storage error.
     const records = <A extends Table.StoredRecord>(operation: string, table: Table.Table<A>, statement: Statement.Statement<Row>) =>
       run(operation, statement).pipe(
@@ -104,9 +104,8 @@ export const make = (options: PgStorageOptions = {}) =>
     const claims = Claims.make(sql, t, run, millis, replays)
     const commit = Commit.make(sql, t, claims, run)
     const purge = Purge.make(sql, t, within)
-    const begin = (req: Storage.BeginRequest) => claims.begin(req)
     const bare = Storage.Storage.of({
-      begin: replays === undefined ? begin : ReplayCache.cachedBegin(replays, begin),
+      begin: replays === undefined ? claims.begin : ReplayCache.cachedBegin(replays, claims.begin),
       commit,
       // By the primary key alone, the scope checked on the row (4.2: another merchant's or
       // environment's record is the same None as a missing one). With the scope in the WHERE

@@ -20,9 +20,10 @@
 import { TransactionConnection } from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { currentTransformer, type Statement } from "@effect/sql/Statement"
-import { StorageError } from "@tender/core"
+import type { StorageError } from "@tender/core"
 import { Effect, Option } from "effect"
 import type Pg from "pg"
+import * as Timeout from "./timeout.js"
 
 /** Effect's own tracer, which exports nothing: under it the `sql.execute` span is seen by no one. */
 const nativeTracer = Effect.runSync(Effect.tracer)
@@ -39,9 +40,6 @@ export type Run = <A>(
   operation: string,
   statement: Statement<A>
 ) => Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable>
-
-const unavailable = (operation: string, millis: number) =>
-  new StorageError.StorageUnavailable({ message: `postgres: ${operation} did not finish within the statement timeout of ${millis} ms` })
 
 /** `text` with `params` on a connection of `pool`, within `millis`. */
 const onPool = <A>(
@@ -99,7 +97,7 @@ const onPool = <A>(
       }, closeAfterCancelMillis).unref()
     }
     const timer = setTimeout(() => {
-      answer(Effect.fail(unavailable(operation, millis)))
+      answer(Effect.fail(Timeout.timedOut(operation, millis)))
       cancel()
     }, millis)
     pool.connect((cause, c) => {
@@ -135,15 +133,12 @@ const onPool = <A>(
 
 /**
  * `Run` on `pool` when there is one (the pool Tender's `PgClient` runs on), through `@effect/sql`
- * bounded by `within` otherwise.
+ * bounded by timeout.ts's `bound` otherwise.
  *
  * @internal
  */
-export const make = (
-  pool: Pg.Pool | undefined,
-  millis: number,
-  within: <A, E>(operation: string, self: Effect.Effect<A, E>) => Effect.Effect<A, E | StorageError.StorageUnavailable>
-): Run => {
+export const make = (pool: Pg.Pool | undefined, millis: number): Run => {
+  const within = Timeout.bound(millis)
   const through: Run = (operation, statement) => within(operation, statement)
   if (pool === undefined) return through
   return (operation, statement) =>

@@ -30,6 +30,10 @@ export const millisOf = (input: Duration.DurationInput | undefined): number => {
   return millis
 }
 
+/** The failure of a call that did not answer within the statement timeout of `millis`. */
+export const timedOut = (operation: string, millis: number): StorageError.StorageUnavailable =>
+  new StorageError.StorageUnavailable({ message: `postgres: ${operation} did not finish within the statement timeout of ${millis} ms` })
+
 /**
  * `self` within `millis`, or `StorageUnavailable` at once (its message naming `reportedMillis`, the
  * statement timeout, when `millis` is what is left of it). The call runs in a fiber of its own,
@@ -46,9 +50,7 @@ export const bound = (millis: number, reportedMillis: number = millis) =>
       const timer = setTimeout(() => {
         if (done) return
         done = true
-        resume(Effect.fail(
-          new StorageError.StorageUnavailable({ message: `postgres: ${operation} did not finish within the statement timeout of ${reportedMillis} ms` })
-        ))
+        resume(Effect.fail(timedOut(operation, reportedMillis)))
         fiber.unsafeInterruptAsFork(FiberId.none)
       }, millis)
       fiber.addObserver((exit) => {
