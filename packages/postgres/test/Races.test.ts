@@ -137,8 +137,11 @@ describeOnPostgres("PgStorage races", () => {
         const sql = yield* SqlClient
         yield* sql`SELECT pg_cancel_backend(${pid!})`
         const failed = yield* Fiber.join(failing)
+        // Given back before the failure is answered, not after: a client retrying at once finds it gone.
+        const left = yield* sql.unsafe(`SELECT 1 FROM ${keys} WHERE api_key_id = $1 AND key = $2`, [key.apiKeyId, key.key])
         yield* other.release
         assert.isTrue(Either.isLeft(failed))
+        assert.strictEqual(left.length, 0, "the fresh key is released before the begin answers")
         // 4.9.7: the retry is judged afresh (the reference is still held), not refused as in flight.
         const retry = yield* begin({ now: t0 + 2, idempotency: claim(key, t0 + 2), reference: referenceClaim(s, "order-2", t0 + 2) })
         assert.deepStrictEqual(retry, { _tag: "ReferenceTaken", resourceId: held.resourceId, sameFingerprint: true, inFlight: true })

@@ -191,13 +191,20 @@ export const make = (sql: SqlClient, t: Tables, run: Run, statementMillis: numbe
         }
         return { _tag: "Proceed" } as const
       })))
-      // The begin fails (a 5xx): a key it claimed fresh is given back, so a retry reaches a fresh
-      // handler (4.9.7). Best effort: if the store is down, the claim lapses instead. The answer
-      // does not wait for it (the begin has had its statement timeout already).
+      // The begin fails (a 5xx): a key it claimed fresh is given back before the answer, so a retry
+      // reaches a fresh handler (4.9.7). Best effort: if the store is down, the claim lapses instead.
+      // The answer waits for the release only as long as the begin's statement timeout has left;
+      // past that the release goes on in the background.
       const claimedKey = fresh.key ? req.idempotency : undefined
       return yield* claimedKey === undefined
         ? judged
-        : Effect.tapError(judged, () => Effect.forkDaemon(Effect.ignore(run("release key", releaseFreshKey(claimedKey)))))
+        : Effect.tapError(judged, () =>
+          Effect.ignore(
+            Timeout.bound(Math.max(1, statementMillis - (Date.now() - started)), statementMillis)(
+              "release key",
+              run("release key", releaseFreshKey(claimedKey))
+            )
+          ))
     }).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(fold("begin")(e))))
 
   /** The key as this claim holds it, unanswered. */
