@@ -45,6 +45,37 @@ describe("the generated OpenAPI document", () => {
     }
   })
 
+  it("OpenAPI no two schemas share a $id: a JSON Schema validator (ajv) refuses to compile such a document", async () => {
+    const doc = await served()
+    const ids: Array<string> = []
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk)
+      else if (typeof node === "object" && node !== null) {
+        const id = (node as Record<string, unknown>)["$id"]
+        if (typeof id === "string") ids.push(id)
+        Object.values(node).forEach(walk)
+      }
+    }
+    walk(doc)
+    assert.deepStrictEqual(ids.filter((id, i) => ids.indexOf(id) !== i), [])
+  })
+
+  it("D1 every response of every operation declares the Request-Id header", async () => {
+    const doc = await served()
+    let responses = 0
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+          responses++
+          const header = response.headers?.["Request-Id"]
+          assert.isDefined(header, `${method} ${path} ${status}`)
+          assert.strictEqual(header.schema.pattern, "^req_[0-9A-Za-z]{24}$")
+        }
+      }
+    }
+    assert.isAbove(responses, 40)
+  })
+
   it("5 OpenAPI the Basic security scheme and each operation's security are generated; the catalogue and /openapi.json need none", async () => {
     const doc = await served()
     assert.deepStrictEqual(doc.components.securitySchemes, {

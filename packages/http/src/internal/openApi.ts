@@ -7,6 +7,24 @@ type Json = Record<string, any>
 
 const decodeErrorRef = "#/components/schemas/HttpApiDecodeError"
 
+/** D1: every response carries its request id, `req_` and 24 base62 characters (D4). */
+const requestIdHeader: Json = {
+  description: "The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request.",
+  required: true,
+  schema: { type: "string", pattern: "^req_[0-9A-Za-z]{24}$" }
+}
+
+/** Remove Effect's fixed `$id`s (`/schemas/unknown`, `/schemas/any`, …) wherever they appear. */
+const dropEffectIds = (node: unknown): void => {
+  if (Array.isArray(node)) {
+    for (const item of node) dropEffectIds(item)
+  } else if (typeof node === "object" && node !== null) {
+    const o = node as Json
+    if (typeof o.$id === "string" && o.$id.startsWith("/schemas/")) delete o.$id
+    for (const value of Object.values(o)) dropEffectIds(value)
+  }
+}
+
 const refsOf = (schema: Json | undefined): ReadonlyArray<Json> =>
   schema === undefined ? [] : Array.isArray(schema.anyOf) ? schema.anyOf : [schema]
 
@@ -21,6 +39,10 @@ const refsOf = (schema: Json | undefined): ReadonlyArray<Json> =>
  *   the first schema of the status only.
  * - Header schemas need lowercase keys to decode; the document names headers as clients write
  *   them (`Idempotency-Key`).
+ * - Effect names its schemas of `unknown` and `any` with a fixed `$id` (`/schemas/unknown`) at every
+ *   use; two uses give one `$id` to two schemas, which a JSON Schema validator (ajv) refuses to
+ *   compile. The ids say nothing (the schemas are `{}` otherwise), so they leave the document.
+ * - Every response carries `Request-Id` (D1), equal to an error body's `request_id`: declared on each.
  *
  * @since 0.1.0
  */
@@ -36,6 +58,7 @@ export const documentAsClientsSee = (spec: Json): Json => {
   for (const operations of Object.values(spec.paths as Json)) {
     for (const op of Object.values(operations as Json) as Array<Json>) {
       for (const [status, response] of Object.entries(op.responses as Json) as Array<[string, Json]>) {
+        response.headers = { ...response.headers, "Request-Id": requestIdHeader }
         if (Number(status) < 400) continue
         const content = response.content?.["application/json"]
         const members = refsOf(content?.schema).filter((m) => m.$ref !== decodeErrorRef)
@@ -54,6 +77,7 @@ export const documentAsClientsSee = (spec: Json): Json => {
       }
     }
   }
+  dropEffectIds(spec)
   if (!Array.isArray(spec.servers) || spec.servers.length === 0) {
     spec.servers = [{ url: ".", description: "Beside this document: the URL it was served from, without openapi.json" }]
   }
