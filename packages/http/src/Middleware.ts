@@ -15,6 +15,7 @@ import { Cause, Context, Effect, Layer, Option } from "effect"
 import { Authentication, JsonBody, TenderApi } from "./Api.js"
 import { isApiError } from "./internal/errorSchema.js"
 import * as Body from "./internal/body.js"
+import * as IssueText from "./internal/issueText.js"
 import * as Current from "./internal/current.js"
 import * as Observe from "./internal/observe.js"
 import * as Routes from "./internal/routes.js"
@@ -101,10 +102,10 @@ export const fromDecodeError = (error: HttpApiError.HttpApiDecodeError): Errors.
       return other !== issue && (at === param || at.startsWith(`${param}.`))
     })
   })
-  const details = issues.map((issue) => {
-    const param = paramOf(issue.path)
+  const details = IssueText.plain(issues.map((issue) => ({ param: paramOf(issue.path), tag: issue._tag, message: issue.message }))).map((issue) => {
+    const param = issue.param
     if (param === "") return { message: "The request body must be a JSON object" }
-    switch (issue._tag) {
+    switch (issue.tag) {
       case "Missing":
         return { param, message: `${param} is required` }
       case "Unexpected":
