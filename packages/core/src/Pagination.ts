@@ -137,6 +137,20 @@ export const pageFields = {
 }
 
 /**
+ * A window bound in whole milliseconds, as creation times are kept. `Date.parse` drops digits
+ * past the millisecond; a bound between two milliseconds is the next one up, for both ends: a
+ * time at or after `…956500` is one from `…957` on (inclusive lower bound), and a time before
+ * `…956001` one up to `…956`, so before `…957` (exclusive upper bound).
+ *
+ * @since 0.1.0
+ */
+export const boundMillis = (text: string): number => {
+  const millis = Date.parse(text)
+  const fraction = /\.(\d+)/.exec(text)?.[1] ?? ""
+  return /[1-9]/.test(fraction.slice(3)) ? millis + 1 : millis
+}
+
+/**
  * The page size, cursor position and creation window of a list request, as the storage port
  * takes them: `limit + 1` rows are read, the extra one only saying there is more (`page`).
  *
@@ -160,8 +174,8 @@ export const window = (
         query: {
           after,
           limit: limit + 1,
-          createdAfter: params.created_after === undefined ? undefined : Date.parse(params.created_after),
-          createdBefore: params.created_before === undefined ? undefined : Date.parse(params.created_before)
+          createdAfter: params.created_after === undefined ? undefined : boundMillis(params.created_after),
+          createdBefore: params.created_before === undefined ? undefined : boundMillis(params.created_before)
         }
       }
     }

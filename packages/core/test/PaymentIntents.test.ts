@@ -891,6 +891,20 @@ describe("GET /payment_intents (core)", () => {
       assert.deepStrictEqual(yield* ids({ created_before: "1969-12-31T20:00:00-05:00" }), [])
     }).pipe(Effect.provide(layer())))
 
+  it.effect("4.3 created_after (inclusive) and created_before (exclusive) hold at sub-millisecond precision", () =>
+    Effect.gen(function*() {
+      yield* TestClock.adjust("1 hours")
+      const a = yield* seedOne(keys.demoTest, hosted) // 01:00:00.000Z
+      const who = yield* login(keys.demoTest)
+      const ids = (p: PaymentIntents.ListParams) => Effect.map(PaymentIntents.list(who, p), (l) => l.data.map((d) => d.id))
+      // Created at .000: before .0000001 and not at or after .0005.
+      assert.deepStrictEqual(yield* ids({ created_before: "1970-01-01T01:00:00.0000001Z" }), [a.id])
+      assert.deepStrictEqual(yield* ids({ created_before: "1970-01-01T01:00:00.000000Z" }), [])
+      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T00:59:59.9995Z" }), [a.id])
+      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T01:00:00.0005Z" }), [])
+      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T01:00:00.000000000Z" }), [a.id])
+    }).pipe(Effect.provide(layer())))
+
   it.effect("4.3 filters and cursor are independent: a cursor carries position only, filters are sent again", () =>
     Effect.gen(function*() {
       const declined = { ...promptpay, amount: Simulator.magicAmounts.declineOnCreate }
