@@ -142,13 +142,56 @@ const renderCause = (cause: Cause.Cause<unknown>) => {
   )
 }
 
-/** The caller, from the raw `Authorization` header (D2: see `Authentication` for why not the decoded credentials). */
+/**
+ * What is wrong with the query of an authenticated request, if anything (D1: an unknown query
+ * value is 400). A route that declares no query parameters takes none, as a list refuses a
+ * parameter it does not know; and a name or value whose percent-escapes are not UTF-8 is refused,
+ * not read with U+FFFD in its place (a `merchant_reference` filter would match nothing).
+ */
+const queryProblem = (url: string, route: Routes.Route | undefined): Errors.ValidationFailed | undefined => {
+  const at = url.indexOf("?")
+  if (at < 0) return undefined
+  for (const pair of url.slice(at + 1).split("&")) {
+    if (pair === "") continue
+    const eq = pair.indexOf("=")
+    const rawName = eq < 0 ? pair : pair.slice(0, eq)
+    const name = decodedQueryPart(rawName)
+    if (name === undefined) return Errors.ValidationFailed.at("query", "A query parameter name is not a valid percent-encoded UTF-8 string.")
+    if (name === "") continue
+    if (route !== undefined && !route.query) return Errors.ValidationFailed.at(name, `${name} is not a known parameter`)
+    if (eq >= 0 && decodedQueryPart(pair.slice(eq + 1)) === undefined) {
+      return Errors.ValidationFailed.at(name, `${name} is not a valid percent-encoded UTF-8 string.`)
+    }
+  }
+  return undefined
+}
+
+/** A query name or value decoded as forms are (`+` a space), or undefined when its escapes are not UTF-8. */
+const decodedQueryPart = (text: string): string | undefined => {
+  try {
+    return decodeURIComponent(text.includes("+") ? text.replace(/\+/g, " ") : text)
+  } catch {
+    return undefined
+  }
+}
+
+/** The caller, from the raw `Authorization` header (D2: see `Authentication` for why not the decoded credentials); then the query (D1). */
 const authenticateWith = (merchants: Merchants.Merchants["Type"]) => {
   const principalOf = CoreAuthentication.authenticator(merchants)
   return Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
-    (request) => Effect.flatMap(CoreAuthentication.parseBasic(request.headers["authorization"]), principalOf)
-  ).pipe(Effect.tap((principal) => Current.sawMerchant(principal.merchant.id)))
+    (request) =>
+      Effect.flatMap(CoreAuthentication.parseBasic(request.headers["authorization"]), principalOf).pipe(
+        Effect.tap((principal) => Current.sawMerchant(principal.merchant.id)),
+        Effect.tap(() => {
+          if (!request.originalUrl.includes("?")) return Effect.void
+          return Effect.flatMap(Observe.currentResolved, (resolved) => {
+            const problem = queryProblem(request.originalUrl, resolved?.route)
+            return problem === undefined ? Effect.void : Effect.fail(problem)
+          })
+        })
+      )
+  )
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { HttpApi, HttpApiMiddleware } from "@effect/platform"
+import { Option } from "effect"
 import { TenderApi } from "../Api.js"
 
 /** One endpoint, as the middleware needs it. @since 0.1.0 */
@@ -23,6 +24,8 @@ export interface Route {
   readonly authenticated: boolean
   /** Whether it takes a multipart file upload (its larger body limit). */
   readonly uploads: boolean
+  /** Whether it declares query parameters (a list's filters); an authenticated route that declares none refuses any (D1). */
+  readonly query: boolean
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
@@ -47,7 +50,8 @@ const toRoute = (
     pattern: new RegExp(`^${source}$`),
     params,
     authenticated: middleware.some(HttpApiMiddleware.isSecurity),
-    uploads: contentTypes.has("multipart/form-data")
+    uploads: contentTypes.has("multipart/form-data"),
+    query: Option.isSome(endpoint.urlParamsSchema)
   }
 }
 

@@ -43,7 +43,8 @@ export class CurrentPrincipal extends Context.Tag("@tender/http/CurrentPrincipal
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@tender/http/Authentication", {
   provides: CurrentPrincipal,
-  failure: Schema.Union(AuthenticationRequired, InvalidApiKey, ServiceUnavailable, InternalError),
+  // ValidationFailed: a query the route does not take, or not UTF-8 (D1), checked once the caller is known.
+  failure: Schema.Union(AuthenticationRequired, InvalidApiKey, ValidationFailed, ServiceUnavailable, InternalError),
   security: {
     basicAuth: HttpApiSecurity.basic.pipe(
       HttpApiSecurity.annotate(OpenApi.Description, "The public key as user name, the secret key as password (5).")
