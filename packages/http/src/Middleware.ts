@@ -319,10 +319,11 @@ const routeNotFound = (table: Routes.Table, request: HttpServerRequest.HttpServe
       }))
       return HttpServerResponse.setHeader(res, "allow", methods.join(", "))
     }
-    // The router matches decoded paths only; the endpoint exists, so its authentication comes first (5).
+    // The router matched no route, yet the path names an endpoint: a parameter it cannot decode or
+    // match, or dot segments. The endpoint exists, so its authentication comes first (5).
     if (route.authenticated) yield* authenticateWith(yield* Merchants.Merchants)
-    const param = Routes.undecodableParam(route, path)
-    return yield* Errors.ValidationFailed.at(param ?? "path", `The ${param ?? "path"} in the path is not a valid percent-encoded string.`)
+    const problem = Routes.pathProblem(route, request.url, path)
+    return yield* Errors.ValidationFailed.at(problem.param, problem.message)
   })
 
 /** The body limit of a request: the file limit on the upload routes for a multipart body, 1 MiB of JSON otherwise. @since 0.1.0 */

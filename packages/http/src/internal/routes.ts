@@ -177,6 +177,27 @@ export const pathOf = (url: string): string => {
   }
 }
 
+/** The longest path parameter value the router matches (find-my-way's `maxParamLength`). */
+export const maxParamLength = 100
+
+/**
+ * Why the router found no route for a request whose path `find` matched (its `route`): a
+ * parameter that is not a valid percent-encoded string, one longer than the router matches, or
+ * dot segments (`/a/../b`, which the URL parser resolves and the router does not). @since 0.1.0
+ */
+export const pathProblem = (route: Route, url: string, path: string): { readonly param: string; readonly message: string } => {
+  const undecodable = undecodableParam(route, path)
+  if (undecodable !== undefined) return { param: undecodable, message: `The ${undecodable} in the path is not a valid percent-encoded string.` }
+  const values = route.pattern.exec(path)?.slice(1) ?? []
+  const long = route.params.find((_, i) => (values[i] ?? "").length > maxParamLength)
+  if (long !== undefined) return { param: long, message: `The ${long} in the path is longer than ${maxParamLength} characters: no such ${long} exists.` }
+  const end = url.search(/[?#]/)
+  if (/(^|\/)\.{1,2}(\/|$)/.test(end < 0 ? url : url.slice(0, end))) {
+    return { param: "path", message: "The path must not contain . or .. segments." }
+  }
+  return { param: "path", message: "The path does not name a resource in a form this API reads." }
+}
+
 /** The first path parameter that is not a valid percent-encoded string, if any. @since 0.1.0 */
 export const undecodableParam = (route: Route, path: string): string | undefined => {
   const values = route.pattern.exec(path)?.slice(1) ?? []

@@ -1,0 +1,25 @@
+/**
+ * D1: a path that names an endpoint the router cannot match (a parameter it cannot decode or that
+ * is longer than it reads, or dot segments) is 400 `validation_failed` with a message saying
+ * which, after authentication (5).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { keys } from "../../core/test/fixtures.js"
+import { app, assertError, call } from "./harness.js"
+
+describe("paths the router cannot match (D1)", () => {
+  it("D1 a path id longer than the router reads -> 400 validation_failed, param id, saying so", async () => {
+    const res = await call(app(), "GET", `/payment_intents/dord_${"A".repeat(500)}`, { key: keys.demoTest })
+    const error = assertError(res, 400, "validation_failed", "id")
+    assert.match(error.message, /longer than 100 characters/)
+  })
+
+  it("D1 a path id that is not a valid percent-encoded string -> 400 validation_failed, param id", async () => {
+    const error = assertError(await call(app(), "GET", "/payment_intents/%E0%A4", { key: keys.demoTest }), 400, "validation_failed", "id")
+    assert.match(error.message, /percent-encoded/)
+  })
+
+  it("5 a too-long path id without a key -> 401 first", async () => {
+    assertError(await call(app(), "GET", `/payment_intents/dord_${"A".repeat(500)}`), 401, "authentication_required")
+  })
+})
