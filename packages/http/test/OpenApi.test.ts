@@ -60,6 +60,16 @@ describe("the generated OpenAPI document", () => {
     assert.deepStrictEqual(ids.filter((id, i) => ids.indexOf(id) !== i), [])
   })
 
+  it("D3 confirm takes {} or no body: the document declares an optional empty object (and so for the other actions without a payload)", async () => {
+    const doc = await served()
+    for (const path of ["/payment_intents/{id}/confirm", "/payout_intents/{id}/cancel", "/webhook_endpoints/{id}/enable"]) {
+      const body = doc.paths[path].post.requestBody
+      assert.strictEqual(body?.required, false, path)
+      assert.deepStrictEqual(body.content["application/json"].schema, { type: "object", properties: {}, additionalProperties: false }, path)
+    }
+    assert.strictEqual(doc.paths["/webhook_endpoints/{id}/resend"].post.requestBody.required, true)
+  })
+
   it("D1 every response of every operation declares the Request-Id header", async () => {
     const doc = await served()
     let responses = 0

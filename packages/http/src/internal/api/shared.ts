@@ -136,6 +136,21 @@ export const list = <U extends Schema.Schema.Any, S extends Schema.Schema.Any>(
  * with a body checked by `JsonBody`, answering the resource. The group sets the payload, if
  * any, and adds the errors beyond 404 and 409 `idempotency_conflict`.
  */
+/**
+ * An action that declares no payload takes `{}` or no body (D3 for confirm; the handlers' `emptyBody`):
+ * the document says so, so a request validator accepts a client sending `{}`. An action with a
+ * payload keeps its own; one that annotates its own transform replaces this one.
+ */
+const emptyOrAbsentBody = (op: Record<string, any>) =>
+  op["requestBody"] !== undefined ? op : {
+    ...op,
+    requestBody: {
+      required: false,
+      description: "{} or no body",
+      content: { "application/json": { schema: { type: "object", properties: {}, additionalProperties: false } } }
+    }
+  }
+
 export const action = <const Name extends string, S extends Schema.Schema.Any>(
   name: Name,
   path: HttpApiEndpoint.PathSegment,
@@ -147,6 +162,7 @@ export const action = <const Name extends string, S extends Schema.Schema.Any>(
     .setPath(IdPath)
     .setHeaders(IdempotencyHeaders)
     .middleware(JsonBody)
+    .annotate(OpenApi.Transform, emptyOrAbsentBody)
     .addSuccess(resource)
     .addError(ResourceNotFound)
     .addError(IdempotencyConflict)
