@@ -113,6 +113,7 @@ const payoutIntent = (status: string, extra: Record<string, unknown> = {}) => ({
   currency: "THB",
   merchant_reference: "payout_77",
   destination: { type: "bank_account", bank: "KBANK", account_number: "******6789", account_name: "Somchai Jaidee" },
+  description: "November supplier settlement",
   failure_code: null,
   failure_message: null,
   created_at: at,

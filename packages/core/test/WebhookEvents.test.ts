@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { PaymentIntent, Refund, TopupIntent, WebhookEvents } from "../src/index.js"
+import { PaymentIntent, PayoutIntent, Refund, TopupIntent, WebhookEndpoint, WebhookEvents } from "../src/index.js"
 
 /** D7's events, resource by resource, each resource's happenings in the order D7 names them. */
 const events = (resource: string, ...happenings: ReadonlyArray<string>) => happenings.map((h) => `${resource}.${h}`)
@@ -36,6 +36,23 @@ describe("Webhook event type catalogue (4.11, D7)", () => {
     }
     assert.strictEqual(ids.size, catalogue.length)
     Schema.decodeUnknownSync(WebhookEvents.Catalogue)(WebhookEvents.catalogue)
+  })
+
+  it("4.11 every example's object has exactly the fields its resource is delivered with: none missing, none extra", () => {
+    const schemas: Record<string, Schema.Schema.AnyNoContext> = {
+      payment_intent: PaymentIntent.PaymentIntent,
+      topup_intent: TopupIntent.TopupIntent,
+      payout_intent: PayoutIntent.PayoutIntent,
+      refund: Refund.Refund,
+      webhook_endpoint: WebhookEndpoint.WebhookEndpoint
+    }
+    for (const entry of WebhookEvents.catalogue.data) {
+      const object = entry.example.data.object as { object: string }
+      const schema = schemas[object.object]
+      assert.isDefined(schema, entry.type)
+      const decoded = Schema.decodeUnknownEither(schema!, { onExcessProperty: "error", exact: true })(object)
+      assert.isTrue(decoded._tag === "Right", `${entry.type}: ${decoded._tag === "Left" ? String(decoded.left) : ""}`)
+    }
   })
 
   it("D10 refund examples are valid refunds in the status their type names", () => {
