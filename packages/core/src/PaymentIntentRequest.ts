@@ -11,6 +11,7 @@ import {
   CheckoutMode,
   Country,
   Currency,
+  maxCharacters,
   MerchantReference,
   StorableText,
   withMessage
@@ -24,7 +25,7 @@ import {
 export const Customer = Schema.Struct({
   name: Schema.optional(BoundedString(256)),
   email: Schema.optional(withMessage(
-    StorableText.pipe(Schema.maxLength(254), Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/)),
+    StorableText.pipe(maxCharacters(254), Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/)),
     "must be an email address of at most 254 characters"
   )),
   phone: Schema.optional(withMessage(
@@ -48,7 +49,7 @@ export const PaymentMethodOptions = Schema.Struct({
     "must be 6 to 20 digits"
   )),
   name_th: Schema.optional(withMessage(
-    Schema.String.pipe(Schema.maxLength(256), Schema.pattern(/^[\u0E00-\u0E7F][\u0E00-\u0E7F .]*$/)),
+    Schema.String.pipe(maxCharacters(256), Schema.pattern(/^[\u0E00-\u0E7F][\u0E00-\u0E7F .]*$/)),
     "must be a name written in Thai script"
   ))
 }).annotations({ identifier: "PaymentMethodOptions" })
@@ -65,7 +66,7 @@ export const Metadata = Schema.Unknown.pipe(
   ),
   Schema.compose(
     withMessage(
-      Schema.Record({ key: StorableText.pipe(Schema.minLength(1), Schema.maxLength(40)), value: StorableText.pipe(Schema.maxLength(500)) })
+      Schema.Record({ key: StorableText.pipe(Schema.minLength(1), maxCharacters(40)), value: StorableText.pipe(maxCharacters(500)) })
         .pipe(Schema.filter((r) => Object.keys(r).length <= 50)),
       "must be an object of at most 50 string values (keys up to 40 characters, values up to 500; well-formed Unicode, no NUL)"
     ),
@@ -90,7 +91,7 @@ export const Metadata = Schema.Unknown.pipe(
  */
 export const ReturnUrl = withMessage(
   StorableText.pipe(
-    Schema.maxLength(2048),
+    maxCharacters(2048),
     Schema.filter((s) => {
       if (/[\u0000-\u001f\u007f-\u009f]/.test(s)) return false
       try {

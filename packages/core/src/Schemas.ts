@@ -53,15 +53,49 @@ export const isStorableText = (s: string): boolean => !unstorable.test(s)
 /** A string that passes `isStorableText`. @since 0.1.0 */
 export const StorableText = Schema.String.pipe(Schema.filter(isStorableText))
 
+/**
+ * The number of characters of a string as JSON Schema's `maxLength` counts them, and as D4's
+ * "characters" reads: Unicode code points, a surrogate pair (an emoji) one, not two UTF-16 units.
+ *
+ * @since 0.1.0
+ */
+export const characterCount = (s: string): number => {
+  let n = s.length
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--
+        i++
+      }
+    }
+  }
+  return n
+}
+
+/**
+ * At most `max` characters, counted by `characterCount` (`Schema.maxLength` counts UTF-16 units,
+ * so 129 emoji broke a limit of 256 the OpenAPI document, counting code points, allows).
+ *
+ * @since 0.1.0
+ */
+export const maxCharacters = (max: number) => <A extends string, I, R>(self: Schema.Schema<A, I, R>) =>
+  self.pipe(Schema.filter((s) => s.length <= max || characterCount(s) <= max, {
+    title: `maxLength(${max})`,
+    description: `a string of at most ${max} character(s)`,
+    jsonSchema: { maxLength: max }
+  }))
+
 /** A `merchant_reference`: 1 to 256 characters (D4). @since 0.1.0 */
 export const MerchantReference = withMessage(
-  StorableText.pipe(Schema.minLength(1), Schema.maxLength(256)),
+  StorableText.pipe(Schema.minLength(1), maxCharacters(256)),
   "must be a string of 1 to 256 characters (well-formed Unicode, no NUL)"
 )
 
 /** A bounded non-empty string. @since 0.1.0 */
 export const BoundedString = (max: number) =>
-  withMessage(StorableText.pipe(Schema.minLength(1), Schema.maxLength(max)), `must be a string of 1 to ${max} characters (well-formed Unicode, no NUL)`)
+  withMessage(StorableText.pipe(Schema.minLength(1), maxCharacters(max)), `must be a string of 1 to ${max} characters (well-formed Unicode, no NUL)`)
 
 /** ISO 8601 UTC with milliseconds and `Z`, as every time on the wire (D4). @since 0.1.0 */
 export const Timestamp = Schema.String.annotations({

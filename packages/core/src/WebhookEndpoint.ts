@@ -15,7 +15,7 @@ import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import * as PublicAddress from "./PublicAddress.js"
-import { BoundedString, Environment, formatTimestamp, StorableText, Timestamp, withMessage } from "./Schemas.js"
+import { BoundedString, Environment, formatTimestamp, maxCharacters, StorableText, Timestamp, withMessage } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
@@ -111,7 +111,7 @@ export const toResource = (e: WebhookEndpointRecord): typeof WebhookEndpoint.Typ
 
 /** POST /webhook_endpoints body (D3). @since 0.1.0 @category request */
 export const CreateParams = Schema.Struct({
-  url: withMessage(StorableText.pipe(Schema.minLength(1), Schema.maxLength(2048)), "must be an absolute https URL of at most 2048 characters"),
+  url: withMessage(StorableText.pipe(Schema.minLength(1), maxCharacters(2048)), "must be an absolute https URL of at most 2048 characters"),
   enabled_events: Schema.optional(Schema.Array(Schema.Union(EventType, Schema.Literal("*"))).pipe(Schema.minItems(1))),
   description: Schema.optional(BoundedString(512))
 }).annotations({ identifier: "WebhookEndpointCreateParams", parseOptions: { errors: "all", onExcessProperty: "error" } })

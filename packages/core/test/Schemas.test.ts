@@ -4,6 +4,25 @@ import fc from "fast-check"
 import { Schemas } from "../src/index.js"
 
 describe("Schemas", () => {
+  it("D4 merchant_reference is 1 to 256 characters counted as Unicode code points: 256 emoji pass, 257 do not", () => {
+    const valid = (s: string) => Schema.is(Schemas.MerchantReference)(s)
+    const emoji = "\u{1F600}"
+    assert.isTrue(valid(emoji.repeat(256)))
+    assert.isFalse(valid(emoji.repeat(257)))
+    assert.isTrue(valid("a".repeat(256)))
+    assert.isFalse(valid("a".repeat(257)))
+    assert.isFalse(valid(""))
+  })
+
+  it("D4 characterCount counts code points (a surrogate pair is one character), as JSON Schema's maxLength does", () => {
+    fc.assert(fc.property(fc.string({ unit: "grapheme-composite" }), fc.string({ unit: "binary" }), (a, b) => {
+      const s = a + b
+      // Well-formed strings only: StorableText refuses lone surrogates before any length is counted.
+      if (!Schemas.isStorableText(s)) return
+      assert.strictEqual(Schemas.characterCount(s), [...s].length)
+    }))
+  })
+
   const dateTime = Schema.decodeUnknownEither(Schemas.DateTimeWithOffset)
 
   it("4.3 created_after / created_before: an ISO 8601 date-time with an offset", () => {
