@@ -17,7 +17,7 @@ import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import * as PaymentIntent from "./PaymentIntent.js"
-import type { ProviderMethod } from "./Provider.js"
+import type { PaymentProvider } from "./Provider.js"
 import { ProviderRegistry } from "./Provider.js"
 import type { CreateParams, RefundRecord } from "./Refund.js"
 import { canTransition, RefundRecord as Record, reserve, settle, Status, statusEvent, table, toResource } from "./Refund.js"
@@ -90,8 +90,15 @@ const decide = (principal: Principal, params: CreateParams, id: string, fp: stri
     if (route.method.refunds === "bank_account" && params.destination === undefined) {
       return yield* ValidationFailed.at("destination", "This payment method is refunded to a bank account: destination is required.")
     }
-    if (params.destination !== undefined && providerBank(route.method, params.destination.bank) === undefined) {
-      return yield* ValidationFailed.at("destination.bank", `Unknown bank ${JSON.stringify(params.destination.bank)}; use a code from discovery.`)
+    if (params.destination !== undefined && providerBank(route.provider, params.destination.bank) === undefined) {
+      const bank = JSON.stringify(params.destination.bank)
+      const known = (yield* ProviderRegistry).all.some((p) => providerBank(p, params.destination!.bank) !== undefined)
+      return yield* ValidationFailed.at(
+        "destination.bank",
+        known
+          ? `The provider of this payment cannot refund to bank ${bank}; choose another bank account.`
+          : `Unknown bank ${bank}; use a code from discovery.`
+      )
     }
     const now = yield* Clock.currentTimeMillis
     const reserved = reserve(intent, params.amount, now)
@@ -220,7 +227,13 @@ export const latePayment = (
 // The send task
 // ---------------------------------------------------------------------------
 
-const providerBank = (method: ProviderMethod, bank: string) => method.banks.find((b) => b.code === bank)?.providerCode
+/**
+ * The provider's own code of a destination bank: any bank one of its methods lists (a refund to a
+ * bank account goes to any bank the provider reaches, not only the banks of the method paid with:
+ * a PromptPay payment lists none).
+ */
+const providerBank = (provider: PaymentProvider, bank: string) =>
+  provider.methods.flatMap((m) => m.banks).find((b) => b.code === bank)?.providerCode
 
 
 /**
@@ -292,7 +305,7 @@ export const send = (task: Task.TaskRecord) =>
       },
       amount: refund.amount,
       destination: destination === null ? null : {
-        providerBank: providerBank(route.method, destination.bank) ?? destination.bank,
+        providerBank: providerBank(route.provider, destination.bank) ?? destination.bank,
         accountNumber: destination.account_number,
         accountName: destination.account_name
       },

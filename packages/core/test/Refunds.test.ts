@@ -249,6 +249,18 @@ describe("refunds (D10)", () => {
       assert.strictEqual(errorOf(yield* refund({ payment_intent: "dord_" + "y".repeat(24) })).code, "resource_not_found")
     }).pipe(Effect.provide(layer())))
 
+  it.effect("D10 an optional destination may name any bank discovery lists, not only the banks of the method paid with (a PromptPay payment lists none)", () =>
+    Effect.gen(function*() {
+      const id = yield* paid()
+      for (const bank of ["KBANK", "BBL", "SCB"]) {
+        const r = yield* refund({ payment_intent: id, amount: "1", destination: { type: "bank_account", bank, account_number: "1234567890", account_name: "S" } })
+        assert.strictEqual(r.status, 201, `${bank}: ${r.body}`)
+      }
+      const unknown = yield* refund({ payment_intent: id, amount: "1", destination: { type: "bank_account", bank: "NOPE", account_number: "1234567890", account_name: "S" } })
+      assert.deepStrictEqual([unknown.status, errorOf(unknown).param], [400, "destination.bank"])
+      assert.match(errorOf(unknown).message, /Unknown bank "NOPE"/)
+    }).pipe(Effect.provide(layer())))
+
   it.effect("D10 destination is required where the method cannot be refunded to its source (400 param destination), and shown masked", () =>
     Effect.gen(function*() {
       const id = yield* paid("150000", "th_bank_transfer")
