@@ -128,7 +128,8 @@ export interface SenderOptions {
  * Sends deliveries within bounds: at most `concurrency` at once in the process and
  * `perEndpoint` to one endpoint, and an endpoint that keeps failing is left alone for a
  * while (its deliveries wait: 5 s doubling to 1 h after each consecutive failure, reset by a
- * success), so a receiver that is down for hours is not hammered by its backlog.
+ * success; attempts already in flight when one failed count as that failure), so a receiver
+ * that is down for hours is not hammered by its backlog.
  *
  * @since 0.1.0 @category tags
  */
@@ -144,7 +145,10 @@ export const layerSender = (options: SenderOptions = {}): Layer.Layer<WebhookSen
     const transport = yield* WebhookTransport
     const global = yield* Effect.makeSemaphore(options.concurrency ?? 16)
     const perEndpoint = new Map<string, Effect.Semaphore>()
-    const health = new Map<string, { failures: number; until: number }>()
+    // `at`: when the streak's last counted failure was seen. An attempt sent before it was in
+    // flight beside that one: its failure is the same outage, not another (four concurrent
+    // failures doubled the wait four times, so ten quick ones left a recovered receiver alone 43 min).
+    const health = new Map<string, { failures: number; until: number; at: number }>()
     const semaphoreOf = (id: string) =>
       Effect.gen(function*() {
         const existing = perEndpoint.get(id)
@@ -161,15 +165,20 @@ export const layerSender = (options: SenderOptions = {}): Layer.Layer<WebhookSen
       send: (id, request) =>
         Effect.gen(function*() {
           const own = yield* semaphoreOf(id)
-          const response = yield* global.withPermits(1)(own.withPermits(1)(transport.send(request)))
+          const response = yield* global.withPermits(1)(own.withPermits(1)(Effect.zip(Clock.currentTimeMillis, transport.send(request))))
+          const [sentAt, answer] = response
           const now = yield* Clock.currentTimeMillis
-          if (response._tag === "Answered" && response.status >= 200 && response.status < 300) {
+          if (answer._tag === "Answered" && answer.status >= 200 && answer.status < 300) {
             health.delete(id)
           } else {
-            const failures = (health.get(id)?.failures ?? 0) + 1
-            health.set(id, { failures, until: now + Math.min(3_600_000, (options.endpointBackoffMillis ?? 5_000) * 2 ** (failures - 1)) })
+            const before = health.get(id)
+            // Sent after the failure counted last (a later try, once the wait was over): a new failure.
+            if (before === undefined || sentAt > before.at) {
+              const failures = (before?.failures ?? 0) + 1
+              health.set(id, { failures, until: now + Math.min(3_600_000, (options.endpointBackoffMillis ?? 5_000) * 2 ** (failures - 1)), at: now })
+            }
           }
-          return response
+          return answer
         })
     })
   }))
