@@ -30,7 +30,7 @@ export const Customer = Schema.Struct({
   )),
   phone: Schema.optional(withMessage(
     Schema.String.pipe(Schema.pattern(/^\+?[0-9][0-9 -]{5,19}$/)),
-    "must be a phone number of 6 to 20 digits, optionally starting with +"
+    "must be a phone number: 6 to 20 digits, spaces or hyphens, beginning with a digit or +"
   )),
   reference: Schema.optional(BoundedString(256))
 }).annotations({ identifier: "Customer" })
