@@ -260,6 +260,12 @@ const JsonBodyLive = Layer.effect(
     const resolved = seen !== undefined && seen.url === request.originalUrl
       ? seen
       : Observe.resolve(mount, request.method, request.originalUrl)
+    // Node joins the lines of a header sent twice with ", ", which is a key of its own: refused
+    // instead (D5). Where the host hands over a fetch Request, the lines are joined before Tender sees them.
+    const distinct = (request.source as { readonly headersDistinct?: Readonly<Record<string, ReadonlyArray<string> | undefined>> }).headersDistinct
+    if ((distinct?.["idempotency-key"]?.length ?? 0) > 1) {
+      return yield* Effect.fail(Errors.ValidationFailed.at(Idempotency.header, `${Idempotency.header} was sent more than once; send it once.`))
+    }
     const uploads = resolved.route?.uploads === true
     if (uploads && Upload.isMultipart(request)) {
       // The file is streamed by the handler, cut off one byte past its limit (Upload.file).
