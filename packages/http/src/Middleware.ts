@@ -7,11 +7,11 @@
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { FileSystem, HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { ApiResponse, Authentication as CoreAuthentication, Errors, Idempotency, Ids, Merchants } from "@tender/core"
 import type { Storage } from "@tender/core"
-import { Cause, Context, Effect, Layer, Option } from "effect"
+import { Cause, Context, Effect, FiberRef, Layer, Option } from "effect"
 import { Authentication, JsonBody, TenderApi } from "./Api.js"
 import { isApiError } from "./internal/errorSchema.js"
 import * as Body from "./internal/body.js"
@@ -360,9 +360,14 @@ export const layer = HttpApiBuilder.middleware(
       const requestId = Ids.prefixes.request + Ids.randomBase62()
       // A chunked body without Content-Length is cut off at the same size while it streams in. No
       // GET or HEAD route reads a body: the limit, a fiber-local value to set, is left out there.
+      // Set in the request's own fiber (as Observe.observed sets its locals), not provided around the
+      // app (`withMaxBodySize`), whose acquire-use-release restores a value nothing reads afterwards.
       const limited = request.method === "GET" || request.method === "HEAD"
         ? app
-        : HttpIncomingMessage.withMaxBodySize(app, Option.some(bodyLimitOf(resolved.route, request.headers["content-type"])))
+        : Effect.zipRight(
+          FiberRef.update(FiberRef.currentContext, Context.add(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(bodyLimitOf(resolved.route, request.headers["content-type"]))))),
+          app
+        )
       const response = yield* Observe.observed(request, resolved, requestId, limited.pipe(
         Effect.catchAllCause((cause) =>
           isRouteNotFound(cause)

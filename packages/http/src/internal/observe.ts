@@ -60,7 +60,11 @@ export const observed = <E, R>(
   Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
     const seen: Seen = { requestId, resolved, merchantId: undefined }
-    const response = yield* Effect.locally(app, CurrentSeen, seen)
+    // Set, not `Effect.locally`: each request runs in a fiber of its own (the platform's server and
+    // web handler fork one per request), so nothing runs after it that could see the value, and the
+    // acquire-use-release that would restore it cost a dozen runtime steps a request (bench:ops).
+    yield* FiberRef.set(CurrentSeen, seen)
+    const response = yield* app
     const route = routeOf(resolved)
     const tags = { "http.route": route, "http.request.method": request.method, "http.response.status_code": String(response.status) }
     yield* Telemetry.record(Telemetry.metrics.httpRequests, 1, tags)
