@@ -163,7 +163,7 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
           // What the decision read changed before its commit (a concurrent refund of the same
           // payment, a cancel racing the provider's answer): the commit wrote nothing, and the
           // claims are still this request's, so decide again on what is stored now.
-          Effect.retry({ while: (e) => e._tag === "StaleVersion", schedule: staleRetry })
+          (decision) => againWhileStale(decision, staleRetries)
         )
     )
     if (Exit.isSuccess(finished)) return finished.value
@@ -199,11 +199,18 @@ const giveBack = (storage: Storage["Type"], release: ReadonlyArray<Write>) => {
 }
 
 /**
- * How a decision that lost a race is tried again: at once (no sleep, so it runs the same under
- * a test clock), a bounded number of times; each try reads the store afresh, and one racer wins
- * every round.
+ * How many times a decision that lost a race is tried again: at once (no sleep, so it runs the
+ * same under a test clock); each try reads the store afresh, and one racer wins every round.
  */
-const staleRetry = Schedule.recurs(64)
+const staleRetries = 64
+
+/**
+ * `effect` run again while it fails with `StaleVersion`, at most `times` more. A catch rather than
+ * `Effect.retry`, whose schedule driver cost every create about 20 runtime steps though it
+ * almost never retries (bench:ops).
+ */
+const againWhileStale = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>, times: number): Effect.Effect<A, E, R> =>
+  times <= 0 ? effect : Effect.catchIf(effect, (e) => e._tag === "StaleVersion", () => againWhileStale(effect, times - 1))
 
 /** How a release that met an outage is tried again: soon, then at least every 2 s, while the claim still holds. */
 const releaseRetry = Schedule.exponential("100 millis").pipe(
