@@ -456,7 +456,7 @@ export interface components {
             checkout_mode?: components["schemas"]["CheckoutMode"];
             /**
              * maxLength(256)
-             * @description a string at most 256 character(s) long
+             * @description a string of at most 256 character(s)
              */
             merchant_reference?: string;
             customer: components["schemas"]["Customer"];
@@ -465,18 +465,18 @@ export interface components {
             payment_method_options?: components["schemas"]["PaymentMethodOptions"];
             /**
              * maxLength(2048)
-             * @description a string at most 2048 character(s) long
+             * @description a string of at most 2048 character(s)
              */
             return_url?: string;
             /**
              * maxLength(512)
-             * @description a string at most 512 character(s) long
+             * @description a string of at most 512 character(s)
              */
             device_fingerprint?: string;
             metadata?: components["schemas"]["Metadata"];
             /**
              * maxLength(256)
-             * @description a string at most 256 character(s) long
+             * @description a string of at most 256 character(s)
              */
             external_reference?: string;
         };
@@ -500,7 +500,7 @@ export interface components {
         Customer: {
             /**
              * maxLength(256)
-             * @description a string at most 256 character(s) long
+             * @description a string of at most 256 character(s)
              */
             name?: string;
             /**
@@ -512,7 +512,7 @@ export interface components {
             phone?: string;
             /**
              * maxLength(256)
-             * @description a string at most 256 character(s) long
+             * @description a string of at most 256 character(s)
              */
             reference?: string;
         };
@@ -521,7 +521,7 @@ export interface components {
             bank?: string;
             /**
              * maxLength(256)
-             * @description a string at most 256 character(s) long
+             * @description a string of at most 256 character(s)
              */
             account_name?: string;
             /** @description a string matching the pattern ^[0-9]{6,20}$ */
@@ -803,13 +803,13 @@ export interface components {
             currency: components["schemas"]["Currency"];
             /**
              * maxLength(256)
-             * @description a string at most 256 character(s) long
+             * @description a string of at most 256 character(s)
              */
             merchant_reference: string;
             destination: components["schemas"]["PayoutDestination"];
             /**
              * maxLength(512)
-             * @description a string at most 512 character(s) long
+             * @description a string of at most 512 character(s)
              */
             description?: string;
             metadata?: {
@@ -825,7 +825,7 @@ export interface components {
             account_number: string;
             /**
              * maxLength(256)
-             * @description a string at most 256 character(s) long
+             * @description a string of at most 256 character(s)
              */
             account_name: string;
         };
@@ -905,7 +905,7 @@ export interface components {
             reason?: "requested_by_customer" | "duplicate" | "fraudulent";
             /**
              * maxLength(256)
-             * @description a string at most 256 character(s) long
+             * @description a string of at most 256 character(s)
              */
             merchant_reference?: string;
             metadata?: components["schemas"]["Metadata"];
@@ -1014,7 +1014,7 @@ export interface components {
             };
             /**
              * maxLength(256)
-             * @description a string at most 256 character(s) long
+             * @description a string of at most 256 character(s)
              */
             merchant_reference?: string;
             country?: components["schemas"]["Country"];
@@ -1147,7 +1147,7 @@ export interface components {
         WebhookEndpointCreateParams: {
             /**
              * maxLength(2048)
-             * @description a string at most 2048 character(s) long
+             * @description a string of at most 2048 character(s)
              */
             url: string;
             /**
@@ -1157,7 +1157,7 @@ export interface components {
             enabled_events?: (components["schemas"]["EventType"] | "*")[];
             /**
              * maxLength(512)
-             * @description a string at most 512 character(s) long
+             * @description a string of at most 512 character(s)
              */
             description?: string;
         };
@@ -1377,7 +1377,7 @@ export interface operations {
                 created_after?: string;
                 /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
                 created_before?: string;
-                /** @description a string at most 256 character(s) long */
+                /** @description a string of at most 256 character(s) */
                 merchant_reference?: string;
                 /** @description One or more statuses: a single value, a comma-separated list, or the parameter repeated */
                 status?: string | string[];
@@ -1394,6 +1394,8 @@ export interface operations {
             /** @description PaymentIntentList */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1403,6 +1405,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1412,6 +1416,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1421,6 +1427,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1430,6 +1438,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1457,6 +1467,8 @@ export interface operations {
             /** @description The original intent: a repeated create with the same merchant_reference and fields (4.9) */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1466,6 +1478,8 @@ export interface operations {
             /** @description The intent, created */
             201: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1475,6 +1489,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1484,6 +1500,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1493,6 +1511,8 @@ export interface operations {
             /** @description Error: checkout_mode_not_allowed */
             403: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1502,6 +1522,8 @@ export interface operations {
             /** @description Error: idempotency_conflict */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1511,6 +1533,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1520,6 +1544,8 @@ export interface operations {
             /** @description Error: payment_configuration_unavailable or routing_unavailable */
             422: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1529,6 +1555,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1538,6 +1566,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1560,6 +1590,8 @@ export interface operations {
             /** @description PaymentIntent */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1569,6 +1601,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1578,6 +1612,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1587,6 +1623,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1596,6 +1634,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1605,6 +1645,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1625,11 +1667,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description {} or no body */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description PaymentIntent */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1639,6 +1688,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1648,6 +1699,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1657,6 +1710,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1666,6 +1721,8 @@ export interface operations {
             /** @description Error: idempotency_conflict or payment_intent_unexpected_state */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1675,6 +1732,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1684,6 +1743,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1693,6 +1754,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1723,6 +1786,8 @@ export interface operations {
             /** @description PaymentIntent */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1732,6 +1797,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1741,6 +1808,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1750,6 +1819,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1759,6 +1830,8 @@ export interface operations {
             /** @description Error: idempotency_conflict or payment_intent_unexpected_state */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1768,6 +1841,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1777,6 +1852,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1786,6 +1863,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1815,6 +1894,8 @@ export interface operations {
             /** @description PaymentIntent */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1824,6 +1905,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1833,6 +1916,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1842,6 +1927,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1851,6 +1938,8 @@ export interface operations {
             /** @description Error: idempotency_conflict or payment_intent_unexpected_state */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1860,6 +1949,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1869,6 +1960,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1878,6 +1971,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1905,6 +2000,8 @@ export interface operations {
             /** @description Asset */
             201: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1914,6 +2011,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1923,6 +2022,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1932,6 +2033,8 @@ export interface operations {
             /** @description Error: idempotency_conflict */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1941,6 +2044,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1950,6 +2055,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1959,6 +2066,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1975,7 +2084,7 @@ export interface operations {
                 created_after?: string;
                 /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
                 created_before?: string;
-                /** @description a string at most 256 character(s) long */
+                /** @description a string of at most 256 character(s) */
                 merchant_reference?: string;
                 /** @description One or more statuses: single, comma-separated or repeated */
                 status?: string | string[];
@@ -1992,6 +2101,8 @@ export interface operations {
             /** @description PayoutIntentList */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2001,6 +2112,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2010,6 +2123,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2019,6 +2134,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2028,6 +2145,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2055,6 +2174,8 @@ export interface operations {
             /** @description The original payout: a repeated create with the same merchant_reference and fields (4.9) */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2064,6 +2185,8 @@ export interface operations {
             /** @description The payout, awaiting approval */
             201: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2073,6 +2196,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2082,6 +2207,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2091,6 +2218,8 @@ export interface operations {
             /** @description Error: idempotency_conflict */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2100,6 +2229,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2109,6 +2240,8 @@ export interface operations {
             /** @description Error: payment_configuration_unavailable */
             422: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2118,6 +2251,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2127,6 +2262,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2149,6 +2286,8 @@ export interface operations {
             /** @description PayoutIntent */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2158,6 +2297,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2167,6 +2308,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2176,6 +2319,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2185,6 +2330,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2194,6 +2341,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2214,11 +2363,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description {} or no body */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description PayoutIntent */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2228,6 +2384,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2237,6 +2395,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2246,6 +2406,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2255,6 +2417,8 @@ export interface operations {
             /** @description Error: idempotency_conflict or payout_not_cancelable */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2264,6 +2428,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2273,6 +2439,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2282,6 +2450,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2299,7 +2469,7 @@ export interface operations {
                 created_after?: string;
                 /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
                 created_before?: string;
-                /** @description a string at most 256 character(s) long */
+                /** @description a string of at most 256 character(s) */
                 merchant_reference?: string;
                 /** @description One or more statuses: single, comma-separated or repeated */
                 status?: string | string[];
@@ -2316,6 +2486,8 @@ export interface operations {
             /** @description RefundList */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2325,6 +2497,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2334,6 +2508,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2343,6 +2519,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2352,6 +2530,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2379,6 +2559,8 @@ export interface operations {
             /** @description The original refund: a repeated create with the same merchant_reference and fields (D10) */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2388,6 +2570,8 @@ export interface operations {
             /** @description The refund, pending at the provider */
             201: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2397,6 +2581,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2406,6 +2592,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2415,6 +2603,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2424,6 +2614,8 @@ export interface operations {
             /** @description Error: idempotency_conflict or payment_intent_unexpected_state or amount_exceeds_refundable */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2433,6 +2625,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2442,6 +2636,8 @@ export interface operations {
             /** @description Error: refund_not_supported */
             422: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2451,6 +2647,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2460,6 +2658,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2482,6 +2682,8 @@ export interface operations {
             /** @description Refund */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2491,6 +2693,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2500,6 +2704,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2509,6 +2715,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2518,6 +2726,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2527,6 +2737,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2545,7 +2757,7 @@ export interface operations {
                 created_after?: string;
                 /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
                 created_before?: string;
-                /** @description a string at most 256 character(s) long */
+                /** @description a string of at most 256 character(s) */
                 merchant_reference?: string;
                 /** @description One or more statuses: single, comma-separated or repeated */
                 status?: string | string[];
@@ -2564,6 +2776,8 @@ export interface operations {
             /** @description TopupIntentList */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2573,6 +2787,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2582,6 +2798,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2591,6 +2809,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2600,6 +2820,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2627,6 +2849,8 @@ export interface operations {
             /** @description The original top-up: a repeated create with the same merchant_reference and fields (4.9) */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2636,6 +2860,8 @@ export interface operations {
             /** @description The top-up, awaiting payment */
             201: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2645,6 +2871,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2654,6 +2882,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,6 +2893,8 @@ export interface operations {
             /** @description Error: idempotency_conflict */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2672,6 +2904,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2681,6 +2915,8 @@ export interface operations {
             /** @description Error: payment_configuration_unavailable or routing_unavailable */
             422: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2690,6 +2926,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2699,6 +2937,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2721,6 +2961,8 @@ export interface operations {
             /** @description TopupIntent */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2730,6 +2972,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2739,6 +2983,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2748,6 +2994,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2757,6 +3005,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2766,6 +3016,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2795,6 +3047,8 @@ export interface operations {
             /** @description TopupIntent */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2804,6 +3058,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2813,6 +3069,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2822,6 +3080,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2831,6 +3091,8 @@ export interface operations {
             /** @description Error: idempotency_conflict or topup_intent_unexpected_state */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2840,6 +3102,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2849,6 +3113,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2858,6 +3124,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2882,6 +3150,8 @@ export interface operations {
             /** @description WebhookEndpointList */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2891,6 +3161,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2900,6 +3172,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2909,6 +3183,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2918,6 +3194,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2945,6 +3223,8 @@ export interface operations {
             /** @description The endpoint, with its signing secret: shown this once */
             201: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2954,6 +3234,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2963,6 +3245,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2972,6 +3256,8 @@ export interface operations {
             /** @description Error: idempotency_conflict */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2981,6 +3267,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2990,6 +3278,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2999,6 +3289,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3021,6 +3313,8 @@ export interface operations {
             /** @description WebhookEndpoint */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,6 +3324,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3039,6 +3335,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3048,6 +3346,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3057,6 +3357,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3066,6 +3368,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3091,6 +3395,8 @@ export interface operations {
             /** @description WebhookEndpointDeleted */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3100,6 +3406,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3109,6 +3417,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3118,6 +3428,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3127,6 +3439,8 @@ export interface operations {
             /** @description Error: idempotency_conflict */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3136,6 +3450,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3145,6 +3461,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3177,6 +3495,8 @@ export interface operations {
             /** @description WebhookAttemptList */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3186,6 +3506,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3195,6 +3517,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3204,6 +3528,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3213,6 +3539,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3222,6 +3550,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3251,6 +3581,8 @@ export interface operations {
             /** @description WebhookResend */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3260,6 +3592,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3269,6 +3603,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3278,6 +3614,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3287,6 +3625,8 @@ export interface operations {
             /** @description Error: idempotency_conflict or webhook_endpoint_disabled */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,6 +3636,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +3647,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3314,6 +3658,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3343,6 +3689,8 @@ export interface operations {
             /** @description WebhookEndpointRotated */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3352,6 +3700,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3361,6 +3711,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3370,6 +3722,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3379,6 +3733,8 @@ export interface operations {
             /** @description Error: idempotency_conflict */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3388,6 +3744,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3397,6 +3755,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3406,6 +3766,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3426,11 +3788,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description {} or no body */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description WebhookEndpoint */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3440,6 +3809,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3449,6 +3820,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3458,6 +3831,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3467,6 +3842,8 @@ export interface operations {
             /** @description Error: idempotency_conflict */
             409: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3476,6 +3853,8 @@ export interface operations {
             /** @description Error: validation_failed */
             413: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3485,6 +3864,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3494,6 +3875,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3516,6 +3899,8 @@ export interface operations {
             /** @description Event */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3525,6 +3910,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3534,6 +3921,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3543,6 +3932,8 @@ export interface operations {
             /** @description Error: resource_not_found */
             404: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3552,6 +3943,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3561,6 +3954,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3591,6 +3986,8 @@ export interface operations {
             /** @description EventList */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3600,6 +3997,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,6 +4008,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3618,6 +4019,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3627,6 +4030,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3654,6 +4059,8 @@ export interface operations {
             /** @description PaymentMethodDiscovery */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3663,6 +4070,8 @@ export interface operations {
             /** @description Error: validation_failed */
             400: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3672,6 +4081,8 @@ export interface operations {
             /** @description Error: authentication_required or invalid_api_key */
             401: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3681,6 +4092,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3690,6 +4103,8 @@ export interface operations {
             /** @description Error: service_unavailable */
             503: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3710,6 +4125,8 @@ export interface operations {
             /** @description WebhookEventTypes */
             200: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3719,6 +4136,8 @@ export interface operations {
             /** @description Error: internal_error */
             500: {
                 headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
