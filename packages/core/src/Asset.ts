@@ -110,7 +110,7 @@ export const make = (principal: Principal, upload: Upload, now: number) =>
   Effect.gen(function*() {
     const described = yield* inspect(upload)
     const id = yield* (yield* IdGenerator).make(prefixes.asset)
-    return AssetRecord.make({
+    return Table.construct(AssetRecord, {
       id,
       merchantId: principal.merchant.id,
       environment: principal.environment,
@@ -118,7 +118,7 @@ export const make = (principal: Principal, upload: Upload, now: number) =>
       bytes: upload.bytes,
       createdAt: now,
       version: 1
-    }, true)
+    })
   })
 
 /**

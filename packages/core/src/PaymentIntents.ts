@@ -23,6 +23,7 @@ import { isTerminal, PaymentIntentRecord, pendingStatus, Status, table, toCreate
 import * as Routing from "./Routing.js"
 import { Country, Currency, MerchantReference } from "./Schemas.js"
 import { Storage, Write } from "./Storage.js"
+import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as Resources from "./internal/resources.js"
 
@@ -110,7 +111,7 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
 
     // Fields not set here are null until the intent's lifecycle sets them. Validation is the
     // request's, already done; the status rules are checked before the write (`checked`).
-    const base = PaymentIntentRecord.make({
+    const base = Table.construct(PaymentIntentRecord, {
       id,
       merchantId: principal.merchant.id,
       environment: principal.environment,
@@ -131,7 +132,7 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       createdAt: now,
       updatedAt: now,
       version: 1
-    }, true)
+    })
     const constraints = { amount: n.amount, country: n.country, currency: n.currency, checkoutMode: mode }
     const payer = payerData(n)
     const candidates = n.payment_method === undefined

@@ -23,6 +23,7 @@ import { Currency, type Environment } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
+import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as Resources from "./internal/resources.js"
 
@@ -102,7 +103,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           })
         }
         const now = yield* Clock.currentTimeMillis
-        const record = Record.make({
+        const record = Table.construct(Record, {
           id,
           ...scopeOf(principal),
           status: "requires_approval",
@@ -116,7 +117,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           createdAt: now,
           updatedAt: now,
           version: 1
-        }, true)
+        })
         const events = yield* Event.writes(record, "payout_intent", toResource(record), ["payout_intent.created"])
         return { response: ApiResponse.json(201, toResource(record), context.requestId), writes: [Write.insert(table, record), ...events] }
       })

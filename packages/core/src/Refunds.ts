@@ -25,6 +25,7 @@ import { boundedCall } from "./Routing.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
+import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as Resources from "./internal/resources.js"
 
@@ -108,7 +109,7 @@ const decide = (principal: Principal, params: CreateParams, id: string, fp: stri
         message: `The refunds of this payment would pass its amount: ${reserved.left.refundable} ${intent.currency} minor units are refundable.`
       })
     }
-    const refund = Record.make({
+    const refund = Table.construct(Record, {
       id,
       ...principalScope(principal),
       paymentIntentId: intent.id,
@@ -124,7 +125,7 @@ const decide = (principal: Principal, params: CreateParams, id: string, fp: stri
       createdAt: now,
       updatedAt: now,
       version: 1
-    }, true)
+    })
     return { refund, writes: yield* pendingWrites(refund, intent, reserved.right.intent) }
   })
 
@@ -202,7 +203,7 @@ export const latePayment = (
     const reserved = reserve(intent, undefined, now)
     if (Either.isLeft(reserved)) return []
     const options = intent.paymentMethodOptions
-    const refund = Record.make({
+    const refund = Table.construct(Record, {
       id: yield* (yield* IdGenerator).make(prefixes.refund),
       ...scopeOf(intent),
       paymentIntentId: intent.id,
@@ -219,7 +220,7 @@ export const latePayment = (
       createdAt: now,
       updatedAt: now,
       version: 1
-    }, true)
+    })
     return yield* pendingWrites(refund, intent, reserved.right.intent)
   })
 

@@ -98,7 +98,7 @@ export const make = (options: {
   readonly now: number
 }): Effect.Effect<TaskRecord, never, IdGenerator> =>
   Effect.zipWith(IdGenerator.pipe(Effect.flatMap((ids) => ids.make(idPrefix))), Telemetry.traceparent, (id, traceparent) =>
-    TaskRecord.make({
+    Table.construct(TaskRecord, {
       id,
       merchantId: options.merchantId,
       environment: options.environment,
@@ -112,7 +112,7 @@ export const make = (options: {
       createdAt: options.now,
       updatedAt: options.now,
       version: 1
-    }, true))
+    }))
 
 /** @since 0.1.0 @category models */
 export interface ClaimRequest {

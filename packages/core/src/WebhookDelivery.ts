@@ -233,7 +233,7 @@ export const run = (task: Task.TaskRecord) =>
     yield* WebhookHealth.recordAttempt(endpoint.value, ok, start).pipe(
       Effect.catchAll((e) => Effect.logWarning("tender: recording a webhook endpoint's health failed", e))
     )
-    const attempt = Write.insert(attemptTable, AttemptRecord.make({
+    const attempt = Write.insert(attemptTable, Table.construct(AttemptRecord, {
       id: yield* (yield* IdGenerator).make(attemptIdPrefix),
       ...scope,
       endpointId: endpoint.value.id,
@@ -246,7 +246,7 @@ export const run = (task: Task.TaskRecord) =>
       error,
       createdAt: end,
       version: 1
-    }, true))
+    }))
     if (ok) return done([attempt])
     const wait = retrySchedule[task.attempts - 1]
     return wait === undefined

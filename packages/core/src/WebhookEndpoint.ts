@@ -197,7 +197,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       const enabled = params.enabled_events === undefined || params.enabled_events.includes("*")
         ? ["*"]
         : [...new Set(params.enabled_events)]
-      const record = WebhookEndpointRecord.make({
+      const record = Table.construct(WebhookEndpointRecord, {
         id: yield* (yield* IdGenerator).make(prefixes.webhookEndpoint),
         ...scopeOf(principal),
         url,
@@ -208,7 +208,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
         createdAt: now,
         updatedAt: now,
         version: 1
-      }, true)
+      })
       return {
         response: ApiResponse.json(201, { ...toResource(record), secret }, context.requestId),
         writes: [Write.insert(table, record)]

@@ -17,6 +17,7 @@ import type { ProviderTopups } from "../Provider.js"
 import { ProviderRegistry } from "../Provider.js"
 import { formatTimestamp } from "../Schemas.js"
 import { Storage, Write } from "../Storage.js"
+import * as Table from "../Table.js"
 import * as Task from "../Task.js"
 import type { CreateParams, NextAction } from "../TopupIntent.js"
 import { statusEvents, table, toResource, TopupIntentRecord as Record } from "../TopupIntent.js"
@@ -142,7 +143,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           expiresAt: now + Duration.toMillis(paymentWindow)
         }), "startTopup").pipe(Effect.mapError((e) => new RoutingUnavailable({ message: `The top-up provider is unavailable (${e.reason}); retry later.` })))
         const expiresAt = Math.min(now + Duration.toMillis(paymentWindow), started.expiresAt ?? Number.POSITIVE_INFINITY)
-        const record = Record.make({
+        const record = Table.construct(Record, {
           id,
           ...scopeOf(principal),
           status: "requires_payment",
@@ -171,7 +172,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           createdAt: now,
           updatedAt: now,
           version: 1
-        }, true)
+        })
         const events = yield* Event.writes(record, "topup_intent", toResource(record), statusEvents(record.status))
         const scope = scopeOf(principal)
         const expire = yield* Task.make({ ...scope, kind: "topup_intent.expire", resourceId: id, dueAt: expiresAt, now })
