@@ -368,7 +368,14 @@ export const layer = HttpApiBuilder.middleware(
           FiberRef.update(FiberRef.currentContext, Context.add(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(bodyLimitOf(resolved.route, request.headers["content-type"]))))),
           app
         )
-      const response = yield* Observe.observed(request, resolved, requestId, limited.pipe(
+      // A path none of Tender's routes has as written is a 404 here: the router would match it
+      // whatever its case, with a trailing slash or doubled slashes (find-my-way's defaults), where a
+      // mounted Tender's `owns` already lets it fall through to the host.
+      const unknownPath: Effect.Effect<void, HttpServerError.RouteNotFound> = resolved.route === undefined && !mount.owns(resolved.path)
+        ? Effect.fail(new HttpServerError.RouteNotFound({ request }))
+        : Effect.void
+      const routed = Effect.zipRight(unknownPath, limited)
+      const response = yield* Observe.observed(request, resolved, requestId, routed.pipe(
         Effect.catchAllCause((cause) =>
           isRouteNotFound(cause)
             ? routeNotFound(mount.routes, request).pipe(Effect.provide(context), Effect.catchAllCause(renderCause))

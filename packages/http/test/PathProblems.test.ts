@@ -22,4 +22,13 @@ describe("paths the router cannot match (D1)", () => {
   it("5 a too-long path id without a key -> 401 first", async () => {
     assertError(await call(app(), "GET", `/payment_intents/dord_${"A".repeat(500)}`), 401, "authentication_required")
   })
+
+  it("D1 a path no route has as written -> 404 resource_not_found: another case, a trailing slash, a doubled slash (the router would match them)", async () => {
+    const handler = app()
+    for (const path of ["/PAYMENT_INTENTS", "/Payment_Intents", "/payment_intents/", "//payment_intents", "/webhook_event_types/"]) {
+      assertError(await call(handler, "GET", path, { key: keys.demoTest }), 404, "resource_not_found")
+    }
+    assert.strictEqual((await call(handler, "GET", "/payment_intents", { key: keys.demoTest })).status, 200)
+    assert.strictEqual((await call(handler, "HEAD", "/payment_intents", { key: keys.demoTest })).status, 200)
+  })
 })
