@@ -3,16 +3,11 @@
  * or a `charset` other than UTF-8, is a D1 400 answered before the `Idempotency-Key` is looked
  * at, so nothing is stored and a corrected retry under the same key runs.
  */
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { promptpayNamed } from "@tender/test-support"
-import { Context, Effect, Layer } from "effect"
-import { createServer } from "node:http"
-import { TenderHttp } from "../src/index.js"
-import { keys, layer } from "../../core/test/fixtures.js"
+import { keys } from "../../core/test/fixtures.js"
 import type { Reply } from "./harness.js"
-import { app, assertError, basic, call } from "./harness.js"
+import { app, assertError, basic, call, withNodeServer } from "./harness.js"
 
 const promptpay = promptpayNamed
 
@@ -114,27 +109,18 @@ describe("request text is UTF-8 (issue 14, defect 4)", () => {
   })
 
   it("D1 the same on the Node server (HttpApiBuilder.serve with NodeHttpServer): invalid UTF-8 and a latin1 charset are 400, a valid create is 201", async () => {
-    const server = HttpApiBuilder.serve().pipe(
-      Layer.provide(TenderHttp.layer),
-      Layer.provide(layer()),
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-    )
-    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const context = yield* Layer.build(server)
-      const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
+    await withNodeServer(async (port) => {
       const node = (request: Request) => {
         const url = new URL(request.url)
-        return fetch(`http://127.0.0.1:${address.port}${url.pathname}${url.search}`, request)
+        return fetch(`http://127.0.0.1:${port}${url.pathname}${url.search}`, request)
       }
-      yield* Effect.promise(async () => {
-        assertError(await send(node, bodyWithName(Buffer.from([0xff]))), 400, "validation_failed", "body")
-        assertError(await send(node, bodyWithName(Buffer.from("\u00f6", "latin1")), { "content-type": "application/json; charset=latin1" }), 400, "validation_failed", "Content-Type")
-        assert.deepStrictEqual(await stored(node), [])
-        const ok = await send(node, bodyWithName(Buffer.from("J\u00f6rg", "utf8")), { "content-type": "application/json; charset=utf-8" })
-        assert.strictEqual(ok.status, 201, ok.text)
-        const listed = await stored(node)
-        assert.deepStrictEqual(listed.map((d) => d.id), [ok.json.id])
-      })
-    })))
+      assertError(await send(node, bodyWithName(Buffer.from([0xff]))), 400, "validation_failed", "body")
+      assertError(await send(node, bodyWithName(Buffer.from("\u00f6", "latin1")), { "content-type": "application/json; charset=latin1" }), 400, "validation_failed", "Content-Type")
+      assert.deepStrictEqual(await stored(node), [])
+      const ok = await send(node, bodyWithName(Buffer.from("J\u00f6rg", "utf8")), { "content-type": "application/json; charset=utf-8" })
+      assert.strictEqual(ok.status, 201, ok.text)
+      const listed = await stored(node)
+      assert.deepStrictEqual(listed.map((d) => d.id), [ok.json.id])
+    })
   })
 })

@@ -2,15 +2,11 @@
  * D5 on the Node server: an `Idempotency-Key` sent twice is refused (400, param Idempotency-Key),
  * not joined into one key "a, b" that a later request could replay; nothing is created.
  */
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { promptpay } from "@tender/test-support"
-import { Context, Effect, Layer } from "effect"
-import { createServer, request as httpRequest } from "node:http"
-import { TenderHttp } from "../src/index.js"
-import { keys, layer } from "../../core/test/fixtures.js"
-import { basic } from "./harness.js"
+import { request as httpRequest } from "node:http"
+import { keys } from "../../core/test/fixtures.js"
+import { basic, withNodeServer } from "./harness.js"
 
 /** A request whose headers may repeat a name (an array value sends one line each). */
 const send = (port: number, method: string, path: string, headers: Record<string, string | Array<string>>, body?: string) =>
@@ -26,27 +22,18 @@ const send = (port: number, method: string, path: string, headers: Record<string
 
 describe("headers sent twice (D5)", () => {
   it("D5 an Idempotency-Key sent twice -> 400 validation_failed param Idempotency-Key; nothing is created, and the joined text is no key", async () => {
-    const server = HttpApiBuilder.serve().pipe(
-      Layer.provide(TenderHttp.layer),
-      Layer.provide(layer()),
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-    )
-    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const context = yield* Layer.build(server)
-      const { port } = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
-      yield* Effect.promise(async () => {
-        const authorization = basic(keys.demoTest)
-        const body = JSON.stringify(promptpay)
-        const twice = await send(port, "POST", "/payment_intents", { authorization, "content-type": "application/json", "idempotency-key": ["key-a", "key-b"] }, body)
-        assert.strictEqual(twice.status, 400, JSON.stringify(twice.json))
-        assert.strictEqual(twice.json.error.code, "validation_failed")
-        assert.strictEqual(twice.json.error.param, "Idempotency-Key")
-        const listed = await send(port, "GET", "/payment_intents", { authorization })
-        assert.deepStrictEqual(listed.json.data, [])
-        // The joined text was never claimed: a request under it runs afresh (201, not a replay).
-        const joined = await send(port, "POST", "/payment_intents", { authorization, "content-type": "application/json", "idempotency-key": "key-a, key-b" }, body)
-        assert.strictEqual(joined.status, 201)
-      })
-    })))
+    await withNodeServer(async (port) => {
+      const authorization = basic(keys.demoTest)
+      const body = JSON.stringify(promptpay)
+      const twice = await send(port, "POST", "/payment_intents", { authorization, "content-type": "application/json", "idempotency-key": ["key-a", "key-b"] }, body)
+      assert.strictEqual(twice.status, 400, JSON.stringify(twice.json))
+      assert.strictEqual(twice.json.error.code, "validation_failed")
+      assert.strictEqual(twice.json.error.param, "Idempotency-Key")
+      const listed = await send(port, "GET", "/payment_intents", { authorization })
+      assert.deepStrictEqual(listed.json.data, [])
+      // The joined text was never claimed: a request under it runs afresh (201, not a replay).
+      const joined = await send(port, "POST", "/payment_intents", { authorization, "content-type": "application/json", "idempotency-key": "key-a, key-b" }, body)
+      assert.strictEqual(joined.status, 201)
+    })
   })
 })

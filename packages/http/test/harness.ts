@@ -5,7 +5,10 @@
 import { afterAll, assert } from "@effect/vitest"
 import { basic, type Key } from "@tender/test-support"
 import { Merchants, Storage, StorageError } from "@tender/core"
-import { type Context, Effect, Layer } from "effect"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Effect, Layer } from "effect"
+import { createServer } from "node:http"
 import { TenderHttp } from "../src/index.js"
 import { layer } from "../../core/test/fixtures.js"
 
@@ -21,6 +24,23 @@ export const app = (services: Layer.Layer<TenderHttp.Services> = layer()) => {
   const h = TenderHttp.toWebHandler(services)
   handlers.push(h)
   return h.handler
+}
+
+/**
+ * Tender alone on a real Node server (`HttpApiBuilder.serve` with `NodeHttpServer`) on a free
+ * port, over a fresh in-memory store, for `use`; closed when it settles.
+ */
+export const withNodeServer = (use: (port: number) => Promise<void>): Promise<void> => {
+  const server = HttpApiBuilder.serve().pipe(
+    Layer.provide(TenderHttp.layer),
+    Layer.provide(layer()),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+  )
+  return Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const context = yield* Layer.build(server)
+    const { port } = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
+    yield* Effect.promise(() => use(port))
+  })))
 }
 
 export interface CallOptions {
