@@ -109,6 +109,14 @@ export const record = <In>(metric: Metric.Metric<any, In, any>, value: In, tags:
 /** The tracer every fiber has when the host installed none (Effect's own, which exports nothing). */
 const defaultTracer: Tracer.Tracer = Effect.runSync(Effect.tracer)
 
+/**
+ * Whether `tracer` sends spans anywhere: false for Effect's default tracer, which every fiber
+ * has when the host installed none and which keeps its spans only in memory.
+ *
+ * @since 0.1.0 @category tracing
+ */
+export const exportsSpans = (tracer: Tracer.Tracer): boolean => tracer !== defaultTracer
+
 const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 
 /**
@@ -119,7 +127,7 @@ const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
  * @since 0.1.0 @category tracing
  */
 export const traceparent: Effect.Effect<string | null> = Effect.gen(function*() {
-  if ((yield* Effect.tracer) === defaultTracer) return null
+  if (!exportsSpans(yield* Effect.tracer)) return null
   const span = yield* Effect.option(Effect.currentParentSpan)
   if (Option.isNone(span)) return null
   const value = `00-${span.value.traceId}-${span.value.spanId}-${span.value.sampled ? "01" : "00"}`

@@ -341,11 +341,13 @@ export const bodyLimitOf = (route: Routes.Route | undefined, contentType: string
 /**
  * The middleware around the whole API. Needs the merchant directory to authenticate a
  * request whose path the router cannot decode, and the `Mount`: beside a host's routes, a
- * path that is not Tender's passes through untouched (the host's route, or its 404).
+ * path that is not Tender's passes through untouched (the host's route, or its 404). With it,
+ * the platform's server span is left out of Tender's requests while no tracer exports spans
+ * (`Observe.layerServerSpanWhenExported`).
  *
  * @since 0.1.0
  */
-export const layer = HttpApiBuilder.middleware(
+export const layer = Layer.merge(Observe.layerServerSpanWhenExported, HttpApiBuilder.middleware(
   TenderApi,
   Effect.map(Effect.context<Merchants.Merchants | Mount | Storage.Storage>(), (context) => (app: HttpApp.Default) =>
     Effect.gen(function*() {
@@ -371,10 +373,10 @@ export const layer = HttpApiBuilder.middleware(
       // A path none of Tender's routes has as written is a 404 here: the router would match it
       // whatever its case, with a trailing slash or doubled slashes (find-my-way's defaults), where a
       // mounted Tender's `owns` already lets it fall through to the host.
-      const unknownPath: Effect.Effect<void, HttpServerError.RouteNotFound> = resolved.route === undefined && !mount.owns(resolved.path)
+      // (A branch, not a `zipRight` of a no-op: a known path, nearly every request, takes no extra step.)
+      const routed: Effect.Effect<Effect.Effect.Success<typeof limited>, Effect.Effect.Error<typeof limited> | HttpServerError.RouteNotFound, Effect.Effect.Context<typeof limited>> = resolved.route === undefined && !mount.owns(resolved.path)
         ? Effect.fail(new HttpServerError.RouteNotFound({ request }))
-        : Effect.void
-      const routed = Effect.zipRight(unknownPath, limited)
+        : limited
       const response = yield* Observe.observed(request, resolved, requestId, routed.pipe(
         Effect.catchAllCause((cause) =>
           isRouteNotFound(cause)
@@ -394,4 +396,4 @@ export const layer = HttpApiBuilder.middleware(
         ? HttpServerResponse.setHeader(retry, "www-authenticate", 'Basic realm="payments"')
         : retry
     }))
-)
+))

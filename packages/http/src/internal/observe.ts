@@ -8,12 +8,12 @@
  * values (hosted-page links carry their signature and form token there) and the client
  * address. Bodies are never recorded.
  */
-import { HttpServerResponse } from "@effect/platform"
+import { HttpMiddleware, HttpServerResponse } from "@effect/platform"
 import type { HttpServerRequest } from "@effect/platform"
 import { Health, Telemetry } from "@tender/core"
 import type { Storage } from "@tender/core"
-import { Clock, Effect, FiberRef, Option } from "effect"
-import type { Mount } from "../Mount.js"
+import { Clock, Effect, Fiber, FiberRef, Layer, Option } from "effect"
+import { Mount } from "../Mount.js"
 import { type Seen, CurrentSeen } from "./current.js"
 import * as Routes from "./routes.js"
 
@@ -109,3 +109,25 @@ export const healthAnswer = (mount: Mount["Type"], request: HttpServerRequest.Ht
       headers: { "cache-control": "no-store" }
     }))
 }
+
+/** Whether the fiber running now has a tracer that sends its spans somewhere (not Effect's default). */
+const exportingNow = (): boolean => {
+  const fiber = Fiber.getCurrentFiber()
+  return Option.isNone(fiber) || Telemetry.exportsSpans(fiber.value.currentTracer)
+}
+
+/**
+ * The platform's server span left out of Tender's own requests while nothing exports spans.
+ * `@effect/platform` opens one for every request whatever the tracer: the URL parsed again, the
+ * headers copied, each named on the span, the incoming trace context read, the span's scope
+ * opened and closed, and then Tender's `observed` walks its attributes to redact them. Under
+ * Effect's default tracer nothing ever reads that span. The tracer is read from the request's
+ * own fiber when the request arrives, so a tracer the host installs after Tender was built is
+ * honoured; a host's own `HttpMiddleware.withTracerDisabledWhen` predicate is kept, and the
+ * host's routes beside a mounted Tender keep their spans.
+ */
+export const layerServerSpanWhenExported: Layer.Layer<never, never, Mount> = Layer.scopedDiscard(
+  Effect.flatMap(Mount, (mount) =>
+    Effect.locallyScopedWith(HttpMiddleware.currentTracerDisabledWhen, (before) => (request: HttpServerRequest.HttpServerRequest) =>
+      before(request) || (!exportingNow() && (mount.standalone || mount.owns(Routes.pathOf(request.url))))))
+)
