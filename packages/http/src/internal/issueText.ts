@@ -6,9 +6,8 @@
  * issue per member. Fields whose schemas carry their own message (`Amount`, `metadata`) never
  * reach this: their text is already the client's.
  */
-import { HttpApi } from "@effect/platform"
 import { SchemaAST } from "effect"
-import { TenderApi } from "../Api.js"
+import * as Routes from "./routes.js"
 
 /** What a named schema of the API's requests is, in a client's words: `an object`, `an array`, `one of: a, b`. */
 const kinds: ReadonlyMap<string, string> = (() => {
@@ -65,14 +64,11 @@ const kinds: ReadonlyMap<string, string> = (() => {
         return
     }
   }
-  HttpApi.reflect(TenderApi, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint, payloads }) => {
-      for (const payload of payloads.values()) walk(payload.ast)
-      const urlParams = (endpoint as unknown as { readonly urlParamsSchema: { _tag: string; value?: { ast: SchemaAST.AST } } }).urlParamsSchema
-      if (urlParams._tag === "Some" && urlParams.value !== undefined) walk(urlParams.value.ast)
-    }
-  })
+  for (const { endpoint, payloads } of Routes.defined) {
+    for (const payload of payloads.values()) walk(payload.ast)
+    const urlParams = (endpoint as unknown as { readonly urlParamsSchema: { _tag: string; value?: { ast: SchemaAST.AST } } }).urlParamsSchema
+    if (urlParams._tag === "Some" && urlParams.value !== undefined) walk(urlParams.value.ast)
+  }
   return out
 })()
 

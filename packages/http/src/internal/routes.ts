@@ -8,6 +8,7 @@
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { HttpApi, HttpApiMiddleware } from "@effect/platform"
 import { Option } from "effect"
+import type { SchemaAST } from "effect"
 import { TenderApi } from "../Api.js"
 
 /** One endpoint, as the middleware needs it. @since 0.1.0 */
@@ -55,17 +56,23 @@ const toRoute = (
   }
 }
 
-/** Every endpoint of the API, as defined (no prefix). */
-const defined: ReadonlyArray<readonly [HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, HttpApiGroup.HttpApiGroup.AnyWithProps, ReadonlySet<string>]> =
-  (() => {
-    const all: Array<readonly [HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, HttpApiGroup.HttpApiGroup.AnyWithProps, ReadonlySet<string>]> = []
-    HttpApi.reflect(TenderApi, {
-      onGroup: () => {},
-      onEndpoint: ({ endpoint, group, payloads }) =>
-        all.push([endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, group, new Set(payloads.keys())])
-    })
-    return all
-  })()
+/** An endpoint of the API as defined (no prefix), with its payload schemas by content type. */
+export interface Defined {
+  readonly endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+  readonly group: HttpApiGroup.HttpApiGroup.AnyWithProps
+  readonly payloads: ReadonlyMap<string, { readonly ast: SchemaAST.AST }>
+}
+
+/** Every endpoint of the API: the one walk of `TenderApi` that the route table and the decode messages (issueText.ts) share. */
+export const defined: ReadonlyArray<Defined> = (() => {
+  const all: Array<Defined> = []
+  HttpApi.reflect(TenderApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group, payloads }) =>
+      all.push({ endpoint: endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, group, payloads })
+  })
+  return all
+})()
 
 /** The routes of the API mounted under one prefix. @since 0.1.0 */
 export interface Table {
@@ -127,7 +134,7 @@ export const normalizePrefix = (prefix: string | undefined): string => {
 /** The route table under `prefix` (normalised first). @since 0.1.0 */
 export const table = (prefix: string | undefined): Table => {
   const p = normalizePrefix(prefix)
-  const routes = defined.map(([endpoint, group, payloads]) => toRoute(p, endpoint, group, payloads))
+  const routes = defined.map(({ endpoint, group, payloads }) => toRoute(p, endpoint, group, new Set(payloads.keys())))
   const depth = slashes(p)
   const candidates = new Map<string, Array<Route>>()
   for (const route of routes) {
