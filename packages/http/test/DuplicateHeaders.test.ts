@@ -4,21 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { promptpay } from "@tender/test-support"
-import { request as httpRequest } from "node:http"
 import { keys } from "../../core/test/fixtures.js"
-import { basic, withNodeServer } from "./harness.js"
-
-/** A request whose headers may repeat a name (an array value sends one line each). */
-const send = (port: number, method: string, path: string, headers: Record<string, string | Array<string>>, body?: string) =>
-  new Promise<{ status: number; json: any }>((ok, fail) => {
-    const req = httpRequest({ host: "127.0.0.1", port, method, path, headers }, (res) => {
-      let text = ""
-      res.on("data", (d) => (text += d))
-      res.on("end", () => ok({ status: res.statusCode ?? 0, json: text === "" ? undefined : JSON.parse(text) }))
-    })
-    req.on("error", fail)
-    req.end(body)
-  })
+import { basic, sendRaw as send, withNodeServer } from "./harness.js"
 
 describe("headers sent twice (D5)", () => {
   it("D5 an Idempotency-Key sent twice -> 400 validation_failed param Idempotency-Key; nothing is created, and the joined text is no key", async () => {

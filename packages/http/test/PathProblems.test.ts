@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { keys } from "../../core/test/fixtures.js"
-import { app, assertError, call } from "./harness.js"
+import { app, assertError, basic, call, sendRaw, withNodeServer } from "./harness.js"
 
 describe("paths the router cannot match (D1)", () => {
   it("D1 a path id longer than the router reads -> 400 validation_failed, param id, saying so", async () => {
@@ -30,5 +30,18 @@ describe("paths the router cannot match (D1)", () => {
     }
     assert.strictEqual((await call(handler, "GET", "/payment_intents", { key: keys.demoTest })).status, 200)
     assert.strictEqual((await call(handler, "HEAD", "/payment_intents", { key: keys.demoTest })).status, 200)
+  })
+
+  it("D1 a path with dot segments, sent as written -> 400 validation_failed, param path, saying so; nothing is resolved", async () => {
+    await withNodeServer(async (port) => {
+      const authorization = basic(keys.demoTest)
+      for (const path of ["/payment_intents/../payment_intents", "/payment_intents/./dord_AAAAAAAAAAAAAAAAAAAAAAAA", "/x/../payment_intents?limit=1"]) {
+        const res = await sendRaw(port, "GET", path, { authorization })
+        assert.strictEqual(res.status, 400, `${path}: ${JSON.stringify(res.json)}`)
+        assert.strictEqual(res.json.error.code, "validation_failed")
+        assert.strictEqual(res.json.error.param, "path")
+        assert.match(res.json.error.message, /must not contain \. or \.\. segments/)
+      }
+    })
   })
 })

@@ -8,7 +8,7 @@ import { Merchants, Storage, StorageError } from "@tender/core"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { createServer, request as httpRequest } from "node:http"
 import { TenderHttp } from "../src/index.js"
 import { layer } from "../../core/test/fixtures.js"
 
@@ -53,6 +53,21 @@ export interface CallOptions {
 }
 
 export type Reply = { status: number; headers: Headers; text: string; json: any }
+
+/**
+ * A request sent with `node:http` as written: its path is not normalised (a fetch `Request` resolves
+ * `/a/../b`) and a header given as an array is sent as one line per value.
+ */
+export const sendRaw = (port: number, method: string, path: string, headers: Record<string, string | Array<string>>, body?: string) =>
+  new Promise<{ status: number; json: any }>((ok, fail) => {
+    const req = httpRequest({ host: "127.0.0.1", port, method, path, headers }, (res) => {
+      let text = ""
+      res.on("data", (d) => (text += d))
+      res.on("end", () => ok({ status: res.statusCode ?? 0, json: text === "" ? undefined : JSON.parse(text) }))
+    })
+    req.on("error", fail)
+    req.end(body)
+  })
 
 export const call = async (
   handler: (r: Request) => Promise<Response>,
