@@ -3,6 +3,7 @@ import { Event, PaymentIntent, Refund, Table, Task } from "@tender/core"
 import { Effect, Exit } from "effect"
 import { collections, type CollectionPrefix, prefixProblem, validatePrefix } from "../src/internal/collections.js"
 import { byCollection, indexSpecs, resourceIndexes, resources } from "../src/internal/indexes.js"
+import * as Tasks from "../src/internal/tasks.js"
 import { tenderCollections } from "./fake.js"
 
 const c = tenderCollections
@@ -81,6 +82,10 @@ describe("indexes: specs as data", () => {
 
   it("tasks are claimed earliest due first by (status, due_at, id)", () => {
     expect(keys(c.of(Task.table), "claim")).toStrictEqual([["status", 1], ["due_at", 1], ["id", 1]])
+    const leased = specs.find((s) => s.collection === c.of(Task.table) && s.name === "leased")
+    expect(leased?.key).toStrictEqual({ lease_until: 1 })
+    // The same filter as `Tasks.leasedPipeline`'s $match: the server uses a partial index only for a query inside it.
+    expect(leased?.partialFilterExpression).toStrictEqual((Tasks.leasedPipeline[0] as { $match: unknown }).$match)
   })
 
   it("4.9.3 a key is unique per (API key id, key); 4.9.4 a TTL index deletes it once expired", () => {

@@ -42,11 +42,18 @@ describe("tasks: claims", () => {
     expect(Tasks.inClaimOrder([c, a, b]).map((t) => t.id)).toStrictEqual(["task_a", "task_b", "task_0"])
   })
 
-  it("the next due time is the earliest of each pending task's due time or lease end", () => {
-    expect(Tasks.nextDuePipeline).toStrictEqual([
-      { $match: { status: "pending" } },
+  it("workers: the next due time is the earlier of the first unleased task's due time (in claim order) and the first lease to end, each read through an index", () => {
+    expect(Tasks.firstUnleasedFilter).toStrictEqual({ status: "pending", lease_until: null })
+    expect(Tasks.firstUnleasedOptions).toStrictEqual({ sort: { due_at: 1, id: 1 }, projection: { _id: 0, due_at: 1 } })
+    // The leased ones: the partial `leased` index's own filter, so the server can use it.
+    expect(Tasks.leasedPipeline).toStrictEqual([
+      { $match: { status: "pending", lease_until: { $type: "date" } } },
       { $group: { _id: null, next: { $min: { $max: ["$due_at", "$lease_until"] } } } }
     ])
+    expect(Tasks.earliest(new Date(t0 + 40_000), new Date(t0 + 65_000))).toBe(t0 + 40_000)
+    expect(Tasks.earliest(undefined, new Date(t0 + 65_000))).toBe(t0 + 65_000)
+    expect(Tasks.earliest(new Date(t0), undefined)).toBe(t0)
+    expect(Tasks.earliest(undefined, undefined)).toBeUndefined()
   })
 
   it("tasks: the backlog groups pending tasks: due by now (and their earliest due time), webhook deliveries (and the oldest one's creation time)", () => {

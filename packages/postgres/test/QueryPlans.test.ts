@@ -4,6 +4,7 @@ import { Event, Task, WebhookDelivery } from "@tender/core"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { purgeKinds, purgeStatement } from "../src/internal/purge.js"
+import { nextDueText } from "../src/internal/tasks.js"
 import { tables, validatePrefix } from "../src/internal/tables.js"
 import { PgMigrations } from "../src/index.js"
 import { client, dropTables, freshPrefix, runSql } from "./database.js"
@@ -90,6 +91,36 @@ describeOnPostgres("query plans", () => {
           assert.notInclude(plan, "Seq Scan", `${k.kind}:\n${plan}`)
           assert.match(plan, /Index Scan/, `${k.kind}:\n${plan}`)
         }
+      }))
+
+    it.effect("workers: the next due task is read from indexes, a handful of rows however many tasks are pending (a worker asks after every commit that writes a task)", () =>
+      Effect.gen(function*() {
+        const own = freshPrefix()
+        yield* PgMigrations.run({ tablePrefix: own })
+        const sql = (yield* SqlClient).withoutTransforms()
+        const table = tables(yield* validatePrefix(own)).of(Task.table)
+        const n = 50_000
+        // Pending tasks due over the next days (every open intent's expiry), the first three leased by
+        // workers (one lease ending before anything else is due), and finished ones.
+        yield* sql.unsafe(`INSERT INTO ${table} (id, merchant_id, environment, kind, resource_id, status, due_at, attempts,
+            lease_owner, lease_until, created_at, updated_at, version)
+          SELECT 'task_' || lpad(g::text, 6, '0'), 'mch_1', 'test', 'payment_intent.expire', 'dord_' || g,
+            CASE WHEN g % 10 = 0 THEN 'done' ELSE 'pending' END,
+            timestamptz '2030-01-01' + g * interval '10 seconds', 1,
+            CASE WHEN g <= 3 THEN 'w' END,
+            CASE WHEN g <= 3 THEN timestamptz '2030-01-01' + interval '5 seconds' + g * interval '1 minute' END,
+            now(), now(), 1
+          FROM generate_series(1, ${n}) AS g`)
+        yield* sql.unsafe(`ANALYZE ${table}`)
+        const [row] = yield* sql.unsafe<{ next: string }>(nextDueText(table))
+        // Task 4 is the first unleased one (due 40 s in); task 1's lease ends at 65 s, so 40 s wins.
+        assert.strictEqual(Number(row!.next), Date.parse("2030-01-01T00:00:40Z"))
+        const plan = (yield* sql.unsafe<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${nextDueText(table)}`))
+          .map((r) => r["QUERY PLAN"]).join("\n")
+        assert.notInclude(plan, "Seq Scan", plan)
+        const read = [...plan.matchAll(/Scan[^\n]*\(actual rows=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0)
+        assert.isAtMost(read, 10, plan)
+        yield* dropTables(own)
       }))
   })
 })

@@ -79,9 +79,18 @@ export const resourceIndexes = (c: Collections, resource: Resource): ReadonlyArr
       const column = fieldOf(table, name).column
       return { collection, name: `list_${column}`, key: { ...scope, [column]: 1, ...keyset } }
     }),
-    // Claims take the earliest due pending task first: (due_at, id) within pending.
+    // Claims take the earliest due pending task first: (due_at, id) within pending. The leased
+    // pending tasks (those being worked on) by lease end: `nextDue` reads them (internal/tasks.ts).
     ...(table.name === Task.table.name
-      ? [{ collection, name: "claim", key: { status: 1, due_at: 1, id: 1 } } satisfies IndexSpec]
+      ? [
+        { collection, name: "claim", key: { status: 1, due_at: 1, id: 1 } } satisfies IndexSpec,
+        {
+          collection,
+          name: "leased",
+          key: { lease_until: 1 },
+          partialFilterExpression: { status: "pending", lease_until: { $type: "date" } }
+        } satisfies IndexSpec
+      ]
       : []),
     ...retentionIndexes(collection, table)
   ]

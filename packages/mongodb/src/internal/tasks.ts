@@ -30,12 +30,25 @@ export const claimOptions: FindOneAndUpdateOptions = {
   projection: { _id: 0 }
 }
 
-/** When the earliest pending task may be claimed: its due time, or its lease's end if later. */
-export const nextDuePipeline: ReadonlyArray<Document> = [
-  { $match: { status: "pending" } },
-  // `$max` ignores a null lease_until.
+/**
+ * When the earliest pending task may be claimed (`Tasks.nextDue`): the due time of the first task
+ * nobody holds, or the end of a lease, whichever comes first. In two reads, each served by an
+ * index, so a worker, which asks after every wake-up, never walks every pending task (there are as
+ * many as open payment intents): the first unleased task in the claim order (the `claim` index),
+ * and the leased ones, only the tasks being worked on (the partial `leased` index).
+ */
+export const firstUnleasedFilter: Filter<Document> = { status: "pending", lease_until: null }
+export const firstUnleasedOptions = { sort: { due_at: 1, id: 1 }, projection: { _id: 0, due_at: 1 } } as const
+export const leasedPipeline: ReadonlyArray<Document> = [
+  { $match: { status: "pending", lease_until: { $type: "date" } } },
   { $group: { _id: null, next: { $min: { $max: ["$due_at", "$lease_until"] } } } }
 ]
+
+/** The earlier of the two reads' times; undefined when neither found a task. */
+export const earliest = (...values: ReadonlyArray<unknown>): number | undefined => {
+  const times = values.map((v) => (v instanceof Date ? v.getTime() : typeof v === "number" ? v : undefined)).filter((v) => v !== undefined)
+  return times.length === 0 ? undefined : Math.min(...times)
+}
 
 /** The backlog at `now` (`Tasks.backlog`): due tasks and pending deliveries, with their oldest times. */
 export const backlogPipeline = (now: number): ReadonlyArray<Document> => {
@@ -88,12 +101,10 @@ export const make = (tasks: Collection<Document>, changeStreams: boolean) =>
         }
         return inClaimOrder(claimed)
       }),
-    nextDue: call("next due task", () => tasks.aggregate([...nextDuePipeline]).toArray()).pipe(
-      Effect.map(([row]) => {
-        const next: unknown = row?.["next"]
-        return next instanceof Date ? next.getTime() : typeof next === "number" ? next : undefined
-      })
-    ),
+    nextDue: call("next due task", () =>
+      Promise.all([tasks.findOne(firstUnleasedFilter, firstUnleasedOptions), tasks.aggregate([...leasedPipeline]).toArray()])).pipe(
+        Effect.map(([unleased, [leased]]) => earliest(unleased?.["due_at"], leased?.["next"]))
+      ),
     backlog: (now) => call("task backlog", () => tasks.aggregate([...backlogPipeline(now)]).toArray()).pipe(Effect.map(([row]) => backlogOf(row))),
     wakeups: changeStreams
       ? Stream.asyncScoped<void>((emit) =>

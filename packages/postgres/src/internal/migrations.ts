@@ -11,6 +11,7 @@ import { migration0013 } from "./migrations/0013_directory_changes.js"
 import { initialMigrations } from "./migrations/initial.js"
 import { taskTraceparent } from "./migrations/0014_task_traceparent.js"
 import { endpointChanges } from "./migrations/0015_endpoint_changes.js"
+import { taskLeases } from "./migrations/0016_task_leases.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
@@ -19,5 +20,6 @@ export const migrations = (prefix: TablePrefix) => ({
   ...retentionMigration(prefix),
   ...migration0013(prefix),
   "0014_task_traceparent": taskTraceparent(prefix),
-  "0015_endpoint_changes": endpointChanges(prefix)
+  "0015_endpoint_changes": endpointChanges(prefix),
+  "0016_task_leases": taskLeases(prefix)
 })

@@ -18,6 +18,19 @@ export const channel = (t: Tables) => t.of(Task.table)
 
 const millisOrUndefined = (value: string | null | undefined) => (value === null || value === undefined ? undefined : Number(value))
 
+/**
+ * When the earliest pending task may be claimed (`Tasks.nextDue`): the due time of the first
+ * task nobody holds, or the end of a lease, whichever comes first. In two parts, each read from
+ * an index: the first unleased task in the claim order (`_due_idx`, stepping over the few leased
+ * ones), and the leased ones (`_leased_idx`, migration 0016), which are only the tasks being
+ * worked on. `least` ignores a part that found nothing. `table` is a validated, prefixed name.
+ */
+export const nextDueText = (table: string) =>
+  `SELECT (extract(epoch FROM least(
+      (SELECT due_at FROM "${table}" WHERE status = 'pending' AND lease_until IS NULL ORDER BY due_at, id LIMIT 1),
+      (SELECT min(greatest(due_at, lease_until)) FROM "${table}" WHERE status = 'pending' AND lease_until IS NOT NULL)
+    )) * 1000)::bigint::text AS next`
+
 export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgClient>) => {
   const TASKS = sql(t.of(Task.table))
   return Task.Tasks.of({
@@ -37,8 +50,7 @@ export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgCli
         ),
         Effect.mapError(fold("claim tasks"))
       ),
-    nextDue: sql<{ readonly next: string | null }>`SELECT (extract(epoch FROM min(greatest(due_at, coalesce(lease_until, due_at)))) * 1000)::bigint::text AS next
-      FROM ${TASKS} WHERE status = 'pending'`.pipe(
+    nextDue: sql.unsafe<{ readonly next: string | null }>(nextDueText(t.of(Task.table))).pipe(
       Effect.map(([row]) => millisOrUndefined(row?.next)),
       Effect.mapError(fold("next due task"))
     ),

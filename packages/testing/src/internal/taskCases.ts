@@ -128,6 +128,23 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       assert.strictEqual(again?.attempts, 2)
     }))
 
+  it.effect("tasks: the next due time is the first moment a pending task can be claimed: an unleased task's due time or a lease's end, whichever is first", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const scope = freshScope()
+      const nextDue = Effect.flatMap(Task.Tasks, (t) => t.nextDue)
+      const held = newTask(scope, start)
+      yield* commit([Write.insert(Task.table, held), Write.insert(Task.table, newTask(scope, start + 10_000, start))])
+      yield* claim(start, "a", 100, 30_000)
+      // Held until start + 30 s; the other is due at 10 s.
+      assert.strictEqual(yield* nextDue, start + 10_000)
+      yield* claim(start + 10_000, "b", 100, 60_000)
+      // Both held now: the first lease to end.
+      assert.strictEqual(yield* nextDue, start + 30_000)
+      yield* commit([Write.insert(Task.table, newTask(scope, start + 20_000, start + 10_000))])
+      assert.strictEqual(yield* nextDue, start + 20_000)
+    }))
+
   it.effect(`tasks: ${concurrency} workers claiming at once never hold one task twice, and claim every due task`, () =>
     Effect.gen(function*() {
       const start = yield* freshWindow
