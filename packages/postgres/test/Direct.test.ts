@@ -13,7 +13,7 @@ import * as Statement from "@effect/sql/Statement"
 import { PaymentIntent, Storage, StorageError } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Fixtures } from "@tender/testing"
-import { Effect, Exit, Layer, Option, Tracer } from "effect"
+import { Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
 import pg from "pg"
 import { dropTables, freshPrefix, url } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
@@ -152,6 +152,37 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         }
         const after = yield* get(scope, intent.id)
         assert.strictEqual(Option.getOrThrow(after).status, intent.status, "the timed-out update did not land")
+      }))
+
+    it.effect("issue 22 reads whose callers went away, filling the pool, leave it serving the next statement at once: they end on their connections, no cancel waits for a connection of the pool they hold", () =>
+      Effect.gen(function*() {
+        const { intent, scope } = yield* stored
+        // A pool of two, and a deadline far from the 5 s after which a cancel nobody answered frees its connection.
+        const small = PgStorage.layerFromUrl({ url: serverUrl, tablePrefix: prefix, statementTimeout: 3_000, directoryCache: false, maxConnections: 2 })
+        const holder = new pg.Client({ connectionString: url })
+        yield* Effect.promise(async () => {
+          await holder.connect()
+          await holder.query("BEGIN")
+          await holder.query(`LOCK TABLE "${prefix}payment_intents" IN ACCESS EXCLUSIVE MODE`)
+        })
+        const blocked = () =>
+          Effect.promise(async () =>
+            (await holder.query("SELECT pg_stat_clear_snapshot()"), await holder.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND wait_event_type = 'Lock'`,
+              [`${prefix}direct`]
+            )).rows[0].n as number
+          )
+        const next = yield* Effect.gen(function*() {
+          // Two reads wait for the lock on both connections of the pool; their callers go away (interrupted).
+          const reads = yield* Effect.forEach([1, 2], () => Effect.fork(get(scope, intent.id)))
+          for (let i = 0; i < 100 && (yield* blocked()) < 2; i++) yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 20)))
+          assert.strictEqual(yield* blocked(), 2, "both connections of the pool wait on the lock")
+          yield* Effect.forEach(reads, (f) => Fiber.interrupt(f), { discard: true })
+          yield* Effect.promise(() => holder.query("ROLLBACK"))
+          // The reads end on the server as the lock goes; the next read must find a connection.
+          return yield* Effect.exit(get(scope, intent.id))
+        }).pipe(Effect.provide(small), Effect.ensuring(Effect.promise(() => holder.end())))
+        assert.isTrue(Exit.isSuccess(next) && Option.isSome(next.value), `the next read: ${String(next)}`)
       }))
   })
 })

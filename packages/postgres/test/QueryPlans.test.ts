@@ -96,6 +96,8 @@ describeOnPostgres("query plans", () => {
     it.effect("workers: the next due task is read from indexes, a handful of rows however many tasks are pending (a worker asks after every commit that writes a task)", () =>
       Effect.gen(function*() {
         const own = freshPrefix()
+        // Dropped even when an assertion fails: the hermetic run checks that nothing is left behind.
+        yield* Effect.addFinalizer(() => Effect.orDie(dropTables(own)))
         yield* PgMigrations.run({ tablePrefix: own })
         const sql = (yield* SqlClient).withoutTransforms()
         const table = tables(yield* validatePrefix(own)).of(Task.table)
@@ -120,7 +122,6 @@ describeOnPostgres("query plans", () => {
         assert.notInclude(plan, "Seq Scan", plan)
         const read = [...plan.matchAll(/Scan[^\n]*\(actual rows=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0)
         assert.isAtMost(read, 10, plan)
-        yield* dropTables(own)
-      }))
+      }).pipe(Effect.scoped))
   })
 })

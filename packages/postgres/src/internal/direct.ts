@@ -75,7 +75,7 @@ const onPool = <A>(
       release(cause)
       answer(Effect.fail(new SqlError({ cause, message: "Connection error" })))
     }
-    // Best effort, as @effect/sql-pg does on an interruption: ask the server to stop the statement.
+    // At the deadline, best effort, ask the server to stop the statement nobody waits for any more.
     // The connection goes back to the pool only once both the statement and the cancel have
     // answered: a cancel still on its way would otherwise stop the next borrower's statement. If
     // either goes unanswered for 5 seconds (a frozen server or network), the connection is closed,
@@ -107,11 +107,16 @@ const onPool = <A>(
       if (c === undefined) {
         return answer(Effect.fail(new SqlError({ cause: new Error("No client returned"), message: "Failed to acquire connection" })))
       }
-      if (answered) return c.release()
+      if (answered) {
+        clearTimeout(timer)
+        return c.release()
+      }
       client = c
       running = true
       c.once("error", onError)
       c.query(text, params as Array<unknown>, (error: Error | null, result: Pg.QueryResult) => {
+        // Answered: nothing is left to cancel at the deadline (a caller that went away kept it armed).
+        clearTimeout(timer)
         if (client !== c) return
         running = false
         if (!cancelling) release()
@@ -123,11 +128,15 @@ const onPool = <A>(
         )
       })
     })
-    // Interrupted (where it can be): stop waiting and ask the server to stop too.
+    // Interrupted (the caller went away: a client that closed its connection, a host's request
+    // timeout): stop waiting, and let the statement end on its connection as any other; at its
+    // deadline the timer still cancels one that has not. Not cancelled at once (as @effect/sql-pg
+    // does): a cancel is a statement of the same pool, so when a full pool's requests go at once (a
+    // load generator or a balancer dropping its connections) every connection waited for a cancel
+    // that waited for a connection, and no statement of the process ran until the 5 s
+    // `closeAfterCancelMillis` broke the wait (docs/performance.md, "Issue 22, eighth part").
     return Effect.sync(() => {
       answered = true
-      clearTimeout(timer)
-      cancel()
     })
   })
 
