@@ -187,7 +187,7 @@ const main = async () => {
     process.stdout.write(`filling ${prefix} by SQL\n`)
     const fillStart = Date.now()
     await runSql(fillBySql(prefix))
-    say(`Filling took ${formatNumber((Date.now() - fillStart) / 1000, 0)} s (one INSERT … SELECT generate_series per table, then VACUUM ANALYZE).\n`)
+    say(`Filling took ${formatNumber((Date.now() - fillStart) / 1000, 0)} s (one INSERT … SELECT generate_series per table, then VACUUM ANALYZE and a CHECKPOINT).\n`)
 
     server = await startServer("examples/server/dist/main.js", env)
     // The same warm-up the empty run's server had (its 10,010 creates above): a server measured
