@@ -20,13 +20,10 @@
 import { TransactionConnection } from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { currentTransformer, type Statement } from "@effect/sql/Statement"
-import type { StorageError } from "@tender/core"
+import { type StorageError, Telemetry } from "@tender/core"
 import { Effect, Option } from "effect"
 import type Pg from "pg"
 import * as Timeout from "./timeout.js"
-
-/** Effect's own tracer, which exports nothing: under it the `sql.execute` span is seen by no one. */
-const nativeTracer = Effect.runSync(Effect.tracer)
 
 /** A statement that has not answered after its cancel gets this long again, then its connection is closed. */
 const closeAfterCancelMillis = 5000
@@ -153,7 +150,7 @@ export const make = (pool: Pg.Pool | undefined, millis: number): Run => {
   return (operation, statement) =>
     Effect.withFiberRuntime((fiber) => {
       if (
-        fiber.currentTracer !== nativeTracer ||
+        Telemetry.exportsSpans(fiber.currentTracer) ||
         fiber.currentContext.unsafeMap.has(TransactionConnection.key) ||
         Option.isSome(fiber.getFiberRef(currentTransformer))
       ) {
