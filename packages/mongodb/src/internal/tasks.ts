@@ -44,9 +44,12 @@ export const leasedPipeline: ReadonlyArray<Document> = [
   { $group: { _id: null, next: { $min: { $max: ["$due_at", "$lease_until"] } } } }
 ]
 
+/** A stored time as milliseconds; undefined when there is none. */
+const millis = (v: unknown): number | undefined => (v instanceof Date ? v.getTime() : typeof v === "number" ? v : undefined)
+
 /** The earlier of the two reads' times; undefined when neither found a task. */
 export const earliest = (...values: ReadonlyArray<unknown>): number | undefined => {
-  const times = values.map((v) => (v instanceof Date ? v.getTime() : typeof v === "number" ? v : undefined)).filter((v) => v !== undefined)
+  const times = values.map(millis).filter((v) => v !== undefined)
   return times.length === 0 ? undefined : Math.min(...times)
 }
 
@@ -69,15 +72,12 @@ export const backlogPipeline = (now: number): ReadonlyArray<Document> => {
 }
 
 /** A backlog row as the port reports it (no pending task: no row). */
-export const backlogOf = (row: Document | undefined): Task.Backlog => {
-  const millis = (v: unknown) => (v instanceof Date ? v.getTime() : typeof v === "number" ? v : undefined)
-  return {
-    due: typeof row?.["due"] === "number" ? row["due"] : 0,
-    oldestDueAt: millis(row?.["oldestDueAt"]),
-    undeliveredWebhooks: typeof row?.["undeliveredWebhooks"] === "number" ? row["undeliveredWebhooks"] : 0,
-    oldestUndeliveredAt: millis(row?.["oldestUndeliveredAt"])
-  }
-}
+export const backlogOf = (row: Document | undefined): Task.Backlog => ({
+  due: typeof row?.["due"] === "number" ? row["due"] : 0,
+  oldestDueAt: millis(row?.["oldestDueAt"]),
+  undeliveredWebhooks: typeof row?.["undeliveredWebhooks"] === "number" ? row["undeliveredWebhooks"] : 0,
+  oldestUndeliveredAt: millis(row?.["oldestUndeliveredAt"])
+})
 
 /** Change events that may mean new work: a task inserted. */
 export const wakeupPipeline: ReadonlyArray<Document> = [{ $match: { operationType: "insert" } }]
