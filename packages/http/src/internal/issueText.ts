@@ -66,8 +66,7 @@ const kinds: ReadonlyMap<string, string> = (() => {
   }
   for (const { endpoint, payloads } of Routes.defined) {
     for (const payload of payloads.values()) walk(payload.ast)
-    const urlParams = (endpoint as unknown as { readonly urlParamsSchema: { _tag: string; value?: { ast: SchemaAST.AST } } }).urlParamsSchema
-    if (urlParams._tag === "Some" && urlParams.value !== undefined) walk(urlParams.value.ast)
+    if (endpoint.urlParamsSchema._tag === "Some") walk(endpoint.urlParamsSchema.value.ast)
   }
   return out
 })()
