@@ -154,6 +154,46 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         assert.strictEqual(Option.getOrThrow(after).status, intent.status, "the timed-out update did not land")
       }))
 
+    it.effect("issue 19 D1 statements past their deadline on every connection of the pool are stopped on the server without a connection of the pool, and the pool serves the next statement", () =>
+      Effect.gen(function*() {
+        const { intent, scope } = yield* stored
+        // A pool of two, and a deadline far from the 5 s after which a statement that did not answer its cancel loses its connection.
+        const small = PgStorage.layerFromUrl({ url: serverUrl, tablePrefix: prefix, statementTimeout: 1_000, directoryCache: false, maxConnections: 2 })
+        const holder = new pg.Client({ connectionString: url })
+        yield* Effect.promise(async () => {
+          await holder.connect()
+          await holder.query("BEGIN")
+          await holder.query(`LOCK TABLE "${prefix}payment_intents" IN ACCESS EXCLUSIVE MODE`)
+        })
+        const blocked = () =>
+          Effect.promise(async () =>
+            (await holder.query("SELECT pg_stat_clear_snapshot()"), await holder.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND wait_event_type = 'Lock'`,
+              [`${prefix}direct`]
+            )).rows[0].n as number
+          )
+        const next = yield* Effect.gen(function*() {
+          // Two reads wait for the lock on both connections of the pool until their deadline.
+          const reads = yield* Effect.forEach([1, 2], () => Effect.fork(Effect.exit(get(scope, intent.id))))
+          for (let i = 0; i < 100 && (yield* blocked()) < 2; i++) yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 20)))
+          assert.strictEqual(yield* blocked(), 2, "both connections of the pool wait on the lock")
+          for (const exit of yield* Effect.forEach(reads, Fiber.join)) {
+            assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error instanceof StorageError.StorageUnavailable, String(exit))
+          }
+          // With the lock still held, the cancels reach the server: a cancel that needed a connection of
+          // this pool could not be sent at all (both are held by the statements it would stop).
+          let left = yield* blocked()
+          for (let i = 0; i < 40 && left > 0; i++) {
+            yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 50)))
+            left = yield* blocked()
+          }
+          assert.strictEqual(left, 0, "both statements past their deadline were stopped on the server while the lock was held")
+          yield* Effect.promise(() => holder.query("ROLLBACK"))
+          return yield* Effect.exit(get(scope, intent.id))
+        }).pipe(Effect.provide(small), Effect.ensuring(Effect.promise(() => holder.end())))
+        assert.isTrue(Exit.isSuccess(next) && Option.isSome(next.value), `the next read: ${String(next)}`)
+      }))
+
     it.effect("issue 22 reads whose callers went away, filling the pool, leave it serving the next statement at once: they end on their connections, no cancel waits for a connection of the pool they hold", () =>
       Effect.gen(function*() {
         const { intent, scope } = yield* stored

@@ -23,6 +23,7 @@ import { currentTransformer, type Statement } from "@effect/sql/Statement"
 import { type StorageError, Telemetry } from "@tender/core"
 import { Effect, Option } from "effect"
 import type Pg from "pg"
+import * as Cancel from "./cancel.js"
 import * as Timeout from "./timeout.js"
 
 /** A statement that has not answered after its cancel gets this long again, then its connection is closed. */
@@ -72,23 +73,22 @@ const onPool = <A>(
       release(cause)
       answer(Effect.fail(new SqlError({ cause, message: "Connection error" })))
     }
-    // At the deadline, best effort, ask the server to stop the statement nobody waits for any more.
-    // The connection goes back to the pool only once both the statement and the cancel have
-    // answered: a cancel still on its way would otherwise stop the next borrower's statement. If
-    // either goes unanswered for 5 seconds (a frozen server or network), the connection is closed,
-    // so it is lent to no one while a statement nobody waits for may still hold it.
+    // At the deadline, best effort, ask the server to stop the statement nobody waits for any more,
+    // with PostgreSQL's CancelRequest on a socket of its own (cancel.ts): a cancel that needed a
+    // connection of this pool waited, when every connection held a statement past its deadline,
+    // for a connection only a cancel could free. The connection goes back to the pool only once
+    // both the statement and the cancel have answered: a cancel still on its way would otherwise
+    // stop the next borrower's statement. If either goes unanswered for 5 seconds (a frozen server
+    // or network), the connection is closed, so it is lent to no one while a statement nobody
+    // waits for may still hold it.
     const cancel = () => {
       if (!running || client === undefined) return
       const c = client
-      // The backend's process id, which `pg` keeps on the connection but does not type.
-      const pid = (c as unknown as { readonly processID?: number }).processID
-      if (pid !== undefined && !pool.ending) {
-        cancelling = true
-        pool.query(`SELECT pg_cancel_backend(${Number(pid)})`, () => {
-          cancelling = false
-          if (client === c && !running) release()
-        })
-      }
+      cancelling = true
+      Cancel.send(c as Cancel.Backend, closeAfterCancelMillis, () => {
+        cancelling = false
+        if (client === c && !running) release()
+      })
       setTimeout(() => {
         if (client === c) release(new Error(`postgres: ${operation} did not answer its cancel`))
       }, closeAfterCancelMillis).unref()
@@ -128,10 +128,12 @@ const onPool = <A>(
     // Interrupted (the caller went away: a client that closed its connection, a host's request
     // timeout): stop waiting, and let the statement end on its connection as any other; at its
     // deadline the timer still cancels one that has not. Not cancelled at once (as @effect/sql-pg
-    // does): a cancel is a statement of the same pool, so when a full pool's requests go at once (a
-    // load generator or a balancer dropping its connections) every connection waited for a cancel
-    // that waited for a connection, and no statement of the process ran until the 5 s
-    // `closeAfterCancelMillis` broke the wait (docs/performance.md, "Issue 22, eighth part").
+    // does, with a statement of the same pool): when a full pool's requests went at once (a load
+    // generator or a balancer dropping its connections) every connection waited for a cancel that
+    // waited for a connection, and no statement of the process ran until the 5 s
+    // `closeAfterCancelMillis` broke the wait (docs/performance.md, "Issue 22, eighth part"). The
+    // cancel no longer needs the pool (cancel.ts), but the statements of a request are short, and a
+    // cancel costs the server a connection of its own: one that outlives its deadline gets it.
     return Effect.sync(() => {
       answered = true
     })

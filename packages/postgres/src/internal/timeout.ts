@@ -5,7 +5,8 @@
  * Two sides. The client side bounds every `Storage`, `Merchants` and `Tasks` call, whatever the
  * pool: a database frozen mid-query (a stalled network, a paused VM) never answers, and only the
  * client can stop waiting for it. The call is then interrupted in the background, which asks the
- * server to cancel the statement (`pg_cancel_backend`, best effort). The server side is the
+ * server to cancel the statement, best effort (`@effect/sql-pg` sends `pg_cancel_backend` through
+ * the pool; statements on the direct path send a CancelRequest instead, direct.ts). The server side is the
  * `statement_timeout` setting: on the pool Tender opens for every session, and inside Tender's own
  * transactions with `SET LOCAL` on a host's pool, so a slow statement stops holding locks too.
  *
