@@ -73,29 +73,36 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         assert.isTrue(Option.isNone(yield* get(scope, intent.id)), "the rollback undid the insert")
       }))
 
-    it.effect("issue 22 under an exporting tracer every statement is still a sql.execute span with its text (docs/observability.md)", () =>
+    it.effect("issue 22 under an exporting tracer every statement is a sql.execute span with the attributes @effect/sql gives it (docs/observability.md)", () =>
       Effect.gen(function*() {
         const { intent, scope } = yield* stored
         const base = yield* Effect.tracer
-        const texts: Array<string> = []
+        const spans: Array<{ readonly kind: string; readonly attributes: Map<string, unknown> }> = []
         const tracer = Tracer.make({
           span: (...args) => {
             const span = base.span(...args)
-            if (args[0] === "sql.execute") {
-              const attribute = span.attribute.bind(span)
-              span.attribute = (key, value) => {
-                if (key === "db.query.text") texts.push(String(value))
-                attribute(key, value)
-              }
-            }
+            if (args[0] === "sql.execute") spans.push({ kind: args[5], attributes: span.attributes as Map<string, unknown> })
             return span
           },
           context: base.context
         })
         const found = yield* Effect.withTracer(get(scope, intent.id), tracer)
         assert.isTrue(Option.isSome(found))
-        assert.deepStrictEqual(texts.length, 1, "one statement, one span")
-        assert.include(texts[0], `FROM "${prefix}payment_intents" WHERE id = $1`)
+        assert.strictEqual(spans.length, 1, "one statement, one span")
+        const direct = spans[0]!
+        assert.strictEqual(direct.kind, "client")
+        assert.include(String(direct.attributes.get("db.query.text")), `FROM "${prefix}payment_intents" WHERE id = $1`)
+        // The same statement through @effect/sql itself: every attribute it sets, with the same values.
+        const sql = yield* SqlClient
+        yield* Effect.withTracer(sql`SELECT 1`, tracer)
+        const own = spans[1]!
+        assert.strictEqual(own.kind, "client")
+        assert.strictEqual(own.attributes.get("db.system.name"), "postgresql")
+        for (const [key, value] of own.attributes) {
+          if (key === "db.query.text") continue
+          assert.deepStrictEqual(direct.attributes.get(key), value, key)
+        }
+        assert.deepStrictEqual([...direct.attributes.keys()].sort(), [...own.attributes.keys()].sort())
       }))
 
     it.effect("issue 22 under an @effect/sql statement transformer the store's statements pass through it", () =>

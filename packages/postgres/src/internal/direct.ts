@@ -13,9 +13,10 @@
  * The failures are the ones `@effect/sql-pg` reports (a `SqlError` with the driver's error as its
  * cause, told apart by `errors.ts`), and the timeout's is the one `timeout.ts` reports. Where this
  * path would change what someone sees, the statement runs through `@effect/sql` as before
- * (`through`): inside a transaction of `@effect/sql` (its connection is the transaction's), under
- * a statement transformer of `@effect/sql` (`Statement.withTransformer`), and under a tracer other
- * than Effect's own, so the `sql.execute` spans of docs/observability.md are exported as they were.
+ * (`through`): inside a transaction of `@effect/sql` (its connection is the transaction's) and
+ * under a statement transformer of `@effect/sql` (`Statement.withTransformer`). Under a tracer
+ * other than Effect's own, the direct path makes the `sql.execute` span `@effect/sql` would
+ * (`executeSpan`, docs/observability.md).
  */
 import { TransactionConnection } from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
@@ -149,16 +150,34 @@ export const make = (pool: Pg.Pool | undefined, millis: number): Run => {
   const within = Timeout.bound(millis)
   const through: Run = (operation, statement) => within(operation, statement)
   if (pool === undefined) return through
-  return (operation, statement) =>
-    Effect.withFiberRuntime((fiber) => {
-      if (
-        Telemetry.exportsSpans(fiber.currentTracer) ||
-        fiber.currentContext.unsafeMap.has(TransactionConnection.key) ||
-        Option.isSome(fiber.getFiberRef(currentTransformer))
-      ) {
+  return <A>(operation: string, statement: Statement<A>) =>
+    Effect.withFiberRuntime<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable>((fiber) => {
+      if (fiber.currentContext.unsafeMap.has(TransactionConnection.key) || Option.isSome(fiber.getFiberRef(currentTransformer))) {
         return through(operation, statement)
       }
       const [text, params] = statement.compile()
-      return onPool(pool, millis, operation, text, params)
+      const direct = onPool<A>(pool, millis, operation, text, params)
+      // Under Effect's default tracer nobody can read a span: none is made.
+      return Telemetry.exportsSpans(fiber.currentTracer) ? executeSpan(statement, text, direct) : direct
     })
 }
+
+/**
+ * The span `@effect/sql` makes for a statement it executes (`sql.execute`, kind client, its
+ * client's attributes, `db.operation.name` and `db.query.text`; docs/observability.md), around
+ * the direct path. Through `@effect/sql` a statement under an exporting tracer cost its scope and
+ * connection effects and, on interruption or at its deadline, a cancel sent as a statement of
+ * the pool (`pg_cancel_backend`), which waits for a connection of a full pool (docs/postgres.md,
+ * "How a statement runs").
+ */
+const executeSpan = <A, E>(statement: Statement<unknown>, text: string, effect: Effect.Effect<A, E>) =>
+  Effect.useSpan("sql.execute", { kind: "client", captureStackTrace: false }, (span) => {
+    // The client's attributes (`db.system.name`, `db.namespace`, `server.address`, `server.port`,
+    // and the host's own `spanAttributes`), which `@effect/sql` keeps on each statement it builds
+    // but does not type.
+    const client = (statement as unknown as { readonly spanAttributes?: ReadonlyArray<readonly [string, unknown]> }).spanAttributes
+    for (const [key, value] of client ?? []) span.attribute(key, value)
+    span.attribute("db.operation.name", "execute")
+    span.attribute("db.query.text", text)
+    return effect
+  })
