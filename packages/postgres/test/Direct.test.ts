@@ -42,6 +42,26 @@ const stored = Effect.gen(function*() {
   return { scope, intent }
 })
 
+/**
+ * Another session holding the intents table in ACCESS EXCLUSIVE mode, and how many statements of
+ * the store wait for its lock (`blocked`).
+ */
+const lockedTable = Effect.promise(async () => {
+  const holder = new pg.Client({ connectionString: url })
+  await holder.connect()
+  await holder.query("BEGIN")
+  await holder.query(`LOCK TABLE "${prefix}payment_intents" IN ACCESS EXCLUSIVE MODE`)
+  // The holder's transaction sees one snapshot of the statistics unless told to take a new one.
+  const blocked = () =>
+    Effect.promise(async () =>
+      (await holder.query("SELECT pg_stat_clear_snapshot()"), await holder.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND wait_event_type = 'Lock'`,
+        [`${prefix}direct`]
+      )).rows[0].n as number
+    )
+  return { holder, blocked }
+})
+
 describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
   layer(store, { timeout: 60_000 })((it) => {
     it.effect("issue 22 inside an @effect/sql transaction, the store's statements run on its connection: its writes are seen in it and undone with it", () =>
@@ -166,19 +186,7 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         const { intent, scope } = yield* stored
         // A pool of two, and a deadline far from the 5 s after which a statement that did not answer its cancel loses its connection.
         const small = PgStorage.layerFromUrl({ url: serverUrl, tablePrefix: prefix, statementTimeout: 1_000, directoryCache: false, maxConnections: 2 })
-        const holder = new pg.Client({ connectionString: url })
-        yield* Effect.promise(async () => {
-          await holder.connect()
-          await holder.query("BEGIN")
-          await holder.query(`LOCK TABLE "${prefix}payment_intents" IN ACCESS EXCLUSIVE MODE`)
-        })
-        const blocked = () =>
-          Effect.promise(async () =>
-            (await holder.query("SELECT pg_stat_clear_snapshot()"), await holder.query(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND wait_event_type = 'Lock'`,
-              [`${prefix}direct`]
-            )).rows[0].n as number
-          )
+        const { blocked, holder } = yield* lockedTable
         const next = yield* Effect.gen(function*() {
           // Two reads wait for the lock on both connections of the pool until their deadline.
           const reads = yield* Effect.forEach([1, 2], () => Effect.fork(Effect.exit(get(scope, intent.id))))
@@ -206,19 +214,7 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         const { intent, scope } = yield* stored
         // A pool of two, and a deadline far from the 5 s after which a cancel nobody answered frees its connection.
         const small = PgStorage.layerFromUrl({ url: serverUrl, tablePrefix: prefix, statementTimeout: 3_000, directoryCache: false, maxConnections: 2 })
-        const holder = new pg.Client({ connectionString: url })
-        yield* Effect.promise(async () => {
-          await holder.connect()
-          await holder.query("BEGIN")
-          await holder.query(`LOCK TABLE "${prefix}payment_intents" IN ACCESS EXCLUSIVE MODE`)
-        })
-        const blocked = () =>
-          Effect.promise(async () =>
-            (await holder.query("SELECT pg_stat_clear_snapshot()"), await holder.query(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND wait_event_type = 'Lock'`,
-              [`${prefix}direct`]
-            )).rows[0].n as number
-          )
+        const { blocked, holder } = yield* lockedTable
         const next = yield* Effect.gen(function*() {
           // Two reads wait for the lock on both connections of the pool; their callers go away (interrupted).
           const reads = yield* Effect.forEach([1, 2], () => Effect.fork(get(scope, intent.id)))
