@@ -14,6 +14,7 @@ import { PaymentIntent, Storage, StorageError } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Fixtures } from "@tender/testing"
 import { Effect, Exit, Fiber, Layer, Option, Tracer } from "effect"
+import { Socket } from "node:net"
 import pg from "pg"
 import { dropTables, freshPrefix, url } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
@@ -207,6 +208,46 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
           return yield* Effect.exit(get(scope, intent.id))
         }).pipe(Effect.provide(small), Effect.ensuring(Effect.promise(() => holder.end())))
         assert.isTrue(Exit.isSuccess(next) && Option.isSome(next.value), `the next read: ${String(next)}`)
+      }))
+
+    it.effect("issue 19 D1 on a pool that reaches its server through a stream of its own, a statement past its deadline is cancelled through the pool", () =>
+      Effect.gen(function*() {
+        const { intent, scope } = yield* stored
+        // The pool's connections go through a socket of its own that dials the server whatever
+        // host it is asked for (as a connector or a tunnel does): the host the connection knows,
+        // a documentation address, is not where the server is.
+        const u = new URL(url)
+        const streamed = new pg.Pool({
+          host: "192.0.2.1",
+          port: 5432,
+          user: decodeURIComponent(u.username),
+          ...(u.password === "" ? {} : { password: decodeURIComponent(u.password) }),
+          database: u.pathname.slice(1),
+          application_name: `${prefix}direct`,
+          max: 3,
+          stream: () => {
+            const socket = new Socket()
+            const dial = socket.connect.bind(socket)
+            return Object.assign(socket, { connect: () => dial(Number(u.port || "5432"), u.hostname) })
+          }
+        })
+        const { blocked, holder } = yield* lockedTable
+        yield* Effect.gen(function*() {
+          const exit = yield* Effect.exit(get(scope, intent.id)).pipe(
+            Effect.provide(PgStorage.layerFromPool(streamed, { tablePrefix: prefix, statementTimeout: 400, directoryCache: false }))
+          )
+          assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error instanceof StorageError.StorageUnavailable, String(exit))
+          let left = yield* blocked()
+          for (let i = 0; i < 40 && left > 0; i++) {
+            yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 50)))
+            left = yield* blocked()
+          }
+          assert.strictEqual(left, 0, "the statement past its deadline was stopped on the server while the lock was held")
+        }).pipe(Effect.ensuring(Effect.promise(async () => {
+          await holder.query("ROLLBACK")
+          await holder.end()
+          await streamed.end()
+        })))
       }))
 
     it.effect("issue 22 reads whose callers went away, filling the pool, leave it serving the next statement at once: they end on their connections, no cancel waits for a connection of the pool they hold", () =>

@@ -9,9 +9,12 @@
  * own CancelRequest (protocol "Canceling Requests in Progress") needs no session: a socket of
  * its own to the server, 16 bytes naming the backend by the process id and the secret key the
  * server gave that connection at its start, and the server closes the socket once it has
- * signalled the backend. It is what `pg`'s own `Client.cancel` sends, without its listeners.
+ * signalled the backend. The bytes are the ones `pg`'s own `Client.cancel` sends, in plain text
+ * as it sends them; unlike it, the socket goes to the connection's host and port (or Unix socket)
+ * directly, so a pool that connects through a `stream` of its own (a connector, a tunnel) cancels
+ * through the pool instead (direct.ts).
  */
-import { connect } from "node:net"
+import { connect, type Socket } from "node:net"
 
 /** What a `pg` connection keeps of its server and of the key the server gave it (`pg` does not type the last two). */
 export interface Backend {
@@ -25,38 +28,57 @@ export interface Backend {
 const cancelRequestCode = 80877102
 
 /**
- * Sends the CancelRequest of `backend`'s statement and calls `done(true)` once the server has
- * taken it (it closes the socket after signalling the backend), or `done(false)` when it could
- * not be sent (no key, the server unreachable, nothing within `millis`). Never throws: a failed
- * cancel is a cancel that did not happen, the caller decides what follows.
+ * What became of a CancelRequest: `"taken"`, the server closed the socket after reading it (it
+ * signals the backend before it closes); `"not sent"`, nothing reached the server (no key, no
+ * connection); `"unknown"`, the 16 bytes were written but the server's close did not come (an
+ * error or `millis` of silence after them), so it may still act on them.
  *
  * @internal
  */
-export const send = (backend: Backend, millis: number, done: (taken: boolean) => void): void => {
+export type Outcome = "taken" | "not sent" | "unknown"
+
+/**
+ * Sends the CancelRequest of `backend`'s statement and calls `done` once with its outcome, at the
+ * latest after `millis`. Never throws: a cancel is best effort, and the caller decides what
+ * follows (direct.ts closes a connection whose cancel may still arrive).
+ *
+ * @internal
+ */
+export const send = (backend: Backend, millis: number, done: (outcome: Outcome) => void): void => {
   const { host, port, processID, secretKey } = backend
-  if (processID === null || processID === undefined || secretKey === null || secretKey === undefined) return done(false)
+  if (processID === null || processID === undefined || secretKey === null || secretKey === undefined) return done("not sent")
+  let written = false
   let finished = false
-  const finish = (taken: boolean) => {
+  let socket: Socket
+  const finish = (outcome: Outcome) => {
     if (finished) return
     finished = true
     socket.destroy()
-    done(taken)
+    done(outcome)
   }
-  // A host that is a directory is the server's Unix socket directory, as libpq and `pg` read it.
-  const socket = host !== undefined && host.startsWith("/")
-    ? connect(`${host}/.s.PGSQL.${port ?? 5432}`)
-    : connect(port ?? 5432, host ?? "localhost")
-  socket.setTimeout(millis, () => finish(false))
-  socket.once("error", () => finish(false))
+  try {
+    // A host that is a directory is the server's Unix socket directory, as libpq and `pg` read it.
+    socket = host !== undefined && host.startsWith("/")
+      ? connect(`${host}/.s.PGSQL.${port ?? 5432}`)
+      : connect(port ?? 5432, host ?? "localhost")
+  } catch {
+    // `connect` throws at once on what it cannot dial at all (a port out of range).
+    return done("not sent")
+  }
+  // Shutting down, the host's process does not wait for a cancel.
+  socket.unref()
+  socket.setTimeout(millis, () => finish(written ? "unknown" : "not sent"))
+  socket.on("error", () => finish(written ? "unknown" : "not sent"))
   socket.once("connect", () => {
     const request = Buffer.allocUnsafe(16)
     request.writeInt32BE(16, 0)
     request.writeInt32BE(cancelRequestCode, 4)
     request.writeInt32BE(processID, 8)
     request.writeInt32BE(secretKey, 12)
+    written = true
     socket.end(request)
   })
   // The server answers nothing: it closes the socket once the backend is signalled.
   socket.on("data", () => {})
-  socket.once("close", (hadError) => finish(!hadError))
+  socket.once("close", (hadError) => finish(!written ? "not sent" : hadError ? "unknown" : "taken"))
 }

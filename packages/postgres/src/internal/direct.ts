@@ -79,17 +79,28 @@ const onPool = <A>(
     // connection of this pool waited, when every connection held a statement past its deadline,
     // for a connection only a cancel could free. The connection goes back to the pool only once
     // both the statement and the cancel have answered: a cancel still on its way would otherwise
-    // stop the next borrower's statement. If either goes unanswered for 5 seconds (a frozen server
-    // or network), the connection is closed, so it is lent to no one while a statement nobody
-    // waits for may still hold it.
+    // stop the next borrower's statement. A cancel that may still arrive (sent, its answer lost),
+    // or either unanswered for 5 seconds (a frozen server or network), closes the connection, so it
+    // is lent to no one while a statement nobody waits for may still hold it or a cancel reach it.
     const cancel = () => {
       if (!running || client === undefined) return
       const c = client
       cancelling = true
-      Cancel.send(c as Cancel.Backend, closeAfterCancelMillis, () => {
+      const settled = (outcome: Cancel.Outcome) => {
         cancelling = false
-        if (client === c && !running) release()
-      })
+        if (client !== c) return
+        if (outcome === "unknown") release(new Error(`postgres: the cancel of ${operation} was sent and not answered`))
+        else if (!running) release()
+      }
+      // A pool that reaches its server through a stream of its own (a connector, a tunnel): the
+      // server is not at the connection's host and port, so the cancel goes as a statement of the pool.
+      if ((pool as unknown as { readonly options?: { readonly stream?: unknown } }).options?.stream !== undefined) {
+        const pid = (c as Cancel.Backend).processID
+        if (pool.ending || pid === null || pid === undefined) settled("not sent")
+        else pool.query(`SELECT pg_cancel_backend(${Number(pid)})`, () => settled("taken"))
+      } else {
+        Cancel.send(c as Cancel.Backend, closeAfterCancelMillis, settled)
+      }
       setTimeout(() => {
         if (client === c) release(new Error(`postgres: ${operation} did not answer its cancel`))
       }, closeAfterCancelMillis).unref()
