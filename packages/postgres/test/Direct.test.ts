@@ -63,6 +63,21 @@ const lockedTable = Effect.promise(async () => {
   return { holder, blocked }
 })
 
+/** How many statements still wait after up to two seconds for them to go. */
+const drained = (blocked: () => Effect.Effect<number>) =>
+  Effect.gen(function*() {
+    let left = yield* blocked()
+    for (let i = 0; i < 40 && left > 0; i++) {
+      yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 50)))
+      left = yield* blocked()
+    }
+    return left
+  })
+
+/** A call answered at its deadline: the 503's `StorageUnavailable`. */
+const assertUnavailable = (exit: Exit.Exit<unknown, unknown>) =>
+  assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error instanceof StorageError.StorageUnavailable, String(exit))
+
 describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
   layer(store, { timeout: 60_000 })((it) => {
     it.effect("issue 22 inside an @effect/sql transaction, the store's statements run on its connection: its writes are seen in it and undone with it", () =>
@@ -194,16 +209,11 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
           for (let i = 0; i < 100 && (yield* blocked()) < 2; i++) yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 20)))
           assert.strictEqual(yield* blocked(), 2, "both connections of the pool wait on the lock")
           for (const exit of yield* Effect.forEach(reads, Fiber.join)) {
-            assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error instanceof StorageError.StorageUnavailable, String(exit))
+            assertUnavailable(exit)
           }
           // With the lock still held, the cancels reach the server: a cancel that needed a connection of
           // this pool could not be sent at all (both are held by the statements it would stop).
-          let left = yield* blocked()
-          for (let i = 0; i < 40 && left > 0; i++) {
-            yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 50)))
-            left = yield* blocked()
-          }
-          assert.strictEqual(left, 0, "both statements past their deadline were stopped on the server while the lock was held")
+          assert.strictEqual(yield* drained(blocked), 0, "both statements past their deadline were stopped on the server while the lock was held")
           yield* Effect.promise(() => holder.query("ROLLBACK"))
           return yield* Effect.exit(get(scope, intent.id))
         }).pipe(Effect.provide(small), Effect.ensuring(Effect.promise(() => holder.end())))
@@ -236,13 +246,8 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
           const exit = yield* Effect.exit(get(scope, intent.id)).pipe(
             Effect.provide(PgStorage.layerFromPool(streamed, { tablePrefix: prefix, statementTimeout: 400, directoryCache: false }))
           )
-          assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error instanceof StorageError.StorageUnavailable, String(exit))
-          let left = yield* blocked()
-          for (let i = 0; i < 40 && left > 0; i++) {
-            yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 50)))
-            left = yield* blocked()
-          }
-          assert.strictEqual(left, 0, "the statement past its deadline was stopped on the server while the lock was held")
+          assertUnavailable(exit)
+          assert.strictEqual(yield* drained(blocked), 0, "the statement past its deadline was stopped on the server while the lock was held")
         }).pipe(Effect.ensuring(Effect.promise(async () => {
           await holder.query("ROLLBACK")
           await holder.end()
