@@ -255,7 +255,7 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         })))
       }))
 
-    it.effect("issue 22 reads whose callers went away, filling the pool, leave it serving the next statement at once: they end on their connections, no cancel waits for a connection of the pool they hold", () =>
+    it.effect("issue 22 reads whose callers went away, filling the pool, are stopped on the server well before their deadline, and the pool serves the next statement: no cancel waits for a connection of the pool they hold", () =>
       Effect.gen(function*() {
         const { intent, scope } = yield* stored
         // A pool of two, and a deadline far from the 5 s after which a cancel nobody answered frees its connection.
@@ -267,8 +267,9 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
           for (let i = 0; i < 100 && (yield* blocked()) < 2; i++) yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 20)))
           assert.strictEqual(yield* blocked(), 2, "both connections of the pool wait on the lock")
           yield* Effect.forEach(reads, (f) => Fiber.interrupt(f), { discard: true })
+          // Still waiting on the lock after their callers left, both are cancelled long before their 3 s deadline.
+          assert.strictEqual(yield* drained(blocked), 0, "both reads nobody waits for were stopped on the server while the lock was held")
           yield* Effect.promise(() => holder.query("ROLLBACK"))
-          // The reads end on the server as the lock goes; the next read must find a connection.
           return yield* Effect.exit(get(scope, intent.id))
         }).pipe(Effect.provide(small), Effect.ensuring(Effect.promise(() => holder.end())))
         assert.isTrue(Exit.isSuccess(next) && Option.isSome(next.value), `the next read: ${String(next)}`)

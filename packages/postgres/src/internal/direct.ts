@@ -30,6 +30,9 @@ import * as Timeout from "./timeout.js"
 /** A statement that has not answered after its cancel gets this long again, then its connection is closed. */
 const closeAfterCancelMillis = 5000
 
+/** How long a statement whose caller went away may run on before it is cancelled. */
+const abandonedGraceMillis = 100
+
 /**
  * Runs a statement and answers within `millis`, or fails with `StorageUnavailable`.
  *
@@ -49,6 +52,7 @@ const onPool = <A>(
   params: ReadonlyArray<unknown>
 ): Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable> =>
   Effect.async((resume) => {
+    const started = Date.now()
     let answered = false
     let client: Pg.PoolClient | undefined
     // Set while the statement is on the connection: from the query until its callback or a connection error.
@@ -138,16 +142,20 @@ const onPool = <A>(
       })
     })
     // Interrupted (the caller went away: a client that closed its connection, a host's request
-    // timeout): stop waiting, and let the statement end on its connection as any other; at its
-    // deadline the timer still cancels one that has not. Not cancelled at once (as @effect/sql-pg
-    // does, with a statement of the same pool): when a full pool's requests went at once (a load
-    // generator or a balancer dropping its connections) every connection waited for a cancel that
-    // waited for a connection, and no statement of the process ran until the 5 s
-    // `closeAfterCancelMillis` broke the wait (docs/performance.md, "Issue 22, eighth part"). The
-    // cancel no longer needs the pool (cancel.ts), but the statements of a request are short, and a
-    // cancel costs the server a connection of its own: one that outlives its deadline gets it.
+    // timeout): stop waiting. A statement still running `abandonedGraceMillis` later is cancelled
+    // as at its deadline; one that ends sooner (nearly all: a request's statements take a few
+    // milliseconds) ends on its connection as any other and costs no cancel. The API's operations
+    // and the workers run uninterruptibly (Operation.run, Workers), so what is cut off here is a
+    // read or a commit of another kind, one statement that lands whole or not at all.
+    // Cancelled at once through the pool (as @effect/sql-pg does), a full pool's requests going at
+    // once (a load generator or a balancer dropping its connections) had every connection wait for
+    // a cancel that waited for a connection, and no statement of the process ran until the 5 s
+    // `closeAfterCancelMillis` broke the wait (docs/performance.md, "Issue 22, eighth part"); the
+    // CancelRequest (cancel.ts) needs no connection of the pool.
     return Effect.sync(() => {
       answered = true
+      clearTimeout(timer)
+      setTimeout(cancel, Math.max(0, Math.min(abandonedGraceMillis, started + millis - Date.now()))).unref()
     })
   })
 
