@@ -52,7 +52,6 @@ const onPool = <A>(
   params: ReadonlyArray<unknown>
 ): Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable> =>
   Effect.async((resume) => {
-    const started = Date.now()
     let answered = false
     let client: Pg.PoolClient | undefined
     // Set while the statement is on the connection: from the query until its callback or a connection error.
@@ -98,7 +97,7 @@ const onPool = <A>(
       }
       // A pool that reaches its server through a stream of its own (a connector, a tunnel): the
       // server is not at the connection's host and port, so the cancel goes as a statement of the pool.
-      if ((pool as unknown as { readonly options?: { readonly stream?: unknown } }).options?.stream !== undefined) {
+      if (pool.options.stream !== undefined) {
         const pid = (c as Cancel.Backend).processID
         if (pool.ending || pid === null || pid === undefined) settled("not sent")
         else pool.query(`SELECT pg_cancel_backend(${Number(pid)})`, () => settled("taken"))
@@ -155,7 +154,7 @@ const onPool = <A>(
     return Effect.sync(() => {
       answered = true
       clearTimeout(timer)
-      setTimeout(cancel, Math.max(0, Math.min(abandonedGraceMillis, started + millis - Date.now()))).unref()
+      setTimeout(cancel, abandonedGraceMillis).unref()
     })
   })
 
