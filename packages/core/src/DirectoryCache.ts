@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import { Effect, Option, Schedule } from "effect"
+import * as Background from "./Background.js"
 import type { Availability, Credentials } from "./Merchants.js"
 import { Merchants } from "./Merchants.js"
 import type { ListQuery, Write } from "./Storage.js"
@@ -226,5 +227,7 @@ export const follow = (cache: DirectoryCache, what: string, open: (signal: Signa
   }).pipe(
     Effect.tapError((error) => Effect.logDebug(`tender: ${what} lost; reading the store until it is back`, error.message)),
     Effect.retry(Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced(retryMillis)))),
-    Effect.forkScoped
+    Effect.forkScoped,
+    // Its retries never hold the host's process open (Background).
+    Background.unrefTimers
   )

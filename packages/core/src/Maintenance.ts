@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import * as Background from "./Background.js"
 import type { PurgeOptions, PurgeResult } from "./Storage.js"
 import { Storage } from "./Storage.js"
 
@@ -119,7 +120,8 @@ export const layerSchedule = (
 ): Layer.Layer<never, never, Storage> => {
   const o: RetentionOptions = isOptions(options) ? options : { every: options }
   // A wrong option fails the layer, where the host sees it, not the fiber of a later run.
-  return Layer.scopedDiscard(Effect.zipRight(checked(o), Effect.forkScoped(
+  // Its timers never hold the host's process open (Background).
+  return Layer.scopedDiscard(Effect.zipRight(checked(o), Background.unrefTimers(Effect.forkScoped(
     purge(o).pipe(
       Effect.tap((r) =>
         kinds.some((k) => r[k] > 0) ? Effect.logDebug("tender: purged", kinds.map((k) => `${r[k]} ${k}`).join(", ")) : Effect.void
@@ -127,5 +129,5 @@ export const layerSchedule = (
       Effect.catchAll((e) => Effect.logWarning("tender: purge failed; retrying on schedule", e)),
       Effect.repeat(Schedule.spaced(o.every ?? defaults.every))
     )
-  )))
+  ))))
 }

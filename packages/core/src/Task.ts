@@ -114,6 +114,20 @@ export const make = (options: {
       version: 1
     }))
 
+/**
+ * Whether committing `write` must wake idle workers in every process (`Tasks.wakeups`): a task
+ * inserted pending (due now, or a timer they must plan for), or a task updated to pending, free
+ * of any lease and due by the time of the write (released, brought forward). A claim, a completion
+ * and a worker's own reschedule for later wake nobody: that worker plans its next look itself.
+ *
+ * @since 0.1.0
+ */
+export const wakesWorkers = (write: Write): boolean => {
+  if ((write._tag !== "Insert" && write._tag !== "Update") || write.table.name !== table.name) return false
+  const task = write.record as TaskRecord
+  return task.status === "pending" && task.leaseUntil === null && (write._tag === "Insert" || task.dueAt <= task.updatedAt)
+}
+
 /** @since 0.1.0 @category models */
 export interface ClaimRequest {
   readonly now: number
@@ -139,8 +153,10 @@ export class Tasks extends Context.Tag("@tender/core/Tasks")<Tasks, {
   /** When the earliest pending task falls due (its lease's end, if leased), if any. */
   readonly nextDue: Effect.Effect<number | undefined, StorageError>
   /**
-   * Signals that new work may be due (a task was written), so idle workers need not poll
-   * often. Best effort: workers still look at `nextDue` on their own schedule.
+   * Signals that new work may be due, in every process on the store: each commit with a write
+   * that `wakesWorkers` emits once it is applied, and a signal that was down emits once it is up
+   * again (what was written meanwhile is looked at). Best effort: workers still look at `nextDue`
+   * on their own schedule.
    */
   readonly wakeups: Stream.Stream<void>
   /** What is waiting at `now`, for the host's gauges (sampled on an interval, never per request). */

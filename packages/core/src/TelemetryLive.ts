@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import * as Background from "./Background.js"
 import * as Event from "./Event.js"
 import * as PaymentIntent from "./PaymentIntent.js"
 import { RouteHealth } from "./RouteHealth.js"
@@ -104,8 +105,9 @@ export const sampleGauges: Effect.Effect<void, never, Task.Tasks | RouteHealth> 
  * @since 0.1.0 @category layers
  */
 export const layerGauges = (options: TelemetryOptions = {}): Layer.Layer<never, never, Task.Tasks | RouteHealth> =>
-  Layer.scopedDiscard(
+  // Its timers never hold the host's process open (Background).
+  Layer.scopedDiscard(Background.unrefTimers(
     Effect.forkScoped(
       Effect.repeat(sampleGauges, Schedule.spaced(Duration.millis(options.gaugeIntervalMillis ?? 15_000)))
     )
-  )
+  ))

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { Cause, Clock, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
+import * as Background from "./Background.js"
 import type { IdGenerator } from "./Ids.js"
 import { randomBase62 } from "./Ids.js"
 import * as PaymentIntentCancel from "./PaymentIntentCancel.js"
@@ -88,19 +89,25 @@ const writesOf = (task: Task.TaskRecord, outcome: Task.Outcome, now: number): Re
 }
 
 /**
- * What a `StaleVersion` on a task's commit means, read from the task's own record: it moved on
- * (the lease lapsed, another worker claimed the task and its run stands), or it did not and a
- * record the outcome changes was changed first by another task racing on it (this outcome is
- * dropped; the task decides afresh when it runs again, once its lease lapses).
+ * After a `StaleVersion` on a task's commit, read from the task's own record: it moved on (the
+ * lease lapsed, another worker claimed the task and its run stands: nothing to do), or it did not
+ * and a record the outcome changes was changed first by another task racing on it. Then the
+ * outcome is dropped and the task is given back due at once, the lost race not counted as an
+ * attempt: it decides afresh on what the winner wrote, rather than when its lease lapses.
  */
-const staleOutcome = (task: Task.TaskRecord) =>
-  Effect.flatMap(Storage, (storage) => storage.find(Task.table, task.id)).pipe(
-    Effect.map((stored) =>
-      Option.isSome(stored) && stored.value.version !== task.version
-        ? "tender: task's lease lapsed and another worker took it over; this run's outcome is dropped"
-        : "tender: task lost a race: another task changed a record it writes first; this outcome is dropped and the task runs again when its lease lapses"
-    ),
-    Effect.orElseSucceed(() => "tender: task's outcome was not written: a record it writes changed under it; it runs again when its lease lapses")
+const afterStale = (task: Task.TaskRecord, now: number) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const stored = yield* storage.find(Task.table, task.id)
+    if (Option.isSome(stored) && stored.value.version !== task.version) {
+      return yield* Effect.logWarning("tender: task's lease lapsed and another worker took it over; this run's outcome is dropped", task.kind, task.id)
+    }
+    yield* storage.commit([Write.update(Task.table, { ...Task.released(task, now), dueAt: now }, task.version)])
+    yield* Effect.logWarning("tender: task lost a race: another task changed a record it writes first; this outcome is dropped and the task runs again at once", task.kind, task.id)
+  }).pipe(
+    Effect.catchAll(() =>
+      Effect.logWarning("tender: task's outcome was not written: a record it writes changed under it; it runs again when its lease lapses", task.kind, task.id)
+    )
   )
 
 /**
@@ -129,7 +136,7 @@ export const runTask = (task: Task.TaskRecord) =>
     const committed = yield* Effect.either(storage.commit(writes))
     if (committed._tag === "Right") return true
     if (committed.left._tag === "StaleVersion") {
-      yield* Effect.logWarning(yield* staleOutcome(task), task.kind, task.id)
+      yield* afterStale(task, now)
       return false
     }
     if (committed.left._tag === "UniqueViolation") {
@@ -171,13 +178,15 @@ export const drain = (options: WorkerOptions = {}): Effect.Effect<number, never,
 
 /**
  * The workers as a layer: claims and runs due tasks for as long as the layer lives, waking
- * when new work is written or the next task falls due. The demo server runs it; a host runs
+ * when new work is written in any process (`Tasks.wakeups`), when the next task falls due, or
+ * at the latest every `pollMillis`. The demo server runs it; a host runs
  * it in every process that should do the work (any number may share one store).
  *
  * @since 0.1.0 @category layers
  */
 export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, Requirements> =>
-  Layer.scopedDiscard(Effect.gen(function*() {
+  // Its timers never hold the host's process open (Background).
+  Layer.scopedDiscard(Background.unrefTimers(Effect.gen(function*() {
     const tasks = yield* Task.Tasks
     // Readiness reports the workers running while this layer lives (Health.readiness).
     const status = yield* Effect.serviceOption(Health.WorkerStatus)
@@ -198,4 +207,4 @@ export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, Re
       Effect.forever
     )
     yield* Effect.forkScoped(loop)
-  }))
+  })))

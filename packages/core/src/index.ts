@@ -4,6 +4,7 @@
 export * as ApiResponse from "./ApiResponse.js"
 export * as Asset from "./Asset.js"
 export * as Authentication from "./Authentication.js"
+export * as Background from "./Background.js"
 export * as Canonical from "./Canonical.js"
 export * as DeliveryClient from "./DeliveryClient.js"
 export * as DirectoryCache from "./DirectoryCache.js"

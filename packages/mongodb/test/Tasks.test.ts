@@ -67,8 +67,16 @@ describe("tasks: claims", () => {
       .toStrictEqual({ due: 2, oldestDueAt: t0, undeliveredWebhooks: 1, oldestUndeliveredAt: t0 - 7 })
   })
 
-  it("wake-ups watch inserts only", () => {
-    expect(Tasks.wakeupPipeline).toStrictEqual([{ $match: { operationType: "insert" } }])
+  it("wake-ups watch inserts, and replacements that leave a task pending, unleased and due by the write (a claim is an update: never)", () => {
+    const [stage] = Tasks.wakeupPipeline as ReadonlyArray<{ $match: { $or: ReadonlyArray<Record<string, unknown>> } }>
+    expect(stage!.$match.$or[0]).toStrictEqual({ operationType: "insert" })
+    expect(stage!.$match.$or[1]).toStrictEqual({
+      operationType: "replace",
+      "fullDocument.status": "pending",
+      "fullDocument.lease_until": null,
+      $expr: { $lte: ["$fullDocument.due_at", "$fullDocument.updated_at"] }
+    })
+    expect(Tasks.wakeupPipeline).toHaveLength(1)
   })
 
   it("without change streams, wake-ups never come (workers poll)", async () => {

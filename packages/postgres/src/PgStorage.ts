@@ -202,7 +202,9 @@ export const layerFromUrl = (options: PgUrlOptions) =>
     ownPool({
       connectionString: Redacted.value(withStatementTimeout(options.url, Timeout.millisOf(options.statementTimeout))),
       max: options.maxConnections ?? 10,
-      application_name: "tender"
+      application_name: "tender",
+      // An idle connection never holds the host's process open (docs/embedding.md, "Shutdown").
+      allowExitOnIdle: true
     }, options),
     (pool) => layer(options).pipe(Layer.provideMerge(clientLayer(pool)))
   ))

@@ -202,6 +202,7 @@ export const make = () => {
         const failed = check(writes)
         if (failed !== undefined) return Effect.fail(failed)
         writes.forEach(apply)
+        if (writes.some(Task.wakesWorkers)) taskQueue.wake()
         return Effect.void
       }),
     get: <A extends StoredRecord>(table: Table<A>, scope: Scope, id: string) =>

@@ -87,10 +87,11 @@ export const make = (rows: Rows) => {
 
   return {
     tasks,
-    /** A task was inserted: queue it, and wake idle workers for work due now; a timer for later wakes nobody. */
-    inserted: (task: Task.TaskRecord) => {
-      enqueue(task)
-      if (task.dueAt <= task.createdAt) for (const emit of listeners) void emit.single(undefined)
+    /** A task was inserted: queue it. */
+    inserted: enqueue,
+    /** A commit wrote work idle workers must look at (`Task.wakesWorkers`): wake them. */
+    wake: () => {
+      for (const emit of listeners) void emit.single(undefined)
     },
     /** A task was replaced: its place in the queue follows. */
     updated: (before: Task.TaskRecord, after: Task.TaskRecord) => {

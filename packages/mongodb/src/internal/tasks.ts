@@ -2,7 +2,7 @@
  * The task queue (`Tasks`) on MongoDB. A claim is a conditional `findOneAndUpdate` on the
  * earliest due pending task whose lease is free or lapsed: it sets the lease and counts the
  * attempt in the same single-document write, so two workers never hold one task; it repeats up
- * to the limit. Wake-ups come from a change stream of inserts on the tasks collection.
+ * to the limit. Wake-ups come from a change stream on the tasks collection (`wakeupPipeline`).
  */
 import { Task } from "@tender/core"
 import { Effect, Option, Stream } from "effect"
@@ -79,8 +79,25 @@ export const backlogOf = (row: Document | undefined): Task.Backlog => ({
   oldestUndeliveredAt: millis(row?.["oldestUndeliveredAt"])
 })
 
-/** Change events that may mean new work: a task inserted. */
-export const wakeupPipeline: ReadonlyArray<Document> = [{ $match: { operationType: "insert" } }]
+/**
+ * Change events that may mean new work (`Task.wakesWorkers`): a task inserted, or one replaced
+ * (a versioned update, internal/commit.ts) by a pending task free of any lease and due by the time
+ * of the write (released, brought forward). A claim is an update, never a replacement: it wakes
+ * nobody, and neither does a completion or a reschedule for later.
+ */
+export const wakeupPipeline: ReadonlyArray<Document> = [{
+  $match: {
+    $or: [
+      { operationType: "insert" },
+      {
+        operationType: "replace",
+        "fullDocument.status": "pending",
+        "fullDocument.lease_until": null,
+        $expr: { $lte: ["$fullDocument.due_at", "$fullDocument.updated_at"] }
+      }
+    ]
+  }
+}]
 
 /** Claimed tasks in the order of the port: due time, then id. */
 export const inClaimOrder = (tasks: ReadonlyArray<Task.TaskRecord>): ReadonlyArray<Task.TaskRecord> =>

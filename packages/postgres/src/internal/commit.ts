@@ -16,7 +16,7 @@ import type { Run } from "./direct.js"
 import { codeOf, fold } from "./errors.js"
 import { columns, values } from "./records.js"
 import type { Tables } from "./tables.js"
-import { channel } from "./tasks.js"
+import { channel, wakePayload } from "./tasks.js"
 
 /** The SQLSTATE `guard_failed` raises (class TD is not used by PostgreSQL). */
 export const guardFailedCode = "TD001"
@@ -85,12 +85,6 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
 
   const name = (i: number) => `w${i}`
 
-  const isTaskInsert = (w: Storage.Write) => w._tag === "Insert" && w.table.name === Task.table.name
-  const dueNow = (w: Storage.Write) => {
-    const task = (w as unknown as { readonly record: Task.TaskRecord }).record
-    return task.dueAt <= task.createdAt
-  }
-
   /** The check after every write ran: the first guarded write (in list order) that touched no row aborts. */
   const guards = (steps: ReadonlyArray<Step>): Fragment => {
     const checks = steps.flatMap((s, i): Array<Fragment> =>
@@ -99,24 +93,26 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
     return checks.length === 0 ? sql`1` : sql`CASE ${sql.join(" ", false)(checks)} ELSE 1 END`
   }
 
-  /** A commit that writes a task due now wakes idle workers when it commits (LISTEN/NOTIFY); a timer for later wakes nobody. */
-  const notifies = (writes: ReadonlyArray<Storage.Write>) =>
-    writes.some((w) => isTaskInsert(w) && dueNow(w))
-      ? sql`, pg_notify(${channel(t)}, '')`
-      : sql``
+  /**
+   * A commit with work for idle workers (`Task.wakesWorkers`) notifies them in every process when
+   * it commits (LISTEN/NOTIFY). The payload is not empty: a listener of `@effect/sql-pg` drops
+   * empty ones.
+   */
+  const notifies = (wakes: boolean) => wakes ? sql`, pg_notify(${channel(t)}, ${wakePayload})` : sql``
 
   const commit = (writes: ReadonlyArray<Storage.Write>): Effect.Effect<void, StorageError.StorageError> => {
     const steps = writes.map(step)
     const only = steps[0]
+    const wakes = writes.some(Task.wakesWorkers)
     const applied: Effect.Effect<void, SqlError | StorageError.StorageError> = steps.length === 0
       ? Effect.void
-      : steps.length === 1 && only !== undefined && only.lost === undefined && !(isTaskInsert(writes[0]!) && dueNow(writes[0]!))
+      : steps.length === 1 && only !== undefined && only.lost === undefined && !wakes
       // One statement is atomic by itself.
       ? Effect.asVoid(run("commit", only.statement))
-      : steps.length === 1 && only !== undefined && !(isTaskInsert(writes[0]!) && dueNow(writes[0]!))
+      : steps.length === 1 && only !== undefined && !wakes
       // One statement is atomic by itself; its precondition is its own row count.
       ? Effect.flatMap(run("commit", only.statement), (rows) => only.lost !== undefined && rows.length === 0 ? Effect.fail(only.lost()) : Effect.void)
-      : Effect.asVoid(run("commit", sql`WITH ${sql.csv(steps.map((s, i) => sql`${sql(name(i))} AS (${s.statement})`))} SELECT ${guards(steps)}${notifies(writes)}`))
+      : Effect.asVoid(run("commit", sql`WITH ${sql.csv(steps.map((s, i) => sql`${sql(name(i))} AS (${s.statement})`))} SELECT ${guards(steps)}${notifies(wakes)}`))
     return applied.pipe(
       Effect.catchTag("SqlError", (e) => {
         const guard = codeOf(e.cause) === guardFailedCode ? constraintOf(e.cause) : undefined

@@ -13,8 +13,8 @@ import { DirectoryCache } from "@tender/core"
 import { Redacted } from "effect"
 import * as Pg from "pg"
 
-/** How the listening connection reaches the server: the pool's own settings. */
-export const clientConfig = (config: PgClient.PgClientConfig): Pg.ClientConfig => ({
+/** How a listening connection (`role`: what it listens for) reaches the server: the pool's own settings. */
+export const clientConfig = (config: PgClient.PgClientConfig, role = "directory"): Pg.ClientConfig => ({
   ...(config.url === undefined ? {} : { connectionString: Redacted.value(config.url) }),
   ...(config.host === undefined ? {} : { host: config.host }),
   ...(config.port === undefined ? {} : { port: config.port }),
@@ -23,11 +23,21 @@ export const clientConfig = (config: PgClient.PgClientConfig): Pg.ClientConfig =
   ...(config.password === undefined ? {} : { password: Redacted.value(config.password) }),
   ...(config.ssl === undefined ? {} : { ssl: config.ssl }),
   ...(config.stream === undefined ? {} : { stream: config.stream as NonNullable<Pg.ClientConfig["stream"]> }),
-  application_name: `${config.applicationName ?? "tender"} directory`,
+  application_name: `${config.applicationName ?? "tender"} ${role}`,
   // A server gone without a word is found by TCP keepalive; until then the cache's maxAge bounds.
   keepAlive: true,
   connectionTimeoutMillis: 10_000
 })
+
+/**
+ * Let `client`'s socket not hold the host's process open by itself: a listening connection is
+ * Tender's, not the host's work (docs/embedding.md, "Shutdown"). A custom stream without `unref`
+ * is left as it is. `@types/pg` does not declare the driver's `unref`.
+ */
+export const unref = (client: Pg.Client) => {
+  const stream = client.connection.stream as Partial<Pick<import("node:net").Socket, "unref">>
+  if (typeof stream.unref === "function") stream.unref()
+}
 
 /**
  * Listen on `channel` for as long as the scope lives, feeding `cache` (`DirectoryCache.follow`):
@@ -36,6 +46,7 @@ export const clientConfig = (config: PgClient.PgClientConfig): Pg.ClientConfig =
 export const listen = (config: Pg.ClientConfig, channel: string, cache: DirectoryCache.DirectoryCache, endpointsTable: string) =>
   DirectoryCache.follow(cache, "directory cache listener", (signal) => {
     const client = new Pg.Client(config)
+    unref(client)
     client.on("error", signal.lost)
     client.on("end", () => signal.lost(new Error("the directory listening connection ended")))
     client.on("notification", (message) => {

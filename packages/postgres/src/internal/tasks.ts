@@ -1,20 +1,25 @@
 /**
  * The task queue (`Tasks`) on PostgreSQL. Claims take due rows `FOR UPDATE SKIP LOCKED`, so
  * several processes on one database share the work without waiting on each other, and set
- * a lease in the same statement. Wake-ups use LISTEN/NOTIFY: a commit that writes a task
- * notifies `<prefix>tasks` (delivered when it commits), so idle workers need not poll often.
- * LISTEN needs the host's `PgClient`; on a plain `SqlClient` workers fall back to polling.
+ * a lease in the same statement. Wake-ups use LISTEN/NOTIFY (internal/wakeups.ts): a commit with
+ * work for idle workers notifies `<prefix>tasks` (delivered when it commits), so they need not
+ * poll often. LISTEN needs the `PgClient`'s settings; on a plain `SqlClient` workers only poll.
  */
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { PgClient } from "@effect/sql-pg"
 import { Task } from "@tender/core"
 import { Effect, Option, Stream } from "effect"
+import { clientConfig } from "./directory.js"
 import { fold } from "./errors.js"
 import { selectList, timestamp, toRecord } from "./records.js"
 import type { Tables } from "./tables.js"
+import * as Wakeups from "./wakeups.js"
 
-/** The channel a commit that writes a task notifies. */
+/** The channel a commit with work for idle workers notifies (`Task.wakesWorkers`). */
 export const channel = (t: Tables) => t.of(Task.table)
+
+/** What it sends: anything but empty (a listener of `@effect/sql-pg` drops an empty payload). */
+export const wakePayload = "wake"
 
 const millisOrUndefined = (value: string | null | undefined) => (value === null || value === undefined ? undefined : Number(value))
 
@@ -71,12 +76,7 @@ export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgCli
       ),
     wakeups: Option.match(pg, {
       onNone: () => Stream.never,
-      // A lost listen connection is logged and the stream ends: workers keep polling.
-      onSome: (client) =>
-        client.listen(channel(t)).pipe(
-          Stream.as(undefined as void),
-          Stream.catchAll((e) => Stream.fromEffect(Effect.logWarning("tender: task wake-ups stopped; polling only", e)).pipe(Stream.drain))
-        )
+      onSome: (client) => Wakeups.listen(clientConfig(client.config, "wake-ups"), channel(t))
     })
   })
 }
