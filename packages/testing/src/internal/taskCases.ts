@@ -8,7 +8,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Asset, Event, Ids, Storage, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
-import { Effect, Option } from "effect"
+import { Effect, Fiber, Option, Queue, Stream } from "effect"
 import type { ContractIt } from "./fixtures.js"
 import { commit, freshScope, t0 } from "./fixtures.js"
 
@@ -127,6 +127,36 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       const [again] = yield* claim(start + 5000, "b")
       assert.strictEqual(again?.attempts, 2)
     }))
+
+  it.effect("tasks: a commit that leaves work for idle workers wakes them through the store (a task due now, a timer, an existing task made due now), whoever wrote it", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const scope = freshScope()
+      const woken = yield* Queue.unbounded<void>()
+      const listening = yield* Effect.fork(Stream.runForEach((yield* Task.Tasks).wakeups, () => Queue.offer(woken, undefined)))
+      // A store's listener starts asynchronously (a LISTEN, a change stream): write timers until one wakes it.
+      const timer = newTask(scope, start + day, start)
+      yield* commit([Write.insert(Task.table, timer)])
+      for (let i = 0; i < 100 && (yield* Queue.size(woken)) === 0; i++) {
+        yield* Effect.sleep("50 millis")
+        if (i % 10 === 9) yield* commit([Write.insert(Task.table, newTask(scope, start + day, start))])
+      }
+      assert.isAbove(yield* Queue.size(woken), 0, "a timer inserted woke nobody")
+      // Wake-ups of the warm-up that are still on their way, then none left.
+      yield* Effect.sleep("200 millis")
+      yield* Queue.takeAll(woken)
+      const wakes = (what: string) =>
+        Queue.take(woken).pipe(
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`${what} woke nobody`) }),
+          Effect.orDie
+        )
+      yield* commit([Write.insert(Task.table, newTask(scope, start + 1, start + 1))])
+      yield* wakes("a task inserted due now")
+      const dueNow: Task.TaskRecord = { ...timer, dueAt: start + 2, updatedAt: start + 2, version: timer.version + 1 }
+      yield* commit([Write.update(Task.table, dueNow, timer.version)])
+      yield* wakes("a timer brought forward to now")
+      yield* Fiber.interrupt(listening)
+    }), 30_000)
 
   it.effect("tasks: the next due time is the first moment a pending task can be claimed: an unleased task's due time or a lease's end, whichever is first", () =>
     Effect.gen(function*() {
