@@ -1,0 +1,52 @@
+/**
+ * Task wake-ups on PostgreSQL (docs/payment-lifecycle.md, "Workers"): with the workers' poll far
+ * longer than any test, work written through one Tender runs in the workers of another on the
+ * same tables, each on its own connections, woken by LISTEN/NOTIFY alone. The two Tenders stand
+ * for two processes of one host.
+ */
+import { prefixedPool } from "@tender/test-support/embedding"
+import { customer, promptpay } from "@tender/test-support"
+import { afterAll, assert, describe, it } from "vitest"
+import { createTender, type TenderInstance } from "../src/index.js"
+import { seedPath as merchants } from "./fixtures.js"
+
+const { pool, fresh } = prefixedPool(6)
+const options = { publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret-123", merchants, logger: { info() {}, warn() {}, error() {} } }
+const demo = { merchant: "mch_demo", environment: "test" } as const
+const started: Array<TenderInstance> = []
+afterAll(async () => {
+  for (const t of started) await t.close()
+})
+
+/** Read until `done` holds; a bound on a hang (the poll alone would take an hour), not a timing assertion. */
+const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean): Promise<A> => {
+  for (let i = 0; i < 400; i++) {
+    const value = await read()
+    if (done(value)) return value
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  return read()
+}
+
+describe("task wake-ups on PostgreSQL", () => {
+  it("with polling turned off, a confirm, a refund and a payout written through one Tender run in another's workers on the same tables", async () => {
+    const tablePrefix = fresh()
+    const writer = await createTender({ ...options, storage: { postgres: pool, tablePrefix }, workers: false })
+    started.push(writer)
+    const worker = await createTender({ ...options, storage: { postgres: pool, tablePrefix }, workers: { pollMillis: 3_600_000 } })
+    started.push(worker)
+    const paid = await writer.payments.create(promptpay, demo)
+    await writer.payments.confirm(paid.id, demo)
+    assert.strictEqual((await until(() => writer.payments.get(paid.id, demo), (p) => p.status === "succeeded")).status, "succeeded")
+    const refund = await writer.refunds.create({ payment_intent: paid.id, amount: "100" }, demo)
+    assert.strictEqual((await until(() => writer.refunds.get(refund.id, demo), (r) => r.status !== "pending")).status, "succeeded")
+    const payout = await writer.payouts.create({
+      amount: "10000",
+      currency: "THB",
+      merchant_reference: `po-${crypto.randomUUID()}`,
+      destination: { type: "bank_account", bank: "KBANK", account_number: "1234567890", account_name: customer.name }
+    }, demo)
+    await writer.payouts.approve(payout.id, demo)
+    assert.strictEqual((await until(() => writer.payouts.get(payout.id, demo), (p) => p.status !== "processing")).status, "succeeded")
+  })
+})
