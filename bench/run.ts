@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url"
 import { analyzePrefix, dropPrefix } from "./pg-prefix.js"
 import { createScript } from "./pgbench-create.js"
 import { ceilingContenders, ceilingServers, type CeilingRun, type Measured } from "./ceilings.js"
+import { type ConfirmLatency, confirmToSucceeded, wakeupSection } from "./task-wakeups.js"
 
 const root = resolve(import.meta.dirname, "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
@@ -256,6 +257,7 @@ const main = async () => {
   let tenderPg: Awaited<ReturnType<typeof scenarios>> | null = null
   let twoProcesses: Awaited<ReturnType<typeof scenarios>> | null = null
   const perStore = new Map<string, { readonly rss: number | null; readonly listDeep: number }>()
+  const wakeups = new Map<string, ConfirmLatency>()
   let bareRss: number | null = null
   try {
     for (const store of stores) {
@@ -271,6 +273,7 @@ const main = async () => {
       }
       await fill(server.url, deepPages * deepPageSize + deepPageSize)
       if (store === "postgres") analyzePrefix(prefix, databaseUrl)
+      wakeups.set(store, await confirmToSucceeded(server.url))
       // On PostgreSQL the two ceilings run Tender's statements on the same tables, beside it.
       const ceilingRunning = store === "postgres" ? await Promise.all(ceilingServers.map((c) => startServer(c.entry, env))) : []
       const pgbenchTimes: Array<number> = []
@@ -356,6 +359,7 @@ const main = async () => {
   if (tenderPg !== null && ceilings.length > 0) ceilingTable(say, tenderPg, ceilings)
   if (tenderPg !== null && twoProcesses !== null) twoProcessTable(say, tenderPg, twoProcesses, ceilings)
   targetsTable(say, { rows, tenderPg, twoProcesses, hand: ceilings.find((c) => c.name.startsWith("(b)"))?.run, pg })
+  wakeupSection(say, wakeups)
   if (process.argv.includes("--write")) {
     const path = resolve(root, "docs", "performance.md")
     const notes = readNotes(path)
