@@ -107,7 +107,10 @@ export const WebhookResend = Schema.Struct({
 const resendEvents = (endpoint: WebhookEndpoint.WebhookEndpointRecord, params: ResendParams) =>
   Effect.gen(function*() {
     const scope = { merchantId: endpoint.merchantId, environment: endpoint.environment }
-    if ((params.event === undefined) === (params.since === undefined)) {
+    if (params.event === undefined && params.since === undefined) {
+      return yield* ValidationFailed.at("event", "Give event (one event) or since (every event since a time).")
+    }
+    if (params.event !== undefined && params.since !== undefined) {
       return yield* ValidationFailed.at("event", "Give either event (one event) or since (every event since a time), not both.")
     }
     if (params.event !== undefined) {
@@ -117,6 +120,10 @@ const resendEvents = (endpoint: WebhookEndpoint.WebhookEndpointRecord, params: R
         return yield* ValidationFailed.at("event", `The endpoint is not subscribed to ${event.type} events.`)
       }
       return [event]
+    }
+    // An empty or backwards window is a mistake in the request, not "nothing to send" (D1).
+    if (params.until !== undefined && Date.parse(params.until) <= Date.parse(params.since!)) {
+      return yield* ValidationFailed.at("until", "until must be later than since.")
     }
     const storage = yield* Storage
     const types = endpoint.enabledEvents.includes("*") ? undefined : endpoint.enabledEvents
