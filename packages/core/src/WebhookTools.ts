@@ -9,7 +9,7 @@
 import { Clock, Effect, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
-import { ValidationFailed, WebhookEndpointDisabled } from "./Errors.js"
+import { RateLimited, ValidationFailed, WebhookEndpointDisabled } from "./Errors.js"
 import * as Event from "./Event.js"
 import * as Events from "./Events.js"
 import { isWellFormed, prefixes } from "./Ids.js"
@@ -100,7 +100,7 @@ export type ResendParams = typeof ResendParams.Type
 export const WebhookResend = Schema.Struct({
   object: Schema.Literal("webhook_resend"),
   webhook_endpoint: Schema.String,
-  queued: Schema.Int.annotations({ description: "Deliveries queued, one per event" })
+  queued: Schema.Int.annotations({ description: "Deliveries queued, one per event; an event already queued to the endpoint is not queued again" })
 }).annotations({ identifier: "WebhookResend" })
 
 /** The events a resend names, checked: in the caller's scope, of types the endpoint wants. */
@@ -152,10 +152,47 @@ const resendEvents = (endpoint: WebhookEndpoint.WebhookEndpointRecord, params: R
     return found
   })
 
+/** The window of the resend bound: an hour from the first resend in it. @since 0.1.0 */
+export const resendWindowMillis = 60 * 60 * 1000
+
+/** Of `events`, the ids with a delivery to the endpoint queued already (pending, or in flight). */
+const alreadyQueued = (endpoint: WebhookEndpoint.WebhookEndpointRecord, events: ReadonlyArray<Event.EventRecord>) =>
+  events.length === 0 ? Effect.succeed(new Set<string>()) : Effect.flatMap(Storage, (storage) =>
+    storage.list(Task.table, {
+      merchantId: endpoint.merchantId,
+      environment: endpoint.environment,
+      where: { kind: "webhook.deliver", status: "pending", targetId: endpoint.id, resourceId: events.map((e) => e.id) },
+      limit: events.length
+    })).pipe(Effect.map((tasks) => new Set(tasks.map((t) => t.resourceId))))
+
+/**
+ * The endpoint with `count` more deliveries counted against its resend bound, or the 429 when
+ * they would pass it: at most `resendsPerHour` in the hour from the first resend of the window.
+ */
+const counted = (endpoint: WebhookEndpoint.WebhookEndpointRecord, count: number, now: number) =>
+  Effect.gen(function*() {
+    const { resendsPerHour } = yield* WebhookConfig
+    const open = endpoint.resendWindowStartedAt !== null && now < endpoint.resendWindowStartedAt + resendWindowMillis
+    const startedAt = open ? endpoint.resendWindowStartedAt! : now
+    const used = open ? endpoint.resendsInWindow ?? 0 : 0
+    if (count > resendsPerHour) {
+      return yield* ValidationFailed.at("since", `This resend would queue ${count} deliveries, more than the ${resendsPerHour} an endpoint may be sent again in an hour; send it in parts, with until.`)
+    }
+    if (used + count > resendsPerHour) {
+      return yield* RateLimited.after((startedAt + resendWindowMillis - now) / 1000, {
+        param: "id",
+        message: `Resends to this endpoint queued ${used} of the ${resendsPerHour} deliveries allowed in an hour; this one would queue ${count}. Retry after the time in Retry-After, or resend fewer events.`
+      })
+    }
+    return { ...endpoint, resendWindowStartedAt: startedAt, resendsInWindow: used + count, version: endpoint.version + 1 }
+  })
+
 /**
  * POST /webhook_endpoints/{id}/resend: queue a delivery of one event, or of every event since
  * a time the endpoint is subscribed to, whether or not it was delivered before (at least once:
- * receivers deduplicate on `webhook-id`). The deliveries run and retry as any other.
+ * receivers deduplicate on `webhook-id`). The deliveries run and retry as any other. An event
+ * whose delivery to the endpoint is queued already is not queued again, and resends queue at
+ * most `resendsPerHour` deliveries to one endpoint an hour (429 `rate_limited` past it).
  *
  * @since 0.1.0
  */
@@ -170,8 +207,13 @@ export const resend = (context: Operation.RequestContext, id: string, params: Re
       if (endpoint.status === "disabled") {
         return yield* new WebhookEndpointDisabled({ param: "id", message: "The endpoint is disabled; enable it (POST /webhook_endpoints/{id}/enable), then resend." })
       }
-      const events = yield* resendEvents(endpoint, params)
+      const named = yield* resendEvents(endpoint, params)
+      const queued = yield* alreadyQueued(endpoint, named)
+      const events = named.filter((e) => !queued.has(e.id))
       const now = yield* Clock.currentTimeMillis
+      // The endpoint's count is a versioned write in the same commit: two racing resends are one
+      // after the other, and the second decides again seeing the first's deliveries queued.
+      const bounded = events.length === 0 ? undefined : yield* counted(endpoint, events.length, now)
       const tasks = yield* Effect.forEach(events, (event) =>
         Task.make({
           merchantId: endpoint.merchantId,
@@ -184,7 +226,10 @@ export const resend = (context: Operation.RequestContext, id: string, params: Re
         }))
       return {
         response: ApiResponse.json(200, { object: "webhook_resend", webhook_endpoint: endpoint.id, queued: tasks.length }, context.requestId),
-        writes: tasks.map((t) => Write.insert(Task.table, t))
+        writes: [
+          ...(bounded === undefined ? [] : [Write.update(WebhookEndpoint.table, bounded, endpoint.version)]),
+          ...tasks.map((t) => Write.insert(Task.table, t))
+        ]
       }
     })
   })
