@@ -24,7 +24,23 @@ const claim = (now: number, owner: string, limit: number) =>
   Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now, owner, leaseMillis: 60_000, limit }))
 
 /** @internal */
-export const deliveryCases = (it: ContractIt) => {
+export const deliveryCases = (it: ContractIt, concurrency: number) => {
+  it.effect(`tasks: ${concurrency} commits racing to queue one delivery of an event to an endpoint: exactly one is stored, the rest are UniqueViolation`, () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const scope = freshScope()
+      const eventId = `evt_${Ids.randomBase62()}`
+      const results = yield* Effect.all(
+        Array.from({ length: concurrency }, () => Effect.either(commit([Write.insert(Task.table, delivery(scope, "we_race", start, eventId))]))),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(results.filter((r) => r._tag === "Right").length, 1)
+      for (const r of results) if (r._tag === "Left") assert.strictEqual(r.left._tag, "UniqueViolation")
+      const stored = yield* Effect.flatMap(Storage.Storage, (s) =>
+        s.list(Task.table, { ...scope, where: { resourceId: eventId, targetId: "we_race" }, limit: 100 }))
+      assert.lengthOf(stored, 1)
+    }))
+
   it.effect("tasks: claims go round the lanes: an endpoint's backlog due first does not keep another endpoint's delivery or another task out of a claim", () =>
     Effect.gen(function*() {
       const start = yield* freshWindow
