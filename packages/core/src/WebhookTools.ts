@@ -100,7 +100,9 @@ export type ResendParams = typeof ResendParams.Type
 export const WebhookResend = Schema.Struct({
   object: Schema.Literal("webhook_resend"),
   webhook_endpoint: Schema.String,
-  queued: Schema.Int.annotations({ description: "Deliveries queued, one per event; an event already queued to the endpoint is not queued again" })
+  queued: Schema.Int.annotations({
+    description: "Deliveries queued, one per event; an event already queued to the endpoint is not queued twice: one waiting for a retry is sent now instead and counts here"
+  })
 }).annotations({ identifier: "WebhookResend" })
 
 /** The events a resend names, checked: in the caller's scope, of types the endpoint wants. */
@@ -155,15 +157,21 @@ const resendEvents = (endpoint: WebhookEndpoint.WebhookEndpointRecord, params: R
 /** The window of the resend bound: an hour from the first resend in it. @since 0.1.0 */
 export const resendWindowMillis = 60 * 60 * 1000
 
-/** Of `events`, the ids with a delivery to the endpoint queued already (pending, or in flight). */
+/** Of `events`, the deliveries to the endpoint queued already (pending: waiting, retrying or in flight), by event id. */
 const alreadyQueued = (endpoint: WebhookEndpoint.WebhookEndpointRecord, events: ReadonlyArray<Event.EventRecord>) =>
-  events.length === 0 ? Effect.succeed(new Set<string>()) : Effect.flatMap(Storage, (storage) =>
+  events.length === 0 ? Effect.succeed(new Map<string, Task.TaskRecord>()) : Effect.flatMap(Storage, (storage) =>
     storage.list(Task.table, {
       merchantId: endpoint.merchantId,
       environment: endpoint.environment,
       where: { kind: "webhook.deliver", status: "pending", targetId: endpoint.id, resourceId: events.map((e) => e.id) },
       limit: events.length
-    })).pipe(Effect.map((tasks) => new Set(tasks.map((t) => t.resourceId))))
+    })).pipe(Effect.map((tasks) => new Map(tasks.map((t) => [t.resourceId, t]))))
+
+/** A queued delivery waiting for a later retry, and not in flight: made due now instead of queued twice. */
+const broughtForward = (task: Task.TaskRecord, now: number): Task.TaskRecord | undefined =>
+  task.dueAt > now && (task.leaseUntil === null || task.leaseUntil <= now)
+    ? { ...task, dueAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now, version: task.version + 1 }
+    : undefined
 
 /**
  * The endpoint with `count` more deliveries counted against its resend bound, or the 429 when
@@ -191,8 +199,9 @@ const counted = (endpoint: WebhookEndpoint.WebhookEndpointRecord, count: number,
  * POST /webhook_endpoints/{id}/resend: queue a delivery of one event, or of every event since
  * a time the endpoint is subscribed to, whether or not it was delivered before (at least once:
  * receivers deduplicate on `webhook-id`). The deliveries run and retry as any other. An event
- * whose delivery to the endpoint is queued already is not queued again, and resends queue at
- * most `resendsPerHour` deliveries to one endpoint an hour (429 `rate_limited` past it).
+ * whose delivery to the endpoint is queued already is not queued again (one waiting for a retry
+ * is made due now), and resends queue at most `resendsPerHour` new deliveries to one endpoint an
+ * hour (429 `rate_limited` past it).
  *
  * @since 0.1.0
  */
@@ -211,6 +220,11 @@ export const resend = (context: Operation.RequestContext, id: string, params: Re
       const queued = yield* alreadyQueued(endpoint, named)
       const events = named.filter((e) => !queued.has(e.id))
       const now = yield* Clock.currentTimeMillis
+      // Versioned: a worker claiming one meanwhile makes this decide again.
+      const sooner = [...queued.values()].flatMap((t) => {
+        const next = broughtForward(t, now)
+        return next === undefined ? [] : [Write.update(Task.table, next, t.version)]
+      })
       // The endpoint's count is a versioned write in the same commit: two racing resends are one
       // after the other, and the second decides again seeing the first's deliveries queued.
       const bounded = events.length === 0 ? undefined : yield* counted(endpoint, events.length, now)
@@ -225,9 +239,10 @@ export const resend = (context: Operation.RequestContext, id: string, params: Re
           now
         }))
       return {
-        response: ApiResponse.json(200, { object: "webhook_resend", webhook_endpoint: endpoint.id, queued: tasks.length }, context.requestId),
+        response: ApiResponse.json(200, { object: "webhook_resend", webhook_endpoint: endpoint.id, queued: tasks.length + sooner.length }, context.requestId),
         writes: [
           ...(bounded === undefined ? [] : [Write.update(WebhookEndpoint.table, bounded, endpoint.version)]),
+          ...sooner,
           ...tasks.map((t) => Write.insert(Task.table, t))
         ]
       }

@@ -86,6 +86,25 @@ export const webhookFairnessSuite = (name: string, storage: () => StoreLayer) =>
       assert.isBelow(paths.indexOf("/other"), 8, `delivered at position ${paths.indexOf("/other")} of ${paths.length}`)
     }, 120_000)
 
+    it("webhook resend: an event whose delivery waits for a retry is not queued twice: two racing resends of it send it now, once", async () => {
+      const t = await start({ endpointBackoffMillis: 1 })
+      const r = await receiver()
+      const endpoint = await t.ok("POST", "/webhook_endpoints", { url: r.url("/flaky"), enabled_events: ["payment_intent.created"] })
+      await t.ok("POST", "/payment_intents", promptpayFor("150000"))
+      await t.work()
+      // The first attempt failed (500); its retry waits 5 s.
+      assert.strictEqual(r.received.length, 1)
+      const [event] = (await t.ok("GET", "/events?type=payment_intent.created")).data
+      const answers = await Promise.all([1, 2].map(() => t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, { event: event.id })))
+      for (const a of answers) assert.strictEqual(a.status, 200, a.text)
+      assert.sameMembers(answers.map((a) => a.json.queued), [1, 0])
+      await t.work()
+      await t.work()
+      assert.strictEqual(r.received.length, 2, "sent again once, not twice")
+      const attempts = (await t.ok("GET", `/webhook_endpoints/${endpoint.id}/attempts`)).data.map((a: any) => a.status_code)
+      assert.deepStrictEqual(attempts, [200, 500])
+    }, 60_000)
+
     it("webhook resend: past the endpoint's hourly bound a resend is 429 rate_limited (D1 body, param id) with Retry-After, queues nothing, and is not stored on its Idempotency-Key", async () => {
       const t = await start({ resendsPerHour: 12 })
       const r = await receiver()
