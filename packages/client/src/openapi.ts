@@ -312,7 +312,7 @@ export interface paths {
         put?: never;
         /**
          * Send events to a webhook endpoint again
-         * @description One event (event), or every event since a time (since, optionally until) the endpoint is subscribed to.
+         * @description One event (event), or every event since a time (since, optionally until) the endpoint is subscribed to. An event already queued to the endpoint is not queued again; past the endpoint's hourly resend bound the answer is 429 rate_limited with Retry-After.
          */
         post: operations["webhookEndpoints.resend"];
         delete?: never;
@@ -1254,7 +1254,7 @@ export interface components {
             webhook_endpoint: string;
             /**
              * int
-             * @description Deliveries queued, one per event
+             * @description Deliveries queued, one per event; an event already queued to the endpoint is not queued twice: one waiting for a retry is sent now instead and counts here
              */
             queued: number;
         };
@@ -1262,6 +1262,18 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "webhook_endpoint_disabled";
+                message: string;
+                /** @description The input at fault: a dotted path such as customer.email, or a header name */
+                param?: string;
+                details?: components["schemas"]["ErrorDetail"][];
+                /** @description Equal to the Request-Id response header */
+                request_id: string;
+            };
+        };
+        RateLimited: {
+            error: {
+                /** @enum {string} */
+                code: "rate_limited";
                 message: string;
                 /** @description The input at fault: a dotted path such as customer.email, or a header name */
                 param?: string;
@@ -3642,6 +3654,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description Error: internal_error */

@@ -12,6 +12,8 @@ import type { StoredResponse } from "./Storage.js"
 export interface ApiResponse extends StoredResponse {
   /** True when this is a stored response replayed for an `Idempotency-Key` (D5). */
   readonly replayed: boolean
+  /** A refusal that lifts later (429): whole seconds until then, sent as `Retry-After`. */
+  readonly retryAfterSeconds?: number | undefined
 }
 
 /** A JSON success. @since 0.1.0 @category constructors */
@@ -27,7 +29,8 @@ export const fromError = (error: ApiError, requestId: string): ApiResponse => ({
   status: error.status,
   body: JSON.stringify(errorBody(error, requestId)),
   requestId,
-  replayed: false
+  replayed: false,
+  ...(error._tag === "RateLimited" ? { retryAfterSeconds: error.retryAfterSeconds } : {})
 })
 
 /** A stored response, marked as replayed. @since 0.1.0 @category constructors */

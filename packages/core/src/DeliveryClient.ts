@@ -10,7 +10,8 @@
  *
  * Redirects are not followed (a 3xx is an answer, and not a 2xx); at most
  * `WebhookDelivery.maxResponseBytes` of the answer is read and dropped; nothing takes longer
- * than the delivery timeout. Each attempt has a connection of its own (no pooled socket
+ * than the delivery timeout. The status line is the answer: a body still arriving at the
+ * timeout is cut off, and the attempt counts by the status that came. Each attempt has a connection of its own (no pooled socket
  * opened for one endpoint's check carries another's request).
  *
  * @since 0.1.0
@@ -30,13 +31,19 @@ export interface Options {
   readonly ca?: string | Buffer | ReadonlyArray<string | Buffer> | undefined
 }
 
+/** What came back so far: the status line, once it has arrived. */
+interface Seen {
+  status: number | undefined
+}
+
 /** POST the body to the checked address; the status, or why none came. */
 const post = (
   url: URL,
   target: PublicAddress.Resolved,
   request: DeliveryRequest,
   options: Options,
-  signal: AbortSignal
+  signal: AbortSignal,
+  seen: Seen
 ) =>
   new Promise<DeliveryResponse>((resolve) => {
     let settled = false
@@ -48,6 +55,7 @@ const post = (
     const send = url.protocol === "https:" ? https.request : http.request
     const onResponse = (res: http.IncomingMessage) => {
       const status = res.statusCode ?? 0
+      seen.status = status
       let read = 0
       // Read a little of the answer and drop it; past the limit, stop reading.
       res.on("data", (chunk: Buffer) => {
@@ -84,29 +92,37 @@ const post = (
  * @since 0.1.0
  */
 export const send = (request: DeliveryRequest, options: Options = {}): Effect.Effect<DeliveryResponse> =>
-  Effect.promise(async (signal): Promise<DeliveryResponse> => {
-    let url: URL
-    try {
-      url = new URL(request.url)
-    } catch {
-      return { _tag: "NoAnswer", reason: "refused: not an absolute URL" }
-    }
-    if (url.protocol !== "https:" && url.protocol !== "http:") return { _tag: "NoAnswer", reason: "refused: not an http(s) URL" }
-    const checked = await PublicAddress.resolvePublic(url.hostname, {
-      resolve: options.resolve ?? PublicAddress.systemResolver,
-      check: !request.allowPrivateAddresses
-    })
-    if (checked._tag === "Refused") return { _tag: "NoAnswer", reason: checked.reason }
-    return await post(url, checked, request, options, signal)
-  }).pipe(
-    // Workers run a task uninterruptibly; the request alone may be cut off, or the timeout never could.
-    Effect.interruptible,
-    Effect.timeoutTo({
-      duration: Duration.millis(request.timeoutMillis),
-      onTimeout: (): DeliveryResponse => ({ _tag: "NoAnswer", reason: `no answer within ${request.timeoutMillis} ms` }),
-      onSuccess: (response) => response
-    })
-  )
+  Effect.suspend(() => {
+    const seen: Seen = { status: undefined }
+    return Effect.promise(async (signal): Promise<DeliveryResponse> => {
+      let url: URL
+      try {
+        url = new URL(request.url)
+      } catch {
+        return { _tag: "NoAnswer", reason: "refused: not an absolute URL" }
+      }
+      if (url.protocol !== "https:" && url.protocol !== "http:") return { _tag: "NoAnswer", reason: "refused: not an http(s) URL" }
+      const checked = await PublicAddress.resolvePublic(url.hostname, {
+        resolve: options.resolve ?? PublicAddress.systemResolver,
+        check: !request.allowPrivateAddresses
+      })
+      if (checked._tag === "Refused") return { _tag: "NoAnswer", reason: checked.reason }
+      return await post(url, checked, request, options, signal, seen)
+    }).pipe(
+      // Workers run a task uninterruptibly; the request alone may be cut off, or the timeout never could.
+      Effect.interruptible,
+      Effect.timeoutTo({
+        duration: Duration.millis(request.timeoutMillis),
+        // A status line that came in time is the answer, however slowly the body follows: the body
+        // is only drained, and the interruption closes the connection (docs/webhooks.md).
+        onTimeout: (): DeliveryResponse =>
+          seen.status !== undefined
+            ? { _tag: "Answered", status: seen.status }
+            : { _tag: "NoAnswer", reason: `no answer within ${request.timeoutMillis} ms` },
+        onSuccess: (response) => response
+      })
+    )
+  })
 
 /**
  * The delivery client as the `WebhookTransport` (`Tender.layer`'s default).

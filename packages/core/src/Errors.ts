@@ -129,6 +129,23 @@ export class PaymentConfigurationUnavailable extends ApiErrorClass("PaymentConfi
 export class RoutingUnavailable extends ApiErrorClass("RoutingUnavailable", 422, "routing_unavailable") {}
 
 /**
+ * 429: too much of one thing in too short a time (a resend past its endpoint's hourly bound,
+ * docs/webhooks.md). `retryAfterSeconds` says when it is allowed again (the `Retry-After` header).
+ *
+ * @since 0.1.0 @category errors
+ */
+export class RateLimited extends ApiErrorClass("RateLimited", 429, "rate_limited") {
+  /** Whole seconds until the request may be made again: the `Retry-After` header. */
+  retryAfterSeconds = 1
+  /** The error with when to try again. */
+  static after(seconds: number, fields: ErrorFields): RateLimited {
+    const error = new RateLimited(fields)
+    error.retryAfterSeconds = Math.max(1, Math.ceil(seconds))
+    return error
+  }
+}
+
+/**
  * 503: a transient storage outage (the database unreachable or restarting). Retrying later
  * is safe; an idempotency key the request held was given back.
  *
@@ -164,6 +181,7 @@ export type ApiError =
   | PayoutNotCancelable
   | TopupIntentUnexpectedState
   | WebhookEndpointDisabled
+  | RateLimited
   | PaymentConfigurationUnavailable
   | RoutingUnavailable
   | ServiceUnavailable

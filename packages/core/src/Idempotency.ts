@@ -52,13 +52,15 @@ export const validateKey = (raw: string | undefined, required = false): Effect.E
  * A 400 (the request is malformed or incomplete), 401, 404 (the id names nothing this key can
  * see, yet), 405 and 413 say the request never reached an operation that could run: not
  * stored, so a corrected retry under the same key runs (a confirm retried once the intent
- * exists must not replay a 404). The HTTP layer answers most of these before a key is
+ * exists must not replay a 404). A 429 lifts with time: not stored, so the same key runs
+ * once it is allowed again. The HTTP layer answers most of these before a key is
  * claimed; `Operation.run` applies the same rule to the ones an operation finds itself
  * (a path id of the wrong format, an unknown id).
  *
  * @since 0.1.0
  */
-export const storesRefusal = (status: number): boolean => status !== 400 && status !== 401 && status !== 404 && status !== 405 && status !== 413
+export const storesRefusal = (status: number): boolean =>
+  status !== 400 && status !== 401 && status !== 404 && status !== 405 && status !== 413 && status !== 429
 
 /** The request fingerprint: route and canonical body (D5). @since 0.1.0 */
 export const requestFingerprint = (route: string, canonicalBody: unknown): string =>

@@ -158,7 +158,13 @@ export interface Field {
 export interface Unique<A> {
   readonly name: string
   readonly fields: ReadonlyArray<keyof A & string>
+  /** Only records holding these exact text values are constrained (a partial index); absent: every record. */
+  readonly where?: { readonly [K in keyof A & string]?: string } | undefined
 }
+
+/** Whether `record` falls under the constraint `u` (its `where` holds). @since 0.1.0 */
+export const constrains = <A>(u: Unique<A>, record: A): boolean =>
+  u.where === undefined || Object.entries(u.where).every(([field, value]) => (record as Record<string, unknown>)[field] === value)
 
 /** A stored resource. @since 0.1.0 @category models */
 export interface Table<A extends StoredRecord> {

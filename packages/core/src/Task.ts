@@ -84,8 +84,28 @@ export const TaskRecord = Schema.Struct({
 /** @since 0.1.0 @category models */
 export type TaskRecord = typeof TaskRecord.Type
 
-/** How tasks are stored. @since 0.1.0 @category models */
-export const table = Table.make({ name: "tasks", idPrefix, record: TaskRecord })
+/**
+ * How tasks are stored. One pending delivery per (event, endpoint): a delivery already queued is
+ * not queued again (a resend of it while it waits is refused by the store, docs/webhooks.md).
+ *
+ * @since 0.1.0 @category models
+ */
+export const table = Table.make({
+  name: "tasks",
+  idPrefix,
+  record: TaskRecord,
+  unique: [{ name: "pending_delivery", fields: ["resourceId", "targetId"], where: { kind: "webhook.deliver", status: "pending" } }]
+})
+
+/**
+ * The lane a task is claimed in: a webhook delivery's is its endpoint, every other task is a lane
+ * of its own. Claims go round the lanes (`Tasks.claim`), so one endpoint's backlog never holds
+ * back another's deliveries or any other task.
+ *
+ * @since 0.1.0
+ */
+export const laneOf = (task: Pick<TaskRecord, "id" | "kind" | "targetId">): string =>
+  task.kind === "webhook.deliver" && task.targetId !== null ? task.targetId : task.id
 
 /** A new pending task, due at `dueAt`. @since 0.1.0 @category constructors */
 export const make = (options: {
@@ -145,9 +165,10 @@ export interface ClaimRequest {
  */
 export class Tasks extends Context.Tag("@tender/core/Tasks")<Tasks, {
   /**
-   * Claim up to `limit` pending tasks due by `now` whose lease is free or lapsed, earliest due
-   * first: each is returned with its lease set, `attempts` one higher and `version` one
-   * higher. Two workers never hold one task at once.
+   * Claim up to `limit` pending tasks due by `now` whose lease is free or lapsed, round the lanes
+   * (`laneOf`): the earliest due task of every lane first (earliest due first, ties by id), then
+   * the second of every lane, and so on. Each is returned with its lease set, `attempts` one
+   * higher and `version` one higher. Two workers never hold one task at once.
    */
   readonly claim: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<TaskRecord>, StorageError>
   /** When the earliest pending task falls due (its lease's end, if leased), if any. */

@@ -1,7 +1,7 @@
 /**
  * The host's webhook settings: the key that encrypts endpoint secrets at rest, whether live
- * endpoints may be private addresses, the delivery timeout, and how long an endpoint may fail
- * before it is disabled. `WebhookEndpoint` re-exports them.
+ * endpoints may be private addresses, the delivery timeout, how long an endpoint may fail
+ * before it is disabled, and how many deliveries resends may queue to one endpoint an hour. `WebhookEndpoint` re-exports them.
  *
  * @since 0.1.0
  */
@@ -22,6 +22,8 @@ export interface WebhookOptions {
   readonly timeoutMillis?: number | undefined
   /** How long every attempt to an endpoint may fail before it is disabled (docs/webhooks.md). Default 5 days. */
   readonly disableAfterMillis?: number | undefined
+  /** How many deliveries resends may queue to one endpoint in an hour; past it a resend is 429 (docs/webhooks.md). Default 5,000. */
+  readonly resendsPerHour?: number | undefined
 }
 
 /** The webhook settings of the host. @since 0.1.0 @category tags */
@@ -31,6 +33,7 @@ export class WebhookConfig extends Context.Tag("@tender/core/WebhookConfig")<Web
   readonly allowPrivateUrls: boolean
   readonly timeoutMillis: number
   readonly disableAfterMillis: number
+  readonly resendsPerHour: number
 }>() {}
 
 /** The settings from the host's options. @since 0.1.0 @category layers */
@@ -53,6 +56,7 @@ export const layerConfig = (options: WebhookOptions & { readonly fallbackKey: st
       },
       allowPrivateUrls: options.allowPrivateUrls ?? false,
       timeoutMillis: options.timeoutMillis ?? 5_000,
-      disableAfterMillis: options.disableAfterMillis ?? 5 * 24 * 60 * 60 * 1000
+      disableAfterMillis: options.disableAfterMillis ?? 5 * 24 * 60 * 60 * 1000,
+      resendsPerHour: options.resendsPerHour ?? 5_000
     }
   })

@@ -49,6 +49,10 @@ export const WebhookEndpointRecord = Schema.Struct({
   status: Schema.Literal("enabled", "disabled", "deleted"),
   /** When the current run of failed attempts began; null after a success. */
   failingSince: Table.OrNull(Table.Millis),
+  /** When the current hour of resends began (`WebhookTools.resend`); null before the first. */
+  resendWindowStartedAt: Table.OrNull(Table.Millis),
+  /** How many deliveries resends queued in that hour. */
+  resendsInWindow: Table.OrNull(Table.Integer),
   createdAt: Table.Millis,
   updatedAt: Table.Millis,
   version: Table.Integer

@@ -9,7 +9,7 @@
 import { Clock, Effect, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
-import { ValidationFailed, WebhookEndpointDisabled } from "./Errors.js"
+import { RateLimited, ValidationFailed, WebhookEndpointDisabled } from "./Errors.js"
 import * as Event from "./Event.js"
 import * as Events from "./Events.js"
 import { isWellFormed, prefixes } from "./Ids.js"
@@ -100,14 +100,19 @@ export type ResendParams = typeof ResendParams.Type
 export const WebhookResend = Schema.Struct({
   object: Schema.Literal("webhook_resend"),
   webhook_endpoint: Schema.String,
-  queued: Schema.Int.annotations({ description: "Deliveries queued, one per event" })
+  queued: Schema.Int.annotations({
+    description: "Deliveries queued, one per event; an event already queued to the endpoint is not queued twice: one waiting for a retry is sent now instead and counts here"
+  })
 }).annotations({ identifier: "WebhookResend" })
 
 /** The events a resend names, checked: in the caller's scope, of types the endpoint wants. */
 const resendEvents = (endpoint: WebhookEndpoint.WebhookEndpointRecord, params: ResendParams) =>
   Effect.gen(function*() {
     const scope = { merchantId: endpoint.merchantId, environment: endpoint.environment }
-    if ((params.event === undefined) === (params.since === undefined)) {
+    if (params.event === undefined && params.since === undefined) {
+      return yield* ValidationFailed.at("event", "Give event (one event) or since (every event since a time).")
+    }
+    if (params.event !== undefined && params.since !== undefined) {
       return yield* ValidationFailed.at("event", "Give either event (one event) or since (every event since a time), not both.")
     }
     if (params.event !== undefined) {
@@ -117,6 +122,10 @@ const resendEvents = (endpoint: WebhookEndpoint.WebhookEndpointRecord, params: R
         return yield* ValidationFailed.at("event", `The endpoint is not subscribed to ${event.type} events.`)
       }
       return [event]
+    }
+    // An empty or backwards window is a mistake in the request, not "nothing to send" (D1).
+    if (params.until !== undefined && Date.parse(params.until) <= Date.parse(params.since!)) {
+      return yield* ValidationFailed.at("until", "until must be later than since.")
     }
     const storage = yield* Storage
     const types = endpoint.enabledEvents.includes("*") ? undefined : endpoint.enabledEvents
@@ -145,10 +154,54 @@ const resendEvents = (endpoint: WebhookEndpoint.WebhookEndpointRecord, params: R
     return found
   })
 
+/** The window of the resend bound: an hour from the first resend in it. @since 0.1.0 */
+export const resendWindowMillis = 60 * 60 * 1000
+
+/** Of `events`, the deliveries to the endpoint queued already (pending: waiting, retrying or in flight), by event id. */
+const alreadyQueued = (endpoint: WebhookEndpoint.WebhookEndpointRecord, events: ReadonlyArray<Event.EventRecord>) =>
+  events.length === 0 ? Effect.succeed(new Map<string, Task.TaskRecord>()) : Effect.flatMap(Storage, (storage) =>
+    storage.list(Task.table, {
+      merchantId: endpoint.merchantId,
+      environment: endpoint.environment,
+      where: { kind: "webhook.deliver", status: "pending", targetId: endpoint.id, resourceId: events.map((e) => e.id) },
+      limit: events.length
+    })).pipe(Effect.map((tasks) => new Map(tasks.map((t) => [t.resourceId, t]))))
+
+/** A queued delivery waiting for a later retry, and not in flight: made due now instead of queued twice. */
+const broughtForward = (task: Task.TaskRecord, now: number): Task.TaskRecord | undefined =>
+  task.dueAt > now && (task.leaseUntil === null || task.leaseUntil <= now)
+    ? { ...task, dueAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now, version: task.version + 1 }
+    : undefined
+
+/**
+ * The endpoint with `count` more deliveries counted against its resend bound, or the 429 when
+ * they would pass it: at most `resendsPerHour` in the hour from the first resend of the window.
+ */
+const counted = (endpoint: WebhookEndpoint.WebhookEndpointRecord, count: number, now: number) =>
+  Effect.gen(function*() {
+    const { resendsPerHour } = yield* WebhookConfig
+    const open = endpoint.resendWindowStartedAt !== null && now < endpoint.resendWindowStartedAt + resendWindowMillis
+    const startedAt = open ? endpoint.resendWindowStartedAt! : now
+    const used = open ? endpoint.resendsInWindow ?? 0 : 0
+    if (count > resendsPerHour) {
+      return yield* ValidationFailed.at("since", `This resend would queue ${count} deliveries, more than the ${resendsPerHour} an endpoint may be sent again in an hour; send it in parts, with until.`)
+    }
+    if (used + count > resendsPerHour) {
+      return yield* RateLimited.after((startedAt + resendWindowMillis - now) / 1000, {
+        param: "id",
+        message: `Resends to this endpoint queued ${used} of the ${resendsPerHour} deliveries allowed in an hour; this one would queue ${count}. Retry after the time in Retry-After, or resend fewer events.`
+      })
+    }
+    return { ...endpoint, resendWindowStartedAt: startedAt, resendsInWindow: used + count, version: endpoint.version + 1 }
+  })
+
 /**
  * POST /webhook_endpoints/{id}/resend: queue a delivery of one event, or of every event since
  * a time the endpoint is subscribed to, whether or not it was delivered before (at least once:
- * receivers deduplicate on `webhook-id`). The deliveries run and retry as any other.
+ * receivers deduplicate on `webhook-id`). The deliveries run and retry as any other. An event
+ * whose delivery to the endpoint is queued already is not queued again (one waiting for a retry
+ * is made due now), and resends queue at most `resendsPerHour` new deliveries to one endpoint an
+ * hour (429 `rate_limited` past it).
  *
  * @since 0.1.0
  */
@@ -163,8 +216,18 @@ export const resend = (context: Operation.RequestContext, id: string, params: Re
       if (endpoint.status === "disabled") {
         return yield* new WebhookEndpointDisabled({ param: "id", message: "The endpoint is disabled; enable it (POST /webhook_endpoints/{id}/enable), then resend." })
       }
-      const events = yield* resendEvents(endpoint, params)
+      const named = yield* resendEvents(endpoint, params)
+      const queued = yield* alreadyQueued(endpoint, named)
+      const events = named.filter((e) => !queued.has(e.id))
       const now = yield* Clock.currentTimeMillis
+      // Versioned: a worker claiming one meanwhile makes this decide again.
+      const sooner = [...queued.values()].flatMap((t) => {
+        const next = broughtForward(t, now)
+        return next === undefined ? [] : [Write.update(Task.table, next, t.version)]
+      })
+      // The endpoint's count is a versioned write in the same commit: two racing resends are one
+      // after the other, and the second decides again seeing the first's deliveries queued.
+      const bounded = events.length === 0 ? undefined : yield* counted(endpoint, events.length, now)
       const tasks = yield* Effect.forEach(events, (event) =>
         Task.make({
           merchantId: endpoint.merchantId,
@@ -176,8 +239,12 @@ export const resend = (context: Operation.RequestContext, id: string, params: Re
           now
         }))
       return {
-        response: ApiResponse.json(200, { object: "webhook_resend", webhook_endpoint: endpoint.id, queued: tasks.length }, context.requestId),
-        writes: tasks.map((t) => Write.insert(Task.table, t))
+        response: ApiResponse.json(200, { object: "webhook_resend", webhook_endpoint: endpoint.id, queued: tasks.length + sooner.length }, context.requestId),
+        writes: [
+          ...(bounded === undefined ? [] : [Write.update(WebhookEndpoint.table, bounded, endpoint.version)]),
+          ...sooner,
+          ...tasks.map((t) => Write.insert(Task.table, t))
+        ]
       }
     })
   })

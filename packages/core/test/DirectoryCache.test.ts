@@ -148,6 +148,8 @@ const endpoint = (id: string, status: WebhookEndpoint.WebhookEndpointRecord["sta
   secrets: [],
   status,
   failingSince: null,
+  resendWindowStartedAt: null,
+  resendsInWindow: null,
   createdAt: 1,
   updatedAt: 1,
   version

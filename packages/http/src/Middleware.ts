@@ -69,7 +69,10 @@ export const jsonText = (body: string, options: Omit<HttpServerResponse.Options,
 export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.HttpServerResponse =>
   jsonText(response.body, {
     status: response.status,
-    headers: response.replayed ? { "idempotent-replayed": "true", "request-id": response.requestId } : {}
+    headers: {
+      ...(response.replayed ? { "idempotent-replayed": "true", "request-id": response.requestId } : {}),
+      ...(response.retryAfterSeconds === undefined ? {} : { "retry-after": String(response.retryAfterSeconds) })
+    }
   })
 
 /** Render an API error for the current request; a 5xx is logged, its details never sent (D1). */

@@ -2,7 +2,8 @@
  * Webhook deliveries over `@effect/platform`'s `HttpClient` (D7): the transport core's
  * delivery worker sends through. A POST with the signed headers, redirects not followed (a
  * 3xx is an answer, and not a 2xx), at most `WebhookDelivery.maxResponseBytes` of the answer
- * read and dropped, and nothing takes longer than the delivery timeout.
+ * read and dropped, and nothing takes longer than the delivery timeout: a status that came in
+ * time is the answer even when its body is still arriving.
  *
  * SSRF (docs/webhooks.md, "URL rules"): for a live endpoint the host name is resolved and every
  * address checked before the request is handed to the client; a non-public one is a failed
@@ -30,14 +31,17 @@ const refusal = (request: WebhookDelivery.DeliveryRequest, resolve: PublicAddres
     return checked._tag === "Refused" ? { _tag: "NoAnswer", reason: checked.reason } : undefined
   })
 
-/** POST on the client; the status, the answer read up to the limit and dropped. */
-const post = (client: HttpClient.HttpClient, request: WebhookDelivery.DeliveryRequest) =>
+/** POST on the client; the status, the answer read up to the limit and dropped. `seen` holds the status once it came. */
+const post = (client: HttpClient.HttpClient, request: WebhookDelivery.DeliveryRequest, seen: { status: number | undefined }) =>
   client.execute(
     HttpClientRequest.post(request.url).pipe(
       HttpClientRequest.setHeaders(request.headers),
       HttpClientRequest.bodyText(request.body, "application/json")
     )
   ).pipe(
+    Effect.tap((response) => {
+      seen.status = response.status
+    }),
     Effect.flatMap((response) =>
       // Read a little of the answer, so the connection can be reused, and drop it.
       response.stream.pipe(
@@ -66,16 +70,23 @@ export const layerWith = (
     Effect.map(HttpClient.HttpClient, (client) =>
       WebhookDelivery.WebhookTransport.of({
         send: (request) =>
-          refusal(request, options.resolve ?? PublicAddress.systemResolver).pipe(
-            Effect.flatMap((refused) => refused !== undefined ? Effect.succeed(refused) : post(client, request)),
-            // Workers run a task uninterruptibly; the request alone may be cut off, or the timeout never could.
-            Effect.interruptible,
-            Effect.timeoutTo({
-              duration: Duration.millis(request.timeoutMillis),
-              onTimeout: (): WebhookDelivery.DeliveryResponse => ({ _tag: "NoAnswer", reason: `no answer within ${request.timeoutMillis} ms` }),
-              onSuccess: (response) => response
-            })
-          )
+          Effect.suspend(() => {
+            const seen = { status: undefined as number | undefined }
+            return refusal(request, options.resolve ?? PublicAddress.systemResolver).pipe(
+              Effect.flatMap((refused) => refused !== undefined ? Effect.succeed(refused) : post(client, request, seen)),
+              // Workers run a task uninterruptibly; the request alone may be cut off, or the timeout never could.
+              Effect.interruptible,
+              Effect.timeoutTo({
+                duration: Duration.millis(request.timeoutMillis),
+                // A status that came in time is the answer, however slowly the body follows (docs/webhooks.md).
+                onTimeout: (): WebhookDelivery.DeliveryResponse =>
+                  seen.status !== undefined
+                    ? { _tag: "Answered", status: seen.status }
+                    : { _tag: "NoAnswer", reason: `no answer within ${request.timeoutMillis} ms` },
+                onSuccess: (response) => response
+              })
+            )
+          })
       }))
   )
 

@@ -601,6 +601,17 @@ describe("error codes x routes over HTTP", () => {
     }
     await err("webhookEndpoints.resend", tool("POST", `/webhook_endpoints/${off}/resend`, { key: keys.demoTest, body: { event: evt } }), 409, "webhook_endpoint_disabled", "id")
     await err("webhookEndpoints.resend", tool("POST", `/webhook_endpoints/${live}/resend`, { key: keys.demoTest, body: { event: evt, since: "2026-01-01T00:00:00Z" } }), 400, "validation_failed", "event")
+    // An endpoint whose resends used the hour's whole bound (webhooks.resendsPerHour): 429 with Retry-After.
+    const full = (await ok(WC, tool("POST", "/webhook_endpoints", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/full" } }), 201)).json.id as string
+    await toolsRuntime.runPromise(Effect.gen(function*() {
+      const storage = yield* Storage.Storage
+      const record = (yield* storage.get(WebhookEndpoint.table, { merchantId: "mch_demo", environment: "test" }, full)).pipe(Option.getOrThrow)
+      const used = { ...record, resendWindowStartedAt: Date.now(), resendsInWindow: 5_000, version: record.version + 1 }
+      yield* storage.commit([Storage.Write.update(WebhookEndpoint.table, used, record.version)])
+    }))
+    const limited = tool("POST", `/webhook_endpoints/${full}/resend`, { key: keys.demoTest, body: { event: evt } })
+    await err("webhookEndpoints.resend", limited, 429, "rate_limited", "id")
+    assert.match((await limited).headers.get("retry-after") ?? "", /^[1-9][0-9]*$/)
     await err("webhookEndpoints.rotateSecret", tool("POST", `/webhook_endpoints/${live}/rotate_secret`, { key: keys.demoTest, body: { expires_in: -1 } }), 400, "validation_failed", "expires_in")
     await err("webhookEndpoints.enable", tool("POST", `/webhook_endpoints/${live}/enable`, { key: keys.demoTest, body: { x: 1 } }), 400, "validation_failed", "body")
 

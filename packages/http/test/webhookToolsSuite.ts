@@ -214,6 +214,25 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
       assert.strictEqual(bounded.queued, 1)
     })
 
+    it("D1 webhook resend: a body with neither event nor since is 400 validation_failed asking for one (not 'not both'); until at or before since is 400 validation_failed, param until; nothing is queued", async () => {
+      const t = await start()
+      const r = await receiver()
+      const endpoint = await t.register(r.url("/rules"), ["payment_intent.created"])
+      const first = await t.intent()
+      await t.work()
+      const before = r.received.length
+      const empty = assertError(await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, {}), 400, "validation_failed", "event")
+      assert.notInclude(empty.message, "not both")
+      assert.include(empty.message, "since")
+      const both = assertError(await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, { event: "evt_000000000000000000000000", since: first.created_at }), 400, "validation_failed", "event")
+      assert.include(both.message, "not both")
+      const later = new Date(Date.parse(first.created_at) + 60_000).toISOString()
+      assertError(await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, { since: later, until: first.created_at }), 400, "validation_failed", "until")
+      assertError(await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, { since: first.created_at, until: first.created_at }), 400, "validation_failed", "until")
+      await t.work()
+      assert.strictEqual(r.received.length, before)
+    })
+
     it("webhook rotation: during the window every delivery carries two v1 signatures and a standardwebhooks receiver verifies it with either secret; after it, only the new one signs", async () => {
       const t = await start()
       const r = await receiver()

@@ -49,6 +49,16 @@ describe("indexes: specs as data", () => {
     expect(find(c.of(Refund.table), "unique_reference")).toStrictEqual(referenceIndex("tender_refunds"))
   })
 
+  it("a delivery queued for an endpoint is not queued again: one pending webhook.deliver per (event, endpoint), done and failed ones never colliding", () => {
+    expect(find(c.of(Task.table), "unique_pending_delivery")).toStrictEqual({
+      collection: "tender_tasks",
+      name: "unique_pending_delivery",
+      key: { merchant_id: 1, environment: 1, resource_id: 1, target_id: 1 },
+      unique: true,
+      partialFilterExpression: { resource_id: { $type: "string" }, target_id: { $type: "string" }, kind: "webhook.deliver", status: "pending" }
+    })
+  })
+
   it("every table's unique constraints have their index, generically", () => {
     for (const { table } of resources) {
       for (const u of table.unique) expect(find(c.of(table), `unique_${u.name}`).unique).toBe(true)

@@ -34,12 +34,36 @@ describe("tasks: claims", () => {
     })
   })
 
-  it("earliest due first, ties by id, the document after the claim, without _id", () => {
-    expect(Tasks.claimOptions).toStrictEqual({ sort: { due_at: 1, id: 1 }, returnDocument: "after", projection: { _id: 0 } })
+  it("the document after the claim, without _id, returned earliest due first, ties by id", () => {
+    expect(Tasks.claimOptions).toStrictEqual({ returnDocument: "after", projection: { _id: 0 } })
     const a = task({ id: "task_b", dueAt: t0 })
     const b = task({ id: "task_a", dueAt: t0 })
     const c = task({ id: "task_0", dueAt: t0 + 1 })
     expect(Tasks.inClaimOrder([c, a, b]).map((t) => t.id)).toStrictEqual(["task_a", "task_b", "task_0"])
+  })
+
+  it("claims go round the lanes: candidates are the claimable tasks by due time, grouped by endpoint (a delivery) or by task, each lane's first before any lane's second", () => {
+    const pipeline = Tasks.candidatesPipeline(t0, 8)
+    expect(pipeline[0]).toStrictEqual({ $match: Tasks.claimFilter(t0) })
+    expect(pipeline[1]).toStrictEqual({ $sort: { due_at: 1, id: 1 } })
+    expect(pipeline[2]).toStrictEqual({
+      $group: {
+        _id: { $cond: [{ $and: [{ $eq: ["$kind", "webhook.deliver"] }, { $ne: [{ $ifNull: ["$target_id", null] }, null] }] }, "$target_id", "$id"] },
+        tasks: { $push: { id: "$id", due_at: "$due_at" } }
+      }
+    })
+    expect(pipeline.slice(3)).toStrictEqual([
+      { $project: { tasks: { $slice: ["$tasks", 8] } } },
+      { $unwind: { path: "$tasks", includeArrayIndex: "rank" } },
+      { $sort: { rank: 1, "tasks.due_at": 1, "tasks.id": 1 } },
+      { $limit: 32 },
+      { $project: { _id: 0, id: "$tasks.id" } }
+    ])
+    // A candidate is taken only while still claimable: another worker may have claimed it first.
+    const due = task({ id: "task_x" })
+    expect(matches(toDocument(Task.table, due), Tasks.candidateFilter("task_x", t0))).toBe(true)
+    expect(matches(toDocument(Task.table, { ...due, leaseOwner: "w2", leaseUntil: t0 + 60_000 }), Tasks.candidateFilter("task_x", t0))).toBe(false)
+    expect(matches(toDocument(Task.table, due), Tasks.candidateFilter("task_y", t0))).toBe(false)
   })
 
   it("workers: the next due time is the earlier of the first unleased task's due time (in claim order) and the first lease to end, each read through an index", () => {

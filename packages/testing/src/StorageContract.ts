@@ -14,6 +14,7 @@
 import { describe, layer } from "@effect/vitest"
 import type { Merchants, Storage, Task } from "@tender/core"
 import type { Layer } from "effect"
+import { deliveryCases } from "./internal/deliveryCases.js"
 import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempotencyCases.js"
 import { merchantCases } from "./internal/merchantCases.js"
 import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
@@ -52,6 +53,7 @@ export const suite = <E>(
       describe("purging expired claims", () => purgeCases(it))
       describe("merchants and API keys", () => merchantCases(it))
       describe("tasks and events", () => taskCases(it, concurrency))
+      describe("webhook deliveries among the tasks", () => deliveryCases(it, concurrency))
       describe("top-up intents", () => topupIntentCases(it))
       describe("refunds", () => refundCases(it, concurrency))
       describe("events and webhook tools", () => webhookCases(it))

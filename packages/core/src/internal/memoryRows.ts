@@ -5,7 +5,7 @@
  */
 import type { ListQuery, Scope } from "../Storage.js"
 import type { StoredRecord, Table } from "../Table.js"
-import { compareNewestFirst } from "../Table.js"
+import { compareNewestFirst, constrains } from "../Table.js"
 
 type Position = { readonly createdAt: number; readonly id: string }
 
@@ -37,6 +37,7 @@ export class Rows {
   uniqueValues(record: StoredRecord): ReadonlyArray<string> {
     const out: Array<string> = []
     for (const u of this.table.unique) {
+      if (!constrains(u, record)) continue
       const values = u.fields.map((f) => (record as unknown as Record<string, unknown>)[f])
       if (values.every((v) => v !== null && v !== undefined)) out.push([u.name, scopeOf(record), ...values.map(String)].join(sep))
     }

@@ -35,13 +35,35 @@ export const make = (rows: Rows) => {
     if (queue[i]?.id === t.id) queue.splice(i, 1)
   }
 
+  /**
+   * The tasks a claim takes, in the order of the port: each lane's first claimable task, then each
+   * lane's second, and so on, earliest due first within a round. The queue is walked from its front
+   * (earliest due) while claimable; the walk stops early once `limit` lanes have their first task,
+   * as nothing after it could come before them.
+   */
+  const roundTheLanes = (req: Task.ClaimRequest): ReadonlyArray<Task.TaskRecord> => {
+    const seen = new Map<string, number>()
+    const picked: Array<{ readonly rank: number; readonly task: Task.TaskRecord }> = []
+    let firsts = 0
+    for (const entry of queue) {
+      if (entry.at > req.now || firsts >= req.limit) break
+      const task = rows.byId.get(entry.id) as Task.TaskRecord
+      const lane = Task.laneOf(task)
+      const rank = (seen.get(lane) ?? 0) + 1
+      seen.set(lane, rank)
+      if (rank === 1) firsts++
+      // A lane's task past `limit` can never be among the first `limit` claimed.
+      if (rank <= req.limit) picked.push({ rank, task })
+    }
+    // A stable sort: within a round, the queue's order (earliest due, ties by id) stands.
+    return picked.sort((a, b) => a.rank - b.rank).slice(0, req.limit).map((p) => p.task)
+  }
+
   const tasks = {
     claim: (req: Task.ClaimRequest) =>
       Effect.sync(() => {
         const out: Array<Task.TaskRecord> = []
-        // The queue is in claim order: take from its front while claimable.
-        while (out.length < req.limit && queue[0] !== undefined && queue[0].at <= req.now) {
-          const t = rows.byId.get(queue[0].id) as Task.TaskRecord
+        for (const t of roundTheLanes(req)) {
           const claimed: Task.TaskRecord = {
             ...t,
             leaseOwner: req.owner,

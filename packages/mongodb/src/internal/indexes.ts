@@ -63,15 +63,20 @@ export const resourceIndexes = (c: Collections, resource: Resource): ReadonlyArr
     // `find` reads by id alone; a duplicate id is a UniqueViolation (code 11000).
     { collection, name: "id_unique", key: { id: 1 }, unique: true },
     // Each unique constraint within a merchant and environment. Null values never collide: the
-    // partial filter leaves out every document where a field of the constraint is null.
+    // partial filter leaves out every document where a field of the constraint is null, and
+    // every one its `where` does not hold for (a pending delivery is unique, a done one is not).
     ...table.unique.map((u): IndexSpec => {
       const fields = u.fields.map((name) => fieldOf(table, name))
+      const where = Object.entries(u.where ?? {}).map(([name, value]) => [fieldOf(table, name).column, value] as const)
       return {
         collection,
         name: `unique_${u.name}`,
         key: { ...scope, ...Object.fromEntries(fields.map((f) => [f.column, 1])) },
         unique: true,
-        partialFilterExpression: Object.fromEntries(fields.map((f) => [f.column, { $type: bsonType[f.kind] }]))
+        partialFilterExpression: {
+          ...Object.fromEntries(fields.map((f) => [f.column, { $type: bsonType[f.kind] }])),
+          ...Object.fromEntries(where)
+        }
       }
     }),
     { collection, name: "list", key: { ...scope, ...keyset } },

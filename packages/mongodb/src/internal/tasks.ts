@@ -1,8 +1,9 @@
 /**
- * The task queue (`Tasks`) on MongoDB. A claim is a conditional `findOneAndUpdate` on the
- * earliest due pending task whose lease is free or lapsed: it sets the lease and counts the
- * attempt in the same single-document write, so two workers never hold one task; it repeats up
- * to the limit. Wake-ups come from a change stream on the tasks collection (`wakeupPipeline`).
+ * The task queue (`Tasks`) on MongoDB. A claim reads its candidates round the lanes
+ * (`candidatesPipeline`), then takes each with a conditional `findOneAndUpdate` (still pending,
+ * due, its lease free or lapsed): it sets the lease and counts the attempt in the same
+ * single-document write, so two workers never hold one task; it goes on up to the limit.
+ * Wake-ups come from a change stream on the tasks collection (`wakeupPipeline`).
  */
 import { Task } from "@tender/core"
 import { Effect, Option, Stream } from "effect"
@@ -23,12 +24,36 @@ export const claimUpdate = (req: Task.ClaimRequest): UpdateFilter<Document> => (
   $inc: { attempts: 1, version: 1 }
 })
 
-/** Earliest due first, ties by id; served by the `claim` index. */
+/** The claiming write on one candidate: the document after it, without `_id`. */
 export const claimOptions: FindOneAndUpdateOptions = {
-  sort: { due_at: 1, id: 1 },
   returnDocument: "after",
   projection: { _id: 0 }
 }
+
+/** A candidate claimed by id, only while it is still claimable (another worker may have taken it). */
+export const candidateFilter = (id: string, now: number): Filter<Document> => ({ id, ...claimFilter(now) })
+
+/**
+ * The candidates of a claim, round the lanes (`Task.laneOf`): the claimable tasks, earliest due
+ * first (the `claim` index), grouped by lane (a delivery's endpoint, else the task itself), each
+ * lane's first `limit` numbered, then the first of every lane before any lane's second; ties by
+ * due time and id. Read a few times `limit`, so a worker racing another still finds its own.
+ */
+export const candidatesPipeline = (now: number, limit: number): ReadonlyArray<Document> => [
+  { $match: claimFilter(now) },
+  { $sort: { due_at: 1, id: 1 } },
+  {
+    $group: {
+      _id: { $cond: [{ $and: [{ $eq: ["$kind", "webhook.deliver"] }, { $ne: [{ $ifNull: ["$target_id", null] }, null] }] }, "$target_id", "$id"] },
+      tasks: { $push: { id: "$id", due_at: "$due_at" } }
+    }
+  },
+  { $project: { tasks: { $slice: ["$tasks", limit] } } },
+  { $unwind: { path: "$tasks", includeArrayIndex: "rank" } },
+  { $sort: { rank: 1, "tasks.due_at": 1, "tasks.id": 1 } },
+  { $limit: limit * 4 },
+  { $project: { _id: 0, id: "$tasks.id" } }
+]
 
 /**
  * When the earliest pending task may be claimed (`Tasks.nextDue`): the due time of the first task
@@ -110,11 +135,13 @@ export const make = (tasks: Collection<Document>, changeStreams: boolean) =>
   Task.Tasks.of({
     claim: (req) =>
       Effect.gen(function*() {
+        const candidates = yield* call("claim candidates", () => tasks.aggregate([...candidatesPipeline(req.now, req.limit)]).toArray())
         const claimed: Array<Task.TaskRecord> = []
-        while (claimed.length < req.limit) {
-          const doc = yield* call("claim task", () => tasks.findOneAndUpdate(claimFilter(req.now), claimUpdate(req), claimOptions))
-          if (doc === null) break
-          claimed.push(yield* readRecord(Task.table, doc))
+        for (const candidate of candidates) {
+          if (claimed.length >= req.limit) break
+          const id = candidate["id"] as string
+          const doc = yield* call("claim task", () => tasks.findOneAndUpdate(candidateFilter(id, req.now), claimUpdate(req), claimOptions))
+          if (doc !== null) claimed.push(yield* readRecord(Task.table, doc))
         }
         return inClaimOrder(claimed)
       }),

@@ -1,9 +1,11 @@
 /**
  * The task queue (`Tasks`) on PostgreSQL. Claims take due rows `FOR UPDATE SKIP LOCKED`, so
  * several processes on one database share the work without waiting on each other, and set
- * a lease in the same statement. Wake-ups use LISTEN/NOTIFY (internal/wakeups.ts): a commit with
- * work for idle workers notifies `<prefix>tasks` (delivered when it commits), so they need not
- * poll often. LISTEN needs the `PgClient`'s settings; on a plain `SqlClient` workers only poll.
+ * a lease in the same statement; they go round the lanes (`Task.laneOf`), so one endpoint's
+ * backlog of deliveries never holds back another's. Wake-ups use LISTEN/NOTIFY
+ * (internal/wakeups.ts): a commit with work for idle workers notifies `<prefix>tasks` (delivered
+ * when it commits), so they need not poll often. LISTEN needs the `PgClient`'s settings; on a
+ * plain `SqlClient` workers only poll.
  */
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { PgClient } from "@effect/sql-pg"
@@ -39,13 +41,24 @@ export const nextDueText = (table: string) =>
 export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgClient>) => {
   const TASKS = sql(t.of(Task.table))
   return Task.Tasks.of({
+    // Round the lanes (Task.laneOf): each claimable task ranked within its lane, the first of
+    // every lane taken before any lane's second. The ranking reads every claimable task (a sort
+    // of the due backlog); rows another claimer holds are stepped over (SKIP LOCKED) among a few
+    // times `limit` candidates, so concurrent claimers each take their own.
     claim: (req) =>
-      sql<Record<string, string | null>>`WITH due AS (
-          SELECT id FROM ${TASKS}
+      sql<Record<string, string | null>>`WITH ranked AS (
+          SELECT id, due_at, row_number() OVER (
+              PARTITION BY CASE WHEN kind = 'webhook.deliver' AND target_id IS NOT NULL THEN target_id ELSE id END
+              ORDER BY due_at, id) AS lane_rank
+          FROM ${TASKS}
           WHERE status = 'pending' AND due_at <= ${timestamp(req.now)}::timestamptz
-            AND (lease_until IS NULL OR lease_until <= ${timestamp(req.now)}::timestamptz)
-          ORDER BY due_at, id LIMIT ${req.limit}
-          FOR UPDATE SKIP LOCKED)
+            AND (lease_until IS NULL OR lease_until <= ${timestamp(req.now)}::timestamptz)),
+        candidates AS (SELECT id, due_at, lane_rank FROM ranked ORDER BY lane_rank, due_at, id LIMIT ${req.limit * 4}),
+        due AS (
+          SELECT t.id FROM ${TASKS} AS t JOIN candidates AS c ON c.id = t.id
+          WHERE t.status = 'pending' AND (t.lease_until IS NULL OR t.lease_until <= ${timestamp(req.now)}::timestamptz)
+          ORDER BY c.lane_rank, c.due_at, c.id LIMIT ${req.limit}
+          FOR UPDATE OF t SKIP LOCKED)
         UPDATE ${TASKS} AS t SET lease_owner = ${req.owner}, lease_until = ${timestamp(req.now + req.leaseMillis)}::timestamptz,
           attempts = t.attempts + 1, updated_at = ${timestamp(req.now)}::timestamptz, version = t.version + 1
         FROM due WHERE t.id = due.id

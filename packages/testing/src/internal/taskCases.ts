@@ -16,8 +16,8 @@ const { Write } = Storage
 const day = 24 * 60 * 60 * 1000
 let window = 0
 
-/** A time window no earlier case used, with everything due before it completed. */
-const freshWindow = Effect.gen(function*() {
+/** A time window no earlier case used, with everything due before it completed. @internal */
+export const freshWindow = Effect.gen(function*() {
   const start = t0 + 1000 * day + (window++) * 10 * day
   const tasks = yield* Task.Tasks
   const storage = yield* Storage.Storage

@@ -24,6 +24,7 @@ export const AmountExceedsRefundable = errorSchema(Errors.AmountExceedsRefundabl
 export const RefundNotSupported = errorSchema(Errors.RefundNotSupported)
 export const TopupIntentUnexpectedState = errorSchema(Errors.TopupIntentUnexpectedState)
 export const WebhookEndpointDisabled = errorSchema(Errors.WebhookEndpointDisabled)
+export const RateLimited = errorSchema(Errors.RateLimited)
 export const PaymentConfigurationUnavailable = errorSchema(Errors.PaymentConfigurationUnavailable)
 export const RoutingUnavailable = errorSchema(Errors.RoutingUnavailable)
 export const ServiceUnavailable = errorSchema(Errors.ServiceUnavailable)

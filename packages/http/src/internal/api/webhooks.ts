@@ -10,6 +10,7 @@ import {
   IdPath,
   JsonBody,
   list,
+  RateLimited,
   ResourceNotFound,
   retrieve,
   WebhookEndpointDisabled
@@ -63,9 +64,13 @@ export class WebhookEndpointsGroup extends group("webhookEndpoints", "Where a me
   )
   .add(
     action("resend", "/webhook_endpoints/:id/resend", "Send events to a webhook endpoint again", WebhookTools.WebhookResend)
-      .annotate(OpenApi.Description, "One event (event), or every event since a time (since, optionally until) the endpoint is subscribed to.")
+      .annotate(
+        OpenApi.Description,
+        "One event (event), or every event since a time (since, optionally until) the endpoint is subscribed to. An event already queued to the endpoint is not queued again; past the endpoint's hourly resend bound the answer is 429 rate_limited with Retry-After."
+      )
       .setPayload(WebhookTools.ResendParams)
       .addError(WebhookEndpointDisabled)
+      .addError(RateLimited)
   )
   .add(
     // The body is optional: `{expires_in}`, `{}` or absent.

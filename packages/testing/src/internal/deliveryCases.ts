@@ -1,0 +1,78 @@
+/**
+ * Contract cases for webhook deliveries among the tasks (docs/webhooks.md, "Fairness"): claims go
+ * round the lanes (`Task.laneOf`), so one endpoint's backlog never keeps another endpoint's
+ * deliveries, or any other task, out of a claim; and one (event, endpoint) has at most one pending
+ * delivery, so a delivery queued already is not queued again.
+ */
+import { assert } from "@effect/vitest"
+import { Ids, Storage, Task } from "@tender/core"
+import { Effect } from "effect"
+import type { ContractIt } from "./fixtures.js"
+import { commit, freshScope } from "./fixtures.js"
+import { freshWindow, newTask } from "./taskCases.js"
+
+const { Write } = Storage
+
+const delivery = (scope: ReturnType<typeof freshScope>, endpointId: string, dueAt: number, eventId = `evt_${Ids.randomBase62()}`) => ({
+  ...newTask(scope, dueAt),
+  kind: "webhook.deliver" as const,
+  resourceId: eventId,
+  targetId: endpointId
+})
+
+const claim = (now: number, owner: string, limit: number) =>
+  Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now, owner, leaseMillis: 60_000, limit }))
+
+/** @internal */
+export const deliveryCases = (it: ContractIt, concurrency: number) => {
+  it.effect(`tasks: ${concurrency} commits racing to queue one delivery of an event to an endpoint: exactly one is stored, the rest are UniqueViolation`, () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const scope = freshScope()
+      const eventId = `evt_${Ids.randomBase62()}`
+      const results = yield* Effect.all(
+        Array.from({ length: concurrency }, () => Effect.either(commit([Write.insert(Task.table, delivery(scope, "we_race", start, eventId))]))),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(results.filter((r) => r._tag === "Right").length, 1)
+      for (const r of results) if (r._tag === "Left") assert.strictEqual(r.left._tag, "UniqueViolation")
+      const stored = yield* Effect.flatMap(Storage.Storage, (s) =>
+        s.list(Task.table, { ...scope, where: { resourceId: eventId, targetId: "we_race" }, limit: 100 }))
+      assert.lengthOf(stored, 1)
+    }))
+
+  it.effect("tasks: claims go round the lanes: an endpoint's backlog due first does not keep another endpoint's delivery or another task out of a claim", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const flooding = freshScope()
+      const other = freshScope()
+      const backlog = Array.from({ length: 12 }, (_, i) => delivery(flooding, "we_flood", start + i))
+      const waiting = delivery(other, "we_other", start + 100)
+      const expire = newTask(other, start + 101)
+      yield* commit([...backlog, waiting, expire].map((t) => Write.insert(Task.table, t)))
+      // First round: the first of each lane, earliest due first; then the backlog's second.
+      const first = yield* claim(start + 200, "a", 4)
+      assert.sameMembers(first.map((t) => t.id), [backlog[0]!.id, waiting.id, expire.id, backlog[1]!.id])
+      // The rest of the backlog follows in due order.
+      const rest = yield* claim(start + 200, "b", 100)
+      assert.sameOrderedMembers(rest.map((t) => t.id), backlog.slice(2).map((t) => t.id))
+    }))
+
+  it.effect("tasks: one pending delivery per (event, endpoint): a second is a UniqueViolation; the same event to another endpoint, or again once the first is done, is not", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const scope = freshScope()
+      const first = delivery(scope, "we_a", start)
+      yield* commit([Write.insert(Task.table, first)])
+      const again = delivery(scope, "we_a", start, first.resourceId)
+      const refused = yield* Effect.flip(commit([Write.insert(Task.table, again)]))
+      assert.strictEqual(refused._tag, "UniqueViolation")
+      yield* commit([Write.insert(Task.table, delivery(scope, "we_b", start, first.resourceId))])
+      const [claimed] = (yield* claim(start, "a", 100)).filter((t) => t.id === first.id)
+      assert.isDefined(claimed)
+      // In flight is still pending: still refused.
+      assert.strictEqual((yield* Effect.flip(commit([Write.insert(Task.table, again)])))._tag, "UniqueViolation")
+      yield* commit([Write.update(Task.table, Task.completed(claimed!, start + 1), claimed!.version)])
+      yield* commit([Write.insert(Task.table, again)])
+    }))
+}
