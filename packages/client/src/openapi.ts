@@ -1524,6 +1524,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1723,6 +1725,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1832,6 +1836,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1940,6 +1946,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2035,6 +2043,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2220,6 +2230,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2419,6 +2431,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2616,6 +2630,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2895,6 +2911,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3093,6 +3111,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3258,6 +3278,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3441,6 +3463,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3627,6 +3651,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3735,6 +3761,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3844,6 +3872,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,6 +1,6 @@
 /**
- * The client's retries against scripted local servers: which answers are retried (429, 5xx, an
- * in-flight 409, no answer) and which never are (every other 4xx), the Idempotency-Key kept
+ * The client's retries against scripted local servers and Tender: which answers are retried
+ * (429, 5xx, a 409 with Retry-After, i.e. in flight, no answer) and which never are (every other 4xx), the Idempotency-Key kept
  * across the retries of one POST, Retry-After honoured, and the bound `maxRetries`.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -8,7 +8,8 @@ import { hosted } from "@tender/test-support"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { backoffMs, retryAfterMs } from "../src/internal/retry.js"
 import { TenderApiError, TenderClient, TenderConnectionError, type TenderClientOptions } from "../src/index.js"
-import { bodyOf, listen } from "./servers.js"
+import { keys } from "../../core/test/fixtures.js"
+import { bodyOf, listen, tender } from "./servers.js"
 
 interface Seen {
   readonly method: string
@@ -71,8 +72,9 @@ describe("client: retries", () => {
     assert.isAtLeast(server.seen[1]!.at - server.seen[0]!.at, 950)
   })
 
-  it("4.9.6 client: 409 idempotency_conflict (the key still in flight) is retried with the same key; 409 payment_intent_unexpected_state is not", async () => {
-    const server = await scripted([{ status: 409, body: { error: { ...error("idempotency_conflict").error, param: "Idempotency-Key" } } }, { status: 201, body: intent }])
+  it("4.9.6 client: 409 idempotency_conflict with Retry-After (the key still in flight) is retried with the same key; 409 payment_intent_unexpected_state is not", async () => {
+    const inFlight = { status: 409, body: { error: { ...error("idempotency_conflict").error, param: "Idempotency-Key" } }, headers: { "retry-after": "0" } }
+    const server = await scripted([inFlight, { status: 201, body: intent }])
     await clientOf(server.url).paymentIntents.create(hosted)
     assert.lengthOf(server.seen, 2)
     assert.strictEqual(server.seen[1]!.key, server.seen[0]!.key)
@@ -80,6 +82,29 @@ describe("client: retries", () => {
     const e = await clientOf(state.url).paymentIntents.cancel("dord_scripted").catch((x: unknown) => x)
     assert.strictEqual((e as TenderApiError).code, "payment_intent_unexpected_state")
     assert.lengthOf(state.seen, 1)
+  })
+
+  it("4.9.5 client: 409 idempotency_conflict without Retry-After (the key used with another body) is thrown after exactly one request", async () => {
+    const server = await scripted([{ status: 409, body: { error: { ...error("idempotency_conflict").error, param: "Idempotency-Key" } } }, { status: 201, body: intent }])
+    const e = await clientOf(server.url).paymentIntents.create(hosted, { idempotencyKey: "order-8" }).catch((x: unknown) => x)
+    assert.strictEqual((e as TenderApiError).code, "idempotency_conflict")
+    assert.lengthOf(server.seen, 1)
+  })
+
+  it("4.9.5 client: against Tender, the same key with a changed body surfaces the conflict after exactly one request", async () => {
+    const { url } = await tender()
+    const sent: Array<string> = []
+    const counting = (request: Request) => {
+      sent.push(request.method)
+      return fetch(request)
+    }
+    const client = new TenderClient({ baseUrl: url, publicKey: keys.demoTest.public, secretKey: keys.demoTest.secret, fetch: counting, initialRetryDelayMs: 5, maxRetryDelayMs: 20 })
+    await client.paymentIntents.create(hosted, { idempotencyKey: "order-9" })
+    assert.lengthOf(sent, 1)
+    const e = await client.paymentIntents.create({ ...hosted, amount: "12345" }, { idempotencyKey: "order-9" }).catch((x: unknown) => x)
+    assert.instanceOf(e, TenderApiError)
+    assert.deepStrictEqual([(e as TenderApiError).status, (e as TenderApiError).code], [409, "idempotency_conflict"])
+    assert.lengthOf(sent, 2, "the conflict is not retried")
   })
 
   it("client: 400, 401, 403, 404 and 422 are sent once and thrown", async () => {

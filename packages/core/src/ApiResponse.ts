@@ -12,6 +12,12 @@ import type { StoredResponse } from "./Storage.js"
 export interface ApiResponse extends StoredResponse {
   /** True when this is a stored response replayed for an `Idempotency-Key` (D5). */
   readonly replayed: boolean
+  /**
+   * Set on a conflict that a retry of the same request resolves (the original still in flight,
+   * 4.9.6): the seconds to wait, sent as `Retry-After`. A conflict that stays (4.9.5) has none,
+   * so a client tells the two apart on the wire. Never stored: such an answer is not final.
+   */
+  readonly retryAfterSeconds?: number | undefined
 }
 
 /** A JSON success. @since 0.1.0 @category constructors */
@@ -28,6 +34,20 @@ export const fromError = (error: ApiError, requestId: string): ApiResponse => ({
   body: JSON.stringify(errorBody(error, requestId)),
   requestId,
   replayed: false
+})
+
+/**
+ * How long a client waits before retrying a request whose original is still in flight (4.9.6):
+ * long enough for a typical provider call to finish.
+ *
+ * @since 0.1.0 @category constants
+ */
+export const inFlightRetryAfterSeconds = 1
+
+/** An error a retry of the same request resolves once the original finishes (4.9.6), with `Retry-After`. @since 0.1.0 @category constructors */
+export const retryLater = (error: ApiError, requestId: string): ApiResponse => ({
+  ...fromError(error, requestId),
+  retryAfterSeconds: inFlightRetryAfterSeconds
 })
 
 /** A stored response, marked as replayed. @since 0.1.0 @category constructors */

@@ -65,11 +65,12 @@ const tooLarge = () =>
 export const jsonText = (body: string, options: Omit<HttpServerResponse.Options, "contentType" | "contentLength"> = {}): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.uint8Array(Buffer.from(body), { ...options, contentType: "application/json" })
 
-/** Send a rendered core response (a success, or an error core rendered and may replay, D5). @since 0.1.0 */
+/** Send a rendered core response (a success, or an error core rendered and may replay, D5); `Retry-After` marks a 4.9.6 in-flight conflict. @since 0.1.0 */
 export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.HttpServerResponse =>
   jsonText(response.body, {
     status: response.status,
-    headers: response.replayed ? { "idempotent-replayed": "true", "request-id": response.requestId } : {}
+    headers: response.replayed ? { "idempotent-replayed": "true", "request-id": response.requestId }
+    : response.retryAfterSeconds === undefined ? {} : { "retry-after": String(response.retryAfterSeconds) }
   })
 
 /** Render an API error for the current request; a 5xx is logged, its details never sent (D1). */
