@@ -4,11 +4,15 @@
  * across the retries of one POST, Retry-After honoured, and the bound `maxRetries`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { hosted } from "@tender/test-support"
+import { Provider, Simulator } from "@tender/core"
+import * as NodeHttp from "@tender/http/NodeHttp"
+import * as TenderHttp from "@tender/http/TenderHttp"
+import { hosted, promptpay } from "@tender/test-support"
+import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { backoffMs, retryAfterMs } from "../src/internal/retry.js"
 import { TenderApiError, TenderClient, TenderConnectionError, type TenderClientOptions } from "../src/index.js"
-import { keys } from "../../core/test/fixtures.js"
+import { keys, layer } from "../../core/test/fixtures.js"
 import { bodyOf, listen, tender } from "./servers.js"
 
 interface Seen {
@@ -105,6 +109,39 @@ describe("client: retries", () => {
     assert.instanceOf(e, TenderApiError)
     assert.deepStrictEqual([(e as TenderApiError).status, (e as TenderApiError).code], [409, "idempotency_conflict"])
     assert.lengthOf(sent, 2, "the conflict is not retried")
+  })
+
+  it("4.9.6 client: against Tender, a call whose key is still in flight gets 409 with Retry-After, waits it and gets the original's answer", async () => {
+    let release!: () => void
+    const gate = new Promise<void>((ok) => (release = ok))
+    let entered!: () => void
+    const called = new Promise<void>((ok) => (entered = ok))
+    const sim = Simulator.make()
+    const provider: Provider.PaymentProvider = {
+      ...sim,
+      createPayment: (req) => Effect.sync(entered).pipe(Effect.zipRight(Effect.promise(() => gate)), Effect.zipRight(sim.createPayment(req)))
+    }
+    const web = TenderHttp.toWebHandler(layer({ providers: [provider] }))
+    try {
+      const url = await listen((req, res) => void web.handler(NodeHttp.toRequest(req)).then((r) => NodeHttp.writeResponse(r, res)))
+      const answers: Array<[number, string | null]> = []
+      const watching = async (request: Request) => {
+        const response = await fetch(request)
+        answers.push([response.status, response.headers.get("retry-after")])
+        // The in-flight answer seen: let the original finish while the client waits.
+        if (response.status === 409) release()
+        return response
+      }
+      const client = new TenderClient({ baseUrl: url, publicKey: keys.demoTest.public, secretKey: keys.demoTest.secret, fetch: watching, initialRetryDelayMs: 5, maxRetryDelayMs: 20 })
+      const first = client.paymentIntents.create(promptpay, { idempotencyKey: "order-in-flight" })
+      await called
+      const second = await client.paymentIntents.create(promptpay, { idempotencyKey: "order-in-flight" })
+      assert.strictEqual(second.id, (await first).id)
+      assert.deepStrictEqual(answers.slice(0, 2), [[409, "1"], [201, null]], "the in-flight 409, then the replay")
+      assert.lengthOf(answers, 3)
+    } finally {
+      await web.dispose()
+    }
   })
 
   it("client: 400, 401, 403, 404 and 422 are sent once and thrown", async () => {
