@@ -107,7 +107,7 @@ const loadSeed = async (merchants: SeedInput | string | undefined): Promise<Seed
   const input = typeof merchants === "string" ? await readSeedFile(merchants) : merchants ?? { merchants: [] }
   const decoded = await Effect.runPromise(Effect.either(Seed.decode(input)))
   if (decoded._tag === "Right") return decoded.right
-  throw new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `tender: the seed is invalid: ${decoded.left.message}` })
+  throw new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `createTender: option "merchants" holds a seed that is invalid: ${decoded.left.message}` })
 }
 
 /** Why the services did not start, as one readable message. */

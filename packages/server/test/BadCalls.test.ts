@@ -103,9 +103,9 @@ const calls: ReadonlyArray<BadCall> = [
 ]
 
 /** Bad `createTender` options: the option, its path as `param`, and the exact message. */
-const options: ReadonlyArray<readonly [name: string, options: unknown, param: string, message: string]> = [
-  ["no options", undefined, "", "createTender: options must be an object, got undefined"],
-  ["options a string", "http://x", "", `createTender: options must be an object, got "http://x"`],
+const options: ReadonlyArray<readonly [name: string, options: unknown, param: string | undefined, message: string]> = [
+  ["no options", undefined, undefined, "createTender: options must be an object, got undefined"],
+  ["options a string", "http://x", undefined, `createTender: options must be an object, got "http://x"`],
   ["no publicUrl", { checkoutSecret: "test-secret-123" }, "publicUrl", `createTender: option "publicUrl" is required, got undefined`],
   ["publicUrl not a URL", { publicUrl: "payments", checkoutSecret: "test-secret-123" }, "publicUrl", `createTender: option "publicUrl" must be an absolute http or https URL, got "payments"`],
   ["publicUrl a number", { publicUrl: 80, checkoutSecret: "test-secret-123" }, "publicUrl", `createTender: option "publicUrl" must be an absolute http or https URL, got 80`],

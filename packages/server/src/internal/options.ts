@@ -85,7 +85,7 @@ export const badOption = (path: string, problem: string, value: unknown): Tender
   new TenderError({
     code: "validation_failed",
     status: 400,
-    param: path,
+    param: path === "" ? undefined : path,
     message: path === "" ? `createTender: options ${problem}, got ${show(value)}` : `createTender: option "${path}" ${problem}, got ${show(value, secrets.has(path))}`
   })
 
