@@ -1536,6 +1536,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1735,6 +1737,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,6 +1848,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1952,6 +1958,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2047,6 +2055,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2232,6 +2242,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2431,6 +2443,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2628,6 +2642,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2907,6 +2923,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3105,6 +3123,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3270,6 +3290,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3453,6 +3475,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3639,6 +3663,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3758,6 +3784,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3867,6 +3895,8 @@ export interface operations {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
                     "Request-Id": string;
+                    /** @description Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

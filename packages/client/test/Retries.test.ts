@@ -1,14 +1,19 @@
 /**
- * The client's retries against scripted local servers: which answers are retried (429, 5xx, an
- * in-flight 409, no answer) and which never are (every other 4xx), the Idempotency-Key kept
+ * The client's retries against scripted local servers and Tender: which answers are retried
+ * (429, 5xx, a 409 with Retry-After, i.e. in flight, no answer) and which never are (every other 4xx), the Idempotency-Key kept
  * across the retries of one POST, Retry-After honoured, and the bound `maxRetries`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { hosted } from "@tender/test-support"
+import { Provider, Simulator } from "@tender/core"
+import * as NodeHttp from "@tender/http/NodeHttp"
+import * as TenderHttp from "@tender/http/TenderHttp"
+import { hosted, promptpay } from "@tender/test-support"
+import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { backoffMs, retryAfterMs } from "../src/internal/retry.js"
 import { TenderApiError, TenderClient, TenderConnectionError, type TenderClientOptions } from "../src/index.js"
-import { bodyOf, listen } from "./servers.js"
+import { keys, layer } from "../../core/test/fixtures.js"
+import { bodyOf, listen, tender } from "./servers.js"
 
 interface Seen {
   readonly method: string
@@ -71,8 +76,9 @@ describe("client: retries", () => {
     assert.isAtLeast(server.seen[1]!.at - server.seen[0]!.at, 950)
   })
 
-  it("4.9.6 client: 409 idempotency_conflict (the key still in flight) is retried with the same key; 409 payment_intent_unexpected_state is not", async () => {
-    const server = await scripted([{ status: 409, body: { error: { ...error("idempotency_conflict").error, param: "Idempotency-Key" } } }, { status: 201, body: intent }])
+  it("4.9.6 client: 409 idempotency_conflict with Retry-After (the key still in flight) is retried with the same key; 409 payment_intent_unexpected_state is not", async () => {
+    const inFlight = { status: 409, body: { error: { ...error("idempotency_conflict").error, param: "Idempotency-Key" } }, headers: { "retry-after": "0" } }
+    const server = await scripted([inFlight, { status: 201, body: intent }])
     await clientOf(server.url).paymentIntents.create(hosted)
     assert.lengthOf(server.seen, 2)
     assert.strictEqual(server.seen[1]!.key, server.seen[0]!.key)
@@ -80,6 +86,62 @@ describe("client: retries", () => {
     const e = await clientOf(state.url).paymentIntents.cancel("dord_scripted").catch((x: unknown) => x)
     assert.strictEqual((e as TenderApiError).code, "payment_intent_unexpected_state")
     assert.lengthOf(state.seen, 1)
+  })
+
+  it("4.9.5 client: 409 idempotency_conflict without Retry-After (the key used with another body) is thrown after exactly one request", async () => {
+    const server = await scripted([{ status: 409, body: { error: { ...error("idempotency_conflict").error, param: "Idempotency-Key" } } }, { status: 201, body: intent }])
+    const e = await clientOf(server.url).paymentIntents.create(hosted, { idempotencyKey: "order-8" }).catch((x: unknown) => x)
+    assert.strictEqual((e as TenderApiError).code, "idempotency_conflict")
+    assert.lengthOf(server.seen, 1)
+  })
+
+  it("4.9.5 client: against Tender, the same key with a changed body surfaces the conflict after exactly one request", async () => {
+    const { url } = await tender()
+    const sent: Array<string> = []
+    const counting = (request: Request) => {
+      sent.push(request.method)
+      return fetch(request)
+    }
+    const client = new TenderClient({ baseUrl: url, publicKey: keys.demoTest.public, secretKey: keys.demoTest.secret, fetch: counting, initialRetryDelayMs: 5, maxRetryDelayMs: 20 })
+    await client.paymentIntents.create(hosted, { idempotencyKey: "order-9" })
+    assert.lengthOf(sent, 1)
+    const e = await client.paymentIntents.create({ ...hosted, amount: "12345" }, { idempotencyKey: "order-9" }).catch((x: unknown) => x)
+    assert.instanceOf(e, TenderApiError)
+    assert.deepStrictEqual([(e as TenderApiError).status, (e as TenderApiError).code], [409, "idempotency_conflict"])
+    assert.lengthOf(sent, 2, "the conflict is not retried")
+  })
+
+  it("4.9.6 client: against Tender, a call whose key is still in flight gets 409 with Retry-After, waits it and gets the original's answer", async () => {
+    let release!: () => void
+    const gate = new Promise<void>((ok) => (release = ok))
+    let entered!: () => void
+    const called = new Promise<void>((ok) => (entered = ok))
+    const sim = Simulator.make()
+    const provider: Provider.PaymentProvider = {
+      ...sim,
+      createPayment: (req) => Effect.sync(entered).pipe(Effect.zipRight(Effect.promise(() => gate)), Effect.zipRight(sim.createPayment(req)))
+    }
+    const web = TenderHttp.toWebHandler(layer({ providers: [provider] }))
+    try {
+      const url = await listen((req, res) => void web.handler(NodeHttp.toRequest(req)).then((r) => NodeHttp.writeResponse(r, res)))
+      const answers: Array<[number, string | null]> = []
+      const watching = async (request: Request) => {
+        const response = await fetch(request)
+        answers.push([response.status, response.headers.get("retry-after")])
+        // The in-flight answer seen: let the original finish while the client waits.
+        if (response.status === 409) release()
+        return response
+      }
+      const client = new TenderClient({ baseUrl: url, publicKey: keys.demoTest.public, secretKey: keys.demoTest.secret, fetch: watching, initialRetryDelayMs: 5, maxRetryDelayMs: 20 })
+      const first = client.paymentIntents.create(promptpay, { idempotencyKey: "order-in-flight" })
+      await called
+      const second = await client.paymentIntents.create(promptpay, { idempotencyKey: "order-in-flight" })
+      assert.strictEqual(second.id, (await first).id)
+      assert.deepStrictEqual(answers.slice(0, 2), [[409, "1"], [201, null]], "the in-flight 409, then the replay")
+      assert.lengthOf(answers, 3)
+    } finally {
+      await web.dispose()
+    }
   })
 
   it("client: 400, 401, 403, 404 and 422 are sent once and thrown", async () => {

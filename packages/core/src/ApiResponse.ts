@@ -12,7 +12,12 @@ import type { StoredResponse } from "./Storage.js"
 export interface ApiResponse extends StoredResponse {
   /** True when this is a stored response replayed for an `Idempotency-Key` (D5). */
   readonly replayed: boolean
-  /** A refusal that lifts later (429): whole seconds until then, sent as `Retry-After`. */
+  /**
+   * Set on a refusal that a later retry of the same request resolves, sent as `Retry-After`
+   * (whole seconds): a rate limit (429), or a conflict whose original is still in flight
+   * (4.9.6). A conflict that stays (4.9.5) has none, so a client tells the two apart on the
+   * wire. Never stored: such an answer is not final.
+   */
   readonly retryAfterSeconds?: number | undefined
 }
 
@@ -31,6 +36,20 @@ export const fromError = (error: ApiError, requestId: string): ApiResponse => ({
   requestId,
   replayed: false,
   ...(error._tag === "RateLimited" ? { retryAfterSeconds: error.retryAfterSeconds } : {})
+})
+
+/**
+ * How long a client waits before retrying a request whose original is still in flight (4.9.6):
+ * long enough for a typical provider call to finish.
+ *
+ * @since 0.1.0 @category constants
+ */
+export const inFlightRetryAfterSeconds = 1
+
+/** An error a retry of the same request resolves once the original finishes (4.9.6), with `Retry-After`. @since 0.1.0 @category constructors */
+export const retryLater = (error: ApiError, requestId: string): ApiResponse => ({
+  ...fromError(error, requestId),
+  retryAfterSeconds: inFlightRetryAfterSeconds
 })
 
 /** A stored response, marked as replayed. @since 0.1.0 @category constructors */

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, Layer, Ref } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Layer, Ref, SynchronizedRef } from "effect"
 import { Storage } from "./Storage.js"
 import * as Task from "./Task.js"
 
@@ -77,4 +77,37 @@ export const readiness = (options: ReadinessOptions = {}): Effect.Effect<Report,
     const workerCheck = workers.running > 0 ? "running" : workers.started ? "stopped" : "not_run_here"
     const ok = reached === "ok" && (workerCheck === "running" || !required)
     return { status: ok ? "ok" : "unavailable", checks: { storage: reached, workers: workerCheck } } as const
+  })
+
+/** @since 0.1.0 @category models */
+export interface CachedReadinessOptions extends ReadinessOptions {
+  /** How old an answer may be before the next caller checks again. Default 1 000 ms. */
+  readonly maxAgeMillis?: number | undefined
+}
+
+/**
+ * Readiness for a route anyone may call (`GET /readyz` needs no key): each answer is one started
+ * at most `maxAgeMillis` ago, so a flood of probes costs the store one read a second. One check
+ * runs at a time and every caller meanwhile awaits it; a failed check is kept as long as a good
+ * one. Make it once per handler and use the inner effect for every request.
+ *
+ * @since 0.1.0
+ */
+export const cachedReadiness = (
+  options: CachedReadinessOptions = {}
+): Effect.Effect<Effect.Effect<Report, never, Storage>> =>
+  Effect.map(SynchronizedRef.make<{ readonly startedAt: number; readonly answer: Deferred.Deferred<Report> } | undefined>(undefined), (last) => {
+    const maxAge = options.maxAgeMillis ?? 1_000
+    return Effect.flatten(SynchronizedRef.modifyEffect(last, (entry) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        if (entry !== undefined && (now - entry.startedAt < maxAge || !(yield* Deferred.isDone(entry.answer)))) {
+          return [Deferred.await(entry.answer), entry] as const
+        }
+        const answer = yield* Deferred.make<Report>()
+        // In a fiber of its own: a caller that goes away (its connection closed) does not stop the
+        // check the others await. It ends by itself within `timeoutMillis`.
+        yield* Effect.forkDaemon(Effect.intoDeferred(readiness(options), answer))
+        return [Deferred.await(answer), { startedAt: now, answer }] as const
+      })))
   })

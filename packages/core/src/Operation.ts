@@ -105,13 +105,15 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
     const begun = outcome.right
 
     const conflict = (param: string, message: string) => ApiResponse.fromError(new IdempotencyConflict({ param, message }), requestId)
+    // 4.9.6: the original is still running, a retry gets its answer; sent with `Retry-After`.
+    const inFlight = (param: string, message: string) => ApiResponse.retryLater(new IdempotencyConflict({ param, message }), requestId)
     switch (begun._tag) {
       case "Replay":
         return ApiResponse.replay(begun.response)
       case "KeyConflict":
         return conflict(Idempotency.header, "This Idempotency-Key was used with a different request; use a new key for a new request.")
       case "KeyInFlight":
-        return conflict(Idempotency.header, "A request with this Idempotency-Key is still in flight; retry after it completes.")
+        return inFlight(Idempotency.header, "A request with this Idempotency-Key is still in flight; retry after it completes.")
       case "ReferenceTaken":
       case "Proceed":
         break
@@ -131,7 +133,7 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
           if (begun.inFlight) {
             // A concurrent create holds the reference: transient, so the key is released, not stored.
             if (held !== undefined) yield* storage.commit([Write.releaseIdempotency(held)])
-            return conflict("merchant_reference", `A ${options.resource} with this merchant_reference is still being created; retry shortly.`)
+            return inFlight("merchant_reference", `A ${options.resource} with this merchant_reference is still being created; retry shortly.`)
           }
           if (!begun.sameFingerprint) {
             return yield* settle(conflict("merchant_reference", `A ${options.resource} with this merchant_reference exists with different fields.`))
@@ -221,13 +223,15 @@ const releaseRetry = Schedule.exponential("100 millis").pipe(
 /** The answer to a storage failure, once the claims are given back. */
 const failed = (error: StorageError, resource: string, requestId: string) => {
   const answer = (e: ApiError) => Effect.succeed(ApiResponse.fromError(e, requestId))
+  // A concurrent request won: a retry of this one answers with what it made (its answer may still be in flight).
+  const retryLater = (e: ApiError) => Effect.succeed(ApiResponse.retryLater(e, requestId))
   switch (error._tag) {
     case "UniqueViolation":
       // This request's reference claim lapsed (it outlived Idempotency.lockMillis) and another create
       // took the reference: a conflict, not a fault. A retry answers with the resource that won.
       return Effect.zipRight(
         Effect.logWarning(`${resource} create lost its merchant_reference to a concurrent create`, error),
-        answer(new IdempotencyConflict({
+        retryLater(new IdempotencyConflict({
           param: "merchant_reference",
           message: `A ${resource} with this merchant_reference was created by a concurrent request; retry to retrieve it.`
         }))
@@ -237,7 +241,7 @@ const failed = (error: StorageError, resource: string, requestId: string) => {
       // stands, and nothing of this request was written.
       return Effect.zipRight(
         Effect.logWarning(`${resource} operation outlived its Idempotency-Key claim`, error),
-        answer(new IdempotencyConflict({
+        retryLater(new IdempotencyConflict({
           param: Idempotency.header,
           message: "A retry with this Idempotency-Key took it over while this request was still running; retry to get its answer."
         }))

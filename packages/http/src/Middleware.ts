@@ -9,7 +9,7 @@
  */
 import { FileSystem, HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { ApiResponse, Authentication as CoreAuthentication, Errors, Idempotency, Ids, Merchants } from "@tender/core"
+import { ApiResponse, Authentication as CoreAuthentication, Errors, Health, Idempotency, Ids, Merchants } from "@tender/core"
 import type { Storage } from "@tender/core"
 import { Cause, Context, Effect, FiberRef, Layer, Option } from "effect"
 import { Authentication, JsonBody, TenderApi } from "./Api.js"
@@ -65,7 +65,7 @@ const tooLarge = () =>
 export const jsonText = (body: string, options: Omit<HttpServerResponse.Options, "contentType" | "contentLength"> = {}): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.uint8Array(Buffer.from(body), { ...options, contentType: "application/json" })
 
-/** Send a rendered core response (a success, or an error core rendered and may replay, D5). @since 0.1.0 */
+/** Send a rendered core response (a success, or an error core rendered and may replay, D5); `Retry-After` marks a 4.9.6 in-flight conflict. @since 0.1.0 */
 export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.HttpServerResponse =>
   jsonText(response.body, {
     status: response.status,
@@ -352,14 +352,14 @@ export const bodyLimitOf = (route: Routes.Route | undefined, contentType: string
  */
 export const layer = Layer.merge(Observe.layerServerSpanWhenExported, HttpApiBuilder.middleware(
   TenderApi,
-  Effect.map(Effect.context<Merchants.Merchants | Mount | Storage.Storage>(), (context) => (app: HttpApp.Default) =>
+  Effect.map(Effect.zip(Effect.context<Merchants.Merchants | Mount | Storage.Storage>(), Health.cachedReadiness()), ([context, readiness]) => (app: HttpApp.Default) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const mount = Context.get(context, Mount)
       // Health routes are outside the merchant API: no authentication, no request id, no D1 body.
       // The route is resolved once here; every later step reads it (Observe.Resolved).
       const resolved = Observe.resolve(mount, request.method, request.url)
-      const health = Observe.healthAnswer(mount, request, resolved.path)
+      const health = Observe.healthAnswer(mount, request, resolved.path, readiness)
       if (health !== undefined) return yield* Effect.provide(health, context)
       if (!mount.standalone && resolved.route === undefined && !mount.owns(resolved.path)) return yield* app
       const requestId = Ids.prefixes.request + Ids.randomBase62()

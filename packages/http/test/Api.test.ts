@@ -359,6 +359,10 @@ describe("GET routes over HTTP", () => {
     )
     assert.property(doc.paths, "/payment_intents/{id}")
     assert.property(doc.paths, "/payment_methods/options")
+    // 4.9.6: the in-flight conflict's Retry-After is declared wherever idempotency_conflict can be answered, never elsewhere.
+    assert.deepInclude(create.responses["409"].headers["Retry-After"], { required: false })
+    assert.notProperty(create.responses["400"].headers, "Retry-After")
+    assert.notProperty(doc.paths["/payout_intents/{id}/approve"]?.post?.responses?.["409"]?.headers ?? {}, "Retry-After")
   })
 })
 

@@ -4,7 +4,7 @@
  * prefix, paths configurable; readiness follows storage and the workers of this process.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Health, StorageError, Workers } from "@tender/core"
+import { Health, MemoryStorage, Storage, StorageError, Workers } from "@tender/core"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { layer } from "../../core/test/fixtures.js"
 import { TenderHttp } from "../src/index.js"
@@ -31,6 +31,17 @@ describe("health: liveness and readiness", () => {
     assert.strictEqual(ready.status, 503)
     assert.deepStrictEqual(ready.json, { status: "unavailable", checks: { storage: "unreachable", workers: "not_run_here" } })
     assert.strictEqual((await call(h, "GET", "/healthz")).status, 200)
+  })
+
+  it("health: a flood of GET /readyz reads the store once: the answer is at most a second old (Health.cachedReadiness)", async () => {
+    let reads = 0
+    const store = MemoryStorage.make()
+    const counting: Storage.Storage["Type"] = { ...store, find: (table, id) => (reads++, store.find(table, id)) }
+    const h = app(layer({ storage: Layer.succeed(Storage.Storage, counting) }))
+    const concurrent = await Promise.all(Array.from({ length: 20 }, () => call(h, "GET", "/readyz")))
+    for (let i = 0; i < 5; i++) concurrent.push(await call(h, "GET", "/readyz"))
+    assert.deepStrictEqual([...new Set(concurrent.map((r) => r.status))], [200])
+    assert.strictEqual(reads, 1)
   })
 
   it("health: paths are configurable and live under the mount prefix; false serves none; the handler exposes liveness and readiness as Promises", async () => {

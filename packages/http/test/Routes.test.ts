@@ -759,13 +759,15 @@ describe("body limits through the fetch-style handler (D1)", () => {
 })
 
 describe("idempotency and merchant_reference over HTTP (4.9, D5)", () => {
-  it("4.9.6 same Idempotency-Key while the original is in flight -> 409 idempotency_conflict; afterwards the original is replayed", async () => {
+  it("4.9.6 same Idempotency-Key while the original is in flight -> 409 idempotency_conflict with Retry-After; afterwards the original is replayed; 4.9.5 a changed body -> 409 without it", async () => {
     const g = gated()
     const h = app(layer({ providers: [g.provider] }))
     const headers = { "idempotency-key": "http-inflight" }
     const first = call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers })
     await g.called
-    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers }), 409, "idempotency_conflict", "Idempotency-Key")
+    const inFlight = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers })
+    assertError(inFlight, 409, "idempotency_conflict", "Idempotency-Key")
+    assert.strictEqual(inFlight.headers.get("retry-after"), "1", "a retry resolves it: Retry-After says so")
     g.release()
     const original = await first
     assert.strictEqual(original.status, 201)
@@ -773,6 +775,10 @@ describe("idempotency and merchant_reference over HTTP (4.9, D5)", () => {
     assert.strictEqual(replay.status, 201)
     assert.strictEqual(replay.text, original.text)
     assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
+    // 4.9.5: a changed body conflicts for good; no Retry-After, so no client retries it.
+    const changed = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, amount: "150001" }, headers })
+    assertError(changed, 409, "idempotency_conflict", "Idempotency-Key")
+    assert.isNull(changed.headers.get("retry-after"))
   })
 
   it("4.9 ref.3 the same merchant_reference while the original is in flight -> 409 idempotency_conflict; afterwards the original (200)", async () => {
@@ -781,7 +787,9 @@ describe("idempotency and merchant_reference over HTTP (4.9, D5)", () => {
     const body = { ...promptpay, merchant_reference: "http-ref-inflight" }
     const first = call(h, "POST", "/payment_intents", { key: keys.demoTest, body })
     await g.called
-    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, body }), 409, "idempotency_conflict", "merchant_reference")
+    const inFlight = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body })
+    assertError(inFlight, 409, "idempotency_conflict", "merchant_reference")
+    assert.strictEqual(inFlight.headers.get("retry-after"), "1")
     g.release()
     const original = await first
     assert.strictEqual(original.status, 201)

@@ -121,7 +121,7 @@ export interface WebhookEndpointsApi {
   readonly get: (id: string, options: MerchantScope) => Promise<WebhookEndpointResource>
   readonly list: (query: { readonly limit?: number | string; readonly cursor?: string } | undefined, options: MerchantScope) => Promise<ListPage<WebhookEndpointResource>>
   readonly delete: (id: string, options: WriteOptions) => Promise<WebhookEndpointDeleted>
-  /** A new secret, returned this once; the old one keeps signing beside it for `graceMillis` (default 24 h). */
+  /** A new secret, returned this once; the old one keeps signing beside it for `graceMillis` (default 24 h, from 0 to 7 days). */
   readonly rotateSecret: (id: string, options: MerchantScope & { readonly graceMillis?: number }) => Promise<{ readonly secret: string }>
 }
 

@@ -22,6 +22,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type * as Api from "./Api.js"
 import * as Logger from "./internal/logger.js"
 import * as Operations from "./internal/operations.js"
+import * as Options from "./internal/options.js"
 import * as Storage from "./internal/storage.js"
 import { TenderError } from "./TenderError.js"
 
@@ -92,12 +93,21 @@ export interface TenderInstance {
   readonly close: () => Promise<void>
 }
 
+/** The seed file's JSON; a file that cannot be read or parsed is a bad `merchants` option. */
+const readSeedFile = async (path: string): Promise<unknown> => {
+  try {
+    return JSON.parse(await readFile(path, "utf8")) as unknown
+  } catch (cause) {
+    throw Options.badOption("merchants", `must name a readable seed JSON file (${cause instanceof Error ? cause.message : String(cause)})`, path)
+  }
+}
+
 /** The seed, read from a file when given as a path, checked as at every start. */
 const loadSeed = async (merchants: SeedInput | string | undefined): Promise<Seed.Seed> => {
-  const input = typeof merchants === "string" ? JSON.parse(await readFile(merchants, "utf8")) as unknown : merchants ?? { merchants: [] }
+  const input = typeof merchants === "string" ? await readSeedFile(merchants) : merchants ?? { merchants: [] }
   const decoded = await Effect.runPromise(Effect.either(Seed.decode(input)))
   if (decoded._tag === "Right") return decoded.right
-  throw new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `tender: the seed is invalid: ${decoded.left.message}` })
+  throw new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `createTender: option "merchants" holds a seed that is invalid: ${decoded.left.message}` })
 }
 
 /** Why the services did not start, as one readable message. */
@@ -106,15 +116,17 @@ const startError = (cause: unknown) =>
 
 /**
  * Start Tender: storage connected and migrated, the seed applied, workers running. Resolves
- * once it can answer requests; mount it then, before the host's server listens.
+ * once it can answer requests; mount it then, before the host's server listens. A bad option
+ * rejects with a `TenderError` (`validation_failed`) naming it: `createTender: option
+ * "workers.concurrency" must be a positive integer, got -1`.
  *
  * @since 0.1.0 @category constructors
  */
 export const createTender = async (options: TenderOptions): Promise<TenderInstance> => {
+  // Every option decoded first: a bad one rejects naming it, before anything is opened.
+  const problem = Options.problemOf(options)
+  if (problem !== undefined) throw problem
   const mount = Mount.fromPublicUrl(options.publicUrl)
-  if (typeof options.checkoutSecret !== "string" || options.checkoutSecret.length < 8) {
-    throw new TenderError({ code: "validation_failed", status: 400, param: "checkoutSecret", message: "tender: checkoutSecret must be a string of at least 8 characters" })
-  }
   const seed = await loadSeed(options.merchants)
   const simulator = options.simulator === false ? [] : [Simulator.make({ baseUrl: `${mount.publicUrl}/simulator` })]
   const storage = await Storage.layerOf(options.storage, options.migrate ?? true)

@@ -89,7 +89,7 @@ describe("createTender: one call, one set of services", () => {
   it("server: an invalid seed is refused at start with the seed's problem", async () => {
     const error = await rejection(createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: { merchants: [{ id: "" }] } as never }))
     assert.strictEqual(error.code, "validation_failed")
-    assert.match(error.message, /seed is invalid/)
+    assert.match(error.message, /^createTender: option "merchants" holds a seed that is invalid: /)
   })
 })
 

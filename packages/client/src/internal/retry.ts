@@ -23,19 +23,14 @@ export interface RetryPolicy {
 export const idempotencyHeader = "Idempotency-Key"
 
 /**
- * Whether the answer is worth another attempt with the same request. 4.9.6 answers a request
- * whose key is still in flight with 409 `idempotency_conflict`, the code of a changed body too,
- * and D1 gives nothing else to tell them apart; so every `idempotency_conflict` is retried, as
- * Stripe's SDKs retry every 409: a changed body conflicts again and costs `maxRetries` requests.
- * Tender's other 409s (`payment_intent_unexpected_state`, `amount_exceeds_refundable`, …)
- * answer the state of a resource and are final, like every other 4xx but 429.
+ * Whether the answer is worth another attempt with the same request: 429, a 5xx, and a 409
+ * that carries `Retry-After`, which Tender sends only when the original request with this key
+ * is still in flight (4.9.6) and a retry gets its answer. A 409 without it is final: the key
+ * used with a different request (4.9.5), or a resource's state
+ * (`payment_intent_unexpected_state`, …), as every other 4xx.
  */
-const retryable = async (response: Response): Promise<boolean> => {
-  if (response.status === 429 || response.status >= 500) return true
-  if (response.status !== 409) return false
-  const body: unknown = await response.clone().json().catch(() => undefined)
-  return typeof body === "object" && body !== null && (body as { error?: { code?: unknown } }).error?.code === "idempotency_conflict"
-}
+const retryable = (response: Response): boolean =>
+  response.status === 429 || response.status >= 500 || (response.status === 409 && response.headers.has("retry-after"))
 
 /** `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined when absent or unreadable. */
 export const retryAfterMs = (value: string | null, now: number): number | undefined => {
@@ -91,7 +86,7 @@ export const retryingFetch = (policy: RetryPolicy) => async (request: Request): 
       await sleep(backoffMs(policy, attempt - 1), caller)
       continue
     }
-    if (!retriesLeft || !(await retryable(response))) return response
+    if (!retriesLeft || !retryable(response)) return response
     const wait = Math.max(backoffMs(policy, attempt - 1), retryAfterMs(response.headers.get("retry-after"), Date.now()) ?? 0)
     if (wait > policy.maxRetryAfterMs) return response
     await response.body?.cancel()

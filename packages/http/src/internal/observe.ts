@@ -98,13 +98,18 @@ const fullWithoutQuery = (full: string) => full.split("?")[0] ?? ""
 /** Request headers whose values the span keeps: none of them can hold a key, a token or a payer's data. */
 const keptHeaders = new Set(["content-type", "content-length", "accept", "user-agent", "idempotency-key", "traceparent"].map((h) => `http.request.header.${h}`))
 
-/** The health answer for `GET` on a health path, if it is one. */
-export const healthAnswer = (mount: Mount["Type"], request: HttpServerRequest.HttpServerRequest, path: string) => {
+/** The health answer for `GET` on a health path, if it is one; readiness from `readiness` (`Health.cachedReadiness`). */
+export const healthAnswer = (
+  mount: Mount["Type"],
+  request: HttpServerRequest.HttpServerRequest,
+  path: string,
+  readiness: Effect.Effect<Health.Report, never, Storage.Storage>
+) => {
   if (request.method !== "GET" && request.method !== "HEAD") return undefined
   const check: Effect.Effect<Health.Report, never, Storage.Storage> | undefined = path === mount.health.liveness
     ? Health.liveness
     : path === mount.health.readiness
-    ? Health.readiness()
+    ? readiness
     : undefined
   return check === undefined ? undefined : Effect.map(check, (report) =>
     HttpServerResponse.unsafeJson(report, {

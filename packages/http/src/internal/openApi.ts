@@ -14,6 +14,14 @@ const requestIdHeader: Json = {
   schema: { type: "string", pattern: "^req_[0-9A-Za-z]{24}$" }
 }
 
+/** 4.9.6: a conflict a retry resolves carries it; a conflict that stays (4.9.5) does not. */
+const retryAfterHeader: Json = {
+  description: "Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. " +
+    "A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying.",
+  required: false,
+  schema: { type: "string", pattern: "^[0-9]+$" }
+}
+
 /** Remove Effect's fixed `$id`s (`/schemas/unknown`, `/schemas/any`, …) wherever they appear. */
 const dropEffectIds = (node: unknown): void => {
   if (Array.isArray(node)) {
@@ -42,7 +50,8 @@ const refsOf = (schema: Json | undefined): ReadonlyArray<Json> =>
  * - Effect names its schemas of `unknown` and `any` with a fixed `$id` (`/schemas/unknown`) at every
  *   use; two uses give one `$id` to two schemas, which a JSON Schema validator (ajv) refuses to
  *   compile. The ids say nothing (the schemas are `{}` otherwise), so they leave the document.
- * - Every response carries `Request-Id` (D1), equal to an error body's `request_id`: declared on each.
+ * - Every response carries `Request-Id` (D1), equal to an error body's `request_id`: declared on each;
+ *   a 409 that can be `idempotency_conflict` declares `Retry-After` (4.9.6 in flight).
  *
  * @since 0.1.0
  */
@@ -69,6 +78,7 @@ export const documentAsClientsSee = (spec: Json): Json => {
         content.schema = members.length === 1 ? members[0] : { anyOf: members }
         const codes = members.map(codeOf).filter((c): c is string => c !== undefined)
         if (codes.length > 0) response.description = `Error: ${[...new Set(codes)].join(" or ")}`
+        if (codes.includes("idempotency_conflict")) response.headers["Retry-After"] = retryAfterHeader
       }
       for (const param of (op.parameters ?? []) as Array<Json>) {
         if (param.in === "header") {

@@ -7,7 +7,6 @@
 import type { ApiResponse, Authentication } from "@tender/core"
 import {
   Errors,
-  Idempotency,
   Merchants,
   PaymentIntent,
   PaymentIntentCancel,
@@ -25,40 +24,34 @@ import { Clock, Effect, Option, type Schema } from "effect"
 import type * as Api from "../Api.js"
 import { merchantResource } from "../Api.js"
 import { TenderError } from "../TenderError.js"
+import * as Arguments from "./arguments.js"
 import { asQuery, decode, fromResponse, run } from "./run.js"
 
 /** A runtime holding every core service (`createTender` builds it). */
 export type Runtime = ManagedRuntime.ManagedRuntime<any, unknown>
 
-const environmentOf = (environment: unknown): Effect.Effect<Api.Environment, Errors.ValidationFailed> =>
-  environment === "test" || environment === "live"
-    ? Effect.succeed(environment)
-    : Effect.fail(Errors.ValidationFailed.at("environment", "environment must be test or live"))
-
-const findMerchant = (id: unknown) =>
+const findMerchant = (id: string) =>
   Effect.gen(function*() {
-    if (typeof id !== "string" || id === "") return yield* Errors.ValidationFailed.at("merchant", "merchant must be a merchant id")
     const found = yield* (yield* Merchants.Merchants).findMerchant(id)
     if (Option.isNone(found)) return yield* new Errors.ResourceNotFound({ param: "merchant", message: `No merchant ${JSON.stringify(id)}.` })
     return found.value
   })
 
 /**
- * The host acting as the merchant. Idempotency keys are held per caller (4.9): the host's
- * calls for one merchant and environment are one caller, apart from every key pair's.
+ * The host acting as the merchant (`scope` decoded already). Idempotency keys are held per
+ * caller (4.9): the host's calls for one merchant and environment are one caller, apart from
+ * every key pair's.
  */
 const principalOf = (scope: Api.MerchantScope) =>
-  Effect.gen(function*() {
-    const environment = yield* environmentOf(scope.environment)
-    const merchant = yield* findMerchant(scope.merchant)
-    return { merchant, environment, apiKeyId: `host_${environment}_${merchant.id}` } satisfies Authentication.Principal
-  })
+  Effect.map(findMerchant(scope.merchant), (merchant) =>
+    ({ merchant, environment: scope.environment, apiKeyId: `host_${scope.environment}_${merchant.id}` }) satisfies Authentication.Principal)
 
-const contextOf = (options: Api.WriteOptions, requestId: string) =>
+/** A POST's context: `options` decoded (merchant, environment, `idempotencyKey`) for `method`. */
+const contextOf = (method: string, options: unknown, requestId: string) =>
   Effect.gen(function*() {
-    const principal = yield* principalOf(options)
-    const idempotencyKey = yield* Idempotency.validateKey(options.idempotencyKey)
-    return { principal, requestId, idempotencyKey }
+    const write = yield* Arguments.of(method).write(options)
+    const principal = yield* principalOf(write)
+    return { principal, requestId, idempotencyKey: write.idempotencyKey }
   })
 
 type Context = Effect.Effect.Success<ReturnType<typeof contextOf>>
@@ -69,68 +62,102 @@ const scopeOf = (principal: Authentication.Principal) => ({ merchantId: principa
 export const make = (runtime: Runtime) => {
   const call = <A>(make: (requestId: string) => Effect.Effect<A, unknown, any>) => run(runtime, make)
 
-  /** An operation as the merchant the host names (`principalOf`), with this call's request id. */
-  const asMerchant = <A>(options: Api.MerchantScope, f: (principal: Authentication.Principal, requestId: string) => Effect.Effect<A, unknown, any>) =>
-    call((rid) => Effect.flatMap(principalOf(options), (principal) => f(principal, rid)))
+  /** The merchant `options` names, decoded for `method`. */
+  const principalFor = (method: string, options: unknown) => Effect.flatMap(Arguments.of(method).scope(options), principalOf)
+
+  /** An operation of `method` as the merchant its `options` name, with this call's request id. */
+  const asMerchant = <A>(method: string, options: unknown, f: (principal: Authentication.Principal, requestId: string) => Effect.Effect<A, unknown, any>) =>
+    call((rid) => Effect.flatMap(principalFor(method, options), (principal) => f(principal, rid)))
+
+  /** An operation of `method` on the resource `id`, as the merchant its `options` name. */
+  const onResource = <A>(method: string, id: unknown, options: unknown, f: (principal: Authentication.Principal, id: string, requestId: string) => Effect.Effect<A, unknown, any>) =>
+    call((rid) =>
+      Effect.gen(function*() {
+        const valid = yield* Arguments.of(method).id(id)
+        return yield* f(yield* principalFor(method, options), valid, rid)
+      })
+    )
 
   /** A create: the body decoded as its HTTP route decodes it, run under the caller's idempotency key. */
-  const creating = <P>(schema: Schema.Schema<P, any>, create: (context: Context, params: P) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>) =>
+  const creating = <P>(method: string, schema: Schema.Schema<P, any>, create: (context: Context, params: P) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>) =>
   <Out>(params: unknown, options: Api.WriteOptions): Promise<Out> =>
     call((id) =>
       Effect.gen(function*() {
-        const context = yield* contextOf(options, id)
-        return yield* create(context, yield* decode(schema, params))
+        const body = yield* Arguments.of(method).body(params)
+        const context = yield* contextOf(method, options, id)
+        return yield* create(context, yield* decode(schema, body))
       })
     ).then((r) => fromResponse<Out>(r))
 
   /** A list: the query decoded as its URL would carry it (`asQuery`), for the merchant the host names. */
-  const listing = <Q, A>(schema: Schema.Schema<Q, any>, list: (principal: Authentication.Principal, query: Q) => Effect.Effect<A, unknown, any>) =>
+  const listing = <Q, A>(method: string, schema: Schema.Schema<Q, any>, list: (principal: Authentication.Principal, query: Q) => Effect.Effect<A, unknown, any>) =>
   (query: Readonly<Record<string, unknown>> | undefined, options: Api.MerchantScope): Promise<A> =>
-    call(() =>
+    asMerchant(method, options, (principal) =>
       Effect.gen(function*() {
-        const principal = yield* principalOf(options)
-        return yield* list(principal, yield* decode(schema, asQuery(query)))
-      })
-    )
+        const given = yield* Arguments.of(method).optionalBody(query, "query")
+        return yield* list(principal, yield* decode(schema, asQuery(given)))
+      }))
 
   /** A retrieve: the resource `id` of the merchant the host names, as GET answers it. */
-  const getting = <A>(retrieve: (principal: Authentication.Principal, id: string) => Effect.Effect<A, unknown, any>) =>
-  (id: string, options: Api.MerchantScope): Promise<A> => asMerchant(options, (p) => retrieve(p, id))
+  const getting = <A>(method: string, retrieve: (principal: Authentication.Principal, id: string) => Effect.Effect<A, unknown, any>) =>
+  (id: string, options: Api.MerchantScope): Promise<A> => onResource(method, id, options, retrieve)
 
   /** A POST on one resource without a body (confirm, cancel, delete): run under the caller's idempotency key, answered as its route answers. */
-  const acting = (act: (context: Context, id: string) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>) =>
+  const acting = (method: string, act: (context: Context, id: string) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>) =>
   <Out>(id: string, options: Api.WriteOptions): Promise<Out> =>
-    call((rid) => Effect.flatMap(contextOf(options, rid), (c) => act(c, id))).then((r) => fromResponse<Out>(r))
+    call((rid) =>
+      Effect.gen(function*() {
+        const valid = yield* Arguments.of(method).id(id)
+        return yield* act(yield* contextOf(method, options, rid), valid)
+      })
+    ).then((r) => fromResponse<Out>(r))
 
-  /** A resource's create, retrieve and list, each decoded and answered as its HTTP route. */
+  /** A resource's create, retrieve and list (`name.create`, …), each decoded and answered as its HTTP route. */
   const resource = <P, A, Q, L>(
+    name: string,
     createParams: Schema.Schema<P, any>,
     create: (context: Context, params: P) => Effect.Effect<ApiResponse.ApiResponse, unknown, any>,
     retrieve: (principal: Authentication.Principal, id: string) => Effect.Effect<A, unknown, any>,
     listParams: Schema.Schema<Q, any>,
     list: (principal: Authentication.Principal, query: Q) => Effect.Effect<L, unknown, any>
-  ) => ({ create: creating(createParams, create), get: getting(retrieve), list: listing(listParams, list) })
+  ) => ({
+    create: creating(`${name}.create`, createParams, create),
+    get: getting(`${name}.get`, retrieve),
+    list: listing(`${name}.list`, listParams, list)
+  })
 
-  const refunds: Api.RefundsApi = resource(Refund.CreateParams, Refunds.create, Refunds.retrieve, Refunds.ListParams, Refunds.list)
+  const refunds: Api.RefundsApi = resource("refunds", Refund.CreateParams, Refunds.create, Refunds.retrieve, Refunds.ListParams, Refunds.list)
 
   const payments: Api.PaymentsApi = {
-    ...resource(PaymentIntent.CreateParams, PaymentIntents.create, PaymentIntents.retrieve, PaymentIntents.ListParams, PaymentIntents.list),
-    confirm: acting(PaymentIntents.confirm),
+    ...resource("payments", PaymentIntent.CreateParams, PaymentIntents.create, PaymentIntents.retrieve, PaymentIntents.ListParams, PaymentIntents.list),
+    confirm: acting("payments.confirm", PaymentIntents.confirm),
     cancel: (id, params, options) =>
       call((rid) =>
         Effect.gen(function*() {
-          const context = yield* contextOf(options, rid)
-          return yield* PaymentIntentCancel.cancel(context, id, yield* decode(PaymentIntentCancel.CancelParams, params ?? {}))
+          const args = Arguments.of("payments.cancel")
+          const valid = yield* args.id(id)
+          const body = yield* args.optionalBody(params, "params")
+          const context = yield* contextOf("payments.cancel", options, rid)
+          return yield* PaymentIntentCancel.cancel(context, valid, yield* decode(PaymentIntentCancel.CancelParams, body))
         })
       ).then((r) => fromResponse(r)),
-    refund: (id, params, options) => refunds.create({ ...params, payment_intent: id }, options)
+    refund: (id, params, options) =>
+      call((rid) =>
+        Effect.gen(function*() {
+          const args = Arguments.of("payments.refund")
+          const valid = yield* args.id(id)
+          const body = yield* args.optionalBody(params, "params")
+          const context = yield* contextOf("payments.refund", options, rid)
+          return yield* Refunds.create(context, yield* decode(Refund.CreateParams, { ...body, payment_intent: valid }))
+        })
+      ).then((r) => fromResponse(r))
   }
 
   const payouts: Api.PayoutsApi = {
-    ...resource(PayoutIntent.CreateParams, PayoutIntents.create, PayoutIntents.retrieve, PayoutIntents.ListParams, PayoutIntents.list),
-    cancel: acting(PayoutIntents.cancel),
+    ...resource("payouts", PayoutIntent.CreateParams, PayoutIntents.create, PayoutIntents.retrieve, PayoutIntents.ListParams, PayoutIntents.list),
+    cancel: acting("payouts.cancel", PayoutIntents.cancel),
     approve: (id, options) =>
-      asMerchant(options, (principal, rid) =>
+      onResource("payouts.approve", id, options, (principal, id, rid) =>
         Effect.gen(function*() {
           const outcome = yield* PayoutIntents.approve(scopeOf(principal), id)
           if (outcome === "not_found") return yield* new Errors.ResourceNotFound({ param: "id", message: `No payout intent ${JSON.stringify(id)}.` })
@@ -147,15 +174,22 @@ export const make = (runtime: Runtime) => {
             )
           }
           return payout
-        })
-      )
+        }))
   }
 
   const webhookEndpoints: Api.WebhookEndpointsApi = {
-    ...resource(WebhookEndpoint.CreateParams, WebhookEndpoint.create, WebhookEndpoint.retrieve, WebhookEndpoint.ListParams, WebhookEndpoint.list),
-    delete: acting(WebhookEndpoint.remove),
+    ...resource("webhookEndpoints", WebhookEndpoint.CreateParams, WebhookEndpoint.create, WebhookEndpoint.retrieve, WebhookEndpoint.ListParams, WebhookEndpoint.list),
+    delete: acting("webhookEndpoints.delete", WebhookEndpoint.remove),
     rotateSecret: (id, options) =>
-      asMerchant(options, (principal) => Effect.map(WebhookEndpoint.rotateSecret(scopeOf(principal), id, options.graceMillis), (secret) => ({ secret })))
+      call(() =>
+        Effect.gen(function*() {
+          const args = Arguments.of("webhookEndpoints.rotateSecret")
+          const valid = yield* args.id(id)
+          const rotate = yield* args.rotate(options)
+          const principal = yield* principalOf(rotate)
+          return { secret: yield* WebhookEndpoint.rotateSecret(scopeOf(principal), valid, rotate.graceMillis) }
+        })
+      )
   }
 
   /** A merchant from the seed format's fields, checked as a seed's are (docs/seed-format.md). */
@@ -170,7 +204,7 @@ export const make = (runtime: Runtime) => {
     create: (params) =>
       call(() =>
         Effect.gen(function*() {
-          const merchant = yield* merchantOf(params)
+          const merchant = yield* merchantOf(yield* Arguments.of("merchants.create").body(params) as Effect.Effect<Api.MerchantParams, Errors.ValidationFailed>)
           const store = yield* Merchants.Merchants
           if (Option.isSome(yield* store.findMerchant(merchant.id))) {
             return yield* Errors.ValidationFailed.at("id", `A merchant ${JSON.stringify(merchant.id)} exists already.`)
@@ -179,12 +213,15 @@ export const make = (runtime: Runtime) => {
           return merchantResource(merchant)
         })
       ),
-    get: (id) => call(() => Effect.map(findMerchant(id), merchantResource)),
+    get: (id) => call(() => Effect.map(Effect.flatMap(Arguments.of("merchants.get").id(id), findMerchant), merchantResource)),
     update: (id, params) =>
       call(() =>
         Effect.gen(function*() {
-          yield* findMerchant(id)
-          const merchant = yield* merchantOf({ ...params, id })
+          const args = Arguments.of("merchants.update")
+          const valid = yield* args.id(id)
+          const body = yield* args.body(params)
+          yield* findMerchant(valid)
+          const merchant = yield* merchantOf({ ...body, id: valid } as Api.MerchantParams)
           yield* (yield* Merchants.Merchants).putMerchant(merchant)
           return merchantResource(merchant)
         })
@@ -210,15 +247,16 @@ export const make = (runtime: Runtime) => {
     issue: (merchant, environment) =>
       call(() =>
         Effect.gen(function*() {
-          const env = yield* environmentOf(environment)
-          const found = yield* findMerchant(merchant)
+          const args = Arguments.of("keys.issue")
+          const found = yield* findMerchant(yield* args.name(merchant, "merchant"))
+          const env = yield* args.environment(environment)
           return issued(yield* Merchants.issueKeyPair(found.id, env))
         })
       ),
     rotate: (publicKey) =>
       call(() =>
         Effect.gen(function*() {
-          const old = yield* findKey(publicKey)
+          const old = yield* findKey(yield* Arguments.of("keys.rotate").publicKey(publicKey))
           if (old.revokedAt !== null) return yield* Errors.ValidationFailed.at("public_key", "This API key is revoked: issue a new pair instead.")
           return issued(yield* Merchants.rotateKeyPair(old))
         })
@@ -226,16 +264,27 @@ export const make = (runtime: Runtime) => {
     revoke: (publicKey) =>
       call(() =>
         Effect.gen(function*() {
-          const key = yield* findKey(publicKey)
+          const key = yield* findKey(yield* Arguments.of("keys.revoke").publicKey(publicKey))
           yield* (yield* Merchants.Merchants).revokeApiKey(key.id, yield* Clock.currentTimeMillis)
         })
       )
   }
 
+  /** Route health, the host's word (spec 2.3): `name` and `available` decoded first, so `"no"` is refused rather than taken for true. */
+  const availability = (method: string, param: string, set: (h: RouteHealth.RouteHealth["Type"], name: string, available: boolean) => Effect.Effect<void, unknown>) =>
+  (name: string, available: boolean): Promise<void> =>
+    call(() =>
+      Effect.gen(function*() {
+        const args = Arguments.of(method)
+        const valid = yield* args.name(name, param)
+        const on = yield* args.boolean(available, "available")
+        return yield* set(yield* RouteHealth.RouteHealth, valid, on)
+      })
+    )
+
   const routes: Api.RoutesApi = {
-    setAvailable: (routeId, available) => call(() => Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setRouteAvailable(routeId, available))),
-    setProviderAvailable: (provider, available) =>
-      call(() => Effect.flatMap(RouteHealth.RouteHealth, (h) => h.setProviderAvailable(provider, available)))
+    setAvailable: availability("routes.setAvailable", "routeId", (h, route, available) => h.setRouteAvailable(route, available)),
+    setProviderAvailable: availability("routes.setProviderAvailable", "provider", (h, provider, available) => h.setProviderAvailable(provider, available))
   }
 
   return { payments, refunds, payouts, webhookEndpoints, merchants, keys, routes }

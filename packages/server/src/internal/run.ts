@@ -41,18 +41,29 @@ const isApiError = (u: unknown): u is Errors.ApiError =>
   typeof u === "object" && u !== null && "_tag" in u && typeof (u as { status?: unknown }).status === "number" &&
   typeof (u as { code?: unknown }).code === "string"
 
+/** An expected outcome (an API error or a `TenderError` with a 4xx status), if the cause is one. */
+const expected = (cause: Cause.Cause<unknown>): { readonly status: number; readonly code: string } | undefined => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isNone(failure)) return undefined
+  const error = isApiError(failure.value) || failure.value instanceof TenderError ? failure.value : undefined
+  return error !== undefined && error.status < 500 ? error : undefined
+}
+
 /**
  * Run `effect` to a Promise on `runtime`. A failure that is an API error becomes its
- * `TenderError`; anything else (a defect) is logged through the host's logger, as the HTTP
- * API logs a 5xx, and rejects with `internal_error`.
+ * `TenderError`. A 4xx is the operation's answer, not a fault (a payout approved after its
+ * cancel is a 409 the host expects): logged at debug only. A 5xx or a defect is logged at
+ * error through the host's logger, as the HTTP API logs a 5xx; a defect rejects with
+ * `internal_error`.
  */
 export const run = <A, R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, make: (requestId: string) => Effect.Effect<A, unknown, R>): Promise<A> => {
   const id = requestId()
   const logged = make(id).pipe(
     Effect.tapErrorCause((cause) => {
-      const failure = Cause.failureOption(cause)
-      const known = Option.isSome(failure) && isApiError(failure.value)
-      return known && failure.value.status < 500 ? Effect.void : Effect.logError("tender: operation failed", cause)
+      const outcome = expected(cause)
+      return outcome === undefined
+        ? Effect.logError("tender: operation failed", cause)
+        : Effect.logDebug(`tender: operation answered ${outcome.status} ${outcome.code}`)
     }),
     Effect.annotateLogs("request_id", id)
   )

@@ -1,0 +1,182 @@
+/**
+ * Bad calls of the Promise API and bad `createTender` options: every one rejects with a
+ * `TenderError` `validation_failed` (400) whose `param` and message name the argument or option
+ * at fault and show what was given; never a `TypeError`, never a 500, and nothing runs.
+ */
+import { promptpay } from "@tender/test-support"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { createTender, isTenderError, type TenderInstance, type TenderOptions } from "../src/index.js"
+import { seedPath } from "./fixtures.js"
+
+const base = "http://tender.test/payments"
+const demo = { merchant: "mch_demo", environment: "test" } as const
+const id = "dord_000000000000000000000000"
+
+let tender: TenderInstance
+beforeAll(async () => {
+  tender = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, workers: false })
+})
+afterAll(() => tender.close())
+
+/** One bad call: what it is, the call, the `param` it must name, and text its message must hold. */
+type BadCall = readonly [name: string, call: (t: TenderInstance) => Promise<unknown>, param: string, says: string]
+
+const any = (u: unknown) => u as never
+
+const calls: ReadonlyArray<BadCall> = [
+  // The scope every merchant operation takes.
+  ["payments.get without options", (t) => t.payments.get(id, any(undefined)), "options", `payments.get: argument "options" must be an object with merchant and environment, got undefined`],
+  ["payments.get with options null", (t) => t.payments.get(id, any(null)), "options", "got null"],
+  ["payments.list with options a string", (t) => t.payments.list(undefined, any("mch_demo")), "options", `got "mch_demo"`],
+  ["payments.get with no merchant", (t) => t.payments.get(id, any({ environment: "test" })), "merchant", `payments.get: option "merchant" is required, got undefined`],
+  ["payments.get with merchant 42", (t) => t.payments.get(id, any({ merchant: 42, environment: "test" })), "merchant", `option "merchant" must be a non-empty string, got 42`],
+  ["payments.get with merchant an object", (t) => t.payments.get(id, any({ merchant: { id: "mch_demo" }, environment: "test" })), "merchant", "got an object"],
+  ["payments.get with merchant empty", (t) => t.payments.get(id, any({ merchant: "", environment: "test" })), "merchant", `got ""`],
+  ["payments.get with environment prod", (t) => t.payments.get(id, any({ merchant: "mch_demo", environment: "prod" })), "environment", `payments.get: option "environment" must be "test" or "live", got "prod"`],
+  ["payments.get with no environment", (t) => t.payments.get(id, any({ merchant: "mch_demo" })), "environment", `option "environment" is required`],
+  ["refunds.list with environment TEST", (t) => t.refunds.list(undefined, any({ merchant: "mch_demo", environment: "TEST" })), "environment", `refunds.list: option "environment"`],
+  ["payouts.approve without options", (t) => t.payouts.approve("pout_000000000000000000000000", any(undefined)), "options", `payouts.approve: argument "options"`],
+  ["webhookEndpoints.get with environment 1", (t) => t.webhookEndpoints.get("we_x", any({ merchant: "mch_demo", environment: 1 })), "environment", "got 1"],
+  // Ids.
+  ["payments.get with id 42", (t) => t.payments.get(any(42), demo), "id", `payments.get: argument "id" must be a non-empty string of at most 100 characters, got 42`],
+  ["payments.get with id undefined", (t) => t.payments.get(any(undefined), demo), "id", "got undefined"],
+  ["payments.get with id empty", (t) => t.payments.get("", demo), "id", `got ""`],
+  ["payments.get with id an object", (t) => t.payments.get(any({ id }), demo), "id", "got an object"],
+  ["payments.get with an id of 101 characters", (t) => t.payments.get("d".repeat(101), demo), "id", "at most 100 characters"],
+  ["payments.confirm with id null", (t) => t.payments.confirm(any(null), demo), "id", `payments.confirm: argument "id"`],
+  ["payments.cancel with id 1", (t) => t.payments.cancel(any(1), undefined, demo), "id", `payments.cancel: argument "id"`],
+  ["payments.refund with id an array", (t) => t.payments.refund(any([id]), undefined, demo), "id", "got an array of 1"],
+  ["refunds.get with id true", (t) => t.refunds.get(any(true), demo), "id", `refunds.get: argument "id"`],
+  ["payouts.get with id 0", (t) => t.payouts.get(any(0), demo), "id", `payouts.get: argument "id"`],
+  ["payouts.cancel with id undefined", (t) => t.payouts.cancel(any(undefined), demo), "id", `payouts.cancel: argument "id"`],
+  ["payouts.approve with id {}", (t) => t.payouts.approve(any({}), demo), "id", `payouts.approve: argument "id"`],
+  ["webhookEndpoints.get with id 5", (t) => t.webhookEndpoints.get(any(5), demo), "id", `webhookEndpoints.get: argument "id"`],
+  ["webhookEndpoints.delete with id null", (t) => t.webhookEndpoints.delete(any(null), demo), "id", `webhookEndpoints.delete: argument "id"`],
+  ["webhookEndpoints.rotateSecret with id 7", (t) => t.webhookEndpoints.rotateSecret(any(7), demo), "id", `webhookEndpoints.rotateSecret: argument "id"`],
+  ["merchants.get with id 9", (t) => t.merchants.get(any(9)), "id", `merchants.get: argument "id"`],
+  ["merchants.update with id undefined", (t) => t.merchants.update(any(undefined), any({ name: "x" })), "id", `merchants.update: argument "id"`],
+  // Idempotency keys.
+  ["payments.create with an object as idempotencyKey", (t) => t.payments.create(promptpay, any({ ...demo, idempotencyKey: { order: 1 } })), "idempotencyKey", `payments.create: option "idempotencyKey" must be a string of 1 to 255 printable ASCII characters, got an object`],
+  ["payments.create with idempotencyKey 42", (t) => t.payments.create(promptpay, any({ ...demo, idempotencyKey: 42 })), "idempotencyKey", "got 42"],
+  ["payments.create with idempotencyKey empty", (t) => t.payments.create(promptpay, { ...demo, idempotencyKey: "" }), "idempotencyKey", `got ""`],
+  ["payments.create with idempotencyKey of 256 characters", (t) => t.payments.create(promptpay, { ...demo, idempotencyKey: "k".repeat(256) }), "idempotencyKey", "1 to 255"],
+  ["payments.confirm with idempotencyKey not ASCII", (t) => t.payments.confirm(id, { ...demo, idempotencyKey: "ключ" }), "idempotencyKey", `payments.confirm: option "idempotencyKey"`],
+  ["payouts.cancel with idempotencyKey an array", (t) => t.payouts.cancel("pout_000000000000000000000000", any({ ...demo, idempotencyKey: ["a"] })), "idempotencyKey", `payouts.cancel: option "idempotencyKey"`],
+  ["refunds.create with idempotencyKey true", (t) => t.refunds.create(any({ payment_intent: id }), any({ ...demo, idempotencyKey: true })), "idempotencyKey", `refunds.create: option "idempotencyKey"`],
+  ["webhookEndpoints.delete with idempotencyKey 1", (t) => t.webhookEndpoints.delete("we_x", any({ ...demo, idempotencyKey: 1 })), "idempotencyKey", `webhookEndpoints.delete: option "idempotencyKey"`],
+  // Bodies and queries that are not objects.
+  ["payments.create without params", (t) => t.payments.create(any(undefined), demo), "params", `payments.create: argument "params" must be an object, got undefined`],
+  ["payments.create with params a string", (t) => t.payments.create(any("{}"), demo), "params", `got "{}"`],
+  ["refunds.create with params null", (t) => t.refunds.create(any(null), demo), "params", `refunds.create: argument "params"`],
+  ["payouts.create with params an array", (t) => t.payouts.create(any([]), demo), "params", "got an array of 0"],
+  ["webhookEndpoints.create with params 1", (t) => t.webhookEndpoints.create(any(1), demo), "params", `webhookEndpoints.create: argument "params"`],
+  ["payments.cancel with params a string", (t) => t.payments.cancel(id, any("duplicate"), demo), "params", `payments.cancel: argument "params" must be an object or undefined`],
+  ["payments.refund with params 5", (t) => t.payments.refund(id, any(5), demo), "params", `payments.refund: argument "params"`],
+  ["payments.list with query a string", (t) => t.payments.list(any("status=canceled"), demo), "query", `payments.list: argument "query" must be an object or undefined`],
+  ["refunds.list with query an array", (t) => t.refunds.list(any(["a"]), demo), "query", `refunds.list: argument "query"`],
+  ["payouts.list with query 1", (t) => t.payouts.list(any(1), demo), "query", `payouts.list: argument "query"`],
+  ["webhookEndpoints.list with query true", (t) => t.webhookEndpoints.list(any(true), demo), "query", `webhookEndpoints.list: argument "query"`],
+  ["merchants.create without params", (t) => t.merchants.create(any(undefined)), "params", `merchants.create: argument "params"`],
+  ["merchants.update with params null", (t) => t.merchants.update("mch_demo", any(null)), "params", `merchants.update: argument "params"`],
+  // Secret rotation's grace.
+  ["webhookEndpoints.rotateSecret with graceMillis Infinity", (t) => t.webhookEndpoints.rotateSecret("we_x", { ...demo, graceMillis: Infinity }), "graceMillis", `webhookEndpoints.rotateSecret: option "graceMillis" must be a whole number of milliseconds from 0 to 604800000 (7 days), got Infinity`],
+  ["webhookEndpoints.rotateSecret with graceMillis -1", (t) => t.webhookEndpoints.rotateSecret("we_x", { ...demo, graceMillis: -1 }), "graceMillis", "got -1"],
+  ["webhookEndpoints.rotateSecret with graceMillis NaN", (t) => t.webhookEndpoints.rotateSecret("we_x", { ...demo, graceMillis: NaN }), "graceMillis", "got NaN"],
+  ["webhookEndpoints.rotateSecret with graceMillis 1.5", (t) => t.webhookEndpoints.rotateSecret("we_x", { ...demo, graceMillis: 1.5 }), "graceMillis", "got 1.5"],
+  ["webhookEndpoints.rotateSecret with graceMillis a string", (t) => t.webhookEndpoints.rotateSecret("we_x", any({ ...demo, graceMillis: "1000" })), "graceMillis", `got "1000"`],
+  ["webhookEndpoints.rotateSecret with graceMillis past a week", (t) => t.webhookEndpoints.rotateSecret("we_x", { ...demo, graceMillis: 8 * 24 * 3600 * 1000 }), "graceMillis", "got 691200000"],
+  // Key pairs.
+  ["keys.issue with merchant undefined", (t) => t.keys.issue(any(undefined), "test"), "merchant", `keys.issue: argument "merchant" must be a non-empty string, got undefined`],
+  ["keys.issue with merchant an object", (t) => t.keys.issue(any({ id: "mch_demo" }), "test"), "merchant", "got an object"],
+  ["keys.issue with environment prod", (t) => t.keys.issue("mch_demo", any("prod")), "environment", `keys.issue: argument "environment" must be "test" or "live", got "prod"`],
+  ["keys.rotate with publicKey 42", (t) => t.keys.rotate(any(42)), "publicKey", `keys.rotate: argument "publicKey" must be a public key (pk_test_… or pk_live_…), got 42`],
+  ["keys.rotate with a secret key", (t) => t.keys.rotate("sk_test_abc"), "publicKey", `got "sk_test_abc"`],
+  ["keys.revoke with publicKey undefined", (t) => t.keys.revoke(any(undefined)), "publicKey", `keys.revoke: argument "publicKey"`],
+  ["keys.revoke with publicKey an object", (t) => t.keys.revoke(any({ public_key: "pk_test_x" })), "publicKey", "got an object"],
+  // Route health.
+  ["routes.setAvailable with available \"no\"", (t) => t.routes.setAvailable("rt_demo_promptpay", any("no")), "available", `routes.setAvailable: argument "available" must be true or false, got "no"`],
+  ["routes.setAvailable with available 0", (t) => t.routes.setAvailable("rt_demo_promptpay", any(0)), "available", "got 0"],
+  ["routes.setAvailable with available undefined", (t) => t.routes.setAvailable("rt_demo_promptpay", any(undefined)), "available", "got undefined"],
+  ["routes.setAvailable with routeId 1", (t) => t.routes.setAvailable(any(1), false), "routeId", `routes.setAvailable: argument "routeId" must be a non-empty string, got 1`],
+  ["routes.setProviderAvailable with provider null", (t) => t.routes.setProviderAvailable(any(null), true), "provider", `routes.setProviderAvailable: argument "provider"`],
+  ["routes.setProviderAvailable with available \"false\"", (t) => t.routes.setProviderAvailable("simulator", any("false")), "available", `got "false"`]
+]
+
+/** Bad `createTender` options: the option, its path as `param`, and the exact message. */
+const options: ReadonlyArray<readonly [name: string, options: unknown, param: string | undefined, message: string]> = [
+  ["no options", undefined, undefined, "createTender: options must be an object, got undefined"],
+  ["options a string", "http://x", undefined, `createTender: options must be an object, got "http://x"`],
+  ["no publicUrl", { checkoutSecret: "test-secret-123" }, "publicUrl", `createTender: option "publicUrl" is required, got undefined`],
+  ["publicUrl not a URL", { publicUrl: "payments", checkoutSecret: "test-secret-123" }, "publicUrl", `createTender: option "publicUrl" must be an absolute http or https URL, got "payments"`],
+  ["publicUrl a number", { publicUrl: 80, checkoutSecret: "test-secret-123" }, "publicUrl", `createTender: option "publicUrl" must be an absolute http or https URL, got 80`],
+  ["publicUrl ftp", { publicUrl: "ftp://x.test/", checkoutSecret: "test-secret-123" }, "publicUrl", `createTender: option "publicUrl" must be an absolute http or https URL, got "ftp://x.test/"`],
+  ["no checkoutSecret", { publicUrl: base }, "checkoutSecret", `createTender: option "checkoutSecret" is required, got undefined`],
+  ["checkoutSecret short (its text never shown)", { publicUrl: base, checkoutSecret: "hunter2" }, "checkoutSecret", `createTender: option "checkoutSecret" must be a string of at least 8 characters, got a string of 7 characters`],
+  ["workers.concurrency -1", { workers: { concurrency: -1 } }, "workers.concurrency", `createTender: option "workers.concurrency" must be a positive integer, got -1`],
+  ["workers.concurrency 0", { workers: { concurrency: 0 } }, "workers.concurrency", `createTender: option "workers.concurrency" must be a positive integer, got 0`],
+  ["workers.concurrency 2.5", { workers: { concurrency: 2.5 } }, "workers.concurrency", `createTender: option "workers.concurrency" must be a positive integer, got 2.5`],
+  ["workers.pollMillis Infinity", { workers: { pollMillis: Infinity } }, "workers.pollMillis", `createTender: option "workers.pollMillis" must be a whole number of milliseconds from 1 to 86400000 (one day at most), got Infinity`],
+  ["workers.leaseMillis a string", { workers: { leaseMillis: "60s" } }, "workers.leaseMillis", `createTender: option "workers.leaseMillis" must be a whole number of milliseconds from 1 to 86400000 (one day at most), got "60s"`],
+  ["workers true", { workers: true }, "workers", `createTender: option "workers" must be false or an object, got true`],
+  ["storage a string", { storage: "memory" }, "storage", `createTender: option "storage" must be one of { memory: true }, { postgres: pool } or { mongodb: client }, got "memory"`],
+  ["storage with two stores", { storage: { memory: true, postgres: {} } }, "storage", `createTender: option "storage" must be one of { memory: true }, { postgres: pool } or { mongodb: client }, got an object`],
+  ["storage.memory false", { storage: { memory: false } }, "storage.memory", `createTender: option "storage.memory" must be true, got false`],
+  ["storage.postgres a URL", { storage: { postgres: "postgres://localhost/test" } }, "storage.postgres", `createTender: option "storage.postgres" must be a pg.Pool (connect, query, on and end), got "postgres://localhost/test"`],
+  ["storage.mongodb an object", { storage: { mongodb: {} } }, "storage.mongodb", `createTender: option "storage.mongodb" must be a MongoClient (db and startSession), got an object`],
+  ["merchants a number", { merchants: 5 }, "merchants", `createTender: option "merchants" must be a seed object or the path of a seed JSON file, got 5`],
+  ["merchants a missing file", { merchants: "/nonexistent/seed.json" }, "merchants", `createTender: option "merchants" must name a readable seed JSON file`],
+  ["providers not an array", { providers: {} }, "providers", `createTender: option "providers" must be an array of payment providers, got an object`],
+  ["a provider without code", { providers: [{ methods: [] }] }, "providers.0.code", `createTender: option "providers.0.code" is required, got undefined`],
+  ["a provider that is a function", { providers: [() => undefined] }, "providers.0", `createTender: option "providers.0" must be a payment provider (an object: use defineProvider for a Promise adapter), got a function`],
+  ["simulator \"no\"", { simulator: "no" }, "simulator", `createTender: option "simulator" must be true or false, got "no"`],
+  ["migrate 1", { migrate: 1 }, "migrate", `createTender: option "migrate" must be true or false, got 1`],
+  ["logger a function", { logger: () => undefined }, "logger", `createTender: option "logger" must be an object with info, warn and error methods (pino, console), got a function`],
+  ["logger without warn", { logger: { info: () => undefined, error: () => undefined } }, "logger.warn", `createTender: option "logger.warn" is required, got undefined`],
+  ["webhooks.timeoutMillis -5", { webhooks: { timeoutMillis: -5 } }, "webhooks.timeoutMillis", `createTender: option "webhooks.timeoutMillis" must be a whole number of milliseconds from 1 to 600000 (ten minutes at most), got -5`],
+  ["webhooks.allowPrivateUrls \"yes\"", { webhooks: { allowPrivateUrls: "yes" } }, "webhooks.allowPrivateUrls", `createTender: option "webhooks.allowPrivateUrls" must be true or false, got "yes"`],
+  ["webhooks.encryptionKey a number", { webhooks: { encryptionKey: 42 } }, "webhooks.encryptionKey", `createTender: option "webhooks.encryptionKey" must be a non-empty string, got 42`]
+]
+
+/** The rejection of `promise`: anything but a TenderError fails the test with what it was. */
+const rejectionOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise
+  } catch (error) {
+    assert.isTrue(isTenderError(error), `not a TenderError: ${String(error)}`)
+    return error as import("../src/index.js").TenderError
+  }
+  return assert.fail("expected a rejection")
+}
+
+describe("Promise API: every argument is decoded", () => {
+  it("server: bad calls of every method reject with validation_failed naming the argument and the value", async () => {
+    for (const [name, call, param, says] of calls) {
+      const error = await rejectionOf(call(tender))
+      assert.deepStrictEqual([error.code, error.status, error.param], ["validation_failed", 400, param], `${name}: ${error.message}`)
+      assert.include(error.message, says, name)
+    }
+  })
+
+  it("server: a bad call runs nothing: no payment is created, the route stays in service", async () => {
+    const before = (await tender.payments.list({ limit: 100 }, demo)).data.length
+    await rejectionOf(tender.payments.create(promptpay, { ...demo, idempotencyKey: any({ a: 1 }) }))
+    await rejectionOf(tender.payments.create(promptpay, { ...demo, idempotencyKey: any({ b: 2 }) }))
+    assert.strictEqual((await tender.payments.list({ limit: 100 }, demo)).data.length, before)
+    await rejectionOf(tender.routes.setAvailable("rt_demo_promptpay", any("no")))
+    assert.strictEqual((await tender.payments.create(promptpay, demo)).object, "payment_intent")
+  })
+})
+
+describe("createTender: every option is decoded", () => {
+  it("server: bad options reject with validation_failed: createTender: option \"<path>\" <problem>, got <value>", async () => {
+    for (const [name, given, param, message] of options) {
+      const input = typeof given === "object" && given !== null && !("publicUrl" in given) && !("checkoutSecret" in given)
+        ? { publicUrl: base, checkoutSecret: "test-secret-123", ...given }
+        : given
+      const error = await rejectionOf(createTender(input as TenderOptions))
+      assert.deepStrictEqual([error.code, error.status, error.param], ["validation_failed", 400, param], `${name}: ${error.message}`)
+      assert.isTrue(error.message.startsWith(message), `${name}: ${error.message}`)
+      assert.notInclude(error.message, "hunter2", name)
+    }
+  })
+})
