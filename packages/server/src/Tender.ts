@@ -52,8 +52,11 @@ export interface TenderOptions {
    * `simulator: false`.
    */
   readonly providers?: ReadonlyArray<Provider.PaymentProvider> | undefined
-  /** Install the built-in simulator. Default true. */
-  readonly simulator?: boolean | undefined
+  /**
+   * Install the built-in simulator. Default true. `{ notificationSecret }` installs it with the
+   * secret its notifications are verified with (D11, docs/test-environment.md).
+   */
+  readonly simulator?: boolean | { readonly notificationSecret?: string | undefined } | undefined
   /** Where Tender's log lines go: pino, console, or any `{ info, warn, error }`. Default: Effect's logger on stdout. */
   readonly logger?: HostLogger | undefined
   /** Run pending PostgreSQL migrations at start. Default true; false when a deploy step runs `tender migrate`. */
@@ -128,7 +131,10 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
   if (problem !== undefined) throw problem
   const mount = Mount.fromPublicUrl(options.publicUrl)
   const seed = await loadSeed(options.merchants)
-  const simulator = options.simulator === false ? [] : [Simulator.make({ baseUrl: `${mount.publicUrl}/simulator` })]
+  const simulator = options.simulator === false ? [] : [Simulator.make({
+    baseUrl: `${mount.publicUrl}/simulator`,
+    notificationSecret: typeof options.simulator === "object" ? options.simulator.notificationSecret : undefined
+  })]
   const storage = await Storage.layerOf(options.storage, options.migrate ?? true)
   const core = CoreTender.layer(
     {

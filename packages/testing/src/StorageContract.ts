@@ -18,6 +18,7 @@ import { deliveryCases } from "./internal/deliveryCases.js"
 import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempotencyCases.js"
 import { merchantCases } from "./internal/merchantCases.js"
 import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
+import { cases as providerNotificationCases } from "./internal/providerNotificationCases.js"
 import { cases as refundCases } from "./internal/refundCases.js"
 import { retentionCases } from "./internal/retentionCases.js"
 import { taskCases } from "./internal/taskCases.js"
@@ -56,6 +57,7 @@ export const suite = <E>(
       describe("webhook deliveries among the tasks", () => deliveryCases(it, concurrency))
       describe("top-up intents", () => topupIntentCases(it))
       describe("refunds", () => refundCases(it, concurrency))
+      describe("provider notifications", () => providerNotificationCases(it, concurrency))
       describe("events and webhook tools", () => webhookCases(it))
       // Last: a purge deletes every due row of the store, whichever case wrote it.
       describe("retention", () => retentionCases(it))

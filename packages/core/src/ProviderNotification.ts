@@ -1,0 +1,221 @@
+/**
+ * Provider notifications (D11): the port an adapter implements to let a provider tell Tender that
+ * a payment, refund or payout moved. The adapter verifies the provider's signature over the exact
+ * request bytes and names what happened as `ProviderNotice`s; Tender stores each verified
+ * notification once per provider event id and applies its notices as a task.
+ *
+ * @since 0.1.0
+ */
+import { Data, Schema } from "effect"
+import { sha256 } from "./Canonical.js"
+import { Environment } from "./Schemas.js"
+import * as Table from "./Table.js"
+
+/** A provider's notification request as Tender received it. @since 0.1.0 @category models */
+export interface ProviderNotificationRequest {
+  /** Header names lower-cased; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>
+  /** The exact bytes received (no body parser touched them): signatures are over these. */
+  readonly body: Uint8Array
+}
+
+const NullableString = Schema.NullOr(Schema.String)
+const NullableEnvironment = Schema.NullOr(Environment)
+
+/** The provider says a payment succeeded. Amounts in minor units as integer strings. @since 0.1.0 @category notices */
+export const PaymentSucceeded = Schema.TaggedStruct("PaymentSucceeded", {
+  eventId: Schema.String,
+  providerPaymentId: Schema.String,
+  /** Our `dord_` id where the provider echoes it (metadata, merchant reference). */
+  paymentIntentId: NullableString,
+  amount: NullableString,
+  currency: NullableString,
+  /** The provider's live/test flag, when it says. */
+  environment: NullableEnvironment
+})
+
+/** The provider says the payer acted and the payment is settling. @since 0.1.0 @category notices */
+export const PaymentProcessing = Schema.TaggedStruct("PaymentProcessing", {
+  eventId: Schema.String,
+  providerPaymentId: Schema.String,
+  paymentIntentId: NullableString,
+  environment: NullableEnvironment
+})
+
+/** The provider says a payment failed; `failureCode` is a D1 code the adapter mapped. @since 0.1.0 @category notices */
+export const PaymentFailed = Schema.TaggedStruct("PaymentFailed", {
+  eventId: Schema.String,
+  providerPaymentId: Schema.String,
+  paymentIntentId: NullableString,
+  environment: NullableEnvironment,
+  failureCode: Schema.String,
+  failureMessage: Schema.String
+})
+
+/** The provider says a refund succeeded. @since 0.1.0 @category notices */
+export const RefundSucceeded = Schema.TaggedStruct("RefundSucceeded", {
+  eventId: Schema.String,
+  /** Our `rfnd_` id where the provider echoes it. */
+  refundId: NullableString,
+  providerRefundId: Schema.String,
+  providerPaymentId: NullableString,
+  environment: NullableEnvironment
+})
+
+/** The provider says a refund failed. @since 0.1.0 @category notices */
+export const RefundFailed = Schema.TaggedStruct("RefundFailed", {
+  eventId: Schema.String,
+  refundId: NullableString,
+  providerRefundId: Schema.String,
+  providerPaymentId: NullableString,
+  environment: NullableEnvironment,
+  failureCode: Schema.String,
+  failureMessage: Schema.String
+})
+
+/** The provider says a payout was paid. @since 0.1.0 @category notices */
+export const PayoutSucceeded = Schema.TaggedStruct("PayoutSucceeded", {
+  eventId: Schema.String,
+  /** Our `payout_` id where the provider echoes it (it is the provider's idempotency key). */
+  payoutIntentId: NullableString,
+  providerPayoutId: Schema.String,
+  environment: NullableEnvironment
+})
+
+/** The provider says a payout failed. @since 0.1.0 @category notices */
+export const PayoutFailed = Schema.TaggedStruct("PayoutFailed", {
+  eventId: Schema.String,
+  payoutIntentId: NullableString,
+  providerPayoutId: Schema.String,
+  environment: NullableEnvironment,
+  failureCode: Schema.String,
+  failureMessage: Schema.String
+})
+
+/** A verified event of a type Tender does not act on: answered, and stored for dedupe. @since 0.1.0 @category notices */
+export const Ignored = Schema.TaggedStruct("Ignored", { eventId: Schema.String })
+
+/** One thing the provider says happened. @since 0.1.0 @category notices */
+export const ProviderNotice = Schema.Union(
+  PaymentSucceeded,
+  PaymentProcessing,
+  PaymentFailed,
+  RefundSucceeded,
+  RefundFailed,
+  PayoutSucceeded,
+  PayoutFailed,
+  Ignored
+)
+/** @since 0.1.0 @category notices */
+export type ProviderNotice = typeof ProviderNotice.Type
+
+/** The answer the provider expects for a verified notification (Stripe: 200 `{"received":true}`; Adyen: 200 `[accepted]`). @since 0.1.0 @category models */
+export const NotificationAnswer = Schema.Struct({
+  status: Schema.Int,
+  contentType: Schema.String,
+  body: Schema.String
+})
+/** @since 0.1.0 @category models */
+export type NotificationAnswer = typeof NotificationAnswer.Type
+
+/** What the adapter made of a verified request: its notices, and the answer the provider expects. @since 0.1.0 @category models */
+export interface ParsedNotification {
+  /** One per item the provider batched (Adyen), or one (Stripe). */
+  readonly notices: ReadonlyArray<ProviderNotice>
+  readonly answer: NotificationAnswer
+}
+
+/** The request could not be verified (bad or missing signature, unparsable body): 400 `signature_invalid`, nothing stored. @since 0.1.0 @category errors */
+export class NotificationUnverified extends Data.TaggedError("NotificationUnverified")<{
+  readonly provider: string
+  readonly reason: string
+}> {}
+
+/** The answer most providers expect: 200 with a small JSON body. @since 0.1.0 @category models */
+export const receivedAnswer: NotificationAnswer = {
+  status: 200,
+  contentType: "application/json",
+  body: "{\"received\":true}"
+}
+
+// ---------------------------------------------------------------------------
+// The stored notice
+// ---------------------------------------------------------------------------
+
+/** The id prefix of stored notices. @since 0.1.0 */
+export const idPrefix = "pntf_"
+
+/**
+ * Where a stored notice stands. `received`: its task has not run yet; `applied`: it moved the
+ * object it names; `unchanged`: the object was already past it (terminal, or out of order);
+ * `unmatched`: Tender knows no such object (answered as received all the same, D11);
+ * `mismatch`: the provider's amount or currency differs from the intent's, which stays as it is;
+ * `ignored`: a verified event of a type Tender does not act on.
+ *
+ * @since 0.1.0 @category models
+ */
+export const Status = Schema.Literal("received", "applied", "unchanged", "unmatched", "mismatch", "ignored")
+/** @since 0.1.0 @category models */
+export type Status = typeof Status.Type
+
+/**
+ * One notice as stored, once per (provider, provider event id). It belongs to no merchant: its
+ * `merchantId` is empty and its environment is the one the provider stated (`live` when it did
+ * not); the object it moved is `resourceId`.
+ *
+ * @since 0.1.0 @category models
+ */
+export const NotificationRecord = Schema.Struct({
+  ...Table.scopeFields,
+  /** The provider's code, as installed. */
+  provider: Schema.String,
+  /** The provider's own event id: a second delivery of it is the same notice. */
+  eventId: Schema.String,
+  notice: ProviderNotice,
+  status: Status,
+  /** The payment intent, refund or payout the notice matched, once its task ran. */
+  resourceId: Table.OrNull(Schema.String),
+  /** Why it was not applied (the mismatch, the unknown id), for the host's eyes. */
+  detail: Table.OrNull(Schema.String),
+  /** When it was received. */
+  createdAt: Table.Millis,
+  updatedAt: Table.Millis,
+  version: Table.Integer
+})
+/** @since 0.1.0 @category models */
+export type NotificationRecord = typeof NotificationRecord.Type
+
+/** How stored notices are kept: unique per (provider, event id). @since 0.1.0 @category models */
+export const table = Table.make({
+  name: "provider_notifications",
+  idPrefix,
+  record: NotificationRecord,
+  unique: [{ name: "provider_event", fields: ["provider", "eventId"] }]
+})
+
+/** Stored notices belong to no merchant. @since 0.1.0 */
+export const noMerchant = ""
+
+/**
+ * The id of the notice `eventId` of `provider`: derived from both, so two processes storing the
+ * same notice at once collide on the primary key in every store, whatever else they scope by.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const recordId = (provider: string, eventId: string): string =>
+  idPrefix + sha256(`${provider}\u0000${eventId}`).slice(0, 24)
+
+/** A newly received notice, with its environment as the provider stated it. @since 0.1.0 @category constructors */
+export const received = (provider: string, notice: ProviderNotice, now: number): NotificationRecord =>
+  Table.construct(NotificationRecord, {
+    id: recordId(provider, notice.eventId),
+    merchantId: noMerchant,
+    environment: ("environment" in notice ? notice.environment : null) ?? "live",
+    provider,
+    eventId: notice.eventId,
+    notice,
+    status: notice._tag === "Ignored" ? "ignored" : "received",
+    createdAt: now,
+    updatedAt: now,
+    version: 1
+  })
