@@ -16,7 +16,7 @@ import * as Mount from "@tender/http/Mount"
 import * as NodeHttp from "@tender/http/NodeHttp"
 import * as TenderHttp from "@tender/http/TenderHttp"
 import type { Layer as L } from "effect"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Cause, Effect, Layer, ManagedRuntime, Runtime } from "effect"
 import { readFile } from "node:fs/promises"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type * as Api from "./Api.js"
@@ -100,9 +100,21 @@ const loadSeed = async (merchants: SeedInput | string | undefined): Promise<Seed
   throw new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `tender: the seed is invalid: ${decoded.left.message}` })
 }
 
-/** Why the services did not start, as one readable message. */
-const startError = (cause: unknown) =>
-  new Error(`tender: could not start: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+/**
+ * Why the services did not start, as one line naming the cause and what to do (a missing
+ * database or role, a refused connection, an unmigrated schema: docs/postgres.md); the whole
+ * cause stays on the error and goes to the host logger's `debug`.
+ */
+const startError = async (cause: unknown, options: TenderOptions): Promise<TenderError> => {
+  const reason = options.storage !== undefined && "postgres" in options.storage
+    ? (await import("@tender/postgres")).PgDiagnosis.describe(cause)
+    : undefined
+  const message = `tender: could not start: ${reason ?? (cause instanceof Error ? cause.message : String(cause))}`
+  // The fiber dump, with every error's own cause rendered: the driver's words, its SQLSTATE.
+  const detail = Runtime.isFiberFailure(cause) ? Cause.pretty(cause[Runtime.FiberFailureCauseId], { renderErrorCause: true }) : String(cause)
+  options.logger?.debug?.({ err: cause, cause: detail }, message)
+  return new TenderError({ code: "service_unavailable", status: 503, message, cause })
+}
 
 /**
  * Start Tender: storage connected and migrated, the seed applied, workers running. Resolves
@@ -142,7 +154,7 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
     await web.ready()
   } catch (cause) {
     await runtime.dispose()
-    throw startError(cause)
+    throw await startError(cause, options)
   }
   let closing: Promise<void> | undefined
   const api = Operations.make(runtime)
