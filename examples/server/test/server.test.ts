@@ -184,6 +184,21 @@ describe("examples/server (npm start)", () => {
     }))
   }, 120_000)
 
+  it("seed file: a missing or malformed TENDER_SEED stops the server with one line naming the seed file's resolved path", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tender-seed-"))
+    const malformed = join(dir, "bad.json")
+    writeFileSync(malformed, "{not json")
+    const cases: Array<[string, string]> = [
+      [join(dir, "missing.json"), `tender: seed file ${join(dir, "missing.json")} does not exist (TENDER_SEED)\n`],
+      [malformed, `tender: seed file ${malformed} is not valid JSON: syntax error at line 1, column 2 (TENDER_SEED)\n`]
+    ]
+    await Promise.all(cases.map(async ([path, line]) => {
+      const server = await start({ TENDER_SEED: path })
+      assert.strictEqual(await server.exited, 1, server.output())
+      assert.strictEqual(server.errors(), line)
+    }))
+  }, 120_000)
+
   it("issue 19 an invalid TENDER_*_MS or PORT value stops the server with one line naming the variable and the expected form, exit code 1", async () => {
     const cases: Array<[string, string, string]> = [
       ["TENDER_STARTUP_TIMEOUT_MS", "abc", "TENDER_STARTUP_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647"],

@@ -16,6 +16,7 @@ import { Api } from "@tender/http"
 import type { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
 import { readFile } from "node:fs/promises"
+import { resolve } from "node:path"
 import { inspect, parseArgs } from "node:util"
 
 /** Where the command writes, and what it reads from the environment. @since 0.1.0 @category models */
@@ -120,10 +121,11 @@ const migrate = async (flags: Flags, io: Io): Promise<number> => {
 const seedCheck = async (file: string | undefined, io: Io): Promise<number> => {
   if (file === undefined) throw new UsageError("tender seed check: name the seed file")
   let input: unknown
+  let text: string | undefined
   try {
-    input = JSON.parse(await readFile(file, "utf8"))
+    input = JSON.parse(text = await readFile(file, "utf8"))
   } catch (error) {
-    io.stderr(`${file}: ${error instanceof Error ? error.message : String(error)}\n`)
+    io.stderr(`tender seed check: ${Seed.fileProblem(resolve(file), error, text)}\n`)
     return 1
   }
   const result = await Effect.runPromise(Effect.either(Seed.decode(input)))

@@ -18,6 +18,7 @@ import * as TenderHttp from "@tender/http/TenderHttp"
 import type { Layer as L } from "effect"
 import { Cause, Effect, Layer, ManagedRuntime, Runtime } from "effect"
 import { readFile } from "node:fs/promises"
+import { resolve } from "node:path"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type * as Api from "./Api.js"
 import * as Logger from "./internal/logger.js"
@@ -92,12 +93,27 @@ export interface TenderInstance {
   readonly close: () => Promise<void>
 }
 
+const seedError = (message: string, cause?: unknown) =>
+  new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `tender: ${message}`, cause })
+
+/** The JSON of the seed file at `path` (resolved): a missing or malformed file is named as the seed, with its path. */
+const readSeedFile = async (path: string): Promise<unknown> => {
+  let text: string | undefined
+  try {
+    text = await readFile(path, "utf8")
+    return JSON.parse(text) as unknown
+  } catch (cause) {
+    throw seedError(Seed.fileProblem(path, cause, text), cause)
+  }
+}
+
 /** The seed, read from a file when given as a path, checked as at every start. */
 const loadSeed = async (merchants: SeedInput | string | undefined): Promise<Seed.Seed> => {
-  const input = typeof merchants === "string" ? JSON.parse(await readFile(merchants, "utf8")) as unknown : merchants ?? { merchants: [] }
+  const path = typeof merchants === "string" ? resolve(merchants) : undefined
+  const input = path !== undefined ? await readSeedFile(path) : merchants ?? { merchants: [] }
   const decoded = await Effect.runPromise(Effect.either(Seed.decode(input)))
   if (decoded._tag === "Right") return decoded.right
-  throw new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `tender: the seed is invalid: ${decoded.left.message}` })
+  throw seedError(`${path === undefined ? "the seed" : `seed file ${path}`} is invalid: ${decoded.left.message}`)
 }
 
 /**
