@@ -13,7 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { buildAndPack, npm, packages, type Packed, root, rootPackage, run } from "./packing.js"
+import { buildAndPack, npm, packages, type Packed, packUnbuilt, publishDryRun, root, rootPackage, run } from "./packing.js"
 
 const fixtures = resolve(import.meta.dirname, "fixtures", "host")
 
@@ -50,6 +50,41 @@ describe("packed packages", () => {
       }
       assert.isEmpty(paths.filter((f) => f.startsWith("test/") || f.endsWith(".tsbuildinfo")), `${p.name} ships no tests or build state`)
     }
+  })
+
+  it("packing right after npm ci builds first: each package's prepack builds it, so the tarball holds the dist/ its exports name", async () => {
+    for (const { manifest } of packages) {
+      assert.strictEqual(manifest.scripts?.["prepack"], "tsc -b tsconfig.build.json", manifest.name)
+      for (const bin of Object.values(manifest.bin ?? {})) {
+        assert.include(packed.find((p) => p.name === manifest.name)!.files.map((f) => f.path), bin.replace(/^\.\//, ""), `${manifest.name} ships its bin`)
+      }
+    }
+    // One package packed with no dist/ at all: what its tarball holds, prepack built.
+    const client = packages.find((p) => p.manifest.name === "@tender/client")!
+    const unbuilt = await packUnbuilt(client.manifest.name, client.dir, join(work, "unbuilt"))
+    const paths = unbuilt.files.map((f) => f.path)
+    for (const target of Object.values(client.manifest.exports["."] as Record<string, string>).filter((t) => t.startsWith("./dist/"))) {
+      assert.include(paths, target.slice(2), `${client.manifest.name} ships ${target}`)
+    }
+  })
+
+  it("every package passes npm publish --dry-run, with the metadata a registry page shows", async () => {
+    for (const { dir, manifest } of packages) {
+      assert.isString(manifest.description, manifest.name)
+      assert.strictEqual(manifest.license, "MIT", manifest.name)
+      assert.isAtLeast(manifest.keywords?.length ?? 0, 3, `${manifest.name} keywords`)
+      assert.deepInclude(manifest.repository, { type: "git", directory: dir }, manifest.name)
+      assert.match(manifest.repository?.url ?? "", /^git\+https:\/\/github\.com\/.+\.git$/, manifest.name)
+      assert.deepStrictEqual(manifest.engines, { node: ">=20" }, manifest.name)
+      assert.strictEqual(manifest.publishConfig?.["access"], "public", `${manifest.name}: a scoped package is published public`)
+      assert.includeMembers(manifest.files, ["dist", "src"], manifest.name)
+    }
+    const { published, stderr } = await publishDryRun()
+    assert.sameMembers(Object.keys(published), packages.map((p) => p.manifest.name))
+    for (const [name, report] of Object.entries(published)) assert.include(report.files.map((f) => f.path), "dist/index.js", name)
+    // Nothing npm had to correct in a manifest, no other warning than the missing login of a dry run.
+    const warnings = stderr.split("\n").filter((l) => l.startsWith("npm warn") && !l.includes("requires you to be logged in"))
+    assert.deepStrictEqual(warnings, [])
   })
 
   it("exports map types and import to built files, peers are ranges, and @tender dependencies are ranges", () => {
@@ -100,6 +135,12 @@ describe("packed packages", () => {
     const map = JSON.parse(readFileSync(join(app, "node_modules", "@tender", "core", "dist", "index.js.map"), "utf8")) as { sources: Array<string> }
     assert.deepStrictEqual(map.sources, ["../src/index.ts"])
     assert.isTrue(existsSync(join(app, "node_modules", "@tender", "core", "src", "index.ts")))
+  })
+
+  it("npx tender runs the CLI: in the repository (the root links the bin) and in a host installed from the tarballs", async () => {
+    assert.match(await run("npx", ["--no-install", "tender", "--help"], root), /^Usage:\n  tender migrate/)
+    copyFileSync(join(root, "examples", "server", "seed.json"), join(app, "seed-check.json"))
+    assert.match(await run("npx", ["--no-install", "tender", "seed", "check", "seed-check.json"], app), /valid: 1 merchant\(s\)/)
   })
 
   it("loads through require() as well (no CommonJS build; Node 20.19+ requires ES modules)", async () => {

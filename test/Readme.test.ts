@@ -72,8 +72,10 @@ const steps: ReadonlyArray<Step> = [
     where: "here",
     // Asynchronous: a synchronous install would block the worker's event loop for minutes.
     run: async (command) => {
-      await promisify(execFile)("sh", ["-c", `${command} --no-audit --no-fund --loglevel=error`], { cwd: reader.cwd, env: readerEnv(), maxBuffer: 64 * 1024 * 1024 })
+      const { stderr } = await promisify(execFile)("sh", ["-c", `${command} --no-audit --no-fund --loglevel=warn`], { cwd: reader.cwd, env: readerEnv(), maxBuffer: 64 * 1024 * 1024 })
       assert.isTrue(existsSync(join(reader.cwd, "node_modules", ".package-lock.json")))
+      // Every package installed supports the Node versions the README promises (20 and later).
+      assert.deepStrictEqual(stderr.split("\n").filter((l) => l.includes("EBADENGINE")), [], `npm on Node ${process.version} warned:\n${stderr}`)
     }
   },
   {

@@ -5,7 +5,7 @@
  */
 import { cleanEnv } from "@tender/test-support"
 import { execFile } from "node:child_process"
-import { mkdirSync, readFileSync } from "node:fs"
+import { mkdirSync, readFileSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { promisify } from "node:util"
 
@@ -19,6 +19,14 @@ export const rootPackage = JSON.parse(readFileSync(join(root, "package.json"), "
 export interface Manifest {
   readonly name: string
   readonly private?: boolean
+  readonly description?: string
+  readonly license?: string
+  readonly keywords?: Array<string>
+  readonly repository?: { readonly type: string; readonly url: string; readonly directory: string }
+  readonly engines?: Record<string, string>
+  readonly publishConfig?: Record<string, string>
+  readonly scripts?: Record<string, string>
+  readonly bin?: Record<string, string>
   readonly exports: Record<string, unknown>
   readonly dependencies?: Record<string, string>
   readonly peerDependencies?: Record<string, string>
@@ -44,10 +52,31 @@ export interface Packed {
   readonly files: ReadonlyArray<{ readonly path: string }>
 }
 
+/** The JSON `npm` printed after whatever a lifecycle script wrote before it. */
+const jsonOf = (out: string): unknown => JSON.parse(out.slice(Math.min(...["[", "{"].map((c) => out.indexOf(c)).filter((i) => i >= 0))))
+
 /** Build every package and pack the publishable ones into `tarballs` (created): what `npm pack` reported. */
 export const buildAndPack = async (tarballs: string): Promise<ReadonlyArray<Packed>> => {
   await npm(["run", "build"], root)
   mkdirSync(tarballs)
   const out = await npm(["pack", "--json", "--pack-destination", tarballs, ...packages.flatMap((p) => ["-w", p.manifest.name])], root)
-  return JSON.parse(out) as Array<Packed>
+  return jsonOf(out) as Array<Packed>
+}
+
+/** `npm pack` of one package whose dist/ was removed first, as right after `npm ci`: its `prepack` builds it. */
+export const packUnbuilt = async (name: string, dir: string, tarballs: string): Promise<Packed> => {
+  rmSync(join(root, dir, "dist"), { recursive: true, force: true })
+  mkdirSync(tarballs, { recursive: true })
+  const out = await npm(["pack", "--json", "--pack-destination", tarballs, "-w", name], root)
+  return (jsonOf(out) as Array<Packed>)[0]!
+}
+
+/** `npm publish --dry-run` of every publishable package: what it would publish, and what it warned. */
+export const publishDryRun = async () => {
+  const { stdout, stderr } = await promisify(execFile)(
+    "npm",
+    ["publish", "--dry-run", "--json", "--no-audit", "--no-fund", ...packages.flatMap((p) => ["-w", p.manifest.name])],
+    { cwd: root, env: cleanEnv({}), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
+  )
+  return { published: jsonOf(stdout) as Record<string, { readonly name: string; readonly files: ReadonlyArray<{ readonly path: string }> }>, stderr }
 }

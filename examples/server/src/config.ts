@@ -101,7 +101,11 @@ const wholeNumber = (env: NodeJS.ProcessEnv, name: string, fallback: number, min
 
 /** Read and check a seed file; a bad file stops the server with a clear message. */
 export const loadSeed = (path: string) =>
-  Effect.try({
-    try: () => JSON.parse(readFileSync(path, "utf8")) as unknown,
-    catch: (e) => new Seed.InvalidSeed({ message: `cannot read seed ${path}: ${e instanceof Error ? e.message : String(e)}` })
+  Effect.suspend(() => {
+    let text: string | undefined
+    return Effect.try({
+      try: () => JSON.parse(text = readFileSync(path, "utf8")) as unknown,
+      // A file that cannot be read or parsed is a setting to fix (TENDER_SEED), said in one line.
+      catch: (e) => new InvalidConfig({ message: `${Seed.fileProblem(path, e, text)} (TENDER_SEED)` })
+    })
   }).pipe(Effect.flatMap(Seed.decode))

@@ -9,8 +9,8 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Maintenance, Tender, Workers } from "@tender/core"
 import { ClientErrors, Startup, WebhookClient } from "@tender/http"
 import { MongoStorage } from "@tender/mongodb"
-import { PgStorage } from "@tender/postgres"
-import { Effect, Layer } from "effect"
+import { PgDiagnosis, PgStorage } from "@tender/postgres"
+import { Cause, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { directoryCache, InvalidConfig, loadSeed, options } from "./config.js"
 
@@ -132,6 +132,9 @@ const startupFailure = (error: { readonly _tag: string; readonly message: string
   if (error._tag === "StartupTimeout") {
     return `cannot start on ${where()}: ${error.message} (TENDER_STARTUP_TIMEOUT_MS); giving up`
   }
+  // A missing database or role, a refused connection, an unmigrated schema: named with what to do.
+  const diagnosed = PgDiagnosis.describe(error)
+  if (diagnosed !== undefined) return `cannot start on ${where()}: ${diagnosed}`
   const cause = error.cause instanceof Error ? error.cause.message : undefined
   return `cannot start on ${where()}: ${error.message}${cause === undefined || cause === error.message ? "" : ` (${cause})`}`
 }
@@ -164,6 +167,8 @@ NodeRuntime.runMain(
     Effect.catchAll((e) =>
       Effect.sync(() => {
         process.stderr.write(`tender: ${startupFailure(e).replace(/\s*\n\s*/g, " ")}\n`)
+        // The whole cause, for whoever asks for it (TENDER_DEBUG=1): the line above is what an operator acts on.
+        if (process.env["TENDER_DEBUG"] === "1") process.stderr.write(`${Cause.pretty(Cause.fail(e), { renderErrorCause: true })}\n`)
         // Exit now: a socket to a database that never answered must not keep the process alive.
         process.exit(1)
       })

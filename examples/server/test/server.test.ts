@@ -169,6 +169,36 @@ describe("examples/server (npm start)", () => {
     assert.include(server.errors(), "allowed_checkout_modes")
   })
 
+  it("a database it cannot use stops the server with one line naming the cause and what to do", async () => {
+    const cases: Array<[string, string]> = [
+      ["postgres://postgres@127.0.0.1:5432/tender_no_such_database", `database "tender_no_such_database" does not exist: create it, or name an existing database in the connection string`],
+      ["postgres://tender_no_such_role@127.0.0.1:5432/test", `role "tender_no_such_role" does not exist: create the role, or name an existing one in the connection string`],
+      ["postgres://postgres@127.0.0.1:1/test", "connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string"]
+    ]
+    // Three processes at once: each start is mostly module loading.
+    await Promise.all(cases.map(async ([url, reason]) => {
+      const server = await start({ DATABASE_URL: url, TENDER_TABLE_PREFIX: "tender_" })
+      assert.strictEqual(await server.exited, 1, server.output())
+      const where = url.replace(/^postgres:\/\/[^@]+@/, "")
+      assert.strictEqual(server.errors(), `tender: cannot start on PostgreSQL store at ${where}, table prefix tender_: ${reason}\n`)
+    }))
+  }, 120_000)
+
+  it("seed file: a missing or malformed TENDER_SEED stops the server with one line naming the seed file's resolved path", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tender-seed-"))
+    const malformed = join(dir, "bad.json")
+    writeFileSync(malformed, "{not json")
+    const cases: Array<[string, string]> = [
+      [join(dir, "missing.json"), `tender: seed file ${join(dir, "missing.json")} does not exist (TENDER_SEED)\n`],
+      [malformed, `tender: seed file ${malformed} is not valid JSON: syntax error at line 1, column 2 (TENDER_SEED)\n`]
+    ]
+    await Promise.all(cases.map(async ([path, line]) => {
+      const server = await start({ TENDER_SEED: path })
+      assert.strictEqual(await server.exited, 1, server.output())
+      assert.strictEqual(server.errors(), line)
+    }))
+  }, 120_000)
+
   it("issue 19 an invalid TENDER_*_MS or PORT value stops the server with one line naming the variable and the expected form, exit code 1", async () => {
     const cases: Array<[string, string, string]> = [
       ["TENDER_STARTUP_TIMEOUT_MS", "abc", "TENDER_STARTUP_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647"],

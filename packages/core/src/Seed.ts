@@ -50,6 +50,37 @@ export type Seed = typeof Seed.Type
 /** A seed that does not hold together. @since 0.1.0 @category errors */
 export class InvalidSeed extends Schema.TaggedError<InvalidSeed>()("InvalidSeed", { message: Schema.String }) {}
 
+/** Line and column (1-based) of a character offset in `text`. */
+const lineColumn = (text: string, offset: number) => {
+  const before = text.slice(0, offset).split("\n")
+  return `line ${before.length}, column ${(before[before.length - 1]?.length ?? 0) + 1}`
+}
+
+/**
+ * Why the seed file at `path` (resolved) could not be read or parsed, in words naming the seed
+ * and the path: its read error (`ENOENT`, `EACCES`, `EISDIR`) or the JSON syntax error of its
+ * `text`, placed by line and column. Shared by every loader (createTender, the demo server,
+ * `tender seed check`) so they all say it the same way.
+ *
+ * @since 0.1.0 @category errors
+ */
+export const fileProblem = (path: string, error: unknown, text?: string): string => {
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
+  if (code === "ENOENT") return `seed file ${path} does not exist`
+  if (code === "EACCES") return `seed file ${path} cannot be read (permission denied)`
+  if (code === "EISDIR") return `seed file ${path} is a directory, not a JSON file`
+  const message = error instanceof Error ? error.message : String(error)
+  if (error instanceof SyntaxError) {
+    // Node's wording changes between versions; the position it names does not.
+    const at = /at position (\d+)/.exec(message)
+    if (text !== undefined && text.trim() === "") return `seed file ${path} is empty: it needs a JSON object { "merchants": [...] }`
+    if (at !== null && text !== undefined) return `seed file ${path} is not valid JSON: syntax error at ${lineColumn(text, Number(at[1]))}`
+    if (/Unexpected end/.test(message)) return `seed file ${path} is not valid JSON: it ends before its JSON does`
+    return `seed file ${path} is not valid JSON: ${message}`
+  }
+  return `seed file ${path} cannot be read: ${message}`
+}
+
 /** Parse and check a seed: unique ids, key pairs whose halves name one environment. @since 0.1.0 */
 export const decode = (input: unknown): Effect.Effect<Seed, InvalidSeed> =>
   Effect.gen(function*() {

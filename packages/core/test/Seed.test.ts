@@ -35,3 +35,23 @@ describe("Seed.apply", () => {
       assert.deepStrictEqual(logged, [])
     }).pipe(Effect.provide(Merchants.layerMemory())))
 })
+
+describe("Seed.fileProblem", () => {
+  it("seed file: read errors and JSON syntax errors are named as the seed file at its path", () => {
+    const path = "/srv/app/seed.json"
+    const errno = (code: string) => Object.assign(new Error(`${code}: x`), { code })
+    assert.strictEqual(Seed.fileProblem(path, errno("ENOENT")), "seed file /srv/app/seed.json does not exist")
+    assert.strictEqual(Seed.fileProblem(path, errno("EACCES")), "seed file /srv/app/seed.json cannot be read (permission denied)")
+    assert.strictEqual(Seed.fileProblem(path, errno("EISDIR")), "seed file /srv/app/seed.json is a directory, not a JSON file")
+    const syntax = (text: string) => {
+      try {
+        JSON.parse(text)
+      } catch (e) {
+        return Seed.fileProblem(path, e, text)
+      }
+      throw new Error("parsed")
+    }
+    assert.strictEqual(syntax('{"merchants": [],\n  oops}'), "seed file /srv/app/seed.json is not valid JSON: syntax error at line 2, column 3")
+    assert.strictEqual(syntax("  \n"), `seed file /srv/app/seed.json is empty: it needs a JSON object { "merchants": [...] }`)
+  })
+})

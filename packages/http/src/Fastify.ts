@@ -30,7 +30,10 @@ export const plugin = (tender: WebHandler) =>
   Object.assign(
     async (fastify: FastifyLike): Promise<void> => {
       fastify.addHook("onRequest", (request, reply, done) => {
-        if (!tender.owns(request.raw.url ?? "/")) return done()
+        if (!tender.owns(request.raw.url ?? "/")) {
+          tender.outside(request.raw.url ?? "/")
+          return done()
+        }
         reply.hijack()
         void NodeHttp.serve(tender, request.raw, reply.raw)
       })

@@ -346,11 +346,11 @@ export const bodyLimitOf = (route: Routes.Route | undefined, contentType: string
  * request whose path the router cannot decode, and the `Mount`: beside a host's routes, a
  * path that is not Tender's passes through untouched (the host's route, or its 404). With it,
  * the platform's server span is left out of Tender's requests while no tracer exports spans
- * (`Observe.layerServerSpanWhenExported`).
+ * (`Observe.layerServerSpanWhenExported`), and named `{method} {route template}` (`Observe.layerSpanNames`).
  *
  * @since 0.1.0
  */
-export const layer = Layer.merge(Observe.layerServerSpanWhenExported, HttpApiBuilder.middleware(
+export const layer = Layer.mergeAll(Observe.layerServerSpanWhenExported, Observe.layerSpanNames, HttpApiBuilder.middleware(
   TenderApi,
   Effect.map(Effect.zip(Effect.context<Merchants.Merchants | Mount | Storage.Storage>(), Health.cachedReadiness()), ([context, readiness]) => (app: HttpApp.Default) =>
     Effect.gen(function*() {

@@ -114,7 +114,11 @@ export const serve = async (tender: WebHandler, req: IncomingMessage, res: Serve
  * @since 0.1.0
  */
 export const middleware = (tender: WebHandler) => (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void => {
-  if (!tender.owns(urlOf(req))) return next()
+  const url = urlOf(req)
+  if (!tender.owns(url)) {
+    tender.outside(url, (req as IncomingMessage & { baseUrl?: string }).baseUrl)
+    return next()
+  }
   void serve(tender, req, res)
 }
 
@@ -128,6 +132,9 @@ export const listener = (
   tender: WebHandler,
   fallback?: (req: IncomingMessage, res: ServerResponse) => void
 ) => (req: IncomingMessage, res: ServerResponse): void => {
-  if (fallback !== undefined && !tender.owns(urlOf(req))) return fallback(req, res)
+  if (fallback !== undefined && !tender.owns(urlOf(req))) {
+    tender.outside(urlOf(req))
+    return fallback(req, res)
+  }
   void serve(tender, req, res)
 }

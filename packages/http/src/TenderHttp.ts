@@ -13,6 +13,7 @@ import { Health } from "@tender/core"
 import { Context, Effect, Exit, Layer, Runtime, Scope } from "effect"
 import { TenderApi } from "./Api.js"
 import * as Handlers from "./Handlers.js"
+import * as Outside from "./internal/outside.js"
 import * as Routes from "./internal/routes.js"
 import * as Middleware from "./Middleware.js"
 import * as Mount from "./Mount.js"
@@ -113,6 +114,12 @@ export interface WebHandler {
   readonly ready: () => Promise<void>
   /** Release the layer: workers are interrupted, scoped services closed; a pool the host gave stays open. */
   readonly dispose: () => Promise<void>
+  /**
+   * Called by the framework glue for a request it lets fall through, with the path the
+   * framework mounted Tender at (Express's `req.baseUrl`): a request outside the prefix that
+   * shows Tender mounted in the wrong place is logged as a warning, once (docs/embedding.md).
+   */
+  readonly outside: (url: string, mountedAt?: string | undefined) => void
   /** Liveness, as `GET /healthz` answers it (docs/observability.md). */
   readonly liveness: () => Promise<Health.Report>
   /** Readiness (storage reachable and migrated, workers running), as `GET /readyz` answers it; builds the services first. */
@@ -145,11 +152,18 @@ export const toWebHandler = <E>(services: L.Layer<Services, E>, options: Mount.M
       built = undefined
       throw error
     })
+  const outside = Outside.reporter(
+    // Tender's API routes only: a host's own /healthz or /openapi.json is no sign of a misplaced mount.
+    (path) => mount.owns(path) && path !== `${mount.prefix}/openapi.json` && path !== mount.health.liveness && path !== mount.health.readiness,
+    mount.prefix,
+    (message) => void build().then(({ runtime }) => Runtime.runFork(runtime)(Effect.logWarning(message)), () => {})
+  )
   return {
     // Bodies are counted and cut off at their limit as they stream in, whatever the framing (internal/body.ts).
     handler: (request) => build().then(({ handle }) => handle(request)),
     owns: (url) => mount.owns(Routes.pathOf(url)),
     prefix: mount.prefix,
+    outside: (url, mountedAt) => outside(Routes.pathOf(url), mountedAt),
     ready: () => build().then(() => undefined),
     dispose: () => Effect.runPromise(Scope.close(scope, Exit.void)),
     liveness: () => Effect.runPromise(Health.liveness),

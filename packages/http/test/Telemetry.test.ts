@@ -110,6 +110,9 @@ describe("telemetry: OpenTelemetry traces and metrics", () => {
         spans().map((s) => `${s.name} ${s.spanContext().traceId.slice(0, 6)} ${s.spanContext().spanId.slice(0, 6)}<-${s.parentSpanContext?.spanId.slice(0, 6)} ${JSON.stringify(s.attributes)}`).join("\n"))
 
       const request = spans().find((s) => s.attributes["http.route"] === "/payment_intents/{id}/confirm")!
+      // OpenTelemetry's HTTP conventions: a server span is named `{method} {route template}`.
+      assert.strictEqual(request.name, "POST /payment_intents/{id}/confirm")
+      assert.strictEqual(spans().find((s) => s.attributes["http.route"] === "/payment_intents" && s.attributes["http.request.method"] === "GET")?.name, "GET /payment_intents")
       assert.strictEqual(request.attributes["http.response.status_code"], 200)
       assert.strictEqual(request.attributes["tender.request_id"], confirmed.headers.get("request-id"))
       assert.strictEqual(request.attributes["tender.merchant_id"], seed.merchants[0]!.id)

@@ -16,7 +16,8 @@ import { Api } from "@tender/http"
 import type { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
 import { readFile } from "node:fs/promises"
-import { parseArgs } from "node:util"
+import { resolve } from "node:path"
+import { inspect, parseArgs } from "node:util"
 
 /** Where the command writes, and what it reads from the environment. @since 0.1.0 @category models */
 export interface Io {
@@ -28,6 +29,9 @@ export interface Io {
 /** A mistake in how the command was called: the message and the usage, exit code 2. */
 class UsageError extends Error {}
 
+/** A database the command could not use, in one line (PgDiagnosis); the driver's error is its cause. */
+class DatabaseError extends Error {}
+
 const usage = `Usage:
   tender migrate [--database-url URL] [--table-prefix P] [--mongodb-url URL] [--collection-prefix P]
       PostgreSQL migrations (DATABASE_URL) and/or MongoDB indexes (MONGODB_URL)
@@ -37,6 +41,7 @@ const usage = `Usage:
       a new key pair: printed as a seed entry, or issued into the database when one is named
   tender openapi
       print the OpenAPI document of the API
+Any command: --debug prints the whole cause of a failure.
 `
 
 const options = {
@@ -47,6 +52,7 @@ const options = {
   "collection-prefix": { type: "string" },
   merchant: { type: "string" },
   environment: { type: "string" },
+  debug: { type: "boolean" },
   help: { type: "boolean", short: "h" }
 } as const
 
@@ -63,17 +69,27 @@ const withPool = async <A>(url: string, use: (pool: import("pg").Pool) => Promis
   }
 }
 
-/** Run `effect` on a client of the pool at `url`, with Tender's stores on it under `tablePrefix` (never migrating). */
+/**
+ * Run `effect` on a client of the pool at `url`, with Tender's stores on it under `tablePrefix`
+ * (never migrating). A database it cannot use fails as one line naming the cause (PgDiagnosis).
+ */
 const onPostgres = async <A, E>(
+  command: string,
   url: string,
   tablePrefix: string | undefined,
   effect: Effect.Effect<A, E, Merchants.Merchants | import("@effect/sql").SqlClient.SqlClient>
-) =>
-  withPool(url, async (pool) => {
-    const [{ PgStorage }, { PgClient }] = await Promise.all([import("@tender/postgres"), import("@effect/sql-pg")])
-    const client = PgClient.layerFromPool({ acquire: Effect.succeed(pool as PgStorage.PgPool), applicationName: "tender-cli" })
-    return Effect.runPromise(effect.pipe(Effect.provide(PgStorage.layerWithoutMigrations({ tablePrefix }).pipe(Layer.provideMerge(client)))))
-  })
+) => {
+  const [{ PgDiagnosis, PgStorage }, { PgClient }] = await Promise.all([import("@tender/postgres"), import("@effect/sql-pg")])
+  try {
+    return await withPool(url, (pool) => {
+      const client = PgClient.layerFromPool({ acquire: Effect.succeed(pool as PgStorage.PgPool), applicationName: "tender-cli" })
+      return Effect.runPromise(effect.pipe(Effect.provide(PgStorage.layerWithoutMigrations({ tablePrefix }).pipe(Layer.provideMerge(client)))))
+    })
+  } catch (cause) {
+    const reason = PgDiagnosis.describe(cause) ?? (cause instanceof Error ? cause.message : String(cause))
+    throw new DatabaseError(`tender ${command}: ${reason}`, { cause })
+  }
+}
 
 const migrate = async (flags: Flags, io: Io): Promise<number> => {
   const databaseUrl = flags["database-url"] ?? io.env["DATABASE_URL"]
@@ -83,7 +99,7 @@ const migrate = async (flags: Flags, io: Io): Promise<number> => {
   }
   if (databaseUrl !== undefined) {
     const { PgMigrations } = await import("@tender/postgres")
-    const applied = await onPostgres(databaseUrl, flags["table-prefix"], PgMigrations.run({ tablePrefix: flags["table-prefix"] }))
+    const applied = await onPostgres("migrate", databaseUrl, flags["table-prefix"], PgMigrations.run({ tablePrefix: flags["table-prefix"] }))
     io.stdout(applied.length === 0
       ? "PostgreSQL: up to date, no migration to run\n"
       : `PostgreSQL: ran ${applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`).join(", ")}\n`)
@@ -105,10 +121,11 @@ const migrate = async (flags: Flags, io: Io): Promise<number> => {
 const seedCheck = async (file: string | undefined, io: Io): Promise<number> => {
   if (file === undefined) throw new UsageError("tender seed check: name the seed file")
   let input: unknown
+  let text: string | undefined
   try {
-    input = JSON.parse(await readFile(file, "utf8"))
+    input = JSON.parse(text = await readFile(file, "utf8"))
   } catch (error) {
-    io.stderr(`${file}: ${error instanceof Error ? error.message : String(error)}\n`)
+    io.stderr(`tender seed check: ${Seed.fileProblem(resolve(file), error, text)}\n`)
     return 1
   }
   const result = await Effect.runPromise(Effect.either(Seed.decode(input)))
@@ -136,7 +153,7 @@ const keysIssue = async (flags: Flags, io: Io): Promise<number> => {
     io.stderr(`Add it to the api_keys of merchant ${merchant} in the seed; the secret is shown this once.\n`)
     return 0
   }
-  const issued = await onPostgres(databaseUrl, flags["table-prefix"], Effect.gen(function*() {
+  const issued = await onPostgres("keys issue", databaseUrl, flags["table-prefix"], Effect.gen(function*() {
     const found = yield* (yield* Merchants.Merchants).findMerchant(merchant)
     if (found._tag === "None") return undefined
     return yield* Merchants.issueKeyPair(merchant, environment)
@@ -157,6 +174,7 @@ const keysIssue = async (flags: Flags, io: Io): Promise<number> => {
  * @since 0.1.0
  */
 export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
+  const debug = argv.includes("--debug")
   try {
     const { positionals, values } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
     const [command, sub, arg] = positionals
@@ -175,6 +193,7 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number>
   } catch (error) {
     const usageError = error instanceof UsageError || (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"))
     io.stderr(`${error instanceof Error ? error.message : String(error)}\n${usageError ? usage : ""}`)
+    if (debug && error instanceof Error && error.cause !== undefined) io.stderr(`${inspect(error.cause, { depth: 8 })}\n`)
     return usageError ? 2 : 1
   }
 }

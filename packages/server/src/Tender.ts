@@ -16,8 +16,9 @@ import * as Mount from "@tender/http/Mount"
 import * as NodeHttp from "@tender/http/NodeHttp"
 import * as TenderHttp from "@tender/http/TenderHttp"
 import type { Layer as L } from "effect"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Cause, Effect, Layer, ManagedRuntime, Runtime } from "effect"
 import { readFile } from "node:fs/promises"
+import { resolve } from "node:path"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type * as Api from "./Api.js"
 import * as Logger from "./internal/logger.js"
@@ -96,26 +97,44 @@ export interface TenderInstance {
   readonly close: () => Promise<void>
 }
 
-/** The seed file's JSON; a file that cannot be read or parsed is a bad `merchants` option. */
+const seedError = (message: string, cause?: unknown) =>
+  new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `tender: ${message}`, cause })
+
+/** The JSON of the seed file at `path` (resolved): a missing or malformed file is named as the seed, with its path. */
 const readSeedFile = async (path: string): Promise<unknown> => {
+  let text: string | undefined
   try {
-    return JSON.parse(await readFile(path, "utf8")) as unknown
+    text = await readFile(path, "utf8")
+    return JSON.parse(text) as unknown
   } catch (cause) {
-    throw Options.badOption("merchants", `must name a readable seed JSON file (${cause instanceof Error ? cause.message : String(cause)})`, path)
+    throw seedError(Seed.fileProblem(path, cause, text), cause)
   }
 }
 
 /** The seed, read from a file when given as a path, checked as at every start. */
 const loadSeed = async (merchants: SeedInput | string | undefined): Promise<Seed.Seed> => {
-  const input = typeof merchants === "string" ? await readSeedFile(merchants) : merchants ?? { merchants: [] }
+  const path = typeof merchants === "string" ? resolve(merchants) : undefined
+  const input = path !== undefined ? await readSeedFile(path) : merchants ?? { merchants: [] }
   const decoded = await Effect.runPromise(Effect.either(Seed.decode(input)))
   if (decoded._tag === "Right") return decoded.right
-  throw new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `createTender: option "merchants" holds a seed that is invalid: ${decoded.left.message}` })
+  throw seedError(`${path === undefined ? "the seed" : `seed file ${path}`} is invalid: ${decoded.left.message}`)
 }
 
-/** Why the services did not start, as one readable message. */
-const startError = (cause: unknown) =>
-  new Error(`tender: could not start: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+/**
+ * Why the services did not start, as one line naming the cause and what to do (a missing
+ * database or role, a refused connection, an unmigrated schema: docs/postgres.md); the whole
+ * cause stays on the error and goes to the host logger's `debug`.
+ */
+const startError = async (cause: unknown, options: TenderOptions): Promise<TenderError> => {
+  const reason = options.storage !== undefined && "postgres" in options.storage
+    ? (await import("@tender/postgres")).PgDiagnosis.describe(cause)
+    : undefined
+  const message = `tender: could not start: ${reason ?? (cause instanceof Error ? cause.message : String(cause))}`
+  // The fiber dump, with every error's own cause rendered: the driver's words, its SQLSTATE.
+  const detail = Runtime.isFiberFailure(cause) ? Cause.pretty(cause[Runtime.FiberFailureCauseId], { renderErrorCause: true }) : String(cause)
+  options.logger?.debug?.({ err: cause, cause: detail }, message)
+  return new TenderError({ code: "service_unavailable", status: 503, message, cause })
+}
 
 /**
  * Start Tender: storage connected and migrated, the seed applied, workers running. Resolves
@@ -160,7 +179,7 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
     await web.ready()
   } catch (cause) {
     await runtime.dispose()
-    throw startError(cause)
+    throw await startError(cause, options)
   }
   let closing: Promise<void> | undefined
   const api = Operations.make(runtime)

@@ -47,10 +47,23 @@ describe("tender migrate", () => {
     assert.match(result.stderr, /Usage:/)
   })
 
-  it("cli: an unreachable database exits 1 saying why", async () => {
+  it("cli: an unreachable database exits 1 with one line naming the cause; --debug adds the driver's error", async () => {
     const result = await tender(["migrate", "--database-url", "postgres://postgres@127.0.0.1:1/test"])
-    assert.strictEqual(result.code, 1)
-    assert.notStrictEqual(result.stderr, "")
+    assert.deepStrictEqual([result.code, result.stderr], [1, "tender migrate: connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string\n"])
+    const debug = await tender(["migrate", "--debug", "--database-url", "postgres://postgres@127.0.0.1:1/test"])
+    assert.strictEqual(debug.stderr.split("\n")[0], "tender migrate: connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string")
+    assert.include(debug.stderr, "ECONNREFUSED")
+  })
+
+  it("cli: a database or role that does not exist is named in one line", async () => {
+    const noDatabase = new URL(url)
+    noDatabase.pathname = "/tender_no_such_database"
+    const missing = await tender(["migrate", "--database-url", noDatabase.toString()])
+    assert.deepStrictEqual([missing.code, missing.stderr], [1, `tender migrate: database "tender_no_such_database" does not exist: create it, or name an existing database in the connection string\n`])
+    const noRole = new URL(url)
+    noRole.username = "tender_no_such_role"
+    const role = await tender(["migrate", "--database-url", noRole.toString()])
+    assert.deepStrictEqual([role.code, role.stderr], [1, `tender migrate: role "tender_no_such_role" does not exist: create the role, or name an existing one in the connection string\n`])
   })
 })
 
@@ -66,7 +79,10 @@ describe("tender seed check", () => {
     assert.strictEqual(invalid.code, 1)
     assert.match(invalid.stderr, /allowed_checkout_modes/)
     writeFileSync(bad, "{not json")
-    assert.strictEqual((await tender(["seed", "check", bad])).code, 1)
+    const malformed = await tender(["seed", "check", bad])
+    assert.deepStrictEqual([malformed.code, malformed.stderr], [1, `tender seed check: seed file ${bad} is not valid JSON: syntax error at line 1, column 2\n`])
+    const missing = await tender(["seed", "check", join(dir, "nope.json")])
+    assert.deepStrictEqual([missing.code, missing.stderr], [1, `tender seed check: seed file ${join(dir, "nope.json")} does not exist\n`])
     assert.strictEqual((await tender(["seed", "check"])).code, 2)
   })
 })
@@ -102,6 +118,13 @@ describe("tender keys issue", () => {
       await started.close()
     }
     assert.strictEqual((await tender(["keys", "issue", "--merchant", "mch_demo"])).code, 2)
+  })
+
+  it("cli: on a prefix never migrated it says to run tender migrate", async () => {
+    const prefix = fresh()
+    const result = await tender(["keys", "issue", "--merchant", "mch_demo", "--environment", "test", "--database-url", url, "--table-prefix", prefix])
+    assert.strictEqual(result.code, 1)
+    assert.strictEqual(result.stderr, `tender keys issue: relation "${prefix}merchants" does not exist: the database is not migrated for this version of Tender; run npx tender migrate (or start with migrate: true)\n`)
   })
 })
 

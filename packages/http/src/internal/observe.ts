@@ -139,3 +139,17 @@ export const layerServerSpanWhenExported: Layer.Layer<never, never, Mount> = Lay
     Effect.locallyScopedWith(HttpMiddleware.currentTracerDisabledWhen, (before) => (request: HttpServerRequest.HttpServerRequest) =>
       before(request) || (!exportingNow() && (mount.standalone || mount.owns(Routes.pathOf(request.url))))))
 )
+
+/**
+ * Server spans named as the OpenTelemetry HTTP conventions name them (what Jaeger, Tempo and
+ * Datadog group by, docs/observability.md): `{method} {route template}`, e.g.
+ * `POST /payments/payment_intents/{id}/confirm`, and the method alone for a path that is no
+ * route of Tender's (the platform's default is `http.server {method}` for every request).
+ */
+export const layerSpanNames: Layer.Layer<HttpMiddleware.SpanNameGenerator, never, Mount> = Layer.effect(
+  HttpMiddleware.SpanNameGenerator,
+  Effect.map(Mount, (mount) => (request: HttpServerRequest.HttpServerRequest) => {
+    const route = Routes.find(mount.routes, request.method, Routes.pathOf(request.url))
+    return route === undefined ? request.method : `${request.method} ${route.template}`
+  })
+)

@@ -33,6 +33,40 @@ const dropEffectIds = (node: unknown): void => {
   }
 }
 
+const schemaRef = "#/components/schemas/"
+
+/** The component schemas `node` refers to, by name, in the order they appear. */
+const usedBy = (node: unknown, into: Set<string> = new Set()): Set<string> => {
+  if (Array.isArray(node)) {
+    for (const item of node) usedBy(item, into)
+  } else if (typeof node === "object" && node !== null) {
+    const ref = (node as Json).$ref
+    if (typeof ref === "string" && ref.startsWith(schemaRef)) into.add(ref.slice(schemaRef.length))
+    for (const value of Object.values(node as Json)) usedBy(value, into)
+  }
+  return into
+}
+
+/**
+ * The component schemas reordered so that each comes after every schema it refers to (a
+ * depth-first topological order, the document's order among equals). Generators that emit one
+ * `const` per schema in document order (orval) otherwise read a schema before it is defined
+ * (`Cannot access 'EventType' before initialization`). A cycle keeps its first-seen order.
+ */
+export const definedBeforeUse = (schemas: Json): Json => {
+  const ordered: Json = {}
+  const visiting = new Set<string>()
+  const visit = (name: string): void => {
+    if (name in ordered || visiting.has(name) || !(name in schemas)) return
+    visiting.add(name)
+    for (const used of usedBy(schemas[name])) visit(used)
+    visiting.delete(name)
+    ordered[name] = schemas[name]
+  }
+  for (const name of Object.keys(schemas)) visit(name)
+  return ordered
+}
+
 const refsOf = (schema: Json | undefined): ReadonlyArray<Json> =>
   schema === undefined ? [] : Array.isArray(schema.anyOf) ? schema.anyOf : [schema]
 
@@ -52,6 +86,7 @@ const refsOf = (schema: Json | undefined): ReadonlyArray<Json> =>
  *   compile. The ids say nothing (the schemas are `{}` otherwise), so they leave the document.
  * - Every response carries `Request-Id` (D1), equal to an error body's `request_id`: declared on each;
  *   a 409 that can be `idempotency_conflict` declares `Retry-After` (4.9.6 in flight).
+ * - Every component schema is defined before a schema that uses it (`definedBeforeUse`).
  *
  * @since 0.1.0
  */
@@ -88,6 +123,7 @@ export const documentAsClientsSee = (spec: Json): Json => {
     }
   }
   dropEffectIds(spec)
+  if (spec.components?.schemas !== undefined) spec.components.schemas = definedBeforeUse(spec.components.schemas)
   if (!Array.isArray(spec.servers) || spec.servers.length === 0) {
     spec.servers = [{ url: ".", description: "Beside this document: the URL it was served from, without openapi.json" }]
   }
