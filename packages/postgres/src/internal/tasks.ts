@@ -41,19 +41,34 @@ export const nextDueText = (table: string) =>
 export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgClient>) => {
   const TASKS = sql(t.of(Task.table))
   return Task.Tasks.of({
-    // Round the lanes (Task.laneOf): each claimable task ranked within its lane, the first of
-    // every lane taken before any lane's second. The ranking reads every claimable task (a sort
-    // of the due backlog); rows another claimer holds are stepped over (SKIP LOCKED) among a few
-    // times `limit` candidates, so concurrent claimers each take their own.
+    // Round the lanes (Task.laneOf), each lane read from an index, never the whole due backlog:
+    // the endpoints with pending deliveries one by one (`_lane_idx`, migration 0017), each one's
+    // first `limit` due deliveries ranked; every other task (`_solo_idx`) is a lane of its own,
+    // rank 1. Among a few times `limit` candidates, rows another claimer holds are stepped over
+    // (SKIP LOCKED), so concurrent claimers each take their own.
     claim: (req) =>
-      sql<Record<string, string | null>>`WITH ranked AS (
-          SELECT id, due_at, row_number() OVER (
-              PARTITION BY CASE WHEN kind = 'webhook.deliver' AND target_id IS NOT NULL THEN target_id ELSE id END
-              ORDER BY due_at, id) AS lane_rank
-          FROM ${TASKS}
-          WHERE status = 'pending' AND due_at <= ${timestamp(req.now)}::timestamptz
-            AND (lease_until IS NULL OR lease_until <= ${timestamp(req.now)}::timestamptz)),
-        candidates AS (SELECT id, due_at, lane_rank FROM ranked ORDER BY lane_rank, due_at, id LIMIT ${req.limit * 4}),
+      sql<Record<string, string | null>>`WITH RECURSIVE lanes AS (
+          (SELECT target_id FROM ${TASKS} WHERE status = 'pending' AND kind = 'webhook.deliver' ORDER BY target_id LIMIT 1)
+          UNION ALL
+          SELECT (SELECT n.target_id FROM ${TASKS} AS n
+              WHERE n.status = 'pending' AND n.kind = 'webhook.deliver' AND n.target_id > l.target_id ORDER BY n.target_id LIMIT 1)
+          FROM lanes AS l WHERE l.target_id IS NOT NULL),
+        deliveries AS (
+          SELECT d.id, d.due_at, d.lane_rank FROM lanes AS l CROSS JOIN LATERAL (
+            SELECT id, due_at, row_number() OVER (ORDER BY due_at, id) AS lane_rank FROM (
+              SELECT f.id, f.due_at FROM ${TASKS} AS f
+              WHERE f.status = 'pending' AND f.kind = 'webhook.deliver' AND f.target_id = l.target_id
+                AND f.due_at <= ${timestamp(req.now)}::timestamptz
+                AND (f.lease_until IS NULL OR f.lease_until <= ${timestamp(req.now)}::timestamptz)
+              ORDER BY f.due_at, f.id LIMIT ${req.limit}) AS firsts) AS d
+          WHERE l.target_id IS NOT NULL),
+        solo AS (
+          SELECT id, due_at, 1::bigint AS lane_rank FROM ${TASKS}
+          WHERE status = 'pending' AND (kind <> 'webhook.deliver' OR target_id IS NULL)
+            AND due_at <= ${timestamp(req.now)}::timestamptz
+            AND (lease_until IS NULL OR lease_until <= ${timestamp(req.now)}::timestamptz)
+          ORDER BY due_at, id LIMIT ${req.limit}),
+        candidates AS (SELECT * FROM deliveries UNION ALL SELECT * FROM solo ORDER BY lane_rank, due_at, id LIMIT ${req.limit * 4}),
         due AS (
           SELECT t.id FROM ${TASKS} AS t JOIN candidates AS c ON c.id = t.id
           WHERE t.status = 'pending' AND (t.lease_until IS NULL OR t.lease_until <= ${timestamp(req.now)}::timestamptz)

