@@ -97,8 +97,9 @@ export interface TenderInstance {
   readonly close: () => Promise<void>
 }
 
+/** A seed `createTender` cannot use, in the words every bad option uses (the option, then the seed's own problem). */
 const seedError = (message: string, cause?: unknown) =>
-  new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `tender: ${message}`, cause })
+  new TenderError({ code: "validation_failed", status: 400, param: "merchants", message: `createTender: option "merchants"${message}`, cause })
 
 /** The JSON of the seed file at `path` (resolved): a missing or malformed file is named as the seed, with its path. */
 const readSeedFile = async (path: string): Promise<unknown> => {
@@ -107,7 +108,7 @@ const readSeedFile = async (path: string): Promise<unknown> => {
     text = await readFile(path, "utf8")
     return JSON.parse(text) as unknown
   } catch (cause) {
-    throw seedError(Seed.fileProblem(path, cause, text), cause)
+    throw seedError(`: ${Seed.fileProblem(path, cause, text)}`, cause)
   }
 }
 
@@ -117,7 +118,7 @@ const loadSeed = async (merchants: SeedInput | string | undefined): Promise<Seed
   const input = path !== undefined ? await readSeedFile(path) : merchants ?? { merchants: [] }
   const decoded = await Effect.runPromise(Effect.either(Seed.decode(input)))
   if (decoded._tag === "Right") return decoded.right
-  throw seedError(`${path === undefined ? "the seed" : `seed file ${path}`} is invalid: ${decoded.left.message}`)
+  throw seedError(`${path === undefined ? " holds a seed that" : `: seed file ${path}`} is invalid: ${decoded.left.message}`)
 }
 
 /**

@@ -124,7 +124,7 @@ const options: ReadonlyArray<readonly [name: string, options: unknown, param: st
   ["storage.postgres a URL", { storage: { postgres: "postgres://localhost/test" } }, "storage.postgres", `createTender: option "storage.postgres" must be a pg.Pool (connect, query, on and end), got "postgres://localhost/test"`],
   ["storage.mongodb an object", { storage: { mongodb: {} } }, "storage.mongodb", `createTender: option "storage.mongodb" must be a MongoClient (db and startSession), got an object`],
   ["merchants a number", { merchants: 5 }, "merchants", `createTender: option "merchants" must be a seed object or the path of a seed JSON file, got 5`],
-  ["merchants a missing file", { merchants: "/nonexistent/seed.json" }, "merchants", `createTender: option "merchants" must name a readable seed JSON file`],
+  ["merchants a missing file", { merchants: "/nonexistent/seed.json" }, "merchants", `createTender: option "merchants": seed file /nonexistent/seed.json does not exist`],
   ["providers not an array", { providers: {} }, "providers", `createTender: option "providers" must be an array of payment providers, got an object`],
   ["a provider without code", { providers: [{ methods: [] }] }, "providers.0.code", `createTender: option "providers.0.code" is required, got undefined`],
   ["a provider that is a function", { providers: [() => undefined] }, "providers.0", `createTender: option "providers.0" must be a payment provider (an object: use defineProvider for a Promise adapter), got a function`],

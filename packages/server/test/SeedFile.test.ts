@@ -22,7 +22,7 @@ describe("createTender: a seed file it cannot use", () => {
   it("seed file: a missing file is named by its resolved path, from a relative one", async () => {
     const path = join(dir, "missing.json")
     const error = await rejection(relative(process.cwd(), path))
-    assert.strictEqual(error.message, `tender: seed file ${path} does not exist`)
+    assert.strictEqual(error.message, `createTender: option "merchants": seed file ${path} does not exist`)
     assert.deepStrictEqual([error.code, error.status, error.param], ["validation_failed", 400, "merchants"])
   })
 
@@ -30,22 +30,22 @@ describe("createTender: a seed file it cannot use", () => {
     const path = join(dir, "bad.json")
     writeFileSync(path, '{\n  "merchants": [\n    { id: "m" }\n  ]\n}\n')
     const error = await rejection(path)
-    assert.strictEqual(error.message, `tender: seed file ${path} is not valid JSON: syntax error at line 3, column 7`)
+    assert.strictEqual(error.message, `createTender: option "merchants": seed file ${path} is not valid JSON: syntax error at line 3, column 7`)
   })
 
   it("seed file: an empty or truncated file says so", async () => {
     const empty = join(dir, "empty.json")
     writeFileSync(empty, "")
-    assert.strictEqual((await rejection(empty)).message, `tender: seed file ${empty} is empty: it needs a JSON object { "merchants": [...] }`)
+    assert.strictEqual((await rejection(empty)).message, `createTender: option "merchants": seed file ${empty} is empty: it needs a JSON object { "merchants": [...] }`)
     const truncated = join(dir, "truncated.json")
     writeFileSync(truncated, '{"merchants": [')
-    assert.strictEqual((await rejection(truncated)).message, `tender: seed file ${truncated} is not valid JSON: it ends before its JSON does`)
+    assert.strictEqual((await rejection(truncated)).message, `createTender: option "merchants": seed file ${truncated} is not valid JSON: it ends before its JSON does`)
   })
 
   it("seed file: valid JSON that is not a valid seed names the file and the field", async () => {
     const path = join(dir, "invalid.json")
     writeFileSync(path, JSON.stringify({ merchants: [{ id: "m", name: "M", allowed_checkout_modes: ["popup"], api_keys: [], routes: [] }] }))
     const error = await rejection(path)
-    assert.match(error.message, new RegExp(`^tender: seed file ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is invalid: merchants\\.0\\.allowed_checkout_modes\\.0: `))
+    assert.match(error.message, new RegExp(`^createTender: option "merchants": seed file ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is invalid: merchants\\.0\\.allowed_checkout_modes\\.0: `))
   })
 })
