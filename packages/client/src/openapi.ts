@@ -433,6 +433,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ErrorDetail: {
+            param?: string;
+            message: string;
+        };
         /** @description The error body of every failure (D1); each response's schemas fix its codes. */
         Error: {
             error: {
@@ -444,41 +448,6 @@ export interface components {
                 /** @description Equal to the Request-Id response header */
                 request_id: string;
             };
-        };
-        ErrorDetail: {
-            param?: string;
-            message: string;
-        };
-        PaymentIntentCreateParams: {
-            amount: components["schemas"]["Amount"];
-            currency: components["schemas"]["Currency"];
-            country: components["schemas"]["Country"];
-            checkout_mode?: components["schemas"]["CheckoutMode"];
-            /**
-             * maxLength(256)
-             * @description a string of at most 256 character(s)
-             */
-            merchant_reference?: string;
-            customer: components["schemas"]["Customer"];
-            /** @description a string matching the pattern ^[a-z0-9_]{1,64}$ */
-            payment_method?: string;
-            payment_method_options?: components["schemas"]["PaymentMethodOptions"];
-            /**
-             * maxLength(2048)
-             * @description a string of at most 2048 character(s)
-             */
-            return_url?: string;
-            /**
-             * maxLength(512)
-             * @description a string of at most 512 character(s)
-             */
-            device_fingerprint?: string;
-            metadata?: components["schemas"]["Metadata"];
-            /**
-             * maxLength(256)
-             * @description a string of at most 256 character(s)
-             */
-            external_reference?: string;
         };
         /**
          * @description a string matching the pattern ^[1-9]\d{0,17}$
@@ -535,6 +504,76 @@ export interface components {
         Metadata: {
             [key: string]: string;
         };
+        PaymentIntentCreateParams: {
+            amount: components["schemas"]["Amount"];
+            currency: components["schemas"]["Currency"];
+            country: components["schemas"]["Country"];
+            checkout_mode?: components["schemas"]["CheckoutMode"];
+            /**
+             * maxLength(256)
+             * @description a string of at most 256 character(s)
+             */
+            merchant_reference?: string;
+            customer: components["schemas"]["Customer"];
+            /** @description a string matching the pattern ^[a-z0-9_]{1,64}$ */
+            payment_method?: string;
+            payment_method_options?: components["schemas"]["PaymentMethodOptions"];
+            /**
+             * maxLength(2048)
+             * @description a string of at most 2048 character(s)
+             */
+            return_url?: string;
+            /**
+             * maxLength(512)
+             * @description a string of at most 512 character(s)
+             */
+            device_fingerprint?: string;
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * maxLength(256)
+             * @description a string of at most 256 character(s)
+             */
+            external_reference?: string;
+        };
+        /** @enum {string} */
+        Environment: "test" | "live";
+        /** @enum {string} */
+        PaymentIntentStatus: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "canceled";
+        /**
+         * @description ISO 8601 UTC date-time with milliseconds and Z
+         * @example 2026-11-22T08:15:30.123Z
+         */
+        Timestamp: string;
+        RedirectToUrl: {
+            /** @enum {string} */
+            type: "redirect_to_url";
+            url: string;
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        DisplayQrCode: {
+            /** @enum {string} */
+            type: "display_qr_code";
+            qr_data?: string;
+            qr_image_url?: string;
+            qr_image_data_url?: string;
+            expires_at?: components["schemas"]["Timestamp"];
+        };
+        DisplayBankTransferInstructions: {
+            /** @enum {string} */
+            type: "display_bank_transfer_instructions";
+            bank_code: string;
+            bank_name: string;
+            account_number: string;
+            account_name: string;
+            reference: string;
+            amount: string;
+            currency: string;
+            expires_at?: components["schemas"]["Timestamp"];
+            requires_receipt: boolean;
+        };
+        NextAction: components["schemas"]["RedirectToUrl"] | components["schemas"]["DisplayQrCode"] | components["schemas"]["DisplayBankTransferInstructions"];
+        /** @enum {string} */
+        CancellationReason: "requested_by_customer" | "duplicate" | "abandoned";
         /** @description The intent, created */
         PaymentIntentCreated: {
             /** @enum {string} */
@@ -558,45 +597,6 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
-        /** @enum {string} */
-        Environment: "test" | "live";
-        /** @enum {string} */
-        PaymentIntentStatus: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "canceled";
-        NextAction: components["schemas"]["RedirectToUrl"] | components["schemas"]["DisplayQrCode"] | components["schemas"]["DisplayBankTransferInstructions"];
-        RedirectToUrl: {
-            /** @enum {string} */
-            type: "redirect_to_url";
-            url: string;
-            expires_at: components["schemas"]["Timestamp"];
-        };
-        /**
-         * @description ISO 8601 UTC date-time with milliseconds and Z
-         * @example 2026-11-22T08:15:30.123Z
-         */
-        Timestamp: string;
-        DisplayQrCode: {
-            /** @enum {string} */
-            type: "display_qr_code";
-            qr_data?: string;
-            qr_image_url?: string;
-            qr_image_data_url?: string;
-            expires_at?: components["schemas"]["Timestamp"];
-        };
-        DisplayBankTransferInstructions: {
-            /** @enum {string} */
-            type: "display_bank_transfer_instructions";
-            bank_code: string;
-            bank_name: string;
-            account_number: string;
-            account_name: string;
-            reference: string;
-            amount: string;
-            currency: string;
-            expires_at?: components["schemas"]["Timestamp"];
-            requires_receipt: boolean;
-        };
-        /** @enum {string} */
-        CancellationReason: "requested_by_customer" | "duplicate" | "abandoned";
         ValidationFailed: {
             error: {
                 /** @enum {string} */
@@ -705,6 +705,13 @@ export interface components {
                 request_id: string;
             };
         };
+        /** @enum {string} */
+        ReceiptStatus: "required" | "submitted" | "accepted" | "rejected";
+        Receipt: {
+            status: components["schemas"]["ReceiptStatus"];
+            /** @description The asset submitted (asst_…) */
+            asset_id?: string;
+        };
         PaymentIntent: {
             /** @enum {string} */
             object: "payment_intent";
@@ -729,13 +736,6 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
-        Receipt: {
-            status: components["schemas"]["ReceiptStatus"];
-            /** @description The asset submitted (asst_…) */
-            asset_id?: string;
-        };
-        /** @enum {string} */
-        ReceiptStatus: "required" | "submitted" | "accepted" | "rejected";
         ResourceNotFound: {
             error: {
                 /** @enum {string} */
@@ -769,6 +769,8 @@ export interface components {
             /** @description An asset id (asst_…) from POST /assets */
             asset_id: string;
         };
+        /** Format: binary */
+        PersistedFile: string;
         FileUpload: {
             /**
              * itemsCount(1)
@@ -776,11 +778,14 @@ export interface components {
              */
             file: components["schemas"]["PersistedFile"][];
         };
-        /** Format: binary */
-        PersistedFile: string;
         PaymentIntentCancelParams: {
             cancellation_reason?: components["schemas"]["CancellationReason"];
         };
+        /**
+         * int
+         * @description an integer
+         */
+        Int: number;
         Asset: {
             /** @enum {string} */
             object: "asset";
@@ -793,11 +798,19 @@ export interface components {
             sha256: string;
             created_at: components["schemas"]["Timestamp"];
         };
-        /**
-         * int
-         * @description an integer
-         */
-        Int: number;
+        PayoutDestination: {
+            /** @enum {string} */
+            type: "bank_account";
+            /** @description a string matching the pattern ^[A-Za-z0-9_]{1,32}$ */
+            bank: string;
+            /** @description a string matching the pattern ^[0-9]{6,20}$ */
+            account_number: string;
+            /**
+             * maxLength(256)
+             * @description a string of at most 256 character(s)
+             */
+            account_name: string;
+        };
         PayoutIntentCreateParams: {
             amount: components["schemas"]["Amount"];
             currency: components["schemas"]["Currency"];
@@ -816,19 +829,8 @@ export interface components {
                 [key: string]: string;
             };
         };
-        PayoutDestination: {
-            /** @enum {string} */
-            type: "bank_account";
-            /** @description a string matching the pattern ^[A-Za-z0-9_]{1,32}$ */
-            bank: string;
-            /** @description a string matching the pattern ^[0-9]{6,20}$ */
-            account_number: string;
-            /**
-             * maxLength(256)
-             * @description a string of at most 256 character(s)
-             */
-            account_name: string;
-        };
+        /** @enum {string} */
+        PayoutIntentStatus: "requires_approval" | "processing" | "succeeded" | "failed" | "canceled";
         /** @description The payout, awaiting approval */
         PayoutIntentCreated: {
             /** @enum {string} */
@@ -854,8 +856,6 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
-        /** @enum {string} */
-        PayoutIntentStatus: "requires_approval" | "processing" | "succeeded" | "failed" | "canceled";
         PayoutIntent: {
             /** @enum {string} */
             object: "payout_intent";
@@ -911,6 +911,10 @@ export interface components {
             metadata?: components["schemas"]["Metadata"];
             destination?: components["schemas"]["PayoutDestination"];
         };
+        /** @enum {string} */
+        RefundStatus: "pending" | "succeeded" | "failed";
+        /** @enum {string} */
+        RefundReason: "requested_by_customer" | "duplicate" | "fraudulent" | "late_payment";
         /** @description The refund, pending at the provider */
         RefundCreated: {
             /** @enum {string} */
@@ -941,10 +945,6 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
-        /** @enum {string} */
-        RefundStatus: "pending" | "succeeded" | "failed";
-        /** @enum {string} */
-        RefundReason: "requested_by_customer" | "duplicate" | "fraudulent" | "late_payment";
         AmountExceedsRefundable: {
             error: {
                 /** @enum {string} */
@@ -1003,6 +1003,8 @@ export interface components {
             has_more: boolean;
             next_cursor: string | null;
         };
+        /** @enum {string} */
+        TopupSourceType: "test_funding" | "manual_receipt" | "provider_gateway";
         TopupIntentCreateParams: {
             destination_amount: components["schemas"]["Amount"];
             destination_currency: components["schemas"]["Currency"];
@@ -1020,7 +1022,18 @@ export interface components {
             country?: components["schemas"]["Country"];
         };
         /** @enum {string} */
-        TopupSourceType: "test_funding" | "manual_receipt" | "provider_gateway";
+        TopupIntentStatus: "requires_payment" | "processing" | "succeeded" | "failed" | "expired";
+        DisplayCryptoPaymentInstructions: {
+            /** @enum {string} */
+            type: "display_crypto_payment_instructions";
+            address: string;
+            /** @description Source minor units (the token's smallest unit) */
+            amount: string;
+            currency: string;
+            network: string;
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        TopupNextAction: components["schemas"]["DisplayCryptoPaymentInstructions"] | components["schemas"]["DisplayBankTransferInstructions"];
         /** @description The top-up, awaiting payment */
         TopupIntentCreated: {
             /** @enum {string} */
@@ -1067,19 +1080,6 @@ export interface components {
             failure_message: string | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
-        };
-        /** @enum {string} */
-        TopupIntentStatus: "requires_payment" | "processing" | "succeeded" | "failed" | "expired";
-        TopupNextAction: components["schemas"]["DisplayCryptoPaymentInstructions"] | components["schemas"]["DisplayBankTransferInstructions"];
-        DisplayCryptoPaymentInstructions: {
-            /** @enum {string} */
-            type: "display_crypto_payment_instructions";
-            address: string;
-            /** @description Source minor units (the token's smallest unit) */
-            amount: string;
-            currency: string;
-            network: string;
-            expires_at: components["schemas"]["Timestamp"];
         };
         TopupIntent: {
             /** @enum {string} */
@@ -1144,6 +1144,8 @@ export interface components {
                 request_id: string;
             };
         };
+        /** @enum {string} */
+        EventType: "payment_intent.created" | "payment_intent.requires_action" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.receipt_submitted" | "topup_intent.created" | "topup_intent.succeeded" | "topup_intent.failed" | "topup_intent.expired" | "payout_intent.created" | "payout_intent.processing" | "payout_intent.succeeded" | "payout_intent.failed" | "payout_intent.canceled" | "payment_intent.canceled" | "refund.created" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled";
         WebhookEndpointCreateParams: {
             /**
              * maxLength(2048)
@@ -1161,8 +1163,6 @@ export interface components {
              */
             description?: string;
         };
-        /** @enum {string} */
-        EventType: "payment_intent.created" | "payment_intent.requires_action" | "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.failed" | "payment_intent.expired" | "payment_intent.receipt_submitted" | "topup_intent.created" | "topup_intent.succeeded" | "topup_intent.failed" | "topup_intent.expired" | "payout_intent.created" | "payout_intent.processing" | "payout_intent.succeeded" | "payout_intent.failed" | "payout_intent.canceled" | "payment_intent.canceled" | "refund.created" | "refund.succeeded" | "refund.failed" | "webhook_endpoint.disabled";
         /** @description The endpoint, with its signing secret: shown this once */
         WebhookEndpointCreated: {
             /** @enum {string} */
@@ -1183,11 +1183,6 @@ export interface components {
             /** @description whsec_…: shown once; verify deliveries with it (Standard Webhooks) */
             secret: string;
         };
-        WebhookEndpointList: {
-            data: components["schemas"]["WebhookEndpoint"][];
-            has_more: boolean;
-            next_cursor: string | null;
-        };
         WebhookEndpoint: {
             /** @enum {string} */
             object: "webhook_endpoint";
@@ -1205,17 +1200,17 @@ export interface components {
             environment: components["schemas"]["Environment"];
             created_at: components["schemas"]["Timestamp"];
         };
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
         WebhookEndpointDeleted: {
             /** @enum {string} */
             object: "webhook_endpoint";
             id: string;
             /** @enum {boolean} */
             deleted: true;
-        };
-        WebhookAttemptList: {
-            data: components["schemas"]["WebhookAttempt"][];
-            has_more: boolean;
-            next_cursor: string | null;
         };
         WebhookAttempt: {
             /** @enum {string} */
@@ -1239,6 +1234,11 @@ export interface components {
             /** @description Why it was not a success; null on a 2xx */
             error: string | null;
             created_at: components["schemas"]["Timestamp"];
+        };
+        WebhookAttemptList: {
+            data: components["schemas"]["WebhookAttempt"][];
+            has_more: boolean;
+            next_cursor: string | null;
         };
         WebhookResendParams: {
             /** @description Send this event (evt_…) again */
@@ -1328,12 +1328,6 @@ export interface components {
             has_more: boolean;
             next_cursor: string | null;
         };
-        PaymentMethodDiscovery: {
-            country: string;
-            currency: string;
-            environment: components["schemas"]["Environment"];
-            methods: components["schemas"]["PaymentMethodOption"][];
-        };
         PaymentMethodOption: {
             category: string;
             code: string;
@@ -1351,8 +1345,11 @@ export interface components {
                 };
             };
         };
-        WebhookEventTypes: {
-            data: components["schemas"]["WebhookEventType"][];
+        PaymentMethodDiscovery: {
+            country: string;
+            currency: string;
+            environment: components["schemas"]["Environment"];
+            methods: components["schemas"]["PaymentMethodOption"][];
         };
         WebhookEventType: {
             type: components["schemas"]["EventType"];
@@ -1370,6 +1367,9 @@ export interface components {
                     object: unknown;
                 };
             };
+        };
+        WebhookEventTypes: {
+            data: components["schemas"]["WebhookEventType"][];
         };
     };
     responses: never;
