@@ -7,6 +7,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import type { NextAction, NextActionType } from "./NextAction.js"
 import type { Customer } from "./PaymentIntent.js"
+import type { NotificationUnverified, ParsedNotification, ProviderNotificationRequest } from "./ProviderNotification.js"
 import type { CheckoutMode, Environment } from "./Schemas.js"
 
 /** The payer fields discovery can ask for (2.4). @since 0.1.0 @category models */
@@ -154,6 +155,13 @@ export interface PaymentProvider {
   readonly refund?: ((refund: ProviderRefundRequest) => Effect.Effect<ProviderRefundStatus, ProviderUnavailable>) | undefined
   /** Accept top-ups (2.5), for providers that do. */
   readonly topups?: ProviderTopups | undefined
+  /**
+   * Verify and read a notification the provider sent (D11): the signature is over the exact
+   * request bytes. Optional: without it, `POST /provider_notifications/{code}` answers 404.
+   */
+  readonly parseNotification?:
+    | ((request: ProviderNotificationRequest) => Effect.Effect<ParsedNotification, NotificationUnverified>)
+    | undefined
 }
 
 /**
