@@ -161,7 +161,8 @@ export const start = async (options: { readonly endpoints?: ReadonlyArray<Stripe
     process: (id) => {
       const pi = intent(id)
       payable(pi)
-      Object.assign(pi, { status: "processing", next_action: null, processing: { type: (pi["payment_method_types"] as Array<string>)[0] } })
+      // `processing` details exist for cards only in this API version.
+      Object.assign(pi, { status: "processing", next_action: null, processing: null })
       return emitAll([emit(state, "payment_intent.processing", pi)])
     },
     failPayment: (id, error) => {

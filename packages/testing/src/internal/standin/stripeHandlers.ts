@@ -97,7 +97,7 @@ const createIntent = (state: StripeState, request: StandInRequest): StandInAnswe
   if (type === "promptpay") {
     Object.assign(pi, { status: "requires_action", next_action: O.promptPayAction(state.baseUrl, pi["id"] as string, b.amount) })
   } else {
-    Object.assign(pi, { status: "processing", processing: { type: types[0] } })
+    Object.assign(pi, { status: "processing", processing: types[0] === "card" ? { type: "card" } : null })
   }
   return ok(pi)
 }
@@ -204,8 +204,10 @@ const route = (state: StripeState, request: StandInRequest): StandInAnswer => {
       return createRefund(state, request)
     case "GetRefundsRefund":
       return get(state.refunds, p["refund"]!, "refund", "refund")
-    case "GetRefunds":
-      return list("/v1/refunds", state.refunds.values())
+    case "GetRefunds": {
+      const pi = request.query["payment_intent"]
+      return list("/v1/refunds", [...state.refunds.values()].filter((r) => pi === undefined || r["payment_intent"] === pi))
+    }
     case "PostCheckoutSessions":
       return createSession(state, request)
     case "GetCheckoutSessionsSession":
