@@ -87,6 +87,9 @@ export class InvalidApiKey extends ApiErrorClass("InvalidApiKey", 401, "invalid_
 /** 403: the merchant's team policy denies the checkout mode (4.1.5). @since 0.1.0 @category errors */
 export class CheckoutModeNotAllowed extends ApiErrorClass("CheckoutModeNotAllowed", 403, "checkout_mode_not_allowed") {}
 
+/** 400: a provider notification its adapter could not verify (D11): nothing was stored. @since 0.1.0 @category errors */
+export class SignatureInvalid extends ApiErrorClass("SignatureInvalid", 400, "signature_invalid") {}
+
 /** 404: unknown id, or another merchant's or environment's (4.2, D1). @since 0.1.0 @category errors */
 export class ResourceNotFound extends ApiErrorClass("ResourceNotFound", 404, "resource_not_found") {}
 
@@ -150,6 +153,7 @@ export class InternalError extends Data.TaggedError("InternalError")<{
 /** Every error the API renders. @since 0.1.0 @category models */
 export type ApiError =
   | ValidationFailed
+  | SignatureInvalid
   | PayloadTooLarge
   | AuthenticationRequired
   | InvalidApiKey

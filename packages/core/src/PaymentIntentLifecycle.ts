@@ -8,10 +8,14 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Option } from "effect"
+import type { IdGenerator } from "./Ids.js"
+import type { PaymentIntentRecord } from "./PaymentIntent.js"
 import { isTerminal, table } from "./PaymentIntent.js"
 import type { ProviderPaymentStatus } from "./Provider.js"
 import * as Refunds from "./Refunds.js"
+import type { Write } from "./Storage.js"
 import { Storage } from "./Storage.js"
+import type { StorageError } from "./StorageError.js"
 import { answerPatch, change } from "./internal/paymentIntentChange.js"
 
 /** The writes of a status change, and what a provider's answer changes. @since 0.1.0 */
@@ -62,18 +66,33 @@ export const receiveProviderUpdate = (update: ProviderUpdate) =>
       Option.isNone(found) || found.value.providerCode !== update.provider ||
       found.value.providerPaymentId !== update.providerPaymentId
     ) return "unknown" as const
-    const intent = found.value
-    if (intent.status === "canceled" && update.status._tag === "Succeeded") {
-      // D10: paid after the cancel. The intent stays canceled and the money goes back.
-      const writes = yield* Refunds.latePayment(intent)
-      if (writes.length === 0) return "unchanged" as const
-      return yield* storage.commit(writes).pipe(Effect.as("applied" as const))
-    }
-    const patch = answerPatch(intent, update.status)
-    if (isTerminal(intent.status) || patch === undefined || patch.status === intent.status) return "unchanged" as const
-    const { writes } = yield* change(intent, patch, yield* Clock.currentTimeMillis)
+    const { writes } = yield* providerStatusWrites(found.value, update.status)
+    if (writes.length === 0) return "unchanged" as const
     return yield* storage.commit(writes).pipe(Effect.as("applied" as const))
   }).pipe(
     // A concurrent change won the race: read again and judge the notice against it.
     Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 5 })
   )
+
+/**
+ * What the provider's word on a payment (a push, or a stored provider notification, D11) does to
+ * `intent` as read: the checked change and its events; a payment reported for a canceled intent
+ * is D10's late-payment refund (once); nothing for a terminal intent or a status it is already
+ * in. The caller commits the writes, guarded by the version read.
+ *
+ * @since 0.1.0
+ */
+export const providerStatusWrites = (
+  intent: PaymentIntentRecord,
+  status: ProviderPaymentStatus
+): Effect.Effect<{ readonly writes: ReadonlyArray<Write>; readonly record: PaymentIntentRecord }, StorageError, IdGenerator | Storage> =>
+  Effect.gen(function*() {
+    const none = { writes: [] as ReadonlyArray<Write>, record: intent }
+    if (intent.status === "canceled" && status._tag === "Succeeded") {
+      // D10: paid after the cancel. The intent stays canceled and the money goes back.
+      return { writes: yield* Refunds.latePayment(intent), record: intent }
+    }
+    const patch = answerPatch(intent, status)
+    if (isTerminal(intent.status) || patch === undefined || patch.status === intent.status) return none
+    return yield* change(intent, patch, yield* Clock.currentTimeMillis)
+  })

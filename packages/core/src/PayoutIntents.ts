@@ -245,3 +245,27 @@ export const send = (task: Task.TaskRecord) =>
         return Task.retry(task, now, null)
     }
   })
+
+/**
+ * The writes a provider's report of a payout makes (D11 notifications): a `processing` payout
+ * sent through `provider` becomes `succeeded` or `failed`, with its event. None for a payout in
+ * any other status (not yet approved, or already final: a terminal payout never moves) or one
+ * another provider serves.
+ *
+ * @since 0.1.0
+ */
+export const providerOutcomeWrites = (
+  payout: PayoutIntentRecord,
+  provider: string,
+  outcome: { readonly status: "succeeded" | "failed"; readonly failureCode?: string | undefined; readonly failureMessage?: string | undefined }
+): Effect.Effect<ReadonlyArray<Write> | "other_provider", StorageError, ProviderRegistry | IdGenerator | Storage> =>
+  Effect.gen(function*() {
+    const route = yield* payoutRoute(payout.environment, payout.destination.bank)
+    if ((payout.providerCode ?? route?.provider.code) !== provider) return "other_provider" as const
+    if (payout.status !== "processing") return []
+    const now = yield* Clock.currentTimeMillis
+    const patch = outcome.status === "succeeded"
+      ? { status: "succeeded" as const, providerCode: provider }
+      : { status: "failed" as const, providerCode: provider, failureCode: outcome.failureCode ?? "payout_failed", failureMessage: outcome.failureMessage ?? "The provider could not pay out." }
+    return (yield* change(payout, patch, now)).writes
+  })

@@ -7,7 +7,9 @@
  * @since 0.1.0
  */
 import { Data, Schema } from "effect"
+import { sha256 } from "./Canonical.js"
 import { Environment } from "./Schemas.js"
+import * as Table from "./Table.js"
 
 /** A provider's notification request as Tender received it. @since 0.1.0 @category models */
 export interface ProviderNotificationRequest {
@@ -136,3 +138,84 @@ export const receivedAnswer: NotificationAnswer = {
   body: "{\"received\":true}"
 }
 
+// ---------------------------------------------------------------------------
+// The stored notice
+// ---------------------------------------------------------------------------
+
+/** The id prefix of stored notices. @since 0.1.0 */
+export const idPrefix = "pntf_"
+
+/**
+ * Where a stored notice stands. `received`: its task has not run yet; `applied`: it moved the
+ * object it names; `unchanged`: the object was already past it (terminal, or out of order);
+ * `unmatched`: Tender knows no such object (answered as received all the same, D11);
+ * `mismatch`: the provider's amount or currency differs from the intent's, which stays as it is;
+ * `ignored`: a verified event of a type Tender does not act on.
+ *
+ * @since 0.1.0 @category models
+ */
+export const Status = Schema.Literal("received", "applied", "unchanged", "unmatched", "mismatch", "ignored")
+/** @since 0.1.0 @category models */
+export type Status = typeof Status.Type
+
+/**
+ * One notice as stored, once per (provider, provider event id). It belongs to no merchant: its
+ * `merchantId` is empty and its environment is the one the provider stated (`live` when it did
+ * not); the object it moved is `resourceId`.
+ *
+ * @since 0.1.0 @category models
+ */
+export const NotificationRecord = Schema.Struct({
+  ...Table.scopeFields,
+  /** The provider's code, as installed. */
+  provider: Schema.String,
+  /** The provider's own event id: a second delivery of it is the same notice. */
+  eventId: Schema.String,
+  notice: ProviderNotice,
+  status: Status,
+  /** The payment intent, refund or payout the notice matched, once its task ran. */
+  resourceId: Table.OrNull(Schema.String),
+  /** Why it was not applied (the mismatch, the unknown id), for the host's eyes. */
+  detail: Table.OrNull(Schema.String),
+  /** When it was received. */
+  createdAt: Table.Millis,
+  updatedAt: Table.Millis,
+  version: Table.Integer
+})
+/** @since 0.1.0 @category models */
+export type NotificationRecord = typeof NotificationRecord.Type
+
+/** How stored notices are kept: unique per (provider, event id). @since 0.1.0 @category models */
+export const table = Table.make({
+  name: "provider_notifications",
+  idPrefix,
+  record: NotificationRecord,
+  unique: [{ name: "provider_event", fields: ["provider", "eventId"] }]
+})
+
+/** Stored notices belong to no merchant. @since 0.1.0 */
+export const noMerchant = ""
+
+/**
+ * The id of the notice `eventId` of `provider`: derived from both, so two processes storing the
+ * same notice at once collide on the primary key in every store, whatever else they scope by.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const recordId = (provider: string, eventId: string): string =>
+  idPrefix + sha256(`${provider}\u0000${eventId}`).slice(0, 24)
+
+/** A newly received notice, with its environment as the provider stated it. @since 0.1.0 @category constructors */
+export const received = (provider: string, notice: ProviderNotice, now: number): NotificationRecord =>
+  Table.construct(NotificationRecord, {
+    id: recordId(provider, notice.eventId),
+    merchantId: noMerchant,
+    environment: ("environment" in notice ? notice.environment : null) ?? "live",
+    provider,
+    eventId: notice.eventId,
+    notice,
+    status: notice._tag === "Ignored" ? "ignored" : "received",
+    createdAt: now,
+    updatedAt: now,
+    version: 1
+  })

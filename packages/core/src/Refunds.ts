@@ -237,21 +237,30 @@ const providerBank = (provider: PaymentProvider, bank: string) =>
   provider.methods.flatMap((m) => m.banks).find((b) => b.code === bank)?.providerCode
 
 
+/** A refund's final outcome, as its provider reports it. @since 0.1.0 @category models */
+export interface Outcome {
+  readonly status: "succeeded" | "failed"
+  readonly failureCode?: string | undefined
+  readonly failureMessage?: string | undefined
+}
+
 /**
- * Settle a pending refund with its outcome: the refund's change and event, and the intent's
- * counters, in one commit. Read afresh and tried again when a concurrent change (another refund
- * of the same payment) moved the intent's version; a refund no longer pending is left alone, so
- * a second run of the task settles nothing twice.
+ * The writes that settle a pending refund with its outcome: the refund's change and event, and
+ * the intent's counters, guarded by the versions read. None when the refund is gone or no longer
+ * pending: a refund is settled once, whoever reports it (its send task, or a provider
+ * notification, D11).
+ *
+ * @since 0.1.0
  */
-const settleRefund = (refundId: string, scope: Scope, outcome: { readonly status: "succeeded" | "failed"; readonly failureCode?: string; readonly failureMessage?: string }) =>
+export const settlement = (refundId: string, scope: Scope, outcome: Outcome) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const found = yield* storage.get(table, scope, refundId)
-    if (Option.isNone(found) || found.value.status !== "pending") return
+    if (Option.isNone(found) || found.value.status !== "pending") return [] as ReadonlyArray<Write>
     const before = found.value
     const intentFound = yield* storage.get(PaymentIntent.table, scope, before.paymentIntentId)
     if (Option.isNone(intentFound)) return yield* Effect.dieMessage(`refund ${refundId} names a missing payment intent`)
-    if (!canTransition(before.status, outcome.status)) return
+    if (!canTransition(before.status, outcome.status)) return [] as ReadonlyArray<Write>
     const now = yield* Clock.currentTimeMillis
     const refund: RefundRecord = {
       ...before,
@@ -263,11 +272,22 @@ const settleRefund = (refundId: string, scope: Scope, outcome: { readonly status
     }
     const events = yield* Event.writes(refund, "refund", toResource(refund), [statusEvent(refund.status)])
     const intent = intentFound.value
-    yield* storage.commit([
+    return [
       Write.update(table, refund, before.version),
       ...events,
       yield* intentWrite(intent, settle(intent, refund.amount, outcome.status, now))
-    ])
+    ] as ReadonlyArray<Write>
+  })
+
+/**
+ * Settle a pending refund with its outcome (`settlement`), committed. Read afresh and tried again
+ * when a concurrent change (another refund of the same payment) moved the intent's version; a
+ * refund no longer pending is left alone, so a second run of the task settles nothing twice.
+ */
+const settleRefund = (refundId: string, scope: Scope, outcome: Outcome) =>
+  Effect.gen(function*() {
+    const writes = yield* settlement(refundId, scope, outcome)
+    if (writes.length > 0) yield* (yield* Storage).commit(writes)
   }).pipe(Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 100 }))
 
 /**

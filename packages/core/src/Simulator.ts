@@ -12,9 +12,18 @@ import { ProviderUnavailable } from "./Provider.js"
 import { formatTimestamp } from "./Schemas.js"
 import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis } from "./internal/simulator.js"
 import { topups } from "./internal/simulatorTopups.js"
+import { defaultNotificationSecret, parseNotification } from "./internal/simulatorNotifications.js"
 
 /** The provider code, the magic amounts and their timings. @since 0.1.0 @category constants */
 export { code, magicAmounts, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis }
+/** The simulator's signed notifications (D11, docs/test-environment.md): the header, the test secret, and a signer for tests. @since 0.1.0 */
+export {
+  defaultNotificationSecret,
+  signatureHeader,
+  signatureToleranceSeconds,
+  signNotification,
+  SimulatorEvent
+} from "./internal/simulatorNotifications.js"
 /** The simulator's top-up sources (2.5). @since 0.1.0 @category constants */
 export { topupSources } from "./internal/simulatorTopups.js"
 
@@ -96,13 +105,14 @@ export const methods: ReadonlyArray<ProviderMethod> = [
 const actionTtlMs = 15 * 60 * 1000
 
 /**
- * The simulated provider. `baseUrl` is where its payer pages live. It keeps no state: every
- * answer follows from the request, the amount and Effect's `Clock`, so any process answers
- * alike.
+ * The simulated provider. `baseUrl` is where its payer pages live; `notificationSecret` is what
+ * its notifications are signed with (default `defaultNotificationSecret`). It keeps no state:
+ * every answer follows from the request, the amount and Effect's `Clock`, so any process
+ * answers alike.
  *
  * @since 0.1.0 @category constructors
  */
-export const make = (options: { readonly baseUrl?: string } = {}): PaymentProvider => {
+export const make = (options: { readonly baseUrl?: string; readonly notificationSecret?: string | undefined } = {}): PaymentProvider => {
   const baseUrl = (options.baseUrl ?? "https://simulator.tender.test").replace(/\/$/, "")
   return {
     code,
@@ -224,7 +234,8 @@ export const make = (options: { readonly baseUrl?: string } = {}): PaymentProvid
         }
         return { _tag: "Succeeded" as const }
       }),
-    topups
+    topups,
+    parseNotification: parseNotification(options.notificationSecret ?? defaultNotificationSecret)
   }
 }
 

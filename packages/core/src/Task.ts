@@ -47,7 +47,9 @@ export const Kind = Schema.Literal(
   /** Move a top-up to `expired` at its `expires_at`. */
   "topup_intent.expire",
   /** Deliver an event (`resourceId`) to a webhook endpoint (`targetId`) (D7). */
-  "webhook.deliver"
+  "webhook.deliver",
+  /** Apply a stored provider notification (`resourceId`) to the object it names (D11). */
+  "provider_notice.apply"
 )
 /** @since 0.1.0 @category models */
 export type Kind = typeof Kind.Type

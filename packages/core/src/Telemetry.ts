@@ -26,7 +26,8 @@ export const names = {
   tasksOldestDueAge: "tender.tasks.oldest_due_age",
   webhookAttempts: "tender.webhook.attempts",
   webhooksUndelivered: "tender.webhooks.undelivered",
-  webhooksOldestUndeliveredAge: "tender.webhooks.oldest_undelivered_age"
+  webhooksOldestUndeliveredAge: "tender.webhooks.oldest_undelivered_age",
+  providerNotices: "tender.provider.notices"
 } as const
 
 /** Milliseconds, 1 ms to ~65 s: request, provider and task latencies. */
@@ -68,7 +69,13 @@ export const metrics = {
   /** Deliveries not yet made (pending webhook tasks). */
   webhooksUndelivered: Metric.gauge(names.webhooksUndelivered, { description: "Webhook deliveries still pending" }),
   /** Age of the oldest event with a delivery still pending. */
-  webhooksOldestUndeliveredAge: ms(Metric.gauge(names.webhooksOldestUndeliveredAge, { description: "Age of the oldest undelivered event (ms)" }))
+  webhooksOldestUndeliveredAge: ms(Metric.gauge(names.webhooksOldestUndeliveredAge, { description: "Age of the oldest undelivered event (ms)" })),
+  /**
+   * Provider notices applied (D11), tagged `provider`, `notice` (`PaymentSucceeded`, …) and
+   * `outcome` (`applied`, `unchanged`, `unmatched`, `mismatch`, `ignored`): a `mismatch` is a
+   * payment the provider reports with another amount or currency than the intent's.
+   */
+  providerNotices: Metric.counter(names.providerNotices, { description: "Provider notices applied, by outcome", incremental: true })
 } as const
 
 /** How many tag sets of one metric `record` keeps ready; the tags it is given are bounded sets (routes, methods, statuses). */

@@ -13,6 +13,7 @@ import { randomBase62 } from "./Ids.js"
 import * as PaymentIntentCancel from "./PaymentIntentCancel.js"
 import * as PaymentIntentLifecycle from "./PaymentIntentLifecycle.js"
 import * as PayoutIntents from "./PayoutIntents.js"
+import * as ProviderNotifications from "./ProviderNotifications.js"
 import * as Refunds from "./Refunds.js"
 import * as TopupIntents from "./TopupIntents.js"
 import type { ProviderRegistry } from "./Provider.js"
@@ -70,6 +71,8 @@ export const dispatch = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, Sto
       return TopupIntents.run(task)
     case "webhook.deliver":
       return WebhookDelivery.run(task)
+    case "provider_notice.apply":
+      return ProviderNotifications.run(task)
   }
 }
 

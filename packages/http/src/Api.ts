@@ -12,6 +12,7 @@ import { EventsGroup } from "./internal/api/events.js"
 import { PaymentIntentsGroup } from "./internal/api/paymentIntents.js"
 import { PaymentMethodsGroup } from "./internal/api/paymentMethods.js"
 import { PayoutIntentsGroup } from "./internal/api/payoutIntents.js"
+import { ProviderNotificationsGroup } from "./internal/api/providerNotifications.js"
 import { RefundsGroup } from "./internal/api/refunds.js"
 import { InternalError } from "./internal/api/shared.js"
 import { TopupIntentsGroup } from "./internal/api/topupIntents.js"
@@ -27,6 +28,7 @@ export { EventsGroup } from "./internal/api/events.js"
 export { PaymentIntentsGroup } from "./internal/api/paymentIntents.js"
 export { PaymentMethodsGroup } from "./internal/api/paymentMethods.js"
 export { PayoutIntentsGroup } from "./internal/api/payoutIntents.js"
+export { ProviderNotificationsGroup } from "./internal/api/providerNotifications.js"
 export { RefundsGroup } from "./internal/api/refunds.js"
 export { Authentication, CurrentPrincipal, JsonBody } from "./internal/api/shared.js"
 export { TopupIntentsGroup } from "./internal/api/topupIntents.js"
@@ -57,6 +59,7 @@ export class TenderApi extends HttpApi.make("tender")
   .add(WebhookEventTypesGroup)
   .add(OpenApiGroup)
   .add(HostedCheckoutGroup)
+  .add(ProviderNotificationsGroup)
   // Any request can meet an unexpected fault (D1: details logged, never sent).
   .addError(InternalError)
 {}

@@ -26,6 +26,7 @@ import { Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
 import { currentRequestId } from "./internal/current.js"
 import * as HostedCheckoutHandlers from "./hosted/Checkout.js"
+import * as ProviderNotificationHandlers from "./internal/providerNotifications.js"
 import { endpointLayer, fromDecodeError, jsonText, toHttp } from "./Middleware.js"
 import * as Upload from "./Upload.js"
 
@@ -234,7 +235,8 @@ export const layer = Layer.mergeAll(
   PaymentMethodsLive,
   WebhookEventTypesLive,
   OpenApiLive,
-  HostedCheckoutHandlers.layer
+  HostedCheckoutHandlers.layer,
+  ProviderNotificationHandlers.layer
 ).pipe(
   Layer.provide(endpointLayer)
 )

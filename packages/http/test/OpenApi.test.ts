@@ -135,14 +135,15 @@ describe("the generated OpenAPI document", () => {
     }
   })
 
-  it("5 D1 the definition: every endpoint but the catalogue, the document and the hosted checkout (its signed link is its credential) authenticates; every JSON body is checked by JsonBody", () => {
+  it("5 D1 the definition: every endpoint but the catalogue, the document, the hosted checkout (its signed link is its credential) and the providers' door (D11: the provider's signature is its credential) authenticates; every JSON body is checked by JsonBody", () => {
     const seen: Array<string> = []
     HttpApi.reflect(Api.TenderApi, {
       onGroup: () => {},
       onEndpoint: ({ endpoint, group, middleware, payloads }) => {
         const name = `${endpoint.method} ${endpoint.path}`
         seen.push(name)
-        const isPublic = name === "GET /webhook_event_types" || name === "GET /openapi.json" || group.identifier === "hostedCheckout"
+        const isPublic = name === "GET /webhook_event_types" || name === "GET /openapi.json" || group.identifier === "hostedCheckout" ||
+          group.identifier === "providerNotifications"
         assert.strictEqual([...middleware].some(HttpApiMiddleware.isSecurity), !isPublic, name)
         const keys = [...middleware].map((m) => m.key)
         assert.strictEqual(keys.includes(Api.Authentication.key), !isPublic, name)

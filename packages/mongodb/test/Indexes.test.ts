@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Event, PaymentIntent, Refund, Table, Task } from "@tender/core"
+import { Event, PaymentIntent, ProviderNotification, Refund, Table, Task } from "@tender/core"
 import { Effect, Exit } from "effect"
 import { collections, type CollectionPrefix, prefixProblem, validatePrefix } from "../src/internal/collections.js"
 import { byCollection, indexSpecs, resourceIndexes, resources } from "../src/internal/indexes.js"
@@ -47,6 +47,19 @@ describe("indexes: specs as data", () => {
 
   it("D10 merchant_reference is unique per merchant and environment among refunds, null references never colliding", () => {
     expect(find(c.of(Refund.table), "unique_reference")).toStrictEqual(referenceIndex("tender_refunds"))
+  })
+
+  it("D11 a stored provider notice is unique per (provider, event id), and read by id alone", () => {
+    const collection = c.of(ProviderNotification.table)
+    expect(collection).toBe("tender_provider_notifications")
+    expect(find(collection, "id_unique").unique).toBe(true)
+    expect(find(collection, "unique_provider_event")).toStrictEqual({
+      collection,
+      name: "unique_provider_event",
+      key: { merchant_id: 1, environment: 1, provider: 1, event_id: 1 },
+      unique: true,
+      partialFilterExpression: { provider: { $type: "string" }, event_id: { $type: "string" } }
+    })
   })
 
   it("every table's unique constraints have their index, generically", () => {

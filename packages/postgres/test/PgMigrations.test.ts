@@ -1,7 +1,7 @@
 import { it } from "@effect/vitest"
 import { assert } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { Asset, Event, PaymentIntent, PayoutIntent, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { Asset, Event, PaymentIntent, PayoutIntent, ProviderNotification, Refund, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { PgMigrations } from "@tender/postgres"
 import { Effect, Exit } from "effect"
 import { afterAll } from "vitest"
@@ -50,6 +50,7 @@ describeOnPostgres("PgMigrations", () => {
           "migrations",
           "payment_intents",
           "payout_intents",
+          "provider_notifications",
           "refunds",
           "route_availability",
           "tasks",
@@ -81,7 +82,7 @@ describeOnPostgres("PgMigrations", () => {
         prefixes.push(prefix)
         yield* PgMigrations.run({ tablePrefix: prefix })
         const sql = yield* SqlClient
-        for (const table of [PaymentIntent.table, Event.table, Task.table, Asset.table, WebhookEndpoint.table, WebhookDelivery.attemptTable, PayoutIntent.table, TopupIntent.table]) {
+        for (const table of [PaymentIntent.table, Event.table, Task.table, Asset.table, WebhookEndpoint.table, WebhookDelivery.attemptTable, PayoutIntent.table, TopupIntent.table, Refund.table, ProviderNotification.table]) {
           const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,
               data_type AS type, is_nullable AS nullable
             FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${prefix + table.name}
@@ -92,6 +93,20 @@ describeOnPostgres("PgMigrations", () => {
           // A field added to the record without its migration (or a column without its field) fails here.
           assert.deepStrictEqual(rows.map((r) => ({ ...r })), expected, table.name)
         }
+      }))
+
+    it.effect("D11 a provider's event id is stored once: (provider, event_id) is unique whatever the row's scope", () =>
+      Effect.gen(function*() {
+        const prefix = freshPrefix()
+        prefixes.push(prefix)
+        yield* PgMigrations.run({ tablePrefix: prefix })
+        const sql = yield* SqlClient
+        const insert = (id: string, environment: string) =>
+          sql`INSERT INTO ${sql(prefix + ProviderNotification.table.name)} (id, merchant_id, environment, provider, event_id, notice, status, created_at, updated_at, version)
+            VALUES (${id}, '', ${environment}, 'stripe', 'evt_1', '{}', 'received', now(), now(), 1)`
+        yield* insert("pntf_a", "test")
+        const again = yield* Effect.exit(insert("pntf_b", "live"))
+        assert.isTrue(Exit.isFailure(again))
       }))
 
     it.effect("a table prefix that is not a safe identifier is refused before any SQL runs", () =>

@@ -11,10 +11,15 @@
  * stops waiting (the bounded provider call timed out, or the instance is closing): pass it to
  * `fetch`.
  *
+ * `parseNotification` (D11) is the exception: it verifies a provider's notification, and a
+ * throw (or a rejection) there means the request could not be verified: it is answered 400
+ * `signature_invalid` and nothing is stored, as Stripe's `webhooks.constructEvent` throws on a
+ * bad signature.
+ *
  * @since 0.1.0
  */
-import type { Provider } from "@tender/core"
-import { Provider as CoreProvider } from "@tender/core"
+import type { Provider, ProviderNotification } from "@tender/core"
+import { Provider as CoreProvider, ProviderNotification as Notification } from "@tender/core"
 import { Effect } from "effect"
 
 /** What every adapter function gets besides its request. @since 0.1.0 @category models */
@@ -37,6 +42,12 @@ export interface PromiseProvider {
   readonly sendPayout?: Fn<Provider.ProviderPayout, Provider.ProviderPaymentStatus> | undefined
   readonly cancelPayment?: Fn<Provider.ProviderPaymentRef, Provider.ProviderCancelResult> | undefined
   readonly refund?: Fn<Provider.ProviderRefundRequest, Provider.ProviderRefundStatus> | undefined
+  /**
+   * Verify a notification the provider sent and say what it reports (D11): `{ notices, answer }`.
+   * The signature is over `request.body`, the exact bytes received. Throw (or reject) when the
+   * request cannot be verified: it is answered 400 `signature_invalid` and nothing is stored.
+   */
+  readonly parseNotification?: Fn<ProviderNotification.ProviderNotificationRequest, ProviderNotification.ParsedNotification> | undefined
 }
 
 const reasonOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
@@ -67,6 +78,11 @@ export const defineProvider = (adapter: PromiseProvider): Provider.PaymentProvid
         : lift((o) => adapter.submitReceipt!(payment, receipt, o)),
     sendPayout: optional(adapter.sendPayout),
     cancelPayment: optional(adapter.cancelPayment),
-    refund: optional(adapter.refund)
+    refund: optional(adapter.refund),
+    parseNotification: adapter.parseNotification === undefined ? undefined : (request) =>
+      Effect.tryPromise({
+        try: (signal) => adapter.parseNotification!.call(adapter, request, { signal }),
+        catch: (error) => new Notification.NotificationUnverified({ provider: adapter.code, reason: reasonOf(error) })
+      })
   }
 }

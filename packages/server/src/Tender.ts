@@ -51,8 +51,11 @@ export interface TenderOptions {
    * `simulator: false`.
    */
   readonly providers?: ReadonlyArray<Provider.PaymentProvider> | undefined
-  /** Install the built-in simulator. Default true. */
-  readonly simulator?: boolean | undefined
+  /**
+   * Install the built-in simulator. Default true. `{ notificationSecret }` installs it with the
+   * secret its notifications are verified with (D11, docs/test-environment.md).
+   */
+  readonly simulator?: boolean | { readonly notificationSecret?: string | undefined } | undefined
   /** Where Tender's log lines go: pino, console, or any `{ info, warn, error }`. Default: Effect's logger on stdout. */
   readonly logger?: HostLogger | undefined
   /** Run pending PostgreSQL migrations at start. Default true; false when a deploy step runs `tender migrate`. */
@@ -116,7 +119,10 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
     throw new TenderError({ code: "validation_failed", status: 400, param: "checkoutSecret", message: "tender: checkoutSecret must be a string of at least 8 characters" })
   }
   const seed = await loadSeed(options.merchants)
-  const simulator = options.simulator === false ? [] : [Simulator.make({ baseUrl: `${mount.publicUrl}/simulator` })]
+  const simulator = options.simulator === false ? [] : [Simulator.make({
+    baseUrl: `${mount.publicUrl}/simulator`,
+    notificationSecret: typeof options.simulator === "object" ? options.simulator.notificationSecret : undefined
+  })]
   const storage = await Storage.layerOf(options.storage, options.migrate ?? true)
   const core = CoreTender.layer(
     {

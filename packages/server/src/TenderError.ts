@@ -21,6 +21,7 @@ export type TenderErrorCode =
   | "payment_intent_unexpected_state"
   | "amount_exceeds_refundable"
   | "refund_not_supported"
+  | "signature_invalid"
   | "payout_not_cancelable"
   | "payout_not_approvable"
   | "topup_intent_unexpected_state"

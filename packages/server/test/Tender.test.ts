@@ -4,6 +4,7 @@
  * Promise calls (validation, idempotency, state checks, D8 approval, key pairs).
  */
 import { basic, customer, demoKey, promptpay } from "@tender/test-support"
+import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -262,6 +263,81 @@ describe("defineProvider: a Promise adapter in the Provider port", () => {
       fail = true
       const down = await rejection(own.payments.create(promptpay, scope))
       assert.strictEqual(down.code, "routing_unavailable")
+    } finally {
+      await own.close()
+    }
+  })
+})
+
+describe("defineProvider: a Promise adapter's notifications (D11)", () => {
+  it("D11 server: a Promise adapter's parseNotification verifies the provider's request; what it reports moves the payment, and a throw is 400 signature_invalid", async () => {
+    const secret = "acme-notification-secret"
+    const sign = (body: string) => createHmac("sha256", secret).update(body).digest("hex")
+    const acme = defineProvider({
+      code: "acme",
+      methods: [{
+        method: "th_promptpay",
+        providerMethod: "PP",
+        category: "qr",
+        label: "PromptPay",
+        nextActionType: "display_qr_code",
+        countries: ["TH"],
+        currencies: ["THB"],
+        minAmount: "100",
+        maxAmount: "100000000",
+        environments: ["test"],
+        checkoutModes: ["merchant"],
+        banks: [],
+        payer: {}
+      }],
+      async createPayment(request) {
+        return { _tag: "Action", providerPaymentId: `acme_${request.paymentIntentId}`, nextAction: { type: "display_qr_code", qr_data: "000201", expires_at: new Date(Date.now() + 600_000).toISOString() } }
+      },
+      async confirmPayment() {
+        return { _tag: "Pending" }
+      },
+      async getPaymentStatus() {
+        return { _tag: "Pending" }
+      },
+      async parseNotification(request) {
+        const body = Buffer.from(request.body).toString("utf8")
+        if (request.headers["acme-signature"] !== sign(body)) throw new Error("acme: bad signature")
+        const event = JSON.parse(body)
+        return {
+          notices: [{
+            _tag: "PaymentSucceeded",
+            eventId: event.id,
+            providerPaymentId: event.payment,
+            paymentIntentId: event.reference,
+            amount: event.amount,
+            currency: "THB",
+            environment: "test"
+          }],
+          answer: { status: 200, contentType: "text/plain", body: "[accepted]" }
+        }
+      }
+    })
+    const seed = {
+      merchants: [{ id: "mch_acme", name: "Acme", allowed_checkout_modes: ["merchant"], api_keys: [], routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }] }]
+    } as const
+    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger, workers: { pollMillis: 20 } })
+    try {
+      const scope = { merchant: "mch_acme", environment: "test" } as const
+      const created = await own.payments.create(promptpay, scope)
+      const body = JSON.stringify({ id: "acme_evt_1", payment: `acme_${created.id}`, reference: created.id, amount: created.amount })
+      const post = (signature: string) =>
+        own.fetch(new Request(`${base}/provider_notifications/acme`, { method: "POST", headers: { "acme-signature": signature }, body }))
+      const refused = await post(sign(body + " "))
+      assert.strictEqual(refused.status, 400)
+      assert.strictEqual((await refused.json()).error.code, "signature_invalid")
+      const accepted = await post(sign(body))
+      assert.deepStrictEqual([accepted.status, accepted.headers.get("content-type"), await accepted.text()], [200, "text/plain", "[accepted]"])
+      let status = ""
+      for (let i = 0; i < 200 && status !== "succeeded"; i++) {
+        status = (await own.payments.get(created.id, scope)).status
+        if (status !== "succeeded") await new Promise((r) => setTimeout(r, 10))
+      }
+      assert.strictEqual(status, "succeeded")
     } finally {
       await own.close()
     }

@@ -10,7 +10,7 @@ import pg from "pg"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { freePort } from "./net.js"
 import { dropPrefixed, freshTablePrefix, type Queryable, testDatabaseUrl } from "./postgres.js"
-import { basic, hosted, promptpay } from "./requests.js"
+import { basic, hosted, promptpay, simulatorNotificationHeaders } from "./requests.js"
 import { demoKey } from "./demo.js"
 
 /** The part of a `pg.Pool` the suite uses. */
@@ -115,6 +115,17 @@ export const describeMountedHost = (host: MountedHost) => {
       assert.deepStrictEqual([refund.status, refund.body.status], [201, "pending"])
       assert.strictEqual((await until(`/refunds/${refund.body.id}`, (b) => b.status !== "pending")).status, "succeeded")
       assert.strictEqual((await send("GET", `/payment_intents/${paid}`)).body.amount_refunded, "50000")
+    })
+
+    it("D11 a provider notification under the prefix is verified over its exact bytes: accepted as signed, 400 signature_invalid with one byte changed", async () => {
+      const url = `${host.base()}/payments/provider_notifications/simulator`
+      // Odd spacing and Thai text: a body parser that re-encoded it would break the signature.
+      const body = `{"id":"evt_${crypto.randomUUID()}",  "type":"payment.succeeded", "data":{"payment_intent":"dord_000000000000000000000000"}, "note":"ทดสอบ"}`
+      const accepted = await fetch(url, { method: "POST", headers: simulatorNotificationHeaders(body), body })
+      assert.deepStrictEqual([accepted.status, await accepted.text()], [200, "{\"received\":true}"])
+      const tampered = await fetch(url, { method: "POST", headers: simulatorNotificationHeaders(body), body: body.replace("ทดสอบ", "ทดสอม") })
+      assert.strictEqual(tampered.status, 400)
+      assert.strictEqual((await tampered.json()).error.code, "signature_invalid")
     })
 
     it(`the app's own routes answer beside Tender's, with their body parser; unknown paths get ${host.framework}'s 404`, async () => {

@@ -1,6 +1,7 @@
 /**
  * Request bodies and headers the tests and benchmarks send again and again.
  */
+import { createHmac } from "node:crypto"
 
 /** A key pair as the API takes it in Basic auth. */
 export interface Key {
@@ -61,3 +62,15 @@ export const payout = (reference: string) => ({
   merchant_reference: reference,
   destination: { type: "bank_account" as const, bank: "KBANK", account_number: "1234567890", account_name: customer.name }
 })
+
+/**
+ * The headers of a simulator notification of `body` (D11), signed as docs/test-environment.md
+ * says, written here from the documentation alone (not with core's signer), so a test of it checks
+ * the documented format: `tender-simulator-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret,
+ * t + "." + body)>`, with the simulator's test secret unless another is given.
+ */
+export const simulatorNotificationHeaders = (body: string, secret = "simulator_notification_test_secret") => {
+  const t = Math.floor(Date.now() / 1000)
+  const v1 = createHmac("sha256", secret).update(`${t}.${body}`).digest("hex")
+  return { "content-type": "application/json", "tender-simulator-signature": `t=${t},v1=${v1}` }
+}

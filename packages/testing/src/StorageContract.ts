@@ -17,6 +17,7 @@ import type { Layer } from "effect"
 import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempotencyCases.js"
 import { merchantCases } from "./internal/merchantCases.js"
 import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
+import { cases as providerNotificationCases } from "./internal/providerNotificationCases.js"
 import { cases as refundCases } from "./internal/refundCases.js"
 import { retentionCases } from "./internal/retentionCases.js"
 import { taskCases } from "./internal/taskCases.js"
@@ -54,6 +55,7 @@ export const suite = <E>(
       describe("tasks and events", () => taskCases(it, concurrency))
       describe("top-up intents", () => topupIntentCases(it))
       describe("refunds", () => refundCases(it, concurrency))
+      describe("provider notifications", () => providerNotificationCases(it, concurrency))
       describe("events and webhook tools", () => webhookCases(it))
       // Last: a purge deletes every due row of the store, whichever case wrote it.
       describe("retention", () => retentionCases(it))

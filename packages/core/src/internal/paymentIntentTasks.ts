@@ -134,6 +134,7 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
     case "topup_intent.submit_receipt":
     case "topup_intent.expire":
     case "webhook.deliver":
+    case "provider_notice.apply":
       return Effect.dieMessage(`${task.kind} is not a payment intent task`)
   }
 }

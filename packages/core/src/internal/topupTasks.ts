@@ -137,6 +137,7 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
     case "payment_intent.expire":
     case "payout_intent.send":
     case "webhook.deliver":
+    case "provider_notice.apply":
       return Effect.dieMessage(`${task.kind} is not a top-up intent task`)
   }
 }

@@ -6,7 +6,7 @@
  * A new resource is its `Table` and one entry of `resources`; a new list filter is one name
  * in its entry.
  */
-import { Asset, Event, PaymentIntent, PayoutIntent, Refund, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { Asset, Event, PaymentIntent, PayoutIntent, ProviderNotification, Refund, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import type { Document, IndexDirection } from "mongodb"
 import type { Collections } from "./collections.js"
 import { fieldOf } from "./documents.js"
@@ -37,7 +37,9 @@ export const resources: ReadonlyArray<Resource> = [
   { table: WebhookDelivery.attemptTable, listFilters: ["endpointId", "eventId"] },
   { table: PayoutIntent.table, listFilters: ["status", "currency", "merchantReference"] },
   { table: TopupIntent.table, listFilters: ["status", "country", "destinationCurrency", "merchantReference", "sourceType"] },
-  { table: Refund.table, listFilters: ["status", "paymentIntentId", "merchantReference"] }
+  { table: Refund.table, listFilters: ["status", "paymentIntentId", "merchantReference"] },
+  // Stored provider notices (D11): read by id alone; `unique_provider_event` dedupes (provider, event id).
+  { table: ProviderNotification.table, listFilters: [] }
 ]
 
 /** The BSON type a stored value of each kind has: a partial index over it skips nulls. */

@@ -12,6 +12,7 @@ import { initialMigrations } from "./migrations/initial.js"
 import { taskTraceparent } from "./migrations/0014_task_traceparent.js"
 import { endpointChanges } from "./migrations/0015_endpoint_changes.js"
 import { taskLeases } from "./migrations/0016_task_leases.js"
+import { providerNotifications } from "./migrations/0017_provider_notifications.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
@@ -21,5 +22,6 @@ export const migrations = (prefix: TablePrefix) => ({
   ...migration0013(prefix),
   "0014_task_traceparent": taskTraceparent(prefix),
   "0015_endpoint_changes": endpointChanges(prefix),
-  "0016_task_leases": taskLeases(prefix)
+  "0016_task_leases": taskLeases(prefix),
+  "0017_provider_notifications": providerNotifications(prefix)
 })

@@ -1,0 +1,153 @@
+/**
+ * What one provider notice does (D11), through the rules that already exist: a payment notice
+ * is the provider's answer on the payment (`PaymentIntentLifecycle.providerStatusWrites`, as a
+ * confirm or a poll applies it, a canceled intent's payment being D10's late-payment refund), a
+ * refund notice settles a pending refund (`Refunds.settlement`), a payout notice settles a
+ * processing payout (`PayoutIntents.providerOutcomeWrites`). Pure decisions over what is
+ * stored: the caller commits the writes with the notice's new status.
+ */
+import { Clock, Duration, Effect, Option } from "effect"
+import type { IdGenerator } from "../Ids.js"
+import * as PaymentIntent from "../PaymentIntent.js"
+import * as PaymentIntentLifecycle from "../PaymentIntentLifecycle.js"
+import * as PayoutIntent from "../PayoutIntent.js"
+import * as PayoutIntents from "../PayoutIntents.js"
+import type { ProviderRegistry, ProviderPaymentStatus } from "../Provider.js"
+import type { ProviderNotice, Status } from "../ProviderNotification.js"
+import * as Refund from "../Refund.js"
+import * as Refunds from "../Refunds.js"
+import type { Environment } from "../Schemas.js"
+import { Storage, Write } from "../Storage.js"
+import type { StorageError } from "../StorageError.js"
+import * as Task from "../Task.js"
+
+/** What applying a notice decided: its new status, the object it matched, why, and the writes. */
+export interface Applied {
+  readonly status: Exclude<Status, "received">
+  readonly resourceId: string | null
+  readonly detail: string | null
+  readonly writes: ReadonlyArray<Write>
+}
+
+const unmatched = (detail: string): Applied => ({ status: "unmatched", resourceId: null, detail, writes: [] })
+const unchanged = (resourceId: string, detail: string): Applied => ({ status: "unchanged", resourceId, detail, writes: [] })
+
+/** Why an object the notice names is not the one it means: another environment than the provider said. */
+const otherEnvironment = (stated: Environment | null, stored: Environment) =>
+  stated !== null && stated !== stored ? `the provider says ${stated}; the object is ${stored}` : undefined
+
+type PaymentNotice = Extract<ProviderNotice, { readonly _tag: "PaymentSucceeded" | "PaymentProcessing" | "PaymentFailed" }>
+
+/** The intent a payment notice names: our id where the provider echoed it, at that provider, with that payment id. */
+const matchIntent = (provider: string, notice: PaymentNotice) =>
+  Effect.gen(function*() {
+    if (notice.paymentIntentId === null) return "the notice names no Tender payment intent" as const
+    const found = yield* (yield* Storage).find(PaymentIntent.table, notice.paymentIntentId)
+    if (Option.isNone(found)) return `no payment intent ${notice.paymentIntentId}`
+    const intent = found.value
+    if (intent.providerCode !== provider || intent.providerPaymentId !== notice.providerPaymentId) {
+      return `payment intent ${intent.id} is not ${provider}'s payment ${notice.providerPaymentId}`
+    }
+    return otherEnvironment(notice.environment, intent.environment) ?? intent
+  })
+
+const paymentStatus = (notice: PaymentNotice): ProviderPaymentStatus => {
+  switch (notice._tag) {
+    case "PaymentSucceeded":
+      return { _tag: "Succeeded" }
+    case "PaymentProcessing":
+      return { _tag: "Processing" }
+    case "PaymentFailed":
+      return { _tag: "Failed", failureCode: notice.failureCode, failureMessage: notice.failureMessage }
+  }
+}
+
+/** The amount or currency the provider reports paid, where it differs from the intent's. */
+const mismatchOf = (notice: PaymentNotice, intent: PaymentIntent.PaymentIntentRecord): string | undefined => {
+  if (notice._tag !== "PaymentSucceeded") return undefined
+  const amountDiffers = notice.amount !== null && notice.amount !== intent.amount
+  const currencyDiffers = notice.currency !== null && notice.currency.toUpperCase() !== intent.currency
+  return amountDiffers || currencyDiffers
+    ? `the provider reports ${notice.amount ?? intent.amount} ${notice.currency ?? intent.currency} paid; the intent is ${intent.amount} ${intent.currency}`
+    : undefined
+}
+
+/** The first poll after a notice says processing: polling stays the fallback for a notice that never comes. */
+const firstPoll = Duration.seconds(30)
+
+const payment = (provider: string, notice: PaymentNotice) =>
+  Effect.gen(function*() {
+    const matched = yield* matchIntent(provider, notice)
+    if (typeof matched === "string") return unmatched(matched)
+    const intent = matched
+    const mismatch = mismatchOf(notice, intent)
+    if (mismatch !== undefined) return { status: "mismatch", resourceId: intent.id, detail: mismatch, writes: [] } satisfies Applied
+    const { record, writes } = yield* PaymentIntentLifecycle.providerStatusWrites(intent, paymentStatus(notice))
+    if (writes.length === 0) return unchanged(intent.id, `the payment intent is ${intent.status}`)
+    const now = yield* Clock.currentTimeMillis
+    const poll = record.status === "processing"
+      ? [Write.insert(Task.table, yield* Task.make({ ...scopeOf(intent), kind: "payment_intent.poll", resourceId: intent.id, dueAt: now + Duration.toMillis(firstPoll), now }))]
+      : []
+    return { status: "applied", resourceId: intent.id, detail: null, writes: [...writes, ...poll] } satisfies Applied
+  })
+
+const scopeOf = (r: { readonly merchantId: string; readonly environment: Environment }) => ({ merchantId: r.merchantId, environment: r.environment })
+
+type RefundNotice = Extract<ProviderNotice, { readonly _tag: "RefundSucceeded" | "RefundFailed" }>
+
+const refund = (provider: string, notice: RefundNotice) =>
+  Effect.gen(function*() {
+    if (notice.refundId === null) return unmatched("the notice names no Tender refund")
+    const found = yield* (yield* Storage).find(Refund.table, notice.refundId)
+    if (Option.isNone(found)) return unmatched(`no refund ${notice.refundId}`)
+    const stored = found.value
+    if (stored.providerCode !== provider) return unmatched(`refund ${stored.id} is not ${provider}'s`)
+    const elsewhere = otherEnvironment(notice.environment, stored.environment)
+    if (elsewhere !== undefined) return unmatched(elsewhere)
+    const writes = yield* Refunds.settlement(stored.id, scopeOf(stored), notice._tag === "RefundSucceeded"
+      ? { status: "succeeded" }
+      : { status: "failed", failureCode: notice.failureCode, failureMessage: notice.failureMessage })
+    return writes.length === 0
+      ? unchanged(stored.id, `the refund is ${stored.status}`)
+      : { status: "applied", resourceId: stored.id, detail: null, writes } satisfies Applied
+  })
+
+type PayoutNotice = Extract<ProviderNotice, { readonly _tag: "PayoutSucceeded" | "PayoutFailed" }>
+
+const payout = (provider: string, notice: PayoutNotice) =>
+  Effect.gen(function*() {
+    if (notice.payoutIntentId === null) return unmatched("the notice names no Tender payout intent")
+    const found = yield* (yield* Storage).find(PayoutIntent.table, notice.payoutIntentId)
+    if (Option.isNone(found)) return unmatched(`no payout intent ${notice.payoutIntentId}`)
+    const stored = found.value
+    const elsewhere = otherEnvironment(notice.environment, stored.environment)
+    if (elsewhere !== undefined) return unmatched(elsewhere)
+    const writes = yield* PayoutIntents.providerOutcomeWrites(stored, provider, notice._tag === "PayoutSucceeded"
+      ? { status: "succeeded" }
+      : { status: "failed", failureCode: notice.failureCode, failureMessage: notice.failureMessage })
+    if (writes === "other_provider") return unmatched(`payout intent ${stored.id} is not ${provider}'s`)
+    return writes.length === 0
+      ? unchanged(stored.id, `the payout intent is ${stored.status}`)
+      : { status: "applied", resourceId: stored.id, detail: null, writes } satisfies Applied
+  })
+
+/** Apply one notice of `provider` to what is stored now. Exhaustive over the notices. */
+export const apply = (
+  provider: string,
+  notice: ProviderNotice
+): Effect.Effect<Applied, StorageError, Storage | IdGenerator | ProviderRegistry> => {
+  switch (notice._tag) {
+    case "PaymentSucceeded":
+    case "PaymentProcessing":
+    case "PaymentFailed":
+      return payment(provider, notice)
+    case "RefundSucceeded":
+    case "RefundFailed":
+      return refund(provider, notice)
+    case "PayoutSucceeded":
+    case "PayoutFailed":
+      return payout(provider, notice)
+    case "Ignored":
+      return Effect.succeed({ status: "ignored", resourceId: null, detail: null, writes: [] })
+  }
+}
