@@ -1,9 +1,9 @@
 import type { ProviderPaymentResult } from "@tender/core/Provider"
 import { NotificationUnverified } from "@tender/core/ProviderNotification"
 import { formatRefusals } from "@tender/testing/StandIn"
-import { Effect, Either } from "effect"
+import { ConfigProvider, Effect, Either, Layer } from "effect"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { stripe } from "../src/StripeProvider.js"
+import { layerConfig, stripe, StripeProvider } from "../src/StripeProvider.js"
 import { harness, paymentRequest, refOf, WEBHOOK_SECRET } from "./harness.js"
 
 let h: Awaited<ReturnType<typeof harness>>
@@ -181,5 +181,17 @@ describe("@tender/stripe against the Stripe stand-in", () => {
     const result = action(await run(live.createPayment(paymentRequest({ environment: "live" }))))
     expect(h.standIn.paymentIntents.get(result.providerPaymentId)!["livemode"]).toBe(true)
     expect(() => stripe({ secretKey: "pk_test_x", webhookSecret: WEBHOOK_SECRET })).toThrow(/sk_test_ or sk_live_/)
+  })
+
+  it("StripeProvider.layerConfig reads STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET (lists) and STRIPE_API_BASE", async () => {
+    const config = ConfigProvider.fromMap(new Map([
+      ["STRIPE_SECRET_KEY", "sk_test_tender,sk_live_tender"],
+      ["STRIPE_WEBHOOK_SECRET", `whsec_live_other,${WEBHOOK_SECRET}`],
+      ["STRIPE_API_BASE", h.standIn.url]
+    ]))
+    const provider = await run(Effect.provide(StripeProvider, layerConfig.pipe(Layer.provide(Layer.setConfigProvider(config)))))
+    expect(provider.methods[0]!.environments).toEqual(["test", "live"])
+    const result = action(await run(provider.createPayment(paymentRequest())))
+    expect(h.standIn.paymentIntents.has(result.providerPaymentId)).toBe(true)
   })
 })
