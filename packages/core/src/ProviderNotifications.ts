@@ -83,6 +83,8 @@ export const receive = (
   Effect.gen(function*() {
     const adapter = (yield* ProviderRegistry).get(code)
     if (adapter?.parseNotification === undefined) return yield* new UnknownNotificationProvider({ provider: code })
+    // Only an installed provider's code names the span: the path's text is anyone's.
+    yield* Effect.annotateCurrentSpan("tender.provider", code)
     const parsed = yield* adapter.parseNotification(request)
     // An adapter that answers something else than the port says is a defect, never stored.
     const checked = yield* Schema.decodeUnknown(Parsed)(parsed).pipe(
@@ -90,7 +92,7 @@ export const receive = (
     )
     yield* store(code, checked.notices)
     return checked.answer
-  }).pipe(Effect.withSpan("tender.provider.notification", { attributes: { "tender.provider": code } }))
+  }).pipe(Effect.withSpan("tender.provider.notification"))
 
 /**
  * Run the apply task of a stored notice: the object it names moves (or not) and the notice's

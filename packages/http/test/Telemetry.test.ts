@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { customer, promptpay } from "@tender/test-support"
-import { Telemetry, Tender, Workers } from "@tender/core"
+import { Simulator, Telemetry, Tender, Workers } from "@tender/core"
 import { MetricReader } from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Layer } from "effect"
@@ -140,6 +140,14 @@ describe("telemetry: OpenTelemetry traces and metrics", () => {
         ]
       ) assert.notInclude(text, secret)
 
+      // A provider notification (D11) of a type Tender does not act on: counted as it is stored.
+      const notice = JSON.stringify({ id: `evt_${crypto.randomUUID()}`, type: "charge.dispute.created" })
+      const noticed = await call(handler, "POST", "/provider_notifications/simulator", {
+        raw: notice,
+        headers: { [Simulator.signatureHeader]: Simulator.signNotification({ body: notice }) }
+      })
+      assert.strictEqual(noticed.status, 200, noticed.text)
+
       // Every metric of docs/observability.md, collected by the host's reader.
       const collect = async () => {
         const { resourceMetrics } = await reader.collect()
@@ -161,6 +169,7 @@ describe("telemetry: OpenTelemetry traces and metrics", () => {
       ))
       assert.isTrue(points(Telemetry.names.routeState).some((p) => p.attributes["route"] !== undefined && p.value === 0))
       assert.strictEqual(collected.get(Telemetry.names.httpDuration)!.descriptor.unit, "ms")
+      assert.isTrue(points(Telemetry.names.providerNotices).some((p) => p.attributes["provider"] === "simulator" && p.attributes["outcome"] === "ignored"))
       assert.isTrue(hook.received() >= 1)
     } finally {
       await web.dispose()
