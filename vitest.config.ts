@@ -46,6 +46,8 @@ export default defineConfig({
       }),
       // @tender/client against a real Tender on a port, and against scripted servers.
       project({ name: "client", root: "packages/client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
+      // @tender/stripe against the Stripe stand-in of @tender/testing (no network).
+      project({ name: "stripe", root: "packages/stripe", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
       project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
       // The embedding examples (docs/embedding.md): each starts a host and creates an intent.
       project({

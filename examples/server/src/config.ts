@@ -49,8 +49,31 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     // On PostgreSQL, whether each connection prepares Tender's statements once (docs/postgres.md,
     // "Prepared statements"): off behind a pooler that cannot keep them (PgBouncer before 1.21).
     preparedStatements: onOff(env, "TENDER_PG_PREPARED_STATEMENTS", true),
-    retention: retention(env)
+    retention: retention(env),
+    stripe: stripe(env)
   }
+}
+
+/**
+ * The Stripe adapter's settings (docs/providers/stripe.md): `STRIPE_SECRET_KEY` and
+ * `STRIPE_WEBHOOK_SECRET` together (each may list a test and a live one, comma-separated),
+ * `STRIPE_API_BASE` optional (tests point it at the stand-in). Unset: no Stripe.
+ */
+const stripe = (env: NodeJS.ProcessEnv) => {
+  const list = (name: string) => (env[name] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
+  const secretKey = list("STRIPE_SECRET_KEY")
+  const webhookSecret = list("STRIPE_WEBHOOK_SECRET")
+  if (secretKey.length === 0 && webhookSecret.length === 0) return undefined
+  if (secretKey.length === 0 || webhookSecret.length === 0) {
+    throw new InvalidConfig({ message: "STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET go together: set both, or neither" })
+  }
+  const bad = secretKey.find((k) => !/^(sk|rk)_(test|live)_/.test(k))
+  if (bad !== undefined) throw new InvalidConfig({ message: "STRIPE_SECRET_KEY must be Stripe secret keys (sk_test_… or sk_live_…)" })
+  const apiBase = env["STRIPE_API_BASE"] === undefined || env["STRIPE_API_BASE"] === "" ? undefined : env["STRIPE_API_BASE"]
+  if (apiBase !== undefined && !/^https?:\/\/[^/]+\/?$/.test(apiBase)) {
+    throw new InvalidConfig({ message: `STRIPE_API_BASE must be an http(s) origin like https://api.stripe.com; got ${JSON.stringify(apiBase)}` })
+  }
+  return { secretKey, webhookSecret, apiBase }
 }
 
 /** `on` or `off` from the environment, or `fallback` when unset. */

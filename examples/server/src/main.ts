@@ -6,10 +6,11 @@
  *   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 npm start      # traces and metrics over OTLP
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Maintenance, Tender, Workers } from "@tender/core"
+import { Maintenance, Simulator, Tender, Workers } from "@tender/core"
 import { ClientErrors, Startup, WebhookClient } from "@tender/http"
 import { MongoStorage } from "@tender/mongodb"
 import { PgDiagnosis, PgStorage } from "@tender/postgres"
+import { stripe } from "@tender/stripe"
 import { Cause, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { directoryCache, InvalidConfig, loadSeed, options } from "./config.js"
@@ -43,6 +44,7 @@ const main = Effect.gen(function*() {
     seedPath,
     startupTimeoutMillis,
     statementTimeoutMillis,
+    stripe: stripeOptions,
     tablePrefix,
     taskLeaseMillis
   } = yield* Effect.try({
@@ -60,6 +62,11 @@ const main = Effect.gen(function*() {
     seed,
     hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret },
     webhookTransport: WebhookClient.layerFetch,
+    // With STRIPE_* set, Stripe beside the simulator (seed routes name it "stripe"); its
+    // notifications arrive at {publicUrl}/provider_notifications/stripe.
+    ...(stripeOptions === undefined ? {} : {
+      providers: [Simulator.make({ baseUrl: `${publicUrl}/simulator` }), stripe({ ...stripeOptions, returnUrl: `${publicUrl}/` })]
+    }),
     ...(telemetry === undefined ? {} : { telemetry: { gaugeIntervalMillis: 15_000 } })
   }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.

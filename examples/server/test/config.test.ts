@@ -39,3 +39,27 @@ describe("demo server configuration: prepared statements (docs/postgres.md)", ()
     expect(() => options({ TENDER_PG_PREPARED_STATEMENTS: "false" })).toThrow("TENDER_PG_PREPARED_STATEMENTS must be on or off")
   })
 })
+
+describe("demo server configuration: Stripe (docs/providers/stripe.md)", () => {
+  it("Stripe: unset installs no Stripe; STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (comma-separated lists) and STRIPE_API_BASE reach the adapter", () => {
+    expect(options({}).stripe).toBeUndefined()
+    expect(options({
+      STRIPE_SECRET_KEY: "sk_test_a, sk_live_b",
+      STRIPE_WEBHOOK_SECRET: "whsec_1",
+      STRIPE_API_BASE: "http://127.0.0.1:12111"
+    }).stripe).toEqual({ secretKey: ["sk_test_a", "sk_live_b"], webhookSecret: ["whsec_1"], apiBase: "http://127.0.0.1:12111" })
+  })
+
+  it("Stripe: one variable without the other, a key that is not a secret key, or an API base that is not an origin stops the server naming the variable", () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ STRIPE_SECRET_KEY: "sk_test_a" }, "STRIPE_WEBHOOK_SECRET"],
+      [{ STRIPE_WEBHOOK_SECRET: "whsec_1" }, "STRIPE_SECRET_KEY"],
+      [{ STRIPE_SECRET_KEY: "pk_test_a", STRIPE_WEBHOOK_SECRET: "whsec_1" }, "STRIPE_SECRET_KEY"],
+      [{ STRIPE_SECRET_KEY: "sk_test_a", STRIPE_WEBHOOK_SECRET: "whsec_1", STRIPE_API_BASE: "api.stripe.com/v1" }, "STRIPE_API_BASE"]
+    ]
+    for (const [env, name] of cases) {
+      expect(() => options(env)).toThrow(InvalidConfig)
+      expect(() => options(env)).toThrow(name)
+    }
+  })
+})

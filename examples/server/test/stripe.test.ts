@@ -1,0 +1,124 @@
+/**
+ * The demo server with the three STRIPE_* variables pointed at the Stripe stand-in of
+ * @tender/testing: a PromptPay payment and a card payment end to end, through Stripe's signed
+ * notifications to the merchant's webhooks (docs/providers/stripe.md).
+ */
+import { formatRefusals } from "@tender/testing/StandIn"
+import * as StripeStandIn from "@tender/testing/StripeStandIn"
+import { closeReceivers, receiver, startDemo, stopProcess } from "@tender/test-support"
+import type { ChildProcess } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+
+const key = { public: "pk_test_stripeE2e1234", secret: "sk_test_stripeE2eSecret5678" }
+const auth = `Basic ${Buffer.from(`${key.public}:${key.secret}`).toString("base64")}`
+const WEBHOOK_SECRET = "whsec_demo_stripe_e2e"
+const children: Array<ChildProcess> = []
+let standIn: StripeStandIn.StripeStandIn
+let server: Awaited<ReturnType<typeof startDemo>>
+let hooks: Awaited<ReturnType<typeof receiver>>
+
+beforeAll(async () => {
+  standIn = await StripeStandIn.start()
+  const dir = mkdtempSync(join(tmpdir(), "tender-stripe-"))
+  const seed = join(dir, "seed.json")
+  writeFileSync(seed, JSON.stringify({
+    merchants: [{
+      id: "mch_stripe_e2e",
+      name: "Stripe Shop",
+      allowed_checkout_modes: ["hosted", "merchant"],
+      api_keys: [{ id: "key_stripe_e2e", public_key: key.public, secret_key: key.secret }],
+      routes: [
+        { id: "rt_stripe_pp", method: "th_promptpay", provider: "stripe", environments: ["test"] },
+        { id: "rt_stripe_card", method: "card", provider: "stripe", environments: ["test"] }
+      ]
+    }]
+  }))
+  server = await startDemo({
+    TENDER_SEED: seed,
+    STRIPE_SECRET_KEY: "sk_test_demoStripeE2e",
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_BASE: standIn.url
+  }, { children })
+  standIn.addEndpoint({ url: `${server.url}/provider_notifications/stripe`, secret: WEBHOOK_SECRET })
+  hooks = await receiver()
+  const endpoint = await api("POST", "/webhook_endpoints", { url: hooks.url("/hooks") })
+  expect(endpoint.status).toBe(201)
+}, 90_000)
+afterEach(() => {
+  const refusals = standIn.refusals.splice(0)
+  expect(refusals, formatRefusals(refusals)).toEqual([])
+})
+afterAll(async () => {
+  await Promise.all(children.map((child) => stopProcess(child)))
+  closeReceivers()
+  await standIn?.close()
+})
+
+let n = 0
+const api = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: auth, "content-type": "application/json", ...(method === "POST" ? { "idempotency-key": `stripe-e2e-${++n}-${Date.now()}` } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  return { status: res.status, body: await res.json() as any }
+}
+
+/** Polls until `check` holds (the workers apply notices and call Stripe as tasks). */
+const eventually = async <A>(check: () => Promise<A | undefined> | A | undefined): Promise<A> => {
+  for (let i = 0; i < 400; i++) {
+    const value = await check()
+    if (value !== undefined) return value
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error("the condition never held")
+}
+
+const webhook = (type: string, id: string) =>
+  eventually(() => hooks.received.map((r) => JSON.parse(r.body)).find((e) => e.type === type && e.data.object.id === id))
+
+const stripeIntentOf = (id: string) =>
+  [...standIn.paymentIntents.values()].find((pi) => (pi["metadata"] as Record<string, string>)["tender_payment_intent"] === id)!
+
+describe("examples/server with STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE (the Stripe stand-in)", () => {
+  it("takes a PromptPay payment end to end: QR, Stripe's notification, succeeded, merchant webhook, partial refund, refund.succeeded", async () => {
+    const created = await api("POST", "/payment_intents", {
+      amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay",
+      customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
+    })
+    expect(created.status).toBe(201)
+    const intent = created.body
+    const pi = stripeIntentOf(intent.id)
+    expect(intent).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code", qr_data: (pi["next_action"] as any).promptpay_display_qr_code.data } })
+
+    const [delivery] = await standIn.pay(pi["id"] as string)
+    expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "{\"received\":true}" })
+    await eventually(async () => (await api("GET", `/payment_intents/${intent.id}`)).body.status === "succeeded" || undefined)
+    await webhook("payment_intent.succeeded", intent.id)
+
+    const refund = await api("POST", "/refunds", { payment_intent: intent.id, amount: "50000" })
+    expect(refund.body).toMatchObject({ status: "pending", amount: "50000" })
+    const stripeRefund = await eventually(() => [...standIn.refunds.values()].find((r) => (r["metadata"] as Record<string, string>)["tender_refund"] === refund.body.id))
+    expect(stripeRefund).toMatchObject({ amount: 50000, payment_intent: pi["id"] })
+    await standIn.settleRefund(stripeRefund["id"] as string)
+    await webhook("refund.succeeded", refund.body.id)
+    expect((await api("GET", `/payment_intents/${intent.id}`)).body.amount_refunded).toBe("50000")
+  }, 60_000)
+
+  it("takes a card payment through Stripe Checkout's redirect", async () => {
+    const created = await api("POST", "/payment_intents", {
+      amount: "250000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "card",
+      customer: { name: "Somchai Jaidee" }
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const session = [...standIn.checkoutSessions.values()].find((s) => (s["metadata"] as Record<string, string>)["tender_payment_intent"] === created.body.id)!
+    expect(created.body.next_action).toMatchObject({ type: "redirect_to_url", url: session["url"] })
+    // Merchant mode takes no return_url: Checkout sends the payer back to the host's public URL.
+    expect(session).toMatchObject({ success_url: `${server.url}/`, amount_total: 250000, currency: "thb" })
+    await standIn.completeCheckout(session["id"] as string)
+    await webhook("payment_intent.succeeded", created.body.id)
+  }, 60_000)
+})

@@ -1,0 +1,186 @@
+/**
+ * A local stand-in of a provider's HTTP API, checked against the provider's published OpenAPI
+ * description: every request must be an operation of the description, with parameters the
+ * description allows; every answer is checked against the operation's response schema. A
+ * request the description does not allow is refused (answered with the provider's error shape)
+ * and recorded in `refusals`, so a test that asserts `refusals` is empty fails. The provider's
+ * behaviour (state, lifecycle, notifications) is the `handle` function a provider module
+ * gives; `StripeStandIn` is one.
+ *
+ * @since 0.1.0
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { decodeForm, type FormValue } from "./internal/standin/form.js"
+import { type MatchedOperation, OpenApi, type OpenApiExtract } from "./internal/standin/openapi.js"
+
+/** A request the stand-in refused, or an answer of its own that failed the description. @since 0.1.0 @category models */
+export interface Refusal {
+  /** `request`: the client sent what the description does not allow; `response`: the stand-in's own answer broke it. */
+  readonly kind: "request" | "response"
+  readonly method: string
+  readonly path: string
+  readonly problems: ReadonlyArray<string>
+}
+
+/** A request that passed the description, as a provider module handles it. @since 0.1.0 @category models */
+export interface StandInRequest {
+  readonly operation: MatchedOperation
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly query: Readonly<Record<string, unknown>>
+  readonly body: Readonly<Record<string, unknown>>
+  /** The raw body text, for idempotency fingerprints. */
+  readonly rawBody: string
+}
+
+/** An answer: a status and a JSON body. @since 0.1.0 @category models */
+export interface StandInAnswer {
+  readonly status: number
+  readonly body: unknown
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/** A fault a test injects: the next matching request gets it instead of an answer. @since 0.1.0 @category models */
+export type StandInFault =
+  | { readonly _tag: "Status"; readonly status: number; readonly body: unknown }
+  | { readonly _tag: "Disconnect" }
+
+/** What a provider module gives the framework. @since 0.1.0 @category models */
+export interface StandInBehaviour {
+  readonly name: string
+  readonly extract: OpenApiExtract
+  /** The provider's error body for a refused or unroutable request. */
+  readonly refusal: (problems: ReadonlyArray<string>, status: number) => unknown
+  /** Checks beyond the description (authentication, version headers): an answer refuses the request. */
+  readonly precheck?: ((request: IncomingMessage) => { answer: StandInAnswer; problems: ReadonlyArray<string> | null } | null) | undefined
+  readonly handle: (request: StandInRequest) => StandInAnswer | Promise<StandInAnswer>
+}
+
+/** A running stand-in. @since 0.1.0 @category models */
+export interface StandIn {
+  /** `http://127.0.0.1:PORT`. */
+  readonly url: string
+  readonly port: number
+  /** Every refused request and every self-check failure, in order: a test asserts it is empty. */
+  readonly refusals: Array<Refusal>
+  /** Every request that reached the provider's behaviour, in order. */
+  readonly requests: Array<StandInRequest>
+  /** Makes the next request (of the operation, when given) fail with the fault. */
+  readonly injectFault: (fault: StandInFault, operationId?: string) => void
+  readonly close: () => Promise<void>
+}
+
+const openApis = new WeakMap<OpenApiExtract, OpenApi>()
+
+/** One `OpenApi` per extract: its validators compile once per process. @since 0.1.0 @category constructors */
+export const openApiOf = (extract: OpenApiExtract): OpenApi => {
+  let api = openApis.get(extract)
+  if (api === undefined) {
+    api = new OpenApi(extract)
+    openApis.set(extract, api)
+  }
+  return api
+}
+
+const MAX_BODY = 1024 * 1024
+
+const readBody = (req: IncomingMessage): Promise<string | null> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_BODY) {
+        resolve(null)
+        req.destroy()
+      } else chunks.push(chunk)
+    })
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+const send = (res: ServerResponse, answer: StandInAnswer): void => {
+  const text = JSON.stringify(answer.body)
+  res.writeHead(answer.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...answer.headers })
+  res.end(text)
+}
+
+/** Starts a stand-in on 127.0.0.1 on a free port. @since 0.1.0 @category constructors */
+export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
+  const api = openApiOf(behaviour.extract)
+  const refusals: Array<Refusal> = []
+  const requests: Array<StandInRequest> = []
+  const faults: Array<{ fault: StandInFault; operationId: string | undefined }> = []
+
+  const refuse = (res: ServerResponse, method: string, path: string, problems: ReadonlyArray<string>, status = 400) => {
+    refusals.push({ kind: "request", method, path, problems })
+    send(res, { status, body: behaviour.refusal(problems, status) })
+  }
+
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = req.method ?? "GET"
+    const url = new URL(req.url ?? "/", "http://stand-in")
+    const rawBody = await readBody(req)
+    if (rawBody === null) return refuse(res, method, url.pathname, ["body larger than 1 MiB"], 413)
+    const operation = api.match(method, url.pathname)
+    if (operation === null) {
+      return refuse(res, method, url.pathname, [`${method} ${url.pathname} is not an operation of the description`], 404)
+    }
+    const pre = behaviour.precheck?.(req)
+    if (pre != null) {
+      if (pre.problems !== null) refusals.push({ kind: "request", method, path: url.pathname, problems: pre.problems })
+      return send(res, pre.answer)
+    }
+    const type = req.headers["content-type"] ?? ""
+    if (rawBody !== "" && !type.startsWith("application/x-www-form-urlencoded")) {
+      return refuse(res, method, url.pathname, [`body sent as ${type || "no content type"}, the description takes application/x-www-form-urlencoded`])
+    }
+    const query = decodeForm(url.search.slice(1))
+    const form = decodeForm(rawBody)
+    const checked = api.checkRequest(operation, query.value as Record<string, FormValue>, rawBody === "" ? null : form.value)
+    const problems = [...query.problems, ...form.problems, ...checked.problems]
+    if (problems.length > 0) return refuse(res, method, url.pathname, problems)
+    const i = faults.findIndex((f) => f.operationId === undefined || f.operationId === operation.operationId)
+    if (i !== -1) {
+      const { fault } = faults.splice(i, 1)[0]!
+      if (fault._tag === "Disconnect") {
+        req.socket.destroy()
+        return
+      }
+      return send(res, { status: fault.status, body: fault.body })
+    }
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]))
+    const request: StandInRequest = { operation, headers, query: checked.query, body: checked.body, rawBody }
+    requests.push(request)
+    const answer = await behaviour.handle(request)
+    const broken = api.checkResponse(operation, answer.status, answer.body)
+    if (broken.length > 0) refusals.push({ kind: "response", method, path: url.pathname, problems: broken })
+    send(res, answer)
+  }
+
+  const server: Server = createServer((req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      refusals.push({ kind: "response", method: req.method ?? "", path: req.url ?? "", problems: [`the stand-in threw: ${String(error)}`] })
+      if (!res.headersSent) send(res, { status: 500, body: behaviour.refusal(["the stand-in failed"], 500) })
+      else res.destroy()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as AddressInfo).port
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    refusals,
+    requests,
+    injectFault: (fault, operationId) => faults.push({ fault, operationId }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
+  }
+}
+
+/** Formats refusals for an assertion message. @since 0.1.0 @category utils */
+export const formatRefusals = (refusals: ReadonlyArray<Refusal>): string =>
+  refusals.map((r) => `${r.kind} ${r.method} ${r.path}:\n  ${r.problems.join("\n  ")}`).join("\n")
