@@ -1,4 +1,7 @@
+import { fileURLToPath } from "node:url"
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config"
+import { demoBundleEnv } from "./packages/test-support/src/demoBundle.js"
+import { runDatabaseEnv } from "./packages/test-support/src/runDatabase.js"
 
 /**
  * Tests run on the packages' TypeScript sources, never on their build (no `npm run build`
@@ -18,8 +21,18 @@ const project = (test: NonNullable<TestProjectInlineConfiguration["test"]>): Tes
   test: { ...test, env: { NODE_OPTIONS, ...test.env } }
 })
 
+/**
+ * The run's own PostgreSQL database and the demo server's bundle, named here so that every worker
+ * and every process a test starts inherits them; the global setup creates both, and after the last
+ * file fails the run if any table is left in the database, then removes both
+ * (packages/test-support/src/runDatabase.ts, demoBundle.ts).
+ */
+runDatabaseEnv(process.env)
+demoBundleEnv(process.env)
+
 export default defineConfig({
   test: {
+    globalSetup: [fileURLToPath(new URL("./packages/test-support/src/vitestGlobalSetup.ts", import.meta.url))],
     projects: [
       project({ name: "core", root: "packages/core", include: ["test/**/*.test.ts"] }),
       project({ name: "http", root: "packages/http", include: ["test/**/*.test.ts"] }),
