@@ -61,6 +61,7 @@ export const startDemo = async (env: Record<string, string> = {}, options: Launc
 /** Launch the demo and wait until it listens or exits (a start meant to fail is not an error here). */
 export const runDemo = async (env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<DemoServer> => {
   const server = await launchDemo(env, options)
-  await waitUntil(server, server.listening)
+  // 60 s as waitListening's: a bound on a hung start on a loaded machine, not a timing check.
+  await waitUntil(server, server.listening, 60_000)
   return server
 }
