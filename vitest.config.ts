@@ -34,10 +34,11 @@ demoBundleEnv(process.env)
 /**
  * Files at once. Vitest's default is one fewer than the cores, so one on a 2-core machine, where
  * most files spend their time waiting (on PostgreSQL, a child process, a simulated provider's
- * delay) and the CPU sat half idle: two files per core overlap those waits. TENDER_TEST_WORKERS
- * overrides it.
+ * delay) and the CPU sat half idle: one more than the cores overlaps those waits and keeps every
+ * core busy, while the PostgreSQL files at once stay well under the server's 100 connections.
+ * TENDER_TEST_WORKERS overrides it.
  */
-const maxWorkers = Number(process.env["TENDER_TEST_WORKERS"] || Math.max(2, availableParallelism() * 2))
+const maxWorkers = Number(process.env["TENDER_TEST_WORKERS"] || availableParallelism() + 1)
 
 /**
  * The projects whose files hold nothing of their own past their end (no process, no database, no
