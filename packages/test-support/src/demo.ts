@@ -46,7 +46,7 @@ export const launchDemo = async (env: Record<string, string> = {}, options: Laun
   const environment = { ...(options.baseEnv ?? process.env), PORT: String(port), ...env }
   const spawned = options.npm === true
     ? spawnProcess("npm", ["run", "dev", "--silent", "-w", "@tender/example-server"], { cwd: resolve(demoRoot, "..", ".."), env: environment })
-    : spawnProcess(process.execPath, options.args ?? await demoEntry(), { cwd: demoRoot, env: environment })
+    : spawnProcess(process.execPath, options.args ?? demoEntry(), { cwd: demoRoot, env: environment })
   options.children?.push(spawned.child)
   return { ...spawned, port, url: `http://127.0.0.1:${port}`, listening: () => spawned.output().includes("listening on") }
 }

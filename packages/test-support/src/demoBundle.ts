@@ -2,10 +2,10 @@
  * The demo server bundled once per test run from its TypeScript sources, so the tests that start
  * it as a real process (dozens per run) load one file instead of a thousand modules through the
  * TypeScript loader: a start takes a fraction of the time, the code run is the same sources.
- * Vitest's global setup starts the build; `demoEntry` waits for it. Starts through npm (`npm
- * run dev`, the operator's way) and the benchmarks still run the sources through tsx.
+ * Vitest's global setup starts the build; `demoEntry` takes it once it is there. Starts through
+ * npm (`npm run dev`, the operator's way) and the benchmarks still run the sources through tsx.
  */
-import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, renameSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"
 
 /** Where the bundle of this run goes, once built: its `main.mjs`. */
@@ -23,11 +23,12 @@ export const demoBundleEnv = (env: NodeJS.ProcessEnv): void => {
   env[bundleVariable] = join(demoDir, `.test-bundle-${Date.now().toString(36)}-${process.pid.toString(36)}`)
 }
 
-/** Build the bundle into the run's folder (a failure is written beside it, for `demoEntry` to report). */
+/** Build the bundle into the run's folder; a failure is said on stderr (the demo then starts through tsx). */
 export const buildDemoBundle = async (env: NodeJS.ProcessEnv = process.env): Promise<void> => {
   const dir = env[bundleVariable]
   if (dir === undefined || dir === "" || dir === "off") return
   const building = `${dir}.building`
+  removeAbandoned()
   try {
     const { build } = await import("esbuild")
     await build({
@@ -48,7 +49,20 @@ export const buildDemoBundle = async (env: NodeJS.ProcessEnv = process.env): Pro
     renameSync(building, dir)
   } catch (e) {
     rmSync(building, { recursive: true, force: true })
-    writeFileSync(`${dir}.failed`, String((e as Error).stack ?? e))
+    process.stderr.write(`the demo server's bundle could not be built, its tests start it through tsx: ${String((e as Error).stack ?? e)}\n`)
+  }
+}
+
+/** The bundles of runs whose process is gone (interrupted before their teardown). */
+const removeAbandoned = () => {
+  for (const entry of readdirSync(demoDir)) {
+    const pid = parseInt(/^\.test-bundle-[0-9a-z]+-([0-9a-z]+)/.exec(entry)?.[1] ?? "", 36)
+    if (!Number.isFinite(pid) || pid === process.pid) continue
+    try {
+      process.kill(pid, 0)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ESRCH") rmSync(join(demoDir, entry), { recursive: true, force: true })
+    }
   }
 }
 
@@ -56,20 +70,16 @@ export const buildDemoBundle = async (env: NodeJS.ProcessEnv = process.env): Pro
 export const removeDemoBundle = (env: NodeJS.ProcessEnv = process.env): void => {
   const dir = env[bundleVariable]
   if (dir === undefined || dir === "" || dir === "off") return
-  for (const path of [dir, `${dir}.building`, `${dir}.failed`]) rmSync(path, { recursive: true, force: true })
+  for (const path of [dir, `${dir}.building`]) rmSync(path, { recursive: true, force: true })
 }
 
 /**
- * The arguments after `node` that start the demo: the run's bundle once built, else (no bundle
- * named: a benchmark, or `TENDER_TEST_DEMO_BUNDLE=off`) the sources through tsx.
+ * The arguments after `node` that start the demo: the run's bundle once built; until then (a
+ * file that starts a demo before the build is done, on a loaded machine), with no bundle named (a
+ * benchmark, `TENDER_TEST_DEMO_BUNDLE=off`) or when its build failed, the sources through tsx.
  */
-export const demoEntry = async (timeoutMs = 120_000): Promise<ReadonlyArray<string>> => {
+export const demoEntry = (): ReadonlyArray<string> => {
   const dir = process.env[bundleVariable]
-  if (dir === undefined || dir === "" || dir === "off") return ["--import", "tsx", "src/main.ts"]
-  const main = join(dir, "main.mjs")
-  for (const deadline = Date.now() + timeoutMs; !existsSync(main); await new Promise((r) => setTimeout(r, 50))) {
-    if (existsSync(`${dir}.failed`)) throw new Error(`the demo bundle could not be built (${dir}.failed)`)
-    if (Date.now() > deadline) throw new Error(`the demo bundle ${main} was not built within ${timeoutMs} ms`)
-  }
-  return [main]
+  const main = dir === undefined || dir === "" || dir === "off" ? undefined : join(dir, "main.mjs")
+  return main !== undefined && existsSync(main) ? [main] : ["--import", "tsx", "src/main.ts"]
 }

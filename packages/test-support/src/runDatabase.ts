@@ -62,6 +62,19 @@ const leftoversQuery = `
    WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')
    ORDER BY 1, 2`
 
+/** A run interrupted before its teardown (Ctrl-C) leaves its database: the next run drops those a day old. */
+const abandonedAfterMillis = 24 * 60 * 60 * 1000
+
+const dropAbandoned = async (c: pg.Client) => {
+  const { rows } = await c.query<{ name: string }>("SELECT datname AS name FROM pg_database WHERE datname LIKE 'tender\\_run\\_%'")
+  for (const { name } of rows) {
+    const made = parseInt(name.split("_")[2] ?? "", 36)
+    if (Number.isFinite(made) && Date.now() - made > abandonedAfterMillis) {
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {})
+    }
+  }
+}
+
 /**
  * Create the run's database. Where no server answers, nothing is created: the PostgreSQL tests
  * then skip saying so (or fail under `CI=true`, `packages/postgres/test/database.ts`).
@@ -71,7 +84,10 @@ export const createRunDatabase = async (env: NodeJS.ProcessEnv = process.env): P
   const url = env[runDatabaseVariable]
   if (name === undefined || name === "" || url === undefined) return false
   try {
-    await onDatabase(serverUrl(env), (c) => c.query(`CREATE DATABASE "${name}"`))
+    await onDatabase(serverUrl(env), async (c) => {
+      await dropAbandoned(c)
+      await c.query(`CREATE DATABASE "${name}"`)
+    })
     return true
   } catch (e) {
     // Only a server that cannot be reached is left to the tests' own skip; any other refusal

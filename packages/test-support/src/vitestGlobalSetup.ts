@@ -10,7 +10,7 @@ import { createRunDatabase, dropRunDatabase } from "./runDatabase.js"
 let bundling: Promise<void> = Promise.resolve()
 
 export const setup = async (): Promise<void> => {
-  // Not awaited: the files that start the demo wait for it (demoEntry), the others need not.
+  // Not awaited: a demo started before it is built starts through tsx (demoEntry).
   bundling = buildDemoBundle()
   await createRunDatabase()
 }
