@@ -85,13 +85,14 @@ describe("examples/server (npm start)", () => {
     assert.strictEqual(server.errors(), "")
   }
 
-  it("serves the foundation flow in memory: create, get, list, discovery", async () => foundation(await start()))
+  // 120 s: the file's first starts may come before the run's bundle is built, through tsx (demoBundle.ts).
+  it("serves the foundation flow in memory: create, get, list, discovery", async () => foundation(await start()), 120_000)
 
   it("serves the foundation flow on PostgreSQL (DATABASE_URL): create, get, list, discovery", async ({ skip }) => {
     const reason = await postgresSkip()
     if (reason !== undefined) return skip(`skipped on PostgreSQL: ${reason}`)
     await foundation(await start({}, "postgres"))
-  })
+  }, 120_000)
 
   it("D1 an oversized body -> 413 in the error body, with or without Content-Length", async () => {
     const server = await start()
