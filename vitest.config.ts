@@ -1,4 +1,8 @@
+import { availableParallelism } from "node:os"
+import { fileURLToPath } from "node:url"
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config"
+import { demoBundleEnv } from "./packages/test-support/src/demoBundle.js"
+import { runDatabaseEnv } from "./packages/test-support/src/runDatabase.js"
 
 /**
  * Tests run on the packages' TypeScript sources, never on their build (no `npm run build`
@@ -18,11 +22,40 @@ const project = (test: NonNullable<TestProjectInlineConfiguration["test"]>): Tes
   test: { ...test, env: { NODE_OPTIONS, ...test.env } }
 })
 
+/**
+ * The run's own PostgreSQL database and the demo server's bundle, named here so that every worker
+ * and every process a test starts inherits them; the global setup creates both, and after the last
+ * file fails the run if any table is left in the database, then removes both
+ * (packages/test-support/src/runDatabase.ts, demoBundle.ts).
+ */
+runDatabaseEnv(process.env)
+demoBundleEnv(process.env)
+
+/**
+ * Files at once. Vitest's default is one fewer than the cores, so one on a 2-core machine, where
+ * most files spend their time waiting (on PostgreSQL, a child process, a simulated provider's
+ * delay) and the CPU sat half idle: one more than the cores overlaps those waits and keeps every
+ * core busy, while the PostgreSQL files at once stay well under the server's 100 connections.
+ * TENDER_TEST_WORKERS overrides it.
+ */
+const maxWorkers = Number(process.env["TENDER_TEST_WORKERS"] || availableParallelism() + 1)
+
+/**
+ * The projects whose files hold nothing of their own past their end (no process, no database, no
+ * mocked module, no global changed) share their workers' module cache: each file no longer loads
+ * Effect and the sources again in a fresh process.
+ */
+const shared = { isolate: false } as const
+
 export default defineConfig({
   test: {
+    maxWorkers,
+    globalSetup: [fileURLToPath(new URL("./packages/test-support/src/vitestGlobalSetup.ts", import.meta.url))],
     projects: [
-      project({ name: "core", root: "packages/core", include: ["test/**/*.test.ts"] }),
-      project({ name: "http", root: "packages/http", include: ["test/**/*.test.ts"] }),
+      // 30 s, not Vitest's 5 s: a bound on a hang, not a measure; property tests on a machine
+      // shared with other runs took longer than 5 s and failed for it.
+      project({ name: "core", root: "packages/core", include: ["test/**/*.test.ts"], testTimeout: 30_000, ...shared }),
+      project({ name: "http", root: "packages/http", include: ["test/**/*.test.ts"], testTimeout: 30_000, ...shared }),
       project({
         name: "postgres",
         root: "packages/postgres",
@@ -45,10 +78,10 @@ export default defineConfig({
         poolOptions: { forks: { isolate: true, singleFork: false } }
       }),
       // @tender/client against a real Tender on a port, and against scripted servers.
-      project({ name: "client", root: "packages/client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
+      project({ name: "client", root: "packages/client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000, ...shared }),
       // @tender/stripe against the Stripe stand-in of @tender/testing (no network).
       project({ name: "stripe", root: "packages/stripe", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
-      project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
+      project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000, ...shared }),
       // The embedding examples (docs/embedding.md): each starts a host and creates an intent.
       project({
         name: "examples",
@@ -58,7 +91,7 @@ export default defineConfig({
         hookTimeout: 60_000,
         pool: "forks"
       }),
-      project({ name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 30_000 })
+      project({ name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 60_000 })
       // The repository as a whole (test/: the packed packages in a fresh host, the README's
       // commands) runs apart, in `npm run test:packaging` (vitest.packaging.config.ts).
     ]

@@ -33,7 +33,7 @@ describe("telemetry: the demo server exports over OTLP from OTEL_* variables", (
     const port = typeof address === "object" && address !== null ? address.port : 0
     const server = await startDemo({
       // In memory whatever the suite's DATABASE_URL: spans are the point here, and the demo's
-      // default table prefix would be left behind in the suite's database (test:hermetic).
+      // default table prefix would be left behind in a DATABASE_URL of the host's.
       DATABASE_URL: "",
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
       OTEL_SERVICE_NAME: "tender-demo-test",

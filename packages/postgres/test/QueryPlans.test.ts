@@ -96,7 +96,7 @@ describeOnPostgres("query plans", () => {
     it.effect("workers: the next due task is read from indexes, a handful of rows however many tasks are pending (a worker asks after every commit that writes a task)", () =>
       Effect.gen(function*() {
         const own = freshPrefix()
-        // Dropped even when an assertion fails: the hermetic run checks that nothing is left behind.
+        // Dropped even when an assertion fails: the run fails if anything is left behind (vitestGlobalSetup.ts).
         yield* Effect.addFinalizer(() => Effect.orDie(dropTables(own)))
         yield* PgMigrations.run({ tablePrefix: own })
         const sql = (yield* SqlClient).withoutTransforms()

@@ -62,7 +62,8 @@ const frozenDatabase = async () => {
 }
 
 describeOnPostgres("issue 14 defect 1: demo server start-up on PostgreSQL", () => {
-  it("issue 14 defect 1 PostgreSQL unreachable at start: one clear line on stderr, exit code 1", async () => {
+  // Each test starts its own processes on a database (frozen, held or closed) of its own: they run at once.
+  it.concurrent("issue 14 defect 1 PostgreSQL unreachable at start: one clear line on stderr, exit code 1", async () => {
     const closed = await freePort()
     const server = await launch(freshTables(`postgres://postgres@127.0.0.1:${closed}/test`))
     assert.strictEqual(await server.exited, 1)
@@ -72,7 +73,7 @@ describeOnPostgres("issue 14 defect 1: demo server start-up on PostgreSQL", () =
     assert.isFalse(server.listening())
   })
 
-  it("issue 14 defect 1 PostgreSQL frozen at start (accepts TCP, never answers): gives up after TENDER_STARTUP_TIMEOUT_MS with one line, exit code 1", async () => {
+  it.concurrent("issue 14 defect 1 PostgreSQL frozen at start (accepts TCP, never answers): gives up after TENDER_STARTUP_TIMEOUT_MS with one line, exit code 1", async () => {
     const { port, sockets } = await frozenDatabase()
     const server = await launch({ ...freshTables(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "1500" })
     // Bounded: the start gives up on its own (the bound covers the TypeScript loader's start too).
@@ -84,28 +85,28 @@ describeOnPostgres("issue 14 defect 1: demo server start-up on PostgreSQL", () =
     assert.isFalse(server.listening())
   })
 
-  it("issue 19 SIGTERM or SIGINT while start-up waits on a frozen database: the server exits at once, started with node or with npm", async () => {
-    const { port, sockets } = await frozenDatabase()
-    for (const npm of [false, true]) {
-      for (const signal of ["SIGTERM", "SIGINT"] as const) {
-        const reached = sockets.length
-        // A start-up timeout far beyond the bound below: only the signal can end the wait.
-        const server = await launch({ ...freshTables(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "600000" }, { npm })
-        // Generous: the TypeScript loader starts slowly on a loaded machine.
-        const connected = Date.now() + 60_000
-        while (sockets.length === reached && Date.now() < connected) await new Promise((r) => setTimeout(r, 50))
-        assert.isAbove(sockets.length, reached, `the server did not reach the frozen database: ${server.output()}`)
-        server.child.kill(signal)
-        // `exited` settles once the process tree has closed its output: node itself is gone.
-        const code = await Promise.race([server.exited, new Promise<"still running">((ok) => setTimeout(() => ok("still running"), 20_000))])
-        assert.notStrictEqual(code, "still running", `${npm ? "npm" : "node"} ${signal}: ${server.output()}`)
-        assert.isFalse(server.listening())
-        assert.notInclude(server.errors(), "    at ")
-      }
-    }
+  it.concurrent("issue 19 SIGTERM or SIGINT while start-up waits on a frozen database: the server exits at once, started with node or with npm", async () => {
+    // The four starts at once, each on a frozen database of its own: a process's own connection
+    // tells that it reached the database, and their start-ups overlap instead of adding up.
+    const cases = [false, true].flatMap((npm) => (["SIGTERM", "SIGINT"] as const).map((signal) => ({ npm, signal })))
+    await Promise.all(cases.map(async ({ npm, signal }) => {
+      const { port, sockets } = await frozenDatabase()
+      // A start-up timeout far beyond the bound below: only the signal can end the wait.
+      const server = await launch({ ...freshTables(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "600000" }, { npm })
+      // Generous: the TypeScript loader starts slowly on a loaded machine.
+      const connected = Date.now() + 60_000
+      while (sockets.length === 0 && Date.now() < connected) await new Promise((r) => setTimeout(r, 50))
+      assert.isAbove(sockets.length, 0, `${npm ? "npm" : "node"} ${signal}: the server did not reach the frozen database: ${server.output()}`)
+      server.child.kill(signal)
+      // `exited` settles once the process tree has closed its output: node itself is gone.
+      const code = await Promise.race([server.exited, new Promise<"still running">((ok) => setTimeout(() => ok("still running"), 20_000))])
+      assert.notStrictEqual(code, "still running", `${npm ? "npm" : "node"} ${signal}: ${server.output()}`)
+      assert.isFalse(server.listening())
+      assert.notInclude(server.errors(), "    at ")
+    }))
   }, 300_000)
 
-  it("issue 14 defect 1 requests sent while storage is not ready are refused or answered within a bound, never left hanging; once ready the server serves", async () => {
+  it.concurrent("issue 14 defect 1 requests sent while storage is not ready are refused or answered within a bound, never left hanging; once ready the server serves", async () => {
     const proxy = await makeProxy(url)
     cleanups.push(proxy.close)
     proxy.hold()

@@ -40,16 +40,22 @@ export const stopDemos = async (signal: NodeJS.Signals = "SIGKILL", more: Readon
   if (skipReason === undefined) await runSql(Effect.forEach([...prefixes, ...more], dropTables))
 }
 
+/** The file's demo on each store, started by the first walk that needs it and shared by the others. */
+const shared: { memory?: Promise<DemoServer>; postgres?: Promise<DemoServer> } = {}
+
 /**
- * One walk through the demo by HTTP alone on each store: the in-memory one, then PostgreSQL
- * under fresh tables (skipped, saying why, where no database answers).
+ * One walk through the demo by HTTP alone on each store: the in-memory one and PostgreSQL under
+ * fresh tables (skipped, saying why, where no database answers). The two walks run at once, and
+ * every walk of the file on one store shares one process: a walk makes and reads only its own
+ * intents, so neither sees the other's, and the simulator's real delays (a slow confirmation, a
+ * short expiry) overlap instead of adding up.
  */
 export const onEachStore = (
   titles: { readonly memory: string; readonly postgres: string },
   walk: (server: DemoServer) => Promise<void>,
   timeout: number
 ): void => {
-  it(titles.memory, async () => walk(await start({ DATABASE_URL: "" })), timeout)
+  it.concurrent(titles.memory, async () => walk(await (shared.memory ??= start({ DATABASE_URL: "" }))), timeout)
   if (skipReason !== undefined) it.skip(`skipped on PostgreSQL: ${skipReason}`, () => {})
-  else it(titles.postgres, async () => walk(await start(freshTables())), timeout)
+  else it.concurrent(titles.postgres, async () => walk(await (shared.postgres ??= start(freshTables()))), timeout)
 }

@@ -5,6 +5,7 @@
  */
 import type { ChildProcess } from "node:child_process"
 import { resolve } from "node:path"
+import { demoEntry } from "./demoBundle.js"
 import { freePort } from "./net.js"
 import { spawnProcess, type Spawned, waitListening, waitUntil } from "./process.js"
 
@@ -26,7 +27,7 @@ export interface DemoServer extends Spawned {
 }
 
 export interface LaunchOptions {
-  /** The entry and loader arguments after `node` (default: the TypeScript sources through tsx). */
+  /** The entry and loader arguments after `node` (default: the test run's bundle of the sources, else the sources through tsx: demoBundle.ts). */
   readonly args?: ReadonlyArray<string>
   /** The whole environment (default: this process's), to which `env` and PORT are added. */
   readonly baseEnv?: Record<string, string | undefined>
@@ -45,7 +46,7 @@ export const launchDemo = async (env: Record<string, string> = {}, options: Laun
   const environment = { ...(options.baseEnv ?? process.env), PORT: String(port), ...env }
   const spawned = options.npm === true
     ? spawnProcess("npm", ["run", "dev", "--silent", "-w", "@tender/example-server"], { cwd: resolve(demoRoot, "..", ".."), env: environment })
-    : spawnProcess(process.execPath, options.args ?? ["--import", "tsx", "src/main.ts"], { cwd: demoRoot, env: environment })
+    : spawnProcess(process.execPath, options.args ?? demoEntry(), { cwd: demoRoot, env: environment })
   options.children?.push(spawned.child)
   return { ...spawned, port, url: `http://127.0.0.1:${port}`, listening: () => spawned.output().includes("listening on") }
 }
@@ -60,6 +61,7 @@ export const startDemo = async (env: Record<string, string> = {}, options: Launc
 /** Launch the demo and wait until it listens or exits (a start meant to fail is not an error here). */
 export const runDemo = async (env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<DemoServer> => {
   const server = await launchDemo(env, options)
-  await waitUntil(server, server.listening)
+  // 60 s as waitListening's: a bound on a hung start on a loaded machine, not a timing check.
+  await waitUntil(server, server.listening, 60_000)
   return server
 }

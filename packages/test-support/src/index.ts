@@ -5,6 +5,7 @@
  * does, is `@tender/test-support/embedding`.
  */
 export * from "./demo.js"
+export * from "./demoBundle.js"
 export * from "./files.js"
 export * from "./http.js"
 export * from "./net.js"

@@ -3,8 +3,13 @@
  * of their own on it. Nothing here opens a connection.
  */
 
-/** The test database: DATABASE_URL, else the local server at 127.0.0.1:5432 (trust auth, database `test`). */
-export const testDatabaseUrl: string = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+/**
+ * The test database: the test run's own (`TENDER_TEST_DATABASE_URL`, set by vitest.config.ts,
+ * runDatabase.ts), else DATABASE_URL, else the local server at 127.0.0.1:5432 (trust auth,
+ * database `test`), as the benchmarks use it.
+ */
+export const testDatabaseUrl: string = process.env["TENDER_TEST_DATABASE_URL"] || process.env["DATABASE_URL"] ||
+  "postgres://postgres@127.0.0.1:5432/test"
 
 /** A table prefix of this run's own, so no two runs share tables. */
 export const freshTablePrefix = (): string => `t${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}_`
