@@ -158,6 +158,8 @@ interface Row {
   readonly after: Usage
   readonly settled: Usage
   readonly seconds: number
+  /** The server's peak resident set over its life (VmHWM), in bytes. */
+  readonly peakRss: number
   readonly note: string
 }
 
@@ -172,7 +174,9 @@ const scenario = async (store: "pg" | "memory", route: "assets" | "receipt"): Pr
     // And 200 uploads wait for 10 connections: under load, longer than the 10 s statement timeout
     // (a 503 then, and an upload less). The bench measures memory, not latency.
     TENDER_DB_STATEMENT_TIMEOUT_MS: "300000",
-    ...(store === "pg" ? { DATABASE_URL: testDatabaseUrl, TENDER_TABLE_PREFIX: prefix } : {})
+    ...(store === "pg" ? { DATABASE_URL: testDatabaseUrl, TENDER_TABLE_PREFIX: prefix } : {}),
+    // The C allocator's tunables, to compare what the resident set keeps (docs/reliability.md).
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("MALLOC_")) as Array<[string, string]>)
   }
   // Spawned with an IPC channel, which the probe answers on.
   const child = spawn(process.execPath, ["--expose-gc", "--import", resolve(root, "bench/upload-probe.mjs"), "dist/main.js"], {
@@ -224,7 +228,9 @@ const scenario = async (store: "pg" | "memory", route: "assets" | "receipt"): Pr
       for (const s of states) counts.set(s, (counts.get(s) ?? 0) + 1)
       note = `intents then: ${[...counts].map(([s, n]) => `${n} ${s}`).join(", ")}`
     }
-    return { store, route, before, after, settled, seconds, note }
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))
+    const peakRss = hwm === null ? Number.NaN : Number(hwm[1]) * 1024
+    return { store, route, before, after, settled, seconds, peakRss, note }
   } catch (error) {
     throw new Error(`${String(error)}\n--- the server's output ---\n${output.slice(-4000)}`)
   } finally {
@@ -245,7 +251,8 @@ for (const store of flags.stores.split(",") as Array<"pg" | "memory">) {
         `(${row.seconds.toFixed(1)} s): before rss ${mib(row.before.rss)}, heap ${mib(row.before.heapUsed)}, external ${mib(row.before.external)} MiB; ` +
         `held after the burst rss +${d("rss", row.after)}, heap +${d("heapUsed", row.after)}, external +${d("external", row.after)} ` +
         `(arrayBuffers +${d("arrayBuffers", row.after)}); ${settleMillis / 1000} s later rss +${d("rss", row.settled)}, ` +
-        `heap +${d("heapUsed", row.settled)}, external +${d("external", row.settled)} (arrayBuffers +${d("arrayBuffers", row.settled)}) MiB` +
+        `heap +${d("heapUsed", row.settled)}, external +${d("external", row.settled)} (arrayBuffers +${d("arrayBuffers", row.settled)}) MiB; ` +
+        `peak rss ${mib(row.peakRss)} MiB` +
         (row.note === "" ? "" : `; ${row.note}`)
     )
   }
