@@ -11,7 +11,9 @@
  *    (whose task then reads the asset back to submit it). The server's memory after two full
  *    collections (bench/upload-probe.mjs answers over IPC) is read before the burst, just after
  *    it and `BENCH_UPLOAD_SETTLE_MS` (default 60000) later: what stays is what the burst left
- *    behind. On the in-memory store the files themselves stay (200 × 5 MiB = 1000 MiB).
+ *    behind, and the server's peak RSS. On the in-memory store the files themselves stay
+ *    (200 × 5 MiB = 1000 MiB). Any `MALLOC_*` variable (glibc's tunables) is passed on to the
+ *    server. docs/reliability.md, "Memory after a burst of uploads", has the figures.
  *
  *   npm run bench:upload                          # everything
  *   npm run bench:upload -- --stores pg --routes receipt --skip-peak
