@@ -1,56 +1,261 @@
 /**
- * `npm run bench:upload`: what one 5 MiB receipt upload costs in memory, measured in process
- * through the fetch handler on the in-memory store. Reports the peak of heap + external
- * memory above the idle baseline while each upload runs, as a multiple of the file's size
- * (the file itself is stored in memory too, so the floor is about 1x). Not a test.
+ * `npm run bench:upload`: what 5 MiB receipt uploads cost in memory. Not a test.
+ *
+ * 1. One upload at a time, in process through the fetch handler on the in-memory store: the
+ *    peak of heap + external memory above the idle baseline while each upload runs, as a
+ *    multiple of the file's size (the file itself is stored in memory too, so the floor is
+ *    about 1x).
+ * 2. A burst: the demo server (`examples/server/dist/main.js`, as `npm start` runs it) takes
+ *    `BENCH_UPLOAD_BURST` (default 200) concurrent 5 MiB uploads, on PostgreSQL and on the
+ *    in-memory store, through `POST /assets` and through `POST /payment_intents/{id}/receipt`
+ *    (whose task then reads the asset back to submit it). The server's memory after two full
+ *    collections (bench/upload-probe.mjs answers over IPC) is read before the burst, just after
+ *    it and `BENCH_UPLOAD_SETTLE_MS` (default 60000) later: what stays is what the burst left
+ *    behind, and the server's peak RSS. On the in-memory store the files themselves stay
+ *    (200 × 5 MiB = 1000 MiB). Any `MALLOC_*` variable (glibc's tunables) is passed on to the
+ *    server. docs/reliability.md, "Memory after a burst of uploads", has the figures.
+ *
+ *   npm run bench:upload                          # everything
+ *   npm run bench:upload -- --stores pg --routes receipt --skip-peak
  */
-import { basic, demoKey } from "@tender/test-support"
+import { basic, bankTransfer, demoKey, freePort, freshTablePrefix, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
 import { Seed, Tender } from "@tender/core"
 import { TenderHttp } from "@tender/http"
 import { Effect } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
+import { Agent, request } from "node:http"
 import { resolve } from "node:path"
+import { parseArgs } from "node:util"
+import { dropPrefix } from "./pg-prefix.js"
 
+const { values: flags } = parseArgs({
+  options: {
+    stores: { type: "string", default: "pg,memory" },
+    routes: { type: "string", default: "assets,receipt" },
+    "skip-peak": { type: "boolean", default: false }
+  }
+})
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
 const root = resolve(import.meta.dirname, "..")
-const seed = await Effect.runPromise(Seed.decode(JSON.parse(readFileSync(resolve(root, "examples/server/seed.json"), "utf8"))))
-const { dispose, handler } = TenderHttp.toWebHandler(Tender.layerMemory({ seed, hostedCheckout: { baseUrl: "http://127.0.0.1", secret: "bench" } }))
 const auth = basic(demoKey)
 const size = 5 * 1024 * 1024
 const file = new Uint8Array(size)
 file.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 for (let i = 8; i < size; i++) file[i] = (i * 31) & 0xff
-
-const used = () => {
-  const m = process.memoryUsage()
-  return m.heapUsed + m.external
-}
 const mib = (n: number) => (n / 1024 / 1024).toFixed(1)
+const out = (line: string) => process.stdout.write(line + "\n")
 
-const peaks: Array<number> = []
-for (let i = 0; i < 8; i++) {
-  const form = new FormData()
-  form.append("file", new Blob([file], { type: "image/png" }), "receipt.png")
-  const request = new Request("http://127.0.0.1/assets", {
-    method: "POST",
-    headers: { authorization: auth, "idempotency-key": crypto.randomUUID() },
-    body: form
-  })
-  gc()
-  const base = used()
-  let peak = base
-  const sampler = setInterval(() => (peak = Math.max(peak, used())), 1)
-  const res = await handler(request)
-  await res.text()
-  peak = Math.max(peak, used())
-  clearInterval(sampler)
-  if (res.status !== 201) throw new Error(`upload answered ${res.status}`)
-  peaks.push(peak - base)
+// 1. One upload's peak, in process.
+const peak = async () => {
+  const seed = await Effect.runPromise(Seed.decode(JSON.parse(readFileSync(resolve(root, "examples/server/seed.json"), "utf8"))))
+  const { dispose, handler } = TenderHttp.toWebHandler(Tender.layerMemory({ seed, hostedCheckout: { baseUrl: "http://127.0.0.1", secret: "bench" } }))
+  const used = () => {
+    const m = process.memoryUsage()
+    return m.heapUsed + m.external
+  }
+  const peaks: Array<number> = []
+  for (let i = 0; i < 8; i++) {
+    const form = new FormData()
+    form.append("file", new Blob([file], { type: "image/png" }), "receipt.png")
+    const request = new Request("http://127.0.0.1/assets", {
+      method: "POST",
+      headers: { authorization: auth, "idempotency-key": crypto.randomUUID() },
+      body: form
+    })
+    gc()
+    const base = used()
+    let top = base
+    const sampler = setInterval(() => (top = Math.max(top, used())), 1)
+    const res = await handler(request)
+    await res.text()
+    top = Math.max(top, used())
+    clearInterval(sampler)
+    if (res.status !== 201) throw new Error(`upload answered ${res.status}`)
+    peaks.push(top - base)
+  }
+  await dispose()
+  const sorted = [...peaks].sort((a, b) => a - b)
+  const median = sorted[Math.floor(sorted.length / 2)]!
+  out(
+    `5 MiB upload, ${peaks.length} runs: median peak ${mib(median)} MiB above idle (${(median / size).toFixed(2)}x the file), ` +
+      `max ${mib(sorted[sorted.length - 1]!)} MiB. Node ${process.version}.`
+  )
 }
-await dispose()
-const sorted = [...peaks].sort((a, b) => a - b)
-const median = sorted[Math.floor(sorted.length / 2)]!
-process.stdout.write(
-  `5 MiB upload, ${peaks.length} runs: median peak ${mib(median)} MiB above idle (${(median / size).toFixed(2)}x the file), ` +
-    `max ${mib(sorted[sorted.length - 1]!)} MiB. Node ${process.version}.\n`
-)
+
+// 2. The burst, against the demo server in a child process.
+const burst = Number(process.env["BENCH_UPLOAD_BURST"] ?? "200")
+const settleMillis = Number(process.env["BENCH_UPLOAD_SETTLE_MS"] ?? "60000")
+type Usage = NodeJS.MemoryUsage
+
+/** The child's memory after two full collections (bench/upload-probe.mjs). */
+const measure = (child: ChildProcess): Promise<Usage> =>
+  new Promise((ok) => {
+    const on = (message: { kind: string; usage: Usage }) => {
+      if (message.kind !== "measure") return
+      child.off("message", on)
+      ok(message.usage)
+    }
+    child.on("message", on)
+    child.send("measure")
+  })
+
+const json = async (res: Response) => ({ status: res.status, body: await res.json() as Record<string, any> })
+
+/** `n` calls of `f`, at most `width` at a time. */
+const pooled = async <A>(n: number, width: number, f: (i: number) => Promise<A>): Promise<Array<A>> => {
+  const results: Array<A> = new Array(n)
+  let next = 0
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) {
+      const i = next++
+      results[i] = await f(i)
+    }
+  }))
+  return results
+}
+
+/**
+ * The multipart body of one upload, built once: every request of the burst sends these same
+ * bytes (a `FormData` per request through `fetch` cost the bench itself some 20 MiB per upload
+ * and most of a core).
+ */
+const boundary = "tender-bench-upload"
+const multipart = Buffer.concat([
+  Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="receipt.png"\r\nContent-Type: image/png\r\n\r\n`),
+  file,
+  Buffer.from(`\r\n--${boundary}--\r\n`)
+])
+/** Connections of their own for the burst: every upload at once, none waiting for a socket. */
+const agent = new Agent({ keepAlive: false, maxSockets: Infinity })
+
+/** POST the upload to `path` under the idempotency key `key`; its status. */
+const send = (port: number, path: string, key: string): Promise<number> =>
+  new Promise((ok, fail) => {
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      path,
+      method: "POST",
+      agent,
+      headers: {
+        authorization: auth,
+        "idempotency-key": key,
+        "content-type": `multipart/form-data; boundary=${boundary}`,
+        "content-length": String(multipart.length)
+      }
+    }, (res) => {
+      res.resume()
+      res.on("end", () => ok(res.statusCode ?? 0))
+      res.on("error", fail)
+    })
+    req.on("error", fail)
+    req.end(multipart)
+  })
+
+interface Row {
+  readonly store: string
+  readonly route: string
+  readonly before: Usage
+  readonly after: Usage
+  readonly settled: Usage
+  readonly seconds: number
+  /** The server's peak resident set over its life (VmHWM), in bytes. */
+  readonly peakRss: number
+  readonly note: string
+}
+
+const scenario = async (store: "pg" | "memory", route: "assets" | "receipt"): Promise<Row> => {
+  const port = await freePort()
+  const prefix = freshTablePrefix()
+  const env: Record<string, string> = {
+    PATH: process.env["PATH"] ?? "",
+    PORT: String(port),
+    // 200 bodies of 5 MiB on a loaded machine can take longer than the demo's 30 s for each to arrive.
+    TENDER_REQUEST_TIMEOUT_MS: "600000",
+    // And 200 uploads wait for 10 connections: under load, longer than the 10 s statement timeout
+    // (a 503 then, and an upload less). The bench measures memory, not latency.
+    TENDER_DB_STATEMENT_TIMEOUT_MS: "300000",
+    ...(store === "pg" ? { DATABASE_URL: testDatabaseUrl, TENDER_TABLE_PREFIX: prefix } : {}),
+    // The C allocator's tunables, to compare what the resident set keeps (docs/reliability.md).
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("MALLOC_")) as Array<[string, string]>)
+  }
+  // Spawned with an IPC channel, which the probe answers on.
+  const child = spawn(process.execPath, ["--expose-gc", "--import", resolve(root, "bench/upload-probe.mjs"), "dist/main.js"], {
+    cwd: resolve(root, "examples/server"),
+    env,
+    stdio: ["ignore", "pipe", "pipe", "ipc"]
+  })
+  let output = ""
+  child.stdout!.on("data", (d) => (output += d))
+  child.stderr!.on("data", (d) => (output += d))
+  const spawned = { child, output: () => output, errors: () => output, exited: new Promise<number | null>((ok) => child.once("close", ok)) }
+  try {
+    await waitListening(spawned, "demo server")
+    const base = `http://127.0.0.1:${port}`
+    const upload = (path: string, key: string) => send(port, path, key)
+    const intents = route === "receipt"
+      ? await pooled(burst + 2, 8, async (i) => {
+        const res = await json(await fetch(`${base}/payment_intents`, {
+          method: "POST",
+          headers: { authorization: auth, "content-type": "application/json", "idempotency-key": `bench-intent-${i}` },
+          body: JSON.stringify(bankTransfer())
+        }))
+        if (res.status !== 201 || res.body["next_action"]?.requires_receipt !== true) throw new Error(`create answered ${res.status}`)
+        return res.body["id"] as string
+      })
+      : []
+    const target = (i: number) => route === "assets" ? "/assets" : `/payment_intents/${intents[i]}/receipt`
+    const expected = route === "assets" ? 201 : 200
+    // Two uploads first, so what any first upload loads once (code, prepared statements) is in the baseline.
+    for (let i = 0; i < 2; i++) {
+      const status = await upload(target(burst + i), `bench-warm-${i}`)
+      if (status !== expected) throw new Error(`warm-up upload answered ${status}`)
+    }
+    await new Promise((r) => setTimeout(r, 2000))
+    const before = await measure(child)
+    const began = performance.now()
+    const statuses = await Promise.all(Array.from({ length: burst }, (_, i) => upload(target(i), `bench-burst-${i}`)))
+    const seconds = (performance.now() - began) / 1000
+    const failed = statuses.filter((s) => s !== expected)
+    if (failed.length > 0) throw new Error(`${failed.length} of ${burst} uploads did not answer ${expected}: ${[...new Set(failed)].join(", ")}`)
+    const after = await measure(child)
+    await new Promise((r) => setTimeout(r, settleMillis))
+    const settled = await measure(child)
+    let note = ""
+    if (route === "receipt") {
+      const states = await pooled(burst, 8, async (i) =>
+        (await json(await fetch(`${base}/payment_intents/${intents[i]}`, { headers: { authorization: auth } }))).body["status"] as string)
+      const counts = new Map<string, number>()
+      for (const s of states) counts.set(s, (counts.get(s) ?? 0) + 1)
+      note = `intents then: ${[...counts].map(([s, n]) => `${n} ${s}`).join(", ")}`
+    }
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))
+    const peakRss = hwm === null ? Number.NaN : Number(hwm[1]) * 1024
+    return { store, route, before, after, settled, seconds, peakRss, note }
+  } catch (error) {
+    throw new Error(`${String(error)}\n--- the server's output ---\n${output.slice(-4000)}`)
+  } finally {
+    await stopProcess(child, "SIGINT")
+    if (store === "pg") dropPrefix(prefix, testDatabaseUrl)
+  }
+}
+
+if (!flags["skip-peak"]) await peak()
+const rows: Array<Row> = []
+for (const store of flags.stores.split(",") as Array<"pg" | "memory">) {
+  for (const route of flags.routes.split(",") as Array<"assets" | "receipt">) {
+    const row = await scenario(store, route)
+    rows.push(row)
+    const d = (f: keyof Usage, a: Usage) => mib(a[f] - row.before[f])
+    out(
+      `${burst} × 5 MiB ${route === "assets" ? "POST /assets" : "POST /payment_intents/{id}/receipt"} on ${store === "pg" ? "PostgreSQL" : "memory"} ` +
+        `(${row.seconds.toFixed(1)} s): before rss ${mib(row.before.rss)}, heap ${mib(row.before.heapUsed)}, external ${mib(row.before.external)} MiB; ` +
+        `held after the burst rss +${d("rss", row.after)}, heap +${d("heapUsed", row.after)}, external +${d("external", row.after)} ` +
+        `(arrayBuffers +${d("arrayBuffers", row.after)}); ${settleMillis / 1000} s later rss +${d("rss", row.settled)}, ` +
+        `heap +${d("heapUsed", row.settled)}, external +${d("external", row.settled)} (arrayBuffers +${d("arrayBuffers", row.settled)}) MiB; ` +
+        `peak rss ${mib(row.peakRss)} MiB` +
+        (row.note === "" ? "" : `; ${row.note}`)
+    )
+  }
+}

@@ -6,13 +6,13 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { PaymentIntent, Storage } from "@tender/core"
+import { Asset, PaymentIntent, Storage } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Fixtures } from "@tender/testing"
 import { Effect, Layer, Option } from "effect"
 import { client, dropTables, freshPrefix, runSql } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
-import { recentRows, toRecord } from "../src/internal/records.js"
+import { largestRecentRow, recentChars, recentRows, remembered, toRecord } from "../src/internal/records.js"
 
 const prefix = freshPrefix()
 const scratch = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.orDie(dropTables(prefix))))
@@ -93,6 +93,54 @@ describeOnPostgres("issue 22: rows read again, bounded", () => {
         assert.notStrictEqual(toRecord(PaymentIntent.table, rowOf("dord_bounded_0")), first, "the row remembered longest was let go")
         const last = toRecord(PaymentIntent.table, rowOf(`dord_bounded_${recentRows}`))
         assert.strictEqual(toRecord(PaymentIntent.table, rowOf(`dord_bounded_${recentRows}`)), last)
+      }))
+
+    it.effect(`remembered rows hold at most ${recentChars} characters of a table, whatever their count`, () =>
+      Effect.sync(() => {
+        const scope = Fixtures.freshScope()
+        // Rows of some 100,000 characters (a large metadata), each under the largest remembered.
+        const metadata = JSON.stringify({ note: "x".repeat(100_000) })
+        const rowOf = (id: string) => ({
+          id,
+          merchant_id: scope.merchantId,
+          environment: scope.environment,
+          amount: "100",
+          currency: "THB",
+          metadata,
+          created_at: "1764115200000",
+          updated_at: "1764115200000",
+          version: "1"
+        })
+        for (let i = 0; i < 200; i++) toRecord(PaymentIntent.table, rowOf(`dord_large_${i}`))
+        const held = remembered(PaymentIntent.table)
+        assert.isAtMost(held.chars, recentChars)
+        assert.isBelow(held.rows, 200, "rows past the characters' bound were let go")
+        const last = toRecord(PaymentIntent.table, rowOf("dord_large_199"))
+        assert.strictEqual(toRecord(PaymentIntent.table, rowOf("dord_large_199")), last, "the row read last is remembered")
+      }))
+
+    it.effect("an asset's row (a 5 MiB file in base64) is never remembered: each read builds its record anew", () =>
+      Effect.sync(() => {
+        const scope = Fixtures.freshScope()
+        const base64 = Buffer.alloc(Asset.maxBytes, 7).toString("base64")
+        assert.isAbove(base64.length, largestRecentRow)
+        const rowOf = (id: string) => ({
+          id,
+          merchant_id: scope.merchantId,
+          environment: scope.environment,
+          content_type: "image/png",
+          size: String(Asset.maxBytes),
+          sha256: "0".repeat(64),
+          bytes: base64,
+          created_at: "1764115200000",
+          version: "1"
+        })
+        for (let i = 0; i < 4; i++) toRecord(Asset.table, rowOf(`asst_large_${i}`))
+        const first = toRecord(Asset.table, rowOf("asst_large_0"))
+        assert.strictEqual(first.bytes.length, Asset.maxBytes)
+        assert.deepStrictEqual(remembered(Asset.table), { rows: 0, chars: 0 })
+        // A boolean, not the records: a failure message diffing two 5 MiB files takes minutes.
+        assert.isFalse(toRecord(Asset.table, rowOf("asst_large_0")) === first, "the row was built anew")
       }))
   })
 })

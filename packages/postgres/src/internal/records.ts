@@ -68,8 +68,11 @@ const encode = (f: Table.Field, value: unknown): string | number | boolean | Buf
       return JSON.stringify(value)
     case "millis":
       return timestamp(value as number)
-    case "bytes":
-      return Buffer.from(value as Uint8Array)
+    case "bytes": {
+      // A view of the same memory, not a copy: a 5 MiB file need not be held twice while it is written.
+      const bytes = value as Uint8Array
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    }
   }
 }
 
@@ -99,8 +102,10 @@ interface RowReader {
   readonly names: ReadonlyArray<string>
   readonly columns: ReadonlyArray<string>
   readonly decoders: ReadonlyArray<Decode>
-  /** The rows last read by id, with the record each became (`toRecord`). */
-  readonly recent: Map<string, { readonly row: Row; readonly record: object }>
+  /** The rows last read by id, with the record each became and the row's characters (`toRecord`). */
+  readonly recent: Map<string, { readonly row: Row; readonly record: object; readonly chars: number }>
+  /** The characters of the rows in `recent`, summed. */
+  chars: number
 }
 
 const readers = new WeakMap<Table.Table<any>, RowReader>()
@@ -108,7 +113,7 @@ const readers = new WeakMap<Table.Table<any>, RowReader>()
 const readerOf = (table: Table.Table<any>): RowReader => {
   let reader = readers.get(table)
   if (reader === undefined) {
-    reader = { names: table.fields.map((f) => f.name), columns: columns(table), decoders: table.fields.map(decoderOf), recent: new Map() }
+    reader = { names: table.fields.map((f) => f.name), columns: columns(table), decoders: table.fields.map(decoderOf), recent: new Map(), chars: 0 }
     readers.set(table, reader)
   }
   return reader
@@ -120,6 +125,30 @@ const readerOf = (table: Table.Table<any>): RowReader => {
  * (its first pages, the intents being paid) fit.
  */
 export const recentRows = 2048
+
+/**
+ * The most characters of row text each table's remembered rows hold together (a payment
+ * intent's row is 1 to 3 thousand, so 2,048 of them fit). The count alone let 2,048 rows of any
+ * size stay: an asset's row is its file in base64, so every receipt a task read back stayed in
+ * memory twice over, as text and as bytes (docs/reliability.md, "Memory after a burst of uploads").
+ */
+export const recentChars = 8 * 1024 * 1024
+
+/**
+ * A row longer than this is never remembered (an asset's, an intent with a near-1 MiB metadata):
+ * it is rebuilt on each read, and the rows that are read again stay.
+ */
+export const largestRecentRow = 128 * 1024
+
+/** The characters of a row's text: what remembering it holds, as the record made from it is of its size. */
+const charsOf = (columns: ReadonlyArray<string>, row: Row): number => {
+  let chars = 0
+  for (let i = 0; i < columns.length; i++) {
+    const value = row[columns[i]!]
+    if (typeof value === "string") chars += value.length
+  }
+  return chars
+}
 
 const sameRow = (columns: ReadonlyArray<string>, a: Row, b: Row): boolean => {
   for (let i = 0; i < columns.length; i++) if (a[columns[i]!] !== b[columns[i]!]) return false
@@ -139,7 +168,8 @@ const sameRow = (columns: ReadonlyArray<string>, a: Row, b: Row): boolean => {
  * of a list page's CPU (issue 22, fourth part).
  */
 export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, row: Row): A => {
-  const { columns, decoders, names, recent } = readerOf(table)
+  const reader = readerOf(table)
+  const { columns, decoders, names, recent } = reader
   const id = row["id"]
   const seen = typeof id === "string" ? recent.get(id) : undefined
   if (seen !== undefined && sameRow(columns, seen.row, row)) return seen.record as A
@@ -149,9 +179,33 @@ export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, ro
   if (typeof id === "string") {
     // First made, first out: a Map iterates in insertion order, a row built anew is inserted anew,
     // and a hit does not move its row (it would cost a delete and a set on every read).
-    recent.delete(id)
-    recent.set(id, { row, record })
-    if (recent.size > recentRows) recent.delete(recent.keys().next().value!)
+    if (seen !== undefined) {
+      recent.delete(id)
+      reader.chars -= seen.chars
+    }
+    const chars = charsOf(columns, row)
+    if (chars <= largestRecentRow) {
+      recent.set(id, { row, record, chars })
+      reader.chars += chars
+      while (recent.size > recentRows || reader.chars > recentChars) {
+        const [oldest, entry] = recent.entries().next().value!
+        recent.delete(oldest)
+        reader.chars -= entry.chars
+      }
+    }
   }
   return record as A
+}
+
+/**
+ * How many rows of `table` are remembered and their characters, counted afresh (what the bounds
+ * above hold).
+ *
+ * @internal
+ */
+export const remembered = (table: Table.Table<any>): { readonly rows: number; readonly chars: number } => {
+  const { columns, recent } = readerOf(table)
+  let chars = 0
+  for (const { row } of recent.values()) chars += charsOf(columns, row)
+  return { rows: recent.size, chars }
 }
