@@ -7,7 +7,7 @@
  * document's order, so this also checks every schema is defined before use (the import would
  * throw `Cannot access '…' before initialization`).
  */
-import { basic, demoKey, promptpay, startDemo, stopProcess, type DemoServer } from "@tender/test-support"
+import { basic, demoKey, launchDemo, promptpay, stopProcess, waitListening, type DemoServer } from "@tender/test-support"
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -22,7 +22,9 @@ const work = mkdtempSync(join(tmpdir(), "tender-generators-"))
 let server: DemoServer | undefined
 
 beforeAll(async () => {
-  server = await startDemo()
+  // A generous wait: the demo runs through tsx, slow to load on a busy machine.
+  server = await launchDemo()
+  await waitListening(server, "the demo server", 300_000)
   writeFileSync(join(work, "package.json"), JSON.stringify({ name: "generated-clients", private: true, type: "module" }))
   const types = [`typescript@${rootPackage.devDependencies["typescript"]}`, `@types/node@${rootPackage.devDependencies["@types/node"]}`]
   await npm(["install", "--prefer-offline", ...generators, ...types], work)
@@ -43,9 +45,10 @@ describe("generated clients", () => {
     writeFileSync(join(work, "orval.config.cjs"), `module.exports = ${JSON.stringify({
       tender: { input: { target: "./openapi.json" }, output: { target: "./orval/client.ts", client: "fetch", mode: "single", baseUrl: server!.url } }
     })}\n`)
+    // The project's tsconfig first: @hey-api/openapi-ts reads it to write NodeNext's `.js` import endings.
+    for (const f of ["use.ts", "tsconfig.json"]) copyFileSync(join(fixtures, f), join(work, f))
     await run(bin("orval"), ["--config", "./orval.config.cjs"], work)
     await run(bin("openapi-ts"), ["-i", "openapi.json", "-o", "heyapi", "-c", "@hey-api/client-fetch"], work)
-    for (const f of ["use.ts", "tsconfig.json"]) copyFileSync(join(fixtures, f), join(work, f))
     try {
       await run(process.execPath, [join(work, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], work)
     } catch (e) {
