@@ -78,5 +78,7 @@ export const publishDryRun = async () => {
     ["publish", "--dry-run", "--json", "--no-audit", "--no-fund", ...packages.flatMap((p) => ["-w", p.manifest.name])],
     { cwd: root, env: cleanEnv({}), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
   )
-  return { published: jsonOf(stdout) as Record<string, { readonly name: string; readonly files: ReadonlyArray<{ readonly path: string }> }>, stderr }
+  // One JSON object per workspace, one after the other.
+  const objects = stdout.slice(stdout.indexOf("{")).split(/\n(?=\{)/).map((o) => JSON.parse(o) as Record<string, { readonly name: string; readonly files: ReadonlyArray<{ readonly path: string }> }>)
+  return { published: Object.assign({}, ...objects) as (typeof objects)[number], stderr }
 }

@@ -35,7 +35,9 @@ const start = async (mount: (app: express.Express, middleware: express.RequestHa
   servers.push({ server, close: tender.close })
   const { port } = server.address() as { port: number }
   const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.status)
-  return { warnings, get }
+  const post = (path: string, body: string) =>
+    fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.status)
+  return { warnings, get, post }
 }
 
 describe("Tender mounted outside its prefix", () => {
@@ -68,6 +70,25 @@ describe("Tender mounted outside its prefix", () => {
     const { get, warnings } = await start((app, tender) => app.use("/payments", tender))
     assert.strictEqual(await get("/payments/healthz"), 200)
     assert.strictEqual(await get("/payments/nothing_here"), 404)
+    assert.deepStrictEqual(warnings, [])
+  })
+
+  it("body parser: a parser mounted before Tender is named with the fix for Express and for NestJS, not answered with a misleading 400", async () => {
+    const errors: Array<string> = []
+    const { post, warnings } = await start((app, tender) => {
+      app.use(express.json())
+      app.use(tender)
+      app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+        errors.push(error.message)
+        res.status(500).json({ host: "error" })
+      })
+    })
+    assert.strictEqual(await post("/payments/payment_intents", "{}"), 500)
+    assert.deepStrictEqual(errors, [
+      "tender: a body parser read the request body before Tender, which reads it byte for byte. " +
+      "Express: app.use(tender.express()) (or Express.middleware(tender)) before express.json(). " +
+      "NestJS: NestFactory.create(AppModule, { bodyParser: false }), then app.use(tender.express()) in main.ts before app.useBodyParser(\"json\")"
+    ])
     assert.deepStrictEqual(warnings, [])
   })
 })
