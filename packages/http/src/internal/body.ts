@@ -4,7 +4,7 @@
  * The platform's own readers are not used for bodies: on Node they destroy a request they stop
  * reading early, which destroys the socket, so a body over its limit got no 413 at all; and
  * the Node multipart parser emits its limit error on a file stream nobody listens to any more,
- * an uncaught `'error'` that ended the host's process (issue 19, docs/reliability.md). Here a
+ * an uncaught `'error'` that ended the host's process (docs/reliability.md). Here a
  * body is counted as it streams in and cut off one byte past its limit; a request is never
  * destroyed; and a body left unread is remembered, so the answer closes the connection
  * (`leftUnread`) instead of leaving the rest of the body in the way of the next request.
@@ -151,8 +151,8 @@ const concat = (all: ReadonlyArray<Uint8Array>): Uint8Array => {
 /**
  * A whole Node body, with the same listeners, counting and release as `fromNode`, but collected
  * by one callback instead of a `Stream`: every JSON request reads its body this way, and the
- * stream's channel, queue and scope were a visible share of an in-memory create (issue 22,
- * docs/performance.md). Interruption releases as `fromNode`'s scope does.
+ * stream's channel, queue and scope were a visible share of an in-memory create
+ * (docs/performance.md, "HTTP and core"). Interruption releases as `fromNode`'s scope does.
  */
 const bytesFromNode = (body: NodeBody, limit: number): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable> =>
   body.readableEnded

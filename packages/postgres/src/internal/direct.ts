@@ -1,6 +1,6 @@
 /**
  * One statement on the pool, in one callback, bounded by the statement timeout (docs/postgres.md,
- * "How a statement runs"; docs/performance.md, issue 22, sixth part).
+ * "How a statement runs"; docs/performance.md, "The direct statement path").
  *
  * `@effect/sql` runs a statement as a span, a scope, a connection effect and an async wait, and
  * the statement timeout (timeout.ts) forks a fiber around all of that. Measured on a get by id,
@@ -150,7 +150,7 @@ const onPool = <A>(
     // Cancelled at once through the pool (as @effect/sql-pg does), a full pool's requests going at
     // once (a load generator or a balancer dropping its connections) had every connection wait for
     // a cancel that waited for a connection, and no statement of the process ran until the 5 s
-    // `closeAfterCancelMillis` broke the wait (docs/performance.md, "Issue 22, eighth part"); the
+    // `closeAfterCancelMillis` broke the wait (docs/upstream.md, "Cancel without a connection of the pool"); the
     // CancelRequest (cancel.ts) needs no connection of the pool.
     return Effect.sync(() => {
       answered = true
