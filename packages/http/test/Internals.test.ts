@@ -13,7 +13,10 @@ import { assert, describe, it } from "vitest"
 import * as Platform from "../src/internal/platformInternals.js"
 
 /** Serve `app` on a random port of a real `node:http` server for the length of `use`. */
-const onNode = async <R>(app: Layer.Layer<never, never, HttpServer.HttpServer>, use: (port: number) => Promise<R>): Promise<R> => {
+/** What `NodeHttpServer.layer` provides: the server, its platform and Node's context. */
+type NodeServices = Layer.Layer.Success<ReturnType<typeof NodeHttpServer.layer>>
+
+const onNode = async <R>(app: Layer.Layer<never, never, NodeServices>, use: (port: number) => Promise<R>): Promise<R> => {
   const server = createServer()
   const listening = new Promise<void>((ok) => server.once("listening", () => ok()))
   const fiber = Effect.runFork(Layer.launch(app.pipe(Layer.provide(NodeHttpServer.layer(() => server, { port: 0 })))))
