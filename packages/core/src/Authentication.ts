@@ -55,8 +55,8 @@ export const parseBasic = (
 
 /**
  * Resolve key pairs to principals with `merchants`. Nothing is read from the context, so an
- * HTTP binding made once with the directory provides nothing per request (issue 22: providing
- * the directory merged a context per request).
+ * HTTP binding made once with the directory provides nothing per request (providing the
+ * directory merged a whole context into every request).
  *
  * @since 0.1.0
  */

@@ -1,5 +1,5 @@
 /**
- * The Events API (issue 24, after Stripe's `/v1/events`): the events of the caller's
+ * The Events API (after Stripe's `/v1/events`): the events of the caller's
  * merchant and environment, newest first, as the D7 envelopes webhooks deliver, so a merchant
  * whose receiver was down can read what it missed. Events are kept at least 30 days
  * (docs/events.md).

@@ -209,7 +209,7 @@ const staleRetries = 64
 /**
  * `effect` run again while it fails with `StaleVersion`, at most `times` more. A catch rather than
  * `Effect.retry`, whose schedule driver cost every create about 20 runtime steps though it
- * almost never retries (bench:ops).
+ * almost never retries.
  */
 const againWhileStale = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>, times: number): Effect.Effect<A, E, R> =>
   times <= 0 ? effect : Effect.catchIf(effect, (e) => e._tag === "StaleVersion", () => againWhileStale(effect, times - 1))

@@ -88,7 +88,7 @@ const renderedViews = new WeakMap<PaymentIntentRecord, string>()
  * The read view as JSON text. A frozen record (the in-memory store freezes what it keeps and
  * hands back the same object until the record changes) has its text rendered once and kept
  * with the object, so its pages are rendered once per change instead of once per read
- * (docs/performance.md, issue 22); keyed by the object itself, never by its id, so two stores
+ * (docs/performance.md, "HTTP and core"); keyed by the object itself, never by its id, so two stores
  * in one process never see each other's text. A record read afresh from a database is a new
  * object every time: rendered, not kept.
  *

@@ -113,7 +113,7 @@ const pad2 = (n: number) => (n < 10 ? "0" : "") + n
  * Render epoch milliseconds as a D4 timestamp: what `new Date(millis).toISOString()` gives,
  * computed with integer arithmetic (the civil date of a day count, H. Hinnant's algorithm). A list
  * page renders two per resource, and the `Date` round trip was the largest function of Tender's
- * own in a memory list page's profile (issue 22, docs/performance.md). Outside 1970 to 9999, and
+ * own in a memory list page's profile. Outside 1970 to 9999, and
  * for a fraction of a millisecond, `toISOString` itself; `Schemas.test.ts` holds the two equal.
  *
  * @since 0.1.0

@@ -87,7 +87,7 @@ const tagged = new WeakMap<Metric.Metric<any, any, any>, Map<string, Metric.Metr
  * `metric` with `tags`, made once per tag set. Effect finds a tagged metric's storage by the
  * identity of its label array (a `WeakMap`); a new array, as a fresh `taggedWithLabels` per
  * request made, builds and hashes a new key and looks it up in the global registry every time
- * (issue 22: a visible share of an in-memory request, docs/performance.md). So each tag set is one
+ * (a visible share of an in-memory request). So each tag set is one
  * array, on the untagged metric: its constant labels first (the unit, in the order
  * `Metric.tagged` gave them), then the tags.
  */

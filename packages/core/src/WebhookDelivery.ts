@@ -51,7 +51,7 @@ export const AttemptRecord = Schema.Struct({
   ...Table.scopeFields,
   endpointId: Schema.String,
   eventId: Schema.String,
-  /** What was sent: the event's type and the URL it went to (null in attempts recorded before issue 24). */
+  /** What was sent: the event's type and the URL it went to (null in attempts recorded before migration 0011). */
   eventType: Table.OrNull(Schema.String),
   url: Table.OrNull(Schema.String),
   /** 1 for the first attempt. */

@@ -29,7 +29,7 @@ export const EventType = Schema.Literal(
   "refund.created",
   "refund.succeeded",
   "refund.failed",
-  // Issue 24: an endpoint whose every attempt failed for the stated time (docs/webhooks.md).
+  // An endpoint whose every attempt failed for the stated time (docs/webhooks.md).
   "webhook_endpoint.disabled"
 ).annotations({ identifier: "EventType" })
 /** @since 0.1.0 */

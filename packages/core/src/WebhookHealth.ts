@@ -1,5 +1,5 @@
 /**
- * Auto-disable (issue 24, after Svix): an endpoint whose every attempt failed for the host's
+ * Auto-disable (after Svix): an endpoint whose every attempt failed for the host's
  * `disableAfterMillis` (default 5 days) is disabled, with a `webhook_endpoint.disabled` event
  * written in the same commit; while disabled it is sent nothing, until the merchant enables it
  * again (`POST /webhook_endpoints/{id}/enable`, docs/webhooks.md).

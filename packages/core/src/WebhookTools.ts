@@ -1,5 +1,5 @@
 /**
- * What a merchant does with an endpoint beyond registering it (issue 24): read its delivery
+ * What a merchant does with an endpoint beyond registering it: read its delivery
  * attempts, have events sent again (one, or every event since a time: Svix's recover), rotate
  * its secret with a window where both secrets sign, and enable it again after it was
  * disabled (`WebhookHealth`). docs/webhooks.md explains each to a merchant.

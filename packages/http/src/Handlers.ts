@@ -43,7 +43,7 @@ const context = (rawKey: string | undefined, required = false) =>
  * The caller of an endpoint with query parameters. The platform parses the query into a plain
  * object, where `?__proto__=x` replaces the object's prototype instead of becoming a key: the
  * parameter schema never sees it and it would pass unnoticed. Named here as the unknown
- * parameter it is (D1, issue 19), from the raw query.
+ * parameter it is (D1), from the raw query.
  */
 const queryCaller = (request: HttpServerRequest.HttpServerRequest) => {
   const at = request.url.indexOf("?")
@@ -85,8 +85,8 @@ const jsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Sc
 /**
  * A read of payment intents sent as its JSON text, as a create's answer is (`toHttp`), rather than
  * handed to the definition's success schema to encode: that encoding rebuilt every field of every
- * intent on the page, the largest share of a list page's CPU in issue 22's profile
- * (docs/performance.md). The views (`PaymentIntent.toResourceJson`, `Pagination.pageJson`) write
+ * intent on the page, the largest share of a list page's CPU in its profile
+ * (docs/performance.md, "HTTP and core"). The views (`PaymentIntent.toResourceJson`, `Pagination.pageJson`) write
  * the wire shape in the schema's own field order from records whose nested values were made by
  * the same schemas, each record's text once; `Reads.test.ts` checks that each body is exactly
  * what the schema's encoding gives.

@@ -111,7 +111,7 @@ export const make = (options: PgStorageOptions = {}) =>
       // environment's record is the same None as a missing one). With the scope in the WHERE
       // clause the planner may take a list index that leads with merchant and environment and
       // walk the merchant's every row to the id: on a table not yet analyzed, a get of one intent
-      // among 10,000 took 2.6 ms instead of 0.05 (docs/performance.md, issue 22, fifth part).
+      // among 10,000 took 2.6 ms instead of 0.05 (docs/performance.md, "PostgreSQL").
       get: (table, scope, id) =>
         Effect.map(
           records(`get ${table.name}`, table, byId(table, id)),

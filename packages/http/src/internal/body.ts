@@ -4,13 +4,15 @@
  * The platform's own readers are not used for bodies: on Node they destroy a request they stop
  * reading early, which destroys the socket, so a body over its limit got no 413 at all; and
  * the Node multipart parser emits its limit error on a file stream nobody listens to any more,
- * an uncaught `'error'` that ended the host's process (issue 19, docs/reliability.md). Here a
+ * an uncaught `'error'` that ended the host's process (docs/reliability.md). Here a
  * body is counted as it streams in and cut off one byte past its limit; a request is never
  * destroyed; and a body left unread is remembered, so the answer closes the connection
  * (`leftUnread`) instead of leaving the rest of the body in the way of the next request.
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { Chunk, Data, Effect, Stream } from "effect"
+import * as Platform from "./platformInternals.js"
+import type { NodeBody } from "./platformInternals.js"
 
 /** The body is larger than its limit. */
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
@@ -18,27 +20,14 @@ export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly li
 /** The body could not be read: the client went away, or the stream failed. */
 export class BodyUnreadable extends Data.TaggedError("BodyUnreadable") {}
 
-/** The members of a Node `IncomingMessage` read here (no `node:http` import: any Readable does). */
-interface NodeBody {
-  on(event: "data", listener: (chunk: Uint8Array) => void): unknown
-  on(event: "end" | "close", listener: () => void): unknown
-  on(event: "error", listener: (error: unknown) => void): unknown
-  off(event: string, listener: (...args: Array<any>) => void): unknown
-  resume(): unknown
-  readonly readableEnded: boolean
-  readonly destroyed: boolean
-}
-
-const isNodeBody = (source: unknown): source is NodeBody =>
-  typeof source === "object" && source !== null && typeof (source as NodeBody).on === "function" &&
-  typeof (source as NodeBody).resume === "function" && "readableEnded" in source
-
 /** Requests whose body was not read to its end: their answer must close the connection. */
 const unread = new WeakSet<object>()
 
 /** Whether the request's body was left partly unread (the answer then closes the connection). */
-export const leftUnread = (request: HttpServerRequest.HttpServerRequest): boolean =>
-  typeof request.source === "object" && request.source !== null && unread.has(request.source)
+export const leftUnread = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  const source = Platform.sourceOf(request)
+  return source !== undefined && unread.has(source)
+}
 
 const markUnread = (source: unknown) => {
   if (typeof source === "object" && source !== null) unread.add(source)
@@ -141,10 +130,10 @@ export const stream = (
   request: HttpServerRequest.HttpServerRequest,
   limit: number
 ): Stream.Stream<Uint8Array, BodyTooLarge | BodyUnreadable> => {
-  const source = request.source
-  if (isNodeBody(source)) return fromNode(source, limit)
-  const body = (source as { readonly body?: ReadableStream<Uint8Array> | null } | null)?.body
-  return body === null || body === undefined ? Stream.empty : fromWeb(source, body, limit)
+  const node = Platform.nodeBodyOf(request)
+  if (node !== undefined) return fromNode(node, limit)
+  const body = Platform.webBodyOf(request)
+  return body === null || body === undefined ? Stream.empty : fromWeb(request.source, body, limit)
 }
 
 /** One buffer of the chunks read. */
@@ -162,8 +151,8 @@ const concat = (all: ReadonlyArray<Uint8Array>): Uint8Array => {
 /**
  * A whole Node body, with the same listeners, counting and release as `fromNode`, but collected
  * by one callback instead of a `Stream`: every JSON request reads its body this way, and the
- * stream's channel, queue and scope were a visible share of an in-memory create (issue 22,
- * docs/performance.md). Interruption releases as `fromNode`'s scope does.
+ * stream's channel, queue and scope were a visible share of an in-memory create
+ * (docs/performance.md, "HTTP and core"). Interruption releases as `fromNode`'s scope does.
  */
 const bytesFromNode = (body: NodeBody, limit: number): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable> =>
   body.readableEnded
@@ -209,7 +198,9 @@ const bytesFromNode = (body: NodeBody, limit: number): Effect.Effect<Uint8Array,
 export const bytes = (
   request: HttpServerRequest.HttpServerRequest,
   limit: number
-): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable> =>
-  isNodeBody(request.source)
-    ? bytesFromNode(request.source, limit)
+): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable> => {
+  const node = Platform.nodeBodyOf(request)
+  return node !== undefined
+    ? bytesFromNode(node, limit)
     : Effect.map(Stream.runCollect(stream(request, limit)), (chunks) => concat(Chunk.toReadonlyArray(chunks)))
+}

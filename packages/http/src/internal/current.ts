@@ -9,7 +9,7 @@ import { Effect, FiberRef } from "effect"
  * What the request is and learnt on its way: its id (D1 `request_id`, the `Request-Id` header),
  * its route, and the merchant once authenticated (its span names all three). One fiber-local
  * value for all of them: each `Effect.locally` copies the fiber's locals twice, and a request
- * set two (issue 22).
+ * set two.
  */
 export interface Seen {
   readonly requestId: string

@@ -1,5 +1,5 @@
 /**
- * A lingering close for `node:http` (issue 19). When Node closes a connection after an answer
+ * A lingering close for `node:http` (docs/upstream.md, "A lingering close"). When Node closes a connection after an answer
  * (`Connection: close`, or an answer given before the body was read: 401, 404, 405, 413), any
  * request bytes still unread make the kernel reset the connection instead of closing it, and a
  * reset throws away the answer the client had not read yet: the crash fuzzer saw 22 of 40 405s

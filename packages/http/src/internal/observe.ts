@@ -62,7 +62,7 @@ export const observed = <E, R>(
     const seen: Seen = { requestId, resolved, merchantId: undefined }
     // Set, not `Effect.locally`: each request runs in a fiber of its own (the platform's server and
     // web handler fork one per request), so nothing runs after it that could see the value, and the
-    // acquire-use-release that would restore it cost a dozen runtime steps a request (bench:ops).
+    // acquire-use-release that would restore it cost a dozen runtime steps a request.
     yield* FiberRef.set(CurrentSeen, seen)
     const response = yield* app
     const route = routeOf(resolved)
@@ -71,7 +71,7 @@ export const observed = <E, R>(
     yield* Telemetry.record(Telemetry.metrics.httpDuration, (yield* Clock.currentTimeMillis) - start, tags)
     // Read from the context, not `Effect.currentSpan`: without a span (no tracer exports, so the
     // server span is left out) that fails with a `NoSuchElementException`, an Error whose stack
-    // trace was 3 % of a request's CPU (docs/performance.md, issue 22, ninth part).
+    // trace was 3 % of a request's CPU.
     const span = Option.filter(yield* Effect.serviceOption(Tracer.ParentSpan), (s) => s._tag === "Span")
     if (Option.isSome(span)) {
       const s = span.value

@@ -1,6 +1,6 @@
 /**
- * An answer whose client is gone still settles (issue 19, found by the crash fuzzer's leak
- * check). `@effect/platform-node` writes a response with `end(body, callback)` and waits,
+ * An answer whose client is gone still settles (found by the crash fuzzer's leak check;
+ * docs/upstream.md, "Answers to a client already gone settle"). `@effect/platform-node` writes a response with `end(body, callback)` and waits,
  * uninterruptibly, for that callback, which Node calls on `finish` only: when the client has
  * reset the connection, `finish` never comes and the request's fiber, its socket, request and
  * response stay in memory for ever (about 5 KB each; 465 of 3,000 aborted requests in the

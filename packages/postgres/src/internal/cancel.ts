@@ -15,14 +15,10 @@
  * through the pool instead (direct.ts).
  */
 import { connect, type Socket } from "node:net"
+import type { Backend } from "./pgInternals.js"
 
-/** What a `pg` connection keeps of its server and of the key the server gave it (`pg` does not type the last two). */
-export interface Backend {
-  readonly host?: string | undefined
-  readonly port?: number | undefined
-  readonly processID?: number | null | undefined
-  readonly secretKey?: number | null | undefined
-}
+/** A connection's server and key, read through the `pg` shim. */
+export type { Backend } from "./pgInternals.js"
 
 /** The protocol's CancelRequest code, 1234 in the high 16 bits and 5678 in the low. */
 const cancelRequestCode = 80877102

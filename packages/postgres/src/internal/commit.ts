@@ -29,7 +29,7 @@ interface Step {
   /**
    * The error when the statement touched no row; absent for writes without a precondition. Made
    * only when it happened: an error captures a stack trace, and making one for every step of
-   * every commit was 1.1 % of a PostgreSQL create's CPU (issue 22).
+   * every commit was 1.1 % of a PostgreSQL create's CPU.
    */
   readonly lost?: () => StorageError.StorageError
 }

@@ -1,6 +1,6 @@
 /**
  * One statement on the pool, in one callback, bounded by the statement timeout (docs/postgres.md,
- * "How a statement runs"; docs/performance.md, issue 22, sixth part).
+ * "How a statement runs"; docs/performance.md, "The direct statement path").
  *
  * `@effect/sql` runs a statement as a span, a scope, a connection effect and an async wait, and
  * the statement timeout (timeout.ts) forks a fiber around all of that. Measured on a get by id,
@@ -18,13 +18,14 @@
  * other than Effect's own, the direct path makes the `sql.execute` span `@effect/sql` would
  * (`executeSpan`, docs/observability.md).
  */
-import { TransactionConnection } from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { currentTransformer, type Statement } from "@effect/sql/Statement"
+import type { Statement } from "@effect/sql/Statement"
 import { type StorageError, Telemetry } from "@tender/core"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import type Pg from "pg"
 import * as Cancel from "./cancel.js"
+import * as PgInternals from "./pgInternals.js"
+import * as SqlInternals from "./sqlInternals.js"
 import * as Timeout from "./timeout.js"
 
 /** A statement that has not answered after its cancel gets this long again, then its connection is closed. */
@@ -98,11 +99,11 @@ const onPool = <A>(
       // A pool that reaches its server through a stream of its own (a connector, a tunnel): the
       // server is not at the connection's host and port, so the cancel goes as a statement of the pool.
       if (pool.options.stream !== undefined) {
-        const pid = (c as Cancel.Backend).processID
+        const pid = PgInternals.backendOf(c).processID
         if (pool.ending || pid === null || pid === undefined) settled("not sent")
         else pool.query(`SELECT pg_cancel_backend(${Number(pid)})`, () => settled("taken"))
       } else {
-        Cancel.send(c as Cancel.Backend, closeAfterCancelMillis, settled)
+        Cancel.send(PgInternals.backendOf(c), closeAfterCancelMillis, settled)
       }
       setTimeout(() => {
         if (client === c) release(new Error(`postgres: ${operation} did not answer its cancel`))
@@ -149,7 +150,7 @@ const onPool = <A>(
     // Cancelled at once through the pool (as @effect/sql-pg does), a full pool's requests going at
     // once (a load generator or a balancer dropping its connections) had every connection wait for
     // a cancel that waited for a connection, and no statement of the process ran until the 5 s
-    // `closeAfterCancelMillis` broke the wait (docs/performance.md, "Issue 22, eighth part"); the
+    // `closeAfterCancelMillis` broke the wait (docs/upstream.md, "Cancel without a connection of the pool"); the
     // CancelRequest (cancel.ts) needs no connection of the pool.
     return Effect.sync(() => {
       answered = true
@@ -170,9 +171,7 @@ export const make = (pool: Pg.Pool | undefined, millis: number): Run => {
   if (pool === undefined) return through
   return <A>(operation: string, statement: Statement<A>) =>
     Effect.withFiberRuntime<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable>((fiber) => {
-      if (fiber.currentContext.unsafeMap.has(TransactionConnection.key) || Option.isSome(fiber.getFiberRef(currentTransformer))) {
-        return through(operation, statement)
-      }
+      if (SqlInternals.needsSqlClient(fiber)) return through(operation, statement)
       const [text, params] = statement.compile()
       const direct = onPool<A>(pool, millis, operation, text, params)
       // Under Effect's default tracer nobody can read a span: none is made.
@@ -190,11 +189,7 @@ export const make = (pool: Pg.Pool | undefined, millis: number): Run => {
  */
 const executeSpan = <A, E>(statement: Statement<unknown>, text: string, effect: Effect.Effect<A, E>) =>
   Effect.useSpan("sql.execute", { kind: "client", captureStackTrace: false }, (span) => {
-    // The client's attributes (`db.system.name`, `db.namespace`, `server.address`, `server.port`,
-    // and the host's own `spanAttributes`), which `@effect/sql` keeps on each statement it builds
-    // but does not type.
-    const client = (statement as unknown as { readonly spanAttributes?: ReadonlyArray<readonly [string, unknown]> }).spanAttributes
-    for (const [key, value] of client ?? []) span.attribute(key, value)
+    for (const [key, value] of SqlInternals.spanAttributesOf(statement)) span.attribute(key, value)
     span.attribute("db.operation.name", "execute")
     span.attribute("db.query.text", text)
     return effect

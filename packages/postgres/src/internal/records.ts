@@ -160,12 +160,11 @@ const sameRow = (columns: ReadonlyArray<string>, a: Row, b: Row): boolean => {
  * text alone, so a row read again with every column the same text is the same record: the
  * object made the first time is handed back, and with it the view rendered from it
  * (`PaymentIntent.toResourceJson` keeps the text of a frozen record). A list page of 25 built
- * and rendered 25 records on every read, 12 % of its CPU (docs/performance.md, issue 22, fifth
- * part). A row that differs in any column, a single changed byte of its metadata, is built anew.
+ * and rendered 25 records on every read, 12 % of its CPU (docs/performance.md, "PostgreSQL"). A row that differs in any column, a single changed byte of its metadata, is built anew.
  *
  * Every record of a table is built by the same assignments in the same order, so they share one
  * object shape: `Object.fromEntries` of the field pairs made a fresh array per field and was 11 %
- * of a list page's CPU (issue 22, fourth part).
+ * of a list page's CPU.
  */
 export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, row: Row): A => {
   const reader = readerOf(table)

@@ -1,5 +1,5 @@
 /**
- * Contract cases for the Events API and the webhook tools (issue 24): a merchant's events
+ * Contract cases for the Events API and the webhook tools: a merchant's events
  * listed by type (several at once) and creation window, page by page, in its scope only; an
  * endpoint's health (`failingSince`, `disabled`) and an attempt's record of what was sent
  * read back whole.

@@ -1,4 +1,4 @@
-/** The events group (issue 24, after Stripe's /v1/events): one module per group, assembled in `Api.ts`. */
+/** The events group (after Stripe's /v1/events): one module per group, assembled in `Api.ts`. */
 import { Event, Events } from "@tender/core"
 import { authenticated, group, list, retrieve } from "./shared.js"
 

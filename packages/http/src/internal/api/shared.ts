@@ -4,7 +4,7 @@
  * endpoint shapes every resource repeats (create, retrieve, list, an action on one resource).
  * Each group is a module beside this one; `Api.ts` assembles them into `TenderApi`.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, Multipart, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, HttpServerRequest, Multipart, OpenApi } from "@effect/platform"
 import type { Authentication as CoreAuthentication } from "@tender/core"
 import { Errors, Pagination } from "@tender/core"
 import { Context, Schema } from "effect"
@@ -61,7 +61,8 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@te
  * @since 0.1.0
  */
 export class JsonBody extends HttpApiMiddleware.Tag<JsonBody>()("@tender/http/JsonBody", {
-  failure: Schema.Union(ValidationFailed, PayloadTooLarge)
+  failure: Schema.Union(ValidationFailed, PayloadTooLarge),
+  provides: HttpServerRequest.HttpServerRequest
 }) {}
 
 export const IdempotencyHeaders = Schema.Struct({

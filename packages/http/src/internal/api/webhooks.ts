@@ -54,7 +54,7 @@ export class WebhookEndpointsGroup extends group("webhookEndpoints", "Where a me
       .addError(IdempotencyConflict)
   )
   .add(
-    // Issue 24: the delivery log, newest first (D6).
+    // The delivery log, newest first (D6).
     HttpApiEndpoint.get("attempts", "/webhook_endpoints/:id/attempts")
       .annotate(OpenApi.Summary, "List a webhook endpoint's delivery attempts")
       .setPath(IdPath)

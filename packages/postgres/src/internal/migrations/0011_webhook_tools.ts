@@ -1,5 +1,5 @@
 /**
- * Migration 0011 (issue 24): what an endpoint's health and its delivery log need. An endpoint
+ * Migration 0011: what an endpoint's health and its delivery log need. An endpoint
  * keeps when its current run of failed attempts began (`failing_since`, for auto-disable;
  * its `status` may now be `disabled`), and an attempt keeps what was sent: the event's type
  * and the URL. Rows written before stay valid: the new columns are null there. The lists the

@@ -1,5 +1,5 @@
 /**
- * Migration 0013 (issue 22, caches across processes): the host's word on routes and providers
+ * Migration 0013 (docs/performance.md, "Caches across processes"): the host's word on routes and providers
  * (`Merchants.setAvailability`), and a notification on `<prefix>directory` after every statement
  * that changes merchants, API keys or that word, whoever runs it (Tender, a deploy script, an
  * operator in psql). Every process drops its directory cache when it hears it

@@ -1,9 +1,9 @@
 /**
- * Migration 0015 (issue 22, a create without the webhook-endpoint read): a notification on
+ * Migration 0015 (a create without the webhook-endpoint read): a notification on
  * `<prefix>directory` after every statement that changes `<prefix>webhook_endpoints`, whoever
  * runs it, with the same function as migration 0013's triggers. Its payload is the table's name
  * (`TG_TABLE_NAME`), so a process drops only its cached endpoints, not its credentials
- * (internal/directory.ts; docs/performance.md, "Issue 22: the create's webhook endpoints, cached").
+ * (internal/directory.ts; docs/performance.md, "The create's webhook endpoints, cached").
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import { WebhookEndpoint } from "@tender/core"

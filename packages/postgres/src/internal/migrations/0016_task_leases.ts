@@ -1,5 +1,5 @@
 /**
- * Migration 0016 (issue 22, scale): the pending tasks that are leased, by lease end, so the
+ * Migration 0016 (docs/scale.md): the pending tasks that are leased, by lease end, so the
  * workers' `nextDue` reads the next moment a task can be claimed from two indexes instead of
  * walking every pending task. A worker asks after every wake-up (each commit that writes a task
  * notifies it), and pending tasks number as many as the open payment intents (each has its
