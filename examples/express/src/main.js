@@ -2,7 +2,8 @@
  * Start the Express example: `npm start -w @tender/example-express`. Its settings come from the
  * environment (`settingsFromEnv`, docs/server.md): PORT (default 3001), DATABASE_URL,
  * PUBLIC_URL (default http://127.0.0.1:PORT/payments), TENDER_CHECKOUT_SECRET,
- * TENDER_TABLE_PREFIX, TENDER_SEED (default seed.json). `npm start` loads example.env for a
+ * TENDER_TABLE_PREFIX, TENDER_SEED (default seed.json); STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET
+ * and STRIPE_API_BASE install Stripe (src/stripe.js). `npm start` loads example.env for a
  * developer's machine; a variable already set in the environment wins over it.
  */
 import { createServer } from "node:http"
@@ -10,6 +11,7 @@ import { fileURLToPath } from "node:url"
 import { settingsFromEnv } from "@tender/server"
 import pg from "pg"
 import { makeApp } from "./app.js"
+import { stripeFromEnv } from "./stripe.js"
 
 // Checked at once: a bad PORT or PUBLIC_URL, or no checkout secret, stops the start with the variable's name.
 const settings = settingsFromEnv(process.env, { port: 3001, merchants: fileURLToPath(new URL("../seed.json", import.meta.url)) })
@@ -23,6 +25,9 @@ const logger = { info: line("info"), warn: line("warn"), error: line("error") }
 const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 10 })
 const { app, tender } = await makeApp({
   ...settings.onPool(pool),
+  // Stripe beside the simulator when STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set; its
+  // notifications arrive at {PUBLIC_URL}/provider_notifications/stripe.
+  providers: stripeFromEnv(process.env, { returnUrl: `${publicUrl}/` }),
   logger
 })
 
