@@ -1,7 +1,8 @@
 /**
  * The demo server with the three STRIPE_* variables pointed at the Stripe stand-in of
  * @tender/testing: a PromptPay payment and a card payment end to end, through Stripe's signed
- * notifications to the merchant's webhooks (docs/providers/stripe.md).
+ * notifications to the merchant's webhooks, and a PromptPay payment on the hosted page
+ * (docs/providers/stripe.md).
  */
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as StripeStandIn from "@tender/testing/StripeStandIn"
@@ -10,6 +11,7 @@ import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as QRCode from "qrcode"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 
 const key = { public: "pk_test_stripeE2e1234", secret: "sk_test_stripeE2eSecret5678" }
@@ -119,6 +121,39 @@ describe("examples/server with STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_
     // Merchant mode takes no return_url: Checkout sends the payer back to the host's public URL.
     expect(session).toMatchObject({ success_url: `${server.url}/`, amount_total: 250000, currency: "thb" })
     await standIn.completeCheckout(session["id"] as string)
+    await webhook("payment_intent.succeeded", created.body.id)
+  }, 60_000)
+
+  it("hosted mode: the hosted page shows Stripe's PromptPay QR code, and Stripe's notification makes the intent succeeded", async () => {
+    const created = await api("POST", "/payment_intents", {
+      amount: "120000", currency: "THB", country: "TH", checkout_mode: "hosted", payment_method: "th_promptpay",
+      customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    expect(created.body.next_action).toMatchObject({ type: "redirect_to_url" })
+    // The page opens on the method given at create; paying posts its form with the page's cookie.
+    const page = await fetch(created.body.next_action.url, { redirect: "manual" })
+    expect(page.status).toBe(200)
+    const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0]!
+    const action = /<form method="post" action="([^"]+)"/.exec(await page.text())?.[1]?.replaceAll("&amp;", "&")
+    expect(action).toBeDefined()
+    const paid = await fetch(new URL(action!, server.url), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: "method=th_promptpay",
+      redirect: "manual"
+    })
+    expect(paid.status).toBe(303)
+    const pi = stripeIntentOf(created.body.id)
+    const qrData = (pi["next_action"] as any).promptpay_display_qr_code.data as string
+    // The QR image Tender draws is the one of Stripe's payload (the same drawing as the hosted page's).
+    const stripeQr = await QRCode.toDataURL(qrData, { errorCorrectionLevel: "M", margin: 2, width: 260 })
+    const shown = await (await fetch(created.body.next_action.url, { headers: { cookie } })).text()
+    expect(/<img class="qr" id="qr" src="([^"]+)"/.exec(shown)?.[1]).toBe(stripeQr)
+    // The merchant keeps seeing the hosted link; Stripe's notification settles it.
+    expect((await api("GET", `/payment_intents/${created.body.id}`)).body.next_action).toMatchObject({ type: "redirect_to_url", url: created.body.next_action.url })
+    const [delivery] = await standIn.pay(pi["id"] as string)
+    expect(delivery!.status).toBe(200)
     await webhook("payment_intent.succeeded", created.body.id)
   }, 60_000)
 })
