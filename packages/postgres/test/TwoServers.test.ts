@@ -1,9 +1,11 @@
 /**
  * The example server as real processes on one PostgreSQL database: the foundation flow
- * across two servers, and two servers racing on one Idempotency-Key and on one
- * merchant_reference leaving exactly one intent.
+ * across two servers, two servers racing on one Idempotency-Key and on one
+ * merchant_reference leaving exactly one intent, and one provider notification sent to both at
+ * once acting once (D11).
  */
-import { basic, demoKey, promptpayFor } from "@tender/test-support"
+import { basic, demoKey, promptpayFor, simulatorNotificationHeaders } from "@tender/test-support"
+import { Canonical } from "@tender/core"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { afterAll, assert, beforeAll, it } from "vitest"
 import { Effect } from "effect"
@@ -97,5 +99,36 @@ describeOnPostgres("example server on PostgreSQL, two processes", () => {
       }
     }
     assert.strictEqual(await countRows({ reference }), 1)
+  })
+
+  it("D11 two processes on one PostgreSQL receiving the same provider notification at once act once", async () => {
+    const created = await post(a.url, body("150000"))
+    assert.strictEqual(created.status, 201)
+    const id: string = created.body.id
+    // The simulator's payment id is derived from ours (docs/test-environment.md, "Notifications").
+    const event = JSON.stringify({
+      id: `evt_two_${id}`,
+      type: "payment.succeeded",
+      livemode: false,
+      data: { payment_intent: id, provider_payment_id: "sim_" + Canonical.sha256(id).slice(0, 24), amount: "150000", currency: "THB" }
+    })
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) =>
+      fetch(`${i % 2 === 0 ? a.url : b.url}/provider_notifications/simulator`, { method: "POST", headers: simulatorNotificationHeaders(event), body: event })
+        .then(async (res) => [res.status, await res.text()] as const)
+    ))
+    for (const answer of answers) assert.deepStrictEqual(answer, [200, `{"received":true}`])
+    let status = ""
+    for (let i = 0; i < 100 && status !== "succeeded"; i++) {
+      if (i > 0) await new Promise((ok) => setTimeout(ok, 100))
+      status = (await (await fetch(`${b.url}/payment_intents/${id}`, { headers: { authorization: auth } })).json()).status
+    }
+    assert.strictEqual(status, "succeeded")
+    const counts = await runSql(Effect.gen(function*() {
+      const sql = yield* SqlClient
+      const notices = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}provider_notifications`)} WHERE event_id = ${`evt_two_${id}`}`
+      const events = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}events`)} WHERE resource_id = ${id} AND type = 'payment_intent.succeeded'`
+      return [Number(notices[0]?.n), Number(events[0]?.n)]
+    }))
+    assert.deepStrictEqual(counts, [1, 1], "one stored notice, one payment_intent.succeeded")
   })
 })

@@ -1,5 +1,5 @@
 /**
- * Migration 0017 (D11): the provider notices Tender stored, one row per (provider, provider event
+ * Migration 0018 (D11): the provider notices Tender stored, one row per (provider, provider event
  * id). The primary key is derived from both (`ProviderNotification.recordId`) and the pair is
  * unique on its own, so two processes storing the same notice at once store it once. Read by
  * id alone (the apply task); never listed.
