@@ -82,7 +82,7 @@ export default defineConfig({
       project({
         name: "examples",
         root: "examples",
-        include: ["express/test/**/*.test.ts", "fastify/test/**/*.test.ts", "hono/test/**/*.test.ts", "effect-host/test/**/*.test.ts", "provider-adapter/test/**/*.test.ts"],
+        include: ["express/test/**/*.test.ts", "fastify/test/**/*.test.ts", "hono/test/**/*.test.ts", "nestjs/test/**/*.test.ts", "effect-host/test/**/*.test.ts", "provider-adapter/test/**/*.test.ts"],
         testTimeout: 60_000,
         hookTimeout: 60_000,
         pool: "forks"
