@@ -1,18 +1,19 @@
 /**
- * The TypeScript (and JavaScript) blocks of the README and of the docs a host developer starts
- * from (docs/server.md, docs/client.md) type-check under the strict flags this repository
- * builds with, `exactOptionalPropertyTypes` and `noUncheckedIndexedAccess` included, against
- * the packages' sources: a snippet copied into a strict project compiles. A block that is a
- * fragment names what it takes from the surrounding code in an HTML comment right above it,
- * `<!-- types: declare const pool: import("pg").Pool -->`, which the reader does not see.
+ * The TypeScript (and JavaScript) blocks of the README and of every page under docs/ type-check
+ * under the strict flags this repository builds with, `exactOptionalPropertyTypes` and
+ * `noUncheckedIndexedAccess` included (and `experimentalDecorators`, for NestJS), against the
+ * packages' sources: a snippet copied into a strict project compiles. A block that is a fragment
+ * names what it takes from the surrounding code in an HTML comment right above it,
+ * `<!-- types: declare const pool: import("pg").Pool -->`, which the reader does not see; a
+ * prelude may leave a bracket open (`interface PaymentProvider {`), closed after the block.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { assert, describe, it } from "vitest"
 import { run } from "./packing.js"
 
 const root = resolve(import.meta.dirname, "..")
-const documents = ["README.md", "docs/server.md", "docs/client.md"]
+const documents = ["README.md", ...readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)]
 
 interface Block {
   readonly doc: string
@@ -25,24 +26,49 @@ interface Block {
 const blocksOf = (doc: string): Array<Block> => {
   const text = readFileSync(join(root, doc), "utf8")
   const blocks: Array<Block> = []
-  for (const m of text.matchAll(/(?:<!-- types:([\s\S]*?)-->\n)?```(?:ts|typescript|js)\n([\s\S]*?)```/g)) {
-    blocks.push({ doc, line: text.slice(0, m.index).split("\n").length + (m[1] === undefined ? 0 : m[0].split("\n").findIndex((l) => l.startsWith("```"))), prelude: m[1]?.trim() ?? "", code: m[2]! })
+  // An indented block (in a list item) may have its comment indented the same.
+  for (const m of text.matchAll(/(?:<!-- types:([\s\S]*?)-->\n[ \t]*)?```(?:ts|typescript|js)\n([\s\S]*?)```/g)) {
+    blocks.push({ doc, line: text.slice(0, m.index).split("\n").length + (m[1] === undefined ? 0 : m[0].split("\n").findIndex((l) => l.trimStart().startsWith("```"))), prelude: m[1]?.trim() ?? "", code: m[2]! })
   }
   return blocks
 }
 
+/**
+ * What closes the brackets a prelude leaves open: a prelude ending in `interface PaymentProvider {`
+ * makes the block that interface's members, one ending in `Effect.gen(function*() {` makes it the
+ * body of a generator (a block that uses `yield*`).
+ */
+const closing = (prelude: string): string => {
+  const open: Array<string> = []
+  for (const c of prelude) {
+    if (c === "(" || c === "[" || c === "{") open.push(c)
+    else if (c === ")" || c === "]" || c === "}") open.pop()
+  }
+  return open.reverse().map((c) => (c === "(" ? ")" : c === "[" ? "]" : "}")).join("")
+}
+
 describe("docs: code blocks", () => {
-  it("docs every TypeScript and JavaScript block of the README, server.md and client.md type-checks under strict", async () => {
-    const blocks = documents.flatMap(blocksOf)
-    assert.isAtLeast(blocks.length, 15)
+  it("docs every TypeScript and JavaScript block of the README and of docs/ type-checks under strict", async () => {
+    const all = documents.flatMap(blocksOf)
+    assert.isAtLeast(all.length, 75)
+    // `<!-- types: skip, <why> -->`: a fragment that cannot compile on its own. Kept this rare on purpose.
+    const skipped = all.filter((b) => b.prelude.startsWith("skip"))
+    assert.deepStrictEqual(skipped.map((b) => `${b.doc}:${b.line}`), ["docs/storage-adapters.md:163"])
+    const blocks = all.filter((b) => !b.prelude.startsWith("skip"))
     // Inside the repository, so the blocks' imports resolve to the workspace packages.
     const dir = mkdtempSync(join(root, ".docs-types-"))
     try {
       writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }))
-      blocks.forEach((b, i) => writeFileSync(join(dir, `block${i}.ts`), `${b.prelude}\n${b.code}\nexport {}\n`))
+      blocks.forEach((b, i) => {
+        const source = `${b.prelude}\n${b.code}\n${closing(b.prelude)}\nexport {}\n`
+        writeFileSync(join(dir, `block${i}.ts`), source)
+        // A block that names its file in its first line (`// AcmePay.ts`) is also that file, for the blocks that import it.
+        const file = /^\/\/ ([\w.-]+\.ts)\n/.exec(b.code)?.[1]
+        if (file !== undefined) writeFileSync(join(dir, file), source)
+      })
       writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
         extends: "../tsconfig.base.json",
-        compilerOptions: { noEmit: true, customConditions: ["@tender/source"], verbatimModuleSyntax: false },
+        compilerOptions: { noEmit: true, customConditions: ["@tender/source"], verbatimModuleSyntax: false, experimentalDecorators: true },
         include: ["*.ts"]
       }))
       let output = ""
