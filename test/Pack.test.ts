@@ -41,11 +41,11 @@ afterAll(() => {
 })
 
 describe("packed packages", () => {
-  it("each tarball holds built JavaScript, declarations and both source maps, and no tests", () => {
+  it("each tarball holds built JavaScript, declarations and both source maps, the MIT licence text, and no tests", () => {
     assert.sameMembers(packed.map((p) => p.name), packages.map((p) => p.manifest.name))
     for (const p of packed) {
       const paths = p.files.map((f) => f.path)
-      for (const f of ["dist/index.js", "dist/index.js.map", "dist/index.d.ts", "dist/index.d.ts.map", "package.json", "README.md"]) {
+      for (const f of ["dist/index.js", "dist/index.js.map", "dist/index.d.ts", "dist/index.d.ts.map", "package.json", "README.md", "LICENSE"]) {
         assert.include(paths, f, `${p.name} ships ${f}`)
       }
       assert.isEmpty(paths.filter((f) => f.startsWith("test/") || f.endsWith(".tsbuildinfo")), `${p.name} ships no tests or build state`)
