@@ -21,6 +21,8 @@ ProviderContract.suite("simulator", async ({ notificationUrl }) => {
   let events = 0
   return {
     provider: Simulator.make(),
+    // D9: the simulator serves the test environment alone.
+    environments: ["test"],
     driver: {
       amount: (outcome) => amounts[outcome],
       // The simulator holds no payments: the payer's word is its signed notification.

@@ -86,6 +86,8 @@ export interface Subject {
   /** The adapter, an Effect one or a `defineProvider` value. */
   readonly provider: Provider.PaymentProvider
   readonly driver: Driver
+  /** The environments the adapter was configured to serve (D11): it must declare and serve no other. Default: those its methods declare. */
+  readonly environments?: ReadonlyArray<"test" | "live"> | undefined
   /** The public method the suite pays with. Default: the first the adapter serves in merchant mode. */
   readonly method?: string | undefined
   /** Stops what `setup` started. */

@@ -13,6 +13,15 @@ const servesBoth = "the adapter is configured for both environments: none is lef
 
 /** @internal */
 export const environmentCases = (get: () => World, timeout: number) => {
+  it("D11 environments: every method declares only the environments the adapter was configured for", () => {
+    const w = get()
+    for (const method of w.provider.methods) {
+      for (const environment of method.environments) {
+        assert.include(w.served, environment, `${method.method} declares ${environment}, which the adapter was not configured for`)
+      }
+    }
+  })
+
   it("D11 environments: a payment in an environment the adapter is not configured for is refused, and the provider never holds it", async (ctx) => {
     const w = get()
     ctx.skip(others(w).length === 0, servesBoth)

@@ -110,7 +110,8 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
     ? subject.provider.methods.find((m) => m.checkoutModes.includes("merchant"))
     : subject.provider.methods.find((m) => m.method === subject.method)
   if (method === undefined) throw new Error(`${code} serves no ${subject.method ?? "merchant-mode"} method to run the contract with`)
-  const served: ReadonlyArray<Environment> = [...new Set(subject.provider.methods.flatMap((m) => m.environments))]
+  const declared: ReadonlyArray<Environment> = [...new Set(subject.provider.methods.flatMap((m) => m.environments))]
+  const served: ReadonlyArray<Environment> = subject.environments ?? declared
   const environment: Environment = method.environments[0] ?? "test"
   const recorder = recorded(subject.provider)
   runtime = ManagedRuntime.make(services(code, method.method, recorder.installed))
@@ -228,6 +229,7 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
     method,
     requestFor,
     environment,
+    declared,
     served,
     driver,
     outcomes,
