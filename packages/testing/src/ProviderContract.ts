@@ -7,8 +7,12 @@
  * ```ts
  * import { ProviderContract } from "@tender/testing"
  * ProviderContract.suite("acme", async ({ notificationUrl }) => {
- *   const acme = await AcmeStandIn.start({ notify: notificationUrl })
- *   return { provider: AcmePay.make({ baseUrl: acme.url }), driver: { settle: (p, outcome) => acme.settle(p.providerPaymentId, outcome) }, close: acme.close }
+ *   const acme = await AcmeStandIn.start({ notificationUrl }) // your stand-in of the provider
+ *   return {
+ *     provider: AcmePay.make({ baseUrl: acme.url }),
+ *     driver: { settle: (payment, outcome) => acme.settle(payment.providerPaymentId, outcome) },
+ *     close: acme.close
+ *   }
  * })
  * ```
  *
@@ -96,7 +100,7 @@ export interface Subject {
 
 /** What the suite gives `setup`. @since 0.1.0 @category models */
 export interface Harness {
-  /** Tender's notification door for the adapter (`POST …/provider_notifications/{code}`, D11): point the provider's notifications here. */
+  /** Tender's notification door for the adapter under test (D11's `POST /provider_notifications/{provider}`): point the provider's notifications here. */
   readonly notificationUrl: string
 }
 

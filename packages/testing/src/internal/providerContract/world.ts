@@ -105,17 +105,23 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
     throw error
   }
   code = subject.provider.code
+  // Nothing setup started outlives a start that fails after it.
+  const abandon = async (error: unknown): Promise<never> => {
+    await door.close()
+    await subject.close?.()
+    throw error
+  }
   const driver: Driver = subject.driver
   const method = subject.method === undefined
     ? subject.provider.methods.find((m) => m.checkoutModes.includes("merchant"))
     : subject.provider.methods.find((m) => m.method === subject.method)
-  if (method === undefined) throw new Error(`${code} serves no ${subject.method ?? "merchant-mode"} method to run the contract with`)
+  if (method === undefined) return abandon(new Error(`${code} serves no ${subject.method ?? "merchant-mode"} method to run the contract with`))
   const declared: ReadonlyArray<Environment> = [...new Set(subject.provider.methods.flatMap((m) => m.environments))]
   const served: ReadonlyArray<Environment> = subject.environments ?? declared
   const environment: Environment = method.environments[0] ?? "test"
   const recorder = recorded(subject.provider)
   runtime = ManagedRuntime.make(services(code, method.method, recorder.installed))
-  await runtime.runPromise(Effect.void)
+  await runtime.runPromise(Effect.void).catch(abandon)
 
   const context = (env: Environment = environment) =>
     Effect.map(Authentication.authenticate(keys[env]), (principal) => ({ principal, requestId: `req_contract_${++requests}` }))
