@@ -6,7 +6,7 @@
 import { ProviderContract } from "@tender/testing"
 import { Simulator } from "../src/index.js"
 
-const amounts: Record<ProviderContract.Outcome, string> = {
+const amounts: Record<Exclude<ProviderContract.Outcome, "canceled">, string> = {
   pending: Simulator.magicAmounts.expireSoon,
   succeeded: "150000",
   failed: Simulator.magicAmounts.declineOnConfirm,
@@ -24,7 +24,9 @@ ProviderContract.suite("simulator", async ({ notificationUrl }) => {
     // D9: the simulator serves the test environment alone.
     environments: ["test"],
     driver: {
-      amount: (outcome) => amounts[outcome],
+      // The simulator never ends a payment on its own: its expiry is Tender's (40801).
+      outcomes: ["pending", "succeeded", "failed", "processing"],
+      amount: (outcome) => outcome === "canceled" ? "150000" : amounts[outcome],
       // The simulator holds no payments: the payer's word is its signed notification.
       settle: async (payment, outcome) => {
         const body = JSON.stringify({

@@ -9,7 +9,7 @@ import { ProviderContract } from "@tender/testing"
 import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import Stripe from "stripe"
 import { afterEach, expect } from "vitest"
-import { stripe } from "../src/StripeProvider.js"
+import { apiVersion, stripe } from "../src/StripeProvider.js"
 
 const WEBHOOK_SECRET = "whsec_test_contract_secret"
 let standIn: StripeStandIn.StripeStandIn | undefined
@@ -25,6 +25,9 @@ ProviderContract.suite("stripe", async ({ notificationUrl }) => {
   const s = await StripeStandIn.start({ endpoints: [{ url: notificationUrl, secret: WEBHOOK_SECRET }] })
   standIn = s
   const signer = new Stripe("sk_test_contract_signer")
+  // Stripe's own side (its dashboard, its expiry) ending a payment: a call of its API, then its event.
+  const base = new URL(s.url)
+  const dashboard = new Stripe("sk_test_contract_dashboard", { apiVersion: apiVersion as Stripe.LatestApiVersion, host: base.hostname, port: Number(base.port), protocol: "http", telemetry: false })
   const refundOf = (refundId: string) => [...s.refunds.values()].find((r) => metadataOf(r)["tender_refund"] === refundId)
   return {
     // A test key alone: the adapter serves test routes and nothing else.
@@ -35,7 +38,10 @@ ProviderContract.suite("stripe", async ({ notificationUrl }) => {
         const id = payment.providerPaymentId
         if (outcome === "succeeded") await s.pay(id)
         else if (outcome === "processing") await s.process(id)
-        else await s.failPayment(id, { code: "card_declined", declineCode: "stolen_card" })
+        else if (outcome === "canceled") {
+          await dashboard.paymentIntents.cancel(id)
+          await s.flush()
+        } else await s.failPayment(id, { code: "card_declined", declineCode: "stolen_card" })
       },
       settleRefund: async (refund, outcome) => {
         const found = refundOf(refund.refundId)

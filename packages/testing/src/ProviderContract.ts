@@ -31,11 +31,12 @@ import { start, type World } from "./internal/providerContract/world.js"
 
 /**
  * What the payer (or the provider itself) did with a payment: `succeeded` paid, `failed`
- * declined, `processing` paid and settling. `pending` is nothing at all (the payer has not paid).
+ * declined, `processing` paid and settling, `canceled` ended unpaid by the provider (it expired,
+ * or was canceled at the provider). `pending` is nothing at all (the payer has not paid).
  *
  * @since 0.1.0 @category models
  */
-export type Outcome = "pending" | "succeeded" | "failed" | "processing"
+export type Outcome = "pending" | "succeeded" | "failed" | "processing" | "canceled"
 
 /** A payment the provider holds, as the driver is told of it. @since 0.1.0 @category models */
 export interface Payment {
@@ -69,7 +70,7 @@ export interface Driver {
    * promise resolves. `pending` is never asked for.
    */
   readonly settle: (payment: Payment, outcome: Exclude<Outcome, "pending">) => Promise<void>
-  /** The outcomes `settle` can make, `pending` included when a confirm of an unpaid payment answers pending. Default all four. */
+  /** The outcomes `settle` can make, `pending` included when a confirm of an unpaid payment answers pending. Default all five. */
   readonly outcomes?: ReadonlyArray<Outcome> | undefined
   /** The amount to create a payment with that will end in `outcome` (a simulator reads magic amounts). Default: the method's minimum. */
   readonly amount?: ((outcome: Outcome) => string) | undefined

@@ -14,14 +14,17 @@ const expected: Record<Outcome, string> = {
   pending: "requires_action",
   succeeded: "succeeded",
   failed: "failed",
-  processing: "processing"
+  processing: "processing",
+  // Tender's intent has no status for a payment its provider ended: it failed, in Tender's words.
+  canceled: "failed"
 }
 
 const told: Record<Outcome, string> = {
   pending: "the payer has not paid",
   succeeded: "the payer paid",
   failed: "the provider declined",
-  processing: "the payer paid and the provider is settling"
+  processing: "the payer paid and the provider is settling",
+  canceled: "the provider ended the payment unpaid"
 }
 
 const unsupported = (outcome: Outcome) => `the driver cannot make a payment ${outcome} (Driver.outcomes)`
@@ -41,7 +44,7 @@ const walk = (w: World, outcome: Outcome, confirm: boolean) =>
 
 /** @internal */
 export const statusCases = (get: () => World, timeout: number) => {
-  for (const outcome of ["pending", "succeeded", "failed", "processing"] as const) {
+  for (const outcome of ["pending", "succeeded", "failed", "processing", "canceled"] as const) {
     it(`4.5 confirm: ${told[outcome]} -> the intent is ${expected[outcome]} when Tender asks the adapter (notifications held back)`, async (ctx) => {
       const w = get()
       ctx.skip(!w.outcomes.includes(outcome), unsupported(outcome))
@@ -49,20 +52,21 @@ export const statusCases = (get: () => World, timeout: number) => {
       try {
         const after = await w.run(walk(w, outcome, true))
         assert.strictEqual(after.status, expected[outcome])
-        if (outcome === "failed") tendersWords(w, await w.run(w.json(after.id)), after.failureCode, after.failureMessage)
+        if (after.status === "failed") tendersWords(w, await w.run(w.json(after.id)), after.failureCode, after.failureMessage)
       } finally {
         w.door.hold(false)
       }
     }, timeout)
   }
 
-  for (const outcome of ["succeeded", "failed", "processing"] as const) {
+  for (const outcome of ["succeeded", "failed", "processing", "canceled"] as const) {
     it(`D11 notification: ${told[outcome]} -> the intent is ${expected[outcome]} from the provider's notification alone`, async (ctx) => {
       const w = get()
       ctx.skip(w.provider.parseNotification === undefined, "the adapter takes no notifications (no parseNotification)")
       ctx.skip(!w.outcomes.includes(outcome), unsupported(outcome))
       const after = await w.run(walk(w, outcome, false))
       assert.strictEqual(after.status, expected[outcome])
+      if (after.status === "failed") tendersWords(w, await w.run(w.json(after.id)), after.failureCode, after.failureMessage)
     }, timeout)
   }
 

@@ -129,7 +129,7 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
   const intent = (id: string) => Effect.map(Effect.flatMap(Storage.Storage, (s) => s.find(PaymentIntent.table, id)), Option.getOrThrow)
   const refund = (id: string) => Effect.map(Effect.flatMap(Storage.Storage, (s) => s.find(Refund.table, id)), Option.getOrThrow)
   const drain = Workers.drain({ owner: "provider_contract" })
-  const outcomes: ReadonlyArray<Outcome> = driver.outcomes ?? ["pending", "succeeded", "failed", "processing"]
+  const outcomes: ReadonlyArray<Outcome> = driver.outcomes ?? ["pending", "succeeded", "failed", "processing", "canceled"]
   const amountFor = (outcome: Outcome) => driver.amount?.(outcome) ?? defaultAmount(method)
 
   /** A merchant-mode create through Tender (4.1), paying with the contract's method. */
