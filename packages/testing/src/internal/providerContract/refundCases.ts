@@ -61,6 +61,23 @@ export const refundCases = (get: () => World, timeout: number) => {
     assert.strictEqual(w.recorder.refunds.filter((r) => r.payment.paymentIntentId === record.id).length, asked, "the provider was asked for the over-refund")
   }, timeout)
 
+  it("D10 refund: a refund the provider fails is failed in Tender's words, and its amount is refundable again", async (ctx) => {
+    const w = get()
+    ctx.skip(unsupported(w) !== null, unsupported(w) ?? "")
+    ctx.skip(w.driver.settleRefund === undefined, "refunds settle at once at this provider: the driver cannot fail one (Driver.settleRefund)")
+    const { record, payment } = await w.run(w.paid)
+    const answer = await w.run(w.refundThrough(record.id))
+    assert.strictEqual(answer.status, 201, JSON.stringify(answer.body))
+    const failed = await w.run(w.settleRefund(answer.body["id"], payment, "failed"))
+    assert.strictEqual(failed.status, "failed")
+    tendersWords(w, await w.run(w.refundJson(failed.id)), failed.failureCode, failed.failureMessage)
+    assert.strictEqual((await w.run(w.intent(record.id))).amountRefunded, "0")
+    const again = await w.run(refunded(w, record.id, payment))
+    assert.deepStrictEqual([again.status, again.amount], ["succeeded", record.amount])
+    const books = await refundedAt(w, payment)
+    if (books !== undefined) assert.strictEqual(books, record.amount, "refunded at the provider")
+  }, timeout)
+
   it("D10 refund: an over-refund sent straight to the provider is refused there, in Tender's words, and nothing more is refunded", async (ctx) => {
     const w = get()
     ctx.skip(unsupported(w) !== null, unsupported(w) ?? "")
