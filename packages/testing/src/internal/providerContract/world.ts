@@ -32,15 +32,25 @@ const keys = {
   live: { publicKey: "pk_live_contract0001", secretKey: "sk_live_contractSecret000001" }
 } as const
 
-/** The adapter as installed, with the calls Tender made to it. */
+/**
+ * The adapter as installed, with the calls Tender made to it. Every call goes to the adapter as
+ * a method call, so an adapter written as a class keeps its `this`.
+ */
 const recorded = (provider: P.PaymentProvider) => {
   const creates: Array<P.ProviderPaymentRequest> = []
   const refunds: Array<P.ProviderRefundRequest> = []
-  const refund = provider.refund
   const installed: P.PaymentProvider = {
-    ...provider,
+    code: provider.code,
+    methods: provider.methods,
     createPayment: (request) => Effect.suspend(() => (creates.push(request), provider.createPayment(request))),
-    refund: refund === undefined ? undefined : (request) => Effect.suspend(() => (refunds.push(request), refund(request)))
+    confirmPayment: (payment) => provider.confirmPayment(payment),
+    getPaymentStatus: (payment) => provider.getPaymentStatus(payment),
+    submitReceipt: (payment, receipt) => provider.submitReceipt(payment, receipt),
+    sendPayout: provider.sendPayout === undefined ? undefined : (payout) => provider.sendPayout!(payout),
+    cancelPayment: provider.cancelPayment === undefined ? undefined : (payment) => provider.cancelPayment!(payment),
+    refund: provider.refund === undefined ? undefined : (request) => Effect.suspend(() => (refunds.push(request), provider.refund!(request))),
+    topups: provider.topups,
+    parseNotification: provider.parseNotification === undefined ? undefined : (request) => provider.parseNotification!(request)
   }
   return { installed, creates, refunds }
 }
