@@ -6,6 +6,7 @@
  */
 import { Provider } from "@tender/core"
 import { Effect, Schema } from "effect"
+import { tenderCodeOf } from "./acme-failures.js"
 import { methods } from "./acme-methods.js"
 
 export const code = "acme"
@@ -40,7 +41,7 @@ export const refundStatusOf = (r: AcmeRefund): Provider.ProviderRefundStatus =>
   r.status === "succeeded"
     ? { _tag: "Succeeded" }
     : r.status === "failed"
-    ? { _tag: "Failed", failureCode: r.failure_code ?? "refund_failed", failureMessage: r.failure_message ?? "The provider could not refund the payment." }
+    ? { _tag: "Failed", failureCode: tenderCodeOf(r.failure_code, "refund_failed"), failureMessage: "The provider could not refund the payment." }
     : { _tag: "Pending" }
 
 /** Pure: Tender's request -> Acme's request body. */
@@ -52,9 +53,10 @@ export const toAcmeCharge = (r: Provider.ProviderPaymentRequest) => ({
   payer_name: r.customer.name ?? null
 })
 
+// Tender's words, never Acme's: its codes and messages stay inside the adapter (D11).
 const declined = (c: AcmeCharge) => ({
-  failureCode: c.decline_code ?? "payment_declined",
-  failureMessage: c.decline_message ?? "The provider declined the payment."
+  failureCode: tenderCodeOf(c.decline_code, "payment_declined"),
+  failureMessage: "The provider declined the payment."
 })
 
 /** Pure: Acme's answer to a create -> Tender's result. */
@@ -107,7 +109,11 @@ export const make = (options: AcmeOptions): Provider.PaymentProvider => {
   return {
     code,
     methods,
-    createPayment: (request) => Effect.map(call("POST", "/v1/charges", request.paymentIntentId, toAcmeCharge(request)), fromAcmeCharge),
+    createPayment: (request) =>
+      // Acme is configured for live payments only (methods): a test one never reaches it.
+      request.environment === "live"
+        ? Effect.map(call("POST", "/v1/charges", request.paymentIntentId, toAcmeCharge(request)), fromAcmeCharge)
+        : Effect.fail(unavailable(`Acme serves live payments only, not ${request.environment}`)),
     confirmPayment: (payment) => Effect.map(call("POST", `${charge(payment)}/confirm`, payment.paymentIntentId, {}), statusOf),
     getPaymentStatus: (payment) => Effect.map(call("GET", charge(payment), payment.paymentIntentId), statusOf),
     submitReceipt: (payment, receipt) =>

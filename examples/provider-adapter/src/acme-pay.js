@@ -8,6 +8,7 @@
  * decline is an answer (`{ _tag: "Declined" }`), never a throw.
  */
 import { defineProvider } from "@tender/server"
+import { tenderCodeOf } from "./acme-failures.js"
 import { methods } from "./acme-methods.js"
 
 /**
@@ -37,7 +38,8 @@ export const acmePay = ({ apiKey, baseUrl, timeoutMillis = 15_000 }) => {
       case "pending":
         return { _tag: "Pending" }
       case "declined":
-        return { _tag: "Failed", failureCode: charge.decline_code ?? "payment_declined", failureMessage: charge.decline_message ?? "Acme declined the payment." }
+        // Tender's words, never Acme's: its codes and messages stay inside the adapter (D11).
+        return { _tag: "Failed", failureCode: tenderCodeOf(charge.decline_code, "payment_declined"), failureMessage: "Acme declined the payment." }
       default:
         throw new Error("unexpected body")
     }
@@ -49,6 +51,8 @@ export const acmePay = ({ apiKey, baseUrl, timeoutMillis = 15_000 }) => {
     methods,
 
     async createPayment(request, { signal }) {
+      // Acme is configured for live payments only (methods): a test one never reaches it.
+      if (request.environment !== "live") throw new Error(`Acme serves live payments only, not ${request.environment}`)
       const charge = await acme("POST", "/v1/charges", request.paymentIntentId, {
         reference: request.paymentIntentId,
         method: request.providerMethod,
@@ -77,7 +81,7 @@ export const acmePay = ({ apiKey, baseUrl, timeoutMillis = 15_000 }) => {
       const result = await acme("POST", `${chargePath(refund.payment)}/refunds`, refund.refundId, { reference: refund.refundId, amount: refund.amount }, signal)
       if (result.status === "succeeded") return { _tag: "Succeeded" }
       if (result.status === "pending") return { _tag: "Pending" }
-      return { _tag: "Failed", failureCode: result.failure_code ?? "refund_failed", failureMessage: result.failure_message ?? "Acme could not refund the payment." }
+      return { _tag: "Failed", failureCode: tenderCodeOf(result.failure_code, "refund_failed"), failureMessage: "Acme could not refund the payment." }
     }
   })
 }

@@ -8,3 +8,7 @@ export * as StorageContract from "./StorageContract.js"
  * @since 0.1.0
  */
 export * as Fixtures from "./internal/fixtures.js"
+/**
+ * @since 0.1.0
+ */
+export * as ProviderContract from "./ProviderContract.js"

@@ -1,0 +1,30 @@
+/**
+ * What several provider-contract cases check: a failure is told in Tender's words (D11, D1),
+ * and the driver's optional readings of the provider's own books.
+ */
+import { assert } from "vitest"
+import type { Payment } from "../../ProviderContract.js"
+import type { World } from "./world.js"
+
+/** Tender's failure codes are lower-case words joined by underscores. */
+const tenderCode = /^[a-z]+(_[a-z]+)*$/
+
+/**
+ * A failure shown to merchants is Tender's: a code of Tender's form and a message, and none of
+ * the provider's own codes the driver made the failure with anywhere in what Tender shows.
+ */
+export const tendersWords = (w: World, shown: string, failureCode: string | null, failureMessage: string | null) => {
+  assert.match(failureCode ?? "", tenderCode, `failure_code ${String(failureCode)} is not one of Tender's codes`)
+  assert.isNotEmpty(failureMessage ?? "", "a failure has a message")
+  for (const own of w.driver.providerCodes ?? []) {
+    assert.notInclude(shown, own, `Tender shows the provider's own code ${own}`)
+  }
+}
+
+/** The provider's own count of payments under Tender's id, when the driver can read it. */
+export const paymentsAt = async (w: World, paymentIntentId: string): Promise<number | undefined> =>
+  w.driver.paymentsAt === undefined ? undefined : await w.driver.paymentsAt(paymentIntentId)
+
+/** What the provider refunded of a payment by its own books, when the driver can read it. */
+export const refundedAt = async (w: World, payment: Payment): Promise<string | undefined> =>
+  w.driver.refundedAt === undefined ? undefined : String(await w.driver.refundedAt(payment))
