@@ -27,6 +27,7 @@ import {
   WebhookTools
 } from "@tender/core"
 import type { TenderApi } from "@tender/http/Api"
+import type * as Api from "../Api.js"
 import { Effect, Schema } from "effect"
 import { act, actWith, actWithOptional, create, list, listOf, open, read, retrieve, type Row, upload } from "./rows.js"
 
@@ -49,10 +50,19 @@ type Complete = {
   readonly [G in GroupName]: { readonly [E in HttpApiEndpoint.HttpApiEndpoint.Name<EndpointsOf<G>>]: Row<ReadonlyArray<unknown>> }
 }
 
-const ReceiptByAsset = Schema.Struct({ asset_id: Schema.String })
-/** A payment's receipt (4.4): an asset uploaded before, or the file's bytes (HTTP: JSON, or multipart). */
-const PaymentReceipt = Schema.Union(ReceiptByAsset, Schema.Struct({ file: Schema.Uint8ArrayFromSelf }))
-  .annotations({ parseOptions: { onExcessProperty: "error", errors: "all" } })
+const strict = { parseOptions: { onExcessProperty: "error", errors: "all" } } as const
+const ReceiptByAsset = Schema.Struct({ asset_id: Schema.String }).annotations(strict)
+
+/**
+ * A payment's receipt (4.4): an asset uploaded before, or the file's bytes (HTTP: JSON, or
+ * multipart). One struct rather than a union, so a bad field is named as the route names it.
+ */
+const PaymentReceipt = Schema.Struct({ asset_id: Schema.optional(Schema.String), file: Schema.optional(Schema.Uint8ArrayFromSelf) })
+  .annotations(strict)
+  .pipe(Schema.filter((p) => (p.asset_id === undefined) !== (p.file === undefined) || { path: ["asset_id"], message: "Send either asset_id or file." }))
+
+/** The receipt's arguments as the type says them: one of the two. */
+type PaymentReceiptRow = Row<[id: string, params: { readonly asset_id: string } | { readonly file: Uint8Array }, options: Api.WriteOptions]>
 
 /** Every merchant endpoint's method, each running the core operation its HTTP handler runs (`Handlers.ts`). */
 export const table = {
@@ -61,11 +71,11 @@ export const table = {
     retrieve: retrieve(PaymentIntents.retrieve),
     list: list(PaymentIntents.ListParams, PaymentIntents.list),
     confirm: act(PaymentIntents.confirm),
-    receipt: actWith(PaymentReceipt, (context, id, params) =>
-      "file" in params
+    receipt: actWith(PaymentReceipt, (context, id, { asset_id, file }) =>
+      file !== undefined
         // 4.4: a file sent as the receipt requires an Idempotency-Key, as its multipart request does.
-        ? Effect.flatMap(Idempotency.validateKey(context.idempotencyKey, true), () => Receipts.submit(context, id, { _tag: "File", bytes: params.file }))
-        : Receipts.submit(context, id, { _tag: "AssetId", assetId: params.asset_id })),
+        ? Effect.flatMap(Idempotency.validateKey(context.idempotencyKey, true), () => Receipts.submit(context, id, { _tag: "File", bytes: file }))
+        : Receipts.submit(context, id, { _tag: "AssetId", assetId: asset_id ?? "" })) as PaymentReceiptRow,
     cancel: actWithOptional(PaymentIntentCancel.CancelParams, PaymentIntentCancel.cancel)
   },
   assets: {
@@ -88,7 +98,7 @@ export const table = {
       Effect.flatMap(Idempotency.validateKey(context.idempotencyKey, true), () => TopupIntents.create(context, params))),
     retrieve: retrieve(TopupIntents.retrieve),
     list: list(TopupIntents.ListParams, TopupIntents.list),
-    receipt: actWith(ReceiptByAsset.annotations({ parseOptions: { onExcessProperty: "error", errors: "all" } }), (context, id, params) =>
+    receipt: actWith(ReceiptByAsset, (context, id, params) =>
       TopupIntents.submitReceipt(context, id, params.asset_id))
   },
   webhookEndpoints: {
