@@ -7,8 +7,9 @@
 import { TenderClient } from "@tender/client"
 import { basic, bankTransfer, demoKey, png, promptpay, topup } from "@tender/test-support"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { createTender, isTenderError, type TenderError, type TenderInstance } from "../src/index.js"
+import { createTender, type TenderInstance } from "../src/index.js"
 import { seedPath } from "./fixtures.js"
+import { rejection } from "./rejection.js"
 
 const base = "http://tender.test/payments"
 const demo = { merchant: "mch_demo", environment: "test" } as const
@@ -32,16 +33,6 @@ const methodNames = (api: object): Array<string> =>
 const get = async (path: string) => {
   const response = await tender.fetch(new Request(`${base}${path}`, { headers: { authorization: basic(demoKey) } }))
   return response.json() as Promise<unknown>
-}
-
-const rejection = async (promise: Promise<unknown>): Promise<TenderError> => {
-  try {
-    await promise
-  } catch (error) {
-    assert.isTrue(isTenderError(error), String(error))
-    return error as TenderError
-  }
-  return assert.fail("expected a rejection")
 }
 
 describe("one vocabulary: the HTTP API, the Promise API and the client", () => {

@@ -8,8 +8,9 @@ import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { createTender, defineProvider, isTenderError, type TenderInstance, TenderError } from "../src/index.js"
+import { createTender, defineProvider, type TenderInstance } from "../src/index.js"
 import { seedPath } from "./fixtures.js"
+import { rejection } from "./rejection.js"
 
 const base = "http://tender.test/payments"
 const demo = { merchant: "mch_demo", environment: "test" } as const
@@ -25,17 +26,6 @@ beforeAll(async () => {
   tender = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, logger, workers: { pollMillis: 20 } })
 })
 afterAll(() => tender.close())
-
-/** The rejection of `promise`, which must be a TenderError. */
-const rejection = async (promise: Promise<unknown>): Promise<TenderError> => {
-  try {
-    await promise
-  } catch (error) {
-    assert.isTrue(isTenderError(error), String(error))
-    return error as TenderError
-  }
-  return assert.fail("expected a rejection")
-}
 
 /** 100.00 THB to a KBANK account (a bank the simulator pays out to), under `reference`. */
 const payout = (reference: string) => ({
