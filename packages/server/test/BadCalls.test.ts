@@ -80,10 +80,18 @@ const calls: ReadonlyArray<BadCall> = [
   ["merchants.update with params null", (t) => t.merchants.update("mch_demo", any(null)), "params", `merchants.update: argument "params"`],
   // Secret rotation's grace: the body its route takes (`expires_in`, whole seconds up to 7 days), decoded by the route's schema.
   ["webhookEndpoints.rotateSecret with expires_in -1", (t) => t.webhookEndpoints.rotateSecret("we_x", { expires_in: -1 }, demo), "expires_in", "from 0 to 604800"],
+  ["webhookEndpoints.rotateSecret with expires_in Infinity", (t) => t.webhookEndpoints.rotateSecret("we_x", { expires_in: Infinity }, demo), "expires_in", "from 0 to 604800"],
+  ["webhookEndpoints.rotateSecret with expires_in NaN", (t) => t.webhookEndpoints.rotateSecret("we_x", { expires_in: NaN }, demo), "expires_in", "from 0 to 604800"],
   ["webhookEndpoints.rotateSecret with expires_in 1.5", (t) => t.webhookEndpoints.rotateSecret("we_x", { expires_in: 1.5 }, demo), "expires_in", "from 0 to 604800"],
   ["webhookEndpoints.rotateSecret with expires_in a string", (t) => t.webhookEndpoints.rotateSecret("we_x", any({ expires_in: "1000" }), demo), "expires_in", "expires_in"],
   ["webhookEndpoints.rotateSecret with expires_in past a week", (t) => t.webhookEndpoints.rotateSecret("we_x", { expires_in: 8 * 24 * 3600 }, demo), "expires_in", "from 0 to 604800"],
   ["webhookEndpoints.rotateSecret with params a string", (t) => t.webhookEndpoints.rotateSecret("we_x", any("60"), demo), "params", `webhookEndpoints.rotateSecret: argument "params" must be an object or undefined`],
+  // The endpoints every merchant method shares its checks with.
+  ["topupIntents.retrieve with id 3", (t) => t.topupIntents.retrieve(any(3), demo), "id", `topupIntents.retrieve: argument "id"`],
+  ["events.list with query a string", (t) => t.events.list(any("type=refund.succeeded"), demo), "query", `events.list: argument "query" must be an object or undefined`],
+  ["paymentMethods.options without query", (t) => t.paymentMethods.options(any(undefined), demo), "query", `paymentMethods.options: argument "query" must be an object, got undefined`],
+  ["webhookEndpoints.attempts with options undefined", (t) => t.webhookEndpoints.attempts("we_x", undefined, any(undefined)), "options", `webhookEndpoints.attempts: argument "options"`],
+  ["webhookEndpoints.resend without params", (t) => t.webhookEndpoints.resend("we_x", any(undefined), demo), "params", `webhookEndpoints.resend: argument "params" must be an object`],
   // Files: bytes, never a path or a string.
   ["assets.upload with a path", (t) => t.assets.upload(any("./receipt.png"), demo), "file", `assets.upload: argument "file" must be a Uint8Array (the file's bytes), got "./receipt.png"`],
   // Key pairs.

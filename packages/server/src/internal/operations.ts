@@ -61,6 +61,7 @@ export const make = (runtime: Runtime) => {
   const method = (name: string, row: Row<ReadonlyArray<unknown>>) => (...args: ReadonlyArray<unknown>): Promise<unknown> => {
     const answer = run(runtime, (requestId) =>
       row.shape.options === "none"
+        // A row without options (the catalogue) reads no input.
         ? row.run(undefined as never)
         : Effect.flatMap(inputOf(name, row.shape, args, requestId), row.run))
     return row.shape.rendered ? answer.then((response) => fromResponse(response as Parameters<typeof fromResponse>[0])) : answer
