@@ -5,9 +5,11 @@
  * answers what its route answers, under the same rules.
  */
 import { TenderClient } from "@tender/client"
+import { ApiResponse } from "@tender/core"
 import { basic, bankTransfer, demoKey, png, promptpay, topup } from "@tender/test-support"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, type TenderInstance } from "../src/index.js"
+import { fromResponse } from "../src/internal/run.js"
 import { seedPath } from "./fixtures.js"
 import { rejection } from "./rejection.js"
 
@@ -97,5 +99,14 @@ describe("one vocabulary: the HTTP API, the Promise API and the client", () => {
     assert.notStrictEqual(rotated.secret, endpoint.secret)
     assert.isNull(rotated.previous_secret_expires_at, "expires_in 0: the old secret stops signing now")
     assert.strictEqual((await tender.webhookEndpoints.enable(endpoint.id, demo)).status, "enabled")
+  })
+
+  it("D5 server: a POST's answer is the value core rendered, not its text parsed back; a replay, which has only the stored text, answers the same JSON", async () => {
+    const rendered = ApiResponse.json(201, { id: "dord_x" }, "req_x")
+    assert.strictEqual(fromResponse({ ...rendered, body: "not the text" }), rendered.value)
+    assert.deepStrictEqual(fromResponse(ApiResponse.replay(rendered)), { id: "dord_x" })
+    const key = crypto.randomUUID()
+    const first = await tender.paymentIntents.create(promptpay, { ...demo, idempotencyKey: key })
+    assert.deepStrictEqual(await tender.paymentIntents.create(promptpay, { ...demo, idempotencyKey: key }), first)
   })
 })
