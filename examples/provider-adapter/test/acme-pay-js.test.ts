@@ -37,20 +37,20 @@ const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean) => {
 
 describe("acme-pay.js: a Promise adapter through defineProvider", () => {
   it("a live create reaches Acme with our id as its idempotency key; confirm pays it; a refund goes to Acme under the refund's id", async () => {
-    const created = await tender.payments.create(promptpayNamed, live)
+    const created = await tender.paymentIntents.create(promptpayNamed, live)
     assert.strictEqual(created.status, "requires_action")
     assert.strictEqual(created.next_action?.type, "display_qr_code")
     assert.strictEqual(acme.seen.find((c) => c.path === "/v1/charges" && c.idempotencyKey === created.id)?.idempotencyKey, created.id)
-    await tender.payments.confirm(created.id, live)
-    assert.strictEqual((await until(() => tender.payments.get(created.id, live), (p) => p.status === "succeeded")).status, "succeeded")
-    const refund = await tender.payments.refund(created.id, { amount: "50000" }, live)
-    assert.strictEqual((await until(() => tender.refunds.get(refund.id, live), (r) => r.status !== "pending")).status, "succeeded")
+    await tender.paymentIntents.confirm(created.id, live)
+    assert.strictEqual((await until(() => tender.paymentIntents.retrieve(created.id, live), (p) => p.status === "succeeded")).status, "succeeded")
+    const refund = await tender.refunds.create({ payment_intent: created.id, amount: "50000" }, live)
+    assert.strictEqual((await until(() => tender.refunds.retrieve(refund.id, live), (r) => r.status !== "pending")).status, "succeeded")
     assert.deepStrictEqual(acme.seen.find((c) => c.path.endsWith("/refunds"))?.body, { reference: refund.id, amount: "50000" })
   })
 
   it("a throw is the provider unavailable: 422 routing_unavailable, and the reason in the host's logger", async () => {
     acme.failNext(1)
-    const refused = await tender.payments.create(promptpayNamed, live).catch((e: unknown) => e)
+    const refused = await tender.paymentIntents.create(promptpayNamed, live).catch((e: unknown) => e)
     assert.isTrue(isTenderError(refused))
     assert.deepInclude(refused as object, { status: 422, code: "routing_unavailable" })
     assert.isTrue(warnings.some((w) => w.includes("HTTP 503")), JSON.stringify(warnings))

@@ -1,15 +1,18 @@
 /**
- * The Promise client for a Tender deployment: one method per route, typed from the OpenAPI
- * document, on `openapi-fetch`. docs/client.md.
+ * The Promise client for a Tender deployment: one method per operation of the OpenAPI document,
+ * named by its operation id and typed from it, on `openapi-fetch`. docs/client.md.
  *
  * @since 0.1.0
  */
 import createClient, { type Client } from "openapi-fetch"
+import type { FileBody, Methods, PostOptions } from "./internal/methods.js"
 import { idempotencyHeader, retryingFetch } from "./internal/retry.js"
 import { ListPage } from "./ListPage.js"
-import type { paths } from "./openapi.js"
-import type * as R from "./Resources.js"
+import { operationRoutes, type paths } from "./openapi.js"
+import type { Page } from "./Resources.js"
 import { TenderApiError } from "./TenderApiError.js"
+
+export type { FileBody, Methods, PostOptions, RequestOptions } from "./internal/methods.js"
 
 /** @since 0.1.0 @category models */
 export interface TenderClientOptions {
@@ -30,40 +33,72 @@ export interface TenderClientOptions {
   readonly fetch?: (request: Request) => Promise<Response>
 }
 
-/** What one call may add. @since 0.1.0 @category models */
-export interface RequestOptions {
-  /** Aborts the call, retries included. */
-  readonly signal?: AbortSignal
-}
-
-/** What one POST may add. @since 0.1.0 @category models */
-export interface PostOptions extends RequestOptions {
-  /** The `Idempotency-Key` (4.9). Default: a new UUID for this call, reused by its retries. */
-  readonly idempotencyKey?: string
-}
-
 /** openapi-fetch's answer, as far as unwrapping it goes. */
-interface Answer<T> {
-  readonly data?: T
+interface Answer {
+  readonly data?: unknown
   readonly error?: unknown
   readonly response: Response
 }
 
 /** The data of a 2xx answer, or the D1 error as a `TenderApiError`. */
-const unwrap = async <T>(call: Promise<Answer<T>>): Promise<T> => {
+const unwrap = async (call: Promise<Answer>): Promise<unknown> => {
   const { data, error, response } = await call
   if (!response.ok) throw new TenderApiError(response.status, error, response.headers.get("request-id") ?? undefined)
-  return data as T
+  return data
 }
 
-/** The fetch options of one call. */
-const init = (options: PostOptions = {}) => ({
-  ...(options.signal === undefined ? {} : { signal: options.signal }),
-  headers: options.idempotencyKey === undefined ? {} : { [idempotencyHeader]: options.idempotencyKey }
-})
+/** A body to send: a file as multipart (part `file`), anything else as JSON. */
+const serialized = (body: unknown): { readonly body?: unknown; readonly bodySerializer?: (b: unknown) => FormData } => {
+  if (body === undefined) return {}
+  const file = typeof body === "object" && body !== null && "file" in body ? (body as FileBody).file : undefined
+  if (!(file instanceof Blob)) return { body }
+  return { body, bodySerializer: () => {
+    const form = new FormData()
+    form.append("file", file)
+    return form
+  } }
+}
+
+type Route = (typeof operationRoutes)[keyof typeof operationRoutes]
+type Call = (method: string, url: string, init: object) => Promise<Answer>
+
+/**
+ * The method of `route`: its arguments in order (the path's id, the body or query, the options),
+ * sent through `request`; a list answers a `ListPage` that follows the cursors.
+ */
+const methodOf = (route: Route, request: Call) => (...args: ReadonlyArray<unknown>): unknown => {
+  let at = 0
+  const id = route.path.includes("{id}") ? String(args[at++]) : undefined
+  const input = "body" in route || "query" in route ? args[at++] : undefined
+  const options = (args[at] ?? {}) as PostOptions
+  const init = (query: unknown) => ({
+    params: { ...(id === undefined ? {} : { path: { id } }), ...(query === undefined ? {} : { query }) },
+    ...("body" in route ? serialized(input) : {}),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    headers: options.idempotencyKey === undefined ? {} : { [idempotencyHeader]: options.idempotencyKey }
+  })
+  const query = "query" in route ? input as { readonly cursor?: string } | undefined : undefined
+  if ("list" in route) {
+    return new ListPage<unknown, Page<unknown>>(
+      (cursor) => unwrap(request(route.method, route.path, init(atCursor(query, cursor)))) as Promise<Page<unknown>>,
+      query?.cursor
+    )
+  }
+  return unwrap(request(route.method, route.path, init(query)))
+}
 
 /** A list query at `cursor` (the query's own cursor, if any, for the first page). */
-const at = <Q extends object>(query: Q | undefined, cursor: string | undefined) => ({ ...query, ...(cursor === undefined ? {} : { cursor }) })
+const atCursor = <Q extends object>(query: Q | undefined, cursor: string | undefined) => ({ ...query, ...(cursor === undefined ? {} : { cursor }) })
+
+/** Every operation's method, under its group. */
+const methodsOf = (request: Call): Methods => {
+  const groups: Record<string, Record<string, unknown>> = {}
+  for (const [operationId, route] of Object.entries(operationRoutes)) {
+    const [group = "", name = ""] = operationId.split(".")
+    ;(groups[group] ??= {})[name] = methodOf(route, request)
+  }
+  return groups as unknown as Methods
+}
 
 /**
  * A client for one merchant key pair. Every POST carries an `Idempotency-Key` (a new UUID unless
@@ -97,82 +132,25 @@ export class TenderClient {
     })
   }
 
-  /** A list operation's pages for `query`, each page after the first at the previous page's cursor. */
-  #list<T, P extends R.Page<T>>(query: { readonly cursor?: string } | undefined, fetch: (cursor: string | undefined) => Promise<P>) {
-    return new ListPage<T, P>(fetch, query?.cursor)
-  }
+  /** The API's operations, each a method under its group; `request` runs only once a method is called, after the constructor set `http`. */
+  readonly #methods: Methods = methodsOf((method, url, init) => (this.http.request as unknown as Call)(method, url, init))
 
   /** Payment intents (4.1 to 4.5, D10 cancel). @since 0.1.0 */
-  readonly paymentIntents = {
-    create: (body: R.PaymentIntentCreateParams, options?: PostOptions): Promise<R.PaymentIntentCreated> =>
-      unwrap(this.http.POST("/payment_intents", { body, ...init(options) })),
-    retrieve: (id: string, options?: RequestOptions): Promise<R.PaymentIntent> =>
-      unwrap(this.http.GET("/payment_intents/{id}", { params: { path: { id } }, ...init(options) })),
-    list: (query?: R.ListQuery<"paymentIntents.list">, options?: RequestOptions) =>
-      this.#list<R.PaymentIntent, R.Page<R.PaymentIntent>>(query, (cursor) =>
-        unwrap(this.http.GET("/payment_intents", { params: { query: at(query, cursor) }, ...init(options) }))),
-    confirm: (id: string, options?: PostOptions): Promise<R.PaymentIntent> =>
-      unwrap(this.http.POST("/payment_intents/{id}/confirm", { params: { path: { id } }, ...init(options) })),
-    cancel: (id: string, body?: R.PaymentIntentCancelParams, options?: PostOptions): Promise<R.PaymentIntent> =>
-      unwrap(this.http.POST("/payment_intents/{id}/cancel", { params: { path: { id } }, body: body ?? {}, ...init(options) }))
-  }
-
+  readonly paymentIntents = this.#methods.paymentIntents
+  /** Assets: files for later receipts (4.4). @since 0.1.0 */
+  readonly assets = this.#methods.assets
   /** Refunds (D10). @since 0.1.0 */
-  readonly refunds = {
-    create: (body: R.RefundCreateParams, options?: PostOptions): Promise<R.Refund> =>
-      unwrap(this.http.POST("/refunds", { body, ...init(options) })),
-    retrieve: (id: string, options?: RequestOptions): Promise<R.Refund> =>
-      unwrap(this.http.GET("/refunds/{id}", { params: { path: { id } }, ...init(options) })),
-    list: (query?: R.ListQuery<"refunds.list">, options?: RequestOptions) =>
-      this.#list<R.Refund, R.Page<R.Refund>>(query, (cursor) =>
-        unwrap(this.http.GET("/refunds", { params: { query: at(query, cursor) }, ...init(options) })))
-  }
-
+  readonly refunds = this.#methods.refunds
   /** Payout intents (D8); approval is the host's back office, not a merchant route. @since 0.1.0 */
-  readonly payoutIntents = {
-    create: (body: R.PayoutIntentCreateParams, options?: PostOptions): Promise<R.PayoutIntent> =>
-      unwrap(this.http.POST("/payout_intents", { body, ...init(options) })),
-    retrieve: (id: string, options?: RequestOptions): Promise<R.PayoutIntent> =>
-      unwrap(this.http.GET("/payout_intents/{id}", { params: { path: { id } }, ...init(options) })),
-    list: (query?: R.ListQuery<"payoutIntents.list">, options?: RequestOptions) =>
-      this.#list<R.PayoutIntent, R.Page<R.PayoutIntent>>(query, (cursor) =>
-        unwrap(this.http.GET("/payout_intents", { params: { query: at(query, cursor) }, ...init(options) }))),
-    cancel: (id: string, options?: PostOptions): Promise<R.PayoutIntent> =>
-      unwrap(this.http.POST("/payout_intents/{id}/cancel", { params: { path: { id } }, ...init(options) }))
-  }
-
+  readonly payoutIntents = this.#methods.payoutIntents
   /** Top-up intents (4.7, 4.8): the `Idempotency-Key` they require is always sent. @since 0.1.0 */
-  readonly topupIntents = {
-    create: (body: R.TopupIntentCreateParams, options?: PostOptions): Promise<R.TopupIntent> =>
-      // The document marks the key required here (4.7): the typed call names it.
-      unwrap(this.http.POST("/topup_intents", {
-        body,
-        params: { header: { [idempotencyHeader]: options?.idempotencyKey ?? crypto.randomUUID() } },
-        ...(options?.signal === undefined ? {} : { signal: options.signal })
-      })),
-    retrieve: (id: string, options?: RequestOptions): Promise<R.TopupIntent> =>
-      unwrap(this.http.GET("/topup_intents/{id}", { params: { path: { id } }, ...init(options) })),
-    list: (query?: R.ListQuery<"topupIntents.list">, options?: RequestOptions) =>
-      this.#list<R.TopupIntent, R.Page<R.TopupIntent>>(query, (cursor) =>
-        unwrap(this.http.GET("/topup_intents", { params: { query: at(query, cursor) }, ...init(options) })))
-  }
-
+  readonly topupIntents = this.#methods.topupIntents
+  /** Webhook endpoints (D3, D7): the create answer holds the `secret`, once. @since 0.1.0 */
+  readonly webhookEndpoints = this.#methods.webhookEndpoints
+  /** Events (D7). @since 0.1.0 */
+  readonly events = this.#methods.events
   /** Discovery (4.6): the methods a payment of this amount, country, currency and mode may use. @since 0.1.0 */
-  readonly paymentMethods = {
-    list: (query: R.ListQuery<"paymentMethods.options">, options?: RequestOptions): Promise<R.PaymentMethodDiscovery> =>
-      unwrap(this.http.GET("/payment_methods/options", { params: { query }, ...init(options) }))
-  }
-
-  /** Webhook endpoints (D3, D7). @since 0.1.0 */
-  readonly webhookEndpoints = {
-    create: (body: R.WebhookEndpointCreateParams, options?: PostOptions): Promise<R.WebhookEndpointCreated> =>
-      unwrap(this.http.POST("/webhook_endpoints", { body, ...init(options) })),
-    retrieve: (id: string, options?: RequestOptions): Promise<R.WebhookEndpoint> =>
-      unwrap(this.http.GET("/webhook_endpoints/{id}", { params: { path: { id } }, ...init(options) })),
-    list: (query?: R.ListQuery<"webhookEndpoints.list">, options?: RequestOptions) =>
-      this.#list<R.WebhookEndpoint, R.Page<R.WebhookEndpoint>>(query, (cursor) =>
-        unwrap(this.http.GET("/webhook_endpoints", { params: { query: at(query, cursor) }, ...init(options) }))),
-    delete: (id: string, options?: RequestOptions) =>
-      unwrap(this.http.DELETE("/webhook_endpoints/{id}", { params: { path: { id } }, ...init(options) }))
-  }
+  readonly paymentMethods = this.#methods.paymentMethods
+  /** The webhook event type catalogue (4.11). @since 0.1.0 */
+  readonly webhookEventTypes = this.#methods.webhookEventTypes
 }

@@ -4200,3 +4200,36 @@ export interface operations {
         };
     };
 }
+/** Each operation's route and what its request carries, by operation id (`TenderClient`'s methods). */
+export const operationRoutes = {
+    "paymentIntents.create": { method: "POST", path: "/payment_intents", body: "json", bodyRequired: true },
+    "paymentIntents.list": { method: "GET", path: "/payment_intents", query: true, list: true },
+    "paymentIntents.retrieve": { method: "GET", path: "/payment_intents/{id}" },
+    "paymentIntents.confirm": { method: "POST", path: "/payment_intents/{id}/confirm" },
+    "paymentIntents.receipt": { method: "POST", path: "/payment_intents/{id}/receipt", body: "json-or-file", bodyRequired: true },
+    "paymentIntents.cancel": { method: "POST", path: "/payment_intents/{id}/cancel", body: "json", bodyRequired: false },
+    "assets.upload": { method: "POST", path: "/assets", body: "file", bodyRequired: true },
+    "payoutIntents.create": { method: "POST", path: "/payout_intents", body: "json", bodyRequired: true },
+    "payoutIntents.list": { method: "GET", path: "/payout_intents", query: true, list: true },
+    "payoutIntents.retrieve": { method: "GET", path: "/payout_intents/{id}" },
+    "payoutIntents.cancel": { method: "POST", path: "/payout_intents/{id}/cancel" },
+    "refunds.create": { method: "POST", path: "/refunds", body: "json", bodyRequired: true },
+    "refunds.list": { method: "GET", path: "/refunds", query: true, list: true },
+    "refunds.retrieve": { method: "GET", path: "/refunds/{id}" },
+    "topupIntents.create": { method: "POST", path: "/topup_intents", body: "json", bodyRequired: true },
+    "topupIntents.list": { method: "GET", path: "/topup_intents", query: true, list: true },
+    "topupIntents.retrieve": { method: "GET", path: "/topup_intents/{id}" },
+    "topupIntents.receipt": { method: "POST", path: "/topup_intents/{id}/receipt", body: "json", bodyRequired: true },
+    "webhookEndpoints.create": { method: "POST", path: "/webhook_endpoints", body: "json", bodyRequired: true },
+    "webhookEndpoints.list": { method: "GET", path: "/webhook_endpoints", query: true, list: true },
+    "webhookEndpoints.retrieve": { method: "GET", path: "/webhook_endpoints/{id}" },
+    "webhookEndpoints.delete": { method: "DELETE", path: "/webhook_endpoints/{id}" },
+    "webhookEndpoints.attempts": { method: "GET", path: "/webhook_endpoints/{id}/attempts", query: true, list: true },
+    "webhookEndpoints.resend": { method: "POST", path: "/webhook_endpoints/{id}/resend", body: "json", bodyRequired: true },
+    "webhookEndpoints.rotateSecret": { method: "POST", path: "/webhook_endpoints/{id}/rotate_secret", body: "json", bodyRequired: false },
+    "webhookEndpoints.enable": { method: "POST", path: "/webhook_endpoints/{id}/enable" },
+    "events.retrieve": { method: "GET", path: "/events/{id}" },
+    "events.list": { method: "GET", path: "/events", query: true, list: true },
+    "paymentMethods.options": { method: "GET", path: "/payment_methods/options", query: true },
+    "webhookEventTypes.catalogue": { method: "GET", path: "/webhook_event_types" }
+} as const;

@@ -3,7 +3,7 @@
  * pages, the errors of D1, and its POSTs carrying an Idempotency-Key.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { payout, promptpay, promptpayFor, topup } from "@tender/test-support"
+import { bankTransfer, payout, png, promptpay, promptpayFor, topup } from "@tender/test-support"
 import { TenderApiError, TenderClient, type PaymentIntent } from "../src/index.js"
 import { tender } from "./servers.js"
 
@@ -120,9 +120,9 @@ describe("client: refunds, payouts, top-ups, discovery, webhook endpoints", () =
     assert.deepStrictEqual((await client.topupIntents.list({ source_type: "test_funding" })).data.map((x) => x.id), [topupIntent.id])
   })
 
-  it("client: paymentMethods.list is discovery (4.6); webhook endpoints create (secret once), retrieve, list, delete; client.http reaches any route", async () => {
+  it("client: paymentMethods.options is discovery (4.6); webhook endpoints create (secret once), retrieve, list, delete; client.http reaches any route", async () => {
     const { client } = await tender()
-    const discovery = await client.paymentMethods.list({ amount: "150000", country: "TH", currency: "THB", checkout_mode: "merchant" })
+    const discovery = await client.paymentMethods.options({ amount: "150000", country: "TH", currency: "THB", checkout_mode: "merchant" })
     assert.include(discovery.methods.map((m) => m.code), "th_promptpay")
     const endpoint = await client.webhookEndpoints.create({ url: "https://merchant.example.com/hooks" })
     assert.match(endpoint.secret, /^whsec_/)
@@ -132,6 +132,36 @@ describe("client: refunds, payouts, top-ups, discovery, webhook endpoints", () =
     assert.lengthOf((await client.webhookEndpoints.list()).data, 0)
     const catalogue = await client.http.GET("/webhook_event_types")
     assert.include(catalogue.data!.data.map((t) => t.type), "refund.succeeded")
+  })
+})
+
+describe("client: every operation of the document is a method", () => {
+  it("4.4 client: assets.upload sends the file as multipart (part file) and paymentIntents.receipt takes the asset, or the file itself", async () => {
+    const log = recording()
+    const { client } = await tender({ fetch: log.fetch })
+    const asset = await client.assets.upload({ file: new Blob([png()], { type: "image/png" }) })
+    assert.match(asset.id, /^asst_/)
+    assert.match(log.sent.at(-1)!.headers.get("content-type") ?? "", /^multipart\/form-data; boundary=/)
+    const byAsset = await client.paymentIntents.create(bankTransfer())
+    assert.isNotNull((await client.paymentIntents.receipt(byAsset.id, { asset_id: asset.id })).receipt)
+    const byFile = await client.paymentIntents.create(bankTransfer())
+    assert.isNotNull((await client.paymentIntents.receipt(byFile.id, { file: new Blob([png()], { type: "image/png" }) })).receipt)
+  })
+
+  it("D7 client: events retrieve and list; the event type catalogue; a webhook endpoint's attempts, resend, rotateSecret and enable", async () => {
+    const { client } = await tender()
+    const created = await client.paymentIntents.create(promptpay)
+    const events = await client.events.list({ type: "payment_intent.created" })
+    const event = events.data.find((e) => (e.data.object as { id?: string }).id === created.id)!
+    assert.strictEqual((await client.events.retrieve(event.id)).id, event.id)
+    assert.include((await client.webhookEventTypes.catalogue()).data.map((t) => t.type), "refund.succeeded")
+
+    const endpoint = await client.webhookEndpoints.create({ url: "https://merchant.example.com/hooks" })
+    assert.deepStrictEqual((await client.webhookEndpoints.attempts(endpoint.id)).data, [])
+    assert.strictEqual((await client.webhookEndpoints.resend(endpoint.id, { event: event.id })).object, "webhook_resend")
+    const rotated = await client.webhookEndpoints.rotateSecret(endpoint.id)
+    assert.notStrictEqual(rotated.secret, endpoint.secret)
+    assert.strictEqual((await client.webhookEndpoints.enable(endpoint.id)).status, "enabled")
   })
 })
 

@@ -19,6 +19,12 @@ export interface ApiResponse extends StoredResponse {
    * wire. Never stored: such an answer is not final.
    */
   readonly retryAfterSeconds?: number | undefined
+  /**
+   * The value `body` renders, when this process rendered it: an in-process caller (the Promise
+   * API of `@tender/server`) takes it as it is instead of parsing `body` back. Never stored, so
+   * a replay (D5) has only the text.
+   */
+  readonly value?: unknown
 }
 
 /** A JSON success. @since 0.1.0 @category constructors */
@@ -26,17 +32,22 @@ export const json = (status: number, value: unknown, requestId: string): ApiResp
   status,
   body: JSON.stringify(value),
   requestId,
-  replayed: false
+  replayed: false,
+  value
 })
 
 /** An error in the D1 body. @since 0.1.0 @category constructors */
-export const fromError = (error: ApiError, requestId: string): ApiResponse => ({
-  status: error.status,
-  body: JSON.stringify(errorBody(error, requestId)),
-  requestId,
-  replayed: false,
-  ...(error._tag === "RateLimited" ? { retryAfterSeconds: error.retryAfterSeconds } : {})
-})
+export const fromError = (error: ApiError, requestId: string): ApiResponse => {
+  const value = errorBody(error, requestId)
+  return {
+    status: error.status,
+    body: JSON.stringify(value),
+    requestId,
+    replayed: false,
+    value,
+    ...(error._tag === "RateLimited" ? { retryAfterSeconds: error.retryAfterSeconds } : {})
+  }
+}
 
 /**
  * How long a client waits before retrying a request whose original is still in flight (4.9.6):
@@ -53,4 +64,4 @@ export const retryLater = (error: ApiError, requestId: string): ApiResponse => (
 })
 
 /** A stored response, marked as replayed. @since 0.1.0 @category constructors */
-export const replay = (stored: StoredResponse): ApiResponse => ({ ...stored, replayed: true })
+export const replay = (stored: StoredResponse): ApiResponse => ({ status: stored.status, body: stored.body, requestId: stored.requestId, replayed: true })

@@ -1,6 +1,6 @@
 /**
- * The Promise API's types: what `tender.payments`, `tender.payouts`, `tender.merchants`…
- * take and answer. Bodies and answers are the wire JSON of the HTTP API (snake_case, amounts
+ * The Promise API's types: what `tender.paymentIntents`, `tender.payoutIntents`,
+ * `tender.merchants`… take and answer. Bodies and answers are the wire JSON of the HTTP API (snake_case, amounts
  * as strings of minor units), so a host moves between the two without translating.
  *
  * Operations on a merchant's resources name the merchant and environment in their options,
@@ -21,6 +21,8 @@ import type {
   Seed,
   WebhookEndpoint
 } from "@tender/core"
+import type * as Endpoints from "./internal/endpoints.js"
+import type { Query } from "./internal/rows.js"
 
 /** @since 0.1.0 @category models */
 export type Environment = "test" | "live"
@@ -48,9 +50,6 @@ export interface ListPage<T> {
   readonly has_more: boolean
   readonly next_cursor: string | null
 }
-
-/** A list query's values as in the URL; numbers and arrays are accepted and written as the URL would. */
-type Query<Q> = { readonly [K in keyof Q]?: Q[K] | number | ReadonlyArray<string> | undefined }
 
 /** @since 0.1.0 @category models */
 export type PaymentIntentCreateParams = typeof PaymentIntent.CreateParams.Encoded
@@ -83,46 +82,41 @@ export type WebhookEndpointCreated = typeof WebhookEndpoint.WebhookEndpointCreat
 /** @since 0.1.0 @category models */
 export type WebhookEndpointDeleted = typeof WebhookEndpoint.WebhookEndpointDeleted.Type
 
+/**
+ * The merchant API's methods, one per endpoint of the HTTP API under the same group and endpoint
+ * names (`tender.paymentIntents.create` is `POST /payment_intents`, `paymentIntents.create` in
+ * `/openapi.json`, `client.paymentIntents.create` in `@tender/client`). Each takes, in order, the
+ * resource id, the body or list query, and the options naming the merchant; it answers the
+ * endpoint's JSON. docs/server.md lists them.
+ *
+ * @since 0.1.0 @category api
+ */
+export type MerchantApi = Endpoints.Methods
+
 /** Payment intents (4.1-4.5, D10). @since 0.1.0 @category api */
-export interface PaymentsApi {
-  readonly create: (params: PaymentIntentCreateParams, options: WriteOptions) => Promise<PaymentIntentCreated>
-  readonly get: (id: string, options: MerchantScope) => Promise<PaymentIntentResource>
-  readonly list: (query: PaymentIntentListQuery | undefined, options: MerchantScope) => Promise<ListPage<PaymentIntentResource>>
-  readonly confirm: (id: string, options: WriteOptions) => Promise<PaymentIntentResource>
-  readonly cancel: (id: string, params: PaymentIntentCancelParams | undefined, options: WriteOptions) => Promise<PaymentIntentResource>
-  /** Refund all (no `amount`) or part of a succeeded payment (D10): `refunds.create` with `payment_intent: id`. */
-  readonly refund: (id: string, params: Omit<RefundCreateParams, "payment_intent"> | undefined, options: WriteOptions) => Promise<RefundResource>
-}
-
+export type PaymentIntentsApi = MerchantApi["paymentIntents"]
+/** Assets: files for later receipts (4.4). @since 0.1.0 @category api */
+export type AssetsApi = MerchantApi["assets"]
 /** Refunds (D10). @since 0.1.0 @category api */
-export interface RefundsApi {
-  readonly create: (params: RefundCreateParams, options: WriteOptions) => Promise<RefundResource>
-  readonly get: (id: string, options: MerchantScope) => Promise<RefundResource>
-  readonly list: (query: RefundListQuery | undefined, options: MerchantScope) => Promise<ListPage<RefundResource>>
-}
+export type RefundsApi = MerchantApi["refunds"]
+/** Top-up intents (4.7, 4.8): `create` requires `idempotencyKey`, as its route requires the header. @since 0.1.0 @category api */
+export type TopupIntentsApi = MerchantApi["topupIntents"]
+/** Webhook endpoints (6, D3): `create` answers the `secret` this once. @since 0.1.0 @category api */
+export type WebhookEndpointsApi = MerchantApi["webhookEndpoints"]
+/** Events (D7). @since 0.1.0 @category api */
+export type EventsApi = MerchantApi["events"]
+/** Discovery (4.6): `options(query, scope)`. @since 0.1.0 @category api */
+export type PaymentMethodsApi = MerchantApi["paymentMethods"]
+/** The webhook event type catalogue (4.11). @since 0.1.0 @category api */
+export type WebhookEventTypesApi = MerchantApi["webhookEventTypes"]
 
-/** Payout intents (D8): approval is the host's, the rest is the merchant's API too. @since 0.1.0 @category api */
-export interface PayoutsApi {
-  readonly create: (params: PayoutIntentCreateParams, options: WriteOptions) => Promise<PayoutIntentResource>
-  readonly get: (id: string, options: MerchantScope) => Promise<PayoutIntentResource>
-  readonly list: (query: PayoutIntentListQuery | undefined, options: MerchantScope) => Promise<ListPage<PayoutIntentResource>>
-  readonly cancel: (id: string, options: WriteOptions) => Promise<PayoutIntentResource>
+/** Payout intents (D8): the merchant API's methods, and approval, which is the host's. @since 0.1.0 @category api */
+export type PayoutIntentsApi = MerchantApi["payoutIntents"] & {
   /**
    * Approve a payout awaiting approval (D8): it becomes `processing` and a durable task sends it
    * to its provider. Another status rejects with 409 `payout_not_approvable` (nothing changes).
    */
   readonly approve: (id: string, options: MerchantScope) => Promise<PayoutIntentResource>
-}
-
-/** Webhook endpoints (6, D3). @since 0.1.0 @category api */
-export interface WebhookEndpointsApi {
-  /** The answer carries the endpoint's `secret`, this once. */
-  readonly create: (params: WebhookEndpointCreateParams, options: WriteOptions) => Promise<WebhookEndpointCreated>
-  readonly get: (id: string, options: MerchantScope) => Promise<WebhookEndpointResource>
-  readonly list: (query: { readonly limit?: number | string; readonly cursor?: string } | undefined, options: MerchantScope) => Promise<ListPage<WebhookEndpointResource>>
-  readonly delete: (id: string, options: WriteOptions) => Promise<WebhookEndpointDeleted>
-  /** A new secret, returned this once; the old one keeps signing beside it for `graceMillis` (default 24 h, from 0 to 7 days). */
-  readonly rotateSecret: (id: string, options: MerchantScope & { readonly graceMillis?: number }) => Promise<{ readonly secret: string }>
 }
 
 /** A merchant as the seed format writes it (docs/seed-format.md), without key pairs. @since 0.1.0 @category models */
@@ -146,7 +140,7 @@ export interface MerchantResource {
 export interface MerchantsApi {
   /** A new merchant; an id taken already rejects with 400 `validation_failed` (`param: "id"`). */
   readonly create: (params: MerchantParams) => Promise<MerchantResource>
-  readonly get: (id: string) => Promise<MerchantResource>
+  readonly retrieve: (id: string) => Promise<MerchantResource>
   /** Replace a merchant's name, checkout modes and routes. */
   readonly update: (id: string, params: Omit<MerchantParams, "id">) => Promise<MerchantResource>
 }

@@ -4,7 +4,7 @@
  * Effect way"): core's services on the chosen storage, migrated and seeded, the workers and
  * the hourly maintenance, the host's logger; then mounts `@tender/http` on the same services
  * and offers the Promise API on them. One set of services answers both the HTTP routes and
- * `tender.payments.create(…)`.
+ * `tender.paymentIntents.create(…)`.
  *
  * @since 0.1.0
  */
@@ -83,10 +83,17 @@ export interface TenderInstance {
   readonly fetch: (request: Request) => Promise<Response>
   /** Whether a URL or path is one of Tender's routes. */
   readonly owns: (url: string) => boolean
-  readonly payments: Api.PaymentsApi
+  /** The merchant API's endpoints, by their HttpApi group and endpoint names (docs/server.md). */
+  readonly paymentIntents: Api.PaymentIntentsApi
+  readonly assets: Api.AssetsApi
   readonly refunds: Api.RefundsApi
-  readonly payouts: Api.PayoutsApi
+  readonly payoutIntents: Api.PayoutIntentsApi
+  readonly topupIntents: Api.TopupIntentsApi
   readonly webhookEndpoints: Api.WebhookEndpointsApi
+  readonly events: Api.EventsApi
+  readonly paymentMethods: Api.PaymentMethodsApi
+  readonly webhookEventTypes: Api.WebhookEventTypesApi
+  /** Host-only: onboarding, key pairs and route health have no HTTP endpoint. */
   readonly merchants: Api.MerchantsApi
   readonly keys: Api.KeysApi
   readonly routes: Api.RoutesApi

@@ -3,7 +3,7 @@
  * `TenderError` carrying the D1 `code`, the HTTP `status` the same failure has on the wire,
  * and `param` when one input is at fault. The codes are the wire codes (spec 7, D1), so a
  * host's code that handles `error.code === "idempotency_conflict"` handles it the same way
- * whether the call came through HTTP or through `tender.payments.create`.
+ * whether the call came through HTTP or through `tender.paymentIntents.create`.
  *
  * @since 0.1.0
  */

@@ -25,66 +25,75 @@ const any = (u: unknown) => u as never
 
 const calls: ReadonlyArray<BadCall> = [
   // The scope every merchant operation takes.
-  ["payments.get without options", (t) => t.payments.get(id, any(undefined)), "options", `payments.get: argument "options" must be an object with merchant and environment, got undefined`],
-  ["payments.get with options null", (t) => t.payments.get(id, any(null)), "options", "got null"],
-  ["payments.list with options a string", (t) => t.payments.list(undefined, any("mch_demo")), "options", `got "mch_demo"`],
-  ["payments.get with no merchant", (t) => t.payments.get(id, any({ environment: "test" })), "merchant", `payments.get: option "merchant" is required, got undefined`],
-  ["payments.get with merchant 42", (t) => t.payments.get(id, any({ merchant: 42, environment: "test" })), "merchant", `option "merchant" must be a non-empty string, got 42`],
-  ["payments.get with merchant an object", (t) => t.payments.get(id, any({ merchant: { id: "mch_demo" }, environment: "test" })), "merchant", "got an object"],
-  ["payments.get with merchant empty", (t) => t.payments.get(id, any({ merchant: "", environment: "test" })), "merchant", `got ""`],
-  ["payments.get with environment prod", (t) => t.payments.get(id, any({ merchant: "mch_demo", environment: "prod" })), "environment", `payments.get: option "environment" must be "test" or "live", got "prod"`],
-  ["payments.get with no environment", (t) => t.payments.get(id, any({ merchant: "mch_demo" })), "environment", `option "environment" is required`],
+  ["paymentIntents.retrieve without options", (t) => t.paymentIntents.retrieve(id, any(undefined)), "options", `paymentIntents.retrieve: argument "options" must be an object with merchant and environment, got undefined`],
+  ["paymentIntents.retrieve with options null", (t) => t.paymentIntents.retrieve(id, any(null)), "options", "got null"],
+  ["paymentIntents.list with options a string", (t) => t.paymentIntents.list(undefined, any("mch_demo")), "options", `got "mch_demo"`],
+  ["paymentIntents.retrieve with no merchant", (t) => t.paymentIntents.retrieve(id, any({ environment: "test" })), "merchant", `paymentIntents.retrieve: option "merchant" is required, got undefined`],
+  ["paymentIntents.retrieve with merchant 42", (t) => t.paymentIntents.retrieve(id, any({ merchant: 42, environment: "test" })), "merchant", `option "merchant" must be a non-empty string, got 42`],
+  ["paymentIntents.retrieve with merchant an object", (t) => t.paymentIntents.retrieve(id, any({ merchant: { id: "mch_demo" }, environment: "test" })), "merchant", "got an object"],
+  ["paymentIntents.retrieve with merchant empty", (t) => t.paymentIntents.retrieve(id, any({ merchant: "", environment: "test" })), "merchant", `got ""`],
+  ["paymentIntents.retrieve with environment prod", (t) => t.paymentIntents.retrieve(id, any({ merchant: "mch_demo", environment: "prod" })), "environment", `paymentIntents.retrieve: option "environment" must be "test" or "live", got "prod"`],
+  ["paymentIntents.retrieve with no environment", (t) => t.paymentIntents.retrieve(id, any({ merchant: "mch_demo" })), "environment", `option "environment" is required`],
   ["refunds.list with environment TEST", (t) => t.refunds.list(undefined, any({ merchant: "mch_demo", environment: "TEST" })), "environment", `refunds.list: option "environment"`],
-  ["payouts.approve without options", (t) => t.payouts.approve("pout_000000000000000000000000", any(undefined)), "options", `payouts.approve: argument "options"`],
-  ["webhookEndpoints.get with environment 1", (t) => t.webhookEndpoints.get("we_x", any({ merchant: "mch_demo", environment: 1 })), "environment", "got 1"],
+  ["payoutIntents.approve without options", (t) => t.payoutIntents.approve("pout_000000000000000000000000", any(undefined)), "options", `payoutIntents.approve: argument "options"`],
+  ["webhookEndpoints.retrieve with environment 1", (t) => t.webhookEndpoints.retrieve("we_x", any({ merchant: "mch_demo", environment: 1 })), "environment", "got 1"],
   // Ids.
-  ["payments.get with id 42", (t) => t.payments.get(any(42), demo), "id", `payments.get: argument "id" must be a non-empty string of at most 100 characters, got 42`],
-  ["payments.get with id undefined", (t) => t.payments.get(any(undefined), demo), "id", "got undefined"],
-  ["payments.get with id empty", (t) => t.payments.get("", demo), "id", `got ""`],
-  ["payments.get with id an object", (t) => t.payments.get(any({ id }), demo), "id", "got an object"],
-  ["payments.get with an id of 101 characters", (t) => t.payments.get("d".repeat(101), demo), "id", "at most 100 characters"],
-  ["payments.confirm with id null", (t) => t.payments.confirm(any(null), demo), "id", `payments.confirm: argument "id"`],
-  ["payments.cancel with id 1", (t) => t.payments.cancel(any(1), undefined, demo), "id", `payments.cancel: argument "id"`],
-  ["payments.refund with id an array", (t) => t.payments.refund(any([id]), undefined, demo), "id", "got an array of 1"],
-  ["refunds.get with id true", (t) => t.refunds.get(any(true), demo), "id", `refunds.get: argument "id"`],
-  ["payouts.get with id 0", (t) => t.payouts.get(any(0), demo), "id", `payouts.get: argument "id"`],
-  ["payouts.cancel with id undefined", (t) => t.payouts.cancel(any(undefined), demo), "id", `payouts.cancel: argument "id"`],
-  ["payouts.approve with id {}", (t) => t.payouts.approve(any({}), demo), "id", `payouts.approve: argument "id"`],
-  ["webhookEndpoints.get with id 5", (t) => t.webhookEndpoints.get(any(5), demo), "id", `webhookEndpoints.get: argument "id"`],
+  ["paymentIntents.retrieve with id 42", (t) => t.paymentIntents.retrieve(any(42), demo), "id", `paymentIntents.retrieve: argument "id" must be a non-empty string of at most 100 characters, got 42`],
+  ["paymentIntents.retrieve with id undefined", (t) => t.paymentIntents.retrieve(any(undefined), demo), "id", "got undefined"],
+  ["paymentIntents.retrieve with id empty", (t) => t.paymentIntents.retrieve("", demo), "id", `got ""`],
+  ["paymentIntents.retrieve with id an object", (t) => t.paymentIntents.retrieve(any({ id }), demo), "id", "got an object"],
+  ["paymentIntents.retrieve with an id of 101 characters", (t) => t.paymentIntents.retrieve("d".repeat(101), demo), "id", "at most 100 characters"],
+  ["paymentIntents.confirm with id null", (t) => t.paymentIntents.confirm(any(null), demo), "id", `paymentIntents.confirm: argument "id"`],
+  ["paymentIntents.cancel with id 1", (t) => t.paymentIntents.cancel(any(1), undefined, demo), "id", `paymentIntents.cancel: argument "id"`],
+  ["paymentIntents.receipt with id an array", (t) => t.paymentIntents.receipt(any([id]), { asset_id: "asset_x" }, demo), "id", "got an array of 1"],
+  ["refunds.retrieve with id true", (t) => t.refunds.retrieve(any(true), demo), "id", `refunds.retrieve: argument "id"`],
+  ["payoutIntents.retrieve with id 0", (t) => t.payoutIntents.retrieve(any(0), demo), "id", `payoutIntents.retrieve: argument "id"`],
+  ["payoutIntents.cancel with id undefined", (t) => t.payoutIntents.cancel(any(undefined), demo), "id", `payoutIntents.cancel: argument "id"`],
+  ["payoutIntents.approve with id {}", (t) => t.payoutIntents.approve(any({}), demo), "id", `payoutIntents.approve: argument "id"`],
+  ["webhookEndpoints.retrieve with id 5", (t) => t.webhookEndpoints.retrieve(any(5), demo), "id", `webhookEndpoints.retrieve: argument "id"`],
   ["webhookEndpoints.delete with id null", (t) => t.webhookEndpoints.delete(any(null), demo), "id", `webhookEndpoints.delete: argument "id"`],
-  ["webhookEndpoints.rotateSecret with id 7", (t) => t.webhookEndpoints.rotateSecret(any(7), demo), "id", `webhookEndpoints.rotateSecret: argument "id"`],
-  ["merchants.get with id 9", (t) => t.merchants.get(any(9)), "id", `merchants.get: argument "id"`],
+  ["webhookEndpoints.rotateSecret with id 7", (t) => t.webhookEndpoints.rotateSecret(any(7), undefined, demo), "id", `webhookEndpoints.rotateSecret: argument "id"`],
+  ["merchants.retrieve with id 9", (t) => t.merchants.retrieve(any(9)), "id", `merchants.retrieve: argument "id"`],
   ["merchants.update with id undefined", (t) => t.merchants.update(any(undefined), any({ name: "x" })), "id", `merchants.update: argument "id"`],
   // Idempotency keys.
-  ["payments.create with an object as idempotencyKey", (t) => t.payments.create(promptpay, any({ ...demo, idempotencyKey: { order: 1 } })), "idempotencyKey", `payments.create: option "idempotencyKey" must be a string of 1 to 255 printable ASCII characters, got an object`],
-  ["payments.create with idempotencyKey 42", (t) => t.payments.create(promptpay, any({ ...demo, idempotencyKey: 42 })), "idempotencyKey", "got 42"],
-  ["payments.create with idempotencyKey empty", (t) => t.payments.create(promptpay, { ...demo, idempotencyKey: "" }), "idempotencyKey", `got ""`],
-  ["payments.create with idempotencyKey of 256 characters", (t) => t.payments.create(promptpay, { ...demo, idempotencyKey: "k".repeat(256) }), "idempotencyKey", "1 to 255"],
-  ["payments.confirm with idempotencyKey not ASCII", (t) => t.payments.confirm(id, { ...demo, idempotencyKey: "ключ" }), "idempotencyKey", `payments.confirm: option "idempotencyKey"`],
-  ["payouts.cancel with idempotencyKey an array", (t) => t.payouts.cancel("pout_000000000000000000000000", any({ ...demo, idempotencyKey: ["a"] })), "idempotencyKey", `payouts.cancel: option "idempotencyKey"`],
+  ["paymentIntents.create with an object as idempotencyKey", (t) => t.paymentIntents.create(promptpay, any({ ...demo, idempotencyKey: { order: 1 } })), "idempotencyKey", `paymentIntents.create: option "idempotencyKey" must be a string of 1 to 255 printable ASCII characters, got an object`],
+  ["paymentIntents.create with idempotencyKey 42", (t) => t.paymentIntents.create(promptpay, any({ ...demo, idempotencyKey: 42 })), "idempotencyKey", "got 42"],
+  ["paymentIntents.create with idempotencyKey empty", (t) => t.paymentIntents.create(promptpay, { ...demo, idempotencyKey: "" }), "idempotencyKey", `got ""`],
+  ["paymentIntents.create with idempotencyKey of 256 characters", (t) => t.paymentIntents.create(promptpay, { ...demo, idempotencyKey: "k".repeat(256) }), "idempotencyKey", "1 to 255"],
+  ["paymentIntents.confirm with idempotencyKey not ASCII", (t) => t.paymentIntents.confirm(id, { ...demo, idempotencyKey: "ключ" }), "idempotencyKey", `paymentIntents.confirm: option "idempotencyKey"`],
+  ["payoutIntents.cancel with idempotencyKey an array", (t) => t.payoutIntents.cancel("pout_000000000000000000000000", any({ ...demo, idempotencyKey: ["a"] })), "idempotencyKey", `payoutIntents.cancel: option "idempotencyKey"`],
   ["refunds.create with idempotencyKey true", (t) => t.refunds.create(any({ payment_intent: id }), any({ ...demo, idempotencyKey: true })), "idempotencyKey", `refunds.create: option "idempotencyKey"`],
   ["webhookEndpoints.delete with idempotencyKey 1", (t) => t.webhookEndpoints.delete("we_x", any({ ...demo, idempotencyKey: 1 })), "idempotencyKey", `webhookEndpoints.delete: option "idempotencyKey"`],
   // Bodies and queries that are not objects.
-  ["payments.create without params", (t) => t.payments.create(any(undefined), demo), "params", `payments.create: argument "params" must be an object, got undefined`],
-  ["payments.create with params a string", (t) => t.payments.create(any("{}"), demo), "params", `got "{}"`],
+  ["paymentIntents.create without params", (t) => t.paymentIntents.create(any(undefined), demo), "params", `paymentIntents.create: argument "params" must be an object, got undefined`],
+  ["paymentIntents.create with params a string", (t) => t.paymentIntents.create(any("{}"), demo), "params", `got "{}"`],
   ["refunds.create with params null", (t) => t.refunds.create(any(null), demo), "params", `refunds.create: argument "params"`],
-  ["payouts.create with params an array", (t) => t.payouts.create(any([]), demo), "params", "got an array of 0"],
+  ["payoutIntents.create with params an array", (t) => t.payoutIntents.create(any([]), demo), "params", "got an array of 0"],
   ["webhookEndpoints.create with params 1", (t) => t.webhookEndpoints.create(any(1), demo), "params", `webhookEndpoints.create: argument "params"`],
-  ["payments.cancel with params a string", (t) => t.payments.cancel(id, any("duplicate"), demo), "params", `payments.cancel: argument "params" must be an object or undefined`],
-  ["payments.refund with params 5", (t) => t.payments.refund(id, any(5), demo), "params", `payments.refund: argument "params"`],
-  ["payments.list with query a string", (t) => t.payments.list(any("status=canceled"), demo), "query", `payments.list: argument "query" must be an object or undefined`],
+  ["paymentIntents.cancel with params a string", (t) => t.paymentIntents.cancel(id, any("duplicate"), demo), "params", `paymentIntents.cancel: argument "params" must be an object or undefined`],
+  ["paymentIntents.receipt with params 5", (t) => t.paymentIntents.receipt(id, any(5), demo), "params", `paymentIntents.receipt: argument "params"`],
+  ["paymentIntents.list with query a string", (t) => t.paymentIntents.list(any("status=canceled"), demo), "query", `paymentIntents.list: argument "query" must be an object or undefined`],
   ["refunds.list with query an array", (t) => t.refunds.list(any(["a"]), demo), "query", `refunds.list: argument "query"`],
-  ["payouts.list with query 1", (t) => t.payouts.list(any(1), demo), "query", `payouts.list: argument "query"`],
+  ["payoutIntents.list with query 1", (t) => t.payoutIntents.list(any(1), demo), "query", `payoutIntents.list: argument "query"`],
   ["webhookEndpoints.list with query true", (t) => t.webhookEndpoints.list(any(true), demo), "query", `webhookEndpoints.list: argument "query"`],
   ["merchants.create without params", (t) => t.merchants.create(any(undefined)), "params", `merchants.create: argument "params"`],
   ["merchants.update with params null", (t) => t.merchants.update("mch_demo", any(null)), "params", `merchants.update: argument "params"`],
-  // Secret rotation's grace.
-  ["webhookEndpoints.rotateSecret with graceMillis Infinity", (t) => t.webhookEndpoints.rotateSecret("we_x", { ...demo, graceMillis: Infinity }), "graceMillis", `webhookEndpoints.rotateSecret: option "graceMillis" must be a whole number of milliseconds from 0 to 604800000 (7 days), got Infinity`],
-  ["webhookEndpoints.rotateSecret with graceMillis -1", (t) => t.webhookEndpoints.rotateSecret("we_x", { ...demo, graceMillis: -1 }), "graceMillis", "got -1"],
-  ["webhookEndpoints.rotateSecret with graceMillis NaN", (t) => t.webhookEndpoints.rotateSecret("we_x", { ...demo, graceMillis: NaN }), "graceMillis", "got NaN"],
-  ["webhookEndpoints.rotateSecret with graceMillis 1.5", (t) => t.webhookEndpoints.rotateSecret("we_x", { ...demo, graceMillis: 1.5 }), "graceMillis", "got 1.5"],
-  ["webhookEndpoints.rotateSecret with graceMillis a string", (t) => t.webhookEndpoints.rotateSecret("we_x", any({ ...demo, graceMillis: "1000" })), "graceMillis", `got "1000"`],
-  ["webhookEndpoints.rotateSecret with graceMillis past a week", (t) => t.webhookEndpoints.rotateSecret("we_x", { ...demo, graceMillis: 8 * 24 * 3600 * 1000 }), "graceMillis", "got 691200000"],
+  // Secret rotation's grace: the body its route takes (`expires_in`, whole seconds up to 7 days), decoded by the route's schema.
+  ["webhookEndpoints.rotateSecret with expires_in -1", (t) => t.webhookEndpoints.rotateSecret("we_x", { expires_in: -1 }, demo), "expires_in", "from 0 to 604800"],
+  ["webhookEndpoints.rotateSecret with expires_in Infinity", (t) => t.webhookEndpoints.rotateSecret("we_x", { expires_in: Infinity }, demo), "expires_in", "from 0 to 604800"],
+  ["webhookEndpoints.rotateSecret with expires_in NaN", (t) => t.webhookEndpoints.rotateSecret("we_x", { expires_in: NaN }, demo), "expires_in", "from 0 to 604800"],
+  ["webhookEndpoints.rotateSecret with expires_in 1.5", (t) => t.webhookEndpoints.rotateSecret("we_x", { expires_in: 1.5 }, demo), "expires_in", "from 0 to 604800"],
+  ["webhookEndpoints.rotateSecret with expires_in a string", (t) => t.webhookEndpoints.rotateSecret("we_x", any({ expires_in: "1000" }), demo), "expires_in", "expires_in"],
+  ["webhookEndpoints.rotateSecret with expires_in past a week", (t) => t.webhookEndpoints.rotateSecret("we_x", { expires_in: 8 * 24 * 3600 }, demo), "expires_in", "from 0 to 604800"],
+  ["webhookEndpoints.rotateSecret with params a string", (t) => t.webhookEndpoints.rotateSecret("we_x", any("60"), demo), "params", `webhookEndpoints.rotateSecret: argument "params" must be an object or undefined`],
+  // The endpoints every merchant method shares its checks with.
+  ["topupIntents.retrieve with id 3", (t) => t.topupIntents.retrieve(any(3), demo), "id", `topupIntents.retrieve: argument "id"`],
+  ["events.list with query a string", (t) => t.events.list(any("type=refund.succeeded"), demo), "query", `events.list: argument "query" must be an object or undefined`],
+  ["paymentMethods.options without query", (t) => t.paymentMethods.options(any(undefined), demo), "query", `paymentMethods.options: argument "query" must be an object, got undefined`],
+  ["webhookEndpoints.attempts with options undefined", (t) => t.webhookEndpoints.attempts("we_x", undefined, any(undefined)), "options", `webhookEndpoints.attempts: argument "options"`],
+  ["webhookEndpoints.resend without params", (t) => t.webhookEndpoints.resend("we_x", any(undefined), demo), "params", `webhookEndpoints.resend: argument "params" must be an object`],
+  // Files: bytes, never a path or a string.
+  ["assets.upload with a path", (t) => t.assets.upload(any("./receipt.png"), demo), "file", `assets.upload: argument "file" must be a Uint8Array (the file's bytes), got "./receipt.png"`],
   // Key pairs.
   ["keys.issue with merchant undefined", (t) => t.keys.issue(any(undefined), "test"), "merchant", `keys.issue: argument "merchant" must be a non-empty string, got undefined`],
   ["keys.issue with merchant an object", (t) => t.keys.issue(any({ id: "mch_demo" }), "test"), "merchant", "got an object"],
@@ -158,12 +167,12 @@ describe("Promise API: every argument is decoded", () => {
   })
 
   it("server: a bad call runs nothing: no payment is created, the route stays in service", async () => {
-    const before = (await tender.payments.list({ limit: 100 }, demo)).data.length
-    await rejectionOf(tender.payments.create(promptpay, { ...demo, idempotencyKey: any({ a: 1 }) }))
-    await rejectionOf(tender.payments.create(promptpay, { ...demo, idempotencyKey: any({ b: 2 }) }))
-    assert.strictEqual((await tender.payments.list({ limit: 100 }, demo)).data.length, before)
+    const before = (await tender.paymentIntents.list({ limit: 100 }, demo)).data.length
+    await rejectionOf(tender.paymentIntents.create(promptpay, { ...demo, idempotencyKey: any({ a: 1 }) }))
+    await rejectionOf(tender.paymentIntents.create(promptpay, { ...demo, idempotencyKey: any({ b: 2 }) }))
+    assert.strictEqual((await tender.paymentIntents.list({ limit: 100 }, demo)).data.length, before)
     await rejectionOf(tender.routes.setAvailable("rt_demo_promptpay", any("no")))
-    assert.strictEqual((await tender.payments.create(promptpay, demo)).object, "payment_intent")
+    assert.strictEqual((await tender.paymentIntents.create(promptpay, demo)).object, "payment_intent")
   })
 })
 

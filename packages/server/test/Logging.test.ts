@@ -46,12 +46,12 @@ describe("Promise API logging", () => {
   })
   afterAll(() => tender.close())
 
-  it("server: payouts.approve losing to a cancel rejects 409 and logs nothing at warn or error", async () => {
-    const created = await tender.payouts.create(payout, demo)
-    await tender.payouts.cancel(created.id, demo)
-    const error = await rejectionOf(tender.payouts.approve(created.id, demo))
+  it("server: payoutIntents.approve losing to a cancel rejects 409 and logs nothing at warn or error", async () => {
+    const created = await tender.payoutIntents.create(payout, demo)
+    await tender.payoutIntents.cancel(created.id, demo)
+    const error = await rejectionOf(tender.payoutIntents.approve(created.id, demo))
     assert.deepStrictEqual([error.status, error.code], [409, "payout_not_approvable"])
-    const missing = await rejectionOf(tender.payments.get("dord_000000000000000000000000", demo))
+    const missing = await rejectionOf(tender.paymentIntents.retrieve("dord_000000000000000000000000", demo))
     assert.strictEqual(missing.status, 404)
     assert.deepStrictEqual(host.lines.filter((l) => l.level === "error" || l.level === "warn"), [])
   })

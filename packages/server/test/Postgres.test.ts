@@ -17,7 +17,7 @@ describe("createTender on the host's pg.Pool", () => {
   it("server: migrates at start, serves on the pool, and close leaves the pool open", async () => {
     const tablePrefix = fresh()
     const tender = await createTender({ ...options, storage: { postgres: pool, tablePrefix } })
-    const created = await tender.payments.create(promptpay, { merchant: "mch_demo", environment: "test" })
+    const created = await tender.paymentIntents.create(promptpay, { merchant: "mch_demo", environment: "test" })
     const { rows } = await pool.query(`SELECT id FROM "${tablePrefix}payment_intents" WHERE id = $1`, [created.id])
     assert.strictEqual(rows.length, 1)
     await tender.close()
@@ -31,7 +31,7 @@ describe("createTender on the host's pg.Pool", () => {
     const tender = await createTender({ ...options, storage: { postgres: pool, tablePrefix }, logger: { info: at("info"), warn: at("warn"), error: at("error") } })
     try {
       await pool.query(`ALTER TABLE "${tablePrefix}idempotency_keys" RENAME TO "${tablePrefix}idempotency_keys_away"`)
-      const error = await tender.payments.create(promptpay, { merchant: "mch_demo", environment: "test", idempotencyKey: "fault-1" }).catch((e: unknown) => e)
+      const error = await tender.paymentIntents.create(promptpay, { merchant: "mch_demo", environment: "test", idempotencyKey: "fault-1" }).catch((e: unknown) => e)
       assert.isTrue(isTenderError(error))
       assert.isAtLeast((error as { status: number }).status, 500)
       assert.notInclude((error as Error).message, "idempotency_keys")
@@ -62,7 +62,7 @@ describe("createTender on the host's pg.Pool", () => {
       const one = new pg.Pool({ connectionString: testDatabaseUrl, max: 1 })
       try {
         const tender = await createTender({ ...options, storage: { postgres: one, tablePrefix, preparedStatements } })
-        await tender.payments.create(promptpay, { merchant: "mch_demo", environment: "test" })
+        await tender.paymentIntents.create(promptpay, { merchant: "mch_demo", environment: "test" })
         const { rows } = await one.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'tender\\_%' AND strpos(statement, $1) > 0",
           [tablePrefix]

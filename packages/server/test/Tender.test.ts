@@ -8,8 +8,9 @@ import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { createTender, defineProvider, isTenderError, type TenderInstance, TenderError } from "../src/index.js"
+import { createTender, defineProvider, type TenderInstance } from "../src/index.js"
 import { seedPath } from "./fixtures.js"
+import { rejection } from "./rejection.js"
 
 const base = "http://tender.test/payments"
 const demo = { merchant: "mch_demo", environment: "test" } as const
@@ -25,17 +26,6 @@ beforeAll(async () => {
   tender = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, logger, workers: { pollMillis: 20 } })
 })
 afterAll(() => tender.close())
-
-/** The rejection of `promise`, which must be a TenderError. */
-const rejection = async (promise: Promise<unknown>): Promise<TenderError> => {
-  try {
-    await promise
-  } catch (error) {
-    assert.isTrue(isTenderError(error), String(error))
-    return error as TenderError
-  }
-  return assert.fail("expected a rejection")
-}
 
 /** 100.00 THB to a KBANK account (a bank the simulator pays out to), under `reference`. */
 const payout = (reference: string) => ({
@@ -62,12 +52,12 @@ const http = (path: string, init: RequestInit & { key?: { public: string; secret
 
 describe("createTender: one call, one set of services", () => {
   it("server: a payment created through the Promise API is the one the HTTP API serves", async () => {
-    const created = await tender.payments.create(promptpay, demo)
+    const created = await tender.paymentIntents.create(promptpay, demo)
     assert.strictEqual(created.status, "requires_action")
     const res = await http(`/payment_intents/${created.id}`)
     assert.strictEqual(res.status, 200)
     assert.strictEqual((await res.json()).id, created.id)
-    assert.strictEqual((await tender.payments.get(created.id, demo)).id, created.id)
+    assert.strictEqual((await tender.paymentIntents.retrieve(created.id, demo)).id, created.id)
     assert.isTrue(tender.owns("/payments/payment_intents"))
     assert.isFalse(tender.owns("/elsewhere"))
   })
@@ -94,74 +84,74 @@ describe("createTender: one call, one set of services", () => {
   })
 })
 
-describe("Promise API: payments", () => {
+describe("Promise API: paymentIntents", () => {
   it("4.9.5 same key, changed body -> 409 idempotency_conflict; same key, same body -> the first answer", async () => {
     const key = crypto.randomUUID()
-    const first = await tender.payments.create(promptpay, { ...demo, idempotencyKey: key })
-    const again = await tender.payments.create(promptpay, { ...demo, idempotencyKey: key })
+    const first = await tender.paymentIntents.create(promptpay, { ...demo, idempotencyKey: key })
+    const again = await tender.paymentIntents.create(promptpay, { ...demo, idempotencyKey: key })
     assert.strictEqual(again.id, first.id)
-    const conflict = await rejection(tender.payments.create({ ...promptpay, amount: "150001" }, { ...demo, idempotencyKey: key }))
+    const conflict = await rejection(tender.paymentIntents.create({ ...promptpay, amount: "150001" }, { ...demo, idempotencyKey: key }))
     assert.deepStrictEqual([conflict.status, conflict.code], [409, "idempotency_conflict"])
   })
 
   it("D1 bad input rejects with validation_failed naming the param, nothing created", async () => {
-    const before = (await tender.payments.list({ limit: 100 }, demo)).data.length
-    const error = await rejection(tender.payments.create({ ...promptpay, amount: "-5" }, demo))
+    const before = (await tender.paymentIntents.list({ limit: 100 }, demo)).data.length
+    const error = await rejection(tender.paymentIntents.create({ ...promptpay, amount: "-5" }, demo))
     assert.deepStrictEqual([error.status, error.code, error.param], [400, "validation_failed", "amount"])
-    const unknown = await rejection(tender.payments.create({ ...promptpay, colour: "red" } as never, demo))
+    const unknown = await rejection(tender.paymentIntents.create({ ...promptpay, colour: "red" } as never, demo))
     assert.strictEqual(unknown.param, "colour")
-    assert.strictEqual((await tender.payments.list({ limit: 100 }, demo)).data.length, before)
+    assert.strictEqual((await tender.paymentIntents.list({ limit: 100 }, demo)).data.length, before)
   })
 
   it("server: an unknown merchant or environment is refused before anything runs", async () => {
-    const missing = await rejection(tender.payments.get("dord_000000000000000000000000", { merchant: "mch_nope", environment: "test" }))
+    const missing = await rejection(tender.paymentIntents.retrieve("dord_000000000000000000000000", { merchant: "mch_nope", environment: "test" }))
     assert.deepStrictEqual([missing.status, missing.code, missing.param], [404, "resource_not_found", "merchant"])
-    const env = await rejection(tender.payments.list(undefined, { merchant: "mch_demo", environment: "prod" as never }))
+    const env = await rejection(tender.paymentIntents.list(undefined, { merchant: "mch_demo", environment: "prod" as never }))
     assert.deepStrictEqual([env.code, env.param], ["validation_failed", "environment"])
   })
 
   it("D10 cancel, confirm to success, refund part, list filters by status", async () => {
-    const toCancel = await tender.payments.create(promptpay, demo)
-    const canceled = await tender.payments.cancel(toCancel.id, { cancellation_reason: "requested_by_customer" }, demo)
+    const toCancel = await tender.paymentIntents.create(promptpay, demo)
+    const canceled = await tender.paymentIntents.cancel(toCancel.id, { cancellation_reason: "requested_by_customer" }, demo)
     assert.deepStrictEqual([canceled.status, canceled.cancellation_reason], ["canceled", "requested_by_customer"])
-    const again = await rejection(tender.payments.confirm(toCancel.id, demo))
+    const again = await rejection(tender.paymentIntents.confirm(toCancel.id, demo))
     assert.strictEqual(again.code, "payment_intent_unexpected_state")
 
-    const paid = await tender.payments.create(promptpay, demo)
-    await tender.payments.confirm(paid.id, demo)
-    assert.strictEqual((await until(() => tender.payments.get(paid.id, demo), (p) => p.status === "succeeded")).status, "succeeded")
-    const refund = await tender.payments.refund(paid.id, { amount: "50000" }, demo)
+    const paid = await tender.paymentIntents.create(promptpay, demo)
+    await tender.paymentIntents.confirm(paid.id, demo)
+    assert.strictEqual((await until(() => tender.paymentIntents.retrieve(paid.id, demo), (p) => p.status === "succeeded")).status, "succeeded")
+    const refund = await tender.refunds.create({ payment_intent: paid.id, amount: "50000" }, demo)
     assert.strictEqual(refund.status, "pending")
-    assert.strictEqual((await until(() => tender.refunds.get(refund.id, demo), (r) => r.status !== "pending")).status, "succeeded")
-    const over = await rejection(tender.payments.refund(paid.id, { amount: "100001" }, demo))
+    assert.strictEqual((await until(() => tender.refunds.retrieve(refund.id, demo), (r) => r.status !== "pending")).status, "succeeded")
+    const over = await rejection(tender.refunds.create({ payment_intent: paid.id, amount: "100001" }, demo))
     assert.strictEqual(over.code, "amount_exceeds_refundable")
-    const page = await tender.payments.list({ status: ["succeeded"], limit: 50 }, demo)
+    const page = await tender.paymentIntents.list({ status: ["succeeded"], limit: 50 }, demo)
     assert.isTrue(page.data.every((p) => p.status === "succeeded"))
     assert.include(page.data.map((p) => p.id), paid.id)
     assert.include((await tender.refunds.list({ payment_intent: paid.id }, demo)).data.map((r) => r.id), refund.id)
   })
 })
 
-describe("Promise API: payouts (D8)", () => {
+describe("Promise API: payoutIntents (D8)", () => {
   it("D8 approve moves a payout to processing and the worker sends it; approving again or cancelling then is refused", async () => {
-    const created = await tender.payouts.create(payout(`po-${crypto.randomUUID()}`), demo)
+    const created = await tender.payoutIntents.create(payout(`po-${crypto.randomUUID()}`), demo)
     assert.strictEqual(created.status, "requires_approval")
-    const approved = await tender.payouts.approve(created.id, demo)
+    const approved = await tender.payoutIntents.approve(created.id, demo)
     assert.strictEqual(approved.status, "processing")
-    const twice = await rejection(tender.payouts.approve(created.id, demo))
+    const twice = await rejection(tender.payoutIntents.approve(created.id, demo))
     assert.deepStrictEqual([twice.status, twice.code], [409, "payout_not_approvable"])
-    const cancel = await rejection(tender.payouts.cancel(created.id, demo))
+    const cancel = await rejection(tender.payoutIntents.cancel(created.id, demo))
     assert.strictEqual(cancel.code, "payout_not_cancelable")
-    assert.strictEqual((await until(() => tender.payouts.get(created.id, demo), (p) => p.status !== "processing")).status, "succeeded")
-    const missing = await rejection(tender.payouts.approve("pout_000000000000000000000000", demo))
+    assert.strictEqual((await until(() => tender.payoutIntents.retrieve(created.id, demo), (p) => p.status !== "processing")).status, "succeeded")
+    const missing = await rejection(tender.payoutIntents.approve("pout_000000000000000000000000", demo))
     assert.strictEqual(missing.code, "resource_not_found")
   })
 
   it("D8 a payout awaiting approval can be canceled, then not approved", async () => {
-    const created = await tender.payouts.create(payout(`po-${crypto.randomUUID()}`), demo)
-    assert.strictEqual((await tender.payouts.cancel(created.id, demo)).status, "canceled")
-    assert.strictEqual((await rejection(tender.payouts.approve(created.id, demo))).code, "payout_not_approvable")
-    assert.include((await tender.payouts.list({ status: "canceled" }, demo)).data.map((p) => p.id), created.id)
+    const created = await tender.payoutIntents.create(payout(`po-${crypto.randomUUID()}`), demo)
+    assert.strictEqual((await tender.payoutIntents.cancel(created.id, demo)).status, "canceled")
+    assert.strictEqual((await rejection(tender.payoutIntents.approve(created.id, demo))).code, "payout_not_approvable")
+    assert.include((await tender.payoutIntents.list({ status: "canceled" }, demo)).data.map((p) => p.id), created.id)
   })
 })
 
@@ -192,7 +182,7 @@ describe("Promise API: merchants and key pairs", () => {
     assert.strictEqual((await rejection(tender.keys.issue("mch_nope", "test"))).code, "resource_not_found")
 
     const updated = await tender.merchants.update(id, { name: "Renamed", allowed_checkout_modes: ["hosted"], routes: [] })
-    assert.strictEqual((await tender.merchants.get(id)).name, updated.name)
+    assert.strictEqual((await tender.merchants.retrieve(id)).name, updated.name)
     const refused = await http("/payment_intents", { method: "POST", key: { public: (await tender.keys.issue(id, "test")).public_key, secret: "x" }, body: "{}" })
     assert.strictEqual(refused.status, 401)
   })
@@ -202,22 +192,22 @@ describe("Promise API: routes and webhook endpoints", () => {
   it("server: a route taken out of service is skipped by routing until put back", async () => {
     await tender.routes.setAvailable("rt_demo_promptpay", false)
     try {
-      const error = await rejection(tender.payments.create(promptpay, demo))
+      const error = await rejection(tender.paymentIntents.create(promptpay, demo))
       assert.deepStrictEqual([error.status, error.code], [422, "routing_unavailable"])
     } finally {
       await tender.routes.setAvailable("rt_demo_promptpay", true)
     }
-    assert.strictEqual((await tender.payments.create(promptpay, demo)).status, "requires_action")
+    assert.strictEqual((await tender.paymentIntents.create(promptpay, demo)).status, "requires_action")
   })
 
   it("server: webhook endpoints are created with their secret once, listed, rotated and deleted", async () => {
     const endpoint = await tender.webhookEndpoints.create({ url: "http://127.0.0.1:9/hook" }, demo)
     assert.match(endpoint.secret, /^whsec_/)
     assert.include((await tender.webhookEndpoints.list({ limit: 10 }, demo)).data.map((e) => e.id), endpoint.id)
-    const { secret } = await tender.webhookEndpoints.rotateSecret(endpoint.id, demo)
+    const { secret } = await tender.webhookEndpoints.rotateSecret(endpoint.id, undefined, demo)
     assert.notStrictEqual(secret, endpoint.secret)
     assert.isTrue((await tender.webhookEndpoints.delete(endpoint.id, demo)).deleted)
-    assert.strictEqual((await rejection(tender.webhookEndpoints.get(endpoint.id, demo))).code, "resource_not_found")
+    assert.strictEqual((await rejection(tender.webhookEndpoints.retrieve(endpoint.id, demo))).code, "resource_not_found")
   })
 })
 
@@ -258,10 +248,10 @@ describe("defineProvider: a Promise adapter in the Provider port", () => {
     const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger })
     try {
       const scope = { merchant: "mch_acme", environment: "test" } as const
-      const created = await own.payments.create(promptpay, scope)
+      const created = await own.paymentIntents.create(promptpay, scope)
       assert.strictEqual(created.status, "processing")
       fail = true
-      const down = await rejection(own.payments.create(promptpay, scope))
+      const down = await rejection(own.paymentIntents.create(promptpay, scope))
       assert.strictEqual(down.code, "routing_unavailable")
     } finally {
       await own.close()
@@ -323,7 +313,7 @@ describe("defineProvider: a Promise adapter's notifications (D11)", () => {
     const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger, workers: { pollMillis: 20 } })
     try {
       const scope = { merchant: "mch_acme", environment: "test" } as const
-      const created = await own.payments.create(promptpay, scope)
+      const created = await own.paymentIntents.create(promptpay, scope)
       const body = JSON.stringify({ id: "acme_evt_1", payment: `acme_${created.id}`, reference: created.id, amount: created.amount })
       const post = (signature: string) =>
         own.fetch(new Request(`${base}/provider_notifications/acme`, { method: "POST", headers: { "acme-signature": signature }, body }))
@@ -334,7 +324,7 @@ describe("defineProvider: a Promise adapter's notifications (D11)", () => {
       assert.deepStrictEqual([accepted.status, accepted.headers.get("content-type"), await accepted.text()], [200, "text/plain", "[accepted]"])
       let status = ""
       for (let i = 0; i < 200 && status !== "succeeded"; i++) {
-        status = (await own.payments.get(created.id, scope)).status
+        status = (await own.paymentIntents.retrieve(created.id, scope)).status
         if (status !== "succeeded") await new Promise((r) => setTimeout(r, 10))
       }
       assert.strictEqual(status, "succeeded")
@@ -350,7 +340,7 @@ describe("close", () => {
     await own.close()
     await own.close()
     let failed = false
-    await own.payments.list(undefined, demo).catch(() => (failed = true))
+    await own.paymentIntents.list(undefined, demo).catch(() => (failed = true))
     assert.isTrue(failed)
   })
 })

@@ -35,18 +35,18 @@ describe("task wake-ups on PostgreSQL", () => {
     started.push(writer)
     const worker = await createTender({ ...options, storage: { postgres: pool, tablePrefix }, workers: { pollMillis: 3_600_000 } })
     started.push(worker)
-    const paid = await writer.payments.create(promptpay, demo)
-    await writer.payments.confirm(paid.id, demo)
-    assert.strictEqual((await until(() => writer.payments.get(paid.id, demo), (p) => p.status === "succeeded")).status, "succeeded")
+    const paid = await writer.paymentIntents.create(promptpay, demo)
+    await writer.paymentIntents.confirm(paid.id, demo)
+    assert.strictEqual((await until(() => writer.paymentIntents.retrieve(paid.id, demo), (p) => p.status === "succeeded")).status, "succeeded")
     const refund = await writer.refunds.create({ payment_intent: paid.id, amount: "100" }, demo)
-    assert.strictEqual((await until(() => writer.refunds.get(refund.id, demo), (r) => r.status !== "pending")).status, "succeeded")
-    const payout = await writer.payouts.create({
+    assert.strictEqual((await until(() => writer.refunds.retrieve(refund.id, demo), (r) => r.status !== "pending")).status, "succeeded")
+    const payout = await writer.payoutIntents.create({
       amount: "10000",
       currency: "THB",
       merchant_reference: `po-${crypto.randomUUID()}`,
       destination: { type: "bank_account", bank: "KBANK", account_number: "1234567890", account_name: customer.name }
     }, demo)
-    await writer.payouts.approve(payout.id, demo)
-    assert.strictEqual((await until(() => writer.payouts.get(payout.id, demo), (p) => p.status !== "processing")).status, "succeeded")
+    await writer.payoutIntents.approve(payout.id, demo)
+    assert.strictEqual((await until(() => writer.payoutIntents.retrieve(payout.id, demo), (p) => p.status !== "processing")).status, "succeeded")
   })
 })

@@ -26,9 +26,9 @@ const tender = await createTender({
 const server = createServer(tender.handler)
 await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
 const demo = { merchant: "mch_demo", environment: "test" } as const
-const paid = await tender.payments.create(promptpay, demo)
-await tender.payments.confirm(paid.id, demo)
-while ((await tender.payments.get(paid.id, demo)).status !== "succeeded") await new Promise((r) => setTimeout(r, 20))
+const paid = await tender.paymentIntents.create(promptpay, demo)
+await tender.paymentIntents.confirm(paid.id, demo)
+while ((await tender.paymentIntents.retrieve(paid.id, demo)).status !== "succeeded") await new Promise((r) => setTimeout(r, 20))
 process.stdout.write("ran while serving\n")
 await new Promise<void>((ok, ko) => server.close((e) => (e === undefined ? ok() : ko(e))))
 process.stdout.write("server closed\n")

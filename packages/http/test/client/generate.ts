@@ -26,10 +26,60 @@ const header = [
   ""
 ].join("\n")
 
+interface Operation {
+  readonly operationId?: string
+  readonly requestBody?: { readonly required?: boolean; readonly content: Record<string, { readonly schema: { readonly properties?: object; readonly $ref?: string } }> }
+  readonly parameters?: ReadonlyArray<{ readonly in: string }>
+  readonly responses: Record<string, { readonly content?: Record<string, { readonly schema: { readonly $ref?: string } }> }>
+}
+
+/** What a request body carries: JSON, a file (multipart, part `file`), either; none when it can only be `{}`. */
+const bodyOf = (op: Operation): string | undefined => {
+  const content = op.requestBody?.content ?? {}
+  const json = content["application/json"]
+  const takesJson = json !== undefined && (json.schema.$ref !== undefined || Object.keys(json.schema.properties ?? {}).length > 0)
+  const takesFile = content["multipart/form-data"] !== undefined
+  return takesJson && takesFile ? "json-or-file" : takesFile ? "file" : takesJson ? "json" : undefined
+}
+
+/** Whether the success answer is a D6 list page (its schema is a `…List`). */
+const answersList = (op: Operation) =>
+  Object.entries(op.responses).some(([status, r]) => Number(status) < 300 && /List$/.test(r.content?.["application/json"]?.schema.$ref ?? ""))
+
+/**
+ * Each operation's route and what its request carries, by operation id: the runtime half of the
+ * client's methods, whose types are read from `operations` (packages/client/src/internal/methods.ts).
+ */
+const routesOf = (document: { readonly paths: Record<string, Record<string, Operation>> }): string => {
+  const rows: Array<string> = []
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (op.operationId === undefined) continue
+      const body = bodyOf(op)
+      const fields = [
+        `method: "${method.toUpperCase()}"`,
+        `path: "${path}"`,
+        ...(body === undefined ? [] : [`body: "${body}"`, `bodyRequired: ${op.requestBody?.required === true}`]),
+        ...((op.parameters ?? []).some((p) => p.in === "query") ? ["query: true"] : []),
+        ...(answersList(op) ? ["list: true"] : [])
+      ]
+      rows.push(`    "${op.operationId}": { ${fields.join(", ")} }`)
+    }
+  }
+  return [
+    "/** Each operation's route and what its request carries, by operation id (`TenderClient`'s methods). */",
+    "export const operationRoutes = {",
+    rows.join(",\n"),
+    "} as const;",
+    ""
+  ].join("\n")
+}
+
 /** The file's text for the document this definition serves. */
 export const generateTypes = async (document: unknown = OpenApi.fromApi(Api.documented)): Promise<string> => {
-  const ast = await openapiTS(JSON.parse(JSON.stringify(document)))
-  return header + astToString(ast)
+  const plain = JSON.parse(JSON.stringify(document))
+  const ast = await openapiTS(plain)
+  return header + astToString(ast) + routesOf(plain)
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -1,8 +1,8 @@
 /**
  * The Promise API's arguments, decoded before an operation runs: a bad one fails with
  * `validation_failed` (400) naming it, and the message says which method, which argument or
- * option, what it must be and what was given: `payments.get: option "environment" must be
- * "test" or "live", got "prod"`. `param` is the argument's or option's name. Bodies and list
+ * option, what it must be and what was given: `paymentIntents.retrieve: option "environment"
+ * must be "test" or "live", got "prod"`. `param` is the argument's or option's name. Bodies and list
  * queries are decoded after this by the schemas their HTTP routes use.
  */
 import { Errors } from "@tender/core"
@@ -13,20 +13,15 @@ import { at, boolean, check, fields, firstProblem, isObject, nonEmptyString, sho
 /** The longest id the HTTP API reads in a path (`maxParamLength` of `@tender/http`): a longer one names nothing. */
 const maxIdLength = 100
 
-/** The longest a rotated secret keeps signing beside its successor (docs/webhooks.md): a week. */
-export const maxGraceMillis = 7 * 24 * 60 * 60 * 1000
-
 const environment = check<Api.Environment>(`must be "test" or "live"`, (u) => u === "test" || u === "live")
 const id = check<string>(`must be a non-empty string of at most ${maxIdLength} characters`, (u) => typeof u === "string" && u.length > 0 && u.length <= maxIdLength)
 const idempotencyKey = check<string>("must be a string of 1 to 255 printable ASCII characters", (u) => typeof u === "string" && /^[\x20-\x7E]{1,255}$/.test(u))
-const graceMillis = check<number>(`must be a whole number of milliseconds from 0 to ${maxGraceMillis} (7 days)`, (u) => typeof u === "number" && Number.isSafeInteger(u) && u >= 0 && u <= maxGraceMillis)
 const publicKey = check<string>("must be a public key (pk_test_… or pk_live_…)", (u) => typeof u === "string" && /^pk_(test|live)_[\x21-\x7E]{1,200}$/.test(u))
 
 const scope = { merchant: nonEmptyString, environment }
 const scopeProblem = "must be an object with merchant and environment"
 const scopeOptions = fields(scope, scopeProblem, ["merchant", "environment"])
 const writeOptions = fields({ ...scope, idempotencyKey }, scopeProblem, ["merchant", "environment"])
-const rotateOptions = fields({ ...scope, graceMillis }, scopeProblem, ["merchant", "environment"])
 
 /** The failure of an argument (or of one option inside `options`). */
 const bad = (method: string, kind: "argument" | "option", name: string, problem: string, value: unknown) =>
@@ -52,13 +47,15 @@ export const of = (method: string) => ({
   id: (value: unknown, name = "id") => argument<string>(method, name, id, value),
   scope: (value: unknown) => optionsOf<Api.MerchantScope>(method, scopeOptions, value),
   write: (value: unknown) => optionsOf<Api.WriteOptions>(method, writeOptions, value),
-  rotate: (value: unknown) => optionsOf<Api.MerchantScope & { readonly graceMillis?: number }>(method, rotateOptions, value),
   /** A body: an object (its fields are the route's schema's to check). */
   body: (value: unknown, name = "params") =>
     isObject(value) ? Effect.succeed(value) : Effect.fail(bad(method, "argument", name, "must be an object", value)),
   /** A body or list query that may be left out. */
   optionalBody: (value: unknown, name: string) =>
     value === undefined || isObject(value) ? Effect.succeed(value ?? {}) : Effect.fail(bad(method, "argument", name, "must be an object or undefined", value)),
+  /** A file's bytes (an upload). */
+  file: (value: unknown) =>
+    value instanceof Uint8Array ? Effect.succeed(value) : Effect.fail(bad(method, "argument", "file", "must be a Uint8Array (the file's bytes)", value)),
   environment: (value: unknown) => argument<Api.Environment>(method, "environment", environment, value),
   publicKey: (value: unknown) => argument<string>(method, "publicKey", publicKey, value),
   name: (value: unknown, name: string) => argument<string>(method, name, nonEmptyString, value),

@@ -2,8 +2,8 @@
  * How a Promise API call runs: the core operation on the instance's runtime (the same
  * services the HTTP handlers use), its answer turned into a value or a `TenderError`. A core
  * operation that renders its own answer (creates and other POSTs, which store it for their
- * `Idempotency-Key`, D5) is read back from that rendering, so the Promise API answers what a
- * replayed HTTP request would.
+ * `Idempotency-Key`, D5) hands over the value it rendered; only a replay, whose stored answer is
+ * text alone, is parsed, so the Promise API answers what a replayed HTTP request would.
  */
 import { HttpApiError } from "@effect/platform"
 import type { ApiResponse } from "@tender/core"
@@ -30,11 +30,12 @@ const fromWire = (status: number, error: WireError, id: string): TenderError =>
 export const fromApiError = (error: Errors.ApiError, id: string): TenderError =>
   fromWire(error.status, (Errors.errorBody(error, id) as { error: WireError }).error, id)
 
-/** A rendered core answer: its JSON value, or the `TenderError` its D1 body describes. */
-export const fromResponse = <A>(response: ApiResponse.ApiResponse): A => {
-  const body: unknown = JSON.parse(response.body)
+/** A rendered core answer: its value, or the `TenderError` its D1 body describes. */
+export const fromResponse = (response: ApiResponse.ApiResponse): unknown => {
+  // A replay (D5) carries the stored text alone.
+  const body: unknown = "value" in response ? response.value : JSON.parse(response.body)
   if (response.status >= 400) throw fromWire(response.status, (body as { error: WireError }).error, response.requestId)
-  return body as A
+  return body
 }
 
 const isApiError = (u: unknown): u is Errors.ApiError =>

@@ -1,0 +1,113 @@
+/**
+ * The Promise API's host-only surfaces, which have no HTTP endpoint: merchants and their key
+ * pairs (spec 5, D2), and route health (spec 2.3). Named in the style of the merchant methods
+ * (`retrieve`, not `get`).
+ */
+import { Errors, Merchants, RouteHealth, Seed } from "@tender/core"
+import { Clock, Effect, Option } from "effect"
+import type * as Api from "../Api.js"
+import { merchantResource } from "../Api.js"
+import * as Arguments from "./arguments.js"
+import type { Services } from "./rows.js"
+import { decode, run } from "./run.js"
+import type { ManagedRuntime } from "effect"
+
+/** The merchant `id`, or 404 naming `merchant`. */
+export const findMerchant = (id: string) =>
+  Effect.gen(function*() {
+    const found = yield* (yield* Merchants.Merchants).findMerchant(id)
+    if (Option.isNone(found)) return yield* new Errors.ResourceNotFound({ param: "merchant", message: `No merchant ${JSON.stringify(id)}.` })
+    return found.value
+  })
+
+/** A merchant from the seed format's fields, checked as a seed's are (docs/seed-format.md). */
+const merchantOf = (params: Api.MerchantParams) =>
+  Effect.gen(function*() {
+    const decoded = yield* decode(Seed.SeedMerchant, { ...params, api_keys: [] })
+    const seed = yield* Seed.decode({ merchants: [decoded] }).pipe(Effect.mapError((e) => Errors.ValidationFailed.at("routes", e.message)))
+    return Seed.toDirectory(seed, 0).merchants[0]!
+  })
+
+const issued = (k: Merchants.IssuedKeyPair): Api.IssuedKeyPair => ({
+  id: k.apiKey.id,
+  merchant: k.apiKey.merchantId,
+  environment: k.apiKey.environment,
+  public_key: k.publicKey,
+  secret_key: k.secretKey
+})
+
+const findKey = (publicKey: string) =>
+  Effect.flatMap(Merchants.Merchants, (store) => store.findKeyByPublicKey(publicKey)).pipe(
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.fail(new Errors.ResourceNotFound({ param: "public_key", message: `No API key ${JSON.stringify(publicKey)}.` })),
+      onSome: Effect.succeed
+    }))
+  )
+
+/** `tender.merchants`, `tender.keys` and `tender.routes` on `runtime`. */
+export const make = (runtime: ManagedRuntime.ManagedRuntime<Services, unknown>) => {
+  const call = <A>(effect: Effect.Effect<A, unknown, Services>) => run(runtime, () => effect)
+
+  const merchants: Api.MerchantsApi = {
+    create: (params) =>
+      call(Effect.gen(function*() {
+        const body = yield* Arguments.of("merchants.create").body(params)
+        const merchant = yield* merchantOf(body as Api.MerchantParams)
+        const store = yield* Merchants.Merchants
+        if (Option.isSome(yield* store.findMerchant(merchant.id))) {
+          return yield* Errors.ValidationFailed.at("id", `A merchant ${JSON.stringify(merchant.id)} exists already.`)
+        }
+        yield* store.putMerchant(merchant)
+        return merchantResource(merchant)
+      })),
+    retrieve: (id) => call(Effect.map(Effect.flatMap(Arguments.of("merchants.retrieve").id(id), findMerchant), merchantResource)),
+    update: (id, params) =>
+      call(Effect.gen(function*() {
+        const check = Arguments.of("merchants.update")
+        const valid = yield* check.id(id)
+        const body = yield* check.body(params)
+        yield* findMerchant(valid)
+        const merchant = yield* merchantOf({ ...body, id: valid } as Api.MerchantParams)
+        yield* (yield* Merchants.Merchants).putMerchant(merchant)
+        return merchantResource(merchant)
+      }))
+  }
+
+  const keys: Api.KeysApi = {
+    issue: (merchant, environment) =>
+      call(Effect.gen(function*() {
+        const check = Arguments.of("keys.issue")
+        const found = yield* findMerchant(yield* check.name(merchant, "merchant"))
+        const env = yield* check.environment(environment)
+        return issued(yield* Merchants.issueKeyPair(found.id, env))
+      })),
+    rotate: (publicKey) =>
+      call(Effect.gen(function*() {
+        const old = yield* findKey(yield* Arguments.of("keys.rotate").publicKey(publicKey))
+        if (old.revokedAt !== null) return yield* Errors.ValidationFailed.at("public_key", "This API key is revoked: issue a new pair instead.")
+        return issued(yield* Merchants.rotateKeyPair(old))
+      })),
+    revoke: (publicKey) =>
+      call(Effect.gen(function*() {
+        const key = yield* findKey(yield* Arguments.of("keys.revoke").publicKey(publicKey))
+        yield* (yield* Merchants.Merchants).revokeApiKey(key.id, yield* Clock.currentTimeMillis)
+      }))
+  }
+
+  /** Route health, the host's word (spec 2.3): `name` and `available` decoded first, so `"no"` is refused rather than taken for true. */
+  const availability = (method: string, param: string, set: (h: RouteHealth.RouteHealth["Type"], name: string, available: boolean) => Effect.Effect<void, unknown>) =>
+  (name: string, available: boolean): Promise<void> =>
+    call(Effect.gen(function*() {
+      const check = Arguments.of(method)
+      const valid = yield* check.name(name, param)
+      const on = yield* check.boolean(available, "available")
+      return yield* set(yield* RouteHealth.RouteHealth, valid, on)
+    }))
+
+  const routes: Api.RoutesApi = {
+    setAvailable: availability("routes.setAvailable", "routeId", (h, route, available) => h.setRouteAvailable(route, available)),
+    setProviderAvailable: availability("routes.setProviderAvailable", "provider", (h, provider, available) => h.setProviderAvailable(provider, available))
+  }
+
+  return { merchants, keys, routes }
+}
