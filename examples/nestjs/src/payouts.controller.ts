@@ -14,12 +14,12 @@ export class PayoutsController {
   // Tender checks the environment itself: anything but "test" or "live" is 400 validation_failed.
   @Get(":id")
   get(@Param("environment") environment: "test" | "live", @Param("merchant") merchant: string, @Param("id") id: string) {
-    return this.tender.payouts.get(id, { merchant, environment })
+    return this.tender.payoutIntents.retrieve(id, { merchant, environment })
   }
 
   @Post(":id/approve")
   @HttpCode(200)
   approve(@Param("environment") environment: "test" | "live", @Param("merchant") merchant: string, @Param("id") id: string) {
-    return this.tender.payouts.approve(id, { merchant, environment })
+    return this.tender.payoutIntents.approve(id, { merchant, environment })
   }
 }

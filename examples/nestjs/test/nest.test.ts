@@ -89,14 +89,14 @@ describe("examples/nestjs: shutdown", () => {
         const end = own.end.bind(own)
         // What Tender answers at the moment the pool is ended: it must be closed by then.
         own.end = (async () => {
-          seen.push(await tender().merchants.get("mch_demo").then(() => "tender open", () => "tender closed"))
+          seen.push(await tender().merchants.retrieve("mch_demo").then(() => "tender open", () => "tender closed"))
           return end()
         }) as typeof own.end
         return { storage: { postgres: own, tablePrefix }, publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret", merchants, logger: quiet }
       }
     }), { logger: false })
     const tender = () => app.get<TenderInstance>(TENDER)
-    assert.strictEqual((await tender().merchants.get("mch_demo")).id, "mch_demo")
+    assert.strictEqual((await tender().merchants.retrieve("mch_demo")).id, "mch_demo")
     const own = app.get<pg.Pool>(PG_POOL)
     await app.close()
     assert.deepStrictEqual(seen, ["tender closed"])
