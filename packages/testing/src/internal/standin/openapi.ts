@@ -136,8 +136,7 @@ export class OpenApi {
       if (!v(coercedQuery[name])) problems.push(...describe(v.errors, `query.${name}`))
     }
     for (const p of parameters) if (p.required === true && query[p.name] === undefined) problems.push(`query: missing required ${p.name}`)
-    const content = (op["requestBody"] as { content?: Record<string, { schema: Schema }> } | undefined)?.content
-    const bodySchema = content?.["application/x-www-form-urlencoded"]?.schema
+    const bodySchema = this.bodySchema(op, "application/x-www-form-urlencoded")
     let coercedBody: Record<string, unknown> = {}
     if (bodySchema !== undefined) {
       coercedBody = coerce(body ?? {}, bodySchema, this.resolve) as Record<string, unknown>
@@ -147,6 +146,19 @@ export class OpenApi {
       problems.push("body: this operation takes no body")
     }
     return { query: coercedQuery, body: coercedBody, problems }
+  }
+
+  private bodySchema(op: Record<string, unknown>, type: string): Schema | undefined {
+    return (op["requestBody"] as { content?: Record<string, { schema: Schema }> } | undefined)?.content?.[type]?.schema
+  }
+
+  /** Checks a JSON body (already parsed) against the operation's `application/json` request schema. */
+  checkJsonBody(match: MatchedOperation, body: unknown): Array<string> {
+    const schema = this.bodySchema(this.op(match), "application/json")
+    if (schema === undefined) return body === null ? [] : ["body: this operation takes no JSON body"]
+    if (body === null) return ["body: missing (the operation takes a JSON body)"]
+    const v = this.validator(`${match.method} ${match.template} json body`, schema)
+    return v(body) ? [] : describe(v.errors, "body")
   }
 
   /** Checks an answer against the operation's response schema for its status (or `default`). */
