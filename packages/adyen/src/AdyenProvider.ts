@@ -87,7 +87,8 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
   if (options.ca !== undefined) Object.assign(http, { agentOptions: { ca: [...rootCertificates, options.ca] } })
   const client = new Client({
     apiKey: options.apiKey,
-    environment: environment === "live" ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST,
+    // The SDK's environment only picks its addresses; with `apiBase` given they are all replaced.
+    environment: environment === "live" && options.apiBase === undefined ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST,
     ...(options.liveEndpointUrlPrefix === undefined ? {} : { liveEndpointUrlPrefix: options.liveEndpointUrlPrefix }),
     connectionTimeoutMillis: options.timeoutMillis ?? 15_000,
     applicationName: "Tender"

@@ -31,8 +31,8 @@ const OPERATIONS: Record<string, ReadonlyArray<"post">> = {
   "/payments/{paymentPspReference}/refunds": ["post"]
 }
 
-/** The notification schemas the stand-in checks what it sends against (Webhooks-v1), kept as `Webhooks_<name>`. */
-const NOTIFICATION_SCHEMAS = ["NotificationRequest"]
+/** The event codes the stand-in sends; each is checked against its own webhook's schema (Webhooks-v1). */
+const NOTIFICATION_EVENTS = ["AUTHORISATION", "CANCELLATION", "REFUND", "REFUND_FAILED", "CAPTURE"]
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json }
 
@@ -124,8 +124,13 @@ const main = () => {
   const schemas = closure(wanted, checkout.components.schemas)
   // Two descriptions, one namespace: the notification's schemas are kept under `Webhooks_<name>`.
   const renamed = (value: Json): Json => JSON.parse(JSON.stringify(value).replaceAll("\"#/components/schemas/", "\"#/components/schemas/Webhooks_"))
-  for (const [name, schema] of Object.entries(closure(NOTIFICATION_SCHEMAS, webhooks.components.schemas))) {
-    schemas[`Webhooks_${name}`] = renamed(schema)
+  const notifications: Record<string, string> = {}
+  for (const event of NOTIFICATION_EVENTS) {
+    const ref = webhooks.webhooks[`/${event}`]?.post?.requestBody?.content?.["application/json"]?.schema?.$ref
+    if (typeof ref !== "string") throw new Error(`the webhooks description has no ${event}`)
+    const name = ref.replace("#/components/schemas/", "")
+    notifications[event] = `Webhooks_${name}`
+    for (const [n, schema] of Object.entries(closure([name], webhooks.components.schemas))) schemas[`Webhooks_${n}`] = renamed(schema)
   }
   const sortedSchemas = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k]!]))
   const extract = {
@@ -135,6 +140,7 @@ const main = () => {
     generatedBy: "packages/testing/scripts/adyen-extract.ts",
     paths,
     components: { schemas: sortedSchemas },
+    notifications,
     examples
   }
   const out = join(dirname(fileURLToPath(import.meta.url)), "../src/standins/adyen/openapi-extract.json")

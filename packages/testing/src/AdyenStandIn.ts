@@ -109,7 +109,13 @@ export const start = async (options: { readonly endpoints?: ReadonlyArray<AdyenE
     const out: Array<AdyenDelivery> = []
     for (const endpoint of endpoints) {
       const notification = { live: notifyOptions.live === true ? "true" : "false", notificationItems: items.map((i) => signed(i, endpoint.hmacKey)) }
-      const problems = api.checkComponent("Webhooks_NotificationRequest", notification)
+      // Each item against its own event's webhook schema (a batch mixes events).
+      const problems = notification.notificationItems.flatMap((item) => {
+        const schema = O.extract.notifications[item.NotificationRequestItem.eventCode]
+        return schema === undefined
+          ? [`the extract has no webhook schema for ${item.NotificationRequestItem.eventCode}`]
+          : api.checkComponent(schema, { live: notification.live, notificationItems: [item] })
+      })
       if (problems.length > 0) standIn.refusals.push({ kind: "response", method: "NOTIFICATION", path: endpoint.url, problems })
       notifications.push(notification)
       const res = await fetch(endpoint.url, {

@@ -12,6 +12,8 @@ export interface AdyenExtract extends OpenApiExtract {
   readonly apiVersion: string
   readonly webhooksVersion: string
   readonly source: { readonly repository: string; readonly commit: string; readonly checkout: string; readonly webhooks: string }
+  /** Event code → the schema its notification request is checked against. */
+  readonly notifications: Readonly<Record<string, string>>
   /** operationId → status → example name → value. */
   readonly examples: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>
 }
