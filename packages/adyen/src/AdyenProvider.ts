@@ -7,7 +7,8 @@
  *
  * @since 0.1.0
  */
-import { CheckoutAPI, Client, EnvironmentEnum, HttpURLConnectionClient, type Types } from "@adyen/api-library"
+// The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
+import Adyen, { type Types } from "@adyen/api-library"
 import type { PaymentProvider, ProviderCancelResult, ProviderPaymentRef, ProviderPaymentResult, ProviderPaymentStatus, ProviderRefundStatus } from "@tender/core/Provider"
 import { ProviderUnavailable } from "@tender/core/Provider"
 import type { Environment } from "@tender/core/Schemas"
@@ -16,6 +17,8 @@ import { rootCertificates } from "node:tls"
 import { type AdyenRejected, classify, failureOf } from "./internal/failures.js"
 import { methods, ONLINE_BANKING, PROMPTPAY } from "./internal/methods.js"
 import { parse } from "./internal/notifications.js"
+
+const { CheckoutAPI, Client, EnvironmentEnum, HttpURLConnectionClient } = Adyen
 
 /** The provider code seed routes name. @since 0.1.0 @category constants */
 export const code = "adyen"

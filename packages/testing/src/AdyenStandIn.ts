@@ -10,12 +10,15 @@
  *
  * @since 0.1.0
  */
-import { hmacValidator } from "@adyen/api-library"
+// The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
+import Adyen from "@adyen/api-library"
 import type { IncomingMessage } from "node:http"
 import { type AdyenItem, type AdyenPayment, type AdyenRefund, type AdyenState, handlers, paymentItem, refundItem } from "./internal/standin/adyenHandlers.js"
 import * as O from "./internal/standin/adyenObjects.js"
 import * as StandIn from "./StandIn.js"
 import * as TestTls from "./TestTls.js"
+
+const { hmacValidator } = Adyen
 
 export type { AdyenItem, AdyenPayment, AdyenRefund }
 

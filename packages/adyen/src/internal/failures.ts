@@ -4,8 +4,11 @@
  * and a fault of Adyen's side (a 5xx, a timeout, a broken connection, a refused API key) is
  * `ProviderUnavailable`, which routing counts against the route's health.
  */
-import { HttpClientException } from "@adyen/api-library"
+// The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
+import Adyen from "@adyen/api-library"
 import { ProviderUnavailable } from "@tender/core/Provider"
+
+const { HttpClientException } = Adyen
 
 /** An Adyen answer that is not a fault of Adyen's side: a request it refused (4xx). */
 export interface AdyenRejected {

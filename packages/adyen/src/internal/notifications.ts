@@ -5,11 +5,14 @@
  * request is refused whole and nothing is stored. Adyen expects `[accepted]` in answer. Our ids
  * come back as `merchantReference`: the payment intent's for a payment, the refund's for a refund.
  */
-import { hmacValidator } from "@adyen/api-library"
+// The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
+import Adyen from "@adyen/api-library"
 import type { Environment } from "@tender/core/Schemas"
 import { type NotificationAnswer, NotificationUnverified, type ParsedNotification, type ProviderNotice, type ProviderNotificationRequest } from "@tender/core/ProviderNotification"
 import { Effect } from "effect"
 import { failureOf } from "./failures.js"
+
+const { hmacValidator } = Adyen
 
 /** What Adyen expects back: 200 with the text `[accepted]`. */
 export const acceptedAnswer: NotificationAnswer = { status: 200, contentType: "text/plain", body: "[accepted]" }
