@@ -8,7 +8,7 @@
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as TestTls from "@tender/testing/TestTls"
-import { closeReceivers, receiver, startDemo, stopProcess } from "@tender/test-support"
+import { closeReceivers, eventually, receiver, startDemo, stopProcess } from "@tender/test-support"
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -72,16 +72,6 @@ const api = async (method: string, path: string, body?: unknown) => {
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   return { status: res.status, body: await res.json() as any }
-}
-
-/** Polls until `check` holds (the workers apply notices and call Adyen as tasks). */
-const eventually = async <A>(check: () => Promise<A | undefined> | A | undefined): Promise<A> => {
-  for (let i = 0; i < 400; i++) {
-    const value = await check()
-    if (value !== undefined) return value
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error("the condition never held")
 }
 
 const webhooks = (type: string, id: string) => hooks.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === type && e.data.object.id === id)

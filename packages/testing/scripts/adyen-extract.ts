@@ -14,6 +14,7 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { closure, type Json, refsIn, strip } from "./extract.js"
 
 /** Where the inputs come from; recorded in the extract. */
 const SOURCE = {
@@ -34,48 +35,8 @@ const OPERATIONS: Record<string, ReadonlyArray<"post">> = {
 /** The event codes the stand-in sends; each is checked against its own webhook's schema (Webhooks-v1). */
 const NOTIFICATION_EVENTS = ["AUTHORISATION", "CANCELLATION", "REFUND", "REFUND_FAILED", "CAPTURE"]
 
-type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json }
-
-// Descriptions make up most of the file and say nothing a validator reads.
-const strip = (value: Json): Json => {
-  if (Array.isArray(value)) return value.map(strip)
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, Json> = {}
-    for (const [k, v] of Object.entries(value)) {
-      if (k === "description" || k === "summary" || k === "x-addedInVersion" || k === "x-deprecatedInVersion" || k === "x-deprecatedMessage") continue
-      out[k] = strip(v)
-    }
-    return out
-  }
-  return value
-}
-
-const refsIn = (value: Json, into: Set<string>): void => {
-  if (Array.isArray(value)) for (const v of value) refsIn(v, into)
-  else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/")) into.add(v.replace("#/components/schemas/", ""))
-      else refsIn(v, into)
-    }
-  }
-}
-
-/** Every schema `roots` reference, transitively, from `all`. */
-const closure = (roots: Iterable<string>, all: Record<string, Json>): Record<string, Json> => {
-  const schemas: Record<string, Json> = {}
-  const queue = [...roots]
-  while (queue.length > 0) {
-    const name = queue.pop()!
-    if (name in schemas) continue
-    const schema = all[name]
-    if (schema === undefined) throw new Error(`schema ${name} is not in the description`)
-    schemas[name] = strip(schema)
-    const more = new Set<string>()
-    refsIn(schemas[name]!, more)
-    for (const m of more) if (!(m in schemas)) queue.push(m)
-  }
-  return schemas
-}
+// Descriptions and version notes make up most of the file and say nothing a validator reads.
+const PROSE = ["description", "summary", "x-addedInVersion", "x-deprecatedInVersion", "x-deprecatedMessage"]
 
 const main = () => {
   const [checkoutPath, webhooksPath] = process.argv.slice(2)
@@ -116,12 +77,12 @@ const main = () => {
         parameters,
         requestBody: { content: { "application/json": { schema: op.requestBody.content["application/json"].schema } } },
         responses
-      })
+      }, PROSE)
     }
   }
   const wanted = new Set<string>()
   refsIn(paths, wanted)
-  const schemas = closure(wanted, checkout.components.schemas)
+  const schemas = closure(wanted, checkout.components.schemas, PROSE)
   // Two descriptions, one namespace: the notification's schemas are kept under `Webhooks_<name>`.
   const renamed = (value: Json): Json => JSON.parse(JSON.stringify(value).replaceAll("\"#/components/schemas/", "\"#/components/schemas/Webhooks_"))
   const notifications: Record<string, string> = {}
@@ -130,7 +91,7 @@ const main = () => {
     if (typeof ref !== "string") throw new Error(`the webhooks description has no ${event}`)
     const name = ref.replace("#/components/schemas/", "")
     notifications[event] = `Webhooks_${name}`
-    for (const [n, schema] of Object.entries(closure([name], webhooks.components.schemas))) schemas[`Webhooks_${n}`] = renamed(schema)
+    for (const [n, schema] of Object.entries(closure([name], webhooks.components.schemas, PROSE))) schemas[`Webhooks_${n}`] = renamed(schema)
   }
   const sortedSchemas = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k]!]))
   const extract = {

@@ -4,8 +4,7 @@
  * the lifecycle decides; notification items shaped as Adyen's Webhooks description says.
  */
 import { randomBytes } from "node:crypto"
-import { readFileSync } from "node:fs"
-import type { OpenApiExtract } from "./openapi.js"
+import { loadExtract, type OpenApiExtract } from "./openapi.js"
 
 /** The extract with the description's answer examples, as `adyen-extract.ts` writes it. */
 export interface AdyenExtract extends OpenApiExtract {
@@ -18,18 +17,8 @@ export interface AdyenExtract extends OpenApiExtract {
   readonly examples: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, unknown>>>>>>
 }
 
-const load = (): AdyenExtract => {
-  // From src/ the JSON sits beside this folder's parent; from dist/ it ships under src/.
-  const here = new URL("../../standins/adyen/openapi-extract.json", import.meta.url)
-  try {
-    return JSON.parse(readFileSync(here, "utf8")) as AdyenExtract
-  } catch {
-    return JSON.parse(readFileSync(new URL("../../../src/standins/adyen/openapi-extract.json", import.meta.url), "utf8")) as AdyenExtract
-  }
-}
-
 /** Adyen's published description (trimmed) and its examples. */
-export const extract: AdyenExtract = load()
+export const extract: AdyenExtract = loadExtract<AdyenExtract>("adyen")
 
 /** The description's example of an answer. */
 export const example = (operationId: string, status: string, name: string): Record<string, unknown> => {

@@ -4,12 +4,24 @@
  * `nullable` is rewritten to JSON Schema's `null` type once, when the extract is loaded.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
+import { readFileSync } from "node:fs"
 import { coerce, type FormValue, type Resolve, type Schema } from "./form.js"
 
 /** The part of an OpenAPI document a stand-in needs. */
 export interface OpenApiExtract {
   readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>
   readonly components: { readonly schemas: Readonly<Record<string, unknown>> }
+}
+
+/** The extract `standins/<provider>/openapi-extract.json`, as its script wrote it. */
+export const loadExtract = <A extends OpenApiExtract>(provider: string): A => {
+  // From src/ the JSON sits beside this folder's parent; from dist/ it ships under src/.
+  const here = new URL(`../../standins/${provider}/openapi-extract.json`, import.meta.url)
+  try {
+    return JSON.parse(readFileSync(here, "utf8")) as A
+  } catch {
+    return JSON.parse(readFileSync(new URL(`../../../src/standins/${provider}/openapi-extract.json`, import.meta.url), "utf8")) as A
+  }
 }
 
 /** One operation, matched against a request. */
