@@ -211,13 +211,18 @@ describe("@tender/adyen against the Adyen stand-in (HTTPS, Checkout API v72)", (
     expect((await run(both.parseNotification!(good))).notices[0]!._tag).toBe("PaymentSucceeded")
   })
 
-  it("an Adyen 5xx, a dropped connection and a refused API key are ProviderUnavailable (routing counts them)", async () => {
+  it("an Adyen 5xx, a dropped connection, no answer within the timeout and a refused account are ProviderUnavailable (routing counts them)", async () => {
     h.standIn.injectFault({ _tag: "Status", status: 500, body: { status: 500, errorCode: "000", message: "Internal error", errorType: "internal" } })
     const a = await run(Effect.either(h.provider.createPayment(paymentRequest())))
     expect(Either.isLeft(a) && a.left._tag).toBe("ProviderUnavailable")
     h.standIn.injectFault({ _tag: "Disconnect" })
     const b = await run(Effect.either(h.provider.createPayment(paymentRequest())))
     expect(Either.isLeft(b) && b.left._tag).toBe("ProviderUnavailable")
+    // A request Adyen never answers ends at the adapter's timeout (a short one here).
+    h.standIn.injectFault({ _tag: "Hang" })
+    const quick = adyen({ apiKey: "k", merchantAccount: MERCHANT_ACCOUNT, hmacKey: HMAC_KEY, apiBase: h.standIn.apiBase, ca: h.standIn.ca, timeoutMillis: 200 })
+    const hung = await run(Effect.either(quick.createPayment(paymentRequest())))
+    expect(Either.isLeft(hung) && hung.left._tag).toBe("ProviderUnavailable")
     const wrongAccount = adyen({ apiKey: "k", merchantAccount: "SomeoneElse", hmacKey: HMAC_KEY, apiBase: h.standIn.apiBase, ca: h.standIn.ca })
     const c = await run(Effect.either(wrongAccount.createPayment(paymentRequest())))
     expect(Either.isLeft(c) && c.left._tag).toBe("ProviderUnavailable")

@@ -47,6 +47,8 @@ export interface StandInAnswer {
 export type StandInFault =
   | { readonly _tag: "Status"; readonly status: number; readonly body: unknown }
   | { readonly _tag: "Disconnect" }
+  /** No answer at all: the client's own timeout ends the request (the connection is closed with the stand-in). */
+  | { readonly _tag: "Hang" }
 
 /** What a provider module gives the framework. @since 0.1.0 @category models */
 export interface StandInBehaviour {
@@ -176,6 +178,7 @@ export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
         req.socket.destroy()
         return
       }
+      if (fault._tag === "Hang") return
       return send(res, { status: fault.status, body: fault.body })
     }
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]))
