@@ -5,21 +5,12 @@
  */
 import { ProviderNotification, ProviderNotifications, Storage, Task, Tender } from "@tender/core"
 import type { ProviderNotificationRequest } from "@tender/core/ProviderNotification"
-import { formatRefusals } from "@tender/testing/StandIn"
 import { Effect, Either, Logger, Option } from "effect"
-import { afterEach, beforeEach, expect, it } from "vitest"
+import { expect, it } from "vitest"
 import { code } from "../src/AdyenProvider.js"
-import { harness, paymentRequest } from "./harness.js"
+import { paymentRequest, useHarness } from "./harness.js"
 
-let h: Awaited<ReturnType<typeof harness>>
-beforeEach(async () => {
-  h = await harness()
-})
-afterEach(async () => {
-  const refusals = [...h.standIn.refusals]
-  await h.close()
-  expect(refusals, formatRefusals(refusals)).toEqual([])
-})
+const h = useHarness()
 
 const tender = () =>
   Tender.layerMemory({ seed: { merchants: [] }, hostedCheckout: { baseUrl: "https://pay.example.test", secret: "adyen-test-secret" }, providers: [h.provider] })

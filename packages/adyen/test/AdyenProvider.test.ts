@@ -1,20 +1,11 @@
 import type { ProviderPaymentResult } from "@tender/core/Provider"
 import { NotificationUnverified, type ProviderNotificationRequest } from "@tender/core/ProviderNotification"
-import { formatRefusals } from "@tender/testing/StandIn"
 import { ConfigProvider, Effect, Either, Layer } from "effect"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { adyen, AdyenProvider, layerConfig, statusOf } from "../src/AdyenProvider.js"
-import { harness, HMAC_KEY, MERCHANT_ACCOUNT, paymentRequest, refOf } from "./harness.js"
+import { HMAC_KEY, MERCHANT_ACCOUNT, paymentRequest, refOf, useHarness } from "./harness.js"
 
-let h: Awaited<ReturnType<typeof harness>>
-beforeEach(async () => {
-  h = await harness()
-})
-afterEach(async () => {
-  const refusals = [...h.standIn.refusals]
-  await h.close()
-  expect(refusals, formatRefusals(refusals)).toEqual([])
-})
+const h = useHarness()
 
 const run = Effect.runPromise
 const action = (result: ProviderPaymentResult) => {

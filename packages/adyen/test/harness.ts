@@ -8,6 +8,8 @@ import type { ProviderNotificationRequest } from "@tender/core/ProviderNotificat
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { formatRefusals } from "@tender/testing/StandIn"
+import { afterEach, beforeEach, expect } from "vitest"
 import { adyen, type AdyenOptions } from "../src/AdyenProvider.js"
 
 export const HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
@@ -43,6 +45,30 @@ export const harness = async (options: Partial<AdyenOptions> = {}) => {
     close: async () => {
       await standIn.close()
       await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
+
+/** A harness per test of the file, its stand-in's refusals asserted empty after each. */
+export const useHarness = () => {
+  let h: Awaited<ReturnType<typeof harness>> | undefined
+  beforeEach(async () => {
+    h = await harness()
+  })
+  afterEach(async () => {
+    const refusals = [...h!.standIn.refusals]
+    await h!.close()
+    expect(refusals, formatRefusals(refusals)).toEqual([])
+  })
+  return {
+    get standIn() {
+      return h!.standIn
+    },
+    get provider() {
+      return h!.provider
+    },
+    get received() {
+      return h!.received
     }
   }
 }
