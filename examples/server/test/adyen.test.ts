@@ -13,6 +13,7 @@ import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as QRCode from "qrcode"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 
 const key = { public: "pk_test_adyenE2e1234", secret: "sk_test_adyenE2eSecret5678" }
@@ -92,7 +93,7 @@ describe("examples/server with ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC
   it("takes a PromptPay payment end to end: Adyen's QR, AUTHORISATION answered [accepted], succeeded, merchant webhook, partial refund at Adyen, REFUND, refund.succeeded", async () => {
     const { intent, payment } = await promptpay()
     expect(payment).toMatchObject({ merchantAccount: MERCHANT_ACCOUNT, amount: { value: 150000, currency: "THB" }, paymentMethod: { type: "promptpay" } })
-    expect(intent).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code", qr_data: expect.stringMatching(/^000201/) } })
+    expect(intent).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code", qr_data: payment.action!["qrCodeData"], qr_image_url: payment.action!["url"] } })
 
     const [delivery] = await standIn.pay(payment.pspReference)
     expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "[accepted]" })
@@ -118,6 +119,31 @@ describe("examples/server with ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC
     // Merchant mode takes no return_url: Adyen sends the payer back to the host's public URL.
     expect(payment.returnUrl).toBe(`${server.url}/`)
     expect(created.body.next_action).toMatchObject({ type: "redirect_to_url", url: `${standIn.url}/hpp/bank/${payment.pspReference}` })
+    await standIn.pay(payment.pspReference)
+    await webhook("payment_intent.succeeded", created.body.id)
+  }, 60_000)
+
+  it("hosted mode: the hosted page draws Adyen's PromptPay QR code from its payload, and Adyen's AUTHORISATION makes the intent succeeded", async () => {
+    const created = await api("POST", "/payment_intents", {
+      amount: "120000", currency: "THB", country: "TH", checkout_mode: "hosted", payment_method: "th_promptpay",
+      customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const page = await fetch(created.body.next_action.url, { redirect: "manual" })
+    const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0]!
+    const action = /<form method="post" action="([^"]+)"/.exec(await page.text())?.[1]?.replaceAll("&amp;", "&")
+    const paid = await fetch(new URL(action!, server.url), {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: "method=th_promptpay",
+      redirect: "manual"
+    })
+    expect(paid.status).toBe(303)
+    const payment = adyenPaymentOf(created.body.id)
+    const shown = await (await fetch(created.body.next_action.url, { headers: { cookie } })).text()
+    // The QR image Tender draws is the one of Adyen's payload (the same drawing as the hosted page's).
+    const adyenQr = await QRCode.toDataURL(String(payment.action!["qrCodeData"]), { errorCorrectionLevel: "M", margin: 2, width: 260 })
+    expect(/<img class="qr" id="qr" src="([^"]+)"/.exec(shown)?.[1]).toBe(adyenQr)
     await standIn.pay(payment.pspReference)
     await webhook("payment_intent.succeeded", created.body.id)
   }, 60_000)

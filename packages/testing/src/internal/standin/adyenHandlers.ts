@@ -17,6 +17,8 @@ export interface AdyenPayment {
   readonly returnUrl: string
   resultCode: "Pending" | "RedirectShopper" | "Authorised" | "Refused" | "Cancelled"
   refusalReason: string | null
+  /** The payer action Adyen answered with (a `qrCode` or a `redirect`), if any. */
+  action: Readonly<Record<string, unknown>> | null
   /** Refunded or being refunded, minor units. */
   refunded: number
 }
@@ -102,6 +104,7 @@ const createPayment = (state: AdyenState, baseUrl: string, b: Record<string, any
     returnUrl: b["returnUrl"],
     resultCode: type === "promptpay" ? "Pending" : "RedirectShopper",
     refusalReason: null,
+    action: null,
     refunded: 0
   }
   state.payments.set(payment.pspReference, payment)
@@ -120,10 +123,12 @@ const createPayment = (state: AdyenState, baseUrl: string, b: Record<string, any
       url: `https://test.adyen.com/hpp/generateQRCodeImage.shtml?url=${encodeURIComponent(qrCodeData)}`,
       expiresAt: new Date(Date.now() + 15 * 60 * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
     }
+    payment.action = action
     return { status: 200, body: { ...base, resultCode: "Pending", action } }
   }
   // The shape of the description's `ideal` redirect example, to the stand-in's bank page address.
   const action = { ...(O.example("post-payments", "200", "ideal")["action"] as object), paymentMethodType: type, url: `${baseUrl}/hpp/bank/${payment.pspReference}`, method: "GET" }
+  payment.action = action
   return { status: 200, body: { ...base, resultCode: "RedirectShopper", action } }
 }
 
