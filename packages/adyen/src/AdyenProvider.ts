@@ -155,9 +155,13 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
         }
         let paymentMethod: Types.checkout.PaymentRequest["paymentMethod"]
         if (request.providerMethod === PROMPTPAY) paymentMethod = { type: PROMPTPAY } as never
-        else if (request.providerMethod === ONLINE_BANKING && request.providerBank !== null) {
+        else if (request.providerMethod === ONLINE_BANKING) {
+          // Discovery makes the bank required; a request without one is refused before Adyen.
+          if (request.providerBank === null) {
+            return { _tag: "Declined", providerPaymentId: null, failureCode: "provider_rejected", failureMessage: "Online banking needs the payer's bank." } as const
+          }
           paymentMethod = { type: ONLINE_BANKING, issuer: request.providerBank } as never
-        } else return yield* Effect.die(new Error(`@tender/adyen does not serve ${request.providerMethod} without its bank`))
+        } else return yield* Effect.die(new Error(`@tender/adyen does not serve ${request.providerMethod}`))
         const body: Types.checkout.PaymentRequest = {
           amount: { value: Number(request.amount), currency: request.currency },
           merchantAccount,

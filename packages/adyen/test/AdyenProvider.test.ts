@@ -56,6 +56,7 @@ describe("@tender/adyen against the Adyen stand-in (HTTPS, Checkout API v72)", (
     action(await run(fallback.createPayment(paymentRequest({ ...onlineBanking, returnUrl: null }))))
     expect(sent("post-payments")[1]!.body["returnUrl"]).toBe("https://host.example/")
     expect(await run(h.provider.createPayment(paymentRequest({ ...onlineBanking, returnUrl: null })))).toMatchObject({ _tag: "Declined", failureCode: "return_url_required" })
+    expect(await run(h.provider.createPayment(paymentRequest({ ...onlineBanking, providerBank: null })))).toMatchObject({ _tag: "Declined", failureCode: "provider_rejected" })
     expect(sent("post-payments")).toHaveLength(2)
   })
 
