@@ -77,6 +77,8 @@ export default defineConfig({
       project({ name: "client", root: "packages/client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000, ...shared }),
       // @tender/stripe against the Stripe stand-in of @tender/testing (no network).
       project({ name: "stripe", root: "packages/stripe", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
+      // @tender/adyen against the Adyen stand-in of @tender/testing (HTTPS on 127.0.0.1, no network).
+      project({ name: "adyen", root: "packages/adyen", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
       project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000, ...shared }),
       // The embedding examples (docs/embedding.md): each starts a host and creates an intent.
       project({

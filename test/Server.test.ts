@@ -69,7 +69,7 @@ describe("@tender/server in hosts without Effect", () => {
   it("server: the hosts list no effect dependency of their own; @tender/server brings it", () => {
     const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8")) as { dependencies: Record<string, string> }
     assert.isEmpty(Object.keys(manifest.dependencies).filter((d) => d === "effect" || d.startsWith("@effect/")))
-    assert.sameMembers(packed.map((p) => p.name), ["@tender/core", "@tender/http", "@tender/postgres", "@tender/mongodb", "@tender/testing", "@tender/stripe", "@tender/server", "@tender/client"])
+    assert.sameMembers(packed.map((p) => p.name), ["@tender/core", "@tender/http", "@tender/postgres", "@tender/mongodb", "@tender/testing", "@tender/stripe", "@tender/adyen", "@tender/server", "@tender/client"])
     assert.isTrue(existsSync(join(app, "node_modules", ".bin", "tender")), "the tender executable is installed")
   })
 

@@ -50,8 +50,39 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     // "Prepared statements"): off behind a pooler that cannot keep them (PgBouncer before 1.21).
     preparedStatements: onOff(env, "TENDER_PG_PREPARED_STATEMENTS", true),
     retention: retention(env),
-    stripe: stripe(env)
+    stripe: stripe(env),
+    adyen: adyen(env)
   }
+}
+
+/**
+ * The Adyen adapter's settings (docs/providers/adyen.md): `ADYEN_API_KEY`,
+ * `ADYEN_MERCHANT_ACCOUNT` and `ADYEN_HMAC_KEY` together (the HMAC key may list several,
+ * comma-separated, during a rotation); optional `ADYEN_API_BASE` (the Checkout API's address with
+ * its version path; tests point it at the stand-in), `ADYEN_ENVIRONMENT` (`test`, the default, or
+ * `live`) and `ADYEN_LIVE_URL_PREFIX` (a live account's). Unset: no Adyen.
+ */
+const adyen = (env: NodeJS.ProcessEnv) => {
+  const value = (name: string) => (env[name] ?? "").trim()
+  const required = ["ADYEN_API_KEY", "ADYEN_MERCHANT_ACCOUNT", "ADYEN_HMAC_KEY"] as const
+  const missing = required.filter((name) => value(name) === "")
+  if (missing.length === required.length) return undefined
+  if (missing.length > 0) {
+    throw new InvalidConfig({ message: `ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT and ADYEN_HMAC_KEY go together: ${missing.join(" and ")} missing` })
+  }
+  const hmacKey = value("ADYEN_HMAC_KEY").split(",").map((s) => s.trim()).filter((s) => s !== "")
+  if (hmacKey.some((k) => !/^[0-9a-fA-F]+$/.test(k))) throw new InvalidConfig({ message: "ADYEN_HMAC_KEY must be Adyen HMAC keys (hex)" })
+  const apiBase = value("ADYEN_API_BASE") === "" ? undefined : value("ADYEN_API_BASE")
+  if (apiBase !== undefined && !/^https:\/\/[^/]+\/.*v\d+\/?$/.test(apiBase)) {
+    throw new InvalidConfig({ message: `ADYEN_API_BASE must be an https address with its version path, like https://checkout-test.adyen.com/v72; got ${JSON.stringify(apiBase)}` })
+  }
+  const environment = value("ADYEN_ENVIRONMENT") === "" ? "test" : value("ADYEN_ENVIRONMENT")
+  if (environment !== "test" && environment !== "live") throw new InvalidConfig({ message: `ADYEN_ENVIRONMENT must be test or live; got ${JSON.stringify(environment)}` })
+  const liveEndpointUrlPrefix = value("ADYEN_LIVE_URL_PREFIX") === "" ? undefined : value("ADYEN_LIVE_URL_PREFIX")
+  if (environment === "live" && apiBase === undefined && liveEndpointUrlPrefix === undefined) {
+    throw new InvalidConfig({ message: "ADYEN_ENVIRONMENT=live needs ADYEN_LIVE_URL_PREFIX (the live account's URL prefix) or ADYEN_API_BASE" })
+  }
+  return { apiKey: value("ADYEN_API_KEY"), merchantAccount: value("ADYEN_MERCHANT_ACCOUNT"), hmacKey, apiBase, environment, liveEndpointUrlPrefix } as const
 }
 
 /**

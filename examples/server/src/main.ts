@@ -4,12 +4,14 @@
  *   npm start                      # PORT=3000, TENDER_SEED=examples/server/seed.json
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm start   # on PostgreSQL
  *   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 npm start      # traces and metrics over OTLP
+ *   STRIPE_* / ADYEN_* set: Stripe / Adyen beside the simulator (docs/providers/)
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Maintenance, Simulator, Tender, Workers } from "@tender/core"
 import { ClientErrors, Startup, WebhookClient } from "@tender/http"
 import { MongoStorage } from "@tender/mongodb"
 import { PgDiagnosis, PgStorage } from "@tender/postgres"
+import { adyen } from "@tender/adyen"
 import { stripe } from "@tender/stripe"
 import { Cause, Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -45,6 +47,7 @@ const main = Effect.gen(function*() {
     startupTimeoutMillis,
     statementTimeoutMillis,
     stripe: stripeOptions,
+    adyen: adyenOptions,
     tablePrefix,
     taskLeaseMillis
   } = yield* Effect.try({
@@ -62,10 +65,14 @@ const main = Effect.gen(function*() {
     seed,
     hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret },
     webhookTransport: WebhookClient.layerFetch,
-    // With STRIPE_* set, Stripe beside the simulator (seed routes name it "stripe"); its
-    // notifications arrive at {publicUrl}/provider_notifications/stripe.
-    ...(stripeOptions === undefined ? {} : {
-      providers: [Simulator.make({ baseUrl: `${publicUrl}/simulator` }), stripe({ ...stripeOptions, returnUrl: `${publicUrl}/` })]
+    // With STRIPE_* or ADYEN_* set, Stripe or Adyen beside the simulator (seed routes name them
+    // "stripe", "adyen"); their notifications arrive at {publicUrl}/provider_notifications/{code}.
+    ...(stripeOptions === undefined && adyenOptions === undefined ? {} : {
+      providers: [
+        Simulator.make({ baseUrl: `${publicUrl}/simulator` }),
+        ...(stripeOptions === undefined ? [] : [stripe({ ...stripeOptions, returnUrl: `${publicUrl}/` })]),
+        ...(adyenOptions === undefined ? [] : [adyen({ ...adyenOptions, returnUrl: `${publicUrl}/` })])
+      ]
     }),
     ...(telemetry === undefined ? {} : { telemetry: { gaugeIntervalMillis: 15_000 } })
   }

@@ -63,3 +63,34 @@ describe("demo server configuration: Stripe (docs/providers/stripe.md)", () => {
     }
   })
 })
+
+describe("demo server configuration: Adyen (docs/providers/adyen.md)", () => {
+  const base = { ADYEN_API_KEY: "AQE_key", ADYEN_MERCHANT_ACCOUNT: "ShopTH", ADYEN_HMAC_KEY: "0a1B, 2c3D" }
+  it("Adyen: unset installs no Adyen; ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC_KEY (a list) and ADYEN_API_BASE with its version path reach the adapter", () => {
+    expect(options({}).adyen).toBeUndefined()
+    expect(options({ ...base, ADYEN_API_BASE: "https://127.0.0.1:8443/v72" }).adyen).toEqual({
+      apiKey: "AQE_key",
+      merchantAccount: "ShopTH",
+      hmacKey: ["0a1B", "2c3D"],
+      apiBase: "https://127.0.0.1:8443/v72",
+      environment: "test",
+      liveEndpointUrlPrefix: undefined
+    })
+    expect(options({ ...base, ADYEN_ENVIRONMENT: "live", ADYEN_LIVE_URL_PREFIX: "1797a841fbb37ca7-AdyenDemo" }).adyen).toMatchObject({ environment: "live", liveEndpointUrlPrefix: "1797a841fbb37ca7-AdyenDemo" })
+  })
+
+  it("Adyen: a variable without the others, a key that is not hex, an API base without https or its version path, or live without its prefix stops the server naming the variable", () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ ADYEN_API_KEY: "AQE_key" }, "ADYEN_MERCHANT_ACCOUNT and ADYEN_HMAC_KEY missing"],
+      [{ ...base, ADYEN_HMAC_KEY: "not-hex" }, "ADYEN_HMAC_KEY"],
+      [{ ...base, ADYEN_API_BASE: "https://checkout-test.adyen.com" }, "ADYEN_API_BASE"],
+      [{ ...base, ADYEN_API_BASE: "http://127.0.0.1:8443/v72" }, "ADYEN_API_BASE"],
+      [{ ...base, ADYEN_ENVIRONMENT: "prod" }, "ADYEN_ENVIRONMENT"],
+      [{ ...base, ADYEN_ENVIRONMENT: "live" }, "ADYEN_LIVE_URL_PREFIX"]
+    ]
+    for (const [env, name] of cases) {
+      expect(() => options(env)).toThrow(InvalidConfig)
+      expect(() => options(env)).toThrow(name)
+    }
+  })
+})

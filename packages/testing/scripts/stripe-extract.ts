@@ -14,6 +14,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { load } from "js-yaml"
+import { closure, type Json, refsIn, strip } from "./extract.js"
 
 /** Where the inputs come from; recorded in the extract. */
 const SOURCE = {
@@ -46,32 +47,6 @@ const OPERATIONS: Record<string, ReadonlyArray<"get" | "post">> = {
 /** The fixtures (resources of fixtures3.json) the stand-in shapes its answers on. */
 const FIXTURES = ["payment_intent", "refund", "checkout.session", "charge", "event"]
 
-type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json }
-
-// Descriptions make up most of the file and say nothing a validator reads.
-const strip = (value: Json): Json => {
-  if (Array.isArray(value)) return value.map(strip)
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, Json> = {}
-    for (const [k, v] of Object.entries(value)) {
-      if (k === "description" || k === "summary") continue
-      out[k] = strip(v)
-    }
-    return out
-  }
-  return value
-}
-
-const refsIn = (value: Json, into: Set<string>): void => {
-  if (Array.isArray(value)) for (const v of value) refsIn(v, into)
-  else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === "$ref" && typeof v === "string") into.add(v.replace("#/components/schemas/", ""))
-      else refsIn(v, into)
-    }
-  }
-}
-
 const main = () => {
   const [specPath, fixturesPath] = process.argv.slice(2)
   if (specPath === undefined || fixturesPath === undefined) {
@@ -91,18 +66,7 @@ const main = () => {
   }
   const wanted = new Set<string>()
   refsIn(paths, wanted)
-  const schemas: Record<string, Json> = {}
-  const queue = [...wanted]
-  while (queue.length > 0) {
-    const name = queue.pop()!
-    if (name in schemas) continue
-    const schema = spec.components.schemas[name]
-    if (schema === undefined) throw new Error(`schema ${name} is not in the description`)
-    schemas[name] = strip(schema)
-    const more = new Set<string>()
-    refsIn(schemas[name]!, more)
-    for (const m of more) if (!(m in schemas)) queue.push(m)
-  }
+  const schemas = closure(wanted, spec.components.schemas)
   const sortedSchemas = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k]!]))
   const fixtureOut = Object.fromEntries(FIXTURES.map((name) => {
     const f = fixtures.resources[name]

@@ -5,11 +5,13 @@
  * request the description does not allow is refused (answered with the provider's error shape)
  * and recorded in `refusals`, so a test that asserts `refusals` is empty fails. The provider's
  * behaviour (state, lifecycle, notifications) is the `handle` function a provider module
- * gives; `StripeStandIn` is one.
+ * gives; `StripeStandIn` (form bodies, HTTP) and `AdyenStandIn` (JSON bodies, HTTPS with the
+ * test certificate of `TestTls`) are two.
  *
  * @since 0.1.0
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
 import type { AddressInfo } from "node:net"
 import { decodeForm, type FormValue } from "./internal/standin/form.js"
 import { type MatchedOperation, OpenApi, type OpenApiExtract } from "./internal/standin/openapi.js"
@@ -28,6 +30,7 @@ export interface StandInRequest {
   readonly operation: MatchedOperation
   readonly headers: Readonly<Record<string, string | undefined>>
   readonly query: Readonly<Record<string, unknown>>
+  /** The form body coerced to the schema's types, or the JSON body as sent. */
   readonly body: Readonly<Record<string, unknown>>
   /** The raw body text, for idempotency fingerprints. */
   readonly rawBody: string
@@ -44,11 +47,17 @@ export interface StandInAnswer {
 export type StandInFault =
   | { readonly _tag: "Status"; readonly status: number; readonly body: unknown }
   | { readonly _tag: "Disconnect" }
+  /** No answer at all: the client's own timeout ends the request (the connection is closed with the stand-in). */
+  | { readonly _tag: "Hang" }
 
 /** What a provider module gives the framework. @since 0.1.0 @category models */
 export interface StandInBehaviour {
   readonly name: string
   readonly extract: OpenApiExtract
+  /** How request bodies are sent: Stripe's `form` (the default) or `json`. */
+  readonly bodyFormat?: "form" | "json" | undefined
+  /** Serve HTTPS with this key and certificate (PEM) instead of HTTP. */
+  readonly tls?: { readonly key: string; readonly cert: string } | undefined
   /** The provider's error body for a refused or unroutable request. */
   readonly refusal: (problems: ReadonlyArray<string>, status: number) => unknown
   /** Checks beyond the description (authentication, version headers): an answer refuses the request. */
@@ -58,7 +67,7 @@ export interface StandInBehaviour {
 
 /** A running stand-in. @since 0.1.0 @category models */
 export interface StandIn {
-  /** `http://127.0.0.1:PORT`. */
+  /** `http://127.0.0.1:PORT`, or `https://` with `tls`. */
   readonly url: string
   readonly port: number
   /** Every refused request and every self-check failure, in order: a test asserts it is empty. */
@@ -105,6 +114,26 @@ const send = (res: ServerResponse, answer: StandInAnswer): void => {
   res.end(text)
 }
 
+const checkForm = (api: OpenApi, operation: MatchedOperation, query: Record<string, FormValue>, rawBody: string) => {
+  const form = decodeForm(rawBody)
+  const checked = api.checkRequest(operation, query, rawBody === "" ? null : form.value)
+  return { query: checked.query, body: checked.body, problems: [...form.problems, ...checked.problems] }
+}
+
+const checkJson = (api: OpenApi, operation: MatchedOperation, query: Record<string, FormValue>, rawBody: string) => {
+  const checked = api.checkRequest(operation, query, null)
+  let body: unknown = null
+  if (rawBody !== "") {
+    try {
+      body = JSON.parse(rawBody)
+    } catch {
+      return { query: checked.query, body: {}, problems: [...checked.problems, "body: not valid JSON"] }
+    }
+  }
+  const problems = [...checked.problems, ...api.checkJsonBody(operation, body)]
+  return { query: checked.query, body: (body ?? {}) as Record<string, unknown>, problems }
+}
+
 /** Starts a stand-in on 127.0.0.1 on a free port. @since 0.1.0 @category constructors */
 export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
   const api = openApiOf(behaviour.extract)
@@ -132,13 +161,15 @@ export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
       return send(res, pre.answer)
     }
     const type = req.headers["content-type"] ?? ""
-    if (rawBody !== "" && !type.startsWith("application/x-www-form-urlencoded")) {
-      return refuse(res, method, url.pathname, [`body sent as ${type || "no content type"}, the description takes application/x-www-form-urlencoded`])
+    const expected = behaviour.bodyFormat === "json" ? "application/json" : "application/x-www-form-urlencoded"
+    if (rawBody !== "" && !type.startsWith(expected)) {
+      return refuse(res, method, url.pathname, [`body sent as ${type || "no content type"}, the description takes ${expected}`])
     }
     const query = decodeForm(url.search.slice(1))
-    const form = decodeForm(rawBody)
-    const checked = api.checkRequest(operation, query.value as Record<string, FormValue>, rawBody === "" ? null : form.value)
-    const problems = [...query.problems, ...form.problems, ...checked.problems]
+    const checked = behaviour.bodyFormat === "json"
+      ? checkJson(api, operation, query.value as Record<string, FormValue>, rawBody)
+      : checkForm(api, operation, query.value as Record<string, FormValue>, rawBody)
+    const problems = [...query.problems, ...checked.problems]
     if (problems.length > 0) return refuse(res, method, url.pathname, problems)
     const i = faults.findIndex((f) => f.operationId === undefined || f.operationId === operation.operationId)
     if (i !== -1) {
@@ -147,6 +178,7 @@ export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
         req.socket.destroy()
         return
       }
+      if (fault._tag === "Hang") return
       return send(res, { status: fault.status, body: fault.body })
     }
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]))
@@ -158,17 +190,18 @@ export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
     send(res, answer)
   }
 
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     serve(req, res).catch((error: unknown) => {
       refusals.push({ kind: "response", method: req.method ?? "", path: req.url ?? "", problems: [`the stand-in threw: ${String(error)}`] })
       if (!res.headersSent) send(res, { status: 500, body: behaviour.refusal(["the stand-in failed"], 500) })
       else res.destroy()
     })
-  })
+  }
+  const server: Server = behaviour.tls === undefined ? createServer(listener) : createHttpsServer({ key: behaviour.tls.key, cert: behaviour.tls.cert }, listener)
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const port = (server.address() as AddressInfo).port
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${behaviour.tls === undefined ? "http" : "https"}://127.0.0.1:${port}`,
     port,
     refusals,
     requests,

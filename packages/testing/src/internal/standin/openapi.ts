@@ -4,12 +4,24 @@
  * `nullable` is rewritten to JSON Schema's `null` type once, when the extract is loaded.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
+import { readFileSync } from "node:fs"
 import { coerce, type FormValue, type Resolve, type Schema } from "./form.js"
 
 /** The part of an OpenAPI document a stand-in needs. */
 export interface OpenApiExtract {
   readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>
   readonly components: { readonly schemas: Readonly<Record<string, unknown>> }
+}
+
+/** The extract `standins/<provider>/openapi-extract.json`, as its script wrote it. */
+export const loadExtract = <A extends OpenApiExtract>(provider: string): A => {
+  // From src/ the JSON sits beside this folder's parent; from dist/ it ships under src/.
+  const here = new URL(`../../standins/${provider}/openapi-extract.json`, import.meta.url)
+  try {
+    return JSON.parse(readFileSync(here, "utf8")) as A
+  } catch {
+    return JSON.parse(readFileSync(new URL(`../../../src/standins/${provider}/openapi-extract.json`, import.meta.url), "utf8")) as A
+  }
 }
 
 /** One operation, matched against a request. */
@@ -136,8 +148,7 @@ export class OpenApi {
       if (!v(coercedQuery[name])) problems.push(...describe(v.errors, `query.${name}`))
     }
     for (const p of parameters) if (p.required === true && query[p.name] === undefined) problems.push(`query: missing required ${p.name}`)
-    const content = (op["requestBody"] as { content?: Record<string, { schema: Schema }> } | undefined)?.content
-    const bodySchema = content?.["application/x-www-form-urlencoded"]?.schema
+    const bodySchema = this.bodySchema(op, "application/x-www-form-urlencoded")
     let coercedBody: Record<string, unknown> = {}
     if (bodySchema !== undefined) {
       coercedBody = coerce(body ?? {}, bodySchema, this.resolve) as Record<string, unknown>
@@ -147,6 +158,19 @@ export class OpenApi {
       problems.push("body: this operation takes no body")
     }
     return { query: coercedQuery, body: coercedBody, problems }
+  }
+
+  private bodySchema(op: Record<string, unknown>, type: string): Schema | undefined {
+    return (op["requestBody"] as { content?: Record<string, { schema: Schema }> } | undefined)?.content?.[type]?.schema
+  }
+
+  /** Checks a JSON body (already parsed) against the operation's `application/json` request schema. */
+  checkJsonBody(match: MatchedOperation, body: unknown): Array<string> {
+    const schema = this.bodySchema(this.op(match), "application/json")
+    if (schema === undefined) return body === null ? [] : ["body: this operation takes no JSON body"]
+    if (body === null) return ["body: missing (the operation takes a JSON body)"]
+    const v = this.validator(`${match.method} ${match.template} json body`, schema)
+    return v(body) ? [] : describe(v.errors, "body")
   }
 
   /** Checks an answer against the operation's response schema for its status (or `default`). */

@@ -4,8 +4,7 @@
  * the stand-in's own values for what the lifecycle decides.
  */
 import { randomBytes } from "node:crypto"
-import { readFileSync } from "node:fs"
-import type { OpenApiExtract } from "./openapi.js"
+import { loadExtract, type OpenApiExtract } from "./openapi.js"
 
 /** The extract with its fixtures, as `stripe-extract.ts` writes it. */
 export interface StripeExtract extends OpenApiExtract {
@@ -14,18 +13,8 @@ export interface StripeExtract extends OpenApiExtract {
   readonly fixtures: Readonly<Record<string, Record<string, unknown>>>
 }
 
-const load = (): StripeExtract => {
-  // From src/ the JSON sits beside this folder's parent; from dist/ it ships under src/.
-  const here = new URL("../../standins/stripe/openapi-extract.json", import.meta.url)
-  try {
-    return JSON.parse(readFileSync(here, "utf8")) as StripeExtract
-  } catch {
-    return JSON.parse(readFileSync(new URL("../../../src/standins/stripe/openapi-extract.json", import.meta.url), "utf8")) as StripeExtract
-  }
-}
-
 /** Stripe's published description (trimmed) and fixtures. */
-export const extract: StripeExtract = load()
+export const extract: StripeExtract = loadExtract<StripeExtract>("stripe")
 
 /** A Stripe-like id: prefix and 24 random base-62 characters. */
 export const stripeId = (prefix: string): string => {

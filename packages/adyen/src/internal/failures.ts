@@ -1,0 +1,57 @@
+/**
+ * Adyen's outcomes in Tender's words: a refusal reason (its code first, its text when the code
+ * is absent) becomes one of Tender's failure codes (D1: provider-local codes are never exposed),
+ * and a fault of Adyen's side (a 5xx, a timeout, a broken connection, a refused API key) is
+ * `ProviderUnavailable`, which routing counts against the route's health.
+ */
+// The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
+import Adyen from "@adyen/api-library"
+import { ProviderUnavailable } from "@tender/core/Provider"
+
+const { HttpClientException } = Adyen
+
+/** An Adyen answer that is not a fault of Adyen's side: a request it refused (4xx). */
+export interface AdyenRejected {
+  readonly _tag: "AdyenRejected"
+  readonly failureCode: string
+  readonly failureMessage: string
+}
+
+/** Adyen refusal reason codes (and their texts) → Tender failure code and message. */
+const table: ReadonlyArray<readonly [ReadonlyArray<string>, string, string]> = [
+  [["12", "Not enough balance", "28", "Withdrawal amount exceeded"], "insufficient_funds", "The payer's account has insufficient funds."],
+  [["6", "Expired Card"], "card_expired", "The card has expired."],
+  [["8", "Invalid Card Number", "24", "CVC Declined", "17", "Invalid Pin"], "card_invalid", "The card details are incorrect."],
+  [["11", "3D Not Authenticated", "38", "Authentication required", "42", "3DS Authentication Error"], "authentication_failed", "The payer did not complete authentication."],
+  [["15", "Cancelled", "16", "Shopper Cancelled"], "payment_expired", "The payer did not pay in time."],
+  [["4", "Acquirer Error", "9", "Issuer Unavailable"], "provider_error", "The provider could not process the payment."],
+  [["7", "Invalid Amount", "10", "Not supported", "23", "Transaction Not Permitted"], "provider_rejected", "The provider does not accept this payment."]
+]
+
+/**
+ * Tender's failure code for Adyen's refusal reason code and text; anything else (fraud,
+ * blocked or restricted cards included: never told apart to the payer) is `payment_declined`.
+ */
+export const failureOf = (code: string | null | undefined, reason: string | null | undefined): { failureCode: string; failureMessage: string } => {
+  for (const c of [code, reason]) {
+    if (c == null) continue
+    const row = table.find(([codes]) => codes.includes(c))
+    if (row !== undefined) return { failureCode: row[1], failureMessage: row[2] }
+  }
+  return { failureCode: "payment_declined", failureMessage: "The provider declined the payment." }
+}
+
+/** Sorts an error the SDK threw: Adyen's side at fault, or a refusal of the request. */
+export const classify = (error: unknown): ProviderUnavailable | AdyenRejected => {
+  if (error instanceof HttpClientException && typeof error.statusCode === "number") {
+    const status = error.statusCode
+    // 401/403/404: a wrong key, account or address is the host's fault, but no payment can pass: unavailable.
+    if (status >= 500 || status === 429 || status === 401 || status === 403 || status === 404) {
+      return new ProviderUnavailable({ provider: "adyen", reason: `Adyen answered ${status}` })
+    }
+    // The error code and status only: Adyen's message may echo request data.
+    return { _tag: "AdyenRejected", failureCode: "provider_rejected", failureMessage: "The provider does not accept this payment." }
+  }
+  // Timeouts, dropped connections, TLS failures: the SDK throws a plain error or an ApiException.
+  return new ProviderUnavailable({ provider: "adyen", reason: error instanceof Error ? `${error.name}: no answer from Adyen` : "unknown failure" })
+}
