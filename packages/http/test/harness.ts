@@ -69,6 +69,14 @@ export const sendRaw = (port: number, method: string, path: string, headers: Rec
     req.end(body)
   })
 
+/**
+ * Let the worker's event loop turn once. A request to the in-memory handler settles in promise
+ * jobs alone, so a loop of thousands (the fuzzers) never reaches the event loop: the Vitest
+ * worker then cannot read its main process's answers, and its 60 s RPC timer fails the run
+ * ("Timeout calling onTaskUpdate") although every test passed. docs/test-environment.md.
+ */
+const turnEventLoop = () => new Promise<void>((resume) => setImmediate(resume))
+
 export const call = async (
   handler: (r: Request) => Promise<Response>,
   method: string,
@@ -85,6 +93,7 @@ export const call = async (
   }
   const res = await handler(new Request(`http://localhost${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }))
   const text = await res.text()
+  await turnEventLoop()
   return { status: res.status, headers: res.headers, text, json: text === "" ? undefined : JSON.parse(text) }
 }
 
