@@ -9,7 +9,7 @@ import jsqr from "jsqr"
 import type { Page } from "playwright-core"
 import { parse } from "promptparse"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { axeViolations, launch, recordRequests, shot, unavailable } from "./hosted/browser.js"
+import { axeViolations, closeBrowser, launch, recordRequests, shot, unavailable } from "./hosted/browser.js"
 import type { TestServer } from "./hosted/server.js"
 import { createIntent, getIntent, keys, start, startMounted, startShop, waitForIntent } from "./hosted/server.js"
 
@@ -31,11 +31,12 @@ describe.skipIf(skip)("hosted checkout in Chromium", () => {
     returnUrl = `${shop.origin}/orders/42/done?ref=a%20b&empty=&x=%2F`
   })
   afterAll(async () => {
+    await closeBrowser()
     await server?.close()
     await shop?.close()
   })
 
-  /** A browser in a fresh profile, recording every request it makes. */
+  /** A fresh browser context, recording every request it makes. */
   const browse = async (options: Parameters<typeof launch>[0] = {}) => {
     const browser = await launch(options)
     const requests = recordRequests(browser.context)
