@@ -3,7 +3,7 @@
  * D1 error-body check. Shared by the HTTP tests; not a test file itself.
  */
 import { afterAll, assert } from "@effect/vitest"
-import { basic, type Key } from "@tender/test-support"
+import { basic, eventLoopTurn, type Key } from "@tender/test-support"
 import { Merchants, Storage, StorageError } from "@tender/core"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -69,14 +69,6 @@ export const sendRaw = (port: number, method: string, path: string, headers: Rec
     req.end(body)
   })
 
-/**
- * Let the worker's event loop turn once. A request to the in-memory handler settles in promise
- * jobs alone, so a loop of thousands (the fuzzers) never reaches the event loop: the Vitest
- * worker then cannot read its main process's answers, and its 60 s RPC timer fails the run
- * ("Timeout calling onTaskUpdate") although every test passed. docs/test-environment.md.
- */
-const turnEventLoop = () => new Promise<void>((resume) => setImmediate(resume))
-
 export const call = async (
   handler: (r: Request) => Promise<Response>,
   method: string,
@@ -93,7 +85,8 @@ export const call = async (
   }
   const res = await handler(new Request(`http://localhost${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }))
   const text = await res.text()
-  await turnEventLoop()
+  // The in-memory handler settles in promise jobs alone: let the worker's event loop turn (eventLoopTurn).
+  await eventLoopTurn()
   return { status: res.status, headers: res.headers, text, json: text === "" ? undefined : JSON.parse(text) }
 }
 
