@@ -31,8 +31,11 @@ const args = [
   "--disable-sync"
 ]
 
-/** The file's one Chromium, started by the first `launch`; `closeBrowser` (the file's `afterAll`) stops it. */
+/** The file's one Chromium, started by `startBrowser` or the first `launch`; `closeBrowser` (the file's `afterAll`) stops it. */
 let browser: Promise<Browser> | undefined
+
+/** Start the file's browser (in the file's `beforeAll`, so that no test's time includes it). */
+export const startBrowser = (): Promise<Browser> => (browser ??= chromium.launch({ executablePath, headless: true, args }))
 
 /**
  * A fresh browser context with `options` (viewport, locale): nothing of another test's context
@@ -40,7 +43,7 @@ let browser: Promise<Browser> | undefined
  * process per test.
  */
 export const launch = async (options: BrowserContextOptions = {}) => {
-  const context = await (await (browser ??= chromium.launch({ executablePath, headless: true, args }))).newContext(options)
+  const context = await (await startBrowser()).newContext(options)
   return { context, close: () => context.close() }
 }
 
