@@ -39,8 +39,8 @@ demoBundleEnv(process.env)
  * file saves more than their tests take. `TENDER_TEST_WORKERS=<n>` runs n files at once instead;
  * `TENDER_TEST_SHARED=0` isolates every file. A worker must reach its event loop at least every
  * 60 s, or Vitest's own call to its main process times out and fails the run ("Timeout calling
- * onTaskUpdate"): a test that loops on in-memory work lets the loop turn
- * (packages/http/test/harness.ts, `call`). docs/test-environment.md, "Running the repository's tests".
+ * onTaskUpdate"): a test that loops on in-memory or synchronous work lets the loop turn
+ * (`eventLoopTurn` of @tender/test-support). docs/test-environment.md, "Running the repository's tests".
  */
 const maxWorkers = process.env["TENDER_TEST_WORKERS"] ? Number(process.env["TENDER_TEST_WORKERS"]) : 3
 const shared = process.env["TENDER_TEST_SHARED"] === "0" ? {} : ({ isolate: false } as const)
