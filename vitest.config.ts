@@ -31,21 +31,23 @@ runDatabaseEnv(process.env)
 demoBundleEnv(process.env)
 
 /**
- * Files at once, and whether files share their workers' module cache: both opt-in.
- * TENDER_TEST_WORKERS=3 (one more than the cores of a 2-core machine) overlaps the files' waits,
- * and TENDER_TEST_SHARED=1 lets the core, http, client and mongodb files (nothing of theirs
- * outlives them) share their workers' loaded modules: together about a third off the suite. They
- * are off by default because with both, 3 of 5 full runs on a 2-core machine ended with Vitest's
- * own "Timeout calling onTaskUpdate" (a worker's call to the main process unanswered for 60 s)
- * although every test passed; Vitest's defaults (one worker fewer than the cores, isolated
- * files) never did. docs/test-environment.md, "Running the repository's tests".
+ * Three files at once, one more than the cores of the 2-core machine the suite is measured on:
+ * most of a file's time is spent waiting on PostgreSQL, a child process, a browser or a simulated
+ * delay, not on the CPU, so a third file fills the waits. The core, http, client and mongodb files
+ * share their worker's loaded modules (`isolate: false`): nothing of theirs (process, database,
+ * global) outlives them, and loading Effect and the packages once per worker instead of once per
+ * file saves more than their tests take. `TENDER_TEST_WORKERS=<n>` runs n files at once instead;
+ * `TENDER_TEST_SHARED=0` isolates every file. A worker must reach its event loop at least every
+ * 60 s, or Vitest's own call to its main process times out and fails the run ("Timeout calling
+ * onTaskUpdate"): a test that loops on in-memory or synchronous work lets the loop turn
+ * (`eventLoopTurn` of @tender/test-support). docs/test-environment.md, "Running the repository's tests".
  */
-const maxWorkers = process.env["TENDER_TEST_WORKERS"] ? Number(process.env["TENDER_TEST_WORKERS"]) : undefined
-const shared = process.env["TENDER_TEST_SHARED"] === "1" ? ({ isolate: false } as const) : {}
+const maxWorkers = process.env["TENDER_TEST_WORKERS"] ? Number(process.env["TENDER_TEST_WORKERS"]) : 3
+const shared = process.env["TENDER_TEST_SHARED"] === "0" ? {} : ({ isolate: false } as const)
 
 export default defineConfig({
   test: {
-    ...(maxWorkers === undefined ? {} : { maxWorkers }),
+    maxWorkers,
     globalSetup: [fileURLToPath(new URL("./packages/test-support/src/vitestGlobalSetup.ts", import.meta.url))],
     projects: [
       // 30 s, not Vitest's 5 s: a bound on a hang, not a measure; property tests on a machine

@@ -9,7 +9,7 @@ import jsqr from "jsqr"
 import type { Page } from "playwright-core"
 import { parse } from "promptparse"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { axeViolations, launch, recordRequests, shot, unavailable } from "./hosted/browser.js"
+import { axeViolations, closeBrowser, launch, recordRequests, shot, startBrowser, unavailable } from "./hosted/browser.js"
 import type { TestServer } from "./hosted/server.js"
 import { createIntent, getIntent, keys, start, startMounted, startShop, waitForIntent } from "./hosted/server.js"
 
@@ -29,13 +29,15 @@ describe.skipIf(skip)("hosted checkout in Chromium", () => {
     server = await start({ previousSecrets: ["hosted-test-secret-before-rotation"] })
     shop = await startShop()
     returnUrl = `${shop.origin}/orders/42/done?ref=a%20b&empty=&x=%2F`
-  })
+    await startBrowser()
+  }, 60_000)
   afterAll(async () => {
+    await closeBrowser()
     await server?.close()
     await shop?.close()
   })
 
-  /** A browser in a fresh profile, recording every request it makes. */
+  /** A fresh browser context, recording every request it makes. */
   const browse = async (options: Parameters<typeof launch>[0] = {}) => {
     const browser = await launch(options)
     const requests = recordRequests(browser.context)

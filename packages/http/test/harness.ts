@@ -3,7 +3,7 @@
  * D1 error-body check. Shared by the HTTP tests; not a test file itself.
  */
 import { afterAll, assert } from "@effect/vitest"
-import { basic, type Key } from "@tender/test-support"
+import { basic, eventLoopTurn, type Key } from "@tender/test-support"
 import { Merchants, Storage, StorageError } from "@tender/core"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -85,6 +85,8 @@ export const call = async (
   }
   const res = await handler(new Request(`http://localhost${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }))
   const text = await res.text()
+  // The in-memory handler settles in promise jobs alone: let the worker's event loop turn (eventLoopTurn).
+  await eventLoopTurn()
   return { status: res.status, headers: res.headers, text, json: text === "" ? undefined : JSON.parse(text) }
 }
 

@@ -6,6 +6,7 @@
  */
 export * from "./demo.js"
 export * from "./demoBundle.js"
+export * from "./eventLoop.js"
 export * from "./files.js"
 export * from "./http.js"
 export * from "./net.js"

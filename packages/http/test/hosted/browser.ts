@@ -1,13 +1,13 @@
 /**
  * Real headless Chromium for the hosted checkout tests: Debian's `chromium` package driven by
- * `playwright-core` (never a browser download), a fresh profile per launch, screenshots of each
- * step, and axe-core run inside the page. Not a test file.
+ * `playwright-core` (never a browser download), one browser process per test file and a fresh
+ * context (its own cookies, storage and cache) per launch, screenshots of each step, and axe-core
+ * run inside the page. Not a test file.
  */
 import { createRequire } from "node:module"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import type { BrowserContext, BrowserContextOptions, Page } from "playwright-core"
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core"
 import { chromium } from "playwright-core"
 
 export const executablePath = "/usr/bin/chromium"
@@ -31,17 +31,27 @@ const args = [
   "--disable-sync"
 ]
 
-/** A fresh browser profile with `options` (viewport, locale); `close` removes it. */
+/** The file's one Chromium, started by `startBrowser` or the first `launch`; `closeBrowser` (the file's `afterAll`) stops it. */
+let browser: Promise<Browser> | undefined
+
+/** Start the file's browser (in the file's `beforeAll`, so that no test's time includes it). */
+export const startBrowser = (): Promise<Browser> => (browser ??= chromium.launch({ executablePath, headless: true, args }))
+
+/**
+ * A fresh browser context with `options` (viewport, locale): nothing of another test's context
+ * (cookies, storage, cache) is in it, as in a fresh profile, without the cost of a new browser
+ * process per test.
+ */
 export const launch = async (options: BrowserContextOptions = {}) => {
-  const profile = mkdtempSync(join(tmpdir(), "tender-chromium-"))
-  const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args, ...options })
-  return {
-    context,
-    close: async () => {
-      await context.close()
-      rmSync(profile, { recursive: true, force: true })
-    }
-  }
+  const context = await (await startBrowser()).newContext(options)
+  return { context, close: () => context.close() }
+}
+
+/** Stop the file's browser, if one was started. */
+export const closeBrowser = async (): Promise<void> => {
+  const started = browser
+  browser = undefined
+  if (started !== undefined) await (await started).close()
 }
 
 /** Every request the context makes, to check none leaves for a third party. */
