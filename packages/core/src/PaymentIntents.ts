@@ -227,10 +227,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
 const notFound = (id: string) => Resources.notFound(kind.noun, id)
 
 /** GET /payment_intents/{id} (4.2): another merchant's or environment's id is a plain 404. @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) => Effect.map(Resources.load(kind, principal, id), toResource)
+export const retrieve = (principal: Principal, id: string) => reads.retrieve(principal, id)
 
-/** `retrieve`'s answer as the JSON text the HTTP binding sends (`PaymentIntent.toResourceJson`). @since 0.1.0 */
-export const retrieveJson = (principal: Principal, id: string) => Effect.map(Resources.load(kind, principal, id), toResourceJson)
+/** `retrieve`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const retrieveJson = (principal: Principal, id: string) => reads.retrieveJson(principal, id)
 
 /**
  * POST /payment_intents/{id}/confirm (4.5, D3): ask the routed provider to confirm a pending
@@ -291,12 +291,11 @@ export const ListParams = Schema.Struct({
 export type ListParams = typeof ListParams.Type
 
 /** GET /payment_intents (4.3, D6): keyset pages, newest first. @since 0.1.0 */
-export const list = (principal: Principal, params: ListParams) =>
-  Resources.listPage(table, principal, params, Status.literals, toResource, listFilters(params))
+export const list = (principal: Principal, params: ListParams) => reads.list(principal, params)
 
 /** `list`'s answer as the JSON text the HTTP binding sends, its items rendered once per record (`PaymentIntent.toResourceJson`). @since 0.1.0 */
-export const listJson = (principal: Principal, params: ListParams) =>
-  Effect.map(Resources.listPage(table, principal, params, Status.literals, toResourceJson, listFilters(params)), Pagination.pageJson)
+export const listJson = (principal: Principal, params: ListParams) => reads.listJson(principal, params)
 
-const listFilters = (params: ListParams) => (status: ReadonlyArray<Status> | undefined) =>
-  Effect.succeed({ country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status })
+const reads = Resources.reads((principal, id) => Resources.load(kind, principal, id), (view) => (principal, params: ListParams) =>
+  Resources.listPage(table, principal, params, Status.literals, view, (status) =>
+    Effect.succeed({ country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status })), toResource, toResourceJson)

@@ -126,9 +126,6 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
 
 const load = (principal: Principal, id: string) => Resources.load(kind, principal, id)
 
-/** GET /payout_intents/{id} (D3): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) => Effect.map(load(principal, id), toResource)
-
 /** GET /payout_intents query: the filters of 4.3 that apply to payouts. @since 0.1.0 @category request */
 export const ListParams = Schema.Struct({
   currency: Schema.optional(Currency),
@@ -138,10 +135,18 @@ export const ListParams = Schema.Struct({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
+const reads = Resources.reads(load, (view) => (principal, params: ListParams) =>
+  Resources.listPage(table, principal, params, StatusSchema.literals, view, (status) =>
+    Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status })), toResource)
+
+/** GET /payout_intents/{id} (D3): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
+export const retrieve = reads.retrieve
+/** `retrieve`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const retrieveJson = reads.retrieveJson
 /** GET /payout_intents (D3, D6): keyset pages, newest first. @since 0.1.0 */
-export const list = (principal: Principal, params: ListParams) =>
-  Resources.listPage(table, principal, params, StatusSchema.literals, toResource, (status) =>
-    Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status }))
+export const list = reads.list
+/** `list`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const listJson = reads.listJson
 
 /**
  * POST /payout_intents/{id}/cancel (3.3, 4.10, D3, D8): only while `requires_approval`; any

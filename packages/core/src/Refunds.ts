@@ -160,9 +160,6 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
     })
   })
 
-/** GET /refunds/{id} (D10): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) => Effect.map(Resources.load(kind, principal, id), toResource)
-
 /** GET /refunds query (D10): the filters of 4.3 that apply to refunds, and `payment_intent`. @since 0.1.0 @category request */
 export const ListParams = Schema.Struct({
   payment_intent: Schema.optional(Schema.String.annotations({ description: "Only the refunds of this payment intent (dord_…)" })),
@@ -172,15 +169,20 @@ export const ListParams = Schema.Struct({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
+const reads = Resources.reads((principal, id) => Resources.load(kind, principal, id), (view) => (principal, params: ListParams) =>
+  params.payment_intent !== undefined && !isWellFormed(prefixes.paymentIntent, params.payment_intent)
+    ? ValidationFailed.at("payment_intent", "payment_intent must be a payment intent id: dord_ followed by 24 letters and digits")
+    : Resources.listPage(table, principal, params, Status.literals, view, (status) =>
+      Effect.succeed({ paymentIntentId: params.payment_intent, merchantReference: params.merchant_reference, status })), toResource)
+
+/** GET /refunds/{id} (D10): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
+export const retrieve = reads.retrieve
+/** `retrieve`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const retrieveJson = reads.retrieveJson
 /** GET /refunds (D6, D10): keyset pages, newest first. @since 0.1.0 */
-export const list = (principal: Principal, params: ListParams) =>
-  Effect.gen(function*() {
-    if (params.payment_intent !== undefined && !isWellFormed(prefixes.paymentIntent, params.payment_intent)) {
-      return yield* ValidationFailed.at("payment_intent", "payment_intent must be a payment intent id: dord_ followed by 24 letters and digits")
-    }
-    return yield* Resources.listPage(table, principal, params, Status.literals, toResource, (status) =>
-      Effect.succeed({ paymentIntentId: params.payment_intent, merchantReference: params.merchant_reference, status }))
-  })
+export const list = reads.list
+/** `list`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const listJson = reads.listJson
 
 // ---------------------------------------------------------------------------
 // Late payments (D10 cancel)
