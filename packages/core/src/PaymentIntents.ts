@@ -10,8 +10,7 @@ import { Clock, Effect, Option, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import { fingerprint } from "./Canonical.js"
-import type { PayerData } from "./Discovery.js"
-import { resolveRoutes } from "./Discovery.js"
+import { payerData, resolveRoutes } from "./Discovery.js"
 import { CheckoutModeNotAllowed, PaymentIntentUnexpectedState, ValidationFailed } from "./Errors.js"
 import { HostedCheckout } from "./HostedCheckout.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
@@ -69,15 +68,6 @@ export const createFingerprint = (n: Normalized): string => {
   return fingerprint(fields)
 }
 
-const payerData = (n: Normalized): PayerData => ({
-  customer_name: n.customer.name,
-  customer_phone: n.customer.phone,
-  account_name: n.payment_method_options?.account_name,
-  account_number: n.payment_method_options?.account_number,
-  bank: n.payment_method_options?.bank,
-  name_th: n.payment_method_options?.name_th
-})
-
 // ---------------------------------------------------------------------------
 // Create
 // ---------------------------------------------------------------------------
@@ -134,7 +124,7 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       version: 1
     })
     const constraints = { amount: n.amount, country: n.country, currency: n.currency, checkoutMode: mode }
-    const payer = payerData(n)
+    const payer = payerData(n.customer, n.payment_method_options)
     const candidates = n.payment_method === undefined
       ? []
       : yield* resolveRoutes(principal, constraints, n.payment_method, payer)
@@ -201,14 +191,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       route,
       canonical: n,
       resource: "payment intent",
-      reference: n.merchant_reference === undefined ? undefined : {
-        resourceType: "payment_intent",
-        reference: n.merchant_reference,
-        fingerprint: fp,
-        resourceId: id,
-        // 4.9 merchant_reference rule 2: the original intent; 200, since nothing was created.
-        original: Resources.original(storage, kind, context, toCreatedResource)
-      },
+      // 4.9 merchant_reference rule 2: the original intent; 200, since nothing was created.
+      reference: Resources.reference(storage, kind, context, toCreatedResource, {
+        resourceType: "payment_intent", reference: n.merchant_reference, fingerprint: fp, resourceId: id
+      }),
       decide: decide(context.principal, n, id, fp).pipe(
         Effect.flatMap((record) =>
           Effect.map(Lifecycle.created(record), (writes) => ({

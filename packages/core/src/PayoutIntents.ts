@@ -26,6 +26,7 @@ import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as Resources from "./internal/resources.js"
+import { retryWhileStale } from "./StorageError.js"
 
 const scopeOf = Resources.principalScope
 
@@ -84,13 +85,9 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       route: "POST /payout_intents",
       canonical: { merchant_reference: params.merchant_reference, ...canonical(params) },
       resource: "payout intent",
-      reference: {
-        resourceType: "payout_intent",
-        reference: params.merchant_reference,
-        fingerprint: fp,
-        resourceId: id,
-        original: Resources.original(storage, kind, context, toResource)
-      },
+      reference: Resources.reference(storage, kind, context, toResource, {
+        resourceType: "payout_intent", reference: params.merchant_reference, fingerprint: fp, resourceId: id
+      }),
       decide: Effect.gen(function*() {
         const { principal } = context
         if (!(yield* knownBanks).has(params.destination.bank)) {
@@ -196,7 +193,7 @@ export const approve = (scope: Scope, id: string): Effect.Effect<
     const task = yield* Task.make({ ...scope, kind: "payout_intent.send", resourceId: id, dueAt: now, now })
     yield* storage.commit([...writes, Write.insert(Task.table, task)])
     return "approved" as const
-  }).pipe(Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 3 }))
+  }).pipe(retryWhileStale)
 
 
 /**

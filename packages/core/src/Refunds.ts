@@ -28,6 +28,7 @@ import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as Resources from "./internal/resources.js"
+import { retryWhileStale } from "./StorageError.js"
 
 const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["environment"] }): Scope => ({
   merchantId: r.merchantId,
@@ -146,13 +147,9 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       route: "POST /refunds",
       canonical: { merchant_reference: params.merchant_reference, ...canonical(params) },
       resource: "refund",
-      reference: params.merchant_reference === undefined ? undefined : {
-        resourceType: "refund",
-        reference: params.merchant_reference,
-        fingerprint: fp,
-        resourceId: id,
-        original: Resources.original(storage, kind, context, toResource)
-      },
+      reference: Resources.reference(storage, kind, context, toResource, {
+        resourceType: "refund", reference: params.merchant_reference, fingerprint: fp, resourceId: id
+      }),
       decide: Effect.map(decide(context.principal, params, id, fp), ({ refund, writes }) => ({
         response: ApiResponse.json(201, toResource(refund), context.requestId),
         writes
@@ -290,7 +287,7 @@ const settleRefund = (refundId: string, scope: Scope, outcome: Outcome) =>
   Effect.gen(function*() {
     const writes = yield* settlement(refundId, scope, outcome)
     if (writes.length > 0) yield* (yield* Storage).commit(writes)
-  }).pipe(Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 100 }))
+  }).pipe(retryWhileStale)
 
 /**
  * Run the send task of a pending refund: the provider's answer settles it (`succeeded`, or

@@ -12,7 +12,7 @@ import { ResourceNotFound, ValidationFailed } from "../Errors.js"
 import { isWellFormed } from "../Ids.js"
 import * as Pagination from "../Pagination.js"
 import * as RenderedView from "../RenderedView.js"
-import type { ListQuery, Scope } from "../Storage.js"
+import type { ListQuery, ResourceType, Scope } from "../Storage.js"
 import { Storage } from "../Storage.js"
 import type { StoredRecord, Table } from "../Table.js"
 
@@ -73,6 +73,18 @@ export const original = <A extends StoredRecord, B>(
       onSome: (found) => Effect.succeed(ApiResponse.json(200, view(found), context.requestId))
     }))
   )
+
+/**
+ * The `reference` of `Operation.run` for a create under `claim.reference` (4.9, D4): none
+ * without one; a repeat answers with the original (`original`), shown by `view`.
+ */
+export const reference = <A extends StoredRecord, B>(
+  storage: Storage["Type"],
+  kind: Kind<A>,
+  context: { readonly principal: Principal; readonly requestId: string },
+  view: (record: A) => B,
+  claim: { readonly resourceType: ResourceType; readonly reference: string | undefined; readonly fingerprint: string; readonly resourceId: string }
+) => claim.reference === undefined ? undefined : { ...claim, reference: claim.reference, original: original(storage, kind, context, view) }
 
 /** A list page of views, as `Pagination.page` makes it. */
 type Page<V> = { readonly data: ReadonlyArray<V>; readonly has_more: boolean; readonly next_cursor: string | null }
