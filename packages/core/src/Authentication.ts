@@ -87,7 +87,3 @@ export const authenticate = (
   credentials: { readonly publicKey: string; readonly secretKey: string }
 ): Effect.Effect<Principal, InvalidApiKey | StorageError, Merchants> =>
   Effect.flatMap(Merchants, (merchants) => authenticator(merchants)(credentials))
-
-/** Header + lookup in one step. @since 0.1.0 */
-export const fromAuthorizationHeader = (header: string | undefined) =>
-  Effect.flatMap(parseBasic(header), authenticate)

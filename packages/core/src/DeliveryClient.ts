@@ -9,7 +9,7 @@
  * with `webhooks.allowPrivateUrls` skip it (`DeliveryRequest.allowPrivateAddresses`).
  *
  * Redirects are not followed (a 3xx is an answer, and not a 2xx); at most
- * `WebhookDelivery.maxResponseBytes` of the answer is read and dropped; nothing takes longer
+ * `WebhookTransport.maxResponseBytes` of the answer is read and dropped; nothing takes longer
  * than the delivery timeout. The status line is the answer: a body still arriving at the
  * timeout is cut off, and the attempt counts by the status that came. Each attempt has a connection of its own (no pooled socket
  * opened for one endpoint's check carries another's request).

@@ -10,6 +10,7 @@ import * as Health from "./Health.js"
 import * as HostedCheckout from "./HostedCheckout.js"
 import * as Ids from "./Ids.js"
 import * as WebhookDelivery from "./WebhookDelivery.js"
+import type * as WebhookTransport from "./WebhookTransport.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import * as Merchants from "./Merchants.js"
 import type { PaymentProvider } from "./Provider.js"
@@ -34,7 +35,7 @@ export interface TenderOptions {
    * which connects to live endpoints only at public addresses (SSRF); `@tender/http`'s
    * `WebhookClient.layer` sends through `@effect/platform`'s `HttpClient`.
    */
-  readonly webhookTransport?: Layer.Layer<WebhookDelivery.WebhookTransport> | undefined
+  readonly webhookTransport?: Layer.Layer<WebhookTransport.WebhookTransport> | undefined
   /** Exchange rates for top-ups (docs/topups.md). Default: `Fx.layerStatic()`, fixed test rates. */
   readonly fxRates?: Layer.Layer<Fx.FxRates> | undefined
   /** Top-up fees (docs/topups.md). Default: `Fx.layerStaticFees()`. */

@@ -9,7 +9,6 @@
  * @since 0.1.0
  */
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import * as DeliveryClient from "./DeliveryClient.js"
 import * as Event from "./Event.js"
 import { IdGenerator } from "./Ids.js"
 import type { Scope } from "./Storage.js"
@@ -26,21 +25,6 @@ import { WebhookTransport } from "./WebhookTransport.js"
 // ---------------------------------------------------------------------------
 // Transport: the outbound HTTP request, a port (`WebhookTransport.ts`)
 // ---------------------------------------------------------------------------
-
-/** The transport port's request and answer, under their former names here. @since 0.1.0 @category models */
-export type { DeliveryRequest, DeliveryResponse } from "./WebhookTransport.js"
-/** The transport port and its response bound, under their former names here. @since 0.1.0 @category tags */
-export { maxResponseBytes, WebhookTransport } from "./WebhookTransport.js"
-
-/**
- * The delivery client Tender ships (`DeliveryClient.layer()`), under its former name: it was
- * the runtime's `fetch`, which cannot pin a connection to a checked address, so it now is
- * the `node:http(s)` client that refuses non-public addresses at connect time.
- *
- * @deprecated Use `DeliveryClient.layer()`.
- * @since 0.1.0 @category layers
- */
-export const layerFetchTransport: Layer.Layer<WebhookTransport> = Layer.suspend(() => DeliveryClient.layer())
 
 // ---------------------------------------------------------------------------
 // Attempts

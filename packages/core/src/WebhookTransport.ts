@@ -1,7 +1,6 @@
 /**
  * The webhook transport port (D7): the outbound HTTP request a delivery makes, and what came
- * back. `DeliveryClient.layer()` is the implementation Tender ships; `WebhookDelivery`
- * re-exports every name here, so `WebhookDelivery.WebhookTransport` keeps its name.
+ * back. `DeliveryClient.layer()` is the implementation Tender ships.
  *
  * @since 0.1.0
  */

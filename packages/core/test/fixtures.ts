@@ -4,7 +4,7 @@
  */
 import { Effect, Layer, Logger, Schema } from "effect"
 import type { ApiResponse } from "../src/index.js"
-import { Authentication, DeliveryClient, Event, Fx, HostedCheckout, Ids, MemoryStorage, PaymentIntent, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint, Workers } from "../src/index.js"
+import { Authentication, DeliveryClient, Event, Fx, HostedCheckout, Ids, MemoryStorage, PaymentIntent, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint, WebhookTransport, Workers } from "../src/index.js"
 
 export const keys = {
   demoTest: { public: "pk_test_demoAAAA1111", secret: "sk_test_demoSECRET1111aaaa" },
@@ -84,7 +84,7 @@ export const layer = (options: {
   readonly providers?: ReadonlyArray<Provider.PaymentProvider>
   readonly storage?: Layer.Layer<Storage.Storage>
   readonly ids?: Layer.Layer<Ids.IdGenerator>
-  readonly transport?: Layer.Layer<WebhookDelivery.WebhookTransport>
+  readonly transport?: Layer.Layer<WebhookTransport.WebhookTransport>
   readonly webhooks?: WebhookEndpoint.WebhookOptions
   readonly fxRates?: Layer.Layer<Fx.FxRates>
 } = {}) =>

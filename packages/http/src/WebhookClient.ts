@@ -1,7 +1,7 @@
 /**
  * Webhook deliveries over `@effect/platform`'s `HttpClient` (D7): the transport core's
  * delivery worker sends through. A POST with the signed headers, redirects not followed (a
- * 3xx is an answer, and not a 2xx), at most `WebhookDelivery.maxResponseBytes` of the answer
+ * 3xx is an answer, and not a 2xx), at most `WebhookTransport.maxResponseBytes` of the answer
  * read and dropped, and nothing takes longer than the delivery timeout: a status that came in
  * time is the answer even when its body is still arriving.
  *
@@ -15,12 +15,12 @@
  * @since 0.1.0
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { DeliveryClient, PublicAddress, WebhookDelivery } from "@tender/core"
+import { DeliveryClient, PublicAddress, WebhookTransport } from "@tender/core"
 import { Duration, Effect, Layer, Stream } from "effect"
 
 /** Why a live request must not be made (a non-public address), checked before the client has it. */
-const refusal = (request: WebhookDelivery.DeliveryRequest, resolve: PublicAddress.Resolver) =>
-  request.allowPrivateAddresses ? Effect.succeed(undefined) : Effect.promise(async (): Promise<WebhookDelivery.DeliveryResponse | undefined> => {
+const refusal = (request: WebhookTransport.DeliveryRequest, resolve: PublicAddress.Resolver) =>
+  request.allowPrivateAddresses ? Effect.succeed(undefined) : Effect.promise(async (): Promise<WebhookTransport.DeliveryResponse | undefined> => {
     let host: string
     try {
       host = new URL(request.url).hostname
@@ -32,7 +32,7 @@ const refusal = (request: WebhookDelivery.DeliveryRequest, resolve: PublicAddres
   })
 
 /** POST on the client; the status, the answer read up to the limit and dropped. `seen` holds the status once it came. */
-const post = (client: HttpClient.HttpClient, request: WebhookDelivery.DeliveryRequest, seen: { status: number | undefined }) =>
+const post = (client: HttpClient.HttpClient, request: WebhookTransport.DeliveryRequest, seen: { status: number | undefined }) =>
   client.execute(
     HttpClientRequest.post(request.url).pipe(
       HttpClientRequest.setHeaders(request.headers),
@@ -46,14 +46,14 @@ const post = (client: HttpClient.HttpClient, request: WebhookDelivery.DeliveryRe
       // Read a little of the answer, so the connection can be reused, and drop it.
       response.stream.pipe(
         Stream.scan(0, (n, chunk) => n + chunk.length),
-        Stream.takeWhile((n) => n <= WebhookDelivery.maxResponseBytes),
+        Stream.takeWhile((n) => n <= WebhookTransport.maxResponseBytes),
         Stream.runDrain,
         Effect.ignore,
-        Effect.as<WebhookDelivery.DeliveryResponse>({ _tag: "Answered", status: response.status })
+        Effect.as<WebhookTransport.DeliveryResponse>({ _tag: "Answered", status: response.status })
       )
     ),
     Effect.scoped,
-    Effect.orElseSucceed((): WebhookDelivery.DeliveryResponse => ({ _tag: "NoAnswer", reason: "connection failed" }))
+    Effect.orElseSucceed((): WebhookTransport.DeliveryResponse => ({ _tag: "NoAnswer", reason: "connection failed" }))
   )
 
 /**
@@ -64,11 +64,11 @@ const post = (client: HttpClient.HttpClient, request: WebhookDelivery.DeliveryRe
  */
 export const layerWith = (
   options: { readonly resolve?: PublicAddress.Resolver | undefined } = {}
-): Layer.Layer<WebhookDelivery.WebhookTransport, never, HttpClient.HttpClient> =>
+): Layer.Layer<WebhookTransport.WebhookTransport, never, HttpClient.HttpClient> =>
   Layer.effect(
-    WebhookDelivery.WebhookTransport,
+    WebhookTransport.WebhookTransport,
     Effect.map(HttpClient.HttpClient, (client) =>
-      WebhookDelivery.WebhookTransport.of({
+      WebhookTransport.WebhookTransport.of({
         send: (request) =>
           Effect.suspend(() => {
             const seen = { status: undefined as number | undefined }
@@ -79,7 +79,7 @@ export const layerWith = (
               Effect.timeoutTo({
                 duration: Duration.millis(request.timeoutMillis),
                 // A status that came in time is the answer, however slowly the body follows (docs/webhooks.md).
-                onTimeout: (): WebhookDelivery.DeliveryResponse =>
+                onTimeout: (): WebhookTransport.DeliveryResponse =>
                   seen.status !== undefined
                     ? { _tag: "Answered", status: seen.status }
                     : { _tag: "NoAnswer", reason: `no answer within ${request.timeoutMillis} ms` },
@@ -96,7 +96,7 @@ export const layerWith = (
  *
  * @since 0.1.0 @category layers
  */
-export const layer: Layer.Layer<WebhookDelivery.WebhookTransport, never, HttpClient.HttpClient> = layerWith()
+export const layer: Layer.Layer<WebhookTransport.WebhookTransport, never, HttpClient.HttpClient> = layerWith()
 
 /**
  * The delivery client Tender ships, core's `DeliveryClient.layer()`: `node:http(s)`, live
@@ -106,4 +106,4 @@ export const layer: Layer.Layer<WebhookDelivery.WebhookTransport, never, HttpCli
  *
  * @since 0.1.0 @category layers
  */
-export const layerFetch: Layer.Layer<WebhookDelivery.WebhookTransport> = DeliveryClient.layer()
+export const layerFetch: Layer.Layer<WebhookTransport.WebhookTransport> = DeliveryClient.layer()

@@ -6,7 +6,7 @@
  */
 import { FetchHttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
-import { DeliveryClient, Event, Storage, Task, WebhookDelivery, Workers } from "@tender/core"
+import { DeliveryClient, Event, Storage, Task, WebhookDelivery, WebhookTransport, Workers } from "@tender/core"
 import { closeServers } from "@tender/test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
@@ -43,7 +43,7 @@ const trickling = async () => {
 const scope = { merchantId: "mch_demo", environment: "test" } as const
 
 /** Register the receiver, emit one event, run the workers: the attempts, and when a task is next due. */
-const deliver = async (transport: Layer.Layer<WebhookDelivery.WebhookTransport>, url: string) => {
+const deliver = async (transport: Layer.Layer<WebhookTransport.WebhookTransport>, url: string) => {
   const runtime = ManagedRuntime.make(layer({ transport, webhooks: { timeoutMillis: 300 } }))
   const context = await runtime.runPromise(Effect.context<TenderHttp.Services>())
   const { dispose, handler } = TenderHttp.toWebHandler(Layer.succeedContext(context))
