@@ -14,12 +14,12 @@
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Maintenance, type Storage } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
+import { PgClient } from "@effect/sql-pg"
 import { basic, demoKey, formatNumber, testDatabaseUrl } from "@tender/test-support"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Layer, Redacted } from "effect"
 import { writeFileSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
 import { resolve } from "node:path"
-import { runSql } from "../packages/postgres/test/database.js"
 import { statements } from "./pg-statements.js"
 import { dropPrefix, fill, load, ms, readNotes, scenarios, type Server, startServer, stopServer } from "./run.js"
 
@@ -28,7 +28,12 @@ const scaleAt = argv.indexOf("--scale")
 const scale = scaleAt === -1 ? 1 : Number(argv[scaleAt + 1])
 if (!(scale > 0 && scale <= 10)) throw new Error(`--scale must be a number above 0 and at most 10; got ${argv[scaleAt + 1]}`)
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
+// One database for everything: the fill, the plans and the purge run on the tables the server serves.
 const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? testDatabaseUrl
+const runSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) =>
+  Effect.runPromise(Effect.scoped(Layer.build(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 4 })).pipe(
+    Effect.flatMap((ctx) => Effect.provide(effect, ctx))
+  )))
 const merchants = 1000
 const sizes = {
   intents: Math.round(1_000_000 * scale),

@@ -179,6 +179,30 @@ export const cachedStorage = (storage: Storage["Type"], cache: DirectoryCache): 
   })
 }
 
+/** The two services a store shared by several processes puts behind the cache. @since 0.1.0 @category models */
+export interface Cacheable {
+  readonly storage: Storage["Type"]
+  readonly merchants: Merchants["Type"]
+}
+
+/**
+ * A store's `storage` and `merchants` behind one cache (`cached`, `cachedStorage`) that `listen`
+ * keeps fed with the store's change signal for as long as the scope lives (`follow`): how every
+ * adapter wires it, so none copies it. With no signal (`listen` undefined: a store that cannot
+ * report changes) or `options` false, both are returned as they are and every read goes to the store.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const wire = <E = never, R = never>(
+  services: Cacheable,
+  options: DirectoryCacheOptions | false | undefined,
+  listen: ((cache: DirectoryCache) => Effect.Effect<unknown, E, R>) | undefined
+): Effect.Effect<Cacheable, E, R> => {
+  if (listen === undefined || options === false) return Effect.succeed(services)
+  const cache = make(options)
+  return Effect.as(listen(cache), { storage: cachedStorage(services.storage, cache), merchants: cached(services.merchants, cache) })
+}
+
 /** The query of `WebhookEndpoint.subscribed`, and no other: enabled endpoints of a scope, no window. */
 const isSubscribed = (query: ListQuery<any>): boolean => {
   const where = query.where ?? {}

@@ -140,6 +140,19 @@ export interface PayerData {
   readonly name_th?: string | undefined
 }
 
+/** The payer data a customer and payment method options hold, under discovery's names (2.2 mapping table). @since 0.1.0 */
+export const payerData = (
+  customer: { readonly name?: string | undefined; readonly phone?: string | undefined },
+  options: Omit<PayerData, "customer_name" | "customer_phone"> | null | undefined
+): PayerData => ({
+  customer_name: customer.name,
+  customer_phone: customer.phone,
+  account_name: options?.account_name,
+  account_number: options?.account_number,
+  bank: options?.bank,
+  name_th: options?.name_th
+})
+
 /** Where each discovery payer field goes in the create request (2.2). @since 0.1.0 */
 export const createRequestPath: Record<PayerField, string> = {
   customer_name: "customer.name",

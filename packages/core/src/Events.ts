@@ -7,7 +7,6 @@
  * @since 0.1.0
  */
 import { Effect, Option, Schema } from "effect"
-import type { Principal } from "./Authentication.js"
 import { ResourceNotFound, ValidationFailed } from "./Errors.js"
 import * as Event from "./Event.js"
 import { isWellFormed, prefixes } from "./Ids.js"
@@ -16,6 +15,7 @@ import type { Scope } from "./Storage.js"
 import { Storage } from "./Storage.js"
 import { scopeOf } from "./WebhookEndpoint.js"
 import { EventType } from "./WebhookEvents.js"
+import * as Resources from "./internal/resources.js"
 
 /** How long events are kept at least; a purge may keep them longer, never shorter. @since 0.1.0 */
 export const retentionMillis = 30 * 24 * 60 * 60 * 1000
@@ -29,15 +29,6 @@ export const ListParams = Schema.Struct({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
-/** GET /events: the D6 list envelope of D7 envelopes, newest first. @since 0.1.0 */
-export const list = (principal: Principal, params: ListParams) =>
-  Effect.gen(function*() {
-    const types = yield* Pagination.parseValues("type", params.type, EventType.literals)
-    const { limit, query } = yield* Pagination.window(params, prefixes.event)
-    const rows = yield* (yield* Storage).list(Event.table, { ...scopeOf(principal), ...query, where: { type: types } })
-    return Pagination.page(rows, limit, Event.toEnvelope)
-  })
-
 /** An event of the caller's scope, or the D1 400 (malformed id) or 404 (none, or another merchant's or environment's). @since 0.1.0 */
 export const load = (scope: Scope, id: string, param = "id") =>
   Effect.gen(function*() {
@@ -49,5 +40,19 @@ export const load = (scope: Scope, id: string, param = "id") =>
     return found.value
   })
 
+const reads = Resources.reads((principal, id) => load(scopeOf(principal), id), (view) => (principal, params: ListParams) =>
+  Effect.gen(function*() {
+    const types = yield* Pagination.parseValues("type", params.type, EventType.literals)
+    const { limit, query } = yield* Pagination.window(params, prefixes.event)
+    const rows = yield* (yield* Storage).list(Event.table, { ...scopeOf(principal), ...query, where: { type: types } })
+    return Pagination.page(rows, limit, view)
+  }), Event.toEnvelope)
+
 /** GET /events/{id}: one event as its D7 envelope. @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) => Effect.map(load(scopeOf(principal), id), Event.toEnvelope)
+export const retrieve = reads.retrieve
+/** `retrieve`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const retrieveJson = reads.retrieveJson
+/** GET /events: the D6 list envelope of D7 envelopes, newest first. @since 0.1.0 */
+export const list = reads.list
+/** `list`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const listJson = reads.listJson

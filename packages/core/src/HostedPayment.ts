@@ -14,7 +14,7 @@ import { Clock, Effect, Option } from "effect"
 import type * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import type { PayerData } from "./Discovery.js"
-import { discover, missingPayerFields, resolveRoutes } from "./Discovery.js"
+import { discover, missingPayerFields, payerData, resolveRoutes } from "./Discovery.js"
 import { PaymentIntentUnexpectedState, ValidationFailed } from "./Errors.js"
 import { randomBase62 } from "./Ids.js"
 import { Merchants } from "./Merchants.js"
@@ -62,14 +62,7 @@ export const methodsFor = (principal: Principal, intent: PaymentIntentRecord) =>
   )
 
 /** The payer data the intent holds already (from create), under discovery's names (2.2). @since 0.1.0 */
-export const payerDataOf = (intent: PaymentIntentRecord): PayerData => ({
-  customer_name: intent.customer.name,
-  customer_phone: intent.customer.phone,
-  account_name: intent.paymentMethodOptions?.account_name,
-  account_number: intent.paymentMethodOptions?.account_number,
-  bank: intent.paymentMethodOptions?.bank,
-  name_th: intent.paymentMethodOptions?.name_th
-})
+export const payerDataOf = (intent: PaymentIntentRecord): PayerData => payerData(intent.customer, intent.paymentMethodOptions)
 
 const defined = <A extends object>(o: A) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as A

@@ -15,7 +15,7 @@ import * as Idempotency from "./Idempotency.js"
 import type { BeginOutcome, HeldKey, HeldReference, ResourceType } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
-import { isStorageError } from "./StorageError.js"
+import { isStorageError, retryWhileStale } from "./StorageError.js"
 
 /** Who asks, under which request id, with which `Idempotency-Key` (already validated). @since 0.1.0 @category models */
 export interface RequestContext {
@@ -165,7 +165,7 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
           // What the decision read changed before its commit (a concurrent refund of the same
           // payment, a cancel racing the provider's answer): the commit wrote nothing, and the
           // claims are still this request's, so decide again on what is stored now.
-          (decision) => againWhileStale(decision, staleRetries)
+          (decision) => retryWhileStale(decision)
         )
     )
     if (Exit.isSuccess(finished)) return finished.value
@@ -199,20 +199,6 @@ const giveBack = (storage: Storage["Type"], release: ReadonlyArray<Write>) => {
     )))
   ))
 }
-
-/**
- * How many times a decision that lost a race is tried again: at once (no sleep, so it runs the
- * same under a test clock); each try reads the store afresh, and one racer wins every round.
- */
-const staleRetries = 64
-
-/**
- * `effect` run again while it fails with `StaleVersion`, at most `times` more. A catch rather than
- * `Effect.retry`, whose schedule driver cost every create about 20 runtime steps though it
- * almost never retries.
- */
-const againWhileStale = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>, times: number): Effect.Effect<A, E, R> =>
-  times <= 0 ? effect : Effect.catchIf(effect, (e) => e._tag === "StaleVersion", () => againWhileStale(effect, times - 1))
 
 /** How a release that met an outage is tried again: soon, then at least every 2 s, while the claim still holds. */
 const releaseRetry = Schedule.exponential("100 millis").pipe(

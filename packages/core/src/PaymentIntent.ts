@@ -8,6 +8,7 @@
  */
 import { Schema } from "effect"
 import { NextAction } from "./NextAction.js"
+import * as RenderedView from "./RenderedView.js"
 import type { PaymentIntentRecord } from "./PaymentIntentRecord.js"
 import { CancellationReason, Receipt, Status } from "./PaymentIntentRecord.js"
 import { Amount, CheckoutMode, Country, Currency, Environment, formatTimestamp, Timestamp } from "./Schemas.js"
@@ -82,24 +83,8 @@ export const toResource = (r: PaymentIntentRecord): PaymentIntent => ({
   updated_at: formatTimestamp(r.updatedAt)
 })
 
-const renderedViews = new WeakMap<PaymentIntentRecord, string>()
-
-/**
- * The read view as JSON text. A frozen record (the in-memory store freezes what it keeps and
- * hands back the same object until the record changes) has its text rendered once and kept
- * with the object, so its pages are rendered once per change instead of once per read
- * (docs/performance.md, "HTTP and core"); keyed by the object itself, never by its id, so two stores
- * in one process never see each other's text. A record read afresh from a database is a new
- * object every time: rendered, not kept.
- *
- * @since 0.1.0 @category wire
- */
-export const toResourceJson = (r: PaymentIntentRecord): string => {
-  if (!Object.isFrozen(r)) return JSON.stringify(toResource(r))
-  let json = renderedViews.get(r)
-  if (json === undefined) renderedViews.set(r, json = JSON.stringify(toResource(r)))
-  return json
-}
+/** The read view as JSON text, rendered once per record a store handed back (`RenderedView`). @since 0.1.0 @category wire */
+export const toResourceJson: (r: PaymentIntentRecord) => string = RenderedView.json(toResource)
 
 /** The create view: the read view less `processing_reason` and `receipt` (2.1). @since 0.1.0 @category wire */
 export const toCreatedResource = (r: PaymentIntentRecord): PaymentIntentCreated => {

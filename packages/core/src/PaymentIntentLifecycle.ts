@@ -17,6 +17,7 @@ import type { Write } from "./Storage.js"
 import { Storage } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import { answerPatch, change } from "./internal/paymentIntentChange.js"
+import { retryWhileStale } from "./StorageError.js"
 
 /** The writes of a status change, and what a provider's answer changes. @since 0.1.0 */
 export {
@@ -71,7 +72,7 @@ export const receiveProviderUpdate = (update: ProviderUpdate) =>
     return yield* storage.commit(writes).pipe(Effect.as("applied" as const))
   }).pipe(
     // A concurrent change won the race: read again and judge the notice against it.
-    Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 5 })
+    retryWhileStale
   )
 
 /**

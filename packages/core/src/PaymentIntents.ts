@@ -10,8 +10,7 @@ import { Clock, Effect, Option, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import { fingerprint } from "./Canonical.js"
-import type { PayerData } from "./Discovery.js"
-import { resolveRoutes } from "./Discovery.js"
+import { payerData, resolveRoutes } from "./Discovery.js"
 import { CheckoutModeNotAllowed, PaymentIntentUnexpectedState, ValidationFailed } from "./Errors.js"
 import { HostedCheckout } from "./HostedCheckout.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
@@ -69,15 +68,6 @@ export const createFingerprint = (n: Normalized): string => {
   return fingerprint(fields)
 }
 
-const payerData = (n: Normalized): PayerData => ({
-  customer_name: n.customer.name,
-  customer_phone: n.customer.phone,
-  account_name: n.payment_method_options?.account_name,
-  account_number: n.payment_method_options?.account_number,
-  bank: n.payment_method_options?.bank,
-  name_th: n.payment_method_options?.name_th
-})
-
 // ---------------------------------------------------------------------------
 // Create
 // ---------------------------------------------------------------------------
@@ -134,7 +124,7 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       version: 1
     })
     const constraints = { amount: n.amount, country: n.country, currency: n.currency, checkoutMode: mode }
-    const payer = payerData(n)
+    const payer = payerData(n.customer, n.payment_method_options)
     const candidates = n.payment_method === undefined
       ? []
       : yield* resolveRoutes(principal, constraints, n.payment_method, payer)
@@ -201,14 +191,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       route,
       canonical: n,
       resource: "payment intent",
-      reference: n.merchant_reference === undefined ? undefined : {
-        resourceType: "payment_intent",
-        reference: n.merchant_reference,
-        fingerprint: fp,
-        resourceId: id,
-        // 4.9 merchant_reference rule 2: the original intent; 200, since nothing was created.
-        original: Resources.original(storage, kind, context, toCreatedResource)
-      },
+      // 4.9 merchant_reference rule 2: the original intent; 200, since nothing was created.
+      reference: Resources.reference(storage, kind, context, toCreatedResource, {
+        resourceType: "payment_intent", reference: n.merchant_reference, fingerprint: fp, resourceId: id
+      }),
       decide: decide(context.principal, n, id, fp).pipe(
         Effect.flatMap((record) =>
           Effect.map(Lifecycle.created(record), (writes) => ({
@@ -227,10 +213,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
 const notFound = (id: string) => Resources.notFound(kind.noun, id)
 
 /** GET /payment_intents/{id} (4.2): another merchant's or environment's id is a plain 404. @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) => Effect.map(Resources.load(kind, principal, id), toResource)
+export const retrieve = (principal: Principal, id: string) => reads.retrieve(principal, id)
 
-/** `retrieve`'s answer as the JSON text the HTTP binding sends (`PaymentIntent.toResourceJson`). @since 0.1.0 */
-export const retrieveJson = (principal: Principal, id: string) => Effect.map(Resources.load(kind, principal, id), toResourceJson)
+/** `retrieve`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const retrieveJson = (principal: Principal, id: string) => reads.retrieveJson(principal, id)
 
 /**
  * POST /payment_intents/{id}/confirm (4.5, D3): ask the routed provider to confirm a pending
@@ -291,12 +277,11 @@ export const ListParams = Schema.Struct({
 export type ListParams = typeof ListParams.Type
 
 /** GET /payment_intents (4.3, D6): keyset pages, newest first. @since 0.1.0 */
-export const list = (principal: Principal, params: ListParams) =>
-  Resources.listPage(table, principal, params, Status.literals, toResource, listFilters(params))
+export const list = (principal: Principal, params: ListParams) => reads.list(principal, params)
 
 /** `list`'s answer as the JSON text the HTTP binding sends, its items rendered once per record (`PaymentIntent.toResourceJson`). @since 0.1.0 */
-export const listJson = (principal: Principal, params: ListParams) =>
-  Effect.map(Resources.listPage(table, principal, params, Status.literals, toResourceJson, listFilters(params)), Pagination.pageJson)
+export const listJson = (principal: Principal, params: ListParams) => reads.listJson(principal, params)
 
-const listFilters = (params: ListParams) => (status: ReadonlyArray<Status> | undefined) =>
-  Effect.succeed({ country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status })
+const reads = Resources.reads((principal, id) => Resources.load(kind, principal, id), (view) => (principal, params: ListParams) =>
+  Resources.listPage(table, principal, params, Status.literals, view, (status) =>
+    Effect.succeed({ country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status })), toResource, toResourceJson)

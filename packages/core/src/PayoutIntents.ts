@@ -26,6 +26,7 @@ import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as Resources from "./internal/resources.js"
+import { retryWhileStale } from "./StorageError.js"
 
 const scopeOf = Resources.principalScope
 
@@ -84,13 +85,9 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       route: "POST /payout_intents",
       canonical: { merchant_reference: params.merchant_reference, ...canonical(params) },
       resource: "payout intent",
-      reference: {
-        resourceType: "payout_intent",
-        reference: params.merchant_reference,
-        fingerprint: fp,
-        resourceId: id,
-        original: Resources.original(storage, kind, context, toResource)
-      },
+      reference: Resources.reference(storage, kind, context, toResource, {
+        resourceType: "payout_intent", reference: params.merchant_reference, fingerprint: fp, resourceId: id
+      }),
       decide: Effect.gen(function*() {
         const { principal } = context
         if (!(yield* knownBanks).has(params.destination.bank)) {
@@ -126,9 +123,6 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
 
 const load = (principal: Principal, id: string) => Resources.load(kind, principal, id)
 
-/** GET /payout_intents/{id} (D3): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) => Effect.map(load(principal, id), toResource)
-
 /** GET /payout_intents query: the filters of 4.3 that apply to payouts. @since 0.1.0 @category request */
 export const ListParams = Schema.Struct({
   currency: Schema.optional(Currency),
@@ -138,10 +132,18 @@ export const ListParams = Schema.Struct({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
+const reads = Resources.reads(load, (view) => (principal, params: ListParams) =>
+  Resources.listPage(table, principal, params, StatusSchema.literals, view, (status) =>
+    Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status })), toResource)
+
+/** GET /payout_intents/{id} (D3): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
+export const retrieve = reads.retrieve
+/** `retrieve`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const retrieveJson = reads.retrieveJson
 /** GET /payout_intents (D3, D6): keyset pages, newest first. @since 0.1.0 */
-export const list = (principal: Principal, params: ListParams) =>
-  Resources.listPage(table, principal, params, StatusSchema.literals, toResource, (status) =>
-    Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status }))
+export const list = reads.list
+/** `list`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const listJson = reads.listJson
 
 /**
  * POST /payout_intents/{id}/cancel (3.3, 4.10, D3, D8): only while `requires_approval`; any
@@ -191,7 +193,7 @@ export const approve = (scope: Scope, id: string): Effect.Effect<
     const task = yield* Task.make({ ...scope, kind: "payout_intent.send", resourceId: id, dueAt: now, now })
     yield* storage.commit([...writes, Write.insert(Task.table, task)])
     return "approved" as const
-  }).pipe(Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 3 }))
+  }).pipe(retryWhileStale)
 
 
 /**

@@ -18,6 +18,7 @@ import type { StorageError } from "./StorageError.js"
 import * as Task from "./Task.js"
 import * as Telemetry from "./Telemetry.js"
 import { apply } from "./internal/providerNotices.js"
+import { retryWhileStale } from "./StorageError.js"
 
 /** No installed provider takes notifications under this code (404 `resource_not_found`). @since 0.1.0 @category errors */
 export class UnknownNotificationProvider extends Data.TaggedError("UnknownNotificationProvider")<{ readonly provider: string }> {}
@@ -125,6 +126,6 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
       yield* Effect.logWarning("tender: a provider reported a payment that differs from its intent; the intent is left as it is", record.provider, record.eventId, applied.detail)
     }
   }).pipe(
-    Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 10 }),
+    retryWhileStale,
     Effect.as({ _tag: "Done", writes: [] } satisfies Task.Outcome)
   )

@@ -28,6 +28,7 @@ import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as Resources from "./internal/resources.js"
+import { retryWhileStale } from "./StorageError.js"
 
 const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["environment"] }): Scope => ({
   merchantId: r.merchantId,
@@ -146,22 +147,15 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       route: "POST /refunds",
       canonical: { merchant_reference: params.merchant_reference, ...canonical(params) },
       resource: "refund",
-      reference: params.merchant_reference === undefined ? undefined : {
-        resourceType: "refund",
-        reference: params.merchant_reference,
-        fingerprint: fp,
-        resourceId: id,
-        original: Resources.original(storage, kind, context, toResource)
-      },
+      reference: Resources.reference(storage, kind, context, toResource, {
+        resourceType: "refund", reference: params.merchant_reference, fingerprint: fp, resourceId: id
+      }),
       decide: Effect.map(decide(context.principal, params, id, fp), ({ refund, writes }) => ({
         response: ApiResponse.json(201, toResource(refund), context.requestId),
         writes
       }))
     })
   })
-
-/** GET /refunds/{id} (D10): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) => Effect.map(Resources.load(kind, principal, id), toResource)
 
 /** GET /refunds query (D10): the filters of 4.3 that apply to refunds, and `payment_intent`. @since 0.1.0 @category request */
 export const ListParams = Schema.Struct({
@@ -172,15 +166,20 @@ export const ListParams = Schema.Struct({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
+const reads = Resources.reads((principal, id) => Resources.load(kind, principal, id), (view) => (principal, params: ListParams) =>
+  params.payment_intent !== undefined && !isWellFormed(prefixes.paymentIntent, params.payment_intent)
+    ? ValidationFailed.at("payment_intent", "payment_intent must be a payment intent id: dord_ followed by 24 letters and digits")
+    : Resources.listPage(table, principal, params, Status.literals, view, (status) =>
+      Effect.succeed({ paymentIntentId: params.payment_intent, merchantReference: params.merchant_reference, status })), toResource)
+
+/** GET /refunds/{id} (D10): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
+export const retrieve = reads.retrieve
+/** `retrieve`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const retrieveJson = reads.retrieveJson
 /** GET /refunds (D6, D10): keyset pages, newest first. @since 0.1.0 */
-export const list = (principal: Principal, params: ListParams) =>
-  Effect.gen(function*() {
-    if (params.payment_intent !== undefined && !isWellFormed(prefixes.paymentIntent, params.payment_intent)) {
-      return yield* ValidationFailed.at("payment_intent", "payment_intent must be a payment intent id: dord_ followed by 24 letters and digits")
-    }
-    return yield* Resources.listPage(table, principal, params, Status.literals, toResource, (status) =>
-      Effect.succeed({ paymentIntentId: params.payment_intent, merchantReference: params.merchant_reference, status }))
-  })
+export const list = reads.list
+/** `list`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const listJson = reads.listJson
 
 // ---------------------------------------------------------------------------
 // Late payments (D10 cancel)
@@ -288,7 +287,7 @@ const settleRefund = (refundId: string, scope: Scope, outcome: Outcome) =>
   Effect.gen(function*() {
     const writes = yield* settlement(refundId, scope, outcome)
     if (writes.length > 0) yield* (yield* Storage).commit(writes)
-  }).pipe(Effect.retry({ while: (e) => e._tag === "StaleVersion", times: 100 }))
+  }).pipe(retryWhileStale)
 
 /**
  * Run the send task of a pending refund: the provider's answer settles it (`succeeded`, or

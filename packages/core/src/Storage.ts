@@ -159,7 +159,17 @@ export interface ListQuery<A extends StoredRecord> extends Scope {
   readonly limit: number
 }
 
-/** The port every storage adapter implements. @since 0.1.0 @category tags */
+/**
+ * The port every storage adapter implements.
+ *
+ * Reads (`get`, `find`, `list`) hand back records frozen with everything inside them
+ * (`Table.freeze`) and never change one afterwards: a store may hand back the same object while
+ * the record is unchanged, and a changed record is always a new object. Core keeps what it
+ * derives from a record with the object (each read view's JSON text, `RenderedView`), so a store
+ * that changed a record it had handed out would serve a stale answer.
+ *
+ * @since 0.1.0 @category tags
+ */
 export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
   readonly begin: (request: BeginRequest) => Effect.Effect<BeginOutcome, StorageError>
   /** Apply every write or none (see `Write` for each one's precondition). */

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { Cause } from "effect"
-import { Data } from "effect"
+import { Data, Effect } from "effect"
 
 interface Fields {
   readonly message: string
@@ -42,6 +42,25 @@ export class UniqueViolation extends InternalError("UniqueViolation") {}
  * @since 0.1.0 @category errors
  */
 export class StaleVersion extends InternalError("StaleVersion") {}
+
+/**
+ * How many more times a step that lost a race (`StaleVersion`) is run, at most. Each run reads
+ * the store afresh and one racer wins every round, so the bound is only against a store that
+ * never stops answering stale.
+ *
+ * @since 0.1.0 @category constants
+ */
+export const staleRetries = 64
+
+/**
+ * `effect` run again at once while it fails with `StaleVersion`, at most `staleRetries` more
+ * times (no sleep: it runs the same under a test clock). A catch rather than `Effect.retry`, whose
+ * schedule driver cost every create about 20 runtime steps though it almost never retries.
+ *
+ * @since 0.1.0 @category combinators
+ */
+export const retryWhileStale = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>, times = staleRetries): Effect.Effect<A, E, R> =>
+  times <= 0 ? effect : Effect.catchIf(effect, (e) => e._tag === "StaleVersion", () => retryWhileStale(effect, times - 1))
 
 /**
  * An idempotency key this request claimed was taken over by a retry after the claim

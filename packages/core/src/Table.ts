@@ -104,6 +104,19 @@ export const construct = <F extends Schema.Struct.Fields>(schema: Schema.Struct<
   return made(props)
 }
 
+/**
+ * `record` frozen with every object and array inside it, as a store hands it back (the rule of
+ * reads on `Storage`). Bytes are left as they are: a typed array cannot be frozen.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const freeze = <A extends object>(record: A): A => {
+  for (const value of Object.values(record)) {
+    if (typeof value === "object" && value !== null && !ArrayBuffer.isView(value) && !Object.isFrozen(value)) freeze(value)
+  }
+  return Object.freeze(record)
+}
+
 /** Binary data, stored byte for byte (PostgreSQL `bytea`). @since 0.1.0 @category fields */
 export const Bytes = Schema.Uint8ArrayFromSelf.annotations({ [StorageKindId]: "bytes" })
 

@@ -38,9 +38,6 @@ export { run } from "./internal/topupTasks.js"
 
 const load = (principal: Principal, id: string) => Resources.load({ table, noun: "top-up intent" }, principal, id)
 
-/** GET /topup_intents/{id} (4.8, D3): another merchant's or environment's is the same 404. @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) => Effect.map(load(principal, id), toResource)
-
 /** GET /topup_intents query (4.8, D3): the filters of 4.3 and `source_type`. @since 0.1.0 @category request */
 export const ListParams = Schema.Struct({
   country: Schema.optional(Country),
@@ -52,16 +49,24 @@ export const ListParams = Schema.Struct({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
-/** GET /topup_intents (4.8, D6): keyset pages, newest first. @since 0.1.0 */
-export const list = (principal: Principal, params: ListParams) =>
-  Resources.listPage(table, principal, params, StatusSchema.literals, toResource, (status) =>
+const reads = Resources.reads(load, (view) => (principal, params: ListParams) =>
+  Resources.listPage(table, principal, params, StatusSchema.literals, view, (status) =>
     Effect.map(Pagination.parseValues("source_type", params.source_type, SourceTypeSchema.literals), (sourceType) => ({
       country: params.country,
       destinationCurrency: params.currency,
       merchantReference: params.merchant_reference,
       status,
       sourceType
-    })))
+    }))), toResource)
+
+/** GET /topup_intents/{id} (4.8, D3): another merchant's or environment's is the same 404. @since 0.1.0 */
+export const retrieve = reads.retrieve
+/** `retrieve`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const retrieveJson = reads.retrieveJson
+/** GET /topup_intents (4.8, D6): keyset pages, newest first. @since 0.1.0 */
+export const list = reads.list
+/** `list`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const listJson = reads.listJson
 
 /**
  * POST /topup_intents/{id}/receipt: the payer's receipt of a `manual_receipt` top-up, an

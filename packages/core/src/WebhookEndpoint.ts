@@ -22,6 +22,7 @@ import * as Table from "./Table.js"
 import { EventType } from "./WebhookEvents.js"
 import { WebhookConfig } from "./WebhookConfig.js"
 import * as WebhookSignature from "./WebhookSignature.js"
+import * as Resources from "./internal/resources.js"
 
 // The host's settings live in `WebhookConfig.ts`; still exported from here, where hosts found them.
 export { layerConfig, WebhookConfig, type WebhookOptions } from "./WebhookConfig.js"
@@ -220,16 +221,21 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
     })
   })
 
-/** GET /webhook_endpoints/{id}. @since 0.1.0 */
-export const retrieve = (principal: Principal, id: string) => Effect.map(load(principal, id), toResource)
-
-/** GET /webhook_endpoints: the list envelope, newest first (D6). @since 0.1.0 */
-export const list = (principal: Principal, params: typeof ListParams.Type) =>
+const reads = Resources.reads(load, (view) => (principal, params: typeof ListParams.Type) =>
   Effect.gen(function*() {
     const { limit, query } = yield* Pagination.window(params, prefixes.webhookEndpoint)
     const rows = yield* (yield* Storage).list<WebhookEndpointRecord>(table, { ...scopeOf(principal), ...query, where: { status: ["enabled", "disabled"] } })
-    return Pagination.page(rows, limit, toResource)
-  })
+    return Pagination.page(rows, limit, view)
+  }), toResource)
+
+/** GET /webhook_endpoints/{id}. @since 0.1.0 */
+export const retrieve = reads.retrieve
+/** `retrieve`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const retrieveJson = reads.retrieveJson
+/** GET /webhook_endpoints: the list envelope, newest first (D6). @since 0.1.0 */
+export const list = reads.list
+/** `list`'s answer as the JSON text the HTTP binding sends. @since 0.1.0 */
+export const listJson = reads.listJson
 
 /**
  * DELETE /webhook_endpoints/{id}: no further deliveries to it (deliveries already under way

@@ -15,8 +15,7 @@ import * as Event from "./Event.js"
 import { Storage, Write } from "./Storage.js"
 import { WebhookConfig } from "./WebhookConfig.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
-
-const isStale = (e: { readonly _tag: string }) => e._tag === "StaleVersion"
+import { retryWhileStale } from "./StorageError.js"
 
 /**
  * Take an attempt's outcome into the endpoint's health: a success ends a run of failures; the
@@ -49,6 +48,6 @@ export const recordAttempt = (read: WebhookEndpoint.WebhookEndpointRecord, ok: b
       yield* storage.commit([Write.update(WebhookEndpoint.table, disabled, endpoint.version), ...events])
     })
   return decide(false).pipe(
-    Effect.catchIf(isStale, () => decide(true).pipe(Effect.retry({ while: isStale, times: 5 })))
+    Effect.catchIf((e) => e._tag === "StaleVersion", () => retryWhileStale(decide(true)))
   )
 }

@@ -299,3 +299,40 @@ describe("RouteHealth.layer", () => {
       assert.isTrue(yield* b.isHealthy(route))
     }))
 })
+
+describe("DirectoryCache.wire (what every shared store wires)", () => {
+  const services = () => ({ storage: MemoryStorage.make(), merchants: Merchants.Merchants.of({} as Merchants.Merchants["Type"]) })
+
+  it.effect("caches: without a change signal, or with the cache turned off, the store's services are returned as they are and nothing is listened to", () =>
+    Effect.gen(function*() {
+      const given = services()
+      let listened = 0
+      const listen = () => Effect.sync(() => listened++)
+      assert.strictEqual(yield* DirectoryCache.wire(given, undefined, undefined), given)
+      assert.strictEqual(yield* DirectoryCache.wire(given, false, listen), given)
+      assert.strictEqual(listened, 0)
+    }))
+
+  it.effect("caches: with a signal, the cache it feeds serves the credentials once it is up, and a write through the wired merchants clears it", () =>
+    Effect.gen(function*() {
+      let reads = 0
+      const given = {
+        storage: MemoryStorage.make(),
+        merchants: Merchants.Merchants.of({
+          ...({} as Merchants.Merchants["Type"]),
+          findCredentials: () => Effect.sync(() => (reads++, some("pk_test_a"))),
+          putMerchant: () => Effect.void
+        })
+      }
+      let fed: DirectoryCache.DirectoryCache | undefined
+      const wired = yield* DirectoryCache.wire(given, { maxAgeMillis: 60_000 }, (cache) => Effect.sync(() => (fed = cache)))
+      assert.notStrictEqual(wired.merchants, given.merchants)
+      fed!.connected(true)
+      yield* wired.merchants.findCredentials("pk_test_a")
+      yield* wired.merchants.findCredentials("pk_test_a")
+      assert.strictEqual(reads, 1, "the second read was the cache's")
+      yield* wired.merchants.putMerchant(merchant)
+      yield* wired.merchants.findCredentials("pk_test_a")
+      assert.strictEqual(reads, 2)
+    }))
+})

@@ -83,13 +83,12 @@ const jsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Sc
   })
 
 /**
- * A read of payment intents sent as its JSON text, as a create's answer is (`toHttp`), rather than
- * handed to the definition's success schema to encode: that encoding rebuilt every field of every
- * intent on the page, the largest share of a list page's CPU in its profile
- * (docs/performance.md, "HTTP and core"). The views (`PaymentIntent.toResourceJson`, `Pagination.pageJson`) write
- * the wire shape in the schema's own field order from records whose nested values were made by
- * the same schemas, each record's text once; `Reads.test.ts` checks that each body is exactly
- * what the schema's encoding gives.
+ * A read sent as its JSON text, as a create's answer is (`toHttp`), rather than handed to the
+ * definition's success schema to encode: that encoding rebuilt every field of every record on
+ * the page, the largest share of a list page's CPU in its profile (docs/performance.md, "HTTP and
+ * core"). Every resource's reads go this way: core's views write the wire shape in the schema's
+ * own field order, each record's text once (`RenderedView`); `Reads.test.ts` checks that each
+ * body is exactly what the schema's encoding gives.
  */
 const rendered = <E, R>(read: Effect.Effect<string, E, R>) => Effect.map(read, (json) => jsonText(json))
 
@@ -149,8 +148,8 @@ const PayoutIntentsLive = HttpApiBuilder.group(TenderApi, "payoutIntents", (hand
   handlers
     .handle("create", ({ headers, payload }) =>
       Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(PayoutIntents.create(ctx, payload), toHttp)))
-    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => PayoutIntents.retrieve(principal, path.id)))
-    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => PayoutIntents.list(principal, urlParams)))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(PayoutIntents.retrieveJson(principal, path.id))))
+    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(PayoutIntents.listJson(principal, urlParams))))
     .handle("cancel", ({ headers, path }) =>
       Effect.gen(function*() {
         const ctx = yield* context(headers["idempotency-key"])
@@ -162,16 +161,16 @@ const RefundsLive = HttpApiBuilder.group(TenderApi, "refunds", (handlers) =>
   handlers
     .handle("create", ({ headers, payload }) =>
       Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(Refunds.create(ctx, payload), toHttp)))
-    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => Refunds.retrieve(principal, path.id)))
-    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => Refunds.list(principal, urlParams))))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(Refunds.retrieveJson(principal, path.id))))
+    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(Refunds.listJson(principal, urlParams)))))
 
 const TopupIntentsLive = HttpApiBuilder.group(TenderApi, "topupIntents", (handlers) =>
   handlers
     .handle("create", ({ headers, payload }) =>
       // 4.7, D5: the key is required.
       Effect.flatMap(context(headers["idempotency-key"], true), (ctx) => Effect.map(TopupIntents.create(ctx, payload), toHttp)))
-    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => TopupIntents.retrieve(principal, path.id)))
-    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => TopupIntents.list(principal, urlParams)))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(TopupIntents.retrieveJson(principal, path.id))))
+    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(TopupIntents.listJson(principal, urlParams))))
     .handle("receipt", ({ headers, path, payload }) =>
       Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(TopupIntents.submitReceipt(ctx, path.id, payload.asset_id), toHttp))))
 
@@ -179,8 +178,8 @@ const WebhookEndpointsLive = HttpApiBuilder.group(TenderApi, "webhookEndpoints",
   handlers
     .handle("create", ({ headers, payload }) =>
       Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(WebhookEndpoint.create(ctx, payload), toHttp)))
-    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => WebhookEndpoint.list(principal, urlParams)))
-    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => WebhookEndpoint.retrieve(principal, path.id)))
+    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(WebhookEndpoint.listJson(principal, urlParams))))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(WebhookEndpoint.retrieveJson(principal, path.id))))
     .handle("delete", ({ headers, path }) =>
       Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(WebhookEndpoint.remove(ctx, path.id), toHttp)))
     .handle("attempts", ({ path, request, urlParams }) =>
@@ -204,8 +203,8 @@ const WebhookEndpointsLive = HttpApiBuilder.group(TenderApi, "webhookEndpoints",
 
 const EventsLive = HttpApiBuilder.group(TenderApi, "events", (handlers) =>
   handlers
-    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => Events.retrieve(principal, path.id)))
-    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => Events.list(principal, urlParams))))
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(Events.retrieveJson(principal, path.id))))
+    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(Events.listJson(principal, urlParams)))))
 
 const PaymentMethodsLive = HttpApiBuilder.group(TenderApi, "paymentMethods", (handlers) =>
   handlers.handle("options", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => Discovery.discover(principal, urlParams))))

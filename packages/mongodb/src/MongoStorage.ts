@@ -117,7 +117,7 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
     const topology = yield* checkDeployment(db, options.database)
     const replays = options.replayCache === false ? undefined : ReplayCache.make(options.replayCache)
     const claims = Claims.make(db.collection(c.idempotencyKeys), db.collection(c.references), replays)
-    let storage = Storage.Storage.of({
+    const bare = Storage.Storage.of({
       begin: replays === undefined ? claims.begin : ReplayCache.cachedBegin(replays, claims.begin),
       commit: Commit.make(client, db, c),
       get: (table, scope, id) =>
@@ -144,15 +144,15 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
         attempts: db.collection(c.of(WebhookDelivery.attemptTable))
       })
     })
-    let merchants = MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys), db.collection(c.routeAvailability))
+    const endpoints = c.of(WebhookEndpoint.table)
     // The cache needs a change signal: change streams, which a standalone server has not.
-    if (Topology.supportsChangeStreams(topology) && options.directoryCache !== false) {
-      const cache = DirectoryCache.make(options.directoryCache)
-      const endpoints = c.of(WebhookEndpoint.table)
-      yield* Directory.listen(db, [c.merchants, c.apiKeys, c.routeAvailability, endpoints], cache, endpoints)
-      merchants = DirectoryCache.cached(merchants, cache)
-      storage = DirectoryCache.cachedStorage(storage, cache)
-    }
+    const { merchants, storage } = yield* DirectoryCache.wire(
+      { storage: bare, merchants: MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys), db.collection(c.routeAvailability)) },
+      options.directoryCache,
+      Topology.supportsChangeStreams(topology)
+        ? (cache) => Directory.listen(db, [c.merchants, c.apiKeys, c.routeAvailability, endpoints], cache, endpoints)
+        : undefined
+    )
     return { storage, tasks: Tasks.make(db.collection(c.of(Task.table)), Topology.supportsChangeStreams(topology)), merchants }
   })
 

@@ -139,14 +139,13 @@ export const make = (options: PgStorageOptions = {}) =>
       findAvailability: within("find route availability", m.findAvailability)
     })
     // The cache needs a change signal, which only the PgClient's connection settings give.
-    let merchants = bounded
-    let storage = bare
-    if (Option.isSome(pg) && options.directoryCache !== false) {
-      const cache = DirectoryCache.make(options.directoryCache)
-      yield* Directory.listen(Directory.clientConfig(pg.value.config), t.directoryChannel, cache, t.of(WebhookEndpoint.table))
-      merchants = DirectoryCache.cached(bounded, cache)
-      storage = DirectoryCache.cachedStorage(bare, cache)
-    }
+    const { merchants, storage } = yield* DirectoryCache.wire(
+      { storage: bare, merchants: bounded },
+      options.directoryCache,
+      Option.isSome(pg)
+        ? (cache) => Directory.listen(Directory.clientConfig(pg.value.config), t.directoryChannel, cache, t.of(WebhookEndpoint.table))
+        : undefined
+    )
     const k = Tasks.make(sql, t, pg)
     const tasks = Task.Tasks.of({
       claim: (req) => within("claim tasks", k.claim(req)),

@@ -19,6 +19,7 @@ import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempot
 import { merchantCases } from "./internal/merchantCases.js"
 import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
 import { cases as providerNotificationCases } from "./internal/providerNotificationCases.js"
+import { cases as readCases } from "./internal/readCases.js"
 import { cases as refundCases } from "./internal/refundCases.js"
 import { retentionCases } from "./internal/retentionCases.js"
 import { taskCases } from "./internal/taskCases.js"
@@ -49,6 +50,7 @@ export const suite = <E>(
     // Live services: adapters may time out or pool connections on the real clock.
     layer(storage, { excludeTestServices: true, timeout: options.timeout ?? 30_000 })((it) => {
       describe("payment intents", () => paymentIntentCases(it))
+      describe("the rule of reads", () => readCases(it))
       describe("idempotency keys", () => idempotencyCases(it, concurrency))
       describe("merchant_reference", () => referenceCases(it, concurrency))
       describe("purging expired claims", () => purgeCases(it))

@@ -5,7 +5,7 @@
  */
 import type { ListQuery, Scope } from "../Storage.js"
 import type { StoredRecord, Table } from "../Table.js"
-import { compareNewestFirst, constrains } from "../Table.js"
+import { compareNewestFirst, constrains, freeze } from "../Table.js"
 
 type Position = { readonly createdAt: number; readonly id: string }
 
@@ -54,12 +54,11 @@ export class Rows {
   }
 
   /**
-   * Keep `record` in its scope's order. It is frozen first: a stored record is never changed in
-   * place (a change is a new record), and a frozen one may have its rendered text kept
-   * (`PaymentIntent.toResourceJson`).
+   * Keep `record` in its scope's order, frozen with what it holds (`Table.freeze`, the port's
+   * rule of reads): a change is a new record, never a change in place.
    */
   place(record: StoredRecord, replace: boolean) {
-    Object.freeze(record)
+    freeze(record)
     let rows = this.byScope.get(scopeOf(record))
     if (rows === undefined) this.byScope.set(scopeOf(record), rows = [])
     const at = lowerBound(rows, record)

@@ -11,7 +11,8 @@ import type { Principal } from "../Authentication.js"
 import { ResourceNotFound, ValidationFailed } from "../Errors.js"
 import { isWellFormed } from "../Ids.js"
 import * as Pagination from "../Pagination.js"
-import type { ListQuery, Scope } from "../Storage.js"
+import * as RenderedView from "../RenderedView.js"
+import type { ListQuery, ResourceType, Scope } from "../Storage.js"
 import { Storage } from "../Storage.js"
 import type { StoredRecord, Table } from "../Table.js"
 
@@ -72,3 +73,36 @@ export const original = <A extends StoredRecord, B>(
       onSome: (found) => Effect.succeed(ApiResponse.json(200, view(found), context.requestId))
     }))
   )
+
+/**
+ * The `reference` of `Operation.run` for a create under `claim.reference` (4.9, D4): none
+ * without one; a repeat answers with the original (`original`), shown by `view`.
+ */
+export const reference = <A extends StoredRecord, B>(
+  storage: Storage["Type"],
+  kind: Kind<A>,
+  context: { readonly principal: Principal; readonly requestId: string },
+  view: (record: A) => B,
+  claim: { readonly resourceType: ResourceType; readonly reference: string | undefined; readonly fingerprint: string; readonly resourceId: string }
+) => claim.reference === undefined ? undefined : { ...claim, reference: claim.reference, original: original(storage, kind, context, view) }
+
+/** A list page of views, as `Pagination.page` makes it. */
+type Page<V> = { readonly data: ReadonlyArray<V>; readonly has_more: boolean; readonly next_cursor: string | null }
+
+/**
+ * A resource's two reads in both forms: as views (`retrieve`, `list`, for the Promise API and
+ * in-process callers) and as the JSON text the HTTP binding sends (`retrieveJson`, `listJson`),
+ * each record rendered once (`RenderedView`) rather than encoded field by field per read. Every
+ * resource reads this one way.
+ */
+export const reads = <A extends object, B, P, E1, R1, E2, R2>(
+  load: (principal: Principal, id: string) => Effect.Effect<A, E1, R1>,
+  listWith: <V>(view: (record: A) => V) => (principal: Principal, params: P) => Effect.Effect<Page<V>, E2, R2>,
+  view: (record: A) => B,
+  json: (record: A) => string = RenderedView.json(view)
+) => ({
+  retrieve: (principal: Principal, id: string) => Effect.map(load(principal, id), view),
+  retrieveJson: (principal: Principal, id: string) => Effect.map(load(principal, id), json),
+  list: listWith(view),
+  listJson: (principal: Principal, params: P) => Effect.map(listWith(json)(principal, params), Pagination.pageJson)
+})

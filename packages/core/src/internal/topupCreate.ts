@@ -23,6 +23,7 @@ import type { CreateParams, NextAction } from "../TopupIntent.js"
 import { statusEvents, table, toResource, TopupIntentRecord as Record } from "../TopupIntent.js"
 import { boundedCall } from "../Routing.js"
 import { paymentWindow, scopeOf } from "./topups.js"
+import * as Resources from "./resources.js"
 
 /** The longest a source amount may be: what PostgreSQL `numeric(38)` and a Decimal128 hold exactly. */
 const maxSourceDigits = 38
@@ -81,19 +82,9 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       route: "POST /topup_intents",
       canonical: { merchant_reference: params.merchant_reference, ...fields },
       resource: "top-up intent",
-      reference: params.merchant_reference === undefined ? undefined : {
-        resourceType: "topup_intent",
-        reference: params.merchant_reference,
-        fingerprint: fingerprint(fields),
-        resourceId: id,
-        original: (originalId) =>
-          storage.get(table, scopeOf(principal), originalId).pipe(
-            Effect.flatMap(Option.match({
-              onNone: () => Effect.dieMessage(`merchant_reference points at missing top-up ${originalId}`),
-              onSome: (original) => Effect.succeed(ApiResponse.json(200, toResource(original), context.requestId))
-            }))
-          )
-      },
+      reference: Resources.reference(storage, { table, noun: "top-up intent" }, context, toResource, {
+        resourceType: "topup_intent", reference: params.merchant_reference, fingerprint: fingerprint(fields), resourceId: id
+      }),
       decide: Effect.gen(function*() {
         const { offer, provider, topups } = yield* resolved
         const destinationDigits = Money.digitsOf(params.destination_currency)

@@ -4,7 +4,7 @@
  * changes. Values are converted here both ways, so what comes back never depends on the host's
  * BSON options (the adapter also opens its `Db` with explicit ones, see `MongoStorage`).
  */
-import type { Table } from "@tender/core"
+import { Table } from "@tender/core"
 import { Effect } from "effect"
 import { Binary, type Document } from "mongodb"
 import { fold } from "./errors.js"
@@ -90,7 +90,8 @@ export const toDocument = (table: Table.Table<any>, record: object): Document =>
 export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, doc: Document): A => {
   const record: Record<string, unknown> = {}
   for (const f of table.fields) record[f.name] = doc[f.column] === undefined && f.missing !== undefined ? f.missing : decodeValue(f, doc[f.column])
-  return record as unknown as A
+  // Frozen whole, as the port's rule of reads asks (`Storage`): core keeps each record's rendered view with it.
+  return Table.freeze(record) as unknown as A
 }
 
 /** A field of `table` by record name; an unknown name is a programming error of the caller. */

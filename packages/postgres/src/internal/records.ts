@@ -5,7 +5,7 @@
  * transforms can never change what comes back: amounts stay exact strings, times exact
  * milliseconds, JSON keeps its bytes and key order (`json` columns, not `jsonb`).
  */
-import { Schemas, type Table } from "@tender/core"
+import { Schemas, Table } from "@tender/core"
 
 /** A row as Tender's selects read it: every column as text (casts in the select list), booleans as read. */
 export type Row = { readonly [column: string]: string | boolean | null }
@@ -156,11 +156,12 @@ const sameRow = (columns: ReadonlyArray<string>, a: Row, b: Row): boolean => {
 }
 
 /**
- * The record a row read with `selectList` holds, frozen. A record is a function of its row's
- * text alone, so a row read again with every column the same text is the same record: the
- * object made the first time is handed back, and with it the view rendered from it
- * (`PaymentIntent.toResourceJson` keeps the text of a frozen record). A list page of 25 built
- * and rendered 25 records on every read, 12 % of its CPU (docs/performance.md, "PostgreSQL"). A row that differs in any column, a single changed byte of its metadata, is built anew.
+ * The record a row read with `selectList` holds, frozen with its nested values (`Table.freeze`,
+ * the port's rule of reads). A record is a function of its row's text alone, so a row read again
+ * with every column the same text is the same record: the object made the first time is handed
+ * back, and with it the view core rendered from it (`RenderedView`). A list page of 25 built and
+ * rendered 25 records on every read, 12 % of its CPU (docs/performance.md, "PostgreSQL"). A row
+ * that differs in any column, a single changed byte of its metadata, is built anew.
  *
  * Every record of a table is built by the same assignments in the same order, so they share one
  * object shape: `Object.fromEntries` of the field pairs made a fresh array per field and was 11 %
@@ -174,7 +175,7 @@ export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, ro
   if (seen !== undefined && sameRow(columns, seen.row, row)) return seen.record as A
   const record: Record<string, unknown> = {}
   for (let i = 0; i < names.length; i++) record[names[i]!] = decoders[i]!(row[columns[i]!])
-  Object.freeze(record)
+  Table.freeze(record)
   if (typeof id === "string") {
     // First made, first out: a Map iterates in insertion order, a row built anew is inserted anew,
     // and a hit does not move its row (it would cost a delete and a set on every read).
