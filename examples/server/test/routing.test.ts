@@ -115,11 +115,11 @@ const recover = async () => {
 }
 
 describe("examples/server routing th_promptpay between Stripe (first) and Adyen (second), both stand-ins", () => {
-  it("2.3 routing: both providers up -> creates go to the highest-priority route's provider, Stripe", async () => {
+  it("4.1 create routes to the first eligible route: both providers up -> creates go to Stripe, its 2.3 display_qr_code shown", async () => {
     for (let i = 0; i < 2; i++) expect((await create()).provider).toBe("stripe")
   }, 60_000)
 
-  it("Route health: Stripe answering 5xx -> each create fails over to Adyen in the same request; after 3 failures in a row Stripe is skipped, and it is used again once it recovers and the cool-down ends", async () => {
+  it("4.1 7 route health: Stripe answering 5xx -> each create fails over to Adyen in the same request; after 3 failures in a row Stripe is skipped, and it is used again once it recovers and the cool-down ends", async () => {
     stripe.outage({ _tag: "Status", status: 503, body: { error: { type: "api_error", message: "Stripe is unavailable" } } })
     for (let i = 0; i < FAILURES_TO_OPEN; i++) {
       const asked = stripeCreates()
@@ -138,7 +138,7 @@ describe("examples/server routing th_promptpay between Stripe (first) and Adyen 
     expect(await discovered("stripe")).toEqual(["th_promptpay"])
   }, 90_000)
 
-  it("Route health: Stripe hanging past its timeout -> creates go to Adyen, and back to Stripe once it recovers and the cool-down ends", async () => {
+  it("4.1 7 route health: Stripe hanging past its timeout -> creates go to Adyen, and back to Stripe once it recovers and the cool-down ends", async () => {
     stripe.outage({ _tag: "Hang" })
     for (let i = 0; i < FAILURES_TO_OPEN + 1; i++) expect((await create()).provider, `create ${i + 1} while Stripe hangs`).toBe("adyen")
     await recover()
