@@ -50,6 +50,12 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     // "Prepared statements"): off behind a pooler that cannot keep them (PgBouncer before 1.21).
     preparedStatements: onOff(env, "TENDER_PG_PREPARED_STATEMENTS", true),
     retention: retention(env),
+    // The route breaker (docs/discovery-and-routing.md, "Route health"): failures in a row that
+    // take a route out of use, and for how long before it is tried again.
+    routeHealth: {
+      failureThreshold: wholeNumber(env, "TENDER_ROUTE_FAILURE_THRESHOLD", 3, 1, 1000, "a whole number of failures from 1 to 1000, like 3"),
+      cooldownMillis: positiveInt(env, "TENDER_ROUTE_COOLDOWN_MS", 30_000)
+    },
     stripe: stripe(env),
     adyen: adyen(env)
   }
@@ -88,7 +94,8 @@ const adyen = (env: NodeJS.ProcessEnv) => {
 /**
  * The Stripe adapter's settings (docs/providers/stripe.md): `STRIPE_SECRET_KEY` and
  * `STRIPE_WEBHOOK_SECRET` together (each may list a test and a live one, comma-separated),
- * `STRIPE_API_BASE` optional (tests point it at the stand-in). Unset: no Stripe.
+ * `STRIPE_API_BASE` optional (tests point it at the stand-in), `STRIPE_TIMEOUT_MS` optional (per
+ * call, default 15 000). Unset: no Stripe.
  */
 const stripe = (env: NodeJS.ProcessEnv) => {
   const list = (name: string) => (env[name] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "")
@@ -104,7 +111,9 @@ const stripe = (env: NodeJS.ProcessEnv) => {
   if (apiBase !== undefined && !/^https?:\/\/[^/]+\/?$/.test(apiBase)) {
     throw new InvalidConfig({ message: `STRIPE_API_BASE must be an http(s) origin like https://api.stripe.com; got ${JSON.stringify(apiBase)}` })
   }
-  return { secretKey, webhookSecret, apiBase }
+  // How long one call to Stripe may take before it counts as Stripe unavailable (the route's failure).
+  const timeoutMillis = env["STRIPE_TIMEOUT_MS"] === undefined || env["STRIPE_TIMEOUT_MS"] === "" ? undefined : positiveInt(env, "STRIPE_TIMEOUT_MS", 15_000)
+  return { secretKey, webhookSecret, apiBase, ...(timeoutMillis === undefined ? {} : { timeoutMillis }) }
 }
 
 /** `on` or `off` from the environment, or `fallback` when unset. */

@@ -43,6 +43,7 @@ const main = Effect.gen(function*() {
     publicUrl,
     requestTimeoutMillis,
     retention,
+    routeHealth,
     seedPath,
     startupTimeoutMillis,
     statementTimeoutMillis,
@@ -64,6 +65,7 @@ const main = Effect.gen(function*() {
   const tender = {
     seed,
     hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret },
+    routeHealth,
     webhookTransport: WebhookClient.layerFetch,
     // With STRIPE_* or ADYEN_* set, Stripe or Adyen beside the simulator (seed routes name them
     // "stripe", "adyen"); their notifications arrive at {publicUrl}/provider_notifications/{code}.

@@ -8,16 +8,12 @@
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as TestTls from "@tender/testing/TestTls"
-import { closeReceivers, eventually, receiver, startDemo, stopProcess } from "@tender/test-support"
+import { closeReceivers, eventually, merchantApi, receiver, seedFile, startDemo, stopProcess } from "@tender/test-support"
 import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import * as QRCode from "qrcode"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 
 const key = { public: "pk_test_adyenE2e1234", secret: "sk_test_adyenE2eSecret5678" }
-const auth = `Basic ${Buffer.from(`${key.public}:${key.secret}`).toString("base64")}`
 const HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 const MERCHANT_ACCOUNT = "TenderDemoTH"
 const children: Array<ChildProcess> = []
@@ -27,9 +23,7 @@ let hooks: Awaited<ReturnType<typeof receiver>>
 
 beforeAll(async () => {
   standIn = await AdyenStandIn.start({ merchantAccount: MERCHANT_ACCOUNT })
-  const dir = mkdtempSync(join(tmpdir(), "tender-adyen-"))
-  const seed = join(dir, "seed.json")
-  writeFileSync(seed, JSON.stringify({
+  const seed = seedFile({
     merchants: [{
       id: "mch_adyen_e2e",
       name: "Adyen Shop",
@@ -40,7 +34,7 @@ beforeAll(async () => {
         { id: "rt_adyen_ob", method: "th_online_banking", provider: "adyen", environments: ["test"] }
       ]
     }]
-  }))
+  }, "tender-adyen-")
   server = await startDemo({
     TENDER_SEED: seed,
     ADYEN_API_KEY: "AQE_demo_adyen_e2e",
@@ -65,15 +59,7 @@ afterAll(async () => {
   await standIn?.close()
 })
 
-let n = 0
-const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: auth, "content-type": "application/json", ...(method === "POST" ? { "idempotency-key": `adyen-e2e-${++n}-${Date.now()}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  return { status: res.status, body: await res.json() as any }
-}
+const api = merchantApi(() => server.url, key, "adyen-e2e")
 
 const webhooks = (type: string, id: string) => hooks.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === type && e.data.object.id === id)
 const webhook = (type: string, id: string) => eventually(() => webhooks(type, id)[0])

@@ -94,3 +94,21 @@ describe("demo server configuration: Adyen (docs/providers/adyen.md)", () => {
     }
   })
 })
+
+describe("demo server configuration: route health (docs/discovery-and-routing.md)", () => {
+  it("Route health: the breaker opens after 3 failures for 30 s by default; TENDER_ROUTE_FAILURE_THRESHOLD and TENDER_ROUTE_COOLDOWN_MS set them; a bad value stops the server naming the variable", () => {
+    expect(options({}).routeHealth).toEqual({ failureThreshold: 3, cooldownMillis: 30_000 })
+    expect(options({ TENDER_ROUTE_FAILURE_THRESHOLD: "5", TENDER_ROUTE_COOLDOWN_MS: "2000" }).routeHealth).toEqual({ failureThreshold: 5, cooldownMillis: 2000 })
+    for (const [name, value] of [["TENDER_ROUTE_FAILURE_THRESHOLD", "0"], ["TENDER_ROUTE_COOLDOWN_MS", "30s"]] as const) {
+      expect(() => options({ [name]: value })).toThrow(InvalidConfig)
+      expect(() => options({ [name]: value })).toThrow(name)
+    }
+  })
+
+  it("Stripe: STRIPE_TIMEOUT_MS reaches the adapter as its per-call timeout; unset leaves the adapter's default", () => {
+    const stripe = { STRIPE_SECRET_KEY: "sk_test_a", STRIPE_WEBHOOK_SECRET: "whsec_1" }
+    expect(options(stripe).stripe).not.toHaveProperty("timeoutMillis")
+    expect(options({ ...stripe, STRIPE_TIMEOUT_MS: "5000" }).stripe).toMatchObject({ timeoutMillis: 5000 })
+    expect(() => options({ ...stripe, STRIPE_TIMEOUT_MS: "-1" })).toThrow("STRIPE_TIMEOUT_MS")
+  })
+})

@@ -6,16 +6,12 @@
  */
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as StripeStandIn from "@tender/testing/StripeStandIn"
-import { closeReceivers, receiver, startDemo, stopProcess } from "@tender/test-support"
+import { closeReceivers, eventually, merchantApi, receiver, seedFile, startDemo, stopProcess } from "@tender/test-support"
 import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import * as QRCode from "qrcode"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 
 const key = { public: "pk_test_stripeE2e1234", secret: "sk_test_stripeE2eSecret5678" }
-const auth = `Basic ${Buffer.from(`${key.public}:${key.secret}`).toString("base64")}`
 const WEBHOOK_SECRET = "whsec_demo_stripe_e2e"
 const children: Array<ChildProcess> = []
 let standIn: StripeStandIn.StripeStandIn
@@ -24,9 +20,7 @@ let hooks: Awaited<ReturnType<typeof receiver>>
 
 beforeAll(async () => {
   standIn = await StripeStandIn.start()
-  const dir = mkdtempSync(join(tmpdir(), "tender-stripe-"))
-  const seed = join(dir, "seed.json")
-  writeFileSync(seed, JSON.stringify({
+  const seed = seedFile({
     merchants: [{
       id: "mch_stripe_e2e",
       name: "Stripe Shop",
@@ -37,7 +31,7 @@ beforeAll(async () => {
         { id: "rt_stripe_card", method: "card", provider: "stripe", environments: ["test"] }
       ]
     }]
-  }))
+  }, "tender-stripe-")
   server = await startDemo({
     TENDER_SEED: seed,
     STRIPE_SECRET_KEY: "sk_test_demoStripeE2e",
@@ -59,25 +53,7 @@ afterAll(async () => {
   await standIn?.close()
 })
 
-let n = 0
-const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: auth, "content-type": "application/json", ...(method === "POST" ? { "idempotency-key": `stripe-e2e-${++n}-${Date.now()}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  return { status: res.status, body: await res.json() as any }
-}
-
-/** Polls until `check` holds (the workers apply notices and call Stripe as tasks). */
-const eventually = async <A>(check: () => Promise<A | undefined> | A | undefined): Promise<A> => {
-  for (let i = 0; i < 400; i++) {
-    const value = await check()
-    if (value !== undefined) return value
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error("the condition never held")
-}
+const api = merchantApi(() => server.url, key, "stripe-e2e")
 
 const webhook = (type: string, id: string) =>
   eventually(() => hooks.received.map((r) => JSON.parse(r.body)).find((e) => e.type === type && e.data.object.id === id))

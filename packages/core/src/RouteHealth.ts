@@ -44,10 +44,20 @@ export interface RouteState extends RouteRef {
   readonly state: "closed" | "open" | "down"
 }
 
+/**
+ * The breaker of each process (docs/discovery-and-routing.md, "Route health"): a route that
+ * failed `failureThreshold` times in a row (default 3) is skipped for `cooldownMillis` (default
+ * 30 000), then tried again.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface BreakerOptions {
+  readonly failureThreshold?: number | undefined
+  readonly cooldownMillis?: number | undefined
+}
+
 /** @since 0.1.0 @category models */
-export interface HealthOptions {
-  readonly failureThreshold?: number
-  readonly cooldownMillis?: number
+export interface HealthOptions extends BreakerOptions {
   /** Routes the host marked down from the start. */
   readonly routesDown?: ReadonlyArray<string>
   /** Providers the host marked down from the start. */

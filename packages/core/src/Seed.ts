@@ -168,10 +168,11 @@ export const layerApply = (seed: Seed) => Layer.effectDiscard(apply(seed))
 
 /**
  * `RouteHealth` on the `Merchants` store provided, with the routes the seed marks `healthy: false`
- * down until the host says otherwise (`RouteHealth.layer`). @since 0.1.0 @category layers
+ * down until the host says otherwise, and the breaker's `breaker` options (`RouteHealth.layer`). @since 0.1.0 @category layers
  */
-export const layerRouteHealth = (seed: Seed) =>
+export const layerRouteHealth = (seed: Seed, breaker: RouteHealth.BreakerOptions = {}) =>
   RouteHealth.layer({
+    ...breaker,
     routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)),
     routes: seed.merchants.flatMap((m) => m.routes.map((r) => ({ id: r.id, provider: r.provider })))
   })

@@ -14,6 +14,7 @@ import type * as WebhookTransport from "./WebhookTransport.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import * as Merchants from "./Merchants.js"
 import type { PaymentProvider } from "./Provider.js"
+import type * as RouteHealth from "./RouteHealth.js"
 import { layerRegistry } from "./Provider.js"
 import * as Seed from "./Seed.js"
 import * as Simulator from "./Simulator.js"
@@ -46,6 +47,8 @@ export interface TenderOptions {
    * counters need no option, only a tracer and a metric reader from the host.
    */
   readonly telemetry?: TelemetryLive.TelemetryOptions | undefined
+  /** The route breaker: failures in a row that take a route out of use, and for how long (docs/discovery-and-routing.md, "Route health"). Default 3 and 30 s. */
+  readonly routeHealth?: RouteHealth.BreakerOptions | undefined
 }
 
 /**
@@ -78,7 +81,7 @@ export const layerWithoutStorage = (options: TenderOptions) =>
  */
 export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, E, R>) => {
   // Payment intents are counted as the commits that create and finish them apply (TelemetryLive).
-  const stored = Layer.merge(Seed.layerRouteHealth(options.seed), Seed.layerApply(options.seed)).pipe(Layer.provideMerge(TelemetryLive.layerCountingStorage.pipe(Layer.provideMerge(storage))))
+  const stored = Layer.merge(Seed.layerRouteHealth(options.seed, options.routeHealth), Seed.layerApply(options.seed)).pipe(Layer.provideMerge(TelemetryLive.layerCountingStorage.pipe(Layer.provideMerge(storage))))
   const services = Layer.merge(layerWithoutStorage(options), stored)
   return options.telemetry === undefined
     ? services

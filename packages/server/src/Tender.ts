@@ -66,6 +66,8 @@ export interface TenderOptions {
   readonly webhooks?: CoreTender.TenderOptions["webhooks"]
   /** The durable-task workers of this process (docs/reliability.md). `false`: this process runs none. */
   readonly workers?: Workers.WorkerOptions | false | undefined
+  /** The route breaker (docs/discovery-and-routing.md, "Route health"): `failureThreshold` failures in a row (default 3) take a route out of use for `cooldownMillis` (default 30 000). */
+  readonly routeHealth?: CoreTender.TenderOptions["routeHealth"]
 }
 
 /** A started Tender. @since 0.1.0 @category models */
@@ -168,7 +170,8 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
       seed,
       hostedCheckout: { baseUrl: mount.publicUrl, secret: options.checkoutSecret },
       providers: [...simulator, ...(options.providers ?? [])],
-      webhooks: options.webhooks
+      webhooks: options.webhooks,
+      routeHealth: options.routeHealth
     },
     storage
   )

@@ -143,7 +143,9 @@ const options: ReadonlyArray<readonly [name: string, options: unknown, param: st
   ["logger without warn", { logger: { info: () => undefined, error: () => undefined } }, "logger.warn", `createTender: option "logger.warn" is required, got undefined`],
   ["webhooks.timeoutMillis -5", { webhooks: { timeoutMillis: -5 } }, "webhooks.timeoutMillis", `createTender: option "webhooks.timeoutMillis" must be a whole number of milliseconds from 1 to 600000 (ten minutes at most), got -5`],
   ["webhooks.allowPrivateUrls \"yes\"", { webhooks: { allowPrivateUrls: "yes" } }, "webhooks.allowPrivateUrls", `createTender: option "webhooks.allowPrivateUrls" must be true or false, got "yes"`],
-  ["webhooks.encryptionKey a number", { webhooks: { encryptionKey: 42 } }, "webhooks.encryptionKey", `createTender: option "webhooks.encryptionKey" must be a non-empty string, got 42`]
+  ["webhooks.encryptionKey a number", { webhooks: { encryptionKey: 42 } }, "webhooks.encryptionKey", `createTender: option "webhooks.encryptionKey" must be a non-empty string, got 42`],
+  ["routeHealth.failureThreshold 0", { routeHealth: { failureThreshold: 0 } }, "routeHealth.failureThreshold", `createTender: option "routeHealth.failureThreshold" must be a positive integer, got 0`],
+  ["routeHealth.cooldownMillis a string", { routeHealth: { cooldownMillis: "5s" } }, "routeHealth.cooldownMillis", `createTender: option "routeHealth.cooldownMillis" must be a whole number of milliseconds from 1 to 86400000 (one day at most), got "5s"`]
 ]
 
 /** The rejection of `promise`: anything but a TenderError fails the test with what it was. */

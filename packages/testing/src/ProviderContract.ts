@@ -72,6 +72,8 @@ export interface Driver {
   readonly settle: (payment: Payment, outcome: Exclude<Outcome, "pending">) => Promise<void>
   /** The outcomes `settle` can make, `pending` included when a confirm of an unpaid payment answers pending. Default all five. */
   readonly outcomes?: ReadonlyArray<Outcome> | undefined
+  /** `false` when the adapter cannot read a payment's state at the provider and learns it by notifications alone: the cases of Tender asking it (a confirm) are skipped. Default true. */
+  readonly readsStatus?: boolean | undefined
   /** The amount to create a payment with that will end in `outcome` (a simulator reads magic amounts). Default: the method's minimum. */
   readonly amount?: ((outcome: Outcome) => string) | undefined
   /** A refund the provider answered `Pending` settles at the provider (and is told as the provider tells it). Absent: refunds settle at once. */

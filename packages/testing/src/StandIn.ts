@@ -74,8 +74,12 @@ export interface StandIn {
   readonly refusals: Array<Refusal>
   /** Every request that reached the provider's behaviour, in order. */
   readonly requests: Array<StandInRequest>
+  /** Every request answered with an injected fault instead, in order. */
+  readonly faulted: Array<StandInRequest>
   /** Makes the next request (of the operation, when given) fail with the fault. */
   readonly injectFault: (fault: StandInFault, operationId?: string) => void
+  /** Makes every request (of the operation, when given) fail with the fault until called with `null`: the provider is down. */
+  readonly outage: (fault: StandInFault | null, operationId?: string) => void
   readonly close: () => Promise<void>
 }
 
@@ -139,7 +143,9 @@ export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
   const api = openApiOf(behaviour.extract)
   const refusals: Array<Refusal> = []
   const requests: Array<StandInRequest> = []
+  const faulted: Array<StandInRequest> = []
   const faults: Array<{ fault: StandInFault; operationId: string | undefined }> = []
+  let down: { fault: StandInFault; operationId: string | undefined } | null = null
 
   const refuse = (res: ServerResponse, method: string, path: string, problems: ReadonlyArray<string>, status = 400) => {
     refusals.push({ kind: "request", method, path, problems })
@@ -171,9 +177,13 @@ export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
       : checkForm(api, operation, query.value as Record<string, FormValue>, rawBody)
     const problems = [...query.problems, ...checked.problems]
     if (problems.length > 0) return refuse(res, method, url.pathname, problems)
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]))
+    const request: StandInRequest = { operation, headers, query: checked.query, body: checked.body, rawBody }
     const i = faults.findIndex((f) => f.operationId === undefined || f.operationId === operation.operationId)
-    if (i !== -1) {
-      const { fault } = faults.splice(i, 1)[0]!
+    const failing = i !== -1 ? faults.splice(i, 1)[0]! : down !== null && (down.operationId === undefined || down.operationId === operation.operationId) ? down : null
+    if (failing !== null) {
+      faulted.push(request)
+      const { fault } = failing
       if (fault._tag === "Disconnect") {
         req.socket.destroy()
         return
@@ -181,8 +191,6 @@ export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
       if (fault._tag === "Hang") return
       return send(res, { status: fault.status, body: fault.body })
     }
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]))
-    const request: StandInRequest = { operation, headers, query: checked.query, body: checked.body, rawBody }
     requests.push(request)
     const answer = await behaviour.handle(request)
     const broken = api.checkResponse(operation, answer.status, answer.body)
@@ -205,7 +213,11 @@ export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
     port,
     refusals,
     requests,
+    faulted,
     injectFault: (fault, operationId) => faults.push({ fault, operationId }),
+    outage: (fault, operationId) => {
+      down = fault === null ? null : { fault, operationId }
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

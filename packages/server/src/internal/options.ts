@@ -67,6 +67,11 @@ const workers = fields({
   owner: nonEmptyString
 }, "must be false or an object")
 
+const routeHealth = fields({
+  failureThreshold: positiveInt,
+  cooldownMillis: millisUpTo(day, "one day at most")
+})
+
 const options = fields({
   publicUrl,
   checkoutSecret: check<string>("must be a string of at least 8 characters", (u) => typeof u === "string" && u.length >= 8),
@@ -75,7 +80,8 @@ const options = fields({
   simulator: boolean,
   logger,
   migrate: boolean,
-  webhooks
+  webhooks,
+  routeHealth
 }, "must be an object")
 
 const storageKinds = ["memory", "postgres", "mongodb"] as const

@@ -1,0 +1,173 @@
+/**
+ * Routing between two real providers, end to end: the demo server with Stripe and Adyen (both
+ * stand-ins of @tender/testing, Adyen over HTTPS with its test CA trusted) and one merchant whose
+ * `th_promptpay` has a Stripe route first and an Adyen route second. Stripe answering 5xx or
+ * hanging past its timeout sends creates to Adyen (per-request failover, then the breaker), they
+ * come back to Stripe after it recovers and the breaker's cool-down (TENDER_ROUTE_COOLDOWN_MS,
+ * short here) ends, the discovery pin keeps one provider, and a refund goes to the provider that
+ * took the payment (docs/discovery-and-routing.md, "Route health").
+ */
+import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
+import { formatRefusals } from "@tender/testing/StandIn"
+import * as StripeStandIn from "@tender/testing/StripeStandIn"
+import * as TestTls from "@tender/testing/TestTls"
+import { eventually, merchantApi, seedFile, startDemo, stopProcess } from "@tender/test-support"
+import type { ChildProcess } from "node:child_process"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+
+const key = { public: "pk_test_routingE2e1234", secret: "sk_test_routingE2eSecret5678" }
+const WEBHOOK_SECRET = "whsec_demo_routing_e2e"
+const HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
+const MERCHANT_ACCOUNT = "TenderRoutingTH"
+// The breaker's settings for this server: three failures in a row open it (the default), and it
+// stays open this long (30 s by default); long enough to see it open, short enough to wait out.
+const COOLDOWN_MS = 3_000
+const FAILURES_TO_OPEN = 3
+const children: Array<ChildProcess> = []
+let stripe: StripeStandIn.StripeStandIn
+let adyen: AdyenStandIn.AdyenStandIn
+let server: Awaited<ReturnType<typeof startDemo>>
+
+beforeAll(async () => {
+  stripe = await StripeStandIn.start()
+  adyen = await AdyenStandIn.start({ merchantAccount: MERCHANT_ACCOUNT })
+  const seed = seedFile({
+    merchants: [{
+      id: "mch_routing_e2e",
+      name: "Two Providers Shop",
+      allowed_checkout_modes: ["hosted", "merchant"],
+      api_keys: [{ id: "key_routing_e2e", public_key: key.public, secret_key: key.secret }],
+      routes: [
+        { id: "rt_stripe_pp", method: "th_promptpay", provider: "stripe", environments: ["test"], priority: 1 },
+        { id: "rt_adyen_pp", method: "th_promptpay", provider: "adyen", environments: ["test"], priority: 2 },
+        { id: "rt_adyen_ob", method: "th_online_banking", provider: "adyen", environments: ["test"], priority: 3 }
+      ]
+    }]
+  }, "tender-routing-")
+  server = await startDemo({
+    TENDER_SEED: seed,
+    TENDER_ROUTE_COOLDOWN_MS: String(COOLDOWN_MS),
+    TENDER_ROUTE_FAILURE_THRESHOLD: String(FAILURES_TO_OPEN),
+    STRIPE_SECRET_KEY: "sk_test_demoRoutingE2e",
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_BASE: stripe.url,
+    // A hanging Stripe counts as down after this (per try; the adapter tries twice), not after
+    // the default 15 s; a Stripe that answers at all answers well within it.
+    STRIPE_TIMEOUT_MS: "5000",
+    ADYEN_API_KEY: "AQE_demo_routing_e2e",
+    ADYEN_MERCHANT_ACCOUNT: MERCHANT_ACCOUNT,
+    ADYEN_HMAC_KEY: HMAC_KEY,
+    ADYEN_API_BASE: adyen.apiBase,
+    NODE_EXTRA_CA_CERTS: TestTls.caPath
+  }, { children })
+  stripe.addEndpoint({ url: `${server.url}/provider_notifications/stripe`, secret: WEBHOOK_SECRET })
+  adyen.addEndpoint({ url: `${server.url}/provider_notifications/adyen`, hmacKey: HMAC_KEY })
+}, 90_000)
+afterEach(() => {
+  // Whatever a case left, Stripe is up for the next one.
+  stripe.outage(null)
+  const refusals = [...stripe.refusals.splice(0), ...adyen.refusals.splice(0)]
+  expect(refusals, formatRefusals(refusals)).toEqual([])
+})
+afterAll(async () => {
+  await Promise.all(children.map((child) => stopProcess(child)))
+  await stripe?.close()
+  await adyen?.close()
+})
+
+const api = merchantApi(() => server.url, key, "routing-e2e")
+
+const atStripe = (id: string) =>
+  [...stripe.paymentIntents.values()].find((pi) => (pi["metadata"] as Record<string, string>)["tender_payment_intent"] === id)
+const atAdyen = (id: string) => [...adyen.payments.values()].find((p) => p.merchantReference === id)
+/** The provider that holds the payment of Tender's intent `id`: exactly one of them does. */
+const holder = (id: string) => {
+  const held = [atStripe(id) === undefined ? [] : ["stripe"], atAdyen(id) === undefined ? [] : ["adyen"]].flat()
+  expect(held, `the providers holding ${id}`).toHaveLength(1)
+  return held[0]
+}
+/** The create requests the Stripe stand-in received, answered or failed with its outage. */
+const stripeCreates = () => [...stripe.requests, ...stripe.faulted].filter((r) => r.operation.operationId === "PostPaymentIntents").length
+
+/** A merchant-mode PromptPay create; answers the intent and the provider that took it. */
+const create = async () => {
+  const created = await api("POST", "/payment_intents", {
+    amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay",
+    customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
+  })
+  expect(created.status, JSON.stringify(created.body)).toBe(201)
+  expect(created.body).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code" } })
+  return { intent: created.body, provider: holder(created.body.id) }
+}
+
+const discovered = async (provider?: string) => {
+  const pin = provider === undefined ? "" : `&provider=${provider}`
+  const answer = await api("GET", `/payment_methods/options?amount=150000&country=TH&currency=THB&checkout_mode=merchant${pin}`)
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  return (answer.body.methods as Array<{ code: string }>).map((m) => m.code)
+}
+
+/** Stripe recovers; once the breaker's cool-down has run out a create goes to Stripe again. */
+const recover = async () => {
+  stripe.outage(null)
+  await new Promise((r) => setTimeout(r, COOLDOWN_MS))
+  expect((await create()).provider, "a create after Stripe recovered and the cool-down ended").toBe("stripe")
+}
+
+describe("examples/server routing th_promptpay between Stripe (first) and Adyen (second), both stand-ins", () => {
+  it("4.1 create routes to the first eligible route: both providers up -> creates go to Stripe, its 2.3 display_qr_code shown", async () => {
+    for (let i = 0; i < 2; i++) expect((await create()).provider).toBe("stripe")
+  }, 60_000)
+
+  it("4.1 7 route health: Stripe answering 5xx -> each create fails over to Adyen in the same request; after 3 failures in a row Stripe is skipped, and it is used again once it recovers and the cool-down ends", async () => {
+    stripe.outage({ _tag: "Status", status: 503, body: { error: { type: "api_error", message: "Stripe is unavailable" } } })
+    for (let i = 0; i < FAILURES_TO_OPEN; i++) {
+      const asked = stripeCreates()
+      const { intent, provider } = await create()
+      expect(provider, `create ${i + 1} while Stripe answers 503`).toBe("adyen")
+      expect(intent.next_action.qr_data).toBe(atAdyen(intent.id)!.action!["qrCodeData"])
+      expect(stripeCreates(), "Stripe was asked first").toBeGreaterThan(asked)
+    }
+    const stripeCallsBefore = stripeCreates()
+    // The breaker is open: Stripe is not asked at all, and a discovery pinned to it finds nothing.
+    expect((await create()).provider).toBe("adyen")
+    expect(stripeCreates(), "create requests Stripe received while its breaker is open").toBe(stripeCallsBefore)
+    expect(await discovered("stripe")).toEqual([])
+    expect(await discovered()).toEqual(["th_promptpay", "th_online_banking"])
+    await recover()
+    expect(await discovered("stripe")).toEqual(["th_promptpay"])
+  }, 90_000)
+
+  it("4.1 7 route health: Stripe hanging past its timeout -> creates go to Adyen, and back to Stripe once it recovers and the cool-down ends", async () => {
+    stripe.outage({ _tag: "Hang" })
+    for (let i = 0; i < FAILURES_TO_OPEN + 1; i++) expect((await create()).provider, `create ${i + 1} while Stripe hangs`).toBe("adyen")
+    await recover()
+  }, 150_000)
+
+  it("4.6 provider pin (D3 provider): pinned to adyen, discovery lists Adyen's routes while Stripe is up and first; pinned to stripe, only Stripe's", async () => {
+    expect((await create()).provider, "Stripe is up and first").toBe("stripe")
+    expect(await discovered("adyen")).toEqual(["th_promptpay", "th_online_banking"])
+    expect(await discovered("stripe")).toEqual(["th_promptpay"])
+    expect(await discovered("unknown_provider")).toEqual([])
+  }, 60_000)
+
+  it("D10 a refund goes to the provider that took the payment: paid at Adyen while Stripe was down, refunded at Adyen after Stripe recovered", async () => {
+    stripe.outage({ _tag: "Status", status: 503, body: { error: { type: "api_error", message: "Stripe is unavailable" } } })
+    const { intent, provider } = await create()
+    expect(provider).toBe("adyen")
+    const payment = atAdyen(intent.id)!
+    await adyen.pay(payment.pspReference)
+    await eventually(async () => (await api("GET", `/payment_intents/${intent.id}`)).body.status === "succeeded" || undefined)
+    await recover()
+
+    const stripeRefunds = stripe.refunds.size
+    const refund = await api("POST", "/refunds", { payment_intent: intent.id, amount: "50000" })
+    expect(refund.status, JSON.stringify(refund.body)).toBe(201)
+    const atAdyenRefund = await eventually(() => [...adyen.refunds.values()].find((r) => r.reference === refund.body.id))
+    expect(atAdyenRefund).toMatchObject({ paymentPspReference: payment.pspReference, amount: { value: 50000, currency: "THB" } })
+    await adyen.settleRefund(atAdyenRefund.pspReference)
+    await eventually(async () => (await api("GET", `/refunds/${refund.body.id}`)).body.status === "succeeded" || undefined)
+    expect(stripe.refunds.size, "refunds Stripe received").toBe(stripeRefunds)
+    expect((await api("GET", `/payment_intents/${intent.id}`)).body.amount_refunded).toBe("50000")
+  }, 90_000)
+})
