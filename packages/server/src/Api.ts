@@ -23,33 +23,9 @@ import type {
 } from "@tender/core"
 import type * as Endpoints from "./internal/endpoints.js"
 import type { Query } from "./internal/rows.js"
+import type { Environment, ListPage, MerchantScope, WriteOptions } from "./internal/scope.js"
 
-/** @since 0.1.0 @category models */
-export type Environment = "test" | "live"
-
-/** Which merchant's resources, in which environment. @since 0.1.0 @category options */
-export interface MerchantScope {
-  readonly merchant: string
-  readonly environment: Environment
-}
-
-/**
- * A POST's options: the merchant, and an `Idempotency-Key` as the HTTP API takes it (4.9, D5):
- * the same key with the same body answers the first result again; with another body, 409
- * `idempotency_conflict`.
- *
- * @since 0.1.0 @category options
- */
-export interface WriteOptions extends MerchantScope {
-  readonly idempotencyKey?: string | undefined
-}
-
-/** A page of a list, newest first (D6): pass `next_cursor` as `cursor` for the next page. @since 0.1.0 @category models */
-export interface ListPage<T> {
-  readonly data: ReadonlyArray<T>
-  readonly has_more: boolean
-  readonly next_cursor: string | null
-}
+export type { Environment, ListPage, MerchantScope, WriteOptions }
 
 /** @since 0.1.0 @category models */
 export type PaymentIntentCreateParams = typeof PaymentIntent.CreateParams.Encoded

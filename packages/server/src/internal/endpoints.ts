@@ -27,7 +27,7 @@ import {
   WebhookTools
 } from "@tender/core"
 import type { TenderApi } from "@tender/http/Api"
-import type * as Api from "../Api.js"
+import type * as Api from "./scope.js"
 import { Effect, Schema } from "effect"
 import { act, actWith, actWithOptional, create, list, listOf, open, read, retrieve, type Row, upload } from "./rows.js"
 

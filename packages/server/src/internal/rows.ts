@@ -6,7 +6,7 @@
  */
 import type { ApiResponse, Authentication, Operation, Tender as CoreTender } from "@tender/core"
 import type { Effect, Layer, Schema } from "effect"
-import type * as Api from "../Api.js"
+import type * as Api from "./scope.js"
 
 /** Every service an operation may need: what `createTender` builds. */
 export type Services = Layer.Layer.Success<ReturnType<typeof CoreTender.layer<never, never>>>

@@ -3,7 +3,7 @@
  * and the driver's optional readings of the provider's own books.
  */
 import { assert } from "vitest"
-import type { Payment } from "../../ProviderContract.js"
+import type { Payment } from "./models.js"
 import type { World } from "./world.js"
 
 /** Tender's failure codes are lower-case words joined by underscores. */

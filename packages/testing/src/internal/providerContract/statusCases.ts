@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { assert, it } from "vitest"
-import type { Outcome } from "../../ProviderContract.js"
+import type { Outcome } from "./models.js"
 import { tendersWords } from "./checks.js"
 import type { World } from "./world.js"
 

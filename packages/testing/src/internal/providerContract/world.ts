@@ -21,7 +21,7 @@ import {
   Workers
 } from "@tender/core"
 import { Effect, Layer, Logger, ManagedRuntime, Option, Schema } from "effect"
-import type { Driver, Harness, Outcome, Payment, Subject } from "../../ProviderContract.js"
+import type { Driver, Harness, Outcome, Payment, Subject } from "./models.js"
 import { type Door, openDoor, receive } from "./door.js"
 
 type Environment = "test" | "live"
