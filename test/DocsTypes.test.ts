@@ -51,9 +51,10 @@ describe("docs: code blocks", () => {
   it("docs every TypeScript and JavaScript block of the README and of docs/ type-checks under strict", async () => {
     const all = documents.flatMap(blocksOf)
     assert.isAtLeast(all.length, 75)
-    // `<!-- types: skip, <why> -->`: a fragment that cannot compile on its own. Kept this rare on purpose.
+    // `<!-- types: skip, <why> -->`: a fragment that cannot compile on its own. Kept this rare on purpose;
+    // named by document, not line, so editing the text around it does not fail this test.
     const skipped = all.filter((b) => b.prelude.startsWith("skip"))
-    assert.deepStrictEqual(skipped.map((b) => `${b.doc}:${b.line}`), ["docs/storage-adapters.md:163"])
+    assert.deepStrictEqual(skipped.map((b) => b.doc), ["docs/storage-adapters.md"])
     const blocks = all.filter((b) => !b.prelude.startsWith("skip"))
     // Inside the repository, so the blocks' imports resolve to the workspace packages.
     const dir = mkdtempSync(join(root, ".docs-types-"))
