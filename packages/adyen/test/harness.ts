@@ -3,7 +3,7 @@
  * the adapter's `ca`), an endpoint that keeps the notifications it receives byte for byte and
  * answers `[accepted]`, and the adapter pointed at the stand-in with `apiBase`.
  */
-import type { PaymentProvider, ProviderPaymentRef, ProviderPaymentRequest } from "@tender/core/Provider"
+import type { PaymentProvider, ProviderPaymentRequest } from "@tender/core/Provider"
 import type { ProviderNotificationRequest } from "@tender/core/ProviderNotification"
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { createServer, type Server } from "node:http"
@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { afterEach, beforeEach, expect } from "vitest"
 import { adyen, type AdyenOptions } from "../src/AdyenProvider.js"
+import * as Requests from "@tender/test-support/provider-requests"
 
 export const HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 export const MERCHANT_ACCOUNT = "TenderTestTH"
@@ -73,30 +74,9 @@ export const useHarness = () => {
   }
 }
 
-let n = 0
-/** A payment request as routing sends it. */
-export const paymentRequest = (overrides: Partial<ProviderPaymentRequest> = {}): ProviderPaymentRequest => ({
-  paymentIntentId: `dord_adyen${++n}${Date.now()}`,
-  environment: "test",
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  providerMethod: "promptpay",
-  providerBank: null,
-  customer: { name: "Somchai", email: "somchai@example.com" },
-  accountName: null,
-  accountNumber: null,
-  nameTh: null,
-  returnUrl: "https://merchant.example/return",
-  ...overrides
-})
+/** A payment request as routing sends it (ids `dord_adyen…`). */
+export const paymentRequest = (overrides: Partial<ProviderPaymentRequest> = {}): ProviderPaymentRequest =>
+  Requests.paymentRequest("adyen", overrides)
 
 /** The reference later operations use. */
-export const refOf = (request: ProviderPaymentRequest, providerPaymentId: string): ProviderPaymentRef => ({
-  paymentIntentId: request.paymentIntentId,
-  providerPaymentId,
-  environment: request.environment,
-  amount: request.amount,
-  currency: request.currency,
-  createdAt: Date.now()
-})
+export const refOf = Requests.refOf

@@ -2,12 +2,13 @@
  * The adapter against the Stripe stand-in: a stand-in per test, an endpoint that keeps the
  * notifications it receives byte for byte, and the adapter pointed at the stand-in.
  */
-import type { PaymentProvider, ProviderPaymentRef, ProviderPaymentRequest } from "@tender/core/Provider"
+import type { PaymentProvider, ProviderPaymentRequest } from "@tender/core/Provider"
 import type { ProviderNotificationRequest } from "@tender/core/ProviderNotification"
 import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { stripe, type StripeOptions } from "../src/StripeProvider.js"
+import * as Requests from "@tender/test-support/provider-requests"
 
 export const WEBHOOK_SECRET = "whsec_test_standin_secret"
 
@@ -44,30 +45,9 @@ export const harness = async (options: Partial<StripeOptions> = {}) => {
   }
 }
 
-let n = 0
-/** A payment request as routing sends it. */
-export const paymentRequest = (overrides: Partial<ProviderPaymentRequest> = {}): ProviderPaymentRequest => ({
-  paymentIntentId: `dord_test${++n}${Date.now()}`,
-  environment: "test",
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  providerMethod: "promptpay",
-  providerBank: null,
-  customer: { name: "Somchai", email: "somchai@example.com" },
-  accountName: null,
-  accountNumber: null,
-  nameTh: null,
-  returnUrl: "https://merchant.example/return",
-  ...overrides
-})
+/** A payment request as routing sends it (ids `dord_test…`). */
+export const paymentRequest = (overrides: Partial<ProviderPaymentRequest> = {}): ProviderPaymentRequest =>
+  Requests.paymentRequest("test", overrides)
 
 /** The reference later operations use. */
-export const refOf = (request: ProviderPaymentRequest, providerPaymentId: string): ProviderPaymentRef => ({
-  paymentIntentId: request.paymentIntentId,
-  providerPaymentId,
-  environment: request.environment,
-  amount: request.amount,
-  currency: request.currency,
-  createdAt: Date.now()
-})
+export const refOf = Requests.refOf
