@@ -6,7 +6,7 @@
  */
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as StripeStandIn from "@tender/testing/StripeStandIn"
-import { closeReceivers, freePort, receiver } from "@tender/test-support"
+import { closeReceivers, eventually, freePort, receiver } from "@tender/test-support"
 import { prefixedPool } from "@tender/test-support/embedding"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
@@ -80,16 +80,6 @@ const api = async (method: string, path: string, body?: unknown) => {
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   return { status: res.status, body: await res.json() as any }
-}
-
-/** Polls until `check` holds (the workers apply notices and call Stripe as tasks). */
-const eventually = async <A>(check: () => Promise<A | undefined> | A | undefined): Promise<A> => {
-  for (let i = 0; i < 400; i++) {
-    const value = await check()
-    if (value !== undefined) return value
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error("the condition never held")
 }
 
 const webhook = (type: string, id: string) =>
