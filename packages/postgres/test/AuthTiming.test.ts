@@ -1,6 +1,6 @@
 /**
  * D2, timing (issue 14, defect 5): on PostgreSQL a refused authentication does the same work
- * whether or not the public key exists. Timing itself is measured by `bench/auth-timing.ts`
+ * whether or not the public key exists. Timing itself is measured by `bench/postgres/auth-timing.ts`
  * (no timing thresholds in tests); this checks the structure of the work: every refusal makes
  * exactly one statement (the same statement), one hash and one constant-time comparison, and
  * parses no merchant JSON; and the lookup never answers a key other than the one asked for.

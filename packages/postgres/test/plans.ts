@@ -1,6 +1,6 @@
 /**
  * Query plans of every list shape of 4.3, on a table filled with enough rows that the
- * planner's choice means something. Shared by QueryPlans.test.ts and bench/plans.ts.
+ * planner's choice means something. Shared by QueryPlans.test.ts and bench/postgres/plans.ts.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { Storage } from "@tender/core"

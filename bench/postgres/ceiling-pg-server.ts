@@ -1,9 +1,9 @@
 /**
  * Ceiling (b) of `npm run bench`: a hand-written `node:http` + `pg` (Pool) server running the
- * statements Tender issues for a get, a list page and a create or replay (bench/pg-statements.ts),
+ * statements Tender issues for a get, a list page and a create or replay (bench/postgres/pg-statements.ts),
  * with the same pool size, on the tables Tender migrated. What a team would write by hand.
  *
- *   PORT=… DATABASE_URL=… TENDER_TABLE_PREFIX=… node --import tsx bench/ceiling-pg-server.ts
+ *   PORT=… DATABASE_URL=… TENDER_TABLE_PREFIX=… node --import tsx bench/postgres/ceiling-pg-server.ts
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/auth-timing.ts`: does the time of a refused authentication on PostgreSQL say
+ * `npx tsx bench/postgres/auth-timing.ts`: does the time of a refused authentication on PostgreSQL say
  * whether the public key exists (issue 14, defect 5)? Interleaves two paths through
  * `Authentication.authenticate` on `PgStorage`, both answered 401 `invalid_api_key`:
  *

@@ -1,8 +1,8 @@
 /**
  * `npm run bench:ops`: how many steps Effect's fiber runtime takes to answer one request, for
- * each request issue 22 measures, beside the bare HttpApi ceiling (bench/bare-server.ts)
+ * each request issue 22 measures, beside the bare HttpApi ceiling (bench/http/bare-server.ts)
  * answering its GET, its POST and its fixed list page. The demo server (in memory, built
- * JavaScript) and the bare server run with bench/ops-count.mjs preloaded; requests are sent one
+ * JavaScript) and the bare server run with bench/http/ops-count.mjs preloaded; requests are sent one
  * at a time after a warm-up, so the counts are exact and the same on every run and machine:
  * read them to see what a change to a request's Effect code costs, where shared machines make
  * times too noisy to see a difference of 10 % (docs/performance.md, "Effect steps per request").
@@ -14,9 +14,9 @@ import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitLis
 import type { Spawned } from "@tender/test-support"
 import { resolve } from "node:path"
 
-const root = resolve(import.meta.dirname, "..")
+const root = resolve(import.meta.dirname, "..", "..")
 const requests = Number(process.env["BENCH_OPS_REQUESTS"] ?? "200")
-const preload = ["--import", resolve(root, "bench", "ops-count.mjs")]
+const preload = ["--import", resolve(root, "bench", "http", "ops-count.mjs")]
 const authorization = basic(demoKey)
 const createBody = JSON.stringify(promptpay)
 
@@ -61,7 +61,7 @@ const perRequest = async (server: Server, send: () => Promise<Response>) => {
 }
 
 const tender = await start(["examples/server/dist/main.js"], "demo server")
-const bare = await start(["--import", "tsx", "bench/bare-server.ts"], "bare server")
+const bare = await start(["--import", "tsx", "bench/http/bare-server.ts"], "bare server")
 try {
   const post = (key?: string) =>
     fetch(`${tender.url}/payment_intents`, {

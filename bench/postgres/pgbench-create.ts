@@ -1,6 +1,6 @@
 /**
  * The pgbench script of `npm run bench`'s create ceiling: the four statements one
- * POST /payment_intents issues on PostgreSQL (bench/pg-statements.ts: credentials, claim, webhook
+ * POST /payment_intents issues on PostgreSQL (bench/postgres/pg-statements.ts: credentials, claim, webhook
  * endpoints, commit), parameters inlined as literals, the ids and the idempotency key made unique
  * per transaction from pgbench's client id and a random number. Generated from the same
  * statements the ceiling servers run, so the three ceilings cannot drift apart.

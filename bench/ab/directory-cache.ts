@@ -12,9 +12,9 @@ import autocannon from "autocannon"
 import { basic, demoKey, median, promptpay, startDemo, stopProcess, testDatabaseUrl } from "@tender/test-support"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"
-import { dropPrefix } from "./pg-prefix.js"
+import { dropPrefix } from "../shared/pg-prefix.js"
 
-const root = resolve(import.meta.dirname, "..")
+const root = resolve(import.meta.dirname, "..", "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "3")
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? "5")
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? "16")

@@ -1,10 +1,10 @@
 /**
- * Ceiling (a) of `npm run bench`: a bare `@effect/platform` HttpApi (as bench/bare-server.ts)
+ * Ceiling (a) of `npm run bench`: a bare `@effect/platform` HttpApi (as bench/http/bare-server.ts)
  * whose endpoints run the statements Tender issues for a get, a list page and a create or replay
- * (bench/pg-statements.ts) through `@effect/sql-pg`, `PgClient.layer` with Tender's pool size, on
+ * (bench/postgres/pg-statements.ts) through `@effect/sql-pg`, `PgClient.layer` with Tender's pool size, on
  * the tables Tender migrated. Tender's own stack doing the same work, without Tender.
  *
- *   PORT=… DATABASE_URL=… TENDER_TABLE_PREFIX=… node --import tsx bench/ceiling-effect-server.ts
+ *   PORT=… DATABASE_URL=… TENDER_TABLE_PREFIX=… node --import tsx bench/postgres/ceiling-effect-server.ts
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"

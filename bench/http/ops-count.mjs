@@ -1,5 +1,5 @@
 /**
- * Preloaded (`node --import ./bench/ops-count.mjs …`) by `npm run bench:ops` (bench/ops.ts): counts
+ * Preloaded (`node --import ./bench/http/ops-count.mjs …`) by `npm run bench:ops` (bench/http/ops.ts): counts
  * the steps Effect's fiber runtime takes, one per instruction its run loop evaluates, by kind.
  * SIGUSR2 writes the counts since the last signal as one JSON line on stderr and starts again.
  * A count is the same on a quiet machine and a loaded one, where times are not.

@@ -14,7 +14,7 @@ import { basic, demoKey, freePort, median, promptpay, spawnProcess, stopProcess,
 import { readFileSync, writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 
-const root = resolve(import.meta.dirname, "..")
+const root = resolve(import.meta.dirname, "..", "..")
 const example = resolve(root, "examples", "server")
 const starts = Number(process.env["BENCH_STARTS"] ?? "5")
 const demo = basic(demoKey)
@@ -76,7 +76,7 @@ const row = (r: (typeof results)[number]) => {
 const [built, source] = results
 const ratio = (f: keyof Sample) => (median(built!.samples.map((s) => s[f])) / median(source!.samples.map((s) => s[f]))).toFixed(2)
 const table = [
-  `Measured by \`npm run bench:startup\` (bench/startup.ts), Node ${process.version}, ${new Date().toISOString()}: the demo server on the in-memory store, started ${starts} times each way in turn; medians.`,
+  `Measured by \`npm run bench:startup\` (bench/startup/startup.ts), Node ${process.version}, ${new Date().toISOString()}: the demo server on the in-memory store, started ${starts} times each way in turn; medians.`,
   "",
   "| how it runs | start to listening (ms) | RSS once started (MiB) | RSS after 200 creates (MiB) | peak RSS (MiB) |",
   "|---|---:|---:|---:|---:|",

@@ -6,8 +6,8 @@
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
-import { dropTables, freshPrefix, runSql, url } from "../packages/postgres/test/database.js"
-import { explain, populate, shapes } from "../packages/postgres/test/plans.js"
+import { dropTables, freshPrefix, runSql, url } from "../../packages/postgres/test/database.js"
+import { explain, populate, shapes } from "../../packages/postgres/test/plans.js"
 
 const rows = 100_000
 const prefix = freshPrefix()
@@ -17,7 +17,7 @@ const main = Effect.gen(function*() {
   const out: Array<string> = [
     "# Query plans of the PostgreSQL adapter",
     "",
-    `Written by \`npm run bench:plans\` (bench/plans.ts) on ${new Date().toISOString().slice(0, 10)}: ${rows.toLocaleString("en-US")} payment`,
+    `Written by \`npm run bench:plans\` (bench/postgres/plans.ts) on ${new Date().toISOString().slice(0, 10)}: ${rows.toLocaleString("en-US")} payment`,
     "intents over 50 merchants in both environments, every status, then `ANALYZE`. Each plan is",
     "PostgreSQL's for the adapter's own statement (`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)`), so",
     "`actual rows` says how many rows each step read. The table prefix is a scratch one (`t…_`).",
@@ -33,7 +33,7 @@ const main = Effect.gen(function*() {
 }).pipe(Effect.ensuring(Effect.orDie(dropTables(prefix))))
 
 runSql(main).then((text) => {
-  const path = resolve(import.meta.dirname, "..", "docs", "query-plans.md")
+  const path = resolve(import.meta.dirname, "..", "..", "docs", "query-plans.md")
   writeFileSync(path, text)
   process.stdout.write(`wrote ${path} (database ${url.replace(/:[^:@/]*@/, ":***@")})\n`)
 }, (e) => {

@@ -9,7 +9,7 @@
  *    `BENCH_UPLOAD_BURST` (default 200) concurrent 5 MiB uploads, on PostgreSQL and on the
  *    in-memory store, through `POST /assets` and through `POST /payment_intents/{id}/receipt`
  *    (whose task then reads the asset back to submit it). The server's memory after two full
- *    collections (bench/upload-probe.mjs answers over IPC) is read before the burst, just after
+ *    collections (bench/memory/upload-probe.mjs answers over IPC) is read before the burst, just after
  *    it and `BENCH_UPLOAD_SETTLE_MS` (default 60000) later: what stays is what the burst left
  *    behind, and the server's peak RSS. On the in-memory store the files themselves stay
  *    (200 × 5 MiB = 1000 MiB). Any `MALLOC_*` variable (glibc's tunables) is passed on to the
@@ -27,7 +27,7 @@ import { readFileSync } from "node:fs"
 import { Agent, request } from "node:http"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
-import { dropPrefix } from "./pg-prefix.js"
+import { dropPrefix } from "../shared/pg-prefix.js"
 
 const { values: flags } = parseArgs({
   options: {
@@ -37,7 +37,7 @@ const { values: flags } = parseArgs({
   }
 })
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
-const root = resolve(import.meta.dirname, "..")
+const root = resolve(import.meta.dirname, "..", "..")
 const auth = basic(demoKey)
 const size = 5 * 1024 * 1024
 const file = new Uint8Array(size)
@@ -88,7 +88,7 @@ const burst = Number(process.env["BENCH_UPLOAD_BURST"] ?? "200")
 const settleMillis = Number(process.env["BENCH_UPLOAD_SETTLE_MS"] ?? "60000")
 type Usage = NodeJS.MemoryUsage
 
-/** The child's memory after two full collections (bench/upload-probe.mjs). */
+/** The child's memory after two full collections (bench/memory/upload-probe.mjs). */
 const measure = (child: ChildProcess): Promise<Usage> =>
   new Promise((ok) => {
     const on = (message: { kind: string; usage: Usage }) => {
@@ -181,7 +181,7 @@ const scenario = async (store: "pg" | "memory", route: "assets" | "receipt"): Pr
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("MALLOC_")) as Array<[string, string]>)
   }
   // Spawned with an IPC channel, which the probe answers on.
-  const child = spawn(process.execPath, ["--expose-gc", "--import", resolve(root, "bench/upload-probe.mjs"), "dist/main.js"], {
+  const child = spawn(process.execPath, ["--expose-gc", "--import", resolve(root, "bench/memory/upload-probe.mjs"), "dist/main.js"], {
     cwd: resolve(root, "examples/server"),
     env,
     stdio: ["ignore", "pipe", "pipe", "ipc"]

@@ -2,7 +2,7 @@
  * The SQL statements Tender's PostgreSQL adapter issues for a get by id, a list page of 25 and a
  * create (with its replay), copied from a statement trace of the demo server (docs/performance.md,
  * "The statements of a request"), with the same parameters. The two ceiling servers of
- * `npm run bench` (bench/ceiling-effect-server.ts, bench/ceiling-pg-server.ts) run exactly these
+ * `npm run bench` (bench/postgres/ceiling-effect-server.ts, bench/postgres/ceiling-pg-server.ts) run exactly these
  * on the tables Tender migrated and seeded, so the only difference left is the layers between
  * the socket and the driver.
  */

@@ -1,5 +1,5 @@
 /**
- * Loaded into the demo server by bench/upload-memory.ts (`node --expose-gc --import`): answers
+ * Loaded into the demo server by bench/memory/upload-memory.ts (`node --expose-gc --import`): answers
  * the bench's messages on the IPC channel. `measure` runs two full collections and sends
  * `process.memoryUsage()`; `snapshot` writes a heap snapshot and sends its path. Not part of
  * any server a host runs.

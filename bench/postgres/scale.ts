@@ -1,15 +1,19 @@
 /**
- * `npm run bench:scale` (issue 22, "Scale"): the scenarios of `npm run bench` (bench/run.ts) on
- * PostgreSQL, first on empty tables, then after filling them by SQL (generate_series) with
- * 1,000,000 payment intents over 1,000 merchants, 3,000,000 events, 1,000,000 idempotency keys,
- * 1,000,000 finished tasks and 1,000,000 webhook attempts; every ratio is against the empty run.
+ * `npm run bench:scale`: the scenarios of `npm run bench` (bench/http/scenarios.ts) on
+ * PostgreSQL, on empty tables against tables filled by SQL (generate_series) with 1,000,000
+ * payment intents over 1,000 merchants, 3,000,000 events, 1,000,000 idempotency keys, 1,000,000
+ * finished tasks and 1,000,000 webhook attempts. Two demo servers run side by side on the one
+ * database, each on its own tables; every scenario alternates between them in rounds
+ * (bench/shared/rounds.ts), so filled / empty is a ratio of loads taken seconds apart.
  * Then the plans of the hot statements on the big tables, the table and index sizes, and the
  * retention purge (Maintenance, docs/retention.md) of everything due while a get is driven at
  * the server: its p99 during the purge against before. Writes docs/scale.md with `--write`.
  *
  *   npm run bench:scale                       # full size (minutes of filling)
  *   npm run bench:scale -- --scale 0.1        # a tenth of every table
- *   BENCH_SECONDS=10 npm run bench:scale -- --scale 0.1 --write
+ *   BENCH_SECONDS=10 BENCH_ROUNDS=5 npm run bench:scale -- --scale 0.1 --write
+ *
+ * BENCH_DATABASE_URL (else DATABASE_URL) names the one database it fills and serves.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Maintenance, type Storage } from "@tender/core"
@@ -20,14 +24,18 @@ import { Duration, Effect, Layer, Redacted } from "effect"
 import { writeFileSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
 import { resolve } from "node:path"
+import { deepPageSize, deepPages, fill, type ScenarioKey, scenarioContenders, scenarioKeys, scenarios } from "../http/scenarios.js"
+import { connections, load, type Measured, ms, seconds } from "../shared/load.js"
+import { readNotes } from "../shared/notes.js"
+import { dropPrefix } from "../shared/pg-prefix.js"
+import { rounds, roundSeconds } from "../shared/rounds.js"
+import { type Server, startServer, stopServer } from "../shared/server.js"
 import { statements } from "./pg-statements.js"
-import { dropPrefix, fill, load, ms, readNotes, scenarios, type Server, startServer, stopServer } from "./run.js"
 
 const argv = process.argv.slice(2)
 const scaleAt = argv.indexOf("--scale")
 const scale = scaleAt === -1 ? 1 : Number(argv[scaleAt + 1])
 if (!(scale > 0 && scale <= 10)) throw new Error(`--scale must be a number above 0 and at most 10; got ${argv[scaleAt + 1]}`)
-const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
 // One database for everything: the fill, the plans and the purge run on the tables the server serves.
 const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? testDatabaseUrl
 const runSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) =>
@@ -174,35 +182,44 @@ const main = async () => {
     lines.push(s)
     process.stdout.write(s + "\n")
   }
-  const prefix = `scale_${Date.now().toString(36)}_`
-  // The server's own scheduled purge is off: the bench runs the purge itself, under load, at the end.
-  const env = { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix, TENDER_PURGE: "off" }
+  const run = Date.now().toString(36)
+  // Two table sets in the one database, each served by its own server: the empty tables' and
+  // the filled tables'. Neither prefix starts the other, so each drops and sizes only its own.
+  const prefix = `scale_${run}_full_`
+  const emptyPrefix = `scale_${run}_empty_`
+  // The servers' own scheduled purge is off: the bench runs the purge itself, under load, at the end.
+  const envOf = (prefix: string) => ({ DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix, TENDER_PURGE: "off" })
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
-  say(`# Scale: cost as the tables grow\n\nMeasured by \`npm run bench:scale -- --scale ${scale}\` (bench/scale.ts) on ${machine}, load average ${loadavg().map((x) => x.toFixed(2)).join(", ")}.`)
-  say(`autocannon, 16 connections, ${seconds} s per scenario, over loopback, PostgreSQL ${databaseUrl.replace(/:[^:@/]*@/, ":***@")}. The same scenarios as \`npm run bench\` (bench/run.ts), first on empty tables, then with the tables filled by SQL: ${Object.entries(sizes).map(([k, v]) => `${formatNumber(v)} ${k}`).join(", ")} (over ${merchants} merchants). Read the ratios: the machine is shared.\n`)
+  say(`# Scale: cost as the tables grow\n\nMeasured by \`npm run bench:scale -- --scale ${scale}\` (bench/postgres/scale.ts) on ${machine}, load average ${loadavg().map((x) => x.toFixed(2)).join(", ")}.`)
+  say(`autocannon, ${connections} connections, over loopback, PostgreSQL ${databaseUrl.replace(/:[^:@/]*@/, ":***@")}. The same scenarios as \`npm run bench\` (bench/http/scenarios.ts) against two demo servers side by side on that database, one on empty tables, one on tables filled by SQL: ${Object.entries(sizes).map(([k, v]) => `${formatNumber(v)} ${k}`).join(", ")} (over ${merchants} merchants). Every scenario in ${rounds} rounds of ${roundSeconds} s that alternate between the two: the median round's req/s, p50 and p99 of every response. Read the ratios: the machine is shared.\n`)
   let server: Server | undefined
+  let emptyServer: Server | undefined
   try {
-    server = await startServer("examples/server/dist/main.js", env)
-    // bench/run.ts walks 1,000 pages of 10: the demo merchant needs that many intents in both runs.
-    await fill(server.url, 10_010)
-    const empty = await scenarios([server.url])
+    // The filled tables are migrated by a server, then filled while no server runs.
+    server = await startServer("examples/server/dist/main.js", envOf(prefix))
     await stopServer(server)
     server = undefined
-
     process.stdout.write(`filling ${prefix} by SQL\n`)
     const fillStart = Date.now()
     await runSql(fillBySql(prefix))
     say(`Filling took ${formatNumber((Date.now() - fillStart) / 1000, 0)} s (one INSERT … SELECT generate_series per table, then VACUUM ANALYZE and a CHECKPOINT).\n`)
 
-    server = await startServer("examples/server/dist/main.js", env)
-    // The same warm-up the empty run's server had (its 10,010 creates above): a server measured
-    // cold reads a create at 0.4 of a warm one in its first seconds (JIT, pool, caches), which the
-    // filled tables were once blamed for (docs/scale.md, "The fourth full-size run").
-    await fill(server.url, 10_010)
-    const full = await scenarios([server.url])
+    emptyServer = await startServer("examples/server/dist/main.js", envOf(emptyPrefix))
+    server = await startServer("examples/server/dist/main.js", envOf(prefix))
+    // The demo merchant needs 1,000 pages of 10 on both. The same creates also warm both servers
+    // alike: a server measured cold reads a create at 0.4 of a warm one in its first seconds (JIT,
+    // pool, caches), which the filled tables were once blamed for (docs/scale.md, "The fourth full-size run").
+    await fill(emptyServer.url, deepPages * deepPageSize + deepPageSize)
+    await fill(server.url, deepPages * deepPageSize + deepPageSize)
+    const filled = await scenarioContenders([server.url])
+    const empty = await scenarios([emptyServer.url], () => Object.fromEntries(scenarioKeys.map((k) => [k, [filled.contenders[k]]])))
+    await stopServer(emptyServer)
+    emptyServer = undefined
+    dropPrefix(emptyPrefix, databaseUrl)
+    const full = { ...Object.fromEntries(scenarioKeys.map((k) => [k, empty.paired[k]![0]!])) as Record<ScenarioKey, Measured>, firstId: filled.firstId }
     say("| scenario | empty: req/s (p50 / p99 ms) | filled: req/s (p50 / p99 ms) | filled / empty | p99 filled / empty |")
     say("|---|---:|---:|---:|---:|")
-    const rows: Array<[string, keyof typeof empty & keyof typeof full]> = [
+    const rows: Array<[string, ScenarioKey]> = [
       ["create (unique keys)", "create"],
       ["idempotent replay", "replay"],
       ["get by id", "get"],
@@ -212,8 +229,8 @@ const main = async () => {
     ]
     let worst = Infinity
     for (const [name, k] of rows) {
-      const a = empty[k] as { rps: number; p50: number; p99: number }
-      const b = full[k] as { rps: number; p50: number; p99: number }
+      const a = empty[k]
+      const b = full[k]
       worst = Math.min(worst, b.rps / a.rps)
       say(`| ${name} | ${formatNumber(a.rps)} (${ms(a.p50)} / ${ms(a.p99)}) | ${formatNumber(b.rps)} (${ms(b.p50)} / ${ms(b.p99)}) | ${formatNumber(b.rps / a.rps, 3)} | ${formatNumber(b.p99 / a.p99, 2)} |`)
     }
@@ -238,7 +255,7 @@ const main = async () => {
       return out
     }))
     say("### Plans on the filled tables\n")
-    say("`EXPLAIN (ANALYZE, BUFFERS)` of the statements of a get and a list page (bench/pg-statements.ts), and of the row selection of a purge batch (packages/postgres/src/internal/purge.ts). The table prefix is the run's.\n")
+    say("`EXPLAIN (ANALYZE, BUFFERS)` of the statements of a get and a list page (bench/postgres/pg-statements.ts), and of the row selection of a purge batch (packages/postgres/src/internal/purge.ts). The table prefix is the run's.\n")
     for (const [name, text] of plans) {
       const seq = /Seq Scan/.test(text)
       say(`#### ${name}${seq ? " (SEQUENTIAL SCAN)" : ""}\n\n\`\`\`\n${text}\n\`\`\`\n`)
@@ -280,11 +297,13 @@ const main = async () => {
       ))
     say(`\nAfter the purge (before vacuum returns the space): ${afterPurge.filter((r) => Number(r.table_bytes) > 1 << 20).map((r) => `${r.name.replace(prefix, "tender_")} ${formatNumber(Number(r.rows))} rows`).join(", ")}.`)
   } finally {
+    if (emptyServer !== undefined) await stopServer(emptyServer)
     if (server !== undefined) await stopServer(server)
+    dropPrefix(emptyPrefix, databaseUrl)
     dropPrefix(prefix, databaseUrl)
   }
   if (argv.includes("--write")) {
-    const path = resolve(import.meta.dirname, "..", "docs", "scale.md")
+    const path = resolve(import.meta.dirname, "..", "..", "docs", "scale.md")
     // The hand-written part (from "## Notes" on) stays.
     writeFileSync(path, lines.join("\n") + "\n" + readNotes(path))
     process.stdout.write(`\nwrote ${path}\n`)

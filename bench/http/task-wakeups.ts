@@ -6,11 +6,11 @@
  * memory) or its poll comes round.
  *
  *   npm run bench:wakeups                              # both stores, the demo server from its sources
- *   tsx bench/task-wakeups.ts http://127.0.0.1:3000   # against a server already running
+ *   tsx bench/http/task-wakeups.ts http://127.0.0.1:3000   # against a server already running
  */
 import { basic, demoKey, promptpay, startDemo, stopProcess, testDatabaseUrl } from "@tender/test-support"
 import { pathToFileURL } from "node:url"
-import { dropPrefix } from "./pg-prefix.js"
+import { dropPrefix } from "../shared/pg-prefix.js"
 
 const demo = basic(demoKey)
 
@@ -61,7 +61,7 @@ export const wakeupSection = (say: (s: string) => void, measured: ReadonlyMap<st
   if (measured.size === 0) return
   const ms = (x: number) => x.toFixed(1)
   say(`\n### Task wake-ups: confirm → succeeded\n`)
-  say(`Sequential confirms on each store's demo server (bench/task-wakeups.ts): create, confirm, then read every 2 ms until \`succeeded\`; the time from the confirm's request to the first read that sees it. The task the confirm writes runs when the store wakes a worker (docs/payment-lifecycle.md, "Workers"), not at the workers' 5 s poll.\n`)
+  say(`Sequential confirms on each store's demo server (bench/http/task-wakeups.ts): create, confirm, then read every 2 ms until \`succeeded\`; the time from the confirm's request to the first read that sees it. The task the confirm writes runs when the store wakes a worker (docs/payment-lifecycle.md, "Workers"), not at the workers' 5 s poll.\n`)
   say("| store | confirms | median ms | max ms |")
   say("|---|---:|---:|---:|")
   for (const [store, r] of measured) say(`| ${store} | ${r.n} | ${ms(r.median)} | ${ms(r.max)} |`)

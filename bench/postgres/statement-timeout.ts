@@ -25,8 +25,8 @@ import { Effect, Layer, Redacted } from "effect"
 import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"
-import * as Timeout from "../packages/postgres/src/internal/timeout.js"
-import { dropPrefix } from "./pg-prefix.js"
+import * as Timeout from "../../packages/postgres/src/internal/timeout.js"
+import { dropPrefix } from "../shared/pg-prefix.js"
 
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? "7")
 const calls = Number(process.env["BENCH_CALLS"] ?? "200000")
@@ -85,7 +85,7 @@ const main = Effect.gen(function*() {
 
 /** CPU microseconds of this process per warm request through the handler, median of the rounds. */
 const requestCost = async () => {
-  const seed = JSON.parse(readFileSync(resolve(import.meta.dirname, "..", "examples", "server", "seed.json"), "utf8"))
+  const seed = JSON.parse(readFileSync(resolve(import.meta.dirname, "..", "..", "examples", "server", "seed.json"), "utf8"))
   const web = TenderHttp.toWebHandler(Tender.layer(
     { seed, hostedCheckout: { baseUrl: "http://127.0.0.1:3000", secret: "bench-secret" } },
     PgStorage.layerFromUrl({ url: databaseUrl, tablePrefix: prefix })

@@ -18,7 +18,7 @@ import { resolve } from "node:path"
 
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? "5")
 const creates = Number(process.env["BENCH_CREATES"] ?? "400")
-const seed = JSON.parse(readFileSync(resolve(import.meta.dirname, "..", "examples", "server", "seed.json"), "utf8"))
+const seed = JSON.parse(readFileSync(resolve(import.meta.dirname, "..", "..", "examples", "server", "seed.json"), "utf8"))
 const hostedCheckout = { baseUrl: "http://127.0.0.1:3000", secret: "bench-secret" }
 const body = JSON.stringify(promptpay)
 const authorization = basic(demoKey)

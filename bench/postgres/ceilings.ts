@@ -1,19 +1,11 @@
 /**
  * The PostgreSQL ceilings of `npm run bench` (issue 22): the get, list page of 25, create and
- * replay scenarios driven at (a) bench/ceiling-effect-server.ts (HttpApi + @effect/sql-pg) and
- * (b) bench/ceiling-pg-server.ts (node:http + pg), both running Tender's own statements
- * (bench/pg-statements.ts) on the tables Tender migrated and seeded in the same run.
+ * replay scenarios driven at (a) bench/postgres/ceiling-effect-server.ts (HttpApi + @effect/sql-pg) and
+ * (b) bench/postgres/ceiling-pg-server.ts (node:http + pg), both running Tender's own statements
+ * (bench/postgres/pg-statements.ts) on the tables Tender migrated and seeded in the same run.
  */
-import type autocannon from "autocannon"
-
-export interface Measured {
-  readonly rps: number
-  readonly p50: number
-  readonly p99: number
-  readonly non2xx: number
-  /** Every 2xx response's time in ms, as measured (bench/run.ts `load`). */
-  readonly latencies?: ReadonlyArray<number>
-}
+import { load, type Measured } from "../shared/load.js"
+import type { Contender } from "../shared/rounds.js"
 
 export interface CeilingRun {
   readonly get: Measured
@@ -23,22 +15,21 @@ export interface CeilingRun {
 }
 
 export const ceilingServers = [
-  { entry: "bench/ceiling-effect-server.ts", name: "(a) HttpApi + @effect/sql-pg" },
-  { entry: "bench/ceiling-pg-server.ts", name: "(b) node:http + pg" }
+  { entry: "bench/postgres/ceiling-effect-server.ts", name: "(a) HttpApi + @effect/sql-pg" },
+  { entry: "bench/postgres/ceiling-pg-server.ts", name: "(b) node:http + pg" }
 ] as const
 
 /**
  * The four scenarios against a ceiling server, with the same requests Tender gets, as contenders
- * measured in the same rounds as Tender's (bench/run.ts `interleaved`). The replay's key is
+ * measured in the same rounds as Tender's (bench/shared/rounds.ts `interleaved`). The replay's key is
  * stored by one create before its first round.
  */
 export const ceilingContenders = (
   url: string,
   intentId: string,
-  load: (opts: autocannon.Options) => Promise<Measured>,
   headers: { readonly authorization: string },
   createBody: string
-): Record<keyof CeilingRun, (seconds: number) => Promise<Measured>> => {
+): Record<keyof CeilingRun, Contender> => {
   const json = { ...headers, "content-type": "application/json" }
   const run = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`
   let n = 0

@@ -13,7 +13,7 @@ import { basic, demoKey, freePort, promptpayNamed } from "@tender/test-support"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
-const root = resolve(import.meta.dirname, "..")
+const root = resolve(import.meta.dirname, "..", "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "8")
 const scenarios = ["create", "replay", "get", "list"] as const
 const scenario = scenarios.find((s) => s === process.env["BENCH_PROFILE"]) ?? "create"

@@ -1,9 +1,9 @@
 /**
  * `npm run bench:compare`: the working tree against a git revision, A/B in one run, on every
- * request the issue 22 targets name (`bench:ab`, bench/create-ab.ts, is the PostgreSQL create
+ * request the issue 22 targets name (`bench:ab`, bench/ab/create-ab.ts, is the PostgreSQL create
  * alone against a checkout given by path). Both demo servers run from built JavaScript (the working tree's `npm run build`; the revision checked out in a
  * worktree of its own under the temp directory, `npm ci` and built once, then reused), with the
- * bare HttpApi ceiling (bench/bare-server.ts) beside them. Short autocannon runs alternate between
+ * bare HttpApi ceiling (bench/http/bare-server.ts) beside them. Short autocannon runs alternate between
  * the servers, round after round and in alternating order, so the machine's load drifts over all
  * of them alike. Prints, per scenario, the median req/s, p50 and p99 of each, the ratio working
  * tree / revision, the ratio of each to the bare ceiling, and the ratio of every round; and the
@@ -24,9 +24,9 @@ import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { dropPrefix } from "./pg-prefix.js"
+import { dropPrefix } from "../shared/pg-prefix.js"
 
-const root = resolve(import.meta.dirname, "..")
+const root = resolve(import.meta.dirname, "..", "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "3")
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? "5")
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? "16")
@@ -148,7 +148,7 @@ const main = async () => {
     store === "postgres" ? { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefixes[side] } : { DATABASE_URL: "", MONGODB_URL: "" }
   const servers: Array<Server> = []
   try {
-    const bare = await start(root, "bench/bare-server.ts", {})
+    const bare = await start(root, "bench/http/bare-server.ts", {})
     servers.push(bare)
     const a = await start(base.dir, "examples/server/dist/main.js", env("a"))
     servers.push(a)

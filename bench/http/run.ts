@@ -2,52 +2,31 @@
  * `npm run bench`: drives the example server over loopback with autocannon, on the
  * in-memory store and on PostgreSQL, and compares every result with a ceiling measured
  * in the same run (a bare HttpApi endpoint; pgbench running the SQL of one create; on
- * PostgreSQL, the two ceilings of bench/ceilings.ts running Tender's own statements).
+ * PostgreSQL, the two ceilings of bench/postgres/ceilings.ts running Tender's own statements).
  * Ratios are what to read: the machines are shared and absolute numbers drift.
  *
  *   npm run bench                    # both stores, writes docs/performance.md
  *   BENCH_SECONDS=10 npm run bench   # longer runs
  *   BENCH_STORES=memory npm run bench
  */
-import autocannon from "autocannon"
-import { basic, demoKey, formatNumber, freePort, promptpay, spawnProcess, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
-import { execFileSync, type ChildProcess } from "node:child_process"
+import { formatNumber, promptpay, testDatabaseUrl } from "@tender/test-support"
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
-import { pathToFileURL } from "node:url"
-import { analyzePrefix, dropPrefix } from "./pg-prefix.js"
-import { createScript } from "./pgbench-create.js"
-import { ceilingContenders, ceilingServers, type CeilingRun, type Measured } from "./ceilings.js"
+import { ceilingContenders, ceilingServers, type CeilingRun } from "../postgres/ceilings.js"
+import { createScript } from "../postgres/pgbench-create.js"
+import { connections, type Measured, measuredOf, ms, seconds } from "../shared/load.js"
+import { readNotes } from "../shared/notes.js"
+import { analyzePrefix, dropPrefix } from "../shared/pg-prefix.js"
+import { type Contender, httpLoad, median, rounds, roundSeconds } from "../shared/rounds.js"
+import { type Server, startServer, stopServer } from "../shared/server.js"
+import { createBody, deepPageSize, deepPages, demo, fill, type ScenarioKey, scenarios } from "./scenarios.js"
 import { type ConfirmLatency, confirmToSucceeded, wakeupSection } from "./task-wakeups.js"
 
-const root = resolve(import.meta.dirname, "..")
-const seconds = Number(process.env["BENCH_SECONDS"] ?? "5")
-const connections = Number(process.env["BENCH_CONNECTIONS"] ?? "16")
+const root = resolve(import.meta.dirname, "..", "..")
 const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? testDatabaseUrl
 const stores = (process.env["BENCH_STORES"] ?? "memory,postgres").split(",")
-const deepPages = 1000
-const deepPageSize = 10
-
-const demo = basic(demoKey)
-const createBody = JSON.stringify(promptpay)
-
-export interface Server {
-  readonly url: string
-  readonly child: ChildProcess
-}
-
-export const startServer = async (entry: string, env: Record<string, string>, nodeArgs: Array<string> = []): Promise<Server> => {
-  const port = await freePort()
-  // The demo server runs as `npm start` runs it, built JavaScript (`npm run bench` builds
-  // first); the bare ceiling is a TypeScript file of the bench itself, run through tsx.
-  const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : []
-  const server = spawnProcess(process.execPath, [...nodeArgs, ...loader, entry], { cwd: root, env: { ...process.env, ...env, PORT: String(port) } })
-  await waitListening(server, entry)
-  return { url: `http://127.0.0.1:${port}`, child: server.child }
-}
-
-export const stopServer = (server: Server) => stopProcess(server.child, "SIGINT")
 
 /** Peak resident memory of a process, from /proc (Linux). */
 const peakRssMiB = (pid: number): number | null => {
@@ -59,159 +38,7 @@ const peakRssMiB = (pid: number): number | null => {
   }
 }
 
-/**
- * The latency percentile `q` of `sorted` (ascending), in milliseconds. autocannon's own
- * percentiles are whole milliseconds (its histogram truncates), so a p50 of 1.9 ms read as 1
- * and a p99 of 4.9 as 4: the 3 × p50 rule of issue 22 cannot be read off those at these
- * latencies. Each response's time is taken from its `response` event instead, as measured.
- */
-const percentileOf = (sorted: Float64Array, q: number): number =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
-
-const measuredOf = (rps: number, non2xx: number, latencies: ReadonlyArray<number>): Measured => {
-  const sorted = Float64Array.from(latencies).sort()
-  return { rps, p50: percentileOf(sorted, 0.5), p99: percentileOf(sorted, 0.99), non2xx, latencies }
-}
-
-export const load = async (opts: autocannon.Options): Promise<Measured> => {
-  const latencies: Array<number> = []
-  // Without a callback autocannon returns its tracker made thenable (lib/init.js); the types give only the promise.
-  const run = autocannon({ duration: seconds, connections, ...opts }) as Promise<autocannon.Result> & Pick<autocannon.Instance, "on">
-  // Only 2xx answers, as autocannon's own histogram counts them.
-  run.on("response", (_client: unknown, status: number, _bytes: number, time: number) => {
-    if (status >= 200 && status < 300) latencies.push(time)
-  })
-  const r = await run
-  // Responses over the run's own measured duration: its per-second average has only two or three
-  // samples in a round of two seconds.
-  return measuredOf(r.requests.total / r.duration, r.non2xx + r.errors, latencies)
-}
-
-/**
- * The same load spread over several servers at once (the connections split evenly): requests per
- * second summed; p50 and p99 of every response of all of them.
- */
-const loadOn = async (urls: ReadonlyArray<string>, opts: (url: string) => autocannon.Options): Promise<Measured> => {
-  if (urls.length === 1) return load(opts(urls[0]!))
-  const parts = await Promise.all(urls.map((url) => load({ connections: Math.max(1, Math.round(connections / urls.length)), ...opts(url) })))
-  return measuredOf(
-    parts.reduce((sum, m) => sum + m.rps, 0),
-    parts.reduce((sum, m) => sum + m.non2xx, 0),
-    parts.flatMap((m) => m.latencies ?? [])
-  )
-}
-
-/** A latency in milliseconds, to a hundredth. */
-export const ms = (x: number) => formatNumber(x, 2)
-
-export const json = async (url: string, init: RequestInit = {}) => {
-  const res = await fetch(url, { ...init, headers: { authorization: demo, "content-type": "application/json", ...init.headers } })
-  if (res.status >= 300) throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${await res.text()}`)
-  return res.json() as Promise<any>
-}
-
-/** One contender's load for a given number of seconds: a server under a request, or pgbench. */
-export type Contender = (seconds: number) => Promise<Measured>
-
-/** An HTTP load as a contender. */
-export const httpLoad = (opts: autocannon.Options): Contender => (duration) => load({ ...opts, duration })
-
-const rounds = Math.max(1, Number(process.env["BENCH_ROUNDS"] ?? "3"))
-/** Each round's seconds: the scenario's seconds shared out over the rounds. */
-const roundSeconds = Math.max(1, Math.round(seconds / rounds))
-
-const median = (xs: ReadonlyArray<number>) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-
-/**
- * Every contender measured in `BENCH_ROUNDS` rounds (3 by default) that alternate between them,
- * each round in a rotated order, the scenario's seconds shared out over the rounds. A ratio is
- * then of two loads taken seconds apart, several times, rather than of two single runs minutes
- * apart: on this shared 2-core machine the same load read 2,176 and 4,189 req/s a few minutes
- * apart (docs/performance.md, issue 22, fifth part). Per contender: the median of its rounds'
- * req/s, and p50 and p99 of all its responses.
- */
-export const interleaved = async (contenders: ReadonlyArray<Contender>): Promise<Array<Measured>> => {
-  const runs = contenders.map((): Array<Measured> => [])
-  for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < contenders.length; i++) {
-      const c = (i + r) % contenders.length
-      runs[c]!.push(await contenders[c]!(roundSeconds))
-    }
-  }
-  return runs.map((ms) =>
-    measuredOf(median(ms.map((m) => m.rps)), ms.reduce((sum, m) => sum + m.non2xx, 0), ms.flatMap((m) => m.latencies ?? []))
-  )
-}
-
-/** The scenarios of one run. */
-export type ScenarioKey = "create" | "replay" | "get" | "listFirst" | "listShallow" | "listDeep"
-
-/** What each scenario is measured against, in the same rounds (`interleaved`): given the intent a get reads. */
-export type Against = (firstId: string) => Partial<Record<ScenarioKey, ReadonlyArray<Contender>>>
-
-/**
- * The scenarios against one server, or against several on one database with the load spread over
- * them; each alongside what `against` names for it, whose results come back in `paired`.
- */
-export const scenarios = async (urls: ReadonlyArray<string>, against: Against = () => ({})) => {
-  const url = urls[0]!
-  let n = 0
-  const run = `${process.pid}-${Date.now()}`
-  // The intent a get reads and the key a replay repeats, made first so that every scenario's
-  // counterparts are known before its rounds.
-  const first = await json(`${url}/payment_intents`, { method: "POST", body: createBody, headers: { "idempotency-key": `bench-${run}-replay` } })
-  const counterparts = against(first.id)
-  const paired: Partial<Record<ScenarioKey, ReadonlyArray<Measured>>> = {}
-  const measure = async (key: ScenarioKey, opts: (url: string) => autocannon.Options) => {
-    const others = counterparts[key] ?? []
-    const own: Contender = (duration) => loadOn(urls, (url) => ({ ...opts(url), duration }))
-    if (others.length === 0) return own(seconds)
-    const [mine, ...theirs] = await interleaved([own, ...others])
-    paired[key] = theirs
-    return mine!
-  }
-  const create = await measure("create", (url) => ({
-    url: `${url}/payment_intents`,
-    method: "POST",
-    headers: { authorization: demo, "content-type": "application/json" },
-    body: createBody,
-    requests: [{
-      setupRequest: (req) => ({ ...req, headers: { ...req.headers, "idempotency-key": `bench-${run}-${++n}` } })
-    }]
-  }))
-  const replay = await measure("replay", (url) => ({
-    url: `${url}/payment_intents`,
-    method: "POST",
-    headers: { authorization: demo, "content-type": "application/json", "idempotency-key": `bench-${run}-replay` },
-    body: createBody
-  }))
-  const get = await measure("get", (url) => ({ url: `${url}/payment_intents/${first.id}`, headers: { authorization: demo } }))
-  const listFirst = await measure("listFirst", (url) => ({ url: `${url}/payment_intents?limit=25`, headers: { authorization: demo } }))
-  // Walk to page 1,000 once, then measure that page.
-  let cursor: string | null = null
-  for (let page = 0; page < deepPages; page++) {
-    const body: { next_cursor: string | null } = await json(`${url}/payment_intents?limit=${deepPageSize}${cursor ? `&cursor=${cursor}` : ""}`)
-    if (body.next_cursor === null) throw new Error(`only ${page + 1} pages of ${deepPageSize}: create more intents first`)
-    cursor = body.next_cursor
-  }
-  const listDeep = await measure("listDeep", (url) => ({ url: `${url}/payment_intents?limit=${deepPageSize}&cursor=${cursor}`, headers: { authorization: demo } }))
-  const listShallow = await measure("listShallow", (url) => ({ url: `${url}/payment_intents?limit=${deepPageSize}`, headers: { authorization: demo } }))
-  return { create, replay, get, listFirst, listShallow, listDeep, created: n, firstId: first.id as string, paired }
-}
-
-/** Make sure there are enough intents for 1,000 pages. */
-export const fill = async (url: string, count: number) => {
-  const batch = 32
-  for (let i = 0; i < count; i += batch) {
-    await Promise.all(Array.from({ length: Math.min(batch, count - i) }, () => json(`${url}/payment_intents`, { method: "POST", body: createBody })))
-  }
-}
-
-/** pgbench running the SQL of one create (bench/pgbench-create.ts) on the tables under `prefix`. */
+/** pgbench running the SQL of one create (bench/postgres/pgbench-create.ts) on the tables under `prefix`. */
 const pgbench = (prefix: string, duration = seconds): { tps: number; latencyMs: number } => {
   const script = join(mkdtempSync(join(tmpdir(), "tender-bench-")), "create.pgbench.sql")
   writeFileSync(script, createScript(prefix, promptpay))
@@ -225,10 +52,7 @@ const pgbench = (prefix: string, duration = seconds): { tps: number; latencyMs: 
   return { tps: Number(tps[1]), latencyMs: lat ? Number(lat[1]) : NaN }
 }
 
-export { dropPrefix }
-
 const loadLine = () => loadavg().map((x) => x.toFixed(2)).join(", ")
-
 
 const main = async () => {
   const lines: Array<string> = []
@@ -237,13 +61,13 @@ const main = async () => {
     process.stdout.write(s + "\n")
   }
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
-  say(`# Performance\n\nMeasured by \`npm run bench\` (bench/run.ts) on ${machine}, load average at the start ${loadLine()}.`)
+  say(`# Performance\n\nMeasured by \`npm run bench\` (bench/http/run.ts) on ${machine}, load average at the start ${loadLine()}.`)
   say(`autocannon, ${connections} connections, over loopback; every scenario in ${rounds} rounds of ${roundSeconds} s that alternate with what the scenario is compared with (the bare ceiling; on PostgreSQL also the two ceilings running its statements and, for a create, pgbench): the median round's req/s, p50 and p99 of every response. Ratios compare with a ceiling measured in the same rounds; read those, not the absolute numbers, which drift on shared machines.\n`)
 
   // The bare ceiling runs beside every store's server, and each scenario alternates with its
-  // bare counterpart (bench/bare-server.ts): GET /noop for the reads, POST /noop for a create and
+  // bare counterpart (bench/http/bare-server.ts): GET /noop for the reads, POST /noop for a create and
   // a replay, GET /page (a list page held as text) beside a list page of 25.
-  const bare = await startServer("bench/bare-server.ts", {})
+  const bare = await startServer("bench/http/bare-server.ts", {})
   const bareGet = httpLoad({ url: `${bare.url}/noop` })
   const barePost = httpLoad({ url: `${bare.url}/noop`, method: "POST", headers: { "content-type": "application/json" }, body: createBody })
   const barePage = httpLoad({ url: `${bare.url}/page` })
@@ -285,7 +109,7 @@ const main = async () => {
       let r: Awaited<ReturnType<typeof scenarios>>
       try {
         r = await scenarios([server.url], (firstId) => {
-          const theirs = ceilingRunning.map((c) => ceilingContenders(c.url, firstId, load, { authorization: demo }, createBody))
+          const theirs = ceilingRunning.map((c) => ceilingContenders(c.url, firstId, { authorization: demo }, createBody))
           return {
             create: [barePost, ...theirs.map((t) => t.create), ...(store === "postgres" ? [pgbenchRound] : [])],
             replay: [barePost, ...theirs.map((t) => t.replay)],
@@ -347,11 +171,11 @@ const main = async () => {
   const pooled = (ms: ReadonlyArray<Measured>) => measuredOf(median(ms.map((m) => m.rps)), 0, ms.flatMap((m) => m.latencies ?? []))
   const get = pooled(bareSeen.get)
   const post = pooled(bareSeen.post)
-  say(`Ceiling, the bare HttpApi endpoint doing nothing (bench/bare-server.ts), as measured beside each scenario: GET ${range(bareSeen.get)} (p50 ${ms(get.p50)} ms, p99 ${ms(get.p99)} ms), POST with a create-sized JSON body ${range(bareSeen.post)} (p50 ${ms(post.p50)} ms, p99 ${ms(post.p99)} ms)${bareRss === null ? "" : `, peak RSS ${bareRss} MiB`}.`)
+  say(`Ceiling, the bare HttpApi endpoint doing nothing (bench/http/bare-server.ts), as measured beside each scenario: GET ${range(bareSeen.get)} (p50 ${ms(get.p50)} ms, p99 ${ms(get.p99)} ms), POST with a create-sized JSON body ${range(bareSeen.post)} (p50 ${ms(post.p50)} ms, p99 ${ms(post.p99)} ms)${bareRss === null ? "" : `, peak RSS ${bareRss} MiB`}.`)
   const pageRatio = bareSeen.page.map((m, i) => m.rps / (bareSeen.get[4 * i + 1]?.rps ?? NaN))
   say(`Floor of a list page: the same bare HttpApi answering a fixed page of 25 payment intents held as text (${formatNumber(pageBytes)} bytes), in the same rounds as the bare GET beside each store's list page of 25: ${pageRatio.map((x) => formatNumber(x, 3)).join(" and ")} of the bare GET, the most any list page of 25 can reach against it on this stack.`)
   say(`Load average (1, 5, 15 min) at the end: ${loadLine()}; the machine has ${cpus().length} cores and is shared, so read the ratios.`)
-  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/pgbench-create.ts) with ${connections} clients, in the same rounds as Tender's create: ${formatNumber(pg.tps)} tx/s (median round), average latency ${formatNumber(pg.latencyMs, 2)} ms.`)
+  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/postgres/pgbench-create.ts) with ${connections} clients, in the same rounds as Tender's create: ${formatNumber(pg.tps)} tx/s (median round), average latency ${formatNumber(pg.latencyMs, 2)} ms.`)
   say("")
   say("| store | scenario | req/s | p50 ms | p99 ms | p99 / p50 | non-2xx | ratio to ceiling | ceiling (req/s in the same rounds) |")
   say("|---|---|---:|---:|---:|---:|---:|---:|---|")
@@ -376,7 +200,7 @@ const ceilingTable = (
 ) => {
   const cell = (m: Measured) => `${formatNumber(m.rps)} (${ms(m.p50)} / ${ms(m.p99)})`
   say(`\n### PostgreSQL against its own stack\n`)
-  say(`The same requests against Tender and against two servers that run exactly Tender's statements (bench/pg-statements.ts) on the same tables, pool of 10: ${ceilings.map((c) => c.name).join(", ")}. Each cell: req/s (p50 / p99 ms).\n`)
+  say(`The same requests against Tender and against two servers that run exactly Tender's statements (bench/postgres/pg-statements.ts) on the same tables, pool of 10: ${ceilings.map((c) => c.name).join(", ")}. Each cell: req/s (p50 / p99 ms).\n`)
   say(`| scenario | Tender | ${ceilings.map((c) => c.name).join(" | ")} | ${ceilings.map((c) => `Tender / ${c.name.split(" ")[0]}`).join(" | ")} | (a) / (b) | Tender p99 / p50 |`)
   say(`|---|---:|${ceilings.map(() => "---:").join("|")}|${ceilings.map(() => "---:").join("|")}|---:|---:|`)
   const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], ["idempotent replay", "replay"]]
@@ -450,21 +274,7 @@ const targetsTable = (
   }
 }
 
-/** Keep the hand-written part of docs/performance.md (from "## Notes" on). */
-export const readNotes = (path: string) => {
-  try {
-    const text = readFileSync(path, "utf8")
-    const at = text.indexOf("\n## Notes")
-    return at === -1 ? "" : text.slice(at)
-  } catch {
-    return ""
-  }
-}
-
-// Run when started as the bench; bench/scale.ts imports the scenarios above without running it.
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  main().catch((e) => {
-    process.stderr.write(String(e instanceof Error ? e.stack : e) + "\n")
-    process.exit(1)
-  })
-}
+main().catch((e) => {
+  process.stderr.write(String(e instanceof Error ? e.stack : e) + "\n")
+  process.exit(1)
+})

@@ -17,9 +17,9 @@ import { basic, demoKey, promptpay, startDemo, stopProcess } from "@tender/test-
 import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"
-import { dropPrefix } from "./pg-prefix.js"
+import { dropPrefix } from "../shared/pg-prefix.js"
 
-const root = resolve(import.meta.dirname, "..")
+const root = resolve(import.meta.dirname, "..", "..")
 const other = process.argv[2]
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "3")
 const rounds = Number(process.env["BENCH_ROUNDS"] ?? "7")
