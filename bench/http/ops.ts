@@ -5,7 +5,7 @@
  * JavaScript) and the bare server run with bench/http/ops-count.mjs preloaded; requests are sent one
  * at a time after a warm-up, so the counts are exact and the same on every run and machine:
  * read them to see what a change to a request's Effect code costs, where shared machines make
- * times too noisy to see a difference of 10 % (docs/performance.md, "Effect steps per request").
+ * times too noisy to see a difference of 10 % (docs/performance.md, "Measuring on a shared machine").
  *
  *   npm run bench:ops
  *   BENCH_OPS_REQUESTS=500 npm run bench:ops
