@@ -1,5 +1,5 @@
 /**
- * Issue 23, done when: every package packed and installed from its tarball into a fresh
+ * Packaging, done when: every package packed and installed from its tarball into a fresh
  * plain-JavaScript project (ES modules) and a CommonJS project, neither with an `effect`
  * dependency of its own, each running Tender through `@tender/server`'s Promise API and the
  * typed `@tender/client` alone (test/fixtures/server-host/flow.cjs): mounted in Express under

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:compare`: the working tree against a git revision, A/B in one run, on every
- * request the issue 22 targets name (`bench:ab`, bench/ab/create-ab.ts, is the PostgreSQL create
+ * request the performance targets name (`bench:ab`, bench/ab/create-ab.ts, is the PostgreSQL create
  * alone against a checkout given by path). Both demo servers run from built JavaScript (the working tree's `npm run build`; the revision checked out in a
  * worktree of its own under the temp directory, `npm ci` and built once, then reused), with the
  * bare HttpApi ceiling (bench/http/bare-server.ts) beside them. Short autocannon runs alternate between

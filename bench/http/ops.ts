@@ -1,6 +1,6 @@
 /**
  * `npm run bench:ops`: how many steps Effect's fiber runtime takes to answer one request, for
- * each request issue 22 measures, beside the bare HttpApi ceiling (bench/http/bare-server.ts)
+ * each request `npm run bench` measures, beside the bare HttpApi ceiling (bench/http/bare-server.ts)
  * answering its GET, its POST and its fixed list page. The demo server (in memory, built
  * JavaScript) and the bare server run with bench/http/ops-count.mjs preloaded; requests are sent one
  * at a time after a warm-up, so the counts are exact and the same on every run and machine:

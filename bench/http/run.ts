@@ -134,7 +134,7 @@ const main = async () => {
         ceilingServers.forEach((c, i) => ceilings.push({ name: c.name, run: { create: at("create", i), replay: at("replay", i), get: at("get", i), listFirst: at("listFirst", i) } }))
         pg = { tps: nth("create", 1 + ceilingServers.length).rps, latencyMs: median(pgbenchTimes) }
         tenderPg = r
-        // The same scenarios on two server processes sharing the tables (issue 22), the load split.
+        // The same scenarios on two server processes sharing the tables, the load split.
         const pair = await Promise.all([startServer("examples/server/dist/main.js", env), startServer("examples/server/dist/main.js", env)])
         try {
           twoProcesses = await scenarios(pair.map((x) => x.url))
@@ -227,7 +227,7 @@ const twoProcessTable = (
   }
 }
 
-/** Every target of issue 22 that `npm run bench` measures, as this run met it or not. */
+/** Every performance target (docs/performance.md) that `npm run bench` measures, as this run met it or not. */
 const targetsTable = (
   say: (s: string) => void,
   run: {
@@ -241,7 +241,7 @@ const targetsTable = (
   const line = (name: string, ratio: number, goal: string, met: boolean) => say(`| ${name} | ${formatNumber(ratio, 3)} | ${goal} | ${met ? "met" : "not met"} |`)
   const at = (store: string, scenario: string, ceilingName: string) =>
     run.rows.find((r) => r[0] === store && r[1] === scenario && r[4] === ceilingName)
-  say(`\n### Issue 22's targets in this run\n`)
+  say(`\n### The targets in this run\n`)
   say("| target | ratio | goal | |")
   say("|---|---:|---:|---|")
   const { hand, pg, tenderPg: t } = run

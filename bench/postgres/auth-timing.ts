@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/postgres/auth-timing.ts`: does the time of a refused authentication on PostgreSQL say
- * whether the public key exists (issue 14, defect 5)? Interleaves two paths through
+ * whether the public key exists (D2, timing)? Interleaves two paths through
  * `Authentication.authenticate` on `PgStorage`, both answered 401 `invalid_api_key`:
  *
  *   known   a real public key with a wrong secret

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL ceilings of `npm run bench` (issue 22): the get, list page of 25, create and
+ * The PostgreSQL ceilings of `npm run bench`: the get, list page of 25, create and
  * replay scenarios driven at (a) bench/postgres/ceiling-effect-server.ts (HttpApi + @effect/sql-pg) and
  * (b) bench/postgres/ceiling-pg-server.ts (node:http + pg), both running Tender's own statements
  * (bench/postgres/pg-statements.ts) on the tables Tender migrated and seeded in the same run.

@@ -42,9 +42,9 @@ export const statements = (t: string) => ({
     values: [publicKey]
   }),
   /**
-   * GET /payment_intents/{id} as Tender read it when issue 22 was filed ("today's get statements",
-   * the baseline the issue names): Tender itself now reads the row by its primary key alone and
-   * checks the scope on the row (docs/performance.md, fifth part).
+   * GET /payment_intents/{id} as Tender read it when the performance targets were set (the
+   * baseline they name): Tender itself now reads the row by its primary key alone and
+   * checks the scope on the row (docs/performance.md, "A get by the primary key alone").
    */
   intent: (intentId: string, merchantId: string, environment: string): Statement => ({
     text: `SELECT ${intentColumns(t)}

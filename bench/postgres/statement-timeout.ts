@@ -1,8 +1,8 @@
 /**
  * `npm run bench:timeout`: what the client side of the statement timeout
  * (packages/postgres/src/internal/timeout.ts, `bound`: a daemon fiber and a timer per call)
- * costs per statement, against the statement it bounds (docs/performance.md, "Issue 22: the
- * statement timeout's cost"). Two measurements, each in alternating rounds so the machine's
+ * costs per statement, against the statement it bounds (docs/performance.md, "The
+ * statement timeout's client side"). Two measurements, each in alternating rounds so the machine's
  * load falls on both ways alike, reporting the median:
  *
  * 1. `bound` around an effect that does nothing, against that effect alone: the wrapper's own

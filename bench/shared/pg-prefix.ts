@@ -8,9 +8,9 @@ export const dropPrefix = (prefix: string, databaseUrl: string) =>
 /**
  * ANALYZE the bench's tables, as autovacuum does within a minute or so of a fill: every plan
  * measured is then the one a running system has, whichever minute the scenario runs in. Without
- * it the ceilings' get (issue 22's baseline statement, with the scope in its WHERE clause) walked
+ * it the ceilings' get (the baseline statement, with the scope in its WHERE clause) walked
  * the merchant's list index until autovacuum came by, and read 582 req/s in one run and 1,556 in
- * another (docs/performance.md, issue 22, fifth part).
+ * another (docs/performance.md, "A get by the primary key alone").
  */
 export const analyzePrefix = (prefix: string, databaseUrl: string) =>
   execFileSync("psql", [databaseUrl, "-qAtc", `DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND starts_with(tablename, '${prefix}') LOOP EXECUTE format('ANALYZE %I', t); END LOOP; END $$`], { stdio: "ignore" })

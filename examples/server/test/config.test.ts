@@ -32,7 +32,7 @@ describe("demo server configuration: retention (docs/retention.md)", () => {
 })
 
 describe("demo server configuration: prepared statements (docs/postgres.md)", () => {
-  it("issue 22 TENDER_PG_PREPARED_STATEMENTS is on by default, off turns it off, anything else stops the server naming the variable", () => {
+  it("TENDER_PG_PREPARED_STATEMENTS is on by default, off turns it off, anything else stops the server naming the variable", () => {
     expect(options({}).preparedStatements).toBe(true)
     expect(options({ TENDER_PG_PREPARED_STATEMENTS: "off" }).preparedStatements).toBe(false)
     expect(options({ TENDER_PG_PREPARED_STATEMENTS: "on" }).preparedStatements).toBe(true)

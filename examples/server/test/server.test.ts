@@ -146,7 +146,7 @@ describe("examples/server (npm start)", () => {
     assert.strictEqual(((await res.json()) as { error: { code: string } }).error.code, "checkout_mode_not_allowed")
   })
 
-  it("issue 14 defect 7: the banner prints no secret of a custom seed; its curl hint runs as printed", async () => {
+  it("the banner prints no secret of a custom seed; its curl hint runs as printed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tender-seed-"))
     const path = join(dir, "it's seed.json")
     const secret = "sk_test_PRODSECRETdoNotPrint99"
@@ -218,7 +218,7 @@ describe("examples/server (npm start)", () => {
     }))
   }, 120_000)
 
-  it("issue 19 an invalid TENDER_*_MS or PORT value stops the server with one line naming the variable and the expected form, exit code 1", async () => {
+  it("an invalid TENDER_*_MS or PORT value stops the server with one line naming the variable and the expected form, exit code 1", async () => {
     const cases: Array<[string, string, string]> = [
       ["TENDER_STARTUP_TIMEOUT_MS", "abc", "TENDER_STARTUP_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647"],
       ["TENDER_REQUEST_TIMEOUT_MS", "-5", "TENDER_REQUEST_TIMEOUT_MS must be a whole number of milliseconds"],
@@ -254,11 +254,11 @@ const assertD1 = (res: Awaited<ReturnType<typeof rawExchange>>, status: number, 
   assert.strictEqual(res.body.error.request_id, res.headers["request-id"])
 }
 
-describe("issue 14 defect 6: errors Node answers itself come in the D1 shape (ClientErrors)", () => {
+describe("errors Node answers itself come in the D1 shape (ClientErrors)", () => {
   const limits = { TENDER_REQUEST_TIMEOUT_MS: "1500", TENDER_MAX_HEADER_BYTES: "4096" }
   // One server for the three: each request is refused and creates nothing, so none sees another's.
 
-  it("issue 14 defect 6 D1 headers over TENDER_MAX_HEADER_BYTES -> 431 validation_failed; headers under it are served", async () => {
+  it("D1 headers over TENDER_MAX_HEADER_BYTES -> 431 validation_failed; headers under it are served", async () => {
     const server = await shared(limits)
     const big = await rawExchange(server.port, `GET /openapi.json HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(5000)}\r\n\r\n`)
     assertD1(big, 431, "validation_failed")
@@ -266,7 +266,7 @@ describe("issue 14 defect 6: errors Node answers itself come in the D1 shape (Cl
     assert.strictEqual(fits.status, 200)
   })
 
-  it("issue 14 defect 6 D1 a body slower than TENDER_REQUEST_TIMEOUT_MS -> 408 request_timeout; other requests are unaffected", async () => {
+  it("D1 a body slower than TENDER_REQUEST_TIMEOUT_MS -> 408 request_timeout; other requests are unaffected", async () => {
     const server = await shared(limits)
     const slow = rawExchange(
       server.port,
@@ -281,7 +281,7 @@ describe("issue 14 defect 6: errors Node answers itself come in the D1 shape (Cl
     assert.deepStrictEqual(((await after.json()) as { data: Array<unknown> }).data, [])
   })
 
-  it("issue 14 defect 6 D1 HTTP/1.1 without Host -> 400 param Host; conflicting Content-Length and Transfer-Encoding -> 400; nothing is created", async () => {
+  it("D1 HTTP/1.1 without Host -> 400 param Host; conflicting Content-Length and Transfer-Encoding -> 400; nothing is created", async () => {
     const server = await shared(limits)
     const body = JSON.stringify({ amount: "1", currency: "THB", country: "TH", customer: {} })
     const noHost = await rawExchange(

@@ -1,7 +1,7 @@
 /**
  * D5 fingerprints are SHA-256 of canonical JSON, stored with every idempotency key and
  * `merchant_reference` claim and compared with the next request's: the canonical text must never
- * change between versions. `stringify` writes it directly (issue 22); this holds it equal, byte
+ * change between versions. `stringify` writes it directly; this holds it equal, byte
  * for byte, to the form it replaced, `JSON.stringify` of a copy with every object's keys sorted.
  */
 import { assert, describe, it } from "@effect/vitest"

@@ -169,7 +169,7 @@ const countedStorage = (cache: DirectoryCache.DirectoryCache) => {
   return { storage, subscribed, reads: () => reads }
 }
 
-describe("DirectoryCache.cachedStorage (issue 22: the create's webhook endpoints)", () => {
+describe("DirectoryCache.cachedStorage (the create's webhook endpoints)", () => {
   it.effect("caches: a merchant's enabled endpoints are read once, and every commit writing an endpoint (insert, update: disable, delete) clears them at once", () =>
     Effect.gen(function*() {
       const cache = DirectoryCache.make()

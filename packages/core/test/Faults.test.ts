@@ -37,7 +37,7 @@ describe("storage outages", () => {
     }).pipe(Effect.provide(Layer.merge(layer({ storage: flaky }), quiet)))
   })
 
-  it.effect("issue 14 D1 a store down for the release too: the key is given back in the background once the store is back, well before its lock (Idempotency.lockMillis, 60 s) lapses", () => {
+  it.effect("D1 a store down for the release too: the key is given back in the background once the store is back, well before its lock (Idempotency.lockMillis, 60 s) lapses", () => {
     let down = true
     const flaky = storeWith((store) => ({
       commit: (writes) => (down ? Effect.fail(new StorageError.StorageUnavailable({ message: "connection reset" })) : store.commit(writes))
@@ -54,7 +54,7 @@ describe("storage outages", () => {
     }).pipe(Effect.provide(Layer.merge(layer({ storage: flaky }), quiet)))
   })
 
-  it.effect("issue 14 D1 a begin whose answer was lost (written, then the connection cut) gives back the key and reference it may have claimed", () => {
+  it.effect("D1 a begin whose answer was lost (written, then the connection cut) gives back the key and reference it may have claimed", () => {
     let lose = true
     const flaky = storeWith((store) => ({
       begin: (request) =>

@@ -1,5 +1,5 @@
 /**
- * No import circle among the sources of the packages (issue 20): a module never imports, through
+ * No import circle among the sources of the packages: a module never imports, through
  * any chain of relative imports, a module that imports it back. `import type` counts, as do
  * re-exports (`export … from`): a circle of types still ties the modules into one unit, and a port
  * that imports its own implementation is the circle this rules out (docs/architecture.md, "Module
@@ -92,7 +92,7 @@ const circles = (graph: ReadonlyMap<string, ReadonlyArray<string>>): Array<Array
 }
 
 describe("import circles", () => {
-  it("issue 20: no import circle among packages/*/src (relative imports, import type and re-exports included)", () => {
+  it("no import circle among packages/*/src (relative imports, import type and re-exports included)", () => {
     const packages = join(root, "packages")
     const files = readdirSync(packages, { withFileTypes: true })
       .filter((e) => e.isDirectory())

@@ -1,5 +1,5 @@
 /**
- * Issue 22: a payment intent's read view as JSON text (`PaymentIntent.toResourceJson`), kept only
+ * A payment intent's read view as JSON text (`PaymentIntent.toResourceJson`), kept only
  * with a frozen record (what the in-memory store holds). The text must be the view's
  * `JSON.stringify`, and a change (a new record) must never show the old text.
  */

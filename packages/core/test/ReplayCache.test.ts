@@ -1,5 +1,5 @@
 /**
- * The process's completed idempotency keys (core `ReplayCache`, issue 22): what it answers
+ * The process's completed idempotency keys (core `ReplayCache`): what it answers
  * must be what the store would answer for a completed key (4.9.3 to 4.9.5), and it is bounded.
  * The adapters' use of it is tested on PostgreSQL (packages/postgres/test/Replays.test.ts) and by
  * the storage contract suite, which runs with it on.

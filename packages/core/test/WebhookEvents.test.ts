@@ -11,12 +11,12 @@ const d7 = [
 ]
 // D10 adds these to D7's catalogue, after it.
 const d10 = ["payment_intent.canceled", "refund.created", "refund.succeeded", "refund.failed"]
-// Issue 24 adds the endpoint's own event, after D10's.
-const issue24 = ["webhook_endpoint.disabled"]
-const catalogue = [...d7, ...d10, ...issue24]
+// The webhook tools add the endpoint's own event, after D10's.
+const webhookTools = ["webhook_endpoint.disabled"]
+const catalogue = [...d7, ...d10, ...webhookTools]
 
 describe("Webhook event type catalogue (4.11, D7)", () => {
-  it("D7 D10 the catalogue is exactly D7's closed list, then D10's additions, then issue 24's, in order, each type once", () => {
+  it("D7 D10 the catalogue is exactly D7's closed list, then D10's additions, then the webhook tools', in order, each type once", () => {
     assert.deepStrictEqual([...WebhookEvents.EventType.literals], catalogue)
     assert.deepStrictEqual(WebhookEvents.catalogue.data.map((e) => e.type), catalogue)
   })

@@ -1,5 +1,5 @@
 /**
- * Auto-disable (issue 24, WebhookHealth): the failure window and its races, on the in-memory
+ * Auto-disable (WebhookHealth): the failure window and its races, on the in-memory
  * store. The rules over HTTP, on memory and PostgreSQL, are in packages/http/test/webhookToolsSuite.ts.
  */
 import { assert, describe, it } from "@effect/vitest"

@@ -138,7 +138,7 @@ describe("POST /payment_intents over HTTP", () => {
   })
 })
 
-describe("Request text that names Object's own members (issue 19, D1)", () => {
+describe("Request text that names Object's own members (D1)", () => {
   const h = app()
   const names = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]
   const topup = { destination_amount: "200000", destination_currency: "THB", source: { type: "test_funding" } }
@@ -307,7 +307,7 @@ describe("GET routes over HTTP", () => {
     assertError(await call(h, "GET", "/payment_methods/options?amount=1&country=TH&currency=THB&checkout_mode=popup", { key: keys.demoTest }), 400, "validation_failed", "checkout_mode")
   })
 
-  it("4.11 D10 the webhook event type catalogue needs no authentication and lists the closed union of D7 with D10's events and issue 24's", async () => {
+  it("4.11 D10 the webhook event type catalogue needs no authentication and lists the closed union of D7 with D10's events and the webhook tools'", async () => {
     const res = await call(h, "GET", "/webhook_event_types")
     assert.strictEqual(res.status, 200)
     const types = res.json.data.map((d: { type: string }) => d.type)

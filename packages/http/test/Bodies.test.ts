@@ -1,6 +1,6 @@
 /**
- * Bodies a hostile client sends, over real sockets, through every way to mount Tender (issue 19,
- * docs/reliability.md): the Effect server of the demo (`NodeHttpServer`), the `node:http`
+ * Bodies a hostile client sends, over real sockets, through every way to mount Tender
+ * (docs/reliability.md): the Effect server of the demo (`NodeHttpServer`), the `node:http`
  * listener, Express, Fastify, and the fetch handler itself. A body over its limit, chunked or
  * not, gets its D1 413 and a closed connection; a client that goes away mid-body costs
  * nothing; and the host's process, and its server, go on answering.
@@ -131,7 +131,7 @@ const assertAlive = async (base: string) => {
 }
 
 for (const [name, start] of Object.entries(mounts)) {
-  describe(`hostile bodies through the ${name} (issue 19, D1)`, () => {
+  describe(`hostile bodies through the ${name} (D1)`, () => {
     const base = start()
 
     it("D1 a chunked JSON body of 50 MiB -> 413 validation_failed param body, connection closed; the server goes on", async () => {
@@ -190,7 +190,7 @@ for (const [name, start] of Object.entries(mounts)) {
   })
 }
 
-describe("hostile bodies through the fetch handler itself (issue 19, D1)", () => {
+describe("hostile bodies through the fetch handler itself (D1)", () => {
   /** An endless body that counts what was pulled from it. */
   const endless = () => {
     let pulled = 0

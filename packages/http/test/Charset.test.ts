@@ -1,5 +1,5 @@
 /**
- * Request text is UTF-8 or refused (issue 14, defect 4): a JSON body that is not valid UTF-8,
+ * Request text is UTF-8 or refused: a JSON body that is not valid UTF-8,
  * or a `charset` other than UTF-8, is a D1 400 answered before the `Idempotency-Key` is looked
  * at, so nothing is stored and a corrected retry under the same key runs.
  */
@@ -35,7 +35,7 @@ const send = async (
 const stored = async (h: (r: Request) => Promise<Response>) =>
   (await call(h, "GET", "/payment_intents", { key: keys.demoTest })).json.data as Array<{ id: string }>
 
-describe("request text is UTF-8 (issue 14, defect 4)", () => {
+describe("request text is UTF-8", () => {
   it("D1 a JSON body with invalid UTF-8 bytes -> 400 validation_failed param body, and nothing is stored", async () => {
     const h = app()
     // "Som\xffchai": 0xff never occurs in UTF-8.

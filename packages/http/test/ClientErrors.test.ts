@@ -1,5 +1,5 @@
 /**
- * Issue 14 defect 6 for hosts: `ClientErrors.install` on a host's own `node:http` server
+ * Node's own errors for hosts: `ClientErrors.install` on a host's own `node:http` server
  * (here with Tender's fetch handler behind a small adapter) answers the errors Node answers
  * itself in the D1 shape, over raw sockets.
  */
@@ -51,17 +51,17 @@ const assertD1 = (res: Awaited<ReturnType<typeof exchange>>, status: number, cod
   assert.match(res.headers["request-id"] ?? "", /^req_[0-9A-Za-z]{24}$/)
 }
 
-describe("ClientErrors on a host's node:http server (issue 14 defect 6, D1)", () => {
-  it("issue 14 defect 6 D1 headers over maxHeaderSize -> 431 validation_failed", async () => {
+describe("ClientErrors on a host's node:http server (D1)", () => {
+  it("D1 headers over maxHeaderSize -> 431 validation_failed", async () => {
     assertD1(await exchange(`GET /webhook_event_types HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(4000)}\r\n\r\n`), 431, "validation_failed")
   })
 
-  it("issue 14 defect 6 D1 a request slower than requestTimeout -> 408 request_timeout", async () => {
+  it("D1 a request slower than requestTimeout -> 408 request_timeout", async () => {
     const raw = `POST /payment_intents HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(keys.demoTest)}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`
     assertD1(await exchange(raw, true), 408, "request_timeout")
   })
 
-  it("issue 14 defect 6 D1 no Host -> 400 param Host; Content-Length with Transfer-Encoding -> 400; the server still serves", async () => {
+  it("D1 no Host -> 400 param Host; Content-Length with Transfer-Encoding -> 400; the server still serves", async () => {
     assertD1(await exchange("GET /webhook_event_types HTTP/1.1\r\n\r\n"), 400, "validation_failed", "Host")
     assertD1(
       await exchange("POST /payment_intents HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
@@ -72,16 +72,16 @@ describe("ClientErrors on a host's node:http server (issue 14 defect 6, D1)", ()
     assert.strictEqual(ok.status, 200)
   })
 
-  it("issue 19 D1 an Expect other than 100-continue -> 417 param Expect, where Node answered an empty 417", async () => {
+  it("D1 an Expect other than 100-continue -> 417 param Expect, where Node answered an empty 417", async () => {
     assertD1(await exchange("GET /webhook_event_types HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n"), 417, "validation_failed", "Expect")
   })
 
-  it("issue 19 D1 CONNECT -> 405 method_not_allowed, where Node closed the socket without a word", async () => {
+  it("D1 CONNECT -> 405 method_not_allowed, where Node closed the socket without a word", async () => {
     assertD1(await exchange("CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n"), 405, "method_not_allowed")
     assertD1(await exchange("CONNECT /payment_intents HTTP/1.1\r\nHost: x\r\n\r\n"), 405, "method_not_allowed")
   })
 
-  it("issue 14 defect 6 classify: Node's parser and timer codes map to 431, 408 and 400", () => {
+  it("classify: Node's parser and timer codes map to 431, 408 and 400", () => {
     assert.strictEqual(ClientErrors.classify({ code: "HPE_HEADER_OVERFLOW" }).status, 431)
     assert.strictEqual(ClientErrors.classify({ code: "ERR_HTTP_REQUEST_TIMEOUT" }).status, 408)
     assert.strictEqual(ClientErrors.classify({ code: "HPE_UNEXPECTED_CONTENT_LENGTH" }).status, 400)

@@ -1,5 +1,5 @@
 /**
- * The standing crash fuzzer, short run (issue 19, D1; docs/reliability.md "Hostile inputs
+ * The standing crash fuzzer, short run (D1; docs/reliability.md "Hostile inputs
  * tried"): Tender in a child process on a real `node:http` server, generated requests over raw
  * sockets at every route of the API (`fuzz/`). The long run is `npm run fuzz`.
  */
@@ -17,8 +17,8 @@ afterAll(() => target.stop())
 
 const total = 1_000
 
-describe("crash fuzzer over real sockets (issue 19, D1)", () => {
-  it("D1 issue 19 1,000 hostile requests at every route: the process stays up, never a 5xx, every 4xx in the D1 shape, no unexplained drop, memory given back", { timeout: 300_000 }, async () => {
+describe("crash fuzzer over real sockets (D1)", () => {
+  it("D1 1,000 hostile requests at every route: the process stays up, never a 5xx, every 4xx in the D1 shape, no unexplained drop, memory given back", { timeout: 300_000 }, async () => {
     const known = await setup(target.port)
     const before = await target.memory()
     const seed = Date.now() % 1_000_000_000

@@ -1,5 +1,5 @@
 /**
- * 4.9.2 and D5 on every route that takes an `Idempotency-Key` (issue 19 item 6): the rule's
+ * 4.9.2 and D5 on every route that takes an `Idempotency-Key`: the rule's
  * create and upload cases are in Api.test.ts; here every other POST route and DELETE, so no
  * route takes a key the rule refuses, and a refused key is never claimed.
  */

@@ -1,5 +1,5 @@
 /**
- * Answers given before the body was read reach the client (issue 19, found by the crash
+ * Answers given before the body was read reach the client (found by the crash
  * fuzzer, docs/reliability.md "Hostile inputs tried"): a 405, 401 or 431 to a request whose
  * body is still arriving, on a server with `ClientErrors.install`. Without the lingering close
  * (`internal/linger.ts`) Node destroyed the socket with the client's bytes unread, the kernel
@@ -45,7 +45,7 @@ const d1 = (outcome: Outcome, status: number, code: string) => {
 
 const MB2 = 2_000_000
 
-describe("an answer before the body is read reaches the client (issue 19, D1)", () => {
+describe("an answer before the body is read reaches the client (D1)", () => {
   it("D1 a 405 to a request with 2 MB of body still arriving is received, every time (no reset)", async () => {
     const head = `OPTIONS /topup_intents/x/receipt HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${MB2}\r\n\r\n`
     for (const outcome of await repeat(head, MB2, 20)) d1(outcome, 405, "method_not_allowed")

@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 3: request text that names a member of `Object.prototype` (`__proto__`,
+ * Request text that names a member of `Object.prototype` (`__proto__`,
  * `constructor`, `toString`, `hasOwnProperty`, `valueOf`) in a value position (a query
  * filter, a code, a currency, a path segment, a form field, a language) is plain text: a
  * clean D1 4xx naming the right param, or the documented answer, never a 500.
@@ -13,7 +13,7 @@ const names = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueO
 
 const payout = payoutFor("payout-ref")
 
-describe("Request values named after Object members (issue 19, D1)", () => {
+describe("Request values named after Object members (D1)", () => {
   const h = app()
 
   it("D1 a list filter value named after an Object member -> 400 validation_failed naming the filter", async () => {
@@ -120,7 +120,7 @@ describe("Request values named after Object members (issue 19, D1)", () => {
   })
 })
 
-describe("Hosted checkout values named after Object members (issue 19)", () => {
+describe("Hosted checkout values named after Object members", () => {
   const local = (url: string) => {
     const u = new URL(url)
     return u.pathname + u.search

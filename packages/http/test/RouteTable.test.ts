@@ -1,6 +1,6 @@
 /**
- * The route table's shortcuts (issue 22, docs/performance.md "the middleware's route
- * resolution"): the candidate index and the plain-path shortcut of `pathOf` must answer exactly
+ * The route table's shortcuts (docs/performance.md, "A route resolved once per
+ * request"): the candidate index and the plain-path shortcut of `pathOf` must answer exactly
  * what the linear scan over every route's pattern and the URL parser answer, for any path.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -25,13 +25,13 @@ const viaParser = (u: string) => {
   }
 }
 
-describe("route table (issue 22)", () => {
-  it("issue 22 pathOf answers what the URL parser answers, for any request target", () => {
+describe("route table", () => {
+  it("pathOf answers what the URL parser answers, for any request target", () => {
     fc.assert(fc.property(fc.oneof(url, fc.string()), (u) => assert.strictEqual(Routes.pathOf(u), viaParser(u), u)), { numRuns: 5000 })
   })
 
   for (const prefix of ["", "/payments", "/a/b"]) {
-    it(`issue 22 find, owns and methodsOf through the candidate index equal the scan of every route (prefix "${prefix}")`, () => {
+    it(`find, owns and methodsOf through the candidate index equal the scan of every route (prefix "${prefix}")`, () => {
       const t = Routes.table(prefix)
       const methods = ["GET", "POST", "DELETE", "PATCH", "PUT"]
       const check = (path: string) => {
@@ -49,7 +49,7 @@ describe("route table (issue 22)", () => {
     })
   }
 
-  it("issue 22 each route's template, made once, names its parameters in braces under the prefix", () => {
+  it("each route's template, made once, names its parameters in braces under the prefix", () => {
     const t = Routes.table("/payments")
     assert.strictEqual(Routes.find(t, "GET", "/payments/payment_intents/pi_1")?.template, "/payments/payment_intents/{id}")
     for (const route of t.routes) assert.notInclude(route.template, ":", route.path)

@@ -1,5 +1,5 @@
 /**
- * An answer to a client that is already gone still settles (issue 19, found by the crash
+ * An answer to a client that is already gone still settles (found by the crash
  * fuzzer's leak check; `internal/settle.ts`): `@effect/platform-node` ends a response with
  * `end(body, callback)` and waits for the callback, which Node calls only on `finish`. Without
  * `ClientErrors.install` a reset client left that wait, its fiber, socket, request and response
@@ -13,8 +13,8 @@ import { ClientErrors } from "../src/index.js"
 const servers: Array<Server> = []
 afterAll(() => Promise.all(servers.map((s) => new Promise((ok) => s.close(ok)))))
 
-describe("answers to a client already gone settle (issue 19)", () => {
-  it("issue 19 end(body, callback) after the client reset calls back, so the request is freed", { timeout: 20_000 }, async () => {
+describe("answers to a client already gone settle", () => {
+  it("end(body, callback) after the client reset calls back, so the request is freed", { timeout: 20_000 }, async () => {
     let settled!: (how: string) => void
     const done = new Promise<string>((ok) => (settled = ok))
     // The handler answers only once the client has gone, as a slow handler meets a reset client.

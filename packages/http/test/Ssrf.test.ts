@@ -1,5 +1,5 @@
 /**
- * Issue 19.2, SSRF in live mode: `POST /webhook_endpoints` with a live key refuses hosts that
+ * SSRF in live mode: `POST /webhook_endpoints` with a live key refuses hosts that
  * are non-public as written, and deliveries to a live endpoint whose name resolves to a
  * non-public address make no connection and are recorded as failed with the reason;
  * `webhooks.allowPrivateUrls` is the way out of both. The resolver is injected so that
@@ -74,7 +74,7 @@ const deliverOnce = async (services: Layer.Layer<Services>, url: string) => {
   }
 }
 
-describe("issue 19.2 SSRF: POST /webhook_endpoints with a live key", () => {
+describe("SSRF: POST /webhook_endpoints with a live key", () => {
   const refused = [
     "https://[::ffff:127.0.0.1]/x",
     "https://[::ffff:7f00:1]/x",
@@ -94,7 +94,7 @@ describe("issue 19.2 SSRF: POST /webhook_endpoints with a live key", () => {
     "https://[::]/x"
   ]
 
-  it("issue 19.2 a host that is non-public as written is refused: 400 validation_failed, param url, nothing stored", async () => {
+  it("a host that is non-public as written is refused: 400 validation_failed, param url, nothing stored", async () => {
     const handler = app()
     for (const url of refused) {
       const res = await call(handler, "POST", "/webhook_endpoints", { key: keys.demoLive, body: { url } })
@@ -105,7 +105,7 @@ describe("issue 19.2 SSRF: POST /webhook_endpoints with a live key", () => {
     assert.deepStrictEqual(list.json.data, [])
   })
 
-  it("issue 19.2 public hosts and names are accepted at creation (names are checked at connect time)", async () => {
+  it("public hosts and names are accepted at creation (names are checked at connect time)", async () => {
     const handler = app()
     for (const url of ["https://93.184.216.34/x", "https://[2606:4700::1111]/x", "https://hooks.example.com/x", "https://169.254.169.254.nip.io/x"]) {
       const res = await call(handler, "POST", "/webhook_endpoints", { key: keys.demoLive, body: { url } })
@@ -113,7 +113,7 @@ describe("issue 19.2 SSRF: POST /webhook_endpoints with a live key", () => {
     }
   })
 
-  it("issue 19.2 webhooks.allowPrivateUrls lets a live key register them; a test key may, as before", async () => {
+  it("webhooks.allowPrivateUrls lets a live key register them; a test key may, as before", async () => {
     const open = app(layer({ webhooks: { allowPrivateUrls: true } }))
     const strict = app()
     for (const url of refused) {
@@ -125,8 +125,8 @@ describe("issue 19.2 SSRF: POST /webhook_endpoints with a live key", () => {
   })
 })
 
-describe("issue 19.2 SSRF: live deliveries connect only to public addresses", () => {
-  it("issue 19.2 a live endpoint whose name resolves to loopback gets no connection; the attempt is failed with the reason", async () => {
+describe("SSRF: live deliveries connect only to public addresses", () => {
+  it("a live endpoint whose name resolves to loopback gets no connection; the attempt is failed with the reason", async () => {
     const server = await receiver()
     const attempts = await deliverOnce(
       layer({ transport: DeliveryClient.layer({ resolve, ca: cert }) }),
@@ -139,7 +139,7 @@ describe("issue 19.2 SSRF: live deliveries connect only to public addresses", ()
     assert.strictEqual(attempts[0]?.error, "refused: evil.example resolves to a non-public address 127.0.0.1 (loopback)")
   }, 30_000)
 
-  it("issue 19.2 with webhooks.allowPrivateUrls the same delivery reaches the receiver and succeeds", async () => {
+  it("with webhooks.allowPrivateUrls the same delivery reaches the receiver and succeeds", async () => {
     const server = await receiver()
     const attempts = await deliverOnce(
       layer({ transport: DeliveryClient.layer({ resolve, ca: cert }), webhooks: { allowPrivateUrls: true } }),
@@ -151,7 +151,7 @@ describe("issue 19.2 SSRF: live deliveries connect only to public addresses", ()
     assert.strictEqual(attempts[0]?.error, null)
   }, 30_000)
 
-  it("issue 19.2 WebhookClient.layer on a host's HttpClient refuses the live delivery before the client has it", async () => {
+  it("WebhookClient.layer on a host's HttpClient refuses the live delivery before the client has it", async () => {
     const server = await receiver()
     const transport = WebhookClient.layerWith({ resolve }).pipe(Layer.provide(FetchHttpClient.layer))
     const attempts = await deliverOnce(layer({ transport }), `https://evil.example:${server.port}/hook`)

@@ -1,5 +1,5 @@
 /**
- * The Events API and the webhook tools (issue 24) on the in-memory store; the same cases run
+ * The Events API and the webhook tools on the in-memory store; the same cases run
  * on PostgreSQL in packages/postgres/test/WebhookTools.test.ts.
  */
 import { Tender } from "@tender/core"

@@ -139,7 +139,7 @@ export const otherRoutes = async ({ h, h500, hDirectoryDown, h503, ok, err, wron
   await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }, h500), 500, "internal_error")
   await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
 
-  // Issue 24: an endpoint's attempts, resend, secret rotation and enable; the Events API.
+  // The webhook tools: an endpoint's attempts, resend, secret rotation and enable; the Events API.
   const toolsRuntime = ManagedRuntime.make(layer())
   runtimes.push(toolsRuntime)
   const hTools = app(Layer.succeedContext(await toolsRuntime.runPromise(Effect.context<TenderHttp.Services>())))

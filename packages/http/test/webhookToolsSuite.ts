@@ -1,5 +1,5 @@
 /**
- * The rules of the Events API and the webhook tools (issue 24), over HTTP with a real receiver
+ * The rules of the Events API and the webhook tools, over HTTP with a real receiver
  * on loopback, written once and run on every store: the in-memory one (WebhookTools.test.ts)
  * and PostgreSQL (packages/postgres/test/WebhookTools.test.ts). Deliveries are verified with
  * the independent `standardwebhooks` package. Not a test file itself.

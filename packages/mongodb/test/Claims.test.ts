@@ -134,7 +134,7 @@ const c = tenderCollections
 const makeFake = () => {
   const keys = new FakeCollection(["api_key_id", "key"])
   const refs = new FakeCollection(["merchant_id", "environment", "resource_type", "reference"])
-  // With the process's replay cache in front, as MongoStorage runs them (ReplayCache, issue 22).
+  // With the process's replay cache in front, as MongoStorage runs them (ReplayCache).
   const replays = ReplayCache.make()
   const bare = Claims.make(keys as unknown as Collection<Document>, refs as unknown as Collection<Document>, replays)
   const claims = { begin: ReplayCache.cachedBegin(replays, bare.begin) }

@@ -190,7 +190,7 @@ describe("documents: records both ways", () => {
     expect([read.amountRefunded, read.refundsPending, read.cancellationReason]).toStrictEqual(["0", "0", null])
   })
 
-  it("webhook tools: an endpoint and an attempt stored before issue 24 read back with failingSince, eventType and url null; a disabled endpoint round trips", () => {
+  it("webhook tools: an endpoint and an attempt stored before the webhook tools existed read back with failingSince, eventType and url null; a disabled endpoint round trips", () => {
     const endpoint = WebhookEndpoint.WebhookEndpointRecord.make({
       id: "we_0123456789abcdefABCDEF01",
       merchantId: "mch_a",

@@ -1,10 +1,10 @@
 /**
- * D2, timing (issue 14, defect 5): on PostgreSQL a refused authentication does the same work
+ * D2, timing: on PostgreSQL a refused authentication does the same work
  * whether or not the public key exists. Timing itself is measured by `bench/postgres/auth-timing.ts`
  * (no timing thresholds in tests); this checks the structure of the work: every refusal makes
  * exactly one statement (the same statement), one hash and one constant-time comparison, and
  * parses no merchant JSON; and the lookup never answers a key other than the one asked for.
- * Also the statements of a warm create with the directory cache (issue 22): the claim and the
+ * Also the statements of a warm create with the directory cache: the claim and the
  * commit, the credentials and the merchant's webhook endpoints coming from the cache.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
@@ -206,7 +206,7 @@ if (skipReason === undefined) {
       }).pipe(Effect.provide(cachedServices)))
   })
 
-  describe("issue 22: the statements of a warm create on PostgreSQL", () => {
+  describe("the statements of a warm create on PostgreSQL", () => {
     /** Tender over HTTP on its own tables; every statement the driver sends is recorded in `sent` while `counting`. */
     const startTender = async (directoryCache: false | undefined) => {
       const tablePrefix = freshPrefix()
@@ -244,7 +244,7 @@ if (skipReason === undefined) {
       }
     }
 
-    it("issue 22 a warm create with the directory cache makes two statements (the claim and the commit), and its deliveries reach the merchant's endpoint", async () => {
+    it("a warm create with the directory cache makes two statements (the claim and the commit), and its deliveries reach the merchant's endpoint", async () => {
       const tender = await startTender(undefined)
       try {
         const endpoint = await call(tender.web.handler, "POST", "/webhook_endpoints", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/hook" } })
@@ -277,7 +277,7 @@ if (skipReason === undefined) {
       }
     }, 60_000)
 
-    it("4.9.3 issue 22 over HTTP a replay the process has read once is answered with no statement: the first answer's status and body byte for byte, Idempotent-Replayed: true; another body under the key is 409", async () => {
+    it("4.9.3 over HTTP a replay the process has read once is answered with no statement: the first answer's status and body byte for byte, Idempotent-Replayed: true; another body under the key is 409", async () => {
       const tender = await startTender(undefined)
       const sent: Array<string> = []
       const query = Pg.Client.prototype.query
@@ -307,7 +307,7 @@ if (skipReason === undefined) {
       }
     }, 60_000)
 
-    it("issue 22 without the directory cache a create makes five statements: the credentials, the claim, the host's word on routes, the endpoints and the commit", async () => {
+    it("without the directory cache a create makes five statements: the credentials, the claim, the host's word on routes, the endpoints and the commit", async () => {
       const tender = await startTender(false)
       try {
         await createCounted(tender.web.handler, 0)

@@ -1,5 +1,5 @@
 /**
- * Caches across processes (issue 22; docs/performance.md, "Caches across processes"): two demo
+ * Caches across processes (docs/performance.md, "Caches across processes"): two demo
  * servers on one PostgreSQL database each cache credentials and the host's word on routes, with
  * their entries' age bound set to a minute, so only the change notification (LISTEN/NOTIFY) can
  * explain a change seen within the notification bound. This test process is a third process on

@@ -37,8 +37,8 @@ const sleepCancelled = async (client: pg.Client, cancel: (c: Cancel.Backend) => 
   }
 }
 
-describeOnPostgres("issue 19 D1 a statement past its deadline is stopped with PostgreSQL's CancelRequest", () => {
-  it("issue 19 D1 over TCP the CancelRequest stops the statement it names (57014 query_canceled)", async () => {
+describeOnPostgres("D1 a statement past its deadline is stopped with PostgreSQL's CancelRequest", () => {
+  it("D1 over TCP the CancelRequest stops the statement it names (57014 query_canceled)", async () => {
     const { code, outcome } = await sleepCancelled(new pg.Client({ connectionString: url }), (c) => sent(c))
     assert.strictEqual(outcome, "taken")
     assert.strictEqual(code, "57014")
@@ -47,7 +47,7 @@ describeOnPostgres("issue 19 D1 a statement past its deadline is stopped with Po
   const socketDir = "/var/run/postgresql"
   const onSocket = existsSync(`${socketDir}/.s.PGSQL.${new URL(url).port || "5432"}`)
   it.skipIf(!onSocket)(
-    `issue 19 D1 over the server's Unix socket the CancelRequest stops the statement it names${onSocket ? "" : ` (skipped: no socket in ${socketDir})`}`,
+    `D1 over the server's Unix socket the CancelRequest stops the statement it names${onSocket ? "" : ` (skipped: no socket in ${socketDir})`}`,
     async () => {
       const u = new URL(url)
       const client = new pg.Client({ host: socketDir, port: Number(u.port || "5432"), user: decodeURIComponent(u.username), database: u.pathname.slice(1) })
@@ -58,17 +58,17 @@ describeOnPostgres("issue 19 D1 a statement past its deadline is stopped with Po
   )
 })
 
-describe("issue 19 D1 a CancelRequest says what became of it and throws nothing", () => {
-  it("issue 19 D1 without the key the server gave the connection, nothing is sent", async () => {
+describe("D1 a CancelRequest says what became of it and throws nothing", () => {
+  it("D1 without the key the server gave the connection, nothing is sent", async () => {
     assert.strictEqual(await sent({ host: "127.0.0.1", port: 1, processID: null, secretKey: null }), "not sent")
   })
 
-  it("issue 19 D1 a port no socket can be opened to: not sent, not thrown", async () => {
+  it("D1 a port no socket can be opened to: not sent, not thrown", async () => {
     assert.strictEqual(await sent({ host: "127.0.0.1", port: 70_000, processID: 1, secretKey: 1 }), "not sent")
     assert.strictEqual(await sent({ host: "127.0.0.1", port: Number.NaN, processID: 1, secretKey: 1 }), "not sent")
   })
 
-  it("issue 19 D1 a server that refuses the connection: not sent", async () => {
+  it("D1 a server that refuses the connection: not sent", async () => {
     // A port just released: nothing listens on it.
     const server = createServer()
     await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
@@ -77,7 +77,7 @@ describe("issue 19 D1 a CancelRequest says what became of it and throws nothing"
     assert.strictEqual(await sent({ host: "127.0.0.1", port, processID: 1, secretKey: 1 }), "not sent")
   })
 
-  it("issue 19 D1 a server that reads the request and never closes: unknown within the bound (it may still act on it)", async () => {
+  it("D1 a server that reads the request and never closes: unknown within the bound (it may still act on it)", async () => {
     const held: Array<Socket> = []
     const server = createServer((s) => void held.push(s))
     await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
@@ -90,7 +90,7 @@ describe("issue 19 D1 a CancelRequest says what became of it and throws nothing"
     }
   })
 
-  it("issue 19 D1 a server that resets the connection after the request: unknown", async () => {
+  it("D1 a server that resets the connection after the request: unknown", async () => {
     const server = createServer((s) => s.once("data", () => s.resetAndDestroy()))
     await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
     const { port } = server.address() as { port: number }

@@ -1,5 +1,5 @@
 /**
- * Issue 22, statements run on Tender's own pool directly (packages/postgres/src/internal/direct.ts;
+ * Statements run on Tender's own pool directly (packages/postgres/src/internal/direct.ts;
  * docs/postgres.md, "How a statement runs"). The storage contract runs on that pool too
  * (PgStorage.test.ts). Here, what the direct path must keep of `@effect/sql`: a statement inside
  * an `@effect/sql` transaction runs on the transaction's connection; under an exporting tracer
@@ -78,9 +78,9 @@ const drained = (blocked: () => Effect.Effect<number>) =>
 const assertUnavailable = (exit: Exit.Exit<unknown, unknown>) =>
   assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error instanceof StorageError.StorageUnavailable, String(exit))
 
-describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
+describeOnPostgres("statements on the pool Tender makes", () => {
   layer(store, { timeout: 60_000 })((it) => {
-    it.effect("issue 22 inside an @effect/sql transaction, the store's statements run on its connection: its writes are seen in it and undone with it", () =>
+    it.effect("inside an @effect/sql transaction, the store's statements run on its connection: its writes are seen in it and undone with it", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient
         const scope = Fixtures.freshScope()
@@ -109,7 +109,7 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         assert.isTrue(Option.isNone(yield* get(scope, intent.id)), "the rollback undid the insert")
       }))
 
-    it.effect("issue 22 under an exporting tracer every statement is a sql.execute span with the attributes @effect/sql gives it (docs/observability.md)", () =>
+    it.effect("under an exporting tracer every statement is a sql.execute span with the attributes @effect/sql gives it (docs/observability.md)", () =>
       Effect.gen(function*() {
         const { intent, scope } = yield* stored
         const base = yield* Effect.tracer
@@ -141,7 +141,7 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         assert.deepStrictEqual([...direct.attributes.keys()].sort(), [...own.attributes.keys()].sort())
       }))
 
-    it.effect("issue 22 under an @effect/sql statement transformer the store's statements pass through it", () =>
+    it.effect("under an @effect/sql statement transformer the store's statements pass through it", () =>
       Effect.gen(function*() {
         const { intent, scope } = yield* stored
         const texts: Array<string> = []
@@ -154,7 +154,7 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         assert.include(texts[0], `FROM "${prefix}payment_intents" WHERE id = $1`)
       }))
 
-    it.effect("issue 19 D1 a statement held past the statement timeout answers StorageUnavailable at the deadline, the server stops it, and the pool serves the next call", () =>
+    it.effect("D1 a statement held past the statement timeout answers StorageUnavailable at the deadline, the server stops it, and the pool serves the next call", () =>
       Effect.gen(function*() {
         const { intent, scope } = yield* stored
         // Another session holds the row: the store's update waits for it, on a server that would wait a minute.
@@ -197,7 +197,7 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         assert.strictEqual(Option.getOrThrow(after).status, intent.status, "the timed-out update did not land")
       }))
 
-    it.effect("issue 19 D1 statements past their deadline on every connection of the pool are stopped on the server without a connection of the pool, and the pool serves the next statement", () =>
+    it.effect("D1 statements past their deadline on every connection of the pool are stopped on the server without a connection of the pool, and the pool serves the next statement", () =>
       Effect.gen(function*() {
         const { intent, scope } = yield* stored
         // A pool of two, and a deadline far from the 5 s after which a statement that did not answer its cancel loses its connection.
@@ -220,7 +220,7 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         assert.isTrue(Exit.isSuccess(next) && Option.isSome(next.value), `the next read: ${String(next)}`)
       }))
 
-    it.effect("issue 19 D1 on a pool that reaches its server through a stream of its own, a statement past its deadline is cancelled through the pool", () =>
+    it.effect("D1 on a pool that reaches its server through a stream of its own, a statement past its deadline is cancelled through the pool", () =>
       Effect.gen(function*() {
         const { intent, scope } = yield* stored
         // The pool's connections go through a socket of its own that dials the server whatever
@@ -255,7 +255,7 @@ describeOnPostgres("issue 22: statements on the pool Tender makes", () => {
         })))
       }))
 
-    it.effect("issue 22 reads whose callers went away, filling the pool, are stopped on the server well before their deadline, and the pool serves the next statement: no cancel waits for a connection of the pool they hold", () =>
+    it.effect("reads whose callers went away, filling the pool, are stopped on the server well before their deadline, and the pool serves the next statement: no cancel waits for a connection of the pool they hold", () =>
       Effect.gen(function*() {
         const { intent, scope } = yield* stored
         // A pool of two, and a deadline far from the 5 s after which a cancel nobody answered frees its connection.

@@ -18,7 +18,7 @@ describe("driver failures as storage errors", () => {
     }
   })
 
-  it("issue 14 defect 2 D1 a connection the server closed without a word (the driver's Error with no code) is StorageUnavailable (503); a TypeError is not", () => {
+  it("D1 a connection the server closed without a word (the driver's Error with no code) is StorageUnavailable (503); a TypeError is not", () => {
     // What `pg` fails a statement with when the socket ends mid-query without a reset.
     const lost = fold("commit")(new SqlError({ cause: new Error("Connection terminated unexpectedly") }))
     assert.strictEqual(lost._tag, "StorageUnavailable")
@@ -33,13 +33,13 @@ describe("driver failures as storage errors", () => {
     assert.strictEqual(e.cause, cause)
   })
 
-  it("issue 19 D1 a statement the server cancelled (57014: statement_timeout, or the cancel after the client-side bound) is StorageUnavailable (503)", () => {
+  it("D1 a statement the server cancelled (57014: statement_timeout, or the cancel after the client-side bound) is StorageUnavailable (503)", () => {
     const e = fold("commit")(new SqlError({ cause: driverError("57014") }))
     assert.strictEqual(e._tag, "StorageUnavailable")
     assert.strictEqual(e.status, 503)
   })
 
-  it("issue 19 the statement timeout defaults to 10 s and takes 1 ms to 2^31 - 1 ms (Node's timer limit)", () => {
+  it("the statement timeout defaults to 10 s and takes 1 ms to 2^31 - 1 ms (Node's timer limit)", () => {
     assert.strictEqual(millisOf(undefined), 10_000)
     assert.strictEqual(millisOf("5 seconds"), 5_000)
     assert.strictEqual(millisOf(2 ** 31 - 1), 2 ** 31 - 1)

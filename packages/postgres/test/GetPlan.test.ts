@@ -1,5 +1,5 @@
 /**
- * Issue 22, the get by id (docs/performance.md, fifth part): the statement a get sends names the
+ * The get by id (docs/performance.md, "A get by the primary key alone"): the statement a get sends names the
  * primary key and nothing else, so no plan but the primary key's can serve it, whatever the
  * table's statistics say. With the merchant and environment in its WHERE clause, the planner took
  * a list index leading with them on a demo table of 10,000 intents not yet analyzed, and walked
@@ -40,7 +40,7 @@ const sent = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     return { result, statements }
   })
 
-describeOnPostgres("issue 22: a get by id on PostgreSQL", () => {
+describeOnPostgres("a get by id on PostgreSQL", () => {
   layer(store, { timeout: 120_000 })((it) => {
     it.effect("4.2 a get reads its row by the primary key, on a table never analyzed, and another merchant's id is not found", () =>
       Effect.gen(function*() {

@@ -1,5 +1,5 @@
 /**
- * Issue 14 defect 2, the standing outage check (docs/reliability.md "Database outage"): the demo
+ * The standing outage check (docs/reliability.md "Database outage"): the demo
  * server on real PostgreSQL through a TCP proxy that the test cuts and restores (the shared
  * server itself is never stopped). During the outage creates answer 503 `service_unavailable`
  * with `Retry-After`; after it, normal service; every 201 is stored; no Idempotency-Key stays
@@ -18,10 +18,10 @@ const prefix = freshPrefix()
 
 const storedIds = async () => new Set(await storedIntentIds(prefix))
 
-describeOnPostgres("issue 14 defect 2: a database outage under the demo server", () => {
+describeOnPostgres("a database outage under the demo server", () => {
   const demo = demoBehindProxy(prefix)
 
-  it("issue 14 defect 2 D1 during an outage creates answer 503 service_unavailable with Retry-After; after it, normal; nothing 201'd is lost; no key stays claimed", async () => {
+  it("D1 during an outage creates answer 503 service_unavailable with Retry-After; after it, normal; nothing 201'd is lost; no key stays claimed", async () => {
     const created: Array<string> = []
     for (let i = 0; i < 5; i++) {
       const r = await create(demo.server.url, `before-${i}`)

@@ -1,5 +1,5 @@
 /**
- * Issue 22, named prepared statements (docs/postgres.md, "Prepared statements"): where Tender
+ * Named prepared statements (docs/postgres.md, "Prepared statements"): where Tender
  * makes the client (`layerFromUrl`, `layerFromPool`), each connection prepares a parameterized
  * statement once and runs it by name after; statements without parameters (migrations, several
  * commands in one text) keep the simple protocol; `preparedStatements: false` prepares nothing;
@@ -44,8 +44,8 @@ const fresh = () => {
   return prefix
 }
 
-describeOnPostgres("issue 22: named prepared statements on PostgreSQL", () => {
-  it("issue 22 layerFromUrl: a parameterized statement is prepared once per connection under one name and run by it after; a migration's multi-command text still runs", async () => {
+describeOnPostgres("named prepared statements on PostgreSQL", () => {
+  it("layerFromUrl: a parameterized statement is prepared once per connection under one name and run by it after; a migration's multi-command text still runs", async () => {
     const prefix = fresh()
     // One connection, so every statement below runs on the one whose prepared statements are read.
     await using(PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 1, directoryCache: false }), async (context) => {
@@ -59,7 +59,7 @@ describeOnPostgres("issue 22: named prepared statements on PostgreSQL", () => {
     })
   })
 
-  it("issue 22 preparedStatements: false prepares nothing", async () => {
+  it("preparedStatements: false prepares nothing", async () => {
     const prefix = fresh()
     await using(
       PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 1, directoryCache: false, preparedStatements: false }),
@@ -71,7 +71,7 @@ describeOnPostgres("issue 22: named prepared statements on PostgreSQL", () => {
     )
   })
 
-  it("issue 22 layerFromPool: Tender's statements are prepared on the host's pool, the host's own queries on it never are, and the pool is the host's", async () => {
+  it("layerFromPool: Tender's statements are prepared on the host's pool, the host's own queries on it never are, and the pool is the host's", async () => {
     const prefix = fresh()
     const pool = new pg.Pool({ connectionString: url, max: 1 })
     try {

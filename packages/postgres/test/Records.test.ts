@@ -1,5 +1,5 @@
 /**
- * Issue 22, rows read again (docs/performance.md, fifth part): a row whose every column reads
+ * Rows read again (docs/postgres.md, "Rows read again"): a row whose every column reads
  * the same text as the last time is handed back as the record made then, and with it the view
  * rendered from it; a row changed in any column, by this process or by any other writer of the
  * table, is a new record with the new values. Nothing a reader sees may be stale.
@@ -30,7 +30,7 @@ const stored = (overrides: Partial<PaymentIntent.PaymentIntentRecord> = {}) =>
     return { scope, id: intent.id, read: get(scope, intent.id) }
   })
 
-describeOnPostgres("issue 22: rows read again on PostgreSQL", () => {
+describeOnPostgres("rows read again on PostgreSQL", () => {
   layer(store, { timeout: 60_000 })((it) => {
     it.effect("a row read again unchanged is the same frozen record, its view rendered once", () =>
       Effect.gen(function*() {
@@ -72,7 +72,7 @@ describeOnPostgres("issue 22: rows read again on PostgreSQL", () => {
   })
 })
 
-describeOnPostgres("issue 22: rows read again, bounded", () => {
+describeOnPostgres("rows read again, bounded", () => {
   layer(Layer.empty)((it) => {
     it.effect(`at most ${recentRows} rows of a table are remembered, the one remembered longest let go first`, () =>
       Effect.sync(() => {

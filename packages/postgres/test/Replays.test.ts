@@ -1,6 +1,6 @@
 /**
- * Issue 22, replays from the process (core `ReplayCache`, docs/performance.md "Replays from the
- * process"): once the adapter has read a key completed, the next request with that key is
+ * Replays from the process (core `ReplayCache`; docs/performance.md, "PostgreSQL" under "What
+ * we learned"): once the adapter has read a key completed, the next request with that key is
  * answered without a statement, exactly as the store would answer it; near its expiry, and
  * after, the store decides again. Every statement the driver sends is counted.
  */
@@ -59,7 +59,7 @@ const storesOf = (replayCache?: false) => {
   )
 }
 
-describeOnPostgres("issue 22: replays answered from the process on PostgreSQL", () => {
+describeOnPostgres("replays answered from the process on PostgreSQL", () => {
   layer(storesOf(), { timeout: 60_000 })((it) => {
     it.effect("4.9.3 a replay of a key this process read completed makes no statement and answers the stored response byte for byte", () =>
       Effect.gen(function*() {

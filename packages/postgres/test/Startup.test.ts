@@ -1,5 +1,5 @@
 /**
- * Issue 14 defect 1, start-up (docs/reliability.md "Start-up"): the demo server as a real
+ * Start-up (docs/reliability.md "Start-up"): the demo server as a real
  * process on PostgreSQL that is unreachable, frozen, or slow to answer at start. The port
  * opens only once storage is ready; a database that never gets ready stops the start with
  * one line on stderr and exit code 1; no request is left hanging.
@@ -61,9 +61,9 @@ const frozenDatabase = async () => {
   return { port: (frozen.address() as { port: number }).port, sockets }
 }
 
-describeOnPostgres("issue 14 defect 1: demo server start-up on PostgreSQL", () => {
+describeOnPostgres("demo server start-up on PostgreSQL", () => {
   // Each test starts its own processes on a database (frozen, held or closed) of its own: they run at once.
-  it.concurrent("issue 14 defect 1 PostgreSQL unreachable at start: one clear line on stderr, exit code 1", async () => {
+  it.concurrent("PostgreSQL unreachable at start: one clear line on stderr, exit code 1", async () => {
     const closed = await freePort()
     const server = await launch(freshTables(`postgres://postgres@127.0.0.1:${closed}/test`))
     assert.strictEqual(await server.exited, 1)
@@ -73,7 +73,7 @@ describeOnPostgres("issue 14 defect 1: demo server start-up on PostgreSQL", () =
     assert.isFalse(server.listening())
   })
 
-  it.concurrent("issue 14 defect 1 PostgreSQL frozen at start (accepts TCP, never answers): gives up after TENDER_STARTUP_TIMEOUT_MS with one line, exit code 1", async () => {
+  it.concurrent("PostgreSQL frozen at start (accepts TCP, never answers): gives up after TENDER_STARTUP_TIMEOUT_MS with one line, exit code 1", async () => {
     const { port, sockets } = await frozenDatabase()
     const server = await launch({ ...freshTables(`postgres://postgres@127.0.0.1:${port}/test`), TENDER_STARTUP_TIMEOUT_MS: "1500" })
     // Bounded: the start gives up on its own (the bound covers the TypeScript loader's start too).
@@ -85,7 +85,7 @@ describeOnPostgres("issue 14 defect 1: demo server start-up on PostgreSQL", () =
     assert.isFalse(server.listening())
   })
 
-  it.concurrent("issue 19 SIGTERM or SIGINT while start-up waits on a frozen database: the server exits at once, started with node or with npm", async () => {
+  it.concurrent("SIGTERM or SIGINT while start-up waits on a frozen database: the server exits at once, started with node or with npm", async () => {
     // The four starts at once, each on a frozen database of its own: a process's own connection
     // tells that it reached the database, and their start-ups overlap instead of adding up.
     const cases = [false, true].flatMap((npm) => (["SIGTERM", "SIGINT"] as const).map((signal) => ({ npm, signal })))
@@ -106,7 +106,7 @@ describeOnPostgres("issue 14 defect 1: demo server start-up on PostgreSQL", () =
     }))
   }, 300_000)
 
-  it.concurrent("issue 14 defect 1 requests sent while storage is not ready are refused or answered within a bound, never left hanging; once ready the server serves", async () => {
+  it.concurrent("requests sent while storage is not ready are refused or answered within a bound, never left hanging; once ready the server serves", async () => {
     const proxy = await makeProxy(url)
     cleanups.push(proxy.close)
     proxy.hold()

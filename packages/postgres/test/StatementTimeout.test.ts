@@ -1,5 +1,5 @@
 /**
- * Issue 19, the statement timeout (docs/postgres.md "Statement timeout", docs/reliability.md):
+ * The statement timeout (docs/postgres.md "Statement timeout", docs/reliability.md):
  * the demo server on real PostgreSQL through a TCP proxy that freezes the commit of a create,
  * either before it reaches the server or after the server ran it (its answer held). The
  * request answers 503 `service_unavailable` with Retry-After instead of waiting for ever; after
@@ -27,12 +27,12 @@ const retry = async (base: string, key: string): Promise<Outcome> => {
 /** The intents stored, read directly (not through the proxy). */
 const storedIds = () => storedIntentIds(prefix)
 
-describeOnPostgres("issue 19: a database frozen mid-query under the demo server", () => {
+describeOnPostgres("a database frozen mid-query under the demo server", () => {
   const demo = demoBehindProxy(prefix, { TENDER_DB_STATEMENT_TIMEOUT_MS: String(timeoutMillis) })
   // The commit of a create is the one statement that inserts the intent.
   const commitText = `INSERT INTO "${prefix}payment_intents"`
 
-  it("issue 19 D1 a commit frozen before it reaches the server: 503 service_unavailable with Retry-After; the retry with the same key runs once", async () => {
+  it("D1 a commit frozen before it reaches the server: 503 service_unavailable with Retry-After; the retry with the same key runs once", async () => {
     const before = await storedIds()
     demo.proxy.holdAt(commitText)
     const frozen = await create(demo.server.url, "frozen-before-commit")
@@ -51,7 +51,7 @@ describeOnPostgres("issue 19: a database frozen mid-query under the demo server"
     assert.deepInclude(replay, { status: 201, id: again.id!, replayed: true })
   })
 
-  it("issue 19 D1 a commit the server applied while its answer was frozen: 503; the retry with the same key replays it, never a second intent", async () => {
+  it("D1 a commit the server applied while its answer was frozen: 503; the retry with the same key replays it, never a second intent", async () => {
     const before = await storedIds()
     demo.proxy.holdAt(commitText, { deliver: true })
     const frozen = await create(demo.server.url, "frozen-after-commit")

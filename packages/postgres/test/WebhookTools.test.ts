@@ -1,5 +1,5 @@
 /**
- * The Events API and the webhook tools (issue 24) on PostgreSQL: the cases of
+ * The Events API and the webhook tools on PostgreSQL: the cases of
  * packages/http/test/webhookToolsSuite.ts, each on tables of its own.
  */
 import { PgStorage } from "@tender/postgres"

@@ -55,7 +55,7 @@ describe("createTender on the host's pg.Pool", () => {
     assert.strictEqual(rows[0].n, 0)
   })
 
-  it("issue 22 Tender's statements are prepared on the host's pool by default, and never with preparedStatements: false", async () => {
+  it("Tender's statements are prepared on the host's pool by default, and never with preparedStatements: false", async () => {
     for (const preparedStatements of [undefined, false]) {
       const tablePrefix = fresh()
       // One connection: the one whose prepared statements are read.

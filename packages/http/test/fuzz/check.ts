@@ -1,5 +1,5 @@
 /**
- * The end of a crash-fuzz run (issue 19): the target's health after it, and the summary table
+ * The end of a crash-fuzz run: the target's health after it, and the summary table
  * `npm run fuzz` prints (docs/reliability.md, "Hostile inputs tried").
  */
 import type { Target, Tally } from "./engine.js"

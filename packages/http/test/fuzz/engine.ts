@@ -1,5 +1,5 @@
 /**
- * The crash fuzzer's engine (issue 19): starts the target (`server.ts`) in a child process,
+ * The crash fuzzer's engine: starts the target (`server.ts`) in a child process,
  * creates a few resources so generated paths reach real ids, sends generated requests over raw
  * sockets, `concurrency` at a time, judges every answer (`oracle.ts`), then checks the child is
  * alive, still creates (201), and that its memory after a GC is back near its baseline.

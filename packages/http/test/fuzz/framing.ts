@@ -1,5 +1,5 @@
 /**
- * The crash fuzzer's attacks below the JSON (issue 19): bodies cut short or abandoned, broken
+ * The crash fuzzer's attacks below the JSON: bodies cut short or abandoned, broken
  * chunk framing, headers too large or of odd bytes, broken request lines, bodies in the wrong
  * encoding and bodies over their limits. Each says whether the server may close without an
  * answer (`mayDrop`): only a request the fuzzer abandoned, or whose HTTP framing is broken

@@ -1,6 +1,6 @@
 /**
  * The fast-check generators of hostile input, shared by the in-process fuzzer (`Fuzz.test.ts`,
- * through the fetch handler) and the socket-level crash fuzzer (`fuzz/requests.ts`, issue 19):
+ * through the fetch handler) and the socket-level crash fuzzer (`fuzz/requests.ts`):
  * strings and values people and attackers send, create bodies to mutate, query text, header
  * values of any bytes, Authorization headers and path ids. Not a test file itself.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz`: the long crash-fuzz run (issue 19), over real sockets against Tender in a
+ * `npm run fuzz`: the long crash-fuzz run, over real sockets against Tender in a
  * child process. Flags: `--requests N` (default 100000), `--concurrency N` (default 24),
  * `--seed N` (default: the time; printed, so a run can be repeated). Prints the summary table
  * and every failure; exits 1 on any crash, unexpected 5xx, non-D1 error, unexpected drop, hang,

@@ -1,5 +1,5 @@
 /**
- * What every answer of the crash fuzzer must be (issue 19, D1): a well-formed HTTP response
+ * What every answer of the crash fuzzer must be (D1): a well-formed HTTP response
  * whose status is below 500, or the documented 503 `service_unavailable` (docs/reliability.md,
  * "Database outage"); every 4xx/5xx the D1 JSON body `{error:{code,message,param?,details?,
  * request_id}}` with its `Request-Id` header equal, whoever answered (Tender, or Node through

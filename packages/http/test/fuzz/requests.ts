@@ -1,5 +1,5 @@
 /**
- * The crash fuzzer's requests (issue 19): fast-check arbitraries of whole HTTP/1.1 requests as
+ * The crash fuzzer's requests: fast-check arbitraries of whole HTTP/1.1 requests as
  * bytes, at every route and method of the API. The routes come from the API definition
  * (`internal/routes.ts`), so a new endpoint is fuzzed without a change here. Field-level junk
  * comes from `generators.ts`, shared with the in-process fuzzer; the framing-level attacks

@@ -1,5 +1,5 @@
 /**
- * The crash fuzzer's target (issue 19), run as a CHILD process so that a crash is seen as the
+ * The crash fuzzer's target, run as a CHILD process so that a crash is seen as the
  * child dying: Tender served by `Startup.serve` on a real `node:http` server with the errors
  * Node answers itself in the D1 shape (`ClientErrors.install`), as the demo server does, on the
  * in-memory store seeded with the test fixtures (`packages/core/test/fixtures.ts`, whose keys

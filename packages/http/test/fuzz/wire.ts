@@ -1,5 +1,5 @@
 /**
- * Raw HTTP/1.1 over `node:net` for the crash fuzzer (issue 19): a generated request is written
+ * Raw HTTP/1.1 over `node:net` for the crash fuzzer: a generated request is written
  * byte for byte (so the framing is the fuzzer's: Content-Length or chunked, truncated, aborted,
  * broken), and the answer is parsed by hand, so a malformed response is seen as such.
  */

@@ -29,7 +29,7 @@ const pageCookie = async (server: TestServer) => {
   return cookieOf(res.headers.get("set-cookie"))
 }
 
-describe("hosted checkout: the nonce cookie's scope (issue 19.5)", () => {
+describe("hosted checkout: the nonce cookie's scope", () => {
   it("at the root over http: Path=/, HttpOnly, SameSite=Strict, not Secure", async () => {
     const server = await start()
     servers.push(server)
