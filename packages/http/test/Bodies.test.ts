@@ -6,76 +6,14 @@
  * nothing; and the host's process, and its server, go on answering.
  */
 import { type Answer, promptpay, sendChunked } from "@tender/test-support"
-import { NodeHttpServer } from "@effect/platform-node"
-import { afterAll, assert, describe, it } from "@effect/vitest"
-import express from "express"
-import fastify from "fastify"
-import { ManagedRuntime } from "effect"
-import { createServer, request as httpRequest, type Server } from "node:http"
-import { connect, type AddressInfo } from "node:net"
-import { keys, layer } from "../../core/test/fixtures.js"
-import { Startup, TenderHttp } from "../src/index.js"
-import * as Express from "../src/Express.js"
-import * as Fastify from "../src/Fastify.js"
-import * as NodeHttp from "../src/NodeHttp.js"
+import { assert, describe, it } from "@effect/vitest"
+import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
+import { keys } from "../../core/test/fixtures.js"
 import { basic, formWith, png } from "./harness.js"
+import { hostMounts } from "./mounts.js"
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close()
-}, 30_000)
-
-const origin = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-
-const listening = async (server: Server) => {
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
-  // Every connection is cut, not awaited: a test that left a keep-alive (or an endless upload)
-  // open would otherwise hold close() past the hook's timeout on a loaded machine.
-  closers.push(() =>
-    new Promise((ok) => {
-      server.close(ok)
-      server.closeAllConnections()
-    })
-  )
-  return origin(server)
-}
-
-const webHandler = () => {
-  const tender = TenderHttp.toWebHandler(layer())
-  closers.push(tender.dispose)
-  return tender
-}
-
-/** Each way a host mounts Tender, started on a free port; resolves to its origin. */
-const mounts: Record<string, () => Promise<string>> = {
-  "Effect server (NodeHttpServer, as the demo)": async () => {
-    const server = createServer()
-    const runtime = ManagedRuntime.make(
-      Startup.serve({ services: layer(), server: NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" }) })
-    )
-    // The Effect server's close waits for open connections: cut them first (see `listening`).
-    closers.push(() => {
-      server.closeAllConnections()
-      return runtime.dispose()
-    })
-    await runtime.runtime()
-    return origin(server)
-  },
-  "node:http listener": () => listening(createServer(NodeHttp.listener(webHandler()))),
-  "Express middleware": () => {
-    const app = express()
-    app.use(Express.middleware(webHandler()))
-    return listening(createServer(app))
-  },
-  "Fastify plugin": async () => {
-    // Fastify's close waits for requests in flight unless told to cut every connection.
-    const app = fastify({ forceCloseConnections: true })
-    await app.register(Fastify.plugin(webHandler()))
-    await app.listen({ port: 0, host: "127.0.0.1" })
-    closers.push(() => app.close())
-    return origin(app.server)
-  }
-}
+const { mounts, webHandler } = hostMounts()
 
 const auth = { authorization: basic(keys.demoTest) }
 
