@@ -5,17 +5,12 @@
  * the independent `standardwebhooks` package. Not a test file itself.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Merchants, Storage, Task } from "@tender/core"
-import { Tender, Workers } from "@tender/core"
-import { closeReceivers, promptpayFor, type Received, receiver } from "@tender/test-support"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import type { Tender } from "@tender/core"
+import { promptpayFor, type Received, receiver } from "@tender/test-support"
 import { Webhook } from "standardwebhooks"
-import { afterAll } from "vitest"
-import { checkoutOptions, keys, seed } from "../../core/test/fixtures.js"
-import { TenderHttp } from "../src/index.js"
-import { assertError, call, type Key } from "./harness.js"
-
-type StoreLayer = Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, unknown>
+import { keys } from "../../core/test/fixtures.js"
+import { assertError, type Key } from "./harness.js"
+import { type StoreLayer, storeTenders } from "./storeTenders.js"
 
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
@@ -32,33 +27,12 @@ const verified = (received: ReadonlyArray<Received>, path: string, secret: strin
  * own tables on PostgreSQL), so each case sees only the events it made.
  */
 export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
-  const stops: Array<() => Promise<void>> = []
-  afterAll(async () => {
-    closeReceivers()
-    for (const stop of stops.splice(0)) await stop()
-  })
+  const tender = storeTenders(storage)
 
   /** Tender over HTTP on a fresh store; `work()` runs every due task as a worker would. */
   const start = async (webhooks: Tender.TenderOptions["webhooks"] = {}) => {
-    const runtime = ManagedRuntime.make(Layer.orDie(Tender.layer({
-      seed,
-      hostedCheckout: checkoutOptions,
-      // A failing endpoint is left alone 5 s by default; the cases make it short.
-      webhooks: { endpointBackoffMillis: 1, ...webhooks }
-    }, storage())))
-    const web = TenderHttp.toWebHandler(Layer.succeedContext(await runtime.runPromise(Effect.context<TenderHttp.Services>())))
-    stops.push(async () => {
-      await web.dispose()
-      await runtime.dispose()
-    })
-    const send = (method: string, path: string, body?: unknown, key: Key = keys.demoTest) =>
-      call(web.handler, method, path, { key, ...(body === undefined ? {} : { body }) })
-    const ok = async (method: string, path: string, body?: unknown, key: Key = keys.demoTest) => {
-      const r = await send(method, path, body, key)
-      assert.isBelow(r.status, 300, `${method} ${path}: ${r.text}`)
-      return r.json
-    }
-    const work = () => runtime.runPromise(Workers.drain({ owner: "test" }))
+    // A failing endpoint is left alone 5 s by default; the cases make it short.
+    const { send, ok, work } = await tender({ endpointBackoffMillis: 1, ...webhooks })
     const intent = async () => {
       const created = await ok("POST", "/payment_intents", promptpayFor("150000"))
       // Distinct milliseconds, so creation windows can tell intents apart.
