@@ -145,17 +145,15 @@ describe("hostile bodies through the fetch handler itself (issue 19, D1)", () =>
     return { body, pulled: () => pulled, cancelled: () => cancelled }
   }
 
-  it("D1 an endless JSON body -> 413 having pulled about the limit, and the body is cancelled", async () => {
-    const tender = webHandler()
-    const source = endless()
-    const res = await tender.handler(
-      new Request("http://localhost/payment_intents", {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        body: source.body,
-        duplex: "half"
-      } as RequestInit)
+  /** POST `body` (bytes, or a stream sent as it is read) to a fresh fetch handler at `path`, as the demo merchant. */
+  const post = (path: string, contentType: string, body: BodyInit) =>
+    webHandler().handler(
+      new Request(`http://localhost${path}`, { method: "POST", headers: { ...auth, "content-type": contentType }, body, duplex: "half" } as RequestInit)
     )
+
+  it("D1 an endless JSON body -> 413 having pulled about the limit, and the body is cancelled", async () => {
+    const source = endless()
+    const res = await post("/payment_intents", "application/json", source.body)
     assert.strictEqual(res.status, 413)
     assert.strictEqual((await res.json()).error.param, "body")
     assert.isBelow(source.pulled(), 4 * 1024 * 1024)
@@ -163,7 +161,6 @@ describe("hostile bodies through the fetch handler itself (issue 19, D1)", () =>
   })
 
   it("D1 an endless multipart upload -> 413 param file, and the body is cancelled", async () => {
-    const tender = webHandler()
     const head = multipartHead("b")
     let pulled = 0
     let cancelled = false
@@ -176,14 +173,7 @@ describe("hostile bodies through the fetch handler itself (issue 19, D1)", () =>
         cancelled = true
       }
     })
-    const res = await tender.handler(
-      new Request("http://localhost/assets", {
-        method: "POST",
-        headers: { ...auth, "content-type": "multipart/form-data; boundary=b" },
-        body,
-        duplex: "half"
-      } as RequestInit)
-    )
+    const res = await post("/assets", "multipart/form-data; boundary=b", body)
     assert.strictEqual(res.status, 413)
     assert.strictEqual((await res.json()).error.param, "file")
     assert.isBelow(pulled, 8 * 1024 * 1024)
@@ -191,21 +181,13 @@ describe("hostile bodies through the fetch handler itself (issue 19, D1)", () =>
   })
 
   it("D1 4.4 a multipart body that ends before its closing boundary -> 400 param body, at once (never a spinning read)", async () => {
-    const tender = webHandler()
     const truncated = Buffer.concat([multipartHead("b"), Buffer.alloc(1000, 0x20)])
-    const res = await tender.handler(
-      new Request("http://localhost/assets", {
-        method: "POST",
-        headers: { ...auth, "content-type": "multipart/form-data; boundary=b" },
-        body: truncated
-      })
-    )
+    const res = await post("/assets", "multipart/form-data; boundary=b", truncated)
     assert.strictEqual(res.status, 400)
     assert.strictEqual((await res.json()).error.param, "body")
   })
 
   it("a body that fails mid-read -> 400 validation_failed param body, never a 500", async () => {
-    const tender = webHandler()
     let n = 0
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -213,14 +195,7 @@ describe("hostile bodies through the fetch handler itself (issue 19, D1)", () =>
         else controller.enqueue(new TextEncoder().encode("{\"amount\":"))
       }
     })
-    const res = await tender.handler(
-      new Request("http://localhost/payment_intents", {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        body,
-        duplex: "half"
-      } as RequestInit)
-    )
+    const res = await post("/payment_intents", "application/json", body)
     assert.strictEqual(res.status, 400)
     assert.strictEqual((await res.json()).error.param, "body")
   })
