@@ -39,12 +39,14 @@ describe("GET /payment_intents (core)", () => {
     Effect.forEach(bodies, (b) => Effect.zipLeft(Effect.map(create(key, b), json), TestClock.adjust("1 millis")))
 
   const seedOne = (key: Key, body: Body) => Effect.zipLeft(Effect.map(create(key, body), json), TestClock.adjust("1 millis"))
-  /** One hosted intent of the demo's test key created at 01:00:00.000Z, and the ids that key lists. */
-  const oneAtOneHour = Effect.gen(function*() {
-    yield* TestClock.adjust("1 hours")
-    const a = yield* seedOne(keys.demoTest, hosted)
-    return { a, ids: listedIds(yield* login(keys.demoTest)) }
-  })
+  /** One hosted intent of the demo's test key created at 01:00:00.000Z: listed, or not, with each of the params. */
+  const listingTheIntentAtOne = (cases: ReadonlyArray<readonly [PaymentIntents.ListParams, boolean]>) =>
+    Effect.gen(function*() {
+      yield* TestClock.adjust("1 hours")
+      const a = yield* seedOne(keys.demoTest, hosted)
+      const ids = listedIds(yield* login(keys.demoTest))
+      for (const [params, listed] of cases) assert.deepStrictEqual(yield* ids(params), listed ? [a.id] : [], JSON.stringify(params))
+    })
 
   it.effect("4.3 most recent first, default limit 25, pages visit every intent exactly once (D6)", () =>
     Effect.gen(function*() {
@@ -101,24 +103,22 @@ describe("GET /payment_intents (core)", () => {
     }).pipe(Effect.provide(layer())))
 
   it.effect("4.3 created_after and created_before take any offset and compare instants", () =>
-    Effect.gen(function*() {
-      const { a, ids } = yield* oneAtOneHour
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T08:00:00+07:00" }), [a.id])
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T08:00:00.001+07:00" }), [])
-      assert.deepStrictEqual(yield* ids({ created_before: "1970-01-01T01:00:00.001+00:00" }), [a.id])
-      assert.deepStrictEqual(yield* ids({ created_before: "1969-12-31T20:00:00-05:00" }), [])
-    }).pipe(Effect.provide(layer())))
+    listingTheIntentAtOne([
+      [{ created_after: "1970-01-01T08:00:00+07:00" }, true],
+      [{ created_after: "1970-01-01T08:00:00.001+07:00" }, false],
+      [{ created_before: "1970-01-01T01:00:00.001+00:00" }, true],
+      [{ created_before: "1969-12-31T20:00:00-05:00" }, false]
+    ]).pipe(Effect.provide(layer())))
 
   it.effect("4.3 created_after (inclusive) and created_before (exclusive) hold at sub-millisecond precision", () =>
-    Effect.gen(function*() {
-      const { a, ids } = yield* oneAtOneHour
-      // Created at .000: before .0000001 and not at or after .0005.
-      assert.deepStrictEqual(yield* ids({ created_before: "1970-01-01T01:00:00.0000001Z" }), [a.id])
-      assert.deepStrictEqual(yield* ids({ created_before: "1970-01-01T01:00:00.000000Z" }), [])
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T00:59:59.9995Z" }), [a.id])
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T01:00:00.0005Z" }), [])
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T01:00:00.000000000Z" }), [a.id])
-    }).pipe(Effect.provide(layer())))
+    // Created at .000: before .0000001 and not at or after .0005.
+    listingTheIntentAtOne([
+      [{ created_before: "1970-01-01T01:00:00.0000001Z" }, true],
+      [{ created_before: "1970-01-01T01:00:00.000000Z" }, false],
+      [{ created_after: "1970-01-01T00:59:59.9995Z" }, true],
+      [{ created_after: "1970-01-01T01:00:00.0005Z" }, false],
+      [{ created_after: "1970-01-01T01:00:00.000000000Z" }, true]
+    ]).pipe(Effect.provide(layer())))
 
   it.effect("4.3 filters and cursor are independent: a cursor carries position only, filters are sent again", () =>
     Effect.gen(function*() {
