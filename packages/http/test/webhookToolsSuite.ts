@@ -44,6 +44,13 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     return { send, ok, work, intent, register }
   }
 
+  /** A fresh Tender with an endpoint on a new receiver at `path`, subscribed to `payment_intent.created`. */
+  const subscribed = async (path: string) => {
+    const t = await start()
+    const r = await receiver()
+    return { t, r, endpoint: await t.register(r.url(path), ["payment_intent.created"]) }
+  }
+
   describe(`events and webhook tools: ${name}`, () => {
     it("events: GET /events lists the merchant's events newest first as D7 envelopes, filtered by one type or several (comma-separated or repeated) and created_after/created_before, paged with next_cursor", async () => {
       const t = await start()
@@ -118,9 +125,7 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     })
 
     it("webhook attempts: GET /webhook_endpoints/{id}/attempts lists every attempt with its event and type, the URL, the status, the time taken and the error, newest first, by event too", async () => {
-      const t = await start()
-      const r = await receiver()
-      const endpoint = await t.register(r.url("/flaky"), ["payment_intent.created"])
+      const { t, r, endpoint } = await subscribed("/flaky")
       const intent = await t.intent()
       await t.work()
       const [event] = (await t.ok("GET", "/events?type=payment_intent.created")).data
@@ -150,9 +155,7 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     })
 
     it("webhook resend: one event is sent again under its webhook-id; an event of a type the endpoint is not subscribed to, or another merchant's, is refused", async () => {
-      const t = await start()
-      const r = await receiver()
-      const endpoint = await t.register(r.url("/once"), ["payment_intent.created"])
+      const { t, r, endpoint } = await subscribed("/once")
       await t.intent()
       await t.work()
       const [created] = (await t.ok("GET", "/events?type=payment_intent.created")).data
@@ -169,9 +172,7 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     })
 
     it("webhook resend: every event since a time that the endpoint is subscribed to is queued and delivered, the answer says how many", async () => {
-      const t = await start()
-      const r = await receiver()
-      const endpoint = await t.register(r.url("/recover"), ["payment_intent.created"])
+      const { t, r, endpoint } = await subscribed("/recover")
       await t.intent()
       const second = await t.intent()
       const third = await t.intent()
@@ -189,9 +190,7 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     })
 
     it("D1 webhook resend: a body with neither event nor since is 400 validation_failed asking for one (not 'not both'); until at or before since is 400 validation_failed, param until; nothing is queued", async () => {
-      const t = await start()
-      const r = await receiver()
-      const endpoint = await t.register(r.url("/rules"), ["payment_intent.created"])
+      const { t, r, endpoint } = await subscribed("/rules")
       const first = await t.intent()
       await t.work()
       const before = r.received.length
@@ -208,9 +207,7 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     })
 
     it("webhook rotation: during the window every delivery carries two v1 signatures and a standardwebhooks receiver verifies it with either secret; after it, only the new one signs", async () => {
-      const t = await start()
-      const r = await receiver()
-      const endpoint = await t.register(r.url("/rotating"), ["payment_intent.created"])
+      const { t, r, endpoint } = await subscribed("/rotating")
       const rotatedAt = Date.now()
       const rotated = await t.ok("POST", `/webhook_endpoints/${endpoint.id}/rotate_secret`, { expires_in: 1 })
       assert.match(rotated.secret, /^whsec_/)
