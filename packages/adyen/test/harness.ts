@@ -25,15 +25,7 @@ export const harness = async (options: Partial<AdyenOptions> = {}) => {
     ca: standIn.ca,
     ...options
   })
-  return {
-    standIn,
-    provider,
-    received: endpoint.received,
-    close: async () => {
-      await standIn.close()
-      await endpoint.close()
-    }
-  }
+  return Requests.onStandIn(standIn, provider, endpoint)
 }
 
 /** A harness per test of the file, its stand-in's refusals asserted empty after each. */

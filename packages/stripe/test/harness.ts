@@ -20,15 +20,7 @@ export const harness = async (options: Partial<StripeOptions> = {}) => {
     maxNetworkRetries: 0,
     ...options
   })
-  return {
-    standIn,
-    provider,
-    received: endpoint.received,
-    close: async () => {
-      await standIn.close()
-      await endpoint.close()
-    }
-  }
+  return Requests.onStandIn(standIn, provider, endpoint)
 }
 
 /** A payment request as routing sends it (ids `dord_test…`). */

@@ -60,3 +60,18 @@ export const notificationEndpoint = async (provider: string, answer: { readonly 
     close: () => new Promise<void>((resolve) => server.close(() => resolve()))
   }
 }
+
+/** An adapter under test on its stand-in: both, what the notification endpoint received, and `close()` for the stand-in and the endpoint. */
+export const onStandIn = <S extends { readonly close: () => Promise<void> }, P>(
+  standIn: S,
+  provider: P,
+  endpoint: Awaited<ReturnType<typeof notificationEndpoint>>
+) => ({
+  standIn,
+  provider,
+  received: endpoint.received,
+  close: async () => {
+    await standIn.close()
+    await endpoint.close()
+  }
+})
