@@ -21,7 +21,7 @@ const counted = (answer: () => Option.Option<Merchants.Credentials>) => {
 const some = (publicKey: string, revokedAt: number | null = null) => Option.some({ apiKey: apiKey(publicKey, revokedAt), merchant })
 
 /** Two reads of `pk_test_a` through `cache`, each loading with `load` when the cache does not answer. */
-const readTwice = <E, R>(cache: ReturnType<typeof DirectoryCache.make>, load: Effect.Effect<Option.Option<Merchants.Credentials>, E, R>) =>
+const readTwice = (cache: ReturnType<typeof DirectoryCache.make>, load: Parameters<ReturnType<typeof DirectoryCache.make>["credentials"]>[1]) =>
   Effect.repeatN(cache.credentials("pk_test_a", load), 1)
 
 /** A cache whose change signal is up: it caches from the first read. */
