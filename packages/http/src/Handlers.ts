@@ -93,6 +93,11 @@ const jsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Sc
     )
   })
 
+/** A JSON body of `schema` that may be absent: an empty body is `{}` (D10, and a secret rotated without options). */
+const optionalJsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Schema.Schema<A, I>): Effect.Effect<A | {}, Errors.ValidationFailed> =>
+  Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text): Effect.Effect<A | {}, Errors.ValidationFailed> =>
+    text.trim() === "" ? Effect.succeed({}) : jsonBody(request, schema))
+
 /**
  * A read sent as its JSON text, as a create's answer is (`toHttp`), rather than handed to the
  * definition's success schema to encode: that encoding rebuilt every field of every record on
@@ -120,8 +125,7 @@ const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (ha
     .handleRaw("cancel", ({ headers, path, request }) =>
       Effect.gen(function*() {
         const ctx = yield* context(headers["idempotency-key"])
-        const body = yield* Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
-          text.trim() === "" ? Effect.succeed({}) : jsonBody(request, PaymentIntentCancel.CancelParams))
+        const body = yield* optionalJsonBody(request, PaymentIntentCancel.CancelParams)
         return toHttp(yield* PaymentIntentCancel.cancel(ctx, path.id, body))
       }))
     // Raw: the multipart body is streamed by `Upload.file`, never persisted whole by the decoder.
@@ -191,8 +195,7 @@ const WebhookEndpointsLive = HttpApiBuilder.group(TenderApi, "webhookEndpoints",
     .handleRaw("rotateSecret", ({ headers, path, request }) =>
       Effect.gen(function*() {
         const ctx = yield* context(headers["idempotency-key"])
-        const body = yield* Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
-          text.trim() === "" ? Effect.succeed({}) : jsonBody(request, WebhookTools.RotateParams))
+        const body = yield* optionalJsonBody(request, WebhookTools.RotateParams)
         return toHttp(yield* WebhookTools.rotate(ctx, path.id, body))
       }))
     .handle("enable", bodiless(WebhookTools.enable)))
