@@ -8,61 +8,37 @@
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as TestTls from "@tender/testing/TestTls"
-import { closeReceivers, eventually, merchantApi, receiver, seedFile, startDemo, stopProcess } from "@tender/test-support"
-import type { ChildProcess } from "node:child_process"
+import { eventually, shownQr } from "@tender/test-support"
+import { hostedPromptPayPaid, standInDemo } from "@tender/test-support/stand-in-demo"
 import * as QRCode from "qrcode"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 
-const key = { public: "pk_test_adyenE2e1234", secret: "sk_test_adyenE2eSecret5678" }
 const HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 const MERCHANT_ACCOUNT = "TenderDemoTH"
-const children: Array<ChildProcess> = []
 let standIn: AdyenStandIn.AdyenStandIn
-let server: Awaited<ReturnType<typeof startDemo>>
-let hooks: Awaited<ReturnType<typeof receiver>>
-
-beforeAll(async () => {
-  standIn = await AdyenStandIn.start({ merchantAccount: MERCHANT_ACCOUNT })
-  const seed = seedFile({
-    merchants: [{
-      id: "mch_adyen_e2e",
-      name: "Adyen Shop",
-      allowed_checkout_modes: ["hosted", "merchant"],
-      api_keys: [{ id: "key_adyen_e2e", public_key: key.public, secret_key: key.secret }],
-      routes: [
-        { id: "rt_adyen_pp", method: "th_promptpay", provider: "adyen", environments: ["test"] },
-        { id: "rt_adyen_ob", method: "th_online_banking", provider: "adyen", environments: ["test"] }
-      ]
-    }]
-  }, "tender-adyen-")
-  server = await startDemo({
-    TENDER_SEED: seed,
+const demo = standInDemo({
+  slug: "adyen_e2e",
+  name: "Adyen Shop",
+  key: { public: "pk_test_adyenE2e1234", secret: "sk_test_adyenE2eSecret5678" },
+  routes: [
+    { id: "rt_adyen_pp", method: "th_promptpay", provider: "adyen", environments: ["test"] },
+    { id: "rt_adyen_ob", method: "th_online_banking", provider: "adyen", environments: ["test"] }
+  ],
+  start: async () => (standIn = await AdyenStandIn.start({ merchantAccount: MERCHANT_ACCOUNT })),
+  each: (s) => [s],
+  env: (s) => ({
     ADYEN_API_KEY: "AQE_demo_adyen_e2e",
     ADYEN_MERCHANT_ACCOUNT: MERCHANT_ACCOUNT,
     ADYEN_HMAC_KEY: HMAC_KEY,
-    ADYEN_API_BASE: standIn.apiBase,
+    ADYEN_API_BASE: s.apiBase,
     // Adyen's SDK speaks HTTPS only: the process trusts the stand-in's test CA.
     NODE_EXTRA_CA_CERTS: TestTls.caPath
-  }, { children })
-  standIn.addEndpoint({ url: `${server.url}/provider_notifications/adyen`, hmacKey: HMAC_KEY })
-  hooks = await receiver()
-  const endpoint = await api("POST", "/webhook_endpoints", { url: hooks.url("/hooks") })
-  expect(endpoint.status).toBe(201)
-}, 90_000)
-afterEach(() => {
-  const refusals = standIn.refusals.splice(0)
-  expect(refusals, formatRefusals(refusals)).toEqual([])
+  }),
+  connect: (s, url) => s.addEndpoint({ url: `${url}/provider_notifications/adyen`, hmacKey: HMAC_KEY }),
+  format: formatRefusals
 })
-afterAll(async () => {
-  await Promise.all(children.map((child) => stopProcess(child)))
-  closeReceivers()
-  await standIn?.close()
-})
+const { api } = demo
 
-const api = merchantApi(() => server.url, key, "adyen-e2e")
-
-const webhooks = (type: string, id: string) => hooks.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === type && e.data.object.id === id)
-const webhook = (type: string, id: string) => eventually(() => webhooks(type, id)[0])
 const status = async (id: string) => (await api("GET", `/payment_intents/${id}`)).body.status as string
 const adyenPaymentOf = (id: string) => [...standIn.payments.values()].find((p) => p.merchantReference === id)!
 
@@ -83,14 +59,14 @@ describe("examples/server with ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC
 
     const [delivery] = await standIn.pay(payment.pspReference)
     expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "[accepted]" })
-    await webhook("payment_intent.succeeded", intent.id)
+    await demo.hooks().webhook("payment_intent.succeeded", intent.id)
 
     const refund = await api("POST", "/refunds", { payment_intent: intent.id, amount: "50000" })
     expect(refund.body).toMatchObject({ status: "pending", amount: "50000" })
     const adyenRefund = await eventually(() => [...standIn.refunds.values()].find((r) => r.reference === refund.body.id))
     expect(adyenRefund).toMatchObject({ paymentPspReference: payment.pspReference, amount: { value: 50000, currency: "THB" } })
     await standIn.settleRefund(adyenRefund.pspReference)
-    await webhook("refund.succeeded", refund.body.id)
+    await demo.hooks().webhook("refund.succeeded", refund.body.id)
     expect((await api("GET", `/payment_intents/${intent.id}`)).body.amount_refunded).toBe("50000")
   }, 60_000)
 
@@ -103,35 +79,20 @@ describe("examples/server with ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC
     const payment = adyenPaymentOf(created.body.id)
     expect(payment.paymentMethod).toEqual({ type: "molpay_ebanking_TH", issuer: "molpay_kbank" })
     // Merchant mode takes no return_url: Adyen sends the payer back to the host's public URL.
-    expect(payment.returnUrl).toBe(`${server.url}/`)
+    expect(payment.returnUrl).toBe(`${demo.server().url}/`)
     expect(created.body.next_action).toMatchObject({ type: "redirect_to_url", url: `${standIn.url}/hpp/bank/${payment.pspReference}` })
     await standIn.pay(payment.pspReference)
-    await webhook("payment_intent.succeeded", created.body.id)
+    await demo.hooks().webhook("payment_intent.succeeded", created.body.id)
   }, 60_000)
 
   it("hosted mode: the hosted page draws Adyen's PromptPay QR code from its payload, and Adyen's AUTHORISATION makes the intent succeeded", async () => {
-    const created = await api("POST", "/payment_intents", {
-      amount: "120000", currency: "THB", country: "TH", checkout_mode: "hosted", payment_method: "th_promptpay",
-      customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-    })
-    expect(created.status, JSON.stringify(created.body)).toBe(201)
-    const page = await fetch(created.body.next_action.url, { redirect: "manual" })
-    const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0]!
-    const action = /<form method="post" action="([^"]+)"/.exec(await page.text())?.[1]?.replaceAll("&amp;", "&")
-    const paid = await fetch(new URL(action!, server.url), {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      body: "method=th_promptpay",
-      redirect: "manual"
-    })
-    expect(paid.status).toBe(303)
-    const payment = adyenPaymentOf(created.body.id)
-    const shown = await (await fetch(created.body.next_action.url, { headers: { cookie } })).text()
+    const { intent: created, shown } = await hostedPromptPayPaid(api)
+    const payment = adyenPaymentOf(created.id)
     // The QR image Tender draws is the one of Adyen's payload (the same drawing as the hosted page's).
     const adyenQr = await QRCode.toDataURL(String(payment.action!["qrCodeData"]), { errorCorrectionLevel: "M", margin: 2, width: 260 })
-    expect(/<img class="qr" id="qr" src="([^"]+)"/.exec(shown)?.[1]).toBe(adyenQr)
+    expect(shownQr(await shown())).toBe(adyenQr)
     await standIn.pay(payment.pspReference)
-    await webhook("payment_intent.succeeded", created.body.id)
+    await demo.hooks().webhook("payment_intent.succeeded", created.id)
   }, 60_000)
 
   it("D11 one request with several items (one repeated), sent twice: each answered [accepted], each payment succeeds once, a payment Tender does not know is accepted", async () => {
@@ -147,8 +108,8 @@ describe("examples/server with ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC
       const [delivery] = await standIn.notify(items)
       expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "[accepted]" })
     }
-    await webhook("payment_intent.succeeded", a.intent.id)
-    await webhook("payment_intent.succeeded", b.intent.id)
+    await demo.hooks().webhook("payment_intent.succeeded", a.intent.id)
+    await demo.hooks().webhook("payment_intent.succeeded", b.intent.id)
     // Events are written in the commit that moves the intent: one succeeded event each.
     const events = (await api("GET", "/events?type=payment_intent.succeeded&limit=100")).body.data as Array<{ data: { object: { id: string } } }>
     expect(events.filter((e) => e.data.object.id === a.intent.id)).toHaveLength(1)
@@ -162,20 +123,20 @@ describe("examples/server with ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC
       live: "false",
       notificationItems: [{ NotificationRequestItem: { ...item, eventDate: new Date().toISOString(), additionalData: { hmacSignature: "bm90IHRoZSBzaWduYXR1cmU=" } } }]
     }
-    const res = await fetch(`${server.url}/provider_notifications/adyen`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(forged) })
+    const res = await fetch(`${demo.server().url}/provider_notifications/adyen`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(forged) })
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ error: { code: "signature_invalid" } })
     // The genuine notification of the same event afterwards is stored and applied: the forged one was not.
     await standIn.pay(payment.pspReference)
-    await webhook("payment_intent.succeeded", intent.id)
+    await demo.hooks().webhook("payment_intent.succeeded", intent.id)
   }, 60_000)
 
   it("D11 an AUTHORISATION whose amount differs from the intent's never succeeds it: answered [accepted], the intent stays as it is, the mismatch logged", async () => {
     const { intent, payment } = await promptpay()
     const [delivery] = await standIn.notify([{ ...standIn.paymentItem(payment.pspReference, "AUTHORISATION", true), amount: { value: 1, currency: "THB" } }])
     expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "[accepted]" })
-    await eventually(() => server.output().includes("differs from its intent") || undefined)
+    await eventually(() => demo.server().output().includes("differs from its intent") || undefined)
     expect(await status(intent.id)).toBe("requires_action")
-    expect(webhooks("payment_intent.succeeded", intent.id)).toEqual([])
+    expect(demo.hooks().events("payment_intent.succeeded", intent.id)).toEqual([])
   }, 60_000)
 })

@@ -11,11 +11,10 @@ import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import * as TestTls from "@tender/testing/TestTls"
-import { eventually, merchantApi, seedFile, startDemo, stopProcess } from "@tender/test-support"
-import type { ChildProcess } from "node:child_process"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "@tender/test-support"
+import { standInDemo } from "@tender/test-support/stand-in-demo"
+import { afterEach, describe, expect, it } from "vitest"
 
-const key = { public: "pk_test_routingE2e1234", secret: "sk_test_routingE2eSecret5678" }
 const WEBHOOK_SECRET = "whsec_demo_routing_e2e"
 const HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 const MERCHANT_ACCOUNT = "TenderRoutingTH"
@@ -23,59 +22,48 @@ const MERCHANT_ACCOUNT = "TenderRoutingTH"
 // stays open this long (30 s by default); long enough to see it open, short enough to wait out.
 const COOLDOWN_MS = 3_000
 const FAILURES_TO_OPEN = 3
-const children: Array<ChildProcess> = []
 let stripe: StripeStandIn.StripeStandIn
 let adyen: AdyenStandIn.AdyenStandIn
-let server: Awaited<ReturnType<typeof startDemo>>
-
-beforeAll(async () => {
-  stripe = await StripeStandIn.start()
-  adyen = await AdyenStandIn.start({ merchantAccount: MERCHANT_ACCOUNT })
-  const seed = seedFile({
-    merchants: [{
-      id: "mch_routing_e2e",
-      name: "Two Providers Shop",
-      allowed_checkout_modes: ["hosted", "merchant"],
-      api_keys: [{ id: "key_routing_e2e", public_key: key.public, secret_key: key.secret }],
-      routes: [
-        { id: "rt_stripe_pp", method: "th_promptpay", provider: "stripe", environments: ["test"], priority: 1 },
-        { id: "rt_adyen_pp", method: "th_promptpay", provider: "adyen", environments: ["test"], priority: 2 },
-        { id: "rt_adyen_ob", method: "th_online_banking", provider: "adyen", environments: ["test"], priority: 3 }
-      ]
-    }]
-  }, "tender-routing-")
-  server = await startDemo({
-    TENDER_SEED: seed,
+const { api } = standInDemo({
+  slug: "routing_e2e",
+  name: "Two Providers Shop",
+  key: { public: "pk_test_routingE2e1234", secret: "sk_test_routingE2eSecret5678" },
+  routes: [
+    { id: "rt_stripe_pp", method: "th_promptpay", provider: "stripe", environments: ["test"], priority: 1 },
+    { id: "rt_adyen_pp", method: "th_promptpay", provider: "adyen", environments: ["test"], priority: 2 },
+    { id: "rt_adyen_ob", method: "th_online_banking", provider: "adyen", environments: ["test"], priority: 3 }
+  ],
+  start: async () => {
+    stripe = await StripeStandIn.start()
+    adyen = await AdyenStandIn.start({ merchantAccount: MERCHANT_ACCOUNT })
+    return { stripe, adyen }
+  },
+  each: (s) => [s.stripe, s.adyen],
+  env: (s) => ({
     TENDER_ROUTE_COOLDOWN_MS: String(COOLDOWN_MS),
     TENDER_ROUTE_FAILURE_THRESHOLD: String(FAILURES_TO_OPEN),
     STRIPE_SECRET_KEY: "sk_test_demoRoutingE2e",
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_BASE: stripe.url,
+    STRIPE_API_BASE: s.stripe.url,
     // A hanging Stripe counts as down after this (per try; the adapter tries twice), not after
     // the default 15 s; a Stripe that answers at all answers well within it.
     STRIPE_TIMEOUT_MS: "5000",
     ADYEN_API_KEY: "AQE_demo_routing_e2e",
     ADYEN_MERCHANT_ACCOUNT: MERCHANT_ACCOUNT,
     ADYEN_HMAC_KEY: HMAC_KEY,
-    ADYEN_API_BASE: adyen.apiBase,
+    ADYEN_API_BASE: s.adyen.apiBase,
     NODE_EXTRA_CA_CERTS: TestTls.caPath
-  }, { children })
-  stripe.addEndpoint({ url: `${server.url}/provider_notifications/stripe`, secret: WEBHOOK_SECRET })
-  adyen.addEndpoint({ url: `${server.url}/provider_notifications/adyen`, hmacKey: HMAC_KEY })
-}, 90_000)
-afterEach(() => {
-  // Whatever a case left, Stripe is up for the next one.
-  stripe.outage(null)
-  const refusals = [...stripe.refusals.splice(0), ...adyen.refusals.splice(0)]
-  expect(refusals, formatRefusals(refusals)).toEqual([])
+  }),
+  connect: (s, url) => {
+    s.stripe.addEndpoint({ url: `${url}/provider_notifications/stripe`, secret: WEBHOOK_SECRET })
+    s.adyen.addEndpoint({ url: `${url}/provider_notifications/adyen`, hmacKey: HMAC_KEY })
+  },
+  format: formatRefusals,
+  webhooks: false
 })
-afterAll(async () => {
-  await Promise.all(children.map((child) => stopProcess(child)))
-  await stripe?.close()
-  await adyen?.close()
-})
-
-const api = merchantApi(() => server.url, key, "routing-e2e")
+// Whatever a case left, Stripe is up for the next one (before the refusals are checked: Vitest
+// runs a file's afterEach hooks last registered first).
+afterEach(() => stripe.outage(null))
 
 const atStripe = (id: string) =>
   [...stripe.paymentIntents.values()].find((pi) => (pi["metadata"] as Record<string, string>)["tender_payment_intent"] === id)

@@ -4,10 +4,7 @@
  * answers `[accepted]`, and the adapter pointed at the stand-in with `apiBase`.
  */
 import type { PaymentProvider, ProviderPaymentRequest } from "@tender/core/Provider"
-import type { ProviderNotificationRequest } from "@tender/core/ProviderNotification"
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { afterEach, beforeEach, expect } from "vitest"
 import { adyen, type AdyenOptions } from "../src/AdyenProvider.js"
@@ -18,19 +15,8 @@ export const MERCHANT_ACCOUNT = "TenderTestTH"
 
 /** A stand-in, a receiving endpoint, and the adapter on them. */
 export const harness = async (options: Partial<AdyenOptions> = {}) => {
-  const received: Array<ProviderNotificationRequest> = []
-  const server: Server = createServer((req, res) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v)]))
-      received.push({ headers, body: new Uint8Array(Buffer.concat(chunks)) })
-      res.writeHead(200, { "content-type": "text/plain" }).end("[accepted]")
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/provider_notifications/adyen`
-  const standIn = await AdyenStandIn.start({ endpoints: [{ url: endpoint, hmacKey: HMAC_KEY }], merchantAccount: MERCHANT_ACCOUNT })
+  const endpoint = await Requests.notificationEndpoint("adyen", { contentType: "text/plain", body: "[accepted]" })
+  const standIn = await AdyenStandIn.start({ endpoints: [{ url: endpoint.url, hmacKey: HMAC_KEY }], merchantAccount: MERCHANT_ACCOUNT })
   const provider: PaymentProvider = adyen({
     apiKey: "AQE_test_api_key",
     merchantAccount: MERCHANT_ACCOUNT,
@@ -39,15 +25,7 @@ export const harness = async (options: Partial<AdyenOptions> = {}) => {
     ca: standIn.ca,
     ...options
   })
-  return {
-    standIn,
-    provider,
-    received,
-    close: async () => {
-      await standIn.close()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    }
-  }
+  return Requests.onStandIn(standIn, provider, endpoint)
 }
 
 /** A harness per test of the file, its stand-in's refusals asserted empty after each. */

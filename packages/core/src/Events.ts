@@ -21,11 +21,10 @@ import * as Resources from "./internal/resources.js"
 export const retentionMillis = 30 * 24 * 60 * 60 * 1000
 
 /** GET /events query: `type` (one, comma-separated or repeated), the creation window and the page (D6). @since 0.1.0 @category request */
-export const ListParams = Schema.Struct({
+export const ListParams = Pagination.listParams({
   type: Schema.optional(Pagination.ValueList.annotations({ description: "One or more event types (GET /webhook_event_types): single, comma-separated or repeated" })),
-  ...Pagination.createdFields,
-  ...Pagination.pageFields
-}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+  ...Pagination.createdFields
+})
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 

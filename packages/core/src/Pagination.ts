@@ -137,6 +137,15 @@ export const pageFields = {
 }
 
 /**
+ * A list's query: its `filters`, then `pageFields`; decoding reports every error at once and
+ * refuses a parameter the list does not know (D1).
+ *
+ * @since 0.1.0 @category request
+ */
+export const listParams = <F extends Schema.Struct.Fields>(filters: F) =>
+  Schema.Struct({ ...filters, ...pageFields }).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+
+/**
  * A window bound in whole milliseconds, as creation times are kept. `Date.parse` drops digits
  * past the millisecond; a bound between two milliseconds is the next one up, for both ends: a
  * time at or after `…956500` is one from `…957` on (inclusive lower bound), and a time before

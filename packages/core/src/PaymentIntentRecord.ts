@@ -10,6 +10,7 @@ import { prefixes } from "./Ids.js"
 import { NextAction } from "./NextAction.js"
 import { Customer, PaymentMethodOptions } from "./PaymentIntentRequest.js"
 import { CheckoutMode } from "./Schemas.js"
+import * as StatusRules from "./internal/statusRules.js"
 import * as Table from "./Table.js"
 
 // ---------------------------------------------------------------------------
@@ -24,41 +25,25 @@ export type Status = typeof Status.Type
 /** @since 0.1.0 @category status */
 export const statuses: ReadonlyArray<Status> = Status.literals
 
-/** Terminal statuses: no further transition, `next_action` null (3.1.3; D10 adds `canceled`). @since 0.1.0 @category status */
-export const isTerminal = (status: Status): boolean => {
-  switch (status) {
-    case "requires_action":
-    case "processing":
-      return false
-    case "succeeded":
-    case "failed":
-    case "expired":
-    case "canceled":
-      return true
-  }
-}
-
 /**
  * The transitions this library performs. The specification shows none; these are the
  * Stripe-like ones written down in docs/payment-intents.md.
- *
- * @since 0.1.0 @category status
  */
-export const canTransition = (from: Status, to: Status): boolean => {
-  switch (from) {
-    case "requires_action":
-      // D10: cancel only from requires_action.
-      return to === "processing" || to === "succeeded" || to === "failed" || to === "expired" ||
-        to === "requires_action" || to === "canceled"
-    case "processing":
-      return to === "requires_action" || to === "succeeded" || to === "failed" || to === "expired"
-    case "succeeded":
-    case "failed":
-    case "expired":
-    case "canceled":
-      return false
-  }
+const transitions: StatusRules.Transitions<Status> = {
+  // D10: cancel only from requires_action.
+  requires_action: ["processing", "succeeded", "failed", "expired", "requires_action", "canceled"],
+  processing: ["requires_action", "succeeded", "failed", "expired"],
+  succeeded: [],
+  failed: [],
+  expired: [],
+  canceled: []
 }
+
+/** Terminal statuses: no further transition, `next_action` null (3.1.3; D10 adds `canceled`). @since 0.1.0 @category status */
+export const isTerminal: (status: Status) => boolean = StatusRules.terminal(transitions)
+
+/** Whether this library moves an intent from `from` to `to` (docs/payment-intents.md). @since 0.1.0 @category status */
+export const canTransition: (from: Status, to: Status) => boolean = StatusRules.allowed(transitions)
 
 /**
  * The status a pending intent has: `requires_action` while there is a payer action (3.1.1),

@@ -263,16 +263,15 @@ export const confirm = (context: Operation.RequestContext, id: string) =>
   })
 
 /** GET /payment_intents query (4.3). @since 0.1.0 @category request */
-export const ListParams = Schema.Struct({
+export const ListParams = Pagination.listParams({
   country: Schema.optional(Country),
   currency: Schema.optional(Currency),
   ...Pagination.createdFields,
   merchant_reference: Schema.optional(MerchantReference),
   status: Schema.optional(Pagination.ValueList.annotations({
     description: "One or more statuses: a single value, a comma-separated list, or the parameter repeated"
-  })),
-  ...Pagination.pageFields
-}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+  }))
+})
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 

@@ -7,6 +7,7 @@
 import { Schema } from "effect"
 import { prefixes } from "./Ids.js"
 import { Amount, BoundedString, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
+import * as StatusRules from "./internal/statusRules.js"
 import * as Table from "./Table.js"
 
 // ---------------------------------------------------------------------------
@@ -19,38 +20,24 @@ export const Status = Schema.Literal("requires_approval", "processing", "succeed
 /** @since 0.1.0 @category status */
 export type Status = typeof Status.Type
 
-/** Terminal statuses: nothing changes after them. @since 0.1.0 @category status */
-export const isTerminal = (status: Status): boolean => {
-  switch (status) {
-    case "requires_approval":
-    case "processing":
-      return false
-    case "succeeded":
-    case "failed":
-    case "canceled":
-      return true
-  }
-}
-
 /**
  * The transitions of D8: approval (`requires_approval` to `processing`, not through the
  * merchant API), the provider's outcome (`processing` to `succeeded` or `failed`), and cancel
  * (only from `requires_approval`, 3.3).
- *
- * @since 0.1.0 @category status
  */
-export const canTransition = (from: Status, to: Status): boolean => {
-  switch (from) {
-    case "requires_approval":
-      return to === "processing" || to === "canceled"
-    case "processing":
-      return to === "succeeded" || to === "failed"
-    case "succeeded":
-    case "failed":
-    case "canceled":
-      return false
-  }
+const transitions: StatusRules.Transitions<Status> = {
+  requires_approval: ["processing", "canceled"],
+  processing: ["succeeded", "failed"],
+  succeeded: [],
+  failed: [],
+  canceled: []
 }
+
+/** Terminal statuses: nothing changes after them. @since 0.1.0 @category status */
+export const isTerminal: (status: Status) => boolean = StatusRules.terminal(transitions)
+
+/** Whether a payout may move from `from` to `to` (D8). @since 0.1.0 @category status */
+export const canTransition: (from: Status, to: Status) => boolean = StatusRules.allowed(transitions)
 
 /** The event a status emits when a payout enters it (D7). @since 0.1.0 @category status */
 export const statusEvent = (status: Status) => {

@@ -124,11 +124,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
 const load = (principal: Principal, id: string) => Resources.load(kind, principal, id)
 
 /** GET /payout_intents query: the filters of 4.3 that apply to payouts. @since 0.1.0 @category request */
-export const ListParams = Schema.Struct({
+export const ListParams = Pagination.listParams({
   currency: Schema.optional(Currency),
-  ...Pagination.sharedFilters,
-  ...Pagination.pageFields
-}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+  ...Pagination.sharedFilters
+})
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 

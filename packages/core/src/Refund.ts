@@ -11,6 +11,7 @@ import type { PaymentIntentRecord } from "./PaymentIntent.js"
 import { Metadata } from "./PaymentIntent.js"
 import { Destination, MaskedDestination, maskDestination } from "./PayoutIntent.js"
 import { Amount, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
+import * as StatusRules from "./internal/statusRules.js"
 import * as Table from "./Table.js"
 
 // ---------------------------------------------------------------------------
@@ -23,15 +24,11 @@ export const Status = Schema.Literal("pending", "succeeded", "failed").annotatio
 export type Status = typeof Status.Type
 
 /** D10: `pending` → `succeeded` | `failed`; nothing after. @since 0.1.0 @category status */
-export const canTransition = (from: Status, to: Status): boolean => {
-  switch (from) {
-    case "pending":
-      return to === "succeeded" || to === "failed"
-    case "succeeded":
-    case "failed":
-      return false
-  }
-}
+export const canTransition: (from: Status, to: Status) => boolean = StatusRules.allowed<Status>({
+  pending: ["succeeded", "failed"],
+  succeeded: [],
+  failed: []
+})
 
 /** The event a refund emits when it enters a status (D10). @since 0.1.0 @category status */
 export const statusEvent = (status: Status) => {

@@ -158,11 +158,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
   })
 
 /** GET /refunds query (D10): the filters of 4.3 that apply to refunds, and `payment_intent`. @since 0.1.0 @category request */
-export const ListParams = Schema.Struct({
+export const ListParams = Pagination.listParams({
   payment_intent: Schema.optional(Schema.String.annotations({ description: "Only the refunds of this payment intent (dord_…)" })),
-  ...Pagination.sharedFilters,
-  ...Pagination.pageFields
-}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+  ...Pagination.sharedFilters
+})
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 

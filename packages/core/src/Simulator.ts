@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import { sha256 } from "./Canonical.js"
 import type { PaymentProvider, ProviderBank, ProviderMethod } from "./Provider.js"
-import { ProviderUnavailable } from "./Provider.js"
+import { onlineBankingMethod, promptPayMethod, ProviderUnavailable } from "./Provider.js"
 import { formatTimestamp } from "./Schemas.js"
 import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis } from "./internal/simulator.js"
 import { topups } from "./internal/simulatorTopups.js"
@@ -45,22 +45,7 @@ const onlineBankingBanks = thaiBanks.filter((b) => ["BBL", "KBANK", "KTB", "SCB"
 
 /** The simulator's catalogue. @since 0.1.0 */
 export const methods: ReadonlyArray<ProviderMethod> = [
-  {
-    method: "th_promptpay",
-    providerMethod: "SIM_PP_QR",
-    category: "bank_transfer",
-    label: "PromptPay QR",
-    nextActionType: "display_qr_code",
-    countries: ["TH"],
-    currencies: ["THB"],
-    minAmount: "100",
-    maxAmount: "200000000",
-    environments: ["test"],
-    checkoutModes: ["hosted", "merchant"],
-    banks: [],
-    payer: { customer_name: { required: false } },
-    refunds: "source"
-  },
+  promptPayMethod({ providerMethod: "SIM_PP_QR", minAmount: "100", maxAmount: "200000000", environments: ["test"] }),
   {
     method: "th_bank_transfer",
     providerMethod: "SIM_BT_MANUAL",
@@ -84,22 +69,14 @@ export const methods: ReadonlyArray<ProviderMethod> = [
     // A manual transfer is refunded by a transfer back: to an account the merchant names.
     refunds: "bank_account"
   },
-  {
-    method: "th_online_banking",
+  onlineBankingMethod({
     providerMethod: "SIM_OB_REDIRECT",
-    category: "online_banking",
-    label: "Online banking",
-    nextActionType: "redirect_to_url",
-    countries: ["TH"],
-    currencies: ["THB"],
     minAmount: "2000",
     maxAmount: "500000000",
     environments: ["test"],
-    checkoutModes: ["hosted", "merchant"],
     banks: onlineBankingBanks,
-    payer: { bank: { required: true }, customer_phone: { required: true } },
-    refunds: "source"
-  }
+    payer: { bank: { required: true }, customer_phone: { required: true } }
+  })
 ]
 
 const actionTtlMs = 15 * 60 * 1000

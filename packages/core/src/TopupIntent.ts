@@ -9,6 +9,7 @@ import { Schema } from "effect"
 import { prefixes } from "./Ids.js"
 import { DisplayBankTransferInstructions } from "./NextAction.js"
 import { Amount, Country, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
+import * as StatusRules from "./internal/statusRules.js"
 import * as Table from "./Table.js"
 import type { EventType } from "./WebhookEvents.js"
 
@@ -27,38 +28,24 @@ export const Status = Schema.Literal("requires_payment", "processing", "succeede
 /** @since 0.1.0 @category status */
 export type Status = typeof Status.Type
 
-/** Terminal statuses: nothing changes after them. @since 0.1.0 @category status */
-export const isTerminal = (status: Status): boolean => {
-  switch (status) {
-    case "requires_payment":
-    case "processing":
-      return false
-    case "succeeded":
-    case "failed":
-    case "expired":
-      return true
-  }
-}
-
 /**
  * The transitions: a payment seen, refused or timed out ends `requires_payment`; a receipt
  * moves it to `processing`, which only the provider's verdict ends (a receipt under review
  * does not expire).
- *
- * @since 0.1.0 @category status
  */
-export const canTransition = (from: Status, to: Status): boolean => {
-  switch (from) {
-    case "requires_payment":
-      return to === "processing" || to === "succeeded" || to === "failed" || to === "expired"
-    case "processing":
-      return to === "succeeded" || to === "failed"
-    case "succeeded":
-    case "failed":
-    case "expired":
-      return false
-  }
+const transitions: StatusRules.Transitions<Status> = {
+  requires_payment: ["processing", "succeeded", "failed", "expired"],
+  processing: ["succeeded", "failed"],
+  succeeded: [],
+  failed: [],
+  expired: []
 }
+
+/** Terminal statuses: nothing changes after them. @since 0.1.0 @category status */
+export const isTerminal: (status: Status) => boolean = StatusRules.terminal(transitions)
+
+/** Whether a top-up may move from `from` to `to`. @since 0.1.0 @category status */
+export const canTransition: (from: Status, to: Status) => boolean = StatusRules.allowed(transitions)
 
 /**
  * The event a status emits when a top-up enters it (D7). `processing` has none: the closed

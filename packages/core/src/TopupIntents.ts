@@ -39,13 +39,12 @@ export { run } from "./internal/topupTasks.js"
 const load = (principal: Principal, id: string) => Resources.load({ table, noun: "top-up intent" }, principal, id)
 
 /** GET /topup_intents query (4.8, D3): the filters of 4.3 and `source_type`. @since 0.1.0 @category request */
-export const ListParams = Schema.Struct({
+export const ListParams = Pagination.listParams({
   country: Schema.optional(Country),
   currency: Schema.optional(Currency.annotations({ description: "The destination currency" })),
   ...Pagination.sharedFilters,
-  source_type: Schema.optional(Pagination.ValueList.annotations({ description: "One or more source types: single or comma-separated (D3)" })),
-  ...Pagination.pageFields
-}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+  source_type: Schema.optional(Pagination.ValueList.annotations({ description: "One or more source types: single or comma-separated (D3)" }))
+})
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 

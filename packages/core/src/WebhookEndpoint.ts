@@ -124,7 +124,7 @@ export const CreateParams = Schema.Struct({
 export type CreateParams = typeof CreateParams.Type
 
 /** GET /webhook_endpoints query. @since 0.1.0 @category request */
-export const ListParams = Schema.Struct(Pagination.pageFields).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+export const ListParams = Pagination.listParams({})
 
 // ---------------------------------------------------------------------------
 // The URL rule (SSRF)

@@ -58,11 +58,10 @@ export const toAttempt = (a: WebhookDelivery.AttemptRecord): typeof WebhookAttem
 })
 
 /** GET /webhook_endpoints/{id}/attempts query: optionally one event's, the creation window, the page (D6). @since 0.1.0 @category request */
-export const AttemptsParams = Schema.Struct({
+export const AttemptsParams = Pagination.listParams({
   event: Schema.optional(Schema.String.annotations({ description: "Only the attempts of this event (evt_…)" })),
-  ...Pagination.createdFields,
-  ...Pagination.pageFields
-}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+  ...Pagination.createdFields
+})
 
 /** GET /webhook_endpoints/{id}/attempts: the endpoint's attempts, newest first (D6). @since 0.1.0 */
 export const attempts = (principal: Principal, id: string, params: typeof AttemptsParams.Type) =>

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DirectoryCache, MemoryStorage, Merchants, RouteHealth, Storage, WebhookEndpoint } from "@tender/core"
-import { Deferred, Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { Context, Deferred, Duration, Effect, Fiber, Layer, Option, TestClock } from "effect"
 
 const apiKey = (publicKey: string, revokedAt: number | null = null): Merchants.ApiKey => ({
   id: `key_${publicKey}`,
@@ -20,24 +20,32 @@ const counted = (answer: () => Option.Option<Merchants.Credentials>) => {
 }
 const some = (publicKey: string, revokedAt: number | null = null) => Option.some({ apiKey: apiKey(publicKey, revokedAt), merchant })
 
+/** Two reads of `pk_test_a` through `cache`, each loading with `load` when the cache does not answer. */
+const readTwice = (cache: ReturnType<typeof DirectoryCache.make>, load: Parameters<ReturnType<typeof DirectoryCache.make>["credentials"]>[1]) =>
+  Effect.repeatN(cache.credentials("pk_test_a", load), 1)
+
+/** A cache whose change signal is up: it caches from the first read. */
+const connectedCache = (options?: Parameters<typeof DirectoryCache.make>[0]) => {
+  const cache = DirectoryCache.make(options)
+  cache.connected(true)
+  return cache
+}
+
 describe("DirectoryCache", () => {
   it.effect("caches: nothing is cached until the change signal is up, then a read is served from the cache", () =>
     Effect.gen(function*() {
       const cache = DirectoryCache.make()
       const store = counted(() => some("pk_test_a"))
-      yield* cache.credentials("pk_test_a", store.load)
-      yield* cache.credentials("pk_test_a", store.load)
+      yield* readTwice(cache, store.load)
       assert.strictEqual(store.calls(), 2, "disconnected: every read goes to the store")
       cache.connected(true)
-      yield* cache.credentials("pk_test_a", store.load)
-      yield* cache.credentials("pk_test_a", store.load)
+      yield* readTwice(cache, store.load)
       assert.strictEqual(store.calls(), 3)
     }))
 
   it.effect("caches: a change drops every entry, and losing the signal drops them and stops caching", () =>
     Effect.gen(function*() {
-      const cache = DirectoryCache.make()
-      cache.connected(true)
+      const cache = connectedCache()
       let revokedAt: number | null = null
       const store = counted(() => some("pk_test_a", revokedAt))
       yield* cache.credentials("pk_test_a", store.load)
@@ -47,15 +55,13 @@ describe("DirectoryCache", () => {
       assert.strictEqual(Option.getOrThrow(after).apiKey.revokedAt, 5)
       cache.connected(false)
       assert.strictEqual(cache.size(), 0)
-      yield* cache.credentials("pk_test_a", store.load)
-      yield* cache.credentials("pk_test_a", store.load)
+      yield* readTwice(cache, store.load)
       assert.strictEqual(store.calls(), 4)
     }))
 
   it.effect("caches: a read that began before a change does not keep what it read", () =>
     Effect.gen(function*() {
-      const cache = DirectoryCache.make()
-      cache.connected(true)
+      const cache = connectedCache()
       const gate = yield* Deferred.make<void>()
       const stale = Effect.as(Deferred.await(gate), some("pk_test_a"))
       const reading = yield* Effect.fork(cache.credentials("pk_test_a", stale))
@@ -70,8 +76,7 @@ describe("DirectoryCache", () => {
 
   it.effect("caches: an entry is served no longer than maxAgeMillis, whatever the signal does", () =>
     Effect.gen(function*() {
-      const cache = DirectoryCache.make({ maxAgeMillis: 1_000 })
-      cache.connected(true)
+      const cache = connectedCache({ maxAgeMillis: 1_000 })
       const store = counted(() => some("pk_test_a"))
       yield* cache.credentials("pk_test_a", store.load)
       yield* TestClock.adjust(Duration.millis(999))
@@ -84,8 +89,7 @@ describe("DirectoryCache", () => {
 
   it.effect("caches: D2 an unknown key is cached as a known one is, and the cache holds at most maxEntries", () =>
     Effect.gen(function*() {
-      const cache = DirectoryCache.make({ maxEntries: 3 })
-      cache.connected(true)
+      const cache = connectedCache({ maxEntries: 3 })
       const known = counted(() => some("pk_test_known"))
       const unknown = counted(() => Option.none())
       for (let i = 0; i < 3; i++) {
@@ -113,12 +117,10 @@ describe("DirectoryCache", () => {
       yield* Effect.yieldNow()
       assert.strictEqual(opened.length, 1)
       const store = counted(() => some("pk_test_a"))
-      yield* cache.credentials("pk_test_a", store.load)
-      yield* cache.credentials("pk_test_a", store.load)
+      yield* readTwice(cache, store.load)
       assert.strictEqual(store.calls(), 2, "not up yet")
       opened[0]!.up()
-      yield* cache.credentials("pk_test_a", store.load)
-      yield* cache.credentials("pk_test_a", store.load)
+      yield* readTwice(cache, store.load)
       assert.strictEqual(store.calls(), 3)
       opened[0]!.lost(new Error("connection reset"))
       assert.strictEqual(closed, 1)
@@ -131,8 +133,7 @@ describe("DirectoryCache", () => {
       while (opened.length < 2) yield* Effect.sleep(Duration.millis(10))
       opened[1]!.up()
       opened[1]!.change()
-      yield* cache.credentials("pk_test_a", store.load)
-      yield* cache.credentials("pk_test_a", store.load)
+      yield* readTwice(cache, store.load)
       assert.strictEqual(store.calls(), 6)
     }).pipe(Effect.scoped))
 })
@@ -172,8 +173,7 @@ const countedStorage = (cache: DirectoryCache.DirectoryCache) => {
 describe("DirectoryCache.cachedStorage (the create's webhook endpoints)", () => {
   it.effect("caches: a merchant's enabled endpoints are read once, and every commit writing an endpoint (insert, update: disable, delete) clears them at once", () =>
     Effect.gen(function*() {
-      const cache = DirectoryCache.make()
-      cache.connected(true)
+      const cache = connectedCache()
       const { reads, storage, subscribed } = countedStorage(cache)
       assert.deepStrictEqual(yield* subscribed, [])
       yield* storage.commit([Storage.Write.insert(WebhookEndpoint.table, endpoint("we_1", "enabled"))])
@@ -191,8 +191,7 @@ describe("DirectoryCache.cachedStorage (the create's webhook endpoints)", () => 
 
   it.effect("caches: a failed commit writing an endpoint clears them too, and a commit writing none leaves them", () =>
     Effect.gen(function*() {
-      const cache = DirectoryCache.make()
-      cache.connected(true)
+      const cache = connectedCache()
       const { reads, storage, subscribed } = countedStorage(cache)
       yield* storage.commit([Storage.Write.insert(WebhookEndpoint.table, endpoint("we_1", "enabled"))])
       yield* subscribed
@@ -208,8 +207,7 @@ describe("DirectoryCache.cachedStorage (the create's webhook endpoints)", () => 
 
   it.effect("caches: only the create's query is cached (the endpoints list pages and status filters read the store)", () =>
     Effect.gen(function*() {
-      const cache = DirectoryCache.make()
-      cache.connected(true)
+      const cache = connectedCache()
       const { reads, storage } = countedStorage(cache)
       const queries = [
         { ...scope, where: { status: ["enabled", "disabled"] }, limit: 10 },
@@ -226,8 +224,7 @@ describe("DirectoryCache.cachedStorage (the create's webhook endpoints)", () => 
 
   it.effect("caches: a change to the endpoints leaves credentials cached; a change to the directory drops the endpoints too; maxAgeMillis bounds them", () =>
     Effect.gen(function*() {
-      const cache = DirectoryCache.make({ maxAgeMillis: 1_000 })
-      cache.connected(true)
+      const cache = connectedCache({ maxAgeMillis: 1_000 })
       const { reads, subscribed } = countedStorage(cache)
       const store = counted(() => some("pk_test_a"))
       yield* cache.credentials("pk_test_a", store.load)
@@ -259,14 +256,12 @@ describe("RouteHealth.layer", () => {
     const store = yield* Layer.build(Merchants.layerMemory())
     const one = yield* Layer.build(RouteHealth.layer({ routesDown: ["rt_seeded_down"] })).pipe(Effect.provide(store))
     const two = yield* Layer.build(RouteHealth.layer({ routesDown: ["rt_seeded_down"] })).pipe(Effect.provide(store))
-    return [one, two].map((ctx) => Effect.provide(RouteHealth.RouteHealth, ctx))
+    return { a: Context.get(one, RouteHealth.RouteHealth), b: Context.get(two, RouteHealth.RouteHealth) }
   })
 
   it.scoped("route availability: a route or provider taken out of service through one instance is out of service in the other", () =>
     Effect.gen(function*() {
-      const [one, two] = yield* twoOnOneStore
-      const a = yield* one!
-      const b = yield* two!
+      const { a, b } = yield* twoOnOneStore
       assert.isTrue(yield* b.isHealthy(route))
       yield* a.setRouteAvailable(route.id, false)
       assert.isFalse(yield* b.isHealthy(route))
@@ -280,9 +275,7 @@ describe("RouteHealth.layer", () => {
 
   it.scoped("route availability: the seed's healthy: false holds until the host's word, which wins in every instance", () =>
     Effect.gen(function*() {
-      const [one, two] = yield* twoOnOneStore
-      const a = yield* one!
-      const b = yield* two!
+      const { a, b } = yield* twoOnOneStore
       const seeded = { id: "rt_seeded_down", provider: "simulator" }
       assert.isFalse(yield* a.isHealthy(seeded))
       yield* a.setRouteAvailable(seeded.id, true)
@@ -291,9 +284,7 @@ describe("RouteHealth.layer", () => {
 
   it.scoped("route availability: the failure breaker stays per instance", () =>
     Effect.gen(function*() {
-      const [one, two] = yield* twoOnOneStore
-      const a = yield* one!
-      const b = yield* two!
+      const { a, b } = yield* twoOnOneStore
       for (let i = 0; i < 3; i++) yield* a.recordFailure(route)
       assert.isFalse(yield* a.isHealthy(route))
       assert.isTrue(yield* b.isHealthy(route))

@@ -14,7 +14,7 @@ import {
   Task,
   Workers
 } from "../src/index.js"
-import { asDemo, type Body, decodeParams, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
+import { asDemo, type Body, decodeParams, errorOf, events, expiresAtShortExpiry, json, type Key, keys, layer, login, work } from "./fixtures.js"
 
 
 
@@ -111,14 +111,7 @@ describe("payment intent lifecycle (3.1, 4.5, D7, D9)", () => {
       yield* confirm(intent.id)
       yield* work
       assert.strictEqual((yield* get(intent.id)).status, "requires_action")
-      yield* TestClock.adjust(Duration.millis(Simulator.shortExpiryMillis - 1))
-      yield* work
-      assert.strictEqual((yield* get(intent.id)).status, "requires_action")
-      yield* TestClock.adjust(Duration.millis(1))
-      yield* work
-      const after = yield* get(intent.id)
-      assert.strictEqual(after.status, "expired")
-      assert.isNull(after.next_action)
+      yield* expiresAtShortExpiry(get(intent.id), "requires_action")
       assert.deepStrictEqual((yield* events(intent.id)).slice(-1), ["payment_intent.expired"])
     }).pipe(Effect.provide(layer())))
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { PaymentIntents, Simulator } from "../src/index.js"
+import { type Authentication, PaymentIntents, Simulator } from "../src/index.js"
 import { type Body, json, type Key, keys, layer, login } from "./fixtures.js"
 import { create, paramOf, listAll, hosted, promptpay } from "./paymentIntentHelpers.js"
 
@@ -29,12 +29,24 @@ describe("GET /payment_intents/{id} (core)", () => {
     }).pipe(Effect.provide(layer())))
 })
 
+/** The ids `who` lists with `params`, in the list's order. */
+const listedIds = (who: Authentication.Principal) => (params: PaymentIntents.ListParams) =>
+  Effect.map(PaymentIntents.list(who, params), (l) => l.data.map((d) => d.id))
+
 describe("GET /payment_intents (core)", () => {
   /** Create intents one millisecond apart, so created_at orders them. */
   const seedIntents = (key: Key, bodies: ReadonlyArray<Body>) =>
     Effect.forEach(bodies, (b) => Effect.zipLeft(Effect.map(create(key, b), json), TestClock.adjust("1 millis")))
 
   const seedOne = (key: Key, body: Body) => Effect.zipLeft(Effect.map(create(key, body), json), TestClock.adjust("1 millis"))
+  /** One hosted intent of the demo's test key created at 01:00:00.000Z: listed, or not, with each of the params. */
+  const listingTheIntentAtOne = (cases: ReadonlyArray<readonly [PaymentIntents.ListParams, boolean]>) =>
+    Effect.gen(function*() {
+      yield* TestClock.adjust("1 hours")
+      const a = yield* seedOne(keys.demoTest, hosted)
+      const ids = listedIds(yield* login(keys.demoTest))
+      for (const [params, listed] of cases) assert.deepStrictEqual(yield* ids(params), listed ? [a.id] : [], JSON.stringify(params))
+    })
 
   it.effect("4.3 most recent first, default limit 25, pages visit every intent exactly once (D6)", () =>
     Effect.gen(function*() {
@@ -77,7 +89,7 @@ describe("GET /payment_intents (core)", () => {
         { ...hosted, merchant_reference: "ref-c" }
       ])
       const who = yield* login(keys.demoTest)
-      const ids = (p: PaymentIntents.ListParams) => Effect.map(PaymentIntents.list(who, p), (l) => l.data.map((d) => d.id))
+      const ids = listedIds(who)
       assert.deepStrictEqual(yield* ids({ status: "failed" }), [b.id])
       assert.deepStrictEqual(yield* ids({ status: "failed,requires_action" }), [c.id, b.id, a.id])
       assert.deepStrictEqual(yield* ids({ status: ["failed", "succeeded"] }), [b.id])
@@ -91,30 +103,22 @@ describe("GET /payment_intents (core)", () => {
     }).pipe(Effect.provide(layer())))
 
   it.effect("4.3 created_after and created_before take any offset and compare instants", () =>
-    Effect.gen(function*() {
-      yield* TestClock.adjust("1 hours")
-      const a = yield* seedOne(keys.demoTest, hosted) // 01:00:00.000Z
-      const who = yield* login(keys.demoTest)
-      const ids = (p: PaymentIntents.ListParams) => Effect.map(PaymentIntents.list(who, p), (l) => l.data.map((d) => d.id))
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T08:00:00+07:00" }), [a.id])
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T08:00:00.001+07:00" }), [])
-      assert.deepStrictEqual(yield* ids({ created_before: "1970-01-01T01:00:00.001+00:00" }), [a.id])
-      assert.deepStrictEqual(yield* ids({ created_before: "1969-12-31T20:00:00-05:00" }), [])
-    }).pipe(Effect.provide(layer())))
+    listingTheIntentAtOne([
+      [{ created_after: "1970-01-01T08:00:00+07:00" }, true],
+      [{ created_after: "1970-01-01T08:00:00.001+07:00" }, false],
+      [{ created_before: "1970-01-01T01:00:00.001+00:00" }, true],
+      [{ created_before: "1969-12-31T20:00:00-05:00" }, false]
+    ]).pipe(Effect.provide(layer())))
 
   it.effect("4.3 created_after (inclusive) and created_before (exclusive) hold at sub-millisecond precision", () =>
-    Effect.gen(function*() {
-      yield* TestClock.adjust("1 hours")
-      const a = yield* seedOne(keys.demoTest, hosted) // 01:00:00.000Z
-      const who = yield* login(keys.demoTest)
-      const ids = (p: PaymentIntents.ListParams) => Effect.map(PaymentIntents.list(who, p), (l) => l.data.map((d) => d.id))
-      // Created at .000: before .0000001 and not at or after .0005.
-      assert.deepStrictEqual(yield* ids({ created_before: "1970-01-01T01:00:00.0000001Z" }), [a.id])
-      assert.deepStrictEqual(yield* ids({ created_before: "1970-01-01T01:00:00.000000Z" }), [])
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T00:59:59.9995Z" }), [a.id])
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T01:00:00.0005Z" }), [])
-      assert.deepStrictEqual(yield* ids({ created_after: "1970-01-01T01:00:00.000000000Z" }), [a.id])
-    }).pipe(Effect.provide(layer())))
+    // Created at .000: before .0000001 and not at or after .0005.
+    listingTheIntentAtOne([
+      [{ created_before: "1970-01-01T01:00:00.0000001Z" }, true],
+      [{ created_before: "1970-01-01T01:00:00.000000Z" }, false],
+      [{ created_after: "1970-01-01T00:59:59.9995Z" }, true],
+      [{ created_after: "1970-01-01T01:00:00.0005Z" }, false],
+      [{ created_after: "1970-01-01T01:00:00.000000000Z" }, true]
+    ]).pipe(Effect.provide(layer())))
 
   it.effect("4.3 filters and cursor are independent: a cursor carries position only, filters are sent again", () =>
     Effect.gen(function*() {

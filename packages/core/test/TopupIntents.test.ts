@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import { Asset, Fx, PaymentIntents, Simulator, Storage, TopupIntent, TopupIntents } from "../src/index.js"
-import { asDemo, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
+import { asDemo, events, expiresAtShortExpiry, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
 
 const body = (overrides: Record<string, unknown> = {}) => ({
@@ -105,14 +105,7 @@ describe("top-up intents (2.5, 3.2, 4.7, 4.8)", () => {
       const t = json(yield* create(body({ source: { type: "provider_gateway" }, destination_amount: Simulator.magicAmounts.expireSoon })))
       assert.strictEqual(Date.parse(t.expires_at) - Date.parse(t.created_at), Simulator.shortExpiryMillis)
       yield* work
-      yield* TestClock.adjust(Duration.millis(Simulator.shortExpiryMillis - 1))
-      yield* work
-      assert.strictEqual((yield* get(t.id)).status, "requires_payment")
-      yield* TestClock.adjust(Duration.millis(1))
-      yield* work
-      const after = yield* get(t.id)
-      assert.strictEqual(after.status, "expired")
-      assert.isNull(after.next_action)
+      yield* expiresAtShortExpiry(get(t.id), "requires_payment")
       assert.deepStrictEqual(yield* events(t.id), ["topup_intent.created", "topup_intent.expired"])
     }).pipe(Effect.provide(layer())))
 

@@ -8,7 +8,7 @@ import { promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema, TestClock } from "effect"
 import { PaymentIntent, PaymentIntents, Refund, Refunds, Storage, Task, Workers } from "../src/index.js"
-import { asDemo, keys, layer, login, quiet, scope } from "./fixtures.js"
+import { asDemo, keys, layer, login, quiet, racingIntent, scope } from "./fixtures.js"
 
 const { Write } = Storage
 
@@ -88,24 +88,6 @@ describe("Workers: with polling turned off, wake-ups alone run the work", () => 
 
 describe("Workers: a task that lost a race (StaleVersion on its commit) runs again at once", () => {
   it.effect("its claim is given back due now, the lost race not counted as an attempt, and the next drain runs it to its outcome", () => {
-    // Another task racing on the intent: its version moves on between this task's read and its commit.
-    let armed = true
-    const racing = Layer.effect(
-      Storage.Storage,
-      Effect.map(Storage.Storage, (s): Storage.Storage["Type"] => ({
-        ...s,
-        commit: (writes) =>
-          Effect.gen(function*() {
-            const theirs = writes.find((w) => w._tag === "Update" && w.table === PaymentIntent.table)
-            if (armed && theirs !== undefined && theirs._tag === "Update") {
-              armed = false
-              const current = Option.getOrThrow(yield* s.find(PaymentIntent.table, theirs.record.id))
-              yield* s.commit([Write.update(PaymentIntent.table, { ...current, version: current.version + 1 }, current.version)])
-            }
-            return yield* s.commit(writes)
-          })
-      }))
-    )
     return Effect.gen(function*() {
       const id = yield* created
       yield* confirmed(id)
@@ -117,6 +99,6 @@ describe("Workers: a task that lost a race (StaleVersion on its commit) runs aga
       // No clock moves: the lease (60 s) has not lapsed, and the task runs all the same.
       assert.isAtLeast(yield* Workers.drain({ owner: "b" }), 1)
       assert.strictEqual((yield* intent(id)).status, "succeeded")
-    }).pipe(Effect.provide(Layer.mergeAll(racing.pipe(Layer.provideMerge(layer())), quiet)))
+    }).pipe(Effect.provide(Layer.mergeAll(racingIntent.pipe(Layer.provideMerge(layer())), quiet)))
   })
 })

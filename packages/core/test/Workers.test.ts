@@ -8,7 +8,7 @@ import { promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel, Option, Schema, TestClock } from "effect"
 import { PaymentIntent, PaymentIntents, Storage, Task, Workers } from "../src/index.js"
-import { keys, layer, login } from "./fixtures.js"
+import { keys, layer, login, racingIntent } from "./fixtures.js"
 
 /** A logger keeping the text of every warning (its first part: the kind and id follow it). */
 const capturing = () => {
@@ -47,25 +47,6 @@ describe("Workers: a task's outcome lost to a newer write", () => {
 
   it.effect("another task changed the record first (the task's own claim intact): the log says it lost a race, not that it outlived its lease", () => {
     const log = capturing()
-    // The store as another task racing on the intent leaves it: the intent's version moves on
-    // between this task's read and its commit.
-    let armed = true
-    const racing = Layer.effect(
-      Storage.Storage,
-      Effect.map(Storage.Storage, (s): Storage.Storage["Type"] => ({
-        ...s,
-        commit: (writes) =>
-          Effect.gen(function*() {
-            const theirs = writes.find((w) => w._tag === "Update" && w.table === PaymentIntent.table)
-            if (armed && theirs !== undefined && theirs._tag === "Update") {
-              armed = false
-              const current = Option.getOrThrow(yield* s.find(PaymentIntent.table, theirs.record.id))
-              yield* s.commit([Storage.Write.update(PaymentIntent.table, { ...current, version: current.version + 1 }, current.version)])
-            }
-            return yield* s.commit(writes)
-          })
-      }))
-    )
     return Effect.gen(function*() {
       const { task } = yield* confirmedWithTask("a")
       assert.isFalse(yield* Workers.runTask(task))
@@ -75,6 +56,6 @@ describe("Workers: a task's outcome lost to a newer write", () => {
       assert.deepStrictEqual(log.lines, [
         "tender: task lost a race: another task changed a record it writes first; this outcome is dropped and the task runs again at once"
       ])
-    }).pipe(Effect.provide(Layer.mergeAll(racing.pipe(Layer.provideMerge(layer())), log.layer)))
+    }).pipe(Effect.provide(Layer.mergeAll(racingIntent.pipe(Layer.provideMerge(layer())), log.layer)))
   })
 })

@@ -2,7 +2,8 @@
  * Test fixtures: a seed with merchants for every scenario, and the core services on the
  * in-memory store. Shared by the core and http tests.
  */
-import { Effect, Layer, Logger, Schema } from "effect"
+import { assert } from "@effect/vitest"
+import { Duration, Effect, Layer, Logger, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import { Authentication, DeliveryClient, Event, Fx, HostedCheckout, Ids, MemoryStorage, PaymentIntent, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint, WebhookTransport, Workers } from "../src/index.js"
 
@@ -113,6 +114,31 @@ export const storeWith = (override: (store: ReturnType<typeof MemoryStorage.make
   return Layer.succeed(Storage.Storage, { ...store, ...override(store) })
 }
 
+/**
+ * The store (any adapter's, wrapping the `Storage` below it) as another task racing on a payment
+ * intent leaves it: the intent's version moves on once, between a task's read and its commit,
+ * so that commit fails `StaleVersion`. Each build races once.
+ */
+export const racingIntent = Layer.effect(
+  Storage.Storage,
+  Effect.map(Storage.Storage, (s): Storage.Storage["Type"] => {
+    let armed = true
+    return {
+      ...s,
+      commit: (writes) =>
+        Effect.gen(function*() {
+          const theirs = writes.find((w) => w._tag === "Update" && w.table === PaymentIntent.table)
+          if (armed && theirs !== undefined && theirs._tag === "Update") {
+            armed = false
+            const current = Option.getOrThrow(yield* s.find(PaymentIntent.table, theirs.record.id))
+            yield* s.commit([Storage.Write.update(PaymentIntent.table, { ...current, version: current.version + 1 }, current.version)])
+          }
+          return yield* s.commit(writes)
+        })
+    }
+  })
+)
+
 /** Authenticate a key pair of the seed. */
 export const login = (key: { readonly public: string; readonly secret: string }) =>
   Authentication.authenticate({ publicKey: key.public, secretKey: key.secret })
@@ -143,3 +169,23 @@ export const events = (id: string) => Effect.map(Event.forResource(scope, id), (
 
 /** Run every task due now, as a worker would. */
 export const work = Workers.drain({ owner: "test" })
+
+/**
+ * D9's short expiry, from a resource just created with the magic amount, seen through `read`:
+ * still `pending` a millisecond before `Simulator.shortExpiryMillis`, then `expired` with no next
+ * action once it has passed (the workers run after each step).
+ */
+export const expiresAtShortExpiry = <E, R>(
+  read: Effect.Effect<{ readonly status: string; readonly next_action: unknown }, E, R>,
+  pending: string
+) =>
+  Effect.gen(function*() {
+    yield* TestClock.adjust(Duration.millis(Simulator.shortExpiryMillis - 1))
+    yield* work
+    assert.strictEqual((yield* read).status, pending)
+    yield* TestClock.adjust(Duration.millis(1))
+    yield* work
+    const after = yield* read
+    assert.strictEqual(after.status, "expired")
+    assert.isNull(after.next_action)
+  })

@@ -7,11 +7,13 @@
  */
 import { HttpApiBuilder, HttpApiError, HttpServerRequest, OpenApi } from "@effect/platform"
 import {
+  type ApiResponse,
   Asset,
   Discovery,
   Errors,
   Events,
   Idempotency,
+  type Operation,
   PaymentIntentCancel,
   PaymentIntents,
   PayoutIntents,
@@ -66,6 +68,15 @@ const emptyBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) 
     return Effect.fail(Errors.ValidationFailed.at("body", "The body must be {} or absent."))
   }))
 
+/** The handler of a POST on a resource's id that takes no body (`{}` or absent, 4.5): `act` with the caller's context. */
+const bodiless = <E, R>(act: (context: Operation.RequestContext, id: string) => Effect.Effect<ApiResponse.ApiResponse, E, R>) =>
+  ({ headers, path }: { readonly headers: { readonly "idempotency-key"?: string | undefined }; readonly path: { readonly id: string } }) =>
+    Effect.gen(function*() {
+      const ctx = yield* context(headers["idempotency-key"])
+      yield* emptyBody
+      return toHttp(yield* act(ctx, path.id))
+    })
+
 const ReceiptByAsset = Schema.Struct({ asset_id: Schema.String }).annotations({ parseOptions: { onExcessProperty: "error", errors: "all" } })
 
 /** A JSON body of `schema`, or the D1 400 naming what is wrong. */
@@ -81,6 +92,11 @@ const jsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Sc
       Effect.catchAll((e) => Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(e), (d) => Effect.fail(fromDecodeError(d))))
     )
   })
+
+/** A JSON body of `schema` that may be absent: an empty body is `{}` (D10, and a secret rotated without options). */
+const optionalJsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Schema.Schema<A, I>): Effect.Effect<A | {}, Errors.ValidationFailed> =>
+  Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text): Effect.Effect<A | {}, Errors.ValidationFailed> =>
+    text.trim() === "" ? Effect.succeed({}) : jsonBody(request, schema))
 
 /**
  * A read sent as its JSON text, as a create's answer is (`toHttp`), rather than handed to the
@@ -104,18 +120,12 @@ const PaymentIntentsLive = HttpApiBuilder.group(TenderApi, "paymentIntents", (ha
       }))
     .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(PaymentIntents.retrieveJson(principal, path.id))))
     .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(PaymentIntents.listJson(principal, urlParams))))
-    .handle("confirm", ({ headers, path }) =>
-      Effect.gen(function*() {
-        const ctx = yield* context(headers["idempotency-key"])
-        yield* emptyBody
-        return toHttp(yield* PaymentIntents.confirm(ctx, path.id))
-      }))
+    .handle("confirm", bodiless(PaymentIntents.confirm))
     // Raw: D10 allows the body absent, which the definition's JSON payload would refuse.
     .handleRaw("cancel", ({ headers, path, request }) =>
       Effect.gen(function*() {
         const ctx = yield* context(headers["idempotency-key"])
-        const body = yield* Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
-          text.trim() === "" ? Effect.succeed({}) : jsonBody(request, PaymentIntentCancel.CancelParams))
+        const body = yield* optionalJsonBody(request, PaymentIntentCancel.CancelParams)
         return toHttp(yield* PaymentIntentCancel.cancel(ctx, path.id, body))
       }))
     // Raw: the multipart body is streamed by `Upload.file`, never persisted whole by the decoder.
@@ -150,12 +160,7 @@ const PayoutIntentsLive = HttpApiBuilder.group(TenderApi, "payoutIntents", (hand
       Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(PayoutIntents.create(ctx, payload), toHttp)))
     .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(PayoutIntents.retrieveJson(principal, path.id))))
     .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(PayoutIntents.listJson(principal, urlParams))))
-    .handle("cancel", ({ headers, path }) =>
-      Effect.gen(function*() {
-        const ctx = yield* context(headers["idempotency-key"])
-        yield* emptyBody
-        return toHttp(yield* PayoutIntents.cancel(ctx, path.id))
-      })))
+    .handle("cancel", bodiless(PayoutIntents.cancel)))
 
 const RefundsLive = HttpApiBuilder.group(TenderApi, "refunds", (handlers) =>
   handlers
@@ -190,16 +195,10 @@ const WebhookEndpointsLive = HttpApiBuilder.group(TenderApi, "webhookEndpoints",
     .handleRaw("rotateSecret", ({ headers, path, request }) =>
       Effect.gen(function*() {
         const ctx = yield* context(headers["idempotency-key"])
-        const body = yield* Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
-          text.trim() === "" ? Effect.succeed({}) : jsonBody(request, WebhookTools.RotateParams))
+        const body = yield* optionalJsonBody(request, WebhookTools.RotateParams)
         return toHttp(yield* WebhookTools.rotate(ctx, path.id, body))
       }))
-    .handle("enable", ({ headers, path }) =>
-      Effect.gen(function*() {
-        const ctx = yield* context(headers["idempotency-key"])
-        yield* emptyBody
-        return toHttp(yield* WebhookTools.enable(ctx, path.id))
-      })))
+    .handle("enable", bodiless(WebhookTools.enable)))
 
 const EventsLive = HttpApiBuilder.group(TenderApi, "events", (handlers) =>
   handlers

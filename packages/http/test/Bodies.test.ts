@@ -6,76 +6,14 @@
  * nothing; and the host's process, and its server, go on answering.
  */
 import { type Answer, promptpay, sendChunked } from "@tender/test-support"
-import { NodeHttpServer } from "@effect/platform-node"
-import { afterAll, assert, describe, it } from "@effect/vitest"
-import express from "express"
-import fastify from "fastify"
-import { ManagedRuntime } from "effect"
-import { createServer, request as httpRequest, type Server } from "node:http"
-import { connect, type AddressInfo } from "node:net"
-import { keys, layer } from "../../core/test/fixtures.js"
-import { Startup, TenderHttp } from "../src/index.js"
-import * as Express from "../src/Express.js"
-import * as Fastify from "../src/Fastify.js"
-import * as NodeHttp from "../src/NodeHttp.js"
+import { assert, describe, it } from "@effect/vitest"
+import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
+import { keys } from "../../core/test/fixtures.js"
 import { basic, formWith, png } from "./harness.js"
+import { hostMounts } from "./mounts.js"
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close()
-}, 30_000)
-
-const origin = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-
-const listening = async (server: Server) => {
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
-  // Every connection is cut, not awaited: a test that left a keep-alive (or an endless upload)
-  // open would otherwise hold close() past the hook's timeout on a loaded machine.
-  closers.push(() =>
-    new Promise((ok) => {
-      server.close(ok)
-      server.closeAllConnections()
-    })
-  )
-  return origin(server)
-}
-
-const webHandler = () => {
-  const tender = TenderHttp.toWebHandler(layer())
-  closers.push(tender.dispose)
-  return tender
-}
-
-/** Each way a host mounts Tender, started on a free port; resolves to its origin. */
-const mounts: Record<string, () => Promise<string>> = {
-  "Effect server (NodeHttpServer, as the demo)": async () => {
-    const server = createServer()
-    const runtime = ManagedRuntime.make(
-      Startup.serve({ services: layer(), server: NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" }) })
-    )
-    // The Effect server's close waits for open connections: cut them first (see `listening`).
-    closers.push(() => {
-      server.closeAllConnections()
-      return runtime.dispose()
-    })
-    await runtime.runtime()
-    return origin(server)
-  },
-  "node:http listener": () => listening(createServer(NodeHttp.listener(webHandler()))),
-  "Express middleware": () => {
-    const app = express()
-    app.use(Express.middleware(webHandler()))
-    return listening(createServer(app))
-  },
-  "Fastify plugin": async () => {
-    // Fastify's close waits for requests in flight unless told to cut every connection.
-    const app = fastify({ forceCloseConnections: true })
-    await app.register(Fastify.plugin(webHandler()))
-    await app.listen({ port: 0, host: "127.0.0.1" })
-    closers.push(() => app.close())
-    return origin(app.server)
-  }
-}
+const { mounts, webHandler } = hostMounts()
 
 const auth = { authorization: basic(keys.demoTest) }
 
@@ -207,17 +145,15 @@ describe("hostile bodies through the fetch handler itself (D1)", () => {
     return { body, pulled: () => pulled, cancelled: () => cancelled }
   }
 
-  it("D1 an endless JSON body -> 413 having pulled about the limit, and the body is cancelled", async () => {
-    const tender = webHandler()
-    const source = endless()
-    const res = await tender.handler(
-      new Request("http://localhost/payment_intents", {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        body: source.body,
-        duplex: "half"
-      } as RequestInit)
+  /** POST `body` (bytes, or a stream sent as it is read) to a fresh fetch handler at `path`, as the demo merchant. */
+  const post = (path: string, contentType: string, body: BodyInit) =>
+    webHandler().handler(
+      new Request(`http://localhost${path}`, { method: "POST", headers: { ...auth, "content-type": contentType }, body, duplex: "half" } as RequestInit)
     )
+
+  it("D1 an endless JSON body -> 413 having pulled about the limit, and the body is cancelled", async () => {
+    const source = endless()
+    const res = await post("/payment_intents", "application/json", source.body)
     assert.strictEqual(res.status, 413)
     assert.strictEqual((await res.json()).error.param, "body")
     assert.isBelow(source.pulled(), 4 * 1024 * 1024)
@@ -225,7 +161,6 @@ describe("hostile bodies through the fetch handler itself (D1)", () => {
   })
 
   it("D1 an endless multipart upload -> 413 param file, and the body is cancelled", async () => {
-    const tender = webHandler()
     const head = multipartHead("b")
     let pulled = 0
     let cancelled = false
@@ -238,14 +173,7 @@ describe("hostile bodies through the fetch handler itself (D1)", () => {
         cancelled = true
       }
     })
-    const res = await tender.handler(
-      new Request("http://localhost/assets", {
-        method: "POST",
-        headers: { ...auth, "content-type": "multipart/form-data; boundary=b" },
-        body,
-        duplex: "half"
-      } as RequestInit)
-    )
+    const res = await post("/assets", "multipart/form-data; boundary=b", body)
     assert.strictEqual(res.status, 413)
     assert.strictEqual((await res.json()).error.param, "file")
     assert.isBelow(pulled, 8 * 1024 * 1024)
@@ -253,21 +181,13 @@ describe("hostile bodies through the fetch handler itself (D1)", () => {
   })
 
   it("D1 4.4 a multipart body that ends before its closing boundary -> 400 param body, at once (never a spinning read)", async () => {
-    const tender = webHandler()
     const truncated = Buffer.concat([multipartHead("b"), Buffer.alloc(1000, 0x20)])
-    const res = await tender.handler(
-      new Request("http://localhost/assets", {
-        method: "POST",
-        headers: { ...auth, "content-type": "multipart/form-data; boundary=b" },
-        body: truncated
-      })
-    )
+    const res = await post("/assets", "multipart/form-data; boundary=b", truncated)
     assert.strictEqual(res.status, 400)
     assert.strictEqual((await res.json()).error.param, "body")
   })
 
   it("a body that fails mid-read -> 400 validation_failed param body, never a 500", async () => {
-    const tender = webHandler()
     let n = 0
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -275,14 +195,7 @@ describe("hostile bodies through the fetch handler itself (D1)", () => {
         else controller.enqueue(new TextEncoder().encode("{\"amount\":"))
       }
     })
-    const res = await tender.handler(
-      new Request("http://localhost/payment_intents", {
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        body,
-        duplex: "half"
-      } as RequestInit)
-    )
+    const res = await post("/payment_intents", "application/json", body)
     assert.strictEqual(res.status, 400)
     assert.strictEqual((await res.json()).error.param, "body")
   })

@@ -32,17 +32,67 @@ const check = (res: Reply, label: string) => {
 /** A create that stored an intent: 201 and not a replay. */
 const createdNew = (res: Reply) => res.status === 201 && res.headers.get("idempotent-replayed") === null
 
-/** Every intent the key's merchant and environment hold, page by page. */
-const countAll = async (h: Handler, key: Key = keys.demoTest) => {
+/** Every resource at `path` (a list route) the key's merchant and environment hold, page by page. */
+const countListed = async (h: Handler, path: string, key: Key = keys.demoTest) => {
   let n = 0
   let cursor: string | null = null
   do {
-    const res: Reply = await call(h, "GET", `/payment_intents?limit=100${cursor === null ? "" : `&cursor=${cursor}`}`, { key })
+    const res: Reply = await call(h, "GET", `${path}?limit=100${cursor === null ? "" : `&cursor=${cursor}`}`, { key })
     assert.strictEqual(res.status, 200, res.text)
     n += res.json.data.length
     cursor = res.json.next_cursor
   } while (cursor !== null)
   return n
+}
+const countAll = (h: Handler) => countListed(h, "/payment_intents")
+
+/**
+ * Create bodies: one of `bases` with `mutations` applied, posted to the create route `path` with
+ * `headers()`: never a 5xx, every 4xx in the D1 shape, at least one refused, and a refused create
+ * stores nothing (the resources listed grow by the creates answered 201 alone).
+ */
+const mutatedCreates = async <B>(
+  h: Handler,
+  path: string,
+  bases: ReadonlyArray<B>,
+  mutations: ReturnType<typeof mutationsOf>,
+  headers: () => Record<string, string>,
+  numRuns: number
+) => {
+  const before = await countListed(h, path)
+  let created = 0
+  let refused = 0
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...bases), mutations, async (base, changes) => {
+      const body = changes.reduce<unknown>((b, c) => mutate(b, c.path, c.value, c.remove), base)
+      const res = await call(h, "POST", path, { key: keys.demoTest, raw: JSON.stringify(body), headers: headers() })
+      check(res, `POST ${path} ${JSON.stringify(changes).slice(0, 200)}`)
+      if (createdNew(res)) created++
+      else refused++
+    }),
+    { numRuns }
+  )
+  assert.isAbove(refused, 0)
+  assert.strictEqual(await countListed(h, path), before + created)
+}
+
+/**
+ * 4.2: another merchant's resource `theirs` answers exactly as an id no merchant has (an id of
+ * `prefix` and Z's): `res` was the answer to `path`, `send` asks again.
+ */
+const answersAsUnknown = async (res: Reply, path: string, theirs: string, prefix: string, send: (path: string) => Promise<Reply>) => {
+  const unknownId = prefix + "Z".repeat(24)
+  const unknown = await send(path.replace(theirs, unknownId))
+  assert.strictEqual(res.status, unknown.status, res.text)
+  const same = JSON.parse(unknown.text.replaceAll(unknownId, theirs))
+  assert.deepStrictEqual({ ...res.json.error, request_id: "" }, { ...same.error, request_id: "" })
+}
+
+/** The other merchant's resource at `path` is as it was created (`theirs`): same status, never updated. */
+const untouched = async (h: Handler, path: string, theirs: { readonly status: string; readonly updated_at: string }) => {
+  const after = await call(h, "GET", path, { key: keys.otherTest })
+  assert.strictEqual(after.json.status, theirs.status)
+  assert.strictEqual(after.json.updated_at, theirs.updated_at)
 }
 
 const mutations = mutationsOf(fieldPaths)
@@ -85,24 +135,8 @@ describe("fuzzing through the real fetch handler (D1)", () => {
     assert.strictEqual(await countAll(h), before + created)
   })
 
-  it("D1 create bodies with fields mutated (wrong types, huge and non-well-formed strings, unknown fields, removals): never a 5xx, a refused create stores nothing", slow, async () => {
-    const h = app()
-    const before = await countAll(h)
-    let created = 0
-    let refused = 0
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...bases), mutations, async (base, changes) => {
-        const body = changes.reduce<unknown>((b, c) => mutate(b, c.path, c.value, c.remove), base)
-        const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: JSON.stringify(body), headers: json })
-        check(res, `POST ${JSON.stringify(changes).slice(0, 200)}`)
-        if (createdNew(res)) created++
-        else refused++
-      }),
-      { numRuns: 2500 }
-    )
-    assert.isAbove(refused, 0)
-    assert.strictEqual(await countAll(h), before + created)
-  })
+  it("D1 create bodies with fields mutated (wrong types, huge and non-well-formed strings, unknown fields, removals): never a 5xx, a refused create stores nothing", slow, () =>
+    mutatedCreates(app(), "/payment_intents", bases, mutations, () => json, 2500))
 
   it("D1 __proto__, constructor and prototype keys at every level of customer, payment_method_options and metadata: never a 5xx, no prototype polluted", slow, async () => {
     const h = app()
@@ -191,59 +225,17 @@ describe("fuzzing through the real fetch handler (D1)", () => {
           })
         const res = await send(path)
         check(res, `${confirm ? "POST" : "GET"} ${path.slice(0, 200)}`)
-        if (id === theirs.id) {
-          // Another merchant's intent answers exactly as an id no merchant has (4.2).
-          const unknownId = "dord_" + "Z".repeat(24)
-          const unknown = await send(path.replace(theirs.id, unknownId))
-          assert.strictEqual(res.status, unknown.status, res.text)
-          const same = JSON.parse(unknown.text.replaceAll(unknownId, theirs.id))
-          assert.deepStrictEqual({ ...res.json.error, request_id: "" }, { ...same.error, request_id: "" })
-        }
+        if (id === theirs.id) await answersAsUnknown(res, path, theirs.id, "dord_", send)
       }),
       { numRuns: 1500 }
     )
-    const after = await call(h, "GET", `/payment_intents/${theirs.id}`, { key: keys.otherTest })
-    assert.strictEqual(after.json.status, theirs.status)
-    assert.strictEqual(after.json.updated_at, theirs.updated_at)
+    await untouched(h, `/payment_intents/${theirs.id}`, theirs)
   })
 })
 
-/** Every top-up the key's merchant and environment hold, page by page. */
-const countTopups = async (h: Handler, key: Key = keys.demoTest) => {
-  let n = 0
-  let cursor: string | null = null
-  do {
-    const res: Reply = await call(h, "GET", `/topup_intents?limit=100${cursor === null ? "" : `&cursor=${cursor}`}`, { key })
-    assert.strictEqual(res.status, 200, res.text)
-    n += res.json.data.length
-    cursor = res.json.next_cursor
-  } while (cursor !== null)
-  return n
-}
-
 describe("fuzzing the top-up routes through the real fetch handler (D1)", () => {
-  it("D1 top-up create bodies with fields mutated: never a 5xx, every 4xx in the D1 shape, a refused create stores nothing", slow, async () => {
-    const h = app()
-    const before = await countTopups(h)
-    let created = 0
-    let refused = 0
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...topupBases), mutationsOf(topupPaths), async (base, changes) => {
-        const body = changes.reduce<unknown>((b, c) => mutate(b, c.path, c.value, c.remove), base)
-        const res = await call(h, "POST", "/topup_intents", {
-          key: keys.demoTest,
-          raw: JSON.stringify(body),
-          headers: { ...json, "idempotency-key": crypto.randomUUID() }
-        })
-        check(res, `POST /topup_intents ${JSON.stringify(changes).slice(0, 200)}`)
-        if (createdNew(res)) created++
-        else refused++
-      }),
-      { numRuns: 1000 }
-    )
-    assert.isAbove(refused, 0)
-    assert.strictEqual(await countTopups(h), before + created)
-  })
+  it("D1 top-up create bodies with fields mutated: never a 5xx, every 4xx in the D1 shape, a refused create stores nothing", slow, () =>
+    mutatedCreates(app(), "/topup_intents", topupBases, mutationsOf(topupPaths), () => ({ ...json, "idempotency-key": crypto.randomUUID() }), 1000))
 
   it("D1 query strings of GET /topup_intents (source_type included): never a 5xx, every 4xx in the D1 shape", slow, async () => {
     const h = app()
@@ -272,18 +264,10 @@ describe("fuzzing the top-up routes through the real fetch handler (D1)", () => 
           call(h, receipt ? "POST" : "GET", p, { key: keys.demoTest, ...(receipt ? { body: { asset_id: assetId ?? "asst_" + "Z".repeat(24) } } : {}) })
         const res = await send(path)
         check(res, `${receipt ? "POST" : "GET"} ${path.slice(0, 200)}`)
-        if (id === theirs.id) {
-          const unknownId = "tuin_" + "Z".repeat(24)
-          const unknown = await send(path.replace(theirs.id, unknownId))
-          assert.strictEqual(res.status, unknown.status, res.text)
-          const same = JSON.parse(unknown.text.replaceAll(unknownId, theirs.id))
-          assert.deepStrictEqual({ ...res.json.error, request_id: "" }, { ...same.error, request_id: "" })
-        }
+        if (id === theirs.id) await answersAsUnknown(res, path, theirs.id, "tuin_", send)
       }),
       { numRuns: 800 }
     )
-    const after = await call(h, "GET", `/topup_intents/${theirs.id}`, { key: keys.otherTest })
-    assert.strictEqual(after.json.status, theirs.status)
-    assert.strictEqual(after.json.updated_at, theirs.updated_at)
+    await untouched(h, `/topup_intents/${theirs.id}`, theirs)
   })
 })

@@ -6,41 +6,19 @@
  * be refused: a body with odd spacing and Thai text is accepted byte for byte, and one byte
  * changed is refused.
  */
-import { NodeHttpServer } from "@effect/platform-node"
-import { afterAll, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Canonical, Simulator, Workers } from "@tender/core"
 import { promptpay, sendChunked } from "@tender/test-support"
-import { Layer, ManagedRuntime } from "effect"
+import { Layer } from "effect"
 import express from "express"
-import fastify from "fastify"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { createServer } from "node:http"
 import { keys, layer } from "../../core/test/fixtures.js"
-import { Startup, TenderHttp } from "../src/index.js"
 import * as Express from "../src/Express.js"
-import * as Fastify from "../src/Fastify.js"
-import * as NodeHttp from "../src/NodeHttp.js"
 import { assertError, call } from "./harness.js"
+import { hostMounts } from "./mounts.js"
 
-const closers: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const close of closers.reverse()) await close()
-}, 30_000)
-
-const origin = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-const listening = async (server: Server) => {
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
-  closers.push(() => new Promise((ok) => {
-    server.close(ok)
-    server.closeAllConnections()
-  }))
-  return origin(server)
-}
-const webHandler = (services: Layer.Layer<TenderHttp.Services> = layer()) => {
-  const tender = TenderHttp.toWebHandler(services)
-  closers.push(tender.dispose)
-  return tender
-}
+// The host's own JSON parser stays on in the Fastify app: Tender's hook runs before it.
+const { mounts, listening, webHandler } = hostMounts({ fastifyRoutes: (app) => app.post("/orders", async (request) => ({ order: request.body })) })
 
 /** A simulator event as a provider sends it: odd spacing and non-ASCII text, which any re-encoding would change. */
 const eventBody = (id = `evt_${crypto.randomUUID()}`, data: Record<string, string> = { payment_intent: "dord_000000000000000000000000", provider_payment_id: "sim_unknown" }) =>
@@ -53,35 +31,6 @@ const signedHeaders = (body: string) => ({
 })
 
 const path = "/provider_notifications/simulator"
-
-/** Each way a host mounts Tender, started on a free port; resolves to its origin. */
-const mounts: Record<string, () => Promise<string>> = {
-  "Effect server (NodeHttpServer, as the demo)": async () => {
-    const server = createServer()
-    const runtime = ManagedRuntime.make(Startup.serve({ services: layer(), server: NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" }) }))
-    closers.push(() => {
-      server.closeAllConnections()
-      return runtime.dispose()
-    })
-    await runtime.runtime()
-    return origin(server)
-  },
-  "node:http listener": () => listening(createServer(NodeHttp.listener(webHandler()))),
-  "Express middleware": () => {
-    const app = express()
-    app.use(Express.middleware(webHandler()))
-    return listening(createServer(app))
-  },
-  "Fastify plugin": async () => {
-    const app = fastify({ forceCloseConnections: true })
-    await app.register(Fastify.plugin(webHandler()))
-    // The host's own JSON parser stays on: Tender's hook runs before it.
-    app.post("/orders", async (request) => ({ order: request.body }))
-    await app.listen({ port: 0, host: "127.0.0.1" })
-    closers.push(() => app.close())
-    return origin(app.server)
-  }
-}
 
 for (const [name, start] of Object.entries(mounts)) {
   describe(`the providers' door through the ${name} (D11)`, () => {

@@ -5,44 +5,19 @@
  * (packages/postgres/test/WebhookFairness.test.ts). Not a test file itself.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Merchants, Task } from "@tender/core"
-import { Event, Storage, Tender, Workers } from "@tender/core"
-import { closeReceivers, promptpayFor, receiver } from "@tender/test-support"
-import { Effect, Layer, ManagedRuntime } from "effect"
-import { afterAll } from "vitest"
-import { checkoutOptions, keys, seed } from "../../core/test/fixtures.js"
-import { TenderHttp } from "../src/index.js"
-import { assertError, call, type Key } from "./harness.js"
-
-type StoreLayer = Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, unknown>
+import { Event, Storage, type Tender } from "@tender/core"
+import { promptpayFor, receiver } from "@tender/test-support"
+import { Effect } from "effect"
+import { keys } from "../../core/test/fixtures.js"
+import { assertError } from "./harness.js"
+import { type StoreLayer, storeTenders } from "./storeTenders.js"
 
 /** Register the cases under `describe(name)`; `storage()` gives a fresh store for each case. */
 export const webhookFairnessSuite = (name: string, storage: () => StoreLayer) => {
-  const stops: Array<() => Promise<void>> = []
-  afterAll(async () => {
-    closeReceivers()
-    for (const stop of stops.splice(0)) await stop()
-  })
+  const tender = storeTenders(storage)
 
   const start = async (webhooks: Tender.TenderOptions["webhooks"] = {}) => {
-    const runtime = ManagedRuntime.make(Layer.orDie(Tender.layer({ seed, hostedCheckout: checkoutOptions, webhooks }, storage())))
-    const web = TenderHttp.toWebHandler(Layer.succeedContext(await runtime.runPromise(Effect.context<TenderHttp.Services>())))
-    stops.push(async () => {
-      await web.dispose()
-      await runtime.dispose()
-    })
-    const send = (method: string, path: string, body?: unknown, key: Key = keys.demoTest, idempotencyKey?: string) =>
-      call(web.handler, method, path, {
-        key,
-        ...(body === undefined ? {} : { body }),
-        ...(idempotencyKey === undefined ? {} : { headers: { "idempotency-key": idempotencyKey } })
-      })
-    const ok = async (method: string, path: string, body?: unknown, key: Key = keys.demoTest) => {
-      const r = await send(method, path, body, key)
-      assert.isBelow(r.status, 300, `${method} ${path}: ${r.text}`)
-      return r.json
-    }
-    const work = () => runtime.runPromise(Workers.drain({ owner: "test" }))
+    const { runtime, send, ok, work } = await tender(webhooks)
     /** `count` events of the demo merchant, written straight to the store, from `since` on. */
     const history = (count: number, since: number) =>
       runtime.runPromise(Effect.gen(function*() {

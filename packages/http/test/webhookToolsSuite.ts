@@ -5,17 +5,12 @@
  * the independent `standardwebhooks` package. Not a test file itself.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Merchants, Storage, Task } from "@tender/core"
-import { Tender, Workers } from "@tender/core"
-import { closeReceivers, promptpayFor, type Received, receiver } from "@tender/test-support"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import type { Tender } from "@tender/core"
+import { promptpayFor, type Received, receiver } from "@tender/test-support"
 import { Webhook } from "standardwebhooks"
-import { afterAll } from "vitest"
-import { checkoutOptions, keys, seed } from "../../core/test/fixtures.js"
-import { TenderHttp } from "../src/index.js"
-import { assertError, call, type Key } from "./harness.js"
-
-type StoreLayer = Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, unknown>
+import { keys } from "../../core/test/fixtures.js"
+import { assertError, type Key } from "./harness.js"
+import { type StoreLayer, storeTenders } from "./storeTenders.js"
 
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
@@ -32,33 +27,12 @@ const verified = (received: ReadonlyArray<Received>, path: string, secret: strin
  * own tables on PostgreSQL), so each case sees only the events it made.
  */
 export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
-  const stops: Array<() => Promise<void>> = []
-  afterAll(async () => {
-    closeReceivers()
-    for (const stop of stops.splice(0)) await stop()
-  })
+  const tender = storeTenders(storage)
 
   /** Tender over HTTP on a fresh store; `work()` runs every due task as a worker would. */
   const start = async (webhooks: Tender.TenderOptions["webhooks"] = {}) => {
-    const runtime = ManagedRuntime.make(Layer.orDie(Tender.layer({
-      seed,
-      hostedCheckout: checkoutOptions,
-      // A failing endpoint is left alone 5 s by default; the cases make it short.
-      webhooks: { endpointBackoffMillis: 1, ...webhooks }
-    }, storage())))
-    const web = TenderHttp.toWebHandler(Layer.succeedContext(await runtime.runPromise(Effect.context<TenderHttp.Services>())))
-    stops.push(async () => {
-      await web.dispose()
-      await runtime.dispose()
-    })
-    const send = (method: string, path: string, body?: unknown, key: Key = keys.demoTest) =>
-      call(web.handler, method, path, { key, ...(body === undefined ? {} : { body }) })
-    const ok = async (method: string, path: string, body?: unknown, key: Key = keys.demoTest) => {
-      const r = await send(method, path, body, key)
-      assert.isBelow(r.status, 300, `${method} ${path}: ${r.text}`)
-      return r.json
-    }
-    const work = () => runtime.runPromise(Workers.drain({ owner: "test" }))
+    // A failing endpoint is left alone 5 s by default; the cases make it short.
+    const { send, ok, work } = await tender({ endpointBackoffMillis: 1, ...webhooks })
     const intent = async () => {
       const created = await ok("POST", "/payment_intents", promptpayFor("150000"))
       // Distinct milliseconds, so creation windows can tell intents apart.
@@ -68,6 +42,13 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     const register = async (url: string, enabled_events?: ReadonlyArray<string>) =>
       (await ok("POST", "/webhook_endpoints", { url, ...(enabled_events === undefined ? {} : { enabled_events }) })) as { id: string; secret: string }
     return { send, ok, work, intent, register }
+  }
+
+  /** A fresh Tender with an endpoint on a new receiver at `path`, subscribed to `payment_intent.created`. */
+  const subscribed = async (path: string) => {
+    const t = await start()
+    const r = await receiver()
+    return { t, r, endpoint: await t.register(r.url(path), ["payment_intent.created"]) }
   }
 
   describe(`events and webhook tools: ${name}`, () => {
@@ -144,9 +125,7 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     })
 
     it("webhook attempts: GET /webhook_endpoints/{id}/attempts lists every attempt with its event and type, the URL, the status, the time taken and the error, newest first, by event too", async () => {
-      const t = await start()
-      const r = await receiver()
-      const endpoint = await t.register(r.url("/flaky"), ["payment_intent.created"])
+      const { t, r, endpoint } = await subscribed("/flaky")
       const intent = await t.intent()
       await t.work()
       const [event] = (await t.ok("GET", "/events?type=payment_intent.created")).data
@@ -176,9 +155,7 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     })
 
     it("webhook resend: one event is sent again under its webhook-id; an event of a type the endpoint is not subscribed to, or another merchant's, is refused", async () => {
-      const t = await start()
-      const r = await receiver()
-      const endpoint = await t.register(r.url("/once"), ["payment_intent.created"])
+      const { t, r, endpoint } = await subscribed("/once")
       await t.intent()
       await t.work()
       const [created] = (await t.ok("GET", "/events?type=payment_intent.created")).data
@@ -195,9 +172,7 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     })
 
     it("webhook resend: every event since a time that the endpoint is subscribed to is queued and delivered, the answer says how many", async () => {
-      const t = await start()
-      const r = await receiver()
-      const endpoint = await t.register(r.url("/recover"), ["payment_intent.created"])
+      const { t, r, endpoint } = await subscribed("/recover")
       await t.intent()
       const second = await t.intent()
       const third = await t.intent()
@@ -215,9 +190,7 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     })
 
     it("D1 webhook resend: a body with neither event nor since is 400 validation_failed asking for one (not 'not both'); until at or before since is 400 validation_failed, param until; nothing is queued", async () => {
-      const t = await start()
-      const r = await receiver()
-      const endpoint = await t.register(r.url("/rules"), ["payment_intent.created"])
+      const { t, r, endpoint } = await subscribed("/rules")
       const first = await t.intent()
       await t.work()
       const before = r.received.length
@@ -234,9 +207,7 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
     })
 
     it("webhook rotation: during the window every delivery carries two v1 signatures and a standardwebhooks receiver verifies it with either secret; after it, only the new one signs", async () => {
-      const t = await start()
-      const r = await receiver()
-      const endpoint = await t.register(r.url("/rotating"), ["payment_intent.created"])
+      const { t, r, endpoint } = await subscribed("/rotating")
       const rotatedAt = Date.now()
       const rotated = await t.ok("POST", `/webhook_endpoints/${endpoint.id}/rotate_secret`, { expires_in: 1 })
       assert.match(rotated.secret, /^whsec_/)

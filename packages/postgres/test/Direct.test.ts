@@ -78,6 +78,33 @@ const drained = (blocked: () => Effect.Effect<number>) =>
 const assertUnavailable = (exit: Exit.Exit<unknown, unknown>) =>
   assert.isTrue(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error instanceof StorageError.StorageUnavailable, String(exit))
 
+/**
+ * On a pool of two with `statementTimeout`, two reads of a stored intent (each `read`) wait for
+ * a held lock on both connections; `settle` ends them and says what must hold next: every
+ * statement stopped on the server while the lock was still held. Then the lock is let go and the
+ * pool must serve the next read.
+ */
+const bothConnectionsOnTheLock = <A, E, R>(
+  statementTimeout: number,
+  read: (read: ReturnType<typeof get>) => Effect.Effect<A, E, R>,
+  settle: (reads: ReadonlyArray<Fiber.RuntimeFiber<A, E>>) => Effect.Effect<string>
+) =>
+  Effect.gen(function*() {
+    const { intent, scope } = yield* stored
+    const small = PgStorage.layerFromUrl({ url: serverUrl, tablePrefix: prefix, statementTimeout, directoryCache: false, maxConnections: 2 })
+    const { blocked, holder } = yield* lockedTable
+    const next = yield* Effect.gen(function*() {
+      const reads = yield* Effect.forEach([1, 2], () => Effect.fork(read(get(scope, intent.id))))
+      for (let i = 0; i < 100 && (yield* blocked()) < 2; i++) yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 20)))
+      assert.strictEqual(yield* blocked(), 2, "both connections of the pool wait on the lock")
+      const stopped = yield* settle(reads)
+      assert.strictEqual(yield* drained(blocked), 0, stopped)
+      yield* Effect.promise(() => holder.query("ROLLBACK"))
+      return yield* Effect.exit(get(scope, intent.id))
+    }).pipe(Effect.provide(small), Effect.ensuring(Effect.promise(() => holder.end())))
+    assert.isTrue(Exit.isSuccess(next) && Option.isSome(next.value), `the next read: ${String(next)}`)
+  })
+
 describeOnPostgres("statements on the pool Tender makes", () => {
   layer(store, { timeout: 60_000 })((it) => {
     it.effect("inside an @effect/sql transaction, the store's statements run on its connection: its writes are seen in it and undone with it", () =>
@@ -198,27 +225,16 @@ describeOnPostgres("statements on the pool Tender makes", () => {
       }))
 
     it.effect("D1 statements past their deadline on every connection of the pool are stopped on the server without a connection of the pool, and the pool serves the next statement", () =>
-      Effect.gen(function*() {
-        const { intent, scope } = yield* stored
-        // A pool of two, and a deadline far from the 5 s after which a statement that did not answer its cancel loses its connection.
-        const small = PgStorage.layerFromUrl({ url: serverUrl, tablePrefix: prefix, statementTimeout: 1_000, directoryCache: false, maxConnections: 2 })
-        const { blocked, holder } = yield* lockedTable
-        const next = yield* Effect.gen(function*() {
-          // Two reads wait for the lock on both connections of the pool until their deadline.
-          const reads = yield* Effect.forEach([1, 2], () => Effect.fork(Effect.exit(get(scope, intent.id))))
-          for (let i = 0; i < 100 && (yield* blocked()) < 2; i++) yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 20)))
-          assert.strictEqual(yield* blocked(), 2, "both connections of the pool wait on the lock")
+      // A deadline far from the 5 s after which a statement that did not answer its cancel loses its connection.
+      bothConnectionsOnTheLock(1_000, (read) => Effect.exit(read), (reads) =>
+        Effect.gen(function*() {
           for (const exit of yield* Effect.forEach(reads, Fiber.join)) {
             assertUnavailable(exit)
           }
           // With the lock still held, the cancels reach the server: a cancel that needed a connection of
           // this pool could not be sent at all (both are held by the statements it would stop).
-          assert.strictEqual(yield* drained(blocked), 0, "both statements past their deadline were stopped on the server while the lock was held")
-          yield* Effect.promise(() => holder.query("ROLLBACK"))
-          return yield* Effect.exit(get(scope, intent.id))
-        }).pipe(Effect.provide(small), Effect.ensuring(Effect.promise(() => holder.end())))
-        assert.isTrue(Exit.isSuccess(next) && Option.isSome(next.value), `the next read: ${String(next)}`)
-      }))
+          return "both statements past their deadline were stopped on the server while the lock was held"
+        })))
 
     it.effect("D1 on a pool that reaches its server through a stream of its own, a statement past its deadline is cancelled through the pool", () =>
       Effect.gen(function*() {
@@ -256,23 +272,12 @@ describeOnPostgres("statements on the pool Tender makes", () => {
       }))
 
     it.effect("reads whose callers went away, filling the pool, are stopped on the server well before their deadline, and the pool serves the next statement: no cancel waits for a connection of the pool they hold", () =>
-      Effect.gen(function*() {
-        const { intent, scope } = yield* stored
-        // A pool of two, and a deadline far from the 5 s after which a cancel nobody answered frees its connection.
-        const small = PgStorage.layerFromUrl({ url: serverUrl, tablePrefix: prefix, statementTimeout: 3_000, directoryCache: false, maxConnections: 2 })
-        const { blocked, holder } = yield* lockedTable
-        const next = yield* Effect.gen(function*() {
-          // Two reads wait for the lock on both connections of the pool; their callers go away (interrupted).
-          const reads = yield* Effect.forEach([1, 2], () => Effect.fork(get(scope, intent.id)))
-          for (let i = 0; i < 100 && (yield* blocked()) < 2; i++) yield* Effect.promise(() => new Promise((ok) => setTimeout(ok, 20)))
-          assert.strictEqual(yield* blocked(), 2, "both connections of the pool wait on the lock")
+      // A deadline far from the 5 s after which a cancel nobody answered frees its connection.
+      bothConnectionsOnTheLock(3_000, (read) => read, (reads) =>
+        Effect.gen(function*() {
+          // Their callers go away (interrupted); still waiting on the lock, both are cancelled long before their 3 s deadline.
           yield* Effect.forEach(reads, (f) => Fiber.interrupt(f), { discard: true })
-          // Still waiting on the lock after their callers left, both are cancelled long before their 3 s deadline.
-          assert.strictEqual(yield* drained(blocked), 0, "both reads nobody waits for were stopped on the server while the lock was held")
-          yield* Effect.promise(() => holder.query("ROLLBACK"))
-          return yield* Effect.exit(get(scope, intent.id))
-        }).pipe(Effect.provide(small), Effect.ensuring(Effect.promise(() => holder.end())))
-        assert.isTrue(Exit.isSuccess(next) && Option.isSome(next.value), `the next read: ${String(next)}`)
-      }))
+          return "both reads nobody waits for were stopped on the server while the lock was held"
+        })))
   })
 })

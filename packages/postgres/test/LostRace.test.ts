@@ -9,35 +9,14 @@ import { promptpay } from "@tender/test-support"
 import { PaymentIntent, PaymentIntents, Storage, Task, Tender, Workers } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
-import { asDemo, checkoutOptions, keys, login, quiet, seed } from "../../core/test/fixtures.js"
+import { asDemo, checkoutOptions, keys, login, quiet, racingIntent, seed } from "../../core/test/fixtures.js"
 import { dropTables, freshPrefix, runSql, url } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
-
-/** The store as another task racing on the intent leaves it: its version moves on once, between the task's read and its commit. */
-const racing = Layer.effect(
-  Storage.Storage,
-  Effect.map(Storage.Storage, (s): Storage.Storage["Type"] => {
-    let armed = true
-    return {
-      ...s,
-      commit: (writes) =>
-        Effect.gen(function*() {
-          const theirs = writes.find((w) => w._tag === "Update" && w.table === PaymentIntent.table)
-          if (armed && theirs !== undefined && theirs._tag === "Update") {
-            armed = false
-            const current = Option.getOrThrow(yield* s.find(PaymentIntent.table, theirs.record.id))
-            yield* s.commit([Storage.Write.update(PaymentIntent.table, { ...current, version: current.version + 1 }, current.version)])
-          }
-          return yield* s.commit(writes)
-        })
-    }
-  })
-)
 
 describeOnPostgres("Workers on PostgreSQL: a task that lost a race", () => {
   it.live("runs again at once: its claim is given back due now, and the next drain runs it to its outcome within its lease", () => {
     const prefix = freshPrefix()
-    const services = racing.pipe(
+    const services = racingIntent.pipe(
       Layer.provideMerge(Tender.layer({ seed, hostedCheckout: checkoutOptions }, PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 3, directoryCache: false })))
     )
     return Effect.gen(function*() {

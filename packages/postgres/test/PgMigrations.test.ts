@@ -25,6 +25,19 @@ const columnType: Record<Table.StorageKind, string> = {
 }
 afterAll(() => (skipReason === undefined ? runSql(Effect.forEach(prefixes, dropTables)) : undefined))
 
+/** A fresh table prefix, its tables dropped after the file. */
+const owned = () => {
+  const prefix = freshPrefix()
+  prefixes.push(prefix)
+  return prefix
+}
+
+/** A fresh prefix with every migration run under it. */
+const migrated = Effect.suspend(() => {
+  const prefix = owned()
+  return Effect.as(PgMigrations.run({ tablePrefix: prefix }), prefix)
+})
+
 const tablesOf = (prefix: string) =>
   Effect.flatMap(SqlClient, (sql) =>
     sql<{ name: string }>`SELECT tablename AS name FROM pg_tables
@@ -36,8 +49,7 @@ describeOnPostgres("PgMigrations", () => {
   it.layer(client, { timeout: 60_000 })((it) => {
     it.effect("migrations create every table under the prefix, in their own migrations table; running again is a no-op", () =>
       Effect.gen(function*() {
-        const prefix = freshPrefix()
-        prefixes.push(prefix)
+        const prefix = owned()
         const first = yield* PgMigrations.run({ tablePrefix: prefix })
         assert.deepStrictEqual(first.map(([id]) => id), migrationIds)
         assert.deepStrictEqual(yield* tablesOf(prefix), [
@@ -67,8 +79,7 @@ describeOnPostgres("PgMigrations", () => {
 
     it.effect("processes starting at once on an empty database migrate once, without errors", () =>
       Effect.gen(function*() {
-        const prefix = freshPrefix()
-        prefixes.push(prefix)
+        const prefix = owned()
         const runs = yield* Effect.all(Array.from({ length: 6 }, () => PgMigrations.run({ tablePrefix: prefix })), {
           concurrency: "unbounded"
         })
@@ -78,9 +89,7 @@ describeOnPostgres("PgMigrations", () => {
 
     it.effect("storage: every table holds exactly the columns its record schema derives, with their types and nullability", () =>
       Effect.gen(function*() {
-        const prefix = freshPrefix()
-        prefixes.push(prefix)
-        yield* PgMigrations.run({ tablePrefix: prefix })
+        const prefix = yield* migrated
         const sql = yield* SqlClient
         for (const table of [PaymentIntent.table, Event.table, Task.table, Asset.table, WebhookEndpoint.table, WebhookDelivery.attemptTable, PayoutIntent.table, TopupIntent.table, Refund.table, ProviderNotification.table]) {
           const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,
@@ -97,9 +106,7 @@ describeOnPostgres("PgMigrations", () => {
 
     it.effect("D11 a provider's event id is stored once: (provider, event_id) is unique whatever the row's scope", () =>
       Effect.gen(function*() {
-        const prefix = freshPrefix()
-        prefixes.push(prefix)
-        yield* PgMigrations.run({ tablePrefix: prefix })
+        const prefix = yield* migrated
         const sql = yield* SqlClient
         const insert = (id: string, environment: string) =>
           sql`INSERT INTO ${sql(prefix + ProviderNotification.table.name)} (id, merchant_id, environment, provider, event_id, notice, status, created_at, updated_at, version)

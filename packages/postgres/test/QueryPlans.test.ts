@@ -21,28 +21,26 @@ const fromAnIndex = <Q, E, R>(shapes: ReadonlyArray<readonly [string, Q]>, expla
       assert.match(plan, /Index (Only )?Scan|Bitmap Index Scan/, `${name}:\n${plan}`)
     }), { discard: true })
 
+/** A table filled by `populate`, then each of its list `shapes` answered from an index. */
+const listsFromAnIndex = <Q, E1, R1, E2, R2>(
+  populate: Effect.Effect<unknown, E1, R1>,
+  shapes: ReadonlyArray<readonly [string, Q]>,
+  explain: (query: Q) => Effect.Effect<string, E2, R2>
+) => Effect.zipRight(populate, fromAnIndex(shapes, explain))
+
 describeOnPostgres("query plans", () => {
   const prefix = freshPrefix()
   afterAll(() => runSql(dropTables(prefix)))
 
   it.layer(client, { timeout: 120_000 })((it) => {
     it.effect("4.3 every list shape and filter is answered from an index, never a sequential scan", () =>
-      Effect.gen(function*() {
-        yield* populate(prefix, rows)
-        yield* fromAnIndex(shapes(rows), (query) => explain(prefix, query))
-      }))
+      listsFromAnIndex(populate(prefix, rows), shapes(rows), (query) => explain(prefix, query)))
 
     it.effect("4.8 every top-up list shape and filter (source_type single and several included) is answered from an index, never a sequential scan", () =>
-      Effect.gen(function*() {
-        yield* populateTopups(prefix, rows)
-        yield* fromAnIndex(topupShapes(rows), (query) => explainTopups(prefix, query))
-      }))
+      listsFromAnIndex(populateTopups(prefix, rows), topupShapes(rows), (query) => explainTopups(prefix, query)))
 
     it.effect("D10 every refund list shape and filter (payment_intent, status, merchant_reference, created) is answered from an index, never a sequential scan", () =>
-      Effect.gen(function*() {
-        yield* populateRefunds(prefix, rows)
-        yield* fromAnIndex(refundShapes(rows), (query) => explainRefunds(prefix, query))
-      }))
+      listsFromAnIndex(populateRefunds(prefix, rows), refundShapes(rows), (query) => explainRefunds(prefix, query)))
 
     it.effect("D6 a page deep down the list reads no more rows than the first page", () =>
       Effect.gen(function*() {

@@ -72,21 +72,25 @@ describeOnPostgres("rows read again on PostgreSQL", () => {
   })
 })
 
+/** A payment intent's row as PostgreSQL hands it back (text columns), with `extra` columns. */
+const intentRow = (scope: { readonly merchantId: string; readonly environment: string }, id: string, extra: Record<string, string> = {}) => ({
+  id,
+  merchant_id: scope.merchantId,
+  environment: scope.environment,
+  amount: "100",
+  currency: "THB",
+  ...extra,
+  created_at: "1764115200000",
+  updated_at: "1764115200000",
+  version: "1"
+})
+
 describeOnPostgres("rows read again, bounded", () => {
   layer(Layer.empty)((it) => {
     it.effect(`at most ${recentRows} rows of a table are remembered, the one remembered longest let go first`, () =>
       Effect.sync(() => {
         const scope = Fixtures.freshScope()
-        const rowOf = (id: string) => ({
-          id,
-          merchant_id: scope.merchantId,
-          environment: scope.environment,
-          amount: "100",
-          currency: "THB",
-          created_at: "1764115200000",
-          updated_at: "1764115200000",
-          version: "1"
-        })
+        const rowOf = (id: string) => intentRow(scope, id)
         const first = toRecord(PaymentIntent.table, rowOf("dord_bounded_0"))
         assert.strictEqual(toRecord(PaymentIntent.table, rowOf("dord_bounded_0")), first)
         for (let i = 1; i <= recentRows; i++) toRecord(PaymentIntent.table, rowOf(`dord_bounded_${i}`))
@@ -100,17 +104,7 @@ describeOnPostgres("rows read again, bounded", () => {
         const scope = Fixtures.freshScope()
         // Rows of some 100,000 characters (a large metadata), each under the largest remembered.
         const metadata = JSON.stringify({ note: "x".repeat(100_000) })
-        const rowOf = (id: string) => ({
-          id,
-          merchant_id: scope.merchantId,
-          environment: scope.environment,
-          amount: "100",
-          currency: "THB",
-          metadata,
-          created_at: "1764115200000",
-          updated_at: "1764115200000",
-          version: "1"
-        })
+        const rowOf = (id: string) => intentRow(scope, id, { metadata })
         for (let i = 0; i < 200; i++) toRecord(PaymentIntent.table, rowOf(`dord_large_${i}`))
         const held = remembered(PaymentIntent.table)
         assert.isAtMost(held.chars, recentChars)

@@ -8,8 +8,8 @@ import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { createTender, defineProvider, type TenderInstance } from "../src/index.js"
-import { seedPath } from "./fixtures.js"
+import { createTender, defineProvider, type PromiseProvider, type TenderInstance } from "../src/index.js"
+import { seedPath, until } from "./fixtures.js"
 import { rejection } from "./rejection.js"
 
 const base = "http://tender.test/payments"
@@ -34,15 +34,6 @@ const payout = (reference: string) => ({
   merchant_reference: reference,
   destination: { type: "bank_account", bank: "KBANK", account_number: "1234567890", account_name: customer.name }
 } as const)
-
-const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean): Promise<A> => {
-  for (let i = 0; i < 200; i++) {
-    const value = await read()
-    if (done(value)) return value
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  return read()
-}
 
 const http = (path: string, init: RequestInit & { key?: { public: string; secret: string } } = {}) =>
   tender.fetch(new Request(`${base}${path}`, {
@@ -211,26 +202,29 @@ describe("Promise API: routes and webhook endpoints", () => {
   })
 })
 
+/** What the Promise adapters below serve: PromptPay in merchant mode, test environment. */
+const acmeMethods: PromiseProvider["methods"] = [{
+  method: "th_promptpay",
+  providerMethod: "PP",
+  category: "qr",
+  label: "PromptPay",
+  nextActionType: "display_qr_code",
+  countries: ["TH"],
+  currencies: ["THB"],
+  minAmount: "100",
+  maxAmount: "100000000",
+  environments: ["test"],
+  checkoutModes: ["merchant"],
+  banks: [],
+  payer: {}
+}]
+
 describe("defineProvider: a Promise adapter in the Provider port", () => {
   it("server: a Promise adapter's answer becomes the payment's; a throw counts as the provider unavailable", async () => {
     let fail = false
     const acme = defineProvider({
       code: "acme",
-      methods: [{
-        method: "th_promptpay",
-        providerMethod: "PP",
-        category: "qr",
-        label: "PromptPay",
-        nextActionType: "display_qr_code",
-        countries: ["TH"],
-        currencies: ["THB"],
-        minAmount: "100",
-        maxAmount: "100000000",
-        environments: ["test"],
-        checkoutModes: ["merchant"],
-        banks: [],
-        payer: {}
-      }],
+      methods: acmeMethods,
       async createPayment(request) {
         if (fail) throw new Error("acme is down")
         return { _tag: "Processing", providerPaymentId: `acme_${request.paymentIntentId}` }
@@ -265,21 +259,7 @@ describe("defineProvider: a Promise adapter's notifications (D11)", () => {
     const sign = (body: string) => createHmac("sha256", secret).update(body).digest("hex")
     const acme = defineProvider({
       code: "acme",
-      methods: [{
-        method: "th_promptpay",
-        providerMethod: "PP",
-        category: "qr",
-        label: "PromptPay",
-        nextActionType: "display_qr_code",
-        countries: ["TH"],
-        currencies: ["THB"],
-        minAmount: "100",
-        maxAmount: "100000000",
-        environments: ["test"],
-        checkoutModes: ["merchant"],
-        banks: [],
-        payer: {}
-      }],
+      methods: acmeMethods,
       async createPayment(request) {
         return { _tag: "Action", providerPaymentId: `acme_${request.paymentIntentId}`, nextAction: { type: "display_qr_code", qr_data: "000201", expires_at: new Date(Date.now() + 600_000).toISOString() } }
       },

@@ -8,7 +8,7 @@ import { prefixedPool } from "@tender/test-support/embedding"
 import { customer, promptpay } from "@tender/test-support"
 import { afterAll, assert, describe, it } from "vitest"
 import { createTender, type TenderInstance } from "../src/index.js"
-import { seedPath as merchants } from "./fixtures.js"
+import { seedPath as merchants, until } from "./fixtures.js"
 
 const { pool, fresh } = prefixedPool(6)
 const options = { publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret-123", merchants, logger: { info() {}, warn() {}, error() {} } }
@@ -17,16 +17,6 @@ const started: Array<TenderInstance> = []
 afterAll(async () => {
   for (const t of started) await t.close()
 })
-
-/** Read until `done` holds; a bound on a hang (the poll alone would take an hour), not a timing assertion. */
-const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean): Promise<A> => {
-  for (let i = 0; i < 400; i++) {
-    const value = await read()
-    if (done(value)) return value
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  return read()
-}
 
 describe("task wake-ups on PostgreSQL", () => {
   it("with polling turned off, a confirm, a refund and a payout written through one Tender run in another's workers on the same tables", async () => {

@@ -1,11 +1,13 @@
 /**
- * What the demo-server tests with a real provider's stand-in share: the seed written to a file
- * for TENDER_SEED, and a merchant's JSON calls of the API (Basic auth, a fresh Idempotency-Key
- * on every POST).
+ * What the demo-server tests with a real provider's stand-in share: the seed of their one
+ * merchant written to a file for TENDER_SEED, a merchant's JSON calls of the API (Basic auth, a
+ * fresh Idempotency-Key on every POST), and the merchant's webhook endpoint on a receiver.
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { eventually } from "./poll.js"
+import { receiver } from "./receiver.js"
 import { basic, type Key } from "./requests.js"
 
 /** Writes `seed` as JSON to a new temporary folder and answers the file's path, for TENDER_SEED. */
@@ -14,6 +16,26 @@ export const seedFile = (seed: unknown, prefix = "tender-seed-"): string => {
   writeFileSync(path, JSON.stringify(seed))
   return path
 }
+
+/** A route of a seed, in the test environment. */
+export interface TestRoute {
+  readonly id: string
+  readonly method: string
+  readonly provider: string
+  readonly environments: ReadonlyArray<"test">
+  readonly priority?: number
+}
+
+/** A seed of one merchant, `mch_{slug}`, with both checkout modes, `key` (as `key_{slug}`) and `routes`. */
+export const oneMerchantSeed = (slug: string, name: string, key: Key, routes: ReadonlyArray<TestRoute>) => ({
+  merchants: [{
+    id: `mch_${slug}`,
+    name,
+    allowed_checkout_modes: ["hosted", "merchant"],
+    api_keys: [{ id: `key_${slug}`, public_key: key.public, secret_key: key.secret }],
+    routes
+  }]
+})
 
 /** An answer of the API: its status and parsed JSON body. */
 export interface ApiAnswer {
@@ -32,4 +54,20 @@ export const merchantApi = (baseUrl: () => string, key: Key, name = "e2e") => {
     })
     return { status: res.status, body: await res.json() }
   }
+}
+
+/** A merchant's calls of the API, as `merchantApi` makes them. */
+export type MerchantApi = ReturnType<typeof merchantApi>
+
+/**
+ * A receiver registered as the merchant's webhook endpoint (its `/hooks`): `events(type, id)` are
+ * the events of that type about resource `id` delivered so far, `webhook(type, id)` waits for the first.
+ */
+export const merchantWebhooks = async (api: MerchantApi) => {
+  const hooks = await receiver()
+  const endpoint = await api("POST", "/webhook_endpoints", { url: hooks.url("/hooks") })
+  if (endpoint.status !== 201) throw new Error(`POST /webhook_endpoints answered ${endpoint.status}: ${JSON.stringify(endpoint.body)}`)
+  const events = (type: string, id: string): Array<any> =>
+    hooks.received.map((r) => JSON.parse(r.body)).filter((e) => e.type === type && e.data.object.id === id)
+  return { events, webhook: (type: string, id: string) => eventually(() => events(type, id)[0]) }
 }

@@ -6,7 +6,7 @@
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen from "@adyen/api-library"
-import { ProviderUnavailable } from "@tender/core/Provider"
+import { failureFor, type FailureCodes, ProviderUnavailable } from "@tender/core/Provider"
 
 const { HttpClientException } = Adyen
 
@@ -17,29 +17,22 @@ export interface AdyenRejected {
   readonly failureMessage: string
 }
 
-/** Adyen refusal reason codes (and their texts) → Tender failure code and message. */
-const table: ReadonlyArray<readonly [ReadonlyArray<string>, string, string]> = [
-  [["12", "Not enough balance", "28", "Withdrawal amount exceeded"], "insufficient_funds", "The payer's account has insufficient funds."],
-  [["6", "Expired Card"], "card_expired", "The card has expired."],
-  [["8", "Invalid Card Number", "24", "CVC Declined", "17", "Invalid Pin"], "card_invalid", "The card details are incorrect."],
-  [["11", "3D Not Authenticated", "38", "Authentication required", "42", "3DS Authentication Error"], "authentication_failed", "The payer did not complete authentication."],
-  [["15", "Cancelled", "16", "Shopper Cancelled"], "payment_expired", "The payer did not pay in time."],
-  [["4", "Acquirer Error", "9", "Issuer Unavailable"], "provider_error", "The provider could not process the payment."],
-  [["7", "Invalid Amount", "10", "Not supported", "23", "Transaction Not Permitted"], "provider_rejected", "The provider does not accept this payment."]
-]
+/** Adyen's refusal reason codes (and their texts) for each of Tender's failure codes. */
+const codes: FailureCodes = {
+  insufficient_funds: ["12", "Not enough balance", "28", "Withdrawal amount exceeded"],
+  card_expired: ["6", "Expired Card"],
+  card_invalid: ["8", "Invalid Card Number", "24", "CVC Declined", "17", "Invalid Pin"],
+  authentication_failed: ["11", "3D Not Authenticated", "38", "Authentication required", "42", "3DS Authentication Error"],
+  payment_expired: ["15", "Cancelled", "16", "Shopper Cancelled"],
+  provider_error: ["4", "Acquirer Error", "9", "Issuer Unavailable"],
+  provider_rejected: ["7", "Invalid Amount", "10", "Not supported", "23", "Transaction Not Permitted"]
+}
 
 /**
  * Tender's failure code for Adyen's refusal reason code and text; anything else (fraud,
  * blocked or restricted cards included: never told apart to the payer) is `payment_declined`.
  */
-export const failureOf = (code: string | null | undefined, reason: string | null | undefined): { failureCode: string; failureMessage: string } => {
-  for (const c of [code, reason]) {
-    if (c == null) continue
-    const row = table.find(([codes]) => codes.includes(c))
-    if (row !== undefined) return { failureCode: row[1], failureMessage: row[2] }
-  }
-  return { failureCode: "payment_declined", failureMessage: "The provider declined the payment." }
-}
+export const failureOf = (code: string | null | undefined, reason: string | null | undefined) => failureFor(codes, [code, reason])
 
 /** Sorts an error the SDK threw: Adyen's side at fault, or a refusal of the request. */
 export const classify = (error: unknown): ProviderUnavailable | AdyenRejected => {

@@ -2,7 +2,7 @@
  * What `@tender/adyen` serves: PromptPay (a QR code) and Thai online banking (a redirect to the
  * payer's bank, through Adyen's MOLPay e-banking), in THB, in the environment its account serves.
  */
-import type { ProviderBank, ProviderMethod } from "@tender/core/Provider"
+import { onlineBankingMethod, type ProviderBank, type ProviderMethod, promptPayMethod } from "@tender/core/Provider"
 import type { Environment } from "@tender/core/Schemas"
 
 /** Adyen's `paymentMethod.type` for each method (never exposed). */
@@ -21,37 +21,7 @@ export const onlineBankingBanks: ReadonlyArray<ProviderBank> = [
 
 /** The catalogue for the environment the configured account serves. */
 export const methods = (environments: ReadonlyArray<Environment>): ReadonlyArray<ProviderMethod> => [
-  {
-    method: "th_promptpay",
-    providerMethod: PROMPTPAY,
-    category: "bank_transfer",
-    label: "PromptPay QR",
-    nextActionType: "display_qr_code",
-    countries: ["TH"],
-    currencies: ["THB"],
-    // PromptPay's per-payment limit is 150,000 baht.
-    minAmount: "100",
-    maxAmount: "15000000",
-    environments,
-    checkoutModes: ["hosted", "merchant"],
-    banks: [],
-    payer: { customer_name: { required: false } },
-    refunds: "source"
-  },
-  {
-    method: "th_online_banking",
-    providerMethod: ONLINE_BANKING,
-    category: "online_banking",
-    label: "Online banking",
-    nextActionType: "redirect_to_url",
-    countries: ["TH"],
-    currencies: ["THB"],
-    minAmount: "2000",
-    maxAmount: "500000000",
-    environments,
-    checkoutModes: ["hosted", "merchant"],
-    banks: onlineBankingBanks,
-    payer: { bank: { required: true } },
-    refunds: "source"
-  }
+  // PromptPay's per-payment limit is 150,000 baht.
+  promptPayMethod({ providerMethod: PROMPTPAY, minAmount: "100", maxAmount: "15000000", environments }),
+  onlineBankingMethod({ providerMethod: ONLINE_BANKING, minAmount: "2000", maxAmount: "500000000", environments, banks: onlineBankingBanks })
 ]

@@ -4,7 +4,7 @@
  * 5xx, a timeout, a connection error, rate limiting) is `ProviderUnavailable`, which routing
  * counts against the route's health.
  */
-import { ProviderUnavailable } from "@tender/core/Provider"
+import { failureFor, type FailureCodes, ProviderUnavailable } from "@tender/core/Provider"
 import Stripe from "stripe"
 
 /** A Stripe answer that is not a fault of Stripe's side: a decline or a refused request. */
@@ -19,30 +19,23 @@ export interface StripeRejected {
   readonly paymentIntent: Stripe.PaymentIntent | null
 }
 
-/** Stripe code or decline code → Tender failure code and message. */
-const table: ReadonlyArray<readonly [ReadonlyArray<string>, string, string]> = [
-  [["insufficient_funds"], "insufficient_funds", "The payer's account has insufficient funds."],
-  [["expired_card"], "card_expired", "The card has expired."],
-  [["incorrect_cvc", "invalid_cvc", "incorrect_number", "invalid_number", "invalid_expiry_month", "invalid_expiry_year", "incorrect_zip"], "card_invalid", "The card details are incorrect."],
-  [["authentication_required", "payment_intent_authentication_failure"], "authentication_failed", "The payer did not complete authentication."],
-  [["payment_intent_payment_attempt_expired", "expired"], "payment_expired", "The payer did not pay in time."],
-  [["processing_error"], "provider_error", "The provider could not process the payment."],
-  [["amount_too_small", "amount_too_large", "currency_not_supported", "invalid_currency", "payment_method_unactivated", "payment_intent_invalid_parameter"], "provider_rejected", "The provider does not accept this payment."]
-]
+/** Stripe's codes and decline codes for each of Tender's failure codes. */
+const codes: FailureCodes = {
+  insufficient_funds: ["insufficient_funds"],
+  card_expired: ["expired_card"],
+  card_invalid: ["incorrect_cvc", "invalid_cvc", "incorrect_number", "invalid_number", "invalid_expiry_month", "invalid_expiry_year", "incorrect_zip"],
+  authentication_failed: ["authentication_required", "payment_intent_authentication_failure"],
+  payment_expired: ["payment_intent_payment_attempt_expired", "expired"],
+  provider_error: ["processing_error"],
+  provider_rejected: ["amount_too_small", "amount_too_large", "currency_not_supported", "invalid_currency", "payment_method_unactivated", "payment_intent_invalid_parameter"]
+}
 
 /**
  * Tender's failure code for Stripe's codes; the decline code first (it is the issuer's
  * reason), anything unknown (fraud, lost or stolen cards included: never told apart to the
  * payer) is `payment_declined`.
  */
-export const failureOf = (code: string | null | undefined, declineCode: string | null | undefined): { failureCode: string; failureMessage: string } => {
-  for (const c of [declineCode, code]) {
-    if (c == null) continue
-    const row = table.find(([codes]) => codes.includes(c))
-    if (row !== undefined) return { failureCode: row[1], failureMessage: row[2] }
-  }
-  return { failureCode: "payment_declined", failureMessage: "The provider declined the payment." }
-}
+export const failureOf = (code: string | null | undefined, declineCode: string | null | undefined) => failureFor(codes, [declineCode, code])
 
 /** Sorts an error the SDK threw: Stripe's side at fault, or a rejection to map. */
 export const classify = (error: unknown): ProviderUnavailable | StripeRejected => {

@@ -28,13 +28,19 @@ const freshKey = (merchantId: string, environment: "test" | "live" = "test"): M.
   createdAt: t0 + 7
 })
 
+/** The directory, and a fresh merchant put in it. */
+const storedMerchant = Effect.gen(function*() {
+  const merchants = yield* Merchants.Merchants
+  const m = freshMerchant()
+  yield* merchants.putMerchant(m)
+  return { merchants, m }
+})
+
 /** @internal */
 export const merchantCases = (it: ContractIt) => {
   it.effect("5.4 a merchant round-trips with its team policy and routes; an unknown id is none", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchants.Merchants
-      const m = freshMerchant()
-      yield* merchants.putMerchant(m)
+      const { merchants, m } = yield* storedMerchant
       assert.deepStrictEqual(yield* merchants.findMerchant(m.id), Option.some(m))
       assert.isTrue(Option.isNone(yield* merchants.findMerchant(m.id + "x")))
       const changed = { ...m, allowedCheckoutModes: ["hosted", "merchant"] as const, routes: [] }
@@ -44,9 +50,7 @@ export const merchantCases = (it: ContractIt) => {
 
   it.effect("D2 an API key round-trips by public key with only the hash of its secret", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchants.Merchants
-      const m = freshMerchant()
-      yield* merchants.putMerchant(m)
+      const { merchants, m } = yield* storedMerchant
       const test = freshKey(m.id)
       const live = freshKey(m.id, "live")
       yield* merchants.putApiKey(test)
@@ -58,9 +62,7 @@ export const merchantCases = (it: ContractIt) => {
 
   it.effect("5.4 a key's credentials come with its merchant in one lookup; a key whose merchant is missing has none", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchants.Merchants
-      const m = freshMerchant()
-      yield* merchants.putMerchant(m)
+      const { merchants, m } = yield* storedMerchant
       const key = freshKey(m.id, "live")
       yield* merchants.putApiKey(key)
       assert.deepStrictEqual(yield* merchants.findCredentials(key.publicKey), Option.some({ apiKey: key, merchant: m }))
@@ -75,9 +77,7 @@ export const merchantCases = (it: ContractIt) => {
 
   it.effect("D2 a revoked key stays revoked: revoking twice keeps the first time, putting it again never clears it", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchants.Merchants
-      const m = freshMerchant()
-      yield* merchants.putMerchant(m)
+      const { merchants, m } = yield* storedMerchant
       const key = freshKey(m.id)
       yield* merchants.putApiKey(key)
       assert.isTrue(yield* merchants.revokeApiKey(key.id, t0 + 100))
@@ -90,9 +90,7 @@ export const merchantCases = (it: ContractIt) => {
 
   it.effect("Seed a seed-managed key the next seed leaves out is revoked; kept keys and keys issued at run time are untouched (docs/seed-format.md)", () =>
     Effect.gen(function*() {
-      const merchants = yield* Merchants.Merchants
-      const m = freshMerchant()
-      yield* merchants.putMerchant(m)
+      const { merchants, m } = yield* storedMerchant
       const kept: M.ApiKey = { ...freshKey(m.id), seeded: true }
       const removed: M.ApiKey = { ...freshKey(m.id, "live"), seeded: true }
       const issued = freshKey(m.id)

@@ -4,6 +4,7 @@
  * the lifecycle decides; notification items shaped as Adyen's Webhooks description says.
  */
 import { randomBytes } from "node:crypto"
+import { crc16, tlv } from "./emvco.js"
 import { loadExtract, type OpenApiExtract } from "./openapi.js"
 
 /** The extract with the description's answer examples, as `adyen-extract.ts` writes it. */
@@ -41,18 +42,6 @@ export const serviceError = (status: number, errorCode: string, message: string,
   message,
   errorType
 })
-
-const tlv = (id: string, value: string) => `${id}${String(value.length).padStart(2, "0")}${value}`
-
-/** CRC-16/CCITT-FALSE, the checksum EMVCo QR payloads end with. */
-const crc16 = (text: string): string => {
-  let crc = 0xffff
-  for (const byte of Buffer.from(text, "utf8")) {
-    crc ^= byte << 8
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
-  }
-  return crc.toString(16).toUpperCase().padStart(4, "0")
-}
 
 /** A dynamic Thai QR (PromptPay) payload for an amount in satang, as a bank app reads it. */
 export const promptPayPayload = (amount: number, reference: string): string => {

@@ -4,6 +4,7 @@
  * the stand-in's own values for what the lifecycle decides.
  */
 import { randomBytes } from "node:crypto"
+import { crc16, tlv } from "./emvco.js"
 import { loadExtract, type OpenApiExtract } from "./openapi.js"
 
 /** The extract with its fixtures, as `stripe-extract.ts` writes it. */
@@ -76,18 +77,8 @@ export const paymentIntent = (fields: {
   })
 }
 
-const crc16 = (text: string): string => {
-  let crc = 0xffff
-  for (let i = 0; i < text.length; i++) {
-    crc ^= text.charCodeAt(i) << 8
-    for (let j = 0; j < 8; j++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
-  }
-  return crc.toString(16).toUpperCase().padStart(4, "0")
-}
-
 /** A PromptPay EMVCo payload (tag-length-value, CRC-16) for a test account: scannable, pays no one. */
 const promptPayPayload = (amount: number, reference: string): string => {
-  const tlv = (tag: string, value: string) => tag + String(value.length).padStart(2, "0") + value
   const body = tlv("00", "01") + tlv("01", "12") +
     tlv("29", tlv("00", "A000000677010111") + tlv("01", "0000000000000")) +
     tlv("53", "764") + tlv("54", (amount / 100).toFixed(2)) + tlv("58", "TH") +
