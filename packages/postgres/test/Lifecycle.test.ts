@@ -83,7 +83,7 @@ const settle = async (server: Server, ids: ReadonlyArray<string>, within = 25_00
   while (Date.now() < deadline) {
     last = await Promise.all(ids.map((id) => send(server, "GET", `/payment_intents/${id}`).then((r) => r.body)))
     if (last.every((i) => ["succeeded", "failed", "expired"].includes(i.status))) return last
-    await new Promise((r) => setTimeout(r, 50))
+    await new Promise((r) => setTimeout(r, 250))
   }
   return last
 }
@@ -188,7 +188,7 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
             WHERE status <> 'done' AND kind <> 'payment_intent.expire'`)).then((r) => Number(r[0]?.n))
       let pending = await unfinished()
       for (const deadline = Date.now() + 30_000; pending > 0 && Date.now() < deadline; pending = await unfinished()) {
-        await new Promise((r) => setTimeout(r, 50))
+        await new Promise((r) => setTimeout(r, 100))
       }
       assert.strictEqual(pending, 0)
     }, 120_000)
@@ -260,7 +260,7 @@ const walkEveryTopup = async (server: Server) => {
   while (Date.now() < deadline) {
     last = await Promise.all(ids.map((id) => send(server, "GET", `/topup_intents/${id}`).then((r) => r.body)))
     if (last.every((t) => ["succeeded", "failed", "expired"].includes(t.status))) break
-    await new Promise((r) => setTimeout(r, 50))
+    await new Promise((r) => setTimeout(r, 250))
   }
   assert.deepStrictEqual(last.map((t) => t.status), ["succeeded", "succeeded", "failed", "expired", "succeeded", "failed"])
   assert.deepStrictEqual(last.map((t) => t.failure_code), [null, null, "payment_declined", null, null, "receipt_rejected"])
