@@ -56,8 +56,21 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
       failureThreshold: wholeNumber(env, "TENDER_ROUTE_FAILURE_THRESHOLD", 3, 1, 1000, "a whole number of failures from 1 to 1000, like 3"),
       cooldownMillis: positiveInt(env, "TENDER_ROUTE_COOLDOWN_MS", 30_000)
     },
+    // The simulator's slow magic amounts (docs/test-environment.md, "Magic amounts"): how long a
+    // slow confirmation or refund stays pending, and how soon an expiring payer action ends.
+    simulatorTimings: simulatorTimings(env),
     stripe: stripe(env),
     adyen: adyen(env)
+  }
+}
+
+/** `Simulator.make`'s timings from TENDER_SIMULATOR_SLOW_MS and TENDER_SIMULATOR_EXPIRY_MS; each unset keeps its default. */
+const simulatorTimings = (env: NodeJS.ProcessEnv) => {
+  const set = (name: string) => env[name] !== undefined && env[name] !== ""
+  const slow = set("TENDER_SIMULATOR_SLOW_MS") ? positiveInt(env, "TENDER_SIMULATOR_SLOW_MS", 5_000) : undefined
+  return {
+    ...(slow === undefined ? {} : { slowConfirmationMillis: slow, slowRefundMillis: slow }),
+    ...(set("TENDER_SIMULATOR_EXPIRY_MS") ? { shortExpiryMillis: positiveInt(env, "TENDER_SIMULATOR_EXPIRY_MS", 10_000) } : {})
   }
 }
 

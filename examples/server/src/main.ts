@@ -45,6 +45,7 @@ const main = Effect.gen(function*() {
     retention,
     routeHealth,
     seedPath,
+    simulatorTimings,
     startupTimeoutMillis,
     statementTimeoutMillis,
     stripe: stripeOptions,
@@ -67,15 +68,14 @@ const main = Effect.gen(function*() {
     hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret },
     routeHealth,
     webhookTransport: WebhookClient.layerFetch,
-    // With STRIPE_* or ADYEN_* set, Stripe or Adyen beside the simulator (seed routes name them
-    // "stripe", "adyen"); their notifications arrive at {publicUrl}/provider_notifications/{code}.
-    ...(stripeOptions === undefined && adyenOptions === undefined ? {} : {
-      providers: [
-        Simulator.make({ baseUrl: `${publicUrl}/simulator` }),
-        ...(stripeOptions === undefined ? [] : [stripe({ ...stripeOptions, returnUrl: `${publicUrl}/` })]),
-        ...(adyenOptions === undefined ? [] : [adyen({ ...adyenOptions, returnUrl: `${publicUrl}/` })])
-      ]
-    }),
+    // The simulator, with the timings of TENDER_SIMULATOR_*_MS; with STRIPE_* or ADYEN_* set,
+    // Stripe or Adyen beside it (seed routes name them "stripe", "adyen"); their notifications
+    // arrive at {publicUrl}/provider_notifications/{code}.
+    providers: [
+      Simulator.make({ baseUrl: `${publicUrl}/simulator`, timings: simulatorTimings }),
+      ...(stripeOptions === undefined ? [] : [stripe({ ...stripeOptions, returnUrl: `${publicUrl}/` })]),
+      ...(adyenOptions === undefined ? [] : [adyen({ ...adyenOptions, returnUrl: `${publicUrl}/` })])
+    ],
     ...(telemetry === undefined ? {} : { telemetry: { gaugeIntervalMillis: 15_000 } })
   }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.

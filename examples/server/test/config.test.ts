@@ -112,3 +112,24 @@ describe("demo server configuration: route health (docs/discovery-and-routing.md
     expect(() => options({ ...stripe, STRIPE_TIMEOUT_MS: "-1" })).toThrow("STRIPE_TIMEOUT_MS")
   })
 })
+
+describe("demo server configuration: the simulator's timings (docs/test-environment.md)", () => {
+  it("D9 TENDER_SIMULATOR_SLOW_MS and TENDER_SIMULATOR_EXPIRY_MS set the slow magic amounts' delays; unset keeps the simulator's defaults; a bad value stops the server naming the variable", () => {
+    expect(options({}).simulatorTimings).toEqual({})
+    expect(options({ TENDER_SIMULATOR_SLOW_MS: "", TENDER_SIMULATOR_EXPIRY_MS: "" }).simulatorTimings).toEqual({})
+    expect(options({ TENDER_SIMULATOR_SLOW_MS: "1200" }).simulatorTimings).toEqual({ slowConfirmationMillis: 1200, slowRefundMillis: 1200 })
+    expect(options({ TENDER_SIMULATOR_SLOW_MS: "1200", TENDER_SIMULATOR_EXPIRY_MS: "1500" }).simulatorTimings)
+      .toEqual({ slowConfirmationMillis: 1200, slowRefundMillis: 1200, shortExpiryMillis: 1500 })
+    const bad = [
+      ["TENDER_SIMULATOR_SLOW_MS", "0"],
+      ["TENDER_SIMULATOR_SLOW_MS", "1.5"],
+      ["TENDER_SIMULATOR_EXPIRY_MS", "10s"],
+      ["TENDER_SIMULATOR_EXPIRY_MS", "-1"],
+      ["TENDER_SIMULATOR_EXPIRY_MS", "99999999999"]
+    ] as const
+    for (const [name, value] of bad) {
+      expect(() => options({ [name]: value })).toThrow(InvalidConfig)
+      expect(() => options({ [name]: value })).toThrow(`${name} must be a whole number of milliseconds from 1 to 2147483647`)
+    }
+  })
+})

@@ -19,8 +19,9 @@ const WEBHOOK_SECRET = "whsec_demo_routing_e2e"
 const HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 const MERCHANT_ACCOUNT = "TenderRoutingTH"
 // The breaker's settings for this server: three failures in a row open it (the default), and it
-// stays open this long (30 s by default); long enough to see it open, short enough to wait out.
-const COOLDOWN_MS = 3_000
+// stays open this long (30 s by default); long enough to see it open (a create and two discoveries
+// on loopback, slow on a loaded machine), short enough to wait out.
+const COOLDOWN_MS = 2_000
 const FAILURES_TO_OPEN = 3
 let stripe: StripeStandIn.StripeStandIn
 let adyen: AdyenStandIn.AdyenStandIn
@@ -46,8 +47,8 @@ const { api } = standInDemo({
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     STRIPE_API_BASE: s.stripe.url,
     // A hanging Stripe counts as down after this (per try; the adapter tries twice), not after
-    // the default 15 s; a Stripe that answers at all answers well within it.
-    STRIPE_TIMEOUT_MS: "5000",
+    // the default 15 s; the stand-in on loopback, when it answers, answers well within it.
+    STRIPE_TIMEOUT_MS: "1500",
     ADYEN_API_KEY: "AQE_demo_routing_e2e",
     ADYEN_MERCHANT_ACCOUNT: MERCHANT_ACCOUNT,
     ADYEN_HMAC_KEY: HMAC_KEY,

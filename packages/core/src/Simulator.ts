@@ -10,12 +10,14 @@ import { sha256 } from "./Canonical.js"
 import type { PaymentProvider, ProviderBank, ProviderMethod } from "./Provider.js"
 import { onlineBankingMethod, promptPayMethod, ProviderUnavailable } from "./Provider.js"
 import { formatTimestamp } from "./Schemas.js"
-import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis } from "./internal/simulator.js"
+import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis, type Timings, timingsOf } from "./internal/simulator.js"
 import { topups } from "./internal/simulatorTopups.js"
 import { defaultNotificationSecret, parseNotification } from "./internal/simulatorNotifications.js"
 
-/** The provider code, the magic amounts and their timings. @since 0.1.0 @category constants */
+/** The provider code, the magic amounts and their default timings. @since 0.1.0 @category constants */
 export { code, magicAmounts, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis }
+/** The delays of the slow magic amounts, `make`'s `timings`. @since 0.1.0 @category models */
+export type { Timings }
 /** The simulator's signed notifications (D11, docs/test-environment.md): the header, the test secret, and a signer for tests. @since 0.1.0 */
 export {
   defaultNotificationSecret,
@@ -83,14 +85,20 @@ const actionTtlMs = 15 * 60 * 1000
 
 /**
  * The simulated provider. `baseUrl` is where its payer pages live; `notificationSecret` is what
- * its notifications are signed with (default `defaultNotificationSecret`). It keeps no state:
- * every answer follows from the request, the amount and Effect's `Clock`, so any process
- * answers alike.
+ * its notifications are signed with (default `defaultNotificationSecret`); `timings` shortens or
+ * lengthens the slow magic amounts (default `shortExpiryMillis`, `slowConfirmationMillis`,
+ * `slowRefundMillis`). It keeps no state: every answer follows from the request, the amount and
+ * Effect's `Clock`, so any process with the same timings answers alike.
  *
  * @since 0.1.0 @category constructors
  */
-export const make = (options: { readonly baseUrl?: string; readonly notificationSecret?: string | undefined } = {}): PaymentProvider => {
+export const make = (options: {
+  readonly baseUrl?: string
+  readonly notificationSecret?: string | undefined
+  readonly timings?: Partial<Timings> | undefined
+} = {}): PaymentProvider => {
   const baseUrl = (options.baseUrl ?? "https://simulator.tender.test").replace(/\/$/, "")
+  const timings = timingsOf(options.timings)
   return {
     code,
     methods,
@@ -113,7 +121,7 @@ export const make = (options: { readonly baseUrl?: string; readonly notification
           }
         }
         const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-        const expiresAt = formatTimestamp(now + (request.amount === magicAmounts.expireSoon ? shortExpiryMillis : actionTtlMs))
+        const expiresAt = formatTimestamp(now + (request.amount === magicAmounts.expireSoon ? timings.shortExpiryMillis : actionTtlMs))
         switch (request.providerMethod) {
           case "SIM_PP_QR":
             return {
@@ -178,7 +186,7 @@ export const make = (options: { readonly baseUrl?: string; readonly notification
         yield* serves(payment)
         const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
         if (payment.amount === magicAmounts.slowConfirmation) {
-          return now >= payment.createdAt + slowConfirmationMillis ? { _tag: "Succeeded" as const } : { _tag: "Processing" as const }
+          return now >= payment.createdAt + timings.slowConfirmationMillis ? { _tag: "Succeeded" as const } : { _tag: "Processing" as const }
         }
         return { _tag: "Pending" as const }
       }),
@@ -207,11 +215,11 @@ export const make = (options: { readonly baseUrl?: string; readonly notification
           case magicAmounts.refundFails:
             return { _tag: "Failed" as const, failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }
           case magicAmounts.slowRefund:
-            return now < refund.createdAt + slowRefundMillis ? { _tag: "Pending" as const } : { _tag: "Succeeded" as const }
+            return now < refund.createdAt + timings.slowRefundMillis ? { _tag: "Pending" as const } : { _tag: "Succeeded" as const }
         }
         return { _tag: "Succeeded" as const }
       }),
-    topups,
+    topups: topups(timings.shortExpiryMillis),
     parseNotification: parseNotification(options.notificationSecret ?? defaultNotificationSecret)
   }
 }

@@ -10,7 +10,7 @@ import { createServer as createHttpServer } from "node:http"
 import { afterAll, assert, describe, it } from "vitest"
 import { Effect } from "effect"
 import { runSql, skipReason } from "./database.js"
-import { type DemoServer as Server, freshTables, onEachStore, start, stopDemos } from "./demoServer.js"
+import { type DemoServer as Server, freshTables, onEachStore, quickSimulator, start, stopDemos } from "./demoServer.js"
 
 const auth = basic(demoKey)
 
@@ -46,7 +46,10 @@ const create = async (server: Server, body: unknown) => {
   return r.body.id as string
 }
 
-/** A webhook receiver on loopback that records every delivery and answers 200 after `delayMillis`. */
+/**
+ * A webhook receiver on loopback that records every delivery and answers 200 after `delayMillis`,
+ * which a test may change as it goes (slow answers only while it wants deliveries in flight).
+ */
 const receiver = async (delayMillis = 0) => {
   const received: Array<{ id: string; type: string; object: string }> = []
   const server = createHttpServer((req, res) => {
@@ -55,19 +58,21 @@ const receiver = async (delayMillis = 0) => {
     req.on("end", () => {
       const event = JSON.parse(body)
       received.push({ id: String(req.headers["webhook-id"]), type: event.type, object: event.data.object.id })
-      setTimeout(() => res.end("ok"), delayMillis)
+      setTimeout(() => res.end("ok"), hook.delayMillis)
     })
   })
+  const hook = { url: "", received, delayMillis }
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
   receivers.push(server)
   const address = server.address()
-  return { url: `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/hook`, received }
+  hook.url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/hook`
+  return hook
 }
 const receivers: Array<ReturnType<typeof createHttpServer>> = []
 
 const waitFor = async (condition: () => boolean, within: number) => {
   const deadline = Date.now() + within
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
   return condition()
 }
 
@@ -123,7 +128,7 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
   // On PostgreSQL only: where it cannot run, onEachStore's skip says why.
   if (skipReason === undefined) {
     it("D7 a server killed with SIGKILL while tasks are claimed and confirms in flight loses no task: after a restart every intent is terminal once, every change has exactly one event", async () => {
-      const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
+      const env = { ...freshTables(), ...quickSimulator, TENDER_TASK_LEASE_MS: "2000" }
       const prefix = env.TENDER_TABLE_PREFIX
       const first = await start(env)
       // Slow confirmations keep tasks polling; plain ones are confirmed while the kill lands.
@@ -183,7 +188,7 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
             WHERE status <> 'done' AND kind <> 'payment_intent.expire'`)).then((r) => Number(r[0]?.n))
       let pending = await unfinished()
       for (const deadline = Date.now() + 30_000; pending > 0 && Date.now() < deadline; pending = await unfinished()) {
-        await new Promise((r) => setTimeout(r, 250))
+        await new Promise((r) => setTimeout(r, 100))
       }
       assert.strictEqual(pending, 0)
     }, 120_000)
@@ -199,6 +204,8 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
       const closed = first.child.exitCode !== null ? Promise.resolve() : new Promise((ok) => first.child.once("close", ok))
       first.child.kill("SIGKILL")
       await closed
+      // The deliveries the kill cut off were in flight; the new process's need not be slow.
+      hook.delayMillis = 0
       const second = await start(env)
       const all = await waitFor(() => ids.every((id) => hook.received.some((r) => r.object === id)), 30_000)
       assert.isTrue(all, `${ids.filter((id) => !hook.received.some((r) => r.object === id)).length} of ${ids.length} never delivered\n${second.output()}`)
@@ -211,10 +218,11 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
     it("D7 two servers on one database deliver each event once per endpoint", async () => {
       const env = freshTables()
       const hook = await receiver()
-      const [a, b] = [await start(env), await start(env)]
-      const registered = await send(a!, "POST", "/webhook_endpoints", { json: { url: hook.url } })
+      // Both at once: their migrations take turns on the database's lock.
+      const [a, b] = await Promise.all([start(env), start(env)])
+      const registered = await send(a, "POST", "/webhook_endpoints", { json: { url: hook.url } })
       assert.strictEqual(registered.status, 201)
-      const ids = await Promise.all(Array.from({ length: 30 }, (_, i) => create(i % 2 === 0 ? a! : b!, promptpay("150000"))))
+      const ids = await Promise.all(Array.from({ length: 30 }, (_, i) => create(i % 2 === 0 ? a : b, promptpay("150000"))))
       // created and requires_action for each intent.
       assert.isTrue(await waitFor(() => hook.received.length >= ids.length * 2, 30_000), `${hook.received.length} delivered`)
       await new Promise((r) => setTimeout(r, 1_000))

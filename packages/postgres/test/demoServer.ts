@@ -40,6 +40,14 @@ export const stopDemos = async (signal: NodeJS.Signals = "SIGKILL", more: Readon
   if (skipReason === undefined) await runSql(Effect.forEach([...prefixes, ...more], dropTables))
 }
 
+/**
+ * The simulator's slow magic amounts shortened (docs/test-environment.md, "Magic amounts"): no
+ * test clock reaches a process, so a slow confirmation or refund settles after 1 s instead of 5
+ * and an expiring action ends after 1.5 s instead of 10. Confirming a slow payment still answers
+ * `processing` (that answer depends on the amount alone); only the wait for what follows is shorter.
+ */
+export const quickSimulator = { TENDER_SIMULATOR_SLOW_MS: "1000", TENDER_SIMULATOR_EXPIRY_MS: "1500" } as const
+
 /** The file's demo on each store, started by the first walk that needs it and shared by the others. */
 const shared: { memory?: Promise<DemoServer>; postgres?: Promise<DemoServer> } = {}
 
@@ -47,15 +55,15 @@ const shared: { memory?: Promise<DemoServer>; postgres?: Promise<DemoServer> } =
  * One walk through the demo by HTTP alone on each store: the in-memory one and PostgreSQL under
  * fresh tables (skipped, saying why, where no database answers). The two walks run at once, and
  * every walk of the file on one store shares one process: a walk makes and reads only its own
- * intents, so neither sees the other's, and the simulator's real delays (a slow confirmation, a
- * short expiry) overlap instead of adding up.
+ * intents, so neither sees the other's, and the simulator's delays (a slow confirmation, a
+ * short expiry; `quickSimulator`) overlap instead of adding up.
  */
 export const onEachStore = (
   titles: { readonly memory: string; readonly postgres: string },
   walk: (server: DemoServer) => Promise<void>,
   timeout: number
 ): void => {
-  it.concurrent(titles.memory, async () => walk(await (shared.memory ??= start({ DATABASE_URL: "" }))), timeout)
+  it.concurrent(titles.memory, async () => walk(await (shared.memory ??= start({ ...quickSimulator, DATABASE_URL: "" }))), timeout)
   if (skipReason !== undefined) it.skip(`skipped on PostgreSQL: ${skipReason}`, () => {})
-  else it.concurrent(titles.postgres, async () => walk(await (shared.postgres ??= start(freshTables()))), timeout)
+  else it.concurrent(titles.postgres, async () => walk(await (shared.postgres ??= start({ ...quickSimulator, ...freshTables() }))), timeout)
 }

@@ -55,9 +55,13 @@ export interface TenderOptions {
   readonly providers?: ReadonlyArray<Provider.PaymentProvider> | undefined
   /**
    * Install the built-in simulator. Default true. `{ notificationSecret }` installs it with the
-   * secret its notifications are verified with (D11, docs/test-environment.md).
+   * secret its notifications are verified with (D11, docs/test-environment.md); `{ timings }`
+   * with other delays for its slow magic amounts (`Simulator.make`'s, docs/test-environment.md).
    */
-  readonly simulator?: boolean | { readonly notificationSecret?: string | undefined } | undefined
+  readonly simulator?: boolean | {
+    readonly notificationSecret?: string | undefined
+    readonly timings?: Partial<Simulator.Timings> | undefined
+  } | undefined
   /** Where Tender's log lines go: pino, console, or any `{ info, warn, error }`. Default: Effect's logger on stdout. */
   readonly logger?: HostLogger | undefined
   /** Run pending PostgreSQL migrations at start. Default true; false when a deploy step runs `tender migrate`. */
@@ -162,7 +166,8 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
   const seed = await loadSeed(options.merchants)
   const simulator = options.simulator === false ? [] : [Simulator.make({
     baseUrl: `${mount.publicUrl}/simulator`,
-    notificationSecret: typeof options.simulator === "object" ? options.simulator.notificationSecret : undefined
+    notificationSecret: typeof options.simulator === "object" ? options.simulator.notificationSecret : undefined,
+    timings: typeof options.simulator === "object" ? options.simulator.timings : undefined
   })]
   const storage = await Storage.layerOf(options.storage, options.migrate ?? true)
   const core = CoreTender.layer(

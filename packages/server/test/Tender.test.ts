@@ -253,6 +253,20 @@ describe("defineProvider: a Promise adapter in the Provider port", () => {
   })
 })
 
+describe("createTender: the simulator's settings", () => {
+  it("D9 simulator: { timings } installs the simulator with those delays: an expiring payment's action ends that long after create", async () => {
+    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, simulator: { timings: { shortExpiryMillis: 1_500 } }, logger })
+    try {
+      const created = await own.paymentIntents.create({ ...promptpay, amount: "40801" }, demo)
+      assert.strictEqual(created.status, "requires_action")
+      const action = created.next_action as { expires_at: string }
+      assert.strictEqual(Date.parse(action.expires_at) - Date.parse(created.created_at), 1_500)
+    } finally {
+      await own.close()
+    }
+  })
+})
+
 describe("defineProvider: a Promise adapter's notifications (D11)", () => {
   it("D11 server: a Promise adapter's parseNotification verifies the provider's request; what it reports moves the payment, and a throw is 400 signature_invalid", async () => {
     const secret = "acme-notification-secret"

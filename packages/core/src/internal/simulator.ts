@@ -42,14 +42,33 @@ export const magicAmounts = {
   unavailable: "50301"
 } as const
 
-/** How long the payer action of `magicAmounts.expireSoon` lives. @since 0.1.0 @category constants */
+/** How long the payer action of `magicAmounts.expireSoon` lives by default. @since 0.1.0 @category constants */
 export const shortExpiryMillis = 10_000
 
-/** When, after create, the provider settles a `magicAmounts.slowConfirmation` payment. @since 0.1.0 @category constants */
+/** When, after create, the provider settles a `magicAmounts.slowConfirmation` payment by default. @since 0.1.0 @category constants */
 export const slowConfirmationMillis = 5_000
 
-/** When, after it was created, the provider settles a `magicAmounts.slowRefund` refund. @since 0.1.0 @category constants */
+/** When, after it was created, the provider settles a `magicAmounts.slowRefund` refund by default. @since 0.1.0 @category constants */
 export const slowRefundMillis = 5_000
+
+/**
+ * The delays of the slow magic amounts, in milliseconds. The defaults are the constants above;
+ * a test that runs the simulator in a real process shortens them, as it cannot move a clock there.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface Timings {
+  readonly shortExpiryMillis: number
+  readonly slowConfirmationMillis: number
+  readonly slowRefundMillis: number
+}
+
+/** The timings with the host's choices over the defaults. */
+export const timingsOf = (chosen: Partial<Timings> = {}): Timings => ({
+  shortExpiryMillis: chosen.shortExpiryMillis ?? shortExpiryMillis,
+  slowConfirmationMillis: chosen.slowConfirmationMillis ?? slowConfirmationMillis,
+  slowRefundMillis: chosen.slowRefundMillis ?? slowRefundMillis
+})
 
 /** D9: live keys never reach the simulator; the outage amount is an outage for every operation. */
 export const serves = (payment: Pick<ProviderPaymentRef, "environment" | "amount">) =>

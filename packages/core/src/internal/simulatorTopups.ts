@@ -1,11 +1,11 @@
 /**
  * The simulator's top-ups (2.5): its sources, and how it starts a top-up, reports its status
- * and reviews its receipt. `Simulator.make` installs them; `Simulator` re-exports `topupSources`.
+ * and reviews its receipt. `Simulator.make` installs them with its timings; `Simulator` re-exports `topupSources`.
  */
 import { Effect } from "effect"
 import { sha256 } from "../Canonical.js"
 import type { ProviderTopups } from "../Provider.js"
-import { magicAmounts, serves, shortExpiryMillis } from "./simulator.js"
+import { magicAmounts, serves } from "./simulator.js"
 
 /**
  * The simulator's top-up sources (2.5): free test money in THB or USD, a manual bank
@@ -28,7 +28,7 @@ export const topupSources: ProviderTopups["sources"] = [
  * other amount: test funding and a crypto deposit are seen paid at the first look, a
  * manual receipt is accepted.
  */
-export const topups: ProviderTopups = {
+export const topups = (shortExpiryMillis: number): ProviderTopups => ({
   sources: topupSources,
   start: (request) =>
     Effect.gen(function*() {
@@ -79,4 +79,4 @@ export const topups: ProviderTopups = {
         ? { _tag: "Failed" as const, failureCode: "receipt_rejected", failureMessage: "The provider rejected the receipt." }
         : { _tag: "Succeeded" as const }
     })
-}
+})

@@ -67,6 +67,14 @@ const workers = fields({
   owner: nonEmptyString
 }, "must be false or an object")
 
+const simulatorTimings = fields({
+  shortExpiryMillis: millisUpTo(day, "one day at most"),
+  slowConfirmationMillis: millisUpTo(day, "one day at most"),
+  slowRefundMillis: millisUpTo(day, "one day at most")
+})
+
+const simulator = fields({ notificationSecret: nonEmptyString, timings: simulatorTimings }, "must be true, false or an object")
+
 const routeHealth = fields({
   failureThreshold: positiveInt,
   cooldownMillis: millisUpTo(day, "one day at most")
@@ -77,7 +85,6 @@ const options = fields({
   checkoutSecret: check<string>("must be a string of at least 8 characters", (u) => typeof u === "string" && u.length >= 8),
   merchants: check<unknown>("must be a seed object or the path of a seed JSON file", (u) => isObject(u) || (typeof u === "string" && u.length > 0)),
   providers: Schema.Array(provider).annotations({ message: () => "must be an array of payment providers" }),
-  simulator: boolean,
   logger,
   migrate: boolean,
   webhooks,
@@ -104,8 +111,8 @@ const problemIn = (schema: Schema.Schema<any, any>, input: unknown, prefix: Arra
 
 /**
  * The first bad option of `input`, or undefined when every option Tender reads is well formed.
- * `publicUrl` and `checkoutSecret` are required; `storage` is one of its three forms and
- * `workers` is `false` or its settings (checked here, not as a schema union, so that a message
+ * `publicUrl` and `checkoutSecret` are required; `storage` is one of its three forms,
+ * `simulator` a boolean or its settings and `workers` `false` or its settings (checked here, not as a schema union, so that a message
  * names the field at fault rather than every form it failed).
  */
 export const problemOf = (input: unknown): TenderError | undefined => {
@@ -123,6 +130,9 @@ export const problemOf = (input: unknown): TenderError | undefined => {
     const problem = problemIn(kind === "memory" ? memory : kind === "postgres" ? postgres : mongodb, storage, ["storage"])
     if (problem !== undefined) return problem
   }
+  const sim = input["simulator"]
+  const simProblem = sim === undefined || typeof sim === "boolean" ? undefined : problemIn(simulator, sim, ["simulator"])
+  if (simProblem !== undefined) return simProblem
   const w = input["workers"]
   return w === undefined || w === false ? undefined : problemIn(workers, w, ["workers"])
 }
