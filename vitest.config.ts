@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url"
-import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config"
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from "vitest/config"
 import { demoBundleEnv } from "./packages/test-support/src/demoBundle.js"
+import { mockingFiles } from "./packages/test-support/src/mockingFiles.js"
 import { runDatabaseEnv } from "./packages/test-support/src/runDatabase.js"
 
 /**
@@ -14,12 +15,28 @@ import { runDatabaseEnv } from "./packages/test-support/src/runDatabase.js"
 const conditions = ["@tender/source", "import", "module", "node", "default"]
 const NODE_OPTIONS = [process.env["NODE_OPTIONS"], "--conditions=@tender/source"].filter(Boolean).join(" ")
 
-/** One package's tests, resolved against the sources. */
-const project = (test: NonNullable<TestProjectInlineConfiguration["test"]>): TestProjectInlineConfiguration => ({
+type Test = NonNullable<TestProjectInlineConfiguration["test"]>
+
+/** One package's tests, resolved against the sources, each file run after the setup file. */
+const resolved = (test: Test): TestProjectInlineConfiguration => ({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ["@tender/source"] } },
-  test: { ...test, env: { NODE_OPTIONS, ...test.env } }
+  test: { ...test, setupFiles: [setupFile], env: { NODE_OPTIONS, ...test.env } }
 })
+const setupFile = fileURLToPath(new URL("./packages/test-support/src/vitestSetup.ts", import.meta.url))
+
+/**
+ * One package's tests in `pool`, sharing each worker's loaded modules; its files that mock a
+ * module (mockingFiles.ts) go to a project of their own, `<name>-isolated`, whose files start
+ * from freshly loaded modules.
+ */
+const project = (pool: "threads" | "forks", test: Test & { name: string; root: string; include: Array<string> }): Array<TestProjectInlineConfiguration> => {
+  const mocking = [...new Set(test.include.map((glob) => glob.split("/")[0]!))].flatMap((dir) => mockingFiles(fileURLToPath(new URL(`./${test.root}/`, import.meta.url)), dir))
+  return [
+    resolved({ ...test, pool, exclude: [...configDefaults.exclude, ...mocking] }),
+    ...(mocking.length === 0 ? [] : [resolved({ ...test, name: `${test.name}-isolated`, pool, include: mocking, poolOptions: { [pool]: { isolate: true } } })])
+  ]
+}
 
 /**
  * The run's own PostgreSQL database and the demo server's bundle, named here so that every worker
@@ -31,67 +48,49 @@ runDatabaseEnv(process.env)
 demoBundleEnv(process.env)
 
 /**
- * Three files at once, one more than the cores of the 2-core machine the suite is measured on:
- * most of a file's time is spent waiting on PostgreSQL, a child process, a browser or a simulated
- * delay, not on the CPU, so a third file fills the waits. The core, http, client and mongodb files
- * share their worker's loaded modules (`isolate: false`): nothing of theirs (process, database,
- * global) outlives them, and loading Effect and the packages once per worker instead of once per
- * file saves more than their tests take. `TENDER_TEST_WORKERS=<n>` runs n files at once instead;
- * `TENDER_TEST_SHARED=0` isolates every file. A worker must reach its event loop at least every
- * 60 s, or Vitest's own call to its main process times out and fails the run ("Timeout calling
- * onTaskUpdate"): a test that loops on in-memory or synchronous work lets the loop turn
- * (`eventLoopTurn` of @tender/test-support). docs/test-environment.md, "Running the repository's tests".
+ * Two pools side by side, each running `TENDER_TEST_WORKERS` files at once (2 by default: four in
+ * all, twice the cores of the 2-core machine the suite is measured on, since most of a file's time
+ * is spent waiting on PostgreSQL, a child process, a browser or a simulated delay). Within a pool,
+ * a worker keeps the modules it loaded from one file to the next (`isolate: false`), so Effect and
+ * the packages load once per worker, not once per file (loading was most of the suite's time);
+ * Vitest runs a pool's projects one after the other, so the two pools split the projects whose
+ * files wait longest. `TENDER_TEST_SHARED=0` runs every file in a fresh worker. A worker must reach
+ * its event loop at least every 60 s, or Vitest's own call to its main process times out and fails
+ * the run ("Timeout calling onTaskUpdate"): a test that loops on in-memory or synchronous work lets
+ * the loop turn (`eventLoopTurn` of @tender/test-support). docs/test-environment.md, "Running the
+ * repository's tests".
  */
-const maxWorkers = process.env["TENDER_TEST_WORKERS"] ? Number(process.env["TENDER_TEST_WORKERS"]) : 3
-const shared = process.env["TENDER_TEST_SHARED"] === "0" ? {} : ({ isolate: false } as const)
+const workers = process.env["TENDER_TEST_WORKERS"] ? Number(process.env["TENDER_TEST_WORKERS"]) : 2
+const isolate = process.env["TENDER_TEST_SHARED"] === "0"
 
 export default defineConfig({
   test: {
-    maxWorkers,
+    poolOptions: { threads: { isolate, maxThreads: workers }, forks: { isolate, maxForks: workers } },
     globalSetup: [fileURLToPath(new URL("./packages/test-support/src/vitestGlobalSetup.ts", import.meta.url))],
     projects: [
       // 30 s, not Vitest's 5 s: a bound on a hang, not a measure; property tests on a machine
       // shared with other runs took longer than 5 s and failed for it.
-      project({ name: "core", root: "packages/core", include: ["test/**/*.test.ts"], testTimeout: 30_000, ...shared }),
-      project({ name: "http", root: "packages/http", include: ["test/**/*.test.ts"], testTimeout: 30_000, ...shared }),
-      project({
-        name: "postgres",
-        root: "packages/postgres",
-        include: ["test/**/*.test.ts"],
-        testTimeout: 60_000,
-        hookTimeout: 60_000,
-        // Each file in a fresh process, so no file's layers outlive it (in one shared fork the
-        // contract suite's hooks ran again during the next file). Files may share the database:
-        // each uses its own table prefix and drops it after.
-        pool: "forks",
-        poolOptions: { forks: { isolate: true, singleFork: false } }
-      }),
-      project({
-        name: "server",
-        root: "packages/server",
-        include: ["test/**/*.test.ts"],
-        testTimeout: 60_000,
-        hookTimeout: 60_000,
-        pool: "forks",
-        poolOptions: { forks: { isolate: true, singleFork: false } }
-      }),
+      ...project("threads", { name: "core", root: "packages/core", include: ["test/**/*.test.ts"], testTimeout: 30_000 }),
+      ...project("threads", { name: "http", root: "packages/http", include: ["test/**/*.test.ts"], testTimeout: 30_000 }),
+      // Files may share the database: each uses its own table prefix and drops it after.
+      ...project("forks", { name: "postgres", root: "packages/postgres", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
+      ...project("threads", { name: "server", root: "packages/server", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
       // @tender/client against a real Tender on a port, and against scripted servers.
-      project({ name: "client", root: "packages/client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000, ...shared }),
+      ...project("threads", { name: "client", root: "packages/client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
       // @tender/stripe against the Stripe stand-in of @tender/testing (no network).
-      project({ name: "stripe", root: "packages/stripe", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
+      ...project("threads", { name: "stripe", root: "packages/stripe", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
       // @tender/adyen against the Adyen stand-in of @tender/testing (HTTPS on 127.0.0.1, no network).
-      project({ name: "adyen", root: "packages/adyen", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
-      project({ name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000, ...shared }),
+      ...project("threads", { name: "adyen", root: "packages/adyen", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
+      ...project("threads", { name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
       // The embedding examples (docs/embedding.md): each starts a host and creates an intent.
-      project({
+      ...project("threads", {
         name: "examples",
         root: "examples",
         include: ["express/test/**/*.test.ts", "fastify/test/**/*.test.ts", "hono/test/**/*.test.ts", "nestjs/test/**/*.test.ts", "effect-host/test/**/*.test.ts", "provider-adapter/test/**/*.test.ts"],
         testTimeout: 60_000,
-        hookTimeout: 60_000,
-        pool: "forks"
+        hookTimeout: 60_000
       }),
-      project({ name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 60_000 })
+      ...project("forks", { name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 60_000 }),
       // The repository as a whole (test/: the packed packages in a fresh host, the README's
       // commands) runs apart, in `npm run test:packaging` (vitest.packaging.config.ts).
     ]
