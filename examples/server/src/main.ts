@@ -140,7 +140,7 @@ const where = () => {
 
 /**
  * Why the server could not start, in one line for stderr: an operator reads the cause, not a
- * stack trace (issue 14 defect 1). The database's own words follow, never its URL's password.
+ * stack trace. The database's own words follow, never its URL's password.
  */
 const startupFailure = (error: { readonly _tag: string; readonly message: string; readonly cause?: unknown }): string => {
   if (error._tag === "InvalidConfig") return error.message
@@ -156,7 +156,7 @@ const startupFailure = (error: { readonly _tag: string; readonly message: string
 }
 
 /**
- * The start-up banner. It never prints a secret (issue 14 defect 7: stdout ends up in shared
+ * The start-up banner. It never prints a secret (stdout ends up in shared
  * logs): the curl hint names the key by its id and reads the secret from the seed file itself.
  */
 const banner = (url: string, store: string, seedPath: string, key: { id: string; public_key: string } | undefined) => {

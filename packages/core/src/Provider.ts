@@ -58,97 +58,17 @@ export interface ProviderMethod {
   readonly refunds?: "source" | "bank_account" | undefined
 }
 
-/** What a provider gives of a Thai method it serves (`promptPayMethod`, `onlineBankingMethod`). @since 0.1.0 @category models */
-export interface ThaiMethodOptions {
-  /** The provider's own code for it. */
-  readonly providerMethod: string
-  readonly minAmount: string
-  readonly maxAmount: string
-  readonly environments: ReadonlyArray<Environment>
-  readonly label?: string
-  readonly banks?: ReadonlyArray<ProviderBank>
-  readonly payer?: ProviderMethod["payer"]
-}
-
-/** A method paid in THB in Thailand, in both checkout modes, refunded to the account it was paid from (D10). */
-const thaiMethod = (
-  scheme: Pick<ProviderMethod, "method" | "category" | "label" | "nextActionType" | "payer">,
-  options: ThaiMethodOptions
-): ProviderMethod => ({
-  ...scheme,
-  providerMethod: options.providerMethod,
-  countries: ["TH"],
-  currencies: ["THB"],
-  minAmount: options.minAmount,
-  maxAmount: options.maxAmount,
-  environments: options.environments,
-  checkoutModes: ["hosted", "merchant"],
-  banks: options.banks ?? [],
-  ...(options.label === undefined ? {} : { label: options.label }),
-  ...(options.payer === undefined ? {} : { payer: options.payer }),
-  refunds: "source"
-})
-
-/**
- * PromptPay, Thailand's QR payment scheme, as any provider serves it: a QR code to pay, the
- * customer's name optional unless `payer` says otherwise. What differs between providers is
- * given: their code for it, the amount bounds, the environments.
- *
- * @since 0.1.0 @category constructors
- */
-export const promptPayMethod = (options: ThaiMethodOptions): ProviderMethod =>
-  thaiMethod({ method: "th_promptpay", category: "bank_transfer", label: "PromptPay QR", nextActionType: "display_qr_code", payer: { customer_name: { required: false } } }, options)
-
-/**
- * Thai online banking as any provider serves it: a redirect to the payer's bank, chosen from
- * `banks`, which the payer must name unless `payer` says otherwise.
- *
- * @since 0.1.0 @category constructors
- */
-export const onlineBankingMethod = (options: ThaiMethodOptions): ProviderMethod =>
-  thaiMethod({ method: "th_online_banking", category: "online_banking", label: "Online banking", nextActionType: "redirect_to_url", payer: { bank: { required: true } } }, options)
-
-/**
- * The failure codes of Tender's own that a provider's decline maps to, each with the message it
- * carries (D1: a provider's own codes are never exposed). `payment_declined` is the rest: fraud,
- * lost or blocked cards and anything unknown, never told apart to the payer.
- *
- * @since 0.1.0 @category constants
- */
-export const failureMessages = {
-  insufficient_funds: "The payer's account has insufficient funds.",
-  card_expired: "The card has expired.",
-  card_invalid: "The card details are incorrect.",
-  authentication_failed: "The payer did not complete authentication.",
-  payment_expired: "The payer did not pay in time.",
-  provider_error: "The provider could not process the payment.",
-  provider_rejected: "The provider does not accept this payment.",
-  payment_declined: "The provider declined the payment."
-} as const
-
-/** One of `failureMessages`' codes. @since 0.1.0 @category models */
-export type FailureCode = keyof typeof failureMessages
-
-/** A provider's own codes (and texts) for each of Tender's failure codes it tells apart. @since 0.1.0 @category models */
-export type FailureCodes = { readonly [K in FailureCode]?: ReadonlyArray<string> }
-
-/**
- * Tender's failure for a provider's decline: the first of `reasons` (the provider's codes, most
- * telling first; absent ones skipped) that `codes` lists, else `payment_declined`.
- *
- * @since 0.1.0 @category constructors
- */
-export const failureFor = (
-  codes: FailureCodes,
-  reasons: ReadonlyArray<string | null | undefined>
-): { readonly failureCode: FailureCode; readonly failureMessage: string } => {
-  for (const reason of reasons) {
-    if (reason == null) continue
-    const known = (Object.keys(codes) as Array<FailureCode>).find((code) => codes[code]!.includes(reason))
-    if (known !== undefined) return { failureCode: known, failureMessage: failureMessages[known] }
-  }
-  return { failureCode: "payment_declined", failureMessage: failureMessages.payment_declined }
-}
+export {
+  /** @since 0.1.0 @category constructors */ onlineBankingMethod,
+  /** @since 0.1.0 @category constructors */ promptPayMethod,
+  /** @since 0.1.0 @category models */ type ThaiMethodOptions
+} from "./internal/thaiMethods.js"
+export {
+  /** @since 0.1.0 @category constructors */ failureFor,
+  /** @since 0.1.0 @category constants */ failureMessages,
+  /** @since 0.1.0 @category models */ type FailureCode,
+  /** @since 0.1.0 @category models */ type FailureCodes
+} from "./internal/providerFailures.js"
 
 /** What the orchestrator asks a provider to do. @since 0.1.0 @category models */
 export interface ProviderPaymentRequest {

@@ -14,7 +14,8 @@ import {
   Task,
   Workers
 } from "../src/index.js"
-import { asDemo, type Body, decodeParams, errorOf, events, expiresAtShortExpiry, json, type Key, keys, layer, login, work } from "./fixtures.js"
+import { expiresAtShortExpiry } from "./expiry.js"
+import { asDemo, type Body, decodeParams, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
 
 
 

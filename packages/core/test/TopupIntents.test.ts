@@ -3,7 +3,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import { Asset, Fx, PaymentIntents, Simulator, Storage, TopupIntent, TopupIntents } from "../src/index.js"
-import { asDemo, events, expiresAtShortExpiry, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
+import { expiresAtShortExpiry } from "./expiry.js"
+import { asDemo, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
 
 const body = (overrides: Record<string, unknown> = {}) => ({

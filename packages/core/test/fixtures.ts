@@ -1,9 +1,9 @@
 /**
  * Test fixtures: a seed with merchants for every scenario, and the core services on the
- * in-memory store. Shared by the core and http tests.
+ * in-memory store. Shared by the core and http tests, and loaded by the http fuzzer's target
+ * process too: nothing here imports Vitest.
  */
-import { assert } from "@effect/vitest"
-import { Duration, Effect, Layer, Logger, Option, Schema, TestClock } from "effect"
+import { Effect, Layer, Logger, Option, Schema } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import { Authentication, DeliveryClient, Event, Fx, HostedCheckout, Ids, MemoryStorage, PaymentIntent, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint, WebhookTransport, Workers } from "../src/index.js"
 
@@ -169,23 +169,3 @@ export const events = (id: string) => Effect.map(Event.forResource(scope, id), (
 
 /** Run every task due now, as a worker would. */
 export const work = Workers.drain({ owner: "test" })
-
-/**
- * D9's short expiry, from a resource just created with the magic amount, seen through `read`:
- * still `pending` a millisecond before `Simulator.shortExpiryMillis`, then `expired` with no next
- * action once it has passed (the workers run after each step).
- */
-export const expiresAtShortExpiry = <E, R>(
-  read: Effect.Effect<{ readonly status: string; readonly next_action: unknown }, E, R>,
-  pending: string
-) =>
-  Effect.gen(function*() {
-    yield* TestClock.adjust(Duration.millis(Simulator.shortExpiryMillis - 1))
-    yield* work
-    assert.strictEqual((yield* read).status, pending)
-    yield* TestClock.adjust(Duration.millis(1))
-    yield* work
-    const after = yield* read
-    assert.strictEqual(after.status, "expired")
-    assert.isNull(after.next_action)
-  })
