@@ -5,64 +5,21 @@
  * @since 0.1.0
  */
 import { Context, Data, Effect, Layer } from "effect"
-import type { NextAction, NextActionType } from "./NextAction.js"
+import type { ProviderMethod } from "./internal/providerMethod.js"
+import type { NextAction } from "./NextAction.js"
 import type { Customer } from "./PaymentIntent.js"
 import type { NotificationUnverified, ParsedNotification, ProviderNotificationRequest } from "./ProviderNotification.js"
-import type { CheckoutMode, Environment } from "./Schemas.js"
-
-/** The payer fields discovery can ask for (2.4). @since 0.1.0 @category models */
-export type PayerField = "customer_name" | "customer_phone" | "account_name" | "account_number" | "bank" | "name_th"
-
-/** Every payer field, in the order of 2.2's mapping table. @since 0.1.0 @category models */
-export const payerFields: ReadonlyArray<PayerField> = [
-  "customer_name",
-  "customer_phone",
-  "account_name",
-  "account_number",
-  "bank",
-  "name_th"
-]
-
-/** A bank choice: the public code, its label and the provider's own code (never exposed). @since 0.1.0 @category models */
-export interface ProviderBank {
-  readonly code: string
-  readonly label: string
-  readonly providerCode: string
-}
-
-/** One public method as one provider serves it. @since 0.1.0 @category models */
-export interface ProviderMethod {
-  /** Public method code, as discovery shows it. */
-  readonly method: string
-  /** The provider's own code for it; never exposed. */
-  readonly providerMethod: string
-  readonly category: string
-  readonly label: string
-  /** The action this method produces in merchant mode. */
-  readonly nextActionType: NextActionType
-  readonly countries: ReadonlyArray<string>
-  readonly currencies: ReadonlyArray<string>
-  /** Inclusive bounds in minor units, as integer strings. */
-  readonly minAmount: string
-  readonly maxAmount: string
-  readonly environments: ReadonlyArray<Environment>
-  readonly checkoutModes: ReadonlyArray<CheckoutMode>
-  readonly banks: ReadonlyArray<ProviderBank>
-  readonly payer: Partial<Record<PayerField, { readonly required: boolean }>>
-  /**
-   * How a payment of this method is refunded (D10), by a provider that has `refund`: to its
-   * source (`source`), or only to a bank account the merchant names (`bank_account`: a refund
-   * without `destination` is a 400). Absent: the method cannot be refunded (422
-   * `refund_not_supported`).
-   */
-  readonly refunds?: "source" | "bank_account" | undefined
-}
+import type { Environment } from "./Schemas.js"
 
 export {
+  /** @since 0.1.0 @category models */ type PayerField,
+  /** @since 0.1.0 @category models */ payerFields,
+  /** @since 0.1.0 @category models */ type ProviderBank,
+  /** @since 0.1.0 @category models */ type ProviderMethod,
   /** @since 0.1.0 @category constructors */ onlineBankingMethod,
   /** @since 0.1.0 @category constructors */ promptPayMethod,
   /** @since 0.1.0 @category models */ type ThaiMethodOptions
-} from "./internal/thaiMethods.js"
+} from "./internal/providerMethod.js"
 export {
   /** @since 0.1.0 @category constructors */ failureFor,
   /** @since 0.1.0 @category constants */ failureMessages,
