@@ -3,21 +3,17 @@
  * world of packages/http over the core fixtures, its workers drained on demand) and plain
  * `node:http` servers a test scripts. Not a test file itself.
  */
-import { afterAll } from "@effect/vitest"
-import { closeServers } from "@tender/test-support"
+import { atFileEnd, closeServers } from "@tender/test-support"
 import * as NodeHttp from "@tender/http/NodeHttp"
-import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http"
+import { createServer, type IncomingMessage, type RequestListener } from "node:http"
 import { keys } from "../../core/test/fixtures.js"
 import { world } from "../../http/test/d10World.js"
 import { TenderClient, type TenderClientOptions } from "../src/index.js"
 
-const servers: Array<Server> = []
-afterAll(() => closeServers(servers))
-
 /** Serve `listener` on a free loopback port; its base URL. */
 export const listen = async (listener: RequestListener): Promise<string> => {
   const server = createServer(listener)
-  servers.push(server)
+  atFileEnd(() => closeServers([server]))
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
   const address = server.address()
   if (typeof address !== "object" || address === null) throw new Error("no address")

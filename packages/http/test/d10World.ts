@@ -5,24 +5,20 @@
  * waits on a clock. Shared by the D10 HTTP tests; not a test file itself.
  */
 import { formWith, png, promptpayFor } from "@tender/test-support"
-import { afterAll, assert } from "@effect/vitest"
+import { assert } from "@effect/vitest"
+import { atFileEnd } from "@tender/test-support"
 import { Event, Simulator, Workers } from "@tender/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { TenderHttp } from "../src/index.js"
 import { call, type Key } from "./harness.js"
 
-const disposers: Array<() => Promise<void>> = []
-afterAll(async () => {
-  for (const d of disposers) await d()
-})
-
 /** A handler and the workers over the same store; `paid` drives a payment to `succeeded`. */
 export const world = async () => {
   const runtime = ManagedRuntime.make(layer())
   const context = await runtime.runPromise(Effect.context<TenderHttp.Services>())
   const { dispose, handler } = TenderHttp.toWebHandler(Layer.succeedContext(context))
-  disposers.push(async () => {
+  atFileEnd(async () => {
     await dispose()
     await runtime.dispose()
   })

@@ -2,7 +2,8 @@
  * Test harness: a real fetch-style handler over the core fixtures, a request helper and the
  * D1 error-body check. Shared by the HTTP tests; not a test file itself.
  */
-import { afterAll, assert } from "@effect/vitest"
+import { assert } from "@effect/vitest"
+import { atFileEnd } from "@tender/test-support"
 import { basic, eventLoopTurn, type Key } from "@tender/test-support"
 import { Merchants, Storage, StorageError } from "@tender/core"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
@@ -14,15 +15,10 @@ import { layer } from "../../core/test/fixtures.js"
 
 export { basic, formWith, type Key, png } from "@tender/test-support"
 
-const handlers: Array<{ dispose: () => Promise<void> }> = []
-afterAll(async () => {
-  await Promise.all(handlers.map((h) => h.dispose()))
-})
-
 /** A real fetch-style handler over a fresh in-memory store. */
 export const app = (services: Layer.Layer<TenderHttp.Services> = layer()) => {
   const h = TenderHttp.toWebHandler(services)
-  handlers.push(h)
+  atFileEnd(h.dispose)
   return h.handler
 }
 

@@ -36,8 +36,13 @@ export const freshTables = (databaseUrl: string = url) => {
  * a frozen database must not outlive the file.
  */
 export const stopDemos = async (signal: NodeJS.Signals = "SIGKILL", more: ReadonlyArray<string> = []): Promise<void> => {
-  for (const child of children) child.kill(signal)
-  if (skipReason === undefined) await runSql(Effect.forEach([...prefixes, ...more], dropTables))
+  // The next file may run in this worker with this module still loaded: it starts from nothing.
+  const stopping = children.splice(0)
+  const dropping = [...prefixes.splice(0), ...more]
+  delete shared.memory
+  delete shared.postgres
+  for (const child of stopping) child.kill(signal)
+  if (skipReason === undefined) await runSql(Effect.forEach(dropping, dropTables))
 }
 
 /**

@@ -7,6 +7,7 @@
 export * from "./demo.js"
 export * from "./demoBundle.js"
 export * from "./eventLoop.js"
+export * from "./fileEnd.js"
 export * from "./files.js"
 export * from "./hostedPage.js"
 export * from "./http.js"
