@@ -4,15 +4,13 @@
  * across the retries of one POST, Retry-After honoured, and the bound `maxRetries`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Provider, Simulator } from "@tender/core"
 import * as NodeHttp from "@tender/http/NodeHttp"
 import * as TenderHttp from "@tender/http/TenderHttp"
 import { hosted, promptpay } from "@tender/test-support"
-import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { backoffMs, retryAfterMs } from "../src/internal/retry.js"
 import { TenderApiError, TenderClient, TenderConnectionError, type TenderClientOptions } from "../src/index.js"
-import { keys, layer } from "../../core/test/fixtures.js"
+import { gated, keys, layer } from "../../core/test/fixtures.js"
 import { bodyOf, listen, tender } from "./servers.js"
 
 interface Seen {
@@ -112,15 +110,7 @@ describe("client: retries", () => {
   })
 
   it("4.9.6 client: against Tender, a call whose key is still in flight gets 409 with Retry-After, waits it and gets the original's answer", async () => {
-    let release!: () => void
-    const gate = new Promise<void>((ok) => (release = ok))
-    let entered!: () => void
-    const called = new Promise<void>((ok) => (entered = ok))
-    const sim = Simulator.make()
-    const provider: Provider.PaymentProvider = {
-      ...sim,
-      createPayment: (req) => Effect.sync(entered).pipe(Effect.zipRight(Effect.promise(() => gate)), Effect.zipRight(sim.createPayment(req)))
-    }
+    const { provider, release, called } = gated()
     const web = TenderHttp.toWebHandler(layer({ providers: [provider] }))
     try {
       const url = await listen((req, res) => void web.handler(NodeHttp.toRequest(req)).then((r) => NodeHttp.writeResponse(r, res)))

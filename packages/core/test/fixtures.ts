@@ -169,3 +169,17 @@ export const events = (id: string) => Effect.map(Event.forResource(scope, id), (
 
 /** Run every task due now, as a worker would. */
 export const work = Workers.drain({ owner: "test" })
+
+/** A simulator whose create-payment waits for `release`; `called` resolves when it is entered. */
+export const gated = () => {
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  let signal!: () => void
+  const called = new Promise<void>((resolve) => (signal = resolve))
+  const sim = Simulator.make()
+  const provider: Provider.PaymentProvider = {
+    ...sim,
+    createPayment: (req) => Effect.sync(signal).pipe(Effect.zipRight(Effect.promise(() => gate)), Effect.zipRight(sim.createPayment(req)))
+  }
+  return { provider, release, called }
+}

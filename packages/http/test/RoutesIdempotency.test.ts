@@ -4,9 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { promptpayNamed as promptpay } from "@tender/test-support"
-import { keys, layer } from "../../core/test/fixtures.js"
+import { gated, keys, layer } from "../../core/test/fixtures.js"
 import { app, assertError, call } from "./harness.js"
-import { gated } from "./routes.js"
 
 describe("idempotency and merchant_reference over HTTP (4.9, D5)", () => {
   it("4.9.6 same Idempotency-Key while the original is in flight -> 409 idempotency_conflict with Retry-After; afterwards the original is replayed; 4.9.5 a changed body -> 409 without it", async () => {

@@ -5,9 +5,7 @@
  */
 import { assert } from "@effect/vitest"
 import { jsonHeaders, promptpayNamed as promptpay } from "@tender/test-support"
-import { Effect } from "effect"
-import type { Provider } from "@tender/core"
-import { Simulator, StorageError } from "@tender/core"
+import { StorageError } from "@tender/core"
 import type { Key, Reply } from "./harness.js"
 import { app, assertError, failingDirectory, failingStorage } from "./harness.js"
 
@@ -30,20 +28,6 @@ export const documentedCodes = (doc: any, response: any): Array<string> => {
     assert.lengthOf(codes, 1, member.$ref)
     return codes[0]
   })
-}
-
-/** A simulator whose create-payment waits for `release`; `called` resolves when it is entered. */
-export const gated = () => {
-  let release!: () => void
-  const gate = new Promise<void>((resolve) => (release = resolve))
-  let signal!: () => void
-  const called = new Promise<void>((resolve) => (signal = resolve))
-  const sim = Simulator.make()
-  const provider: Provider.PaymentProvider = {
-    ...sim,
-    createPayment: (req) => Effect.sync(signal).pipe(Effect.zipRight(Effect.promise(() => gate)), Effect.zipRight(sim.createPayment(req)))
-  }
-  return { provider, release, called }
 }
 
 export type Op =
