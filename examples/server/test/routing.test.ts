@@ -21,7 +21,7 @@ const MERCHANT_ACCOUNT = "TenderRoutingTH"
 // The breaker's settings for this server: three failures in a row open it (the default), and it
 // stays open this long (30 s by default); long enough to see it open (a create and two discoveries
 // on loopback, slow on a loaded machine), short enough to wait out.
-const COOLDOWN_MS = 2_000
+const COOLDOWN_MS = 3_000
 const FAILURES_TO_OPEN = 3
 let stripe: StripeStandIn.StripeStandIn
 let adyen: AdyenStandIn.AdyenStandIn
@@ -36,7 +36,11 @@ const { api } = standInDemo({
   ],
   start: async () => {
     stripe = await StripeStandIn.start()
-    adyen = await AdyenStandIn.start({ merchantAccount: MERCHANT_ACCOUNT })
+    // A failed second start must not leave the first listening in this worker for later files.
+    adyen = await AdyenStandIn.start({ merchantAccount: MERCHANT_ACCOUNT }).catch(async (e: unknown) => {
+      await stripe.close()
+      throw e
+    })
     return { stripe, adyen }
   },
   each: (s) => [s.stripe, s.adyen],

@@ -48,10 +48,12 @@ export const stopDemos = async (signal: NodeJS.Signals = "SIGKILL", more: Readon
 /**
  * The simulator's slow magic amounts shortened (docs/test-environment.md, "Magic amounts"): no
  * test clock reaches a process, so a slow confirmation or refund settles after 1 s instead of 5
- * and an expiring action ends after 1.5 s instead of 10. Confirming a slow payment still answers
- * `processing` (that answer depends on the amount alone); only the wait for what follows is shorter.
+ * and an expiring action ends after 5 s instead of 10 (still long after a walk has confirmed it,
+ * however loaded the machine). Confirming a slow payment still answers `processing` (that answer
+ * depends on the amount alone); only the wait for what follows is shorter. The SIGKILL tests keep
+ * the simulator's own delays: their slow tasks must still be polling when the kill lands.
  */
-export const quickSimulator = { TENDER_SIMULATOR_SLOW_MS: "1000", TENDER_SIMULATOR_EXPIRY_MS: "1500" } as const
+export const quickSimulator = { TENDER_SIMULATOR_SLOW_MS: "1000", TENDER_SIMULATOR_EXPIRY_MS: "5000" } as const
 
 /** The file's demo on each store, started by the first walk that needs it and shared by the others. */
 const shared: { memory?: Promise<DemoServer>; postgres?: Promise<DemoServer> } = {}

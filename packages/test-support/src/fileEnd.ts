@@ -11,7 +11,19 @@ export const atFileEnd = (close: () => unknown): void => {
   pending.push(close)
 }
 
-/** Close, newest first, what the file's helpers opened (the setup file's `afterAll`). */
+/**
+ * Close, newest first, what the file's helpers opened (the setup file's `afterAll`): every one of
+ * them, even after one fails (what is left open would stay open for every later file of the
+ * worker), then fail with what failed.
+ */
 export const runFileEnd = async (): Promise<void> => {
-  for (const close of pending.splice(0).reverse()) await close()
+  const failures: Array<unknown> = []
+  for (const close of pending.splice(0).reverse()) {
+    try {
+      await close()
+    } catch (e) {
+      failures.push(e)
+    }
+  }
+  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} of the file's helpers failed to close`)
 }
