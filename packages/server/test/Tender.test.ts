@@ -3,13 +3,13 @@
  * API answer from one set of services, and every rule the HTTP API applies holds for the
  * Promise calls (validation, idempotency, state checks, D8 approval, key pairs).
  */
-import { basic, customer, demoKey, promptpay } from "@tender/test-support"
+import { basic, customer, demoKey, promptpay, until } from "@tender/test-support"
 import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, defineProvider, type PromiseProvider, type TenderInstance } from "../src/index.js"
-import { seedPath, until } from "./fixtures.js"
+import { seedPath } from "./fixtures.js"
 import { rejection } from "./rejection.js"
 
 const base = "http://tender.test/payments"

@@ -5,10 +5,10 @@
  * for two processes of one host.
  */
 import { prefixedPool } from "@tender/test-support/embedding"
-import { customer, promptpay } from "@tender/test-support"
+import { customer, promptpay, until } from "@tender/test-support"
 import { afterAll, assert, describe, it } from "vitest"
 import { createTender, type TenderInstance } from "../src/index.js"
-import { seedPath as merchants, until } from "./fixtures.js"
+import { seedPath as merchants } from "./fixtures.js"
 
 const { pool, fresh } = prefixedPool(6)
 const options = { publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret-123", merchants, logger: { info() {}, warn() {}, error() {} } }

@@ -4,12 +4,19 @@
  * loaded machine, not a timing check.
  */
 
-/** Polls until `check` gives a value other than `undefined`, and gives it back. */
-export const eventually = async <A>(check: () => Promise<A | undefined> | A | undefined): Promise<A> => {
+/** Reads until `done` holds and gives back what it read last, held or not, for the caller to assert on. */
+export const until = async <A>(read: () => Promise<A> | A, done: (a: A) => boolean): Promise<A> => {
   for (let i = 0; i < 400; i++) {
-    const value = await check()
-    if (value !== undefined) return value
+    const value = await read()
+    if (done(value)) return value
     await new Promise((r) => setTimeout(r, 50))
   }
-  throw new Error("the condition never held")
+  return read()
+}
+
+/** Polls until `check` gives a value other than `undefined`, and gives it back. */
+export const eventually = async <A>(check: () => Promise<A | undefined> | A | undefined): Promise<A> => {
+  const value = await until(check, (v) => v !== undefined)
+  if (value === undefined) throw new Error("the condition never held")
+  return value
 }
