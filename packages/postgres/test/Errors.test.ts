@@ -26,6 +26,12 @@ describe("driver failures as storage errors", () => {
     assert.strictEqual(fold("commit")(new SqlError({ cause: new TypeError("Do not know how to serialize a BigInt") }))._tag, "StorageFailure")
   })
 
+  it("D1 a write refused by a read-only server (25006: a standby still in recovery behind the primary's address during a failover) is StorageUnavailable (503)", () => {
+    const e = fold("commit")(new SqlError({ cause: driverError("25006") }))
+    assert.strictEqual(e._tag, "StorageUnavailable")
+    assert.strictEqual(e.status, 503)
+  })
+
   it("storage: any other failure is StorageFailure (500), its cause kept for the logs", () => {
     const cause = new SqlError({ cause: driverError("42P01") })
     const e = fold("get")(cause)

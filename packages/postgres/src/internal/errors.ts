@@ -14,6 +14,12 @@ const unavailable = (code: string | undefined): boolean =>
     // cancel sent when the client-side statement timeout tripped).
     code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300" ||
     code === "57014" ||
+    // 25006: a write refused because the server is read-only. During a failover that is a standby
+    // still in recovery reached through the primary's address (a balancer or DNS name that
+    // checks only that a server accepts connections, or moved before the promotion finished);
+    // an operator's `default_transaction_read_only` is the same for as long as it is set. The
+    // writes run once a primary answers there, so the request is retried, never failed as 500.
+    code === "25006" ||
     // Node's socket errors.
     code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ETIMEDOUT" || code === "EPIPE" ||
     code === "EHOSTUNREACH" || code === "ENOTFOUND" || code === "EAI_AGAIN"
