@@ -11,6 +11,8 @@ export interface Received {
   readonly path: string
   readonly headers: IncomingHttpHeaders
   readonly body: string
+  /** When it arrived (`Date.now()`). */
+  readonly at: number
 }
 
 const servers: Array<Server> = []
@@ -25,7 +27,7 @@ export const receiver = async () => {
     req.on("data", (c) => (body += c))
     req.on("end", () => {
       const path = req.url ?? "/"
-      received.push({ path, headers: req.headers, body })
+      received.push({ path, headers: req.headers, body, at: Date.now() })
       const n = (seen.get(`${path} ${req.headers["webhook-id"]}`) ?? 0) + 1
       seen.set(`${path} ${req.headers["webhook-id"]}`, n)
       if (path.startsWith("/hang")) return
