@@ -1,7 +1,7 @@
 /**
  * A PostgreSQL failover under load, as a bank would ask for it: a primary with a synchronous
  * streaming standby (PostgreSQL 15 clusters of this machine, clusters.ts), the demo server
- * reaching them through one address (a TCP proxy of this file, switched as a virtual IP or a DNS
+ * reaching them through one address (a TCP proxy, address.ts, switched as a virtual IP or a DNS
  * name is), payment intents created, confirmed and read and their webhooks delivered to a local
  * receiver, then `kill -9` of the primary's postmaster, promotion of the standby and the address
  * moved to it. Then the same again from the new primary to a standby made for it, the address
@@ -13,8 +13,8 @@
  * with a line saying why, except under CI=true, where that is a failure.
  */
 import { basic, closeReceivers, demoKey, promptpayFor, receiver, until } from "@tender/test-support"
-import { connect, createServer, type Server, type Socket } from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { type Address, address } from "./address.js"
 import { type ClusterSet, clusterSet, clusterSkipReason, type Node, query } from "./clusters.js"
 import { freshPrefix } from "./database.js"
 import { type DemoServer, quickSimulator, start, stopDemos } from "./demoServer.js"
@@ -40,49 +40,6 @@ const env = {
 }
 /** A request not answered within this is "hung": the server's own request timeout, which no answer may pass. */
 const requestTimeoutMillis = 10_000
-
-/** One address in front of the database: passes bytes to the port it points at, and moves. */
-interface Address {
-  readonly port: number
-  /** Point at `port`: every open connection is reset (they led to the old server), new ones go there. */
-  readonly moveTo: (port: number) => void
-  readonly close: () => Promise<void>
-}
-
-const address = async (initial: number): Promise<Address> => {
-  let target = initial
-  const open = new Set<Socket>()
-  const server: Server = createServer((client) => {
-    const upstream = connect(target, "127.0.0.1")
-    open.add(client)
-    client.on("close", () => {
-      open.delete(client)
-      upstream.destroy()
-    })
-    // A refused upstream (the killed primary) closes the client's connection, as a dead host would.
-    upstream.on("error", () => client.destroy())
-    upstream.on("close", () => client.destroy())
-    client.on("error", () => upstream.destroy())
-    client.pipe(upstream)
-    upstream.pipe(client)
-  })
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
-  const bound = server.address()
-  if (typeof bound !== "object" || bound === null) throw new Error("the address has no port")
-  return {
-    port: bound.port,
-    moveTo: (port) => {
-      target = port
-      for (const socket of open) socket.resetAndDestroy()
-      open.clear()
-    },
-    close: () =>
-      new Promise<void>((ok) => {
-        for (const socket of open) socket.destroy()
-        server.close(() => ok())
-      })
-  }
-}
 
 /** One request of the load and how it was answered. */
 interface Attempt {
