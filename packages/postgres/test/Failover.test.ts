@@ -161,10 +161,10 @@ describeWithClusters("a PostgreSQL failover under load (primary killed, synchron
         await retrying(() => call(base, "read", "GET", `/payment_intents/${flow.id}`))
       }
     }))
-    /** Until 20 more flows have been confirmed: work answered on the primary of the moment. */
+    /** Until 10 more flows have been confirmed: work answered on the primary of the moment. */
     const progress = async () => {
       const from = flows.filter((f) => f.confirmed).length
-      await until(() => flows.filter((f) => f.confirmed).length, (n) => n >= from + 20)
+      await until(() => flows.filter((f) => f.confirmed).length, (n) => n >= from + 10)
     }
 
     /**

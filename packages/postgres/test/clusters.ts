@@ -15,6 +15,9 @@ import pg from "pg"
 
 const run = promisify(execFile)
 
+// `pg_ctlcluster` runs with `--skip-systemctl-redirect`: on a machine run by systemd it would
+// otherwise start and stop clusters through their units, whose restart policy is not the test's.
+
 const version = "15"
 const bin = `/usr/lib/postgresql/${version}/bin`
 
@@ -113,7 +116,7 @@ export const clusterSet = async (): Promise<ClusterSet> => {
       process.kill(pid, "SIGKILL")
     },
     promote: async () => {
-      await run("pg_ctlcluster", [version, name, "promote"])
+      await run("pg_ctlcluster", ["--skip-systemctl-redirect", version, name, "promote"])
     }
   })
 
@@ -139,7 +142,7 @@ export const clusterSet = async (): Promise<ClusterSet> => {
   return {
     primary: async () => {
       const primary = await create(settings)
-      await run("pg_ctlcluster", [version, primary.name, "start"])
+      await run("pg_ctlcluster", ["--skip-systemctl-redirect", version, primary.name, "start"])
       return primary
     },
     standbyOf: async (primary) => {
@@ -150,7 +153,7 @@ export const clusterSet = async (): Promise<ClusterSet> => {
       const data = join(folder, standby.name)
       for (const entry of readdirSync(data)) rmSync(join(data, entry), { recursive: true, force: true })
       await run("runuser", ["-u", "postgres", "--", `${bin}/pg_basebackup`, "-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", data, "-R", "-X", "stream", "-c", "fast", "--no-sync"])
-      await run("pg_ctlcluster", [version, standby.name, "start"])
+      await run("pg_ctlcluster", ["--skip-systemctl-redirect", version, standby.name, "start"])
       await reports(primary, "state", "streaming")
       // Set on the primary once its standby streams, by ALTER SYSTEM and a reload, as a failover
       // manager does when a standby has caught up; after the backup, so the standby does not
