@@ -202,13 +202,14 @@ export const layerFromUrl = (options: PgUrlOptions) =>
       connectionString: Redacted.value(withStatementTimeout(options.url, Timeout.millisOf(options.statementTimeout))),
       max: options.maxConnections ?? 10,
       application_name: "tender",
-      // A connection not made within the statement timeout is given up, its place in the pool
-      // given back. No call waits longer for it anyway; without a bound, connections begun while
-      // the server was gone without a word (a host powered off, a partition, a failover whose
-      // old address went dark) held every place for as long as the OS tried, and the pool
-      // served no one even after the address led to a new primary (docs/postgres.md, "High
-      // availability").
-      connectionTimeoutMillis: Timeout.millisOf(options.statementTimeout),
+      // A connection not made within the statement timeout, or 5 s if that is longer, is given
+      // up and its place in the pool given back. Without a bound, connections begun while the
+      // server was gone without a word (a host powered off, a partition, a failover whose old
+      // address went dark) held every place for as long as the OS tried, and the pool served no
+      // one even after the address led to a new primary (docs/postgres.md, "High availability").
+      // Not below 5 s (the first connection's check): on a loaded machine a connection that
+      // takes longer than a short statement timeout still serves the calls after it.
+      connectionTimeoutMillis: Math.max(Timeout.millisOf(options.statementTimeout), 5_000),
       // An idle connection never holds the host's process open (docs/embedding.md, "Shutdown").
       allowExitOnIdle: true
     }, options),
