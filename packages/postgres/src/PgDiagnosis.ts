@@ -56,6 +56,9 @@ const sentence = (e: Record<string, unknown>): string | undefined => {
       return `${text(e)}: the database is not migrated for this version of Tender; run npx tender migrate (or start with migrate: true)`
     case "57P03":
       return `${text(e)}: the server is starting up or shutting down; try again shortly`
+    case "25006":
+      // A standby (or a database set read-only) behind the connection string: Tender must write.
+      return `${text(e)}: the server is read-only (a standby, or default_transaction_read_only); point the connection string at the primary`
     case "53300":
       return `${text(e)}: the server has no connection to spare; raise max_connections or lower the pool size`
     case "ECONNREFUSED":

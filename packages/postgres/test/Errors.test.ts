@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SqlError } from "@effect/sql/SqlError"
+import { PgDiagnosis } from "@tender/postgres"
 import { fold } from "../src/internal/errors.js"
 import { millisOf } from "../src/internal/timeout.js"
 
@@ -30,6 +31,14 @@ describe("driver failures as storage errors", () => {
     const e = fold("commit")(new SqlError({ cause: driverError("25006") }))
     assert.strictEqual(e._tag, "StorageUnavailable")
     assert.strictEqual(e.status, 503)
+  })
+
+  it("a start on a read-only server (25006: a standby) says to point the connection string at the primary", () => {
+    const cause = Object.assign(new Error("cannot execute CREATE TABLE in a read-only transaction"), { code: "25006" })
+    assert.strictEqual(
+      PgDiagnosis.describe(new SqlError({ cause })),
+      "cannot execute CREATE TABLE in a read-only transaction: the server is read-only (a standby, or default_transaction_read_only); point the connection string at the primary"
+    )
   })
 
   it("storage: any other failure is StorageFailure (500), its cause kept for the logs", () => {
