@@ -51,6 +51,8 @@ export interface Node {
   readonly kill: () => void
   /** `pg_ctlcluster … promote`: a standby ends recovery; returns once it accepts writes. */
   readonly promote: () => Promise<void>
+  /** The server's log so far (Debian's, under /var/log/postgresql; removed with the cluster). */
+  readonly log: () => string
 }
 
 /** The clusters of one test file. */
@@ -117,6 +119,10 @@ export const clusterSet = async (): Promise<ClusterSet> => {
     },
     promote: async () => {
       await run("pg_ctlcluster", ["--skip-systemctl-redirect", version, name, "promote"])
+    },
+    log: () => {
+      const file = `/var/log/postgresql/postgresql-${version}-${name}.log`
+      return existsSync(file) ? readFileSync(file, "utf8") : ""
     }
   })
 
