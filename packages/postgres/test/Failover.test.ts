@@ -38,7 +38,11 @@ const env = {
   TENDER_TASK_LEASE_MS: "3000",
   TENDER_REQUEST_TIMEOUT_MS: "10000"
 }
-/** A request not answered within this is "hung": the server's own request timeout, which no answer may pass. */
+/**
+ * A request not answered within this is "hung": the request timeout a balancer or client in front
+ * of Tender applies (the demo's own limit on a request, TENDER_REQUEST_TIMEOUT_MS, is the same),
+ * which no answer during a switch may pass.
+ */
 const requestTimeoutMillis = 10_000
 
 /** One request of the load and how it was answered. */
