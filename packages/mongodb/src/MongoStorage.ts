@@ -7,9 +7,10 @@
  *
  * @since 0.1.0
  */
-import { DirectoryCache, Event, Merchants, ReplayCache, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { BalanceTransaction, DirectoryCache, Event, Merchants, ReplayCache, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { type Db, type DbOptions, type Document, MongoClient } from "mongodb"
+import * as Balances from "./internal/balances.js"
 import * as Claims from "./internal/claims.js"
 import { collections, validatePrefix } from "./internal/collections.js"
 import * as Commit from "./internal/commit.js"
@@ -136,6 +137,10 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
             db.collection(c.of(table)).find(listFilter(table, query), listOptions(query.limit)).toArray()).pipe(
             Effect.flatMap((docs) => Effect.forEach(docs, (d) => readRecord(table, d)))
           ),
+      balances: (query) =>
+        call("balances", () => db.collection(c.of(BalanceTransaction.table)).aggregate([...Balances.pipeline(query)]).toArray()).pipe(
+          Effect.map((docs) => docs.map(Balances.toTotal))
+        ),
       purgeExpired: Purge.make({
         keys: db.collection(c.idempotencyKeys),
         references: db.collection(c.references),
