@@ -26,6 +26,9 @@ const scopeOf = Resources.principalScope
 const totals = (scope: Scope, now: number) =>
   Effect.flatMap(Storage, (storage) => storage.balances({ environment: scope.environment, merchantId: scope.merchantId, now }))
 
+/** GET /balance query: none; an unknown parameter is a 400 (D1). @since 0.1.0 @category request */
+export const BalanceParams = Schema.Struct({}).annotations({ parseOptions: { errors: "all", onExcessProperty: "error" } })
+
 /** GET /balance (D12). @since 0.1.0 */
 export const balance = (principal: Principal) =>
   Effect.gen(function*() {

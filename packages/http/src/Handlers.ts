@@ -207,7 +207,14 @@ const EventsLive = HttpApiBuilder.group(TenderApi, "events", (handlers) =>
     .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(Events.listJson(principal, urlParams)))))
 
 const BalanceLive = HttpApiBuilder.group(TenderApi, "balance", (handlers) =>
-  handlers.handle("retrieve", () => Effect.flatMap(CurrentPrincipal, Balances.balance)))
+  // The balance takes no parameter: any one is unknown (D1), named in the 400.
+  handlers.handle("retrieve", ({ request }) => {
+    const at = request.url.indexOf("?")
+    const [unknown] = new URLSearchParams(at < 0 ? "" : request.url.slice(at + 1)).keys()
+    return unknown === undefined
+      ? Effect.flatMap(CurrentPrincipal, Balances.balance)
+      : Effect.fail(Errors.ValidationFailed.at(unknown, `${unknown} is not a known parameter`))
+  }))
 
 const BalanceTransactionsLive = HttpApiBuilder.group(TenderApi, "balanceTransactions", (handlers) =>
   handlers

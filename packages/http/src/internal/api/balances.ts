@@ -8,6 +8,7 @@ export class BalanceGroup extends group("balance", "The balance: what the platfo
   .add(
     HttpApiEndpoint.get("retrieve", "/balance")
       .annotate(OpenApi.Summary, "Retrieve the balance")
+      .setUrlParams(Balances.BalanceParams)
       .addSuccess(BalanceTransaction.Balance)
   )
   .pipe(authenticated)
