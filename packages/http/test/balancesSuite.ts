@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import { payout, promptpayFor, topup } from "@tender/test-support"
 import { describe, it } from "vitest"
 import { keys, seed } from "../../core/test/fixtures.js"
+import type { Key } from "./harness.js"
 import { type StoreLayer, storeTenders } from "./storeTenders.js"
 
 /** The fixtures' seed with a PromptPay fee of 1.65 % + 0.10 for `mch_other` (D12). */
@@ -45,7 +46,7 @@ export const balancesSuite = (name: string, storage: () => StoreLayer) => {
   const start = storeTenders(storage, { seed: feeSeed })
 
   /** A tender with `amount` THB of test funding credited (D12: how a test balance is funded). */
-  const funded = async (amount = "200000", key = keys.demoTest) => {
+  const funded = async (amount = "200000", key: Key = keys.demoTest) => {
     const t = await start()
     if (amount !== "0") {
       const created = await t.send("POST", "/topup_intents", { ...topup, destination_amount: amount }, key, crypto.randomUUID())
@@ -54,8 +55,8 @@ export const balancesSuite = (name: string, storage: () => StoreLayer) => {
       const got = await t.ok("GET", `/topup_intents/${created.json.id}`, undefined, key)
       assert.strictEqual(got.status, "succeeded")
     }
-    const transactions = async (query = "", k = key) => (await t.ok("GET", `/balance_transactions${query}`, undefined, k)).data as Array<any>
-    const balance = async (k = key) => t.ok("GET", "/balance", undefined, k)
+    const transactions = async (query = "", k: Key = key) => (await t.ok("GET", `/balance_transactions${query}`, undefined, k)).data as Array<any>
+    const balance = async (k: Key = key) => t.ok("GET", "/balance", undefined, k)
     return { ...t, transactions, balance }
   }
 
