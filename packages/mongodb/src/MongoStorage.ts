@@ -10,6 +10,7 @@
 import { BalanceTransaction, DirectoryCache, Event, Merchants, ReplayCache, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { type Db, type DbOptions, type Document, MongoClient } from "mongodb"
+import * as Backfill from "./internal/backfill.js"
 import * as Balances from "./internal/balances.js"
 import * as Claims from "./internal/claims.js"
 import { collections, validatePrefix } from "./internal/collections.js"
@@ -92,6 +93,8 @@ export const setup = (client: MongoClient, options: MongoStorageOptions): Effect
       yield* call(`create indexes of ${collection}`, () =>
         db.collection(collection).createIndexes(group.map(({ collection: _, ...spec }) => ({ ...spec, key: { ...spec.key } }))))
     }
+    // D12: the balance transactions of the history before the ledger, once (after the index that dedupes them).
+    yield* Backfill.run(db, c)
   })
 
 /**
