@@ -129,6 +129,26 @@ export const balancesSuite = (name: string, storage: () => StoreLayer) => {
       assert.deepStrictEqual(revenue, [{ currency: "THB", amount: "1660" }])
     })
 
+    it("D12 a late payment (D10) is a payment transaction, with its fee, and the refund that gives it back", async () => {
+      const t = await funded("0", keys.otherTest)
+      const created = await t.send("POST", "/payment_intents", promptpayFor(Simulator.magicAmounts.paidAfterCancel), keys.otherTest)
+      assert.strictEqual(created.status, 201, created.text)
+      assert.strictEqual((await t.send("POST", `/payment_intents/${created.json.id}/cancel`, {}, keys.otherTest)).status, 200)
+      await t.work()
+      await t.work()
+      const [refund] = (await t.ok("GET", `/refunds?payment_intent=${created.json.id}`, undefined, keys.otherTest)).data
+      assert.strictEqual(refund.reason, "late_payment")
+      const all = await t.transactions("", keys.otherTest)
+      all.forEach(assertTransaction)
+      // 40901 x 165 / 10000 = 674.87 -> 675, + 10 fixed.
+      assert.deepStrictEqual(all.map((x) => [x.type, x.amount, x.fee, x.source]).sort(), [
+        ["payment", "40901", "685", created.json.id],
+        ["refund", "-40901", "0", refund.id]
+      ])
+      // The payer comes first: the refund may take the balance below zero (the fee stays earned).
+      assert.deepStrictEqual((await t.balance(keys.otherTest)).available, [{ amount: "-685", currency: "THB" }])
+    })
+
     it("D12 a merchant_reference replay answers the original payout whatever the balance is now", async () => {
       const t = await funded("10000")
       const first = await t.send("POST", "/payout_intents", payout("d12-replay"))
