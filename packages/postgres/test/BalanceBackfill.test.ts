@@ -30,7 +30,7 @@ import { PgMigrations, PgStorage } from "@tender/postgres"
 import { Clock, Effect, Layer, Schema } from "effect"
 import { afterAll, assert, it } from "vitest"
 import { checkoutOptions, keys, login, seed } from "../../core/test/fixtures.js"
-import { client, dropTables, freshPrefix, runSql } from "./database.js"
+import { dropTables, freshPrefix, runSql } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
 
 const prefix = freshPrefix()

@@ -14,7 +14,7 @@ import { toDocument, toRecord } from "./documents.js"
 import { classify, fold } from "./errors.js"
 
 /** The resource tables whose history moved money. */
-export const sources = [PaymentIntent.table, Refund.table, TopupIntent.table, PayoutIntent.table] as const
+export const sources: ReadonlyArray<Table.Table<any>> = [PaymentIntent.table, Refund.table, TopupIntent.table, PayoutIntent.table]
 
 /** The backfill source a stored record of `table` is. */
 export const sourceOf = (table: Table.Table<any>, record: any): LedgerBackfill.Source => {
