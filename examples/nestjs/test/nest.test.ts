@@ -7,7 +7,7 @@
 import { type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common"
 import { NestFactory } from "@nestjs/core"
 import { prefixedPool } from "@tender/test-support/embedding"
-import { basic, demoKey, freePort, payout, testDatabaseUrl } from "@tender/test-support"
+import { basic, demoKey, freePort, fundBalance, payout, testDatabaseUrl } from "@tender/test-support"
 import { createTender, type TenderInstance } from "@tender/server"
 import { fileURLToPath } from "node:url"
 import type pg from "pg"
@@ -51,6 +51,7 @@ describe("examples/nestjs: TenderErrorFilter and the TENDER token", () => {
   })
 
   it("D8 a payout approved through the controller answers 200 processing; approved again, 409 payout_not_approvable", async () => {
+    await fundBalance(`${base}/payments`, demoKey)
     const created = await fetch(`${base}/payments/payout_intents`, {
       method: "POST",
       headers: { authorization: basic(demoKey), "content-type": "application/json" },

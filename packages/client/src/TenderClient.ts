@@ -149,6 +149,10 @@ export class TenderClient {
   readonly webhookEndpoints = this.#methods.webhookEndpoints
   /** Events (D7). @since 0.1.0 */
   readonly events = this.#methods.events
+  /** The balance: available and pending per currency (D12). @since 0.1.0 */
+  readonly balance = this.#methods.balance
+  /** Balance transactions: every movement of the balance (D12). @since 0.1.0 */
+  readonly balanceTransactions = this.#methods.balanceTransactions
   /** Discovery (4.6): the methods a payment of this amount, country, currency and mode may use. @since 0.1.0 */
   readonly paymentMethods = this.#methods.paymentMethods
   /** The webhook event type catalogue (4.11). @since 0.1.0 */

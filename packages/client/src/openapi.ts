@@ -395,6 +395,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve the balance */
+        get: operations["balance.retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance_transactions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a balance transaction */
+        get: operations["balanceTransactions.retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/balance_transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List balance transactions */
+        get: operations["balanceTransactions.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment_methods/options": {
         parameters: {
             query?: never;
@@ -855,6 +906,18 @@ export interface components {
             failure_message: string | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        BalanceInsufficient: {
+            error: {
+                /** @enum {string} */
+                code: "balance_insufficient";
+                message: string;
+                /** @description The input at fault: a dotted path such as customer.email, or a header name */
+                param?: string;
+                details?: components["schemas"]["ErrorDetail"][];
+                /** @description Equal to the Request-Id response header */
+                request_id: string;
+            };
         };
         PayoutIntent: {
             /** @enum {string} */
@@ -1325,6 +1388,55 @@ export interface components {
         };
         EventList: {
             data: components["schemas"]["Event"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        Balance: {
+            /** @enum {string} */
+            object: "balance";
+            environment: components["schemas"]["Environment"];
+            available: {
+                /** @description Signed integer string of minor units */
+                amount: string;
+                currency: string;
+            }[];
+            pending: {
+                /** @description Signed integer string of minor units */
+                amount: string;
+                currency: string;
+            }[];
+        };
+        BalanceTransaction: {
+            id: string;
+            /** @enum {string} */
+            object: "balance_transaction";
+            environment: components["schemas"]["Environment"];
+            /** @enum {string} */
+            type: "payment" | "refund" | "refund_failure" | "topup" | "payout" | "payout_cancel" | "payout_failure" | "adjustment";
+            /** @description Signed integer string of minor units */
+            amount: string;
+            /** @description Non-negative integer string of minor units */
+            fee: string;
+            /** @description Signed integer string of minor units */
+            net: string;
+            currency: string;
+            fee_details: {
+                /** @enum {string} */
+                type: "application_fee" | "provider_fee";
+                amount: string;
+                currency: string;
+                description: string | null;
+            }[];
+            /** @enum {string} */
+            status: "pending" | "available";
+            available_at: components["schemas"]["Timestamp"];
+            source: string | null;
+            description: string | null;
+            provider_account: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        BalanceTransactionList: {
+            data: components["schemas"]["BalanceTransaction"][];
             has_more: boolean;
             next_cursor: string | null;
         };
@@ -2261,7 +2373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Error: payment_configuration_unavailable */
+            /** @description Error: payment_configuration_unavailable or balance_insufficient */
             422: {
                 headers: {
                     /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
@@ -2269,7 +2381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentConfigurationUnavailable"];
+                    "application/json": components["schemas"]["PaymentConfigurationUnavailable"] | components["schemas"]["BalanceInsufficient"];
                 };
             };
             /** @description Error: internal_error */
@@ -4093,6 +4205,230 @@ export interface operations {
             };
         };
     };
+    "balance.retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Balance */
+            200: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Balance"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "balanceTransactions.retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description BalanceTransaction */
+            200: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceTransaction"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: resource_not_found */
+            404: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceNotFound"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
+    "balanceTransactions.list": {
+        parameters: {
+            query?: {
+                /** @description One or more transaction types: single, comma-separated or repeated */
+                type?: string | string[];
+                /** @description a string at most 64 character(s) long */
+                source?: string;
+                currency?: components["schemas"]["Currency"];
+                /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+                created_after?: string;
+                /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$ */
+                created_before?: string;
+                limit?: number;
+                /** @description a string at least 1 character(s) long */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description BalanceTransactionList */
+            200: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BalanceTransactionList"];
+                };
+            };
+            /** @description Error: validation_failed */
+            400: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description Error: authentication_required or invalid_api_key */
+            401: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationRequired"] | components["schemas"]["InvalidApiKey"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    /** @description The id of this request (D1): equal to `error.request_id` on an error; quote it when asking about a request. */
+                    "Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailable"];
+                };
+            };
+        };
+    };
     "paymentMethods.options": {
         parameters: {
             query: {
@@ -4230,6 +4566,9 @@ export const operationRoutes = {
     "webhookEndpoints.enable": { method: "POST", path: "/webhook_endpoints/{id}/enable" },
     "events.retrieve": { method: "GET", path: "/events/{id}" },
     "events.list": { method: "GET", path: "/events", query: true, list: true },
+    "balance.retrieve": { method: "GET", path: "/balance" },
+    "balanceTransactions.retrieve": { method: "GET", path: "/balance_transactions/{id}" },
+    "balanceTransactions.list": { method: "GET", path: "/balance_transactions", query: true, list: true },
     "paymentMethods.options": { method: "GET", path: "/payment_methods/options", query: true },
     "webhookEventTypes.catalogue": { method: "GET", path: "/webhook_event_types" }
 } as const;

@@ -104,8 +104,17 @@ describe("client: refunds, payouts, top-ups, discovery, webhook endpoints", () =
     assert.strictEqual((over as TenderApiError).code, "amount_exceeds_refundable")
   })
 
-  it("D8 client: payout intents create, retrieve, list and cancel; top-ups create (the required key is sent), retrieve and list", async () => {
-    const { client } = await tender()
+  it("D8 D12 client: top-ups create (the required key is sent), retrieve and list; the balance they fund; payout intents create, retrieve, list and cancel", async () => {
+    const { client, work } = await tender()
+    // D12: a test balance is funded with a test_funding top-up before a payout draws from it.
+    const topupIntent = await client.topupIntents.create(topup)
+    assert.match(topupIntent.id, /^tuin_/)
+    assert.strictEqual((await client.topupIntents.retrieve(topupIntent.id)).id, topupIntent.id)
+    assert.deepStrictEqual((await client.topupIntents.list({ source_type: "test_funding" })).data.map((x) => x.id), [topupIntent.id])
+    await work()
+    assert.deepStrictEqual((await client.balance.retrieve()).available, [{ amount: topup.destination_amount, currency: "THB" }])
+    const [credit] = (await client.balanceTransactions.list({ type: "topup" })).data
+    assert.strictEqual((await client.balanceTransactions.retrieve(credit!.id)).source, topupIntent.id)
     const created = await client.payoutIntents.create(payout("payout-1"))
     assert.strictEqual(created.status, "requires_approval")
     assert.strictEqual((await client.payoutIntents.retrieve(created.id)).id, created.id)
@@ -113,11 +122,6 @@ describe("client: refunds, payouts, top-ups, discovery, webhook endpoints", () =
     assert.strictEqual((await client.payoutIntents.cancel(created.id)).status, "canceled")
     const again = await client.payoutIntents.cancel(created.id).catch((e: unknown) => e)
     assert.strictEqual((again as TenderApiError).code, "payout_not_cancelable")
-
-    const topupIntent = await client.topupIntents.create(topup)
-    assert.match(topupIntent.id, /^tuin_/)
-    assert.strictEqual((await client.topupIntents.retrieve(topupIntent.id)).id, topupIntent.id)
-    assert.deepStrictEqual((await client.topupIntents.list({ source_type: "test_funding" })).data.map((x) => x.id), [topupIntent.id])
   })
 
   it("client: paymentMethods.options is discovery (4.6); webhook endpoints create (secret once), retrieve, list, delete; client.http reaches any route", async () => {

@@ -128,6 +128,9 @@ export class DuplicateMerchantReference extends ApiErrorClass("DuplicateMerchant
 /** 422: the chosen method or option has no configured execution (spec 7). @since 0.1.0 @category errors */
 export class PaymentConfigurationUnavailable extends ApiErrorClass("PaymentConfigurationUnavailable", 422, "payment_configuration_unavailable") {}
 
+/** 422: a payout above the available balance in its currency; nothing was created (D12). @since 0.1.0 @category errors */
+export class BalanceInsufficient extends ApiErrorClass("BalanceInsufficient", 422, "balance_insufficient") {}
+
 /** 422: configured routes exist but none is healthy (spec 7). @since 0.1.0 @category errors */
 export class RoutingUnavailable extends ApiErrorClass("RoutingUnavailable", 422, "routing_unavailable") {}
 
@@ -188,6 +191,7 @@ export type ApiError =
   | RateLimited
   | PaymentConfigurationUnavailable
   | RoutingUnavailable
+  | BalanceInsufficient
   | ServiceUnavailable
   | StorageError
   | InternalError

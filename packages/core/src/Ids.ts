@@ -14,6 +14,7 @@ export const prefixes = {
   topupIntent: "tuin_",
   payoutIntent: "pout_",
   refund: "rfnd_",
+  balanceTransaction: "txn_",
   event: "evt_",
   asset: "asst_",
   webhookEndpoint: "we_",

@@ -26,6 +26,10 @@ export interface Merchant {
   /** Team policy: the checkout modes this merchant may use (4.1.5). */
   readonly allowedCheckoutModes: ReadonlyArray<CheckoutMode>
   readonly routes: ReadonlyArray<Route>
+  /** The platform's fee per payment method code (D12); a method not named here pays none. */
+  readonly fees?: Readonly<Record<string, { readonly rateBps: number; readonly fixedAmount: string }>> | undefined
+  /** Days a payment stays pending before it is available (D12, 0 to 30); absent: 0. */
+  readonly settlementDelayDays?: number | undefined
 }
 
 /** A stored key pair: the secret only as its SHA-256 (D2). @since 0.1.0 @category models */

@@ -10,7 +10,8 @@ import { Clock, Effect, Option, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import { fingerprint } from "./Canonical.js"
-import { PaymentConfigurationUnavailable, PayoutNotCancelable, ValidationFailed } from "./Errors.js"
+import * as Balances from "./Balances.js"
+import { BalanceInsufficient, PaymentConfigurationUnavailable, PayoutNotCancelable, ValidationFailed } from "./Errors.js"
 import * as Event from "./Event.js"
 import { IdGenerator, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
@@ -100,6 +101,14 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           })
         }
         const now = yield* Clock.currentTimeMillis
+        // D12: a payout draws from the available balance. The commit checks it again atomically
+        // (Ledger): a payout that lost the balance to another decides again here.
+        if ((yield* Balances.available(scopeOf(principal), params.currency, now)) < BigInt(params.amount)) {
+          return yield* new BalanceInsufficient({
+            param: "amount",
+            message: `The available ${params.currency} balance does not cover this payout.`
+          })
+        }
         const record = Table.construct(Record, {
           id,
           ...scopeOf(principal),

@@ -8,7 +8,7 @@ import { Effect, Layer, ParseResult, Schema } from "effect"
 import type { ApiKey, Merchant } from "./Merchants.js"
 import * as Merchants from "./Merchants.js"
 import * as RouteHealth from "./RouteHealth.js"
-import { CheckoutMode, Environment } from "./Schemas.js"
+import { CheckoutMode, Environment, withMessage } from "./Schemas.js"
 
 const strict = { parseOptions: { errors: "all", onExcessProperty: "error" } } as const
 
@@ -30,14 +30,37 @@ export const SeedRoute = Schema.Struct({
   healthy: Schema.optional(Schema.Boolean)
 }).annotations(strict)
 
+/**
+ * One payment method's fee (D12): `rate_bps` basis points of the amount (0 to 10,000) plus
+ * `fixed_amount` minor units of the payment's currency (default "0").
+ *
+ * @since 0.1.0 @category schemas
+ */
+export const SeedFee = Schema.Struct({
+  rate_bps: withMessage(Schema.Int.pipe(Schema.between(0, 10_000)), "must be an integer from 0 to 10000 (basis points)"),
+  fixed_amount: Schema.optional(withMessage(Schema.String.pipe(Schema.pattern(/^(0|[1-9]\d{0,17})$/)), "must be an integer string of minor units, at most 18 digits"))
+}).annotations(strict)
+
 /** @since 0.1.0 @category schemas */
 export const SeedMerchant = Schema.Struct({
   id: Schema.String.pipe(Schema.minLength(1)),
   name: Schema.String,
   allowed_checkout_modes: Schema.Array(CheckoutMode),
   api_keys: Schema.Array(SeedApiKey),
-  routes: Schema.Array(SeedRoute)
+  routes: Schema.Array(SeedRoute),
+  /** The platform's fee per payment method code (D12). */
+  fees: Schema.optional(Schema.Record({ key: Schema.String.pipe(Schema.minLength(1)), value: SeedFee })),
+  /** Days a payment stays pending before it is available (D12). Default 0. */
+  settlement_delay_days: Schema.optional(withMessage(Schema.Int.pipe(Schema.between(0, 30)), "must be an integer from 0 to 30"))
 }).annotations(strict)
+
+/** A seed merchant's balance settings as the directory stores them (D12). @since 0.1.0 */
+export const balanceSettings = (m: Pick<typeof SeedMerchant.Type, "fees" | "settlement_delay_days">) => ({
+  ...(m.fees === undefined ? {} : {
+    fees: Object.fromEntries(Object.entries(m.fees).map(([method, f]) => [method, { rateBps: f.rate_bps, fixedAmount: f.fixed_amount ?? "0" }]))
+  }),
+  ...(m.settlement_delay_days === undefined ? {} : { settlementDelayDays: m.settlement_delay_days })
+})
 
 /** @since 0.1.0 @category schemas */
 export const Seed = Schema.Struct({
@@ -122,7 +145,8 @@ export const toDirectory = (seed: Seed, now: number): { merchants: Array<Merchan
       provider: r.provider,
       environments: r.environments ?? ["test", "live"],
       priority: r.priority ?? i
-    }))
+    })),
+    ...balanceSettings(m)
   })),
   apiKeys: seed.merchants.flatMap((m) =>
     m.api_keys.map((k) => ({

@@ -115,6 +115,43 @@ export type Write =
   | { readonly _tag: "CompleteIdempotency"; readonly key: HeldKey; readonly response: StoredResponse }
   /** Forget the key so a retry reaches a fresh handler (4.9.7); only while this claim holds it, unanswered. */
   | { readonly _tag: "ReleaseIdempotency"; readonly key: HeldKey }
+  /**
+   * The merchant's available balance in `currency` (the sum of the `net` of its balance
+   * transactions whose `availableAt` is at or before `now`, this commit's included) is not below
+   * zero once the commit applied (D12: a payout never overdraws). Checked and applied as one
+   * atomic step with every other commit on the same balance, in every process; fails with
+   * `StaleVersion` otherwise (what the decision read has changed: it decides again).
+   */
+  | { readonly _tag: "RequireAvailable"; readonly balance: BalanceKey; readonly now: number }
+
+/** One balance: a merchant's money in one environment and currency (D12). @since 0.1.0 @category models */
+export interface BalanceKey {
+  readonly merchantId: string
+  readonly environment: Environment
+  readonly currency: string
+}
+
+/** What `balances` sums: one merchant's balances, or (without `merchantId`) every merchant's of the environment. @since 0.1.0 @category models */
+export interface BalanceQuery {
+  readonly environment: Environment
+  readonly merchantId?: string | undefined
+  /** Transactions available at or before this instant count as available, the others as pending. */
+  readonly now: number
+}
+
+/** Sums of balance transactions in one currency: signed integer strings of minor units. @since 0.1.0 @category models */
+export interface BalanceTotal {
+  readonly currency: string
+  /**
+   * The `net` of the transactions available at `now`, and of every debit whenever it is dated:
+   * a payout committed by another process with a clock a moment ahead must still count.
+   */
+  readonly available: string
+  /** The `net` of the others. */
+  readonly pending: string
+  /** The `fee` of all of them: what the platform earned. */
+  readonly fees: string
+}
 
 /** A reference as held for one resource. @since 0.1.0 @category models */
 export interface HeldReference extends ReferenceId {
@@ -133,7 +170,8 @@ export const Write = {
   completeReference: (reference: HeldReference): Write => ({ _tag: "CompleteReference", reference }),
   releaseReference: (reference: HeldReference): Write => ({ _tag: "ReleaseReference", reference }),
   completeIdempotency: (key: HeldKey, response: StoredResponse): Write => ({ _tag: "CompleteIdempotency", key, response }),
-  releaseIdempotency: (key: HeldKey): Write => ({ _tag: "ReleaseIdempotency", key })
+  releaseIdempotency: (key: HeldKey): Write => ({ _tag: "ReleaseIdempotency", key }),
+  requireAvailable: (balance: BalanceKey, now: number): Write => ({ _tag: "RequireAvailable", balance, now })
 } as const
 
 /** A merchant and environment: every read is scoped to one (5.4). @since 0.1.0 @category models */
@@ -191,6 +229,11 @@ export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
    * `options.limit` rows of each kind: one bounded batch, which `Maintenance.purge` repeats.
    */
   readonly purgeExpired: (now: number, options?: PurgeOptions) => Effect.Effect<PurgeResult, StorageError>
+  /**
+   * The balance transactions' sums per currency (D12), sorted by currency: computed from the
+   * stored transactions, never kept in a row every payment must lock.
+   */
+  readonly balances: (query: BalanceQuery) => Effect.Effect<ReadonlyArray<BalanceTotal>, StorageError>
 }>() {}
 
 /**

@@ -12,6 +12,7 @@ import * as Ids from "./Ids.js"
 import * as WebhookDelivery from "./WebhookDelivery.js"
 import type * as WebhookTransport from "./WebhookTransport.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
+import * as Ledger from "./Ledger.js"
 import * as Merchants from "./Merchants.js"
 import type { PaymentProvider } from "./Provider.js"
 import type * as RouteHealth from "./RouteHealth.js"
@@ -80,8 +81,10 @@ export const layerWithoutStorage = (options: TenderOptions) =>
  * @since 0.1.0 @category layers
  */
 export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, E, R>) => {
-  // Payment intents are counted as the commits that create and finish them apply (TelemetryLive).
-  const stored = Layer.merge(Seed.layerRouteHealth(options.seed, options.routeHealth), Seed.layerApply(options.seed)).pipe(Layer.provideMerge(TelemetryLive.layerCountingStorage.pipe(Layer.provideMerge(storage))))
+  // Payment intents are counted as the commits that create and finish them apply (TelemetryLive);
+  // every commit carries the balance transactions of the state changes in it (Ledger, D12).
+  const counted = TelemetryLive.layerCountingStorage.pipe(Layer.provideMerge(storage))
+  const stored = Layer.merge(Seed.layerRouteHealth(options.seed, options.routeHealth), Seed.layerApply(options.seed)).pipe(Layer.provideMerge(Ledger.layerStorage.pipe(Layer.provideMerge(counted))))
   const services = Layer.merge(layerWithoutStorage(options), stored)
   return options.telemetry === undefined
     ? services

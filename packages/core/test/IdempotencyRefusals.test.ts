@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import type { Table } from "../src/index.js"
 import { Asset, Ids, PaymentIntent, PaymentIntents, PayoutIntent, PayoutIntents, Receipts, Storage } from "../src/index.js"
-import { json, type Key, keys, layer, login, scope } from "./fixtures.js"
+import { fund, json, type Key, keys, layer, login, scope } from "./fixtures.js"
 
 
 const customer = { name: "Somchai Jaidee" }
@@ -34,6 +34,8 @@ const createIntent = (payment_method: string) =>
   })
 
 const createPayout = Effect.gen(function*() {
+  // D12: a payout draws from the available balance, funded first.
+  yield* fund(keys.demoTest, "500000")
   const principal = yield* login(keys.demoTest)
   const params = yield* Effect.orDie(Schema.decodeUnknown(PayoutIntent.CreateParams)({
     amount: "500000",

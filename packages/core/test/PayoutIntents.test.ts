@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import { Event, PayoutIntent, PayoutIntents, Simulator, Storage } from "../src/index.js"
-import { asDemo, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
+import { asDemo, events, fund, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
 
 const body = (overrides: Record<string, unknown> = {}) => ({
@@ -14,8 +14,15 @@ const body = (overrides: Record<string, unknown> = {}) => ({
 
 const decode = Schema.decodeUnknown(PayoutIntent.CreateParams)
 
+/** A payout create, on a balance funded with its amount first (D12: a payout draws from the available balance). */
 const create = (params: Record<string, unknown>, key: Key = keys.demoTest, idempotencyKey?: string) =>
   Effect.gen(function*() {
+    // Test funding serves the test environment only; a live payout is refused before its balance is read.
+    const amount = params["amount"]
+    const currency = params["currency"]
+    if (key.public.startsWith("pk_test_") && typeof amount === "string" && /^[1-9]\d{0,17}$/.test(amount) && (currency === "THB" || currency === "USD")) {
+      yield* fund(key, amount, currency)
+    }
     const principal = yield* login(key)
     return yield* PayoutIntents.create({ principal, requestId: "req_p", idempotencyKey }, yield* Effect.orDie(decode(params)))
   })

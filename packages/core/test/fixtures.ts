@@ -5,7 +5,7 @@
  */
 import { Effect, Layer, Logger, Option, Schema } from "effect"
 import type { ApiResponse } from "../src/index.js"
-import { Authentication, DeliveryClient, Event, Fx, HostedCheckout, Ids, MemoryStorage, PaymentIntent, Provider, Seed, Simulator, Storage, Task, WebhookDelivery, WebhookEndpoint, WebhookTransport, Workers } from "../src/index.js"
+import { Authentication, DeliveryClient, Event, Fx, HostedCheckout, Ids, Ledger, MemoryStorage, PaymentIntent, Provider, Seed, Simulator, Storage, Task, TopupIntent, TopupIntents, WebhookDelivery, WebhookEndpoint, WebhookTransport, Workers } from "../src/index.js"
 
 export const keys = {
   demoTest: { public: "pk_test_demoAAAA1111", secret: "sk_test_demoSECRET1111aaaa" },
@@ -92,15 +92,22 @@ export const layer = (options: {
   Layer.mergeAll(
     options.fxRates ?? Fx.layerStatic(),
     Fx.layerStaticFees(),
-    Seed.layer(seed),
+    directory,
     Provider.layerRegistry(options.providers ?? [Simulator.make()]),
     options.ids ?? Ids.layer,
     HostedCheckout.layer(checkoutOptions),
     WebhookEndpoint.layerConfig({ ...options.webhooks, fallbackKey: checkoutOptions.secret }),
     WebhookDelivery.layerSender().pipe(Layer.provide(options.transport ?? DeliveryClient.layer())),
     // A storage of a test's own comes with an empty task queue of its own: such tests run no workers.
-    options.storage === undefined ? MemoryStorage.layer : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => MemoryStorage.make().tasks))
+    // Its commits keep the ledger, as `Tender.layer` wires it (D12).
+    Ledger.layerStorage.pipe(
+      Layer.provideMerge(options.storage === undefined ? MemoryStorage.layer : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => MemoryStorage.make().tasks))),
+      Layer.provide(directory)
+    )
   )
+
+/** The seed's merchants and route health, one instance per build (a layer is shared where it is used twice). */
+const directory = Seed.layer(seed)
 
 export type Services = Layer.Layer.Success<ReturnType<typeof layer>>
 
@@ -169,6 +176,23 @@ export const events = (id: string) => Effect.map(Event.forResource(scope, id), (
 
 /** Run every task due now, as a worker would. */
 export const work = Workers.drain({ owner: "test" })
+
+/**
+ * D12: `amount` of `currency` credited to the balance of `key`'s merchant as a test balance is funded, a
+ * `test_funding` top-up that the workers pay (`work`), so a payout can draw from it.
+ */
+export const fund = (key: Key, amount: string, currency = "THB") =>
+  Effect.gen(function*() {
+    const principal = yield* login(key)
+    const params = yield* Effect.orDie(Schema.decodeUnknown(TopupIntent.CreateParams)({
+      destination_amount: amount,
+      destination_currency: currency,
+      source: { type: "test_funding" }
+    }))
+    const created = yield* TopupIntents.create({ principal, requestId: "req_fund", idempotencyKey: crypto.randomUUID() }, params)
+    if (created.status !== 201) return yield* Effect.dieMessage(`funding failed: ${created.body}`)
+    yield* work
+  })
 
 /** A simulator whose create-payment waits for `release`; `called` resolves when it is entered. */
 export const gated = () => {

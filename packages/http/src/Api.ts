@@ -8,6 +8,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { HostedCheckoutGroup } from "./hosted/Api.js"
 import { AssetsGroup } from "./internal/api/assets.js"
+import { BalanceGroup, BalanceTransactionsGroup } from "./internal/api/balances.js"
 import { EventsGroup } from "./internal/api/events.js"
 import { PaymentIntentsGroup } from "./internal/api/paymentIntents.js"
 import { PaymentMethodsGroup } from "./internal/api/paymentMethods.js"
@@ -24,6 +25,7 @@ import { documentAsClientsSee } from "./internal/openApi.js"
 // middleware tags, headers and paths) is `internal/api/shared.ts`: a new endpoint goes into its
 // group's module. What hosts import stays exported from here.
 export { AssetsGroup } from "./internal/api/assets.js"
+export { BalanceGroup, BalanceTransactionsGroup } from "./internal/api/balances.js"
 export { EventsGroup } from "./internal/api/events.js"
 export { PaymentIntentsGroup } from "./internal/api/paymentIntents.js"
 export { PaymentMethodsGroup } from "./internal/api/paymentMethods.js"
@@ -55,6 +57,8 @@ export class TenderApi extends HttpApi.make("tender")
   .add(TopupIntentsGroup)
   .add(WebhookEndpointsGroup)
   .add(EventsGroup)
+  .add(BalanceGroup)
+  .add(BalanceTransactionsGroup)
   .add(PaymentMethodsGroup)
   .add(WebhookEventTypesGroup)
   .add(OpenApiGroup)

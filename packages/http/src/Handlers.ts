@@ -9,6 +9,7 @@ import { HttpApiBuilder, HttpApiError, HttpServerRequest, OpenApi } from "@effec
 import {
   type ApiResponse,
   Asset,
+  Balances,
   Discovery,
   Errors,
   Events,
@@ -205,6 +206,21 @@ const EventsLive = HttpApiBuilder.group(TenderApi, "events", (handlers) =>
     .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(Events.retrieveJson(principal, path.id))))
     .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(Events.listJson(principal, urlParams)))))
 
+const BalanceLive = HttpApiBuilder.group(TenderApi, "balance", (handlers) =>
+  // The balance takes no parameter: any one is unknown (D1), named in the 400.
+  handlers.handle("retrieve", ({ request }) => {
+    const at = request.url.indexOf("?")
+    const [unknown] = new URLSearchParams(at < 0 ? "" : request.url.slice(at + 1)).keys()
+    return unknown === undefined
+      ? Effect.flatMap(CurrentPrincipal, Balances.balance)
+      : Effect.fail(Errors.ValidationFailed.at(unknown, `${unknown} is not a known parameter`))
+  }))
+
+const BalanceTransactionsLive = HttpApiBuilder.group(TenderApi, "balanceTransactions", (handlers) =>
+  handlers
+    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(Balances.retrieveJson(principal, path.id))))
+    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(Balances.listJson(principal, urlParams)))))
+
 const PaymentMethodsLive = HttpApiBuilder.group(TenderApi, "paymentMethods", (handlers) =>
   handlers.handle("options", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => Discovery.discover(principal, urlParams))))
 
@@ -230,6 +246,8 @@ export const layer = Layer.mergeAll(
   TopupIntentsLive,
   WebhookEndpointsLive,
   EventsLive,
+  BalanceLive,
+  BalanceTransactionsLive,
   PaymentMethodsLive,
   WebhookEventTypesLive,
   OpenApiLive,

@@ -117,7 +117,7 @@ describe("the generated OpenAPI document", () => {
       "GET /topup_intents/{id}", "POST /topup_intents/{id}/receipt", "POST /webhook_endpoints", "GET /webhook_endpoints",
       "GET /webhook_endpoints/{id}", "DELETE /webhook_endpoints/{id}", "GET /webhook_endpoints/{id}/attempts",
       "POST /webhook_endpoints/{id}/resend", "POST /webhook_endpoints/{id}/rotate_secret", "POST /webhook_endpoints/{id}/enable",
-      "GET /events", "GET /events/{id}", "GET /payment_methods/options", "GET /webhook_event_types"
+      "GET /events", "GET /events/{id}", "GET /balance", "GET /balance_transactions", "GET /balance_transactions/{id}", "GET /payment_methods/options", "GET /webhook_event_types"
     ])
     for (const [name, op] of operations) {
       if (name === "GET /webhook_event_types") {

@@ -67,12 +67,16 @@ describe("every resource's reads", () => {
     for (const res of created) assert.strictEqual(res.status, 201, res.text)
     const [payoutId, topupId, refundId, endpointId] = created.map((res) => res.json.id as string)
     const events = await w.req("GET", "/events?limit=1")
+    const transactions = await w.req("GET", "/balance_transactions?limit=1")
     const reads: Record<string, readonly [path: string, id: string]> = {
       payoutIntents: ["/payout_intents", payoutId!],
       topupIntents: ["/topup_intents", topupId!],
       refunds: ["/refunds", refundId!],
       webhookEndpoints: ["/webhook_endpoints", endpointId!],
-      events: ["/events", events.json.data[0].id]
+      events: ["/events", events.json.data[0].id],
+      // D12: the balance is one object, read without an id.
+      balance: ["/balance", ""],
+      balanceTransactions: ["/balance_transactions", transactions.json.data[0].id]
     }
     const checked: Array<string> = []
     for (const [group, { endpoints }] of Object.entries(TenderApi.groups)) {
@@ -80,7 +84,7 @@ describe("every resource's reads", () => {
         if (group === "paymentIntents" || (endpoint.name !== "retrieve" && endpoint.name !== "list")) continue
         const read = reads[group]
         assert.isDefined(read, `${group} has a ${endpoint.name}: add it here`)
-        const res = await w.req("GET", endpoint.name === "retrieve" ? `${read![0]}/${read![1]}` : read![0])
+        const res = await w.req("GET", endpoint.name === "retrieve" && read![1] !== "" ? `${read![0]}/${read![1]}` : read![0])
         assert.strictEqual(res.status, 200, res.text)
         assert.strictEqual(res.headers.get("content-type"), "application/json")
         if (endpoint.name === "list") assert.isAtLeast(res.json.data.length, 1, `${group} list`)
@@ -88,6 +92,6 @@ describe("every resource's reads", () => {
         checked.push(`${group}.${endpoint.name}`)
       }
     }
-    assert.lengthOf(checked, 10, checked.join(", "))
+    assert.lengthOf(checked, 13, checked.join(", "))
   })
 })

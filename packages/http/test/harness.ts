@@ -120,7 +120,7 @@ const failingAll = <I, S>(tag: Context.Tag<I, S>, methods: ReadonlyArray<keyof S
 
 /** A store every operation of which fails with `error()`: a fault (StorageFailure, 500) or an outage (StorageUnavailable, 503). */
 export const failingStorage = (error: () => StorageError.StorageError) =>
-  failingAll(Storage.Storage, ["begin", "commit", "get", "find", "list", "purgeExpired"], error)
+  failingAll(Storage.Storage, ["begin", "commit", "get", "find", "list", "purgeExpired", "balances"], error)
 
 /** A key directory every lookup and write of which fails with `error()`. */
 export const failingDirectory = (error: () => StorageError.StorageError) =>

@@ -60,6 +60,9 @@ export type Op =
   | "webhookEndpoints.enable"
   | "events.list"
   | "events.retrieve"
+  | "balance.retrieve"
+  | "balanceTransactions.retrieve"
+  | "balanceTransactions.list"
   | "webhookEventTypes.catalogue"
   | "openapi"
 
@@ -92,6 +95,9 @@ export const documented: Record<Exclude<Op, "openapi">, readonly [string, string
   "webhookEndpoints.enable": ["/webhook_endpoints/{id}/enable", "post"],
   "events.list": ["/events", "get"],
   "events.retrieve": ["/events/{id}", "get"],
+  "balance.retrieve": ["/balance", "get"],
+  "balanceTransactions.retrieve": ["/balance_transactions/{id}", "get"],
+  "balanceTransactions.list": ["/balance_transactions", "get"],
   "paymentMethods.options": ["/payment_methods/options", "get"],
   "webhookEventTypes.catalogue": ["/webhook_event_types", "get"]
 }

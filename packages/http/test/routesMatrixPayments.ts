@@ -143,6 +143,29 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id } }, h500), 500, "internal_error")
   await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id } }, h503), 503, "service_unavailable")
 
+  const withWorkers = async (providers?: ReadonlyArray<Provider.PaymentProvider>) => {
+    const runtime = ManagedRuntime.make(layer(providers === undefined ? {} : { providers }))
+    runtimes.push(runtime)
+    const handler = app(Layer.succeedContext(await runtime.runPromise(Effect.context<TenderHttp.Services>())))
+    const paid = async (body: Record<string, unknown> = promptpay) => {
+      const pid = (await call(handler, "POST", "/payment_intents", { key: keys.demoTest, body })).json.id as string
+      if (body === promptpay) await call(handler, "POST", `/payment_intents/${pid}/confirm`, { key: keys.demoTest })
+      else await call(handler, "POST", `/payment_intents/${pid}/receipt`, { key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": `r-${pid}` } })
+      await runtime.runPromise(Workers.drain({ owner: "matrix" }))
+      return pid
+    }
+    /** A balance funded as D12 says a test balance is: a `test_funding` top-up, paid by the workers. */
+    const fund = async (amount: string) => {
+      const created = await call(handler, "POST", "/topup_intents", {
+        key: keys.demoTest,
+        body: { destination_amount: amount, destination_currency: "THB", source: { type: "test_funding" } },
+        headers: { "idempotency-key": `fund-${amount}` }
+      })
+      assert.strictEqual(created.status, 201, created.text)
+      await runtime.runPromise(Workers.drain({ owner: "matrix" }))
+    }
+    return { handler, paid, fund }
+  }
   // Payout intents (D3, D8)
   const PC = "payoutIntents.create" as const
   const PR = "payoutIntents.retrieve" as const
@@ -154,8 +177,12 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
     merchant_reference: "matrix-payout",
     destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "Somchai Jaidee" }
   }
-  const payouts = (method: string, suffix: string, options: Parameters<typeof call>[3], handler = h) =>
+  // D12: a payout draws from the available balance, funded first (on services whose workers run).
+  const hp = await withWorkers()
+  const payouts = (method: string, suffix: string, options: Parameters<typeof call>[3], handler = hp.handler) =>
     call(handler, method, `/payout_intents${suffix}`, options)
+  await err(PC, payouts("POST", "", { key: keys.demoTest, body: { ...payout, merchant_reference: "matrix-unfunded" } }), 422, "balance_insufficient", "amount")
+  await hp.fund("500000")
   const pout = await ok(PC, payouts("POST", "", { key: keys.demoTest, body: payout }), 201)
   await ok(PC, payouts("POST", "", { key: keys.demoTest, body: payout }), 200)
   await err(PC, payouts("POST", "", { key: keys.demoTest, body: { ...payout, amount: "1" } }), 409, "idempotency_conflict", "merchant_reference")
@@ -191,8 +218,36 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }, h503), 503, "service_unavailable")
   await ok(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-cancel" } }), 200)
   await ok(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-cancel" } }), 200)
-  await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, body: {}, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+  // The key funded the balance on this store: another route's request under it conflicts.
+  await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, body: {}, headers: { "idempotency-key": "fund-500000" } }), 409, "idempotency_conflict", "Idempotency-Key")
   await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }), 409, "payout_not_cancelable")
+
+  // GET /balance, GET /balance_transactions(/{id}) (D12), on the store the payouts funded.
+  const BR = "balance.retrieve" as const
+  const TR = "balanceTransactions.retrieve" as const
+  const TL = "balanceTransactions.list" as const
+  const reads = (path: string, options: Parameters<typeof call>[3], handler = hp.handler) => call(handler, "GET", path, options)
+  await ok(BR, reads("/balance", { key: keys.demoTest }), 200)
+  await err(BR, reads("/balance?currency=THB", { key: keys.demoTest }), 400, "validation_failed", "currency")
+  await err(BR, reads("/balance", {}), 401, "authentication_required")
+  await err(BR, reads("/balance", { key: wrongSecret }), 401, "invalid_api_key")
+  await err(BR, reads("/balance", { key: keys.demoTest }, h500), 500, "internal_error")
+  await err(BR, reads("/balance", { key: keys.demoTest }, h503), 503, "service_unavailable")
+  const txn = (await ok(TL, reads("/balance_transactions?type=payout", { key: keys.demoTest }), 200)).json.data[0].id as string
+  for (const [query, param] of [["?limit=0", "limit"], ["?cursor=%21%21", "cursor"], ["?type=nope", "type"], ["?colour=red", "colour"]] as const) {
+    await err(TL, reads(`/balance_transactions${query}`, { key: keys.demoTest }), 400, "validation_failed", param)
+  }
+  await err(TL, reads("/balance_transactions", {}), 401, "authentication_required")
+  await err(TL, reads("/balance_transactions", { key: wrongSecret }), 401, "invalid_api_key")
+  await err(TL, reads("/balance_transactions", { key: keys.demoTest }, h500), 500, "internal_error")
+  await err(TL, reads("/balance_transactions", { key: keys.demoTest }, h503), 503, "service_unavailable")
+  await ok(TR, reads(`/balance_transactions/${txn}`, { key: keys.demoTest }), 200)
+  await err(TR, reads("/balance_transactions/nope", { key: keys.demoTest }), 400, "validation_failed", "id")
+  await err(TR, reads(`/balance_transactions/${txn}`, { key: keys.otherTest }), 404, "resource_not_found")
+  await err(TR, reads(`/balance_transactions/${txn}`, {}), 401, "authentication_required")
+  await err(TR, reads(`/balance_transactions/${txn}`, { key: wrongSecret }), 401, "invalid_api_key")
+  await err(TR, reads(`/balance_transactions/${txn}`, { key: keys.demoTest }, h500), 500, "internal_error")
+  await err(TR, reads(`/balance_transactions/${txn}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
 
   // POST /payment_intents/{id}/cancel (D10)
   const X = "paymentIntents.cancel" as const
@@ -222,19 +277,6 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   const RC = "refunds.create" as const
   const RR = "refunds.retrieve" as const
   const RL = "refunds.list" as const
-  const withWorkers = async (providers?: ReadonlyArray<Provider.PaymentProvider>) => {
-    const runtime = ManagedRuntime.make(layer(providers === undefined ? {} : { providers }))
-    runtimes.push(runtime)
-    const handler = app(Layer.succeedContext(await runtime.runPromise(Effect.context<TenderHttp.Services>())))
-    const paid = async (body: Record<string, unknown> = promptpay) => {
-      const pid = (await call(handler, "POST", "/payment_intents", { key: keys.demoTest, body })).json.id as string
-      if (body === promptpay) await call(handler, "POST", `/payment_intents/${pid}/confirm`, { key: keys.demoTest })
-      else await call(handler, "POST", `/payment_intents/${pid}/receipt`, { key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": `r-${pid}` } })
-      await runtime.runPromise(Workers.drain({ owner: "matrix" }))
-      return pid
-    }
-    return { handler, paid }
-  }
   const hr = await withWorkers()
   const refunds = (method: string, suffix: string, options: Parameters<typeof call>[3], handler = hr.handler) =>
     call(handler, method, `/refunds${suffix}`, options)

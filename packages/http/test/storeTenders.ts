@@ -22,7 +22,7 @@ export type StoreLayer = Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Me
  * calls it as a merchant (the demo's test key unless told), `ok` asserts a 2xx and gives the
  * body, `work()` runs every due task as a worker would, `runtime` runs anything else in it.
  */
-export const storeTenders = (storage: () => StoreLayer) => {
+export const storeTenders = (storage: () => StoreLayer, options: { readonly seed?: typeof seed } = {}) => {
   const stops: Array<() => Promise<void>> = []
   afterAll(async () => {
     closeReceivers()
@@ -30,7 +30,7 @@ export const storeTenders = (storage: () => StoreLayer) => {
   })
 
   return async (webhooks: Tender.TenderOptions["webhooks"] = {}) => {
-    const runtime = ManagedRuntime.make(Layer.orDie(Tender.layer({ seed, hostedCheckout: checkoutOptions, webhooks }, storage())))
+    const runtime = ManagedRuntime.make(Layer.orDie(Tender.layer({ seed: options.seed ?? seed, hostedCheckout: checkoutOptions, webhooks }, storage())))
     const web = TenderHttp.toWebHandler(Layer.succeedContext(await runtime.runPromise(Effect.context<TenderHttp.Services>())))
     stops.push(async () => {
       await web.dispose()

@@ -7,9 +7,11 @@
  *
  * @since 0.1.0
  */
-import { DirectoryCache, Event, Merchants, ReplayCache, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { BalanceTransaction, DirectoryCache, Event, Merchants, ReplayCache, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { type Db, type DbOptions, type Document, MongoClient } from "mongodb"
+import * as Backfill from "./internal/backfill.js"
+import * as Balances from "./internal/balances.js"
 import * as Claims from "./internal/claims.js"
 import { collections, validatePrefix } from "./internal/collections.js"
 import * as Commit from "./internal/commit.js"
@@ -91,6 +93,8 @@ export const setup = (client: MongoClient, options: MongoStorageOptions): Effect
       yield* call(`create indexes of ${collection}`, () =>
         db.collection(collection).createIndexes(group.map(({ collection: _, ...spec }) => ({ ...spec, key: { ...spec.key } }))))
     }
+    // D12: the balance transactions of the history before the ledger, once (after the index that dedupes them).
+    yield* Backfill.run(db, c)
   })
 
 /**
@@ -136,6 +140,10 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
             db.collection(c.of(table)).find(listFilter(table, query), listOptions(query.limit)).toArray()).pipe(
             Effect.flatMap((docs) => Effect.forEach(docs, (d) => readRecord(table, d)))
           ),
+      balances: (query) =>
+        call("balances", () => db.collection(c.of(BalanceTransaction.table)).aggregate([...Balances.pipeline(query)]).toArray()).pipe(
+          Effect.map((docs) => docs.map(Balances.toTotal))
+        ),
       purgeExpired: Purge.make({
         keys: db.collection(c.idempotencyKeys),
         references: db.collection(c.references),

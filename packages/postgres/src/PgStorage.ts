@@ -14,6 +14,7 @@ import { PgClient } from "@effect/sql-pg"
 import Pg from "pg"
 import { DirectoryCache, Merchants, ReplayCache, Storage, type Table, Task, WebhookEndpoint } from "@tender/core"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import * as Balances from "./internal/balances.js"
 import * as Claims from "./internal/claims.js"
 import * as Direct from "./internal/direct.js"
 import * as Prepared from "./internal/prepared.js"
@@ -124,7 +125,8 @@ export const make = (options: PgStorageOptions = {}) =>
       find: (table, id) => Effect.map(records(`find ${table.name}`, table, byId(table, id)), (found) => Option.fromNullable(found[0])),
       list: (table, query) => records(`list ${table.name}`, table, listStatement(sql, t, table, query)),
       // Bounded statement by statement (a purge is one statement per kind).
-      purgeExpired: purge
+      purgeExpired: purge,
+      balances: (query) => Balances.sums(sql, t, run, query)
     })
     const m = MerchantsStore.make(sql, t)
     const bounded = Merchants.Merchants.of({

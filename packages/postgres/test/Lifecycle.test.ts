@@ -128,7 +128,7 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
 
   // On PostgreSQL only: where it cannot run, onEachStore's skip says why.
   if (skipReason === undefined) {
-    it("D7 a server killed with SIGKILL while tasks are claimed and confirms in flight loses no task: after a restart every intent is terminal once, every change has exactly one event", async () => {
+    it("D7 D12 a server killed with SIGKILL while tasks are claimed and confirms in flight loses no task: after a restart every intent is terminal once, every change has exactly one event and every payment exactly one balance transaction", async () => {
       // The simulator's own 5 s slow delay: the slow confirmations must still be polling at the kill.
       const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
       const prefix = env.TENDER_TABLE_PREFIX
@@ -169,8 +169,16 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
         const sql = yield* SqlClient
         const events = yield* sql<{ resource_id: string; type: string; n: string }>`SELECT resource_id, type, count(*)::text AS n
           FROM ${sql(`${prefix}events`)} GROUP BY resource_id, type`
-        return { events }
+        const transactions = yield* sql<{ source: string; type: string; amount: string }>`SELECT source, type, amount::text AS amount
+          FROM ${sql(`${prefix}balance_transactions`)}`
+        return { events, transactions }
       }))
+      // D12: the kill left no state change without its transaction, and none twice.
+      for (const id of ids) {
+        const mine = rows.transactions.filter((t) => t.source === id)
+        assert.deepStrictEqual(mine.map((t) => t.type), ["payment"], id)
+      }
+      assert.strictEqual(rows.transactions.length, ids.length)
       for (const id of ids) {
         const mine = rows.events.filter((e) => e.resource_id === id)
         const count = (type: string) => Number(mine.find((e) => e.type === type)?.n ?? "0")

@@ -1,7 +1,7 @@
 import { it } from "@effect/vitest"
 import { assert } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { Asset, Event, PaymentIntent, PayoutIntent, ProviderNotification, Refund, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { Asset, BalanceTransaction, Event, PaymentIntent, PayoutIntent, ProviderNotification, Refund, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import { PgMigrations } from "@tender/postgres"
 import { Effect, Exit } from "effect"
 import { afterAll } from "vitest"
@@ -55,6 +55,7 @@ describeOnPostgres("PgMigrations", () => {
         assert.deepStrictEqual(yield* tablesOf(prefix), [
           "api_keys",
           "assets",
+          "balance_transactions",
           "events",
           "idempotency_keys",
           "merchant_references",
@@ -91,7 +92,7 @@ describeOnPostgres("PgMigrations", () => {
       Effect.gen(function*() {
         const prefix = yield* migrated
         const sql = yield* SqlClient
-        for (const table of [PaymentIntent.table, Event.table, Task.table, Asset.table, WebhookEndpoint.table, WebhookDelivery.attemptTable, PayoutIntent.table, TopupIntent.table, Refund.table, ProviderNotification.table]) {
+        for (const table of [BalanceTransaction.table, PaymentIntent.table, Event.table, Task.table, Asset.table, WebhookEndpoint.table, WebhookDelivery.attemptTable, PayoutIntent.table, TopupIntent.table, Refund.table, ProviderNotification.table]) {
           const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,
               data_type AS type, is_nullable AS nullable
             FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${prefix + table.name}

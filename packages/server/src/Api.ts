@@ -10,6 +10,7 @@
  * @since 0.1.0
  */
 import type {
+  BalanceTransaction,
   Merchants,
   PaymentIntent,
   PaymentIntentCancel,
@@ -81,6 +82,10 @@ export type TopupIntentsApi = MerchantApi["topupIntents"]
 export type WebhookEndpointsApi = MerchantApi["webhookEndpoints"]
 /** Events (D7). @since 0.1.0 @category api */
 export type EventsApi = MerchantApi["events"]
+/** The balance (D12): `retrieve(options)`. @since 0.1.0 @category api */
+export type BalanceApi = MerchantApi["balance"]
+/** Balance transactions (D12): `retrieve`, `list`. @since 0.1.0 @category api */
+export type BalanceTransactionsApi = MerchantApi["balanceTransactions"]
 /** Discovery (4.6): `options(query, scope)`. @since 0.1.0 @category api */
 export type PaymentMethodsApi = MerchantApi["paymentMethods"]
 /** The webhook event type catalogue (4.11). @since 0.1.0 @category api */
@@ -110,6 +115,10 @@ export interface MerchantResource {
     readonly environments: ReadonlyArray<Environment>
     readonly priority: number
   }>
+  /** The platform's fee per payment method code (D12). */
+  readonly fees: Readonly<Record<string, { readonly rate_bps: number; readonly fixed_amount: string }>>
+  /** Days a payment stays pending before it is available (D12). */
+  readonly settlement_delay_days: number
 }
 
 /** Merchants (spec 5): onboarding is the host's. @since 0.1.0 @category api */
@@ -156,5 +165,31 @@ export const merchantResource = (m: Merchants.Merchant): MerchantResource => ({
   id: m.id,
   name: m.name,
   allowed_checkout_modes: m.allowedCheckoutModes,
-  routes: m.routes.map((r) => ({ id: r.id, method: r.method, provider: r.provider, environments: r.environments, priority: r.priority }))
+  routes: m.routes.map((r) => ({ id: r.id, method: r.method, provider: r.provider, environments: r.environments, priority: r.priority })),
+  fees: Object.fromEntries(Object.entries(m.fees ?? {}).map(([method, f]) => [method, { rate_bps: f.rateBps, fixed_amount: f.fixedAmount }])),
+  settlement_delay_days: m.settlementDelayDays ?? 0
 })
+
+/** A balance transaction as the API shows it (D12). @since 0.1.0 @category models */
+export type BalanceTransactionResource = BalanceTransaction.Resource
+
+/** What the host gives to adjust a merchant's balance (D12). @since 0.1.0 @category models */
+export interface AdjustParams {
+  /** Signed, non-zero, minor units: `"-500"` takes 5.00 off. */
+  readonly amount: string
+  readonly currency: string
+  readonly description: string
+  /** The same key again answers the adjustment it made. */
+  readonly idempotency_key: string
+}
+
+/**
+ * Balances, the host's side (D12): adjust a merchant's balance (an `adjustment` transaction, which
+ * may take it below zero), and the platform's fee revenue per currency in an environment.
+ *
+ * @since 0.1.0 @category api
+ */
+export interface BalancesApi {
+  readonly adjust: (params: AdjustParams, options: MerchantScope) => Promise<BalanceTransactionResource>
+  readonly feeRevenue: (environment: Environment) => Promise<ReadonlyArray<{ readonly currency: string; readonly amount: string }>>
+}

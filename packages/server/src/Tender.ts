@@ -97,12 +97,16 @@ export interface TenderInstance {
   readonly topupIntents: Api.TopupIntentsApi
   readonly webhookEndpoints: Api.WebhookEndpointsApi
   readonly events: Api.EventsApi
+  readonly balance: Api.BalanceApi
+  readonly balanceTransactions: Api.BalanceTransactionsApi
   readonly paymentMethods: Api.PaymentMethodsApi
   readonly webhookEventTypes: Api.WebhookEventTypesApi
   /** Host-only: onboarding, key pairs and route health have no HTTP endpoint. */
   readonly merchants: Api.MerchantsApi
   readonly keys: Api.KeysApi
   readonly routes: Api.RoutesApi
+  /** Balances, the host's side (D12): adjustments and the platform's fee revenue. */
+  readonly balances: Api.BalancesApi
   /**
    * Stop: no new requests or tasks, the tasks in hand finish, every resource Tender opened is
    * released. A pool or client the host gave stays open: end it after this resolves.

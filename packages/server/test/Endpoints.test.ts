@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => tender.close())
 
 /** The Promise API's surfaces with no HTTP endpoint (spec 5, D8, 2.3): the host's own. */
-const hostOnly = new Set(["merchants.create", "merchants.retrieve", "merchants.update", "keys.issue", "keys.rotate", "keys.revoke", "routes.setAvailable", "routes.setProviderAvailable", "payoutIntents.approve"])
+const hostOnly = new Set(["merchants.create", "merchants.retrieve", "merchants.update", "keys.issue", "keys.rotate", "keys.revoke", "routes.setAvailable", "routes.setProviderAvailable", "payoutIntents.approve", "balances.adjust", "balances.feeRevenue"])
 
 /** `group.method` for every method of every group object on `api`. */
 const methodNames = (api: object): Array<string> =>

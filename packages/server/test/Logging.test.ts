@@ -47,6 +47,9 @@ describe("Promise API logging", () => {
   afterAll(() => tender.close())
 
   it("server: payoutIntents.approve losing to a cancel rejects 409 and logs nothing at warn or error", async () => {
+    // D12: the payout draws from a balance. This instance runs no workers to pay a test_funding
+    // top-up, so the host funds it with an adjustment.
+    await tender.balances.adjust({ amount: payout.amount, currency: "THB", description: "funding", idempotency_key: "fund" }, demo)
     const created = await tender.payoutIntents.create(payout, demo)
     await tender.payoutIntents.cancel(created.id, demo)
     const error = await rejectionOf(tender.payoutIntents.approve(created.id, demo))

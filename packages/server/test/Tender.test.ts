@@ -123,7 +123,18 @@ describe("Promise API: paymentIntents", () => {
   })
 })
 
+/** D12: a test balance is funded with a `test_funding` top-up, which the workers pay. */
+const fund = async (amount: string) => {
+  const created = await tender.topupIntents.create(
+    { destination_amount: amount, destination_currency: "THB", source: { type: "test_funding" } },
+    { ...demo, idempotencyKey: crypto.randomUUID() }
+  )
+  assert.strictEqual((await until(() => tender.topupIntents.retrieve(created.id, demo), (t) => t.status !== "requires_payment")).status, "succeeded")
+}
+
 describe("Promise API: payoutIntents (D8)", () => {
+  beforeAll(() => fund("100000"))
+
   it("D8 approve moves a payout to processing and the worker sends it; approving again or cancelling then is refused", async () => {
     const created = await tender.payoutIntents.create(payout(`po-${crypto.randomUUID()}`), demo)
     assert.strictEqual(created.status, "requires_approval")
@@ -143,6 +154,56 @@ describe("Promise API: payoutIntents (D8)", () => {
     assert.strictEqual((await tender.payoutIntents.cancel(created.id, demo)).status, "canceled")
     assert.strictEqual((await rejection(tender.payoutIntents.approve(created.id, demo))).code, "payout_not_approvable")
     assert.include((await tender.payoutIntents.list({ status: "canceled" }, demo)).data.map((p) => p.id), created.id)
+  })
+})
+
+describe("Promise API: balances (D12)", () => {
+  it("D12 merchants.create and update carry the fee schedule and settlement delay, checked like every option; a payment's fee follows it", async () => {
+    const id = `mch_${crypto.randomUUID().slice(0, 8)}`
+    const params = {
+      id,
+      name: "Fee Shop",
+      allowed_checkout_modes: ["merchant" as const],
+      routes: [{ id: `rt_${id}`, method: "th_promptpay", provider: "simulator", environments: ["test" as const] }],
+      fees: { th_promptpay: { rate_bps: 165 } },
+      settlement_delay_days: 2
+    }
+    const merchant = await tender.merchants.create(params)
+    assert.deepStrictEqual([merchant.fees, merchant.settlement_delay_days], [{ th_promptpay: { rate_bps: 165, fixed_amount: "0" } }, 2])
+    for (const [bad, param] of [
+      [{ fees: { th_promptpay: { rate_bps: 10_001 } } }, "fees"],
+      [{ fees: { th_promptpay: { rate_bps: 1.5 } } }, "fees"],
+      [{ fees: { th_promptpay: { rate_bps: 10, fixed_amount: "-1" } } }, "fees"],
+      [{ settlement_delay_days: 31 }, "settlement_delay_days"]
+    ] as const) {
+      const refused = await rejection(tender.merchants.update(id, { ...params, ...bad } as never))
+      assert.strictEqual(refused.code, "validation_failed")
+      assert.include(refused.param ?? "", param)
+    }
+    const scope = { merchant: id, environment: "test" as const }
+    const key = await tender.keys.issue(id, "test")
+    assert.match(key.public_key, /^pk_test_/)
+    const paid = await tender.paymentIntents.create({ ...promptpay, amount: "100000" }, scope)
+    await tender.paymentIntents.confirm(paid.id, scope)
+    await until(() => tender.paymentIntents.retrieve(paid.id, scope), (p) => p.status === "succeeded")
+    const [payment] = (await tender.balanceTransactions.list({ type: "payment" }, scope)).data
+    // 100000 x 165 / 10000 = 1650; pending for two days.
+    assert.deepStrictEqual([payment!.fee, payment!.net, payment!.status], ["1650", "98350", "pending"])
+    assert.deepStrictEqual((await tender.balance.retrieve(scope)).pending, [{ amount: "98350", currency: "THB" }])
+    const revenue = await tender.balances.feeRevenue("test")
+    assert.isAtLeast(Number(revenue.find((r) => r.currency === "THB")?.amount), 1650)
+  })
+
+  it("D12 balances.adjust writes an adjustment once per idempotency key; bad input is a 400 naming it", async () => {
+    const id = `adj-${crypto.randomUUID()}`
+    const made = await tender.balances.adjust({ amount: "-250", currency: "THB", description: "correction", idempotency_key: id }, demo)
+    assert.deepStrictEqual([made.type, made.amount, made.net, made.status], ["adjustment", "-250", "-250", "available"])
+    assert.strictEqual((await tender.balances.adjust({ amount: "-250", currency: "THB", description: "correction", idempotency_key: id }, demo)).id, made.id)
+    assert.strictEqual((await tender.balanceTransactions.retrieve(made.id, demo)).id, made.id)
+    const bad = await rejection(tender.balances.adjust({ amount: "0", currency: "THB", description: "x", idempotency_key: "k" }, demo))
+    assert.deepStrictEqual([bad.status, bad.param], [400, "amount"])
+    assert.strictEqual((await rejection(tender.balances.adjust({ amount: "1", currency: "THB", description: "x", idempotency_key: "k" }, { merchant: "mch_nope", environment: "test" }))).code, "resource_not_found")
+    assert.strictEqual((await rejection(tender.balances.feeRevenue("prod" as never))).param, "environment")
   })
 })
 

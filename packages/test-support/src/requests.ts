@@ -2,6 +2,7 @@
  * Request bodies and headers the tests and benchmarks send again and again.
  */
 import { createHmac } from "node:crypto"
+import { until } from "./poll.js"
 
 /** A key pair as the API takes it in Basic auth. */
 export interface Key {
@@ -73,4 +74,23 @@ export const simulatorNotificationHeaders = (body: string, secret = "simulator_n
   const t = Math.floor(Date.now() / 1000)
   const v1 = createHmac("sha256", secret).update(`${t}.${body}`).digest("hex")
   return { "content-type": "application/json", "tender-simulator-signature": `t=${t},v1=${v1}` }
+}
+
+/**
+ * Fund a test balance as D12 says one is funded: a `test_funding` top-up of `amount` THB, posted
+ * to the Tender mounted at `base` with `key`, polled until the workers paid it (a payout draws
+ * from the available balance).
+ */
+export const fundBalance = async (base: string, key: Key, amount = "200000") => {
+  const authorization = basic(key)
+  const created = await fetch(`${base}/topup_intents`, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json", "idempotency-key": crypto.randomUUID() },
+    body: JSON.stringify({ ...topup, destination_amount: amount })
+  })
+  if (created.status !== 201) throw new Error(`funding top-up answered ${created.status}: ${await created.text()}`)
+  const { id } = await created.json() as { id: string }
+  const read = async () => (await (await fetch(`${base}/topup_intents/${id}`, { headers: { authorization } })).json()) as { status: string }
+  const paid = await until(read, (t) => t.status !== "requires_payment" && t.status !== "processing")
+  if (paid.status !== "succeeded") throw new Error(`funding top-up ended ${paid.status}`)
 }

@@ -14,6 +14,7 @@
 import { describe, layer } from "@effect/vitest"
 import type { Merchants, Storage, Task } from "@tender/core"
 import type { Layer } from "effect"
+import { cases as balanceCases } from "./internal/balanceCases.js"
 import { deliveryCases } from "./internal/deliveryCases.js"
 import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempotencyCases.js"
 import { merchantCases } from "./internal/merchantCases.js"
@@ -59,6 +60,7 @@ export const suite = <E>(
       describe("webhook deliveries among the tasks", () => deliveryCases(it, concurrency))
       describe("top-up intents", () => topupIntentCases(it))
       describe("refunds", () => refundCases(it, concurrency))
+      describe("balances", () => balanceCases(it, concurrency))
       describe("provider notifications", () => providerNotificationCases(it, concurrency))
       describe("events and webhook tools", () => webhookCases(it))
       // Last: a purge deletes every due row of the store, whichever case wrote it.

@@ -7,6 +7,9 @@
 import { Effect, Option } from "effect"
 import { claimGraceMillis } from "../Idempotency.js"
 import type {
+  BalanceKey,
+  BalanceQuery,
+  BalanceTotal,
   BeginOutcome,
   BeginRequest,
   HeldKey,
@@ -23,10 +26,11 @@ import type {
 import type { StorageError } from "../StorageError.js"
 import { ClaimLost, StaleVersion, UniqueViolation } from "../StorageError.js"
 import type { StoredRecord, Table } from "../Table.js"
+import * as BalanceTransaction from "../BalanceTransaction.js"
 import * as Event from "../Event.js"
 import * as Task from "../Task.js"
 import { attemptTable } from "../WebhookDelivery.js"
-import { list, Rows, sep } from "./memoryRows.js"
+import { list, Rows, scopeOf, sep } from "./memoryRows.js"
 import * as MemoryTasks from "./memoryTasks.js"
 
 interface KeyRow {
@@ -42,6 +46,9 @@ interface ReferenceRow {
   lockedUntil: number
   committed: boolean
 }
+
+const inBalance = (r: BalanceTransaction.BalanceTransactionRecord, b: BalanceKey) =>
+  r.merchantId === b.merchantId && r.environment === b.environment && r.currency === b.currency
 
 const keyOf = (k: IdempotencyKeyId) => `${k.apiKeyId}${sep}${k.key}`
 const refOf = (r: ReferenceId) => `${r.merchantId}${sep}${r.environment}${sep}${r.resourceType}${sep}${r.reference}`
@@ -144,12 +151,51 @@ export const make = () => {
         case "CompleteIdempotency":
           if (!holds(w.key)) return new ClaimLost({ message: "the idempotency key was taken over by a retry" })
           break
+        case "RequireAvailable": {
+          // What the balance would hold after the commit: its available transactions and every
+          // debit, whenever it is dated (as the PostgreSQL adapter counts them).
+          const counts = (r: BalanceTransaction.BalanceTransactionRecord) =>
+            inBalance(r, w.balance) && (BalanceTransaction.isAvailable(r, w.now) || r.net.startsWith("-"))
+          let sum = 0n
+          for (const r of rowsOf(BalanceTransaction.table).byScope.get(scopeOf(w.balance)) ?? []) {
+            if (counts(r as unknown as BalanceTransaction.BalanceTransactionRecord)) sum += BigInt((r as unknown as BalanceTransaction.BalanceTransactionRecord).net)
+          }
+          for (const x of writes) {
+            if (x._tag === "Insert" && x.table.name === BalanceTransaction.table.name && counts(x.record as BalanceTransaction.BalanceTransactionRecord)) {
+              sum += BigInt((x.record as BalanceTransaction.BalanceTransactionRecord).net)
+            }
+          }
+          if (sum < 0n) return new StaleVersion({ message: "the available balance does not cover this payout" })
+          break
+        }
         case "ReleaseReference":
         case "ReleaseIdempotency":
           break
       }
     }
     return undefined
+  }
+
+  /** The balances of a merchant (or every merchant) of an environment, summed from its transactions (D12). */
+  const totals = (q: BalanceQuery): ReadonlyArray<BalanceTotal> => {
+    const sums = new Map<string, { available: bigint; pending: bigint; fees: bigint }>()
+    const rows = rowsOf(BalanceTransaction.table)
+    const scoped = q.merchantId === undefined
+      ? [...rows.byId.values()].filter((r) => r.environment === q.environment)
+      : rows.byScope.get(scopeOf({ merchantId: q.merchantId, environment: q.environment })) ?? []
+    for (const row of scoped as ReadonlyArray<unknown> as ReadonlyArray<BalanceTransaction.BalanceTransactionRecord>) {
+      let sum = sums.get(row.currency)
+      if (sum === undefined) sums.set(row.currency, sum = { available: 0n, pending: 0n, fees: 0n })
+      if (BalanceTransaction.isAvailable(row, q.now) || row.net.startsWith("-")) sum.available += BigInt(row.net)
+      else sum.pending += BigInt(row.net)
+      sum.fees += BigInt(row.fee)
+    }
+    return [...sums.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([currency, s]) => ({
+      currency,
+      available: String(s.available),
+      pending: String(s.pending),
+      fees: String(s.fees)
+    }))
   }
 
   const apply = (w: Write) => {
@@ -190,6 +236,8 @@ export const make = () => {
       case "ReleaseIdempotency":
         if (holds(w.key)) keys.delete(keyOf(w.key))
         return
+      case "RequireAvailable":
+        return
     }
   }
 
@@ -216,6 +264,7 @@ export const make = () => {
     find: <A extends StoredRecord>(table: Table<A>, id: string) =>
       Effect.sync(() => Option.fromNullable(rowsOf(table).byId.get(id) as A | undefined)),
     list: <A extends StoredRecord>(table: Table<A>, query: ListQuery<A>) => Effect.sync(() => list(rowsOf(table), query)),
+    balances: (query: BalanceQuery) => Effect.sync(() => totals(query)),
     purgeExpired: (now: number, options: PurgeOptions = {}) =>
       Effect.sync((): PurgeResult => {
         const limit = options.limit ?? Infinity

@@ -32,6 +32,10 @@ export const collections = (prefix: CollectionPrefix) => ({
   apiKeys: `${prefix}api_keys`,
   /** The host's word on routes and providers (`Merchants.setAvailability`). */
   routeAvailability: `${prefix}route_availability`,
+  /** One document per balance a payout drew from: commits on one balance conflict on it (D12). */
+  balanceLocks: `${prefix}balance_locks`,
+  /** One marker document per data upgrade done by `setup` (the balance backfill, D12). */
+  upgrades: `${prefix}upgrades`,
   /** The collection of a stored resource: `tender_payment_intents`. */
   of: (table: Table.Table<any>) => `${prefix}${table.name}`
 })

@@ -6,7 +6,7 @@
  * error names the first failing write in list order and nothing is written. One write needs no
  * transaction: a single-document operation is atomic by itself.
  */
-import { type Storage, StorageError } from "@tender/core"
+import { BalanceTransaction, type Storage, StorageError } from "@tender/core"
 import { Effect } from "effect"
 import type { ClientSession, Db, Document, Filter, MongoClient, TransactionOptions, UpdateFilter } from "mongodb"
 import {
@@ -14,6 +14,7 @@ import {
   heldReferenceFilter,
   responseDocument
 } from "./claims.js"
+import * as Balances from "./balances.js"
 import type { Collections } from "./collections.js"
 import { toDocument } from "./documents.js"
 import { fold } from "./errors.js"
@@ -37,6 +38,15 @@ export type Step =
     readonly lost: StorageError.StorageError
   }
   | { readonly op: "delete"; readonly collection: string; readonly filter: Filter<Document> }
+  | {
+    /** D12: write the balance's lock document, then sum it; below zero aborts with `lost`. */
+    readonly op: "balance"
+    readonly collection: string
+    readonly locks: string
+    readonly lockId: string
+    readonly pipeline: ReadonlyArray<Document>
+    readonly lost: StorageError.StorageError
+  }
 
 /** The operation of one write (pure: the whole plan of a commit is tested without a server). */
 export const step = (c: Collections, w: Storage.Write): Step => {
@@ -76,6 +86,15 @@ export const step = (c: Collections, w: Storage.Write): Step => {
       }
     case "ReleaseIdempotency":
       return { op: "delete", collection: c.idempotencyKeys, filter: heldKeyFilter(w.key) }
+    case "RequireAvailable":
+      return {
+        op: "balance",
+        collection: c.of(BalanceTransaction.table),
+        locks: c.balanceLocks,
+        lockId: Balances.lockId(w.balance),
+        pipeline: Balances.guardPipeline(w.balance, w.now),
+        lost: new StorageError.StaleVersion({ message: "the available balance does not cover this payout" })
+      }
   }
 }
 
@@ -99,6 +118,12 @@ const apply = (db: Db, s: Step, session: ClientSession | undefined): Effect.Effe
         r.matchedCount === 0 ? Effect.fail(s.lost) : Effect.void)
     case "delete":
       return Effect.asVoid(run(() => collection.deleteOne(s.filter, options)))
+    case "balance":
+      return run(async () => {
+        await db.collection(s.locks).updateOne({ _id: s.lockId as never }, { $inc: { commits: 1 } }, { ...options, upsert: true })
+        return collection.aggregate([...s.pipeline], options).toArray()
+      }).pipe(Effect.flatMap((docs) =>
+        docs[0] !== undefined && BigInt(Balances.toTotal(docs[0]).available) < 0n ? Effect.fail(s.lost) : Effect.void))
   }
 }
 

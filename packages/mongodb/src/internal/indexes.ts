@@ -6,7 +6,7 @@
  * A new resource is its `Table` and one entry of `resources`; a new list filter is one name
  * in its entry.
  */
-import { Asset, Event, PaymentIntent, PayoutIntent, ProviderNotification, Refund, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { Asset, BalanceTransaction, Event, PaymentIntent, PayoutIntent, ProviderNotification, Refund, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
 import type { Document, IndexDirection } from "mongodb"
 import type { Collections } from "./collections.js"
 import { fieldOf } from "./documents.js"
@@ -39,7 +39,9 @@ export const resources: ReadonlyArray<Resource> = [
   { table: TopupIntent.table, listFilters: ["status", "country", "destinationCurrency", "merchantReference", "sourceType"] },
   { table: Refund.table, listFilters: ["status", "paymentIntentId", "merchantReference"] },
   // Stored provider notices (D11): read by id alone; `unique_provider_event` dedupes (provider, event id).
-  { table: ProviderNotification.table, listFilters: [] }
+  { table: ProviderNotification.table, listFilters: [] },
+  // D12: `source_type` keeps one transaction per money event; the balance sums match on the scope.
+  { table: BalanceTransaction.table, listFilters: ["type", "source", "currency"] }
 ]
 
 /** The BSON type a stored value of each kind has: a partial index over it skips nulls. */

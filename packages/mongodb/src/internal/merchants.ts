@@ -14,16 +14,25 @@ export const merchantDocument = (m: Merchants.Merchant): Document => ({
   id: m.id,
   name: m.name,
   allowed_checkout_modes: jsonValue(m.allowedCheckoutModes),
-  routes: jsonValue(m.routes)
+  routes: jsonValue(m.routes),
+  // D12's balance settings; a merchant stored before them reads as without (no fees, no delay).
+  fees: jsonValue(m.fees ?? {}),
+  settlement_delay_days: m.settlementDelayDays ?? 0
 })
 
 /** @internal */
-export const toMerchant = (doc: Document): Merchants.Merchant => ({
-  id: String(doc["id"]),
-  name: String(doc["name"]),
-  allowedCheckoutModes: doc["allowed_checkout_modes"],
-  routes: doc["routes"]
-})
+export const toMerchant = (doc: Document): Merchants.Merchant => {
+  const fees = (doc["fees"] ?? {}) as NonNullable<Merchants.Merchant["fees"]>
+  const delay = Number(doc["settlement_delay_days"] ?? 0)
+  return {
+    id: String(doc["id"]),
+    name: String(doc["name"]),
+    allowedCheckoutModes: doc["allowed_checkout_modes"],
+    routes: doc["routes"],
+    ...(Object.keys(fees).length === 0 ? {} : { fees }),
+    ...(delay === 0 ? {} : { settlementDelayDays: delay })
+  }
+}
 
 const millis = (value: unknown): number => (value instanceof Date ? value.getTime() : Number(value))
 

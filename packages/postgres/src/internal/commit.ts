@@ -9,12 +9,12 @@
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment, Statement } from "@effect/sql/Statement"
-import { type Storage, StorageError, Task } from "@tender/core"
+import { BalanceTransaction, type Storage, StorageError, Task } from "@tender/core"
 import { Effect } from "effect"
 import type * as Claims from "./claims.js"
 import type { Run } from "./direct.js"
 import { codeOf, fold } from "./errors.js"
-import { columns, values } from "./records.js"
+import { columns, timestamp, values } from "./records.js"
 import type { Tables } from "./tables.js"
 import { channel, wakePayload } from "./tasks.js"
 
@@ -80,6 +80,9 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
         }
       case "ReleaseIdempotency":
         return { statement: sql`DELETE FROM ${KEY} WHERE ${claims.heldKey(w.key)}` }
+      case "RequireAvailable":
+        // Checked around the statement, in its transaction (`guarded`).
+        return { statement: sql`SELECT 1` }
     }
   }
 
@@ -100,7 +103,53 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
    */
   const notifies = (wakes: boolean) => wakes ? sql`, pg_notify(${channel(t)}, ${wakePayload})` : sql``
 
+  const BT = sql(t.of(BalanceTransaction.table))
+
+  /**
+   * A commit that must not overdraw a balance (D12): one transaction that first takes the
+   * balance's lock (an advisory lock of the transaction, so every process on the database waits
+   * for the same one, and payments, which never take it, never wait), then applies the writes in
+   * a statement whose snapshot is taken after the lock, so it sees every payout committed before,
+   * then sums the balance with this commit's own transactions. A debit counts whenever it is
+   * available: a concurrent payout decided a moment later than this one is dated after `now`, and
+   * must still count. Below zero: `StaleVersion`, and
+   * the rollback undoes every write. A serialization failure or deadlock is `StaleVersion` too:
+   * the caller decides again, and a lost race is never reported as an insufficient balance.
+   */
+  const guarded = (
+    balances: ReadonlyArray<{ readonly balance: Storage.BalanceKey; readonly now: number }>,
+    rest: ReadonlyArray<Storage.Write>
+  ): Effect.Effect<void, StorageError.StorageError> => {
+    // PostgreSQL text holds no NUL: the parts as a JSON array, which no id can make ambiguous.
+    const keyOf = (b: Storage.BalanceKey) => JSON.stringify([b.environment, b.merchantId, b.currency])
+    const locks = [...new Set(balances.map((g) => keyOf(g.balance)))].sort()
+    const inTransaction = Effect.gen(function*() {
+      for (const key of locks) yield* run("lock balance", sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`)
+      yield* commit(rest)
+      for (const g of balances) {
+        const rows = yield* run("check balance", sql<{ available: string }>`SELECT coalesce(sum(net), 0)::text AS available FROM ${BT}
+          WHERE environment = ${g.balance.environment} AND merchant_id = ${g.balance.merchantId}
+            AND currency = ${g.balance.currency} AND (available_at <= ${timestamp(g.now)} OR net < 0)`)
+        if (BigInt(rows[0]?.available ?? "0") < 0n) {
+          return yield* new StorageError.StaleVersion({ message: "the available balance does not cover this payout" })
+        }
+      }
+    })
+    return sql.withTransaction(inTransaction).pipe(
+      Effect.catchTag("SqlError", (e) => {
+        const code = codeOf(e.cause)
+        return Effect.fail(
+          code === "40001" || code === "40P01"
+            ? new StorageError.StaleVersion({ message: "the balance's commit lost a race", cause: e })
+            : fold("commit")(e)
+        )
+      })
+    )
+  }
+
   const commit = (writes: ReadonlyArray<Storage.Write>): Effect.Effect<void, StorageError.StorageError> => {
+    const balances = writes.flatMap((w) => w._tag === "RequireAvailable" ? [w] : [])
+    if (balances.length > 0) return guarded(balances, writes.filter((w) => w._tag !== "RequireAvailable"))
     const steps = writes.map(step)
     const only = steps[0]
     const wakes = writes.some(Task.wakesWorkers)

@@ -15,14 +15,22 @@ export interface MerchantRow {
   readonly name: string
   readonly allowed_checkout_modes: string
   readonly routes: string
+  readonly fees: string
+  readonly settlement_delay_days: number
 }
 
-export const toMerchant = (r: MerchantRow): Merchants.Merchant => ({
-  id: r.id,
-  name: r.name,
-  allowedCheckoutModes: JSON.parse(r.allowed_checkout_modes),
-  routes: JSON.parse(r.routes)
-})
+export const toMerchant = (r: MerchantRow): Merchants.Merchant => {
+  const fees = JSON.parse(r.fees) as NonNullable<Merchants.Merchant["fees"]>
+  return {
+    id: r.id,
+    name: r.name,
+    allowedCheckoutModes: JSON.parse(r.allowed_checkout_modes),
+    routes: JSON.parse(r.routes),
+    // D12's balance settings, left out when they are the defaults (as a seed without them makes a merchant).
+    ...(Object.keys(fees).length === 0 ? {} : { fees }),
+    ...(r.settlement_delay_days === 0 ? {} : { settlementDelayDays: r.settlement_delay_days })
+  }
+}
 
 export interface ApiKeyRow {
   readonly id: string
@@ -108,7 +116,8 @@ export const make = (sql: SqlClient, t: Tables) => {
   const AVAIL = sql(t.routeAvailability)
   return Merchants.Merchants.of({
     findMerchant: (id) =>
-      sql<MerchantRow>`SELECT id, name, allowed_checkout_modes::text AS allowed_checkout_modes, routes::text AS routes
+      sql<MerchantRow>`SELECT id, name, allowed_checkout_modes::text AS allowed_checkout_modes, routes::text AS routes,
+          fees::text AS fees, settlement_delay_days
         FROM ${MER} WHERE id = ${id}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toMerchant)),
         Effect.mapError(fold("find merchant"))
@@ -135,10 +144,12 @@ export const make = (sql: SqlClient, t: Tables) => {
         Effect.mapError(fold("find credentials"))
       ),
     putMerchant: (m) =>
-      sql`INSERT INTO ${MER} (id, name, allowed_checkout_modes, routes)
-        VALUES (${m.id}, ${m.name}, ${JSON.stringify(m.allowedCheckoutModes)}, ${JSON.stringify(m.routes)})
+      sql`INSERT INTO ${MER} (id, name, allowed_checkout_modes, routes, fees, settlement_delay_days)
+        VALUES (${m.id}, ${m.name}, ${JSON.stringify(m.allowedCheckoutModes)}, ${JSON.stringify(m.routes)},
+          ${JSON.stringify(m.fees ?? {})}, ${m.settlementDelayDays ?? 0})
         ON CONFLICT (id) DO UPDATE SET name = excluded.name,
-          allowed_checkout_modes = excluded.allowed_checkout_modes, routes = excluded.routes`.pipe(
+          allowed_checkout_modes = excluded.allowed_checkout_modes, routes = excluded.routes,
+          fees = excluded.fees, settlement_delay_days = excluded.settlement_delay_days`.pipe(
         Effect.asVoid,
         Effect.mapError(fold("put merchant"))
       ),

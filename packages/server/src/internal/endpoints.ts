@@ -9,6 +9,7 @@
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import {
   Asset,
+  Balances,
   Discovery,
   Events,
   Idempotency,
@@ -29,7 +30,7 @@ import {
 import type { TenderApi } from "@tender/http/Api"
 import type * as Api from "./scope.js"
 import { Effect, Schema } from "effect"
-import { act, actWith, actWithOptional, create, list, listOf, open, read, retrieve, type Row, upload } from "./rows.js"
+import { act, actWith, actWithOptional, create, list, listOf, open, read, retrieve, type Row, scoped, upload } from "./rows.js"
 
 /** The groups `/openapi.json` leaves out (`OpenApi.Exclude`): the document itself, the hosted page and the providers' door. */
 type NotMerchantApi = "openApi" | "hostedCheckout" | "providerNotifications"
@@ -114,6 +115,13 @@ export const table = {
   events: {
     retrieve: retrieve(Events.retrieve),
     list: list(Events.ListParams, Events.list)
+  },
+  balance: {
+    retrieve: scoped(Balances.balance)
+  },
+  balanceTransactions: {
+    retrieve: retrieve(Balances.retrieve),
+    list: list(Balances.ListParams, Balances.list)
   },
   paymentMethods: {
     options: read(Discovery.DiscoveryParams, Discovery.discover)

@@ -3,7 +3,7 @@
  * pairs (spec 5, D2), and route health (spec 2.3). Named in the style of the merchant methods
  * (`retrieve`, not `get`).
  */
-import { Errors, Merchants, RouteHealth, Seed } from "@tender/core"
+import { Balances, Errors, Merchants, RouteHealth, Seed } from "@tender/core"
 import { Clock, Effect, Option } from "effect"
 import type * as Api from "../Api.js"
 import { merchantResource } from "../Api.js"
@@ -109,5 +109,23 @@ export const make = (runtime: ManagedRuntime.ManagedRuntime<Services, unknown>) 
     setProviderAvailable: availability("routes.setProviderAvailable", "provider", (h, provider, available) => h.setProviderAvailable(provider, available))
   }
 
-  return { merchants, keys, routes }
+  /** D12: the host's corrections of a balance, and the platform's fee revenue. */
+  const balances: Api.BalancesApi = {
+    adjust: (params, options) =>
+      call(Effect.gen(function*() {
+        const check = Arguments.of("balances.adjust")
+        const body = yield* check.body(params)
+        const scope = yield* check.scope(options)
+        const merchant = yield* findMerchant(scope.merchant)
+        const valid = yield* decode(Balances.AdjustParams, body)
+        return yield* Balances.adjust({ merchantId: merchant.id, environment: scope.environment }, valid)
+      })),
+    feeRevenue: (environment) =>
+      call(Effect.gen(function*() {
+        const env = yield* Arguments.of("balances.feeRevenue").environment(environment)
+        return yield* Balances.feeRevenue(env)
+      }))
+  }
+
+  return { merchants, keys, routes, balances }
 }

@@ -74,6 +74,12 @@ export const list = <S extends Schema.Schema.AnyNoContext>(schema: S, op: (princ
   run: (input) => op(input.context.principal, input.params)
 })
 
+/** A read of the caller's scope alone, without id or query (the balance, D12): `name(options)`. */
+export const scoped = (op: (principal: Principal) => Read): Row<[options: Api.MerchantScope]> => ({
+  shape: { id: false, options: "scope", rendered: false },
+  run: (input) => op(input.context.principal)
+})
+
 /** A read whose query is required (discovery, 4.6): `name(query, options)`. */
 export const read = <S extends Schema.Schema.AnyNoContext>(schema: S, op: (principal: Principal, query: Type<S>) => Read): Row<[query: Query<Encoded<S>>, options: Api.MerchantScope]> => ({
   shape: { id: false, params: query(schema, false), options: "scope", rendered: false },

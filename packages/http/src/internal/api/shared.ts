@@ -26,6 +26,8 @@ export const TopupIntentUnexpectedState = errorSchema(Errors.TopupIntentUnexpect
 export const WebhookEndpointDisabled = errorSchema(Errors.WebhookEndpointDisabled)
 export const RateLimited = errorSchema(Errors.RateLimited)
 export const PaymentConfigurationUnavailable = errorSchema(Errors.PaymentConfigurationUnavailable)
+/** @since 0.1.0 */
+export const BalanceInsufficient = errorSchema(Errors.BalanceInsufficient)
 export const RoutingUnavailable = errorSchema(Errors.RoutingUnavailable)
 export const ServiceUnavailable = errorSchema(Errors.ServiceUnavailable)
 export const InternalError = errorSchema(Errors.InternalError)
