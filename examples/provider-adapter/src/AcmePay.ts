@@ -61,7 +61,7 @@ const declined = (c: AcmeCharge) => ({
 
 /** Pure: Acme's answer to a create -> Tender's result. */
 export const fromAcmeCharge = (c: AcmeCharge): Provider.ProviderPaymentResult => {
-  if (c.status === "declined") return { _tag: "Declined", providerPaymentId: c.id, ...declined(c) }
+  if (c.status === "declined") return { _tag: "Failed", providerPaymentId: c.id, ...declined(c) }
   return c.qr_payload === undefined || c.status === "paid"
     ? { _tag: "Processing", providerPaymentId: c.id }
     : { _tag: "Action", providerPaymentId: c.id, nextAction: { type: "display_qr_code", qr_data: c.qr_payload } }

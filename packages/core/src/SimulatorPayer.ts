@@ -4,14 +4,16 @@
  * environment, so a new user completes a hosted payment in the browser. Each action reaches
  * the intent the way the real event would: a scan or a bank approval as a confirmation at the
  * provider (a durable task; magic amounts apply as for 4.5), a transfer as its slip uploaded as
- * the receipt (4.4), a decline as the provider's notice (`receiveProviderUpdate`).
+ * the receipt (4.4), a decline as the provider's signed notification, received at the door every
+ * provider's notifications take (`ProviderNotifications.receive`, D11) and applied by its task.
  *
  * @since 0.1.0
  */
 import { Clock, Effect } from "effect"
 import * as HostedPayment from "./HostedPayment.js"
 import type { PaymentIntentRecord } from "./PaymentIntent.js"
-import * as Lifecycle from "./PaymentIntentLifecycle.js"
+import { ProviderRegistry } from "./Provider.js"
+import * as ProviderNotifications from "./ProviderNotifications.js"
 import * as Simulator from "./Simulator.js"
 import { Storage, Write } from "./Storage.js"
 import * as Task from "./Task.js"
@@ -75,12 +77,28 @@ export const act = (intent: PaymentIntentRecord, action: PayerAction) =>
         return answer.status < 400
       }
       case "bank_declined": {
-        yield* Lifecycle.receiveProviderUpdate({
-          provider: Simulator.code,
-          paymentIntentId: intent.id,
-          providerPaymentId: intent.providerPaymentId!,
-          status: { _tag: "Failed", failureCode: "payment_declined", failureMessage: "The payer declined the payment at their bank." }
+        // The bank tells the provider, and the provider tells Tender: a signed notification
+        // through the door every provider's notifications take (D11).
+        const simulator = (yield* ProviderRegistry).get(Simulator.code)
+        if (!Simulator.isSimulator(simulator)) return false
+        const request = yield* simulator.payerNotification({
+          id: `evt_payer_${intent.id}_declined`,
+          type: "payment.failed",
+          livemode: false,
+          data: {
+            payment_intent: intent.id,
+            provider_payment_id: intent.providerPaymentId!,
+            failure_code: "payment_declined",
+            failure_message: "The payer declined the payment at their bank."
+          }
         })
+        yield* ProviderNotifications.receive(Simulator.code, request).pipe(
+          Effect.catchTags({
+            // The simulator signs with its own secret: a refusal is a defect, never the payer's.
+            NotificationUnverified: (e) => Effect.dieMessage(`the simulator's own notification was refused: ${e.reason}`),
+            UnknownNotificationProvider: (e) => Effect.dieMessage(`the simulator takes no notifications: ${e.provider}`)
+          })
+        )
         return true
       }
     }

@@ -132,6 +132,9 @@ describe("hosted payment: the payer's side of a hosted intent (4.1.1, 4.1.2, D7,
       const bank = yield* HostedPayment.pay(yield* hosted(), "th_online_banking", { bank: "SCB", customer_phone: "+66812345678" })
       assert.deepStrictEqual(SimulatorPayer.actionsFor(bank), ["bank_approved", "bank_declined"])
       assert.isTrue(yield* SimulatorPayer.act(bank, "bank_declined"))
+      // The decline is the simulator's signed notification, stored and applied by its task (D11).
+      assert.strictEqual(Option.getOrThrow(yield* HostedPayment.reload(bank)).status, "requires_action")
+      yield* work
       const declined = Option.getOrThrow(yield* HostedPayment.reload(bank))
       assert.strictEqual(declined.status, "failed")
       assert.strictEqual(declined.failureCode, "payment_declined")
