@@ -20,7 +20,9 @@ export const AcmeCharge = Schema.Struct({
   status: Schema.Literal("pending", "paid", "declined"),
   qr_payload: Schema.optional(Schema.String),
   decline_code: Schema.optional(Schema.String),
-  decline_message: Schema.optional(Schema.String)
+  decline_message: Schema.optional(Schema.String),
+  /** What the payer paid, minor units, once paid: Tender checks it against the intent's amount (D11). */
+  amount_paid: Schema.optional(Schema.String)
 })
 export type AcmeCharge = typeof AcmeCharge.Type
 
@@ -69,7 +71,7 @@ export const fromAcmeCharge = (c: AcmeCharge): Provider.ProviderPaymentResult =>
 
 /** Pure: Acme's charge as it stands -> the payment's status. */
 export const statusOf = (c: AcmeCharge): Provider.ProviderPaymentStatus =>
-  c.status === "paid" ? { _tag: "Succeeded" } : c.status === "declined" ? { _tag: "Failed", ...declined(c) } : { _tag: "Pending" }
+  c.status === "paid" ? { _tag: "Succeeded", amount: c.amount_paid ?? null } : c.status === "declined" ? { _tag: "Failed", ...declined(c) } : { _tag: "Pending" }
 
 export interface AcmeOptions {
   readonly apiKey: string

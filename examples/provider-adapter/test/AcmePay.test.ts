@@ -49,7 +49,7 @@ describe("AcmePay mapping (pure)", () => {
       _tag: "Failed",
       failureCode: "insufficient_funds"
     })
-    assert.deepStrictEqual(AcmePay.statusOf({ id: "ch_1", status: "paid" }), { _tag: "Succeeded" })
+    assert.deepStrictEqual(AcmePay.statusOf({ id: "ch_1", status: "paid", amount_paid: "150000" }), { _tag: "Succeeded", amount: "150000" })
     assert.deepStrictEqual(AcmePay.statusOf({ id: "ch_1", status: "pending" }), { _tag: "Pending" })
   })
 })

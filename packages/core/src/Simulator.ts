@@ -7,7 +7,7 @@
  */
 import { Effect } from "effect"
 import { sha256 } from "./Canonical.js"
-import type { PaymentProvider, ProviderBank, ProviderMethod } from "./Provider.js"
+import type { PaymentProvider, ProviderBank, ProviderMethod, ProviderPaymentRef } from "./Provider.js"
 import { onlineBankingMethod, promptPayMethod, ProviderUnavailable } from "./Provider.js"
 import { formatTimestamp } from "./Schemas.js"
 import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis, type Timings, timingsOf } from "./internal/simulator.js"
@@ -196,7 +196,7 @@ export const make = (options: {
             // The payer never pays: the intent waits for its action to expire.
             return { _tag: "Pending" as const }
           default:
-            return { _tag: "Succeeded" as const }
+            return paid(payment)
         }
       }),
     getPaymentStatus: (payment) =>
@@ -204,9 +204,9 @@ export const make = (options: {
         yield* serves(payment)
         const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
         if (payment.amount === magicAmounts.slowConfirmation) {
-          return now >= payment.createdAt + timings.slowConfirmationMillis ? { _tag: "Succeeded" as const } : { _tag: "Processing" as const }
+          return now >= payment.createdAt + timings.slowConfirmationMillis ? paid(payment) : { _tag: "Processing" as const }
         }
-        return { _tag: "Pending" as const }
+        return payment.amount === magicAmounts.overpaid ? paid(payment) : { _tag: "Pending" as const }
       }),
     sendPayout: (payout) =>
       Effect.gen(function*() {
@@ -220,11 +220,11 @@ export const make = (options: {
         yield* serves(payment)
         return payment.amount === magicAmounts.rejectReceipt
           ? { _tag: "Failed" as const, failureCode: "receipt_rejected", failureMessage: "The provider rejected the receipt." }
-          : { _tag: "Succeeded" as const }
+          : paid(payment)
       }),
     cancelPayment: (payment) =>
       Effect.map(serves(payment), () =>
-        payment.amount === magicAmounts.paidAfterCancel ? { _tag: "Succeeded" as const } : { _tag: "Canceled" as const }),
+        payment.amount === magicAmounts.paidAfterCancel || payment.amount === magicAmounts.overpaid ? paid(payment) : { _tag: "Canceled" as const }),
     refund: (refund) =>
       Effect.gen(function*() {
         yield* serves(refund.payment)
@@ -246,6 +246,13 @@ export const make = (options: {
       })
   }
 }
+
+/** A payment paid, with what the payer paid: the amount asked, or one minor unit more (`magicAmounts.overpaid`). */
+const paid = (payment: ProviderPaymentRef) => ({
+  _tag: "Succeeded" as const,
+  amount: payment.amount === magicAmounts.overpaid ? String(BigInt(payment.amount) + 1n) : payment.amount,
+  currency: payment.currency
+})
 
 /** A PromptPay-style EMVCo payload (tag-length-value), enough to render a scannable test QR. */
 const promptPayPayload = (amount: string, reference: string): string => {
