@@ -216,10 +216,14 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
         const stop = payment.providerPaymentId.startsWith("cs_")
           ? call(() => client.checkout.sessions.expire(payment.providerPaymentId, {}, { idempotencyKey: key })).pipe(Effect.as(undefined))
           : call(() => client.paymentIntents.cancel(payment.providerPaymentId, {}, { idempotencyKey: key })).pipe(Effect.as(undefined))
-        // Stripe refuses to cancel what is no longer cancelable: what it is now is the answer.
+        // Stripe refuses to cancel what is no longer cancelable: what it is now is the answer, a
+        // payment the payer made and Stripe is settling being paid (D10 refunds it).
         return stop.pipe(
           Effect.as<ProviderPaymentStatus>({ _tag: "Canceled" }),
-          Effect.catchAll((e) => e._tag === "ProviderUnavailable" ? Effect.fail(e) : status(payment))
+          Effect.catchAll((e) =>
+            e._tag === "ProviderUnavailable"
+              ? Effect.fail(e)
+              : Effect.map(status(payment), (s): ProviderPaymentStatus => s._tag === "Processing" ? { _tag: "Succeeded" } : s))
         )
       }),
     refund: (refund) =>
