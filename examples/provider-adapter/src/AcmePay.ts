@@ -20,7 +20,9 @@ export const AcmeCharge = Schema.Struct({
   status: Schema.Literal("pending", "paid", "declined"),
   qr_payload: Schema.optional(Schema.String),
   decline_code: Schema.optional(Schema.String),
-  decline_message: Schema.optional(Schema.String)
+  decline_message: Schema.optional(Schema.String),
+  /** What the payer paid, minor units, once paid: Tender checks it against the intent's amount (D11). */
+  amount_paid: Schema.optional(Schema.String)
 })
 export type AcmeCharge = typeof AcmeCharge.Type
 
@@ -61,7 +63,7 @@ const declined = (c: AcmeCharge) => ({
 
 /** Pure: Acme's answer to a create -> Tender's result. */
 export const fromAcmeCharge = (c: AcmeCharge): Provider.ProviderPaymentResult => {
-  if (c.status === "declined") return { _tag: "Declined", providerPaymentId: c.id, ...declined(c) }
+  if (c.status === "declined") return { _tag: "Failed", providerPaymentId: c.id, ...declined(c) }
   return c.qr_payload === undefined || c.status === "paid"
     ? { _tag: "Processing", providerPaymentId: c.id }
     : { _tag: "Action", providerPaymentId: c.id, nextAction: { type: "display_qr_code", qr_data: c.qr_payload } }
@@ -69,7 +71,7 @@ export const fromAcmeCharge = (c: AcmeCharge): Provider.ProviderPaymentResult =>
 
 /** Pure: Acme's charge as it stands -> the payment's status. */
 export const statusOf = (c: AcmeCharge): Provider.ProviderPaymentStatus =>
-  c.status === "paid" ? { _tag: "Succeeded" } : c.status === "declined" ? { _tag: "Failed", ...declined(c) } : { _tag: "Pending" }
+  c.status === "paid" ? { _tag: "Succeeded", amount: c.amount_paid ?? null } : c.status === "declined" ? { _tag: "Failed", ...declined(c) } : { _tag: "Pending" }
 
 export interface AcmeOptions {
   readonly apiKey: string

@@ -3,7 +3,8 @@
  * charges in memory, a QR for PromptPay, `confirm` pays a pending charge, an idempotency key
  * answers the charge it made first; a refund of a paid charge succeeds, once per idempotency
  * key, and fails (Acme's `exceeds_charge`) past what is left of the charge. `failNext(n)`
- * answers the next n calls with 503 (an outage); `pay` and `decline` are the payer's side.
+ * answers the next n calls with 503 (an outage); `pay` (the amount asked, or another) and
+ * `decline` are the payer's side.
  */
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -64,7 +65,7 @@ export const start = async (port = 0) => {
       return send(201, refund)
     }
     if (req.method === "POST" && path.endsWith("/confirm")) {
-      if (charge.status === "pending") charges.set(charge.id, { ...charge, status: "paid" })
+      if (charge.status === "pending") charges.set(charge.id, { ...charge, status: "paid", amount_paid: charge.amount })
       return send(200, charges.get(charge.id))
     }
     return send(200, charge)
@@ -83,8 +84,8 @@ export const start = async (port = 0) => {
     charges: charges as ReadonlyMap<string, AcmeCharge & { reference: string; amount: string }>,
     /** How much of a charge Acme refunded, minor units. */
     refunded: (chargeId: string) => (refunded.get(chargeId) ?? 0n).toString(),
-    /** The payer pays a pending charge. */
-    pay: (chargeId: string) => settle(chargeId, { status: "paid" }),
+    /** The payer pays a pending charge (`amountPaid`: another amount than the charge's). */
+    pay: (chargeId: string, amountPaid?: string) => settle(chargeId, { status: "paid", amount_paid: amountPaid ?? charges.get(chargeId)?.amount }),
     /** Acme declines a pending charge with its own code. */
     decline: (chargeId: string, declineCode: string) => settle(chargeId, { status: "declined", decline_code: declineCode, decline_message: "Acme declined the charge." }),
     close: () => new Promise<void>((ok) => server.close(() => ok()))

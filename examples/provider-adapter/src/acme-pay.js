@@ -34,7 +34,8 @@ export const acmePay = ({ apiKey, baseUrl, timeoutMillis = 15_000 }) => {
   const status = (charge) => {
     switch (charge?.status) {
       case "paid":
-        return { _tag: "Succeeded" }
+        // What the payer paid: Tender checks it against the intent's amount (D11).
+        return { _tag: "Succeeded", amount: charge.amount_paid ?? null }
       case "pending":
         return { _tag: "Pending" }
       case "declined":

@@ -46,10 +46,10 @@ describe("AcmePay mapping (pure)", () => {
     })
     assert.strictEqual(AcmePay.fromAcmeCharge({ id: "ch_2", status: "pending" })._tag, "Processing")
     assert.deepInclude(AcmePay.fromAcmeCharge({ id: "ch_3", status: "declined", decline_code: "insufficient_funds" }), {
-      _tag: "Declined",
+      _tag: "Failed",
       failureCode: "insufficient_funds"
     })
-    assert.deepStrictEqual(AcmePay.statusOf({ id: "ch_1", status: "paid" }), { _tag: "Succeeded" })
+    assert.deepStrictEqual(AcmePay.statusOf({ id: "ch_1", status: "paid", amount_paid: "150000" }), { _tag: "Succeeded", amount: "150000" })
     assert.deepStrictEqual(AcmePay.statusOf({ id: "ch_1", status: "pending" }), { _tag: "Pending" })
   })
 })

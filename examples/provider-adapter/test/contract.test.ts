@@ -19,6 +19,8 @@ const onAcme = (adapter: (baseUrl: string) => Provider.PaymentProvider) => async
       outcomes: ["succeeded", "failed"],
       settle: async (payment, outcome) =>
         outcome === "succeeded" ? acme.pay(payment.providerPaymentId) : acme.decline(payment.providerPaymentId, "do_not_honor"),
+      // The payer pays one minor unit more: Acme's charge says what was paid.
+      overpay: { pay: async (payment) => acme.pay(payment.providerPaymentId, String(BigInt(payment.amount) + 1n)) },
       paymentsAt: (paymentIntentId) => [...acme.charges.values()].filter((c) => c.reference === paymentIntentId).length,
       refundedAt: (payment) => acme.refunded(payment.providerPaymentId),
       providerCodes: ["do_not_honor", "exceeds_charge"]

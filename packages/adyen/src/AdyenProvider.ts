@@ -109,11 +109,11 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
   const declined = (e: ProviderUnavailable | AdyenRejected): Effect.Effect<ProviderPaymentResult, ProviderUnavailable> =>
     e._tag === "ProviderUnavailable"
       ? Effect.fail(e)
-      : Effect.succeed({ _tag: "Declined", providerPaymentId: null, failureCode: e.failureCode, failureMessage: e.failureMessage })
+      : Effect.succeed({ _tag: "Failed", providerPaymentId: null, failureCode: e.failureCode, failureMessage: e.failureMessage })
 
   const resultOf = (response: Types.checkout.PaymentResponse, now: number): ProviderPaymentResult => {
     const psp = response.pspReference
-    if (psp === undefined) return { _tag: "Declined", providerPaymentId: null, ...failureOf(response.refusalReasonCode, response.refusalReason) }
+    if (psp === undefined) return { _tag: "Failed", providerPaymentId: null, ...failureOf(response.refusalReasonCode, response.refusalReason) }
     const action = response.action as Record<string, unknown> | undefined
     if (action?.["type"] === "qrCode" && typeof action["qrCodeData"] === "string") {
       const expiresAt = typeof action["expiresAt"] === "string" ? new Date(action["expiresAt"]) : null
@@ -132,9 +132,7 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
       return { _tag: "Action", providerPaymentId: psp, nextAction: { type: "redirect_to_url", url: action["url"], expires_at: new Date(now + REDIRECT_TTL_MS).toISOString() } }
     }
     const s = statusOf(response.resultCode, response.refusalReasonCode, response.refusalReason)
-    return s._tag === "Failed"
-      ? { _tag: "Declined", providerPaymentId: psp, failureCode: s.failureCode, failureMessage: s.failureMessage }
-      : { _tag: "Processing", providerPaymentId: psp }
+    return s._tag === "Failed" ? { ...s, providerPaymentId: psp } : { _tag: "Processing", providerPaymentId: psp }
   }
 
   // Checkout API v72 has no read of a payment by its pspReference: Adyen tells a payment's
@@ -151,14 +149,14 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
         }
         const returnUrl = request.returnUrl ?? options.returnUrl
         if (returnUrl === undefined) {
-          return { _tag: "Declined", providerPaymentId: null, failureCode: "return_url_required", failureMessage: "An Adyen payment needs a return_url to send the payer back to." } as const
+          return { _tag: "Failed", providerPaymentId: null, failureCode: "return_url_required", failureMessage: "An Adyen payment needs a return_url to send the payer back to." } as const
         }
         let paymentMethod: Types.checkout.PaymentRequest["paymentMethod"]
         if (request.providerMethod === PROMPTPAY) paymentMethod = { type: PROMPTPAY } as never
         else if (request.providerMethod === ONLINE_BANKING) {
           // Discovery makes the bank required; a request without one is refused before Adyen.
           if (request.providerBank === null) {
-            return { _tag: "Declined", providerPaymentId: null, failureCode: "provider_rejected", failureMessage: "Online banking needs the payer's bank." } as const
+            return { _tag: "Failed", providerPaymentId: null, failureCode: "provider_rejected", failureMessage: "Online banking needs the payer's bank." } as const
           }
           paymentMethod = { type: ONLINE_BANKING, issuer: request.providerBank } as never
         } else return yield* Effect.die(new Error(`@tender/adyen does not serve ${request.providerMethod}`))

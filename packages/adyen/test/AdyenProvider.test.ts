@@ -55,8 +55,8 @@ describe("@tender/adyen against the Adyen stand-in (HTTPS, Checkout API v72)", (
     const fallback = adyen({ apiKey: "k", merchantAccount: MERCHANT_ACCOUNT, hmacKey: HMAC_KEY, apiBase: h.standIn.apiBase, ca: h.standIn.ca, returnUrl: "https://host.example/" })
     action(await run(fallback.createPayment(paymentRequest({ ...onlineBanking, returnUrl: null }))))
     expect(sent("post-payments")[1]!.body["returnUrl"]).toBe("https://host.example/")
-    expect(await run(h.provider.createPayment(paymentRequest({ ...onlineBanking, returnUrl: null })))).toMatchObject({ _tag: "Declined", failureCode: "return_url_required" })
-    expect(await run(h.provider.createPayment(paymentRequest({ ...onlineBanking, providerBank: null })))).toMatchObject({ _tag: "Declined", failureCode: "provider_rejected" })
+    expect(await run(h.provider.createPayment(paymentRequest({ ...onlineBanking, returnUrl: null })))).toMatchObject({ _tag: "Failed", failureCode: "return_url_required" })
+    expect(await run(h.provider.createPayment(paymentRequest({ ...onlineBanking, providerBank: null })))).toMatchObject({ _tag: "Failed", failureCode: "provider_rejected" })
     expect(sent("post-payments")).toHaveLength(2)
   })
 
@@ -89,7 +89,7 @@ describe("@tender/adyen against the Adyen stand-in (HTTPS, Checkout API v72)", (
     for (const [refusal, expected] of cases) {
       h.standIn.refuseNextPayment(refusal)
       const result = await run(h.provider.createPayment(paymentRequest()))
-      expect(result).toMatchObject({ _tag: "Declined", providerPaymentId: expect.any(String), failureCode: expected })
+      expect(result).toMatchObject({ _tag: "Failed", providerPaymentId: expect.any(String), failureCode: expected })
       expect(JSON.stringify(result)).not.toContain(refusal.refusalReason)
     }
     const { providerPaymentId } = action(await run(h.provider.createPayment(paymentRequest())))

@@ -57,6 +57,15 @@ ProviderContract.suite("adyen", async ({ notificationUrl }) => {
         }
         else throw new Error(`the Adyen stand-in cannot make a payment ${outcome}`)
       },
+      // The payer pays one minor unit more: Adyen's AUTHORISATION carries what was paid.
+      overpay: {
+        pay: async (payment) => {
+          const psp = payment.providerPaymentId
+          const item = s.paymentItem(psp, "AUTHORISATION", true)
+          Object.assign(s.payments.get(psp)!, { resultCode: "Authorised" })
+          await s.notify([{ ...item, amount: { value: Number(payment.amount) + 1, currency: payment.currency } }])
+        }
+      },
       settleRefund: async (refund, outcome) => {
         const found = refundOf(refund.refundId)
         if (found === undefined) throw new Error(`Adyen holds no refund for ${refund.refundId}`)

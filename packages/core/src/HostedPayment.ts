@@ -5,8 +5,9 @@
  *
  * `pay` freezes the payer's choice: the provider is called outside any transaction with our
  * intent id as its idempotency key (`Routing.createPayment`), then the method, the payer's
- * data and the provider's action are written in one versioned change with its D7 event
- * (`payment_intent.requires_action`: the intent now awaits the payer's action at the provider).
+ * data and the provider's answer are written in one versioned change, decided as every provider
+ * update is (`PaymentIntentLifecycle.applyUpdate`: an action with `payment_intent.requires_action`,
+ * the intent now awaiting the payer's action at the provider).
  *
  * @since 0.1.0
  */
@@ -122,29 +123,7 @@ export const pay = (intent: PaymentIntentRecord, method: string, entered: PayerD
       providerCode: routed.provider,
       providerPaymentId: routed.result.providerPaymentId
     }
-    const result = routed.result
-    const { record, writes } = yield* (() => {
-      switch (result._tag) {
-        case "Action":
-          return Lifecycle.change(intent, {
-            ...frozen,
-            hostedAction: result.nextAction,
-            receipt: result.nextAction.type === "display_bank_transfer_instructions" && result.nextAction.requires_receipt
-              ? { status: "required" as const }
-              : null
-          }, now, ["payment_intent.requires_action"])
-        case "Processing":
-          return Lifecycle.change(intent, { ...frozen, status: "processing", nextAction: null, processingReason: "asynchronous" }, now)
-        case "Declined":
-          return Lifecycle.change(intent, {
-            ...frozen,
-            status: "failed",
-            nextAction: null,
-            failureCode: result.failureCode,
-            failureMessage: result.failureMessage
-          }, now)
-      }
-    })()
+    const { record, writes } = yield* Lifecycle.applyUpdate(intent, routed.result, { _tag: "create", stored: true, fields: frozen }, now)
     const committed = yield* Effect.either((yield* Storage).commit(writes))
     if (committed._tag === "Right") return record
     if (committed.left._tag !== "StaleVersion") return yield* Effect.fail(committed.left)

@@ -1,9 +1,9 @@
 /**
  * Cancel a payment intent (D10): `POST /payment_intents/{id}/cancel`, only from
  * `requires_action`, and the durable task that tells the provider, so the QR code, transfer
- * reference or bank redirect stops being payable. A provider that answers that the payer had
- * paid already gets the payment refunded as a late payment (`Refunds.latePayment`): the intent
- * stays canceled and no money is dropped.
+ * reference or bank redirect stops being payable. The provider's answer is applied as every
+ * provider update is (`PaymentIntentLifecycle.applyUpdate`): a payment the payer had made
+ * already is refunded as a late payment, the intent stays canceled and no money is dropped.
  *
  * @since 0.1.0
  */
@@ -13,9 +13,8 @@ import { PaymentIntentUnexpectedState, ResourceNotFound, ValidationFailed } from
 import { isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import { CancellationReason, table, toResource } from "./PaymentIntent.js"
-import { change, providerRef } from "./PaymentIntentLifecycle.js"
+import { applyUpdate, change, providerRef } from "./PaymentIntentLifecycle.js"
 import { ProviderRegistry } from "./Provider.js"
-import * as Refunds from "./Refunds.js"
 import { boundedCall } from "./Routing.js"
 import { Storage, Write } from "./Storage.js"
 import * as Task from "./Task.js"
@@ -86,10 +85,6 @@ export const run = (task: Task.TaskRecord) =>
     const answer = yield* boundedCall(provider.code, provider.cancelPayment(ref), "cancelPayment").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
-    switch (answer.right._tag) {
-      case "Canceled":
-        return done()
-      case "AlreadyPaid":
-        return done(yield* Refunds.latePayment(intent))
-    }
+    // `Canceled` changes nothing; a payment the payer made already is D10's late-payment refund.
+    return done((yield* applyUpdate(intent, answer.right, { _tag: "cancel" }, now)).writes)
   })

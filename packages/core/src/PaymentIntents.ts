@@ -18,7 +18,7 @@ import * as Operation from "./Operation.js"
 import * as Lifecycle from "./PaymentIntentLifecycle.js"
 import * as Pagination from "./Pagination.js"
 import type { CreateParams } from "./PaymentIntent.js"
-import { isTerminal, PaymentIntentRecord, pendingStatus, Status, table, toCreatedResource, toResource, toResourceJson } from "./PaymentIntent.js"
+import { isTerminal, PaymentIntentRecord, Status, table, toCreatedResource, toResource, toResourceJson } from "./PaymentIntent.js"
 import * as Routing from "./Routing.js"
 import { Country, Currency, MerchantReference } from "./Schemas.js"
 import { Storage, Write } from "./Storage.js"
@@ -73,7 +73,8 @@ export const createFingerprint = (n: Normalized): string => {
 // ---------------------------------------------------------------------------
 
 /**
- * Decide and build the intent. Fails with the API error the caller sees; never writes.
+ * Decide and build the intent, and the writes that store it (the provider's answer applied by
+ * `PaymentIntentLifecycle.applyUpdate`). Fails with the API error the caller sees; never writes.
  *
  * @since 0.1.0
  */
@@ -133,10 +134,11 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       // 4.1.1/4.1.2: the payer completes the flow on the hosted page; the method (if any)
       // was checked for a healthy configured route, and the provider is called from there.
       const hosted = (yield* HostedCheckout).urlFor(id, now)
-      return {
+      const record = {
         ...base,
         nextAction: { type: "redirect_to_url" as const, url: hosted.url, expires_at: new Date(hosted.expiresAt).toISOString() }
       }
+      return { record, writes: yield* Lifecycle.created(record) }
     }
     const routed = yield* Routing.createPayment(candidates, payer, {
       paymentIntentId: base.id,
@@ -150,24 +152,13 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       nameTh: payer.name_th ?? null,
       returnUrl: base.returnUrl
     })
-    const result = routed.result
-    const atProvider = { ...base, providerCode: routed.provider, providerPaymentId: result.providerPaymentId }
-    switch (result._tag) {
-      case "Action":
-        return {
-          ...atProvider,
-          status: pendingStatus(result.nextAction),
-          nextAction: result.nextAction,
-          // 2.1: a method that asks for payment evidence says so until a receipt is submitted (4.4).
-          receipt: result.nextAction.type === "display_bank_transfer_instructions" && result.nextAction.requires_receipt
-            ? { status: "required" as const }
-            : null
-        }
-      case "Processing":
-        return { ...atProvider, status: pendingStatus(null), processingReason: "asynchronous" }
-      case "Declined":
-        return { ...atProvider, status: "failed" as const, failureCode: result.failureCode, failureMessage: result.failureMessage }
-    }
+    // The provider's answer decides the intent as every provider update does (`applyUpdate`).
+    const { result } = routed
+    return yield* Lifecycle.applyUpdate(base, result, {
+      _tag: "create",
+      stored: false,
+      fields: { providerCode: routed.provider, providerPaymentId: result.providerPaymentId }
+    }, now)
   })
 
 const scopeOf = Resources.principalScope
@@ -195,14 +186,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       reference: Resources.reference(storage, kind, context, toCreatedResource, {
         resourceType: "payment_intent", reference: n.merchant_reference, fingerprint: fp, resourceId: id
       }),
-      decide: decide(context.principal, n, id, fp).pipe(
-        Effect.flatMap((record) =>
-          Effect.map(Lifecycle.created(record), (writes) => ({
-            response: ApiResponse.json(201, toCreatedResource(record), context.requestId),
-            writes
-          }))
-        )
-      )
+      decide: Effect.map(decide(context.principal, n, id, fp), ({ record, writes }) => ({
+        response: ApiResponse.json(201, toCreatedResource(record), context.requestId),
+        writes
+      }))
     })
   })
 

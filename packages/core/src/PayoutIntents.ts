@@ -206,7 +206,8 @@ export const approve = (scope: Scope, id: string): Effect.Effect<
 
 /**
  * Run the send task of an approved payout: the provider's outcome moves it to `succeeded` or
- * `failed`; an unavailable provider is asked again with back-off.
+ * `failed` through `providerOutcomeWrites`, the door its notifications take too; an
+ * unavailable provider is asked again with back-off.
  *
  * @since 0.1.0
  */
@@ -241,14 +242,17 @@ export const send = (task: Task.TaskRecord) =>
     const result = answer.right
     switch (result._tag) {
       case "Succeeded":
-        return done((yield* change(payout, { status: "succeeded", providerCode: route.provider.code }, now)).writes)
       case "Failed":
-        return done((yield* change(payout, {
-          status: "failed",
-          providerCode: route.provider.code,
-          failureCode: result.failureCode,
-          failureMessage: result.failureMessage
-        }, now)).writes)
+      case "Canceled": {
+        // The same door a provider's notification of the payout takes.
+        const writes = yield* providerOutcomeWrites(payout, route.provider.code, result._tag === "Succeeded"
+          ? { status: "succeeded" }
+          : result._tag === "Failed"
+          ? { status: "failed", failureCode: result.failureCode, failureMessage: result.failureMessage }
+          : { status: "failed" })
+        return done(writes === "other_provider" ? [] : writes)
+      }
+      case "Action":
       case "Processing":
       case "Pending":
         // Still at the provider: ask again later.
@@ -257,7 +261,8 @@ export const send = (task: Task.TaskRecord) =>
   })
 
 /**
- * The writes a provider's report of a payout makes (D11 notifications): a `processing` payout
+ * The writes a provider's report of a payout makes, whoever reports it (the send task, or a D11
+ * notification): a `processing` payout
  * sent through `provider` becomes `succeeded` or `failed`, with its event. None for a payout in
  * any other status (not yet approved, or already final: a terminal payout never moves) or one
  * another provider serves.

@@ -44,11 +44,43 @@ export interface ProviderPaymentRequest {
   readonly returnUrl: string | null
 }
 
-/** The provider's answer: a payer action, processing, or a decline. @since 0.1.0 @category models */
+/**
+ * Everything a provider can say about a payment, whatever asked or told it (create, confirm,
+ * poll, receipt, cancel, a notification): one type, applied by one function
+ * (`PaymentIntentLifecycle.applyUpdate`).
+ *
+ * - `Action`: the payer must act (`nextAction`: the QR code, the transfer, the redirect).
+ * - `Processing`: the payer acted and the provider is settling it: ask again later.
+ * - `Pending`: nothing happened yet (the payer has not paid): nothing changes.
+ * - `Succeeded`: paid; with the provider's `amount` (minor units) and `currency` where it says
+ *   them, and a payment that differs from its intent's is never marked succeeded (D11).
+ * - `Failed`: declined or ended unpaid, with a D1 `failureCode` and its message.
+ * - `Canceled`: the payment is no longer payable at the provider (the answer to a cancel).
+ *
+ * @since 0.1.0 @category models
+ */
+export type ProviderPaymentUpdate =
+  | { readonly _tag: "Action"; readonly nextAction: NextAction }
+  | { readonly _tag: "Processing" }
+  | { readonly _tag: "Pending" }
+  | {
+    readonly _tag: "Succeeded"
+    readonly amount?: string | null | undefined
+    readonly currency?: string | null | undefined
+  }
+  | { readonly _tag: "Failed"; readonly failureCode: string; readonly failureMessage: string }
+  | { readonly _tag: "Canceled" }
+
+/**
+ * The provider's answer to a create: one of the updates a new payment can be in (a payer
+ * action, processing, or failed), with the provider's id of the payment (none only for a
+ * payment refused before the provider held it).
+ *
+ * @since 0.1.0 @category models
+ */
 export type ProviderPaymentResult =
-  | { readonly _tag: "Action"; readonly providerPaymentId: string; readonly nextAction: NextAction }
-  | { readonly _tag: "Processing"; readonly providerPaymentId: string }
-  | { readonly _tag: "Declined"; readonly providerPaymentId: string | null; readonly failureCode: string; readonly failureMessage: string }
+  | (Extract<ProviderPaymentUpdate, { readonly _tag: "Action" | "Processing" }> & { readonly providerPaymentId: string })
+  | (Extract<ProviderPaymentUpdate, { readonly _tag: "Failed" }> & { readonly providerPaymentId: string | null })
 
 /** The provider could not be reached or answered with a fault; counts against the route's health. @since 0.1.0 @category errors */
 export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{
@@ -75,20 +107,8 @@ export interface ProviderReceipt {
   readonly bytes: Uint8Array
 }
 
-/**
- * What the provider says of a payment after create.
- *
- * - `Succeeded`, `Failed`: final.
- * - `Processing`: the payer acted and the provider is settling it: ask again later.
- * - `Pending`: nothing happened yet (the payer has not paid): nothing changes.
- *
- * @since 0.1.0 @category models
- */
-export type ProviderPaymentStatus =
-  | { readonly _tag: "Succeeded" }
-  | { readonly _tag: "Failed"; readonly failureCode: string; readonly failureMessage: string }
-  | { readonly _tag: "Processing" }
-  | { readonly _tag: "Pending" }
+/** What the provider says of a payment after create (confirm, poll, receipt): the one update type. @since 0.1.0 @category models */
+export type ProviderPaymentStatus = ProviderPaymentUpdate
 
 /** A provider adapter. @since 0.1.0 @category models */
 export interface PaymentProvider {
@@ -111,7 +131,8 @@ export interface PaymentProvider {
    */
   readonly sendPayout?: ((payout: ProviderPayout) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>) | undefined
   /**
-   * Stop a pending payment (D10 cancel) so its payer action is no longer payable. Optional: a
+   * Stop a pending payment (D10 cancel) so its payer action is no longer payable: `Canceled`, or
+   * `Succeeded` when the payer had paid already (refunded as a late payment). Optional: a
    * provider without it is not told, and a payment it reports later is refunded as a late payment.
    * Our payment intent id is the idempotency key: the task may call it more than once.
    */
@@ -134,12 +155,13 @@ export interface PaymentProvider {
 }
 
 /**
- * What a cancel did at the provider: the payment is no longer payable (`Canceled`), or the payer
- * had paid already (`AlreadyPaid`: Tender refunds it as a late payment, D10).
+ * What a cancel did at the provider: `Canceled` (no longer payable), or what the payment is
+ * when the provider could not stop it (`Succeeded`: the payer had paid already, and Tender
+ * refunds it as a late payment, D10). The one update type.
  *
  * @since 0.1.0 @category models
  */
-export type ProviderCancelResult = { readonly _tag: "Canceled" } | { readonly _tag: "AlreadyPaid" }
+export type ProviderCancelResult = ProviderPaymentUpdate
 
 /** A refund as a provider sends it (D10). @since 0.1.0 @category models */
 export interface ProviderRefundRequest {

@@ -18,7 +18,6 @@ import type { StorageError } from "./StorageError.js"
 import * as Task from "./Task.js"
 import * as Telemetry from "./Telemetry.js"
 import { apply } from "./internal/providerNotices.js"
-import { retryWhileStale } from "./StorageError.js"
 
 /** No installed provider takes notifications under this code (404 `resource_not_found`). @since 0.1.0 @category errors */
 export class UnknownNotificationProvider extends Data.TaggedError("UnknownNotificationProvider")<{ readonly provider: string }> {}
@@ -96,36 +95,33 @@ export const receive = (
   }).pipe(Effect.withSpan("tender.provider.notification"))
 
 /**
- * Run the apply task of a stored notice: the object it names moves (or not) and the notice's
- * status, in one commit, read afresh and decided again when a concurrent change moved what it
- * read. A notice already applied is left alone, so a second run changes nothing.
+ * Run the apply task of a stored notice: its writes are the object's move (or none) and the
+ * notice's new status, committed by the worker with the task's completion. When a concurrent
+ * change moved what it read, that commit is refused and the task runs again at once, deciding
+ * afresh. A notice already applied is left alone, so a second run changes nothing.
  *
  * @since 0.1.0
  */
 export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | IdGenerator | ProviderRegistry> =>
   Effect.gen(function*() {
-    const storage = yield* Storage
-    const found = yield* storage.find(table, task.resourceId)
-    if (Option.isNone(found) || found.value.status !== "received") return
+    const found = yield* (yield* Storage).find(table, task.resourceId)
+    if (Option.isNone(found) || found.value.status !== "received") return { _tag: "Done", writes: [] } satisfies Task.Outcome
     const record = found.value
     const applied = yield* apply(record.provider, record.notice)
     const now = yield* Clock.currentTimeMillis
-    yield* storage.commit([
-      ...applied.writes,
-      Write.update(table, {
-        ...record,
-        status: applied.status,
-        resourceId: applied.resourceId,
-        detail: applied.detail,
-        updatedAt: Math.max(now, record.updatedAt),
-        version: record.version + 1
-      }, record.version)
-    ])
-    yield* count(record.provider, record.notice._tag, applied.status)
-    if (applied.status === "mismatch") {
-      yield* Effect.logWarning("tender: a provider reported a payment that differs from its intent; the intent is left as it is", record.provider, record.eventId, applied.detail)
-    }
-  }).pipe(
-    retryWhileStale,
-    Effect.as({ _tag: "Done", writes: [] } satisfies Task.Outcome)
-  )
+    return {
+      _tag: "Done",
+      writes: [
+        ...applied.writes,
+        Write.update(table, {
+          ...record,
+          status: applied.status,
+          resourceId: applied.resourceId,
+          detail: applied.detail,
+          updatedAt: Math.max(now, record.updatedAt),
+          version: record.version + 1
+        }, record.version)
+      ],
+      after: count(record.provider, record.notice._tag, applied.status)
+    } satisfies Task.Outcome
+  })

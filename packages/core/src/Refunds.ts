@@ -28,7 +28,6 @@ import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as Resources from "./internal/resources.js"
-import { retryWhileStale } from "./StorageError.js"
 
 const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["environment"] }): Scope => ({
   merchantId: r.merchantId,
@@ -278,20 +277,10 @@ export const settlement = (refundId: string, scope: Scope, outcome: Outcome) =>
   })
 
 /**
- * Settle a pending refund with its outcome (`settlement`), committed. Read afresh and tried again
- * when a concurrent change (another refund of the same payment) moved the intent's version; a
- * refund no longer pending is left alone, so a second run of the task settles nothing twice.
- */
-const settleRefund = (refundId: string, scope: Scope, outcome: Outcome) =>
-  Effect.gen(function*() {
-    const writes = yield* settlement(refundId, scope, outcome)
-    if (writes.length > 0) yield* (yield* Storage).commit(writes)
-  }).pipe(retryWhileStale)
-
-/**
- * Run the send task of a pending refund: the provider's answer settles it (`succeeded`, or
- * `failed` with its amount refundable again); a pending answer or an unavailable provider is
- * asked again with back-off. Our refund id is the provider's idempotency key, so a task run
+ * Run the send task of a pending refund: the provider's answer settles it through `settlement`,
+ * the door a provider's notification of it takes too (`succeeded`, or `failed` with its amount
+ * refundable again), its writes committed by the worker with the task's completion; a pending
+ * answer or an unavailable provider is asked again with back-off. Our refund id is the provider's idempotency key, so a task run
  * twice (a worker killed mid-refund) refunds once.
  *
  * @since 0.1.0
@@ -300,16 +289,15 @@ export const send = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const scope = scopeOf(task)
-    const done: Task.Outcome = { _tag: "Done", writes: [] }
+    const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
     const found = yield* storage.get(table, scope, task.resourceId)
-    if (Option.isNone(found) || found.value.status !== "pending") return done
+    if (Option.isNone(found) || found.value.status !== "pending") return done()
     const refund = found.value
     const intent = yield* storage.get(PaymentIntent.table, scope, refund.paymentIntentId)
     const route = Option.isNone(intent) ? undefined : yield* refundRoute(intent.value)
     const ref = Option.isNone(intent) || intent.value.providerPaymentId === null ? undefined : intent.value
     if (route === undefined || ref === undefined || route.provider.refund === undefined) {
-      yield* settleRefund(refund.id, scope, { status: "failed", failureCode: "refund_not_supported", failureMessage: "The provider of this payment cannot refund it." })
-      return done
+      return done(yield* settlement(refund.id, scope, { status: "failed", failureCode: "refund_not_supported", failureMessage: "The provider of this payment cannot refund it." }))
     }
     const destination = refund.destination
     const answer = yield* boundedCall(route.provider.code, route.provider.refund({
@@ -336,10 +324,8 @@ export const send = (task: Task.TaskRecord) =>
       case "Pending":
         return Task.retry(task, now, null)
       case "Succeeded":
-        yield* settleRefund(refund.id, scope, { status: "succeeded" })
-        return done
+        return done(yield* settlement(refund.id, scope, { status: "succeeded" }))
       case "Failed":
-        yield* settleRefund(refund.id, scope, { status: "failed", failureCode: answer.right.failureCode, failureMessage: answer.right.failureMessage })
-        return done
+        return done(yield* settlement(refund.id, scope, { status: "failed", failureCode: answer.right.failureCode, failureMessage: answer.right.failureMessage }))
     }
   })

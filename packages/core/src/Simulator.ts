@@ -7,12 +7,14 @@
  */
 import { Effect } from "effect"
 import { sha256 } from "./Canonical.js"
-import type { PaymentProvider, ProviderBank, ProviderMethod } from "./Provider.js"
+import type { PaymentProvider, ProviderBank, ProviderMethod, ProviderPaymentRef } from "./Provider.js"
 import { onlineBankingMethod, promptPayMethod, ProviderUnavailable } from "./Provider.js"
 import { formatTimestamp } from "./Schemas.js"
 import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis, type Timings, timingsOf } from "./internal/simulator.js"
 import { topups } from "./internal/simulatorTopups.js"
-import { defaultNotificationSecret, parseNotification } from "./internal/simulatorNotifications.js"
+import type { SimulatorEvent } from "./internal/simulatorNotifications.js"
+import { defaultNotificationSecret, parseNotification, signatureHeader, signNotification } from "./internal/simulatorNotifications.js"
+import type { ProviderNotificationRequest } from "./ProviderNotification.js"
 
 /** The provider code, the magic amounts and their default timings. @since 0.1.0 @category constants */
 export { code, magicAmounts, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis }
@@ -84,6 +86,21 @@ export const methods: ReadonlyArray<ProviderMethod> = [
 const actionTtlMs = 15 * 60 * 1000
 
 /**
+ * The simulated provider, with what its simulated payer sends (D9): `payerNotification` signs one
+ * of its events with its own notification secret, for Tender's notification door
+ * (`ProviderNotifications.receive`), the door a real provider's notifications take.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface SimulatorProvider extends PaymentProvider {
+  readonly payerNotification: (event: SimulatorEvent) => Effect.Effect<ProviderNotificationRequest>
+}
+
+/** Whether an installed adapter is the simulator, which can sign its payer's notifications. @since 0.1.0 @category guards */
+export const isSimulator = (provider: PaymentProvider | undefined): provider is SimulatorProvider =>
+  provider !== undefined && provider.code === code && "payerNotification" in provider
+
+/**
  * The simulated provider. `baseUrl` is where its payer pages live; `notificationSecret` is what
  * its notifications are signed with (default `defaultNotificationSecret`); `timings` shortens or
  * lengthens the slow magic amounts (default `shortExpiryMillis`, `slowConfirmationMillis`,
@@ -96,7 +113,8 @@ export const make = (options: {
   readonly baseUrl?: string
   readonly notificationSecret?: string | undefined
   readonly timings?: Partial<Timings> | undefined
-} = {}): PaymentProvider => {
+} = {}): SimulatorProvider => {
+  const secret = options.notificationSecret ?? defaultNotificationSecret
   const baseUrl = (options.baseUrl ?? "https://simulator.tender.test").replace(/\/$/, "")
   const timings = timingsOf(options.timings)
   return {
@@ -114,7 +132,7 @@ export const make = (options: {
         const providerPaymentId = "sim_" + sha256(request.paymentIntentId).slice(0, 24)
         if (request.amount === magicAmounts.declineOnCreate) {
           return {
-            _tag: "Declined" as const,
+            _tag: "Failed" as const,
             providerPaymentId,
             failureCode: "payment_declined",
             failureMessage: "The provider declined the payment."
@@ -178,7 +196,7 @@ export const make = (options: {
             // The payer never pays: the intent waits for its action to expire.
             return { _tag: "Pending" as const }
           default:
-            return { _tag: "Succeeded" as const }
+            return paid(payment)
         }
       }),
     getPaymentStatus: (payment) =>
@@ -186,9 +204,9 @@ export const make = (options: {
         yield* serves(payment)
         const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
         if (payment.amount === magicAmounts.slowConfirmation) {
-          return now >= payment.createdAt + timings.slowConfirmationMillis ? { _tag: "Succeeded" as const } : { _tag: "Processing" as const }
+          return now >= payment.createdAt + timings.slowConfirmationMillis ? paid(payment) : { _tag: "Processing" as const }
         }
-        return { _tag: "Pending" as const }
+        return payment.amount === magicAmounts.overpaid ? paid(payment) : { _tag: "Pending" as const }
       }),
     sendPayout: (payout) =>
       Effect.gen(function*() {
@@ -202,11 +220,11 @@ export const make = (options: {
         yield* serves(payment)
         return payment.amount === magicAmounts.rejectReceipt
           ? { _tag: "Failed" as const, failureCode: "receipt_rejected", failureMessage: "The provider rejected the receipt." }
-          : { _tag: "Succeeded" as const }
+          : paid(payment)
       }),
     cancelPayment: (payment) =>
       Effect.map(serves(payment), () =>
-        payment.amount === magicAmounts.paidAfterCancel ? { _tag: "AlreadyPaid" as const } : { _tag: "Canceled" as const }),
+        payment.amount === magicAmounts.paidAfterCancel || payment.amount === magicAmounts.overpaid ? paid(payment) : { _tag: "Canceled" as const }),
     refund: (refund) =>
       Effect.gen(function*() {
         yield* serves(refund.payment)
@@ -220,9 +238,21 @@ export const make = (options: {
         return { _tag: "Succeeded" as const }
       }),
     topups: topups(timings.shortExpiryMillis),
-    parseNotification: parseNotification(options.notificationSecret ?? defaultNotificationSecret)
+    parseNotification: parseNotification(secret),
+    payerNotification: (event) =>
+      Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => {
+        const body = new TextEncoder().encode(JSON.stringify(event))
+        return { headers: { [signatureHeader]: signNotification({ body, secret, timestamp: Math.floor(now / 1000) }) }, body }
+      })
   }
 }
+
+/** A payment paid, with what the payer paid: the amount asked, or one minor unit more (`magicAmounts.overpaid`). */
+const paid = (payment: ProviderPaymentRef) => ({
+  _tag: "Succeeded" as const,
+  amount: payment.amount === magicAmounts.overpaid ? String(BigInt(payment.amount) + 1n) : payment.amount,
+  currency: payment.currency
+})
 
 /** A PromptPay-style EMVCo payload (tag-length-value), enough to render a scannable test QR. */
 const promptPayPayload = (amount: string, reference: string): string => {

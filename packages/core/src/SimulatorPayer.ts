@@ -2,19 +2,21 @@
  * The simulated payer (D9): what a payer does outside our page — scans the QR code, makes the
  * transfer, approves or declines at the bank — for an intent the simulator serves in the `test`
  * environment, so a new user completes a hosted payment in the browser. Each action reaches
- * the intent the way the real event would: a scan or a bank approval as a confirmation at the
- * provider (a durable task; magic amounts apply as for 4.5), a transfer as its slip uploaded as
- * the receipt (4.4), a decline as the provider's notice (`receiveProviderUpdate`).
+ * the intent the way the real event would: a scan, a bank approval or a decline as what the
+ * provider then tells (for a payment, its confirm's answer: magic amounts apply as for 4.5), sent
+ * as the simulator's signed notification to the door every provider's notifications take
+ * (`ProviderNotifications.receive`, D11) and applied by its task; a transfer as its slip uploaded
+ * as the receipt (4.4).
  *
  * @since 0.1.0
  */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import * as HostedPayment from "./HostedPayment.js"
 import type { PaymentIntentRecord } from "./PaymentIntent.js"
-import * as Lifecycle from "./PaymentIntentLifecycle.js"
+import { providerRef } from "./PaymentIntentLifecycle.js"
+import { ProviderRegistry } from "./Provider.js"
+import * as ProviderNotifications from "./ProviderNotifications.js"
 import * as Simulator from "./Simulator.js"
-import { Storage, Write } from "./Storage.js"
-import * as Task from "./Task.js"
 
 /** The payer actions the simulator knows. @since 0.1.0 @category models */
 export type PayerAction = "scan_done" | "transfer_made" | "bank_approved" | "bank_declined"
@@ -45,29 +47,58 @@ const sampleSlip = Uint8Array.from(
   Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC", "base64")
 )
 
+/** What the simulator tells Tender of `intent`'s payment, signed, through the door every provider's notifications take (D11). */
+const tell = (simulator: Simulator.SimulatorProvider, intent: PaymentIntentRecord, id: string, type: string, data: Simulator.SimulatorEvent["data"]) =>
+  Effect.gen(function*() {
+    const request = yield* simulator.payerNotification({
+      id: `evt_payer_${intent.id}_${id}`,
+      type,
+      livemode: false,
+      data: { payment_intent: intent.id, provider_payment_id: intent.providerPaymentId!, ...data }
+    })
+    yield* ProviderNotifications.receive(Simulator.code, request).pipe(
+      Effect.catchTags({
+        // The simulator signs with its own secret: a refusal is a defect, never the payer's.
+        NotificationUnverified: (e) => Effect.dieMessage(`the simulator's own notification was refused: ${e.reason}`),
+        UnknownNotificationProvider: (e) => Effect.dieMessage(`the simulator takes no notifications: ${e.provider}`)
+      })
+    )
+  })
+
 /**
  * Perform `action` on `intent`. `false` when the action is not available for it now
- * (`actionsFor`), so the caller answers as for any stale form.
+ * (`actionsFor`), or the simulator installed cannot sign its payer's notifications, so the
+ * caller answers as for any stale form.
  *
  * @since 0.1.0
  */
 export const act = (intent: PaymentIntentRecord, action: PayerAction) =>
   Effect.gen(function*() {
     if (!actionsFor(intent).includes(action)) return false
-    const storage = yield* Storage
-    const now = yield* Clock.currentTimeMillis
+    const simulator = (yield* ProviderRegistry).get(Simulator.code)
+    if (!Simulator.isSimulator(simulator)) return false
     switch (action) {
       case "scan_done":
       case "bank_approved": {
-        const task = yield* Task.make({
-          merchantId: intent.merchantId,
-          environment: intent.environment,
-          kind: "payment_intent.confirm",
-          resourceId: intent.id,
-          dueAt: now,
-          now
-        })
-        yield* storage.commit([Write.insert(Task.table, task)])
+        // The payer paid: the simulator says what came of it as its confirm would (magic amounts
+        // as for 4.5), and tells Tender so. A payer who never pays (40801) tells nothing.
+        const ref = providerRef(intent)!
+        const answer = yield* Effect.orDie(simulator.confirmPayment(ref))
+        switch (answer._tag) {
+          case "Succeeded":
+            yield* tell(simulator, intent, action, "payment.succeeded", { amount: answer.amount ?? intent.amount, currency: answer.currency ?? intent.currency })
+            break
+          case "Failed":
+            yield* tell(simulator, intent, action, "payment.failed", { failure_code: answer.failureCode, failure_message: answer.failureMessage })
+            break
+          case "Processing":
+            yield* tell(simulator, intent, action, "payment.processing", {})
+            break
+          case "Action":
+          case "Pending":
+          case "Canceled":
+            break
+        }
         return true
       }
       case "transfer_made": {
@@ -75,11 +106,9 @@ export const act = (intent: PaymentIntentRecord, action: PayerAction) =>
         return answer.status < 400
       }
       case "bank_declined": {
-        yield* Lifecycle.receiveProviderUpdate({
-          provider: Simulator.code,
-          paymentIntentId: intent.id,
-          providerPaymentId: intent.providerPaymentId!,
-          status: { _tag: "Failed", failureCode: "payment_declined", failureMessage: "The payer declined the payment at their bank." }
+        yield* tell(simulator, intent, action, "payment.failed", {
+          failure_code: "payment_declined",
+          failure_message: "The payer declined the payment at their bank."
         })
         return true
       }

@@ -218,7 +218,12 @@ export const backoff = (attempts: number, random: number = Math.random()): Durat
  * @since 0.1.0 @category models
  */
 export type Outcome =
-  | { readonly _tag: "Done"; readonly writes: ReadonlyArray<Write> }
+  | {
+    readonly _tag: "Done"
+    readonly writes: ReadonlyArray<Write>
+    /** Run once the writes are committed with the task's completion (a count, a log line), never before. */
+    readonly after?: Effect.Effect<void> | undefined
+  }
   | Retry
   /** Stop trying: the task is marked failed, with `writes` (say, the record of the last attempt). */
   | { readonly _tag: "GiveUp"; readonly error: string; readonly writes?: ReadonlyArray<Write> | undefined }

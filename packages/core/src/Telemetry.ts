@@ -27,7 +27,8 @@ export const names = {
   webhookAttempts: "tender.webhook.attempts",
   webhooksUndelivered: "tender.webhooks.undelivered",
   webhooksOldestUndeliveredAge: "tender.webhooks.oldest_undelivered_age",
-  providerNotices: "tender.provider.notices"
+  providerNotices: "tender.provider.notices",
+  providerMismatches: "tender.provider.mismatches"
 } as const
 
 /** Milliseconds, 1 ms to ~65 s: request, provider and task latencies. */
@@ -75,7 +76,13 @@ export const metrics = {
    * `outcome` (`applied`, `unchanged`, `unmatched`, `mismatch`, `ignored`): a `mismatch` is a
    * payment the provider reports with another amount or currency than the intent's.
    */
-  providerNotices: Metric.counter(names.providerNotices, { description: "Provider notices applied, by outcome", incremental: true })
+  providerNotices: Metric.counter(names.providerNotices, { description: "Provider notices applied, by outcome", incremental: true }),
+  /**
+   * Provider updates refused by the D11 guard (a payment reported succeeded with another amount or
+   * currency than its intent's), tagged `provider` and `source` (`confirm`, `poll`, `receipt`,
+   * `cancel`, `notification`), whichever way the provider said it.
+   */
+  providerMismatches: Metric.counter(names.providerMismatches, { description: "Provider updates refused for another amount or currency", incremental: true })
 } as const
 
 /** How many tag sets of one metric `record` keeps ready; the tags it is given are bounded sets (routes, methods, statuses). */

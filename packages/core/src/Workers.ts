@@ -137,7 +137,10 @@ export const runTask = (task: Task.TaskRecord) =>
       : [Write.update(Task.table, Task.rescheduled(task, now, Task.retry(task, now, null).dueAt, "task failed; see the host's logs"), task.version)]
     if (outcome._tag === "Failure" && !interrupted) yield* Effect.logError("tender: task failed", task.kind, task.id, outcome.cause)
     const committed = yield* Effect.either(storage.commit(writes))
-    if (committed._tag === "Right") return true
+    if (committed._tag === "Right") {
+      if (outcome._tag === "Success" && outcome.value._tag === "Done" && outcome.value.after !== undefined) yield* outcome.value.after
+      return true
+    }
     if (committed.left._tag === "StaleVersion") {
       yield* afterStale(task, now)
       return false

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Option, TestClock } from "effect"
 import { parse } from "promptparse"
-import { HostedPayment, PaymentIntent, PaymentIntents, Simulator, SimulatorPayer, Storage } from "../src/index.js"
+import { HostedPayment, PaymentIntent, PaymentIntents, ProviderNotification, Simulator, SimulatorPayer, Storage } from "../src/index.js"
 import { type Body, decodeParams, events, json, keys, layer, login, work } from "./fixtures.js"
 
 
@@ -106,12 +106,16 @@ describe("hosted payment: the payer's side of a hosted intent (4.1.1, 4.1.2, D7,
       assert.deepStrictEqual(yield* events(intent.id), ["payment_intent.created", "payment_intent.requires_action", "payment_intent.failed"])
     }).pipe(Effect.provide(layer())))
 
-  it.effect("D9 the simulated payer: a scan confirms at the provider, a transfer uploads a slip, a bank declines; test environment only", () =>
+  it.effect("D9 D11 the simulated payer: a scan and a bank's answer reach Tender as the simulator's signed notifications, a transfer uploads a slip; test environment only", () =>
     Effect.gen(function*() {
       const qr = yield* HostedPayment.pay(yield* hosted(), "th_promptpay", {})
       assert.deepStrictEqual(SimulatorPayer.actionsFor(qr), ["scan_done"])
       assert.deepStrictEqual(SimulatorPayer.actionsFor({ ...qr, environment: "live" }), [])
       assert.isTrue(yield* SimulatorPayer.act(qr, "scan_done"))
+      // Stored as the provider's notification, and applied by its task.
+      const notice = yield* Effect.flatMap(Storage.Storage, (s) => s.find(ProviderNotification.table, ProviderNotification.recordId(Simulator.code, `evt_payer_${qr.id}_scan_done`)))
+      assert.strictEqual(Option.getOrThrow(notice).status, "received")
+      assert.strictEqual(Option.getOrThrow(yield* HostedPayment.reload(qr)).status, "requires_action")
       yield* work
       assert.strictEqual(Option.getOrThrow(yield* HostedPayment.reload(qr)).status, "succeeded")
 
@@ -132,6 +136,9 @@ describe("hosted payment: the payer's side of a hosted intent (4.1.1, 4.1.2, D7,
       const bank = yield* HostedPayment.pay(yield* hosted(), "th_online_banking", { bank: "SCB", customer_phone: "+66812345678" })
       assert.deepStrictEqual(SimulatorPayer.actionsFor(bank), ["bank_approved", "bank_declined"])
       assert.isTrue(yield* SimulatorPayer.act(bank, "bank_declined"))
+      // The decline is the simulator's signed notification, stored and applied by its task (D11).
+      assert.strictEqual(Option.getOrThrow(yield* HostedPayment.reload(bank)).status, "requires_action")
+      yield* work
       const declined = Option.getOrThrow(yield* HostedPayment.reload(bank))
       assert.strictEqual(declined.status, "failed")
       assert.strictEqual(declined.failureCode, "payment_declined")

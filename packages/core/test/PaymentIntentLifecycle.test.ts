@@ -218,25 +218,6 @@ describe("payment intent lifecycle (3.1, 4.5, D7, D9)", () => {
       assert.isTrue(exit._tag === "Failure")
     }).pipe(Effect.provide(layer())))
 
-  it.effect("provider push: a notice for the intent's provider and payment applies once, with its event; a notice that names another payment, or comes after a terminal status, changes nothing", () =>
-    Effect.gen(function*() {
-      const intent = yield* create(promptpay())
-      const record = Option.getOrThrow(
-        yield* Effect.flatMap(Storage.Storage, (s) => s.get(PaymentIntent.table, { merchantId: "mch_demo", environment: "test" }, intent.id))
-      )
-      const notice = { provider: "simulator", paymentIntentId: intent.id, providerPaymentId: record.providerPaymentId!, status: { _tag: "Succeeded" } as const }
-      assert.strictEqual(yield* PaymentIntentLifecycle.receiveProviderUpdate({ ...notice, providerPaymentId: "sim_forged" }), "unknown")
-      assert.strictEqual(yield* PaymentIntentLifecycle.receiveProviderUpdate({ ...notice, provider: "other" }), "unknown")
-      assert.strictEqual(yield* PaymentIntentLifecycle.receiveProviderUpdate({ ...notice, paymentIntentId: "dord_000000000000000000000000" }), "unknown")
-      assert.strictEqual((yield* get(intent.id)).status, "requires_action")
-      assert.strictEqual(yield* PaymentIntentLifecycle.receiveProviderUpdate(notice), "applied")
-      assert.strictEqual(yield* PaymentIntentLifecycle.receiveProviderUpdate(notice), "unchanged")
-      const late = { ...notice, status: { _tag: "Failed", failureCode: "x", failureMessage: "y" } as const }
-      assert.strictEqual(yield* PaymentIntentLifecycle.receiveProviderUpdate(late), "unchanged")
-      assert.strictEqual((yield* get(intent.id)).status, "succeeded")
-      assert.deepStrictEqual(yield* events(intent.id), ["payment_intent.created", "payment_intent.requires_action", "payment_intent.succeeded"])
-    }).pipe(Effect.provide(layer())))
-
   it.live("workers as a layer wake on new work: a confirm is applied without waiting for the poll interval", () =>
     Effect.gen(function*() {
       const intent = yield* create(promptpay())

@@ -249,7 +249,7 @@ describe("POST /payment_intents rules (core)", () => {
     // with failure_code null; the invariant check is the last gate before the commit.
     let broken = true
     const buggy = recording("simulator", () =>
-      broken ? Effect.succeed({ _tag: "Declined" as const, providerPaymentId: null, failureCode: null as unknown as string, failureMessage: "x" }) : undefined)
+      broken ? Effect.succeed({ _tag: "Failed" as const, providerPaymentId: null, failureCode: null as unknown as string, failureMessage: "x" }) : undefined)
     return Effect.gen(function*() {
       const first = yield* create(keys.demoTest, promptpay, "key-invariant")
       assert.strictEqual(first.status, 500)

@@ -19,6 +19,20 @@ const signed = (body: string, secret?: string, timestamp = Math.floor(Date.now()
 
 ProviderContract.suite("simulator", async ({ notificationUrl }) => {
   let events = 0
+  const send = async (payment: ProviderContract.Payment, outcome: string, amount = payment.amount) => {
+    const body = JSON.stringify({
+      id: `evt_sim_contract_${++events}_${Date.now()}`,
+      type: `payment.${outcome}`,
+      data: {
+        payment_intent: payment.paymentIntentId,
+        provider_payment_id: payment.providerPaymentId,
+        amount,
+        currency: payment.currency,
+        ...(outcome === "failed" ? { failure_code: "payment_declined", failure_message: "The provider declined the payment." } : {})
+      }
+    })
+    await fetch(notificationUrl, { method: "POST", headers: { "content-type": "application/json", ...signed(body) }, body })
+  }
   return {
     provider: Simulator.make(),
     // D9: the simulator serves the test environment alone.
@@ -28,19 +42,11 @@ ProviderContract.suite("simulator", async ({ notificationUrl }) => {
       outcomes: ["pending", "succeeded", "failed", "processing"],
       amount: (outcome) => outcome === "canceled" ? "150000" : amounts[outcome],
       // The simulator holds no payments: the payer's word is its signed notification.
-      settle: async (payment, outcome) => {
-        const body = JSON.stringify({
-          id: `evt_sim_contract_${++events}_${Date.now()}`,
-          type: `payment.${outcome}`,
-          data: {
-            payment_intent: payment.paymentIntentId,
-            provider_payment_id: payment.providerPaymentId,
-            amount: payment.amount,
-            currency: payment.currency,
-            ...(outcome === "failed" ? { failure_code: "payment_declined", failure_message: "The provider declined the payment." } : {})
-          }
-        })
-        await fetch(notificationUrl, { method: "POST", headers: { "content-type": "application/json", ...signed(body) }, body })
+      settle: (payment, outcome) => send(payment, outcome),
+      // The payer pays one minor unit more (40902): the simulator's answers and its notification say so.
+      overpay: {
+        amount: Simulator.magicAmounts.overpaid,
+        pay: (payment) => send(payment, "succeeded", String(BigInt(payment.amount) + 1n))
       },
       forge: (genuine) => {
         const body = Buffer.from(genuine.body).toString("utf8")

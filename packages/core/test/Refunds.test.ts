@@ -1,12 +1,11 @@
 import { png } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Schema, TestClock } from "effect"
+import { Effect, Layer, Schema, TestClock } from "effect"
 import type { Provider } from "../src/index.js"
 import {
   MemoryStorage,
   PaymentIntent,
   PaymentIntentCancel,
-  PaymentIntentLifecycle,
   PaymentIntents,
   Receipts,
   Refund,
@@ -15,7 +14,7 @@ import {
   Storage,
   Task
 } from "../src/index.js"
-import { asDemo, errorOf, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
+import { asDemo, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
 
 
 
@@ -157,21 +156,6 @@ describe("cancel (D10)", () => {
       assert.strictEqual(again.status, 200)
       assert.strictEqual(again.body, first.body)
       assert.strictEqual((yield* once("cancel-key-2")).status, 409)
-    }).pipe(Effect.provide(layer())))
-
-  it.effect("D10 a provider's notice of payment for a canceled intent creates one late_payment refund, however often it is repeated", () =>
-    Effect.gen(function*() {
-      const intent = yield* createIntent()
-      yield* cancel(intent.id)
-      const stored = Option.getOrThrow(yield* Effect.flatMap(Storage.Storage, (s) => s.get(PaymentIntent.table, scope, intent.id)))
-      const notice = { provider: "simulator", paymentIntentId: intent.id, providerPaymentId: stored.providerPaymentId!, status: { _tag: "Succeeded" as const } }
-      assert.strictEqual(yield* PaymentIntentLifecycle.receiveProviderUpdate(notice), "applied")
-      assert.strictEqual(yield* PaymentIntentLifecycle.receiveProviderUpdate(notice), "unchanged")
-      yield* work
-      assert.strictEqual(yield* PaymentIntentLifecycle.receiveProviderUpdate(notice), "unchanged")
-      const refunds = yield* listRefunds({ payment_intent: intent.id })
-      assert.deepStrictEqual(refunds.data.map((r) => [r.reason, r.amount, r.status]), [["late_payment", "150000", "succeeded"]])
-      assert.strictEqual((yield* getIntent(intent.id)).status, "canceled")
     }).pipe(Effect.provide(layer())))
 })
 

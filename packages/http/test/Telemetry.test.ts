@@ -9,7 +9,7 @@ import { customer, promptpay } from "@tender/test-support"
 import { Simulator, Telemetry, Tender, Workers } from "@tender/core"
 import { MetricReader } from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Layer } from "effect"
+import { Layer, Logger } from "effect"
 import { createServer, type Server } from "node:http"
 import { afterAll } from "vitest"
 import { checkoutOptions, keys, seed } from "../../core/test/fixtures.js"
@@ -83,6 +83,8 @@ describe("telemetry: OpenTelemetry traces and metrics", () => {
     // Provided (not merged): the tracer is installed before the workers' fibers start.
     const services = Workers.layer({ pollMillis: 20 }).pipe(
       Layer.provideMerge(tender),
+      // The D11 mismatch below is logged by design; the test reads its metric.
+      Layer.provide(Logger.replace(Logger.defaultLogger, Logger.none)),
       Layer.provide(OpenTelemetry.layer({ serviceName: "tender-test", spanProcessor: new SimpleSpanProcessor(exporter), metricReader: reader }))
     )
     const web = TenderHttp.toWebHandler(services)
@@ -143,6 +145,12 @@ describe("telemetry: OpenTelemetry traces and metrics", () => {
         ]
       ) assert.notInclude(text, secret)
 
+      // A payment the provider reports paid with another amount (the simulator's 40902): the D11
+      // guard leaves it as it is, and counts it.
+      const overpaid = await call(handler, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, amount: Simulator.magicAmounts.overpaid } })
+      assert.strictEqual(overpaid.status, 201, overpaid.text)
+      assert.strictEqual((await call(handler, "POST", `/payment_intents/${overpaid.json.id as string}/confirm`, { key: keys.demoTest })).status, 200)
+
       // A provider notification (D11) of a type Tender does not act on: counted as it is stored.
       const notice = JSON.stringify({ id: `evt_${crypto.randomUUID()}`, type: "charge.dispute.created" })
       const noticed = await call(handler, "POST", "/provider_notifications/simulator", {
@@ -173,6 +181,7 @@ describe("telemetry: OpenTelemetry traces and metrics", () => {
       assert.isTrue(points(Telemetry.names.routeState).some((p) => p.attributes["route"] !== undefined && p.value === 0))
       assert.strictEqual(collected.get(Telemetry.names.httpDuration)!.descriptor.unit, "ms")
       assert.isTrue(points(Telemetry.names.providerNotices).some((p) => p.attributes["provider"] === "simulator" && p.attributes["outcome"] === "ignored"))
+      assert.isTrue(points(Telemetry.names.providerMismatches).some((p) => p.attributes["provider"] === "simulator" && p.attributes["source"] === "confirm"))
       assert.isTrue(hook.received() >= 1)
     } finally {
       await web.dispose()

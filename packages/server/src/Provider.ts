@@ -7,7 +7,7 @@
  * A function that throws (or rejects) means the provider could not be reached or answered with
  * a fault: it counts against the route's health and the operation is retried or routed
  * elsewhere, as core's `ProviderUnavailable`. A decline is an answer, not a throw
- * (`{ _tag: "Declined", … }`). Every function gets an `AbortSignal` that fires when Tender
+ * (`{ _tag: "Failed", … }`; 0.1.0's `{ _tag: "Declined", … }` is still read as one). Every function gets an `AbortSignal` that fires when Tender
  * stops waiting (the bounded provider call timed out, or the instance is closing): pass it to
  * `fetch`.
  *
@@ -34,13 +34,15 @@ export interface PromiseProvider {
   /** The provider's code, as routes name it (`provider` in the seed). */
   readonly code: string
   readonly methods: ReadonlyArray<Provider.ProviderMethod>
-  readonly createPayment: Fn<Provider.ProviderPaymentRequest, Provider.ProviderPaymentResult>
+  /** A decline may also be answered as 0.1.0's `{ _tag: "Declined", … }`: read as `Failed`. */
+  readonly createPayment: Fn<Provider.ProviderPaymentRequest, Provider.ProviderPaymentResult | Declined>
   readonly confirmPayment: Fn<Provider.ProviderPaymentRef, Provider.ProviderPaymentStatus>
   readonly getPaymentStatus: Fn<Provider.ProviderPaymentRef, Provider.ProviderPaymentStatus>
   /** For methods whose next action asks for a receipt (4.4). Absent: a receipt is refused as the provider unavailable. */
   readonly submitReceipt?: ((payment: Provider.ProviderPaymentRef, receipt: Provider.ProviderReceipt, options: CallOptions) => Promise<Provider.ProviderPaymentStatus>) | undefined
   readonly sendPayout?: Fn<Provider.ProviderPayout, Provider.ProviderPaymentStatus> | undefined
-  readonly cancelPayment?: Fn<Provider.ProviderPaymentRef, Provider.ProviderCancelResult> | undefined
+  /** 0.1.0's `{ _tag: "AlreadyPaid" }` is still read, as `Succeeded`. */
+  readonly cancelPayment?: Fn<Provider.ProviderPaymentRef, Provider.ProviderCancelResult | { readonly _tag: "AlreadyPaid" }> | undefined
   readonly refund?: Fn<Provider.ProviderRefundRequest, Provider.ProviderRefundStatus> | undefined
   /**
    * Verify a notification the provider sent and say what it reports (D11): `{ notices, answer }`.
@@ -49,6 +51,22 @@ export interface PromiseProvider {
    */
   readonly parseNotification?: Fn<ProviderNotification.ProviderNotificationRequest, ProviderNotification.ParsedNotification> | undefined
 }
+
+/** 0.1.0's name of a create's decline, still accepted from a Promise adapter. @since 0.1.0 @category models */
+export interface Declined {
+  readonly _tag: "Declined"
+  readonly providerPaymentId: string | null
+  readonly failureCode: string
+  readonly failureMessage: string
+}
+
+/** A create's answer in the port's one update type: a `Declined` is a `Failed`. */
+const created = (result: Provider.ProviderPaymentResult | Declined): Provider.ProviderPaymentResult =>
+  result._tag === "Declined" ? { ...result, _tag: "Failed" } : result
+
+/** A cancel's answer in the port's one update type: `AlreadyPaid` is the payment `Succeeded`. */
+const canceled = (result: Provider.ProviderCancelResult | { readonly _tag: "AlreadyPaid" }): Provider.ProviderCancelResult =>
+  result._tag === "AlreadyPaid" ? { _tag: "Succeeded" } : result
 
 const reasonOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
@@ -69,7 +87,7 @@ export const defineProvider = (adapter: PromiseProvider): Provider.PaymentProvid
   return {
     code: adapter.code,
     methods: adapter.methods,
-    createPayment: (request) => lift((o) => adapter.createPayment(request, o)),
+    createPayment: (request) => Effect.map(lift((o) => adapter.createPayment(request, o)), created),
     confirmPayment: (payment) => lift((o) => adapter.confirmPayment(payment, o)),
     getPaymentStatus: (payment) => lift((o) => adapter.getPaymentStatus(payment, o)),
     submitReceipt: (payment, receipt) =>
@@ -77,7 +95,7 @@ export const defineProvider = (adapter: PromiseProvider): Provider.PaymentProvid
         ? Effect.fail(new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: "this provider takes no receipts" }))
         : lift((o) => adapter.submitReceipt!(payment, receipt, o)),
     sendPayout: optional(adapter.sendPayout),
-    cancelPayment: optional(adapter.cancelPayment),
+    cancelPayment: adapter.cancelPayment === undefined ? undefined : (payment) => Effect.map(lift((o) => adapter.cancelPayment!.call(adapter, payment, o)), canceled),
     refund: optional(adapter.refund),
     parseNotification: adapter.parseNotification === undefined ? undefined : (request) =>
       Effect.tryPromise({

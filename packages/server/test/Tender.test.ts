@@ -7,6 +7,7 @@ import { basic, customer, demoKey, promptpay, until } from "@tender/test-support
 import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { Effect } from "effect"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, defineProvider, type PromiseProvider, type TenderInstance } from "../src/index.js"
 import { seedPath } from "./fixtures.js"
@@ -311,6 +312,49 @@ describe("defineProvider: a Promise adapter in the Provider port", () => {
     } finally {
       await own.close()
     }
+  })
+})
+
+describe("defineProvider: 0.1.0's answers", () => {
+  it("server: a create's { _tag: \"Declined\" } is read as the port's Failed, and a cancel's { _tag: \"AlreadyPaid\" } as Succeeded", async () => {
+    const legacy = defineProvider({
+      code: "legacy",
+      methods: acmeMethods,
+      async createPayment() {
+        return { _tag: "Declined", providerPaymentId: "legacy_1", failureCode: "payment_declined", failureMessage: "The provider declined the payment." }
+      },
+      async confirmPayment() {
+        return { _tag: "Pending" }
+      },
+      async getPaymentStatus() {
+        return { _tag: "Pending" }
+      },
+      async cancelPayment() {
+        return { _tag: "AlreadyPaid" }
+      }
+    })
+    const request = {
+      paymentIntentId: "dord_legacy0000000000000000",
+      environment: "test",
+      amount: "150000",
+      currency: "THB",
+      country: "TH",
+      providerMethod: "ACME_PP",
+      providerBank: null,
+      customer: {},
+      accountName: null,
+      accountNumber: null,
+      nameTh: null,
+      returnUrl: null
+    } as const
+    assert.deepStrictEqual(await Effect.runPromise(legacy.createPayment(request)), {
+      _tag: "Failed",
+      providerPaymentId: "legacy_1",
+      failureCode: "payment_declined",
+      failureMessage: "The provider declined the payment."
+    })
+    const ref = { paymentIntentId: request.paymentIntentId, providerPaymentId: "legacy_1", environment: "test", amount: "150000", currency: "THB", createdAt: 0 } as const
+    assert.deepStrictEqual(await Effect.runPromise(legacy.cancelPayment!(ref)), { _tag: "Succeeded" })
   })
 })
 

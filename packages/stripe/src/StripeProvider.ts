@@ -60,11 +60,11 @@ const withMethodTypes = <P>(params: P, types: ReadonlyArray<string>): P => ({ ..
 const stripePaymentStatus = (pi: Stripe.PaymentIntent): ProviderPaymentStatus => {
   switch (pi.status) {
     case "succeeded":
-      return { _tag: "Succeeded" }
+      return { _tag: "Succeeded", amount: String(pi.amount_received), currency: pi.currency.toUpperCase() }
     case "processing":
       return { _tag: "Processing" }
     case "canceled":
-      return { _tag: "Failed", failureCode: "payment_expired", failureMessage: "The provider canceled the payment before it was paid." }
+      return { _tag: "Canceled" }
     case "requires_payment_method":
       return pi.last_payment_error == null
         ? { _tag: "Pending" }
@@ -111,7 +111,7 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
   const rejectedAsDeclined = (e: ProviderUnavailable | StripeRejected): Effect.Effect<ProviderPaymentResult, ProviderUnavailable> =>
     e._tag === "ProviderUnavailable"
       ? Effect.fail(e)
-      : Effect.succeed({ _tag: "Declined", providerPaymentId: e.paymentIntent?.id ?? null, failureCode: e.failureCode, failureMessage: e.failureMessage })
+      : Effect.succeed({ _tag: "Failed", providerPaymentId: e.paymentIntent?.id ?? null, failureCode: e.failureCode, failureMessage: e.failureMessage })
   const unavailable = <A>(effect: Call<A>): Effect.Effect<A, ProviderUnavailable> =>
     Effect.catchAll(effect, (e) =>
       e._tag === "ProviderUnavailable" ? Effect.fail(e) : Effect.fail(new ProviderUnavailable({ provider: code, reason: `Stripe refused the request (${e.failureCode})` })))
@@ -120,7 +120,8 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
     Effect.flatMap(clientFor(payment.environment), (client) =>
       payment.providerPaymentId.startsWith("cs_")
         ? unavailable(call(() => client.checkout.sessions.retrieve(payment.providerPaymentId))).pipe(Effect.map((session): ProviderPaymentStatus =>
-          session.payment_status === "paid" ? { _tag: "Succeeded" }
+          session.payment_status === "paid"
+            ? { _tag: "Succeeded", amount: session.amount_total === null ? null : String(session.amount_total), currency: session.currency?.toUpperCase() ?? null }
             : session.status === "expired" ? { _tag: "Failed", failureCode: "payment_expired", failureMessage: "The payer did not pay in time." }
             : { _tag: "Pending" }))
         : unavailable(call(() => client.paymentIntents.retrieve(payment.providerPaymentId))).pipe(Effect.map(stripePaymentStatus)))
@@ -161,9 +162,7 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
               const qr = pi.next_action?.promptpay_display_qr_code
               if (pi.status !== "requires_action" || qr == null) {
                 const s = stripePaymentStatus(pi)
-                return s._tag === "Failed"
-                  ? { _tag: "Declined", providerPaymentId: pi.id, failureCode: s.failureCode, failureMessage: s.failureMessage }
-                  : { _tag: "Processing", providerPaymentId: pi.id }
+                return s._tag === "Failed" ? { ...s, providerPaymentId: pi.id } : { _tag: "Processing", providerPaymentId: pi.id }
               }
               // Newer API versions say when the code expires; 2023-08-16 does not, then Tender's own expiry holds.
               const expiresAt = (qr as { expires_at?: number | null }).expires_at
@@ -184,7 +183,7 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
         if (request.providerMethod === CARD_CHECKOUT) {
           const returnUrl = request.returnUrl ?? options.returnUrl
           if (returnUrl === undefined) {
-            return Effect.succeed<ProviderPaymentResult>({ _tag: "Declined", providerPaymentId: null, failureCode: "return_url_required", failureMessage: "A card payment needs a return_url to send the payer back to." })
+            return Effect.succeed<ProviderPaymentResult>({ _tag: "Failed", providerPaymentId: null, failureCode: "return_url_required", failureMessage: "A card payment needs a return_url to send the payer back to." })
           }
           return call(() =>
             client.checkout.sessions.create(withMethodTypes<Stripe.Checkout.SessionCreateParams>({
@@ -217,12 +216,14 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
         const stop = payment.providerPaymentId.startsWith("cs_")
           ? call(() => client.checkout.sessions.expire(payment.providerPaymentId, {}, { idempotencyKey: key })).pipe(Effect.as(undefined))
           : call(() => client.paymentIntents.cancel(payment.providerPaymentId, {}, { idempotencyKey: key })).pipe(Effect.as(undefined))
-        // Stripe refuses to cancel what is no longer cancelable: ask what it is now.
+        // Stripe refuses to cancel what is no longer cancelable: what it is now is the answer, a
+        // payment the payer made and Stripe is settling being paid (D10 refunds it).
         return stop.pipe(
-          Effect.as({ _tag: "Canceled" as const }),
+          Effect.as<ProviderPaymentStatus>({ _tag: "Canceled" }),
           Effect.catchAll((e) =>
-            e._tag === "ProviderUnavailable" ? Effect.fail(e) : Effect.map(status(payment), (s) =>
-              s._tag === "Succeeded" || s._tag === "Processing" ? { _tag: "AlreadyPaid" as const } : { _tag: "Canceled" as const }))
+            e._tag === "ProviderUnavailable"
+              ? Effect.fail(e)
+              : Effect.map(status(payment), (s): ProviderPaymentStatus => s._tag === "Processing" ? { _tag: "Succeeded" } : s))
         )
       }),
     refund: (refund) =>

@@ -46,7 +46,7 @@ describe("@tender/stripe against the Stripe stand-in", () => {
       currency: "THB",
       environment: "test"
     }])
-    expect(await run(h.provider.confirmPayment(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Succeeded" })
+    expect(await run(h.provider.confirmPayment(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Succeeded", amount: "150000", currency: "THB" })
   })
 
   it("th_promptpay: processing and failed notifications become PaymentProcessing and PaymentFailed with a Tender failure code", async () => {
@@ -69,10 +69,10 @@ describe("@tender/stripe against the Stripe stand-in", () => {
     const notices = await Promise.all(h.received.map((r) => run(h.provider.parseNotification!(r))))
     expect(notices.map((p) => p.notices[0]!._tag)).toEqual(["PaymentSucceeded", "Ignored"])
     expect(notices[0]!.notices[0]).toMatchObject({ providerPaymentId: result.providerPaymentId, paymentIntentId: request.paymentIntentId, amount: "250000", currency: "THB" })
-    expect(await run(h.provider.getPaymentStatus(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Succeeded" })
+    expect(await run(h.provider.getPaymentStatus(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Succeeded", amount: "250000", currency: "THB" })
   })
 
-  it("cancel stops a pending payment at Stripe; a payment already paid answers AlreadyPaid", async () => {
+  it("cancel stops a pending payment at Stripe; a payment already paid answers what it is, Succeeded with its amount", async () => {
     const pending = paymentRequest()
     const a = action(await run(h.provider.createPayment(pending)))
     expect(await run(h.provider.cancelPayment!(refOf(pending, a.providerPaymentId)))).toEqual({ _tag: "Canceled" })
@@ -83,7 +83,7 @@ describe("@tender/stripe against the Stripe stand-in", () => {
     const paid = paymentRequest()
     const b = action(await run(h.provider.createPayment(paid)))
     await h.standIn.pay(b.providerPaymentId)
-    expect(await run(h.provider.cancelPayment!(refOf(paid, b.providerPaymentId)))).toEqual({ _tag: "AlreadyPaid" })
+    expect(await run(h.provider.cancelPayment!(refOf(paid, b.providerPaymentId)))).toEqual({ _tag: "Succeeded", amount: paid.amount, currency: paid.currency })
 
     const card = paymentRequest({ providerMethod: "checkout_card" })
     const c = action(await run(h.provider.createPayment(card)))
@@ -140,7 +140,7 @@ describe("@tender/stripe against the Stripe stand-in", () => {
     for (const [error, expected] of cases) {
       h.standIn.declineNextConfirm(error)
       const result = await run(h.provider.createPayment(paymentRequest()))
-      expect(result).toMatchObject({ _tag: "Declined", failureCode: expected })
+      expect(result).toMatchObject({ _tag: "Failed", failureCode: expected })
       expect(JSON.stringify(result)).not.toContain("stolen_card")
     }
   })

@@ -23,6 +23,7 @@
 import { afterAll, beforeAll, describe } from "vitest"
 import { createCases } from "./internal/providerContract/createCases.js"
 import { environmentCases } from "./internal/providerContract/environmentCases.js"
+import { guardCases } from "./internal/providerContract/guardCases.js"
 import { notificationCases } from "./internal/providerContract/notificationCases.js"
 import { refundCases } from "./internal/providerContract/refundCases.js"
 import { statusCases } from "./internal/providerContract/statusCases.js"
@@ -55,6 +56,7 @@ export const suite = (name: string, setup: (harness: Harness) => Promise<Subject
     describe("status mapping", () => statusCases(get, timeout))
     describe("refunds", () => refundCases(get, timeout))
     describe("notifications", () => notificationCases(get, timeout))
+    describe("amount guard, every source", () => guardCases(get, timeout))
     describe("environments", () => environmentCases(get, timeout))
   })
 }

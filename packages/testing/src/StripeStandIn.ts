@@ -39,8 +39,8 @@ export interface StripeStandIn extends StandIn.StandIn {
   readonly events: ReadonlyArray<Record<string, unknown>>
   /** Sends events to this endpoint from now on. */
   readonly addEndpoint: (endpoint: StripeEndpoint) => void
-  /** The payer pays a payment intent awaiting its action: `payment_intent.succeeded`. */
-  readonly pay: (paymentIntentId: string) => Promise<ReadonlyArray<StripeDelivery>>
+  /** The payer pays a payment intent awaiting its action: `payment_intent.succeeded` (`amountReceived`: another amount than asked). */
+  readonly pay: (paymentIntentId: string, options?: { readonly amountReceived?: number }) => Promise<ReadonlyArray<StripeDelivery>>
   /** The payment settles later: `payment_intent.processing`. */
   readonly process: (paymentIntentId: string) => Promise<ReadonlyArray<StripeDelivery>>
   /** The payment fails with Stripe's code: `payment_intent.payment_failed`. */
@@ -153,10 +153,10 @@ export const start = async (options: { readonly endpoints?: ReadonlyArray<Stripe
     deliver,
     flush: () => emitAll(state.outbox.splice(0)),
     declineNextConfirm: (error) => state.declines.push(error),
-    pay: (id) => {
+    pay: (id, options) => {
       const pi = intent(id)
       payable(pi)
-      return emitAll(succeed(state, pi))
+      return emitAll(succeed(state, pi, options?.amountReceived))
     },
     process: (id) => {
       const pi = intent(id)

@@ -125,9 +125,14 @@ export const patchFor = (status: ProviderPaymentStatus): Patch | undefined => {
         failureCode: status.failureCode,
         failureMessage: status.failureMessage
       }
+    case "Canceled":
+      // Ended unpaid at the provider: the intent has no status for that, it failed (3.1).
+      return patchFor({ _tag: "Failed", failureCode: "payment_expired", failureMessage: "The provider canceled the payment before it was paid." })
     case "Processing":
       return { status: "processing", nextAction: null, hostedAction: null, processingReason: "asynchronous" }
+    case "Action":
     case "Pending":
+      // The payer has not paid (or must still act): nothing changes.
       return undefined
   }
 }
@@ -142,13 +147,12 @@ export const patchFor = (status: ProviderPaymentStatus): Patch | undefined => {
 export const answerPatch = (intent: PaymentIntentRecord, status: ProviderPaymentStatus): Patch | undefined => {
   const patch = patchFor(status)
   if (patch === undefined || intent.receipt?.status !== "submitted") return patch
-  switch (status._tag) {
-    case "Succeeded":
+  switch (patch.status) {
+    case "succeeded":
       return { ...patch, receipt: { ...intent.receipt, status: "accepted" } }
-    case "Failed":
+    case "failed":
       return { ...patch, receipt: { ...intent.receipt, status: "rejected" } }
-    case "Processing":
-    case "Pending":
+    default:
       return patch
   }
 }

@@ -3,16 +3,18 @@
  * `run`): confirm and poll at its provider, expire it when its payer action expires, submit its
  * receipt. Each is idempotent and writes its change with its events.
  */
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import * as Asset from "../Asset.js"
 import type { IdGenerator } from "../Ids.js"
 import { isTerminal, table } from "../PaymentIntent.js"
 import { ProviderRegistry } from "../Provider.js"
 import { boundedCall } from "../Routing.js"
-import { Storage, Write } from "../Storage.js"
+import type { Write } from "../Storage.js"
+import { Storage } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
-import { actionExpiry, answerPatch, change, providerRef, scopeOf } from "./paymentIntentChange.js"
+import { actionExpiry, change, providerRef, scopeOf } from "./paymentIntentChange.js"
+import { applyUpdate } from "./paymentIntentUpdate.js"
 
 const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
 
@@ -31,9 +33,6 @@ const pendingAtProvider = (task: Task.TaskRecord) =>
     return ref === undefined || provider === undefined ? undefined : { intent, ref, provider }
   })
 
-/** The first poll of a payment the provider is processing; polls back off from there. */
-const firstPoll = Duration.seconds(2)
-
 /**
  * Ask the provider about the payment (`confirm`: 4.5; `poll`: a processing payment), and
  * apply its answer. A provider that is unavailable is asked again later, with back-off.
@@ -49,23 +48,9 @@ const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
       ask === "confirm" ? "confirmPayment" : "getPaymentStatus"
     ).pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
-    if (answer._tag === "Left") {
-      return Task.retry(task, now, answer.left.reason)
-    }
-    const patch = answerPatch(intent, answer.right)
-    // Still processing: ask again later, on a task of its own.
-    const pollAgain = answer.right._tag === "Processing"
-      ? [Write.insert(Task.table, yield* Task.make({
-        ...scopeOf(intent),
-        kind: "payment_intent.poll",
-        resourceId: intent.id,
-        dueAt: now + (ask === "poll" ? Duration.toMillis(Task.backoff(task.attempts + 1)) : Duration.toMillis(firstPoll)),
-        now
-      }))]
-      : []
-    if (patch === undefined || (patch.status === intent.status && patch.status === "processing")) return done(pollAgain)
-    const { writes } = yield* change(intent, patch, now)
-    return done([...writes, ...pollAgain])
+    if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
+    const source = ask === "confirm" ? { _tag: "confirm" as const } : { _tag: "poll" as const, attempts: task.attempts }
+    return done((yield* applyUpdate(intent, answer.right, source, now)).writes)
   })
 
 /** Move a pending intent to `expired` once its payer action expired (never after a terminal status). */
@@ -96,19 +81,7 @@ const submitReceipt = (task: Task.TaskRecord) =>
     const answer = yield* boundedCall(provider.code, provider.submitReceipt(ref, Asset.toReceipt(asset.value)), "submitReceipt").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
-    switch (answer.right._tag) {
-      case "Succeeded":
-      case "Failed": {
-        const { writes } = yield* change(intent, answerPatch(intent, answer.right)!, now)
-        return done(writes)
-      }
-      case "Processing":
-      case "Pending": {
-        // The provider reviews it: ask for its status later.
-        const poll = yield* Task.make({ ...scopeOf(intent), kind: "payment_intent.poll", resourceId: intent.id, dueAt: now + Duration.toMillis(firstPoll), now })
-        return done([Write.insert(Task.table, poll)])
-      }
-    }
+    return done((yield* applyUpdate(intent, answer.right, { _tag: "receipt" }, now)).writes)
   })
 
 /**

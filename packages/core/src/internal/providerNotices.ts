@@ -1,25 +1,26 @@
 /**
  * What one provider notice does (D11), through the rules that already exist: a payment notice
- * is the provider's answer on the payment (`PaymentIntentLifecycle.providerStatusWrites`, as a
- * confirm or a poll applies it, a canceled intent's payment being D10's late-payment refund), a
+ * is one more provider update of the payment (`PaymentIntentLifecycle.applyUpdate`, as a confirm
+ * or a poll applies it, with its amount guard and a canceled intent's payment being D10's
+ * late-payment refund), a
  * refund notice settles a pending refund (`Refunds.settlement`), a payout notice settles a
  * processing payout (`PayoutIntents.providerOutcomeWrites`). Pure decisions over what is
  * stored: the caller commits the writes with the notice's new status.
  */
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import type { IdGenerator } from "../Ids.js"
 import * as PaymentIntent from "../PaymentIntent.js"
 import * as PaymentIntentLifecycle from "../PaymentIntentLifecycle.js"
 import * as PayoutIntent from "../PayoutIntent.js"
 import * as PayoutIntents from "../PayoutIntents.js"
-import type { ProviderRegistry, ProviderPaymentStatus } from "../Provider.js"
+import type { ProviderPaymentUpdate, ProviderRegistry } from "../Provider.js"
 import type { ProviderNotice, Status } from "../ProviderNotification.js"
 import * as Refund from "../Refund.js"
 import * as Refunds from "../Refunds.js"
 import type { Environment } from "../Schemas.js"
-import { Storage, Write } from "../Storage.js"
+import type { Write } from "../Storage.js"
+import { Storage } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
-import * as Task from "../Task.js"
 
 /** What applying a notice decided: its new status, the object it matched, why, and the writes. */
 export interface Applied {
@@ -51,10 +52,11 @@ const matchIntent = (provider: string, notice: PaymentNotice) =>
     return otherEnvironment(notice.environment, intent.environment) ?? intent
   })
 
-const paymentStatus = (notice: PaymentNotice): ProviderPaymentStatus => {
+/** What a payment notice says, as the one update type every source gives. */
+const updateOf = (notice: PaymentNotice): ProviderPaymentUpdate => {
   switch (notice._tag) {
     case "PaymentSucceeded":
-      return { _tag: "Succeeded" }
+      return { _tag: "Succeeded", amount: notice.amount, currency: notice.currency }
     case "PaymentProcessing":
       return { _tag: "Processing" }
     case "PaymentFailed":
@@ -62,33 +64,12 @@ const paymentStatus = (notice: PaymentNotice): ProviderPaymentStatus => {
   }
 }
 
-/** The amount or currency the provider reports paid, where it differs from the intent's. */
-const mismatchOf = (notice: PaymentNotice, intent: PaymentIntent.PaymentIntentRecord): string | undefined => {
-  if (notice._tag !== "PaymentSucceeded") return undefined
-  const amountDiffers = notice.amount !== null && notice.amount !== intent.amount
-  const currencyDiffers = notice.currency !== null && notice.currency.toUpperCase() !== intent.currency
-  return amountDiffers || currencyDiffers
-    ? `the provider reports ${notice.amount ?? intent.amount} ${notice.currency ?? intent.currency} paid; the intent is ${intent.amount} ${intent.currency}`
-    : undefined
-}
-
-/** The first poll after a notice says processing: polling stays the fallback for a notice that never comes. */
-const firstPoll = Duration.seconds(30)
-
 const payment = (provider: string, notice: PaymentNotice) =>
   Effect.gen(function*() {
     const matched = yield* matchIntent(provider, notice)
     if (typeof matched === "string") return unmatched(matched)
-    const intent = matched
-    const mismatch = mismatchOf(notice, intent)
-    if (mismatch !== undefined) return { status: "mismatch", resourceId: intent.id, detail: mismatch, writes: [] } satisfies Applied
-    const { record, writes } = yield* PaymentIntentLifecycle.providerStatusWrites(intent, paymentStatus(notice))
-    if (writes.length === 0) return unchanged(intent.id, `the payment intent is ${intent.status}`)
-    const now = yield* Clock.currentTimeMillis
-    const poll = record.status === "processing"
-      ? [Write.insert(Task.table, yield* Task.make({ ...scopeOf(intent), kind: "payment_intent.poll", resourceId: intent.id, dueAt: now + Duration.toMillis(firstPoll), now }))]
-      : []
-    return { status: "applied", resourceId: intent.id, detail: null, writes: [...writes, ...poll] } satisfies Applied
+    const applied = yield* PaymentIntentLifecycle.applyUpdate(matched, updateOf(notice), { _tag: "notification" }, yield* Clock.currentTimeMillis)
+    return { status: applied.outcome, resourceId: matched.id, detail: applied.detail, writes: applied.writes } satisfies Applied
   })
 
 const scopeOf = (r: { readonly merchantId: string; readonly environment: Environment }) => ({ merchantId: r.merchantId, environment: r.environment })

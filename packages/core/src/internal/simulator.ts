@@ -38,6 +38,12 @@ export const magicAmounts = {
    * provider too late, the intent stays `canceled` and Tender refunds it as a late payment (D10).
    */
   paidAfterCancel: "40901",
+  /**
+   * The payer pays one minor unit more than asked: confirm, status, a receipt's review and a
+   * cancel's answer report the payment succeeded with that amount, and the intent is left as it
+   * is (D11: never succeeded with another amount).
+   */
+  overpaid: "40902",
   /** The provider is unreachable: a route failure, counted against its health. */
   unavailable: "50301"
 } as const

@@ -36,7 +36,7 @@ const pending = (task: Task.TaskRecord, status: Status) =>
     return { topup, provider, topups: provider?.topups, ref }
   })
 
-/** The change a provider's final answer makes, if it is final. */
+/** The change a provider's final answer on a top-up makes, if it is final: the one door of its polls and receipt reviews. */
 const verdict = (topup: TopupIntentRecord, answer: ProviderPaymentStatus, now: number, receipt: boolean) => {
   switch (answer._tag) {
     case "Succeeded":
@@ -45,13 +45,16 @@ const verdict = (topup: TopupIntentRecord, answer: ProviderPaymentStatus, now: n
         ...(receipt && topup.receipt !== null ? { receipt: { ...topup.receipt, status: "accepted" as const } } : {})
       }, now)
     case "Failed":
+    case "Canceled":
       return change(topup, {
         status: "failed",
         nextAction: null,
-        failureCode: answer.failureCode,
-        failureMessage: answer.failureMessage,
+        ...(answer._tag === "Failed"
+          ? { failureCode: answer.failureCode, failureMessage: answer.failureMessage }
+          : { failureCode: "payment_expired", failureMessage: "The provider canceled the payment before it was paid." }),
         ...(receipt && topup.receipt !== null ? { receipt: { ...topup.receipt, status: "rejected" as const } } : {})
       }, now)
+    case "Action":
     case "Processing":
     case "Pending":
       return undefined

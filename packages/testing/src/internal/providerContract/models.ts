@@ -54,6 +54,17 @@ export interface Driver {
   readonly amount?: ((outcome: Outcome) => string) | undefined
   /** A refund the provider answered `Pending` settles at the provider (and is told as the provider tells it). Absent: refunds settle at once. */
   readonly settleRefund?: ((refund: Refund, outcome: "succeeded" | "failed") => Promise<void>) | undefined
+  /**
+   * The payer pays one minor unit more than `payment` asks, in the provider's world: the provider
+   * reports that amount in its answers (confirm, status, cancel) and sends its notification to the
+   * suite's `notificationUrl` before the promise resolves. `amount`: what to create such a payment
+   * with (a simulator's magic amount); default as for `succeeded`. Absent: the D11 guard cases are
+   * skipped.
+   */
+  readonly overpay?: {
+    readonly amount?: string | undefined
+    readonly pay: (payment: Payment) => Promise<void>
+  } | undefined
   /** How many payments the provider holds under Tender's id: the provider's own count, for the idempotency cases. */
   readonly paymentsAt?: ((paymentIntentId: string) => number | Promise<number>) | undefined
   /** How much of `payment` the provider has refunded or is refunding (minor units), by its own books. */

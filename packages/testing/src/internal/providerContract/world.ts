@@ -17,10 +17,11 @@ import {
   Refund,
   Refunds,
   Storage,
+  Task,
   Tender,
   Workers
 } from "@tender/core"
-import { Effect, Layer, Logger, ManagedRuntime, Option, Schema } from "effect"
+import { Clock, Effect, Layer, Logger, ManagedRuntime, Option, Schema } from "effect"
 import type { Driver, Harness, Outcome, Payment, Subject } from "./models.js"
 import { type Door, openDoor, receive } from "./door.js"
 
@@ -143,10 +144,10 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
   const amountFor = (outcome: Outcome) => driver.amount?.(outcome) ?? defaultAmount(method)
 
   /** A merchant-mode create through Tender (4.1), paying with the contract's method. */
-  const create = (outcome: Outcome, env: Environment = environment) =>
+  const create = (outcome: Outcome, env: Environment = environment, amount: string = amountFor(outcome)) =>
     Effect.gen(function*() {
       const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({
-        amount: amountFor(outcome),
+        amount,
         currency: method.currencies[0],
         country: method.countries[0],
         checkout_mode: "merchant",
@@ -167,9 +168,9 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
   })
 
   /** Create, expecting the provider to hold the payment. */
-  const created = (outcome: Outcome) =>
+  const created = (outcome: Outcome, amount?: string) =>
     Effect.gen(function*() {
-      const answer = yield* create(outcome)
+      const answer = yield* create(outcome, environment, amount)
       if (answer.status !== 201) return yield* Effect.dieMessage(`create answered ${answer.status}: ${JSON.stringify(answer.body)}`)
       const record = yield* intent(answer.body["id"])
       if (record.providerPaymentId === null) return yield* Effect.dieMessage(`create left ${record.id} ${record.status} without a provider payment`)
@@ -268,6 +269,16 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
     refundThrough,
     settleRefund,
     confirm: (id: string) => Effect.flatMap(context(), (c) => PaymentIntents.confirm(c, id)),
+    /** Tender polls the provider for the payment now (the task a processing payment gets), and the workers run it. */
+    poll: (id: string) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const task = yield* Task.make({ ...scope, kind: "payment_intent.poll", resourceId: id, dueAt: now, now })
+        yield* Effect.flatMap(Storage.Storage, (s) => s.commit([Storage.Write.insert(Task.table, task)]))
+        yield* drain
+      }),
+    /** The refunds of a payment intent, late-payment ones included (D10). */
+    refundsOf: (id: string) => Effect.flatMap(context(), (c) => Effect.map(Refunds.list(c.principal, { payment_intent: id }), (page) => page.data)),
     cancel: (id: string) => Effect.flatMap(context(), (c) => PaymentIntentCancel.cancel(c, id, {})),
     json: (id: string) => Effect.flatMap(context(), (c) => PaymentIntents.retrieveJson(c.principal, id)),
     refundJson: (id: string) => Effect.flatMap(context(), (c) => Effect.map(Refunds.retrieve(c.principal, id), (r) => JSON.stringify(r))),

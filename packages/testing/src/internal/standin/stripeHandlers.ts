@@ -42,10 +42,10 @@ export const emit = (state: StripeState, type: string, object: Record<string, un
 }
 
 /** The payer paid: a charge, the intent `succeeded`, its event. */
-export const succeed = (state: StripeState, pi: Record<string, unknown>): Array<Record<string, unknown>> => {
+export const succeed = (state: StripeState, pi: Record<string, unknown>, received: number = pi["amount"] as number): Array<Record<string, unknown>> => {
   const ch = O.charge(pi)
   state.charges.set(ch["id"] as string, ch)
-  Object.assign(pi, { status: "succeeded", next_action: null, processing: null, amount_received: pi["amount"], latest_charge: ch["id"] })
+  Object.assign(pi, { status: "succeeded", next_action: null, processing: null, amount_received: received, latest_charge: ch["id"] })
   return [emit(state, "payment_intent.succeeded", pi)]
 }
 
