@@ -11,10 +11,15 @@ import { ProviderNotification, Simulator, Storage, Task } from "@tender/core"
 import { Effect, Option } from "effect"
 import { promptpayNamed } from "@tender/test-support"
 import { keys } from "../../core/test/fixtures.js"
+import fc from "fast-check"
+import { bases, fieldPaths, listParams, mutate, topupBases, topupPaths, weirdString } from "./fuzz/generators.js"
 import { assertError, call } from "./harness.js"
 import { type StoreLayer, storeTenders } from "./storeTenders.js"
 
 const nul = "\u0000"
+
+/** Every UTF-8 byte of `text` percent-escaped (`encodeURIComponent` throws on a lone surrogate). */
+const escaped = (text: string) => [...Buffer.from(text, "utf8")].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("")
 
 /** Basic credentials of any text (the harness's `basic` takes a key pair of the fixtures). */
 const basicOf = (pair: string) => `Basic ${Buffer.from(pair, "utf8").toString("base64")}`
@@ -86,6 +91,42 @@ export const refusedTextSuite = (name: string, storage: () => StoreLayer) => {
       const text = await send("POST", "/payment_intents", { ...base, metadata: { k: "\\u0000" } })
       assert.strictEqual(text.status, 201, text.text)
     })
+
+    it("D1 property: a NUL spliced into any string of a request (Basic key pair, path id, query value, JSON body string) -> never a 5xx, every 4xx in the D1 shape", async () => {
+      const { handler, send } = await tender()
+      const withNul = fc.tuple(weirdString, fc.nat()).map(([text, at]) => {
+        const i = at % (text.length + 1)
+        return `${text.slice(0, i)}${nul}${text.slice(i)}`
+      })
+      const body = (creates: string, templates: ReadonlyArray<unknown>, paths: ReadonlyArray<string>) =>
+        fc.tuple(fc.constantFrom(...templates), fc.constantFrom(...paths), withNul).map(([template, path, value]) =>
+          ({ method: "POST", path: creates, body: mutate(template, path, value, false) }))
+      const requests = fc.oneof(
+        body("/payment_intents", bases, fieldPaths),
+        body("/topup_intents", topupBases, topupPaths),
+        body("/webhook_endpoints", [{ url: "https://example.com/hook", enabled_events: ["payment_intent.succeeded"], description: "d" }], ["url", "description", "enabled_events"]),
+        fc.tuple(fc.constantFrom("/payment_intents", "/topup_intents", "/payout_intents", "/refunds", "/events"), fc.constantFrom(...listParams, "type", "payment_intent"), withNul)
+          .map(([path, name, value]) => ({ method: "GET", path: `${path}?${name}=${escaped(value)}` })),
+        fc.tuple(fc.constantFrom("/payment_intents/", "/refunds/", "/topup_intents/", "/payout_intents/", "/events/", "/webhook_endpoints/"), withNul)
+          .map(([path, id]) => ({ method: "GET", path: path + escaped(id) })),
+        fc.tuple(withNul, fc.boolean()).map(([text, inSecret]) => ({
+          method: "GET",
+          path: "/payment_intents",
+          authorization: basicOf(inSecret ? `${keys.demoTest.public}:${text}` : `${text}:${keys.demoTest.secret}`)
+        }))
+      )
+      await fc.assert(
+        fc.asyncProperty(requests, async (r: { method: string; path: string; body?: unknown; authorization?: string }) => {
+          const res = r.authorization === undefined
+            ? await send(r.method, r.path, r.body)
+            : await call(handler, r.method, r.path, { headers: { authorization: r.authorization } })
+          const label = `${r.method} ${r.path} ${JSON.stringify(r.body ?? "").slice(0, 200)} -> ${res.status} ${res.text.slice(0, 200)}`
+          assert.isBelow(res.status, 500, label)
+          if (res.status >= 400) assertError(res, res.status, res.json?.error?.code)
+        }),
+        { numRuns: 200 }
+      )
+    }, 120_000)
 
     it("D11 a signed simulator event whose id holds a NUL -> 4xx, nothing stored; one naming an intent with a NUL -> 200, then recorded unmatched, its task done", async () => {
       const { handler, work, runtime } = await tender()
