@@ -14,8 +14,8 @@ import * as Claims from "./internal/claims.js"
 import { collections, validatePrefix } from "./internal/collections.js"
 import * as Commit from "./internal/commit.js"
 import { readRecord } from "./internal/documents.js"
-import { fold } from "./internal/errors.js"
-import { byCollection, indexSpecs } from "./internal/indexes.js"
+import { codeOf, fold } from "./internal/errors.js"
+import { byCollection, indexSpecs, retiredIndexes } from "./internal/indexes.js"
 import * as Directory from "./internal/directory.js"
 import * as MerchantsStore from "./internal/merchants.js"
 import { idFilter, listFilter, listOptions, projection, scopedFilter } from "./internal/queries.js"
@@ -87,6 +87,12 @@ export const setup = (client: MongoClient, options: MongoStorageOptions): Effect
     const c = collections(yield* validatePrefix(options.collectionPrefix))
     const db = client.db(options.database, dbOptions)
     const specs = indexSpecs(c, { expireKeys: options.expireKeys ?? true })
+    for (const retired of retiredIndexes(c)) {
+      yield* call(`drop index ${retired.name} of ${retired.collection}`, () => db.collection(retired.collection).dropIndex(retired.name)).pipe(
+        // 26 NamespaceNotFound (no collection yet), 27 IndexNotFound (dropped already, or never made).
+        Effect.catchIf((e) => [26, 27].includes(codeOf(e.cause) ?? 0), () => Effect.void)
+      )
+    }
     for (const [collection, group] of byCollection(specs)) {
       yield* call(`create indexes of ${collection}`, () =>
         db.collection(collection).createIndexes(group.map(({ collection: _, ...spec }) => ({ ...spec, key: { ...spec.key } }))))
