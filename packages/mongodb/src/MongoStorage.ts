@@ -122,7 +122,15 @@ export const setup = (client: MongoClient, options: MongoStorageOptions): Effect
  * @since 0.1.0 @category setup
  */
 export const checkDeployment = (db: Db, database: string): Effect.Effect<Topology.Topology, StorageError.StorageError> =>
-  call("hello", () => db.command({ hello: 1 })).pipe(
+  Effect.tryPromise({
+    try: () => db.command({ hello: 1 }),
+    catch: (error) => {
+      const folded = fold("hello")(error)
+      // Name the cause where the driver says it: a replica set whose members cannot be reached.
+      const why = Topology.unreachableSet(error)
+      return why === undefined ? folded : new StorageError.StorageUnavailable({ message: `mongodb: hello failed: ${why}`, cause: error })
+    }
+  }).pipe(
     Effect.map((hello: Document) => Topology.classify(hello)),
     Effect.filterOrFail(Topology.supportsTransactions, () => new StorageError.StorageFailure({ message: Topology.standaloneMessage(database) }))
   )
