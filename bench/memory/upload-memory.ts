@@ -15,8 +15,16 @@
  *    (200 × 5 MiB = 1000 MiB). Any `MALLOC_*` variable (glibc's tunables) is passed on to the
  *    server. docs/reliability.md, "Memory after a burst of uploads", has the figures.
  *
+ * 3. While the burst runs, plain GETs one after another (`GET /payment_intents?limit=10`): their
+ *    p50, p99 and worst time, and the server's largest RSS sampled meanwhile. An upload refused
+ *    past the server's bound on uploads at once (503 with `Retry-After`, docs/reliability.md
+ *    "Uploads") is sent again after that delay, as a client would, until it is stored.
+ *    `--bounds 200,4` runs each scenario once per `TENDER_MAX_CONCURRENT_UPLOADS` (A/B in one run;
+ *    a bound at or above the burst is no bound).
+ *
  *   npm run bench:upload                          # everything
  *   npm run bench:upload -- --stores pg --routes receipt --skip-peak
+ *   npm run bench:upload -- --stores pg --routes assets --skip-peak --bounds 200,4
  */
 import { basic, bankTransfer, demoKey, freePort, freshTablePrefix, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
 import { Seed, Tender } from "@tender/core"
@@ -24,6 +32,7 @@ import { TenderHttp } from "@tender/http"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
+import { loadavg } from "node:os"
 import { Agent, request } from "node:http"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
@@ -33,6 +42,9 @@ const { values: flags } = parseArgs({
   options: {
     stores: { type: "string", default: "pg,memory" },
     routes: { type: "string", default: "assets,receipt" },
+    // The server's TENDER_MAX_CONCURRENT_UPLOADS, one scenario each: a bound at or above the burst
+    // is no bound (as before there was one); the default is the server's own.
+    bounds: { type: "string", default: "" },
     "skip-peak": { type: "boolean", default: false }
   }
 })
@@ -129,9 +141,10 @@ const multipart = Buffer.concat([
 /** Connections of their own for the burst: every upload at once, none waiting for a socket. */
 const agent = new Agent({ keepAlive: false, maxSockets: Infinity })
 
-/** POST the upload to `path` under the idempotency key `key`; its status. */
-const send = (port: number, path: string, key: string): Promise<number> =>
+/** POST the upload to `path` under the idempotency key `key`; its status and Retry-After. */
+const sendOnce = (port: number, path: string, key: string): Promise<{ status: number; retryAfter: number | undefined }> =>
   new Promise((ok, fail) => {
+    let answered = false
     const req = request({
       host: "127.0.0.1",
       port,
@@ -145,13 +158,70 @@ const send = (port: number, path: string, key: string): Promise<number> =>
         "content-length": String(multipart.length)
       }
     }, (res) => {
+      answered = true
       res.resume()
-      res.on("end", () => ok(res.statusCode ?? 0))
+      const retry = res.headers["retry-after"]
+      res.on("end", () => ok({ status: res.statusCode ?? 0, retryAfter: retry === undefined ? undefined : Number(retry) }))
       res.on("error", fail)
     })
-    req.on("error", fail)
+    // A refused upload is answered before its body is sent whole, and the connection closed:
+    // the write then fails with EPIPE or ECONNRESET after the answer arrived.
+    req.on("error", (error) => (answered ? undefined : fail(error)))
     req.end(multipart)
   })
+
+/** Refusals of the burst: each a 503 with Retry-After, retried after it as a client would. */
+let refusals = 0
+
+/** POST the upload, again after each 503's Retry-After (at most 100 times); the final status. */
+const send = async (port: number, path: string, key: string): Promise<number> => {
+  for (let attempt = 0;; attempt++) {
+    const { status, retryAfter } = await sendOnce(port, path, key)
+    if (status !== 503 || retryAfter === undefined || attempt >= 100) return status
+    refusals++
+    await new Promise((r) => setTimeout(r, retryAfter * 1000 * (1 + Math.random())))
+  }
+}
+
+/** Plain GETs one after another until `stop()`: each one's time in ms and the server's RSS sampled. */
+const readsDuring = (port: number, pid: number) => {
+  const times: Array<number> = []
+  let maxRss = 0
+  let running = true
+  const rss = () => {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+    if (m !== null) maxRss = Math.max(maxRss, Number(m[1]) * 1024)
+  }
+  // A connection of its own for each GET (no keep-alive socket the server may have closed meanwhile).
+  const get = () =>
+    new Promise<number>((ok, fail) => {
+      const req = request({ host: "127.0.0.1", port, path: "/payment_intents?limit=10", headers: { authorization: auth }, agent: false }, (res) => {
+        res.resume()
+        res.on("end", () => ok(res.statusCode ?? 0))
+        res.on("error", fail)
+      })
+      req.on("error", fail)
+      req.end()
+    })
+  const loop = (async () => {
+    while (running) {
+      const began = performance.now()
+      const status = await get()
+      if (status !== 200) throw new Error(`a GET during the burst answered ${status}`)
+      times.push(performance.now() - began)
+      rss()
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  })()
+  return async () => {
+    running = false
+    await loop
+    rss()
+    const sorted = [...times].sort((a, b) => a - b)
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
+    return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? Number.NaN, maxRss }
+  }
+}
 
 interface Row {
   readonly store: string
@@ -163,9 +233,14 @@ interface Row {
   /** The server's peak resident set over its life (VmHWM), in bytes. */
   readonly peakRss: number
   readonly note: string
+  /** The server's TENDER_MAX_CONCURRENT_UPLOADS, or "" for its default. */
+  readonly bound: string
+  /** GETs timed while the burst ran, and the server's largest RSS sampled meanwhile. */
+  readonly reads: { readonly count: number; readonly p50: number; readonly p99: number; readonly max: number; readonly maxRss: number }
+  readonly refusals: number
 }
 
-const scenario = async (store: "pg" | "memory", route: "assets" | "receipt"): Promise<Row> => {
+const scenario = async (store: "pg" | "memory", route: "assets" | "receipt", bound: string): Promise<Row> => {
   const port = await freePort()
   const prefix = freshTablePrefix()
   const env: Record<string, string> = {
@@ -177,6 +252,7 @@ const scenario = async (store: "pg" | "memory", route: "assets" | "receipt"): Pr
     // (a 503 then, and an upload less). The bench measures memory, not latency.
     TENDER_DB_STATEMENT_TIMEOUT_MS: "300000",
     ...(store === "pg" ? { DATABASE_URL: testDatabaseUrl, TENDER_TABLE_PREFIX: prefix } : {}),
+    ...(bound === "" ? {} : { TENDER_MAX_CONCURRENT_UPLOADS: bound }),
     // The C allocator's tunables, to compare what the resident set keeps (docs/reliability.md).
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("MALLOC_")) as Array<[string, string]>)
   }
@@ -214,9 +290,12 @@ const scenario = async (store: "pg" | "memory", route: "assets" | "receipt"): Pr
     }
     await new Promise((r) => setTimeout(r, 2000))
     const before = await measure(child)
+    refusals = 0
+    const stopReads = readsDuring(port, child.pid!)
     const began = performance.now()
     const statuses = await Promise.all(Array.from({ length: burst }, (_, i) => upload(target(i), `bench-burst-${i}`)))
     const seconds = (performance.now() - began) / 1000
+    const reads = await stopReads()
     const failed = statuses.filter((s) => s !== expected)
     if (failed.length > 0) throw new Error(`${failed.length} of ${burst} uploads did not answer ${expected}: ${[...new Set(failed)].join(", ")}`)
     const after = await measure(child)
@@ -232,7 +311,7 @@ const scenario = async (store: "pg" | "memory", route: "assets" | "receipt"): Pr
     }
     const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))
     const peakRss = hwm === null ? Number.NaN : Number(hwm[1]) * 1024
-    return { store, route, before, after, settled, seconds, peakRss, note }
+    return { store, route, before, after, settled, seconds, peakRss, note, bound, reads, refusals }
   } catch (error) {
     throw new Error(`${String(error)}\n--- the server's output ---\n${output.slice(-4000)}`)
   } finally {
@@ -245,17 +324,24 @@ if (!flags["skip-peak"]) await peak()
 const rows: Array<Row> = []
 for (const store of flags.stores.split(",") as Array<"pg" | "memory">) {
   for (const route of flags.routes.split(",") as Array<"assets" | "receipt">) {
-    const row = await scenario(store, route)
-    rows.push(row)
-    const d = (f: keyof Usage, a: Usage) => mib(a[f] - row.before[f])
-    out(
-      `${burst} × 5 MiB ${route === "assets" ? "POST /assets" : "POST /payment_intents/{id}/receipt"} on ${store === "pg" ? "PostgreSQL" : "memory"} ` +
-        `(${row.seconds.toFixed(1)} s): before rss ${mib(row.before.rss)}, heap ${mib(row.before.heapUsed)}, external ${mib(row.before.external)} MiB; ` +
-        `held after the burst rss +${d("rss", row.after)}, heap +${d("heapUsed", row.after)}, external +${d("external", row.after)} ` +
-        `(arrayBuffers +${d("arrayBuffers", row.after)}); ${settleMillis / 1000} s later rss +${d("rss", row.settled)}, ` +
-        `heap +${d("heapUsed", row.settled)}, external +${d("external", row.settled)} (arrayBuffers +${d("arrayBuffers", row.settled)}) MiB; ` +
-        `peak rss ${mib(row.peakRss)} MiB` +
-        (row.note === "" ? "" : `; ${row.note}`)
-    )
+    for (const bound of flags.bounds.split(",")) {
+      const row = await scenario(store, route, bound)
+      rows.push(row)
+      const d = (f: keyof Usage, a: Usage) => mib(a[f] - row.before[f])
+      out(
+        `${burst} × 5 MiB ${route === "assets" ? "POST /assets" : "POST /payment_intents/{id}/receipt"} on ${store === "pg" ? "PostgreSQL" : "memory"} ` +
+          `(${row.seconds.toFixed(1)} s): before rss ${mib(row.before.rss)}, heap ${mib(row.before.heapUsed)}, external ${mib(row.before.external)} MiB; ` +
+          `held after the burst rss +${d("rss", row.after)}, heap +${d("heapUsed", row.after)}, external +${d("external", row.after)} ` +
+          `(arrayBuffers +${d("arrayBuffers", row.after)}); ${settleMillis / 1000} s later rss +${d("rss", row.settled)}, ` +
+          `heap +${d("heapUsed", row.settled)}, external +${d("external", row.settled)} (arrayBuffers +${d("arrayBuffers", row.settled)}) MiB; ` +
+          `peak rss ${mib(row.peakRss)} MiB` +
+          (row.note === "" ? "" : `; ${row.note}`)
+      )
+      out(
+        `  uploads at once: ${row.bound === "" ? "the server's default" : row.bound}; ${row.refusals} refusals (503, retried after Retry-After); ` +
+          `${row.reads.count} GETs during the burst: p50 ${row.reads.p50.toFixed(0)} ms, p99 ${row.reads.p99.toFixed(0)} ms, max ${row.reads.max.toFixed(0)} ms; ` +
+          `RSS during the burst at most ${mib(row.reads.maxRss)} MiB (+${mib(row.reads.maxRss - row.before.rss)} MiB over before); load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`
+      )
+    }
   }
 }

@@ -46,6 +46,9 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     // should a change notification be lost (docs/performance.md, "Caches across processes"); 0 turns the cache off.
     directoryCacheMaxAgeMillis: wholeNumber(env, "TENDER_DIRECTORY_CACHE_MAX_AGE_MS", 5_000, 0, maxMillis, `a whole number of milliseconds from 0 (off) to ${maxMillis}, like 5000`),
     maxHeaderBytes: positiveInt(env, "TENDER_MAX_HEADER_BYTES", 16 * 1024),
+    // How many multipart uploads are worked on at once; one more is answered 503 with Retry-After
+    // (docs/reliability.md, "Uploads").
+    maxConcurrentUploads: positiveInt(env, "TENDER_MAX_CONCURRENT_UPLOADS", 4),
     // On PostgreSQL, whether each connection prepares Tender's statements once (docs/postgres.md,
     // "Prepared statements"): off behind a pooler that cannot keep them (PgBouncer before 1.21).
     preparedStatements: onOff(env, "TENDER_PG_PREPARED_STATEMENTS", true),

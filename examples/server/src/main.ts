@@ -36,6 +36,7 @@ const main = Effect.gen(function*() {
     checkoutSecret,
     databaseUrl,
     directoryCacheMaxAgeMillis,
+    maxConcurrentUploads,
     maxHeaderBytes,
     preparedStatements,
     mongodbUrl,
@@ -110,7 +111,8 @@ const main = Effect.gen(function*() {
   const server = Startup.serve({
     services,
     server: NodeHttpServer.layer(() => httpServer(requestTimeoutMillis, maxHeaderBytes), { port, host: "127.0.0.1" }),
-    timeout: startupTimeoutMillis
+    timeout: startupTimeoutMillis,
+    mount: { maxConcurrentUploads }
   })
   const demo = seed.merchants[0]?.api_keys.find((k) => k.public_key.startsWith("pk_test_"))
   // The banner is built after the server layer, so it prints only once the port is listening.

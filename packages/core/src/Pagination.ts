@@ -25,7 +25,10 @@ export const decode = (cursor: string, idPrefix: string): Effect.Effect<Position
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
     if (
       Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && value[0] >= 0 &&
-      typeof value[1] === "string" && value[1].startsWith(idPrefix) && value[1].length <= 64
+      typeof value[1] === "string" && value[1].startsWith(idPrefix) && value[1].length <= 64 &&
+      // Ids are letters, digits and underscores: anything else (a NUL, which PostgreSQL refuses in
+      // a statement) is no cursor this API issued.
+      /^[A-Za-z0-9_]+$/.test(value[1])
     ) {
       return Effect.succeed({ createdAt: value[0] as number, id: value[1] })
     }

@@ -22,6 +22,16 @@ import { apply } from "./internal/providerNotices.js"
 /** No installed provider takes notifications under this code (404 `resource_not_found`). @since 0.1.0 @category errors */
 export class UnknownNotificationProvider extends Data.TaggedError("UnknownNotificationProvider")<{ readonly provider: string }> {}
 
+/**
+ * A verified notification whose event id holds U+0000, text no store keeps (PostgreSQL refuses it
+ * in a statement): nothing is stored, since a notice is stored under its event id (400
+ * `validation_failed`). An id the notice merely names with it matches nothing, and is recorded
+ * `unmatched` by its task like any unknown id.
+ *
+ * @since 0.1.0 @category errors
+ */
+export class NotificationUnstorable extends Data.TaggedError("NotificationUnstorable")<{ readonly provider: string; readonly reason: string }> {}
+
 /** What an adapter's `parseNotification` must give back; anything else is the adapter's defect. */
 const Parsed = Schema.Struct({ notices: Schema.Array(ProviderNotice), answer: AnswerSchema })
 
@@ -66,7 +76,8 @@ const store = (provider: string, notices: ReadonlyArray<ProviderNotice>) =>
 
 /**
  * Receive a notification for provider `code` (D11): the adapter verifies it (an unverifiable
- * request fails with `NotificationUnverified`, nothing stored); each notice is stored once, with
+ * request fails with `NotificationUnverified`, nothing stored; one whose event id no store keeps,
+ * with `NotificationUnstorable`); each notice is stored once, with
  * the task that applies it, before the answer the adapter gives is returned. A provider that is
  * not installed, or takes no notifications, fails with `UnknownNotificationProvider`.
  *
@@ -77,7 +88,7 @@ export const receive = (
   request: ProviderNotificationRequest
 ): Effect.Effect<
   NotificationAnswer,
-  UnknownNotificationProvider | NotificationUnverified | StorageError,
+  UnknownNotificationProvider | NotificationUnverified | NotificationUnstorable | StorageError,
   ProviderRegistry | Storage | IdGenerator
 > =>
   Effect.gen(function*() {
@@ -90,6 +101,9 @@ export const receive = (
     const checked = yield* Schema.decodeUnknown(Parsed)(parsed).pipe(
       Effect.catchAll((error) => Effect.dieMessage(`tender: ${code}'s parseNotification gave no valid notices: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
     )
+    if (checked.notices.some((notice) => notice.eventId.includes("\u0000"))) {
+      return yield* new NotificationUnstorable({ provider: code, reason: "an event id holds U+0000 (NUL)" })
+    }
     yield* store(code, checked.notices)
     return checked.answer
   }).pipe(Effect.withSpan("tender.provider.notification"))
@@ -117,7 +131,8 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
           ...record,
           status: applied.status,
           resourceId: applied.resourceId,
-          detail: applied.detail,
+          // The detail quotes what the provider sent, which may hold U+0000 (no store keeps it): escaped.
+          detail: applied.detail === null ? null : applied.detail.replaceAll("\u0000", "\\u0000"),
           updatedAt: Math.max(now, record.updatedAt),
           version: record.version + 1
         }, record.version)

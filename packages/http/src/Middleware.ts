@@ -22,6 +22,7 @@ import * as Observe from "./internal/observe.js"
 import * as Routes from "./internal/routes.js"
 import { Mount } from "./Mount.js"
 import * as Upload from "./Upload.js"
+import * as Uploads from "./internal/uploads.js"
 
 /** The largest JSON body accepted: a create request is well under 16 KiB (D1). @since 0.1.0 */
 export const maxJsonBodyBytes: number = Render.maxJsonBodyBytes
@@ -82,7 +83,9 @@ export const bodyLimitOf = (route: Routes.Route | undefined, contentType: string
  */
 export const layer = Layer.mergeAll(Observe.layerServerSpanWhenExported, Observe.layerSpanNames, HttpApiBuilder.middleware(
   TenderApi,
-  Effect.map(Effect.zip(Effect.context<Merchants.Merchants | Mount | Storage.Storage>(), Health.cachedReadiness()), ([context, readiness]) => (app: HttpApp.Default) =>
+  Effect.map(Effect.zip(Effect.context<Merchants.Merchants | Mount | Storage.Storage>(), Health.cachedReadiness()), ([context, readiness]) => {
+    const uploads = Uploads.bound(Context.get(context, Mount).maxConcurrentUploads)
+    return (app: HttpApp.Default) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const mount = Context.get(context, Mount)
@@ -101,7 +104,10 @@ export const layer = Layer.mergeAll(Observe.layerServerSpanWhenExported, Observe
         ? app
         : Effect.zipRight(
           FiberRef.update(FiberRef.currentContext, Context.add(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(bodyLimitOf(resolved.route, request.headers["content-type"]))))),
-          app
+          // An upload is worked on only while fewer than the bound are; past it, 503 at once.
+          Uploads.isUpload(resolved.route, request.headers["content-type"])
+            ? uploads(app, Effect.zipRight(Effect.logDebug("tender: an upload was refused: the bound on uploads at once is reached"), Render.renderError(Uploads.busy(), false)))
+            : app
         )
       // A path none of Tender's routes has as written is a 404 here: the router would match it
       // whatever its case, with a trailing slash or doubled slashes (find-my-way's defaults), where a
@@ -128,5 +134,6 @@ export const layer = Layer.mergeAll(Observe.layerServerSpanWhenExported, Observe
       return response.status === 401
         ? HttpServerResponse.setHeader(retry, "www-authenticate", 'Basic realm="payments"')
         : retry
-    }))
+    })
+  })
 ))

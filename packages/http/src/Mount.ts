@@ -23,7 +23,17 @@ export interface MountOptions {
    * 200 or 503 with a small JSON body (docs/observability.md). `false` serves neither.
    */
   readonly health?: { readonly liveness?: string | undefined; readonly readiness?: string | undefined } | false | undefined
+  /**
+   * How many multipart uploads (`POST /assets`, a receipt's file) Tender works on at once, in this
+   * process; one more is refused at once with 503 `service_unavailable` and `Retry-After`, its body
+   * unread, so a burst of 5 MiB files cannot take the memory, the cores and the connection pool
+   * that every other request needs (docs/reliability.md, "Uploads"). Default 4.
+   */
+  readonly maxConcurrentUploads?: number | undefined
 }
+
+/** Uploads worked on at once unless `maxConcurrentUploads` says otherwise. @since 0.1.0 */
+export const defaultMaxConcurrentUploads = 4
 
 /** @since 0.1.0 @category tags */
 export class Mount extends Context.Tag("@tender/http/Mount")<Mount, {
@@ -37,6 +47,8 @@ export class Mount extends Context.Tag("@tender/http/Mount")<Mount, {
   readonly routes: Routes.Table
   /** The health paths under the prefix; empty when not served. */
   readonly health: { readonly liveness?: string; readonly readiness?: string }
+  /** How many multipart uploads are worked on at once (`MountOptions.maxConcurrentUploads`). */
+  readonly maxConcurrentUploads: number
 }>() {}
 
 /** @since 0.1.0 @category constructors */
@@ -47,7 +59,18 @@ export const make = (options: MountOptions & { readonly standalone: boolean }): 
     ? {}
     : { liveness: at(options.health?.liveness ?? "/healthz"), readiness: at(options.health?.readiness ?? "/readyz") }
   const isHealth = (path: string) => path === health.liveness || path === health.readiness
-  return { prefix: routes.prefix, standalone: options.standalone, owns: (path) => isHealth(path) || Routes.owns(routes, path), routes, health }
+  const maxConcurrentUploads = options.maxConcurrentUploads ?? defaultMaxConcurrentUploads
+  if (!Number.isSafeInteger(maxConcurrentUploads) || maxConcurrentUploads < 1) {
+    throw new Error(`tender: maxConcurrentUploads must be a whole number from 1, got ${String(options.maxConcurrentUploads)}`)
+  }
+  return {
+    prefix: routes.prefix,
+    standalone: options.standalone,
+    owns: (path) => isHealth(path) || Routes.owns(routes, path),
+    routes,
+    health,
+    maxConcurrentUploads
+  }
 }
 
 /** @since 0.1.0 @category layers */

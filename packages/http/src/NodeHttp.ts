@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
+import * as RefusedMethods from "./internal/refusedMethods.js"
 import type { WebHandler } from "./TenderHttp.js"
 
 /** The URL the request was sent to: a mounting framework may have cut its own prefix off `url`. */
@@ -96,6 +97,8 @@ export const writeResponse = async (response: Response, res: ServerResponse): Pr
 
 /** Serve one request with Tender, whatever its path (an unknown path gets the D1 404). @since 0.1.0 */
 export const serve = async (tender: WebHandler, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  // TRACE and the like cannot be a fetch `Request`: answered as the router answers a method a path lacks.
+  if (RefusedMethods.refusedByFetch(req.method ?? "GET")) return RefusedMethods.answer(tender, req.method ?? "GET", urlOf(req), res)
   try {
     await writeResponse(await tender.handler(toRequest(req)), res)
   } catch (error) {

@@ -13,6 +13,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import type { HttpRouter, HttpServer } from "@effect/platform"
 import { Data, Duration, Effect, Layer } from "effect"
+import type * as Mount from "./Mount.js"
 import * as TenderHttp from "./TenderHttp.js"
 
 /**
@@ -60,10 +61,12 @@ export const serve = <ES, RS, EH, RH>(options: {
   readonly services: Layer.Layer<TenderHttp.Services, ES, RS>
   readonly server: Layer.Layer<HttpServer.HttpServer | HttpRouter.HttpRouter.DefaultServices, EH, RH>
   readonly timeout?: Duration.DurationInput | undefined
+  /** Where and how the API is mounted: prefix, health routes, uploads at once (`Mount.MountOptions`). */
+  readonly mount?: Mount.MountOptions | undefined
 }): Layer.Layer<never, ES | EH | StartupTimeout, RS | RH> =>
   // Layer.provide builds its argument first: the services, then the server, then the API on them.
   HttpApiBuilder.serve().pipe(
-    Layer.provide(TenderHttp.layer),
+    Layer.provide(options.mount === undefined ? TenderHttp.layer : TenderHttp.layerWith(options.mount)),
     Layer.provide(options.server),
     Layer.provide(ready(options.services, options.timeout))
   )

@@ -14,6 +14,7 @@ import { Context, Effect, Exit, Layer, Runtime, Scope } from "effect"
 import { TenderApi } from "./Api.js"
 import * as Handlers from "./Handlers.js"
 import * as Outside from "./internal/outside.js"
+import * as RefusedMethods from "./internal/refusedMethods.js"
 import * as Routes from "./internal/routes.js"
 import * as Middleware from "./Middleware.js"
 import * as Mount from "./Mount.js"
@@ -158,7 +159,7 @@ export const toWebHandler = <E>(services: L.Layer<Services, E>, options: Mount.M
     mount.prefix,
     (message) => void build().then(({ runtime }) => Runtime.runFork(runtime)(Effect.logWarning(message)), () => {})
   )
-  return {
+  const handler: WebHandler = {
     // Bodies are counted and cut off at their limit as they stream in, whatever the framing (internal/body.ts).
     handler: (request) => build().then(({ handle }) => handle(request)),
     owns: (url) => mount.owns(Routes.pathOf(url)),
@@ -169,4 +170,6 @@ export const toWebHandler = <E>(services: L.Layer<Services, E>, options: Mount.M
     liveness: () => Effect.runPromise(Health.liveness),
     readiness: () => build().then(({ runtime }) => Runtime.runPromise(runtime)(Health.readiness()))
   }
+  RefusedMethods.register(handler, mount.routes)
+  return handler
 }

@@ -20,7 +20,8 @@ export type StoreLayer = Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Me
 /**
  * `start(webhooks)`: a Tender of the fixtures' seed on a fresh `storage()`, over HTTP. `send`
  * calls it as a merchant (the demo's test key unless told), `ok` asserts a 2xx and gives the
- * body, `work()` runs every due task as a worker would, `runtime` runs anything else in it.
+ * body, `work()` runs every due task as a worker would, `runtime` runs anything else in it,
+ * `handler` takes any request (the harness's `call`).
  */
 export const storeTenders = (storage: () => StoreLayer, options: { readonly seed?: typeof seed } = {}) => {
   const stops: Array<() => Promise<void>> = []
@@ -48,6 +49,6 @@ export const storeTenders = (storage: () => StoreLayer, options: { readonly seed
       return r.json
     }
     const work = () => runtime.runPromise(Workers.drain({ owner: "test" }))
-    return { runtime, send, ok, work }
+    return { runtime, send, ok, work, handler: web.handler }
   }
 }

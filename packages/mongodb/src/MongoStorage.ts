@@ -8,21 +8,22 @@
  * @since 0.1.0
  */
 import { BalanceTransaction, DirectoryCache, Event, Merchants, ReplayCache, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { type Db, type DbOptions, type Document, MongoClient } from "mongodb"
+import { Context, type Duration, Effect, Layer, Option, Redacted } from "effect"
+import { type Db, type DbOptions, type Document, MongoClient, ReadConcern } from "mongodb"
 import * as Backfill from "./internal/backfill.js"
 import * as Balances from "./internal/balances.js"
 import * as Claims from "./internal/claims.js"
 import { collections, validatePrefix } from "./internal/collections.js"
 import * as Commit from "./internal/commit.js"
 import { readRecord } from "./internal/documents.js"
-import { fold } from "./internal/errors.js"
-import { byCollection, indexSpecs } from "./internal/indexes.js"
+import { codeOf, fold } from "./internal/errors.js"
+import { byCollection, indexSpecs, retiredIndexes } from "./internal/indexes.js"
 import * as Directory from "./internal/directory.js"
 import * as MerchantsStore from "./internal/merchants.js"
 import { idFilter, listFilter, listOptions, projection, scopedFilter } from "./internal/queries.js"
 import * as Purge from "./internal/purge.js"
 import * as Tasks from "./internal/tasks.js"
+import * as Timeout from "./internal/timeout.js"
 import * as Topology from "./internal/topology.js"
 
 /** The host's `MongoClient`, for `layerClient`; `layerFromUrl` provides one. @since 0.1.0 @category tags */
@@ -54,17 +55,30 @@ export interface MongoStorageOptions {
    * `{ maxEntries: 10000, maxBodyChars: 8 MiB, marginMillis: 60000 }`.
    */
   readonly replayCache?: ReplayCache.ReplayCacheOptions | false | undefined
+  /**
+   * The most any one call to MongoDB may take before it answers 503 `service_unavailable`
+   * (docs/mongodb.md, "Timeouts"): every storage, directory and task call, and on the server the
+   * majority write concern's `wtimeoutMS`, a commit's `maxCommitTimeMS` and a read's `maxTimeMS`.
+   * Default 10 seconds.
+   */
+  readonly operationTimeout?: Duration.DurationInput | undefined
 }
 
 /**
  * The `Db` handle Tender uses, with its BSON options stated, so the host's client options
- * (`promoteValues: false`, `useBigInt64`, `raw`, a secondary read preference) never change what
- * Tender reads or where: claims must read what they just wrote.
+ * (`promoteValues: false`, `useBigInt64`, `raw`, a secondary read preference, `w: 1`, a `local`
+ * read concern) never change what Tender reads, where, or how durably it writes: claims must read
+ * what they just wrote, and an acknowledged claim or commit must survive a failover (with `w: 1`
+ * it can roll back, and a retry call the provider again). Writes wait for a majority of the
+ * replica set (at most `wtimeoutMS`), reads see only majority-committed data, so a completed key
+ * read into the replay cache is one no failover takes back (docs/mongodb.md, "Durability").
  *
  * @since 0.1.0
  */
 export const dbOptions: DbOptions = {
   readPreference: "primary",
+  readConcern: new ReadConcern("majority"),
+  writeConcern: { w: "majority", wtimeoutMS: Timeout.millisOf(undefined) },
   promoteValues: true,
   promoteLongs: true,
   promoteBuffers: false,
@@ -73,6 +87,9 @@ export const dbOptions: DbOptions = {
   ignoreUndefined: false,
   raw: false
 }
+
+/** `dbOptions` with the majority write concern waiting at most `millis` (the operation timeout). */
+const handleOptions = (millis: number): DbOptions => ({ ...dbOptions, writeConcern: { w: "majority", wtimeoutMS: millis } })
 
 const call = <A>(operation: string, f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: fold(operation) })
 
@@ -89,6 +106,12 @@ export const setup = (client: MongoClient, options: MongoStorageOptions): Effect
     const c = collections(yield* validatePrefix(options.collectionPrefix))
     const db = client.db(options.database, dbOptions)
     const specs = indexSpecs(c, { expireKeys: options.expireKeys ?? true })
+    for (const retired of retiredIndexes(c)) {
+      yield* call(`drop index ${retired.name} of ${retired.collection}`, () => db.collection(retired.collection).dropIndex(retired.name)).pipe(
+        // 26 NamespaceNotFound (no collection yet), 27 IndexNotFound (dropped already, or never made).
+        Effect.catchIf((e) => [26, 27].includes(codeOf(e.cause) ?? 0), () => Effect.void)
+      )
+    }
     for (const [collection, group] of byCollection(specs)) {
       yield* call(`create indexes of ${collection}`, () =>
         db.collection(collection).createIndexes(group.map(({ collection: _, ...spec }) => ({ ...spec, key: { ...spec.key } }))))
@@ -103,7 +126,15 @@ export const setup = (client: MongoClient, options: MongoStorageOptions): Effect
  * @since 0.1.0 @category setup
  */
 export const checkDeployment = (db: Db, database: string): Effect.Effect<Topology.Topology, StorageError.StorageError> =>
-  call("hello", () => db.command({ hello: 1 })).pipe(
+  Effect.tryPromise({
+    try: () => db.command({ hello: 1 }),
+    catch: (error) => {
+      const folded = fold("hello")(error)
+      // Name the cause where the driver says it: a replica set whose members cannot be reached.
+      const why = Topology.unreachableSet(error)
+      return why === undefined ? folded : new StorageError.StorageUnavailable({ message: `mongodb: hello failed: ${why}`, cause: error })
+    }
+  }).pipe(
     Effect.map((hello: Document) => Topology.classify(hello)),
     Effect.filterOrFail(Topology.supportsTransactions, () => new StorageError.StorageFailure({ message: Topology.standaloneMessage(database) }))
   )
@@ -117,51 +148,77 @@ export const checkDeployment = (db: Db, database: string): Effect.Effect<Topolog
 export const make = (client: MongoClient, options: MongoStorageOptions) =>
   Effect.gen(function*() {
     const c = collections(yield* validatePrefix(options.collectionPrefix))
-    const db = client.db(options.database, dbOptions)
-    const topology = yield* checkDeployment(db, options.database)
+    const millis = yield* Effect.try({ try: () => Timeout.millisOf(options.operationTimeout), catch: (e) => new StorageError.StorageFailure({ message: String(e) }) })
+    const within = Timeout.bound(millis)
+    const db = client.db(options.database, handleOptions(millis))
+    const topology = yield* within("hello", checkDeployment(db, options.database))
     const replays = options.replayCache === false ? undefined : ReplayCache.make(options.replayCache)
     const claims = Claims.make(db.collection(c.idempotencyKeys), db.collection(c.references), replays)
-    const bare = Storage.Storage.of({
-      begin: replays === undefined ? claims.begin : ReplayCache.cachedBegin(replays, claims.begin),
-      commit: Commit.make(client, db, c),
-      get: (table, scope, id) =>
-        call(`get ${table.name}`, () => db.collection(c.of(table)).findOne(scopedFilter(scope, id), { projection })).pipe(
-          Effect.flatMap((doc) => doc === null ? Effect.succeed(Option.none()) : Effect.asSome(readRecord(table, doc)))
-        ),
-      find: (table, id) =>
-        call(`find ${table.name}`, () => db.collection(c.of(table)).findOne(idFilter(id), { projection })).pipe(
-          Effect.flatMap((doc) => doc === null ? Effect.succeed(Option.none()) : Effect.asSome(readRecord(table, doc)))
-        ),
-      list: (table, query) =>
-        // The driver reads a limit of 0 as "no limit".
-        query.limit <= 0
-          ? Effect.succeed([])
-          : call(`list ${table.name}`, () =>
-            db.collection(c.of(table)).find(listFilter(table, query), listOptions(query.limit)).toArray()).pipe(
-            Effect.flatMap((docs) => Effect.forEach(docs, (d) => readRecord(table, d)))
-          ),
-      balances: (query) =>
-        call("balances", () => db.collection(c.of(BalanceTransaction.table)).aggregate([...Balances.pipeline(query)]).toArray()).pipe(
-          Effect.map((docs) => docs.map(Balances.toTotal))
-        ),
-      purgeExpired: Purge.make({
+    const begin = (request: Storage.BeginRequest) => within("begin", claims.begin(request))
+    const commit = Commit.make(client, db, c, millis)
+    const reads = { projection, maxTimeMS: millis }
+    const purge = Purge.make({
         keys: db.collection(c.idempotencyKeys),
         references: db.collection(c.references),
         events: db.collection(c.of(Event.table)),
         tasks: db.collection(c.of(Task.table)),
         attempts: db.collection(c.of(WebhookDelivery.attemptTable))
       })
+    const bare = Storage.Storage.of({
+      begin: replays === undefined ? begin : ReplayCache.cachedBegin(replays, begin),
+      commit: (writes) => within("commit", commit(writes)),
+      get: (table, scope, id) =>
+        within(`get ${table.name}`, call(`get ${table.name}`, () => db.collection(c.of(table)).findOne(scopedFilter(scope, id), reads))).pipe(
+          Effect.flatMap((doc) => doc === null ? Effect.succeed(Option.none()) : Effect.asSome(readRecord(table, doc)))
+        ),
+      find: (table, id) =>
+        within(`find ${table.name}`, call(`find ${table.name}`, () => db.collection(c.of(table)).findOne(idFilter(id), reads))).pipe(
+          Effect.flatMap((doc) => doc === null ? Effect.succeed(Option.none()) : Effect.asSome(readRecord(table, doc)))
+        ),
+      list: (table, query) =>
+        // The driver reads a limit of 0 as "no limit".
+        query.limit <= 0
+          ? Effect.succeed([])
+          : within(`list ${table.name}`, call(`list ${table.name}`, () =>
+            db.collection(c.of(table)).find(listFilter(table, query), { ...listOptions(query.limit), maxTimeMS: millis }).toArray())).pipe(
+            Effect.flatMap((docs) => Effect.forEach(docs, (d) => readRecord(table, d)))
+          ),
+      balances: (query) =>
+        within("balances", call("balances", () => db.collection(c.of(BalanceTransaction.table)).aggregate([...Balances.pipeline(query)], { maxTimeMS: millis }).toArray())).pipe(
+          Effect.map((docs) => docs.map(Balances.toTotal))
+        ),
+      purgeExpired: (request) => within("purge", purge(request))
     })
     const endpoints = c.of(WebhookEndpoint.table)
     // The cache needs a change signal: change streams, which a standalone server has not.
+    const m = MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys), db.collection(c.routeAvailability))
+    const bounded = Merchants.Merchants.of({
+      findMerchant: (id) => within("find merchant", m.findMerchant(id)),
+      findKeyByPublicKey: (key) => within("find API key", m.findKeyByPublicKey(key)),
+      findCredentials: (key) => within("find credentials", m.findCredentials(key)),
+      putMerchant: (merchant) => within("put merchant", m.putMerchant(merchant)),
+      putApiKey: (key) => within("put API key", m.putApiKey(key)),
+      revokeApiKey: (keyId, at) => within("revoke API key", m.revokeApiKey(keyId, at)),
+      revokeSeededKeysExcept: (keep, at) => within("revoke seeded keys", m.revokeSeededKeysExcept(keep, at)),
+      setAvailability: (target, available) => within("set route availability", m.setAvailability(target, available)),
+      findAvailability: within("find route availability", m.findAvailability)
+    })
     const { merchants, storage } = yield* DirectoryCache.wire(
-      { storage: bare, merchants: MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys), db.collection(c.routeAvailability)) },
+      { storage: bare, merchants: bounded },
       options.directoryCache,
       Topology.supportsChangeStreams(topology)
         ? (cache) => Directory.listen(db, [c.merchants, c.apiKeys, c.routeAvailability, endpoints], cache, endpoints)
         : undefined
     )
-    return { storage, tasks: Tasks.make(db.collection(c.of(Task.table)), Topology.supportsChangeStreams(topology)), merchants }
+    const k = Tasks.make(db.collection(c.of(Task.table)), Topology.supportsChangeStreams(topology))
+    const tasks = Task.Tasks.of({
+      claim: (request) => within("claim tasks", k.claim(request)),
+      nextDue: within("next due task", k.nextDue),
+      backlog: (now) => within("task backlog", k.backlog(now)),
+      // A long-lived change stream: not a call, so not bounded.
+      wakeups: k.wakeups
+    })
+    return { storage, tasks, merchants }
   })
 
 // The deployment is checked (in `make`) before `setup` writes anything: a standalone server is

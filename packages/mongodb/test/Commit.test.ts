@@ -80,10 +80,15 @@ describe("commit: each write as one operation", () => {
     })
   })
 
-  it("one write is atomic by itself; several need one transaction, on the primary", () => {
+  it("one write is atomic by itself; several need one transaction, on the primary, committed by a majority within the operation timeout", () => {
     expect(needsTransaction([])).toBe(false)
     expect(needsTransaction([Storage.Write.insert(PaymentIntent.table, intent)])).toBe(false)
     expect(needsTransaction([Storage.Write.insert(PaymentIntent.table, intent), Storage.Write.completeReference(ref)])).toBe(true)
-    expect(transactionOptions).toStrictEqual({ readPreference: "primary" })
+    expect(transactionOptions(10_000)).toStrictEqual({
+      readPreference: "primary",
+      readConcern: { level: "majority" },
+      writeConcern: { w: "majority", wtimeoutMS: 10_000 },
+      maxCommitTimeMS: 10_000
+    })
   })
 })

@@ -1,18 +1,42 @@
 /**
  * The directory cache's change signal on MongoDB (docs/mongodb.md, "Merchants"), by its pure
- * parts: which change events clear the cache, and the listener's wiring to a change stream (a
- * stand-in emitting the driver's `init`, `change`, `error` and `close` events). The stream
- * against a real replica set runs with the contract suite when MONGODB_URL is set.
+ * parts: which change events clear the cache, and the listener's wiring to a change stream: a
+ * stand-in that emits only what the driver's `ChangeStream` emits to its listeners (its own
+ * constants: `resumeTokenChanged`, `change`, `error`, `close`, `end`; never the cursor's `init`),
+ * and the driver's own `ChangeStream` on a client that never connects, its cursor's events
+ * emitted as the driver's cursor emits them. The stream against a real replica set runs with the
+ * contract suite when MONGODB_URL is set.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DirectoryCache, Merchants } from "@tender/core"
 import { Duration, Effect, Option } from "effect"
-import type { Db } from "mongodb"
+import type { Document } from "mongodb"
+import { ChangeStream, type Db, MongoClient } from "mongodb"
 import { EventEmitter } from "node:events"
 import * as Directory from "../src/internal/directory.js"
 import * as Store from "../src/internal/merchants.js"
 
+/**
+ * What a `ChangeStream` emits to its listeners (mongodb 7.9, `change_stream.js`): `change` and
+ * `error` of its own, and `resumeTokenChanged`, `end` and `close` forwarded from its cursor. The
+ * cursor's `init`, `more` and `response` stay on the cursor.
+ */
+const streamEvents: ReadonlySet<string | symbol> = new Set([
+  ChangeStream.CHANGE,
+  ChangeStream.ERROR,
+  ChangeStream.RESUME_TOKEN_CHANGED,
+  ChangeStream.END,
+  ChangeStream.CLOSE
+])
+
+/** A new stream's first answer, as the cursor reads it: an empty batch and its resume token. */
+const resumeToken = { _data: "8263A1B2C3000000012B0229296E04" }
+
 class FakeStream extends EventEmitter {
+  override emit(event: string | symbol, ...args: Array<unknown>): boolean {
+    if (!streamEvents.has(event)) throw new Error(`a ChangeStream never emits ${String(event)} to its listeners`)
+    return super.emit(event, ...args)
+  }
   closed = false
   close() {
     this.closed = true
@@ -72,7 +96,7 @@ describe("caches: the MongoDB change signal", () => {
       yield* Directory.listen(db, ["t_merchants", "t_webhook_endpoints"], cache, "t_webhook_endpoints")
       yield* Effect.yieldNow()
       assert.deepStrictEqual(pipelines[0], Directory.pipeline(["t_merchants", "t_webhook_endpoints"]))
-      streams[0]!.emit("init", {})
+      streams[0]!.emit(ChangeStream.RESUME_TOKEN_CHANGED, resumeToken)
       let reads = 0
       let endpointReads = 0
       const load = Effect.sync(() => (reads++, credentials))
@@ -99,7 +123,7 @@ describe("caches: the MongoDB change signal", () => {
     assert.deepStrictEqual([...a.providers], [["rt_1", true], ["acme", false]])
   })
 
-  it.live("caches: served from the stream's init, cleared on a change, dropped on an error and served again once a new stream is up", () =>
+  it.live("caches: served once the stream is open (its first resume token), cleared on a change, dropped on an error and served again once a new stream is up", () =>
     Effect.gen(function*() {
       const { db, streams } = fakeDb()
       const cache = DirectoryCache.make()
@@ -110,8 +134,8 @@ describe("caches: the MongoDB change signal", () => {
       assert.strictEqual(streams.length, 1)
       yield* cache.credentials("pk_test_1", load)
       yield* cache.credentials("pk_test_1", load)
-      assert.strictEqual(reads, 2, "no init yet: the store is read")
-      streams[0]!.emit("init", {})
+      assert.strictEqual(reads, 2, "not open yet: the store is read")
+      streams[0]!.emit(ChangeStream.RESUME_TOKEN_CHANGED, resumeToken)
       yield* cache.credentials("pk_test_1", load)
       yield* cache.credentials("pk_test_1", load)
       assert.strictEqual(reads, 3)
@@ -123,7 +147,7 @@ describe("caches: the MongoDB change signal", () => {
       yield* cache.credentials("pk_test_1", load)
       assert.strictEqual(reads, 5, "lost: the store is read")
       while (streams.length < 2) yield* Effect.sleep(Duration.millis(10))
-      streams[1]!.emit("init", {})
+      streams[1]!.emit(ChangeStream.RESUME_TOKEN_CHANGED, resumeToken)
       yield* cache.credentials("pk_test_1", load)
       yield* cache.credentials("pk_test_1", load)
       assert.strictEqual(reads, 6)
@@ -131,6 +155,31 @@ describe("caches: the MongoDB change signal", () => {
       streams[1]!.emit("change", { operationType: "invalidate" })
       assert.isTrue(streams[1]!.closed)
       while (streams.length < 3) yield* Effect.sleep(Duration.millis(10))
+    }).pipe(Effect.scoped))
+
+  it.live("caches: on the driver's own ChangeStream, the cache switches on when its cursor's resume token comes, and its cursor's init alone never switches it on", () =>
+    Effect.gen(function*() {
+      // A client that never connects: the stream's cursor waits for a server (60 s) the test never gives it.
+      const client = new MongoClient("mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=60000&directConnection=true")
+      yield* Effect.addFinalizer(() => Effect.promise(() => client.close()))
+      const opened: Array<ChangeStream> = []
+      const db = client.db("tender_directory_test")
+      const watching = { watch: (pipeline: Array<Document>) => (opened.push(db.watch(pipeline)), opened[opened.length - 1]!) } as unknown as Db
+      const cache = DirectoryCache.make()
+      let reads = 0
+      const load = Effect.sync(() => (reads++, credentials))
+      yield* Directory.listen(watching, ["t_merchants"], cache)
+      yield* Effect.yieldNow()
+      const cursor = (opened[0] as unknown as { cursor: EventEmitter }).cursor
+      // As the driver's cursor emits on its aggregate's answer (change_stream_cursor.js, _initialize).
+      cursor.emit("init", { cursor: { firstBatch: [], postBatchResumeToken: resumeToken } })
+      yield* cache.credentials("pk_test_1", load)
+      yield* cache.credentials("pk_test_1", load)
+      assert.strictEqual(reads, 2, "the cursor's init is not forwarded: still reading the store")
+      cursor.emit(ChangeStream.RESUME_TOKEN_CHANGED, resumeToken)
+      yield* cache.credentials("pk_test_1", load)
+      yield* cache.credentials("pk_test_1", load)
+      assert.strictEqual(reads, 3, "the resume token is forwarded: cached from now on")
     }).pipe(Effect.scoped))
 
   it.effect("caches: DirectoryCache.cached clears the cache on every write of the directory", () =>

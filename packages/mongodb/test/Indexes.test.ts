@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Event, PaymentIntent, ProviderNotification, Refund, Table, Task } from "@tender/core"
 import { Effect, Exit } from "effect"
 import { collections, type CollectionPrefix, prefixProblem, validatePrefix } from "../src/internal/collections.js"
-import { byCollection, indexSpecs, resourceIndexes, resources } from "../src/internal/indexes.js"
+import { byCollection, indexSpecs, resourceIndexes, resources, retiredIndexes } from "../src/internal/indexes.js"
 import * as Tasks from "../src/internal/tasks.js"
 import { tenderCollections } from "./fake.js"
 
@@ -137,10 +137,13 @@ describe("indexes: specs as data", () => {
     expect(keys(c.references, "lapsed")).toStrictEqual([["completed", 1], ["locked_until", 1]])
   })
 
-  it("merchants by id, API keys by public key (unique) and by id", () => {
+  it("merchants by id, API keys by public key and by id, each unique (PostgreSQL: primary keys)", () => {
     expect(find(c.merchants, "id_unique").unique).toBe(true)
     expect(find(c.apiKeys, "public_key_unique").unique).toBe(true)
-    expect(keys(c.apiKeys, "id")).toStrictEqual([["id", 1]])
+    expect(keys(c.apiKeys, "id_unique")).toStrictEqual([["id", 1]])
+    expect(find(c.apiKeys, "id_unique").unique).toBe(true)
+    // The plain index of earlier versions on the same key is dropped first (one key, one set of options).
+    expect(retiredIndexes(c)).toStrictEqual([{ collection: c.apiKeys, name: "id" }])
   })
 
   it("index names are unique per collection, and grouped by collection in first-seen order", () => {

@@ -18,6 +18,19 @@ describe("MongoStorage: options", () => {
     { readPreference: "nearest", useBigInt64: true }
   ]
 
+  it("Tender's Db handle writes with w: majority (bounded by wtimeoutMS) and reads majority-committed data, whatever the host's client says", async () => {
+    // A primary-secondary-arbiter set defaults to w: 1, and a URL may say so: an acknowledged
+    // claim could roll back on failover. Never connected: the driver resolves the handle's concerns without a server.
+    for (const url of ["mongodb://127.0.0.1:1/?w=1&readConcernLevel=local", "mongodb://127.0.0.1:1/?w=0&journal=false"]) {
+      const client = new MongoClient(url)
+      const handle = client.db("shop", MongoStorage.dbOptions).collection("tender_idempotency_keys")
+      expect(handle.writeConcern?.w, url).toBe("majority")
+      expect(handle.writeConcern?.wtimeoutMS, url).toBe(10_000)
+      expect(handle.readConcern?.level, url).toBe("majority")
+      await client.close()
+    }
+  })
+
   it("Tender's Db handle reads from the primary, numbers promoted, no raw BSON nor BigInt, whatever the host's client options", async () => {
     for (const options of hostile) {
       // Never connected: the driver resolves a handle's options without a server.

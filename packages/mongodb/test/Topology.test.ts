@@ -1,4 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import { MongoNetworkError, MongoServerSelectionError } from "mongodb"
+import { createRequire } from "node:module"
+import * as Topology from "../src/internal/topology.js"
 import { classify, standaloneMessage, supportsChangeStreams, supportsTransactions } from "../src/internal/topology.js"
 
 describe("topology: what the deployment offers", () => {
@@ -30,5 +33,27 @@ describe("topology: what the deployment offers", () => {
     expect(message).toContain("rs.initiate()")
     expect(message).toContain("directConnection=true")
     expect(message.split("\n")).toHaveLength(1)
+  })
+})
+
+describe("first contact: a replica set whose members cannot be reached", () => {
+  // The description the driver's server selection gives up with (its own classes, as it builds them).
+  const { ServerDescription } = createRequire(import.meta.url)("mongodb/lib/sdam/server_description.js")
+  const { TopologyDescription } = createRequire(import.meta.url)("mongodb/lib/sdam/topology_description.js")
+  const gaveUpOn = (type: string, address: string) => {
+    const server = new ServerDescription(address, undefined, { error: new MongoNetworkError(`getaddrinfo ENOTFOUND ${address.split(":")[0]}`) })
+    return new MongoServerSelectionError("Server selection timed out after 30000 ms", new TopologyDescription(type, new Map([[address, server]]), "rs0"))
+  }
+
+  it("a single-node replica set reached by a name it does not announce -> the cause named: its members, and directConnection=true", () => {
+    const why = Topology.unreachableSet(gaveUpOn("ReplicaSetNoPrimary", "3f2a9c1d7e4b:27017"))
+    expect(why).toContain("replica set \"rs0\"")
+    expect(why).toContain("3f2a9c1d7e4b:27017 (getaddrinfo ENOTFOUND 3f2a9c1d7e4b)")
+    expect(why).toContain("?directConnection=true")
+  })
+
+  it("any other failure of the first hello is left as the driver says it", () => {
+    expect(Topology.unreachableSet(gaveUpOn("Unknown", "127.0.0.1:27017"))).toBeUndefined()
+    expect(Topology.unreachableSet(new Error("boom"))).toBeUndefined()
   })
 })

@@ -20,7 +20,7 @@ import * as Direct from "./internal/direct.js"
 import * as Prepared from "./internal/prepared.js"
 import * as Commit from "./internal/commit.js"
 import * as Directory from "./internal/directory.js"
-import { fold } from "./internal/errors.js"
+import { fold, storable } from "./internal/errors.js"
 import * as MerchantsStore from "./internal/merchants.js"
 import * as Purge from "./internal/purge.js"
 import * as Tasks from "./internal/tasks.js"
@@ -114,7 +114,7 @@ export const make = (options: PgStorageOptions = {}) =>
       // walk the merchant's every row to the id: on a table not yet analyzed, a get of one intent
       // among 10,000 took 2.6 ms instead of 0.05 (docs/performance.md, "PostgreSQL").
       get: (table, scope, id) =>
-        Effect.map(
+        !storable(id) ? Effect.succeed(Option.none()) : Effect.map(
           records(`get ${table.name}`, table, byId(table, id)),
           (found) =>
             Option.filter(
@@ -122,7 +122,8 @@ export const make = (options: PgStorageOptions = {}) =>
               (record) => record.merchantId === scope.merchantId && record.environment === scope.environment
             )
         ),
-      find: (table, id) => Effect.map(records(`find ${table.name}`, table, byId(table, id)), (found) => Option.fromNullable(found[0])),
+      find: (table, id) =>
+        !storable(id) ? Effect.succeed(Option.none()) : Effect.map(records(`find ${table.name}`, table, byId(table, id)), (found) => Option.fromNullable(found[0])),
       list: (table, query) => records(`list ${table.name}`, table, listStatement(sql, t, table, query)),
       // Bounded statement by statement (a purge is one statement per kind).
       purgeExpired: purge,
@@ -130,8 +131,8 @@ export const make = (options: PgStorageOptions = {}) =>
     })
     const m = MerchantsStore.make(sql, t)
     const bounded = Merchants.Merchants.of({
-      findMerchant: (id) => within("find merchant", m.findMerchant(id)),
-      findKeyByPublicKey: (key) => within("find API key", m.findKeyByPublicKey(key)),
+      findMerchant: (id) => storable(id) ? within("find merchant", m.findMerchant(id)) : Effect.succeed(Option.none()),
+      findKeyByPublicKey: (key) => storable(key) ? within("find API key", m.findKeyByPublicKey(key)) : Effect.succeed(Option.none()),
       findCredentials: (key) => within("find credentials", m.findCredentials(key)),
       putMerchant: (merchant) => within("put merchant", m.putMerchant(merchant)),
       putApiKey: (key) => within("put API key", m.putApiKey(key)),

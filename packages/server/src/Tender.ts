@@ -72,6 +72,8 @@ export interface TenderOptions {
   readonly workers?: Workers.WorkerOptions | false | undefined
   /** The route breaker (docs/discovery-and-routing.md, "Route health"): `failureThreshold` failures in a row (default 3) take a route out of use for `cooldownMillis` (default 30 000). */
   readonly routeHealth?: CoreTender.TenderOptions["routeHealth"]
+  /** How many multipart uploads are worked on at once; one more is answered 503 with Retry-After (docs/reliability.md, "Uploads"). Default 4. */
+  readonly maxConcurrentUploads?: number | undefined
 }
 
 /** A started Tender. @since 0.1.0 @category models */
@@ -195,7 +197,7 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
   try {
     const built = await runtime.runtime()
     // The HTTP routes on the very services the Promise API uses (not a second copy of them).
-    web = TenderHttp.toWebHandler(Layer.merge(Layer.succeedContext(built.context), logger), { prefix: mount.prefix })
+    web = TenderHttp.toWebHandler(Layer.merge(Layer.succeedContext(built.context), logger), { prefix: mount.prefix, maxConcurrentUploads: options.maxConcurrentUploads })
     await web.ready()
   } catch (cause) {
     await runtime.dispose()

@@ -36,6 +36,8 @@ const receive = (provider: string, request: HttpServerRequest.HttpServerRequest)
       Effect.catchTags({
         UnknownNotificationProvider: () =>
           Effect.fail(new Errors.ResourceNotFound({ param: "provider", message: `No installed provider ${JSON.stringify(provider)} takes notifications.` })),
+        NotificationUnstorable: (e) =>
+          Effect.fail(Errors.ValidationFailed.at("body", `The notification is signed, but ${e.reason}, which no store keeps; nothing was stored.`)),
         NotificationUnverified: (e) =>
           Effect.zipRight(
             Effect.logDebug("tender: a provider notification could not be verified", e.provider, e.reason),

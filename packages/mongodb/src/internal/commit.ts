@@ -127,15 +127,25 @@ const apply = (db: Db, s: Step, session: ClientSession | undefined): Effect.Effe
   }
 }
 
-/** The transaction options of a commit: on the primary, as every transaction must be. */
-export const transactionOptions: TransactionOptions = { readPreference: "primary" }
+/**
+ * The transaction options of a commit: on the primary, as every transaction must be; committed
+ * once a majority has it (an acknowledged commit survives a failover) and reading majority data,
+ * whatever the host's client says; the commit waits at most `millis` on the server
+ * (`maxCommitTimeMS`, and `wtimeoutMS` for the majority), docs/mongodb.md "Durability".
+ */
+export const transactionOptions = (millis: number): TransactionOptions => ({
+  readPreference: "primary",
+  readConcern: { level: "majority" },
+  writeConcern: { w: "majority", wtimeoutMS: millis },
+  maxCommitTimeMS: millis
+})
 
-/** The commit of one adapter instance. */
-export const make = (client: MongoClient, db: Db, c: Collections) =>
+/** The commit of one adapter instance; `millis` bounds a commit on the server. */
+export const make = (client: MongoClient, db: Db, c: Collections, millis: number) =>
 (writes: ReadonlyArray<Storage.Write>): Effect.Effect<void, StorageError.StorageError> =>
   Effect.suspend(() => {
     const steps = writes.map((w) => step(c, w))
     if (!needsTransaction(writes)) return steps.length === 0 ? Effect.void : apply(db, steps[0]!, undefined)
-    return inTransaction(client, transactionOptions, (session) =>
+    return inTransaction(client, transactionOptions(millis), (session) =>
       Effect.forEach(steps, (s) => apply(db, s, session), { discard: true }))
   })

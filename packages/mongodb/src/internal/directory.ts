@@ -2,12 +2,19 @@
  * The directory cache on MongoDB (docs/performance.md, "Caches across processes"): one change
  * stream on the database, filtered to the merchants, API keys, route availability and webhook
  * endpoints collections, clears the process's `DirectoryCache` on every change (only its
- * endpoints for a change to the endpoints). The cache serves only while the stream is open
- * (from its `init`); an error or close drops it whole and the stream is opened again. Needs a
- * replica set or sharded cluster (change streams); otherwise no cache.
+ * endpoints for a change to the endpoints). The cache serves only while the stream is open; an
+ * error or close drops it whole and the stream is opened again. Needs a replica set or sharded
+ * cluster (change streams); otherwise no cache.
+ *
+ * When is it open? The driver's `ChangeStream` (mongodb 7.9, `change_stream.js`) forwards only
+ * `resumeTokenChanged`, `end` and `close` from its cursor, and emits `change` and `error` itself;
+ * the cursor's `init` (its aggregate answered) is never forwarded. `resumeTokenChanged` is: the
+ * cursor sets its resume token from the first answer's `postBatchResumeToken` (an empty first
+ * batch, as a new stream's is) or from the first change, so it is the first sign the stream is
+ * open on the server. It comes again with each later answer; being up again changes nothing.
  */
 import { DirectoryCache } from "@tender/core"
-import type { ChangeStreamDocument, Db, Document } from "mongodb"
+import { type ChangeStreamDocument, ChangeStream, type Db, type Document } from "mongodb"
 
 /** The change stream's pipeline: only the directory's collections. */
 export const pipeline = (collections: ReadonlyArray<string>): ReadonlyArray<Document> => [
@@ -44,15 +51,15 @@ export const part = (event: ChangeStreamDocument | { readonly ns?: unknown }, en
 export const listen = (db: Db, collections: ReadonlyArray<string>, cache: DirectoryCache.DirectoryCache, endpoints?: string) =>
   DirectoryCache.follow(cache, "directory cache change stream", (signal) => {
     const stream = db.watch([...pipeline(collections)])
-    stream.on("init", signal.up)
-    stream.on("change", (event) => {
+    stream.on(ChangeStream.RESUME_TOKEN_CHANGED, signal.up)
+    stream.on(ChangeStream.CHANGE, (event) => {
       if (invalidates(event)) signal.change(part(event, endpoints))
       if (ends(event)) signal.lost(new Error("the directory change stream was invalidated"))
     })
-    stream.on("error", signal.lost)
-    stream.on("close", () => signal.lost(new Error("the directory change stream closed")))
+    stream.on(ChangeStream.ERROR, signal.lost)
+    stream.on(ChangeStream.CLOSE, () => signal.lost(new Error("the directory change stream closed")))
     return () => {
-      stream.removeAllListeners("close")
+      stream.removeAllListeners(ChangeStream.CLOSE)
       stream.close().catch(() => {})
     }
   })

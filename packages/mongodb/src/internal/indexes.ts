@@ -146,7 +146,8 @@ export const indexSpecs = (c: Collections, options: IndexOptions): ReadonlyArray
   { collection: c.references, name: "lapsed", key: { completed: 1, locked_until: 1 } },
   { collection: c.merchants, name: "id_unique", key: { id: 1 }, unique: true },
   { collection: c.apiKeys, name: "public_key_unique", key: { public_key: 1 }, unique: true },
-  { collection: c.apiKeys, name: "id", key: { id: 1 } },
+  // An API key's id is its identity (PostgreSQL's primary key): one key per id.
+  { collection: c.apiKeys, name: "id_unique", key: { id: 1 }, unique: true },
   { collection: c.routeAvailability, name: "kind_id_unique", key: { kind: 1, id: 1 }, unique: true }
 ]
 
@@ -160,3 +161,12 @@ export const byCollection = (specs: ReadonlyArray<IndexSpec>): ReadonlyArray<rea
   }
   return [...groups]
 }
+
+/**
+ * Indexes earlier versions created that `setup` drops before creating the specs: the API keys'
+ * plain `id` index, whose key the unique `id_unique` now has (MongoDB refuses a second index on
+ * one key with other options). Dropping one that is not there is nothing.
+ */
+export const retiredIndexes = (c: Collections): ReadonlyArray<{ readonly collection: string; readonly name: string }> => [
+  { collection: c.apiKeys, name: "id" }
+]

@@ -42,3 +42,10 @@ export const fold = (operation: string) => (error: SqlError): StorageError.Stora
   if (unavailable(code) || connectionLost(error.cause)) return new StorageError.StorageUnavailable({ message, cause: error })
   return new StorageError.StorageFailure({ message, cause: error })
 }
+
+/**
+ * Whether PostgreSQL can hold `text` at all: a text value never holds U+0000 (SQLSTATE 22021 for
+ * a statement that sends one). A lookup by such a value matches no row, so it is answered as none
+ * without a statement, rather than failing as a fault.
+ */
+export const storable = (text: string): boolean => !text.includes("\u0000")

@@ -132,13 +132,14 @@ export const make = (sql: SqlClient, t: Tables) => {
     // same statement: the key asked for if it exists, else its neighbour in the unique index (the
     // greatest key below it; the least key when none is below). Either way one row of one shape
     // is fetched, converted and built (a neighbour's is then dropped, never answered), and the
-    // merchant's JSON is parsed only once the secret matched.
+    // merchant's JSON is parsed only once the secret matched. A key holding U+0000, which no
+    // text value holds, looks up its neighbour without it: same cost, and never its own row.
     findCredentials: (publicKey) =>
       sql<CredentialRow>`
         SELECT ${sql.literal(credentialColumns)}
         FROM ${APIKEY} AS k LEFT JOIN ${MER} AS m ON m.id = k.merchant_id
         WHERE k.public_key = COALESCE(
-          (SELECT public_key FROM ${APIKEY} WHERE public_key <= ${publicKey} ORDER BY public_key DESC LIMIT 1),
+          (SELECT public_key FROM ${APIKEY} WHERE public_key <= ${publicKey.replaceAll("\u0000", "")} ORDER BY public_key DESC LIMIT 1),
           (SELECT min(public_key) FROM ${APIKEY}))`.pipe(
         Effect.map((rows) => toCredentials(publicKey, rows[0])),
         Effect.mapError(fold("find credentials"))

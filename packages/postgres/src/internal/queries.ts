@@ -2,6 +2,7 @@
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { Fragment, Statement } from "@effect/sql/Statement"
 import type { Storage, Table } from "@tender/core"
+import { storable } from "./errors.js"
 import { type Row, selectList, timestamp } from "./records.js"
 import type { Tables } from "./tables.js"
 
@@ -22,7 +23,12 @@ export const listStatement = <A extends Table.StoredRecord>(
     return f.column
   }
   const filters = Object.entries(q.where ?? {}).flatMap(([field, value]) =>
-    value === undefined ? [] : [{ column: columnOf(field), values: [...new Set(typeof value === "string" ? [value] : value as ReadonlyArray<string>)] }]
+    value === undefined ? [] : [{
+      column: columnOf(field),
+      // A value holding U+0000 matches no row (no text value holds it) and is never sent: a
+      // statement carrying one fails (SQLSTATE 22021). A filter left without values matches nothing.
+      values: [...new Set(typeof value === "string" ? [value] : value as ReadonlyArray<string>)].filter(storable)
+    }]
   )
   // The one filter with several values is answered as one index range per value, merged, so a page never sorts the whole set.
   const split = filters.find((f) => f.values.length > 1)

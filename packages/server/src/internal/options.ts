@@ -88,7 +88,8 @@ const options = fields({
   logger,
   migrate: boolean,
   webhooks,
-  routeHealth
+  routeHealth,
+  maxConcurrentUploads: positiveInt
 }, "must be an object")
 
 const storageKinds = ["memory", "postgres", "mongodb"] as const

@@ -18,58 +18,72 @@ export const META = {
   checkout: "tender_checkout"
 } as const
 
-const envOf = (livemode: boolean): Environment => livemode ? "live" : "test"
-const metaOf = (o: { metadata?: Stripe.Metadata | null }, key: string): string | null => o.metadata?.[key] ?? null
+/**
+ * Readers of a verified event that trust nothing of its shape: a signed body is Stripe's, but a
+ * field missing or of another type than documented (a test event, an API version Tender does not
+ * know, a hand-made event signed with the endpoint secret) reads as absent, never as a crash.
+ */
+const recordOf = (u: unknown): Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u) ? u as Record<string, unknown> : {}
+const textOf = (u: unknown): string | null => typeof u === "string" ? u : null
+const amountOf = (u: unknown): string | null => typeof u === "number" && Number.isSafeInteger(u) && u >= 0 ? String(u) : null
+const metaOf = (o: Readonly<Record<string, unknown>>, key: string): string | null => textOf(recordOf(o["metadata"])[key])
 
-/** The notices of one verified event. */
-export const noticesOf = (event: Stripe.Event): ReadonlyArray<ProviderNotice> => {
+/** The envelope every Stripe event has; a verified body without it is no event (nothing stored). */
+const envelopeOf = (u: unknown) => {
+  const event = recordOf(u)
+  const id = textOf(event["id"])
+  const type = textOf(event["type"])
+  if (id === null || id === "" || type === null) return undefined
+  const environment: Environment = event["livemode"] === true ? "live" : "test"
+  return { id, type, environment, object: recordOf(recordOf(event["data"])["object"]) }
+}
+
+/** The notices of one verified event (of any shape: see `recordOf`). */
+export const noticesOf = (event: NonNullable<ReturnType<typeof envelopeOf>>): ReadonlyArray<ProviderNotice> => {
+  const { environment, object } = event
   const eventId = event.id
-  const environment = envOf(event.livemode)
-  const object = event.data.object as unknown as Record<string, unknown> & { metadata?: Stripe.Metadata | null }
   const ignored = [{ _tag: "Ignored" as const, eventId }]
   switch (event.type) {
     case "payment_intent.succeeded":
     case "payment_intent.processing":
     case "payment_intent.payment_failed":
     case "payment_intent.canceled": {
-      const pi = object as unknown as Stripe.PaymentIntent
       // A Checkout payment is told by its session's events (its intent is Stripe's, not ours).
-      if (metaOf(pi, META.checkout) !== null) return ignored
-      const base = { eventId, providerPaymentId: pi.id, paymentIntentId: metaOf(pi, META.paymentIntent), environment }
+      if (metaOf(object, META.checkout) !== null) return ignored
+      const base = { eventId, providerPaymentId: textOf(object["id"]) ?? "", paymentIntentId: metaOf(object, META.paymentIntent), environment }
       if (event.type === "payment_intent.succeeded") {
-        return [{ _tag: "PaymentSucceeded", ...base, amount: String(pi.amount_received), currency: pi.currency.toUpperCase() }]
+        return [{ _tag: "PaymentSucceeded", ...base, amount: amountOf(object["amount_received"]), currency: textOf(object["currency"])?.toUpperCase() ?? null }]
       }
       if (event.type === "payment_intent.processing") return [{ _tag: "PaymentProcessing", ...base }]
       if (event.type === "payment_intent.canceled") {
         return [{ _tag: "PaymentFailed", ...base, failureCode: "payment_expired", failureMessage: "The provider canceled the payment before it was paid." }]
       }
-      const error = pi.last_payment_error
-      return [{ _tag: "PaymentFailed", ...base, ...failureOf(error?.code, error?.decline_code) }]
+      const error = recordOf(object["last_payment_error"])
+      return [{ _tag: "PaymentFailed", ...base, ...failureOf(textOf(error["code"]), textOf(error["decline_code"])) }]
     }
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded":
     case "checkout.session.async_payment_failed": {
-      const session = object as unknown as Stripe.Checkout.Session
-      const base = { eventId, providerPaymentId: session.id, paymentIntentId: metaOf(session, META.paymentIntent), environment }
+      const base = { eventId, providerPaymentId: textOf(object["id"]) ?? "", paymentIntentId: metaOf(object, META.paymentIntent), environment }
       if (event.type === "checkout.session.async_payment_failed") return [{ _tag: "PaymentFailed", ...base, ...failureOf(null, null) }]
-      if (session.payment_status !== "paid") return [{ _tag: "PaymentProcessing", ...base }]
-      return [{ _tag: "PaymentSucceeded", ...base, amount: String(session.amount_total), currency: (session.currency ?? "").toUpperCase() }]
+      if (object["payment_status"] !== "paid") return [{ _tag: "PaymentProcessing", ...base }]
+      return [{ _tag: "PaymentSucceeded", ...base, amount: amountOf(object["amount_total"]), currency: textOf(object["currency"])?.toUpperCase() ?? null }]
     }
     case "refund.created":
     case "refund.updated":
     case "refund.failed":
     case "charge.refund.updated": {
-      const refund = object as unknown as Stripe.Refund
+      const paymentIntent = object["payment_intent"]
       const base = {
         eventId,
-        refundId: metaOf(refund, META.refund),
-        providerRefundId: refund.id,
-        providerPaymentId: metaOf(refund, META.providerPayment) ??
-          (typeof refund.payment_intent === "string" ? refund.payment_intent : refund.payment_intent?.id ?? null),
+        refundId: metaOf(object, META.refund),
+        providerRefundId: textOf(object["id"]) ?? "",
+        providerPaymentId: metaOf(object, META.providerPayment) ?? textOf(paymentIntent) ?? textOf(recordOf(paymentIntent)["id"]),
         environment
       }
-      if (refund.status === "succeeded") return [{ _tag: "RefundSucceeded", ...base }]
-      if (refund.status === "failed" || refund.status === "canceled") {
+      if (object["status"] === "succeeded") return [{ _tag: "RefundSucceeded", ...base }]
+      if (object["status"] === "failed" || object["status"] === "canceled") {
         return [{ _tag: "RefundFailed", ...base, failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }]
       }
       return ignored
@@ -87,13 +101,17 @@ export const parse = (client: Stripe, secrets: ReadonlyArray<string>) =>
       if (header === undefined) return Effect.fail(new NotificationUnverified({ provider: "stripe", reason: "no Stripe-Signature header" }))
       const payload = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength)
       for (const secret of secrets) {
-        let event: Stripe.Event
+        let event: unknown
         try {
           event = client.webhooks.constructEvent(payload, header, secret)
         } catch {
           continue
         }
-        return Effect.succeed({ notices: noticesOf(event), answer: receivedAnswer })
+        const envelope = envelopeOf(event)
+        if (envelope === undefined) {
+          return Effect.fail(new NotificationUnverified({ provider: "stripe", reason: "the signed body is not a Stripe event (no id or type)" }))
+        }
+        return Effect.succeed({ notices: noticesOf(envelope), answer: receivedAnswer })
       }
       return Effect.fail(new NotificationUnverified({ provider: "stripe", reason: "the Stripe-Signature does not verify with any endpoint secret" }))
     })

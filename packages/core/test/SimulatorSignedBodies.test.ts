@@ -1,0 +1,45 @@
+/**
+ * D11 with D1: any body signed with the simulator's notification secret is answered 2xx or 4xx
+ * by Tender's receive, whatever its shape: never a 5xx (a NUL in an event id, which PostgreSQL
+ * refuses, is a 400 on every store). A fast-check property over mutated simulator events, any
+ * JSON and any text.
+ */
+import { Simulator } from "@tender/core"
+import { mutated, signedBodiesAnswered } from "@tender/test-support/signed-notifications"
+import fc from "fast-check"
+import { assert, it } from "vitest"
+
+const provider = Simulator.make()
+const sign = (body: string) => ({ [Simulator.signatureHeader]: Simulator.signNotification({ body }) })
+
+const event = {
+  id: "evt_sim_1",
+  type: "payment.succeeded",
+  livemode: false,
+  data: {
+    payment_intent: "dord_test000000000000000000001",
+    provider_payment_id: "sim_1",
+    amount: "150000",
+    currency: "THB",
+    refund: "rfnd_1",
+    provider_refund_id: "sim_r1",
+    payout_intent: "payout_1",
+    provider_payout_id: "sim_p1",
+    failure_code: "payment_declined",
+    failure_message: "declined"
+  }
+}
+
+it("D11 D1 property: any body signed with the simulator's secret (mutated events, any JSON, any text) -> 2xx or 4xx, never a 5xx", async () => {
+  const types = fc.constantFrom("payment.succeeded", "payment.processing", "payment.failed", "refund.succeeded", "refund.failed", "payout.succeeded", "payout.failed", "other")
+  const events = types.chain((type) => mutated({ ...event, type }))
+  const bodies = fc.oneof(
+    { weight: 6, arbitrary: events.map((e) => JSON.stringify(e) ?? "null") },
+    { weight: 1, arbitrary: fc.constant(JSON.stringify({ ...event, id: "evt\u0000" })) },
+    { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
+    { weight: 1, arbitrary: fc.string() }
+  )
+  const tally = await signedBodiesAnswered({ provider, sign, bodies, numRuns: 400 })
+  assert.isAbove(tally.stored, 0)
+  assert.isAbove(tally.refused, 0)
+}, 120_000)
