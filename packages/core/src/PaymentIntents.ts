@@ -151,7 +151,7 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       returnUrl: base.returnUrl
     })
     const result = routed.result
-    const atProvider = { ...base, providerCode: routed.provider, providerPaymentId: result.providerPaymentId }
+    const atProvider = { ...base, providerCode: routed.provider, providerAccount: routed.providerAccount, providerPaymentId: result.providerPaymentId }
     switch (result._tag) {
       case "Action":
         return {

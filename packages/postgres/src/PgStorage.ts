@@ -129,6 +129,8 @@ export const make = (options: PgStorageOptions = {}) =>
     const m = MerchantsStore.make(sql, t)
     const bounded = Merchants.Merchants.of({
       findMerchant: (id) => within("find merchant", m.findMerchant(id)),
+      findProviderAccount: (id) => within("find provider account", m.findProviderAccount(id)),
+      listMerchants: (after, limit) => within("list merchants", m.listMerchants(after, limit)),
       findKeyByPublicKey: (key) => within("find API key", m.findKeyByPublicKey(key)),
       findCredentials: (key) => within("find credentials", m.findCredentials(key)),
       putMerchant: (merchant) => within("put merchant", m.putMerchant(merchant)),

@@ -14,7 +14,9 @@ export const merchantDocument = (m: Merchants.Merchant): Document => ({
   id: m.id,
   name: m.name,
   allowed_checkout_modes: jsonValue(m.allowedCheckoutModes),
-  routes: jsonValue(m.routes)
+  routes: jsonValue(m.routes),
+  // Sealed credentials only (D13).
+  provider_accounts: jsonValue(m.providerAccounts ?? [])
 })
 
 /** @internal */
@@ -22,8 +24,18 @@ export const toMerchant = (doc: Document): Merchants.Merchant => ({
   id: String(doc["id"]),
   name: String(doc["name"]),
   allowedCheckoutModes: doc["allowed_checkout_modes"],
-  routes: doc["routes"]
+  routes: doc["routes"],
+  // A merchant stored before D13 has none.
+  providerAccounts: Array.isArray(doc["provider_accounts"]) ? doc["provider_accounts"] : []
 })
+
+/** The merchants holding a provider account `id`, from their documents. */
+export const toAccountOwners = (docs: ReadonlyArray<Document>, id: string): ReadonlyArray<Merchants.AccountOwner> =>
+  docs.flatMap((doc) => {
+    const merchant = toMerchant(doc)
+    const account = Merchants.accountOf(merchant, id)
+    return account === undefined ? [] : [{ merchant, account }]
+  })
 
 const millis = (value: unknown): number => (value instanceof Date ? value.getTime() : Number(value))
 
@@ -101,6 +113,15 @@ export const make = (merchants: Collection<Document>, apiKeys: Collection<Docume
     findMerchant: (id) =>
       call("find merchant", () => merchants.findOne({ id }, { projection: { _id: 0 } })).pipe(
         Effect.map((doc) => Option.map(Option.fromNullable(doc), toMerchant))
+      ),
+    findProviderAccount: (id) =>
+      call("find provider account", () => merchants.find({ "provider_accounts.id": { $eq: id } }, { projection: { _id: 0 } }).limit(2).toArray()).pipe(
+        Effect.map((docs) => toAccountOwners(docs, id))
+      ),
+    listMerchants: (after, limit) =>
+      call("list merchants", () =>
+        merchants.find(after === null ? {} : { id: { $gt: after } }, { projection: { _id: 0 } }).sort({ id: 1 }).limit(limit).toArray()).pipe(
+        Effect.map((docs) => docs.map(toMerchant))
       ),
     findKeyByPublicKey: (publicKey) =>
       call("find API key", () => apiKeys.findOne({ public_key: publicKey }, { projection: { _id: 0 } })).pipe(

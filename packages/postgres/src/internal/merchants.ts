@@ -15,13 +15,20 @@ export interface MerchantRow {
   readonly name: string
   readonly allowed_checkout_modes: string
   readonly routes: string
+  readonly provider_accounts: string
 }
+
+/** The select list of a merchant row. */
+const merchantColumns = `id, name, allowed_checkout_modes::text AS allowed_checkout_modes, routes::text AS routes,
+  provider_accounts::text AS provider_accounts`
 
 export const toMerchant = (r: MerchantRow): Merchants.Merchant => ({
   id: r.id,
   name: r.name,
   allowedCheckoutModes: JSON.parse(r.allowed_checkout_modes),
-  routes: JSON.parse(r.routes)
+  routes: JSON.parse(r.routes),
+  // Sealed credentials (D13): the store never holds them in clear.
+  providerAccounts: JSON.parse(r.provider_accounts)
 })
 
 export interface ApiKeyRow {
@@ -57,7 +64,8 @@ export const toApiKey = (r: ApiKeyRow): Merchants.ApiKey => ({
 
 /** A key and its merchant, from `api_keys AS k` and `merchants AS m`. */
 export const credentialColumns = `${apiKeyColumnsOf("k")},
-  m.id AS m_id, m.name AS m_name, m.allowed_checkout_modes::text AS m_modes, m.routes::text AS m_routes`
+  m.id AS m_id, m.name AS m_name, m.allowed_checkout_modes::text AS m_modes, m.routes::text AS m_routes,
+  m.provider_accounts::text AS m_accounts`
 
 /** One row of the credentials lookup; the merchant's columns are NULL for a key without a merchant. */
 export type CredentialRow = ApiKeyRow & {
@@ -65,6 +73,7 @@ export type CredentialRow = ApiKeyRow & {
   readonly m_name: string | null
   readonly m_modes: string | null
   readonly m_routes: string | null
+  readonly m_accounts: string | null
 }
 
 /**
@@ -72,9 +81,10 @@ export type CredentialRow = ApiKeyRow & {
  * refuses a wrong secret before it reads the merchant, so a refused known key parses nothing
  * an unknown one does not (D2: the time of a 401 must not tell whether the public key exists).
  */
-const lazyMerchant = (id: string, name: string, modes: string, routes: string): Merchants.Merchant => {
+const lazyMerchant = (id: string, name: string, modes: string, routes: string, accounts: string): Merchants.Merchant => {
   let parsedModes: Merchants.Merchant["allowedCheckoutModes"] | undefined
   let parsedRoutes: Merchants.Merchant["routes"] | undefined
+  let parsedAccounts: Merchants.Merchant["providerAccounts"] | undefined
   return {
     id,
     name,
@@ -83,6 +93,9 @@ const lazyMerchant = (id: string, name: string, modes: string, routes: string): 
     },
     get routes() {
       return (parsedRoutes ??= JSON.parse(routes))
+    },
+    get providerAccounts() {
+      return (parsedAccounts ??= JSON.parse(accounts))
     }
   }
 }
@@ -96,7 +109,7 @@ export const toCredentials = (publicKey: string, r: CredentialRow | undefined): 
   if (r === undefined) return Option.none()
   const credentials: Merchants.Credentials = {
     apiKey: toApiKey(r),
-    merchant: lazyMerchant(r.m_id ?? "", r.m_name ?? "", r.m_modes ?? "[]", r.m_routes ?? "[]")
+    merchant: lazyMerchant(r.m_id ?? "", r.m_name ?? "", r.m_modes ?? "[]", r.m_routes ?? "[]", r.m_accounts ?? "[]")
   }
   return r.public_key === publicKey && r.m_id !== null ? Option.some(credentials) : Option.none()
 }
@@ -108,10 +121,28 @@ export const make = (sql: SqlClient, t: Tables) => {
   const AVAIL = sql(t.routeAvailability)
   return Merchants.Merchants.of({
     findMerchant: (id) =>
-      sql<MerchantRow>`SELECT id, name, allowed_checkout_modes::text AS allowed_checkout_modes, routes::text AS routes
-        FROM ${MER} WHERE id = ${id}`.pipe(
+      sql<MerchantRow>`SELECT ${sql.literal(merchantColumns)} FROM ${MER} WHERE id = ${id}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toMerchant)),
         Effect.mapError(fold("find merchant"))
+      ),
+    // Containment on the jsonb column: the merchants holding an account with this id.
+    findProviderAccount: (accountId) =>
+      sql<MerchantRow>`SELECT ${sql.literal(merchantColumns)} FROM ${MER}
+        WHERE provider_accounts @> ${JSON.stringify([{ id: accountId }])}::jsonb`.pipe(
+        Effect.map((rows) =>
+          rows.flatMap((r) => {
+            const merchant = toMerchant(r)
+            const account = Merchants.accountOf(merchant, accountId)
+            return account === undefined ? [] : [{ merchant, account }]
+          })
+        ),
+        Effect.mapError(fold("find provider account"))
+      ),
+    listMerchants: (after, limit) =>
+      sql<MerchantRow>`SELECT ${sql.literal(merchantColumns)} FROM ${MER}
+        WHERE ${after === null ? sql`TRUE` : sql`id > ${after}`} ORDER BY id LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map(toMerchant)),
+        Effect.mapError(fold("list merchants"))
       ),
     findKeyByPublicKey: (publicKey) =>
       sql<ApiKeyRow>`SELECT ${sql.literal(apiKeyColumns)} FROM ${APIKEY} WHERE public_key = ${publicKey}`.pipe(
@@ -135,10 +166,11 @@ export const make = (sql: SqlClient, t: Tables) => {
         Effect.mapError(fold("find credentials"))
       ),
     putMerchant: (m) =>
-      sql`INSERT INTO ${MER} (id, name, allowed_checkout_modes, routes)
-        VALUES (${m.id}, ${m.name}, ${JSON.stringify(m.allowedCheckoutModes)}, ${JSON.stringify(m.routes)})
+      sql`INSERT INTO ${MER} (id, name, allowed_checkout_modes, routes, provider_accounts)
+        VALUES (${m.id}, ${m.name}, ${JSON.stringify(m.allowedCheckoutModes)}, ${JSON.stringify(m.routes)}, ${JSON.stringify(m.providerAccounts ?? [])}::jsonb)
         ON CONFLICT (id) DO UPDATE SET name = excluded.name,
-          allowed_checkout_modes = excluded.allowed_checkout_modes, routes = excluded.routes`.pipe(
+          allowed_checkout_modes = excluded.allowed_checkout_modes, routes = excluded.routes,
+          provider_accounts = excluded.provider_accounts`.pipe(
         Effect.asVoid,
         Effect.mapError(fold("put merchant"))
       ),
