@@ -159,7 +159,7 @@ export interface AccountCredentials {
  * @since 0.1.0 @category models
  */
 export interface AccountSupport {
-  readonly credentials: Schema.Schema<Readonly<Record<string, string>>, any>
+  readonly credentials: Schema.Schema<any, any>
   readonly forAccount: (account: AccountCredentials) => PaymentProvider
 }
 

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { sha256 } from "./Canonical.js"
 import type { PaymentProvider, ProviderBank, ProviderMethod } from "./Provider.js"
 import { onlineBankingMethod, promptPayMethod, ProviderUnavailable } from "./Provider.js"
@@ -220,9 +220,19 @@ export const make = (options: {
         return { _tag: "Succeeded" as const }
       }),
     topups: topups(timings.shortExpiryMillis),
-    parseNotification: parseNotification(options.notificationSecret ?? defaultNotificationSecret)
+    parseNotification: parseNotification(options.notificationSecret ?? defaultNotificationSecret),
+    // A merchant's own simulator account (D13) differs only in the secret its notifications are signed with.
+    accounts: {
+      credentials: AccountCredentials,
+      forAccount: (account) => make({ ...options, notificationSecret: account.credentials["notification_secret"] })
+    }
   }
 }
+
+/** What a merchant's own simulator account holds (D13): the secret its notifications are signed with. @since 0.1.0 @category schemas */
+export const AccountCredentials = Schema.Struct({
+  notification_secret: Schema.String.pipe(Schema.minLength(16)).annotations({ description: "must be a secret of at least 16 characters" })
+})
 
 /** A PromptPay-style EMVCo payload (tag-length-value), enough to render a scannable test QR. */
 const promptPayPayload = (amount: string, reference: string): string => {
