@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import { ProviderAccounts } from "@tender/core"
 import type {
   Merchants,
   PaymentIntent,
@@ -109,15 +110,27 @@ export interface MerchantResource {
     readonly provider: string
     readonly environments: ReadonlyArray<Environment>
     readonly priority: number
+    /** The merchant's own account the route executes on (D13); null: the deployment's. */
+    readonly provider_account: string | null
   }>
+  /** The merchant's own provider accounts (D13), without their credentials, which are never read back. */
+  readonly provider_accounts: ReadonlyArray<{ readonly id: string; readonly provider: string; readonly environment: Environment }>
 }
 
-/** Merchants (spec 5): onboarding is the host's. @since 0.1.0 @category api */
+/**
+ * Merchants (spec 5): onboarding is the host's. A merchant may hold provider accounts (D13,
+ * docs/provider-accounts.md): `provider_accounts: [{ id, provider, environment, credentials }]`,
+ * credentials checked by the provider's adapter and stored sealed; a bad credential rejects with
+ * 400 `validation_failed` naming the field (`provider_accounts.0.credentials.secret_key`), never
+ * its value. Credentials are never answered back.
+ *
+ * @since 0.1.0 @category api
+ */
 export interface MerchantsApi {
   /** A new merchant; an id taken already rejects with 400 `validation_failed` (`param: "id"`). */
   readonly create: (params: MerchantParams) => Promise<MerchantResource>
   readonly retrieve: (id: string) => Promise<MerchantResource>
-  /** Replace a merchant's name, checkout modes and routes. */
+  /** Replace a merchant's name, checkout modes, routes and provider accounts (credentials given again: they are never read back). */
   readonly update: (id: string, params: Omit<MerchantParams, "id">) => Promise<MerchantResource>
 }
 
@@ -156,5 +169,13 @@ export const merchantResource = (m: Merchants.Merchant): MerchantResource => ({
   id: m.id,
   name: m.name,
   allowed_checkout_modes: m.allowedCheckoutModes,
-  routes: m.routes.map((r) => ({ id: r.id, method: r.method, provider: r.provider, environments: r.environments, priority: r.priority }))
+  routes: m.routes.map((r) => ({
+    id: r.id,
+    method: r.method,
+    provider: r.provider,
+    environments: r.environments,
+    priority: r.priority,
+    provider_account: r.providerAccount ?? null
+  })),
+  provider_accounts: (m.providerAccounts ?? []).map(ProviderAccounts.publicView)
 })

@@ -7,13 +7,22 @@
  */
 import type * as CredentialVault from "../CredentialVault.js"
 import type { ProviderAccount } from "../Merchants.js"
-import type { AccountAdapter, PaymentProvider } from "../Provider.js"
+import type { Environment } from "../Schemas.js"
+
+/** What this needs of an adapter (`Provider.PaymentProvider`, named structurally: Provider.ts builds the registry on this). */
+interface Installed<P> {
+  readonly accounts?: {
+    readonly forAccount: (account: { readonly id: string; readonly environment: Environment; readonly credentials: Readonly<Record<string, string>> }) => P
+  } | undefined
+}
+
+type Built<P> = { readonly _tag: "Ready"; readonly provider: P } | { readonly _tag: "Unusable"; readonly reason: string }
 
 const maxAccounts = 10_000
 
-export const accountAdapters = (byCode: ReadonlyMap<string, PaymentProvider>, vault: CredentialVault.Vault) => {
-  const built = new Map<string, { readonly sealed: string; readonly adapter: AccountAdapter }>()
-  const build = (merchantId: string, account: ProviderAccount): AccountAdapter => {
+export const accountAdapters = <P extends Installed<P>>(byCode: ReadonlyMap<string, P>, vault: CredentialVault.Vault) => {
+  const built = new Map<string, { readonly sealed: string; readonly adapter: Built<P> }>()
+  const build = (merchantId: string, account: ProviderAccount): Built<P> => {
     const installed = byCode.get(account.provider)
     if (installed?.accounts === undefined) {
       return { _tag: "Unusable", reason: `no installed provider ${account.provider} serves merchants' own accounts` }
@@ -28,7 +37,7 @@ export const accountAdapters = (byCode: ReadonlyMap<string, PaymentProvider>, va
       return { _tag: "Unusable", reason: `provider account ${account.id}: the ${account.provider} adapter refused its credentials` }
     }
   }
-  return (merchantId: string, account: ProviderAccount): AccountAdapter => {
+  return (merchantId: string, account: ProviderAccount): Built<P> => {
     const key = `${merchantId}\u0000${account.id}`
     const found = built.get(key)
     if (found !== undefined && found.sealed === account.credentials) {
