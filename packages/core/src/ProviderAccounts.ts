@@ -191,3 +191,58 @@ export const door = (code: string, accountId: string): Effect.Effect<Option.Opti
 
 /** The account as a merchant's configuration shows it: never its credentials, sealed or not. @since 0.1.0 */
 export const publicView = (account: ProviderAccount) => ({ id: account.id, provider: account.provider, environment: account.environment })
+
+/** What a reseal did: accounts moved to the newest key, accounts already under it, and accounts it could not open. @since 0.1.0 @category models */
+export interface Resealed {
+  readonly moved: number
+  readonly current: number
+  /** `merchant/account` of each account no configured key opens (left as they are). */
+  readonly unreadable: ReadonlyArray<string>
+}
+
+/**
+ * Move every account's credentials under the newest host key (D13 rotation): each merchant is
+ * read afresh just before its write, and written only when one of its accounts moved. An account
+ * no configured key opens is left as it is and reported. Run by `tender accounts reseal`.
+ *
+ * @since 0.1.0
+ */
+export const reseal = (pageSize = 100): Effect.Effect<Resealed, StorageError, ProviderRegistry | Merchants> =>
+  Effect.gen(function*() {
+    const vault = (yield* ProviderRegistry).vault
+    const merchants = yield* Merchants
+    let moved = 0
+    let current = 0
+    const unreadable: Array<string> = []
+    let after: string | null = null
+    for (;;) {
+      const page: ReadonlyArray<Merchant> = yield* merchants.listMerchants(after, pageSize)
+      for (const listed of page) {
+        if ((listed.providerAccounts ?? []).every((a) => vault.isCurrent(a.credentials))) {
+          current += listed.providerAccounts?.length ?? 0
+          continue
+        }
+        const fresh = yield* merchants.findMerchant(listed.id)
+        if (Option.isNone(fresh)) continue
+        let changed = false
+        const accounts = (fresh.value.providerAccounts ?? []).map((a) => {
+          if (vault.isCurrent(a.credentials)) {
+            current++
+            return a
+          }
+          const opened = vault.open(`${fresh.value.id}/${a.id}`, a.credentials)
+          if (opened._tag === "Unreadable") {
+            unreadable.push(`${fresh.value.id}/${a.id}`)
+            return a
+          }
+          moved++
+          changed = true
+          return { ...a, credentials: vault.seal(`${fresh.value.id}/${a.id}`, opened.credentials) }
+        })
+        if (changed) yield* merchants.putMerchant({ ...fresh.value, providerAccounts: accounts })
+      }
+      if (page.length < pageSize) break
+      after = page[page.length - 1]!.id
+    }
+    return { moved, current, unreadable }
+  })
