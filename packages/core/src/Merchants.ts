@@ -211,7 +211,12 @@ export const layerMemory = (initial: {
         ),
       listMerchants: (after, limit) =>
         Effect.sync(() => [...merchants.values()].filter((m) => after === null || m.id > after).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit)),
-      putMerchant: (m) => Effect.sync(() => void merchants.set(m.id, m)),
+      // Stored as every store reads it back: no accounts, no field.
+      putMerchant: (m) =>
+        Effect.sync(() => {
+          const { providerAccounts, ...rest } = m
+          merchants.set(m.id, providerAccounts === undefined || providerAccounts.length === 0 ? rest : m)
+        }),
       // Revocation is permanent: putting a key again never clears it (a seed cannot un-revoke).
       putApiKey: (k) =>
         Effect.sync(() => {

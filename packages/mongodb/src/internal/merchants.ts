@@ -25,8 +25,8 @@ export const toMerchant = (doc: Document): Merchants.Merchant => ({
   name: String(doc["name"]),
   allowedCheckoutModes: doc["allowed_checkout_modes"],
   routes: doc["routes"],
-  // A merchant stored before D13 has none.
-  providerAccounts: Array.isArray(doc["provider_accounts"]) ? doc["provider_accounts"] : []
+  // None (or a merchant stored before D13): the field is absent, as put.
+  ...(Array.isArray(doc["provider_accounts"]) && doc["provider_accounts"].length > 0 ? { providerAccounts: doc["provider_accounts"] } : {})
 })
 
 /** The merchants holding a provider account `id`, from their documents. */

@@ -27,8 +27,8 @@ export const toMerchant = (r: MerchantRow): Merchants.Merchant => ({
   name: r.name,
   allowedCheckoutModes: JSON.parse(r.allowed_checkout_modes),
   routes: JSON.parse(r.routes),
-  // Sealed credentials (D13): the store never holds them in clear.
-  providerAccounts: JSON.parse(r.provider_accounts)
+  // Sealed credentials (D13): the store never holds them in clear. None: the field is absent, as put.
+  ...(r.provider_accounts === "[]" ? {} : { providerAccounts: JSON.parse(r.provider_accounts) })
 })
 
 export interface ApiKeyRow {
@@ -85,7 +85,7 @@ const lazyMerchant = (id: string, name: string, modes: string, routes: string, a
   let parsedModes: Merchants.Merchant["allowedCheckoutModes"] | undefined
   let parsedRoutes: Merchants.Merchant["routes"] | undefined
   let parsedAccounts: Merchants.Merchant["providerAccounts"] | undefined
-  return {
+  const merchant: Merchants.Merchant = {
     id,
     name,
     get allowedCheckoutModes() {
@@ -93,11 +93,10 @@ const lazyMerchant = (id: string, name: string, modes: string, routes: string, a
     },
     get routes() {
       return (parsedRoutes ??= JSON.parse(routes))
-    },
-    get providerAccounts() {
-      return (parsedAccounts ??= JSON.parse(accounts))
     }
   }
+  if (accounts === "[]") return merchant
+  return Object.defineProperty(merchant, "providerAccounts", { enumerable: true, get: () => (parsedAccounts ??= JSON.parse(accounts)) })
 }
 
 /**
