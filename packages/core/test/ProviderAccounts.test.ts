@@ -80,6 +80,27 @@ describe("provider accounts per merchant (D13)", () => {
     assert.throws(() => CredentialVault.make([k1, { ...k2, id: "k1" }]), /two keys share/)
   })
 
+  it.effect("D13 an account's adapter is built once and reused, and built again only when its stored credentials change", () =>
+    Effect.gen(function*() {
+      const built: Array<string> = []
+      const sim = Simulator.make()
+      const counting: Provider.PaymentProvider = {
+        ...sim,
+        accounts: { ...sim.accounts!, forAccount: (account) => (built.push(account.id), sim.accounts!.forAccount(account)) }
+      }
+      const registry = yield* Provider.ProviderRegistry.pipe(Effect.provide(Provider.layerRegistry([counting], { accountKeys: [k1] })))
+      const account = { id: "acct_c", provider: "simulator", environment: "test" as const, credentials: registry.vault.seal("mch_c/acct_c", { notification_secret: secretA }) }
+      const first = registry.forAccount("mch_c", account)
+      assert.strictEqual(first._tag, "Ready")
+      assert.strictEqual(registry.forAccount("mch_c", account), first)
+      assert.deepStrictEqual(built, ["acct_c"])
+      const changed = { ...account, credentials: registry.vault.seal("mch_c/acct_c", { notification_secret: secretB }) }
+      assert.notStrictEqual(registry.forAccount("mch_c", changed), first)
+      assert.deepStrictEqual(built, ["acct_c", "acct_c"])
+      // The same account id under another merchant is another account: its ciphertext does not open there.
+      assert.strictEqual(registry.forAccount("mch_d", account)._tag, "Unusable")
+    }))
+
   it.effect("D13 the seed's accounts are stored sealed under the host key, and routes name them", () =>
     Effect.gen(function*() {
       const found = Option.getOrThrow(yield* (yield* Merchants.Merchants).findMerchant("mch_sa"))
