@@ -12,7 +12,7 @@ import Adyen, { type Types } from "@adyen/api-library"
 import type { PaymentProvider, ProviderCancelResult, ProviderPaymentRef, ProviderPaymentResult, ProviderPaymentStatus, ProviderRefundStatus } from "@tender/core/Provider"
 import { ProviderUnavailable } from "@tender/core/Provider"
 import type { Environment } from "@tender/core/Schemas"
-import { Clock, Config, Context, Effect, Layer, Redacted } from "effect"
+import { Clock, Config, Context, Effect, Layer, Redacted, Schema } from "effect"
 import { rootCertificates } from "node:tls"
 import { type AdyenRejected, classify, failureOf } from "./internal/failures.js"
 import { methods, ONLINE_BANKING, PROMPTPAY } from "./internal/methods.js"
@@ -203,9 +203,37 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
             ? Effect.fail(e)
             : Effect.succeed<ProviderRefundStatus>({ _tag: "Failed", failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }))
       ),
-    parseNotification: parse(keys)
+    parseNotification: parse(keys),
+    // A merchant's own Adyen account (D13): its API key, merchant account and HMAC key alone,
+    // serving the account's environment; the host's other options (apiBase, ca, returnUrl) hold.
+    accounts: {
+      credentials: AccountCredentials,
+      forAccount: (account) =>
+        adyen({
+          ...options,
+          apiKey: account.credentials["api_key"]!,
+          merchantAccount: account.credentials["merchant_account"]!,
+          hmacKey: account.credentials["hmac_key"]!,
+          environment: account.environment,
+          liveEndpointUrlPrefix: account.credentials["live_endpoint_url_prefix"] ?? options.liveEndpointUrlPrefix
+        })
+    }
   }
 }
+
+/**
+ * What a merchant's own Adyen account holds (D13, docs/provider-accounts.md): the API key of its
+ * web service user, its merchant account, the HMAC key of its notification webhook pointed at
+ * the account's door, and for a live account its live URL prefix.
+ *
+ * @since 0.1.0 @category schemas
+ */
+export const AccountCredentials = Schema.Struct({
+  api_key: Schema.String.pipe(Schema.minLength(16)).annotations({ description: "must be an Adyen API key (of at least 16 characters)" }),
+  merchant_account: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_.-]{1,80}$/)).annotations({ description: "must be an Adyen merchant account name" }),
+  hmac_key: Schema.String.pipe(Schema.pattern(/^(?:[0-9a-fA-F]{2}){8,}$/)).annotations({ description: "must be an Adyen HMAC key (hex, of at least 16 characters)" }),
+  live_endpoint_url_prefix: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]{1,100}$/)).annotations({ description: "must be Adyen's live URL prefix ([random]-[company name])" }))
+})
 
 /** The Adyen adapter as a service, for Effect hosts that build their provider list from layers. @since 0.1.0 @category tags */
 export class AdyenProvider extends Context.Tag("@tender/adyen/AdyenProvider")<AdyenProvider, PaymentProvider>() {}

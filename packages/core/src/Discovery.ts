@@ -9,6 +9,7 @@ import { Effect, Schema } from "effect"
 import type { Principal } from "./Authentication.js"
 import { PaymentConfigurationUnavailable, RoutingUnavailable, ValidationFailed } from "./Errors.js"
 import type { Route } from "./Merchants.js"
+import { accountOf } from "./Merchants.js"
 import { NextActionType } from "./NextAction.js"
 import type { PayerField, PaymentProvider, ProviderMethod } from "./Provider.js"
 import { amountInRange, payerFields, ProviderRegistry } from "./Provider.js"
@@ -73,6 +74,17 @@ const serves = (m: ProviderMethod, principal: Principal, c: Constraints): boolea
   m.checkoutModes.includes(c.checkoutMode) &&
   amountInRange(m, c.amount)
 
+/**
+ * The adapter of a route on the merchant's own account (D13), when the merchant holds that
+ * account of the route's provider and it can be used now; else the route is not a candidate.
+ */
+const accountProvider = (registry: ProviderRegistry["Type"], principal: Principal, code: string, accountId: string) => {
+  const account = accountOf(principal.merchant, accountId)
+  if (account === undefined || account.provider !== code || account.environment !== principal.environment) return undefined
+  const built = registry.forAccount(principal.merchant.id, account)
+  return built._tag === "Ready" ? built.provider : undefined
+}
+
 /** The merchant's configured routes that match the constraints, healthy or not, by priority. @since 0.1.0 */
 export const configuredCandidates = (principal: Principal, c: Constraints, method?: string) =>
   Effect.map(ProviderRegistry, (registry) => {
@@ -82,7 +94,9 @@ export const configuredCandidates = (principal: Principal, c: Constraints, metho
       if (method !== undefined && route.method !== method) continue
       if (!route.environments.includes(principal.environment)) continue
       if (c.provider !== undefined && route.provider !== c.provider) continue
-      const provider = registry.get(route.provider)
+      const provider = route.providerAccount === undefined || route.providerAccount === null
+        ? registry.get(route.provider)
+        : accountProvider(registry, principal, route.provider, route.providerAccount)
       const declared = provider?.methods.find((m) => m.method === route.method)
       if (provider === undefined || declared === undefined || !serves(declared, principal, c)) continue
       out.push({ route, provider, method: declared })

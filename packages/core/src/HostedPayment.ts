@@ -121,6 +121,7 @@ export const pay = (intent: PaymentIntentRecord, method: string, entered: PayerD
       customer: { ...intent.customer, ...defined({ name: payer.customer_name, phone: payer.customer_phone }) },
       paymentMethodOptions: Object.keys(options).length > 0 ? options : null,
       providerCode: routed.provider,
+      providerAccount: routed.providerAccount,
       providerPaymentId: routed.result.providerPaymentId
     }
     const { record, writes } = yield* Lifecycle.applyUpdate(intent, routed.result, { _tag: "create", stored: true, fields: frozen }, now)

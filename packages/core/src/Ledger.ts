@@ -54,6 +54,8 @@ export interface Movement {
   readonly availableAt?: number | undefined
   readonly description?: string | null | undefined
   readonly idempotencyKey?: string | null | undefined
+  /** The merchant's own provider account the money moved through (D13); absent or null: the deployment's. */
+  readonly providerAccount?: string | null | undefined
 }
 
 /**
@@ -85,7 +87,7 @@ export const transaction = (m: Movement): BalanceTransactionRecord => {
     availableAt: m.availableAt ?? m.createdAt,
     source: m.source,
     description: m.description ?? null,
-    providerAccount: null,
+    providerAccount: m.providerAccount ?? null,
     postings,
     idempotencyKey: m.idempotencyKey ?? null,
     createdAt: m.createdAt,
@@ -124,6 +126,7 @@ const payment = (intent: PaymentIntent.PaymentIntentRecord, amount: string, crea
     currency: intent.currency,
     source: intent.id,
     counter: accounts.provider(intent.providerCode),
+    providerAccount: intent.providerAccount,
     createdAt,
     fee: rate === undefined ? 0n : applicationFee(gross, rate),
     availableAt: createdAt + (merchant?.settlementDelayDays ?? 0) * dayMillis
@@ -168,7 +171,7 @@ export const entries = <E, R>(
             // D10: a payment reported for a canceled intent is money received, then given back.
             const intent = written(writes, PaymentIntent.table, refund.paymentIntentId)
             const paid = intent === undefined
-              ? { ...base, type: "payment" as const, amount: BigInt(refund.amount), currency: refund.currency, source: refund.paymentIntentId, counter }
+              ? { ...base, type: "payment" as const, amount: BigInt(refund.amount), currency: refund.currency, source: refund.paymentIntentId, counter, providerAccount: refund.providerAccount }
               : payment(intent, refund.amount, at, yield* merchantOf(event.merchantId))
             out.push(Write.insert(table, transaction(paid)))
           }
@@ -179,7 +182,8 @@ export const entries = <E, R>(
             amount: sign * BigInt(refund.amount),
             currency: refund.currency,
             source: refund.id,
-            counter
+            counter,
+            providerAccount: refund.providerAccount
           })))
           break
         }
@@ -206,7 +210,8 @@ export const entries = <E, R>(
             amount: (created ? -1n : 1n) * BigInt(payout.amount),
             currency: payout.currency,
             source: payout.id,
-            counter: accounts.inTransit
+            counter: accounts.inTransit,
+            providerAccount: payout.providerAccount
           })))
           // D12: the check and the debit are one atomic step of the store.
           if (created) out.push(Write.requireAvailable({ merchantId: payout.merchantId, environment: payout.environment, currency: payout.currency }, at))

@@ -17,6 +17,34 @@ export interface Route {
   readonly environments: ReadonlyArray<Environment>
   /** Lower first. */
   readonly priority: number
+  /**
+   * The merchant's own provider account this route executes on (D13): one of the merchant's
+   * `providerAccounts`, of the route's provider and environment. Absent or null: the
+   * deployment's own account for the provider.
+   */
+  readonly providerAccount?: string | null | undefined
+}
+
+/**
+ * A merchant's own account at a provider (D13). `credentials` is sealed
+ * (`CredentialVault`): what the provider's adapter declared it needs, encrypted under the
+ * host's key, never held in clear by a stored merchant.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface ProviderAccount {
+  /** Unique among every merchant's accounts: it names the account's notification door. */
+  readonly id: string
+  readonly provider: string
+  readonly environment: Environment
+  /** The sealed credentials (`CredentialVault.Vault.seal`). */
+  readonly credentials: string
+}
+
+/** An account with the merchant that holds it. @since 0.1.0 @category models */
+export interface AccountOwner {
+  readonly merchant: Merchant
+  readonly account: ProviderAccount
 }
 
 /** A merchant and its team policy. @since 0.1.0 @category models */
@@ -30,7 +58,13 @@ export interface Merchant {
   readonly fees?: Readonly<Record<string, { readonly rateBps: number; readonly fixedAmount: string }>> | undefined
   /** Days a payment stays pending before it is available (D12, 0 to 30); absent: 0. */
   readonly settlementDelayDays?: number | undefined
+  /** The merchant's own provider accounts (D13); absent: none. */
+  readonly providerAccounts?: ReadonlyArray<ProviderAccount> | undefined
 }
+
+/** A merchant's provider account `id`, if it holds one. @since 0.1.0 */
+export const accountOf = (merchant: Merchant, id: string): ProviderAccount | undefined =>
+  merchant.providerAccounts?.find((a) => a.id === id)
 
 /** A stored key pair: the secret only as its SHA-256 (D2). @since 0.1.0 @category models */
 export interface ApiKey {
@@ -85,6 +119,13 @@ export class Merchants extends Context.Tag("@tender/core/Merchants")<Merchants, 
   readonly findKeyByPublicKey: (publicKey: string) => Effect.Effect<Option.Option<ApiKey>, StorageError>
   /** The key and its merchant in one lookup, as authentication needs them on every request; none if either is missing. */
   readonly findCredentials: (publicKey: string) => Effect.Effect<Option.Option<Credentials>, StorageError>
+  /**
+   * The merchants holding a provider account `id` (D13): one, or none; more than one only when
+   * two writes raced past the uniqueness check, which the callers then treat as none.
+   */
+  readonly findProviderAccount: (id: string) => Effect.Effect<ReadonlyArray<AccountOwner>, StorageError>
+  /** Up to `limit` merchants with an id after `after` (null: from the first), by id: for host tools that walk them all. */
+  readonly listMerchants: (after: string | null, limit: number) => Effect.Effect<ReadonlyArray<Merchant>, StorageError>
   /** Insert or replace by id. */
   readonly putMerchant: (merchant: Merchant) => Effect.Effect<void, StorageError>
   /** Insert or replace by public key; a revocation already stored is kept (revocation is permanent). */
@@ -165,7 +206,21 @@ export const layerMemory = (initial: {
           const merchant = apiKey === undefined ? undefined : merchants.get(apiKey.merchantId)
           return apiKey === undefined || merchant === undefined ? Option.none() : Option.some({ apiKey, merchant })
         }),
-      putMerchant: (m) => Effect.sync(() => void merchants.set(m.id, m)),
+      findProviderAccount: (id) =>
+        Effect.sync(() =>
+          [...merchants.values()].flatMap((merchant) => {
+            const account = accountOf(merchant, id)
+            return account === undefined ? [] : [{ merchant, account }]
+          })
+        ),
+      listMerchants: (after, limit) =>
+        Effect.sync(() => [...merchants.values()].filter((m) => after === null || m.id > after).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit)),
+      // Stored as every store reads it back: no accounts, no field.
+      putMerchant: (m) =>
+        Effect.sync(() => {
+          const { providerAccounts, ...rest } = m
+          merchants.set(m.id, providerAccounts === undefined || providerAccounts.length === 0 ? rest : m)
+        }),
       // Revocation is permanent: putting a key again never clears it (a seed cannot un-revoke).
       putApiKey: (k) =>
         Effect.sync(() => {

@@ -14,7 +14,7 @@ import { isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import { CancellationReason, table, toResource } from "./PaymentIntent.js"
 import { applyUpdate, change, providerRef } from "./PaymentIntentLifecycle.js"
-import { ProviderRegistry } from "./Provider.js"
+import { adapterOf } from "./ProviderAccounts.js"
 import { boundedCall } from "./Routing.js"
 import { Storage, Write } from "./Storage.js"
 import * as Task from "./Task.js"
@@ -80,7 +80,7 @@ export const run = (task: Task.TaskRecord) =>
     if (Option.isNone(found) || found.value.status !== "canceled") return done()
     const intent = found.value
     const ref = providerRef(intent)
-    const provider = intent.providerCode === null ? undefined : (yield* ProviderRegistry).get(intent.providerCode)
+    const provider = yield* adapterOf(intent)
     if (ref === undefined || provider?.cancelPayment === undefined) return done()
     const answer = yield* boundedCall(provider.code, provider.cancelPayment(ref), "cancelPayment").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis

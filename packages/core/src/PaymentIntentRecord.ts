@@ -152,6 +152,8 @@ export const PaymentIntentRecord = Schema.Struct({
   metadata: Table.OrNull(Schema.Record({ key: Schema.String, value: Schema.String })),
   externalReference: Table.OrNull(Schema.String),
   providerCode: Table.OrNull(Schema.String),
+  /** The merchant's own account at the provider that took it (D13), for its whole life; null: the deployment's. */
+  providerAccount: Table.OrNull(Schema.String),
   providerPaymentId: Table.OrNull(Schema.String),
   /**
    * A hosted intent's payer action at its provider (QR, bank instructions, a redirect to the

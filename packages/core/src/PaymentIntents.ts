@@ -157,7 +157,7 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
     return yield* Lifecycle.applyUpdate(base, result, {
       _tag: "create",
       stored: false,
-      fields: { providerCode: routed.provider, providerPaymentId: result.providerPaymentId }
+      fields: { providerCode: routed.provider, providerAccount: routed.providerAccount, providerPaymentId: result.providerPaymentId }
     }, now)
   })
 

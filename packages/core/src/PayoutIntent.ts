@@ -98,6 +98,8 @@ export const PayoutIntentRecord = Schema.Struct({
   failureCode: Table.OrNull(Schema.String),
   failureMessage: Table.OrNull(Schema.String),
   providerCode: Table.OrNull(Schema.String),
+  /** The merchant's own account at the provider that took it (D13), for its whole life; null: the deployment's. */
+  providerAccount: Table.OrNull(Schema.String),
   ...Table.requestFields
 })
 /** @since 0.1.0 @category models */

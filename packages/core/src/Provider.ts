@@ -4,7 +4,11 @@
  *
  * @since 0.1.0
  */
+import type { Schema } from "effect"
 import { Context, Data, Effect, Layer } from "effect"
+import * as CredentialVault from "./CredentialVault.js"
+import { accountAdapters } from "./internal/accountAdapters.js"
+import type { ProviderAccount } from "./Merchants.js"
 import type { ProviderMethod } from "./internal/providerMethod.js"
 import type { NextAction } from "./NextAction.js"
 import type { Customer } from "./PaymentIntent.js"
@@ -152,7 +156,38 @@ export interface PaymentProvider {
   readonly parseNotification?:
     | ((request: ProviderNotificationRequest) => Effect.Effect<ParsedNotification, NotificationUnverified>)
     | undefined
+  /** How the adapter serves merchants' own accounts (D13). Absent: routes of this provider cannot name an account. */
+  readonly accounts?: AccountSupport | undefined
 }
+
+/** One account's credentials in clear, as `AccountSupport.forAccount` gets them. @since 0.1.0 @category models */
+export interface AccountCredentials {
+  readonly id: string
+  readonly environment: Environment
+  readonly credentials: Readonly<Record<string, string>>
+}
+
+/**
+ * How an adapter serves merchants' own provider accounts (D13).
+ *
+ * `credentials` is the schema of what an account holds (a `Schema.Struct` of its fields),
+ * checked whenever an account is written: a field it refuses is 400 `validation_failed` naming
+ * the field and what it must be (its `description` annotation), never the value given.
+ * `forAccount` builds the adapter of one account; Tender builds it once per account and reuses
+ * it. It serves only the account's environment, and its `parseNotification` verifies with that
+ * account's secret alone.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface AccountSupport {
+  readonly credentials: Schema.Schema<any, any>
+  readonly forAccount: (account: AccountCredentials) => PaymentProvider
+}
+
+/** The adapter of a merchant's account, or why there is none now (`reason` never holds a secret). @since 0.1.0 @category models */
+export type AccountAdapter =
+  | { readonly _tag: "Ready"; readonly provider: PaymentProvider }
+  | { readonly _tag: "Unusable"; readonly reason: string }
 
 /**
  * What a cancel did at the provider: `Canceled` (no longer payable), or what the payment is
@@ -271,21 +306,41 @@ export interface ProviderTopups {
   readonly submitReceipt: (topup: ProviderTopupRef, receipt: ProviderReceipt) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>
 }
 
-/** The providers a host installed, by code. @since 0.1.0 @category tags */
+/** The providers a host installed, by code, and the adapters of merchants' own accounts (D13). @since 0.1.0 @category tags */
 export class ProviderRegistry extends Context.Tag("@tender/core/ProviderRegistry")<ProviderRegistry, {
+  /** The installed adapter of `code`: the deployment's own account. */
   readonly get: (code: string) => PaymentProvider | undefined
   readonly all: ReadonlyArray<PaymentProvider>
+  /**
+   * The adapter of `merchantId`'s account (D13): built from its credentials once, kept per
+   * account, built again only when its stored credentials change.
+   */
+  readonly forAccount: (merchantId: string, account: ProviderAccount) => AccountAdapter
+  /** Seals and opens account credentials under the host's keys. */
+  readonly vault: CredentialVault.Vault
 }>() {}
 
-/** A registry of the given adapters; duplicate codes are a configuration error. @since 0.1.0 @category layers */
-export const layerRegistry = (providers: ReadonlyArray<PaymentProvider>): Layer.Layer<ProviderRegistry> =>
+/** @since 0.1.0 @category models */
+export interface RegistryOptions {
+  /** The keys account credentials are sealed with, newest first (D13, `CredentialVault`). */
+  readonly accountKeys?: ReadonlyArray<CredentialVault.AccountKey> | undefined
+}
+
+/**
+ * A registry of the given adapters; duplicate codes, and account keys that are not 32 bytes,
+ * are configuration errors.
+ *
+ * @since 0.1.0 @category layers
+ */
+export const layerRegistry = (providers: ReadonlyArray<PaymentProvider>, options: RegistryOptions = {}): Layer.Layer<ProviderRegistry> =>
   Layer.sync(ProviderRegistry, () => {
     const byCode = new Map<string, PaymentProvider>()
     for (const p of providers) {
       if (byCode.has(p.code)) throw new Error(`Two providers share the code ${p.code}`)
       byCode.set(p.code, p)
     }
-    return { get: (code) => byCode.get(code), all: providers }
+    const vault = CredentialVault.make(options.accountKeys)
+    return { get: (code) => byCode.get(code), all: providers, forAccount: accountAdapters(byCode, vault), vault }
   })
 
 /** Whether `amount` lies within a method's inclusive bounds, compared as bigint. @since 0.1.0 */

@@ -159,9 +159,10 @@ export const Status = Schema.Literal("received", "applied", "unchanged", "unmatc
 export type Status = typeof Status.Type
 
 /**
- * One notice as stored, once per (provider, provider event id). It belongs to no merchant: its
- * `merchantId` is empty and its environment is the one the provider stated (`live` when it did
- * not); the object it moved is `resourceId`.
+ * One notice as stored, once per (provider, provider event id). A notice of the deployment's
+ * door belongs to no merchant (its `merchantId` is empty); one of a merchant's own account's door
+ * (D13) belongs to that merchant. Its environment is the one the provider stated (`live` when it
+ * did not); the object it moved is `resourceId`.
  *
  * @since 0.1.0 @category models
  */
@@ -169,6 +170,11 @@ export const NotificationRecord = Schema.Struct({
   ...Table.scopeFields,
   /** The provider's code, as installed. */
   provider: Schema.String,
+  /**
+   * The merchant's own account whose door it came in at (D13), verified with that account's
+   * secret; null: the deployment's door. It moves only that account's objects.
+   */
+  providerAccount: Table.OrNull(Schema.String),
   /** The provider's own event id: a second delivery of it is the same notice. */
   eventId: Schema.String,
   notice: ProviderNotice,
@@ -205,11 +211,21 @@ export const noMerchant = ""
 export const recordId = (provider: string, eventId: string): string =>
   idPrefix + sha256(`${provider}\u0000${eventId}`).slice(0, 24)
 
-/** A newly received notice, with its environment as the provider stated it. @since 0.1.0 @category constructors */
-export const received = (provider: string, notice: ProviderNotice, now: number): NotificationRecord =>
+/** Where a notice came in: the deployment's door (`null`), or a merchant's own account's (D13). @since 0.1.0 @category models */
+export type Door = { readonly merchantId: string; readonly accountId: string } | null
+
+/**
+ * A newly received notice, with its environment as the provider stated it. Its id is the same at
+ * every door: a provider event already stored through one account's door is not stored again
+ * through another's.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const received = (provider: string, notice: ProviderNotice, now: number, door: Door = null): NotificationRecord =>
   Table.construct(NotificationRecord, {
     id: recordId(provider, notice.eventId),
-    merchantId: noMerchant,
+    merchantId: door?.merchantId ?? noMerchant,
+    providerAccount: door?.accountId ?? null,
     environment: ("environment" in notice ? notice.environment : null) ?? "live",
     provider,
     eventId: notice.eventId,

@@ -12,12 +12,16 @@ import { Clock, Data, Effect, Option, ParseResult, Schema } from "effect"
 import type { IdGenerator } from "./Ids.js"
 import { ProviderRegistry } from "./Provider.js"
 import type { NotificationAnswer, NotificationUnverified, ProviderNotificationRequest } from "./ProviderNotification.js"
+import type { Door } from "./ProviderNotification.js"
 import { NotificationAnswer as AnswerSchema, ProviderNotice, received, table } from "./ProviderNotification.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Task from "./Task.js"
 import * as Telemetry from "./Telemetry.js"
+import { otherAccount } from "./internal/noticeAccounts.js"
 import { apply } from "./internal/providerNotices.js"
+import type { Merchants } from "./Merchants.js"
+import * as ProviderAccounts from "./ProviderAccounts.js"
 
 /** No installed provider takes notifications under this code (404 `resource_not_found`). @since 0.1.0 @category errors */
 export class UnknownNotificationProvider extends Data.TaggedError("UnknownNotificationProvider")<{ readonly provider: string }> {}
@@ -39,7 +43,7 @@ const count = (provider: string, notice: ProviderNotice["_tag"], outcome: string
   Telemetry.record(Telemetry.metrics.providerNotices, 1, { provider, notice, outcome })
 
 /** Store the notices not stored yet, each with its apply task, in one commit. */
-const store = (provider: string, notices: ReadonlyArray<ProviderNotice>) =>
+const store = (provider: string, notices: ReadonlyArray<ProviderNotice>, door: Door) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const now = yield* Clock.currentTimeMillis
@@ -47,7 +51,7 @@ const store = (provider: string, notices: ReadonlyArray<ProviderNotice>) =>
     const ignored: Array<ProviderNotice> = []
     const seen = new Set<string>()
     for (const notice of notices) {
-      const record = received(provider, notice, now)
+      const record = received(provider, notice, now, door)
       if (seen.has(record.id)) continue
       seen.add(record.id)
       if (Option.isSome(yield* storage.find(table, record.id))) continue
@@ -85,17 +89,23 @@ const store = (provider: string, notices: ReadonlyArray<ProviderNotice>) =>
  */
 export const receive = (
   code: string,
-  request: ProviderNotificationRequest
+  request: ProviderNotificationRequest,
+  accountId?: string | undefined
 ): Effect.Effect<
   NotificationAnswer,
   UnknownNotificationProvider | NotificationUnverified | NotificationUnstorable | StorageError,
-  ProviderRegistry | Storage | IdGenerator
+  ProviderRegistry | Storage | IdGenerator | Merchants
 > =>
   Effect.gen(function*() {
-    const adapter = (yield* ProviderRegistry).get(code)
+    // D13: a merchant's account's door is verified with that account's adapter (its secret) alone.
+    const atAccount = accountId === undefined ? undefined : yield* ProviderAccounts.door(code, accountId)
+    if (atAccount !== undefined && Option.isNone(atAccount)) return yield* new UnknownNotificationProvider({ provider: code })
+    const adapter = atAccount === undefined ? (yield* ProviderRegistry).get(code) : atAccount.value.provider
     if (adapter?.parseNotification === undefined) return yield* new UnknownNotificationProvider({ provider: code })
-    // Only an installed provider's code names the span: the path's text is anyone's.
+    const door: Door = atAccount === undefined ? null : { merchantId: atAccount.value.owner.merchant.id, accountId: atAccount.value.owner.account.id }
+    // Only an installed provider's code (and a stored account's id) names the span: the path's text is anyone's.
     yield* Effect.annotateCurrentSpan("tender.provider", code)
+    if (door !== null) yield* Effect.annotateCurrentSpan("tender.provider_account", door.accountId)
     const parsed = yield* adapter.parseNotification(request)
     // An adapter that answers something else than the port says is a defect, never stored.
     const checked = yield* Schema.decodeUnknown(Parsed)(parsed).pipe(
@@ -104,7 +114,7 @@ export const receive = (
     if (checked.notices.some((notice) => notice.eventId.includes("\u0000"))) {
       return yield* new NotificationUnstorable({ provider: code, reason: "an event id holds U+0000 (NUL)" })
     }
-    yield* store(code, checked.notices)
+    yield* store(code, checked.notices, door)
     return checked.answer
   }).pipe(Effect.withSpan("tender.provider.notification"))
 
@@ -116,12 +126,16 @@ export const receive = (
  *
  * @since 0.1.0
  */
-export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | IdGenerator | ProviderRegistry> =>
+export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | IdGenerator | ProviderRegistry | Merchants> =>
   Effect.gen(function*() {
     const found = yield* (yield* Storage).find(table, task.resourceId)
     if (Option.isNone(found) || found.value.status !== "received") return { _tag: "Done", writes: [] } satisfies Task.Outcome
     const record = found.value
-    const applied = yield* apply(record.provider, record.notice)
+    // D13: a notice moves only the objects of the account whose door it came in at.
+    const foreign = yield* otherAccount(record)
+    const applied = foreign === undefined
+      ? yield* apply(record.provider, record.notice)
+      : { status: "unmatched" as const, resourceId: null, detail: foreign, writes: [] }
     const now = yield* Clock.currentTimeMillis
     return {
       _tag: "Done",

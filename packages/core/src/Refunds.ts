@@ -19,6 +19,7 @@ import * as Pagination from "./Pagination.js"
 import * as PaymentIntent from "./PaymentIntent.js"
 import type { PaymentProvider } from "./Provider.js"
 import { ProviderRegistry } from "./Provider.js"
+import * as ProviderAccounts from "./ProviderAccounts.js"
 import type { CreateParams, RefundRecord } from "./Refund.js"
 import { canTransition, RefundRecord as Record, reserve, settle, Status, statusEvent, table, toResource } from "./Refund.js"
 import { boundedCall } from "./Routing.js"
@@ -47,8 +48,7 @@ const intentWrite = (before: PaymentIntent.PaymentIntentRecord, after: PaymentIn
 
 /** The provider of a payment and how its method is refunded; none when it cannot be (D10: 422). */
 const refundRoute = (intent: PaymentIntent.PaymentIntentRecord) =>
-  Effect.map(ProviderRegistry, (registry) => {
-    const provider = intent.providerCode === null ? undefined : registry.get(intent.providerCode)
+  Effect.map(ProviderAccounts.adapterOf(intent), (provider) => {
     const method = provider?.methods.find((m) => m.method === intent.paymentMethod)
     return provider?.refund === undefined || method?.refunds === undefined ? undefined : { provider, method }
   })
@@ -121,6 +121,8 @@ const decide = (principal: Principal, params: CreateParams, id: string, fp: stri
       destination: params.destination ?? null,
       metadata: params.metadata ?? null,
       providerCode: route.provider.code,
+      // D13: a refund goes to the account that took the payment, whatever routes say now.
+      providerAccount: intent.providerAccount,
       fingerprint: fp,
       createdAt: now,
       updatedAt: now,
@@ -213,6 +215,7 @@ export const latePayment = (
         ? { type: "bank_account", bank: options.bank, account_number: options.account_number, account_name: options.account_name }
         : null,
       providerCode: intent.providerCode,
+      providerAccount: intent.providerAccount,
       fingerprint: fingerprint({ late_payment: intent.id }),
       createdAt: now,
       updatedAt: now,

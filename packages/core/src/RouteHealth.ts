@@ -15,11 +15,20 @@ import { Context, Effect, Layer } from "effect"
 import { Merchants } from "./Merchants.js"
 import type { StorageError } from "./StorageError.js"
 
-/** What health is asked about: a configured route and the provider it executes at. @since 0.1.0 @category models */
+/** What health is asked about: a configured route, the provider it executes at, and the merchant's account there if it names one (D13). @since 0.1.0 @category models */
 export interface RouteRef {
   readonly id: string
   readonly provider: string
+  readonly providerAccount?: string | null | undefined
 }
+
+/**
+ * What the breaker counts failures of: a route on a merchant's own account counts against the
+ * account (D13: each account is its own route target, and one merchant's failing account never
+ * marks another's down; account ids are unique across merchants), any other route against itself.
+ */
+const targetOf = (route: RouteRef): string =>
+  route.providerAccount === undefined || route.providerAccount === null ? `route:${route.id}` : `account:${route.providerAccount}`
 
 /** @since 0.1.0 @category tags */
 export class RouteHealth extends Context.Tag("@tender/core/RouteHealth")<RouteHealth, {
@@ -74,22 +83,28 @@ const breaker = (options: HealthOptions) => {
   const known = new Map<string, RouteRef>((options.routes ?? []).map((r) => [r.id, r]))
   const now = Effect.clockWith((c) => c.currentTimeMillis)
   const closedAt = (route: RouteRef, t: number) => {
-    const f = failures.get(route.id)
+    const f = failures.get(targetOf(route))
     return f === undefined || f.count < threshold || t >= f.openUntil
   }
   return {
     closed: (route: RouteRef) => Effect.map(now, (t) => closedAt(route, t)),
-    reset: (routeId: string) => Effect.sync(() => void failures.delete(routeId)),
+    reset: (routeId: string) =>
+      Effect.sync(() => {
+        failures.delete(`route:${routeId}`)
+        const route = known.get(routeId)
+        if (route !== undefined) failures.delete(targetOf(route))
+      }),
     recordFailure: (route: RouteRef) =>
       Effect.map(now, (t) => {
         known.set(route.id, route)
-        const count = (failures.get(route.id)?.count ?? 0) + 1
-        failures.set(route.id, { count, openUntil: count >= threshold ? t + cooldown : 0 })
+        const target = targetOf(route)
+        const count = (failures.get(target)?.count ?? 0) + 1
+        failures.set(target, { count, openUntil: count >= threshold ? t + cooldown : 0 })
       }),
     recordSuccess: (route: RouteRef) =>
       Effect.sync(() => {
         known.set(route.id, route)
-        failures.delete(route.id)
+        failures.delete(targetOf(route))
       }),
     /** Every known route's state, given whether the host's word keeps it up. */
     snapshot: (up: (route: RouteRef) => boolean) =>

@@ -33,6 +33,8 @@ export const boundedCall = <A, R>(provider: string, effect: Effect.Effect<A, Pro
 /** The provider that answered and its answer. @since 0.1.0 @category models */
 export interface Routed {
   readonly provider: string
+  /** The merchant's own account the route named (D13), or null for the deployment's: stored on the object for its whole life. */
+  readonly providerAccount: string | null
   readonly result: ProviderPaymentResult
 }
 
@@ -68,7 +70,7 @@ export const createPayment = (
         continue
       }
       yield* health.recordSuccess(candidate.route)
-      return { provider: candidate.provider.code, result: attempt.right }
+      return { provider: candidate.provider.code, providerAccount: candidate.route.providerAccount ?? null, result: attempt.right }
     }
     return yield* new RoutingUnavailable({
       message: "No route could take the payment: its providers are unavailable. Retry later or choose another method."

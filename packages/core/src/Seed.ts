@@ -4,9 +4,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, ParseResult, Schema } from "effect"
+import { Effect, Layer, Option, ParseResult, Schema } from "effect"
 import type { ApiKey, Merchant } from "./Merchants.js"
 import * as Merchants from "./Merchants.js"
+import { ProviderRegistry } from "./Provider.js"
+import * as ProviderAccounts from "./ProviderAccounts.js"
 import * as RouteHealth from "./RouteHealth.js"
 import { CheckoutMode, Environment, withMessage } from "./Schemas.js"
 
@@ -27,7 +29,9 @@ export const SeedRoute = Schema.Struct({
   provider: Schema.String.pipe(Schema.minLength(1)),
   environments: Schema.optional(Schema.Array(Environment)),
   priority: Schema.optional(Schema.Int),
-  healthy: Schema.optional(Schema.Boolean)
+  healthy: Schema.optional(Schema.Boolean),
+  /** One of the merchant's `provider_accounts` (D13); absent: the deployment's own account. */
+  provider_account: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
 }).annotations(strict)
 
 /**
@@ -51,7 +55,9 @@ export const SeedMerchant = Schema.Struct({
   /** The platform's fee per payment method code (D12). */
   fees: Schema.optional(Schema.Record({ key: Schema.String.pipe(Schema.minLength(1)), value: SeedFee })),
   /** Days a payment stays pending before it is available (D12). Default 0. */
-  settlement_delay_days: Schema.optional(withMessage(Schema.Int.pipe(Schema.between(0, 30)), "must be an integer from 0 to 30"))
+  settlement_delay_days: Schema.optional(withMessage(Schema.Int.pipe(Schema.between(0, 30)), "must be an integer from 0 to 30")),
+  /** The merchant's own provider accounts (D13), credentials in clear: sealed when applied. */
+  provider_accounts: Schema.optional(Schema.Array(ProviderAccounts.AccountInput))
 }).annotations(strict)
 
 /** A seed merchant's balance settings as the directory stores them (D12). @since 0.1.0 */
@@ -104,6 +110,18 @@ export const fileProblem = (path: string, error: unknown, text?: string): string
   return `seed file ${path} cannot be read: ${message}`
 }
 
+/** Why a route cannot name its `provider_account` (D13: one of the merchant's, same provider and environment). */
+const accountProblem = (m: typeof SeedMerchant.Type, r: typeof SeedRoute.Type): string | undefined => {
+  if (r.provider_account === undefined) return undefined
+  const account = m.provider_accounts?.find((a) => a.id === r.provider_account)
+  if (account === undefined) return `provider_account ${r.provider_account} is not one of merchant ${m.id}'s provider_accounts`
+  if (account.provider !== r.provider) return `provider_account ${account.id} is a ${account.provider} account, the route's provider is ${r.provider}`
+  if (r.environments !== undefined && r.environments.some((e) => e !== account.environment)) {
+    return `provider_account ${account.id} is a ${account.environment} account: the route's environments can only be ["${account.environment}"]`
+  }
+  return undefined
+}
+
 /** Parse and check a seed: unique ids, key pairs whose halves name one environment. @since 0.1.0 */
 export const decode = (input: unknown): Effect.Effect<Seed, InvalidSeed> =>
   Effect.gen(function*() {
@@ -128,12 +146,22 @@ export const decode = (input: unknown): Effect.Effect<Seed, InvalidSeed> =>
           return yield* new InvalidSeed({ message: `api key ${k.id}: public and secret keys name different environments` })
         }
       }
-      for (const r of m.routes) yield* unique("route", r.id)
+      for (const a of m.provider_accounts ?? []) yield* unique("provider account", a.id)
+      for (const r of m.routes) {
+        yield* unique("route", r.id)
+        const problem = accountProblem(m, r)
+        if (problem !== undefined) return yield* new InvalidSeed({ message: `route ${r.id}: ${problem}` })
+      }
     }
     return seed
   })
 
-/** The merchants and hashed keys a seed declares. @since 0.1.0 */
+const environmentsOfAccount = (m: typeof SeedMerchant.Type, id: string | undefined) => {
+  const account = id === undefined ? undefined : m.provider_accounts?.find((a) => a.id === id)
+  return account === undefined ? undefined : [account.environment]
+}
+
+/** The merchants and hashed keys a seed declares (provider accounts are sealed by `apply`). @since 0.1.0 */
 export const toDirectory = (seed: Seed, now: number): { merchants: Array<Merchant>; apiKeys: Array<ApiKey> } => ({
   merchants: seed.merchants.map((m) => ({
     id: m.id,
@@ -143,8 +171,10 @@ export const toDirectory = (seed: Seed, now: number): { merchants: Array<Merchan
       id: r.id,
       method: r.method,
       provider: r.provider,
-      environments: r.environments ?? ["test", "live"],
-      priority: r.priority ?? i
+      // A route on an account serves the account's environment (D13).
+      environments: r.environments ?? environmentsOfAccount(m, r.provider_account) ?? ["test", "live"],
+      priority: r.priority ?? i,
+      ...(r.provider_account === undefined ? {} : { providerAccount: r.provider_account })
     })),
     ...balanceSettings(m)
   })),
@@ -163,6 +193,25 @@ export const toDirectory = (seed: Seed, now: number): { merchants: Array<Merchan
 })
 
 /**
+ * Every merchant's provider accounts checked and sealed (D13), before anything is written: a seed
+ * with one bad account, or with accounts while no `ProviderRegistry` (or no key) is given, writes
+ * nothing and fails `InvalidSeed` naming the field, never a secret.
+ */
+const sealAccounts = (seed: Seed) =>
+  Effect.gen(function*() {
+    if (seed.merchants.every((m) => (m.provider_accounts ?? []).length === 0)) return seed.merchants.map(() => [])
+    const registry = yield* Effect.serviceOption(ProviderRegistry)
+    if (Option.isNone(registry)) return yield* new InvalidSeed({ message: "the seed holds provider accounts, and no provider registry is given to seal them" })
+    return yield* Effect.forEach(seed.merchants, (m) => {
+      const path = `merchants.${m.id}.provider_accounts`
+      return Effect.zipLeft(ProviderAccounts.seal(m.id, m.provider_accounts ?? [], path), ProviderAccounts.checkUnique(m.id, m.provider_accounts ?? [], path))
+    }).pipe(
+      Effect.provideService(ProviderRegistry, registry.value),
+      Effect.catchTag("ValidationFailed", (e) => new InvalidSeed({ message: e.details?.map((d) => d.message).join("; ") ?? e.message }))
+    )
+  })
+
+/**
  * Write a seed's merchants and keys into whatever `Merchants` store is provided (memory,
  * PostgreSQL, ...). Idempotent: applying it again replaces merchants and keys by id, but
  * never clears a revocation.
@@ -179,7 +228,8 @@ export const apply = (seed: Seed) =>
     const merchants = yield* Merchants.Merchants
     const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
     const directory = toDirectory(seed, now)
-    yield* Effect.forEach(directory.merchants, merchants.putMerchant, { discard: true })
+    const accounts = yield* sealAccounts(seed)
+    yield* Effect.forEach(directory.merchants, (m, i) => merchants.putMerchant(accounts[i]!.length === 0 ? m : { ...m, providerAccounts: accounts[i]! }), { discard: true })
     yield* Effect.forEach(directory.apiKeys, merchants.putApiKey, { discard: true })
     const revoked = yield* merchants.revokeSeededKeysExcept(directory.apiKeys.map((k) => k.publicKey), now)
     if (revoked.length > 0) {
@@ -198,9 +248,9 @@ export const layerRouteHealth = (seed: Seed, breaker: RouteHealth.BreakerOptions
   RouteHealth.layer({
     ...breaker,
     routesDown: seed.merchants.flatMap((m) => m.routes.filter((r) => r.healthy === false).map((r) => r.id)),
-    routes: seed.merchants.flatMap((m) => m.routes.map((r) => ({ id: r.id, provider: r.provider })))
+    routes: seed.merchants.flatMap((m) => m.routes.map((r) => ({ id: r.id, provider: r.provider, providerAccount: r.provider_account ?? null })))
   })
 
-/** In-memory `Merchants` and `RouteHealth` layers from a seed. @since 0.1.0 @category layers */
+/** In-memory `Merchants` and `RouteHealth` layers from a seed (its provider accounts sealed with the `ProviderRegistry` provided). @since 0.1.0 @category layers */
 export const layer = (seed: Seed) =>
   layerRouteHealth(seed).pipe(Layer.provideMerge(Layer.orDie(layerApply(seed).pipe(Layer.provideMerge(Merchants.layerMemory())))))

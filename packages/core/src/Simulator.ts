@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { sha256 } from "./Canonical.js"
 import type { PaymentProvider, ProviderBank, ProviderMethod, ProviderPaymentRef } from "./Provider.js"
 import { onlineBankingMethod, promptPayMethod, ProviderUnavailable } from "./Provider.js"
@@ -243,7 +243,12 @@ export const make = (options: {
       Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => {
         const body = new TextEncoder().encode(JSON.stringify(event))
         return { headers: { [signatureHeader]: signNotification({ body, secret, timestamp: Math.floor(now / 1000) }) }, body }
-      })
+      }),
+    // A merchant's own simulator account (D13) differs only in the secret its notifications are signed with.
+    accounts: {
+      credentials: AccountCredentials,
+      forAccount: (account) => make({ ...options, notificationSecret: account.credentials["notification_secret"] })
+    }
   }
 }
 
@@ -252,6 +257,11 @@ const paid = (payment: ProviderPaymentRef) => ({
   _tag: "Succeeded" as const,
   amount: payment.amount === magicAmounts.overpaid ? String(BigInt(payment.amount) + 1n) : payment.amount,
   currency: payment.currency
+})
+
+/** What a merchant's own simulator account holds (D13): the secret its notifications are signed with. @since 0.1.0 @category schemas */
+export const AccountCredentials = Schema.Struct({
+  notification_secret: Schema.String.pipe(Schema.minLength(16)).annotations({ description: "must be a secret of at least 16 characters" })
 })
 
 /** A PromptPay-style EMVCo payload (tag-length-value), enough to render a scannable test QR. */

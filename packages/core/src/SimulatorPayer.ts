@@ -14,7 +14,7 @@ import { Effect } from "effect"
 import * as HostedPayment from "./HostedPayment.js"
 import type { PaymentIntentRecord } from "./PaymentIntent.js"
 import { providerRef } from "./PaymentIntentLifecycle.js"
-import { ProviderRegistry } from "./Provider.js"
+import { adapterOf } from "./ProviderAccounts.js"
 import * as ProviderNotifications from "./ProviderNotifications.js"
 import * as Simulator from "./Simulator.js"
 
@@ -56,7 +56,8 @@ const tell = (simulator: Simulator.SimulatorProvider, intent: PaymentIntentRecor
       livemode: false,
       data: { payment_intent: intent.id, provider_payment_id: intent.providerPaymentId!, ...data }
     })
-    yield* ProviderNotifications.receive(Simulator.code, request).pipe(
+    // An intent on a merchant's own simulator account (D13) is told at that account's door, signed with its secret.
+    yield* ProviderNotifications.receive(Simulator.code, request, intent.providerAccount ?? undefined).pipe(
       Effect.catchTags({
         // The simulator signs with its own secret: a refusal is a defect, never the payer's.
         NotificationUnverified: (e) => Effect.dieMessage(`the simulator's own notification was refused: ${e.reason}`),
@@ -75,7 +76,7 @@ const tell = (simulator: Simulator.SimulatorProvider, intent: PaymentIntentRecor
 export const act = (intent: PaymentIntentRecord, action: PayerAction) =>
   Effect.gen(function*() {
     if (!actionsFor(intent).includes(action)) return false
-    const simulator = (yield* ProviderRegistry).get(Simulator.code)
+    const simulator = yield* adapterOf(intent)
     if (!Simulator.isSimulator(simulator)) return false
     switch (action) {
       case "scan_done":

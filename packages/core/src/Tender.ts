@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Layer } from "effect"
+import type * as CredentialVault from "./CredentialVault.js"
 import * as DeliveryClient from "./DeliveryClient.js"
 import * as Fx from "./Fx.js"
 import * as Health from "./Health.js"
@@ -30,6 +31,12 @@ export interface TenderOptions {
   readonly hostedCheckout: HostedCheckout.HostedCheckoutOptions
   /** Installed providers. Default: the simulator alone (D9). */
   readonly providers?: ReadonlyArray<PaymentProvider>
+  /**
+   * The keys merchants' provider account credentials are sealed with (D13,
+   * docs/provider-accounts.md), newest first: the first seals, every one opens. Without one, a
+   * seed or call holding credentials is refused.
+   */
+  readonly providerAccountKeys?: ReadonlyArray<CredentialVault.AccountKey> | undefined
   /** Webhook settings: secret encryption key, private URLs, timeout and delivery limits. */
   readonly webhooks?: (WebhookEndpoint.WebhookOptions & WebhookDelivery.SenderOptions) | undefined
   /**
@@ -60,7 +67,10 @@ export interface TenderOptions {
  */
 export const layerWithoutStorage = (options: TenderOptions) =>
   Layer.mergeAll(
-    layerRegistry(options.providers ?? [Simulator.make({ baseUrl: `${options.hostedCheckout.baseUrl.replace(/\/$/, "")}/simulator` })]),
+    layerRegistry(
+      options.providers ?? [Simulator.make({ baseUrl: `${options.hostedCheckout.baseUrl.replace(/\/$/, "")}/simulator` })],
+      { accountKeys: options.providerAccountKeys }
+    ),
     Ids.layer,
     Health.layerWorkerStatus,
     HostedCheckout.layer(options.hostedCheckout),
@@ -81,11 +91,16 @@ export const layerWithoutStorage = (options: TenderOptions) =>
  * @since 0.1.0 @category layers
  */
 export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, E, R>) => {
+  // One build of the services without storage: the seed's provider accounts are sealed with its registry (D13).
+  const base = layerWithoutStorage(options)
   // Payment intents are counted as the commits that create and finish them apply (TelemetryLive);
   // every commit carries the balance transactions of the state changes in it (Ledger, D12).
   const counted = TelemetryLive.layerCountingStorage.pipe(Layer.provideMerge(storage))
-  const stored = Layer.merge(Seed.layerRouteHealth(options.seed, options.routeHealth), Seed.layerApply(options.seed)).pipe(Layer.provideMerge(Ledger.layerStorage.pipe(Layer.provideMerge(counted))))
-  const services = Layer.merge(layerWithoutStorage(options), stored)
+  const stored = Layer.merge(Seed.layerRouteHealth(options.seed, options.routeHealth), Seed.layerApply(options.seed)).pipe(
+    Layer.provideMerge(Ledger.layerStorage.pipe(Layer.provideMerge(counted))),
+    Layer.provide(base)
+  )
+  const services = Layer.merge(base, stored)
   return options.telemetry === undefined
     ? services
     : Layer.provideMerge(TelemetryLive.layerGauges(options.telemetry), services)

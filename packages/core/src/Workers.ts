@@ -17,6 +17,7 @@ import * as PayoutIntents from "./PayoutIntents.js"
 import * as ProviderNotifications from "./ProviderNotifications.js"
 import * as Refunds from "./Refunds.js"
 import * as TopupIntents from "./TopupIntents.js"
+import type { Merchants } from "./Merchants.js"
 import type { ProviderRegistry } from "./Provider.js"
 import type * as WebhookEndpoint from "./WebhookEndpoint.js"
 import { Storage, Write } from "./Storage.js"
@@ -43,6 +44,7 @@ export type Requirements =
   | Storage
   | Task.Tasks
   | ProviderRegistry
+  | Merchants
   | IdGenerator
   | WebhookDelivery.WebhookSender
   | WebhookEndpoint.WebhookConfig

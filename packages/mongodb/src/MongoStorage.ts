@@ -194,6 +194,8 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
     const m = MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys), db.collection(c.routeAvailability))
     const bounded = Merchants.Merchants.of({
       findMerchant: (id) => within("find merchant", m.findMerchant(id)),
+      findProviderAccount: (id) => within("find provider account", m.findProviderAccount(id)),
+      listMerchants: (after, limit) => within("list merchants", m.listMerchants(after, limit)),
       findKeyByPublicKey: (key) => within("find API key", m.findKeyByPublicKey(key)),
       findCredentials: (key) => within("find credentials", m.findCredentials(key)),
       putMerchant: (merchant) => within("put merchant", m.putMerchant(merchant)),

@@ -27,6 +27,24 @@ describe("merchants: documents", () => {
     expect(Store.toMerchant(throughBson(Store.merchantDocument(merchant)))).toStrictEqual(merchant)
   })
 
+  it("D13 a merchant's provider accounts round trip sealed, and an account's id finds its merchant and that account only", () => {
+    const withAccounts: Merchants.Merchant = {
+      ...merchant,
+      routes: [{ ...merchant.routes[0]!, providerAccount: "acct_a" }],
+      providerAccounts: [
+        { id: "acct_a", provider: "stripe", environment: "test", credentials: "tv1.k1.aaa.bbb.ccc" },
+        { id: "acct_b", provider: "adyen", environment: "live", credentials: "tv1.k1.ddd.eee.fff" }
+      ]
+    }
+    const doc = throughBson(Store.merchantDocument(withAccounts))
+    expect(Store.toMerchant(doc)).toStrictEqual(withAccounts)
+    expect(Store.toAccountOwners([doc], "acct_b")).toStrictEqual([{ merchant: withAccounts, account: withAccounts.providerAccounts![1] }])
+    expect(Store.toAccountOwners([doc], "acct_c")).toStrictEqual([])
+    // A merchant stored before D13 (no field) reads back with none.
+    const { provider_accounts: _, ...before } = doc
+    expect(Store.toMerchant(before).providerAccounts).toBeUndefined()
+  })
+
   it("D2 an API key round trips, secret only as its hash, revoked or not", () => {
     const doc = { ...Store.apiKeyFields(apiKey), revoked_at: null }
     expect(Store.toApiKey(throughBson(doc))).toStrictEqual(apiKey)

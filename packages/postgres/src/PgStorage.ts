@@ -132,6 +132,8 @@ export const make = (options: PgStorageOptions = {}) =>
     const m = MerchantsStore.make(sql, t)
     const bounded = Merchants.Merchants.of({
       findMerchant: (id) => storable(id) ? within("find merchant", m.findMerchant(id)) : Effect.succeed(Option.none()),
+      findProviderAccount: (id) => storable(id) ? within("find provider account", m.findProviderAccount(id)) : Effect.succeed([]),
+      listMerchants: (after, limit) => within("list merchants", m.listMerchants(after, limit)),
       findKeyByPublicKey: (key) => storable(key) ? within("find API key", m.findKeyByPublicKey(key)) : Effect.succeed(Option.none()),
       findCredentials: (key) => within("find credentials", m.findCredentials(key)),
       putMerchant: (merchant) => within("put merchant", m.putMerchant(merchant)),

@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import { ProviderAccounts } from "@tender/core"
 import type {
   BalanceTransaction,
   Merchants,
@@ -114,19 +115,31 @@ export interface MerchantResource {
     readonly provider: string
     readonly environments: ReadonlyArray<Environment>
     readonly priority: number
+    /** The merchant's own account the route executes on (D13); null: the deployment's. */
+    readonly provider_account: string | null
   }>
   /** The platform's fee per payment method code (D12). */
   readonly fees: Readonly<Record<string, { readonly rate_bps: number; readonly fixed_amount: string }>>
   /** Days a payment stays pending before it is available (D12). */
   readonly settlement_delay_days: number
+  /** The merchant's own provider accounts (D13), without their credentials, which are never read back. */
+  readonly provider_accounts: ReadonlyArray<{ readonly id: string; readonly provider: string; readonly environment: Environment }>
 }
 
-/** Merchants (spec 5): onboarding is the host's. @since 0.1.0 @category api */
+/**
+ * Merchants (spec 5): onboarding is the host's. A merchant may hold provider accounts (D13,
+ * docs/provider-accounts.md): `provider_accounts: [{ id, provider, environment, credentials }]`,
+ * credentials checked by the provider's adapter and stored sealed; a bad credential rejects with
+ * 400 `validation_failed` naming the field (`provider_accounts.0.credentials.secret_key`), never
+ * its value. Credentials are never answered back.
+ *
+ * @since 0.1.0 @category api
+ */
 export interface MerchantsApi {
   /** A new merchant; an id taken already rejects with 400 `validation_failed` (`param: "id"`). */
   readonly create: (params: MerchantParams) => Promise<MerchantResource>
   readonly retrieve: (id: string) => Promise<MerchantResource>
-  /** Replace a merchant's name, checkout modes and routes. */
+  /** Replace a merchant's name, checkout modes, routes and provider accounts (credentials given again: they are never read back). */
   readonly update: (id: string, params: Omit<MerchantParams, "id">) => Promise<MerchantResource>
 }
 
@@ -165,9 +178,17 @@ export const merchantResource = (m: Merchants.Merchant): MerchantResource => ({
   id: m.id,
   name: m.name,
   allowed_checkout_modes: m.allowedCheckoutModes,
-  routes: m.routes.map((r) => ({ id: r.id, method: r.method, provider: r.provider, environments: r.environments, priority: r.priority })),
+  routes: m.routes.map((r) => ({
+    id: r.id,
+    method: r.method,
+    provider: r.provider,
+    environments: r.environments,
+    priority: r.priority,
+    provider_account: r.providerAccount ?? null
+  })),
   fees: Object.fromEntries(Object.entries(m.fees ?? {}).map(([method, f]) => [method, { rate_bps: f.rateBps, fixed_amount: f.fixedAmount }])),
-  settlement_delay_days: m.settlementDelayDays ?? 0
+  settlement_delay_days: m.settlementDelayDays ?? 0,
+  provider_accounts: (m.providerAccounts ?? []).map(ProviderAccounts.publicView)
 })
 
 /** A balance transaction as the API shows it (D12). @since 0.1.0 @category models */

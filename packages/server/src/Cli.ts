@@ -6,15 +6,17 @@
  *   tender migrate [--database-url URL] [--table-prefix P] [--mongodb-url URL] [--collection-prefix P]
  *   tender seed check FILE
  *   tender keys issue --merchant ID --environment test|live [--database-url URL | --database] [--table-prefix P]
+ *   tender accounts reseal [--database-url URL] [--table-prefix P]
  *   tender openapi
  *
  * @since 0.1.0
  */
 import { OpenApi } from "@effect/platform"
-import { Merchants, Seed } from "@tender/core"
+import { CredentialVault, Merchants, Provider, ProviderAccounts, Seed } from "@tender/core"
 import { Api } from "@tender/http"
 import type { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
+import { accountKeysOf } from "./Env.js"
 import { readFile } from "node:fs/promises"
 import { resolve } from "node:path"
 import { inspect, parseArgs } from "node:util"
@@ -39,6 +41,8 @@ const usage = `Usage:
       check a seed file (docs/seed-format.md)
   tender keys issue --merchant ID --environment test|live [--database-url URL | --database] [--table-prefix P]
       a new key pair: printed as a seed entry, or issued into the database when one is named
+  tender accounts reseal [--database-url URL] [--table-prefix P]
+      seal every provider account's credentials under the newest key of TENDER_PROVIDER_ACCOUNT_KEYS
   tender openapi
       print the OpenAPI document of the API
 Any command: --debug prints the whole cause of a failure.
@@ -168,6 +172,32 @@ const keysIssue = async (flags: Flags, io: Io): Promise<number> => {
 }
 
 /**
+ * Move every provider account's credentials under the newest host key (D13): the keys from
+ * TENDER_PROVIDER_ACCOUNT_KEYS (newest first; the older ones still open what they sealed).
+ */
+const accountsReseal = async (flags: Flags, io: Io): Promise<number> => {
+  const databaseUrl = flags["database-url"] ?? io.env["DATABASE_URL"]
+  if (databaseUrl === undefined) throw new UsageError("tender accounts reseal: name the database: --database-url or DATABASE_URL")
+  const keys = accountKeysOf(io.env["TENDER_PROVIDER_ACCOUNT_KEYS"])
+  if (keys === undefined) throw new UsageError("tender accounts reseal: TENDER_PROVIDER_ACCOUNT_KEYS is not set (id:key,… newest first)")
+  // A key list Tender cannot use is refused before the database is opened (its message names ids only).
+  try {
+    CredentialVault.make(keys)
+  } catch (error) {
+    io.stderr(`tender accounts reseal: TENDER_PROVIDER_ACCOUNT_KEYS: ${(error as Error).message}\n`)
+    return 1
+  }
+  const registry = Provider.layerRegistry([], { accountKeys: keys })
+  const done = await onPostgres("accounts reseal", databaseUrl, flags["table-prefix"], ProviderAccounts.reseal().pipe(Effect.provide(registry)))
+  io.stdout(`provider accounts: ${done.moved} moved under key ${keys[0]!.id}, ${done.current} already under it\n`)
+  if (done.unreadable.length > 0) {
+    io.stderr(`no configured key opens ${done.unreadable.length} account(s): ${done.unreadable.join(", ")}; they are left as they are\n`)
+    return 1
+  }
+  return 0
+}
+
+/**
  * Run the command `argv` (without `node` and the script). Resolves to the exit code: 0 done,
  * 1 failed (the reason on stderr), 2 called wrongly (the usage on stderr).
  *
@@ -185,6 +215,7 @@ export const main = async (argv: ReadonlyArray<string>, io: Io): Promise<number>
     if (command === "migrate") return await migrate(values, io)
     if (command === "seed" && sub === "check") return await seedCheck(arg, io)
     if (command === "keys" && sub === "issue") return await keysIssue(values, io)
+    if (command === "accounts" && sub === "reseal") return await accountsReseal(values, io)
     if (command === "openapi") {
       io.stdout(JSON.stringify(OpenApi.fromApi(Api.documented), null, 2) + "\n")
       return 0

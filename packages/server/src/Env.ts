@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type { CredentialVault } from "@tender/core"
 import type { PgPoolLike } from "./internal/storage.js"
 import type { SeedInput, TenderOptions } from "./Tender.js"
 import { TenderError } from "./TenderError.js"
@@ -38,6 +39,8 @@ export interface EnvSettings {
   readonly tablePrefix: string | undefined
   /** TENDER_SEED, a seed file's path. */
   readonly merchants: SeedInput | string | undefined
+  /** TENDER_PROVIDER_ACCOUNT_KEYS (`id:base64,id:base64`, newest first): the keys provider account credentials are sealed with (D13). */
+  readonly providerAccountKeys: ReadonlyArray<CredentialVault.AccountKey> | undefined
   /** `createTender`'s options on the host's pool: `createTender({ ...settings.onPool(pool), logger })`. */
   readonly onPool: (pool: PgPoolLike) => TenderOptions
 }
@@ -46,8 +49,24 @@ const invalid = (param: string, message: string) =>
   new TenderError({ code: "validation_failed", status: 400, param, message: `tender: ${message}` })
 
 /**
- * Read PORT, DATABASE_URL, PUBLIC_URL, TENDER_CHECKOUT_SECRET, TENDER_TABLE_PREFIX and
- * TENDER_SEED from `env`, each falling back on `defaults` when unset or empty. A value Tender
+ * The host keys of `TENDER_PROVIDER_ACCOUNT_KEYS` (D13, docs/provider-accounts.md): comma-separated
+ * `id:key` pairs, newest first, each key 32 random bytes in base64. Undefined when unset; a pair
+ * without its `:` throws naming the variable (never its value).
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const accountKeysOf = (text: string | undefined): ReadonlyArray<CredentialVault.AccountKey> | undefined => {
+  if (text === undefined || text.trim() === "") return undefined
+  return text.split(",").map((pair, i) => {
+    const at = pair.indexOf(":")
+    if (at <= 0) throw invalid("TENDER_PROVIDER_ACCOUNT_KEYS", `TENDER_PROVIDER_ACCOUNT_KEYS: entry ${i + 1} is not id:key`)
+    return { id: pair.slice(0, at).trim(), key: pair.slice(at + 1).trim() }
+  })
+}
+
+/**
+ * Read PORT, DATABASE_URL, PUBLIC_URL, TENDER_CHECKOUT_SECRET, TENDER_TABLE_PREFIX,
+ * TENDER_SEED and TENDER_PROVIDER_ACCOUNT_KEYS from `env`, each falling back on `defaults` when unset or empty. A value Tender
  * cannot use (a PORT that is not a port, a PUBLIC_URL that is not an http URL, no checkout
  * secret at all) throws a `TenderError` `validation_failed` whose `param` names the variable.
  *
@@ -66,6 +85,7 @@ export const settingsFromEnv = (env: Readonly<Record<string, string | undefined>
   if (checkoutSecret === undefined) throw invalid("TENDER_CHECKOUT_SECRET", "TENDER_CHECKOUT_SECRET is not set: it signs hosted-checkout links")
   const tablePrefix = read("TENDER_TABLE_PREFIX")
   const merchants = read("TENDER_SEED") ?? defaults.merchants
+  const providerAccountKeys = accountKeysOf(read("TENDER_PROVIDER_ACCOUNT_KEYS"))
   return {
     port,
     databaseUrl: read("DATABASE_URL") ?? defaults.databaseUrl,
@@ -73,6 +93,7 @@ export const settingsFromEnv = (env: Readonly<Record<string, string | undefined>
     checkoutSecret,
     tablePrefix,
     merchants,
-    onPool: (pool) => ({ storage: { postgres: pool, tablePrefix }, publicUrl, checkoutSecret, merchants })
+    providerAccountKeys,
+    onPool: (pool) => ({ storage: { postgres: pool, tablePrefix }, publicUrl, checkoutSecret, merchants, ...(providerAccountKeys === undefined ? {} : { providerAccountKeys }) })
   }
 }

@@ -8,8 +8,8 @@
  *
  * @since 0.1.0
  */
-import type { Provider } from "@tender/core"
-import { Maintenance, Seed, Simulator, Tender as CoreTender, Workers } from "@tender/core"
+import type { CredentialVault, Provider } from "@tender/core"
+import { Maintenance, ProviderAccounts, Seed, Simulator, Tender as CoreTender, Workers } from "@tender/core"
 import * as TenderExpress from "@tender/http/Express"
 import * as TenderFastify from "@tender/http/Fastify"
 import * as Mount from "@tender/http/Mount"
@@ -70,6 +70,14 @@ export interface TenderOptions {
   readonly webhooks?: CoreTender.TenderOptions["webhooks"]
   /** The durable-task workers of this process (docs/reliability.md). `false`: this process runs none. */
   readonly workers?: Workers.WorkerOptions | false | undefined
+  /**
+   * The keys merchants' provider account credentials are sealed with at rest (D13,
+   * docs/provider-accounts.md): `{ id, key }` with `key` 32 random bytes in base64, newest
+   * first. The first seals; every one opens, so a rotation puts a new key first and keeps the
+   * old ones until `tender accounts reseal` has moved every ciphertext forward. Without a key, a
+   * seed or `merchants.create`/`update` holding credentials is refused.
+   */
+  readonly providerAccountKeys?: ReadonlyArray<CredentialVault.AccountKey> | undefined
   /** The route breaker (docs/discovery-and-routing.md, "Route health"): `failureThreshold` failures in a row (default 3) take a route out of use for `cooldownMillis` (default 30 000). */
   readonly routeHealth?: CoreTender.TenderOptions["routeHealth"]
   /** How many multipart uploads are worked on at once; one more is answered 503 with Retry-After (docs/reliability.md, "Uploads"). Default 4. */
@@ -141,6 +149,30 @@ const loadSeed = async (merchants: SeedInput | string | undefined): Promise<Seed
 }
 
 /**
+ * The seed's provider accounts (D13) checked before anything starts: credentials with no key to
+ * seal them, or that their provider's schema refuses, reject naming the field (never its value).
+ */
+const checkSeedAccounts = (seed: Seed.Seed, providers: ReadonlyArray<Provider.PaymentProvider>, keys: ReadonlyArray<CredentialVault.AccountKey> | undefined) => {
+  for (const m of seed.merchants) {
+    for (const [i, account] of (m.provider_accounts ?? []).entries()) {
+      const path = `merchants.${m.id}.provider_accounts.${i}`
+      if (keys === undefined || keys.length === 0) {
+        throw seedError(`: ${path} holds credentials, and no providerAccountKeys are given to seal them (docs/provider-accounts.md)`)
+      }
+      const checked = ProviderAccounts.checkCredentials(providers.find((p) => p.code === account.provider), account, path)
+      if (checked._tag === "Left") {
+        throw new TenderError({
+          code: "validation_failed",
+          status: 400,
+          param: checked.left.param ?? path,
+          message: `createTender: option "merchants": ${checked.left.details?.map((d) => d.message).join("; ") ?? checked.left.message}`
+        })
+      }
+    }
+  }
+}
+
+/**
  * Why the services did not start, as one line naming the cause and what to do (a missing
  * database or role, a refused connection, an unmigrated schema: docs/postgres.md); the whole
  * cause stays on the error and goes to the host logger's `debug`.
@@ -175,12 +207,14 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
     notificationSecret: typeof options.simulator === "object" ? options.simulator.notificationSecret : undefined,
     timings: typeof options.simulator === "object" ? options.simulator.timings : undefined
   })]
+  checkSeedAccounts(seed, [...simulator, ...(options.providers ?? [])], options.providerAccountKeys)
   const storage = await Storage.layerOf(options.storage, options.migrate ?? true)
   const core = CoreTender.layer(
     {
       seed,
       hostedCheckout: { baseUrl: mount.publicUrl, secret: options.checkoutSecret },
       providers: [...simulator, ...(options.providers ?? [])],
+      providerAccountKeys: options.providerAccountKeys,
       webhooks: options.webhooks,
       routeHealth: options.routeHealth
     },

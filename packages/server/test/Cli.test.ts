@@ -142,3 +142,15 @@ describe("tender openapi", () => {
     assert.strictEqual((await tender(["openapi", "--nope"])).code, 2)
   })
 })
+
+describe("tender accounts reseal", () => {
+  it("D13 cli: without TENDER_PROVIDER_ACCOUNT_KEYS it exits 2 with the usage; a key that is not 32 bytes exits 1 naming the key by its id, never its value", async () => {
+    const unset = await tender(["accounts", "reseal", "--database-url", url])
+    assert.strictEqual(unset.code, 2)
+    assert.match(unset.stderr, /TENDER_PROVIDER_ACCOUNT_KEYS is not set/)
+    const short = await tender(["accounts", "reseal", "--database-url", url], { TENDER_PROVIDER_ACCOUNT_KEYS: "k9:dG9vU2hvcnRTRUNSRVQ=" })
+    assert.strictEqual(short.code, 1)
+    assert.match(short.stderr, /key k9/)
+    assert.notInclude(short.stderr + short.stdout, "dG9vU2hvcnRTRUNSRVQ=")
+  })
+})

@@ -74,4 +74,15 @@ describe("settingsFromEnv", () => {
     assert.strictEqual(error.param, "TENDER_CHECKOUT_SECRET")
     assert.strictEqual(error.status, 400)
   })
+
+  it("D13 TENDER_PROVIDER_ACCOUNT_KEYS is read as id:key pairs, newest first, into onPool; a pair without its id is refused naming the variable, never its value", () => {
+    const pool = { connect: () => {}, query: () => {}, on: () => {}, end: () => {} }
+    const settings = settingsFromEnv({ TENDER_PROVIDER_ACCOUNT_KEYS: "new:bmV3a2V5, old:b2xka2V5" }, defaults)
+    assert.deepStrictEqual(settings.providerAccountKeys, [{ id: "new", key: "bmV3a2V5" }, { id: "old", key: "b2xka2V5" }])
+    assert.deepStrictEqual(settings.onPool(pool).providerAccountKeys, settings.providerAccountKeys)
+    assert.isUndefined(settingsFromEnv({}, defaults).onPool(pool).providerAccountKeys)
+    const error = refusal(() => settingsFromEnv({ TENDER_PROVIDER_ACCOUNT_KEYS: "bm9JZEtleVNFQ1JFVA==" }, defaults))
+    assert.strictEqual(error.param, "TENDER_PROVIDER_ACCOUNT_KEYS")
+    assert.notInclude(error.message, "bm9JZEtleVNFQ1JFVA")
+  })
 })

@@ -218,7 +218,7 @@ describe("Promise API: merchants and key pairs", () => {
       routes: [{ id: `rt_${id}`, method: "th_promptpay", provider: "simulator", environments: ["test"] }]
     })
     assert.deepStrictEqual(merchant.routes.map((r) => r.priority), [0])
-    assert.strictEqual((await rejection(tender.merchants.create({ ...merchant, routes: [] }))).param, "id")
+    assert.strictEqual((await rejection(tender.merchants.create({ ...merchant, routes: [], provider_accounts: [] }))).param, "id")
     const pair = await tender.keys.issue(id, "test")
     assert.match(pair.public_key, /^pk_test_/)
     const key = { public: pair.public_key, secret: pair.secret_key }

@@ -10,8 +10,9 @@
 import type { Customer } from "@tender/core/PaymentIntent"
 import type { PaymentProvider, ProviderPaymentRef, ProviderPaymentResult, ProviderPaymentStatus, ProviderRefundStatus } from "@tender/core/Provider"
 import { ProviderUnavailable } from "@tender/core/Provider"
+import { CredentialsRefused } from "@tender/core/ProviderAccounts"
 import type { Environment } from "@tender/core/Schemas"
-import { Config, Context, Effect, Layer, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Redacted, Schema } from "effect"
 import Stripe from "stripe"
 import { classify, failureOf, type StripeRejected } from "./internal/failures.js"
 import { CARD_CHECKOUT, methods, PROMPTPAY } from "./internal/methods.js"
@@ -100,7 +101,8 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
     }))
   }
   const secrets = list(options.webhookSecret)
-  if (secrets.length === 0) throw new Error("A Stripe webhook secret (whsec_…) is needed to verify notifications")
+  // Without keys of its own the adapter only serves merchants' accounts (D13), and needs no secret.
+  if (secrets.length === 0 && clients.size > 0) throw new Error("A Stripe webhook secret (whsec_…) is needed to verify notifications")
   const environments = [...clients.keys()]
   const clientFor = (environment: Environment): Effect.Effect<Stripe, ProviderUnavailable> => {
     const client = clients.get(environment)
@@ -249,9 +251,35 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
               : Effect.succeed<ProviderRefundStatus>({ _tag: "Failed", failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }))
         )
       }),
-    parseNotification: parse(clients.values().next().value ?? new Stripe("sk_test_verify_only"), secrets)
+    parseNotification: parse(clients.values().next().value ?? new Stripe("sk_test_verify_only"), secrets),
+    accounts: {
+      credentials: AccountCredentials,
+      forAccount: (account) => {
+        const secretKey = account.credentials["secret_key"]!
+        if (environmentOfKey(secretKey) !== account.environment) {
+          throw new CredentialsRefused("secret_key", `must be a ${account.environment} key (sk_${account.environment}_… or rk_${account.environment}_…) for a ${account.environment} account`)
+        }
+        // The account's own key and signing secret alone: its door verifies with nothing else.
+        return stripe({ ...options, secretKey, webhookSecret: account.credentials["webhook_secret"]! })
+      }
+    }
   }
 }
+
+/**
+ * What a merchant's own Stripe account holds (D13, docs/provider-accounts.md): its secret (or
+ * restricted) key, and the signing secret of its webhook endpoint pointed at the account's door.
+ *
+ * @since 0.1.0 @category schemas
+ */
+export const AccountCredentials = Schema.Struct({
+  secret_key: Schema.String.pipe(Schema.pattern(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/)).annotations({
+    description: "must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_test_… or rk_live_…)"
+  }),
+  webhook_secret: Schema.String.pipe(Schema.pattern(/^whsec_[A-Za-z0-9_+/=]{8,}$/)).annotations({
+    description: "must be a Stripe webhook signing secret (whsec_…)"
+  })
+})
 
 /** The Stripe adapter as a service, for Effect hosts that build their provider list from layers. @since 0.1.0 @category tags */
 export class StripeProvider extends Context.Tag("@tender/stripe/StripeProvider")<StripeProvider, PaymentProvider>() {}

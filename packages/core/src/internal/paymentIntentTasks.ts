@@ -7,7 +7,9 @@ import { Clock, Effect, Option } from "effect"
 import * as Asset from "../Asset.js"
 import type { IdGenerator } from "../Ids.js"
 import { isTerminal, table } from "../PaymentIntent.js"
-import { ProviderRegistry } from "../Provider.js"
+import type { Merchants } from "../Merchants.js"
+import type { ProviderRegistry } from "../Provider.js"
+import { adapterOf } from "../ProviderAccounts.js"
 import { boundedCall } from "../Routing.js"
 import type { Write } from "../Storage.js"
 import { Storage } from "../Storage.js"
@@ -29,7 +31,7 @@ const pendingAtProvider = (task: Task.TaskRecord) =>
     if (Option.isNone(found) || isTerminal(found.value.status)) return undefined
     const intent = found.value
     const ref = providerRef(intent)
-    const provider = intent.providerCode === null ? undefined : (yield* ProviderRegistry).get(intent.providerCode)
+    const provider = yield* adapterOf(intent)
     return ref === undefined || provider === undefined ? undefined : { intent, ref, provider }
   })
 
@@ -90,7 +92,7 @@ const submitReceipt = (task: Task.TaskRecord) =>
  *
  * @since 0.1.0
  */
-export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | ProviderRegistry | IdGenerator> => {
+export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | ProviderRegistry | Merchants | IdGenerator> => {
   switch (task.kind) {
     case "payment_intent.confirm":
       return askProvider(task, "confirm")

@@ -1,5 +1,6 @@
 /**
- * The handler of `POST /provider_notifications/{provider}` (D11). The body is read here as bytes,
+ * The handlers of `POST /provider_notifications/{provider}` (D11) and of a merchant's own
+ * account's door, `/provider_notifications/{provider}/{account_id}` (D13). The body is read here as bytes,
  * untouched (no JSON parse, no charset decoding: the provider signed these exact bytes), at most
  * 1 MiB; the adapter verifies and reads it (`ProviderNotifications.receive`), and its answer is
  * sent as the provider expects it.
@@ -24,7 +25,7 @@ const headersOf = (request: HttpServerRequest.HttpServerRequest): Record<string,
   return out
 }
 
-const receive = (provider: string, request: HttpServerRequest.HttpServerRequest) =>
+const receive = (provider: string, request: HttpServerRequest.HttpServerRequest, account?: string) =>
   Effect.gen(function*() {
     if (Number(request.headers["content-length"] ?? "0") > maxJsonBodyBytes) return yield* tooLarge()
     const body = yield* Body.bytes(request, maxJsonBodyBytes).pipe(
@@ -32,10 +33,14 @@ const receive = (provider: string, request: HttpServerRequest.HttpServerRequest)
         error._tag === "BodyTooLarge" ? tooLarge() : Errors.ValidationFailed.at("body", "The request body could not be read.")
       )
     )
-    const answer = yield* ProviderNotifications.receive(provider, { headers: headersOf(request), body }).pipe(
+    const answer = yield* ProviderNotifications.receive(provider, { headers: headersOf(request), body }, account).pipe(
       Effect.catchTags({
         UnknownNotificationProvider: () =>
-          Effect.fail(new Errors.ResourceNotFound({ param: "provider", message: `No installed provider ${JSON.stringify(provider)} takes notifications.` })),
+          Effect.fail(
+            account === undefined
+              ? new Errors.ResourceNotFound({ param: "provider", message: `No installed provider ${JSON.stringify(provider)} takes notifications.` })
+              : new Errors.ResourceNotFound({ param: "account", message: `No ${JSON.stringify(provider)} account ${JSON.stringify(account)} takes notifications.` })
+          ),
         NotificationUnstorable: (e) =>
           Effect.fail(Errors.ValidationFailed.at("body", `The notification is signed, but ${e.reason}, which no store keeps; nothing was stored.`)),
         NotificationUnverified: (e) =>
@@ -50,4 +55,6 @@ const receive = (provider: string, request: HttpServerRequest.HttpServerRequest)
 
 /** The providers' door's handler. @since 0.1.0 */
 export const layer = HttpApiBuilder.group(TenderApi, "providerNotifications", (handlers) =>
-  handlers.handleRaw("receive", ({ path, request }) => receive(path.provider, request)))
+  handlers
+    .handleRaw("receive", ({ path, request }) => receive(path.provider, request))
+    .handleRaw("receiveForAccount", ({ path, request }) => receive(path.provider, request, path.account)))

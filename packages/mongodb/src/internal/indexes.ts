@@ -145,6 +145,8 @@ export const indexSpecs = (c: Collections, options: IndexOptions): ReadonlyArray
   // purgeExpired deletes uncompleted claims whose lock lapsed long ago.
   { collection: c.references, name: "lapsed", key: { completed: 1, locked_until: 1 } },
   { collection: c.merchants, name: "id_unique", key: { id: 1 }, unique: true },
+  // A provider account's notification door finds its merchant by the account's id (D13).
+  { collection: c.merchants, name: "provider_account_id", key: { "provider_accounts.id": 1 } },
   { collection: c.apiKeys, name: "public_key_unique", key: { public_key: 1 }, unique: true },
   // An API key's id is its identity (PostgreSQL's primary key): one key per id.
   { collection: c.apiKeys, name: "id_unique", key: { id: 1 }, unique: true },

@@ -17,7 +17,9 @@ export const merchantDocument = (m: Merchants.Merchant): Document => ({
   routes: jsonValue(m.routes),
   // D12's balance settings; a merchant stored before them reads as without (no fees, no delay).
   fees: jsonValue(m.fees ?? {}),
-  settlement_delay_days: m.settlementDelayDays ?? 0
+  settlement_delay_days: m.settlementDelayDays ?? 0,
+  // Sealed credentials only (D13).
+  provider_accounts: jsonValue(m.providerAccounts ?? [])
 })
 
 /** @internal */
@@ -30,9 +32,19 @@ export const toMerchant = (doc: Document): Merchants.Merchant => {
     allowedCheckoutModes: doc["allowed_checkout_modes"],
     routes: doc["routes"],
     ...(Object.keys(fees).length === 0 ? {} : { fees }),
-    ...(delay === 0 ? {} : { settlementDelayDays: delay })
+    ...(delay === 0 ? {} : { settlementDelayDays: delay }),
+    // None (or a merchant stored before D13): the field is absent, as put.
+    ...(Array.isArray(doc["provider_accounts"]) && doc["provider_accounts"].length > 0 ? { providerAccounts: doc["provider_accounts"] } : {})
   }
 }
+
+/** The merchants holding a provider account `id`, from their documents. */
+export const toAccountOwners = (docs: ReadonlyArray<Document>, id: string): ReadonlyArray<Merchants.AccountOwner> =>
+  docs.flatMap((doc) => {
+    const merchant = toMerchant(doc)
+    const account = Merchants.accountOf(merchant, id)
+    return account === undefined ? [] : [{ merchant, account }]
+  })
 
 const millis = (value: unknown): number => (value instanceof Date ? value.getTime() : Number(value))
 
@@ -110,6 +122,15 @@ export const make = (merchants: Collection<Document>, apiKeys: Collection<Docume
     findMerchant: (id) =>
       call("find merchant", () => merchants.findOne({ id }, { projection: { _id: 0 } })).pipe(
         Effect.map((doc) => Option.map(Option.fromNullable(doc), toMerchant))
+      ),
+    findProviderAccount: (id) =>
+      call("find provider account", () => merchants.find({ "provider_accounts.id": { $eq: id } }, { projection: { _id: 0 } }).limit(2).toArray()).pipe(
+        Effect.map((docs) => toAccountOwners(docs, id))
+      ),
+    listMerchants: (after, limit) =>
+      call("list merchants", () =>
+        merchants.find(after === null ? {} : { id: { $gt: after } }, { projection: { _id: 0 } }).sort({ id: 1 }).limit(limit).toArray()).pipe(
+        Effect.map((docs) => docs.map(toMerchant))
       ),
     findKeyByPublicKey: (publicKey) =>
       call("find API key", () => apiKeys.findOne({ public_key: publicKey }, { projection: { _id: 0 } })).pipe(

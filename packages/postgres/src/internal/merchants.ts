@@ -17,7 +17,12 @@ export interface MerchantRow {
   readonly routes: string
   readonly fees: string
   readonly settlement_delay_days: number
+  readonly provider_accounts: string
 }
+
+/** The select list of a merchant row. */
+const merchantColumns = `id, name, allowed_checkout_modes::text AS allowed_checkout_modes, routes::text AS routes,
+  fees::text AS fees, settlement_delay_days, provider_accounts::text AS provider_accounts`
 
 export const toMerchant = (r: MerchantRow): Merchants.Merchant => {
   const fees = JSON.parse(r.fees) as NonNullable<Merchants.Merchant["fees"]>
@@ -28,7 +33,9 @@ export const toMerchant = (r: MerchantRow): Merchants.Merchant => {
     routes: JSON.parse(r.routes),
     // D12's balance settings, left out when they are the defaults (as a seed without them makes a merchant).
     ...(Object.keys(fees).length === 0 ? {} : { fees }),
-    ...(r.settlement_delay_days === 0 ? {} : { settlementDelayDays: r.settlement_delay_days })
+    ...(r.settlement_delay_days === 0 ? {} : { settlementDelayDays: r.settlement_delay_days }),
+    // Sealed credentials (D13): the store never holds them in clear. None: the field is absent, as put.
+    ...(r.provider_accounts === "[]" ? {} : { providerAccounts: JSON.parse(r.provider_accounts) })
   }
 }
 
@@ -65,7 +72,8 @@ export const toApiKey = (r: ApiKeyRow): Merchants.ApiKey => ({
 
 /** A key and its merchant, from `api_keys AS k` and `merchants AS m`. */
 export const credentialColumns = `${apiKeyColumnsOf("k")},
-  m.id AS m_id, m.name AS m_name, m.allowed_checkout_modes::text AS m_modes, m.routes::text AS m_routes`
+  m.id AS m_id, m.name AS m_name, m.allowed_checkout_modes::text AS m_modes, m.routes::text AS m_routes,
+  m.provider_accounts::text AS m_accounts`
 
 /** One row of the credentials lookup; the merchant's columns are NULL for a key without a merchant. */
 export type CredentialRow = ApiKeyRow & {
@@ -73,6 +81,7 @@ export type CredentialRow = ApiKeyRow & {
   readonly m_name: string | null
   readonly m_modes: string | null
   readonly m_routes: string | null
+  readonly m_accounts: string | null
 }
 
 /**
@@ -80,10 +89,11 @@ export type CredentialRow = ApiKeyRow & {
  * refuses a wrong secret before it reads the merchant, so a refused known key parses nothing
  * an unknown one does not (D2: the time of a 401 must not tell whether the public key exists).
  */
-const lazyMerchant = (id: string, name: string, modes: string, routes: string): Merchants.Merchant => {
+const lazyMerchant = (id: string, name: string, modes: string, routes: string, accounts: string): Merchants.Merchant => {
   let parsedModes: Merchants.Merchant["allowedCheckoutModes"] | undefined
   let parsedRoutes: Merchants.Merchant["routes"] | undefined
-  return {
+  let parsedAccounts: Merchants.Merchant["providerAccounts"] | undefined
+  const merchant: Merchants.Merchant = {
     id,
     name,
     get allowedCheckoutModes() {
@@ -93,6 +103,8 @@ const lazyMerchant = (id: string, name: string, modes: string, routes: string): 
       return (parsedRoutes ??= JSON.parse(routes))
     }
   }
+  if (accounts === "[]") return merchant
+  return Object.defineProperty(merchant, "providerAccounts", { enumerable: true, get: () => (parsedAccounts ??= JSON.parse(accounts)) })
 }
 
 /**
@@ -104,7 +116,7 @@ export const toCredentials = (publicKey: string, r: CredentialRow | undefined): 
   if (r === undefined) return Option.none()
   const credentials: Merchants.Credentials = {
     apiKey: toApiKey(r),
-    merchant: lazyMerchant(r.m_id ?? "", r.m_name ?? "", r.m_modes ?? "[]", r.m_routes ?? "[]")
+    merchant: lazyMerchant(r.m_id ?? "", r.m_name ?? "", r.m_modes ?? "[]", r.m_routes ?? "[]", r.m_accounts ?? "[]")
   }
   return r.public_key === publicKey && r.m_id !== null ? Option.some(credentials) : Option.none()
 }
@@ -116,11 +128,28 @@ export const make = (sql: SqlClient, t: Tables) => {
   const AVAIL = sql(t.routeAvailability)
   return Merchants.Merchants.of({
     findMerchant: (id) =>
-      sql<MerchantRow>`SELECT id, name, allowed_checkout_modes::text AS allowed_checkout_modes, routes::text AS routes,
-          fees::text AS fees, settlement_delay_days
-        FROM ${MER} WHERE id = ${id}`.pipe(
+      sql<MerchantRow>`SELECT ${sql.literal(merchantColumns)} FROM ${MER} WHERE id = ${id}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toMerchant)),
         Effect.mapError(fold("find merchant"))
+      ),
+    // Containment on the jsonb column: the merchants holding an account with this id.
+    findProviderAccount: (accountId) =>
+      sql<MerchantRow>`SELECT ${sql.literal(merchantColumns)} FROM ${MER}
+        WHERE provider_accounts @> ${JSON.stringify([{ id: accountId }])}::jsonb`.pipe(
+        Effect.map((rows) =>
+          rows.flatMap((r) => {
+            const merchant = toMerchant(r)
+            const account = Merchants.accountOf(merchant, accountId)
+            return account === undefined ? [] : [{ merchant, account }]
+          })
+        ),
+        Effect.mapError(fold("find provider account"))
+      ),
+    listMerchants: (after, limit) =>
+      sql<MerchantRow>`SELECT ${sql.literal(merchantColumns)} FROM ${MER}
+        WHERE ${after === null ? sql`TRUE` : sql`id > ${after}`} ORDER BY id LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map(toMerchant)),
+        Effect.mapError(fold("list merchants"))
       ),
     findKeyByPublicKey: (publicKey) =>
       sql<ApiKeyRow>`SELECT ${sql.literal(apiKeyColumns)} FROM ${APIKEY} WHERE public_key = ${publicKey}`.pipe(
@@ -145,12 +174,13 @@ export const make = (sql: SqlClient, t: Tables) => {
         Effect.mapError(fold("find credentials"))
       ),
     putMerchant: (m) =>
-      sql`INSERT INTO ${MER} (id, name, allowed_checkout_modes, routes, fees, settlement_delay_days)
+      sql`INSERT INTO ${MER} (id, name, allowed_checkout_modes, routes, fees, settlement_delay_days, provider_accounts)
         VALUES (${m.id}, ${m.name}, ${JSON.stringify(m.allowedCheckoutModes)}, ${JSON.stringify(m.routes)},
-          ${JSON.stringify(m.fees ?? {})}, ${m.settlementDelayDays ?? 0})
+          ${JSON.stringify(m.fees ?? {})}, ${m.settlementDelayDays ?? 0}, ${JSON.stringify(m.providerAccounts ?? [])}::jsonb)
         ON CONFLICT (id) DO UPDATE SET name = excluded.name,
           allowed_checkout_modes = excluded.allowed_checkout_modes, routes = excluded.routes,
-          fees = excluded.fees, settlement_delay_days = excluded.settlement_delay_days`.pipe(
+          fees = excluded.fees, settlement_delay_days = excluded.settlement_delay_days,
+          provider_accounts = excluded.provider_accounts`.pipe(
         Effect.asVoid,
         Effect.mapError(fold("put merchant"))
       ),

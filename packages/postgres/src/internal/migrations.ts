@@ -16,6 +16,7 @@ import { webhookFairness } from "./migrations/0017_webhook_fairness.js"
 import { providerNotifications } from "./migrations/0018_provider_notifications.js"
 import { balances } from "./migrations/0019_balances.js"
 import { balanceBackfill } from "./migrations/0020_balance_backfill.js"
+import { providerAccounts } from "./migrations/0021_provider_accounts.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
@@ -29,5 +30,6 @@ export const migrations = (prefix: TablePrefix) => ({
   "0017_webhook_fairness": webhookFairness(prefix),
   "0018_provider_notifications": providerNotifications(prefix),
   "0019_balances": balances(prefix),
-  "0020_balance_backfill": balanceBackfill(prefix)
+  "0020_balance_backfill": balanceBackfill(prefix),
+  "0021_provider_accounts": providerAccounts(prefix)
 })

@@ -3,7 +3,7 @@
  * pairs (spec 5, D2), and route health (spec 2.3). Named in the style of the merchant methods
  * (`retrieve`, not `get`).
  */
-import { Balances, Errors, Merchants, RouteHealth, Seed } from "@tender/core"
+import { Balances, Errors, Merchants, ProviderAccounts, RouteHealth, Seed } from "@tender/core"
 import { Clock, Effect, Option } from "effect"
 import type * as Api from "../Api.js"
 import { merchantResource } from "../Api.js"
@@ -20,12 +20,22 @@ export const findMerchant = (id: string) =>
     return found.value
   })
 
-/** A merchant from the seed format's fields, checked as a seed's are (docs/seed-format.md). */
+/**
+ * A merchant from the seed format's fields, checked as a seed's are (docs/seed-format.md), its
+ * provider accounts' credentials checked by their adapters and sealed (D13): a bad one is 400
+ * naming the field, never echoing it.
+ */
 const merchantOf = (params: Api.MerchantParams) =>
   Effect.gen(function*() {
     const decoded = yield* decode(Seed.SeedMerchant, { ...params, api_keys: [] })
-    const seed = yield* Seed.decode({ merchants: [decoded] }).pipe(Effect.mapError((e) => Errors.ValidationFailed.at("routes", e.message)))
-    return Seed.toDirectory(seed, 0).merchants[0]!
+    const seed = yield* Seed.decode({ merchants: [decoded] }).pipe(
+      Effect.mapError((e) => Errors.ValidationFailed.at(/provider account/.test(e.message) ? "provider_accounts" : "routes", e.message))
+    )
+    const merchant = Seed.toDirectory(seed, 0).merchants[0]!
+    const inputs = decoded.provider_accounts ?? []
+    yield* ProviderAccounts.checkUnique(merchant.id, inputs)
+    const accounts = yield* ProviderAccounts.seal(merchant.id, inputs)
+    return accounts.length === 0 ? merchant : { ...merchant, providerAccounts: accounts }
   })
 
 const issued = (k: Merchants.IssuedKeyPair): Api.IssuedKeyPair => ({

@@ -4,6 +4,7 @@
  * <value>` (a secret's value is never shown, only its length). Keys Tender does not read are
  * left alone.
  */
+import { CredentialVault } from "@tender/core"
 import { Schema } from "effect"
 import { TenderError } from "../TenderError.js"
 import { at, boolean, check, fields, firstProblem, fn, isObject, millisUpTo, nonEmptyString, nonNegativeInt, positiveInt, show } from "./checks.js"
@@ -134,6 +135,16 @@ export const problemOf = (input: unknown): TenderError | undefined => {
   const sim = input["simulator"]
   const simProblem = sim === undefined || typeof sim === "boolean" ? undefined : problemIn(simulator, sim, ["simulator"])
   if (simProblem !== undefined) return simProblem
+  const keys = input["providerAccountKeys"]
+  if (keys !== undefined) {
+    if (!Array.isArray(keys)) return badOption("providerAccountKeys", "must be an array of { id, key }", keys)
+    try {
+      CredentialVault.make(keys)
+    } catch (error) {
+      // Its message names the key by id, never its bytes; the value is not shown.
+      return new TenderError({ code: "validation_failed", status: 400, param: "providerAccountKeys", message: `createTender: option "providerAccountKeys": ${(error as Error).message}` })
+    }
+  }
   const w = input["workers"]
   return w === undefined || w === false ? undefined : problemIn(workers, w, ["workers"])
 }

@@ -36,8 +36,49 @@ const storedMerchant = Effect.gen(function*() {
   return { merchants, m }
 })
 
+/** A sealed-looking account (the store never opens it). */
+const freshAccount = (): M.ProviderAccount => ({
+  id: `acct_${Ids.randomBase62(12)}`,
+  provider: "stripe",
+  environment: "test",
+  credentials: `tv1.k1.${Ids.randomBase62(16)}.${Ids.randomBase62(22)}.${Ids.randomBase62(40)}`
+})
+
 /** @internal */
 export const merchantCases = (it: ContractIt) => {
+  it.effect("D13 a merchant's provider accounts round-trip; an account's id finds its merchant, and no other", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchants.Merchants
+      const a = { ...freshMerchant(), providerAccounts: [freshAccount(), freshAccount()] }
+      const b = { ...freshMerchant(), providerAccounts: [freshAccount()] }
+      yield* merchants.putMerchant(a)
+      yield* merchants.putMerchant(b)
+      assert.deepStrictEqual(yield* merchants.findMerchant(a.id), Option.some(a))
+      const owners = yield* merchants.findProviderAccount(a.providerAccounts[1]!.id)
+      assert.deepStrictEqual(owners.map((o) => [o.merchant.id, o.account]), [[a.id, a.providerAccounts[1]!]])
+      assert.deepStrictEqual(yield* merchants.findProviderAccount(b.providerAccounts[0]!.id + "x"), [])
+      // Replacing the merchant replaces its accounts: the dropped one finds nothing.
+      yield* merchants.putMerchant({ ...a, providerAccounts: [a.providerAccounts[0]!] })
+      assert.deepStrictEqual(yield* merchants.findProviderAccount(a.providerAccounts[1]!.id), [])
+    }))
+
+  it.effect("D13 listMerchants pages by id: every merchant once", () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchants.Merchants
+      const put = [freshMerchant(), freshMerchant(), freshMerchant()]
+      yield* Effect.forEach(put, merchants.putMerchant, { discard: true })
+      const seen: Array<string> = []
+      let after: string | null = null
+      for (;;) {
+        const page: ReadonlyArray<M.Merchant> = yield* merchants.listMerchants(after, 2)
+        seen.push(...page.map((m) => m.id))
+        if (page.length < 2) break
+        after = page[page.length - 1]!.id
+      }
+      assert.strictEqual(new Set(seen).size, seen.length)
+      for (const m of put) assert.include(seen, m.id)
+    }))
+
   it.effect("5.4 a merchant round-trips with its team policy and routes; an unknown id is none", () =>
     Effect.gen(function*() {
       const { merchants, m } = yield* storedMerchant

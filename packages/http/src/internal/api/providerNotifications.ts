@@ -1,5 +1,6 @@
 /**
- * The providers' door (D11): `POST /provider_notifications/{provider}`, where an installed
+ * The providers' door (D11): `POST /provider_notifications/{provider}` (and D13's
+ * `/provider_notifications/{provider}/{account_id}` for a merchant's own account), where an installed
  * provider tells Tender that a payment, refund or payout moved. No API key: the provider's
  * adapter verifies the provider's own signature over the exact request bytes. It is part of
  * the definition, so mounting, routing, 404 and 405 treat it like every other route, and it
@@ -20,6 +21,17 @@ export class ProviderNotificationsGroup extends HttpApiGroup.make("providerNotif
     HttpApiEndpoint.post("receive", "/provider_notifications/:provider")
       .setPath(Schema.Struct({ provider: Schema.String }))
       // The answer is whatever the provider expects (its status, type and body), sent as given.
+      .addSuccess(Schema.Unknown)
+      .addError(SignatureInvalid)
+      .addError(ResourceNotFound)
+      .addError(PayloadTooLarge)
+      .addError(ValidationFailed)
+      .addError(ServiceUnavailable)
+  )
+  .add(
+    // D13: a merchant's own provider account's door, verified with that account's secret only.
+    HttpApiEndpoint.post("receiveForAccount", "/provider_notifications/:provider/:account")
+      .setPath(Schema.Struct({ provider: Schema.String, account: Schema.String }))
       .addSuccess(Schema.Unknown)
       .addError(SignatureInvalid)
       .addError(ResourceNotFound)
