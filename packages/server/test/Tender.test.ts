@@ -53,6 +53,10 @@ describe("createTender: one call, one set of services", () => {
     assert.isFalse(tender.owns("/elsewhere"))
   })
 
+  it("server: one info line at start says Tender runs on the memory store", () => {
+    assert.deepInclude(logs, { level: "info", message: "tender: storage memory (everything is lost when the process ends)", fields: {} })
+  })
+
   it("server: tender.handler serves Tender's paths on node:http, an unknown path gets the D1 404", async () => {
     const server = createServer(tender.handler)
     await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
