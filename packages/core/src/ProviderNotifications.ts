@@ -8,11 +8,13 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect, Option, ParseResult, Schema } from "effect"
+import { Clock, Data, Effect, Option } from "effect"
 import type { IdGenerator } from "./Ids.js"
 import { ProviderRegistry } from "./Provider.js"
 import type { NotificationAnswer, NotificationUnverified, ProviderNotificationRequest } from "./ProviderNotification.js"
-import { NotificationAnswer as AnswerSchema, ProviderNotice, received, table } from "./ProviderNotification.js"
+import type { ProviderNotice } from "./ProviderNotification.js"
+import { received, table } from "./ProviderNotification.js"
+import * as ProviderResults from "./ProviderResults.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Task from "./Task.js"
@@ -23,8 +25,14 @@ import { retryWhileStale } from "./StorageError.js"
 /** No installed provider takes notifications under this code (404 `resource_not_found`). @since 0.1.0 @category errors */
 export class UnknownNotificationProvider extends Data.TaggedError("UnknownNotificationProvider")<{ readonly provider: string }> {}
 
-/** What an adapter's `parseNotification` must give back; anything else is the adapter's defect. */
-const Parsed = Schema.Struct({ notices: Schema.Array(ProviderNotice), answer: AnswerSchema })
+/**
+ * The adapter verified the request but read it into something the port does not allow (a
+ * notice without its `environment`): the adapter's fault, never stored. The provider is answered
+ * 503 and sends it again, so nothing is lost once the adapter is fixed; `reason` names the field.
+ *
+ * @since 0.1.0 @category errors
+ */
+export class NotificationUnreadable extends Data.TaggedError("NotificationUnreadable")<{ readonly provider: string; readonly reason: string }> {}
 
 const count = (provider: string, notice: ProviderNotice["_tag"], outcome: string) =>
   Telemetry.record(Telemetry.metrics.providerNotices, 1, { provider, notice, outcome })
@@ -78,7 +86,7 @@ export const receive = (
   request: ProviderNotificationRequest
 ): Effect.Effect<
   NotificationAnswer,
-  UnknownNotificationProvider | NotificationUnverified | StorageError,
+  UnknownNotificationProvider | NotificationUnverified | NotificationUnreadable | StorageError,
   ProviderRegistry | Storage | IdGenerator
 > =>
   Effect.gen(function*() {
@@ -87,12 +95,15 @@ export const receive = (
     // Only an installed provider's code names the span: the path's text is anyone's.
     yield* Effect.annotateCurrentSpan("tender.provider", code)
     const parsed = yield* adapter.parseNotification(request)
-    // An adapter that answers something else than the port says is a defect, never stored.
-    const checked = yield* Schema.decodeUnknown(Parsed)(parsed).pipe(
-      Effect.catchAll((error) => Effect.dieMessage(`tender: ${code}'s parseNotification gave no valid notices: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
-    )
-    yield* store(code, checked.notices)
-    return checked.answer
+    // An adapter that answers something else than the port says is at fault: never stored, and
+    // logged as one line naming the field (not the schema's whole text).
+    const problem = ProviderResults.problem(code, "parseNotification", parsed)
+    if (problem !== undefined) {
+      yield* Effect.logError(`tender: ${problem}`)
+      return yield* new NotificationUnreadable({ provider: code, reason: problem })
+    }
+    yield* store(code, parsed.notices)
+    return parsed.answer
   }).pipe(Effect.withSpan("tender.provider.notification"))
 
 /**

@@ -16,10 +16,16 @@
  * `signature_invalid` and nothing is stored, as Stripe's `webhooks.constructEvent` throws on a
  * bad signature.
  *
+ * Every result is checked against the port (`ProviderResults.results` of @tender/core, one
+ * schema per method): a result the port does not allow (a `createPayment` answer without
+ * `providerPaymentId`) is logged as one line naming the method and the field and counts as the
+ * provider unavailable, so nothing is stored from it; a bad notification is answered 503 and
+ * sent again by the provider.
+ *
  * @since 0.1.0
  */
 import type { Provider, ProviderNotification } from "@tender/core"
-import { Provider as CoreProvider, ProviderNotification as Notification } from "@tender/core"
+import { Provider as CoreProvider, ProviderNotification as Notification, ProviderResults } from "@tender/core"
 import { Effect } from "effect"
 
 /** What every adapter function gets besides its request. @since 0.1.0 @category models */
@@ -64,21 +70,31 @@ export const defineProvider = (adapter: PromiseProvider): Provider.PaymentProvid
       try: (signal) => fn({ signal }),
       catch: (error) => new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: reasonOf(error) })
     })
+  /** `method`'s result, checked against the port: one the port does not allow is the provider's fault, never used. */
+  const checked = <B>(method: Exclude<ProviderResults.Method, "parseNotification">, fn: (options: CallOptions) => Promise<B>) =>
+    Effect.flatMap(lift(fn), (result) => {
+      const problem = ProviderResults.problem(adapter.code, method, result)
+      return problem === undefined
+        ? Effect.succeed(result)
+        : Effect.zipRight(Effect.logError(`tender: ${problem}`), Effect.fail(new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: problem })))
+    })
   // Called as methods of the adapter: an adapter written as a class keeps its `this`.
-  const optional = <A, B>(fn: Fn<A, B> | undefined) => fn === undefined ? undefined : (request: A) => lift((o) => fn.call(adapter, request, o))
+  const optional = <A, B>(method: "sendPayout" | "cancelPayment" | "refund", fn: Fn<A, B> | undefined) =>
+    fn === undefined ? undefined : (request: A) => checked(method, (o) => fn.call(adapter, request, o))
   return {
     code: adapter.code,
     methods: adapter.methods,
-    createPayment: (request) => lift((o) => adapter.createPayment(request, o)),
-    confirmPayment: (payment) => lift((o) => adapter.confirmPayment(payment, o)),
-    getPaymentStatus: (payment) => lift((o) => adapter.getPaymentStatus(payment, o)),
+    createPayment: (request) => checked("createPayment", (o) => adapter.createPayment(request, o)),
+    confirmPayment: (payment) => checked("confirmPayment", (o) => adapter.confirmPayment(payment, o)),
+    getPaymentStatus: (payment) => checked("getPaymentStatus", (o) => adapter.getPaymentStatus(payment, o)),
     submitReceipt: (payment, receipt) =>
       adapter.submitReceipt === undefined
         ? Effect.fail(new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: "this provider takes no receipts" }))
-        : lift((o) => adapter.submitReceipt!(payment, receipt, o)),
-    sendPayout: optional(adapter.sendPayout),
-    cancelPayment: optional(adapter.cancelPayment),
-    refund: optional(adapter.refund),
+        : checked("submitReceipt", (o) => adapter.submitReceipt!(payment, receipt, o)),
+    sendPayout: optional("sendPayout", adapter.sendPayout),
+    cancelPayment: optional("cancelPayment", adapter.cancelPayment),
+    refund: optional("refund", adapter.refund),
+    // Its result is checked by core's `ProviderNotifications.receive`, for every adapter.
     parseNotification: adapter.parseNotification === undefined ? undefined : (request) =>
       Effect.tryPromise({
         try: (signal) => adapter.parseNotification!.call(adapter, request, { signal }),
