@@ -56,6 +56,25 @@ export interface PromiseProvider {
   readonly parseNotification?: Fn<ProviderNotification.ProviderNotificationRequest, ProviderNotification.ParsedNotification> | undefined
 }
 
+/**
+ * Tender's failure codes with the message each carries (docs/provider-adapters.md, "Tender's
+ * failure codes"): a decline carries one of them, never the provider's own code (D1).
+ *
+ * @since 0.1.0 @category constants
+ */
+export const failureMessages = CoreProvider.failureMessages
+/**
+ * Tender's failure for a provider's decline: the first of `reasons` (the provider's codes, most
+ * telling first) that `codes` names, else `payment_declined`; with its message.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const failureFor = CoreProvider.failureFor
+/** One of Tender's failure codes. @since 0.1.0 @category models */
+export type FailureCode = Provider.FailureCode
+/** A provider's own codes for each of Tender's failure codes it tells apart. @since 0.1.0 @category models */
+export type FailureCodes = Provider.FailureCodes
+
 const reasonOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
 /**
