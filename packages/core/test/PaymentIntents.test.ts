@@ -144,11 +144,10 @@ describe("POST /payment_intents rules (core)", () => {
     Effect.gen(function*() {
       const r = yield* create(keys.demoLive, promptpay)
       assert.strictEqual(r.status, 422)
-      assert.deepStrictEqual(errorOf(r), {
+      assert.deepInclude(errorOf(r), {
         code: "payment_configuration_unavailable",
         message: "th_promptpay has no route in the live environment of this key: this merchant's th_promptpay routes serve test only.",
-        param: "payment_method",
-        request_id: errorOf(r).request_id
+        param: "payment_method"
       })
       // Without routes of the method at all, the message still says which environment was asked.
       assert.strictEqual(errorOf(yield* create(keys.unconfigured, bankTransfer)).message, "th_bank_transfer has no configured execution for this amount, country, currency and checkout mode in the test environment.")
