@@ -422,3 +422,18 @@ describe("close", () => {
     assert.isTrue(failed)
   })
 })
+
+describe("docs: what keys.issue answers", () => {
+  it("D2 server: keys.issue answers the fields docs/server.md shows, in their documented forms", async () => {
+    const { readFileSync } = await import("node:fs")
+    const page = readFileSync(new URL("../../../docs/server.md", import.meta.url), "utf8")
+    const sample = JSON.parse(/its answer \(and `rotate`'s\):\n\n```json\n([\s\S]*?)```/i.exec(page)![1]!) as Record<string, string>
+    const issued = await tender.keys.issue("mch_demo", "live")
+    assert.deepStrictEqual(Object.keys(issued).sort(), Object.keys(sample).sort())
+    assert.match(issued.public_key, /^pk_live_[A-Za-z0-9]{24}$/)
+    assert.match(issued.secret_key, /^sk_live_[A-Za-z0-9]{32}$/)
+    assert.match(sample["public_key"]!, /^pk_live_[A-Za-z0-9]{24}$/)
+    assert.match(sample["secret_key"]!, /^sk_live_[A-Za-z0-9]{32}$/)
+    await tender.keys.revoke(issued.public_key)
+  })
+})
