@@ -89,6 +89,9 @@ const steps: ReadonlyArray<Step> = [
       const out = server.output()
       reader.url = `http://127.0.0.1:${port}`
       assert.include(out, `Tender demo server listening on ${reader.url} (in-memory store`)
+      // Every line the README shows the server printing, as it prints it (`/…/` is the copy's folder).
+      const shown = /and prints:\n\n```\n([\s\S]*?)```/.exec(readme)![1]!.trim().split("\n")
+      for (const line of shown) assert.include(out, line.replaceAll("/…/", `${reader.cwd}/`).replaceAll(exampleUrl, reader.url), "a line of the README's start-up output")
       // `npm start` runs the built JavaScript.
       assert.include(out, "node dist/main.js")
     }
