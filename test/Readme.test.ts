@@ -117,7 +117,7 @@ const steps: ReadonlyArray<Step> = [
   },
   {
     // The tarballs, packed in the copy (each package's prepack builds it), beside it.
-    match: /^npm pack --pack-destination \.\.\/tender-tarballs( -w @tender\/[\w-]+)+$/,
+    match: /^mkdir -p \.\.\/tender-tarballs && npm pack --pack-destination \.\.\/tender-tarballs( -w @tender\/[\w-]+)+$/,
     where: "here, in the copy",
     run: async (command) => {
       await promisify(execFile)("sh", ["-c", `${command} --loglevel=error`], { cwd: reader.cwd, env: readerEnv(), maxBuffer: 64 * 1024 * 1024 })
