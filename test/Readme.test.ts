@@ -6,7 +6,7 @@
  */
 import { cleanEnv, freePort, spawnProcess, waitListening } from "@tender/test-support"
 import { execFile, execFileSync, type ChildProcess } from "node:child_process"
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { promisify } from "node:util"
@@ -89,6 +89,9 @@ const steps: ReadonlyArray<Step> = [
       const out = server.output()
       reader.url = `http://127.0.0.1:${port}`
       assert.include(out, `Tender demo server listening on ${reader.url} (in-memory store`)
+      // Every line the README shows the server printing, as it prints it (`/…/` is the copy's folder).
+      const shown = /and prints:\n\n```\n([\s\S]*?)```/.exec(readme)![1]!.trim().split("\n")
+      for (const line of shown) assert.include(out, line.replaceAll("/…/", `${reader.cwd}/`).replaceAll(exampleUrl, reader.url), "a line of the README's start-up output")
       // `npm start` runs the built JavaScript.
       assert.include(out, "node dist/main.js")
     }
@@ -109,6 +112,45 @@ const steps: ReadonlyArray<Step> = [
         reader.createdId = body.id
       } else {
         assert.strictEqual(status, 200, out)
+      }
+    }
+  },
+  {
+    // The tarballs, packed in the copy (each package's prepack builds it), beside it.
+    match: /^mkdir -p \.\.\/tender-tarballs && npm pack --pack-destination \.\.\/tender-tarballs( -w @tender\/[\w-]+)+$/,
+    where: "here, in the copy",
+    run: async (command) => {
+      await promisify(execFile)("sh", ["-c", `${command} --loglevel=error`], { cwd: reader.cwd, env: readerEnv(), maxBuffer: 64 * 1024 * 1024 })
+      for (const name of command.split(" -w ").slice(1)) {
+        assert.isTrue(existsSync(join(reader.cwd, "..", "tender-tarballs", `${name.slice(1).replace("/", "-")}-0.1.0.tgz`)), `${name}'s tarball`)
+      }
+    }
+  },
+  {
+    // A host beside the repository installs from the tarballs: then createTender starts and answers.
+    match: /^npm install (-D )?(\.\.\/tender-tarballs\/\S+\.tgz ?)+( [@\w/.-]+@[\d.]+)*$/,
+    where: "here, in a host folder beside the copy",
+    run: async (command) => {
+      const host = join(reader.cwd, "..", "my-host")
+      if (!existsSync(host)) {
+        mkdirSync(host)
+        writeFileSync(join(host, "package.json"), JSON.stringify({ name: "my-host", private: true, type: "module" }))
+      }
+      await promisify(execFile)("sh", ["-c", `${command} --prefer-offline --no-audit --no-fund --loglevel=error`], { cwd: host, env: readerEnv(), maxBuffer: 64 * 1024 * 1024 })
+      if (!command.includes("-D ")) {
+        const script = "const { createTender } = await import('@tender/server'); const t = await createTender({ publicUrl: 'http://127.0.0.1/payments', checkoutSecret: 'readme-secret', logger: { info() {}, warn() {}, error() {} } }); console.log(typeof t.handler); await t.close()"
+        const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], { cwd: host, env: readerEnv() })
+        assert.strictEqual(stdout.trim(), "function")
+      } else {
+        // The adapter author's suite runs: Vitest 3 finds @tender/testing beside @tender/server's defineProvider.
+        writeFileSync(join(host, "contract.test.js"), [
+          "import { ProviderContract } from '@tender/testing'",
+          "import { defineProvider } from '@tender/server'",
+          "import { expect, it } from 'vitest'",
+          "it('has the suite and defineProvider', () => { expect(typeof ProviderContract.suite).toBe('function'); expect(typeof defineProvider).toBe('function') })"
+        ].join("\n"))
+        const { stdout } = await promisify(execFile)("npx", ["--no-install", "vitest", "run", "contract.test.js"], { cwd: host, env: readerEnv() })
+        assert.match(stdout, /1 passed/)
       }
     }
   },

@@ -1,10 +1,12 @@
 /**
  * A provider adapter for "Acme Pay", a fictional PSP spoken to over HTTP (JSON):
  * `POST /v1/charges`, `POST /v1/charges/:id/confirm`, `GET /v1/charges/:id`,
- * `POST /v1/charges/:id/receipts`, `POST /v1/charges/:id/refunds`. The mapping both ways is pure and tested without a
+ * `POST /v1/charges/:id/receipts`, `POST /v1/charges/:id/refunds`, `POST /v1/charges/:id/cancel`,
+ * and Acme's signed notifications. The mapping both ways is pure and tested without a
  * network; the effectful part is a thin shell around `fetch` (docs/provider-adapters.md).
  */
-import { Provider } from "@tender/core"
+import { Provider, ProviderNotification } from "@tender/core"
+import { createHmac, timingSafeEqual } from "node:crypto"
 import { Effect, Schema } from "effect"
 import { tenderCodeOf } from "./acme-failures.js"
 import { methods } from "./acme-methods.js"
@@ -17,7 +19,7 @@ export { methods }
 /** Acme's charge, decoded strictly: anything else is treated as an outage. */
 export const AcmeCharge = Schema.Struct({
   id: Schema.String,
-  status: Schema.Literal("pending", "paid", "declined"),
+  status: Schema.Literal("pending", "paid", "declined", "canceled"),
   qr_payload: Schema.optional(Schema.String),
   decline_code: Schema.optional(Schema.String),
   decline_message: Schema.optional(Schema.String),
@@ -69,15 +71,59 @@ export const fromAcmeCharge = (c: AcmeCharge): Provider.ProviderPaymentResult =>
     : { _tag: "Action", providerPaymentId: c.id, nextAction: { type: "display_qr_code", qr_data: c.qr_payload } }
 }
 
+/** Ended unpaid at Acme (its QR code expired, or Tender canceled it): the payer can no longer pay. */
+const expired = { failureCode: "payment_expired", failureMessage: Provider.failureMessages.payment_expired } as const
+
 /** Pure: Acme's charge as it stands -> the payment's status. */
 export const statusOf = (c: AcmeCharge): Provider.ProviderPaymentStatus =>
-  c.status === "paid" ? { _tag: "Succeeded", amount: c.amount_paid ?? null } : c.status === "declined" ? { _tag: "Failed", ...declined(c) } : { _tag: "Pending" }
+  c.status === "paid"
+    ? { _tag: "Succeeded", amount: c.amount_paid ?? null }
+    : c.status === "declined"
+    ? { _tag: "Failed", ...declined(c) }
+    : c.status === "canceled"
+    ? { _tag: "Failed", ...expired }
+    : { _tag: "Pending" }
+
+/** Acme's notification: one event per charge change, `livemode` its environment. */
+export const AcmeEvent = Schema.Struct({
+  id: Schema.String,
+  type: Schema.String,
+  livemode: Schema.Boolean,
+  data: Schema.Struct({ id: Schema.String, reference: Schema.NullOr(Schema.String), amount: Schema.NullOr(Schema.String), currency: Schema.NullOr(Schema.String), decline_code: Schema.NullOr(Schema.String) })
+})
+
+/** Pure: Acme's event -> Tender's notice (D11), in Tender's codes. */
+export const noticeOf = (e: typeof AcmeEvent.Type): ProviderNotification.ProviderNotice => {
+  const common = { eventId: e.id, providerPaymentId: e.data.id, paymentIntentId: e.data.reference, environment: e.livemode ? "live" as const : "test" as const }
+  switch (e.type) {
+    case "charge.paid":
+      return { _tag: "PaymentSucceeded", ...common, amount: e.data.amount, currency: e.data.currency }
+    case "charge.declined":
+      return { _tag: "PaymentFailed", ...common, failureCode: tenderCodeOf(e.data.decline_code ?? undefined, "payment_declined"), failureMessage: "The provider declined the payment." }
+    case "charge.canceled":
+      return { _tag: "PaymentFailed", ...common, ...expired }
+    default:
+      return { _tag: "Ignored", eventId: e.id }
+  }
+}
+
+/** Whether `header` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`) signs `body` with `secret`, no older than 5 minutes. */
+export const verified = (header: string | undefined, body: Uint8Array, secret: string, nowSeconds: number): boolean => {
+  const parts = Object.fromEntries((header ?? "").split(",").map((p) => p.split("=", 2) as [string, string]))
+  const t = Number(parts["t"])
+  if (!Number.isInteger(t) || parts["v1"] === undefined || Math.abs(nowSeconds - t) > 300) return false
+  const expected = createHmac("sha256", secret).update(`${t}.`).update(body).digest()
+  const given = Buffer.from(parts["v1"], "hex")
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
 
 export interface AcmeOptions {
   readonly apiKey: string
   readonly baseUrl: string
   /** Below Tender's 20 s provider timeout, so the request is abandoned on the wire. Default 15 s. */
   readonly timeoutMillis?: number | undefined
+  /** The secret Acme signs its notifications with; without it the adapter takes none. */
+  readonly webhookSecret?: string | undefined
 }
 
 /** The adapter. */
@@ -127,6 +173,25 @@ export const make = (options: AcmeOptions): Provider.PaymentProvider => {
         }),
         statusOf
       ),
+    // D10: Tender's cancel, told to Acme; our intent id is the idempotency key, so a cancel task run twice answers the same.
+    cancelPayment: (payment) =>
+      Effect.flatMap(call("POST", `${charge(payment)}/cancel`, payment.paymentIntentId, {}), (c): Effect.Effect<Provider.ProviderCancelResult, Provider.ProviderUnavailable> =>
+        c.status === "canceled"
+          ? Effect.succeed({ _tag: "Canceled" })
+          : c.status === "paid"
+          ? Effect.succeed({ _tag: "Succeeded", amount: c.amount_paid ?? null })
+          : Effect.fail(unavailable(`Acme left the charge ${c.status}`))),
+    // D11: verified over the exact bytes, then read; anything unverifiable or unreadable is refused.
+    ...(options.webhookSecret === undefined ? {} : {
+      parseNotification: (request: ProviderNotification.ProviderNotificationRequest) =>
+        Effect.gen(function*() {
+          const refused = (reason: string) => new ProviderNotification.NotificationUnverified({ provider: code, reason })
+          if (!verified(request.headers["acme-signature"], request.body, options.webhookSecret!, Math.floor(Date.now() / 1000))) return yield* refused("bad signature")
+          const event = yield* Effect.try({ try: () => JSON.parse(Buffer.from(request.body).toString("utf8")) as unknown, catch: () => refused("not JSON") })
+          const decoded = yield* Effect.mapError(Schema.decodeUnknown(AcmeEvent)(event), () => refused("not an Acme event"))
+          return { notices: [noticeOf(decoded)], answer: ProviderNotification.receivedAnswer }
+        })
+    }),
     // D10: our refund id is the idempotency key, so the refund task run twice refunds once.
     refund: (refund) =>
       request("POST", `${charge(refund.payment)}/refunds`, refund.refundId, toAcmeRefund(refund)).pipe(

@@ -2,10 +2,14 @@
  * A tiny local server standing in for Acme Pay, for the tests and the README's first run:
  * charges in memory, a QR for PromptPay, `confirm` pays a pending charge, an idempotency key
  * answers the charge it made first; a refund of a paid charge succeeds, once per idempotency
- * key, and fails (Acme's `exceeds_charge`) past what is left of the charge. `failNext(n)`
- * answers the next n calls with 503 (an outage); `pay` (the amount asked, or another) and
- * `decline` are the payer's side.
+ * key, and fails (Acme's `exceeds_charge`) past what is left of the charge; `cancel` ends a
+ * pending charge (a paid one stays paid). `failNext(n)` answers the next n calls with 503 (an
+ * outage); `pay` (the amount asked, or another) and `decline` are the payer's side. Once
+ * `notifyTo(url)` names where, every change of a charge is also sent there as Acme's signed
+ * notification (`acme-signature: t=<unix seconds>,v1=<HMAC-SHA256 hex of "<t>.<body>">` with the
+ * webhook secret), before `pay` or `decline` resolves.
  */
+import { createHmac } from "node:crypto"
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { AcmeCharge } from "./AcmePay.js"
@@ -17,7 +21,14 @@ const read = (req: IncomingMessage) =>
     req.on("end", () => ok(body))
   })
 
-export const start = async (port = 0) => {
+/** The secret Acme signs its notifications with, unless `start` is given another. */
+export const webhookSecret = "acme_whsec_example"
+
+/** Acme's signature header for `body` at `t` (unix seconds). */
+export const sign = (body: string, secret: string, t = Math.floor(Date.now() / 1000)) =>
+  `t=${t},v1=${createHmac("sha256", secret).update(`${t}.${body}`).digest("hex")}`
+
+export const start = async (port = 0, secret = webhookSecret) => {
   const charges = new Map<string, AcmeCharge & { reference: string; amount: string }>()
   const byKey = new Map<string, string>()
   type Refund = { id: string; status: "succeeded" | "failed"; failure_code?: string }
@@ -25,6 +36,15 @@ export const start = async (port = 0) => {
   const refunded = new Map<string, bigint>()
   const seen: Array<{ method: string; path: string; idempotencyKey: string | undefined; body: unknown }> = []
   let failures = 0
+  let notificationUrl: string | undefined
+  /** Acme's notification of a charge as it now stands: one event id per charge and status, so a redelivery is the same event. */
+  const notify = async (charge: AcmeCharge & { reference: string; amount: string }) => {
+    if (notificationUrl === undefined) return
+    const type = charge.status === "paid" ? "charge.paid" : charge.status === "declined" ? "charge.declined" : charge.status === "canceled" ? "charge.canceled" : "charge.updated"
+    const body = JSON.stringify({ id: `evt_${charge.id}_${charge.status}`, type, livemode: true, data: { id: charge.id, reference: charge.reference, amount: charge.amount_paid ?? charge.amount, currency: "THB", status: charge.status, decline_code: charge.decline_code ?? null } })
+    const res = await fetch(notificationUrl, { method: "POST", headers: { "content-type": "application/json", "acme-signature": sign(body, secret) }, body })
+    await res.arrayBuffer()
+  }
   const server = createServer(async (req, res) => {
     const text = await read(req)
     const path = req.url ?? "/"
@@ -64,28 +84,39 @@ export const start = async (port = 0) => {
       if (key !== undefined) refunds.set(key, refund)
       return send(201, refund)
     }
+    if (req.method === "POST" && path.endsWith("/cancel")) {
+      // Idempotent: a canceled charge answers canceled again, a paid one stays paid.
+      if (charge.status === "pending") charges.set(charge.id, { ...charge, status: "canceled" })
+      return send(200, charges.get(charge.id))
+    }
     if (req.method === "POST" && path.endsWith("/confirm")) {
       if (charge.status === "pending") charges.set(charge.id, { ...charge, status: "paid", amount_paid: charge.amount })
       return send(200, charges.get(charge.id))
     }
     return send(200, charge)
   })
-  const settle = (chargeId: string, change: Partial<AcmeCharge>) => {
+  const settle = async (chargeId: string, change: Partial<AcmeCharge>) => {
     const charge = charges.get(chargeId)
     if (charge?.status !== "pending") throw new Error(`Acme holds no pending charge ${chargeId}`)
-    charges.set(chargeId, { ...charge, ...change })
+    const settled = { ...charge, ...change }
+    charges.set(chargeId, settled)
+    await notify(settled)
   }
   await new Promise<void>((ok) => server.listen(port, "127.0.0.1", ok))
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
     failNext: (n: number) => void (failures = n),
+    /** Where Acme sends its notifications from now on (Tender's `POST /provider_notifications/acme`). */
+    notifyTo: (url: string) => void (notificationUrl = url),
     /** The charges Acme holds, by its id. */
     charges: charges as ReadonlyMap<string, AcmeCharge & { reference: string; amount: string }>,
     /** How much of a charge Acme refunded, minor units. */
     refunded: (chargeId: string) => (refunded.get(chargeId) ?? 0n).toString(),
-    /** The payer pays a pending charge (`amountPaid`: another amount than the charge's). */
+    /** The payer pays a pending charge (`amountPaid`: another amount than the charge's), and Acme notifies once `notifyTo` named where. */
     pay: (chargeId: string, amountPaid?: string) => settle(chargeId, { status: "paid", amount_paid: amountPaid ?? charges.get(chargeId)?.amount }),
+    /** Acme ends a pending charge unpaid on its own (its QR code expired). */
+    expire: (chargeId: string) => settle(chargeId, { status: "canceled" }),
     /** Acme declines a pending charge with its own code. */
     decline: (chargeId: string, declineCode: string) => settle(chargeId, { status: "declined", decline_code: declineCode, decline_message: "Acme declined the charge." }),
     close: () => new Promise<void>((ok) => server.close(() => ok()))

@@ -33,6 +33,21 @@ export interface TenderClientOptions {
   readonly fetch?: (request: Request) => Promise<Response>
 }
 
+/** The environment a key names by its prefix (`pk_test_`, `sk_live_`), if it names one. */
+const environmentOf = (key: string, kind: "pk" | "sk"): "test" | "live" | undefined =>
+  key.startsWith(`${kind}_test_`) ? "test" : key.startsWith(`${kind}_live_`) ? "live" : undefined
+
+/**
+ * A key pair whose halves name two environments, said before anything is sent: the server
+ * answers such a pair with an opaque 401 `invalid_api_key` that never says which half is wrong
+ * (D2), while the client holds both and can. Only the prefixes are shown, never a key.
+ */
+const mixedEnvironments = (publicKey: string, secretKey: string): string | undefined => {
+  const pk = environmentOf(publicKey, "pk")
+  const sk = environmentOf(secretKey, "sk")
+  return pk !== undefined && sk !== undefined && pk !== sk ? `pk_${pk}_… with sk_${sk}_…: the two keys are of different environments` : undefined
+}
+
 /** openapi-fetch's answer, as far as unwrapping it goes. */
 interface Answer {
   readonly data?: unknown
@@ -117,7 +132,10 @@ export class TenderClient {
   /** The underlying `openapi-fetch` client: any route of the document, typed, with the same authentication, keys and retries. */
   readonly http: Client<paths>
 
+  /** Throws when the key pair's halves name two environments (`pk_test_…` with `sk_live_…`): no request could succeed. */
   constructor(options: TenderClientOptions) {
+    const mixed = mixedEnvironments(options.publicKey, options.secretKey)
+    if (mixed !== undefined) throw new TypeError(mixed)
     this.http = createClient<paths>({
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
       headers: { authorization: `Basic ${btoa(`${options.publicKey}:${options.secretKey}`)}` },

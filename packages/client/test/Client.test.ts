@@ -205,3 +205,17 @@ describe("client: errors (D1)", () => {
     assert.strictEqual((error as TenderApiError).code, "invalid_api_key")
   })
 })
+
+describe("client: a key pair of two environments", () => {
+  it("D2 client: pk_test_… with sk_live_… is refused before anything is sent, naming the two environments and neither key", () => {
+    const sent: Array<Request> = []
+    const make = (publicKey: string, secretKey: string) => () =>
+      new TenderClient({ baseUrl: "http://127.0.0.1:9/payments", publicKey, secretKey, fetch: async (r) => (sent.push(r), new Response("{}")) })
+    assert.throws(make("pk_test_demo4f8Kq2Lm9XwZ", "sk_live_demo7Hn3Rt5Vb8Yc2Pq6Jw"), TypeError, /^pk_test_… with sk_live_…: the two keys are of different environments$/)
+    assert.throws(make("pk_live_demo4f8Kq2Lm9XwZ", "sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw"), TypeError, /^pk_live_… with sk_test_…: the two keys are of different environments$/)
+    // A pair of one environment, and keys of another form (the server judges those), are taken.
+    assert.doesNotThrow(make("pk_test_demo4f8Kq2Lm9XwZ", "sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw"))
+    assert.doesNotThrow(make("key", "secret"))
+    assert.deepStrictEqual(sent, [])
+  })
+})

@@ -195,11 +195,15 @@ export const resolveRoutes = (principal: Principal, c: Constraints, method: stri
     if (payer.bank !== undefined && !known.some((m) => m.banks.some((b) => b.code === payer.bank))) {
       return yield* ValidationFailed.at("payment_method_options.bank", `Unknown bank ${JSON.stringify(payer.bank)} for ${method}; use a code from discovery options.banks.`)
     }
-    const unavailable = () =>
-      new PaymentConfigurationUnavailable({
-        param: "payment_method",
-        message: `${method} has no configured execution for this amount, country, currency and checkout mode.`
-      })
+    const unavailable = () => {
+      const environment = principal.environment
+      // Routes of the method, none for the key's environment (a live key, test-only routes): say so, it is the fix.
+      const elsewhere = [...new Set(principal.merchant.routes.filter((r) => r.method === method).flatMap((r) => r.environments))]
+      const message = elsewhere.length > 0 && !elsewhere.includes(environment)
+        ? `${method} has no route in the ${environment} environment of this key: this merchant's ${method} routes serve ${elsewhere.join(" and ")} only.`
+        : `${method} has no configured execution for this amount, country, currency and checkout mode in the ${environment} environment.`
+      return new PaymentConfigurationUnavailable({ param: "payment_method", message })
+    }
     let candidates = yield* configuredCandidates(principal, c, method)
     if (candidates.length === 0) return yield* unavailable()
     if (payer.bank !== undefined) {

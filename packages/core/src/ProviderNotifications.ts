@@ -8,12 +8,13 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect, Option, ParseResult, Schema } from "effect"
+import { Clock, Data, Effect, Option } from "effect"
 import type { IdGenerator } from "./Ids.js"
 import { ProviderRegistry } from "./Provider.js"
 import type { NotificationAnswer, NotificationUnverified, ProviderNotificationRequest } from "./ProviderNotification.js"
-import type { Door } from "./ProviderNotification.js"
-import { NotificationAnswer as AnswerSchema, ProviderNotice, received, table } from "./ProviderNotification.js"
+import type { Door, ProviderNotice } from "./ProviderNotification.js"
+import { received, table } from "./ProviderNotification.js"
+import * as ProviderResults from "./ProviderResults.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Task from "./Task.js"
@@ -36,8 +37,14 @@ export class UnknownNotificationProvider extends Data.TaggedError("UnknownNotifi
  */
 export class NotificationUnstorable extends Data.TaggedError("NotificationUnstorable")<{ readonly provider: string; readonly reason: string }> {}
 
-/** What an adapter's `parseNotification` must give back; anything else is the adapter's defect. */
-const Parsed = Schema.Struct({ notices: Schema.Array(ProviderNotice), answer: AnswerSchema })
+/**
+ * The adapter verified the request but read it into something the port does not allow (a
+ * notice without its `environment`): the adapter's fault, never stored. The provider is answered
+ * 503 and sends it again, so nothing is lost once the adapter is fixed; `reason` names the field.
+ *
+ * @since 0.1.0 @category errors
+ */
+export class NotificationUnreadable extends Data.TaggedError("NotificationUnreadable")<{ readonly provider: string; readonly reason: string }> {}
 
 const count = (provider: string, notice: ProviderNotice["_tag"], outcome: string) =>
   Telemetry.record(Telemetry.metrics.providerNotices, 1, { provider, notice, outcome })
@@ -93,7 +100,7 @@ export const receive = (
   accountId?: string | undefined
 ): Effect.Effect<
   NotificationAnswer,
-  UnknownNotificationProvider | NotificationUnverified | NotificationUnstorable | StorageError,
+  UnknownNotificationProvider | NotificationUnverified | NotificationUnstorable | NotificationUnreadable | StorageError,
   ProviderRegistry | Storage | IdGenerator | Merchants
 > =>
   Effect.gen(function*() {
@@ -107,15 +114,18 @@ export const receive = (
     yield* Effect.annotateCurrentSpan("tender.provider", code)
     if (door !== null) yield* Effect.annotateCurrentSpan("tender.provider_account", door.accountId)
     const parsed = yield* adapter.parseNotification(request)
-    // An adapter that answers something else than the port says is a defect, never stored.
-    const checked = yield* Schema.decodeUnknown(Parsed)(parsed).pipe(
-      Effect.catchAll((error) => Effect.dieMessage(`tender: ${code}'s parseNotification gave no valid notices: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
-    )
-    if (checked.notices.some((notice) => notice.eventId.includes("\u0000"))) {
+    // An adapter that answers something else than the port says is at fault: never stored, and
+    // logged as one line naming the field (not the schema's whole text).
+    const problem = ProviderResults.problem(code, "parseNotification", parsed)
+    if (problem !== undefined) {
+      yield* Effect.logError(`tender: ${problem}`)
+      return yield* new NotificationUnreadable({ provider: code, reason: problem })
+    }
+    if (parsed.notices.some((notice) => notice.eventId.includes("\u0000"))) {
       return yield* new NotificationUnstorable({ provider: code, reason: "an event id holds U+0000 (NUL)" })
     }
-    yield* store(code, checked.notices, door)
-    return checked.answer
+    yield* store(code, parsed.notices, door)
+    return parsed.answer
   }).pipe(Effect.withSpan("tender.provider.notification"))
 
 /**

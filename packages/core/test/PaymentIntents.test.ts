@@ -140,6 +140,19 @@ describe("POST /payment_intents rules (core)", () => {
       assert.strictEqual(errorOf(yield* create(keys.demoTest, { ...promptpay, amount: "200000001" })).code, "payment_configuration_unavailable")
     }).pipe(Effect.provide(layer())))
 
+  it.effect("7 a live key of a merchant whose routes serve test only -> 422 payment_configuration_unavailable whose message names the environment", () =>
+    Effect.gen(function*() {
+      const r = yield* create(keys.demoLive, promptpay)
+      assert.strictEqual(r.status, 422)
+      assert.deepInclude(errorOf(r), {
+        code: "payment_configuration_unavailable",
+        message: "th_promptpay has no route in the live environment of this key: this merchant's th_promptpay routes serve test only.",
+        param: "payment_method"
+      })
+      // Without routes of the method at all, the message still says which environment was asked.
+      assert.strictEqual(errorOf(yield* create(keys.unconfigured, bankTransfer)).message, "th_bank_transfer has no configured execution for this amount, country, currency and checkout mode in the test environment.")
+    }).pipe(Effect.provide(layer())))
+
   it.effect("7 configured routes that are all unhealthy -> 422 routing_unavailable", () =>
     Effect.gen(function*() {
       const r = yield* create(keys.degraded, promptpay)

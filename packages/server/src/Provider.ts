@@ -16,10 +16,16 @@
  * `signature_invalid` and nothing is stored, as Stripe's `webhooks.constructEvent` throws on a
  * bad signature.
  *
+ * Every result is checked against the port (`ProviderResults.results` of @tender/core, one
+ * schema per method): a result the port does not allow (a `createPayment` answer without
+ * `providerPaymentId`) is logged as one line naming the method and the field and counts as the
+ * provider unavailable, so nothing is stored from it; a bad notification is answered 503 and
+ * sent again by the provider.
+ *
  * @since 0.1.0
  */
 import type { Provider, ProviderNotification } from "@tender/core"
-import { Provider as CoreProvider, ProviderNotification as Notification } from "@tender/core"
+import { Provider as CoreProvider, ProviderNotification as Notification, ProviderResults } from "@tender/core"
 import { Effect } from "effect"
 
 /** What every adapter function gets besides its request. @since 0.1.0 @category models */
@@ -62,11 +68,34 @@ export interface Declined {
 
 /** A create's answer in the port's one update type: a `Declined` is a `Failed`. */
 const created = (result: Provider.ProviderPaymentResult | Declined): Provider.ProviderPaymentResult =>
-  result._tag === "Declined" ? { ...result, _tag: "Failed" } : result
+  isTagged(result, "Declined") ? { ...(result as Declined), _tag: "Failed" } : result as Provider.ProviderPaymentResult
 
 /** A cancel's answer in the port's one update type: `AlreadyPaid` is the payment `Succeeded`. */
 const canceled = (result: Provider.ProviderCancelResult | { readonly _tag: "AlreadyPaid" }): Provider.ProviderCancelResult =>
-  result._tag === "AlreadyPaid" ? { _tag: "Succeeded" } : result
+  isTagged(result, "AlreadyPaid") ? { _tag: "Succeeded" } : result as Provider.ProviderCancelResult
+
+/** Whether a result an adapter gave (checked afterwards, so anything) carries `tag`. */
+const isTagged = (result: unknown, tag: string): boolean =>
+  typeof result === "object" && result !== null && (result as { readonly _tag?: unknown })._tag === tag
+
+/**
+ * Tender's failure codes with the message each carries (docs/provider-adapters.md, "Tender's
+ * failure codes"): a decline carries one of them, never the provider's own code (D1).
+ *
+ * @since 0.1.0 @category constants
+ */
+export const failureMessages = CoreProvider.failureMessages
+/**
+ * Tender's failure for a provider's decline: the first of `reasons` (the provider's codes, most
+ * telling first) that `codes` names, else `payment_declined`; with its message.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const failureFor = CoreProvider.failureFor
+/** One of Tender's failure codes. @since 0.1.0 @category models */
+export type FailureCode = Provider.FailureCode
+/** A provider's own codes for each of Tender's failure codes it tells apart. @since 0.1.0 @category models */
+export type FailureCodes = Provider.FailureCodes
 
 const reasonOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
@@ -82,21 +111,34 @@ export const defineProvider = (adapter: PromiseProvider): Provider.PaymentProvid
       try: (signal) => fn({ signal }),
       catch: (error) => new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: reasonOf(error) })
     })
+  /** `method`'s result, checked against the port: one the port does not allow is the provider's fault, never used. */
+  const checked = <B>(method: Exclude<ProviderResults.Method, "parseNotification">, fn: (options: CallOptions) => Promise<B>) =>
+    Effect.flatMap(lift(fn), (result) => {
+      const problem = ProviderResults.problem(adapter.code, method, result)
+      return problem === undefined
+        ? Effect.succeed(result)
+        : Effect.zipRight(Effect.logError(`tender: ${problem}`), Effect.fail(new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: problem })))
+    })
   // Called as methods of the adapter: an adapter written as a class keeps its `this`.
-  const optional = <A, B>(fn: Fn<A, B> | undefined) => fn === undefined ? undefined : (request: A) => lift((o) => fn.call(adapter, request, o))
+  const optional = <A, B>(method: "sendPayout" | "cancelPayment" | "refund", fn: Fn<A, B> | undefined) =>
+    fn === undefined ? undefined : (request: A) => checked(method, (o) => fn.call(adapter, request, o))
   return {
     code: adapter.code,
     methods: adapter.methods,
-    createPayment: (request) => Effect.map(lift((o) => adapter.createPayment(request, o)), created),
-    confirmPayment: (payment) => lift((o) => adapter.confirmPayment(payment, o)),
-    getPaymentStatus: (payment) => lift((o) => adapter.getPaymentStatus(payment, o)),
+    // 0.1.0's names (`Declined`, `AlreadyPaid`) become the port's before the result is checked.
+    createPayment: (request) => checked("createPayment", (o) => Promise.resolve(adapter.createPayment(request, o)).then(created)),
+    confirmPayment: (payment) => checked("confirmPayment", (o) => adapter.confirmPayment(payment, o)),
+    getPaymentStatus: (payment) => checked("getPaymentStatus", (o) => adapter.getPaymentStatus(payment, o)),
     submitReceipt: (payment, receipt) =>
       adapter.submitReceipt === undefined
         ? Effect.fail(new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: "this provider takes no receipts" }))
-        : lift((o) => adapter.submitReceipt!(payment, receipt, o)),
-    sendPayout: optional(adapter.sendPayout),
-    cancelPayment: adapter.cancelPayment === undefined ? undefined : (payment) => Effect.map(lift((o) => adapter.cancelPayment!.call(adapter, payment, o)), canceled),
-    refund: optional(adapter.refund),
+        : checked("submitReceipt", (o) => adapter.submitReceipt!(payment, receipt, o)),
+    sendPayout: optional("sendPayout", adapter.sendPayout),
+    cancelPayment: adapter.cancelPayment === undefined
+      ? undefined
+      : (payment) => checked("cancelPayment", (o) => Promise.resolve(adapter.cancelPayment!.call(adapter, payment, o)).then(canceled)),
+    refund: optional("refund", adapter.refund),
+    // Its result is checked by core's `ProviderNotifications.receive`, for every adapter.
     parseNotification: adapter.parseNotification === undefined ? undefined : (request) =>
       Effect.tryPromise({
         try: (signal) => adapter.parseNotification!.call(adapter, request, { signal }),

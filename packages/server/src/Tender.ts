@@ -41,7 +41,7 @@ export interface TenderOptions {
    * prefix, and hosted-checkout links start with it.
    */
   readonly publicUrl: string
-  /** Signs hosted-checkout links, and encrypts webhook secrets unless `webhooks.secretKey` is set. Keep it secret and stable. */
+  /** Signs hosted-checkout links, and encrypts webhook secrets unless `webhooks.encryptionKey` is set. Keep it secret and stable. */
   readonly checkoutSecret: string
   /** `{ postgres: pool }` (the host's `pg.Pool`), `{ mongodb: client }`, or `{ memory: true }` (the default). */
   readonly storage?: StorageOptions | undefined
@@ -233,6 +233,7 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
     // The HTTP routes on the very services the Promise API uses (not a second copy of them).
     web = TenderHttp.toWebHandler(Layer.merge(Layer.succeedContext(built.context), logger), { prefix: mount.prefix, maxConcurrentUploads: options.maxConcurrentUploads })
     await web.ready()
+    await runtime.runPromise(Effect.logInfo(Storage.describe(options.storage)))
   } catch (cause) {
     await runtime.dispose()
     throw await startError(cause, options)

@@ -14,7 +14,7 @@ const id = "dord_000000000000000000000000"
 
 let tender: TenderInstance
 beforeAll(async () => {
-  tender = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, workers: false })
+  tender = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, workers: false, logger: { info() {}, warn() {}, error() {} } })
 })
 afterAll(() => tender.close())
 
@@ -150,6 +150,26 @@ const options: ReadonlyArray<readonly [name: string, options: unknown, param: st
   ["routeHealth.cooldownMillis a string", { routeHealth: { cooldownMillis: "5s" } }, "routeHealth.cooldownMillis", `createTender: option "routeHealth.cooldownMillis" must be a whole number of milliseconds from 1 to 86400000 (one day at most), got "5s"`]
 ]
 
+/** A stand-in with a pg.Pool's methods: the options below are refused before it is ever used. */
+const pool = { connect: () => undefined, query: () => undefined, on: () => undefined, end: () => undefined }
+
+/** Keys Tender does not know, at every level: refused with their path and the nearest known name. */
+const unknownOptions: ReadonlyArray<readonly [options: Record<string, unknown>, param: string, message: string]> = [
+  [{ storge: { postgres: pool } }, "storge", `createTender: unknown option "storge"; did you mean "storage"?`],
+  [{ migrte: false }, "migrte", `createTender: unknown option "migrte"; did you mean "migrate"?`],
+  [{ simulater: false }, "simulater", `createTender: unknown option "simulater"; did you mean "simulator"?`],
+  [{ merchant: "./seed.json" }, "merchant", `createTender: unknown option "merchant"; did you mean "merchants"?`],
+  [{ provider: [] }, "provider", `createTender: unknown option "provider"; did you mean "providers"?`],
+  [{ workers: { concurency: 4 } }, "workers.concurency", `createTender: unknown option "workers.concurency"; did you mean "workers.concurrency"?`],
+  [{ storage: { postgress: pool } }, "storage.postgress", `createTender: unknown option "storage.postgress"; did you mean "storage.postgres"?`],
+  [{ storage: { postgres: pool, tablePrefx: "shop_" } }, "storage.tablePrefx", `createTender: unknown option "storage.tablePrefx"; did you mean "storage.tablePrefix"?`],
+  [{ storage: { postgres: pool, database: "shop" } }, "storage.database", `createTender: unknown option "storage.database"; the known names are "storage.postgres", "storage.tablePrefix", "storage.statementTimeoutMs", "storage.preparedStatements"`],
+  [{ simulator: { timings: { shortExpiry: 5 } } }, "simulator.timings.shortExpiry", `createTender: unknown option "simulator.timings.shortExpiry"; did you mean "simulator.timings.shortExpiryMillis"?`],
+  [{ webhooks: { timeoutMs: 5 } }, "webhooks.timeoutMs", `createTender: unknown option "webhooks.timeoutMs"; did you mean "webhooks.timeoutMillis"?`],
+  [{ routeHealth: { cooldown: 5 } }, "routeHealth.cooldown", `createTender: unknown option "routeHealth.cooldown"; did you mean "routeHealth.cooldownMillis"?`],
+  [{ zzz: 1 }, "zzz", `createTender: unknown option "zzz"; the known names are "publicUrl", "checkoutSecret", "merchants", "providers", "logger", "migrate", "webhooks", "routeHealth", "storage", "simulator", "workers"`]
+]
+
 /** The rejection of `promise`: anything but a TenderError fails the test with what it was. */
 const rejectionOf = async (promise: Promise<unknown>) => {
   try {
@@ -181,6 +201,19 @@ describe("Promise API: every argument is decoded", () => {
 })
 
 describe("createTender: every option is decoded", () => {
+  it("server: a key Tender does not know is refused at any depth, naming its path and the nearest known name", async () => {
+    for (const [given, param, message] of unknownOptions) {
+      const error = await rejectionOf(createTender({ publicUrl: base, checkoutSecret: "test-secret-123", ...given } as TenderOptions))
+      assert.deepStrictEqual([error.code, error.status, error.param, error.message], ["validation_failed", 400, param, message])
+    }
+  })
+
+  it("server: a logger's or an adapter's own keys are theirs, not options: a pino-like logger with more methods is taken", async () => {
+    const noop = () => undefined
+    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", workers: false, logger: { info: noop, warn: noop, error: noop, fatal: noop, child: noop } as never })
+    await own.close()
+  })
+
   it("server: bad options reject with validation_failed: createTender: option \"<path>\" <problem>, got <value>", async () => {
     for (const [name, given, param, message] of options) {
       const input = typeof given === "object" && given !== null && !("publicUrl" in given) && !("checkoutSecret" in given)

@@ -18,7 +18,7 @@ const demo = { merchant: "mch_demo", environment: "test" } as const
 
 let tender: TenderInstance
 beforeAll(async () => {
-  tender = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, workers: false })
+  tender = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, workers: false, logger: { info() {}, warn() {}, error() {} } })
 })
 afterAll(() => tender.close())
 

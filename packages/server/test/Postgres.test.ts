@@ -24,6 +24,21 @@ describe("createTender on the host's pg.Pool", () => {
     assert.strictEqual((await pool.query("SELECT 1 AS one")).rows[0].one, 1)
   })
 
+  it("server: one info line at start names the store: postgres, its address and database, the table prefix, never the password", async () => {
+    const tablePrefix = fresh()
+    const lines: Array<string> = []
+    const url = new URL(testDatabaseUrl)
+    url.password = "hunter2-secret"
+    // The test database trusts its clients: the password is given, and never asked for.
+    const named = new pg.Pool({ connectionString: url.toString(), max: 2 })
+    const tender = await createTender({ ...options, storage: { postgres: named, tablePrefix }, logger: { info: (_: unknown, m: string) => void lines.push(m), warn() {}, error() {} } })
+    await tender.close()
+    await named.end()
+    const database = url.pathname.slice(1)
+    assert.include(lines, `tender: storage postgres ${url.hostname}:${url.port || 5432}/${database}, table prefix ${tablePrefix}`)
+    assert.notInclude(lines.join("\n"), "hunter2")
+  })
+
   it("D1 a storage fault rejects with the generic 5xx message; its cause goes to the host's logger", async () => {
     const tablePrefix = fresh()
     const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = []

@@ -25,7 +25,9 @@ const urlWith = (change: (u: URL) => void) => {
 const startFailure = async (url: string | undefined, extra: Record<string, unknown> = {}): Promise<TenderError> => {
   const pool = url === undefined ? ownPool : new pg.Pool({ connectionString: url, max: 1 })
   try {
-    const error = await createTender({ ...options, storage: { postgres: pool, ...extra }, ...("migrate" in extra ? { migrate: false } : {}) })
+    // `migrate` is an option of createTender's, not of the storage (where it would be refused as unknown).
+    const { migrate, ...storage } = extra
+    const error = await createTender({ ...options, storage: { postgres: pool, ...storage }, ...(migrate === undefined ? {} : { migrate: migrate as boolean }) })
       .then((t) => t.close().then(() => undefined), (e: unknown) => e)
     assert.isTrue(isTenderError(error), inspect(error))
     return error as TenderError

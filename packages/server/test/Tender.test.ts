@@ -54,6 +54,10 @@ describe("createTender: one call, one set of services", () => {
     assert.isFalse(tender.owns("/elsewhere"))
   })
 
+  it("server: one info line at start says Tender runs on the memory store", () => {
+    assert.deepInclude(logs, { level: "info", message: "tender: storage memory (everything is lost when the process ends)", fields: {} })
+  })
+
   it("server: tender.handler serves Tender's paths on node:http, an unknown path gets the D1 404", async () => {
     const server = createServer(tender.handler)
     await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
@@ -358,6 +362,82 @@ describe("defineProvider: 0.1.0's answers", () => {
   })
 })
 
+describe("defineProvider: every result checked against the port", () => {
+  const seed = {
+    merchants: [{ id: "mch_acme", name: "Acme", allowed_checkout_modes: ["merchant"], api_keys: [], routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }] }]
+  } as const
+  const scope = { merchant: "mch_acme", environment: "test" } as const
+
+  it("D11 server: a createPayment answer without providerPaymentId is refused, logged as one line naming the method and the field; no payment is kept", async () => {
+    const lines: Array<{ level: string; message: string }> = []
+    const at = (level: string) => (_: Record<string, unknown>, message: string) => void lines.push({ level, message })
+    const acme = defineProvider({
+      code: "acme",
+      methods: acmeMethods,
+      async createPayment() {
+        return { _tag: "Processing" } as never
+      },
+      async confirmPayment() {
+        return { _tag: "Pending" }
+      },
+      async getPaymentStatus() {
+        return { _tag: "Pending" }
+      }
+    })
+    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger: { info: at("info"), warn: at("warn"), error: at("error") } })
+    try {
+      const refused = await rejection(own.paymentIntents.create(promptpay, scope))
+      assert.strictEqual(refused.code, "routing_unavailable")
+      assert.strictEqual(lines.find((l) => l.level === "error")?.message.split("\n")[0], "tender: acme's createPayment gave a result the port does not allow: providerPaymentId is missing")
+      assert.deepStrictEqual((await own.paymentIntents.list({ limit: 10 }, scope)).data, [])
+    } finally {
+      await own.close()
+    }
+  })
+
+  it("D11 server: a notice the port does not allow is logged as one line naming the field, stored nowhere, and the provider is answered 503 so it sends it again", async () => {
+    const lines: Array<{ level: string; message: string }> = []
+    const at = (level: string) => (_: Record<string, unknown>, message: string) => void lines.push({ level, message })
+    let fixed = false
+    const acme = defineProvider({
+      code: "acme",
+      methods: acmeMethods,
+      async createPayment(request) {
+        return { _tag: "Processing", providerPaymentId: `acme_${request.paymentIntentId}` }
+      },
+      async confirmPayment() {
+        return { _tag: "Pending" }
+      },
+      async getPaymentStatus() {
+        return { _tag: "Pending" }
+      },
+      async parseNotification(request) {
+        const event = JSON.parse(Buffer.from(request.body).toString("utf8"))
+        const notice = { _tag: "PaymentSucceeded", eventId: event.id, providerPaymentId: event.payment, paymentIntentId: event.reference, amount: null, currency: null } as const
+        return { notices: [fixed ? { ...notice, environment: "test" } : notice as never], answer: { status: 200, contentType: "text/plain", body: "[accepted]" } }
+      }
+    })
+    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger: { info: at("info"), warn: at("warn"), error: at("error") }, workers: { pollMillis: 20 } })
+    try {
+      const created = await own.paymentIntents.create(promptpay, scope)
+      const body = JSON.stringify({ id: "acme_evt_bad", payment: `acme_${created.id}`, reference: created.id })
+      const post = () => own.fetch(new Request(`${base}/provider_notifications/acme`, { method: "POST", body }))
+      const first = await post()
+      assert.strictEqual(first.status, 503)
+      const error = (await first.json()).error
+      assert.deepStrictEqual([error.code, error.message], ["service_unavailable", "The notification was verified but could not be read; nothing was stored. Send it again later."])
+      assert.strictEqual(lines.find((l) => l.level === "error")?.message.split("\n")[0], "tender: acme's parseNotification gave a result the port does not allow: notices[0].environment is missing")
+      // Nothing was stored: once the adapter is fixed, the provider's next delivery of the same event moves the payment.
+      fixed = true
+      const again = await post()
+      assert.deepStrictEqual([again.status, await again.text()], [200, "[accepted]"])
+      assert.strictEqual((await until(() => own.paymentIntents.retrieve(created.id, scope), (p) => p.status === "succeeded")).status, "succeeded")
+    } finally {
+      await own.close()
+    }
+  })
+})
+
 describe("createTender: the simulator's settings", () => {
   it("D9 simulator: { timings } installs the simulator with those delays: an expiring payment's action ends that long after create", async () => {
     const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, simulator: { timings: { shortExpiryMillis: 1_500 } }, logger })
@@ -445,5 +525,20 @@ describe("close", () => {
     let failed = false
     await own.paymentIntents.list(undefined, demo).catch(() => (failed = true))
     assert.isTrue(failed)
+  })
+})
+
+describe("docs: what keys.issue answers", () => {
+  it("D2 server: keys.issue answers the fields docs/server.md shows, in their documented forms", async () => {
+    const { readFileSync } = await import("node:fs")
+    const page = readFileSync(new URL("../../../docs/server.md", import.meta.url), "utf8")
+    const sample = JSON.parse(/its answer \(and `rotate`'s\):\n\n```json\n([\s\S]*?)```/i.exec(page)![1]!) as Record<string, string>
+    const issued = await tender.keys.issue("mch_demo", "live")
+    assert.deepStrictEqual(Object.keys(issued).sort(), Object.keys(sample).sort())
+    assert.match(issued.public_key, /^pk_live_[A-Za-z0-9]{24}$/)
+    assert.match(issued.secret_key, /^sk_live_[A-Za-z0-9]{32}$/)
+    assert.match(sample["public_key"]!, /^pk_live_[A-Za-z0-9]{24}$/)
+    assert.match(sample["secret_key"]!, /^sk_live_[A-Za-z0-9]{32}$/)
+    await tender.keys.revoke(issued.public_key)
   })
 })

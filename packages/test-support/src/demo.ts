@@ -40,10 +40,31 @@ export interface LaunchOptions {
   readonly npm?: boolean
 }
 
+/** The variables that choose the demo's store: a spawned demo takes them from its caller only, never from the suite. */
+const storeVariables = ["DATABASE_URL", "MONGODB_URL", "TENDER_TABLE_PREFIX"] as const
+
+/**
+ * The environment of a demo spawned with `env` on `port`: the base environment (this process's)
+ * without the suite's store, so a demo runs in memory unless its caller names a database, and a
+ * caller that names one names a table prefix of its own too (which its file drops). The suite's
+ * `DATABASE_URL` under the demo's default prefix `tender_` would be shared by every demo of the
+ * run, which would claim one another's tasks and leave their tables behind.
+ */
+export const demoEnvironment = (env: Record<string, string>, port: number, baseEnv: Record<string, string | undefined> = process.env): Record<string, string | undefined> => {
+  const base = { ...baseEnv }
+  for (const name of storeVariables) delete base[name]
+  const environment: Record<string, string | undefined> = { ...base, PORT: String(port), ...env }
+  const onDatabase = (environment["DATABASE_URL"] ?? "") !== "" || (environment["MONGODB_URL"] ?? "") !== ""
+  if (onDatabase && (environment["TENDER_TABLE_PREFIX"] ?? "") === "") {
+    throw new Error("launchDemo: a demo on a database needs a TENDER_TABLE_PREFIX of its own (freshTablePrefix) that its file drops; the default prefix tender_ would be shared with every other demo of the run")
+  }
+  return environment
+}
+
 /** Spawn the demo with `env` on a free port, without waiting for it. */
 export const launchDemo = async (env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<DemoServer> => {
   const port = await freePort()
-  const environment = { ...(options.baseEnv ?? process.env), PORT: String(port), ...env }
+  const environment = demoEnvironment(env, port, options.baseEnv)
   const spawned = options.npm === true
     ? spawnProcess("npm", ["run", "dev", "--silent", "-w", "@tender/example-server"], { cwd: resolve(demoRoot, "..", ".."), env: environment })
     : spawnProcess(process.execPath, options.args ?? demoEntry(), { cwd: demoRoot, env: environment })

@@ -47,7 +47,10 @@ const receive = (provider: string, request: HttpServerRequest.HttpServerRequest,
           Effect.zipRight(
             Effect.logDebug("tender: a provider notification could not be verified", e.provider, e.reason),
             Effect.fail(new Errors.SignatureInvalid({ message: "The notification's signature could not be verified; nothing was stored." }))
-          )
+          ),
+        // The adapter's fault, logged by `receive`: the provider sends it again later, as after an outage.
+        NotificationUnreadable: () =>
+          Effect.fail(new Errors.ServiceUnavailable({ message: "The notification was verified but could not be read; nothing was stored. Send it again later." }))
       })
     )
     return HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })

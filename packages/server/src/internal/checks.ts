@@ -4,7 +4,7 @@
  * `validation_failed` that names it and shows what was given (`must be a positive integer, got
  * -1`). An option given as `undefined` is one not given (`withoutUndefined`).
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Either, ParseResult, Schema, SchemaAST } from "effect"
 
 /** A value given, as a message shows it: short, and never the text of a secret. */
 export const show = (value: unknown, secret = false): string => {
@@ -51,10 +51,43 @@ const isPlain = (u: unknown): u is Record<string, unknown> =>
 export const withoutUndefined = (input: unknown): unknown =>
   isPlain(input) ? Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined).map(([k, v]) => [k, withoutUndefined(v)])) : input
 
-/** The fields of an object: those in `required` must be given, the others may be left out; other keys are left alone. */
-export const fields = (shape: Record<string, Schema.Schema<any>>, problem = "must be an object", required: ReadonlyArray<string> = []) =>
+/** Marks the objects whose other keys are not options: a pool, a logger, an adapter. */
+const Open = Symbol.for("@tender/server/OpenObject")
+
+/**
+ * The fields of an object: those in `required` must be given, the others may be left out. Any
+ * other key is refused (`unknownKey`) unless `open` (a logger or an adapter: its other keys are
+ * its own). The fields declared here are the one list of known names: a message's "did you
+ * mean" comes from them, so a new option is known once it is declared.
+ */
+export const fields = (shape: Record<string, Schema.Schema<any>>, problem = "must be an object", required: ReadonlyArray<string> = [], open = false) =>
   Schema.Struct(Object.fromEntries(Object.entries(shape).map(([k, s]) => [k, required.includes(k) ? s : Schema.optionalWith(s, { exact: true })])))
-    .annotations({ message: () => problem }) as Schema.Schema<Record<string, unknown>>
+    .annotations({ message: () => problem, [Open]: open }) as Schema.Schema<Record<string, unknown>>
+
+/** The names `schema` (a `fields` object) declares. */
+export const knownKeys = (schema: Schema.Schema<any, any>): ReadonlyArray<string> =>
+  SchemaAST.isTypeLiteral(schema.ast) ? schema.ast.propertySignatures.map((p) => String(p.name)) : []
+
+/**
+ * The first key of `input` that `schema` does not declare, looked for in every object literal
+ * within it whose field is itself declared with `fields` (not in an open one): its path, and
+ * the names known beside it. A key given as `undefined` is one not given.
+ */
+export const unknownKey = (schema: Schema.Schema<any, any>, input: unknown): { readonly path: ReadonlyArray<string>; readonly known: ReadonlyArray<string> } | undefined => {
+  const walk = (ast: SchemaAST.AST, value: unknown, path: ReadonlyArray<string>): ReturnType<typeof unknownKey> => {
+    if (!SchemaAST.isTypeLiteral(ast) || !isPlain(value) || ast.annotations[Open] === true) return undefined
+    const declared = new Map(ast.propertySignatures.map((p) => [String(p.name), p.type]))
+    for (const [key, v] of Object.entries(value)) {
+      if (v === undefined) continue
+      const type = declared.get(key)
+      if (type === undefined) return { path: [...path, key], known: [...declared.keys()] }
+      const inner = walk(type, v, [...path, key])
+      if (inner !== undefined) return inner
+    }
+    return undefined
+  }
+  return walk(schema.ast, input, [])
+}
 
 /** The first problem of `input` against `schema`: the path of the value at fault (`["workers", "concurrency"]`) and what it must be. */
 export const firstProblem = (schema: Schema.Schema<any, any>, input: unknown): { readonly path: ReadonlyArray<PropertyKey>; readonly problem: string } | undefined => {

@@ -1,13 +1,16 @@
 /**
  * `createTender`'s options, decoded before anything starts: a bad option is a
  * `validation_failed` whose message is one line, `createTender: option "<path>" <problem>, got
- * <value>` (a secret's value is never shown, only its length). Keys Tender does not read are
- * left alone.
+ * <value>` (a secret's value is never shown, only its length). A key Tender does not know is
+ * refused at any depth, with the nearest known name (`createTender: unknown option "storge"; did
+ * you mean "storage"?`): a misspelt `storage` must not start Tender on the memory store. The
+ * known names are the fields declared below, the one place an option is added.
  */
 import { CredentialVault } from "@tender/core"
 import { Schema } from "effect"
 import { TenderError } from "../TenderError.js"
-import { at, boolean, check, fields, firstProblem, fn, isObject, millisUpTo, nonEmptyString, nonNegativeInt, positiveInt, show } from "./checks.js"
+import { at, boolean, check, fields, firstProblem, fn, isObject, knownKeys, millisUpTo, nonEmptyString, nonNegativeInt, positiveInt, show, unknownKey } from "./checks.js"
+import { suggestion } from "./nearest.js"
 
 const day = 24 * 60 * 60 * 1000
 
@@ -47,15 +50,16 @@ const provider = fields({
   createPayment: fn,
   confirmPayment: fn,
   getPaymentStatus: fn
-}, "must be a payment provider (an object: use defineProvider for a Promise adapter)", ["code", "methods", "createPayment", "confirmPayment", "getPaymentStatus"])
+}, "must be a payment provider (an object: use defineProvider for a Promise adapter)", ["code", "methods", "createPayment", "confirmPayment", "getPaymentStatus"], true)
 
-const logger = fields({ info: fn, warn: fn, error: fn, debug: fn }, "must be an object with info, warn and error methods (pino, console)", ["info", "warn", "error"])
+const logger = fields({ info: fn, warn: fn, error: fn, debug: fn }, "must be an object with info, warn and error methods (pino, console)", ["info", "warn", "error"], true)
 
 const webhooks = fields({
   encryptionKey: nonEmptyString,
   allowPrivateUrls: boolean,
   timeoutMillis: millisUpTo(10 * 60 * 1000, "ten minutes at most"),
   disableAfterMillis: millisUpTo(365 * day, "a year at most"),
+  resendsPerHour: positiveInt,
   concurrency: positiveInt,
   perEndpoint: positiveInt,
   endpointBackoffMillis: nonNegativeInt
@@ -81,6 +85,9 @@ const routeHealth = fields({
   cooldownMillis: millisUpTo(day, "one day at most")
 })
 
+/** Checked by the form given (`storageKinds`, `simulator`, `workers`, `providerAccountKeys`), not as one schema. */
+const byForm = Schema.Unknown
+
 const options = fields({
   publicUrl,
   checkoutSecret: check<string>("must be a string of at least 8 characters", (u) => typeof u === "string" && u.length >= 8),
@@ -90,10 +97,14 @@ const options = fields({
   migrate: boolean,
   webhooks,
   routeHealth,
-  maxConcurrentUploads: positiveInt
+  maxConcurrentUploads: positiveInt,
+  providerAccountKeys: byForm,
+  storage: byForm,
+  simulator: byForm,
+  workers: byForm
 }, "must be an object")
 
-const storageKinds = ["memory", "postgres", "mongodb"] as const
+const storageKinds = { memory, postgres, mongodb } as const
 
 /** A bad option, as `createTender` rejects it. */
 export const badOption = (path: string, problem: string, value: unknown): TenderError =>
@@ -104,7 +115,21 @@ export const badOption = (path: string, problem: string, value: unknown): Tender
     message: path === "" ? `createTender: options ${problem}, got ${show(value)}` : `createTender: option "${path}" ${problem}, got ${show(value, secrets.has(path))}`
   })
 
+/** A key Tender does not know, named with its path and the nearest known name. */
+const unknownOption = (path: ReadonlyArray<string>, known: ReadonlyArray<string>): TenderError => {
+  const parent = path.slice(0, -1)
+  const qualify = (k: string) => [...parent, k].join(".")
+  return new TenderError({
+    code: "validation_failed",
+    status: 400,
+    param: path.join("."),
+    message: `createTender: unknown option "${path.join(".")}"; ${suggestion(path[path.length - 1]!, known, qualify)}`
+  })
+}
+
 const problemIn = (schema: Schema.Schema<any, any>, input: unknown, prefix: Array<string>): TenderError | undefined => {
+  const unknown = unknownKey(schema, input)
+  if (unknown !== undefined) return unknownOption([...prefix, ...unknown.path], unknown.known)
   const found = firstProblem(schema, input)
   if (found === undefined) return undefined
   const path = [...prefix, ...found.path.map(String)]
@@ -126,10 +151,16 @@ export const problemOf = (input: unknown): TenderError | undefined => {
   if (top !== undefined) return top
   const storage = input["storage"]
   if (storage !== undefined) {
-    const kinds = isObject(storage) ? storageKinds.filter((k) => storage[k] !== undefined) : []
+    const names = Object.keys(storageKinds) as Array<keyof typeof storageKinds>
+    const kinds = isObject(storage) ? names.filter((k) => storage[k] !== undefined) : []
+    if (kinds.length === 0 && isObject(storage)) {
+      // `{ postgress: pool }` names no form: the misspelt key is the fault, not a missing form.
+      const known = [...new Set(names.flatMap((k) => knownKeys(storageKinds[k])))]
+      const stray = Object.keys(storage).find((k) => storage[k] !== undefined && !known.includes(k))
+      if (stray !== undefined) return unknownOption(["storage", stray], names)
+    }
     if (kinds.length !== 1) return badOption("storage", "must be one of { memory: true }, { postgres: pool } or { mongodb: client }", storage)
-    const kind = kinds[0]!
-    const problem = problemIn(kind === "memory" ? memory : kind === "postgres" ? postgres : mongodb, storage, ["storage"])
+    const problem = problemIn(storageKinds[kinds[0]!], storage, ["storage"])
     if (problem !== undefined) return problem
   }
   const sim = input["simulator"]

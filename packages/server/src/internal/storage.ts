@@ -85,3 +85,44 @@ export const layerOf = async (options: StorageOptions | undefined, migrate: bool
   // MongoDB's "migration" is its indexes, which `layer` creates at every start (idempotent).
   return mongo.MongoStorage.layer({ client: options.mongodb as Parameters<typeof mongo.MongoStorage.layer>[0]["client"], database, collectionPrefix: options.collectionPrefix })
 }
+
+/** A pg.Pool's settings as node-postgres keeps them (`pool.options`). */
+interface PgPoolSettings {
+  readonly connectionString?: string
+  readonly host?: string
+  readonly port?: number | string
+  readonly database?: string
+  readonly user?: string
+}
+
+/** Where a pool connects, `host:port/database`, from its settings and libpq's variables as node-postgres reads them; never the user's password. */
+const pgAddress = (pool: PgPoolLike): string => {
+  const settings = ((pool as { options?: PgPoolSettings }).options ?? {}) as PgPoolSettings
+  const env = process.env
+  let fromUrl: { host?: string | undefined; port?: string | undefined; database?: string | undefined } = {}
+  if (settings.connectionString !== undefined) {
+    try {
+      const url = new URL(settings.connectionString)
+      fromUrl = { host: decodeURIComponent(url.hostname) || undefined, port: url.port || undefined, database: decodeURIComponent(url.pathname.slice(1)) || undefined }
+    } catch {
+      // A connection string that is no URL (`host=… dbname=…`): named by its settings below.
+    }
+  }
+  const host = settings.host ?? fromUrl.host ?? env["PGHOST"] ?? "localhost"
+  const port = settings.port ?? fromUrl.port ?? env["PGPORT"] ?? 5432
+  const database = settings.database ?? fromUrl.database ?? env["PGDATABASE"] ?? settings.user ?? env["PGUSER"] ?? "postgres"
+  return `${host}:${port}/${database}`
+}
+
+/**
+ * The line Tender logs once it started, naming the store it runs on (`tender: storage postgres
+ * 127.0.0.1:5432/shop, table prefix tender_`): a host whose option was meant for PostgreSQL
+ * sees at once that it is not on memory. Never a password.
+ */
+export const describe = (options: StorageOptions | undefined): string => {
+  if (options === undefined || "memory" in options) return "tender: storage memory (everything is lost when the process ends)"
+  if ("postgres" in options) return `tender: storage postgres ${pgAddress(options.postgres)}, table prefix ${options.tablePrefix ?? "tender_"}`
+  const hosts = (options.mongodb as { options?: { hosts?: ReadonlyArray<unknown> } }).options?.hosts
+  const address = Array.isArray(hosts) && hosts.length > 0 ? `${hosts.map(String).join(",")}, ` : ""
+  return `tender: storage mongodb ${address}database ${options.database ?? options.mongodb.db().databaseName}, collection prefix ${options.collectionPrefix ?? "tender_"}`
+}

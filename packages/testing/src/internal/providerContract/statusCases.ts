@@ -52,7 +52,7 @@ export const statusCases = (get: () => World, timeout: number) => {
       w.door.hold(true)
       try {
         const after = await w.run(walk(w, outcome, true))
-        assert.strictEqual(after.status, expected[outcome])
+        assert.strictEqual(after.status, expected[outcome], `when ${told[outcome]}, the adapter's confirmPayment answered what made the intent ${after.status}, not ${expected[outcome]}`)
         if (after.status === "failed") tendersWords(w, await w.run(w.json(after.id)), after.failureCode, after.failureMessage)
       } finally {
         w.door.hold(false)
@@ -66,7 +66,7 @@ export const statusCases = (get: () => World, timeout: number) => {
       ctx.skip(w.provider.parseNotification === undefined, "the adapter takes no notifications (no parseNotification)")
       ctx.skip(!w.outcomes.includes(outcome), unsupported(outcome))
       const after = await w.run(walk(w, outcome, false))
-      assert.strictEqual(after.status, expected[outcome])
+      assert.strictEqual(after.status, expected[outcome], `when ${told[outcome]}, the adapter's parseNotification reported what made the intent ${after.status}, not ${expected[outcome]} (or the driver's settle sent no notification)`)
       if (after.status === "failed") tendersWords(w, await w.run(w.json(after.id)), after.failureCode, after.failureMessage)
     }, timeout)
   }
@@ -79,7 +79,7 @@ export const statusCases = (get: () => World, timeout: number) => {
       yield* Effect.promise(() => w.driver.settle(payment, "failed"))
       return yield* w.learn(record.id)
     }))
-    assert.strictEqual(after.status, "failed")
+    assert.strictEqual(after.status, "failed", "a declined payment is not failed: the adapter does not report the decline")
     const shown = [await w.run(w.json(after.id)), JSON.stringify(await w.run(w.events(after.id)))].join("\n")
     tendersWords(w, shown, after.failureCode, after.failureMessage)
   }, timeout)
@@ -89,13 +89,13 @@ export const statusCases = (get: () => World, timeout: number) => {
     ctx.skip(w.provider.cancelPayment === undefined, "the adapter has no cancelPayment: Tender cannot tell the provider")
     const { record, payment } = await w.run(w.created("succeeded"))
     const answer = await w.run(w.cancel(record.id))
-    assert.strictEqual(answer.status, 200, answer.body)
+    assert.strictEqual(answer.status, 200, `Tender refused the cancel: ${answer.body}`)
     await w.run(w.drain)
-    assert.strictEqual((await w.run(w.intent(record.id))).status, "canceled")
+    assert.strictEqual((await w.run(w.intent(record.id))).status, "canceled", "the canceled intent moved on: the adapter's cancelPayment reported the unpaid payment paid")
     const ref = w.ref(payment, record.createdAt)
     // The cancel task may run twice (D10): the provider's answer stays the same.
-    assert.deepStrictEqual(await w.run(w.provider.cancelPayment!(ref)), { _tag: "Canceled" })
+    assert.deepStrictEqual(await w.run(w.provider.cancelPayment!(ref)), { _tag: "Canceled" }, "the adapter's cancelPayment, sent again for a canceled payment (a retried task), did not answer Canceled again")
     const status = await w.run(w.provider.getPaymentStatus(ref))
-    assert.notInclude(["Succeeded", "Processing"], status._tag, "a canceled payment is not paid at the provider")
+    assert.notInclude(["Succeeded", "Processing"], status._tag, "after the adapter's cancelPayment the provider still takes the payment: cancelPayment did not stop it at the provider")
   }, timeout)
 }
