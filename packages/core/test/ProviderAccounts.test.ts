@@ -56,7 +56,9 @@ const paidNotice = (intent: PaymentIntent.PaymentIntentRecord, secret: string, e
 const applyNotice = (eventId: string) =>
   Effect.gen(function*() {
     const id = ProviderNotification.recordId("simulator", eventId)
-    yield* ProviderNotifications.run({ resourceId: id } as Task.TaskRecord)
+    // The task gives its writes; the worker commits them with the task's completion.
+    const outcome = yield* ProviderNotifications.run({ resourceId: id } as Task.TaskRecord)
+    if (outcome._tag === "Done") yield* (yield* Storage.Storage).commit(outcome.writes)
     return Option.getOrThrow(yield* (yield* Storage.Storage).find(ProviderNotification.table, id))
   })
 

@@ -16,7 +16,7 @@ describe("ProviderResults: every method's result against the port", () => {
       getPaymentStatus: { _tag: "Failed", failureCode: "payment_declined", failureMessage: "The payment was declined." },
       submitReceipt: { _tag: "Pending" },
       sendPayout: { _tag: "Processing" },
-      cancelPayment: { _tag: "AlreadyPaid" },
+      cancelPayment: { _tag: "Succeeded" },
       refund: { _tag: "Pending" },
       parseNotification: { notices: [notice], answer }
     }
@@ -30,11 +30,11 @@ describe("ProviderResults: every method's result against the port", () => {
       ["createPayment", { _tag: "Processing" }, "acme's createPayment gave a result the port does not allow: providerPaymentId is missing"],
       ["createPayment", { _tag: "Action", providerPaymentId: "p_1", nextAction: { type: "display_qr_code", qr_data: 5 } }, "acme's createPayment gave a result the port does not allow: nextAction.qr_data Expected string | undefined, actual 5"],
       ["createPayment", undefined, "acme's createPayment gave a result the port does not allow: the result must be an object with a _tag of the port, got undefined"],
-      ["confirmPayment", { _tag: "Paid" }, `acme's confirmPayment gave a result the port does not allow: _tag Expected "Succeeded" | "Failed" | "Processing" | "Pending", actual "Paid"`],
+      ["confirmPayment", { _tag: "Paid" }, `acme's confirmPayment gave a result the port does not allow: _tag Expected "Action" | "Processing" | "Pending" | "Succeeded" | "Failed" | "Canceled", actual "Paid"`],
       ["getPaymentStatus", { _tag: "Failed", failureCode: "payment_declined" }, "acme's getPaymentStatus gave a result the port does not allow: failureMessage is missing"],
       ["submitReceipt", "Succeeded", `acme's submitReceipt gave a result the port does not allow: the result must be an object with a _tag of the port, got "Succeeded"`],
       ["sendPayout", { _tag: "Failed", failureCode: 1, failureMessage: "x" }, "acme's sendPayout gave a result the port does not allow: failureCode Expected string, actual 1"],
-      ["cancelPayment", { _tag: "Succeeded" }, `acme's cancelPayment gave a result the port does not allow: _tag Expected "Canceled" | "AlreadyPaid", actual "Succeeded"`],
+      ["cancelPayment", { _tag: "AlreadyPaid" }, `acme's cancelPayment gave a result the port does not allow: _tag Expected "Action" | "Processing" | "Pending" | "Succeeded" | "Failed" | "Canceled", actual "AlreadyPaid"`],
       ["refund", { _tag: "Processing" }, `acme's refund gave a result the port does not allow: _tag Expected "Succeeded" | "Failed" | "Pending", actual "Processing"`],
       ["parseNotification", { notices: [{ ...notice, environment: undefined }], answer }, "acme's parseNotification gave a result the port does not allow: notices[0].environment Expected \"test\" | \"live\" | null, actual undefined"],
       ["parseNotification", { notices: [{ _tag: "PaymentSucceeded", eventId: "evt_1", providerPaymentId: "p_1", paymentIntentId: null, amount: null, currency: null }], answer }, "acme's parseNotification gave a result the port does not allow: notices[0].environment is missing"],

@@ -167,7 +167,7 @@ const unknownOptions: ReadonlyArray<readonly [options: Record<string, unknown>, 
   [{ simulator: { timings: { shortExpiry: 5 } } }, "simulator.timings.shortExpiry", `createTender: unknown option "simulator.timings.shortExpiry"; did you mean "simulator.timings.shortExpiryMillis"?`],
   [{ webhooks: { timeoutMs: 5 } }, "webhooks.timeoutMs", `createTender: unknown option "webhooks.timeoutMs"; did you mean "webhooks.timeoutMillis"?`],
   [{ routeHealth: { cooldown: 5 } }, "routeHealth.cooldown", `createTender: unknown option "routeHealth.cooldown"; did you mean "routeHealth.cooldownMillis"?`],
-  [{ zzz: 1 }, "zzz", `createTender: unknown option "zzz"; the known names are "publicUrl", "checkoutSecret", "merchants", "providers", "logger", "migrate", "webhooks", "routeHealth", "storage", "simulator", "workers"`]
+  [{ zzz: 1 }, "zzz", `createTender: unknown option "zzz"; the known names are "publicUrl", "checkoutSecret", "merchants", "providers", "logger", "migrate", "webhooks", "routeHealth", "maxConcurrentUploads", "providerAccountKeys", "storage", "simulator", "workers"`]
 ]
 
 /** The rejection of `promise`: anything but a TenderError fails the test with what it was. */
