@@ -14,6 +14,7 @@ import { endpointChanges } from "./migrations/0015_endpoint_changes.js"
 import { taskLeases } from "./migrations/0016_task_leases.js"
 import { webhookFairness } from "./migrations/0017_webhook_fairness.js"
 import { providerNotifications } from "./migrations/0018_provider_notifications.js"
+import { fairClaims } from "./migrations/0019_fair_claims.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
@@ -25,5 +26,6 @@ export const migrations = (prefix: TablePrefix) => ({
   "0015_endpoint_changes": endpointChanges(prefix),
   "0016_task_leases": taskLeases(prefix),
   "0017_webhook_fairness": webhookFairness(prefix),
-  "0018_provider_notifications": providerNotifications(prefix)
+  "0018_provider_notifications": providerNotifications(prefix),
+  "0019_fair_claims": fairClaims(prefix)
 })
