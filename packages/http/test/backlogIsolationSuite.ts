@@ -106,12 +106,10 @@ export const backlogIsolationSuite = (name: string, storage: () => StoreLayer) =
       const endpointsOfA = []
       for (const path of paths) endpointsOfA.push(await t.ok("POST", "/webhook_endpoints", { url: r.url(path) }, a))
       const since = new Date(Date.now() - 60_000).toISOString()
-      const T0 = Date.now()
       for (let i = 0; i < 300; i += 20) {
         await Promise.all(Array.from({ length: 20 }, () => t.ok("POST", "/payment_intents", promptpayFor("150000"), a)))
       }
       for (let i = 0; i < 40; i++) await t.ok("POST", `/webhook_endpoints/${endpointsOfA[i % paths.length].id}/resend`, { since }, a)
-      console.log("PHASE creates+resends", Date.now() - T0)
       await t.ok("POST", "/webhook_endpoints", { url: r.url("/b") }, b)
 
       const intentsOfB: Array<{ id: string }> = []
@@ -155,7 +153,6 @@ export const backlogIsolationSuite = (name: string, storage: () => StoreLayer) =
       })
       // A's backlog still stands: its receivers that hang hold deliveries, most of them still pending.
       const backlog = await t.runtime.runPromise(Effect.flatMap(Task.Tasks, (q) => Effect.flatMap(Clock.currentTimeMillis, q.backlog)))
-      console.log("PHASE end", Date.now() - T0, JSON.stringify(delays), confirmTook, noticeTook, backlog.undeliveredWebhooks)
       assert.isAbove(backlog.undeliveredWebhooks, 1_000, "A's backlog had drained: the case proves nothing")
       for (const d of delays) assert.isAtMost(d.delay, 2_000, `B's ${d.type} was delivered ${d.delay} ms after its commit`)
       assert.isAtMost(confirmTook, 1_000, `B's confirm took ${confirmTook} ms to succeed`)
