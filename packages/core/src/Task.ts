@@ -100,14 +100,36 @@ export const table = Table.make({
 })
 
 /**
- * The lane a task is claimed in: a webhook delivery's is its endpoint, every other task is a lane
- * of its own. Claims go round the lanes (`Tasks.claim`), so one endpoint's backlog never holds
- * back another's deliveries or any other task.
+ * The two pools of work, each run from worker slots of its own (`Workers`): `money`, every task
+ * that moves a payment, refund, payout or top-up (provider notices, confirms and polls, sends,
+ * expiries, receipts), and `webhooks`, the deliveries of events to endpoints. Deliveries wait on
+ * receivers Tender does not control; a slot they hold is never one money work needs.
+ *
+ * @since 0.1.0 @category models
+ */
+export type Pool = "money" | "webhooks"
+
+/** The pool a task runs in: a delivery to an endpoint is a webhook's, every other task money's. @since 0.1.0 */
+export const poolOf = (task: Pick<TaskRecord, "kind" | "targetId">): Pool =>
+  task.kind === "webhook.deliver" && task.targetId !== null ? "webhooks" : "money"
+
+/**
+ * The lane a task is claimed in, inside its merchant: a webhook delivery's is its endpoint, every
+ * other task is a lane of its own. Claims go round the merchants, then round each merchant's lanes
+ * (`Tasks.claim`), so neither a merchant's backlog nor one endpoint's holds back anyone else.
  *
  * @since 0.1.0
  */
 export const laneOf = (task: Pick<TaskRecord, "id" | "kind" | "targetId">): string =>
   task.kind === "webhook.deliver" && task.targetId !== null ? task.targetId : task.id
+
+/**
+ * The deliveries one endpoint may have in flight at once, as workers claim them: an endpoint that
+ * hangs holds at most this many delivery slots, whatever its backlog (docs/webhooks.md, "Fairness").
+ *
+ * @since 0.1.0
+ */
+export const inFlightPerEndpoint = 2
 
 /** A new pending task, due at `dueAt`. @since 0.1.0 @category constructors */
 export const make = (options: {
@@ -137,17 +159,29 @@ export const make = (options: {
     }))
 
 /**
+ * How far ahead a timer must fall due to need a wake-up: an idle worker looks at `nextDue` at least
+ * this often on its own (`WorkerOptions.pollMillis` is capped by it), so a timer due later is found
+ * and planned for by that look, and its insert wakes nobody.
+ *
+ * @since 0.1.0
+ */
+export const wakeHorizonMillis = 5_000
+
+/**
  * Whether committing `write` must wake idle workers in every process (`Tasks.wakeups`): a task
- * inserted pending (due now, or a timer they must plan for), or a task updated to pending, free
- * of any lease and due by the time of the write (released, brought forward). A claim, a completion
- * and a worker's own reschedule for later wake nobody: that worker plans its next look itself.
+ * inserted pending and due within `wakeHorizonMillis` of its writing (due now, or a timer so near
+ * that no worker's own look would come first), or a task updated to pending, free of any lease and
+ * due by the time of the write (released, brought forward). A timer due later (a payer action's
+ * expiry, written with every create), a claim, a completion and a worker's own reschedule for
+ * later wake nobody: the workers' own looks find them in time.
  *
  * @since 0.1.0
  */
 export const wakesWorkers = (write: Write): boolean => {
   if ((write._tag !== "Insert" && write._tag !== "Update") || write.table.name !== table.name) return false
   const task = write.record as TaskRecord
-  return task.status === "pending" && task.leaseUntil === null && (write._tag === "Insert" || task.dueAt <= task.updatedAt)
+  return task.status === "pending" && task.leaseUntil === null &&
+    task.dueAt <= task.updatedAt + (write._tag === "Insert" ? wakeHorizonMillis : 0)
 }
 
 /** @since 0.1.0 @category models */
@@ -158,6 +192,21 @@ export interface ClaimRequest {
   /** How long the claim holds: the task is claimed again when it lapses. */
   readonly leaseMillis: number
   readonly limit: number
+  /** Which pool to claim from (`poolOf`); both when absent, money first. */
+  readonly pool?: Pool | undefined
+  /**
+   * Where this claim's rings start: the first merchant with an id above `merchant` comes first,
+   * wrapping round, and in each merchant the first endpoint above `endpoint`. Workers pass the
+   * last merchant their previous claim served (so the ring turns in every process, no cursor
+   * shared) and a random endpoint id (`TaskFairness.randomEndpoint`: endpoint ids are random).
+   * From the lowest id when absent.
+   */
+  readonly ring?: { readonly merchant?: string | undefined; readonly endpoint?: string | undefined } | undefined
+  /**
+   * At most this many deliveries of one endpoint leased at once (`inFlightPerEndpoint`), counting
+   * those leased before this claim whose lease still holds. Unbounded when absent.
+   */
+  readonly perEndpoint?: number | undefined
 }
 
 /**
@@ -167,10 +216,15 @@ export interface ClaimRequest {
  */
 export class Tasks extends Context.Tag("@tender/core/Tasks")<Tasks, {
   /**
-   * Claim up to `limit` pending tasks due by `now` whose lease is free or lapsed, round the lanes
-   * (`laneOf`): the earliest due task of every lane first (earliest due first, ties by id), then
-   * the second of every lane, and so on. Each is returned with its lease set, `attempts` one
-   * higher and `version` one higher. Two workers never hold one task at once.
+   * Claim up to `limit` pending tasks of `pool` due by `now` whose lease is free or lapsed, fairly:
+   * round the merchants with claimable tasks first (in the ring from `ring`), one task each before
+   * any merchant's second; what each merchant gets goes round its lanes (`laneOf`) in the same
+   * ring (a delivery's endpoint; any other task is a lane of its own, so its tasks go earliest due
+   * first), each lane's earliest due task first (ties by id). No endpoint gets more than
+   * `perEndpoint` deliveries leased at once. Each is returned with its lease set, `attempts` one
+   * higher and `version` one higher, in claim order. Two workers never hold one task at once.
+   * Reads are bounded by `limit`, never by a merchant's backlog or its number of endpoints
+   * (`TaskFairness.ringSteps`).
    */
   readonly claim: (request: ClaimRequest) => Effect.Effect<ReadonlyArray<TaskRecord>, StorageError>
   /** When the earliest pending task falls due (its lease's end, if leased), if any. */

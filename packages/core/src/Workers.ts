@@ -24,16 +24,25 @@ import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Health from "./Health.js"
 import * as Task from "./Task.js"
+import * as TaskFairness from "./TaskFairness.js"
 import * as Telemetry from "./Telemetry.js"
 import * as WebhookDelivery from "./WebhookDelivery.js"
 
 /** @since 0.1.0 @category models */
 export interface WorkerOptions {
-  /** How many tasks one process runs at once. Default 8. */
+  /** How many money tasks (`Task.poolOf`) one process runs at once: slots no delivery takes. Default 8. */
   readonly concurrency?: number | undefined
+  /** How many webhook deliveries one process runs at once, in slots of their own. Default 16. */
+  readonly deliveryConcurrency?: number | undefined
+  /** How many deliveries one endpoint may have in flight at once, across processes. Default `Task.inFlightPerEndpoint` (2). */
+  readonly perEndpoint?: number | undefined
   /** How long a claim holds before another worker may take the task. Default 60 s: longer than any task runs. */
   readonly leaseMillis?: number | undefined
-  /** The longest an idle worker waits before looking again, whatever the wake-ups say. Default 5 s. */
+  /**
+   * The longest an idle worker waits before looking again, whatever the wake-ups say. Default 5 s,
+   * and never more than `Task.wakeHorizonMillis`: a timer due later than that wakes nobody when
+   * written, so this look is what finds it.
+   */
   readonly pollMillis?: number | undefined
   /** Names this process on the tasks it claims. Default a random id. */
   readonly owner?: string | undefined
@@ -160,35 +169,97 @@ export const runTask = (task: Task.TaskRecord) =>
     Telemetry.taskRun(task)
   )
 
+/** The options as the loops read them. */
+const settings = (options: WorkerOptions) => ({
+  owner: options.owner ?? `worker_${randomBase62(12)}`,
+  leaseMillis: options.leaseMillis ?? 60_000,
+  perEndpoint: options.perEndpoint ?? Task.inFlightPerEndpoint,
+  slots: { money: options.concurrency ?? 8, webhooks: options.deliveryConcurrency ?? 16 } satisfies Record<Task.Pool, number>
+})
+
+/** A fair claim of up to `limit` tasks of `pool` (`Task.Tasks.claim`); a failed claim claims nothing. */
+const claimOf = (s: ReturnType<typeof settings>, pool: Task.Pool, limit: number, after: string | undefined) =>
+  Effect.flatMap(Task.Tasks, (tasks) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      tasks.claim({
+        now,
+        owner: s.owner,
+        leaseMillis: s.leaseMillis,
+        limit,
+        pool,
+        perEndpoint: pool === "webhooks" ? s.perEndpoint : undefined,
+        ring: { merchant: after, endpoint: TaskFairness.randomEndpoint() }
+      }))).pipe(
+      Effect.catchAll((e) => Effect.as(Effect.logWarning("tender: claiming tasks failed", e), []))
+    )
+
 /**
- * Claim and run due tasks until none is due. Returns how many ran. Tests call this
- * directly; the layer calls it in a loop.
+ * Claim and run due tasks until none is due, each pool in its own slots. Returns how many ran.
+ * Tests call this directly; the layer runs the pools continuously.
  *
  * @since 0.1.0
  */
 export const drain = (options: WorkerOptions = {}): Effect.Effect<number, never, Requirements> =>
   Effect.gen(function*() {
-    const tasks = yield* Task.Tasks
-    const concurrency = options.concurrency ?? 8
-    const owner = options.owner ?? `worker_${randomBase62(12)}`
+    const s = settings(options)
     let ran = 0
     while (true) {
-      const now = yield* Clock.currentTimeMillis
-      const claimed = yield* tasks.claim({ now, owner, leaseMillis: options.leaseMillis ?? 60_000, limit: concurrency }).pipe(
-        Effect.catchAll((e) => Effect.as(Effect.logWarning("tender: claiming tasks failed", e), []))
-      )
+      const batches = yield* Effect.all([claimOf(s, "money", s.slots.money, undefined), claimOf(s, "webhooks", s.slots.webhooks, undefined)])
+      const claimed = batches.flat()
       if (claimed.length === 0) return ran
       // Each task runs to its commit even when the worker is stopped: nothing claimed is left half done.
-      yield* Effect.forEach(claimed, (t) => Effect.uninterruptible(runTask(t)), { concurrency, discard: true })
+      yield* Effect.forEach(claimed, (t) => Effect.uninterruptible(runTask(t)), { concurrency: "unbounded", discard: true })
       ran += claimed.length
     }
   })
 
 /**
- * The workers as a layer: claims and runs due tasks for as long as the layer lives, waking
- * when new work is written in any process (`Tasks.wakeups`), when the next task falls due, or
- * at the latest every `pollMillis`. The demo server runs it; a host runs
- * it in every process that should do the work (any number may share one store).
+ * One pool's slots, kept full while it has claimable work: a claim for every free slot, another as
+ * soon as a task ends (its slot is free, and a delivery's endpoint may be under its bound again),
+ * or when `kick` says new work was written; otherwise it sleeps until the next task falls due, at
+ * most `poll`. Claims go round the merchants from the last one this pool served.
+ */
+const runPool = (s: ReturnType<typeof settings>, pool: Task.Pool, kick: Queue.Queue<void>, poll: number) =>
+  Effect.gen(function*() {
+    const tasks = yield* Task.Tasks
+    const scope = yield* Effect.scope
+    const slots = s.slots[pool]
+    let running = 0
+    let after: string | undefined
+    const ended = Effect.zipRight(Effect.sync(() => running--), Queue.offer(kick, undefined))
+    const step = Effect.gen(function*() {
+      const free = slots - running
+      if (free <= 0) return yield* Queue.take(kick)
+      const claimed = yield* claimOf(s, pool, free, after)
+      for (const task of claimed) {
+        running++
+        // Uninterruptible: closing the layer waits for the tasks in hand to commit.
+        yield* Effect.forkIn(Effect.ensuring(Effect.uninterruptible(runTask(task)), ended), scope)
+      }
+      if (claimed.length > 0) after = claimed[claimed.length - 1]!.merchantId
+      if (claimed.length === free) return
+      // Short: nothing else claimable now. What is due but not claimable (an endpoint at its bound,
+      // the other pool's work) is no reason to look again before a task ends or new work is written.
+      const now = yield* Clock.currentTimeMillis
+      const next = yield* Effect.orElseSucceed(tasks.nextDue, () => undefined)
+      const wait = next === undefined || next <= now ? poll : Math.min(poll, next - now)
+      yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Queue.take(kick))
+    })
+    return yield* step.pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("tender: worker loop failed", cause)
+      ),
+      Effect.forever
+    )
+  })
+
+/**
+ * The workers as a layer: two pools of slots, money and webhook deliveries (`Task.poolOf`), each
+ * claiming and running due tasks of its own for as long as the layer lives, so a delivery never
+ * takes a slot money work needs. Each wakes when new work is written in any process
+ * (`Tasks.wakeups`), when one of its tasks ends, when the next task falls due, or at the latest
+ * every `pollMillis`. The demo server runs it; a host runs it in every process that should do the
+ * work (any number may share one store).
  *
  * @since 0.1.0 @category layers
  */
@@ -199,20 +270,13 @@ export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, Re
     // Readiness reports the workers running while this layer lives (Health.readiness).
     const status = yield* Effect.serviceOption(Health.WorkerStatus)
     if (status._tag === "Some") yield* Effect.acquireRelease(status.value.started, () => status.value.stopped)
-    const poll = options.pollMillis ?? 5_000
-    const wake = yield* Queue.sliding<void>(1)
-    yield* tasks.wakeups.pipe(Stream.runForEach(() => Queue.offer(wake, undefined)), Effect.forkScoped)
-    const loop = Effect.gen(function*() {
-      yield* drain(options)
-      const now = yield* Clock.currentTimeMillis
-      const next = yield* Effect.orElseSucceed(tasks.nextDue, () => undefined)
-      const wait = next === undefined ? poll : Math.min(poll, Math.max(0, next - now))
-      yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Queue.take(wake))
-    }).pipe(
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("tender: worker loop failed", cause)
-      ),
-      Effect.forever
+    const poll = Math.min(options.pollMillis ?? 5_000, Task.wakeHorizonMillis)
+    const s = settings(options)
+    const kicks = { money: yield* Queue.sliding<void>(1), webhooks: yield* Queue.sliding<void>(1) }
+    yield* tasks.wakeups.pipe(
+      Stream.runForEach(() => Effect.zipRight(Queue.offer(kicks.money, undefined), Queue.offer(kicks.webhooks, undefined))),
+      Effect.forkScoped
     )
-    yield* Effect.forkScoped(loop)
+    yield* Effect.forkScoped(runPool(s, "money", kicks.money, poll))
+    yield* Effect.forkScoped(runPool(s, "webhooks", kicks.webhooks, poll))
   })))

@@ -50,9 +50,10 @@ describe("Task.wakesWorkers", () => {
     updatedAt: 1_000,
     version: 2
   })
-  it("a task inserted pending wakes them, due now or later; a task updated to pending, unleased and due by the write wakes them; a claim, a completion, a reschedule for later and other tables do not", () => {
+  it("a task inserted pending wakes them, due now or within the wake horizon; a timer due later does not; a task updated to pending, unleased and due by the write wakes them; a claim, a completion, a reschedule for later and other tables do not", () => {
     assert.isTrue(Task.wakesWorkers(Write.insert(Task.table, task)))
-    assert.isTrue(Task.wakesWorkers(Write.insert(Task.table, { ...task, dueAt: 9_000 })))
+    assert.isTrue(Task.wakesWorkers(Write.insert(Task.table, { ...task, dueAt: task.updatedAt + Task.wakeHorizonMillis })))
+    assert.isFalse(Task.wakesWorkers(Write.insert(Task.table, { ...task, dueAt: task.updatedAt + Task.wakeHorizonMillis + 1 })))
     assert.isTrue(Task.wakesWorkers(Write.update(Task.table, { ...task, updatedAt: 2_000 }, 1)))
     assert.isTrue(Task.wakesWorkers(Write.update(Task.table, Task.released({ ...task, leaseOwner: "a", leaseUntil: 9_000 }, 2_000), 2)))
     assert.isFalse(Task.wakesWorkers(Write.update(Task.table, { ...task, leaseOwner: "a", leaseUntil: 9_000 }, 1)))

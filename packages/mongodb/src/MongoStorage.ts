@@ -22,6 +22,7 @@ import * as Directory from "./internal/directory.js"
 import * as MerchantsStore from "./internal/merchants.js"
 import { idFilter, listFilter, listOptions, projection, scopedFilter } from "./internal/queries.js"
 import * as Purge from "./internal/purge.js"
+import * as TaskClaims from "./internal/taskClaims.js"
 import * as Tasks from "./internal/tasks.js"
 import * as Timeout from "./internal/timeout.js"
 import * as Topology from "./internal/topology.js"
@@ -116,6 +117,7 @@ export const setup = (client: MongoClient, options: MongoStorageOptions): Effect
       yield* call(`create indexes of ${collection}`, () =>
         db.collection(collection).createIndexes(group.map(({ collection: _, ...spec }) => ({ ...spec, key: { ...spec.key } }))))
     }
+    yield* TaskClaims.backfillPools(db.collection(c.of(Task.table)))
     // D12: the balance transactions of the history before the ledger, once (after the index that dedupes them).
     yield* Backfill.run(db, c)
   })

@@ -34,32 +34,8 @@ describe("tasks: claims", () => {
     })
   })
 
-  it("the document after the claim, without _id, returned earliest due first, ties by id", () => {
+  it("the document after the claim, without _id; a candidate is taken only while still claimable (another worker may have claimed it first)", () => {
     expect(Tasks.claimOptions).toStrictEqual({ returnDocument: "after", projection: { _id: 0 } })
-    const a = task({ id: "task_b", dueAt: t0 })
-    const b = task({ id: "task_a", dueAt: t0 })
-    const c = task({ id: "task_0", dueAt: t0 + 1 })
-    expect(Tasks.inClaimOrder([c, a, b]).map((t) => t.id)).toStrictEqual(["task_a", "task_b", "task_0"])
-  })
-
-  it("claims go round the lanes: candidates are the claimable tasks by due time, grouped by endpoint (a delivery) or by task, each lane's first before any lane's second", () => {
-    const pipeline = Tasks.candidatesPipeline(t0, 8)
-    expect(pipeline[0]).toStrictEqual({ $match: Tasks.claimFilter(t0) })
-    expect(pipeline[1]).toStrictEqual({ $sort: { due_at: 1, id: 1 } })
-    expect(pipeline[2]).toStrictEqual({
-      $group: {
-        _id: { $cond: [{ $and: [{ $eq: ["$kind", "webhook.deliver"] }, { $ne: [{ $ifNull: ["$target_id", null] }, null] }] }, "$target_id", "$id"] },
-        tasks: { $push: { id: "$id", due_at: "$due_at" } }
-      }
-    })
-    expect(pipeline.slice(3)).toStrictEqual([
-      { $project: { tasks: { $slice: ["$tasks", 8] } } },
-      { $unwind: { path: "$tasks", includeArrayIndex: "rank" } },
-      { $sort: { rank: 1, "tasks.due_at": 1, "tasks.id": 1 } },
-      { $limit: 32 },
-      { $project: { _id: 0, id: "$tasks.id" } }
-    ])
-    // A candidate is taken only while still claimable: another worker may have claimed it first.
     const due = task({ id: "task_x" })
     expect(matches(toDocument(Task.table, due), Tasks.candidateFilter("task_x", t0))).toBe(true)
     expect(matches(toDocument(Task.table, { ...due, leaseOwner: "w2", leaseUntil: t0 + 60_000 }), Tasks.candidateFilter("task_x", t0))).toBe(false)
@@ -91,9 +67,14 @@ describe("tasks: claims", () => {
       .toStrictEqual({ due: 2, oldestDueAt: t0, undeliveredWebhooks: 1, oldestUndeliveredAt: t0 - 7 })
   })
 
-  it("wake-ups watch inserts, and replacements that leave a task pending, unleased and due by the write (a claim is an update: never)", () => {
+  it("wake-ups watch inserts due within the wake horizon (a later timer: never), and replacements that leave a task pending, unleased and due by the write (a claim is an update: never)", () => {
     const [stage] = Tasks.wakeupPipeline as ReadonlyArray<{ $match: { $or: ReadonlyArray<Record<string, unknown>> } }>
-    expect(stage!.$match.$or[0]).toStrictEqual({ operationType: "insert" })
+    expect(stage!.$match.$or[0]).toStrictEqual({
+      operationType: "insert",
+      "fullDocument.status": "pending",
+      "fullDocument.lease_until": null,
+      $expr: { $lte: ["$fullDocument.due_at", { $add: ["$fullDocument.updated_at", Task.wakeHorizonMillis] }] }
+    })
     expect(stage!.$match.$or[1]).toStrictEqual({
       operationType: "replace",
       "fullDocument.status": "pending",

@@ -40,6 +40,10 @@ const matchesValue = (value: unknown, condition: unknown): boolean => {
           return present(value) && compare(value, arg) <= 0
         case "$gte":
           return present(value) && compare(value, arg) >= 0
+        case "$gt":
+          return present(value) && compare(value, arg) > 0
+        case "$type":
+          return arg === "date" ? value instanceof Date : typeof value === arg
         default:
           throw new Error(`fake: ${op}`)
       }

@@ -5,80 +5,167 @@
 import { Effect, Stream } from "effect"
 import type { StreamEmit } from "effect"
 import * as Task from "../Task.js"
+import * as TaskFairness from "../TaskFairness.js"
 import type { Rows } from "./memoryRows.js"
+
+interface Entry {
+  readonly at: number
+  readonly id: string
+}
+
+/** Entries by (when claimable, id), kept sorted by binary search. */
+const sortedIndex = (list: ReadonlyArray<Entry>, at: number, id: string) => {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const e = list[mid]!
+    if (e.at < at || (e.at === at && e.id < id)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+const add = (list: Array<Entry>, at: number, id: string) => list.splice(sortedIndex(list, at, id), 0, { at, id })
+const remove = (list: Array<Entry>, at: number, id: string) => {
+  const i = sortedIndex(list, at, id)
+  if (list[i]?.id === id) list.splice(i, 1)
+}
+
+/** Ids kept sorted, for the rings. */
+const addId = (ids: Array<string>, id: string) => {
+  let lo = 0
+  let hi = ids.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (ids[mid]! < id) lo = mid + 1
+    else hi = mid
+  }
+  if (ids[lo] !== id) ids.splice(lo, 0, id)
+}
+const removeId = (ids: Array<string>, id: string) => {
+  const i = ids.indexOf(id)
+  if (i >= 0) ids.splice(i, 1)
+}
+
+/** One lane's pending tasks: by when claimable, and those leased (in flight, or left by a dead worker). */
+interface Lane {
+  readonly entries: Array<Entry>
+  readonly leased: Set<string>
+}
+/** A merchant's lanes in one pool: a delivery's endpoint; every other task shares one lane, in due order. */
+interface Merchant {
+  readonly lanes: Map<string, Lane>
+  readonly ids: Array<string>
+}
+interface Pool {
+  readonly merchants: Map<string, Merchant>
+  readonly ids: Array<string>
+}
 
 /** The queue over `rows`, the store's rows of `Task.table`. */
 export const make = (rows: Rows) => {
   const listeners = new Set<StreamEmit.Emit<never, never, void, void>>()
 
-  // Pending tasks by (when claimable, id): a claim takes from the front, `nextDue` reads it, and
-  // neither walks the tasks that are done or far in the future.
-  const queue: Array<{ readonly at: number; readonly id: string }> = []
+  // Every pending task by (when claimable, id), for `nextDue`; and by pool, merchant and lane, for
+  // claims: neither walks the tasks that are done, far in the future, or another lane's.
+  const queue: Array<Entry> = []
+  const pools: Record<Task.Pool, Pool> = { money: { merchants: new Map(), ids: [] }, webhooks: { merchants: new Map(), ids: [] } }
   /** When a pending task may next be claimed: its due time, or its lease's end if later. */
   const claimableAt = (t: Task.TaskRecord) => Math.max(t.dueAt, t.leaseUntil ?? 0)
-  const queueIndex = (at: number, id: string) => {
-    let lo = 0
-    let hi = queue.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      const e = queue[mid]!
-      if (e.at < at || (e.at === at && e.id < id)) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
+  const laneKey = (t: Task.TaskRecord) => (Task.poolOf(t) === "webhooks" ? t.targetId! : "")
+
   const enqueue = (t: Task.TaskRecord) => {
-    if (t.status === "pending") queue.splice(queueIndex(claimableAt(t), t.id), 0, { at: claimableAt(t), id: t.id })
+    if (t.status !== "pending") return
+    const at = claimableAt(t)
+    add(queue, at, t.id)
+    const pool = pools[Task.poolOf(t)]
+    let merchant = pool.merchants.get(t.merchantId)
+    if (merchant === undefined) {
+      merchant = { lanes: new Map(), ids: [] }
+      pool.merchants.set(t.merchantId, merchant)
+      addId(pool.ids, t.merchantId)
+    }
+    const key = laneKey(t)
+    let lane = merchant.lanes.get(key)
+    if (lane === undefined) {
+      lane = { entries: [], leased: new Set() }
+      merchant.lanes.set(key, lane)
+      addId(merchant.ids, key)
+    }
+    add(lane.entries, at, t.id)
+    if (t.leaseUntil !== null) lane.leased.add(t.id)
   }
   const unqueue = (t: Task.TaskRecord) => {
-    const i = queueIndex(claimableAt(t), t.id)
-    if (queue[i]?.id === t.id) queue.splice(i, 1)
+    if (t.status !== "pending") return
+    const at = claimableAt(t)
+    remove(queue, at, t.id)
+    const pool = pools[Task.poolOf(t)]
+    const merchant = pool.merchants.get(t.merchantId)
+    const key = laneKey(t)
+    const lane = merchant?.lanes.get(key)
+    if (merchant === undefined || lane === undefined) return
+    remove(lane.entries, at, t.id)
+    lane.leased.delete(t.id)
+    if (lane.entries.length > 0) return
+    merchant.lanes.delete(key)
+    removeId(merchant.ids, key)
+    if (merchant.lanes.size > 0) return
+    pool.merchants.delete(t.merchantId)
+    removeId(pool.ids, t.merchantId)
   }
 
-  /**
-   * The tasks a claim takes, in the order of the port: each lane's first claimable task, then each
-   * lane's second, and so on, earliest due first within a round. The queue is walked from its front
-   * (earliest due) while claimable; the walk stops early once `limit` lanes have their first task,
-   * as nothing after it could come before them.
-   */
-  const roundTheLanes = (req: Task.ClaimRequest): ReadonlyArray<Task.TaskRecord> => {
-    const seen = new Map<string, number>()
-    const picked: Array<{ readonly rank: number; readonly task: Task.TaskRecord }> = []
-    let firsts = 0
-    for (const entry of queue) {
-      if (entry.at > req.now || firsts >= req.limit) break
-      const task = rows.byId.get(entry.id) as Task.TaskRecord
-      const lane = Task.laneOf(task)
-      const rank = (seen.get(lane) ?? 0) + 1
-      seen.set(lane, rank)
-      if (rank === 1) firsts++
-      // A lane's task past `limit` can never be among the first `limit` claimed.
-      if (rank <= req.limit) picked.push({ rank, task })
-    }
-    // A stable sort: within a round, the queue's order (earliest due, ties by id) stands.
-    return picked.sort((a, b) => a.rank - b.rank).slice(0, req.limit).map((p) => p.task)
+  /** Deliveries of a lane whose lease holds at `now`. */
+  const inFlight = (lane: Lane, now: number) => {
+    let n = 0
+    for (const id of lane.leased) if (((rows.byId.get(id) as Task.TaskRecord).leaseUntil ?? 0) > now) n++
+    return n
   }
+
+  /** The tasks a claim of one pool takes, in the port's order (`TaskFairness.roundRobin`). */
+  const fairly = (pool: Task.Pool, req: Task.ClaimRequest, limit: number): ReadonlyArray<Task.TaskRecord> => {
+    const { merchants, ids } = pools[pool]
+    const perMerchant: Array<Array<Array<string>>> = []
+    for (const merchantId of TaskFairness.fromRing(ids, req.ring?.merchant)) {
+      const merchant = merchants.get(merchantId)!
+      const lanes: Array<Array<string>> = []
+      for (const key of TaskFairness.fromRing(merchant.ids, req.ring?.endpoint)) {
+        const lane = merchant.lanes.get(key)!
+        const room = pool === "webhooks" && req.perEndpoint !== undefined ? Math.min(limit, req.perEndpoint - inFlight(lane, req.now)) : limit
+        const taken: Array<string> = []
+        for (const entry of lane.entries) {
+          if (taken.length >= room || entry.at > req.now) break
+          taken.push(entry.id)
+        }
+        if (taken.length > 0) lanes.push(taken)
+      }
+      if (lanes.length > 0) perMerchant.push(lanes)
+    }
+    return TaskFairness.roundRobin(perMerchant, limit).map((id) => rows.byId.get(id) as Task.TaskRecord)
+  }
+
+  const take = (req: Task.ClaimRequest, picked: ReadonlyArray<Task.TaskRecord>) =>
+    picked.map((t) => {
+      const claimed: Task.TaskRecord = {
+        ...t,
+        leaseOwner: req.owner,
+        leaseUntil: req.now + req.leaseMillis,
+        attempts: t.attempts + 1,
+        updatedAt: req.now,
+        version: t.version + 1
+      }
+      rows.byId.set(t.id, claimed)
+      rows.place(claimed, true)
+      unqueue(t)
+      enqueue(claimed)
+      return claimed
+    })
 
   const tasks = {
     claim: (req: Task.ClaimRequest) =>
       Effect.sync(() => {
-        const out: Array<Task.TaskRecord> = []
-        for (const t of roundTheLanes(req)) {
-          const claimed: Task.TaskRecord = {
-            ...t,
-            leaseOwner: req.owner,
-            leaseUntil: req.now + req.leaseMillis,
-            attempts: t.attempts + 1,
-            updatedAt: req.now,
-            version: t.version + 1
-          }
-          rows.byId.set(t.id, claimed)
-          rows.place(claimed, true)
-          unqueue(t)
-          enqueue(claimed)
-          out.push(claimed)
-        }
-        return out
+        if (req.pool !== undefined) return take(req, fairly(req.pool, req, req.limit))
+        const money = take(req, fairly("money", req, req.limit))
+        return [...money, ...take(req, fairly("webhooks", req, req.limit - money.length))]
       }),
     nextDue: Effect.sync(() => queue[0]?.at),
     // Walks the pending tasks: sampled on an interval for gauges, never on a request's path.

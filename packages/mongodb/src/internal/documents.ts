@@ -4,7 +4,7 @@
  * changes. Values are converted here both ways, so what comes back never depends on the host's
  * BSON options (the adapter also opens its `Db` with explicit ones, see `MongoStorage`).
  */
-import { Table } from "@tender/core"
+import { Table, Task } from "@tender/core"
 import { Effect } from "effect"
 import { Binary, type Document } from "mongodb"
 import { fold } from "./errors.js"
@@ -75,10 +75,14 @@ export const decodeValue = (field: Table.Field, value: unknown): unknown => {
   }
 }
 
-/** The document of a record: its fields in record order, each under its column name. */
+/**
+ * The document of a record: its fields in record order, each under its column name. A task's also
+ * carries its pool (`Task.poolOf`), which the claim's partial indexes select on (internal/taskClaims.ts).
+ */
 export const toDocument = (table: Table.Table<any>, record: object): Document => {
   const doc: Document = {}
   for (const f of table.fields) doc[f.column] = encodeValue(f, (record as Record<string, unknown>)[f.name])
+  if (table.name === Task.table.name) doc["pool"] = Task.poolOf(record as Task.TaskRecord)
   return doc
 }
 

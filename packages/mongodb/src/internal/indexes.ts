@@ -98,12 +98,35 @@ export const resourceIndexes = (c: Collections, resource: Resource): ReadonlyArr
           name: "leased",
           key: { lease_until: 1 },
           partialFilterExpression: { status: "pending", lease_until: { $type: "date" } }
-        } satisfies IndexSpec
+        } satisfies IndexSpec,
+        ...claimIndexes(collection)
       ]
       : []),
     ...retentionIndexes(collection, table)
   ]
 }
+
+/**
+ * The indexes of the fair claim (internal/taskClaims.ts), on the tasks collection: partial on the
+ * pool each task document carries, as a partial filter cannot say `kind: { $ne: … }`.
+ */
+export const claimIndexes = (collection: string): ReadonlyArray<IndexSpec> => [
+  { collection, name: "claim_money", key: { merchant_id: 1, due_at: 1, id: 1 }, partialFilterExpression: { status: "pending", pool: "money" } },
+  {
+    collection,
+    name: "claim_deliveries",
+    key: { merchant_id: 1, target_id: 1, due_at: 1, id: 1 },
+    partialFilterExpression: { status: "pending", pool: "webhooks" }
+  },
+  {
+    collection,
+    name: "in_flight",
+    key: { target_id: 1, lease_until: 1 },
+    partialFilterExpression: { status: "pending", pool: "webhooks", lease_until: { $type: "date" } }
+  },
+  { collection, name: "pool_due", key: { pool: 1, due_at: 1, id: 1 }, partialFilterExpression: { status: "pending" } }
+]
+
 
 /**
  * The retention purge (internal/purge.ts) takes the oldest due documents through these, so a

@@ -1,59 +1,18 @@
 /**
- * The task queue (`Tasks`) on MongoDB. A claim reads its candidates round the lanes
- * (`candidatesPipeline`), then takes each with a conditional `findOneAndUpdate` (still pending,
+ * The task queue (`Tasks`) on MongoDB. A claim reads its candidates fairly, in bounded reads
+ * (internal/taskClaims.ts), then takes each with a conditional `findOneAndUpdate` (still pending,
  * due, its lease free or lapsed): it sets the lease and counts the attempt in the same
  * single-document write, so two workers never hold one task; it goes on up to the limit.
  * Wake-ups come from a change stream on the tasks collection (`wakeupPipeline`).
  */
 import { Task } from "@tender/core"
-import { Effect, Option, Stream } from "effect"
-import type { Collection, Document, Filter, FindOneAndUpdateOptions, UpdateFilter } from "mongodb"
-import { readRecord } from "./documents.js"
+import { Effect, Stream } from "effect"
+import type { Collection, Document, Filter } from "mongodb"
 import { fold } from "./errors.js"
+import { claimPool } from "./taskClaims.js"
+import * as Wakeups from "./wakeups.js"
 
-/** Pending, due by `now`, and not leased, or leased until no later than `now` (its worker died). */
-export const claimFilter = (now: number): Filter<Document> => ({
-  status: "pending",
-  due_at: { $lte: new Date(now) },
-  $or: [{ lease_until: null }, { lease_until: { $lte: new Date(now) } }]
-})
-
-/** The lease, one more attempt and a new version, in the claiming write itself. */
-export const claimUpdate = (req: Task.ClaimRequest): UpdateFilter<Document> => ({
-  $set: { lease_owner: req.owner, lease_until: new Date(req.now + req.leaseMillis), updated_at: new Date(req.now) },
-  $inc: { attempts: 1, version: 1 }
-})
-
-/** The claiming write on one candidate: the document after it, without `_id`. */
-export const claimOptions: FindOneAndUpdateOptions = {
-  returnDocument: "after",
-  projection: { _id: 0 }
-}
-
-/** A candidate claimed by id, only while it is still claimable (another worker may have taken it). */
-export const candidateFilter = (id: string, now: number): Filter<Document> => ({ id, ...claimFilter(now) })
-
-/**
- * The candidates of a claim, round the lanes (`Task.laneOf`): the claimable tasks, earliest due
- * first (the `claim` index), grouped by lane (a delivery's endpoint, else the task itself), each
- * lane's first `limit` numbered, then the first of every lane before any lane's second; ties by
- * due time and id. Read a few times `limit`, so a worker racing another still finds its own.
- */
-export const candidatesPipeline = (now: number, limit: number): ReadonlyArray<Document> => [
-  { $match: claimFilter(now) },
-  { $sort: { due_at: 1, id: 1 } },
-  {
-    $group: {
-      _id: { $cond: [{ $and: [{ $eq: ["$kind", "webhook.deliver"] }, { $ne: [{ $ifNull: ["$target_id", null] }, null] }] }, "$target_id", "$id"] },
-      tasks: { $push: { id: "$id", due_at: "$due_at" } }
-    }
-  },
-  { $project: { tasks: { $slice: ["$tasks", limit] } } },
-  { $unwind: { path: "$tasks", includeArrayIndex: "rank" } },
-  { $sort: { rank: 1, "tasks.due_at": 1, "tasks.id": 1 } },
-  { $limit: limit * 4 },
-  { $project: { _id: 0, id: "$tasks.id" } }
-]
+export { candidateFilter, claimFilter, claimOptions, claimUpdate } from "./taskClaims.js"
 
 /**
  * When the earliest pending task may be claimed (`Tasks.nextDue`): the due time of the first task
@@ -105,7 +64,8 @@ export const backlogOf = (row: Document | undefined): Task.Backlog => ({
 })
 
 /**
- * Change events that may mean new work (`Task.wakesWorkers`): a task inserted, or one replaced
+ * Change events that may mean new work (`Task.wakesWorkers`): a task inserted pending and due
+ * within the wake horizon of its writing (a timer due later wakes nobody), or one replaced
  * (a versioned update, internal/commit.ts) by a pending task free of any lease and due by the time
  * of the write (released, brought forward). A claim is an update, never a replacement: it wakes
  * nobody, and neither does a completion or a reschedule for later.
@@ -113,7 +73,12 @@ export const backlogOf = (row: Document | undefined): Task.Backlog => ({
 export const wakeupPipeline: ReadonlyArray<Document> = [{
   $match: {
     $or: [
-      { operationType: "insert" },
+      {
+        operationType: "insert",
+        "fullDocument.status": "pending",
+        "fullDocument.lease_until": null,
+        $expr: { $lte: ["$fullDocument.due_at", { $add: ["$fullDocument.updated_at", Task.wakeHorizonMillis] }] }
+      },
       {
         operationType: "replace",
         "fullDocument.status": "pending",
@@ -124,48 +89,25 @@ export const wakeupPipeline: ReadonlyArray<Document> = [{
   }
 }]
 
-/** Claimed tasks in the order of the port: due time, then id. */
-export const inClaimOrder = (tasks: ReadonlyArray<Task.TaskRecord>): ReadonlyArray<Task.TaskRecord> =>
-  [...tasks].sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-
 const call = <A>(operation: string, f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: fold(operation) })
 
 /** The task queue on one collection; `changeStreams` says whether the deployment opens them. */
 export const make = (tasks: Collection<Document>, changeStreams: boolean) =>
   Task.Tasks.of({
+    // Fairly, pool by pool (internal/taskClaims.ts); both pools when none is named, money first.
     claim: (req) =>
-      Effect.gen(function*() {
-        const candidates = yield* call("claim candidates", () => tasks.aggregate([...candidatesPipeline(req.now, req.limit)]).toArray())
-        const claimed: Array<Task.TaskRecord> = []
-        for (const candidate of candidates) {
-          if (claimed.length >= req.limit) break
-          const id = candidate["id"] as string
-          const doc = yield* call("claim task", () => tasks.findOneAndUpdate(candidateFilter(id, req.now), claimUpdate(req), claimOptions))
-          if (doc !== null) claimed.push(yield* readRecord(Task.table, doc))
-        }
-        return inClaimOrder(claimed)
-      }),
+      req.pool !== undefined
+        ? claimPool(tasks, req, req.pool)
+        : Effect.flatMap(claimPool(tasks, req, "money"), (money) =>
+          money.length >= req.limit
+            ? Effect.succeed(money)
+            : Effect.map(claimPool(tasks, { ...req, limit: req.limit - money.length }, "webhooks"), (hooks) => [...money, ...hooks])),
     nextDue: call("next due task", () =>
       Promise.all([tasks.findOne(firstUnleasedFilter, firstUnleasedOptions), tasks.aggregate([...leasedPipeline]).toArray()])).pipe(
         Effect.map(([unleased, [leased]]) => earliest(unleased?.["due_at"], leased?.["next"]))
       ),
     backlog: (now) => call("task backlog", () => tasks.aggregate([...backlogPipeline(now)]).toArray()).pipe(Effect.map(([row]) => backlogOf(row))),
     wakeups: changeStreams
-      ? Stream.asyncScoped<void>((emit) =>
-        Effect.acquireRelease(
-          Effect.sync(() => {
-            const stream = tasks.watch([...wakeupPipeline])
-            stream.on("change", () => void emit.single(undefined))
-            // A change stream that fails is logged and ends: workers keep polling `nextDue`.
-            stream.on("error", (error) =>
-              void emit(Effect.zipRight(
-                Effect.logWarning("tender: task wake-ups stopped; polling only", error),
-                Effect.fail(Option.none())
-              )))
-            return stream
-          }),
-          (stream) => Effect.ignore(call("close change stream", () => stream.close()))
-        )
-      )
+      ? Wakeups.listen(() => tasks.watch([...wakeupPipeline]))
       : Stream.never
   })

@@ -17,6 +17,7 @@ import { providerNotifications } from "./migrations/0018_provider_notifications.
 import { balances } from "./migrations/0019_balances.js"
 import { balanceBackfill } from "./migrations/0020_balance_backfill.js"
 import { providerAccounts } from "./migrations/0021_provider_accounts.js"
+import { fairClaims } from "./migrations/0022_fair_claims.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
@@ -31,5 +32,6 @@ export const migrations = (prefix: TablePrefix) => ({
   "0018_provider_notifications": providerNotifications(prefix),
   "0019_balances": balances(prefix),
   "0020_balance_backfill": balanceBackfill(prefix),
-  "0021_provider_accounts": providerAccounts(prefix)
+  "0021_provider_accounts": providerAccounts(prefix),
+  "0022_fair_claims": fairClaims(prefix)
 })

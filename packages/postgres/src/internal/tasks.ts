@@ -1,8 +1,8 @@
 /**
  * The task queue (`Tasks`) on PostgreSQL. Claims take due rows `FOR UPDATE SKIP LOCKED`, so
  * several processes on one database share the work without waiting on each other, and set
- * a lease in the same statement; they go round the lanes (`Task.laneOf`), so one endpoint's
- * backlog of deliveries never holds back another's. Wake-ups use LISTEN/NOTIFY
+ * a lease in the same statement; they go round the merchants, then each merchant's lanes
+ * (internal/taskClaims.ts), so neither a merchant's backlog nor one endpoint's holds back another's. Wake-ups use LISTEN/NOTIFY
  * (internal/wakeups.ts): a commit with work for idle workers notifies `<prefix>tasks` (delivered
  * when it commits), so they need not poll often. LISTEN needs the `PgClient`'s settings; on a
  * plain `SqlClient` workers only poll.
@@ -15,6 +15,7 @@ import { clientConfig } from "./directory.js"
 import { fold } from "./errors.js"
 import { selectList, timestamp, toRecord } from "./records.js"
 import type { Tables } from "./tables.js"
+import { claimStatement } from "./taskClaims.js"
 import * as Wakeups from "./wakeups.js"
 
 /** The channel a commit with work for idle workers notifies (`Task.wakesWorkers`). */
@@ -41,48 +42,24 @@ export const nextDueText = (table: string) =>
 export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgClient>) => {
   const TASKS = sql(t.of(Task.table))
   return Task.Tasks.of({
-    // Round the lanes (Task.laneOf), each lane read from an index, never the whole due backlog:
-    // the endpoints with pending deliveries one by one (`_lane_idx`, migration 0017), each one's
-    // first `limit` due deliveries ranked; every other task (`_solo_idx`) is a lane of its own,
-    // rank 1. Among a few times `limit` candidates, rows another claimer holds are stepped over
-    // (SKIP LOCKED), so concurrent claimers each take their own.
-    claim: (req) =>
-      sql<Record<string, string | null>>`WITH RECURSIVE lanes AS (
-          (SELECT target_id FROM ${TASKS} WHERE status = 'pending' AND kind = 'webhook.deliver' ORDER BY target_id LIMIT 1)
-          UNION ALL
-          SELECT (SELECT n.target_id FROM ${TASKS} AS n
-              WHERE n.status = 'pending' AND n.kind = 'webhook.deliver' AND n.target_id > l.target_id ORDER BY n.target_id LIMIT 1)
-          FROM lanes AS l WHERE l.target_id IS NOT NULL),
-        deliveries AS (
-          SELECT d.id, d.due_at, d.lane_rank FROM lanes AS l CROSS JOIN LATERAL (
-            SELECT id, due_at, row_number() OVER (ORDER BY due_at, id) AS lane_rank FROM (
-              SELECT f.id, f.due_at FROM ${TASKS} AS f
-              WHERE f.status = 'pending' AND f.kind = 'webhook.deliver' AND f.target_id = l.target_id
-                AND f.due_at <= ${timestamp(req.now)}::timestamptz
-                AND (f.lease_until IS NULL OR f.lease_until <= ${timestamp(req.now)}::timestamptz)
-              ORDER BY f.due_at, f.id LIMIT ${req.limit}) AS firsts) AS d
-          WHERE l.target_id IS NOT NULL),
-        solo AS (
-          SELECT id, due_at, 1::bigint AS lane_rank FROM ${TASKS}
-          WHERE status = 'pending' AND (kind <> 'webhook.deliver' OR target_id IS NULL)
-            AND due_at <= ${timestamp(req.now)}::timestamptz
-            AND (lease_until IS NULL OR lease_until <= ${timestamp(req.now)}::timestamptz)
-          ORDER BY due_at, id LIMIT ${req.limit}),
-        candidates AS (SELECT * FROM deliveries UNION ALL SELECT * FROM solo ORDER BY lane_rank, due_at, id LIMIT ${req.limit * 4}),
-        due AS (
-          SELECT t.id FROM ${TASKS} AS t JOIN candidates AS c ON c.id = t.id
-          WHERE t.status = 'pending' AND (t.lease_until IS NULL OR t.lease_until <= ${timestamp(req.now)}::timestamptz)
-          ORDER BY c.lane_rank, c.due_at, c.id LIMIT ${req.limit}
-          FOR UPDATE OF t SKIP LOCKED)
-        UPDATE ${TASKS} AS t SET lease_owner = ${req.owner}, lease_until = ${timestamp(req.now + req.leaseMillis)}::timestamptz,
-          attempts = t.attempts + 1, updated_at = ${timestamp(req.now)}::timestamptz, version = t.version + 1
-        FROM due WHERE t.id = due.id
-        RETURNING ${sql.literal(selectList(Task.table, "t."))}`.pipe(
-        Effect.map((rows) =>
-          rows.map((row) => toRecord(Task.table, row)).sort((a, b) => a.dueAt - b.dueAt || (a.id < b.id ? -1 : 1))
-        ),
-        Effect.mapError(fold("claim tasks"))
-      ),
+    // Fairly, one statement per pool (internal/taskClaims.ts); both pools when none is named, money first.
+    claim: (req) => {
+      const one = (pool: Task.Pool, limit: number) =>
+        limit <= 0
+          ? Effect.succeed([])
+          : sql<Record<string, string | null>>`${claimStatement(sql, t.of(Task.table), { ...req, limit }, pool, selectList(Task.table, "t."))}`.pipe(
+            Effect.map((rows) =>
+              rows
+                .map((row) => ({ task: toRecord(Task.table, row), round: Number(row["claim_round"]), ord: Number(row["claim_ord"]) }))
+                .sort((a, b) => a.round - b.round || a.ord - b.ord || a.task.dueAt - b.task.dueAt || (a.task.id < b.task.id ? -1 : 1))
+                .map((c) => c.task)
+            ),
+            Effect.mapError(fold("claim tasks"))
+          )
+      return req.pool !== undefined
+        ? one(req.pool, req.limit)
+        : Effect.flatMap(one("money", req.limit), (money) => Effect.map(one("webhooks", req.limit - money.length), (hooks) => [...money, ...hooks]))
+    },
     nextDue: sql.unsafe<{ readonly next: string | null }>(nextDueText(t.of(Task.table))).pipe(
       Effect.map(([row]) => millisOrUndefined(row?.next)),
       Effect.mapError(fold("next due task"))

@@ -67,6 +67,8 @@ const webhooks = fields({
 
 const workers = fields({
   concurrency: positiveInt,
+  deliveryConcurrency: positiveInt,
+  perEndpoint: positiveInt,
   leaseMillis: millisUpTo(day, "one day at most"),
   pollMillis: millisUpTo(day, "one day at most"),
   owner: nonEmptyString

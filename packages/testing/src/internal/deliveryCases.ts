@@ -75,4 +75,42 @@ export const deliveryCases = (it: ContractIt, concurrency: number) => {
       yield* commit([Write.update(Task.table, Task.completed(claimed!, start + 1), claimed!.version)])
       yield* commit([Write.insert(Task.table, again)])
     }))
+
+  it.effect("tasks: a claim serves merchants round the ring before any merchant twice: one with 9 endpoints or 300 timers due gets no larger share than one with 1", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const big = freshScope()
+      const small = freshScope()
+      const timers = Array.from({ length: 300 }, (_, i) => newTask(big, start + i))
+      const lone = newTask(small, start + 500)
+      const hooks = Array.from({ length: 9 }, (_, i) => delivery(big, `we_big${i}`, start + i))
+      const single = delivery(small, "we_small", start + 500)
+      yield* commit([...timers, lone, ...hooks, single].map((t) => Write.insert(Task.table, t)))
+      const money = yield* Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now: start + 1000, owner: "a", leaseMillis: 60_000, limit: 2, pool: "money" }))
+      assert.sameMembers(money.map((t) => t.merchantId), [big.merchantId, small.merchantId])
+      assert.include(money.map((t) => t.id), lone.id)
+      const webhooks = yield* Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now: start + 1000, owner: "a", leaseMillis: 60_000, limit: 2, pool: "webhooks" }))
+      assert.sameMembers(webhooks.map((t) => t.merchantId), [big.merchantId, small.merchantId])
+      assert.include(webhooks.map((t) => t.id), single.id)
+      // The pools are apart: a money claim takes no delivery, a delivery claim no money task.
+      assert.isTrue(money.every((t) => Task.poolOf(t) === "money") && webhooks.every((t) => Task.poolOf(t) === "webhooks"))
+    }))
+
+  it.effect("tasks: within a merchant a claim goes round its endpoints, and no endpoint gets more deliveries leased than its bound, counting those in flight", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const scope = freshScope()
+      const hanging = Array.from({ length: 10 }, (_, i) => delivery(scope, "we_hang", start + i))
+      const healthy = Array.from({ length: 3 }, (_, i) => delivery(scope, "we_zok", start + 100 + i))
+      yield* commit([...hanging, ...healthy].map((t) => Write.insert(Task.table, t)))
+      const claim = (limit: number) =>
+        Effect.flatMap(Task.Tasks, (tasks) =>
+          tasks.claim({ now: start + 1000, owner: "a", leaseMillis: 60_000, limit, pool: "webhooks", perEndpoint: 2, ring: { endpoint: "we_" } }))
+      const first = yield* claim(3)
+      // Round the endpoints: the hanging one's first, the healthy one's first, then the hanging one's second.
+      assert.deepStrictEqual(first.map((t) => t.id), [hanging[0]!.id, healthy[0]!.id, hanging[1]!.id])
+      // The hanging endpoint has 2 in flight: none more of it, whatever its backlog.
+      const second = yield* claim(10)
+      assert.deepStrictEqual(second.map((t) => t.id), [healthy[1]!.id])
+    }))
 }

@@ -128,20 +128,19 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       assert.strictEqual(again?.attempts, 2)
     }))
 
-  it.effect("tasks: a commit that leaves work for idle workers wakes them through the store (a task due now, a timer, an existing task made due now), whoever wrote it", () =>
+  it.effect("tasks: a commit that leaves work for idle workers wakes them through the store (a task due now, a timer due within the wake horizon, an existing task made due now), whoever wrote it; a timer due later wakes nobody", () =>
     Effect.gen(function*() {
       const start = yield* freshWindow
       const scope = freshScope()
       const woken = yield* Queue.unbounded<void>()
       const listening = yield* Effect.fork(Stream.runForEach((yield* Task.Tasks).wakeups, () => Queue.offer(woken, undefined)))
-      // A store's listener starts asynchronously (a LISTEN, a change stream): write timers until one wakes it.
-      const timer = newTask(scope, start + day, start)
-      yield* commit([Write.insert(Task.table, timer)])
+      // A store's listener starts asynchronously (a LISTEN, a change stream): write tasks due now until one wakes it.
+      yield* commit([Write.insert(Task.table, newTask(scope, start, start))])
       for (let i = 0; i < 100 && (yield* Queue.size(woken)) === 0; i++) {
         yield* Effect.sleep("50 millis")
-        if (i % 10 === 9) yield* commit([Write.insert(Task.table, newTask(scope, start + day, start))])
+        if (i % 10 === 9) yield* commit([Write.insert(Task.table, newTask(scope, start, start))])
       }
-      assert.isAbove(yield* Queue.size(woken), 0, "a timer inserted woke nobody")
+      assert.isAbove(yield* Queue.size(woken), 0, "a task inserted due now woke nobody")
       // Wake-ups of the warm-up that are still on their way, then none left.
       yield* Effect.sleep("200 millis")
       yield* Queue.takeAll(woken)
@@ -150,9 +149,16 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
           Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`${what} woke nobody`) }),
           Effect.orDie
         )
-      yield* commit([Write.insert(Task.table, newTask(scope, start + 1, start + 1))])
+      // A timer due past the horizon, then one within it: the first wake-up is the second's, and it is the only one.
+      const timer = newTask(scope, start + day, start + 1)
+      yield* commit([Write.insert(Task.table, timer)])
+      yield* commit([Write.insert(Task.table, newTask(scope, start + 1 + Task.wakeHorizonMillis, start + 1))])
+      yield* wakes("a timer due within the wake horizon")
+      yield* Effect.sleep("200 millis")
+      assert.strictEqual(yield* Queue.size(woken), 0, "a timer due past the wake horizon woke the workers")
+      yield* commit([Write.insert(Task.table, newTask(scope, start + 2, start + 2))])
       yield* wakes("a task inserted due now")
-      const dueNow: Task.TaskRecord = { ...timer, dueAt: start + 2, updatedAt: start + 2, version: timer.version + 1 }
+      const dueNow: Task.TaskRecord = { ...timer, dueAt: start + 3, updatedAt: start + 3, version: timer.version + 1 }
       yield* commit([Write.update(Task.table, dueNow, timer.version)])
       yield* wakes("a timer brought forward to now")
       yield* Fiber.interrupt(listening)
