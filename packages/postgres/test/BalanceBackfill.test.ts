@@ -1,8 +1,9 @@
 /**
- * D12: upgrading a deployment with history. A database is migrated as the previous version left it
- * (up to 0018) and filled by the flows without the ledger, as that version ran them: payments,
+ * D12: upgrading a deployment with history. A database is migrated to just before the ledger (up
+ * to 0020; the ledger's migrations are the last ones) and filled by the flows without the ledger,
+ * as the previous version ran them: payments,
  * refunds that succeed and fail, a late payment's refund, a test top-up, a payout canceled and one
- * failed. The upgrade (0019, 0020) then writes the transactions of that history, and the balance is
+ * failed. The upgrade (0021, 0022) then writes the transactions of that history, and the balance is
  * right at the first read after it.
  */
 import * as Migrator from "@effect/sql/Migrator"
@@ -36,12 +37,12 @@ import { describeOnPostgres } from "./onPostgres.js"
 const prefix = freshPrefix()
 afterAll(() => runSql(dropTables(prefix)))
 
-/** The migrations the previous version had: up to 0018. */
+/** Every migration before the ledger's (0021, 0022): the schema the flows below fill without the ledger. */
 const previousSchema = Effect.gen(function*() {
   const sql = yield* SqlClient
   const table = `${prefix}migrations`
   yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (migration_id integer PRIMARY KEY, created_at timestamp with time zone NOT NULL DEFAULT now(), name text NOT NULL)`
-  const before = Object.fromEntries(Object.entries(PgMigrations.migrations(prefix as never)).filter(([id]) => Number(id.split("_")[0]) <= 18))
+  const before = Object.fromEntries(Object.entries(PgMigrations.migrations(prefix as never)).filter(([id]) => Number(id.split("_")[0]) <= 20))
   yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table })
 })
 

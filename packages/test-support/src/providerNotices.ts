@@ -300,7 +300,9 @@ export const suite = <E>(store: string, layer: Layer.Layer<Layer.Layer.Success<R
           // Applied before the send task runs: the notice settles it, the send task finds it final.
           const failed = payoutEvent("payout.failed")
           yield* notify(failed)
-          yield* ProviderNotifications.run({ resourceId: ProviderNotification.recordId(Simulator.code, failed.id) } as Task.TaskRecord)
+          // The apply task gives its writes; committed here as the worker commits them, before the send task runs.
+          const applied = yield* ProviderNotifications.run({ resourceId: ProviderNotification.recordId(Simulator.code, failed.id) } as Task.TaskRecord)
+          if (applied._tag === "Done") yield* Effect.flatMap(Storage.Storage, (s) => s.commit(applied.writes))
           yield* work
           assert.deepStrictEqual([(yield* find).status, (yield* find).failureCode], ["failed", "payment_declined"])
         }))

@@ -1,5 +1,5 @@
 /**
- * The MongoDB equivalent of PostgreSQL's migration 0020 (D12): on `setup`, once per database, the
+ * The MongoDB equivalent of PostgreSQL's migration 0022 (D12): on `setup`, once per database, the
  * balance transactions of the history stored before the ledger, from `LedgerBackfill`. Each
  * resource collection is read in pages by id; a transaction already written (the unique
  * `source_type` index) is skipped, so a setup cut off halfway and run again completes it. A

@@ -14,10 +14,10 @@ import { endpointChanges } from "./migrations/0015_endpoint_changes.js"
 import { taskLeases } from "./migrations/0016_task_leases.js"
 import { webhookFairness } from "./migrations/0017_webhook_fairness.js"
 import { providerNotifications } from "./migrations/0018_provider_notifications.js"
-import { balances } from "./migrations/0019_balances.js"
-import { balanceBackfill } from "./migrations/0020_balance_backfill.js"
-import { providerAccounts } from "./migrations/0021_provider_accounts.js"
-import { fairClaims } from "./migrations/0022_fair_claims.js"
+import { providerAccounts } from "./migrations/0019_provider_accounts.js"
+import { fairClaims } from "./migrations/0020_fair_claims.js"
+import { balances } from "./migrations/0021_balances.js"
+import { balanceBackfill } from "./migrations/0022_balance_backfill.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({
@@ -30,8 +30,9 @@ export const migrations = (prefix: TablePrefix) => ({
   "0016_task_leases": taskLeases(prefix),
   "0017_webhook_fairness": webhookFairness(prefix),
   "0018_provider_notifications": providerNotifications(prefix),
-  "0019_balances": balances(prefix),
-  "0020_balance_backfill": balanceBackfill(prefix),
-  "0021_provider_accounts": providerAccounts(prefix),
-  "0022_fair_claims": fairClaims(prefix)
+  "0019_provider_accounts": providerAccounts(prefix),
+  "0020_fair_claims": fairClaims(prefix),
+  // The ledger last: its backfill reads the history as every earlier migration left it (D12).
+  "0021_balances": balances(prefix),
+  "0022_balance_backfill": balanceBackfill(prefix)
 })

@@ -3,7 +3,7 @@
  * one statement per pool. Every read is an index walk bounded by the claim, never by a backlog:
  *
  * - the merchants with pending work in the pool, in the ring from the request's merchant: a loose
- *   index scan (one probe per merchant, `_money_idx` or `_delivery_idx`, migration 0019), at most
+ *   index scan (one probe per merchant, `_money_idx` or `_delivery_idx`, migration 0020), at most
  *   `TaskFairness.ringSteps` on either side of the ring point;
  * - money: each merchant's first `limit` claimable tasks, earliest due first (`_money_idx`);
  * - deliveries: each merchant's endpoints the same way, in the ring from the request's endpoint

@@ -1,5 +1,5 @@
 /**
- * Migration 0019 (D12): balance transactions, and each merchant's fee schedule and settlement
+ * Migration 0021 (D12): balance transactions, and each merchant's fee schedule and settlement
  * delay. A transaction is unique per (source, type), so one money event is never counted twice,
  * and an adjustment per idempotency key. `balance_idx` serves the sums of a balance (GET /balance,
  * a payout's check) from the index alone.

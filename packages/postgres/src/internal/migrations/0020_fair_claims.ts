@@ -1,5 +1,5 @@
 /**
- * Migration 0019 (docs/webhooks.md, "Fairness"; docs/query-plans.md, "Task claims"): the indexes of
+ * Migration 0020 (docs/webhooks.md, "Fairness"; docs/query-plans.md, "Task claims"): the indexes of
  * the fair claim (internal/taskClaims.ts), which goes round the merchants, then round each
  * merchant's endpoints, in two pools. Pending money tasks by merchant and due time, pending
  * deliveries by merchant, endpoint and due time, the leased deliveries by endpoint (those in

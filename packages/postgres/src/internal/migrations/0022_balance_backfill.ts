@@ -1,7 +1,7 @@
 /**
- * Migration 0020 (D12): the balance transactions of the history stored before 0019, so an
+ * Migration 0022 (D12): the balance transactions of the history stored before 0021, so an
  * upgraded deployment's balances are right from its first request. Each payment intent, refund,
- * top-up and payout is read in pages (its money columns alone, as they stood at 0019) and mapped
+ * top-up and payout is read in pages (its money columns alone, as they stood at 0021) and mapped
  * by `LedgerBackfill`; a transaction already written (one per source and type) is left as it is.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
