@@ -82,7 +82,7 @@ const main = async () => {
   let twoProcesses: Awaited<ReturnType<typeof scenarios>> | null = null
   const perStore = new Map<string, { readonly rss: number | null; readonly listDeep: number }>()
   const wakeups = new Map<string, ConfirmLatency>()
-  let bareRss: number | null = null
+  let bareRss: number | null
   try {
     for (const store of stores) {
       const prefix = `bench_${Date.now().toString(36)}_`

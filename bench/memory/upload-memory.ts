@@ -313,7 +313,7 @@ const scenario = async (store: "pg" | "memory", route: "assets" | "receipt", bou
     const peakRss = hwm === null ? Number.NaN : Number(hwm[1]) * 1024
     return { store, route, before, after, settled, seconds, peakRss, note, bound, reads, refusals }
   } catch (error) {
-    throw new Error(`${String(error)}\n--- the server's output ---\n${output.slice(-4000)}`)
+    throw new Error(`${String(error)}\n--- the server's output ---\n${output.slice(-4000)}`, { cause: error })
   } finally {
     await stopProcess(child, "SIGINT")
     if (store === "pg") dropPrefix(prefix, testDatabaseUrl)

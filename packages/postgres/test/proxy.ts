@@ -97,7 +97,8 @@ export const makeProxy = async (databaseUrl: string): Promise<Proxy> => {
         held = true
         if (deliver) return pair.upstream!.write(d)
       }
-      held || pair.upstream === undefined ? pair.toServer.push(d) : pair.upstream.write(d)
+      if (held || pair.upstream === undefined) pair.toServer.push(d)
+      else pair.upstream.write(d)
     })
     if (!held) open(pair)
   })

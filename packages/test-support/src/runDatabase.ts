@@ -96,7 +96,8 @@ export const createRunDatabase = async (env: NodeJS.ProcessEnv = process.env): P
     if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "ETIMEDOUT") return false
     throw new Error(
       `cannot create the test run's database ${name} through ${shown(serverUrl(env))}: ${(e as Error).message}. ` +
-        `Grant CREATEDB, or set ${runDatabaseVariable} to a database the tests may use as it is.`
+        `Grant CREATEDB, or set ${runDatabaseVariable} to a database the tests may use as it is.`,
+      { cause: e }
     )
   }
 }

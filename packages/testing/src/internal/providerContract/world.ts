@@ -100,6 +100,8 @@ let requests = 0
 
 /** Everything a case uses. */
 export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
+  // Assigned once the subject is checked, below; `run` reads it before that to refuse early calls.
+  // eslint-disable-next-line prefer-const
   let runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof services>>, never> | undefined
   const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof services>>>): Promise<A> => {
     if (runtime === undefined) return Promise.reject(new Error("Tender is not started yet"))
