@@ -31,7 +31,9 @@ const setupFile = fileURLToPath(new URL("./packages/test-support/src/vitestSetup
  * from freshly loaded modules.
  */
 const project = (pool: "threads" | "forks", test: Test & { name: string; root: string; include: Array<string> }): Array<TestProjectInlineConfiguration> => {
-  const mocking = [...new Set(test.include.map((glob) => glob.split("/")[0]!))].flatMap((dir) => mockingFiles(fileURLToPath(new URL(`./${test.root}/`, import.meta.url)), dir))
+  const mocking = [...new Set(test.include.map((glob) => glob.split("/")[0]!))].flatMap((dir) =>
+    mockingFiles(fileURLToPath(new URL(`./${test.root}/`, import.meta.url)), dir)
+  )
   return [
     resolved({ ...test, pool, exclude: [...configDefaults.exclude, ...mocking] }),
     ...(mocking.length === 0 ? [] : [resolved({ ...test, name: `${test.name}-isolated`, pool, include: mocking, poolOptions: { [pool]: { isolate: true } } })])
@@ -86,11 +88,18 @@ export default defineConfig({
       ...project("threads", {
         name: "examples",
         root: "examples",
-        include: ["express/test/**/*.test.ts", "fastify/test/**/*.test.ts", "hono/test/**/*.test.ts", "nestjs/test/**/*.test.ts", "effect-host/test/**/*.test.ts", "provider-adapter/test/**/*.test.ts"],
+        include: [
+          "express/test/**/*.test.ts",
+          "fastify/test/**/*.test.ts",
+          "hono/test/**/*.test.ts",
+          "nestjs/test/**/*.test.ts",
+          "effect-host/test/**/*.test.ts",
+          "provider-adapter/test/**/*.test.ts"
+        ],
         testTimeout: 60_000,
         hookTimeout: 60_000
       }),
-      ...project("forks", { name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 60_000 }),
+      ...project("forks", { name: "example", root: "examples/server", include: ["test/**/*.test.ts"], testTimeout: 60_000 })
       // The repository as a whole (test/: the packed packages in a fresh host, the README's
       // commands) runs apart, in `npm run test:packaging` (vitest.packaging.config.ts).
     ]

@@ -13,7 +13,10 @@ import { assert, describe, it } from "vitest"
 import { run } from "./packing.js"
 
 const root = resolve(import.meta.dirname, "..")
-const documents = ["README.md", ...readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)]
+const documents = [
+  "README.md",
+  ...readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)
+]
 
 interface Block {
   readonly doc: string
@@ -28,7 +31,12 @@ const blocksOf = (doc: string): Array<Block> => {
   const blocks: Array<Block> = []
   // An indented block (in a list item) may have its comment indented the same.
   for (const m of text.matchAll(/(?:<!-- types:([\s\S]*?)-->\n[ \t]*)?```(?:ts|typescript|js)\n([\s\S]*?)```/g)) {
-    blocks.push({ doc, line: text.slice(0, m.index).split("\n").length + (m[1] === undefined ? 0 : m[0].split("\n").findIndex((l) => l.trimStart().startsWith("```"))), prelude: m[1]?.trim() ?? "", code: m[2]! })
+    blocks.push({
+      doc,
+      line: text.slice(0, m.index).split("\n").length + (m[1] === undefined ? 0 : m[0].split("\n").findIndex((l) => l.trimStart().startsWith("```"))),
+      prelude: m[1]?.trim() ?? "",
+      code: m[2]!
+    })
   }
   return blocks
 }
@@ -67,11 +75,14 @@ describe("docs: code blocks", () => {
         const file = /^\/\/ ([\w.-]+\.ts)\n/.exec(b.code)?.[1]
         if (file !== undefined) writeFileSync(join(dir, file), source)
       })
-      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
-        extends: "../tsconfig.base.json",
-        compilerOptions: { noEmit: true, customConditions: ["@tender/source"], verbatimModuleSyntax: false, experimentalDecorators: true },
-        include: ["*.ts"]
-      }))
+      writeFileSync(
+        join(dir, "tsconfig.json"),
+        JSON.stringify({
+          extends: "../tsconfig.base.json",
+          compilerOptions: { noEmit: true, customConditions: ["@tender/source"], verbatimModuleSyntax: false, experimentalDecorators: true },
+          include: ["*.ts"]
+        })
+      )
       let output = ""
       try {
         await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json", "--pretty", "false"], dir)

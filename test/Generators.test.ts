@@ -7,7 +7,7 @@
  * document's order, so this also checks every schema is defined before use (the import would
  * throw `Cannot access '…' before initialization`).
  */
-import { basic, demoKey, launchDemo, promptpay, stopProcess, waitListening, type DemoServer } from "@tender/test-support"
+import { basic, demoKey, type DemoServer, launchDemo, promptpay, stopProcess, waitListening } from "@tender/test-support"
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -42,9 +42,14 @@ const bin = (name: string) => join(work, "node_modules", ".bin", name)
 describe("generated clients", () => {
   it("orval and @hey-api/openapi-ts generate from /openapi.json; the code type-checks under strict and creates, gets and lists", async () => {
     // orval reads its base URL from its config; the generated functions call fetch with it.
-    writeFileSync(join(work, "orval.config.cjs"), `module.exports = ${JSON.stringify({
-      tender: { input: { target: "./openapi.json" }, output: { target: "./orval/client.ts", client: "fetch", mode: "single", baseUrl: server!.url } }
-    })}\n`)
+    writeFileSync(
+      join(work, "orval.config.cjs"),
+      `module.exports = ${
+        JSON.stringify({
+          tender: { input: { target: "./openapi.json" }, output: { target: "./orval/client.ts", client: "fetch", mode: "single", baseUrl: server!.url } }
+        })
+      }\n`
+    )
     // The project's tsconfig first: @hey-api/openapi-ts reads it to write NodeNext's `.js` import endings.
     for (const f of ["use.ts", "tsconfig.json"]) copyFileSync(join(fixtures, f), join(work, f))
     await run(bin("orval"), ["--config", "./orval.config.cjs"], work)

@@ -144,7 +144,10 @@ describe("packed packages", () => {
   })
 
   it("loads through require() as well (no CommonJS build; Node 20.19+ requires ES modules)", async () => {
-    const out = await run(process.execPath, ["-e", "const { Tender } = require('@tender/core'); const { TenderHttp } = require('@tender/http'); const { TenderClient, webhooks } = require('@tender/client'); process.stdout.write(typeof Tender.layerMemory + ' ' + typeof TenderHttp.toWebHandler + ' ' + typeof TenderClient + ' ' + typeof webhooks.verify)"], app)
+    const out = await run(process.execPath, [
+      "-e",
+      "const { Tender } = require('@tender/core'); const { TenderHttp } = require('@tender/http'); const { TenderClient, webhooks } = require('@tender/client'); process.stdout.write(typeof Tender.layerMemory + ' ' + typeof TenderHttp.toWebHandler + ' ' + typeof TenderClient + ' ' + typeof webhooks.verify)"
+    ], app)
     assert.strictEqual(out, "function function function function")
   })
 

@@ -5,7 +5,7 @@
  * this test with its text: run it below (a matcher in `steps`) or from `.ci/run`.
  */
 import { cleanEnv, freePort, spawnProcess, waitListening } from "@tender/test-support"
-import { execFile, execFileSync, type ChildProcess } from "node:child_process"
+import { type ChildProcess, execFile, execFileSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -72,7 +72,11 @@ const steps: ReadonlyArray<Step> = [
     where: "here",
     // Asynchronous: a synchronous install would block the worker's event loop for minutes.
     run: async (command) => {
-      const { stderr } = await promisify(execFile)("sh", ["-c", `${command} --no-audit --no-fund --loglevel=warn`], { cwd: reader.cwd, env: readerEnv(), maxBuffer: 64 * 1024 * 1024 })
+      const { stderr } = await promisify(execFile)("sh", ["-c", `${command} --no-audit --no-fund --loglevel=warn`], {
+        cwd: reader.cwd,
+        env: readerEnv(),
+        maxBuffer: 64 * 1024 * 1024
+      })
       assert.isTrue(existsSync(join(reader.cwd, "node_modules", ".package-lock.json")))
       // Every package installed supports the Node versions the README promises (20 and later).
       assert.deepStrictEqual(stderr.split("\n").filter((l) => l.includes("EBADENGINE")), [], `npm on Node ${process.version} warned:\n${stderr}`)
@@ -91,7 +95,9 @@ const steps: ReadonlyArray<Step> = [
       assert.include(out, `Tender demo server listening on ${reader.url} (in-memory store`)
       // Every line the README shows the server printing, as it prints it (`/…/` is the copy's folder).
       const shown = /and prints:\n\n```\n([\s\S]*?)```/.exec(readme)![1]!.trim().split("\n")
-      for (const line of shown) assert.include(out, line.replaceAll("/…/", `${reader.cwd}/`).replaceAll(exampleUrl, reader.url), "a line of the README's start-up output")
+      for (const line of shown) {
+        assert.include(out, line.replaceAll("/…/", `${reader.cwd}/`).replaceAll(exampleUrl, reader.url), "a line of the README's start-up output")
+      }
       // `npm start` runs the built JavaScript.
       assert.include(out, "node dist/main.js")
     }
@@ -136,19 +142,27 @@ const steps: ReadonlyArray<Step> = [
         mkdirSync(host)
         writeFileSync(join(host, "package.json"), JSON.stringify({ name: "my-host", private: true, type: "module" }))
       }
-      await promisify(execFile)("sh", ["-c", `${command} --prefer-offline --no-audit --no-fund --loglevel=error`], { cwd: host, env: readerEnv(), maxBuffer: 64 * 1024 * 1024 })
+      await promisify(execFile)("sh", ["-c", `${command} --prefer-offline --no-audit --no-fund --loglevel=error`], {
+        cwd: host,
+        env: readerEnv(),
+        maxBuffer: 64 * 1024 * 1024
+      })
       if (!command.includes("-D ")) {
-        const script = "const { createTender } = await import('@tender/server'); const t = await createTender({ publicUrl: 'http://127.0.0.1/payments', checkoutSecret: 'readme-secret', logger: { info() {}, warn() {}, error() {} } }); console.log(typeof t.handler); await t.close()"
+        const script =
+          "const { createTender } = await import('@tender/server'); const t = await createTender({ publicUrl: 'http://127.0.0.1/payments', checkoutSecret: 'readme-secret', logger: { info() {}, warn() {}, error() {} } }); console.log(typeof t.handler); await t.close()"
         const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], { cwd: host, env: readerEnv() })
         assert.strictEqual(stdout.trim(), "function")
       } else {
         // The adapter author's suite runs: Vitest 3 finds @tender/testing beside @tender/server's defineProvider.
-        writeFileSync(join(host, "contract.test.js"), [
-          "import { ProviderContract } from '@tender/testing'",
-          "import { defineProvider } from '@tender/server'",
-          "import { expect, it } from 'vitest'",
-          "it('has the suite and defineProvider', () => { expect(typeof ProviderContract.suite).toBe('function'); expect(typeof defineProvider).toBe('function') })"
-        ].join("\n"))
+        writeFileSync(
+          join(host, "contract.test.js"),
+          [
+            "import { ProviderContract } from '@tender/testing'",
+            "import { defineProvider } from '@tender/server'",
+            "import { expect, it } from 'vitest'",
+            "it('has the suite and defineProvider', () => { expect(typeof ProviderContract.suite).toBe('function'); expect(typeof defineProvider).toBe('function') })"
+          ].join("\n")
+        )
         const { stdout } = await promisify(execFile)("npx", ["--no-install", "vitest", "run", "contract.test.js"], { cwd: host, env: readerEnv() })
         assert.match(stdout, /1 passed/)
       }
@@ -179,7 +193,9 @@ describe("README commands", () => {
       if (step === undefined) assert.fail(`README command not exercised: ${command} (run it in test/Readme.test.ts or from .ci/run)`)
       if (step.run !== undefined) await step.run(command, command.match(step.match)!)
       else {
-        const runs = ciScript.split("\n").some((l) => !l.trim().startsWith("#") && new RegExp(`(^|[\\s;&|(])${command.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[\\s;&|)])`).test(l))
+        const runs = ciScript.split("\n").some((l) =>
+          !l.trim().startsWith("#") && new RegExp(`(^|[\\s;&|(])${command.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[\\s;&|)])`).test(l)
+        )
         assert.isTrue(runs, `README command \`${command}\` is said to run in ${step.where}, which does not run it`)
       }
     }

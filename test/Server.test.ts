@@ -69,7 +69,17 @@ describe("@tender/server in hosts without Effect", () => {
   it("server: the hosts list no effect dependency of their own; @tender/server brings it", () => {
     const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8")) as { dependencies: Record<string, string> }
     assert.isEmpty(Object.keys(manifest.dependencies).filter((d) => d === "effect" || d.startsWith("@effect/")))
-    assert.sameMembers(packed.map((p) => p.name), ["@tender/core", "@tender/http", "@tender/postgres", "@tender/mongodb", "@tender/testing", "@tender/stripe", "@tender/adyen", "@tender/server", "@tender/client"])
+    assert.sameMembers(packed.map((p) => p.name), [
+      "@tender/core",
+      "@tender/http",
+      "@tender/postgres",
+      "@tender/mongodb",
+      "@tender/testing",
+      "@tender/stripe",
+      "@tender/adyen",
+      "@tender/server",
+      "@tender/client"
+    ])
     assert.isTrue(existsSync(join(app, "node_modules", ".bin", "tender")), "the tender executable is installed")
   })
 
@@ -87,7 +97,10 @@ describe("@tender/server in hosts without Effect", () => {
     assert.match(out, /PostgreSQL: ran 0001_/)
     const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_tables WHERE starts_with(tablename, $1)", [prefix])
     assert.isAbove(rows[0]!.n, 5)
-    assert.include(await run(join(app, "node_modules", ".bin", "tender"), ["migrate", "--table-prefix", prefix], app, { DATABASE_URL: databaseUrl }), "up to date")
+    assert.include(
+      await run(join(app, "node_modules", ".bin", "tender"), ["migrate", "--table-prefix", prefix], app, { DATABASE_URL: databaseUrl }),
+      "up to date"
+    )
   }, 300_000)
 
   it("server: a strict TypeScript host type-checks against the published declarations of @tender/server and @tender/client", async () => {

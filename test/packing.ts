@@ -79,6 +79,8 @@ export const publishDryRun = async () => {
     { cwd: root, env: cleanEnv({}), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
   )
   // One JSON object per workspace, one after the other.
-  const objects = stdout.slice(stdout.indexOf("{")).split(/\n(?=\{)/).map((o) => JSON.parse(o) as Record<string, { readonly name: string; readonly files: ReadonlyArray<{ readonly path: string }> }>)
+  const objects = stdout.slice(stdout.indexOf("{")).split(/\n(?=\{)/).map((o) =>
+    JSON.parse(o) as Record<string, { readonly name: string; readonly files: ReadonlyArray<{ readonly path: string }> }>
+  )
   return { published: Object.assign({}, ...objects) as (typeof objects)[number], stderr }
 }

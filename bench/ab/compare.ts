@@ -17,8 +17,8 @@
  *   BENCH_ROUNDS=5 BENCH_SECONDS=3 BENCH_CONNECTIONS=16 BENCH_SCENARIOS=create,list
  *   BENCH_CREATES=1000   # requests per create round (a count, so both stores grow alike)
  */
-import autocannon from "autocannon"
 import { basic, demoKey, freePort, median, promptpay, spawnProcess, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
+import autocannon from "autocannon"
 import type { ChildProcess } from "node:child_process"
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
@@ -71,7 +71,11 @@ const start = async (dir: string, entry: string, env: Record<string, string>): P
 }
 
 const post = async (url: string, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${url}/payment_intents`, { method: "POST", headers: { authorization, "content-type": "application/json", ...headers }, body: createBody })
+  const res = await fetch(`${url}/payment_intents`, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json", ...headers },
+    body: createBody
+  })
   if (res.status !== 201) throw new Error(`POST ${url}/payment_intents: ${res.status} ${await res.text()}`)
   return (await res.json()) as { id: string }
 }
@@ -168,12 +172,17 @@ const main = async () => {
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? (["base", "head"] as const) : (["head", "base"] as const)
       for (const method of ["GET", "POST"] as const) {
-        bareResults[method].push(await measure(bare, method === "GET" ? { url: `${bare.url}/noop` } : {
-          url: `${bare.url}/noop`,
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: createBody
-        }))
+        bareResults[method].push(
+          await measure(
+            bare,
+            method === "GET" ? { url: `${bare.url}/noop` } : {
+              url: `${bare.url}/noop`,
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: createBody
+            }
+          )
+        )
       }
       for (const name of chosen) {
         const r = (results[name] ??= { base: [], head: [] })
@@ -202,7 +211,9 @@ const main = async () => {
       const perRound = r.head.map((m, i) => (m.rps / r.base[i]!.rps).toFixed(2)).join(", ")
       const bad = [...r.base, ...r.head].reduce((sum, m) => sum + m.bad, 0)
       process.stdout.write(
-        `| ${titles[name]} | ${cell(r.base)} | ${cell(r.head)} | ${(rh / rb).toFixed(3)} | ${(rb / ceiling).toFixed(3)} | ${(rh / ceiling).toFixed(3)} | ${perRound} | ${bad} |\n`
+        `| ${titles[name]} | ${cell(r.base)} | ${cell(r.head)} | ${(rh / rb).toFixed(3)} | ${(rb / ceiling).toFixed(3)} | ${
+          (rh / ceiling).toFixed(3)
+        } | ${perRound} | ${bad} |\n`
       )
     }
     process.stdout.write(
@@ -217,13 +228,15 @@ const main = async () => {
       const ceiling = bareCpu[ceilingOf[name]]
       const perRound = r.head.map((m, i) => (m.cpuMicros / r.base[i]!.cpuMicros).toFixed(2)).join(", ")
       process.stdout.write(
-        `| ${titles[name]} | ${cb.toFixed(0)} | ${ch.toFixed(0)} | ${(ch / cb).toFixed(3)} | ${(ceiling / cb).toFixed(3)} | ${(ceiling / ch).toFixed(3)} | ${perRound} |\n`
+        `| ${titles[name]} | ${cb.toFixed(0)} | ${ch.toFixed(0)} | ${(ch / cb).toFixed(3)} | ${(ceiling / cb).toFixed(3)} | ${
+          (ceiling / ch).toFixed(3)
+        } | ${perRound} |\n`
       )
     }
     process.stdout.write(`\nload average at the end ${load()}\n`)
   } finally {
     await Promise.all(servers.map((server) => stopProcess(server.child, "SIGINT")))
-    if (store === "postgres") for (const prefix of Object.values(prefixes)) dropPrefix(prefix, databaseUrl)
+    if (store === "postgres") { for (const prefix of Object.values(prefixes)) dropPrefix(prefix, databaseUrl) }
   }
 }
 

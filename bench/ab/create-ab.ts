@@ -12,8 +12,8 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:ab -- /tmp/main-wt
  *   BENCH_ROUNDS=7 BENCH_SECONDS=3 BENCH_CONNECTIONS=16
  */
-import autocannon from "autocannon"
 import { basic, demoKey, promptpay, startDemo, stopProcess } from "@tender/test-support"
+import autocannon from "autocannon"
 import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"
@@ -46,7 +46,11 @@ const start = (checkout: string, prefix: string) =>
 const main = async () => {
   if (other === undefined) throw new Error("usage: npm run bench:ab -- <path of another built checkout>")
   const load = () => loadavg().map((x) => x.toFixed(2)).join(", ")
-  process.stdout.write(`create A/B on PostgreSQL: ${root} against ${resolve(other)}, ${rounds} rounds of ${seconds} s per scenario and server, ${connections} connections; load average at the start ${load()}\n`)
+  process.stdout.write(
+    `create A/B on PostgreSQL: ${root} against ${
+      resolve(other)
+    }, ${rounds} rounds of ${seconds} s per scenario and server, ${connections} connections; load average at the start ${load()}\n`
+  )
   const servers = { other: await start(resolve(other), prefixes.other), this: await start(root, prefixes.this) }
   try {
     const body = JSON.stringify(promptpay)
@@ -80,12 +84,16 @@ const main = async () => {
     process.stdout.write(`\n| scenario | other (median req/s) | this (median req/s) | this / other | rounds, this / other |\n|---|---:|---:|---:|---|\n`)
     for (const [name, r] of Object.entries(results)) {
       const each = r.this.map((x, i) => (x / r.other[i]!).toFixed(2)).join(", ")
-      process.stdout.write(`| ${name} | ${median(r.other).toFixed(0)} | ${median(r.this).toFixed(0)} | ${(median(r.this) / median(r.other)).toFixed(3)} | ${each} |\n`)
+      process.stdout.write(
+        `| ${name} | ${median(r.other).toFixed(0)} | ${median(r.this).toFixed(0)} | ${(median(r.this) / median(r.other)).toFixed(3)} | ${each} |\n`
+      )
     }
     process.stdout.write(`\n| scenario | other (median CPU µs per request) | this | this / other | rounds, this / other |\n|---|---:|---:|---:|---|\n`)
     for (const [name, c] of Object.entries(cpu)) {
       const each = c.this.map((x, i) => (x / c.other[i]!).toFixed(2)).join(", ")
-      process.stdout.write(`| ${name} | ${median(c.other).toFixed(0)} | ${median(c.this).toFixed(0)} | ${(median(c.this) / median(c.other)).toFixed(3)} | ${each} |\n`)
+      process.stdout.write(
+        `| ${name} | ${median(c.other).toFixed(0)} | ${median(c.this).toFixed(0)} | ${(median(c.this) / median(c.other)).toFixed(3)} | ${each} |\n`
+      )
     }
     process.stdout.write(`\nload average at the end ${load()}\n`)
   } finally {

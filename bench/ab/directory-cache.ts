@@ -8,8 +8,8 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:cache
  *   BENCH_ROUNDS=5 BENCH_SECONDS=3 BENCH_CONNECTIONS=16
  */
-import autocannon from "autocannon"
 import { basic, demoKey, median, promptpay, startDemo, stopProcess, testDatabaseUrl } from "@tender/test-support"
+import autocannon from "autocannon"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"
 import { dropPrefix } from "../shared/pg-prefix.js"
@@ -31,7 +31,9 @@ const start = (maxAge: string) =>
 
 const main = async () => {
   const load = () => loadavg().map((x) => x.toFixed(2)).join(", ")
-  process.stdout.write(`directory cache A/B on PostgreSQL, ${rounds} rounds of ${seconds} s per scenario and server, ${connections} connections; load average at the start ${load()}\n`)
+  process.stdout.write(
+    `directory cache A/B on PostgreSQL, ${rounds} rounds of ${seconds} s per scenario and server, ${connections} connections; load average at the start ${load()}\n`
+  )
   const off = await start("0")
   const on = await start("5000")
   try {
@@ -56,7 +58,9 @@ const main = async () => {
     process.stdout.write(`\n| scenario | cache off (median req/s) | cache on (median req/s) | on / off | rounds on / off |\n|---|---:|---:|---:|---|\n`)
     for (const [name, r] of Object.entries(results)) {
       const rounds = r.on.map((x, i) => (x / r.off[i]!).toFixed(2)).join(", ")
-      process.stdout.write(`| ${name} | ${median(r.off).toFixed(0)} | ${median(r.on).toFixed(0)} | ${(median(r.on) / median(r.off)).toFixed(3)} | ${rounds} |\n`)
+      process.stdout.write(
+        `| ${name} | ${median(r.off).toFixed(0)} | ${median(r.on).toFixed(0)} | ${(median(r.on) / median(r.off)).toFixed(3)} | ${rounds} |\n`
+      )
     }
     process.stdout.write(`\nload average at the end ${load()}\n`)
   } finally {

@@ -19,13 +19,22 @@ const intent = (i: number) => ({
   id: `dord_${String(i).padStart(24, "0")}`,
   next_action: { type: "display_qr_code", qr_data: `00020101021230570016A00000067701011201150105536000315080214KB${String(i).padStart(80, "0")}6304ABCD` }
 })
-const page = JSON.stringify({ data: Array.from({ length: 25 }, (_, i) => intent(i)), has_more: true, next_cursor: "eyJjIjoxNzY0MjAwMDAwMDAwLCJpIjoiZG9yZF8wMDAwIn0" })
+const page = JSON.stringify({
+  data: Array.from({ length: 25 }, (_, i) => intent(i)),
+  has_more: true,
+  next_cursor: "eyJjIjoxNzY0MjAwMDAwMDAwLCJpIjoiZG9yZF8wMDAwIn0"
+})
 
 class Bare extends HttpApi.make("bare").add(
   HttpApiGroup.make("noop")
     .add(HttpApiEndpoint.get("get", "/noop").addSuccess(Schema.Struct({ ok: Schema.Boolean })))
     .add(HttpApiEndpoint.get("page", "/page").addSuccess(Schema.Unknown))
-    .add(HttpApiEndpoint.post("post", "/noop").setPayload(Schema.Record({ key: Schema.String, value: Schema.Unknown })).addSuccess(Schema.Struct({ ok: Schema.Boolean }), { status: 201 }))
+    .add(
+      HttpApiEndpoint.post("post", "/noop").setPayload(Schema.Record({ key: Schema.String, value: Schema.Unknown })).addSuccess(
+        Schema.Struct({ ok: Schema.Boolean }),
+        { status: 201 }
+      )
+    )
 ) {}
 
 const handlers = HttpApiBuilder.group(Bare, "noop", (h) =>

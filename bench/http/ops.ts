@@ -74,13 +74,26 @@ try {
   let n = 0
   const rows: Array<readonly [string, { steps: number; top: string }, string, { steps: number }]> = []
   const bareGet = await perRequest(bare, () => fetch(`${bare.url}/noop`))
-  const barePost = await perRequest(bare, () => fetch(`${bare.url}/noop`, { method: "POST", headers: { "content-type": "application/json" }, body: createBody }))
+  const barePost = await perRequest(
+    bare,
+    () => fetch(`${bare.url}/noop`, { method: "POST", headers: { "content-type": "application/json" }, body: createBody })
+  )
   const barePage = await perRequest(bare, () => fetch(`${bare.url}/page`))
   rows.push(["create (unique keys)", await perRequest(tender, () => post(`ops-${n++}`)), "bare POST", barePost])
   rows.push(["create without a key", await perRequest(tender, () => post()), "bare POST", barePost])
   rows.push(["idempotent replay", await perRequest(tender, () => post("ops-replay")), "bare POST", barePost])
-  rows.push(["get by id", await perRequest(tender, () => fetch(`${tender.url}/payment_intents/${first.id}`, { headers: { authorization } })), "bare GET", bareGet])
-  rows.push(["list first page (25)", await perRequest(tender, () => fetch(`${tender.url}/payment_intents?limit=25`, { headers: { authorization } })), "bare fixed page", barePage])
+  rows.push([
+    "get by id",
+    await perRequest(tender, () => fetch(`${tender.url}/payment_intents/${first.id}`, { headers: { authorization } })),
+    "bare GET",
+    bareGet
+  ])
+  rows.push([
+    "list first page (25)",
+    await perRequest(tender, () => fetch(`${tender.url}/payment_intents?limit=25`, { headers: { authorization } })),
+    "bare fixed page",
+    barePage
+  ])
   rows.push(["GET /healthz", await perRequest(tender, () => fetch(`${tender.url}/healthz`)), "bare GET", bareGet])
   console.log(`Effect steps per request, ${requests} requests one at a time after 50 of warm-up (in memory, built JavaScript)\n`)
   console.log("| request | Tender | bare ceiling | Tender / bare | Tender's most frequent steps |")

@@ -6,10 +6,10 @@
  * page of 25, after 30 creates). In memory by default; on PostgreSQL:
  * `DATABASE_URL=… TENDER_TABLE_PREFIX=bench_prof_ BENCH_PROFILE=get npm run bench:profile`.
  */
+import { basic, demoKey, freePort, promptpayNamed } from "@tender/test-support"
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
-import { basic, demoKey, freePort, promptpayNamed } from "@tender/test-support"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -74,7 +74,9 @@ await autocannon(
       headers: { authorization, "content-type": "application/json", ...(scenario === "replay" ? { "idempotency-key": "prof-replay" } : {}) },
       body: JSON.stringify(promptpayNamed),
       requests: [
-        scenario === "replay" ? count : { setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, "idempotency-key": `prof-${++n}` } }) }
+        scenario === "replay"
+          ? count
+          : { setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, "idempotency-key": `prof-${++n}` } }) }
       ]
     }
 )
@@ -107,7 +109,9 @@ for (const node of profile.nodes) {
   const h = hits.get(node.id) ?? 0
   if (h === 0) continue
   const f = node.callFrame
-  const site = `${f.functionName || "(anonymous)"} ${f.url.replace(/^file:\/\/.*?node_modules\//, "").replace(/^file:\/\/.*?\/(packages|examples)\//, "$1/")}:${f.lineNumber + 1}`
+  const site = `${f.functionName || "(anonymous)"} ${f.url.replace(/^file:\/\/.*?node_modules\//, "").replace(/^file:\/\/.*?\/(packages|examples)\//, "$1/")}:${
+    f.lineNumber + 1
+  }`
   bySite.set(site, (bySite.get(site) ?? 0) + h)
   const pkg = packageOf(f.url, f.functionName)
   byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + h)

@@ -14,14 +14,14 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
-import { ceilingContenders, ceilingServers, type CeilingRun } from "../postgres/ceilings.js"
+import { ceilingContenders, type CeilingRun, ceilingServers } from "../postgres/ceilings.js"
 import { createScript } from "../postgres/pgbench-create.js"
 import { connections, type Measured, measuredOf, ms, seconds } from "../shared/load.js"
 import { readNotes } from "../shared/notes.js"
 import { analyzePrefix, dropPrefix } from "../shared/pg-prefix.js"
 import { type Contender, httpLoad, median, rounds, roundSeconds } from "../shared/rounds.js"
 import { type Server, startServer, stopServer } from "../shared/server.js"
-import { createBody, deepPageSize, deepPages, demo, fill, type ScenarioKey, scenarios } from "./scenarios.js"
+import { createBody, deepPages, deepPageSize, demo, fill, type ScenarioKey, scenarios } from "./scenarios.js"
 import { type ConfirmLatency, confirmToSucceeded, wakeupSection } from "./task-wakeups.js"
 
 const root = resolve(import.meta.dirname, "..", "..")
@@ -60,9 +60,13 @@ const main = async () => {
     lines.push(s)
     process.stdout.write(s + "\n")
   }
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${
+    new Date().toISOString()
+  }`
   say(`# Performance\n\nMeasured by \`npm run bench\` (bench/http/run.ts) on ${machine}, load average at the start ${loadLine()}.`)
-  say(`autocannon, ${connections} connections, over loopback; every scenario in ${rounds} rounds of ${roundSeconds} s that alternate with what the scenario is compared with (the bare ceiling; on PostgreSQL also the two ceilings running its statements and, for a create, pgbench): the median round's req/s, p50 and p99 of every response. Ratios compare with a ceiling measured in the same rounds; read those, not the absolute numbers, which drift on shared machines.\n`)
+  say(
+    `autocannon, ${connections} connections, over loopback; every scenario in ${rounds} rounds of ${roundSeconds} s that alternate with what the scenario is compared with (the bare ceiling; on PostgreSQL also the two ceilings running its statements and, for a create, pgbench): the median round's req/s, p50 and p99 of every response. Ratios compare with a ceiling measured in the same rounds; read those, not the absolute numbers, which drift on shared machines.\n`
+  )
 
   // The bare ceiling runs beside every store's server, and each scenario alternates with its
   // bare counterpart (bench/http/bare-server.ts): GET /noop for the reads, POST /noop for a create and
@@ -131,7 +135,9 @@ const main = async () => {
       bareSeen.page.push(nth("listFirst", 1))
       if (store === "postgres") {
         const at = (key: "create" | "replay" | "get" | "listFirst", i: number) => nth(key, (key === "listFirst" ? 2 : 1) + i)
-        ceilingServers.forEach((c, i) => ceilings.push({ name: c.name, run: { create: at("create", i), replay: at("replay", i), get: at("get", i), listFirst: at("listFirst", i) } }))
+        ceilingServers.forEach((c, i) =>
+          ceilings.push({ name: c.name, run: { create: at("create", i), replay: at("replay", i), get: at("get", i), listFirst: at("listFirst", i) } })
+        )
         pg = { tps: nth("create", 1 + ceilingServers.length).rps, latencyMs: median(pgbenchTimes) }
         tenderPg = r
         // The same scenarios on two server processes sharing the tables, the load split.
@@ -144,7 +150,9 @@ const main = async () => {
         }
       }
       rows.push(
-        ...(store === "postgres" && pg !== null ? [[store, "create (unique keys)", r.create, { rps: pg.tps, p50: NaN, p99: NaN, non2xx: 0 }, "pgbench create SQL"] as Row] : []),
+        ...(store === "postgres" && pg !== null
+          ? [[store, "create (unique keys)", r.create, { rps: pg.tps, p50: NaN, p99: NaN, non2xx: 0 }, "pgbench create SQL"] as Row]
+          : []),
         [store, "create (unique keys)", r.create, nth("create", 0), "bare POST"],
         [store, "idempotent replay", r.replay, nth("replay", 0), "bare POST"],
         [store, "get by id", r.get, nth("get", 0), "bare GET"],
@@ -160,22 +168,45 @@ const main = async () => {
   }
   for (const store of stores) {
     for (const [s, scenario, m, ceiling, ceilingName] of rows.filter((x) => x[0] === store)) {
-      table.push(`| ${s} | ${scenario} | ${formatNumber(m.rps)} | ${ms(m.p50)} | ${ms(m.p99)} | ${formatNumber(m.p99 / m.p50, 1)} | ${m.non2xx} | ${formatNumber(m.rps / ceiling.rps, 3)} | ${ceilingName} (${formatNumber(ceiling.rps)}) |`)
+      table.push(
+        `| ${s} | ${scenario} | ${formatNumber(m.rps)} | ${ms(m.p50)} | ${ms(m.p99)} | ${formatNumber(m.p99 / m.p50, 1)} | ${m.non2xx} | ${
+          formatNumber(m.rps / ceiling.rps, 3)
+        } | ${ceilingName} (${formatNumber(ceiling.rps)}) |`
+      )
     }
     const seen = perStore.get(store)
     if (seen === undefined) continue
     table.push(`| ${store} | peak RSS of the server | ${seen.rss ?? "?"} MiB | | | | | | |`)
     table.push(`| ${store} | page ${deepPages} vs page 1 | | | | | | ${formatNumber(seen.listDeep, 3)} | same store, page 1 |`)
   }
-  const range = (ms: ReadonlyArray<Measured>) => ms.length === 0 ? "?" : `${formatNumber(Math.min(...ms.map((m) => m.rps)))} to ${formatNumber(Math.max(...ms.map((m) => m.rps)))} req/s`
+  const range = (ms: ReadonlyArray<Measured>) =>
+    ms.length === 0 ? "?" : `${formatNumber(Math.min(...ms.map((m) => m.rps)))} to ${formatNumber(Math.max(...ms.map((m) => m.rps)))} req/s`
   const pooled = (ms: ReadonlyArray<Measured>) => measuredOf(median(ms.map((m) => m.rps)), 0, ms.flatMap((m) => m.latencies ?? []))
   const get = pooled(bareSeen.get)
   const post = pooled(bareSeen.post)
-  say(`Ceiling, the bare HttpApi endpoint doing nothing (bench/http/bare-server.ts), as measured beside each scenario: GET ${range(bareSeen.get)} (p50 ${ms(get.p50)} ms, p99 ${ms(get.p99)} ms), POST with a create-sized JSON body ${range(bareSeen.post)} (p50 ${ms(post.p50)} ms, p99 ${ms(post.p99)} ms)${bareRss === null ? "" : `, peak RSS ${bareRss} MiB`}.`)
+  say(
+    `Ceiling, the bare HttpApi endpoint doing nothing (bench/http/bare-server.ts), as measured beside each scenario: GET ${range(bareSeen.get)} (p50 ${
+      ms(get.p50)
+    } ms, p99 ${ms(get.p99)} ms), POST with a create-sized JSON body ${range(bareSeen.post)} (p50 ${ms(post.p50)} ms, p99 ${ms(post.p99)} ms)${
+      bareRss === null ? "" : `, peak RSS ${bareRss} MiB`
+    }.`
+  )
   const pageRatio = bareSeen.page.map((m, i) => m.rps / (bareSeen.get[4 * i + 1]?.rps ?? NaN))
-  say(`Floor of a list page: the same bare HttpApi answering a fixed page of 25 payment intents held as text (${formatNumber(pageBytes)} bytes), in the same rounds as the bare GET beside each store's list page of 25: ${pageRatio.map((x) => formatNumber(x, 3)).join(" and ")} of the bare GET, the most any list page of 25 can reach against it on this stack.`)
+  say(
+    `Floor of a list page: the same bare HttpApi answering a fixed page of 25 payment intents held as text (${
+      formatNumber(pageBytes)
+    } bytes), in the same rounds as the bare GET beside each store's list page of 25: ${
+      pageRatio.map((x) => formatNumber(x, 3)).join(" and ")
+    } of the bare GET, the most any list page of 25 can reach against it on this stack.`
+  )
   say(`Load average (1, 5, 15 min) at the end: ${loadLine()}; the machine has ${cpus().length} cores and is shared, so read the ratios.`)
-  if (pg !== null) say(`Ceiling, pgbench running the SQL statements of one create (bench/postgres/pgbench-create.ts) with ${connections} clients, in the same rounds as Tender's create: ${formatNumber(pg.tps)} tx/s (median round), average latency ${formatNumber(pg.latencyMs, 2)} ms.`)
+  if (pg !== null) {
+    say(
+      `Ceiling, pgbench running the SQL statements of one create (bench/postgres/pgbench-create.ts) with ${connections} clients, in the same rounds as Tender's create: ${
+        formatNumber(pg.tps)
+      } tx/s (median round), average latency ${formatNumber(pg.latencyMs, 2)} ms.`
+    )
+  }
   say("")
   say("| store | scenario | req/s | p50 ms | p99 ms | p99 / p50 | non-2xx | ratio to ceiling | ceiling (req/s in the same rounds) |")
   say("|---|---|---:|---:|---:|---:|---:|---:|---|")
@@ -200,12 +231,27 @@ const ceilingTable = (
 ) => {
   const cell = (m: Measured) => `${formatNumber(m.rps)} (${ms(m.p50)} / ${ms(m.p99)})`
   say(`\n### PostgreSQL against its own stack\n`)
-  say(`The same requests against Tender and against two servers that run exactly Tender's statements (bench/postgres/pg-statements.ts) on the same tables, pool of 10: ${ceilings.map((c) => c.name).join(", ")}. Each cell: req/s (p50 / p99 ms).\n`)
-  say(`| scenario | Tender | ${ceilings.map((c) => c.name).join(" | ")} | ${ceilings.map((c) => `Tender / ${c.name.split(" ")[0]}`).join(" | ")} | (a) / (b) | Tender p99 / p50 |`)
+  say(
+    `The same requests against Tender and against two servers that run exactly Tender's statements (bench/postgres/pg-statements.ts) on the same tables, pool of 10: ${
+      ceilings.map((c) => c.name).join(", ")
+    }. Each cell: req/s (p50 / p99 ms).\n`
+  )
+  say(
+    `| scenario | Tender | ${ceilings.map((c) => c.name).join(" | ")} | ${
+      ceilings.map((c) => `Tender / ${c.name.split(" ")[0]}`).join(" | ")
+    } | (a) / (b) | Tender p99 / p50 |`
+  )
   say(`|---|---:|${ceilings.map(() => "---:").join("|")}|${ceilings.map(() => "---:").join("|")}|---:|---:|`)
-  const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], ["idempotent replay", "replay"]]
+  const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], [
+    "idempotent replay",
+    "replay"
+  ]]
   for (const [name, k] of rows) {
-    say(`| ${name} | ${cell(t[k])} | ${ceilings.map((c) => cell(c.run[k])).join(" | ")} | ${ceilings.map((c) => formatNumber(t[k].rps / c.run[k].rps, 3)).join(" | ")} | ${ceilings.length === 2 ? formatNumber(ceilings[0]!.run[k].rps / ceilings[1]!.run[k].rps, 3) : ""} | ${formatNumber(t[k].p99 / t[k].p50, 1)} |`)
+    say(
+      `| ${name} | ${cell(t[k])} | ${ceilings.map((c) => cell(c.run[k])).join(" | ")} | ${
+        ceilings.map((c) => formatNumber(t[k].rps / c.run[k].rps, 3)).join(" | ")
+      } | ${ceilings.length === 2 ? formatNumber(ceilings[0]!.run[k].rps / ceilings[1]!.run[k].rps, 3) : ""} | ${formatNumber(t[k].p99 / t[k].p50, 1)} |`
+    )
   }
 }
 
@@ -218,12 +264,21 @@ const twoProcessTable = (
 ) => {
   const cell = (m: Measured) => `${formatNumber(m.rps)} (${ms(m.p50)} / ${ms(m.p99)})`
   say(`\n### Two server processes on one database\n`)
-  say(`The same scenarios with two demo server processes on the same tables, the ${connections} connections split between them (req/s summed; p50 and p99 of all their responses together). Each process caches credentials, route availability and webhook endpoints, cleared by LISTEN/NOTIFY.\n`)
+  say(
+    `The same scenarios with two demo server processes on the same tables, the ${connections} connections split between them (req/s summed; p50 and p99 of all their responses together). Each process caches credentials, route availability and webhook endpoints, cleared by LISTEN/NOTIFY.\n`
+  )
   say(`| scenario | one process | two processes | two / one | ${ceilings.map((c) => `two / ${c.name.split(" ")[0]}`).join(" | ")} | two: p99 / p50 |`)
   say(`|---|---:|---:|---:|${ceilings.map(() => "---:").join("|")}|---:|`)
-  const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], ["idempotent replay", "replay"]]
+  const rows: Array<[string, keyof CeilingRun]> = [["get by id", "get"], ["list first page (25)", "listFirst"], ["create (unique keys)", "create"], [
+    "idempotent replay",
+    "replay"
+  ]]
   for (const [name, k] of rows) {
-    say(`| ${name} | ${cell(one[k])} | ${cell(two[k])} | ${formatNumber(two[k].rps / one[k].rps, 3)} | ${ceilings.map((c) => formatNumber(two[k].rps / c.run[k].rps, 3)).join(" | ")} | ${formatNumber(two[k].p99 / two[k].p50, 1)} |`)
+    say(
+      `| ${name} | ${cell(one[k])} | ${cell(two[k])} | ${formatNumber(two[k].rps / one[k].rps, 3)} | ${
+        ceilings.map((c) => formatNumber(two[k].rps / c.run[k].rps, 3)).join(" | ")
+      } | ${formatNumber(two[k].p99 / two[k].p50, 1)} |`
+    )
   }
 }
 
@@ -238,16 +293,18 @@ const targetsTable = (
     readonly pg: { readonly tps: number } | null
   }
 ) => {
-  const line = (name: string, ratio: number, goal: string, met: boolean) => say(`| ${name} | ${formatNumber(ratio, 3)} | ${goal} | ${met ? "met" : "not met"} |`)
-  const at = (store: string, scenario: string, ceilingName: string) =>
-    run.rows.find((r) => r[0] === store && r[1] === scenario && r[4] === ceilingName)
+  const line = (name: string, ratio: number, goal: string, met: boolean) =>
+    say(`| ${name} | ${formatNumber(ratio, 3)} | ${goal} | ${met ? "met" : "not met"} |`)
+  const at = (store: string, scenario: string, ceilingName: string) => run.rows.find((r) => r[0] === store && r[1] === scenario && r[4] === ceilingName)
   say(`\n### The targets in this run\n`)
   say("| target | ratio | goal | |")
   say("|---|---:|---:|---|")
   const { hand, pg, tenderPg: t } = run
   if (t !== null && hand !== undefined) line("PostgreSQL get / (b) hand-written server", t.get.rps / hand.get.rps, "≥ 1.0", t.get.rps / hand.get.rps >= 1)
   if (t !== null && pg !== null) line("PostgreSQL create / pgbench create SQL", t.create.rps / pg.tps, "≥ 0.5", t.create.rps / pg.tps >= 0.5)
-  if (t !== null && hand !== undefined) line("PostgreSQL list page of 25 / (b) hand-written server", t.listFirst.rps / hand.listFirst.rps, "≥ 0.8", t.listFirst.rps / hand.listFirst.rps >= 0.8)
+  if (t !== null && hand !== undefined) {
+    line("PostgreSQL list page of 25 / (b) hand-written server", t.listFirst.rps / hand.listFirst.rps, "≥ 0.8", t.listFirst.rps / hand.listFirst.rps >= 0.8)
+  }
   const ratioRow = (store: string, scenario: string, ceilingName: string, label: string, goal: number) => {
     const r = at(store, scenario, ceilingName)
     if (r !== undefined) line(label, r[2].rps / r[3].rps, `≥ ${goal}`, r[2].rps / r[3].rps >= goal)
@@ -259,7 +316,10 @@ const targetsTable = (
   const tails: Array<[string, Measured]> = [...new Map(run.rows.map((r) => [`${r[0]} ${r[1]}`, r[2]] as const))]
   const two = run.twoProcesses
   if (two !== null) {
-    tails.push(["postgres, two processes, create", two.create], ["postgres, two processes, replay", two.replay], ["postgres, two processes, get", two.get], ["postgres, two processes, list page of 25", two.listFirst])
+    tails.push(["postgres, two processes, create", two.create], ["postgres, two processes, replay", two.replay], ["postgres, two processes, get", two.get], [
+      "postgres, two processes, list page of 25",
+      two.listFirst
+    ])
   }
   const worst = tails.reduce<[string, number] | undefined>((w, [name, m]) => (w === undefined || m.p99 / m.p50 > w[1] ? [name, m.p99 / m.p50] : w), undefined)
   if (worst !== undefined) {
@@ -270,7 +330,11 @@ const targetsTable = (
   const bare = run.rows.filter((r) => r[4].startsWith("bare ")).map((r) => r[3].p99 / r[3].p50)
   if (bare.length > 0) {
     const within = bare.filter((x) => x <= 3).length
-    say(`| for scale: the bare HttpApi ceiling's own p99 / p50, the worst of its ${bare.length} measurements beside the scenarios above; ${within} within 3 | ${formatNumber(Math.max(...bare), 3)} | | |`)
+    say(
+      `| for scale: the bare HttpApi ceiling's own p99 / p50, the worst of its ${bare.length} measurements beside the scenarios above; ${within} within 3 | ${
+        formatNumber(Math.max(...bare), 3)
+      } | | |`
+    )
   }
 }
 

@@ -61,7 +61,9 @@ export const wakeupSection = (say: (s: string) => void, measured: ReadonlyMap<st
   if (measured.size === 0) return
   const ms = (x: number) => x.toFixed(1)
   say(`\n### Task wake-ups: confirm → succeeded\n`)
-  say(`Sequential confirms on each store's demo server (bench/http/task-wakeups.ts): create, confirm, then read every 2 ms until \`succeeded\`; the time from the confirm's request to the first read that sees it. The task the confirm writes runs when the store wakes a worker (docs/payment-lifecycle.md, "Workers"), not at the workers' 5 s poll.\n`)
+  say(
+    `Sequential confirms on each store's demo server (bench/http/task-wakeups.ts): create, confirm, then read every 2 ms until \`succeeded\`; the time from the confirm's request to the first read that sees it. The task the confirm writes runs when the store wakes a worker (docs/payment-lifecycle.md, "Workers"), not at the workers' 5 s poll.\n`
+  )
   say("| store | confirms | median ms | max ms |")
   say("|---|---:|---:|---:|")
   for (const [store, r] of measured) say(`| ${store} | ${r.n} | ${ms(r.median)} | ${ms(r.max)} |`)
@@ -95,7 +97,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const url = process.argv[2]
   const run = url === undefined
     ? both(n).then((m) => wakeupSection((s) => void process.stdout.write(s + "\n"), m))
-    : confirmToSucceeded(url, n).then((r) => void process.stdout.write(`confirm → succeeded over ${r.n} intents: median ${r.median.toFixed(1)} ms, max ${r.max.toFixed(1)} ms\n`))
+    : confirmToSucceeded(url, n).then((r) =>
+      void process.stdout.write(`confirm → succeeded over ${r.n} intents: median ${r.median.toFixed(1)} ms, max ${r.max.toFixed(1)} ms\n`)
+    )
   run.catch((e) => {
     process.stderr.write(String(e instanceof Error ? e.stack : e) + "\n")
     process.exit(1)

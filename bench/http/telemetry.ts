@@ -6,12 +6,12 @@
  * creates per second, median of `BENCH_ROUNDS` (default 5) rounds of `BENCH_CREATES` (default
  * 400), and each way's ratio to the first off run. docs/observability.md ("Cost").
  */
+import { MetricReader } from "@opentelemetry/sdk-metrics"
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Tender } from "@tender/core"
 import { TenderHttp } from "@tender/http"
 import * as OpenTelemetry from "@tender/http/OpenTelemetry"
 import { basic, demoKey, median, promptpay } from "@tender/test-support"
-import { MetricReader } from "@opentelemetry/sdk-metrics"
-import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Layer } from "effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
@@ -43,17 +43,18 @@ const ways = [
 const run = async (handler: TenderHttp.WebHandler) => {
   const start = performance.now()
   for (let i = 0; i < creates; i++) {
-    const res = await handler.handler(new Request("http://localhost/payment_intents", {
-      method: "POST",
-      headers: { authorization, "content-type": "application/json" },
-      body
-    }))
+    const res = await handler.handler(
+      new Request("http://localhost/payment_intents", {
+        method: "POST",
+        headers: { authorization, "content-type": "application/json" },
+        body
+      })
+    )
     if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`)
   }
   exporter.reset()
   return creates / ((performance.now() - start) / 1000)
 }
-
 
 for (const way of ways) await run(way.handler) // warm-up
 for (let r = 0; r < rounds; r++) for (const way of ways) way.perSecond.push(await run(way.handler))

@@ -26,14 +26,14 @@
  *   npm run bench:upload -- --stores pg --routes receipt --skip-peak
  *   npm run bench:upload -- --stores pg --routes assets --skip-peak --bounds 200,4
  */
-import { basic, bankTransfer, demoKey, freePort, freshTablePrefix, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
 import { Seed, Tender } from "@tender/core"
 import { TenderHttp } from "@tender/http"
+import { bankTransfer, basic, demoKey, freePort, freshTablePrefix, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { loadavg } from "node:os"
 import { Agent, request } from "node:http"
+import { loadavg } from "node:os"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { dropPrefix } from "../shared/pg-prefix.js"
@@ -272,11 +272,13 @@ const scenario = async (store: "pg" | "memory", route: "assets" | "receipt", bou
     const upload = (path: string, key: string) => send(port, path, key)
     const intents = route === "receipt"
       ? await pooled(burst + 2, 8, async (i) => {
-        const res = await json(await fetch(`${base}/payment_intents`, {
-          method: "POST",
-          headers: { authorization: auth, "content-type": "application/json", "idempotency-key": `bench-intent-${i}` },
-          body: JSON.stringify(bankTransfer())
-        }))
+        const res = await json(
+          await fetch(`${base}/payment_intents`, {
+            method: "POST",
+            headers: { authorization: auth, "content-type": "application/json", "idempotency-key": `bench-intent-${i}` },
+            body: JSON.stringify(bankTransfer())
+          })
+        )
         if (res.status !== 201 || res.body["next_action"]?.requires_receipt !== true) throw new Error(`create answered ${res.status}`)
         return res.body["id"] as string
       })
@@ -303,8 +305,11 @@ const scenario = async (store: "pg" | "memory", route: "assets" | "receipt", bou
     const settled = await measure(child)
     let note = ""
     if (route === "receipt") {
-      const states = await pooled(burst, 8, async (i) =>
-        (await json(await fetch(`${base}/payment_intents/${intents[i]}`, { headers: { authorization: auth } }))).body["status"] as string)
+      const states = await pooled(
+        burst,
+        8,
+        async (i) => (await json(await fetch(`${base}/payment_intents/${intents[i]}`, { headers: { authorization: auth } }))).body["status"] as string
+      )
       const counts = new Map<string, number>()
       for (const s of states) counts.set(s, (counts.get(s) ?? 0) + 1)
       note = `intents then: ${[...counts].map(([s, n]) => `${n} ${s}`).join(", ")}`
@@ -339,8 +344,12 @@ for (const store of flags.stores.split(",") as Array<"pg" | "memory">) {
       )
       out(
         `  uploads at once: ${row.bound === "" ? "the server's default" : row.bound}; ${row.refusals} refusals (503, retried after Retry-After); ` +
-          `${row.reads.count} GETs during the burst: p50 ${row.reads.p50.toFixed(0)} ms, p99 ${row.reads.p99.toFixed(0)} ms, max ${row.reads.max.toFixed(0)} ms; ` +
-          `RSS during the burst at most ${mib(row.reads.maxRss)} MiB (+${mib(row.reads.maxRss - row.before.rss)} MiB over before); load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`
+          `${row.reads.count} GETs during the burst: p50 ${row.reads.p50.toFixed(0)} ms, p99 ${row.reads.p99.toFixed(0)} ms, max ${
+            row.reads.max.toFixed(0)
+          } ms; ` +
+          `RSS during the burst at most ${mib(row.reads.maxRss)} MiB (+${mib(row.reads.maxRss - row.before.rss)} MiB over before); load ${
+            loadavg().map((l) => l.toFixed(2)).join(" ")
+          }`
       )
     }
   }

@@ -11,15 +11,23 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { createServer } from "node:http"
-import { createPlan, listPage, parseBasic, principal, statements, wire, type Statement } from "./pg-statements.js"
+import { createPlan, listPage, parseBasic, principal, type Statement, statements, wire } from "./pg-statements.js"
 
 const port = Number(process.env["PORT"] ?? "3997")
 const statementsOf = statements(process.env["TENDER_TABLE_PREFIX"] ?? "tender_")
 
 class Ceiling extends HttpApi.make("ceiling").add(
   HttpApiGroup.make("intents")
-    .add(HttpApiEndpoint.get("get", "/payment_intents/:id").setPath(Schema.Struct({ id: Schema.String })).addSuccess(Schema.Unknown).addError(HttpApiError.NotFound))
-    .add(HttpApiEndpoint.get("list", "/payment_intents").setUrlParams(Schema.Struct({ limit: Schema.optional(Schema.NumberFromString) })).addSuccess(Schema.Unknown))
+    .add(
+      HttpApiEndpoint.get("get", "/payment_intents/:id").setPath(Schema.Struct({ id: Schema.String })).addSuccess(Schema.Unknown).addError(
+        HttpApiError.NotFound
+      )
+    )
+    .add(
+      HttpApiEndpoint.get("list", "/payment_intents").setUrlParams(Schema.Struct({ limit: Schema.optional(Schema.NumberFromString) })).addSuccess(
+        Schema.Unknown
+      )
+    )
     .add(
       HttpApiEndpoint.post("create", "/payment_intents")
         .setPayload(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
@@ -77,5 +85,7 @@ const server = HttpApiBuilder.serve().pipe(
   Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
 )
 NodeRuntime.runMain(
-  Layer.launch(Layer.effectDiscard(Effect.sync(() => process.stdout.write(`effect ceiling listening on http://127.0.0.1:${port}\n`))).pipe(Layer.provide(server)))
+  Layer.launch(
+    Layer.effectDiscard(Effect.sync(() => process.stdout.write(`effect ceiling listening on http://127.0.0.1:${port}\n`))).pipe(Layer.provide(server))
+  )
 )

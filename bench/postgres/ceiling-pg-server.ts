@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
-import { createPlan, listPage, parseBasic, principal, statements, wire, type Principal, type Statement } from "./pg-statements.js"
+import { createPlan, listPage, parseBasic, type Principal, principal, type Statement, statements, wire } from "./pg-statements.js"
 
 const port = Number(process.env["PORT"] ?? "3998")
 const sql = statements(process.env["TENDER_TABLE_PREFIX"] ?? "tender_")
@@ -52,7 +52,9 @@ const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const key = String(req.headers["idempotency-key"])
     const plan = createPlan(p, key, body)
     const [claimed] = await query(sql.claim(...plan.claim))
-    if (claimed?.["key"] !== 1) return send(res, claimed?.["response_status"] ?? 409, claimed?.["response_body"] ?? { error: { code: "idempotency_in_progress" } })
+    if (claimed?.["key"] !== 1) {
+      return send(res, claimed?.["response_status"] ?? 409, claimed?.["response_body"] ?? { error: { code: "idempotency_in_progress" } })
+    }
     await query(sql.webhookEndpoints(p.merchantId, p.environment))
     await query(sql.commit(plan.commit))
     return send(res, 201, plan.response)

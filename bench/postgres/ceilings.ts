@@ -35,9 +35,11 @@ export const ceilingContenders = (
   let n = 0
   let stored: Promise<void> | undefined
   const storeReplayKey = () =>
-    stored ??= fetch(`${url}/payment_intents`, { method: "POST", body: createBody, headers: { ...json, "idempotency-key": `ceiling-${run}-replay` } }).then(async (first) => {
-      if (first.status !== 201) throw new Error(`ceiling create: ${first.status} ${await first.text()}`)
-    })
+    stored ??= fetch(`${url}/payment_intents`, { method: "POST", body: createBody, headers: { ...json, "idempotency-key": `ceiling-${run}-replay` } }).then(
+      async (first) => {
+        if (first.status !== 201) throw new Error(`ceiling create: ${first.status} ${await first.text()}`)
+      }
+    )
   return {
     create: (duration) =>
       load({
@@ -50,7 +52,13 @@ export const ceilingContenders = (
       }),
     replay: async (duration) => {
       await storeReplayKey()
-      return load({ url: `${url}/payment_intents`, method: "POST", headers: { ...json, "idempotency-key": `ceiling-${run}-replay` }, body: createBody, duration })
+      return load({
+        url: `${url}/payment_intents`,
+        method: "POST",
+        headers: { ...json, "idempotency-key": `ceiling-${run}-replay` },
+        body: createBody,
+        duration
+      })
     },
     get: (duration) => load({ url: `${url}/payment_intents/${intentId}`, headers, duration }),
     listFirst: (duration) => load({ url: `${url}/payment_intents?limit=25`, headers, duration })

@@ -34,19 +34,30 @@ const merchants = Array.from({ length: 100 }, (_, i) => ({
 }))
 const seed: Seed.Seed = { merchants }
 const hostedCheckout = { baseUrl: "https://pay.example.test", secret: "bench-ledger-secret" }
-const principals: Array<Authentication.Principal> = Seed.toDirectory(seed, 0).merchants.map((merchant) => ({ merchant, environment: "test", apiKeyId: "key_bench" }))
+const principals: Array<Authentication.Principal> = Seed.toDirectory(seed, 0).merchants.map((merchant) => ({
+  merchant,
+  environment: "test",
+  apiKeyId: "key_bench"
+}))
 
 const storage = (tablePrefix: string) => PgStorage.layerFromUrl({ url, tablePrefix, maxConnections: 10 })
 /** Tender as `Tender.layer` wires it: the ledger in front of the store's commit. */
 const withLedger = (prefix: string) => Layer.orDie(Tender.layer({ seed, hostedCheckout }, storage(prefix)))
 /** The same services, the store's commit as it is: what Tender was before the ledger. */
 const withoutLedger = (prefix: string) =>
-  Layer.orDie(Layer.merge(Tender.layerWithoutStorage({ seed, hostedCheckout }), Layer.merge(Seed.layerRouteHealth(seed), Seed.layerApply(seed))).pipe(
-    Layer.provideMerge(storage(prefix))
-  ))
+  Layer.orDie(
+    Layer.merge(Tender.layerWithoutStorage({ seed, hostedCheckout }), Layer.merge(Seed.layerRouteHealth(seed), Seed.layerApply(seed))).pipe(
+      Layer.provideMerge(storage(prefix))
+    )
+  )
 
 const promptpay = Schema.decodeUnknownSync(PaymentIntent.CreateParams)({
-  amount: "100000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay", customer: { name: "Somchai Jaidee" }
+  amount: "100000",
+  currency: "THB",
+  country: "TH",
+  checkout_mode: "merchant",
+  payment_method: "th_promptpay",
+  customer: { name: "Somchai Jaidee" }
 })
 
 /** `n` payments created and confirmed, `concurrency` at a time, merchant i of `spread`, then the workers drain. */
@@ -63,16 +74,22 @@ const payments = (n: number, spread: number) =>
 
 const payout = (i: number) =>
   Schema.decodeUnknownSync(PayoutIntent.CreateParams)({
-    amount: "100", currency: "THB", merchant_reference: `bench-${run}-${i}-${Math.random()}`,
+    amount: "100",
+    currency: "THB",
+    merchant_reference: `bench-${run}-${i}-${Math.random()}`,
     destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "Somchai Jaidee" }
   })
 
 /** `n` payout creates, `concurrency` at a time, on balance i of `spread`; each must be created. */
 const payouts = (n: number, spread: number) =>
-  Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) =>
-    Effect.map(PayoutIntents.create({ principal: principals[i % spread]!, requestId: "req_bench" }, payout(i)), (r) => {
-      if (r.status !== 201) throw new Error(`payout create answered ${r.status}: ${r.body}`)
-    }), { concurrency, discard: true })
+  Effect.forEach(
+    Array.from({ length: n }, (_, i) => i),
+    (i) =>
+      Effect.map(PayoutIntents.create({ principal: principals[i % spread]!, requestId: "req_bench" }, payout(i)), (r) => {
+        if (r.status !== 201) throw new Error(`payout create answered ${r.status}: ${r.body}`)
+      }),
+    { concurrency, discard: true }
+  )
 
 const timed = async (runtime: ManagedRuntime.ManagedRuntime<any, never>, effect: Effect.Effect<void, unknown, any>, n: number) => {
   const start = performance.now()
@@ -96,7 +113,11 @@ const ab = async (name: string, a: () => Promise<number>, b: () => Promise<numbe
     }
   }
   const ratio = median(as) / median(bs)
-  process.stdout.write(`${name}: ${median(as).toFixed(1)}/s against ${median(bs).toFixed(1)}/s, ratio ${ratio.toFixed(2)} (rounds: ${as.map((x, i) => (x / bs[i]!).toFixed(2)).join(", ")})\n`)
+  process.stdout.write(
+    `${name}: ${median(as).toFixed(1)}/s against ${median(bs).toFixed(1)}/s, ratio ${ratio.toFixed(2)} (rounds: ${
+      as.map((x, i) => (x / bs[i]!).toFixed(2)).join(", ")
+    })\n`
+  )
   return ratio
 }
 
@@ -110,12 +131,31 @@ const main = async () => {
     // Warm both: migrations, the directory, prepared statements.
     await ledger.runPromise(payments(8, 100))
     await plain.runPromise(payments(8, 100))
-    await ab("1. confirm -> succeeded, ledger / no ledger", () => timed(ledger, payments(perRound, 1), perRound), () => timed(plain, payments(perRound, 1), perRound))
-    await ab("2. payment successes, one merchant / 100 merchants (ledger)", () => timed(ledger, payments(perRound, 1), perRound), () => timed(ledger, payments(perRound, 100), perRound))
+    await ab(
+      "1. confirm -> succeeded, ledger / no ledger",
+      () => timed(ledger, payments(perRound, 1), perRound),
+      () => timed(plain, payments(perRound, 1), perRound)
+    )
+    await ab(
+      "2. payment successes, one merchant / 100 merchants (ledger)",
+      () => timed(ledger, payments(perRound, 1), perRound),
+      () => timed(ledger, payments(perRound, 100), perRound)
+    )
     // Fund every balance a payout draws from.
-    await ledger.runPromise(Effect.forEach(principals.slice(0, 40), (p) =>
-      Balances.adjust({ merchantId: p.merchant.id, environment: "test" }, { amount: "100000000", currency: "THB", description: "bench", idempotency_key: `fund-${run}` }), { discard: true }))
-    await ab("3. payout creates, one balance / 40 balances (ledger)", () => timed(ledger, payouts(perRound, 1), perRound), () => timed(ledger, payouts(perRound, 40), perRound))
+    await ledger.runPromise(
+      Effect.forEach(principals.slice(0, 40), (p) =>
+        Balances.adjust({ merchantId: p.merchant.id, environment: "test" }, {
+          amount: "100000000",
+          currency: "THB",
+          description: "bench",
+          idempotency_key: `fund-${run}`
+        }), { discard: true })
+    )
+    await ab(
+      "3. payout creates, one balance / 40 balances (ledger)",
+      () => timed(ledger, payouts(perRound, 1), perRound),
+      () => timed(ledger, payouts(perRound, 40), perRound)
+    )
     process.stdout.write(`load average at the end ${load()}\n`)
   } finally {
     await ledger.dispose()

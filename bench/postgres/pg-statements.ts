@@ -71,14 +71,16 @@ export const statements = (t: string) => ({
   }),
   /** POST /payment_intents, 2: the merchant's enabled webhook endpoints (for the deliveries). */
   webhookEndpoints: (merchantId: string, environment: string): Statement => ({
-    text: `SELECT id, merchant_id, environment, url, description, enabled_events::text AS enabled_events, secrets::text AS secrets, status, (extract(epoch FROM created_at) * 1000)::bigint::text AS created_at, (extract(epoch FROM updated_at) * 1000)::bigint::text AS updated_at, version::text AS version FROM "${t}webhook_endpoints"
+    text:
+      `SELECT id, merchant_id, environment, url, description, enabled_events::text AS enabled_events, secrets::text AS secrets, status, (extract(epoch FROM created_at) * 1000)::bigint::text AS created_at, (extract(epoch FROM updated_at) * 1000)::bigint::text AS updated_at, version::text AS version FROM "${t}webhook_endpoints"
       WHERE (merchant_id = $1 AND environment = $2 AND "status" = $3)
       ORDER BY "${t}webhook_endpoints".created_at DESC, "${t}webhook_endpoints".id DESC LIMIT $4`,
     values: [merchantId, environment, "enabled", 100]
   }),
   /** POST /payment_intents, 3: the intent, its two events, its expiry task and the stored response, one statement. */
   commit: (values: ReadonlyArray<unknown>): Statement => ({
-    text: `WITH "w0" AS (INSERT INTO "${t}payment_intents" (id, merchant_id, environment, amount, currency, country, checkout_mode, status, merchant_reference, payment_method, next_action, failure_code, failure_message, processing_reason, receipt, customer, payment_method_options, return_url, device_fingerprint, metadata, external_reference, provider_code, provider_payment_id, hosted_action, cancellation_reason, amount_refunded, refunds_pending, fingerprint, created_at, updated_at, version)
+    text:
+      `WITH "w0" AS (INSERT INTO "${t}payment_intents" (id, merchant_id, environment, amount, currency, country, checkout_mode, status, merchant_reference, payment_method, next_action, failure_code, failure_message, processing_reason, receipt, customer, payment_method_options, return_url, device_fingerprint, metadata, external_reference, provider_code, provider_payment_id, hosted_action, cancellation_reason, amount_refunded, refunds_pending, fingerprint, created_at, updated_at, version)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)), "w1" AS (INSERT INTO "${t}events" (id, merchant_id, environment, type, resource_type, resource_id, resource_version, ordinal, data, created_at, version)
             VALUES ($32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42)), "w2" AS (INSERT INTO "${t}events" (id, merchant_id, environment, type, resource_type, resource_id, resource_version, ordinal, data, created_at, version)
             VALUES ($43, $44, $45, $46, $47, $48, $49, $50, $51, $52, $53)), "w3" AS (INSERT INTO "${t}tasks" (id, merchant_id, environment, kind, resource_id, target_id, status, due_at, attempts, lease_owner, lease_until, last_error, created_at, updated_at, version)
@@ -157,24 +159,109 @@ export const createPlan = (p: Principal, key: string, body: Record<string, unkno
   const fingerprint = sha256(JSON.stringify(body))
   const intentId = id("dord_")
   const providerId = id("sim_")
-  const nextAction = { type: "display_qr_code", qr_data: `00020101021229370016A000000677010111011300000000000005303764540715${providerId}`, expires_at: expires }
+  const nextAction = {
+    type: "display_qr_code",
+    qr_data: `00020101021229370016A000000677010111011300000000000005303764540715${providerId}`,
+    expires_at: expires
+  }
   const intent = {
-    object: "payment_intent", id: intentId, amount: body["amount"], currency: body["currency"], country: body["country"],
-    environment: p.environment, checkout_mode: body["checkout_mode"], status: "requires_action", merchant_reference: null,
-    payment_method: body["payment_method"], next_action: nextAction, failure_code: null, failure_message: null,
-    cancellation_reason: null, amount_refunded: "0", created_at: created, updated_at: created
+    object: "payment_intent",
+    id: intentId,
+    amount: body["amount"],
+    currency: body["currency"],
+    country: body["country"],
+    environment: p.environment,
+    checkout_mode: body["checkout_mode"],
+    status: "requires_action",
+    merchant_reference: null,
+    payment_method: body["payment_method"],
+    next_action: nextAction,
+    failure_code: null,
+    failure_message: null,
+    cancellation_reason: null,
+    amount_refunded: "0",
+    created_at: created,
+    updated_at: created
   }
   const response = JSON.stringify(intent)
   const event = JSON.stringify({ ...intent, processing_reason: null, receipt: null })
   const { environment: env, merchantId: m } = p
   const commit = [
-    intentId, m, env, body["amount"], body["currency"], body["country"], body["checkout_mode"], "requires_action", null,
-    body["payment_method"], JSON.stringify(nextAction), null, null, null, null, JSON.stringify(body["customer"] ?? null), null, null, null, null, null,
-    "simulator", providerId, null, null, "0", "0", fingerprint, created, created, 1,
-    id("evt_"), m, env, "payment_intent.created", "payment_intent", intentId, 1, 0, event, created, 1,
-    id("evt_"), m, env, "payment_intent.requires_action", "payment_intent", intentId, 1, 1, event, created, 1,
-    id("task_"), m, env, "payment_intent.expire", intentId, null, "pending", expires, 0, null, null, null, created, created, 1,
-    201, response, id("req_"), p.apiKeyId, key, lockedUntil, "w4"
+    intentId,
+    m,
+    env,
+    body["amount"],
+    body["currency"],
+    body["country"],
+    body["checkout_mode"],
+    "requires_action",
+    null,
+    body["payment_method"],
+    JSON.stringify(nextAction),
+    null,
+    null,
+    null,
+    null,
+    JSON.stringify(body["customer"] ?? null),
+    null,
+    null,
+    null,
+    null,
+    null,
+    "simulator",
+    providerId,
+    null,
+    null,
+    "0",
+    "0",
+    fingerprint,
+    created,
+    created,
+    1,
+    id("evt_"),
+    m,
+    env,
+    "payment_intent.created",
+    "payment_intent",
+    intentId,
+    1,
+    0,
+    event,
+    created,
+    1,
+    id("evt_"),
+    m,
+    env,
+    "payment_intent.requires_action",
+    "payment_intent",
+    intentId,
+    1,
+    1,
+    event,
+    created,
+    1,
+    id("task_"),
+    m,
+    env,
+    "payment_intent.expire",
+    intentId,
+    null,
+    "pending",
+    expires,
+    0,
+    null,
+    null,
+    null,
+    created,
+    created,
+    1,
+    201,
+    response,
+    id("req_"),
+    p.apiKeyId,
+    key,
+    lockedUntil,
+    "w4"
   ]
   return { claim: [p.apiKeyId, key, fingerprint, new Date(now + 86_400_000).toISOString(), lockedUntil] as const, commit, response }
 }

@@ -6,10 +6,9 @@
  * statements the ceiling servers run, so the three ceilings cannot drift apart.
  */
 import { demoKey } from "@tender/test-support"
-import { createPlan, statements, type Statement } from "./pg-statements.js"
+import { createPlan, type Statement, statements } from "./pg-statements.js"
 
-const literal = (v: unknown): string =>
-  v === null || v === undefined ? "NULL" : typeof v === "number" ? String(v) : `'${String(v).replaceAll("'", "''")}'`
+const literal = (v: unknown): string => v === null || v === undefined ? "NULL" : typeof v === "number" ? String(v) : `'${String(v).replaceAll("'", "''")}'`
 
 /** A value unique per pgbench transaction, as an SQL expression. */
 const unique = (tag: string) => `('${tag}' || :client_id || 'x' || :r)`
@@ -28,7 +27,17 @@ export const createScript = (prefix: string, body: Record<string, unknown>): str
     inline(sql.credentials(demoKey.public), {}),
     inline(sql.claim(...plan.claim), { 2: key, 7: key }),
     inline(sql.webhookEndpoints(p.merchantId, p.environment), {}),
-    inline(sql.commit(plan.commit), { 1: intent, 32: unique("evt_pga"), 37: intent, 43: unique("evt_pgb"), 48: intent, 54: unique("task_pg"), 58: intent, 71: unique("req_pg"), 73: key }),
+    inline(sql.commit(plan.commit), {
+      1: intent,
+      32: unique("evt_pga"),
+      37: intent,
+      43: unique("evt_pgb"),
+      48: intent,
+      54: unique("task_pg"),
+      58: intent,
+      71: unique("req_pg"),
+      73: key
+    }),
     ""
   ].join("\n")
 }

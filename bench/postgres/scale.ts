@@ -15,16 +15,16 @@
  *
  * BENCH_DATABASE_URL (else DATABASE_URL) names the one database it fills and serves.
  */
+import { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Maintenance, type Storage } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { PgClient } from "@effect/sql-pg"
 import { basic, demoKey, formatNumber, testDatabaseUrl } from "@tender/test-support"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { writeFileSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
 import { resolve } from "node:path"
-import { deepPageSize, deepPages, fill, type ScenarioKey, scenarioContenders, scenarioKeys, scenarios } from "../http/scenarios.js"
+import { deepPages, deepPageSize, fill, scenarioContenders, type ScenarioKey, scenarioKeys, scenarios } from "../http/scenarios.js"
 import { connections, load, type Measured, ms, seconds } from "../shared/load.js"
 import { readNotes } from "../shared/notes.js"
 import { dropPrefix } from "../shared/pg-prefix.js"
@@ -39,9 +39,11 @@ if (!(scale > 0 && scale <= 10)) throw new Error(`--scale must be a number above
 // One database for everything: the fill, the plans and the purge run on the tables the server serves.
 const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? testDatabaseUrl
 const runSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) =>
-  Effect.runPromise(Effect.scoped(Layer.build(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 4 })).pipe(
-    Effect.flatMap((ctx) => Effect.provide(effect, ctx))
-  )))
+  Effect.runPromise(Effect.scoped(
+    Layer.build(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 4 })).pipe(
+      Effect.flatMap((ctx) => Effect.provide(effect, ctx))
+    )
+  ))
 const merchants = 1000
 const sizes = {
   intents: Math.round(1_000_000 * scale),
@@ -55,11 +57,25 @@ const mib = (bytes: number) => `${formatNumber(bytes / 2 ** 20, 1)} MiB`
 
 /** A stored event's data as Tender writes it: the resource at that version, about 700 bytes. */
 const eventData = JSON.stringify({
-  object: "payment_intent", id: "dord_0000000000000000000000000", amount: "150000", currency: "THB", country: "TH",
-  status: "succeeded", checkout_mode: "merchant", payment_method: "th_promptpay", merchant_reference: "order-000000",
-  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }, metadata: { order: "000000", channel: "web" },
-  next_action: null, failure_code: null, failure_message: null, amount_refunded: "0", refunds_pending: "0",
-  created_at: "2026-11-22T00:00:00.000Z", updated_at: "2026-11-22T00:00:05.000Z", livemode: false
+  object: "payment_intent",
+  id: "dord_0000000000000000000000000",
+  amount: "150000",
+  currency: "THB",
+  country: "TH",
+  status: "succeeded",
+  checkout_mode: "merchant",
+  payment_method: "th_promptpay",
+  merchant_reference: "order-000000",
+  customer: { name: "Somchai Jaidee", email: "somchai@example.com" },
+  metadata: { order: "000000", channel: "web" },
+  next_action: null,
+  failure_code: null,
+  failure_message: null,
+  amount_refunded: "0",
+  refunds_pending: "0",
+  created_at: "2026-11-22T00:00:00.000Z",
+  updated_at: "2026-11-22T00:00:05.000Z",
+  livemode: false
 })
 
 /**
@@ -79,35 +95,50 @@ const fillBySql = (prefix: string) =>
     const m = (g: string) => `'mch_scale_' || (${g} % ${merchants})`
     const env = (g: string) => `CASE WHEN ${g} % 7 = 0 THEN 'live' ELSE 'test' END`
     const over = (days: number, n: number) => `now() - interval '${days} days' + g * (interval '${days} days' / ${n})`
-    yield* step(`${formatNumber(sizes.intents)} payment intents`, `INSERT INTO ${prefix}payment_intents (id, merchant_id, environment, amount, currency,
+    yield* step(
+      `${formatNumber(sizes.intents)} payment intents`,
+      `INSERT INTO ${prefix}payment_intents (id, merchant_id, environment, amount, currency,
         country, checkout_mode, status, merchant_reference, payment_method, customer, fingerprint, created_at, updated_at, version)
       SELECT 'dord_scale' || lpad(g::text, 19, '0'), ${m("g")}, ${env("g")}, 1000 + g % 100000, (ARRAY['THB', 'USD', 'VND'])[1 + g % 3],
         (ARRAY['TH', 'VN'])[1 + g % 2], 'merchant',
         (ARRAY['requires_action', 'processing', 'succeeded', 'failed', 'expired'])[1 + (g / ${merchants}) % 5],
         'order-' || g, 'th_promptpay', '{"name":"Somchai Jaidee"}', repeat('f', 64), ${over(365, sizes.intents)}, ${over(365, sizes.intents)}, 1
-      FROM generate_series(1, ${sizes.intents}) AS g`)
-    yield* step(`${formatNumber(sizes.events)} events`, `INSERT INTO ${prefix}events (id, merchant_id, environment, type, resource_type, resource_id,
+      FROM generate_series(1, ${sizes.intents}) AS g`
+    )
+    yield* step(
+      `${formatNumber(sizes.events)} events`,
+      `INSERT INTO ${prefix}events (id, merchant_id, environment, type, resource_type, resource_id,
         resource_version, ordinal, data, created_at, version)
       SELECT 'evt_scale' || lpad(g::text, 20, '0'), ${m("g / 3")}, ${env("g / 3")},
         (ARRAY['payment_intent.created', 'payment_intent.processing', 'payment_intent.succeeded'])[1 + g % 3], 'payment_intent',
         'dord_scale' || lpad((g / 3)::text, 19, '0'), 1 + g % 3, 0, '${eventData}', ${over(90, sizes.events)}, 1
-      FROM generate_series(1, ${sizes.events}) AS g`)
-    yield* step(`${formatNumber(sizes.keys)} idempotency keys`, `INSERT INTO ${prefix}idempotency_keys (api_key_id, key, fingerprint, expires_at,
+      FROM generate_series(1, ${sizes.events}) AS g`
+    )
+    yield* step(
+      `${formatNumber(sizes.keys)} idempotency keys`,
+      `INSERT INTO ${prefix}idempotency_keys (api_key_id, key, fingerprint, expires_at,
         locked_until, response_status, response_body, response_request_id)
       SELECT 'key_scale_' || (g % ${merchants}), 'k-' || g, repeat('a', 64), now() - interval '48 hours' + g * (interval '72 hours' / ${sizes.keys}),
         now() - interval '72 hours' + g * (interval '72 hours' / ${sizes.keys}), 201, '${eventData}', 'req_scale_' || g
-      FROM generate_series(1, ${sizes.keys}) AS g`)
-    yield* step(`${formatNumber(sizes.tasks)} finished tasks`, `INSERT INTO ${prefix}tasks (id, merchant_id, environment, kind, resource_id, status, due_at,
+      FROM generate_series(1, ${sizes.keys}) AS g`
+    )
+    yield* step(
+      `${formatNumber(sizes.tasks)} finished tasks`,
+      `INSERT INTO ${prefix}tasks (id, merchant_id, environment, kind, resource_id, status, due_at,
         attempts, created_at, updated_at, version)
       SELECT 'task_scale' || lpad(g::text, 19, '0'), ${m("g")}, ${env("g")}, 'payment_intent.confirm', 'dord_scale' || lpad(g::text, 19, '0'),
         CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'done' END, ${over(30, sizes.tasks)}, 1, ${over(30, sizes.tasks)},
         ${over(30, sizes.tasks)} + interval '1 second', 2
-      FROM generate_series(1, ${sizes.tasks}) AS g`)
-    yield* step(`${formatNumber(sizes.attempts)} webhook attempts`, `INSERT INTO ${prefix}webhook_attempts (id, merchant_id, environment, endpoint_id,
+      FROM generate_series(1, ${sizes.tasks}) AS g`
+    )
+    yield* step(
+      `${formatNumber(sizes.attempts)} webhook attempts`,
+      `INSERT INTO ${prefix}webhook_attempts (id, merchant_id, environment, endpoint_id,
         event_id, attempt, status_code, duration_millis, error, created_at, version)
       SELECT 'wha_scale' || lpad(g::text, 20, '0'), ${m("g")}, ${env("g")}, 'we_scale_' || (g % ${merchants}),
         'evt_scale' || lpad((g * 3)::text, 20, '0'), 1, 200, 35, NULL, ${over(90, sizes.attempts)}, 1
-      FROM generate_series(1, ${sizes.attempts}) AS g`)
+      FROM generate_series(1, ${sizes.attempts}) AS g`
+    )
     // As autovacuum would, before the plans mean anything: statistics, and the visibility map
     // that index-only scans read.
     for (const table of ["payment_intents", "events", "idempotency_keys", "tasks", "webhook_attempts"]) {
@@ -137,10 +168,12 @@ const indexSizes = (prefix: string) =>
 
 /** The plan of one statement with the rows and buffers each node read. */
 const plan = (text: string, values: ReadonlyArray<unknown>) =>
-  Effect.flatMap(SqlClient, (sql) =>
-    sql.unsafe<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ${text}`, values as Array<unknown>)).pipe(
-      Effect.map((rows) => rows.map((r) => r["QUERY PLAN"]).join("\n"))
-    )
+  Effect.flatMap(
+    SqlClient,
+    (sql) => sql.unsafe<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ${text}`, values as Array<unknown>)
+  ).pipe(
+    Effect.map((rows) => rows.map((r) => r["QUERY PLAN"]).join("\n"))
+  )
 
 /**
  * The retention purge with the default options (Maintenance.defaults), batch by batch as
@@ -189,9 +222,21 @@ const main = async () => {
   const emptyPrefix = `scale_${run}_empty_`
   // The servers' own scheduled purge is off: the bench runs the purge itself, under load, at the end.
   const envOf = (prefix: string) => ({ DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix, TENDER_PURGE: "off" })
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString()}`
-  say(`# Scale: cost as the tables grow\n\nMeasured by \`npm run bench:scale -- --scale ${scale}\` (bench/postgres/scale.ts) on ${machine}, load average ${loadavg().map((x) => x.toFixed(2)).join(", ")}.`)
-  say(`autocannon, ${connections} connections, over loopback, PostgreSQL ${databaseUrl.replace(/:[^:@/]*@/, ":***@")}. The same scenarios as \`npm run bench\` (bench/http/scenarios.ts) against two demo servers side by side on that database, one on empty tables, one on tables filled by SQL: ${Object.entries(sizes).map(([k, v]) => `${formatNumber(v)} ${k}`).join(", ")} (over ${merchants} merchants). Every scenario in ${rounds} rounds of ${roundSeconds} s that alternate between the two: the median round's req/s, p50 and p99 of every response. Read the ratios: the machine is shared.\n`)
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${
+    new Date().toISOString()
+  }`
+  say(
+    `# Scale: cost as the tables grow\n\nMeasured by \`npm run bench:scale -- --scale ${scale}\` (bench/postgres/scale.ts) on ${machine}, load average ${
+      loadavg().map((x) => x.toFixed(2)).join(", ")
+    }.`
+  )
+  say(
+    `autocannon, ${connections} connections, over loopback, PostgreSQL ${
+      databaseUrl.replace(/:[^:@/]*@/, ":***@")
+    }. The same scenarios as \`npm run bench\` (bench/http/scenarios.ts) against two demo servers side by side on that database, one on empty tables, one on tables filled by SQL: ${
+      Object.entries(sizes).map(([k, v]) => `${formatNumber(v)} ${k}`).join(", ")
+    } (over ${merchants} merchants). Every scenario in ${rounds} rounds of ${roundSeconds} s that alternate between the two: the median round's req/s, p50 and p99 of every response. Read the ratios: the machine is shared.\n`
+  )
   let server: Server | undefined
   let emptyServer: Server | undefined
   try {
@@ -202,7 +247,11 @@ const main = async () => {
     process.stdout.write(`filling ${prefix} by SQL\n`)
     const fillStart = Date.now()
     await runSql(fillBySql(prefix))
-    say(`Filling took ${formatNumber((Date.now() - fillStart) / 1000, 0)} s (one INSERT … SELECT generate_series per table, then VACUUM ANALYZE and a CHECKPOINT).\n`)
+    say(
+      `Filling took ${
+        formatNumber((Date.now() - fillStart) / 1000, 0)
+      } s (one INSERT … SELECT generate_series per table, then VACUUM ANALYZE and a CHECKPOINT).\n`
+    )
 
     emptyServer = await startServer("examples/server/dist/main.js", envOf(emptyPrefix))
     server = await startServer("examples/server/dist/main.js", envOf(prefix))
@@ -232,7 +281,11 @@ const main = async () => {
       const a = empty[k]
       const b = full[k]
       worst = Math.min(worst, b.rps / a.rps)
-      say(`| ${name} | ${formatNumber(a.rps)} (${ms(a.p50)} / ${ms(a.p99)}) | ${formatNumber(b.rps)} (${ms(b.p50)} / ${ms(b.p99)}) | ${formatNumber(b.rps / a.rps, 3)} | ${formatNumber(b.p99 / a.p99, 2)} |`)
+      say(
+        `| ${name} | ${formatNumber(a.rps)} (${ms(a.p50)} / ${ms(a.p99)}) | ${formatNumber(b.rps)} (${ms(b.p50)} / ${ms(b.p99)}) | ${
+          formatNumber(b.rps / a.rps, 3)
+        } | ${formatNumber(b.p99 / a.p99, 2)} |`
+      )
     }
     say(`\nWorst filled / empty ratio: ${formatNumber(worst, 3)} (target: within 10 %, so at least 0.9: ${worst >= 0.9 ? "met" : "not met"}).\n`)
 
@@ -244,18 +297,26 @@ const main = async () => {
       )
       const s = statements(prefix)
       const out: Array<[string, string]> = []
-      out.push(["get by id (the demo merchant's intent)", yield* plan(s.intent(full.firstId, demo!.merchant_id, demo!.environment).text, [full.firstId, demo!.merchant_id, demo!.environment])])
+      out.push([
+        "get by id (the demo merchant's intent)",
+        yield* plan(s.intent(full.firstId, demo!.merchant_id, demo!.environment).text, [full.firstId, demo!.merchant_id, demo!.environment])
+      ])
       const list = s.list("mch_scale_7", "test", 25)
       out.push(["list first page of 25 (a filled merchant, 857 test intents)", yield* plan(list.text, list.values)])
       const purge = (table: string, column: string, condition: string) =>
         plan(`SELECT ctid FROM ${prefix}${table} WHERE ${condition} ORDER BY ${column} LIMIT 1000 FOR UPDATE SKIP LOCKED`, [])
       out.push(["purge batch: events older than 30 days", yield* purge("events", "created_at", "created_at < now() - interval '30 days'")])
-      out.push(["purge batch: finished tasks older than 7 days", yield* purge("tasks", "updated_at", "status <> 'pending' AND updated_at < now() - interval '7 days'")])
+      out.push([
+        "purge batch: finished tasks older than 7 days",
+        yield* purge("tasks", "updated_at", "status <> 'pending' AND updated_at < now() - interval '7 days'")
+      ])
       out.push(["purge batch: expired idempotency keys", yield* purge("idempotency_keys", "expires_at", "expires_at <= now()")])
       return out
     }))
     say("### Plans on the filled tables\n")
-    say("`EXPLAIN (ANALYZE, BUFFERS)` of the statements of a get and a list page (bench/postgres/pg-statements.ts), and of the row selection of a purge batch (packages/postgres/src/internal/purge.ts). The table prefix is the run's.\n")
+    say(
+      "`EXPLAIN (ANALYZE, BUFFERS)` of the statements of a get and a list page (bench/postgres/pg-statements.ts), and of the row selection of a purge batch (packages/postgres/src/internal/purge.ts). The table prefix is the run's.\n"
+    )
     for (const [name, text] of plans) {
       const seq = /Seq Scan/.test(text)
       say(`#### ${name}${seq ? " (SEQUENTIAL SCAN)" : ""}\n\n\`\`\`\n${text}\n\`\`\`\n`)
@@ -285,17 +346,37 @@ const main = async () => {
     const purgeSeconds = (Date.now() - purgeStart) / 1000
     const rowsPurged = Object.values(purged.total).reduce((a, b) => a + b, 0)
     say(`\n### The retention purge under load\n`)
-    say(`Everything due purged with the default options (Maintenance.defaults: batches of ${formatNumber(Maintenance.defaults.batchSize)} rows per kind, ${Duration.toMillis(Maintenance.defaults.pause)} ms apart): ${Object.entries(purged.total).map(([k, v]) => `${formatNumber(v)} ${k}`).join(", ")}; ${formatNumber(rowsPurged)} rows in ${formatNumber(purgeSeconds, 1)} s (${formatNumber(rowsPurged / purgeSeconds)} rows/s), ${purged.times.length} batches, each batch (up to 5 statements) p50 ${formatNumber(percentile(purged.times, 0.5), 1)} ms, p99 ${formatNumber(percentile(purged.times, 0.99), 1)} ms, max ${formatNumber(Math.max(...purged.times), 1)} ms.`)
+    say(
+      `Everything due purged with the default options (Maintenance.defaults: batches of ${formatNumber(Maintenance.defaults.batchSize)} rows per kind, ${
+        Duration.toMillis(Maintenance.defaults.pause)
+      } ms apart): ${Object.entries(purged.total).map(([k, v]) => `${formatNumber(v)} ${k}`).join(", ")}; ${formatNumber(rowsPurged)} rows in ${
+        formatNumber(purgeSeconds, 1)
+      } s (${formatNumber(rowsPurged / purgeSeconds)} rows/s), ${purged.times.length} batches, each batch (up to 5 statements) p50 ${
+        formatNumber(percentile(purged.times, 0.5), 1)
+      } ms, p99 ${formatNumber(percentile(purged.times, 0.99), 1)} ms, max ${formatNumber(Math.max(...purged.times), 1)} ms.`
+    )
     say(`A get by id driven at the server meanwhile, in windows of ${seconds} s:\n`)
     say("| | req/s | p50 ms | p99 ms | p99 / p99 before |")
     say("|---|---:|---:|---:|---:|")
     say(`| before the purge | ${formatNumber(before.rps)} | ${ms(before.p50)} | ${ms(before.p99)} | 1.00 |`)
-    windows.forEach((w, i) => say(`| during, window ${i + 1} | ${formatNumber(w.rps)} | ${ms(w.p50)} | ${ms(w.p99)} | ${formatNumber(w.p99 / before.p99, 2)} |`))
-    const afterPurge = await runSql(Effect.flatMap(SqlClient, (sql) =>
-      Effect.forEach(["events", "idempotency_keys", "tasks", "webhook_attempts"], (t) => sql.unsafe(`ANALYZE ${prefix}${t}`))).pipe(
+    windows.forEach((w, i) =>
+      say(`| during, window ${i + 1} | ${formatNumber(w.rps)} | ${ms(w.p50)} | ${ms(w.p99)} | ${formatNumber(w.p99 / before.p99, 2)} |`)
+    )
+    const afterPurge = await runSql(
+      Effect.flatMap(
+        SqlClient,
+        (sql) => Effect.forEach(["events", "idempotency_keys", "tasks", "webhook_attempts"], (t) => sql.unsafe(`ANALYZE ${prefix}${t}`))
+      ).pipe(
         Effect.zipRight(tableSizes(prefix))
-      ))
-    say(`\nAfter the purge (before vacuum returns the space): ${afterPurge.filter((r) => Number(r.table_bytes) > 1 << 20).map((r) => `${r.name.replace(prefix, "tender_")} ${formatNumber(Number(r.rows))} rows`).join(", ")}.`)
+      )
+    )
+    say(
+      `\nAfter the purge (before vacuum returns the space): ${
+        afterPurge.filter((r) => Number(r.table_bytes) > 1 << 20).map((r) => `${r.name.replace(prefix, "tender_")} ${formatNumber(Number(r.rows))} rows`).join(
+          ", "
+        )
+      }.`
+    )
   } finally {
     if (emptyServer !== undefined) await stopServer(emptyServer)
     if (server !== undefined) await stopServer(server)

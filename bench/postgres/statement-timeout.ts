@@ -63,8 +63,7 @@ const compare = <E, R>(name: string, n: number, bare: () => Effect.Effect<unknow
         r[which].cpu.push(cpuMicros / n)
       }
     }
-    const line = (which: "bare" | "bounded") =>
-      `${median(r[which].rate).toFixed(0)} /s, ${median(r[which].cpu).toFixed(1)} µs CPU each`
+    const line = (which: "bare" | "bounded") => `${median(r[which].rate).toFixed(0)} /s, ${median(r[which].cpu).toFixed(1)} µs CPU each`
     process.stdout.write(
       `| ${name} | ${line("bare")} | ${line("bounded")} | ${(median(r.bounded.cpu) - median(r.bare.cpu)).toFixed(1)} µs | ${
         (median(r.bounded.rate) / median(r.bare.rate)).toFixed(3)
@@ -74,7 +73,9 @@ const compare = <E, R>(name: string, n: number, bare: () => Effect.Effect<unknow
 
 const main = Effect.gen(function*() {
   const load = () => loadavg().map((x) => x.toFixed(2)).join(", ")
-  process.stdout.write(`statement timeout cost, Node ${process.version}, ${new Date().toISOString()}, ${rounds} rounds, load average at the start ${load()}\n\n`)
+  process.stdout.write(
+    `statement timeout cost, Node ${process.version}, ${new Date().toISOString()}, ${rounds} rounds, load average at the start ${load()}\n\n`
+  )
   process.stdout.write(`| what | without the bound | with the bound | CPU added per call | with / without (rate) |\n|---|---|---|---:|---:|\n`)
   yield* compare(`an effect that does nothing (${calls} calls)`, calls, () => Effect.void, () => within("nothing", Effect.void))
   const sql = yield* PgClient.PgClient
@@ -92,11 +93,13 @@ const requestCost = async () => {
   ))
   const authorization = basic(demoKey)
   const send = async (method: string, path: string, body?: string) => {
-    const res = await web.handler(new Request(`http://localhost${path}`, {
-      method,
-      headers: { authorization, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body })
-    }))
+    const res = await web.handler(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: { authorization, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body })
+      })
+    )
     const text = await res.text()
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text}`)
     return text
@@ -105,7 +108,10 @@ const requestCost = async () => {
     const { id } = JSON.parse(await send("POST", "/payment_intents", JSON.stringify(promptpay))) as { id: string }
     // The directory cache fills once its listener is up; a few seconds of requests make it warm.
     const body = JSON.stringify(promptpay)
-    const scenarios = { "get by id (1 statement warm)": () => send("GET", `/payment_intents/${id}`), "create (2 statements warm)": () => send("POST", "/payment_intents", body) }
+    const scenarios = {
+      "get by id (1 statement warm)": () => send("GET", `/payment_intents/${id}`),
+      "create (2 statements warm)": () => send("POST", "/payment_intents", body)
+    }
     const per = async (f: () => Promise<unknown>, n: number) => {
       const cpu = process.cpuUsage()
       let next = 0

@@ -37,7 +37,5 @@ export const interleaved = async (contenders: ReadonlyArray<Contender>): Promise
       runs[c]!.push(await contenders[c]!(roundSeconds))
     }
   }
-  return runs.map((ms) =>
-    measuredOf(median(ms.map((m) => m.rps)), ms.reduce((sum, m) => sum + m.non2xx, 0), ms.flatMap((m) => m.latencies ?? []))
-  )
+  return runs.map((ms) => measuredOf(median(ms.map((m) => m.rps)), ms.reduce((sum, m) => sum + m.non2xx, 0), ms.flatMap((m) => m.latencies ?? [])))
 }

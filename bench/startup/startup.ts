@@ -62,7 +62,6 @@ const once = async (args: ReadonlyArray<string>): Promise<Sample> => {
   return { startMs, rssStarted, rssAfterCreates, peak }
 }
 
-
 const results = ways.map((w) => ({ ...w, samples: [] as Array<Sample> }))
 // Alternate the two ways, so drift on a shared machine hits both alike.
 for (let i = 0; i < starts; i++) {
@@ -76,7 +75,9 @@ const row = (r: (typeof results)[number]) => {
 const [built, source] = results
 const ratio = (f: keyof Sample) => (median(built!.samples.map((s) => s[f])) / median(source!.samples.map((s) => s[f]))).toFixed(2)
 const table = [
-  `Measured by \`npm run bench:startup\` (bench/startup/startup.ts), Node ${process.version}, ${new Date().toISOString()}: the demo server on the in-memory store, started ${starts} times each way in turn; medians.`,
+  `Measured by \`npm run bench:startup\` (bench/startup/startup.ts), Node ${process.version}, ${
+    new Date().toISOString()
+  }: the demo server on the in-memory store, started ${starts} times each way in turn; medians.`,
   "",
   "| how it runs | start to listening (ms) | RSS once started (MiB) | RSS after 200 creates (MiB) | peak RSS (MiB) |",
   "|---|---:|---:|---:|---:|",

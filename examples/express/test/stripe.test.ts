@@ -4,11 +4,11 @@
  * through Stripe's signed notifications to {host}/payments/provider_notifications/stripe, past
  * the app's own `express.json()` (docs/providers/stripe.md, docs/embedding.md).
  */
-import { formatRefusals } from "@tender/testing/StandIn"
-import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import { closeReceivers, freePort, merchantApi, merchantWebhooks, oneMerchantSeed, seedFile } from "@tender/test-support"
 import { prefixedPool } from "@tender/test-support/embedding"
 import { cardThroughCheckout, promptPayPaidThenRefunded } from "@tender/test-support/stripe-walks"
+import { formatRefusals } from "@tender/testing/StandIn"
+import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import { createServer, type Server } from "node:http"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { makeApp } from "../src/app.js"
@@ -26,10 +26,13 @@ let hooks: Awaited<ReturnType<typeof merchantWebhooks>>
 
 beforeAll(async () => {
   standIn = await StripeStandIn.start()
-  const seed = seedFile(oneMerchantSeed("express_stripe", "Express Stripe Shop", key, [
-    { id: "rt_express_stripe_pp", method: "th_promptpay", provider: "stripe", environments: ["test"] },
-    { id: "rt_express_stripe_card", method: "card", provider: "stripe", environments: ["test"] }
-  ]), "tender-express-stripe-")
+  const seed = seedFile(
+    oneMerchantSeed("express_stripe", "Express Stripe Shop", key, [
+      { id: "rt_express_stripe_pp", method: "th_promptpay", provider: "stripe", environments: ["test"] },
+      { id: "rt_express_stripe_card", method: "card", provider: "stripe", environments: ["test"] }
+    ]),
+    "tender-express-stripe-"
+  )
   const port = await freePort()
   host = `http://127.0.0.1:${port}`
   base = `${host}/payments`
@@ -62,10 +65,14 @@ afterAll(async () => {
 const api = merchantApi(() => base, key, "express-stripe")
 
 describe("examples/express with Stripe from STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_API_BASE (the Stripe stand-in)", () => {
-  it("D11 takes a PromptPay payment end to end: QR, Stripe's signed notification through the app's express.json(), succeeded, merchant webhook, partial refund, refund.succeeded", async () => {
-    // Verified over the exact bytes: the app's express.json() never read them.
-    await promptPayPaidThenRefunded(api, hooks.webhook, standIn)
-  }, 60_000)
+  it(
+    "D11 takes a PromptPay payment end to end: QR, Stripe's signed notification through the app's express.json(), succeeded, merchant webhook, partial refund, refund.succeeded",
+    async () => {
+      // Verified over the exact bytes: the app's express.json() never read them.
+      await promptPayPaidThenRefunded(api, hooks.webhook, standIn)
+    },
+    60_000
+  )
 
   it("takes a card payment through Stripe Checkout's redirect", async () => {
     await cardThroughCheckout(api, hooks.webhook, standIn, `${host}/`)

@@ -13,7 +13,6 @@ describeExampleHost(import.meta.url, {
   makeApp: (options) => makeApp(options as Parameters<typeof makeApp>[0]),
   serve: ({ app }, port) =>
     new Promise((ok) => {
-      const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, () =>
-        ok(() => new Promise<void>((closed) => server.close(() => closed()))))
+      const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, () => ok(() => new Promise<void>((closed) => server.close(() => closed()))))
     })
 })

@@ -5,8 +5,8 @@
  * TENDER_TABLE_PREFIX, TENDER_SEED (default seed.json). `npm start` loads example.env for a
  * developer's machine; a variable already set in the environment wins over it.
  */
-import { fileURLToPath } from "node:url"
 import { settingsFromEnv } from "@tender/server"
+import { fileURLToPath } from "node:url"
 import type pg from "pg"
 import { createApp } from "./app.js"
 import { DatabaseModule, PG_POOL } from "./database.module.js"

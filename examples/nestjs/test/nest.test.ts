@@ -6,9 +6,9 @@
  */
 import { type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common"
 import { NestFactory } from "@nestjs/core"
-import { prefixedPool } from "@tender/test-support/embedding"
-import { basic, demoKey, freePort, fundBalance, payout, testDatabaseUrl } from "@tender/test-support"
 import { createTender, type TenderInstance } from "@tender/server"
+import { basic, demoKey, freePort, fundBalance, payout, testDatabaseUrl } from "@tender/test-support"
+import { prefixedPool } from "@tender/test-support/embedding"
 import { fileURLToPath } from "node:url"
 import type pg from "pg"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -83,19 +83,22 @@ describe("examples/nestjs: shutdown", () => {
   it("shutdown: app.close() runs TenderModule's onApplicationShutdown, which closes Tender before DatabaseModule ends the app's pool", async () => {
     const tablePrefix = fresh()
     const seen: Array<string> = []
-    const app = await createApp(TenderModule.forRootAsync({
-      imports: [DatabaseModule.forRoot({ connectionString: testDatabaseUrl, max: 2 })],
-      inject: [PG_POOL],
-      useFactory: (own: pg.Pool) => {
-        const end = own.end.bind(own)
-        // What Tender answers at the moment the pool is ended: it must be closed by then.
-        own.end = (async () => {
-          seen.push(await tender().merchants.retrieve("mch_demo").then(() => "tender open", () => "tender closed"))
-          return end()
-        }) as typeof own.end
-        return { storage: { postgres: own, tablePrefix }, publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret", merchants, logger: quiet }
-      }
-    }), { logger: false })
+    const app = await createApp(
+      TenderModule.forRootAsync({
+        imports: [DatabaseModule.forRoot({ connectionString: testDatabaseUrl, max: 2 })],
+        inject: [PG_POOL],
+        useFactory: (own: pg.Pool) => {
+          const end = own.end.bind(own)
+          // What Tender answers at the moment the pool is ended: it must be closed by then.
+          own.end = (async () => {
+            seen.push(await tender().merchants.retrieve("mch_demo").then(() => "tender open", () => "tender closed"))
+            return end()
+          }) as typeof own.end
+          return { storage: { postgres: own, tablePrefix }, publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret", merchants, logger: quiet }
+        }
+      }),
+      { logger: false }
+    )
     const tender = () => app.get<TenderInstance>(TENDER)
     assert.strictEqual((await tender().merchants.retrieve("mch_demo")).id, "mch_demo")
     const own = app.get<pg.Pool>(PG_POOL)
@@ -128,7 +131,10 @@ describe("examples/nestjs: mounted the way Nest mounts middleware", () => {
       assert.strictEqual(res.status, 500)
       const line = logged.find((l) => l.includes("a body parser read the request body before Tender"))
       assert.isDefined(line, logged.join("\n"))
-      assert.include(line, "NestJS: NestFactory.create(AppModule, { bodyParser: false }), then app.use(tender.express()) in main.ts before app.useBodyParser(\"json\")")
+      assert.include(
+        line,
+        "NestJS: NestFactory.create(AppModule, { bodyParser: false }), then app.use(tender.express()) in main.ts before app.useBodyParser(\"json\")"
+      )
     } finally {
       await app.close()
       await tender.close()

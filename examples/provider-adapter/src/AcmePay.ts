@@ -6,8 +6,8 @@
  * network; the effectful part is a thin shell around `fetch` (docs/provider-adapters.md).
  */
 import { Provider, ProviderNotification } from "@tender/core"
-import { createHmac, timingSafeEqual } from "node:crypto"
 import { Effect, Schema } from "effect"
+import { createHmac, timingSafeEqual } from "node:crypto"
 import { tenderCodeOf } from "./acme-failures.js"
 import { methods } from "./acme-methods.js"
 
@@ -89,7 +89,13 @@ export const AcmeEvent = Schema.Struct({
   id: Schema.String,
   type: Schema.String,
   livemode: Schema.Boolean,
-  data: Schema.Struct({ id: Schema.String, reference: Schema.NullOr(Schema.String), amount: Schema.NullOr(Schema.String), currency: Schema.NullOr(Schema.String), decline_code: Schema.NullOr(Schema.String) })
+  data: Schema.Struct({
+    id: Schema.String,
+    reference: Schema.NullOr(Schema.String),
+    amount: Schema.NullOr(Schema.String),
+    currency: Schema.NullOr(Schema.String),
+    decline_code: Schema.NullOr(Schema.String)
+  })
 })
 
 /** Pure: Acme's event -> Tender's notice (D11), in Tender's codes. */
@@ -99,7 +105,12 @@ export const noticeOf = (e: typeof AcmeEvent.Type): ProviderNotification.Provide
     case "charge.paid":
       return { _tag: "PaymentSucceeded", ...common, amount: e.data.amount, currency: e.data.currency }
     case "charge.declined":
-      return { _tag: "PaymentFailed", ...common, failureCode: tenderCodeOf(e.data.decline_code ?? undefined, "payment_declined"), failureMessage: "The provider declined the payment." }
+      return {
+        _tag: "PaymentFailed",
+        ...common,
+        failureCode: tenderCodeOf(e.data.decline_code ?? undefined, "payment_declined"),
+        failureMessage: "The provider declined the payment."
+      }
     case "charge.canceled":
       return { _tag: "PaymentFailed", ...common, ...expired }
     default:
@@ -147,7 +158,7 @@ export const make = (options: AcmeOptions): Provider.PaymentProvider => {
       catch: (e) => unavailable(e instanceof Error ? e.message : String(e))
     }).pipe(
       Effect.filterOrFail((res) => res.ok, (res) => unavailable(`HTTP ${res.status}`)),
-      Effect.flatMap((res) => Effect.tryPromise({ try: () => res.json(), catch: () => unavailable("invalid JSON") })),
+      Effect.flatMap((res) => Effect.tryPromise({ try: () => res.json(), catch: () => unavailable("invalid JSON") }))
     )
   const decoded = <A, I>(schema: Schema.Schema<A, I>) => (json: unknown) =>
     Effect.mapError(Schema.decodeUnknown(schema)(json), () => unavailable("unexpected body"))
@@ -175,18 +186,23 @@ export const make = (options: AcmeOptions): Provider.PaymentProvider => {
       ),
     // D10: Tender's cancel, told to Acme; our intent id is the idempotency key, so a cancel task run twice answers the same.
     cancelPayment: (payment) =>
-      Effect.flatMap(call("POST", `${charge(payment)}/cancel`, payment.paymentIntentId, {}), (c): Effect.Effect<Provider.ProviderCancelResult, Provider.ProviderUnavailable> =>
-        c.status === "canceled"
-          ? Effect.succeed({ _tag: "Canceled" })
-          : c.status === "paid"
-          ? Effect.succeed({ _tag: "Succeeded", amount: c.amount_paid ?? null })
-          : Effect.fail(unavailable(`Acme left the charge ${c.status}`))),
+      Effect.flatMap(
+        call("POST", `${charge(payment)}/cancel`, payment.paymentIntentId, {}),
+        (c): Effect.Effect<Provider.ProviderCancelResult, Provider.ProviderUnavailable> =>
+          c.status === "canceled"
+            ? Effect.succeed({ _tag: "Canceled" })
+            : c.status === "paid"
+            ? Effect.succeed({ _tag: "Succeeded", amount: c.amount_paid ?? null })
+            : Effect.fail(unavailable(`Acme left the charge ${c.status}`))
+      ),
     // D11: verified over the exact bytes, then read; anything unverifiable or unreadable is refused.
     ...(options.webhookSecret === undefined ? {} : {
       parseNotification: (request: ProviderNotification.ProviderNotificationRequest) =>
         Effect.gen(function*() {
           const refused = (reason: string) => new ProviderNotification.NotificationUnverified({ provider: code, reason })
-          if (!verified(request.headers["acme-signature"], request.body, options.webhookSecret!, Math.floor(Date.now() / 1000))) return yield* refused("bad signature")
+          if (!verified(request.headers["acme-signature"], request.body, options.webhookSecret!, Math.floor(Date.now() / 1000))) {
+            return yield* refused("bad signature")
+          }
           const event = yield* Effect.try({ try: () => JSON.parse(Buffer.from(request.body).toString("utf8")) as unknown, catch: () => refused("not JSON") })
           const decoded = yield* Effect.mapError(Schema.decodeUnknown(AcmeEvent)(event), () => refused("not an Acme event"))
           return { notices: [noticeOf(decoded)], answer: ProviderNotification.receivedAnswer }

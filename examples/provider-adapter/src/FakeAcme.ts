@@ -40,8 +40,26 @@ export const start = async (port = 0, secret = webhookSecret) => {
   /** Acme's notification of a charge as it now stands: one event id per charge and status, so a redelivery is the same event. */
   const notify = async (charge: AcmeCharge & { reference: string; amount: string }) => {
     if (notificationUrl === undefined) return
-    const type = charge.status === "paid" ? "charge.paid" : charge.status === "declined" ? "charge.declined" : charge.status === "canceled" ? "charge.canceled" : "charge.updated"
-    const body = JSON.stringify({ id: `evt_${charge.id}_${charge.status}`, type, livemode: true, data: { id: charge.id, reference: charge.reference, amount: charge.amount_paid ?? charge.amount, currency: "THB", status: charge.status, decline_code: charge.decline_code ?? null } })
+    const type = charge.status === "paid"
+      ? "charge.paid"
+      : charge.status === "declined"
+      ? "charge.declined"
+      : charge.status === "canceled"
+      ? "charge.canceled"
+      : "charge.updated"
+    const body = JSON.stringify({
+      id: `evt_${charge.id}_${charge.status}`,
+      type,
+      livemode: true,
+      data: {
+        id: charge.id,
+        reference: charge.reference,
+        amount: charge.amount_paid ?? charge.amount,
+        currency: "THB",
+        status: charge.status,
+        decline_code: charge.decline_code ?? null
+      }
+    })
     const res = await fetch(notificationUrl, { method: "POST", headers: { "content-type": "application/json", "acme-signature": sign(body, secret) }, body })
     await res.arrayBuffer()
   }
@@ -64,7 +82,13 @@ export const start = async (port = 0, secret = webhookSecret) => {
       const existing = key === undefined ? undefined : byKey.get(key)
       if (existing !== undefined) return send(200, charges.get(existing))
       const body = JSON.parse(text) as { reference: string; amount: string }
-      const charge = { id: `ch_${charges.size + 1}`, status: "pending" as const, qr_payload: `00020101021229370016A000000677010111${charges.size}`, reference: body.reference, amount: body.amount }
+      const charge = {
+        id: `ch_${charges.size + 1}`,
+        status: "pending" as const,
+        qr_payload: `00020101021229370016A000000677010111${charges.size}`,
+        reference: body.reference,
+        amount: body.amount
+      }
       charges.set(charge.id, charge)
       if (key !== undefined) byKey.set(key, charge.id)
       return send(201, charge)
@@ -118,7 +142,8 @@ export const start = async (port = 0, secret = webhookSecret) => {
     /** Acme ends a pending charge unpaid on its own (its QR code expired). */
     expire: (chargeId: string) => settle(chargeId, { status: "canceled" }),
     /** Acme declines a pending charge with its own code. */
-    decline: (chargeId: string, declineCode: string) => settle(chargeId, { status: "declined", decline_code: declineCode, decline_message: "Acme declined the charge." }),
+    decline: (chargeId: string, declineCode: string) =>
+      settle(chargeId, { status: "declined", decline_code: declineCode, decline_message: "Acme declined the charge." }),
     close: () => new Promise<void>((ok) => server.close(() => ok()))
   }
 }

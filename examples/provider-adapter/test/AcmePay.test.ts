@@ -3,10 +3,10 @@
  * the adapter installed beside the simulator in a real Tender, against a tiny local server
  * standing in for the PSP over HTTP.
  */
-import { basic, demoKey, promptpayNamed } from "@tender/test-support"
 import { Seed, Simulator, Tender, Workers } from "@tender/core"
 import type { Provider } from "@tender/core"
 import { TenderHttp } from "@tender/http"
+import { basic, demoKey, promptpayNamed } from "@tender/test-support"
 import { Effect, HashMap, Layer, Logger } from "effect"
 import { readFileSync } from "node:fs"
 import { afterAll, assert, describe, it } from "vitest"
@@ -74,7 +74,8 @@ const services = Workers.layer({ pollMillis: 20 }).pipe(
       lines.push({
         level: logLevel.label,
         message: [...(Array.isArray(message) ? message : [message]), ...HashMap.values(annotations)].map(String).join(" ")
-      }))
+      })
+    )
   ))
 )
 const tender = TenderHttp.toWebHandler(services)
@@ -86,25 +87,37 @@ afterAll(async () => {
 const live = basic({ public: "pk_live_demo2Tz6Wq1Nc4Vm", secret: "sk_live_demo9Lk3Xb7Rf2Hs5Gd8Q" })
 const test = basic(demoKey)
 const send = async (method: string, path: string, auth: string, body?: unknown) => {
-  const res = await tender.handler(new Request(`http://localhost${path}`, {
-    method,
-    headers: { authorization: auth, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  }))
+  const res = await tender.handler(
+    new Request(`http://localhost${path}`, {
+      method,
+      headers: { authorization: auth, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+  )
   return { status: res.status, json: await res.json() }
 }
 const promptpay = promptpayNamed
 
 describe("AcmePay refunds (pure, D10)", () => {
   it("sends our refund id as the reference; Acme's refund statuses map to Tender's", () => {
-    const payment = { paymentIntentId: request.paymentIntentId, providerPaymentId: "ch_1", environment: "live" as const, amount: "150000", currency: "THB", createdAt: 0 }
+    const payment = {
+      paymentIntentId: request.paymentIntentId,
+      providerPaymentId: "ch_1",
+      environment: "live" as const,
+      amount: "150000",
+      currency: "THB",
+      createdAt: 0
+    }
     assert.deepStrictEqual(
       AcmePay.toAcmeRefund({ refundId: "rfnd_7Kq2Wz9Lm4Xc8Vb1Ny3Hn5Rt", payment, amount: "50000", destination: null, createdAt: 0 }),
       { reference: "rfnd_7Kq2Wz9Lm4Xc8Vb1Ny3Hn5Rt", amount: "50000" }
     )
     assert.deepStrictEqual(AcmePay.refundStatusOf({ id: "re_1", status: "succeeded" }), { _tag: "Succeeded" })
     assert.deepStrictEqual(AcmePay.refundStatusOf({ id: "re_1", status: "pending" }), { _tag: "Pending" })
-    assert.deepInclude(AcmePay.refundStatusOf({ id: "re_1", status: "failed", failure_code: "account_closed" }), { _tag: "Failed", failureCode: "account_closed" })
+    assert.deepInclude(AcmePay.refundStatusOf({ id: "re_1", status: "failed", failure_code: "account_closed" }), {
+      _tag: "Failed",
+      failureCode: "account_closed"
+    })
   })
 })
 

@@ -13,7 +13,9 @@ import { assert, describe, it } from "vitest"
 const config = fileURLToPath(new URL("./fixtures/vitest.config.ts", import.meta.url))
 
 interface Report {
-  readonly testResults: ReadonlyArray<{ readonly assertionResults: ReadonlyArray<{ readonly title: string; readonly status: string; readonly failureMessages: ReadonlyArray<string> }> }>
+  readonly testResults: ReadonlyArray<
+    { readonly assertionResults: ReadonlyArray<{ readonly title: string; readonly status: string; readonly failureMessages: ReadonlyArray<string> }> }
+  >
 }
 
 describe("provider contract: its failure messages", () => {
@@ -23,7 +25,9 @@ describe("provider contract: its failure messages", () => {
       const outputFile = join(dir, "report.json")
       // The run fails (that is its point): its report is what is read.
       await new Promise<void>((done) =>
-        execFile("npx", ["--no-install", "vitest", "run", "--config", config, "--reporter=json", `--outputFile=${outputFile}`, "-t", "full refund"], { env: { ...process.env, CI: "" } }, () => done())
+        execFile("npx", ["--no-install", "vitest", "run", "--config", config, "--reporter=json", `--outputFile=${outputFile}`, "-t", "full refund"], {
+          env: { ...process.env, CI: "" }
+        }, () => done())
       )
       const report = JSON.parse(readFileSync(outputFile, "utf8")) as Report
       const results = report.testResults.flatMap((f) => f.assertionResults)

@@ -44,7 +44,14 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     statementTimeoutMillis: positiveInt(env, "TENDER_DB_STATEMENT_TIMEOUT_MS", 10_000),
     // The most a process serves cached credentials and route availability after reading them,
     // should a change notification be lost (docs/performance.md, "Caches across processes"); 0 turns the cache off.
-    directoryCacheMaxAgeMillis: wholeNumber(env, "TENDER_DIRECTORY_CACHE_MAX_AGE_MS", 5_000, 0, maxMillis, `a whole number of milliseconds from 0 (off) to ${maxMillis}, like 5000`),
+    directoryCacheMaxAgeMillis: wholeNumber(
+      env,
+      "TENDER_DIRECTORY_CACHE_MAX_AGE_MS",
+      5_000,
+      0,
+      maxMillis,
+      `a whole number of milliseconds from 0 (off) to ${maxMillis}, like 5000`
+    ),
     maxHeaderBytes: positiveInt(env, "TENDER_MAX_HEADER_BYTES", 16 * 1024),
     // How many multipart uploads are worked on at once; one more is answered 503 with Retry-After
     // (docs/reliability.md, "Uploads").
@@ -96,10 +103,14 @@ const adyen = (env: NodeJS.ProcessEnv) => {
   if (hmacKey.some((k) => !/^[0-9a-fA-F]+$/.test(k))) throw new InvalidConfig({ message: "ADYEN_HMAC_KEY must be Adyen HMAC keys (hex)" })
   const apiBase = value("ADYEN_API_BASE") === "" ? undefined : value("ADYEN_API_BASE")
   if (apiBase !== undefined && !/^https:\/\/[^/]+\/.*v\d+\/?$/.test(apiBase)) {
-    throw new InvalidConfig({ message: `ADYEN_API_BASE must be an https address with its version path, like https://checkout-test.adyen.com/v72; got ${JSON.stringify(apiBase)}` })
+    throw new InvalidConfig({
+      message: `ADYEN_API_BASE must be an https address with its version path, like https://checkout-test.adyen.com/v72; got ${JSON.stringify(apiBase)}`
+    })
   }
   const environment = value("ADYEN_ENVIRONMENT") === "" ? "test" : value("ADYEN_ENVIRONMENT")
-  if (environment !== "test" && environment !== "live") throw new InvalidConfig({ message: `ADYEN_ENVIRONMENT must be test or live; got ${JSON.stringify(environment)}` })
+  if (environment !== "test" && environment !== "live") {
+    throw new InvalidConfig({ message: `ADYEN_ENVIRONMENT must be test or live; got ${JSON.stringify(environment)}` })
+  }
   const liveEndpointUrlPrefix = value("ADYEN_LIVE_URL_PREFIX") === "" ? undefined : value("ADYEN_LIVE_URL_PREFIX")
   if (environment === "live" && apiBase === undefined && liveEndpointUrlPrefix === undefined) {
     throw new InvalidConfig({ message: "ADYEN_ENVIRONMENT=live needs ADYEN_LIVE_URL_PREFIX (the live account's URL prefix) or ADYEN_API_BASE" })
@@ -151,8 +162,7 @@ const retention = (env: NodeJS.ProcessEnv) => {
   const purge = env["TENDER_PURGE"] ?? "on"
   if (purge !== "on" && purge !== "off") throw new InvalidConfig({ message: `TENDER_PURGE must be on or off; got ${JSON.stringify(purge)}` })
   if (purge === "off") return undefined
-  const days = (name: string, fallback: number) =>
-    wholeNumber(env, name, fallback, 1, 36_500, `a whole number of days from 1 to 36500, like ${fallback}`)
+  const days = (name: string, fallback: number) => wholeNumber(env, name, fallback, 1, 36_500, `a whole number of days from 1 to 36500, like ${fallback}`)
   return {
     every: positiveInt(env, "TENDER_PURGE_EVERY_MS", 3_600_000),
     events: `${days("TENDER_EVENTS_RETENTION_DAYS", 30)} days`,

@@ -7,11 +7,11 @@
  *   STRIPE_* / ADYEN_* set: Stripe / Adyen beside the simulator (docs/providers/)
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { adyen } from "@tender/adyen"
 import { Maintenance, Simulator, Tender, Workers } from "@tender/core"
 import { ClientErrors, Startup, WebhookClient } from "@tender/http"
 import { MongoStorage } from "@tender/mongodb"
 import { PgDiagnosis, PgStorage } from "@tender/postgres"
-import { adyen } from "@tender/adyen"
 import { stripe } from "@tender/stripe"
 import { Cause, Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -81,19 +81,25 @@ const main = Effect.gen(function*() {
   }
   // On PostgreSQL the migrations run at start (a no-op when they already ran) and the seed is upserted.
   const store = databaseUrl !== undefined
-    ? Tender.layer(tender, PgStorage.layerFromUrl({
-      url: databaseUrl,
-      tablePrefix,
-      statementTimeout: statementTimeoutMillis,
-      directoryCache: directoryCache(directoryCacheMaxAgeMillis),
-      preparedStatements
-    }))
+    ? Tender.layer(
+      tender,
+      PgStorage.layerFromUrl({
+        url: databaseUrl,
+        tablePrefix,
+        statementTimeout: statementTimeoutMillis,
+        directoryCache: directoryCache(directoryCacheMaxAgeMillis),
+        preparedStatements
+      })
+    )
     : mongodbUrl !== undefined
-    ? Tender.layer(tender, MongoStorage.layerFromUrl({
-      url: mongodbUrl,
-      collectionPrefix: tablePrefix,
-      directoryCache: directoryCache(directoryCacheMaxAgeMillis)
-    }))
+    ? Tender.layer(
+      tender,
+      MongoStorage.layerFromUrl({
+        url: mongodbUrl,
+        collectionPrefix: tablePrefix,
+        directoryCache: directoryCache(directoryCacheMaxAgeMillis)
+      })
+    )
     : Tender.layerMemory(tender)
   // Expired idempotency keys and records past their retention are purged every hour, in batches
   // (docs/retention.md; each process may run it, it is idempotent; TENDER_PURGE=off leaves it to

@@ -5,11 +5,11 @@
  * twice) at the D11 door, refunds at Adyen, a bad HMAC and an amount mismatch refused as D11 says
  * (docs/providers/adyen.md).
  */
+import { eventually, shownQr } from "@tender/test-support"
+import { hostedPromptPayPaid, standInDemo } from "@tender/test-support/stand-in-demo"
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as TestTls from "@tender/testing/TestTls"
-import { eventually, shownQr } from "@tender/test-support"
-import { hostedPromptPayPaid, standInDemo } from "@tender/test-support/stand-in-demo"
 import * as QRCode from "qrcode"
 import { describe, expect, it } from "vitest"
 
@@ -44,7 +44,11 @@ const adyenPaymentOf = (id: string) => [...standIn.payments.values()].find((p) =
 
 const promptpay = async (amount = "150000") => {
   const created = await api("POST", "/payment_intents", {
-    amount, currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay",
+    amount,
+    currency: "THB",
+    country: "TH",
+    checkout_mode: "merchant",
+    payment_method: "th_promptpay",
     customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
   })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
@@ -52,28 +56,40 @@ const promptpay = async (amount = "150000") => {
 }
 
 describe("examples/server with ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC_KEY, ADYEN_API_BASE (the Adyen stand-in over HTTPS)", () => {
-  it("takes a PromptPay payment end to end: Adyen's QR, AUTHORISATION answered [accepted], succeeded, merchant webhook, partial refund at Adyen, REFUND, refund.succeeded", async () => {
-    const { intent, payment } = await promptpay()
-    expect(payment).toMatchObject({ merchantAccount: MERCHANT_ACCOUNT, amount: { value: 150000, currency: "THB" }, paymentMethod: { type: "promptpay" } })
-    expect(intent).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code", qr_data: payment.action!["qrCodeData"], qr_image_url: payment.action!["url"] } })
+  it(
+    "takes a PromptPay payment end to end: Adyen's QR, AUTHORISATION answered [accepted], succeeded, merchant webhook, partial refund at Adyen, REFUND, refund.succeeded",
+    async () => {
+      const { intent, payment } = await promptpay()
+      expect(payment).toMatchObject({ merchantAccount: MERCHANT_ACCOUNT, amount: { value: 150000, currency: "THB" }, paymentMethod: { type: "promptpay" } })
+      expect(intent).toMatchObject({
+        status: "requires_action",
+        next_action: { type: "display_qr_code", qr_data: payment.action!["qrCodeData"], qr_image_url: payment.action!["url"] }
+      })
 
-    const [delivery] = await standIn.pay(payment.pspReference)
-    expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "[accepted]" })
-    await demo.hooks().webhook("payment_intent.succeeded", intent.id)
+      const [delivery] = await standIn.pay(payment.pspReference)
+      expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "[accepted]" })
+      await demo.hooks().webhook("payment_intent.succeeded", intent.id)
 
-    const refund = await api("POST", "/refunds", { payment_intent: intent.id, amount: "50000" })
-    expect(refund.body).toMatchObject({ status: "pending", amount: "50000" })
-    const adyenRefund = await eventually(() => [...standIn.refunds.values()].find((r) => r.reference === refund.body.id))
-    expect(adyenRefund).toMatchObject({ paymentPspReference: payment.pspReference, amount: { value: 50000, currency: "THB" } })
-    await standIn.settleRefund(adyenRefund.pspReference)
-    await demo.hooks().webhook("refund.succeeded", refund.body.id)
-    expect((await api("GET", `/payment_intents/${intent.id}`)).body.amount_refunded).toBe("50000")
-  }, 60_000)
+      const refund = await api("POST", "/refunds", { payment_intent: intent.id, amount: "50000" })
+      expect(refund.body).toMatchObject({ status: "pending", amount: "50000" })
+      const adyenRefund = await eventually(() => [...standIn.refunds.values()].find((r) => r.reference === refund.body.id))
+      expect(adyenRefund).toMatchObject({ paymentPspReference: payment.pspReference, amount: { value: 50000, currency: "THB" } })
+      await standIn.settleRefund(adyenRefund.pspReference)
+      await demo.hooks().webhook("refund.succeeded", refund.body.id)
+      expect((await api("GET", `/payment_intents/${intent.id}`)).body.amount_refunded).toBe("50000")
+    },
+    60_000
+  )
 
   it("takes a Thai online banking payment: Adyen's redirect to the chosen bank, the payer returned to the host, AUTHORISATION settles it", async () => {
     const created = await api("POST", "/payment_intents", {
-      amount: "250000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_online_banking",
-      customer: { name: "Somchai Jaidee", phone: "+66812345678" }, payment_method_options: { bank: "KBANK" }
+      amount: "250000",
+      currency: "THB",
+      country: "TH",
+      checkout_mode: "merchant",
+      payment_method: "th_online_banking",
+      customer: { name: "Somchai Jaidee", phone: "+66812345678" },
+      payment_method_options: { bank: "KBANK" }
     })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     const payment = adyenPaymentOf(created.body.id)
@@ -95,35 +111,45 @@ describe("examples/server with ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC
     await demo.hooks().webhook("payment_intent.succeeded", created.id)
   }, 60_000)
 
-  it("D11 one request with several items (one repeated), sent twice: each answered [accepted], each payment succeeds once, a payment Tender does not know is accepted", async () => {
-    const a = await promptpay()
-    const b = await promptpay("120000")
-    const items = [
-      standIn.paymentItem(a.payment.pspReference, "AUTHORISATION", true),
-      standIn.paymentItem(b.payment.pspReference, "AUTHORISATION", true),
-      standIn.paymentItem(a.payment.pspReference, "AUTHORISATION", true),
-      { ...standIn.paymentItem(a.payment.pspReference, "AUTHORISATION", true), pspReference: "UNKNOWN000000001", merchantReference: "order-elsewhere" }
-    ]
-    for (let i = 0; i < 2; i++) {
-      const [delivery] = await standIn.notify(items)
-      expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "[accepted]" })
-    }
-    await demo.hooks().webhook("payment_intent.succeeded", a.intent.id)
-    await demo.hooks().webhook("payment_intent.succeeded", b.intent.id)
-    // Events are written in the commit that moves the intent: one succeeded event each.
-    const events = (await api("GET", "/events?type=payment_intent.succeeded&limit=100")).body.data as Array<{ data: { object: { id: string } } }>
-    expect(events.filter((e) => e.data.object.id === a.intent.id)).toHaveLength(1)
-    expect(events.filter((e) => e.data.object.id === b.intent.id)).toHaveLength(1)
-  }, 60_000)
+  it(
+    "D11 one request with several items (one repeated), sent twice: each answered [accepted], each payment succeeds once, a payment Tender does not know is accepted",
+    async () => {
+      const a = await promptpay()
+      const b = await promptpay("120000")
+      const items = [
+        standIn.paymentItem(a.payment.pspReference, "AUTHORISATION", true),
+        standIn.paymentItem(b.payment.pspReference, "AUTHORISATION", true),
+        standIn.paymentItem(a.payment.pspReference, "AUTHORISATION", true),
+        { ...standIn.paymentItem(a.payment.pspReference, "AUTHORISATION", true), pspReference: "UNKNOWN000000001", merchantReference: "order-elsewhere" }
+      ]
+      for (let i = 0; i < 2; i++) {
+        const [delivery] = await standIn.notify(items)
+        expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "[accepted]" })
+      }
+      await demo.hooks().webhook("payment_intent.succeeded", a.intent.id)
+      await demo.hooks().webhook("payment_intent.succeeded", b.intent.id)
+      // Events are written in the commit that moves the intent: one succeeded event each.
+      const events = (await api("GET", "/events?type=payment_intent.succeeded&limit=100")).body.data as Array<{ data: { object: { id: string } } }>
+      expect(events.filter((e) => e.data.object.id === a.intent.id)).toHaveLength(1)
+      expect(events.filter((e) => e.data.object.id === b.intent.id)).toHaveLength(1)
+    },
+    60_000
+  )
 
   it("D11 a notification whose HMAC does not verify -> 400 signature_invalid, nothing stored: the intent is still waiting", async () => {
     const { intent, payment } = await promptpay()
     const item = standIn.paymentItem(payment.pspReference, "AUTHORISATION", true)
     const forged = {
       live: "false",
-      notificationItems: [{ NotificationRequestItem: { ...item, eventDate: new Date().toISOString(), additionalData: { hmacSignature: "bm90IHRoZSBzaWduYXR1cmU=" } } }]
+      notificationItems: [{
+        NotificationRequestItem: { ...item, eventDate: new Date().toISOString(), additionalData: { hmacSignature: "bm90IHRoZSBzaWduYXR1cmU=" } }
+      }]
     }
-    const res = await fetch(`${demo.server().url}/provider_notifications/adyen`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(forged) })
+    const res = await fetch(`${demo.server().url}/provider_notifications/adyen`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(forged)
+    })
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ error: { code: "signature_invalid" } })
     // The genuine notification of the same event afterwards is stored and applied: the forged one was not.
@@ -131,12 +157,16 @@ describe("examples/server with ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC
     await demo.hooks().webhook("payment_intent.succeeded", intent.id)
   }, 60_000)
 
-  it("D11 an AUTHORISATION whose amount differs from the intent's never succeeds it: answered [accepted], the intent stays as it is, the mismatch logged", async () => {
-    const { intent, payment } = await promptpay()
-    const [delivery] = await standIn.notify([{ ...standIn.paymentItem(payment.pspReference, "AUTHORISATION", true), amount: { value: 1, currency: "THB" } }])
-    expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "[accepted]" })
-    await eventually(() => demo.server().output().includes("differs from its intent") || undefined)
-    expect(await status(intent.id)).toBe("requires_action")
-    expect(demo.hooks().events("payment_intent.succeeded", intent.id)).toEqual([])
-  }, 60_000)
+  it(
+    "D11 an AUTHORISATION whose amount differs from the intent's never succeeds it: answered [accepted], the intent stays as it is, the mismatch logged",
+    async () => {
+      const { intent, payment } = await promptpay()
+      const [delivery] = await standIn.notify([{ ...standIn.paymentItem(payment.pspReference, "AUTHORISATION", true), amount: { value: 1, currency: "THB" } }])
+      expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "[accepted]" })
+      await eventually(() => demo.server().output().includes("differs from its intent") || undefined)
+      expect(await status(intent.id)).toBe("requires_action")
+      expect(demo.hooks().events("payment_intent.succeeded", intent.id)).toEqual([])
+    },
+    60_000
+  )
 })

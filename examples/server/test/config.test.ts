@@ -14,13 +14,15 @@ describe("demo server configuration: retention (docs/retention.md)", () => {
 
   it("retention: TENDER_PURGE=off turns the scheduled purge off; the retention variables reach its options", () => {
     expect(options({ TENDER_PURGE: "off" }).retention).toBeUndefined()
-    expect(options({
-      TENDER_PURGE_EVERY_MS: "60000",
-      TENDER_EVENTS_RETENTION_DAYS: "90",
-      TENDER_TASKS_RETENTION_DAYS: "1",
-      TENDER_WEBHOOK_ATTEMPTS_RETENTION_DAYS: "45",
-      TENDER_PURGE_BATCH_SIZE: "500"
-    }).retention).toEqual({ every: 60_000, events: "90 days", finishedTasks: "1 days", webhookAttempts: "45 days", batchSize: 500 })
+    expect(
+      options({
+        TENDER_PURGE_EVERY_MS: "60000",
+        TENDER_EVENTS_RETENTION_DAYS: "90",
+        TENDER_TASKS_RETENTION_DAYS: "1",
+        TENDER_WEBHOOK_ATTEMPTS_RETENTION_DAYS: "45",
+        TENDER_PURGE_BATCH_SIZE: "500"
+      }).retention
+    ).toEqual({ every: 60_000, events: "90 days", finishedTasks: "1 days", webhookAttempts: "45 days", batchSize: 500 })
   })
 
   it("retention: a bad value stops the server with a message naming the variable", () => {
@@ -43,11 +45,13 @@ describe("demo server configuration: prepared statements (docs/postgres.md)", ()
 describe("demo server configuration: Stripe (docs/providers/stripe.md)", () => {
   it("Stripe: unset installs no Stripe; STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (comma-separated lists) and STRIPE_API_BASE reach the adapter", () => {
     expect(options({}).stripe).toBeUndefined()
-    expect(options({
-      STRIPE_SECRET_KEY: "sk_test_a, sk_live_b",
-      STRIPE_WEBHOOK_SECRET: "whsec_1",
-      STRIPE_API_BASE: "http://127.0.0.1:12111"
-    }).stripe).toEqual({ secretKey: ["sk_test_a", "sk_live_b"], webhookSecret: ["whsec_1"], apiBase: "http://127.0.0.1:12111" })
+    expect(
+      options({
+        STRIPE_SECRET_KEY: "sk_test_a, sk_live_b",
+        STRIPE_WEBHOOK_SECRET: "whsec_1",
+        STRIPE_API_BASE: "http://127.0.0.1:12111"
+      }).stripe
+    ).toEqual({ secretKey: ["sk_test_a", "sk_live_b"], webhookSecret: ["whsec_1"], apiBase: "http://127.0.0.1:12111" })
   })
 
   it("Stripe: one variable without the other, a key that is not a secret key, or an API base that is not an origin stops the server naming the variable", () => {
@@ -76,7 +80,10 @@ describe("demo server configuration: Adyen (docs/providers/adyen.md)", () => {
       environment: "test",
       liveEndpointUrlPrefix: undefined
     })
-    expect(options({ ...base, ADYEN_ENVIRONMENT: "live", ADYEN_LIVE_URL_PREFIX: "1797a841fbb37ca7-AdyenDemo" }).adyen).toMatchObject({ environment: "live", liveEndpointUrlPrefix: "1797a841fbb37ca7-AdyenDemo" })
+    expect(options({ ...base, ADYEN_ENVIRONMENT: "live", ADYEN_LIVE_URL_PREFIX: "1797a841fbb37ca7-AdyenDemo" }).adyen).toMatchObject({
+      environment: "live",
+      liveEndpointUrlPrefix: "1797a841fbb37ca7-AdyenDemo"
+    })
   })
 
   it("Adyen: a variable without the others, a key that is not hex, an API base without https or its version path, or live without its prefix stops the server naming the variable", () => {
@@ -98,7 +105,10 @@ describe("demo server configuration: Adyen (docs/providers/adyen.md)", () => {
 describe("demo server configuration: route health (docs/discovery-and-routing.md)", () => {
   it("Route health: the breaker opens after 3 failures for 30 s by default; TENDER_ROUTE_FAILURE_THRESHOLD and TENDER_ROUTE_COOLDOWN_MS set them; a bad value stops the server naming the variable", () => {
     expect(options({}).routeHealth).toEqual({ failureThreshold: 3, cooldownMillis: 30_000 })
-    expect(options({ TENDER_ROUTE_FAILURE_THRESHOLD: "5", TENDER_ROUTE_COOLDOWN_MS: "2000" }).routeHealth).toEqual({ failureThreshold: 5, cooldownMillis: 2000 })
+    expect(options({ TENDER_ROUTE_FAILURE_THRESHOLD: "5", TENDER_ROUTE_COOLDOWN_MS: "2000" }).routeHealth).toEqual({
+      failureThreshold: 5,
+      cooldownMillis: 2000
+    })
     for (const [name, value] of [["TENDER_ROUTE_FAILURE_THRESHOLD", "0"], ["TENDER_ROUTE_COOLDOWN_MS", "30s"]] as const) {
       expect(() => options({ [name]: value })).toThrow(InvalidConfig)
       expect(() => options({ [name]: value })).toThrow(name)

@@ -7,7 +7,12 @@
 import { demoEnvironment, launchDemo } from "@tender/test-support"
 import { assert, describe, it } from "vitest"
 
-const suite = { DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test", MONGODB_URL: "mongodb://127.0.0.1:27017/tender", TENDER_TABLE_PREFIX: "tender_", PATH: "/usr/bin" }
+const suite = {
+  DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test",
+  MONGODB_URL: "mongodb://127.0.0.1:27017/tender",
+  TENDER_TABLE_PREFIX: "tender_",
+  PATH: "/usr/bin"
+}
 
 describe("launchDemo: a store of its own for every spawned demo", () => {
   it("a demo spawned without a store runs in memory: it inherits neither the suite's DATABASE_URL, nor MONGODB_URL, nor a table prefix", () => {
@@ -23,6 +28,9 @@ describe("launchDemo: a store of its own for every spawned demo", () => {
 
   it("a demo put on a database under the default prefix is refused before it is spawned", async () => {
     const refused = await launchDemo({ DATABASE_URL: suite.DATABASE_URL }).then(() => undefined, (e: Error) => e.message)
-    assert.strictEqual(refused, "launchDemo: a demo on a database needs a TENDER_TABLE_PREFIX of its own (freshTablePrefix) that its file drops; the default prefix tender_ would be shared with every other demo of the run")
+    assert.strictEqual(
+      refused,
+      "launchDemo: a demo on a database needs a TENDER_TABLE_PREFIX of its own (freshTablePrefix) that its file drops; the default prefix tender_ would be shared with every other demo of the run"
+    )
   })
 })

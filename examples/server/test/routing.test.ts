@@ -7,12 +7,12 @@
  * short here) ends, the discovery pin keeps one provider, and a refund goes to the provider that
  * took the payment (docs/discovery-and-routing.md, "Route health").
  */
+import { eventually } from "@tender/test-support"
+import { standInDemo } from "@tender/test-support/stand-in-demo"
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import * as TestTls from "@tender/testing/TestTls"
-import { eventually } from "@tender/test-support"
-import { standInDemo } from "@tender/test-support/stand-in-demo"
 import { afterEach, describe, expect, it } from "vitest"
 
 const WEBHOOK_SECRET = "whsec_demo_routing_e2e"
@@ -70,8 +70,7 @@ const { api } = standInDemo({
 // runs a file's afterEach hooks last registered first).
 afterEach(() => stripe.outage(null))
 
-const atStripe = (id: string) =>
-  [...stripe.paymentIntents.values()].find((pi) => (pi["metadata"] as Record<string, string>)["tender_payment_intent"] === id)
+const atStripe = (id: string) => [...stripe.paymentIntents.values()].find((pi) => (pi["metadata"] as Record<string, string>)["tender_payment_intent"] === id)
 const atAdyen = (id: string) => [...adyen.payments.values()].find((p) => p.merchantReference === id)
 /** The provider that holds the payment of Tender's intent `id`: exactly one of them does. */
 const holder = (id: string) => {
@@ -85,7 +84,11 @@ const stripeCreates = () => [...stripe.requests, ...stripe.faulted].filter((r) =
 /** A merchant-mode PromptPay create; answers the intent and the provider that took it. */
 const create = async () => {
   const created = await api("POST", "/payment_intents", {
-    amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay",
+    amount: "150000",
+    currency: "THB",
+    country: "TH",
+    checkout_mode: "merchant",
+    payment_method: "th_promptpay",
     customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
   })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
@@ -112,24 +115,28 @@ describe("examples/server routing th_promptpay between Stripe (first) and Adyen 
     for (let i = 0; i < 2; i++) expect((await create()).provider).toBe("stripe")
   }, 60_000)
 
-  it("4.1 7 route health: Stripe answering 5xx -> each create fails over to Adyen in the same request; after 3 failures in a row Stripe is skipped, and it is used again once it recovers and the cool-down ends", async () => {
-    stripe.outage({ _tag: "Status", status: 503, body: { error: { type: "api_error", message: "Stripe is unavailable" } } })
-    for (let i = 0; i < FAILURES_TO_OPEN; i++) {
-      const asked = stripeCreates()
-      const { intent, provider } = await create()
-      expect(provider, `create ${i + 1} while Stripe answers 503`).toBe("adyen")
-      expect(intent.next_action.qr_data).toBe(atAdyen(intent.id)!.action!["qrCodeData"])
-      expect(stripeCreates(), "Stripe was asked first").toBeGreaterThan(asked)
-    }
-    const stripeCallsBefore = stripeCreates()
-    // The breaker is open: Stripe is not asked at all, and a discovery pinned to it finds nothing.
-    expect((await create()).provider).toBe("adyen")
-    expect(stripeCreates(), "create requests Stripe received while its breaker is open").toBe(stripeCallsBefore)
-    expect(await discovered("stripe")).toEqual([])
-    expect(await discovered()).toEqual(["th_promptpay", "th_online_banking"])
-    await recover()
-    expect(await discovered("stripe")).toEqual(["th_promptpay"])
-  }, 90_000)
+  it(
+    "4.1 7 route health: Stripe answering 5xx -> each create fails over to Adyen in the same request; after 3 failures in a row Stripe is skipped, and it is used again once it recovers and the cool-down ends",
+    async () => {
+      stripe.outage({ _tag: "Status", status: 503, body: { error: { type: "api_error", message: "Stripe is unavailable" } } })
+      for (let i = 0; i < FAILURES_TO_OPEN; i++) {
+        const asked = stripeCreates()
+        const { intent, provider } = await create()
+        expect(provider, `create ${i + 1} while Stripe answers 503`).toBe("adyen")
+        expect(intent.next_action.qr_data).toBe(atAdyen(intent.id)!.action!["qrCodeData"])
+        expect(stripeCreates(), "Stripe was asked first").toBeGreaterThan(asked)
+      }
+      const stripeCallsBefore = stripeCreates()
+      // The breaker is open: Stripe is not asked at all, and a discovery pinned to it finds nothing.
+      expect((await create()).provider).toBe("adyen")
+      expect(stripeCreates(), "create requests Stripe received while its breaker is open").toBe(stripeCallsBefore)
+      expect(await discovered("stripe")).toEqual([])
+      expect(await discovered()).toEqual(["th_promptpay", "th_online_banking"])
+      await recover()
+      expect(await discovered("stripe")).toEqual(["th_promptpay"])
+    },
+    90_000
+  )
 
   it("4.1 7 route health: Stripe hanging past its timeout -> creates go to Adyen, and back to Stripe once it recovers and the cool-down ends", async () => {
     stripe.outage({ _tag: "Hang" })
@@ -137,12 +144,16 @@ describe("examples/server routing th_promptpay between Stripe (first) and Adyen 
     await recover()
   }, 150_000)
 
-  it("4.6 provider pin (D3 provider): pinned to adyen, discovery lists Adyen's routes while Stripe is up and first; pinned to stripe, only Stripe's", async () => {
-    expect((await create()).provider, "Stripe is up and first").toBe("stripe")
-    expect(await discovered("adyen")).toEqual(["th_promptpay", "th_online_banking"])
-    expect(await discovered("stripe")).toEqual(["th_promptpay"])
-    expect(await discovered("unknown_provider")).toEqual([])
-  }, 60_000)
+  it(
+    "4.6 provider pin (D3 provider): pinned to adyen, discovery lists Adyen's routes while Stripe is up and first; pinned to stripe, only Stripe's",
+    async () => {
+      expect((await create()).provider, "Stripe is up and first").toBe("stripe")
+      expect(await discovered("adyen")).toEqual(["th_promptpay", "th_online_banking"])
+      expect(await discovered("stripe")).toEqual(["th_promptpay"])
+      expect(await discovered("unknown_provider")).toEqual([])
+    },
+    60_000
+  )
 
   it("D10 a refund goes to the provider that took the payment: paid at Adyen while Stripe was down, refunded at Adyen after Stripe recovered", async () => {
     stripe.outage({ _tag: "Status", status: 503, body: { error: { type: "api_error", message: "Stripe is unavailable" } } })

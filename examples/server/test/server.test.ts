@@ -2,7 +2,7 @@
  * The demo server as a user runs it: a real process, a real port, real HTTP.
  */
 import { basic, demoKey, hosted as hostedBody, rawExchange, runDemo, stopProcess } from "@tender/test-support"
-import { execFileSync, type ChildProcess } from "node:child_process"
+import { type ChildProcess, execFileSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
 import { tmpdir } from "node:os"
@@ -122,15 +122,18 @@ describe("examples/server (npm start)", () => {
   it("TENDER_SEED selects the seed file: a merchant allowed only hosted mode gets 403", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tender-seed-"))
     const path = join(dir, "seed.json")
-    writeFileSync(path, JSON.stringify({
-      merchants: [{
-        id: "mch_h",
-        name: "Hosted only",
-        allowed_checkout_modes: ["hosted"],
-        api_keys: [{ id: "k1", public_key: "pk_test_onlyhosted01", secret_key: "sk_test_onlyhostedsecret01" }],
-        routes: [{ id: "r1", method: "th_promptpay", provider: "simulator", environments: ["test"] }]
-      }]
-    }))
+    writeFileSync(
+      path,
+      JSON.stringify({
+        merchants: [{
+          id: "mch_h",
+          name: "Hosted only",
+          allowed_checkout_modes: ["hosted"],
+          api_keys: [{ id: "k1", public_key: "pk_test_onlyhosted01", secret_key: "sk_test_onlyhostedsecret01" }],
+          routes: [{ id: "r1", method: "th_promptpay", provider: "simulator", environments: ["test"] }]
+        }]
+      })
+    )
     // A relative path counts from where npm start was run (INIT_CWD), as a user types it.
     const server = await start({ TENDER_SEED: "seed.json", INIT_CWD: dir })
     assert.include(server.output(), `seed ${path}`)
@@ -150,18 +153,21 @@ describe("examples/server (npm start)", () => {
     const dir = mkdtempSync(join(tmpdir(), "tender-seed-"))
     const path = join(dir, "it's seed.json")
     const secret = "sk_test_PRODSECRETdoNotPrint99"
-    writeFileSync(path, JSON.stringify({
-      merchants: [{
-        id: "mch_prod",
-        name: "Production-like",
-        allowed_checkout_modes: ["hosted", "merchant"],
-        api_keys: [
-          { id: "key_prod_test", public_key: "pk_test_prodpublic0001", secret_key: secret },
-          { id: "key_prod_live", public_key: "pk_live_prodpublic0001", secret_key: "sk_live_PRODLIVEdoNotPrint99" }
-        ],
-        routes: [{ id: "r1", method: "th_promptpay", provider: "simulator", environments: ["test"] }]
-      }]
-    }))
+    writeFileSync(
+      path,
+      JSON.stringify({
+        merchants: [{
+          id: "mch_prod",
+          name: "Production-like",
+          allowed_checkout_modes: ["hosted", "merchant"],
+          api_keys: [
+            { id: "key_prod_test", public_key: "pk_test_prodpublic0001", secret_key: secret },
+            { id: "key_prod_live", public_key: "pk_live_prodpublic0001", secret_key: "sk_live_PRODLIVEdoNotPrint99" }
+          ],
+          routes: [{ id: "r1", method: "th_promptpay", provider: "simulator", environments: ["test"] }]
+        }]
+      })
+    )
     const server = await start({ TENDER_SEED: path })
     const printed = server.output() + server.errors()
     assert.include(printed, "listening on")
@@ -190,9 +196,18 @@ describe("examples/server (npm start)", () => {
 
   it("a database it cannot use stops the server with one line naming the cause and what to do", async () => {
     const cases: Array<[string, string]> = [
-      ["postgres://postgres@127.0.0.1:5432/tender_no_such_database", `database "tender_no_such_database" does not exist: create it, or name an existing database in the connection string`],
-      ["postgres://tender_no_such_role@127.0.0.1:5432/test", `role "tender_no_such_role" does not exist: create the role, or name an existing one in the connection string`],
-      ["postgres://postgres@127.0.0.1:1/test", "connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string"]
+      [
+        "postgres://postgres@127.0.0.1:5432/tender_no_such_database",
+        `database "tender_no_such_database" does not exist: create it, or name an existing database in the connection string`
+      ],
+      [
+        "postgres://tender_no_such_role@127.0.0.1:5432/test",
+        `role "tender_no_such_role" does not exist: create the role, or name an existing one in the connection string`
+      ],
+      [
+        "postgres://postgres@127.0.0.1:1/test",
+        "connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string"
+      ]
     ]
     // Three processes at once: each start is mostly module loading.
     await Promise.all(cases.map(async ([url, reason]) => {
@@ -292,7 +307,9 @@ describe("errors Node answers itself come in the D1 shape (ClientErrors)", () =>
     assert.strictEqual(noHost.body.error.param, "Host")
     const both = await rawExchange(
       server.port,
-      `POST /payment_intents HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`
+      `POST /payment_intents HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${
+        body.length.toString(16)
+      }\r\n${body}\r\n0\r\n\r\n`
     )
     assertD1(both, 400, "validation_failed")
     const garbage = await rawExchange(server.port, "NOT HTTP AT ALL\r\n\r\n")
@@ -301,4 +318,3 @@ describe("errors Node answers itself come in the D1 shape (ClientErrors)", () =>
     assert.deepStrictEqual(((await list.json()) as { data: Array<unknown> }).data, [])
   })
 })
-

@@ -9,7 +9,14 @@
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen, { type Types } from "@adyen/api-library"
-import type { PaymentProvider, ProviderCancelResult, ProviderPaymentRef, ProviderPaymentResult, ProviderPaymentStatus, ProviderRefundStatus } from "@tender/core/Provider"
+import type {
+  PaymentProvider,
+  ProviderCancelResult,
+  ProviderPaymentRef,
+  ProviderPaymentResult,
+  ProviderPaymentStatus,
+  ProviderRefundStatus
+} from "@tender/core/Provider"
 import { ProviderUnavailable } from "@tender/core/Provider"
 import type { Environment } from "@tender/core/Schemas"
 import { Clock, Config, Context, Effect, Layer, Redacted, Schema } from "effect"
@@ -56,8 +63,10 @@ type Call<A> = Effect.Effect<A, ProviderUnavailable | AdyenRejected>
 const call = <A>(f: () => Promise<A>): Call<A> => Effect.tryPromise({ try: f, catch: classify })
 
 const unavailable = <A>(effect: Call<A>): Effect.Effect<A, ProviderUnavailable> =>
-  Effect.catchAll(effect, (e) =>
-    e._tag === "ProviderUnavailable" ? Effect.fail(e) : Effect.fail(new ProviderUnavailable({ provider: code, reason: "Adyen refused the request" })))
+  Effect.catchAll(
+    effect,
+    (e) => e._tag === "ProviderUnavailable" ? Effect.fail(e) : Effect.fail(new ProviderUnavailable({ provider: code, reason: "Adyen refused the request" }))
+  )
 
 /** A payment's status from Adyen's `resultCode` (and refusal reason). */
 export const statusOf = (resultCode: string | undefined, refusalReasonCode?: string, refusalReason?: string): ProviderPaymentStatus => {
@@ -129,7 +138,11 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
       }
     }
     if (action?.["type"] === "redirect" && typeof action["url"] === "string") {
-      return { _tag: "Action", providerPaymentId: psp, nextAction: { type: "redirect_to_url", url: action["url"], expires_at: new Date(now + REDIRECT_TTL_MS).toISOString() } }
+      return {
+        _tag: "Action",
+        providerPaymentId: psp,
+        nextAction: { type: "redirect_to_url", url: action["url"], expires_at: new Date(now + REDIRECT_TTL_MS).toISOString() }
+      }
     }
     const s = statusOf(response.resultCode, response.refusalReasonCode, response.refusalReason)
     return s._tag === "Failed" ? { ...s, providerPaymentId: psp } : { _tag: "Processing", providerPaymentId: psp }
@@ -149,14 +162,24 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
         }
         const returnUrl = request.returnUrl ?? options.returnUrl
         if (returnUrl === undefined) {
-          return { _tag: "Failed", providerPaymentId: null, failureCode: "return_url_required", failureMessage: "An Adyen payment needs a return_url to send the payer back to." } as const
+          return {
+            _tag: "Failed",
+            providerPaymentId: null,
+            failureCode: "return_url_required",
+            failureMessage: "An Adyen payment needs a return_url to send the payer back to."
+          } as const
         }
         let paymentMethod: Types.checkout.PaymentRequest["paymentMethod"]
         if (request.providerMethod === PROMPTPAY) paymentMethod = { type: PROMPTPAY } as never
         else if (request.providerMethod === ONLINE_BANKING) {
           // Discovery makes the bank required; a request without one is refused before Adyen.
           if (request.providerBank === null) {
-            return { _tag: "Failed", providerPaymentId: null, failureCode: "provider_rejected", failureMessage: "Online banking needs the payer's bank." } as const
+            return {
+              _tag: "Failed",
+              providerPaymentId: null,
+              failureCode: "provider_rejected",
+              failureMessage: "Online banking needs the payer's bank."
+            } as const
           }
           paymentMethod = { type: ONLINE_BANKING, issuer: request.providerBank } as never
         } else return yield* Effect.die(new Error(`@tender/adyen does not serve ${request.providerMethod}`))
@@ -201,7 +224,12 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
         Effect.catchAll((e) =>
           e._tag === "ProviderUnavailable"
             ? Effect.fail(e)
-            : Effect.succeed<ProviderRefundStatus>({ _tag: "Failed", failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }))
+            : Effect.succeed<ProviderRefundStatus>({
+              _tag: "Failed",
+              failureCode: "refund_failed",
+              failureMessage: "The provider could not refund the payment."
+            })
+        )
       ),
     parseNotification: parse(keys),
     // A merchant's own Adyen account (D13): its API key, merchant account and HMAC key alone,
@@ -231,8 +259,12 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
 export const AccountCredentials = Schema.Struct({
   api_key: Schema.String.pipe(Schema.minLength(16)).annotations({ description: "must be an Adyen API key (of at least 16 characters)" }),
   merchant_account: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_.-]{1,80}$/)).annotations({ description: "must be an Adyen merchant account name" }),
-  hmac_key: Schema.String.pipe(Schema.pattern(/^(?:[0-9a-fA-F]{2}){8,}$/)).annotations({ description: "must be an Adyen HMAC key (hex, of at least 16 characters)" }),
-  live_endpoint_url_prefix: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]{1,100}$/)).annotations({ description: "must be Adyen's live URL prefix ([random]-[company name])" }))
+  hmac_key: Schema.String.pipe(Schema.pattern(/^(?:[0-9a-fA-F]{2}){8,}$/)).annotations({
+    description: "must be an Adyen HMAC key (hex, of at least 16 characters)"
+  }),
+  live_endpoint_url_prefix: Schema.optional(
+    Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]{1,100}$/)).annotations({ description: "must be Adyen's live URL prefix ([random]-[company name])" })
+  )
 })
 
 /** The Adyen adapter as a service, for Effect hosts that build their provider list from layers. @since 0.1.0 @category tags */

@@ -10,8 +10,12 @@ import { adyen } from "../src/AdyenProvider.js"
 import { HMAC_KEY } from "./harness.js"
 
 const installed = adyen({ apiKey: "AQE_deployment_api_key", merchantAccount: "TenderPlatform", hmacKey: HMAC_KEY, apiBase: "https://127.0.0.1:1/v72" })
-const account = (credentials: Record<string, unknown>, environment: "test" | "live" = "test") =>
-  ({ id: "acct_adyen_a", provider: "adyen", environment, credentials })
+const account = (credentials: Record<string, unknown>, environment: "test" | "live" = "test") => ({
+  id: "acct_adyen_a",
+  provider: "adyen",
+  environment,
+  credentials
+})
 const good = { api_key: "AQE_merchant_own_api_key_0001", merchant_account: "AlphaShopTH", hmac_key: HMAC_KEY }
 
 describe("Adyen provider accounts (D13)", () => {
@@ -24,12 +28,20 @@ describe("Adyen provider accounts (D13)", () => {
       assert.strictEqual(error?.param, `provider_accounts.0.credentials.${field}`)
       assert.notInclude(JSON.stringify(error), value)
     }
-    const missing = ProviderAccounts.checkCredentials(installed, account({ api_key: good.api_key, merchant_account: good.merchant_account }), "provider_accounts.0")
+    const missing = ProviderAccounts.checkCredentials(
+      installed,
+      account({ api_key: good.api_key, merchant_account: good.merchant_account }),
+      "provider_accounts.0"
+    )
     assert.strictEqual(Either.isLeft(missing) ? missing.left.param : undefined, "provider_accounts.0.credentials.hmac_key")
   })
 
   it("D13 the adapter of one account serves that account's environment only", () => {
-    const live = installed.accounts!.forAccount({ id: "acct_live", environment: "live", credentials: { ...good, live_endpoint_url_prefix: "1797a841fbb37ca7-AlphaShop" } })
+    const live = installed.accounts!.forAccount({
+      id: "acct_live",
+      environment: "live",
+      credentials: { ...good, live_endpoint_url_prefix: "1797a841fbb37ca7-AlphaShop" }
+    })
     assert.deepStrictEqual([...new Set(live.methods.flatMap((m) => m.environments))], ["live"])
     assert.strictEqual(live.code, "adyen")
   })

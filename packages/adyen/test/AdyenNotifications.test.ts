@@ -15,19 +15,31 @@ const h = useHarness()
 const tender = () =>
   Tender.layerMemory({ seed: { merchants: [] }, hostedCheckout: { baseUrl: "https://pay.example.test", secret: "adyen-test-secret" }, providers: [h.provider] })
 
-const stored = (eventId: string) =>
-  Effect.flatMap(Storage.Storage, (s) => s.find(ProviderNotification.table, ProviderNotification.recordId(code, eventId)))
+const stored = (eventId: string) => Effect.flatMap(Storage.Storage, (s) => s.find(ProviderNotification.table, ProviderNotification.recordId(code, eventId)))
 
 const tasksOf = (eventId: string) =>
-  Effect.flatMap(Storage.Storage, (s) =>
-    s.list(Task.table, { merchantId: ProviderNotification.noMerchant, environment: "test", where: { resourceId: ProviderNotification.recordId(code, eventId) }, limit: 100 }))
+  Effect.flatMap(
+    Storage.Storage,
+    (s) =>
+      s.list(Task.table, {
+        merchantId: ProviderNotification.noMerchant,
+        environment: "test",
+        where: { resourceId: ProviderNotification.recordId(code, eventId) },
+        limit: 100
+      })
+  )
 
 it("D11 one Adyen request with several items stores each item once (pspReference and event code), a repeated item and a repeated request store nothing again", async () => {
   const a = await Effect.runPromise(h.provider.createPayment(paymentRequest()))
   const b = await Effect.runPromise(h.provider.createPayment(paymentRequest()))
   if (a._tag !== "Action" || b._tag !== "Action") throw new Error("expected actions")
   const itemA = h.standIn.paymentItem(a.providerPaymentId, "AUTHORISATION", true)
-  await h.standIn.notify([itemA, h.standIn.paymentItem(b.providerPaymentId, "AUTHORISATION", true), itemA, h.standIn.paymentItem(a.providerPaymentId, "CAPTURE", true)])
+  await h.standIn.notify([
+    itemA,
+    h.standIn.paymentItem(b.providerPaymentId, "AUTHORISATION", true),
+    itemA,
+    h.standIn.paymentItem(a.providerPaymentId, "CAPTURE", true)
+  ])
   const request = h.received[0]!
   const program = Effect.gen(function*() {
     const first = yield* ProviderNotifications.receive(code, request)
@@ -37,7 +49,9 @@ it("D11 one Adyen request with several items stores each item once (pspReference
     const tasks = yield* Effect.forEach(ids, (id) => Effect.map(tasksOf(id), (t) => t.length))
     return { first, again, records, tasks }
   })
-  const { first, again, records, tasks } = await Effect.runPromise(program.pipe(Effect.provide(tender()), Effect.provide(Logger.replace(Logger.defaultLogger, Logger.none))))
+  const { first, again, records, tasks } = await Effect.runPromise(
+    program.pipe(Effect.provide(tender()), Effect.provide(Logger.replace(Logger.defaultLogger, Logger.none)))
+  )
   expect(first).toEqual({ status: 200, contentType: "text/plain", body: "[accepted]" })
   expect(again).toEqual(first)
   expect(records.map((r) => [r.notice._tag, r.status])).toEqual([["PaymentSucceeded", "received"], ["PaymentSucceeded", "received"], ["Ignored", "ignored"]])

@@ -22,11 +22,20 @@ describe("@tender/adyen against the Adyen stand-in (HTTPS, Checkout API v72)", (
     const request = paymentRequest()
     const result = action(await run(h.provider.createPayment(request)))
     const [create] = sent("post-payments")
-    expect(create!.body).toMatchObject({ reference: request.paymentIntentId, merchantAccount: MERCHANT_ACCOUNT, amount: { value: 150000, currency: "THB" }, paymentMethod: { type: "promptpay" } })
+    expect(create!.body).toMatchObject({
+      reference: request.paymentIntentId,
+      merchantAccount: MERCHANT_ACCOUNT,
+      amount: { value: 150000, currency: "THB" },
+      paymentMethod: { type: "promptpay" }
+    })
     expect(create!.headers["idempotency-key"]).toBe(request.paymentIntentId)
     const answer = h.standIn.payments.get(result.providerPaymentId)!
     expect(answer.resultCode).toBe("Pending")
-    expect(result.nextAction).toMatchObject({ type: "display_qr_code", qr_data: expect.stringMatching(/^000201/), qr_image_url: expect.stringContaining("generateQRCodeImage") })
+    expect(result.nextAction).toMatchObject({
+      type: "display_qr_code",
+      qr_data: expect.stringMatching(/^000201/),
+      qr_image_url: expect.stringContaining("generateQRCodeImage")
+    })
     expect(Date.parse((result.nextAction as { expires_at: string }).expires_at)).toBeGreaterThan(Date.now())
     expect(await run(h.provider.getPaymentStatus(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Pending" })
 
@@ -48,15 +57,31 @@ describe("@tender/adyen against the Adyen stand-in (HTTPS, Checkout API v72)", (
   it("th_online_banking: create is Adyen's redirect to the payer's bank (issuer = the bank's provider code), returning to the intent's return_url", async () => {
     const request = paymentRequest({ ...onlineBanking, returnUrl: "https://merchant.example/orders/42" })
     const result = action(await run(h.provider.createPayment(request)))
-    expect(sent("post-payments")[0]!.body).toMatchObject({ paymentMethod: { type: "molpay_ebanking_TH", issuer: "molpay_kbank" }, returnUrl: "https://merchant.example/orders/42" })
+    expect(sent("post-payments")[0]!.body).toMatchObject({
+      paymentMethod: { type: "molpay_ebanking_TH", issuer: "molpay_kbank" },
+      returnUrl: "https://merchant.example/orders/42"
+    })
     expect(result.nextAction).toMatchObject({ type: "redirect_to_url", url: `${h.standIn.url}/hpp/bank/${result.providerPaymentId}` })
     expect(h.standIn.payments.get(result.providerPaymentId)!.resultCode).toBe("RedirectShopper")
     // Merchant mode has no return_url: the host's configured one, or a decline without a request.
-    const fallback = adyen({ apiKey: "k", merchantAccount: MERCHANT_ACCOUNT, hmacKey: HMAC_KEY, apiBase: h.standIn.apiBase, ca: h.standIn.ca, returnUrl: "https://host.example/" })
+    const fallback = adyen({
+      apiKey: "k",
+      merchantAccount: MERCHANT_ACCOUNT,
+      hmacKey: HMAC_KEY,
+      apiBase: h.standIn.apiBase,
+      ca: h.standIn.ca,
+      returnUrl: "https://host.example/"
+    })
     action(await run(fallback.createPayment(paymentRequest({ ...onlineBanking, returnUrl: null }))))
     expect(sent("post-payments")[1]!.body["returnUrl"]).toBe("https://host.example/")
-    expect(await run(h.provider.createPayment(paymentRequest({ ...onlineBanking, returnUrl: null })))).toMatchObject({ _tag: "Failed", failureCode: "return_url_required" })
-    expect(await run(h.provider.createPayment(paymentRequest({ ...onlineBanking, providerBank: null })))).toMatchObject({ _tag: "Failed", failureCode: "provider_rejected" })
+    expect(await run(h.provider.createPayment(paymentRequest({ ...onlineBanking, returnUrl: null })))).toMatchObject({
+      _tag: "Failed",
+      failureCode: "return_url_required"
+    })
+    expect(await run(h.provider.createPayment(paymentRequest({ ...onlineBanking, providerBank: null })))).toMatchObject({
+      _tag: "Failed",
+      failureCode: "provider_rejected"
+    })
     expect(sent("post-payments")).toHaveLength(2)
   })
 
@@ -187,14 +212,16 @@ describe("@tender/adyen against the Adyen stand-in (HTTPS, Checkout API v72)", (
     const mixed = structuredClone(json)
     mixed.notificationItems.push(structuredClone(json.notificationItems[0]))
     mixed.notificationItems[1].NotificationRequestItem.pspReference = "FORGED0000000000"
-    for (const [provider, request] of [
-      [other, good],
-      [h.provider, body(text.replace("150000", "150001"))],
-      [h.provider, body(unsigned)],
-      [h.provider, body(mixed)],
-      [h.provider, body("[accepted]")],
-      [h.provider, body({ live: "false", notificationItems: [] })]
-    ] as const) {
+    for (
+      const [provider, request] of [
+        [other, good],
+        [h.provider, body(text.replace("150000", "150001"))],
+        [h.provider, body(unsigned)],
+        [h.provider, body(mixed)],
+        [h.provider, body("[accepted]")],
+        [h.provider, body({ live: "false", notificationItems: [] })]
+      ] as const
+    ) {
       const result = await run(Effect.either(provider.parseNotification!(request)))
       expect(Either.isLeft(result) && result.left).toBeInstanceOf(NotificationUnverified)
     }
@@ -241,12 +268,14 @@ describe("@tender/adyen against the Adyen stand-in (HTTPS, Checkout API v72)", (
   })
 
   it("AdyenProvider.layerConfig reads ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC_KEY (a list) and ADYEN_API_BASE with its version path", async () => {
-    const config = ConfigProvider.fromMap(new Map([
-      ["ADYEN_API_KEY", "AQE_config_key"],
-      ["ADYEN_MERCHANT_ACCOUNT", MERCHANT_ACCOUNT],
-      ["ADYEN_HMAC_KEY", `00112233445566778899AABBCCDDEEFF,${HMAC_KEY}`],
-      ["ADYEN_API_BASE", h.standIn.apiBase]
-    ]))
+    const config = ConfigProvider.fromMap(
+      new Map([
+        ["ADYEN_API_KEY", "AQE_config_key"],
+        ["ADYEN_MERCHANT_ACCOUNT", MERCHANT_ACCOUNT],
+        ["ADYEN_HMAC_KEY", `00112233445566778899AABBCCDDEEFF,${HMAC_KEY}`],
+        ["ADYEN_API_BASE", h.standIn.apiBase]
+      ])
+    )
     const provider = await run(Effect.provide(AdyenProvider, layerConfig.pipe(Layer.provide(Layer.setConfigProvider(config)))))
     expect(provider.code).toBe("adyen")
     // The test CA is not trusted by this process: the address is the stand-in's all the same.

@@ -89,10 +89,14 @@ describe("the Adyen stand-in (Adyen's published OpenAPI description, Checkout AP
     const scoped = await AdyenStandIn.start({ merchantAccount: "OnlyThisOne" })
     try {
       const other = await new Promise<number>((resolve, reject) => {
-        const req = request(`${scoped.apiBase}/payments`, { method: "POST", ca: TestTls.ca, headers: { "x-api-key": "k", "content-type": "application/json" } }, (r) => {
-          r.resume()
-          resolve(r.statusCode ?? 0)
-        })
+        const req = request(
+          `${scoped.apiBase}/payments`,
+          { method: "POST", ca: TestTls.ca, headers: { "x-api-key": "k", "content-type": "application/json" } },
+          (r) => {
+            r.resume()
+            resolve(r.statusCode ?? 0)
+          }
+        )
         req.on("error", reject)
         req.end(JSON.stringify(promptpay("dord_2")))
       })
@@ -122,7 +126,9 @@ describe("the Adyen stand-in (Adyen's published OpenAPI description, Checkout AP
     expect(api.checkResponse(op, 201, refund)).toEqual([])
     const { pspReference: _, ...noPsp } = refund
     expect(api.checkResponse(op, 201, noPsp)).toEqual(["response: missing required pspReference"])
-    expect(api.checkResponse(op, 201, { ...refund, status: "done" })).toEqual([expect.stringMatching(/response\.status: must be equal to one of the allowed values/)])
+    expect(api.checkResponse(op, 201, { ...refund, status: "done" })).toEqual([
+      expect.stringMatching(/response\.status: must be equal to one of the allowed values/)
+    ])
     const item = {
       amount: { value: 1, currency: "THB" },
       eventCode: "AUTHORISATION",

@@ -5,10 +5,10 @@
  * books (payments and refunds) are what the provider holds. Checkout v72 has no read of a
  * payment by its pspReference, so the adapter learns outcomes by notification alone.
  */
+import Adyen from "@adyen/api-library"
 import { ProviderContract } from "@tender/testing"
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
-import Adyen from "@adyen/api-library"
 import { afterEach, expect } from "vitest"
 import { adyen } from "../src/AdyenProvider.js"
 import { HMAC_KEY, MERCHANT_ACCOUNT } from "./harness.js"
@@ -23,8 +23,13 @@ afterEach(() => {
 })
 
 /** The request with every item's signature replaced by `sign` (or removed). */
-const resigned = (genuine: { readonly headers: Record<string, string>; readonly body: Uint8Array }, sign: ((item: Record<string, unknown>) => string) | null) => {
-  const notification = JSON.parse(Buffer.from(genuine.body).toString("utf8")) as { notificationItems: Array<{ NotificationRequestItem: Record<string, unknown> }> }
+const resigned = (
+  genuine: { readonly headers: Record<string, string>; readonly body: Uint8Array },
+  sign: ((item: Record<string, unknown>) => string) | null
+) => {
+  const notification = JSON.parse(Buffer.from(genuine.body).toString("utf8")) as {
+    notificationItems: Array<{ NotificationRequestItem: Record<string, unknown> }>
+  }
   for (const wrapper of notification.notificationItems) {
     const { additionalData: _signed, ...item } = wrapper.NotificationRequestItem
     wrapper.NotificationRequestItem = sign === null ? item : { ...item, additionalData: { hmacSignature: sign(item) } }
@@ -40,7 +45,14 @@ ProviderContract.suite("adyen", async ({ notificationUrl }) => {
   return {
     // A test account: the adapter serves test routes and nothing else. Merchant-mode payments
     // carry no return_url (4.1): Adyen sends the payer back to the host's page.
-    provider: adyen({ apiKey: "AQE_test_contract", merchantAccount: MERCHANT_ACCOUNT, hmacKey: HMAC_KEY, apiBase: s.apiBase, ca: s.ca, returnUrl: "https://merchant.example/return" }),
+    provider: adyen({
+      apiKey: "AQE_test_contract",
+      merchantAccount: MERCHANT_ACCOUNT,
+      hmacKey: HMAC_KEY,
+      apiBase: s.apiBase,
+      ca: s.ca,
+      returnUrl: "https://merchant.example/return"
+    }),
     environments: ["test"],
     driver: {
       // Adyen has no "paid, settling" state for PromptPay: its AUTHORISATION is the payment.
@@ -54,8 +66,7 @@ ProviderContract.suite("adyen", async ({ notificationUrl }) => {
           // Adyen's side (its Customer Area) cancels the payment and tells it by CANCELLATION.
           Object.assign(s.payments.get(psp)!, { resultCode: "Cancelled" })
           await s.notify([s.paymentItem(psp, "CANCELLATION", true)])
-        }
-        else throw new Error(`the Adyen stand-in cannot make a payment ${outcome}`)
+        } else throw new Error(`the Adyen stand-in cannot make a payment ${outcome}`)
       },
       // The payer pays one minor unit more: Adyen's AUTHORISATION carries what was paid.
       overpay: {

@@ -4,11 +4,11 @@
  * answers `[accepted]`, and the adapter pointed at the stand-in with `apiBase`.
  */
 import type { PaymentProvider, ProviderPaymentRequest } from "@tender/core/Provider"
+import * as Requests from "@tender/test-support/provider-requests"
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { afterEach, beforeEach, expect } from "vitest"
 import { adyen, type AdyenOptions } from "../src/AdyenProvider.js"
-import * as Requests from "@tender/test-support/provider-requests"
 
 export const HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 export const MERCHANT_ACCOUNT = "TenderTestTH"
@@ -53,8 +53,7 @@ export const useHarness = () => {
 }
 
 /** A payment request as routing sends it (ids `dord_adyen…`). */
-export const paymentRequest = (overrides: Partial<ProviderPaymentRequest> = {}): ProviderPaymentRequest =>
-  Requests.paymentRequest("adyen", overrides)
+export const paymentRequest = (overrides: Partial<ProviderPaymentRequest> = {}): ProviderPaymentRequest => Requests.paymentRequest("adyen", overrides)
 
 /** The reference later operations use. */
 export const refOf = Requests.refOf

@@ -31,7 +31,10 @@ export class ListPage<T, P extends Page<T> = Page<T>> implements PromiseLike<P>,
   }
 
   /** @since 0.1.0 */
-  then<A = P, B = never>(onfulfilled?: ((page: P) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+  then<A = P, B = never>(
+    onfulfilled?: ((page: P) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null
+  ): Promise<A | B> {
     return this.#firstPage().then(onfulfilled, onrejected)
   }
 

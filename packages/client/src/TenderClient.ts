@@ -67,11 +67,14 @@ const serialized = (body: unknown): { readonly body?: unknown; readonly bodySeri
   if (body === undefined) return {}
   const file = typeof body === "object" && body !== null && "file" in body ? (body as FileBody).file : undefined
   if (!(file instanceof Blob)) return { body }
-  return { body, bodySerializer: () => {
-    const form = new FormData()
-    form.append("file", file)
-    return form
-  } }
+  return {
+    body,
+    bodySerializer: () => {
+      const form = new FormData()
+      form.append("file", file)
+      return form
+    }
+  }
 }
 
 type Route = (typeof operationRoutes)[keyof typeof operationRoutes]

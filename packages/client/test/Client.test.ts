@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { bankTransfer, payout, png, promptpay, promptpayFor, topup } from "@tender/test-support"
-import { TenderApiError, TenderClient, type PaymentIntent } from "../src/index.js"
+import { type PaymentIntent, TenderApiError, TenderClient } from "../src/index.js"
 import { tender } from "./servers.js"
 
 /** A fetch that records every request it sends. */
@@ -211,8 +211,16 @@ describe("client: a key pair of two environments", () => {
     const sent: Array<Request> = []
     const make = (publicKey: string, secretKey: string) => () =>
       new TenderClient({ baseUrl: "http://127.0.0.1:9/payments", publicKey, secretKey, fetch: async (r) => (sent.push(r), new Response("{}")) })
-    assert.throws(make("pk_test_demo4f8Kq2Lm9XwZ", "sk_live_demo7Hn3Rt5Vb8Yc2Pq6Jw"), TypeError, /^pk_test_… with sk_live_…: the two keys are of different environments$/)
-    assert.throws(make("pk_live_demo4f8Kq2Lm9XwZ", "sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw"), TypeError, /^pk_live_… with sk_test_…: the two keys are of different environments$/)
+    assert.throws(
+      make("pk_test_demo4f8Kq2Lm9XwZ", "sk_live_demo7Hn3Rt5Vb8Yc2Pq6Jw"),
+      TypeError,
+      /^pk_test_… with sk_live_…: the two keys are of different environments$/
+    )
+    assert.throws(
+      make("pk_live_demo4f8Kq2Lm9XwZ", "sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw"),
+      TypeError,
+      /^pk_live_… with sk_test_…: the two keys are of different environments$/
+    )
     // A pair of one environment, and keys of another form (the server judges those), are taken.
     assert.doesNotThrow(make("pk_test_demo4f8Kq2Lm9XwZ", "sk_test_demo7Hn3Rt5Vb8Yc2Pq6Jw"))
     assert.doesNotThrow(make("key", "secret"))

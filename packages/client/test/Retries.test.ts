@@ -8,9 +8,9 @@ import * as NodeHttp from "@tender/http/NodeHttp"
 import * as TenderHttp from "@tender/http/TenderHttp"
 import { hosted, promptpay } from "@tender/test-support"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { backoffMs, retryAfterMs } from "../src/internal/retry.js"
-import { TenderApiError, TenderClient, TenderConnectionError, type TenderClientOptions } from "../src/index.js"
 import { gated, keys, layer } from "../../core/test/fixtures.js"
+import { TenderApiError, TenderClient, type TenderClientOptions, TenderConnectionError } from "../src/index.js"
+import { backoffMs, retryAfterMs } from "../src/internal/retry.js"
 import { bodyOf, listen, tender } from "./servers.js"
 
 interface Seen {
@@ -87,7 +87,10 @@ describe("client: retries", () => {
   })
 
   it("4.9.5 client: 409 idempotency_conflict without Retry-After (the key used with another body) is thrown after exactly one request", async () => {
-    const server = await scripted([{ status: 409, body: { error: { ...error("idempotency_conflict").error, param: "Idempotency-Key" } } }, { status: 201, body: intent }])
+    const server = await scripted([{ status: 409, body: { error: { ...error("idempotency_conflict").error, param: "Idempotency-Key" } } }, {
+      status: 201,
+      body: intent
+    }])
     const e = await clientOf(server.url).paymentIntents.create(hosted, { idempotencyKey: "order-8" }).catch((x: unknown) => x)
     assert.strictEqual((e as TenderApiError).code, "idempotency_conflict")
     assert.lengthOf(server.seen, 1)
@@ -100,7 +103,14 @@ describe("client: retries", () => {
       sent.push(request.method)
       return fetch(request)
     }
-    const client = new TenderClient({ baseUrl: url, publicKey: keys.demoTest.public, secretKey: keys.demoTest.secret, fetch: counting, initialRetryDelayMs: 5, maxRetryDelayMs: 20 })
+    const client = new TenderClient({
+      baseUrl: url,
+      publicKey: keys.demoTest.public,
+      secretKey: keys.demoTest.secret,
+      fetch: counting,
+      initialRetryDelayMs: 5,
+      maxRetryDelayMs: 20
+    })
     await client.paymentIntents.create(hosted, { idempotencyKey: "order-9" })
     assert.lengthOf(sent, 1)
     const e = await client.paymentIntents.create({ ...hosted, amount: "12345" }, { idempotencyKey: "order-9" }).catch((x: unknown) => x)
@@ -122,7 +132,14 @@ describe("client: retries", () => {
         if (response.status === 409) release()
         return response
       }
-      const client = new TenderClient({ baseUrl: url, publicKey: keys.demoTest.public, secretKey: keys.demoTest.secret, fetch: watching, initialRetryDelayMs: 5, maxRetryDelayMs: 20 })
+      const client = new TenderClient({
+        baseUrl: url,
+        publicKey: keys.demoTest.public,
+        secretKey: keys.demoTest.secret,
+        fetch: watching,
+        initialRetryDelayMs: 5,
+        maxRetryDelayMs: 20
+      })
       const first = client.paymentIntents.create(promptpay, { idempotencyKey: "order-in-flight" })
       await called
       const second = await client.paymentIntents.create(promptpay, { idempotencyKey: "order-in-flight" })
@@ -135,7 +152,12 @@ describe("client: retries", () => {
   })
 
   it("client: 400, 401, 403, 404 and 422 are sent once and thrown", async () => {
-    for (const [status, code] of [[400, "validation_failed"], [401, "invalid_api_key"], [403, "checkout_mode_not_allowed"], [404, "resource_not_found"], [422, "routing_unavailable"]] as const) {
+    for (
+      const [status, code] of [[400, "validation_failed"], [401, "invalid_api_key"], [403, "checkout_mode_not_allowed"], [404, "resource_not_found"], [
+        422,
+        "routing_unavailable"
+      ]] as const
+    ) {
       const server = await scripted([{ status, body: error(code) }, { status: 201, body: intent }])
       const e = await clientOf(server.url).paymentIntents.create(hosted).catch((x: unknown) => x)
       assert.instanceOf(e, TenderApiError)

@@ -3,8 +3,8 @@
  * world of packages/http over the core fixtures, its workers drained on demand) and plain
  * `node:http` servers a test scripts. Not a test file itself.
  */
-import { atFileEnd, closeServers } from "@tender/test-support"
 import * as NodeHttp from "@tender/http/NodeHttp"
+import { atFileEnd, closeServers } from "@tender/test-support"
 import { createServer, type IncomingMessage, type RequestListener } from "node:http"
 import { keys } from "../../core/test/fixtures.js"
 import { world } from "../../http/test/d10World.js"

@@ -7,10 +7,10 @@
 import { Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { AuthenticationRequired, InvalidApiKey } from "./Errors.js"
-import type { StorageError } from "./StorageError.js"
 import { environmentOfPublicKey, environmentOfSecretKey, hashSecret, Merchants } from "./Merchants.js"
 import type { Merchant } from "./Merchants.js"
 import type { Environment } from "./Schemas.js"
+import type { StorageError } from "./StorageError.js"
 
 /** Who is calling: every read and write is scoped to this (5.3, 5.4). @since 0.1.0 @category models */
 export interface Principal {
@@ -85,5 +85,4 @@ export const authenticator = (merchants: Merchants["Type"]) =>
 /** Resolve a key pair to its principal. @since 0.1.0 */
 export const authenticate = (
   credentials: { readonly publicKey: string; readonly secretKey: string }
-): Effect.Effect<Principal, InvalidApiKey | StorageError, Merchants> =>
-  Effect.flatMap(Merchants, (merchants) => authenticator(merchants)(credentials))
+): Effect.Effect<Principal, InvalidApiKey | StorageError, Merchants> => Effect.flatMap(Merchants, (merchants) => authenticator(merchants)(credentials))

@@ -11,14 +11,14 @@ import type { Principal } from "./Authentication.js"
 import type { BalanceTransactionRecord } from "./BalanceTransaction.js"
 import { table, toResource, Type } from "./BalanceTransaction.js"
 import { IdempotencyConflict, ValidationFailed } from "./Errors.js"
-import { isWellFormed, prefixes } from "./Ids.js"
 import * as Idempotency from "./Idempotency.js"
+import { isWellFormed, prefixes } from "./Ids.js"
+import * as Resources from "./internal/resources.js"
 import * as Ledger from "./Ledger.js"
 import * as Pagination from "./Pagination.js"
 import { Currency, type Environment } from "./Schemas.js"
 import type { BalanceTotal, Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
-import * as Resources from "./internal/resources.js"
 
 const scopeOf = Resources.principalScope
 
@@ -78,18 +78,23 @@ export const ListParams = Pagination.listParams({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
-const reads = Resources.reads(load, (show) => (principal: Principal, params: ListParams) =>
-  Effect.gen(function*() {
-    const { limit, query } = yield* Pagination.window(params, prefixes.balanceTransaction)
-    const types = yield* Pagination.parseValues("type", params.type, Type.literals)
-    const rows = yield* (yield* Storage).list(table, {
-      ...scopeOf(principal),
-      ...query,
-      where: { type: types, source: params.source, currency: params.currency }
-    })
-    const now = yield* Clock.currentTimeMillis
-    return Pagination.page(rows, limit, (record) => show({ record, now }))
-  }), view, (t) => JSON.stringify(view(t)))
+const reads = Resources.reads(
+  load,
+  (show) => (principal: Principal, params: ListParams) =>
+    Effect.gen(function*() {
+      const { limit, query } = yield* Pagination.window(params, prefixes.balanceTransaction)
+      const types = yield* Pagination.parseValues("type", params.type, Type.literals)
+      const rows = yield* (yield* Storage).list(table, {
+        ...scopeOf(principal),
+        ...query,
+        where: { type: types, source: params.source, currency: params.currency }
+      })
+      const now = yield* Clock.currentTimeMillis
+      return Pagination.page(rows, limit, (record) => show({ record, now }))
+    }),
+  view,
+  (t) => JSON.stringify(view(t))
+)
 
 /** GET /balance_transactions/{id} (D12). @since 0.1.0 */
 export const retrieve = reads.retrieve

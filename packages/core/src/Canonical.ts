@@ -63,8 +63,9 @@ const write = (value: unknown): string | undefined => {
 
 // Node's one-shot `crypto.hash` (20.12 and later) takes a third of `createHash`'s time for a short
 // text: every authenticated request hashes the presented secret, and every create its fingerprint.
-const oneShot: ((algorithm: string, data: string | Uint8Array, encoding: "hex") => string) | undefined =
-  typeof crypto.hash === "function" ? crypto.hash : undefined
+const oneShot: ((algorithm: string, data: string | Uint8Array, encoding: "hex") => string) | undefined = typeof crypto.hash === "function"
+  ? crypto.hash
+  : undefined
 
 /** Hex SHA-256 of a string. @since 0.1.0 */
 export const sha256 = (text: string | Uint8Array): string =>

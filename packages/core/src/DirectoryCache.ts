@@ -211,8 +211,7 @@ const isSubscribed = (query: ListQuery<any>): boolean => {
     query.createdAfter === undefined && query.createdBefore === undefined
 }
 
-const writesEndpoint = (write: Write): boolean =>
-  (write._tag === "Insert" || write._tag === "Update") && write.table.name === WebhookEndpoint.table.name
+const writesEndpoint = (write: Write): boolean => (write._tag === "Insert" || write._tag === "Update") && write.table.name === WebhookEndpoint.table.name
 
 /** What a change signal reports to the cache (`follow`). @since 0.1.0 @category models */
 export interface Signal {

@@ -193,7 +193,10 @@ export const resolveRoutes = (principal: Principal, c: Constraints, method: stri
       return yield* ValidationFailed.at("payment_method", `Unknown payment method ${JSON.stringify(method)}; use a code from GET /payment_methods/options.`)
     }
     if (payer.bank !== undefined && !known.some((m) => m.banks.some((b) => b.code === payer.bank))) {
-      return yield* ValidationFailed.at("payment_method_options.bank", `Unknown bank ${JSON.stringify(payer.bank)} for ${method}; use a code from discovery options.banks.`)
+      return yield* ValidationFailed.at(
+        "payment_method_options.bank",
+        `Unknown bank ${JSON.stringify(payer.bank)} for ${method}; use a code from discovery options.banks.`
+      )
     }
     const unavailable = () => {
       const environment = principal.environment

@@ -12,9 +12,9 @@ import { Environment, formatTimestamp } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
+import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
-import * as Table from "./Table.js"
 import { EventType } from "./WebhookEvents.js"
 
 /** The stored event. @since 0.1.0 @category models */
@@ -115,15 +115,18 @@ export const writes = (
       }
       out.push(Write.insert(table, event))
       for (const endpoint of subscribers(type)) {
-        out.push(Write.insert(Task.table, yield* Task.make({
-          merchantId: event.merchantId,
-          environment: event.environment,
-          kind: "webhook.deliver",
-          resourceId: event.id,
-          targetId: endpoint.id,
-          dueAt: event.createdAt,
-          now: event.createdAt
-        })))
+        out.push(Write.insert(
+          Task.table,
+          yield* Task.make({
+            merchantId: event.merchantId,
+            environment: event.environment,
+            kind: "webhook.deliver",
+            resourceId: event.id,
+            targetId: endpoint.id,
+            dueAt: event.createdAt,
+            now: event.createdAt
+          })
+        ))
       }
     }
     return out
@@ -137,9 +140,7 @@ export const writes = (
 export const forResource = (scope: Scope, resourceId: string) =>
   Effect.flatMap(Storage, (storage) =>
     storage.list(table, { ...scope, where: { resourceId }, limit: 10_000 }).pipe(
-      Effect.map((rows) =>
-        [...rows].sort((a, b) => a.resourceVersion - b.resourceVersion || a.ordinal - b.ordinal)
-      )
+      Effect.map((rows) => [...rows].sort((a, b) => a.resourceVersion - b.resourceVersion || a.ordinal - b.ordinal))
     ))
 
 /**
@@ -151,6 +152,4 @@ export const list = (scope: Scope, options: {
   readonly types?: ReadonlyArray<EventType> | undefined
   readonly after?: { readonly createdAt: number; readonly id: string } | undefined
   readonly limit: number
-}) =>
-  Effect.flatMap(Storage, (storage) =>
-    storage.list(table, { ...scope, where: { type: options.types }, after: options.after, limit: options.limit }))
+}) => Effect.flatMap(Storage, (storage) => storage.list(table, { ...scope, where: { type: options.types }, after: options.after, limit: options.limit }))

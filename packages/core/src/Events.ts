@@ -10,19 +10,21 @@ import { Effect, Option, Schema } from "effect"
 import { ResourceNotFound, ValidationFailed } from "./Errors.js"
 import * as Event from "./Event.js"
 import { isWellFormed, prefixes } from "./Ids.js"
+import * as Resources from "./internal/resources.js"
 import * as Pagination from "./Pagination.js"
 import type { Scope } from "./Storage.js"
 import { Storage } from "./Storage.js"
 import { scopeOf } from "./WebhookEndpoint.js"
 import { EventType } from "./WebhookEvents.js"
-import * as Resources from "./internal/resources.js"
 
 /** How long events are kept at least; a purge may keep them longer, never shorter. @since 0.1.0 */
 export const retentionMillis = 30 * 24 * 60 * 60 * 1000
 
 /** GET /events query: `type` (one, comma-separated or repeated), the creation window and the page (D6). @since 0.1.0 @category request */
 export const ListParams = Pagination.listParams({
-  type: Schema.optional(Pagination.ValueList.annotations({ description: "One or more event types (GET /webhook_event_types): single, comma-separated or repeated" })),
+  type: Schema.optional(
+    Pagination.ValueList.annotations({ description: "One or more event types (GET /webhook_event_types): single, comma-separated or repeated" })
+  ),
   ...Pagination.createdFields
 })
 /** @since 0.1.0 @category request */

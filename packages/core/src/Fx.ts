@@ -51,8 +51,7 @@ export class TopupFees extends Context.Tag("@tender/core/TopupFees")<TopupFees, 
   }) => Effect.Effect<FeeSchedule>
 }>() {}
 
-const decimal = (s: string): BigDecimal.BigDecimal =>
-  Option.getOrThrowWith(parseDecimal(s), () => new Error(`Fx: ${JSON.stringify(s)} is not a plain decimal`))
+const decimal = (s: string): BigDecimal.BigDecimal => Option.getOrThrowWith(parseDecimal(s), () => new Error(`Fx: ${JSON.stringify(s)} is not a plain decimal`))
 
 /**
  * Fixed rates for the test environment and tests: `"USDT/THB": "36.25"` means one USDT is

@@ -103,5 +103,4 @@ export const make = (options: HostedCheckoutOptions): HostedCheckout["Type"] => 
 }
 
 /** @since 0.1.0 @category layers */
-export const layer = (options: HostedCheckoutOptions): Layer.Layer<HostedCheckout> =>
-  Layer.succeed(HostedCheckout, make(options))
+export const layer = (options: HostedCheckoutOptions): Layer.Layer<HostedCheckout> => Layer.succeed(HostedCheckout, make(options))

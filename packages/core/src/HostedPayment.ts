@@ -47,8 +47,7 @@ export const principalOf = (intent: PaymentIntentRecord) =>
   })
 
 /** Whether the payer may still choose and pay: a hosted intent awaiting its payer with no payment at a provider yet. @since 0.1.0 */
-export const awaitingChoice = (intent: PaymentIntentRecord): boolean =>
-  intent.status === "requires_action" && intent.providerPaymentId === null
+export const awaitingChoice = (intent: PaymentIntentRecord): boolean => intent.status === "requires_action" && intent.providerPaymentId === null
 
 /**
  * The methods the page offers (4.1.6: discovery for the intent's amount, country, currency and
@@ -65,8 +64,7 @@ export const methodsFor = (principal: Principal, intent: PaymentIntentRecord) =>
 /** The payer data the intent holds already (from create), under discovery's names (2.2). @since 0.1.0 */
 export const payerDataOf = (intent: PaymentIntentRecord): PayerData => payerData(intent.customer, intent.paymentMethodOptions)
 
-const defined = <A extends object>(o: A) =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as A
+const defined = <A extends object>(o: A) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as A
 
 const notPayable = (intent: PaymentIntentRecord) =>
   new PaymentIntentUnexpectedState({
@@ -159,5 +157,4 @@ export const refusal = (response: ApiResponse.ApiResponse): string | undefined =
 }
 
 /** Reload an intent in its own scope. @since 0.1.0 */
-export const reload = (intent: PaymentIntentRecord) =>
-  Effect.flatMap(Storage, (s) => s.get(table, scopeOf(intent), intent.id))
+export const reload = (intent: PaymentIntentRecord) => Effect.flatMap(Storage, (s) => s.get(table, scopeOf(intent), intent.id))

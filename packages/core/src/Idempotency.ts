@@ -63,5 +63,4 @@ export const storesRefusal = (status: number): boolean =>
   status !== 400 && status !== 401 && status !== 404 && status !== 405 && status !== 413 && status !== 429
 
 /** The request fingerprint: route and canonical body (D5). @since 0.1.0 */
-export const requestFingerprint = (route: string, canonicalBody: unknown): string =>
-  fingerprint({ route, body: canonicalBody })
+export const requestFingerprint = (route: string, canonicalBody: unknown): string => fingerprint({ route, body: canonicalBody })

@@ -56,5 +56,4 @@ export const layer: Layer.Layer<IdGenerator> = Layer.succeed(IdGenerator, {
 })
 
 /** Whether `id` has the D4 shape for `prefix`. @since 0.1.0 @category predicates */
-export const isWellFormed = (prefix: string, id: string): boolean =>
-  id.startsWith(prefix) && /^[0-9A-Za-z]{24}$/.test(id.slice(prefix.length))
+export const isWellFormed = (prefix: string, id: string): boolean => id.startsWith(prefix) && /^[0-9A-Za-z]{24}$/.test(id.slice(prefix.length))

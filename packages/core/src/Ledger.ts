@@ -171,48 +171,65 @@ export const entries = <E, R>(
             // D10: a payment reported for a canceled intent is money received, then given back.
             const intent = written(writes, PaymentIntent.table, refund.paymentIntentId)
             const paid = intent === undefined
-              ? { ...base, type: "payment" as const, amount: BigInt(refund.amount), currency: refund.currency, source: refund.paymentIntentId, counter, providerAccount: refund.providerAccount }
+              ? {
+                ...base,
+                type: "payment" as const,
+                amount: BigInt(refund.amount),
+                currency: refund.currency,
+                source: refund.paymentIntentId,
+                counter,
+                providerAccount: refund.providerAccount
+              }
               : payment(intent, refund.amount, at, yield* merchantOf(event.merchantId))
             out.push(Write.insert(table, transaction(paid)))
           }
           const sign = event.type === "refund.created" ? -1n : 1n
-          out.push(Write.insert(table, transaction({
-            ...base,
-            type: event.type === "refund.created" ? "refund" : "refund_failure",
-            amount: sign * BigInt(refund.amount),
-            currency: refund.currency,
-            source: refund.id,
-            counter,
-            providerAccount: refund.providerAccount
-          })))
+          out.push(Write.insert(
+            table,
+            transaction({
+              ...base,
+              type: event.type === "refund.created" ? "refund" : "refund_failure",
+              amount: sign * BigInt(refund.amount),
+              currency: refund.currency,
+              source: refund.id,
+              counter,
+              providerAccount: refund.providerAccount
+            })
+          ))
           break
         }
         case "topup_intent.succeeded": {
           const topup = written(writes, TopupIntent.table, event.resourceId)
           if (topup === undefined) return yield* missing(event)
-          out.push(Write.insert(table, transaction({
-            ...base,
-            type: "topup",
-            amount: BigInt(topup.creditedAmount),
-            currency: topup.destinationCurrency,
-            source: topup.id,
-            counter: accounts.provider(topup.sourceProvider)
-          })))
+          out.push(Write.insert(
+            table,
+            transaction({
+              ...base,
+              type: "topup",
+              amount: BigInt(topup.creditedAmount),
+              currency: topup.destinationCurrency,
+              source: topup.id,
+              counter: accounts.provider(topup.sourceProvider)
+            })
+          ))
           break
         }
         default: {
           const payout = written(writes, PayoutIntent.table, event.resourceId)
           if (payout === undefined) return yield* missing(event)
           const created = event.type === "payout_intent.created"
-          out.push(Write.insert(table, transaction({
-            ...base,
-            type: created ? "payout" : event.type === "payout_intent.canceled" ? "payout_cancel" : "payout_failure",
-            amount: (created ? -1n : 1n) * BigInt(payout.amount),
-            currency: payout.currency,
-            source: payout.id,
-            counter: accounts.inTransit,
-            providerAccount: payout.providerAccount
-          })))
+          out.push(Write.insert(
+            table,
+            transaction({
+              ...base,
+              type: created ? "payout" : event.type === "payout_intent.canceled" ? "payout_cancel" : "payout_failure",
+              amount: (created ? -1n : 1n) * BigInt(payout.amount),
+              currency: payout.currency,
+              source: payout.id,
+              counter: accounts.inTransit,
+              providerAccount: payout.providerAccount
+            })
+          ))
           // D12: the check and the debit are one atomic step of the store.
           if (created) out.push(Write.requireAvailable({ merchantId: payout.merchantId, environment: payout.environment, currency: payout.currency }, at))
         }
@@ -228,12 +245,10 @@ export const entries = <E, R>(
  * @since 0.1.0 @category constructors
  */
 export const ledgered = (storage: Storage["Type"], merchants: Merchants["Type"]): Storage["Type"] => {
-  const merchantOf = (id: string): Effect.Effect<Merchant | undefined, StorageError> =>
-    Effect.map(merchants.findMerchant(id), Option.getOrUndefined)
+  const merchantOf = (id: string): Effect.Effect<Merchant | undefined, StorageError> => Effect.map(merchants.findMerchant(id), Option.getOrUndefined)
   return Storage.of({
     ...storage,
-    commit: (writes) =>
-      Effect.flatMap(entries(writes, merchantOf), (extra) => storage.commit(extra.length === 0 ? writes : [...writes, ...extra]))
+    commit: (writes) => Effect.flatMap(entries(writes, merchantOf), (extra) => storage.commit(extra.length === 0 ? writes : [...writes, ...extra]))
   })
 }
 

@@ -38,13 +38,24 @@ export type Source =
 
 /** The transactions the history of one stored record implies, oldest first. @since 0.1.0 */
 export const transactionsOf = (source: Source): ReadonlyArray<BalanceTransactionRecord> => {
-  const move = (m: Omit<Ledger.Movement, "merchantId" | "environment">, r: { readonly merchantId: string; readonly environment: Ledger.Movement["environment"] }) =>
-    transaction({ ...m, merchantId: r.merchantId, environment: r.environment })
+  const move = (
+    m: Omit<Ledger.Movement, "merchantId" | "environment">,
+    r: { readonly merchantId: string; readonly environment: Ledger.Movement["environment"] }
+  ) => transaction({ ...m, merchantId: r.merchantId, environment: r.environment })
   switch (source.kind) {
     case "payment_intent": {
       const r = source.record
       if (r.status !== "succeeded") return []
-      return [move({ type: "payment", amount: BigInt(r.amount), currency: r.currency, source: r.id, counter: accounts.provider(r.providerCode), createdAt: r.updatedAt }, r)]
+      return [
+        move({
+          type: "payment",
+          amount: BigInt(r.amount),
+          currency: r.currency,
+          source: r.id,
+          counter: accounts.provider(r.providerCode),
+          createdAt: r.updatedAt
+        }, r)
+      ]
     }
     case "refund": {
       const r = source.record
@@ -63,7 +74,16 @@ export const transactionsOf = (source: Source): ReadonlyArray<BalanceTransaction
     case "topup_intent": {
       const r = source.record
       if (r.status !== "succeeded") return []
-      return [move({ type: "topup", amount: BigInt(r.creditedAmount), currency: r.destinationCurrency, source: r.id, counter: accounts.provider(r.sourceProvider), createdAt: r.updatedAt }, r)]
+      return [
+        move({
+          type: "topup",
+          amount: BigInt(r.creditedAmount),
+          currency: r.destinationCurrency,
+          source: r.id,
+          counter: accounts.provider(r.sourceProvider),
+          createdAt: r.updatedAt
+        }, r)
+      ]
     }
     case "payout_intent": {
       const r = source.record

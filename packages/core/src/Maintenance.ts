@@ -49,8 +49,7 @@ export const defaults = {
 
 const kinds = ["idempotencyKeys", "referenceClaims", "events", "tasks", "webhookAttempts"] as const
 const nothing: PurgeResult = { idempotencyKeys: 0, referenceClaims: 0, events: 0, tasks: 0, webhookAttempts: 0 }
-const add = (a: PurgeResult, b: PurgeResult): PurgeResult =>
-  Object.fromEntries(kinds.map((k) => [k, a[k] + b[k]])) as unknown as PurgeResult
+const add = (a: PurgeResult, b: PurgeResult): PurgeResult => Object.fromEntries(kinds.map((k) => [k, a[k] + b[k]])) as unknown as PurgeResult
 
 /** The instant before which a record kept `retention` is due at `now`; none for a retention without end. */
 const cutoff = (now: number, retention: Duration.DurationInput): number | undefined => {
@@ -105,8 +104,7 @@ export const purge = (options: RetentionOptions = {}) =>
 /** Purge once, now, with the default retention (`purge()`). @since 0.1.0 */
 export const purgeExpired = purge()
 
-const isOptions = (x: RetentionOptions | Duration.DurationInput): x is RetentionOptions =>
-  typeof x === "object" && !Array.isArray(x) && !Duration.isDuration(x)
+const isOptions = (x: RetentionOptions | Duration.DurationInput): x is RetentionOptions => typeof x === "object" && !Array.isArray(x) && !Duration.isDuration(x)
 
 /**
  * Purge every `options.every` (default one hour) for as long as the layer lives, starting at
@@ -121,13 +119,14 @@ export const layerSchedule = (
   const o: RetentionOptions = isOptions(options) ? options : { every: options }
   // A wrong option fails the layer, where the host sees it, not the fiber of a later run.
   // Its timers never hold the host's process open (Background).
-  return Layer.scopedDiscard(Effect.zipRight(checked(o), Background.unrefTimers(Effect.forkScoped(
-    purge(o).pipe(
-      Effect.tap((r) =>
-        kinds.some((k) => r[k] > 0) ? Effect.logDebug("tender: purged", kinds.map((k) => `${r[k]} ${k}`).join(", ")) : Effect.void
-      ),
-      Effect.catchAll((e) => Effect.logWarning("tender: purge failed; retrying on schedule", e)),
-      Effect.repeat(Schedule.spaced(o.every ?? defaults.every))
-    )
-  ))))
+  return Layer.scopedDiscard(Effect.zipRight(
+    checked(o),
+    Background.unrefTimers(Effect.forkScoped(
+      purge(o).pipe(
+        Effect.tap((r) => kinds.some((k) => r[k] > 0) ? Effect.logDebug("tender: purged", kinds.map((k) => `${r[k]} ${k}`).join(", ")) : Effect.void),
+        Effect.catchAll((e) => Effect.logWarning("tender: purge failed; retrying on schedule", e)),
+        Effect.repeat(Schedule.spaced(o.every ?? defaults.every))
+      )
+    ))
+  ))
 }

@@ -5,9 +5,9 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { sha256 } from "./Canonical.js"
-import type { StorageError } from "./StorageError.js"
 import { randomBase62 } from "./Ids.js"
 import type { CheckoutMode, Environment } from "./Schemas.js"
+import type { StorageError } from "./StorageError.js"
 
 /** A configured route: this merchant's method `method` executes at provider `provider`. @since 0.1.0 @category models */
 export interface Route {
@@ -63,8 +63,7 @@ export interface Merchant {
 }
 
 /** A merchant's provider account `id`, if it holds one. @since 0.1.0 */
-export const accountOf = (merchant: Merchant, id: string): ProviderAccount | undefined =>
-  merchant.providerAccounts?.find((a) => a.id === id)
+export const accountOf = (merchant: Merchant, id: string): ProviderAccount | undefined => merchant.providerAccounts?.find((a) => a.id === id)
 
 /** A stored key pair: the secret only as its SHA-256 (D2). @since 0.1.0 @category models */
 export interface ApiKey {
@@ -214,7 +213,9 @@ export const layerMemory = (initial: {
           })
         ),
       listMerchants: (after, limit) =>
-        Effect.sync(() => [...merchants.values()].filter((m) => after === null || m.id > after).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit)),
+        Effect.sync(() =>
+          [...merchants.values()].filter((m) => after === null || m.id > after).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit)
+        ),
       // Stored as every store reads it back: no accounts, no field.
       putMerchant: (m) =>
         Effect.sync(() => {

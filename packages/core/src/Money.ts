@@ -44,8 +44,7 @@ export const minorDigits: Readonly<Record<string, number>> = {
 }
 
 /** The minor-unit digits of `currency`, if known. @since 0.1.0 */
-export const digitsOf = (currency: string): number | undefined =>
-  Object.hasOwn(minorDigits, currency) ? minorDigits[currency] : undefined
+export const digitsOf = (currency: string): number | undefined => Object.hasOwn(minorDigits, currency) ? minorDigits[currency] : undefined
 
 const pow10 = (n: number): bigint => 10n ** BigInt(n)
 
@@ -75,8 +74,7 @@ export const formatDecimal = (d: BigDecimal.BigDecimal): string => {
 }
 
 /** Parse a plain decimal string (`36.25`), refusing exponents and anything else. @since 0.1.0 */
-export const parseDecimal = (s: string): Option.Option<BigDecimal.BigDecimal> =>
-  /^-?\d+(\.\d+)?$/.test(s) ? BigDecimal.fromString(s) : Option.none()
+export const parseDecimal = (s: string): Option.Option<BigDecimal.BigDecimal> => /^-?\d+(\.\d+)?$/.test(s) ? BigDecimal.fromString(s) : Option.none()
 
 /** What the conversion needs: everything exact. @since 0.1.0 @category models */
 export interface QuoteInput {

@@ -217,20 +217,24 @@ const failed = (error: StorageError, resource: string, requestId: string) => {
       // took the reference: a conflict, not a fault. A retry answers with the resource that won.
       return Effect.zipRight(
         Effect.logWarning(`${resource} create lost its merchant_reference to a concurrent create`, error),
-        retryLater(new IdempotencyConflict({
-          param: "merchant_reference",
-          message: `A ${resource} with this merchant_reference was created by a concurrent request; retry to retrieve it.`
-        }))
+        retryLater(
+          new IdempotencyConflict({
+            param: "merchant_reference",
+            message: `A ${resource} with this merchant_reference was created by a concurrent request; retry to retrieve it.`
+          })
+        )
       )
     case "ClaimLost":
       // This request outlived its claim on the key and a retry took it over: the retry's answer
       // stands, and nothing of this request was written.
       return Effect.zipRight(
         Effect.logWarning(`${resource} operation outlived its Idempotency-Key claim`, error),
-        retryLater(new IdempotencyConflict({
-          param: Idempotency.header,
-          message: "A retry with this Idempotency-Key took it over while this request was still running; retry to get its answer."
-        }))
+        retryLater(
+          new IdempotencyConflict({
+            param: Idempotency.header,
+            message: "A retry with this Idempotency-Key took it over while this request was still running; retry to get its answer."
+          })
+        )
       )
     case "StorageUnavailable":
       return Effect.zipRight(

@@ -12,15 +12,7 @@
 import * as internal from "./internal/paymentIntentUpdate.js"
 
 /** The writes of a status change, and what a provider's answer changes. @since 0.1.0 */
-export {
-  actionExpiry,
-  answerPatch,
-  change,
-  created,
-  patchFor,
-  providerRef,
-  statusEvent
-} from "./internal/paymentIntentChange.js"
+export { actionExpiry, answerPatch, change, created, patchFor, providerRef, statusEvent } from "./internal/paymentIntentChange.js"
 /** @since 0.1.0 @category models */
 export type { Patch } from "./internal/paymentIntentChange.js"
 

@@ -7,10 +7,10 @@
  */
 import { Schema } from "effect"
 import { prefixes } from "./Ids.js"
+import * as StatusRules from "./internal/statusRules.js"
 import { NextAction } from "./NextAction.js"
 import { Customer, PaymentMethodOptions } from "./PaymentIntentRequest.js"
 import { CheckoutMode } from "./Schemas.js"
-import * as StatusRules from "./internal/statusRules.js"
 import * as Table from "./Table.js"
 
 // ---------------------------------------------------------------------------
@@ -51,8 +51,7 @@ export const canTransition: (from: Status, to: Status) => boolean = StatusRules.
  *
  * @since 0.1.0 @category status
  */
-export const pendingStatus = (nextAction: NextAction | null): Status =>
-  nextAction === null ? "processing" : "requires_action"
+export const pendingStatus = (nextAction: NextAction | null): Status => nextAction === null ? "processing" : "requires_action"
 
 /**
  * Every way `intent` breaks the rules of 3.1; empty when it keeps them. Checked before
@@ -128,7 +127,6 @@ export const CancellationReason = Schema.Literal("requested_by_customer", "dupli
   .annotations({ identifier: "CancellationReason" })
 /** @since 0.1.0 @category models */
 export type CancellationReason = typeof CancellationReason.Type
-
 
 /** The stored payment intent, as every adapter stores it (`table`). Times are epoch milliseconds. @since 0.1.0 @category models */
 export const PaymentIntentRecord = Schema.Struct({

@@ -14,17 +14,17 @@ import { payerData, resolveRoutes } from "./Discovery.js"
 import { CheckoutModeNotAllowed, PaymentIntentUnexpectedState, ValidationFailed } from "./Errors.js"
 import { HostedCheckout } from "./HostedCheckout.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
+import * as Resources from "./internal/resources.js"
 import * as Operation from "./Operation.js"
-import * as Lifecycle from "./PaymentIntentLifecycle.js"
 import * as Pagination from "./Pagination.js"
 import type { CreateParams } from "./PaymentIntent.js"
 import { isTerminal, PaymentIntentRecord, Status, table, toCreatedResource, toResource, toResourceJson } from "./PaymentIntent.js"
+import * as Lifecycle from "./PaymentIntentLifecycle.js"
 import * as Routing from "./Routing.js"
 import { Country, Currency, MerchantReference } from "./Schemas.js"
 import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
-import * as Resources from "./internal/resources.js"
 
 const route = "POST /payment_intents"
 
@@ -32,8 +32,7 @@ const route = "POST /payment_intents"
 // Canonical form (4.9 merchant_reference rule 4, D5)
 // ---------------------------------------------------------------------------
 
-const nonEmpty = <A extends object>(o: A | undefined): A | undefined =>
-  o !== undefined && Object.keys(o).length > 0 ? o : undefined
+const nonEmpty = <A extends object>(o: A | undefined): A | undefined => o !== undefined && Object.keys(o).length > 0 ? o : undefined
 
 /**
  * The request with defaults filled and values normalised, so equivalent requests are
@@ -184,7 +183,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       resource: "payment intent",
       // 4.9 merchant_reference rule 2: the original intent; 200, since nothing was created.
       reference: Resources.reference(storage, kind, context, toCreatedResource, {
-        resourceType: "payment_intent", reference: n.merchant_reference, fingerprint: fp, resourceId: id
+        resourceType: "payment_intent",
+        reference: n.merchant_reference,
+        fingerprint: fp,
+        resourceId: id
       }),
       decide: Effect.map(decide(context.principal, n, id, fp), ({ record, writes }) => ({
         response: ApiResponse.json(201, toCreatedResource(record), context.requestId),
@@ -268,6 +270,17 @@ export const list = (principal: Principal, params: ListParams) => reads.list(pri
 /** `list`'s answer as the JSON text the HTTP binding sends, its items rendered once per record (`PaymentIntent.toResourceJson`). @since 0.1.0 */
 export const listJson = (principal: Principal, params: ListParams) => reads.listJson(principal, params)
 
-const reads = Resources.reads((principal, id) => Resources.load(kind, principal, id), (view) => (principal, params: ListParams) =>
-  Resources.listPage(table, principal, params, Status.literals, view, (status) =>
-    Effect.succeed({ country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status })), toResource, toResourceJson)
+const reads = Resources.reads(
+  (principal, id) => Resources.load(kind, principal, id),
+  (view) => (principal, params: ListParams) =>
+    Resources.listPage(
+      table,
+      principal,
+      params,
+      Status.literals,
+      view,
+      (status) => Effect.succeed({ country: params.country, currency: params.currency, merchantReference: params.merchant_reference, status })
+    ),
+  toResource,
+  toResourceJson
+)

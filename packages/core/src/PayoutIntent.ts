@@ -6,8 +6,8 @@
  */
 import { Schema } from "effect"
 import { prefixes } from "./Ids.js"
-import { Amount, BoundedString, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
 import * as StatusRules from "./internal/statusRules.js"
+import { Amount, BoundedString, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
 import * as Table from "./Table.js"
 
 // ---------------------------------------------------------------------------

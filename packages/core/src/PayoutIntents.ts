@@ -9,11 +9,12 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
-import { fingerprint } from "./Canonical.js"
 import * as Balances from "./Balances.js"
+import { fingerprint } from "./Canonical.js"
 import { BalanceInsufficient, PaymentConfigurationUnavailable, PayoutNotCancelable, ValidationFailed } from "./Errors.js"
 import * as Event from "./Event.js"
 import { IdGenerator, prefixes } from "./Ids.js"
+import * as Resources from "./internal/resources.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import type { CreateParams, PayoutIntentRecord, Status } from "./PayoutIntent.js"
@@ -24,10 +25,9 @@ import { Currency, type Environment } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
+import { retryWhileStale } from "./StorageError.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
-import * as Resources from "./internal/resources.js"
-import { retryWhileStale } from "./StorageError.js"
 
 const scopeOf = Resources.principalScope
 
@@ -46,8 +46,7 @@ const payoutRoute = (environment: Environment, bank: string) =>
   })
 
 /** Every bank code the installed providers know (the discovery catalogue). */
-const knownBanks = Effect.map(ProviderRegistry, (registry) =>
-  new Set(registry.all.flatMap((p) => p.methods.flatMap((m) => m.banks.map((b) => b.code)))))
+const knownBanks = Effect.map(ProviderRegistry, (registry) => new Set(registry.all.flatMap((p) => p.methods.flatMap((m) => m.banks.map((b) => b.code)))))
 
 /** The writes of a change to `to`: the versioned update and its event (D7). A transition D8 does not allow is a defect. */
 const change = (before: PayoutIntentRecord, patch: Partial<PayoutIntentRecord> & { readonly status: Status }, now: number) =>
@@ -87,7 +86,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       canonical: { merchant_reference: params.merchant_reference, ...canonical(params) },
       resource: "payout intent",
       reference: Resources.reference(storage, kind, context, toResource, {
-        resourceType: "payout_intent", reference: params.merchant_reference, fingerprint: fp, resourceId: id
+        resourceType: "payout_intent",
+        reference: params.merchant_reference,
+        fingerprint: fp,
+        resourceId: id
       }),
       decide: Effect.gen(function*() {
         const { principal } = context
@@ -140,9 +142,19 @@ export const ListParams = Pagination.listParams({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
-const reads = Resources.reads(load, (view) => (principal, params: ListParams) =>
-  Resources.listPage(table, principal, params, StatusSchema.literals, view, (status) =>
-    Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status })), toResource)
+const reads = Resources.reads(
+  load,
+  (view) => (principal, params: ListParams) =>
+    Resources.listPage(
+      table,
+      principal,
+      params,
+      StatusSchema.literals,
+      view,
+      (status) => Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status })
+    ),
+  toResource
+)
 
 /** GET /payout_intents/{id} (D3): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
 export const retrieve = reads.retrieve
@@ -203,7 +215,6 @@ export const approve = (scope: Scope, id: string): Effect.Effect<
     return "approved" as const
   }).pipe(retryWhileStale)
 
-
 /**
  * Run the send task of an approved payout: the provider's outcome moves it to `succeeded` or
  * `failed` through `providerOutcomeWrites`, the door its notifications take too; an
@@ -228,15 +239,19 @@ export const send = (task: Task.TaskRecord) =>
       }, now0)
       return done(writes)
     }
-    const answer = yield* boundedCall(route.provider.code, route.provider.sendPayout({
-      payoutIntentId: payout.id,
-      environment: payout.environment,
-      amount: payout.amount,
-      currency: payout.currency,
-      providerBank: route.providerBank,
-      accountNumber: payout.destination.account_number,
-      accountName: payout.destination.account_name
-    }), "sendPayout").pipe(Effect.either)
+    const answer = yield* boundedCall(
+      route.provider.code,
+      route.provider.sendPayout({
+        payoutIntentId: payout.id,
+        environment: payout.environment,
+        amount: payout.amount,
+        currency: payout.currency,
+        providerBank: route.providerBank,
+        accountNumber: payout.destination.account_number,
+        accountName: payout.destination.account_name
+      }),
+      "sendPayout"
+    ).pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     const result = answer.right
@@ -245,11 +260,15 @@ export const send = (task: Task.TaskRecord) =>
       case "Failed":
       case "Canceled": {
         // The same door a provider's notification of the payout takes.
-        const writes = yield* providerOutcomeWrites(payout, route.provider.code, result._tag === "Succeeded"
-          ? { status: "succeeded" }
-          : result._tag === "Failed"
-          ? { status: "failed", failureCode: result.failureCode, failureMessage: result.failureMessage }
-          : { status: "failed" })
+        const writes = yield* providerOutcomeWrites(
+          payout,
+          route.provider.code,
+          result._tag === "Succeeded"
+            ? { status: "succeeded" }
+            : result._tag === "Failed"
+            ? { status: "failed", failureCode: result.failureCode, failureMessage: result.failureMessage }
+            : { status: "failed" }
+        )
         return done(writes === "other_provider" ? [] : writes)
       }
       case "Action":
@@ -281,6 +300,11 @@ export const providerOutcomeWrites = (
     const now = yield* Clock.currentTimeMillis
     const patch = outcome.status === "succeeded"
       ? { status: "succeeded" as const, providerCode: provider }
-      : { status: "failed" as const, providerCode: provider, failureCode: outcome.failureCode ?? "payout_failed", failureMessage: outcome.failureMessage ?? "The provider could not pay out." }
+      : {
+        status: "failed" as const,
+        providerCode: provider,
+        failureCode: outcome.failureCode ?? "payout_failed",
+        failureMessage: outcome.failureMessage ?? "The provider could not pay out."
+      }
     return (yield* change(payout, patch, now)).writes
   })

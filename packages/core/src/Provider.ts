@@ -8,28 +8,28 @@ import type { Schema } from "effect"
 import { Context, Data, Effect, Layer } from "effect"
 import * as CredentialVault from "./CredentialVault.js"
 import { accountAdapters } from "./internal/accountAdapters.js"
-import type { ProviderAccount } from "./Merchants.js"
 import type { ProviderMethod } from "./internal/providerMethod.js"
+import type { ProviderAccount } from "./Merchants.js"
 import type { NextAction } from "./NextAction.js"
 import type { Customer } from "./PaymentIntent.js"
 import type { NotificationUnverified, ParsedNotification, ProviderNotificationRequest } from "./ProviderNotification.js"
 import type { Environment } from "./Schemas.js"
 
 export {
+  /** @since 0.1.0 @category models */ type FailureCode,
+  /** @since 0.1.0 @category models */ type FailureCodes,
+  /** @since 0.1.0 @category constructors */ failureFor,
+  /** @since 0.1.0 @category constants */ failureMessages
+} from "./internal/providerFailures.js"
+export {
+  /** @since 0.1.0 @category constructors */ onlineBankingMethod,
   /** @since 0.1.0 @category models */ type PayerField,
   /** @since 0.1.0 @category models */ payerFields,
+  /** @since 0.1.0 @category constructors */ promptPayMethod,
   /** @since 0.1.0 @category models */ type ProviderBank,
   /** @since 0.1.0 @category models */ type ProviderMethod,
-  /** @since 0.1.0 @category constructors */ onlineBankingMethod,
-  /** @since 0.1.0 @category constructors */ promptPayMethod,
   /** @since 0.1.0 @category models */ type ThaiMethodOptions
 } from "./internal/providerMethod.js"
-export {
-  /** @since 0.1.0 @category constructors */ failureFor,
-  /** @since 0.1.0 @category constants */ failureMessages,
-  /** @since 0.1.0 @category models */ type FailureCode,
-  /** @since 0.1.0 @category models */ type FailureCodes
-} from "./internal/providerFailures.js"
 
 /** What the orchestrator asks a provider to do. @since 0.1.0 @category models */
 export interface ProviderPaymentRequest {

@@ -51,7 +51,11 @@ const descriptionOf = (ast: SchemaAST.AST, field: string): string | undefined =>
  *
  * @since 0.1.0
  */
-export const checkCredentials = (installed: PaymentProvider | undefined, input: AccountInput, path: string): Either.Either<Readonly<Record<string, string>>, ValidationFailed> => {
+export const checkCredentials = (
+  installed: PaymentProvider | undefined,
+  input: AccountInput,
+  path: string
+): Either.Either<Readonly<Record<string, string>>, ValidationFailed> => {
   if (installed?.accounts === undefined) {
     return Either.left(ValidationFailed.at(`${path}.provider`, `No installed provider ${JSON.stringify(input.provider)} serves merchants' own accounts.`))
   }
@@ -61,8 +65,10 @@ export const checkCredentials = (installed: PaymentProvider | undefined, input: 
     const details = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((issue) => {
       const field = issue.path.map(String).join(".")
       const at = field === "" ? `${path}.credentials` : `${path}.credentials.${field}`
-      const message = issue._tag === "Missing" ? `${at} is required by ${input.provider}`
-        : issue._tag === "Unexpected" ? `${at} is not a credential of ${input.provider}`
+      const message = issue._tag === "Missing" ?
+        `${at} is required by ${input.provider}`
+        : issue._tag === "Unexpected" ?
+        `${at} is not a credential of ${input.provider}`
         : `${at} ${descriptionOf(support.credentials.ast, String(issue.path[0] ?? "")) ?? "is not valid"}`
       return { param: at, message }
     })
@@ -71,9 +77,11 @@ export const checkCredentials = (installed: PaymentProvider | undefined, input: 
   try {
     support.forAccount({ id: input.id, environment: input.environment, credentials: decoded.right })
   } catch (error) {
-    return Either.left(error instanceof CredentialsRefused
-      ? ValidationFailed.at(`${path}.credentials.${error.field}`, `${path}.credentials.${error.field} ${error.problem}`)
-      : ValidationFailed.at(`${path}.credentials`, `The ${input.provider} adapter cannot use these credentials for a ${input.environment} account.`))
+    return Either.left(
+      error instanceof CredentialsRefused
+        ? ValidationFailed.at(`${path}.credentials.${error.field}`, `${path}.credentials.${error.field} ${error.problem}`)
+        : ValidationFailed.at(`${path}.credentials`, `The ${input.provider} adapter cannot use these credentials for a ${input.environment} account.`)
+    )
   }
   return Either.right(decoded.right)
 }
@@ -90,13 +98,21 @@ export const seal = (merchantId: string, inputs: ReadonlyArray<AccountInput>, pa
     if (inputs.length === 0) return []
     const registry = yield* ProviderRegistry
     if (!registry.vault.canSeal) {
-      return yield* ValidationFailed.at(path, "Provider account credentials cannot be stored: the host has configured no provider account key (providerAccountKeys).")
+      return yield* ValidationFailed.at(
+        path,
+        "Provider account credentials cannot be stored: the host has configured no provider account key (providerAccountKeys)."
+      )
     }
     const out: Array<ProviderAccount> = []
     for (const [i, input] of inputs.entries()) {
       const checked = checkCredentials(registry.get(input.provider), input, `${path}.${i}`)
       if (Either.isLeft(checked)) return yield* checked.left
-      out.push({ id: input.id, provider: input.provider, environment: input.environment, credentials: registry.vault.seal(`${merchantId}/${input.id}`, checked.right) })
+      out.push({
+        id: input.id,
+        provider: input.provider,
+        environment: input.environment,
+        credentials: registry.vault.seal(`${merchantId}/${input.id}`, checked.right)
+      })
     }
     return out
   })
@@ -113,7 +129,10 @@ export const checkUnique = (merchantId: string, accounts: ReadonlyArray<{ readon
     for (const [i, a] of accounts.entries()) {
       const holders = yield* merchants.findProviderAccount(a.id)
       if (holders.some((h) => h.merchant.id !== merchantId)) {
-        return yield* ValidationFailed.at(`${path}.${i}.id`, `Another merchant holds a provider account ${JSON.stringify(a.id)}: account ids are unique across merchants.`)
+        return yield* ValidationFailed.at(
+          `${path}.${i}.id`,
+          `Another merchant holds a provider account ${JSON.stringify(a.id)}: account ids are unique across merchants.`
+        )
       }
     }
   })
@@ -180,7 +199,10 @@ export const adapterOf = (object: AtProvider): Effect.Effect<PaymentProvider | u
  *
  * @since 0.1.0
  */
-export const door = (code: string, accountId: string): Effect.Effect<Option.Option<{ readonly owner: AccountOwner; readonly provider: PaymentProvider }>, StorageError, ProviderRegistry | Merchants> =>
+export const door = (
+  code: string,
+  accountId: string
+): Effect.Effect<Option.Option<{ readonly owner: AccountOwner; readonly provider: PaymentProvider }>, StorageError, ProviderRegistry | Merchants> =>
   Effect.gen(function*() {
     const holders = yield* (yield* Merchants).findProviderAccount(accountId)
     const owner = holders.length === 1 ? holders[0]! : undefined

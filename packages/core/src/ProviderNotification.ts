@@ -208,8 +208,7 @@ export const noMerchant = ""
  *
  * @since 0.1.0 @category constructors
  */
-export const recordId = (provider: string, eventId: string): string =>
-  idPrefix + sha256(`${provider}\u0000${eventId}`).slice(0, 24)
+export const recordId = (provider: string, eventId: string): string => idPrefix + sha256(`${provider}\u0000${eventId}`).slice(0, 24)
 
 /** Where a notice came in: the deployment's door (`null`), or a merchant's own account's (D13). @since 0.1.0 @category models */
 export type Door = { readonly merchantId: string; readonly accountId: string } | null

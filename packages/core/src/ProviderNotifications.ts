@@ -10,7 +10,11 @@
  */
 import { Clock, Data, Effect, Option } from "effect"
 import type { IdGenerator } from "./Ids.js"
+import { otherAccount } from "./internal/noticeAccounts.js"
+import { apply } from "./internal/providerNotices.js"
+import type { Merchants } from "./Merchants.js"
 import { ProviderRegistry } from "./Provider.js"
+import * as ProviderAccounts from "./ProviderAccounts.js"
 import type { NotificationAnswer, NotificationUnverified, ProviderNotificationRequest } from "./ProviderNotification.js"
 import type { Door, ProviderNotice } from "./ProviderNotification.js"
 import { received, table } from "./ProviderNotification.js"
@@ -19,10 +23,6 @@ import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Task from "./Task.js"
 import * as Telemetry from "./Telemetry.js"
-import { otherAccount } from "./internal/noticeAccounts.js"
-import { apply } from "./internal/providerNotices.js"
-import type { Merchants } from "./Merchants.js"
-import * as ProviderAccounts from "./ProviderAccounts.js"
 
 /** No installed provider takes notifications under this code (404 `resource_not_found`). @since 0.1.0 @category errors */
 export class UnknownNotificationProvider extends Data.TaggedError("UnknownNotificationProvider")<{ readonly provider: string }> {}

@@ -19,7 +19,10 @@ const Update = {
   Action: Schema.TaggedStruct("Action", { nextAction: NextAction }),
   Processing: Schema.TaggedStruct("Processing", {}),
   Pending: Schema.TaggedStruct("Pending", {}),
-  Succeeded: Schema.TaggedStruct("Succeeded", { amount: Schema.optional(Schema.NullOr(Schema.String)), currency: Schema.optional(Schema.NullOr(Schema.String)) }),
+  Succeeded: Schema.TaggedStruct("Succeeded", {
+    amount: Schema.optional(Schema.NullOr(Schema.String)),
+    currency: Schema.optional(Schema.NullOr(Schema.String))
+  }),
   Failed: Schema.TaggedStruct("Failed", Failure),
   Canceled: Schema.TaggedStruct("Canceled", {})
 }
@@ -76,7 +79,11 @@ export const problem = (provider: string, method: Method, result: unknown): stri
   const issue = issues[0]
   const where = issue === undefined || issue.path.length === 0 ? "the result" : pathText(issue.path)
   // A result that is no object at all says so without the schema's whole text.
-  const what = issue === undefined ? "is invalid" : issue.path.length === 0 && issue._tag === "Type" ? `must be an object with a _tag of the port, got ${shown(result)}` : merged(issues.filter((i) => pathText(i.path) === pathText(issue.path)).map((i) => i.message))
+  const what = issue === undefined
+    ? "is invalid"
+    : issue.path.length === 0 && issue._tag === "Type"
+    ? `must be an object with a _tag of the port, got ${shown(result)}`
+    : merged(issues.filter((i) => pathText(i.path) === pathText(issue.path)).map((i) => i.message))
   return `${provider}'s ${method} gave a result the port does not allow: ${where} ${what}`
 }
 

@@ -63,13 +63,18 @@ export const submit = (context: Operation.RequestContext, id: string, evidence: 
         const asset = evidence._tag === "AssetId"
           ? yield* Asset.find(principal, evidence.assetId)
           : yield* Asset.make(principal, { param: "file", bytes: evidence.bytes }, now)
-        const { record, writes } = yield* Lifecycle.change(intent, {
-          status: "processing",
-          nextAction: null,
-          hostedAction: null,
-          processingReason: "asynchronous",
-          receipt: { status: "submitted", asset_id: asset.id }
-        }, now, ["payment_intent.receipt_submitted"])
+        const { record, writes } = yield* Lifecycle.change(
+          intent,
+          {
+            status: "processing",
+            nextAction: null,
+            hostedAction: null,
+            processingReason: "asynchronous",
+            receipt: { status: "submitted", asset_id: asset.id }
+          },
+          now,
+          ["payment_intent.receipt_submitted"]
+        )
         const task = yield* Task.make({ ...scope, kind: "payment_intent.submit_receipt", resourceId: id, dueAt: now, now })
         return {
           response: ApiResponse.json(200, toResource(record), requestId),

@@ -7,11 +7,11 @@
  */
 import { Either, Schema } from "effect"
 import { prefixes } from "./Ids.js"
+import * as StatusRules from "./internal/statusRules.js"
 import type { PaymentIntentRecord } from "./PaymentIntent.js"
 import { Metadata } from "./PaymentIntent.js"
-import { Destination, MaskedDestination, maskDestination } from "./PayoutIntent.js"
+import { Destination, maskDestination, MaskedDestination } from "./PayoutIntent.js"
 import { Amount, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
-import * as StatusRules from "./internal/statusRules.js"
 import * as Table from "./Table.js"
 
 // ---------------------------------------------------------------------------
@@ -57,7 +57,10 @@ export type Reason = typeof Reason.Type
 
 /** POST /refunds body (D10). Unknown fields are rejected. @since 0.1.0 @category request */
 export const CreateParams = Schema.Struct({
-  payment_intent: withMessage(Schema.String.pipe(Schema.pattern(/^dord_[0-9A-Za-z]{24}$/)), "must be a payment intent id: dord_ followed by 24 letters and digits"),
+  payment_intent: withMessage(
+    Schema.String.pipe(Schema.pattern(/^dord_[0-9A-Za-z]{24}$/)),
+    "must be a payment intent id: dord_ followed by 24 letters and digits"
+  ),
   amount: Schema.optional(Amount),
   reason: Schema.optional(RequestReason),
   merchant_reference: Schema.optional(MerchantReference),

@@ -14,6 +14,7 @@ import { fingerprint } from "./Canonical.js"
 import { AmountExceedsRefundable, PaymentIntentUnexpectedState, RefundNotSupported, ResourceNotFound, ValidationFailed } from "./Errors.js"
 import * as Event from "./Event.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
+import * as Resources from "./internal/resources.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import * as PaymentIntent from "./PaymentIntent.js"
@@ -28,7 +29,6 @@ import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
-import * as Resources from "./internal/resources.js"
 
 const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["environment"] }): Scope => ({
   merchantId: r.merchantId,
@@ -149,7 +149,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       canonical: { merchant_reference: params.merchant_reference, ...canonical(params) },
       resource: "refund",
       reference: Resources.reference(storage, kind, context, toResource, {
-        resourceType: "refund", reference: params.merchant_reference, fingerprint: fp, resourceId: id
+        resourceType: "refund",
+        reference: params.merchant_reference,
+        fingerprint: fp,
+        resourceId: id
       }),
       decide: Effect.map(decide(context.principal, params, id, fp), ({ refund, writes }) => ({
         response: ApiResponse.json(201, toResource(refund), context.requestId),
@@ -166,11 +169,21 @@ export const ListParams = Pagination.listParams({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
-const reads = Resources.reads((principal, id) => Resources.load(kind, principal, id), (view) => (principal, params: ListParams) =>
-  params.payment_intent !== undefined && !isWellFormed(prefixes.paymentIntent, params.payment_intent)
-    ? ValidationFailed.at("payment_intent", "payment_intent must be a payment intent id: dord_ followed by 24 letters and digits")
-    : Resources.listPage(table, principal, params, Status.literals, view, (status) =>
-      Effect.succeed({ paymentIntentId: params.payment_intent, merchantReference: params.merchant_reference, status })), toResource)
+const reads = Resources.reads(
+  (principal, id) => Resources.load(kind, principal, id),
+  (view) => (principal, params: ListParams) =>
+    params.payment_intent !== undefined && !isWellFormed(prefixes.paymentIntent, params.payment_intent)
+      ? ValidationFailed.at("payment_intent", "payment_intent must be a payment intent id: dord_ followed by 24 letters and digits")
+      : Resources.listPage(
+        table,
+        principal,
+        params,
+        Status.literals,
+        view,
+        (status) => Effect.succeed({ paymentIntentId: params.payment_intent, merchantReference: params.merchant_reference, status })
+      ),
+  toResource
+)
 
 /** GET /refunds/{id} (D10): another merchant's or environment's is the same 404 (4.2). @since 0.1.0 */
 export const retrieve = reads.retrieve
@@ -233,9 +246,7 @@ export const latePayment = (
  * bank account goes to any bank the provider reaches, not only the banks of the method paid with:
  * a PromptPay payment lists none).
  */
-const providerBank = (provider: PaymentProvider, bank: string) =>
-  provider.methods.flatMap((m) => m.banks).find((b) => b.code === bank)?.providerCode
-
+const providerBank = (provider: PaymentProvider, bank: string) => provider.methods.flatMap((m) => m.banks).find((b) => b.code === bank)?.providerCode
 
 /** A refund's final outcome, as its provider reports it. @since 0.1.0 @category models */
 export interface Outcome {
@@ -300,27 +311,37 @@ export const send = (task: Task.TaskRecord) =>
     const route = Option.isNone(intent) ? undefined : yield* refundRoute(intent.value)
     const ref = Option.isNone(intent) || intent.value.providerPaymentId === null ? undefined : intent.value
     if (route === undefined || ref === undefined || route.provider.refund === undefined) {
-      return done(yield* settlement(refund.id, scope, { status: "failed", failureCode: "refund_not_supported", failureMessage: "The provider of this payment cannot refund it." }))
+      return done(
+        yield* settlement(refund.id, scope, {
+          status: "failed",
+          failureCode: "refund_not_supported",
+          failureMessage: "The provider of this payment cannot refund it."
+        })
+      )
     }
     const destination = refund.destination
-    const answer = yield* boundedCall(route.provider.code, route.provider.refund({
-      refundId: refund.id,
-      payment: {
-        paymentIntentId: ref.id,
-        providerPaymentId: ref.providerPaymentId!,
-        environment: ref.environment,
-        amount: ref.amount,
-        currency: ref.currency,
-        createdAt: ref.createdAt
-      },
-      amount: refund.amount,
-      destination: destination === null ? null : {
-        providerBank: providerBank(route.provider, destination.bank) ?? destination.bank,
-        accountNumber: destination.account_number,
-        accountName: destination.account_name
-      },
-      createdAt: refund.createdAt
-    }), "refund").pipe(Effect.either)
+    const answer = yield* boundedCall(
+      route.provider.code,
+      route.provider.refund({
+        refundId: refund.id,
+        payment: {
+          paymentIntentId: ref.id,
+          providerPaymentId: ref.providerPaymentId!,
+          environment: ref.environment,
+          amount: ref.amount,
+          currency: ref.currency,
+          createdAt: ref.createdAt
+        },
+        amount: refund.amount,
+        destination: destination === null ? null : {
+          providerBank: providerBank(route.provider, destination.bank) ?? destination.bank,
+          accountNumber: destination.account_number,
+          accountName: destination.account_name
+        },
+        createdAt: refund.createdAt
+      }),
+      "refund"
+    ).pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     switch (answer.right._tag) {
@@ -329,6 +350,8 @@ export const send = (task: Task.TaskRecord) =>
       case "Succeeded":
         return done(yield* settlement(refund.id, scope, { status: "succeeded" }))
       case "Failed":
-        return done(yield* settlement(refund.id, scope, { status: "failed", failureCode: answer.right.failureCode, failureMessage: answer.right.failureMessage }))
+        return done(
+          yield* settlement(refund.id, scope, { status: "failed", failureCode: answer.right.failureCode, failureMessage: answer.right.failureMessage })
+        )
     }
   })

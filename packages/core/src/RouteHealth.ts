@@ -108,8 +108,11 @@ const breaker = (options: HealthOptions) => {
       }),
     /** Every known route's state, given whether the host's word keeps it up. */
     snapshot: (up: (route: RouteRef) => boolean) =>
-      Effect.map(now, (t): ReadonlyArray<RouteState> =>
-        [...known.values()].map((route) => ({ ...route, state: !up(route) ? "down" : closedAt(route, t) ? "closed" : "open" })))
+      Effect.map(
+        now,
+        (t): ReadonlyArray<RouteState> =>
+          [...known.values()].map((route) => ({ ...route, state: !up(route) ? "down" : closedAt(route, t) ? "closed" : "open" }))
+      )
   }
 }
 

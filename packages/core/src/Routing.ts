@@ -59,11 +59,15 @@ export const createPayment = (
       const bank = payer.bank === undefined ? null : candidate.method.banks.find((b) => b.code === payer.bank)?.providerCode ?? null
       // Operations run uninterruptibly (their claims must be settled); the provider call alone may be
       // interrupted, or the timeout could never cut it off.
-      const attempt = yield* boundedCall(candidate.provider.code, candidate.provider.createPayment({
-        ...request,
-        providerMethod: candidate.method.providerMethod,
-        providerBank: bank
-      }), "createPayment").pipe(Effect.either)
+      const attempt = yield* boundedCall(
+        candidate.provider.code,
+        candidate.provider.createPayment({
+          ...request,
+          providerMethod: candidate.method.providerMethod,
+          providerBank: bank
+        }),
+        "createPayment"
+      ).pipe(Effect.either)
       if (attempt._tag === "Left") {
         yield* health.recordFailure(candidate.route)
         yield* Effect.logWarning("provider unavailable", attempt.left.provider, attempt.left.reason)

@@ -143,8 +143,7 @@ export const formatTimestamp = (millis: number): string => {
 }
 
 const isLeapYear = (year: number): boolean => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
-const daysInMonth = (year: number, month: number): number =>
-  month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+const daysInMonth = (year: number, month: number): number => month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
 
 /** A date-time with an explicit offset (4.3 `created_after` / `created_before`), decoded to epoch ms. @since 0.1.0 */
 export const DateTimeWithOffset = withMessage(

@@ -42,7 +42,9 @@ export const SeedRoute = Schema.Struct({
  */
 export const SeedFee = Schema.Struct({
   rate_bps: withMessage(Schema.Int.pipe(Schema.between(0, 10_000)), "must be an integer from 0 to 10000 (basis points)"),
-  fixed_amount: Schema.optional(withMessage(Schema.String.pipe(Schema.pattern(/^(0|[1-9]\d{0,17})$/)), "must be an integer string of minor units, at most 18 digits"))
+  fixed_amount: Schema.optional(
+    withMessage(Schema.String.pipe(Schema.pattern(/^(0|[1-9]\d{0,17})$/)), "must be an integer string of minor units, at most 18 digits")
+  )
 }).annotations(strict)
 
 /** @since 0.1.0 @category schemas */
@@ -229,7 +231,9 @@ export const apply = (seed: Seed) =>
     const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
     const directory = toDirectory(seed, now)
     const accounts = yield* sealAccounts(seed)
-    yield* Effect.forEach(directory.merchants, (m, i) => merchants.putMerchant(accounts[i]!.length === 0 ? m : { ...m, providerAccounts: accounts[i]! }), { discard: true })
+    yield* Effect.forEach(directory.merchants, (m, i) => merchants.putMerchant(accounts[i]!.length === 0 ? m : { ...m, providerAccounts: accounts[i]! }), {
+      discard: true
+    })
     yield* Effect.forEach(directory.apiKeys, merchants.putApiKey, { discard: true })
     const revoked = yield* merchants.revokeSeededKeysExcept(directory.apiKeys.map((k) => k.publicKey), now)
     if (revoked.length > 0) {

@@ -7,27 +7,21 @@
  */
 import { Effect, Schema } from "effect"
 import { sha256 } from "./Canonical.js"
-import type { PaymentProvider, ProviderBank, ProviderMethod, ProviderPaymentRef } from "./Provider.js"
-import { onlineBankingMethod, promptPayMethod, ProviderUnavailable } from "./Provider.js"
-import { formatTimestamp } from "./Schemas.js"
 import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis, type Timings, timingsOf } from "./internal/simulator.js"
-import { topups } from "./internal/simulatorTopups.js"
 import type { SimulatorEvent } from "./internal/simulatorNotifications.js"
 import { defaultNotificationSecret, parseNotification, signatureHeader, signNotification } from "./internal/simulatorNotifications.js"
+import { topups } from "./internal/simulatorTopups.js"
+import type { PaymentProvider, ProviderBank, ProviderMethod, ProviderPaymentRef } from "./Provider.js"
+import { onlineBankingMethod, promptPayMethod, ProviderUnavailable } from "./Provider.js"
 import type { ProviderNotificationRequest } from "./ProviderNotification.js"
+import { formatTimestamp } from "./Schemas.js"
 
 /** The provider code, the magic amounts and their default timings. @since 0.1.0 @category constants */
 export { code, magicAmounts, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis }
 /** The delays of the slow magic amounts, `make`'s `timings`. @since 0.1.0 @category models */
 export type { Timings }
 /** The simulator's signed notifications (D11, docs/test-environment.md): the header, the test secret, and a signer for tests. @since 0.1.0 */
-export {
-  defaultNotificationSecret,
-  signatureHeader,
-  signatureToleranceSeconds,
-  signNotification,
-  SimulatorEvent
-} from "./internal/simulatorNotifications.js"
+export { defaultNotificationSecret, signatureHeader, signatureToleranceSeconds, signNotification, SimulatorEvent } from "./internal/simulatorNotifications.js"
 /** The simulator's top-up sources (2.5). @since 0.1.0 @category constants */
 export { topupSources } from "./internal/simulatorTopups.js"
 
@@ -223,8 +217,10 @@ export const make = (options: {
           : paid(payment)
       }),
     cancelPayment: (payment) =>
-      Effect.map(serves(payment), () =>
-        payment.amount === magicAmounts.paidAfterCancel || payment.amount === magicAmounts.overpaid ? paid(payment) : { _tag: "Canceled" as const }),
+      Effect.map(
+        serves(payment),
+        () => payment.amount === magicAmounts.paidAfterCancel || payment.amount === magicAmounts.overpaid ? paid(payment) : { _tag: "Canceled" as const }
+      ),
     refund: (refund) =>
       Effect.gen(function*() {
         yield* serves(refund.payment)

@@ -87,7 +87,10 @@ export const act = (intent: PaymentIntentRecord, action: PayerAction) =>
         const answer = yield* Effect.orDie(simulator.confirmPayment(ref))
         switch (answer._tag) {
           case "Succeeded":
-            yield* tell(simulator, intent, action, "payment.succeeded", { amount: answer.amount ?? intent.amount, currency: answer.currency ?? intent.currency })
+            yield* tell(simulator, intent, action, "payment.succeeded", {
+              amount: answer.amount ?? intent.amount,
+              currency: answer.currency ?? intent.currency
+            })
             break
           case "Failed":
             yield* tell(simulator, intent, action, "payment.failed", { failure_code: answer.failureCode, failure_message: answer.failureMessage })

@@ -110,8 +110,7 @@ export const table = Table.make({
 export type Pool = "money" | "webhooks"
 
 /** The pool a task runs in: a delivery to an endpoint is a webhook's, every other task money's. @since 0.1.0 */
-export const poolOf = (task: Pick<TaskRecord, "kind" | "targetId">): Pool =>
-  task.kind === "webhook.deliver" && task.targetId !== null ? "webhooks" : "money"
+export const poolOf = (task: Pick<TaskRecord, "kind" | "targetId">): Pool => task.kind === "webhook.deliver" && task.targetId !== null ? "webhooks" : "money"
 
 /**
  * The lane a task is claimed in, inside its merchant: a webhook delivery's is its endpoint, every

@@ -38,7 +38,10 @@ const latency = MetricBoundaries.exponential({ start: 1, factor: 2, count: 17 })
  * The labels a metric of `metrics` always carries (its unit), by the metric `ms` returned: `record`
  * tags the untagged metric with these and the request's own at once (see `record`).
  */
-const constantLabels = new WeakMap<Metric.Metric<any, any, any>, { readonly base: Metric.Metric<any, any, any>; readonly labels: ReadonlyArray<MetricLabel.MetricLabel> }>()
+const constantLabels = new WeakMap<
+  Metric.Metric<any, any, any>,
+  { readonly base: Metric.Metric<any, any, any>; readonly labels: ReadonlyArray<MetricLabel.MetricLabel> }
+>()
 
 const ms = <T extends Metric.Metric<any, any, any>>(metric: T): T => {
   const labels = [MetricLabel.make("unit", "ms")]
@@ -113,8 +116,7 @@ const taggedWith = <In>(metric: Metric.Metric<any, In, any>, tags: Record<string
 }
 
 /** Record one value of `metric` with `tags`. @since 0.1.0 @category metrics */
-export const record = <In>(metric: Metric.Metric<any, In, any>, value: In, tags: Record<string, string>) =>
-  Metric.update(taggedWith(metric, tags), value)
+export const record = <In>(metric: Metric.Metric<any, In, any>, value: In, tags: Record<string, string>) => Metric.update(taggedWith(metric, tags), value)
 
 // ---------------------------------------------------------------------------
 // Trace context carried by tasks (W3C traceparent)
@@ -167,26 +169,26 @@ const emptyContext = Effect.runSync(Effect.context<never>())
  *
  * @since 0.1.0 @category tracing
  */
-export const providerCall = (provider: string, operation: string) =>
-<A, E extends { readonly reason?: string }, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.gen(function*() {
-    const start = yield* Clock.currentTimeMillis
-    const exit = yield* Effect.exit(effect)
-    const end = yield* Clock.currentTimeMillis
-    const outcome = Exit.isSuccess(exit)
-      ? "ok"
-      : Option.match(Cause.failureOption(exit.cause), {
-        onNone: () => "error",
-        onSome: (e) => e.reason === "timed out" ? "timeout" : "unavailable"
-      })
-    yield* Effect.annotateCurrentSpan("tender.outcome", outcome)
-    yield* record(metrics.providerDuration, end - start, { provider, operation, outcome })
-    return yield* exit
-  }).pipe(Effect.withSpan(names.providerCall, {
-    kind: "client",
-    captureStackTrace: false,
-    attributes: { "tender.provider": provider, "tender.provider.operation": operation }
-  }))
+export const providerCall =
+  (provider: string, operation: string) => <A, E extends { readonly reason?: string }, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.gen(function*() {
+      const start = yield* Clock.currentTimeMillis
+      const exit = yield* Effect.exit(effect)
+      const end = yield* Clock.currentTimeMillis
+      const outcome = Exit.isSuccess(exit)
+        ? "ok"
+        : Option.match(Cause.failureOption(exit.cause), {
+          onNone: () => "error",
+          onSome: (e) => e.reason === "timed out" ? "timeout" : "unavailable"
+        })
+      yield* Effect.annotateCurrentSpan("tender.outcome", outcome)
+      yield* record(metrics.providerDuration, end - start, { provider, operation, outcome })
+      return yield* exit
+    }).pipe(Effect.withSpan(names.providerCall, {
+      kind: "client",
+      captureStackTrace: false,
+      attributes: { "tender.provider": provider, "tender.provider.operation": operation }
+    }))
 
 /** What a task run's span needs of the task. @since 0.1.0 @category models */
 export interface TaskLike {
@@ -230,24 +232,25 @@ type Answer = { readonly _tag: "Answered"; readonly status: number } | { readonl
  *
  * @since 0.1.0 @category tracing
  */
-export const webhookAttempt = (attributes: { readonly endpointId: string; readonly eventId: string; readonly attempt: number }) =>
-<A extends Answer, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tap(effect, (answer) => {
-    const status = answer._tag === "Answered" && "status" in answer ? answer.status : undefined
-    const outcome = status === undefined ? "unreachable" : status >= 200 && status < 300 ? "delivered" : "failed"
-    return Effect.zipRight(
-      Effect.annotateCurrentSpan({ "tender.outcome": outcome, ...(status === undefined ? {} : { "http.response.status_code": status }) }),
-      record(metrics.webhookAttempts, 1, { outcome })
-    )
-  }).pipe(Effect.withSpan(names.webhookAttempt, {
-    kind: "client",
-    captureStackTrace: false,
-    attributes: {
-      "tender.webhook_endpoint_id": attributes.endpointId,
-      "tender.event_id": attributes.eventId,
-      "tender.webhook.attempt": attributes.attempt
-    }
-  }))
+export const webhookAttempt =
+  (attributes: { readonly endpointId: string; readonly eventId: string; readonly attempt: number }) =>
+  <A extends Answer, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.tap(effect, (answer) => {
+      const status = answer._tag === "Answered" && "status" in answer ? answer.status : undefined
+      const outcome = status === undefined ? "unreachable" : status >= 200 && status < 300 ? "delivered" : "failed"
+      return Effect.zipRight(
+        Effect.annotateCurrentSpan({ "tender.outcome": outcome, ...(status === undefined ? {} : { "http.response.status_code": status }) }),
+        record(metrics.webhookAttempts, 1, { outcome })
+      )
+    }).pipe(Effect.withSpan(names.webhookAttempt, {
+      kind: "client",
+      captureStackTrace: false,
+      attributes: {
+        "tender.webhook_endpoint_id": attributes.endpointId,
+        "tender.event_id": attributes.eventId,
+        "tender.webhook.attempt": attributes.attempt
+      }
+    }))
 
 /** Count a created payment intent. @since 0.1.0 @category metrics */
 export const paymentCreated = (intent: PaymentLike) => record(metrics.paymentsCreated, 1, paymentTags(intent))

@@ -7,9 +7,9 @@
  */
 import { Schema } from "effect"
 import { prefixes } from "./Ids.js"
+import * as StatusRules from "./internal/statusRules.js"
 import { DisplayBankTransferInstructions } from "./NextAction.js"
 import { Amount, Country, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
-import * as StatusRules from "./internal/statusRules.js"
 import * as Table from "./Table.js"
 import type { EventType } from "./WebhookEvents.js"
 

@@ -12,14 +12,14 @@ import * as ApiResponse from "./ApiResponse.js"
 import * as Asset from "./Asset.js"
 import type { Principal } from "./Authentication.js"
 import { TopupIntentUnexpectedState } from "./Errors.js"
+import * as Resources from "./internal/resources.js"
+import { change, paymentWindow, pollEvery, scopeOf } from "./internal/topups.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import { Country, Currency } from "./Schemas.js"
 import { Write } from "./Storage.js"
 import * as Task from "./Task.js"
 import { SourceType as SourceTypeSchema, Status as StatusSchema, table, toResource } from "./TopupIntent.js"
-import * as Resources from "./internal/resources.js"
-import { change, paymentWindow, pollEvery, scopeOf } from "./internal/topups.js"
 
 /** How long a top-up waits for its payment unless its provider says less. @since 0.1.0 @category constants */
 export { paymentWindow }
@@ -48,15 +48,26 @@ export const ListParams = Pagination.listParams({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
-const reads = Resources.reads(load, (view) => (principal, params: ListParams) =>
-  Resources.listPage(table, principal, params, StatusSchema.literals, view, (status) =>
-    Effect.map(Pagination.parseValues("source_type", params.source_type, SourceTypeSchema.literals), (sourceType) => ({
-      country: params.country,
-      destinationCurrency: params.currency,
-      merchantReference: params.merchant_reference,
-      status,
-      sourceType
-    }))), toResource)
+const reads = Resources.reads(
+  load,
+  (view) => (principal, params: ListParams) =>
+    Resources.listPage(
+      table,
+      principal,
+      params,
+      StatusSchema.literals,
+      view,
+      (status) =>
+        Effect.map(Pagination.parseValues("source_type", params.source_type, SourceTypeSchema.literals), (sourceType) => ({
+          country: params.country,
+          destinationCurrency: params.currency,
+          merchantReference: params.merchant_reference,
+          status,
+          sourceType
+        }))
+    ),
+  toResource
+)
 
 /** GET /topup_intents/{id} (4.8, D3): another merchant's or environment's is the same 404. @since 0.1.0 */
 export const retrieve = reads.retrieve
@@ -99,4 +110,3 @@ export const submitReceipt = (context: Operation.RequestContext, id: string, ass
       return { response: ApiResponse.json(200, toResource(record), context.requestId), writes: [...writes, Write.insert(Task.table, task)] }
     })
   })
-

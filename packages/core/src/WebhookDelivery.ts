@@ -121,47 +121,50 @@ export class WebhookSender extends Context.Tag("@tender/core/WebhookSender")<Web
 
 /** The sender over the host's transport. @since 0.1.0 @category layers */
 export const layerSender = (options: SenderOptions = {}): Layer.Layer<WebhookSender, never, WebhookTransport> =>
-  Layer.effect(WebhookSender, Effect.gen(function*() {
-    const transport = yield* WebhookTransport
-    const global = yield* Effect.makeSemaphore(options.concurrency ?? 16)
-    const perEndpoint = new Map<string, Effect.Semaphore>()
-    // `at`: when the streak's last counted failure was seen. An attempt sent before it was in
-    // flight beside that one: its failure is the same outage, not another (four concurrent
-    // failures doubled the wait four times, so ten quick ones left a recovered receiver alone 43 min).
-    const health = new Map<string, { failures: number; until: number; at: number }>()
-    const semaphoreOf = (id: string) =>
-      Effect.gen(function*() {
-        const existing = perEndpoint.get(id)
-        if (existing !== undefined) return existing
-        const made = yield* Effect.makeSemaphore(options.perEndpoint ?? 4)
-        perEndpoint.set(id, made)
-        return made
-      })
-    return WebhookSender.of({
-      blockedUntil: (id, now) => {
-        const h = health.get(id)
-        return h !== undefined && h.until > now ? h.until : undefined
-      },
-      send: (id, request) =>
+  Layer.effect(
+    WebhookSender,
+    Effect.gen(function*() {
+      const transport = yield* WebhookTransport
+      const global = yield* Effect.makeSemaphore(options.concurrency ?? 16)
+      const perEndpoint = new Map<string, Effect.Semaphore>()
+      // `at`: when the streak's last counted failure was seen. An attempt sent before it was in
+      // flight beside that one: its failure is the same outage, not another (four concurrent
+      // failures doubled the wait four times, so ten quick ones left a recovered receiver alone 43 min).
+      const health = new Map<string, { failures: number; until: number; at: number }>()
+      const semaphoreOf = (id: string) =>
         Effect.gen(function*() {
-          const own = yield* semaphoreOf(id)
-          const response = yield* global.withPermits(1)(own.withPermits(1)(Effect.zip(Clock.currentTimeMillis, transport.send(request))))
-          const [sentAt, answer] = response
-          const now = yield* Clock.currentTimeMillis
-          if (answer._tag === "Answered" && answer.status >= 200 && answer.status < 300) {
-            health.delete(id)
-          } else {
-            const before = health.get(id)
-            // Sent after the failure counted last (a later try, once the wait was over): a new failure.
-            if (before === undefined || sentAt > before.at) {
-              const failures = (before?.failures ?? 0) + 1
-              health.set(id, { failures, until: now + Math.min(3_600_000, (options.endpointBackoffMillis ?? 5_000) * 2 ** (failures - 1)), at: now })
-            }
-          }
-          return answer
+          const existing = perEndpoint.get(id)
+          if (existing !== undefined) return existing
+          const made = yield* Effect.makeSemaphore(options.perEndpoint ?? 4)
+          perEndpoint.set(id, made)
+          return made
         })
+      return WebhookSender.of({
+        blockedUntil: (id, now) => {
+          const h = health.get(id)
+          return h !== undefined && h.until > now ? h.until : undefined
+        },
+        send: (id, request) =>
+          Effect.gen(function*() {
+            const own = yield* semaphoreOf(id)
+            const response = yield* global.withPermits(1)(own.withPermits(1)(Effect.zip(Clock.currentTimeMillis, transport.send(request))))
+            const [sentAt, answer] = response
+            const now = yield* Clock.currentTimeMillis
+            if (answer._tag === "Answered" && answer.status >= 200 && answer.status < 300) {
+              health.delete(id)
+            } else {
+              const before = health.get(id)
+              // Sent after the failure counted last (a later try, once the wait was over): a new failure.
+              if (before === undefined || sentAt > before.at) {
+                const failures = (before?.failures ?? 0) + 1
+                health.set(id, { failures, until: now + Math.min(3_600_000, (options.endpointBackoffMillis ?? 5_000) * 2 ** (failures - 1)), at: now })
+              }
+            }
+            return answer
+          })
+      })
     })
-  }))
+  )
 
 // ---------------------------------------------------------------------------
 // Running a delivery
@@ -213,20 +216,23 @@ export const run = (task: Task.TaskRecord) =>
     yield* WebhookHealth.recordAttempt(endpoint.value, ok, start).pipe(
       Effect.catchAll((e) => Effect.logWarning("tender: recording a webhook endpoint's health failed", e))
     )
-    const attempt = Write.insert(attemptTable, Table.construct(AttemptRecord, {
-      id: yield* (yield* IdGenerator).make(attemptIdPrefix),
-      ...scope,
-      endpointId: endpoint.value.id,
-      eventId: event.value.id,
-      eventType: event.value.type,
-      url: endpoint.value.url,
-      attempt: task.attempts,
-      statusCode: response._tag === "Answered" ? response.status : null,
-      durationMillis: Math.max(0, end - start),
-      error,
-      createdAt: end,
-      version: 1
-    }))
+    const attempt = Write.insert(
+      attemptTable,
+      Table.construct(AttemptRecord, {
+        id: yield* (yield* IdGenerator).make(attemptIdPrefix),
+        ...scope,
+        endpointId: endpoint.value.id,
+        eventId: event.value.id,
+        eventType: event.value.type,
+        url: endpoint.value.url,
+        attempt: task.attempts,
+        statusCode: response._tag === "Answered" ? response.status : null,
+        durationMillis: Math.max(0, end - start),
+        error,
+        createdAt: end,
+        version: 1
+      })
+    )
     if (ok) return done([attempt])
     const wait = retrySchedule[task.attempts - 1]
     return wait === undefined

@@ -12,6 +12,7 @@ import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import { ResourceNotFound, ValidationFailed } from "./Errors.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
+import * as Resources from "./internal/resources.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import * as PublicAddress from "./PublicAddress.js"
@@ -19,10 +20,9 @@ import { BoundedString, Environment, formatTimestamp, maxCharacters, StorableTex
 import type { Scope } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
-import { EventType } from "./WebhookEvents.js"
 import { WebhookConfig } from "./WebhookConfig.js"
+import { EventType } from "./WebhookEvents.js"
 import * as WebhookSignature from "./WebhookSignature.js"
-import * as Resources from "./internal/resources.js"
 
 // The host's settings live in `WebhookConfig.ts`; still exported from here, where hosts found them.
 export { layerConfig, WebhookConfig, type WebhookOptions } from "./WebhookConfig.js"
@@ -70,8 +70,7 @@ export const wants = (endpoint: WebhookEndpointRecord, type: string): boolean =>
 
 /** The secrets that sign now: the current one and any still in their grace period. @since 0.1.0 */
 export const signingSecrets = (endpoint: WebhookEndpointRecord, now: number) =>
-  Effect.map(WebhookConfig, (config) =>
-    endpoint.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => config.decrypt(s.encrypted)))
+  Effect.map(WebhookConfig, (config) => endpoint.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => config.decrypt(s.encrypted)))
 
 // ---------------------------------------------------------------------------
 // Wire
@@ -83,7 +82,9 @@ const endpointFields = {
   url: Schema.String,
   description: Schema.NullOr(Schema.String),
   enabled_events: Schema.Array(Schema.String).annotations({ description: "Event types delivered; [\"*\"] for all (D7)" }),
-  status: Schema.Literal("enabled", "disabled").annotations({ description: "disabled: no deliveries until enabled again (POST /webhook_endpoints/{id}/enable)" }),
+  status: Schema.Literal("enabled", "disabled").annotations({
+    description: "disabled: no deliveries until enabled again (POST /webhook_endpoints/{id}/enable)"
+  }),
   environment: Environment,
   created_at: Timestamp
 }

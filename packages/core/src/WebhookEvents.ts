@@ -154,27 +154,57 @@ const webhookEndpoint = {
 const failure = { failure_code: "payment_declined", failure_message: "The provider declined the payment." }
 
 const examples: Record<EventType, { readonly description: string; readonly object: unknown }> = {
-  "payment_intent.created": { description: "A payment intent was created.", object: paymentIntent("requires_action", { next_action: { type: "display_qr_code", qr_data: "00020101021229370016A000000677010111…6304ABCD" } }) },
-  "payment_intent.requires_action": { description: "The payer must act: see next_action.", object: paymentIntent("requires_action", { next_action: { type: "display_qr_code", qr_data: "00020101021229370016A000000677010111…6304ABCD" } }) },
-  "payment_intent.processing": { description: "The payment is pending at the provider with no payer action.", object: paymentIntent("processing", { processing_reason: "asynchronous" }) },
+  "payment_intent.created": {
+    description: "A payment intent was created.",
+    object: paymentIntent("requires_action", { next_action: { type: "display_qr_code", qr_data: "00020101021229370016A000000677010111…6304ABCD" } })
+  },
+  "payment_intent.requires_action": {
+    description: "The payer must act: see next_action.",
+    object: paymentIntent("requires_action", { next_action: { type: "display_qr_code", qr_data: "00020101021229370016A000000677010111…6304ABCD" } })
+  },
+  "payment_intent.processing": {
+    description: "The payment is pending at the provider with no payer action.",
+    object: paymentIntent("processing", { processing_reason: "asynchronous" })
+  },
   "payment_intent.succeeded": { description: "The payment succeeded (terminal).", object: paymentIntent("succeeded") },
   "payment_intent.failed": { description: "The payment failed (terminal).", object: paymentIntent("failed", failure) },
   "payment_intent.expired": { description: "The payer did not complete in time (terminal).", object: paymentIntent("expired") },
-  "payment_intent.receipt_submitted": { description: "A receipt was attached and submitted to the provider.", object: paymentIntent("processing", { payment_method: "th_bank_transfer", receipt: { status: "submitted" }, processing_reason: "asynchronous" }) },
-  "payment_intent.canceled": { description: "The payment intent was canceled before it was paid (terminal, D10).", object: paymentIntent("canceled", { cancellation_reason: "requested_by_customer" }) },
-  "topup_intent.created": { description: "A top-up intent was created and awaits payment: see next_action.", object: topupIntent("requires_payment", topupInstructions) },
+  "payment_intent.receipt_submitted": {
+    description: "A receipt was attached and submitted to the provider.",
+    object: paymentIntent("processing", { payment_method: "th_bank_transfer", receipt: { status: "submitted" }, processing_reason: "asynchronous" })
+  },
+  "payment_intent.canceled": {
+    description: "The payment intent was canceled before it was paid (terminal, D10).",
+    object: paymentIntent("canceled", { cancellation_reason: "requested_by_customer" })
+  },
+  "topup_intent.created": {
+    description: "A top-up intent was created and awaits payment: see next_action.",
+    object: topupIntent("requires_payment", topupInstructions)
+  },
   "topup_intent.succeeded": { description: "The top-up was paid and credited (terminal).", object: topupIntent("succeeded") },
-  "topup_intent.failed": { description: "The top-up failed (terminal).", object: topupIntent("failed", { failure_code: "receipt_rejected", failure_message: "The provider rejected the receipt." }) },
+  "topup_intent.failed": {
+    description: "The top-up failed (terminal).",
+    object: topupIntent("failed", { failure_code: "receipt_rejected", failure_message: "The provider rejected the receipt." })
+  },
   "topup_intent.expired": { description: "The top-up was not paid in time (terminal).", object: topupIntent("expired") },
   "payout_intent.created": { description: "A payout intent was created and awaits approval.", object: payoutIntent("requires_approval") },
   "payout_intent.processing": { description: "The payout was approved and is being sent.", object: payoutIntent("processing") },
   "payout_intent.succeeded": { description: "The payout arrived (terminal).", object: payoutIntent("succeeded") },
-  "payout_intent.failed": { description: "The payout failed (terminal).", object: payoutIntent("failed", { failure_code: "account_closed", failure_message: "The destination account is closed." }) },
+  "payout_intent.failed": {
+    description: "The payout failed (terminal).",
+    object: payoutIntent("failed", { failure_code: "account_closed", failure_message: "The destination account is closed." })
+  },
   "payout_intent.canceled": { description: "The payout was canceled before approval (terminal).", object: payoutIntent("canceled") },
   "refund.created": { description: "A refund was created and is pending at the provider (D10).", object: refund("pending") },
   "refund.succeeded": { description: "The refund reached the payer (terminal, D10).", object: refund("succeeded") },
-  "refund.failed": { description: "The refund failed; its amount is refundable again (terminal, D10).", object: refund("failed", { failure_code: "refund_failed", failure_message: "The provider could not refund the payment." }) },
-  "webhook_endpoint.disabled": { description: "Every delivery to the endpoint failed for the stated time, so it was disabled; enable it again with POST /webhook_endpoints/{id}/enable.", object: webhookEndpoint }
+  "refund.failed": {
+    description: "The refund failed; its amount is refundable again (terminal, D10).",
+    object: refund("failed", { failure_code: "refund_failed", failure_message: "The provider could not refund the payment." })
+  },
+  "webhook_endpoint.disabled": {
+    description: "Every delivery to the endpoint failed for the stated time, so it was disabled; enable it again with POST /webhook_endpoints/{id}/enable.",
+    object: webhookEndpoint
+  }
 }
 
 /** One catalogue entry: the type, what it means, and an example event envelope (D7). @since 0.1.0 */

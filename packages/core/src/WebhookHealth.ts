@@ -13,9 +13,9 @@
 import { Effect, Option } from "effect"
 import * as Event from "./Event.js"
 import { Storage, Write } from "./Storage.js"
+import { retryWhileStale } from "./StorageError.js"
 import { WebhookConfig } from "./WebhookConfig.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
-import { retryWhileStale } from "./StorageError.js"
 
 /**
  * Take an attempt's outcome into the endpoint's health: a success ends a run of failures; the

@@ -17,8 +17,7 @@ export const secretPrefix = "whsec_"
 export const newSecret = (): string => secretPrefix + randomBytes(24).toString("base64")
 
 /** The HMAC key of a secret: the base64 after `whsec_` (the prefix is optional, as Standard Webhooks allows). */
-const keyOf = (secret: string): Buffer =>
-  Buffer.from(secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret, "base64")
+const keyOf = (secret: string): Buffer => Buffer.from(secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret, "base64")
 
 /** One `v1,…` signature of a message under one secret. @since 0.1.0 */
 export const signature = (secret: string, id: string, timestamp: number, body: string): string =>
@@ -74,8 +73,7 @@ export const verify = (
   secret: string,
   options: VerifyOptions = {}
 ): Either.Either<unknown, WebhookVerificationError> => {
-  const fail = (reason: WebhookVerificationError["reason"], message: string) =>
-    Either.left(new WebhookVerificationError({ reason, message }))
+  const fail = (reason: WebhookVerificationError["reason"], message: string) => Either.left(new WebhookVerificationError({ reason, message }))
   const id = header(headers, "webhook-id")
   const timestamp = header(headers, "webhook-timestamp")
   const signatures = header(headers, "webhook-signature")

@@ -89,7 +89,9 @@ export const maxResend = 1000
 /** POST /webhook_endpoints/{id}/resend body: `event`, or `since` (and optionally `until`). @since 0.1.0 @category request */
 export const ResendParams = Schema.Struct({
   event: Schema.optional(Schema.String.annotations({ description: "Send this event (evt_…) again" })),
-  since: Schema.optional(DateTimeWithOffset.annotations({ description: "Send again every event created at or after this time that the endpoint is subscribed to" })),
+  since: Schema.optional(
+    DateTimeWithOffset.annotations({ description: "Send again every event created at or after this time that the endpoint is subscribed to" })
+  ),
   until: Schema.optional(DateTimeWithOffset.annotations({ description: "With since: only events created before this time" }))
 }).annotations({ identifier: "WebhookResendParams", parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */
@@ -100,7 +102,8 @@ export const WebhookResend = Schema.Struct({
   object: Schema.Literal("webhook_resend"),
   webhook_endpoint: Schema.String,
   queued: Schema.Int.annotations({
-    description: "Deliveries queued, one per event; an event already queued to the endpoint is not queued twice: one waiting for a retry is sent now instead and counts here"
+    description:
+      "Deliveries queued, one per event; an event already queued to the endpoint is not queued twice: one waiting for a retry is sent now instead and counts here"
   })
 }).annotations({ identifier: "WebhookResend" })
 
@@ -183,12 +186,16 @@ const counted = (endpoint: WebhookEndpoint.WebhookEndpointRecord, count: number,
     const startedAt = open ? endpoint.resendWindowStartedAt! : now
     const used = open ? endpoint.resendsInWindow ?? 0 : 0
     if (count > resendsPerHour) {
-      return yield* ValidationFailed.at("since", `This resend would queue ${count} deliveries, more than the ${resendsPerHour} an endpoint may be sent again in an hour; send it in parts, with until.`)
+      return yield* ValidationFailed.at(
+        "since",
+        `This resend would queue ${count} deliveries, more than the ${resendsPerHour} an endpoint may be sent again in an hour; send it in parts, with until.`
+      )
     }
     if (used + count > resendsPerHour) {
       return yield* RateLimited.after((startedAt + resendWindowMillis - now) / 1000, {
         param: "id",
-        message: `Resends to this endpoint queued ${used} of the ${resendsPerHour} deliveries allowed in an hour; this one would queue ${count}. Retry after the time in Retry-After, or resend fewer events.`
+        message:
+          `Resends to this endpoint queued ${used} of the ${resendsPerHour} deliveries allowed in an hour; this one would queue ${count}. Retry after the time in Retry-After, or resend fewer events.`
       })
     }
     return { ...endpoint, resendWindowStartedAt: startedAt, resendsInWindow: used + count, version: endpoint.version + 1 }
@@ -213,7 +220,10 @@ export const resend = (context: Operation.RequestContext, id: string, params: Re
     decide: Effect.gen(function*() {
       const endpoint = yield* WebhookEndpoint.load(context.principal, id)
       if (endpoint.status === "disabled") {
-        return yield* new WebhookEndpointDisabled({ param: "id", message: "The endpoint is disabled; enable it (POST /webhook_endpoints/{id}/enable), then resend." })
+        return yield* new WebhookEndpointDisabled({
+          param: "id",
+          message: "The endpoint is disabled; enable it (POST /webhook_endpoints/{id}/enable), then resend."
+        })
       }
       const named = yield* resendEvents(endpoint, params)
       const queued = yield* alreadyQueued(endpoint, named)
@@ -260,10 +270,12 @@ export const defaultExpiresInSeconds = 24 * 60 * 60
 
 /** POST /webhook_endpoints/{id}/rotate_secret body (optional). @since 0.1.0 @category request */
 export const RotateParams = Schema.Struct({
-  expires_in: Schema.optional(withMessage(
-    Schema.Int.pipe(Schema.between(0, maxExpiresInSeconds)),
-    `must be an integer number of seconds from 0 to ${maxExpiresInSeconds}`
-  ).annotations({ description: "Seconds the old secret keeps signing beside the new one; default 86400 (24 h), 0 to stop it now" }))
+  expires_in: Schema.optional(
+    withMessage(
+      Schema.Int.pipe(Schema.between(0, maxExpiresInSeconds)),
+      `must be an integer number of seconds from 0 to ${maxExpiresInSeconds}`
+    ).annotations({ description: "Seconds the old secret keeps signing beside the new one; default 86400 (24 h), 0 to stop it now" })
+  )
 }).annotations({ identifier: "WebhookRotateSecretParams", parseOptions: { errors: "all", onExcessProperty: "error" } })
 /** @since 0.1.0 @category request */
 export type RotateParams = typeof RotateParams.Type

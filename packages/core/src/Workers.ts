@@ -9,24 +9,24 @@
  */
 import { Cause, Clock, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
 import * as Background from "./Background.js"
+import * as Health from "./Health.js"
 import type { IdGenerator } from "./Ids.js"
 import { randomBase62 } from "./Ids.js"
+import type { Merchants } from "./Merchants.js"
 import * as PaymentIntentCancel from "./PaymentIntentCancel.js"
 import * as PaymentIntentLifecycle from "./PaymentIntentLifecycle.js"
 import * as PayoutIntents from "./PayoutIntents.js"
+import type { ProviderRegistry } from "./Provider.js"
 import * as ProviderNotifications from "./ProviderNotifications.js"
 import * as Refunds from "./Refunds.js"
-import * as TopupIntents from "./TopupIntents.js"
-import type { Merchants } from "./Merchants.js"
-import type { ProviderRegistry } from "./Provider.js"
-import type * as WebhookEndpoint from "./WebhookEndpoint.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
-import * as Health from "./Health.js"
 import * as Task from "./Task.js"
 import * as TaskFairness from "./TaskFairness.js"
 import * as Telemetry from "./Telemetry.js"
+import * as TopupIntents from "./TopupIntents.js"
 import * as WebhookDelivery from "./WebhookDelivery.js"
+import type * as WebhookEndpoint from "./WebhookEndpoint.js"
 
 /** @since 0.1.0 @category models */
 export interface WorkerOptions {
@@ -117,7 +117,11 @@ const afterStale = (task: Task.TaskRecord, now: number) =>
       return yield* Effect.logWarning("tender: task's lease lapsed and another worker took it over; this run's outcome is dropped", task.kind, task.id)
     }
     yield* storage.commit([Write.update(Task.table, { ...Task.released(task, now), dueAt: now }, task.version)])
-    yield* Effect.logWarning("tender: task lost a race: another task changed a record it writes first; this outcome is dropped and the task runs again at once", task.kind, task.id)
+    yield* Effect.logWarning(
+      "tender: task lost a race: another task changed a record it writes first; this outcome is dropped and the task runs again at once",
+      task.kind,
+      task.id
+    )
   }).pipe(
     Effect.catchAll(() =>
       Effect.logWarning("tender: task's outcome was not written: a record it writes changed under it; it runs again when its lease lapses", task.kind, task.id)
@@ -246,9 +250,7 @@ const runPool = (s: ReturnType<typeof settings>, pool: Task.Pool, kick: Queue.Qu
       yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Queue.take(kick))
     })
     return yield* step.pipe(
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("tender: worker loop failed", cause)
-      ),
+      Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("tender: worker loop failed", cause)),
       Effect.forever
     )
   })

@@ -1,11 +1,10 @@
-import { basic as basicOf } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import { basic as basicOf } from "@tender/test-support"
 import { Effect, Layer, Option } from "effect"
 import { Authentication, Merchants } from "../src/index.js"
 import { keys, layer, login } from "./fixtures.js"
 
 const basic = (user: string, pass: string) => basicOf({ public: user, secret: pass })
-
 
 describe("Authentication", () => {
   it.effect("D2 missing header, non-Basic scheme or undecodable base64 -> authentication_required", () =>
@@ -31,11 +30,13 @@ describe("Authentication", () => {
       yield* put("key_ns", "pk_test_noSecretPfx01", "secret_without_prefix_0001")
       // A row whose stored environment disagrees with its prefix: the prefix decides, and they must agree.
       yield* put("key_env", "pk_test_envMismatch01", "sk_test_envMismatchSecret1", "live")
-      for (const [publicKey, secretKey] of [
-        ["pk_demo_noPrefix0001", "sk_test_secretnoprefix0001"],
-        ["pk_test_noSecretPfx01", "secret_without_prefix_0001"],
-        ["pk_test_envMismatch01", "sk_test_envMismatchSecret1"]
-      ] as const) {
+      for (
+        const [publicKey, secretKey] of [
+          ["pk_demo_noPrefix0001", "sk_test_secretnoprefix0001"],
+          ["pk_test_noSecretPfx01", "secret_without_prefix_0001"],
+          ["pk_test_envMismatch01", "sk_test_envMismatchSecret1"]
+        ] as const
+      ) {
         const error = yield* Effect.flip(Authentication.authenticate({ publicKey, secretKey }))
         assert.strictEqual(error._tag, "InvalidApiKey", publicKey)
       }
@@ -85,8 +86,13 @@ describe("Authentication", () => {
       const merchants = yield* Merchants.Merchants
       // Secret sk_live_... stored as the secret of a pk_test_ key: the hash matches, the environments do not.
       yield* merchants.putApiKey({
-        id: "key_mixed", merchantId: "mch_demo", environment: "test", publicKey: "pk_test_mixedHalves01",
-        secretHash: Merchants.hashSecret("sk_live_mixedHalvesSecret1"), revokedAt: null, createdAt: 0
+        id: "key_mixed",
+        merchantId: "mch_demo",
+        environment: "test",
+        publicKey: "pk_test_mixedHalves01",
+        secretHash: Merchants.hashSecret("sk_live_mixedHalvesSecret1"),
+        revokedAt: null,
+        createdAt: 0
       })
       const error = yield* Effect.flip(Authentication.authenticate({ publicKey: "pk_test_mixedHalves01", secretKey: "sk_live_mixedHalvesSecret1" }))
       assert.strictEqual(error._tag, "InvalidApiKey")

@@ -5,9 +5,9 @@
  * for byte, to the form it replaced, `JSON.stringify` of a copy with every object's keys sorted.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { eventLoopTurn } from "@tender/test-support"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
-import { eventLoopTurn } from "@tender/test-support"
 import { Canonical } from "../src/index.js"
 
 /** The canonical text as it was first written (0.1.0): the reference every version must equal. */
@@ -35,10 +35,21 @@ describe("Canonical", () => {
       { numRuns: 2000 }
     )
     await fc.assert(
-      fc.asyncProperty(fc.anything({ withNullPrototype: true, withBoxedValues: true, withSparseArray: true, withDate: true, withMap: true, withSet: true, withTypedArray: true }), async (value) => {
-        await eventLoopTurn()
-        assert.strictEqual(Canonical.stringify(value), reference(value))
-      }),
+      fc.asyncProperty(
+        fc.anything({
+          withNullPrototype: true,
+          withBoxedValues: true,
+          withSparseArray: true,
+          withDate: true,
+          withMap: true,
+          withSet: true,
+          withTypedArray: true
+        }),
+        async (value) => {
+          await eventLoopTurn()
+          assert.strictEqual(Canonical.stringify(value), reference(value))
+        }
+      ),
       { numRuns: 2000 }
     )
     // Keys near what JavaScript orders first (array indices, 0 to 2^32 - 2) and just beside them.

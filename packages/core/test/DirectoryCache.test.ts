@@ -166,7 +166,10 @@ const countedStorage = (cache: DirectoryCache.DirectoryCache) => {
     list: (table, query) => Effect.suspend(() => (table.name === WebhookEndpoint.table.name && reads++, store.list(table, query)))
   })
   const storage = DirectoryCache.cachedStorage(counting, cache)
-  const subscribed = Effect.map(Effect.provideService(WebhookEndpoint.subscribed(scope), Storage.Storage, storage), (wants) => wants("payment_intent.created").map((e) => e.id))
+  const subscribed = Effect.map(
+    Effect.provideService(WebhookEndpoint.subscribed(scope), Storage.Storage, storage),
+    (wants) => wants("payment_intent.created").map((e) => e.id)
+  )
   return { storage, subscribed, reads: () => reads }
 }
 

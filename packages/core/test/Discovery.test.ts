@@ -162,7 +162,10 @@ describe("Discovery", () => {
   it.effect("2.4 a payer field any eligible route requires is required in the union", () =>
     Effect.gen(function*() {
       const who = yield* login(keys.demoTest)
-      const r = yield* Discovery.discover(routedTo(who, route("r_lax", "th_bank_transfer", "lax_psp", 0), route("r_sim", "th_bank_transfer", "simulator", 1)), query)
+      const r = yield* Discovery.discover(
+        routedTo(who, route("r_lax", "th_bank_transfer", "lax_psp", 0), route("r_sim", "th_bank_transfer", "simulator", 1)),
+        query
+      )
       assert.lengthOf(r.methods, 1)
       assert.deepStrictEqual(r.methods[0]!.options.payer["name_th"], { required: true })
     }).pipe(Effect.provide(layer({ providers: [Simulator.make(), lax] }))))

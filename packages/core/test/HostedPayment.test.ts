@@ -4,7 +4,6 @@ import { parse } from "promptparse"
 import { HostedPayment, PaymentIntent, PaymentIntents, ProviderNotification, Simulator, SimulatorPayer, Storage } from "../src/index.js"
 import { type Body, decodeParams, events, json, keys, layer, login, work } from "./fixtures.js"
 
-
 const create = (body: Body, key = keys.demoTest) =>
   Effect.gen(function*() {
     const principal = yield* login(key)
@@ -18,8 +17,6 @@ const hosted = (body: Body = {}) =>
     assert.strictEqual(r.status, 201, r.body)
     return Option.getOrThrow(yield* HostedPayment.load(json(r).id))
   })
-
-
 
 describe("hosted payment: the payer's side of a hosted intent (4.1.1, 4.1.2, D7, D9)", () => {
   it.effect("4.1.1 paying on the page freezes the payer's choice in one versioned change, with payment_intent.requires_action (D7)", () =>
@@ -113,7 +110,10 @@ describe("hosted payment: the payer's side of a hosted intent (4.1.1, 4.1.2, D7,
       assert.deepStrictEqual(SimulatorPayer.actionsFor({ ...qr, environment: "live" }), [])
       assert.isTrue(yield* SimulatorPayer.act(qr, "scan_done"))
       // Stored as the provider's notification, and applied by its task.
-      const notice = yield* Effect.flatMap(Storage.Storage, (s) => s.find(ProviderNotification.table, ProviderNotification.recordId(Simulator.code, `evt_payer_${qr.id}_scan_done`)))
+      const notice = yield* Effect.flatMap(
+        Storage.Storage,
+        (s) => s.find(ProviderNotification.table, ProviderNotification.recordId(Simulator.code, `evt_payer_${qr.id}_scan_done`))
+      )
       assert.strictEqual(Option.getOrThrow(notice).status, "received")
       assert.strictEqual(Option.getOrThrow(yield* HostedPayment.reload(qr)).status, "requires_action")
       yield* work

@@ -51,7 +51,19 @@ describe("Pagination (D6)", () => {
   it.effect("D6 a cursor that does not decode -> 400 validation_failed param cursor", () =>
     Effect.gen(function*() {
       const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url")
-      for (const cursor of ["", "!!", "a b", b64({ createdAt: 1, id: "dord_x" }), b64([-1, "dord_x"]), b64([1.5, "dord_x"]), b64([1, "tuin_x"]), b64([1, 2]), b64([1, "dord_x", 3])]) {
+      for (
+        const cursor of [
+          "",
+          "!!",
+          "a b",
+          b64({ createdAt: 1, id: "dord_x" }),
+          b64([-1, "dord_x"]),
+          b64([1.5, "dord_x"]),
+          b64([1, "tuin_x"]),
+          b64([1, 2]),
+          b64([1, "dord_x", 3])
+        ]
+      ) {
         const e = yield* Effect.flip(Pagination.decode(cursor, "dord_"))
         assert.strictEqual(e.code, "validation_failed", cursor)
         assert.strictEqual(e.param, "cursor", cursor)

@@ -4,30 +4,31 @@
  * the request named nothing to run on: the key is released, not stored, so a retry under the
  * same key once the resource exists runs instead of replaying the 404.
  */
-import { png, promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import { png, promptpay } from "@tender/test-support"
 import { Effect, Option, Schema } from "effect"
 import type { Table } from "../src/index.js"
 import { Asset, Ids, PaymentIntent, PaymentIntents, PayoutIntent, PayoutIntents, Receipts, Storage } from "../src/index.js"
 import { fund, json, type Key, keys, layer, login, scope } from "./fixtures.js"
-
 
 const customer = { name: "Somchai Jaidee" }
 
 const createIntent = (payment_method: string) =>
   Effect.gen(function*() {
     const principal = yield* login(keys.demoTest)
-    const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({
-      amount: "150000",
-      currency: "THB",
-      country: "TH",
-      checkout_mode: "merchant",
-      payment_method,
-      customer,
-      ...(payment_method === "th_bank_transfer"
-        ? { payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" } }
-        : {})
-    }))
+    const params = yield* Effect.orDie(
+      Schema.decodeUnknown(PaymentIntent.CreateParams)({
+        amount: "150000",
+        currency: "THB",
+        country: "TH",
+        checkout_mode: "merchant",
+        payment_method,
+        customer,
+        ...(payment_method === "th_bank_transfer"
+          ? { payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" } }
+          : {})
+      })
+    )
     const r = yield* PaymentIntents.create({ principal, requestId: "req_c" }, params)
     assert.strictEqual(r.status, 201, r.body)
     return json(r).id as string
@@ -37,12 +38,14 @@ const createPayout = Effect.gen(function*() {
   // D12: a payout draws from the available balance, funded first.
   yield* fund(keys.demoTest, "500000")
   const principal = yield* login(keys.demoTest)
-  const params = yield* Effect.orDie(Schema.decodeUnknown(PayoutIntent.CreateParams)({
-    amount: "500000",
-    currency: "THB",
-    merchant_reference: `payout-${crypto.randomUUID()}`,
-    destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "Somchai Jaidee" }
-  }))
+  const params = yield* Effect.orDie(
+    Schema.decodeUnknown(PayoutIntent.CreateParams)({
+      amount: "500000",
+      currency: "THB",
+      merchant_reference: `payout-${crypto.randomUUID()}`,
+      destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "Somchai Jaidee" }
+    })
+  )
   const r = yield* PayoutIntents.create({ principal, requestId: "req_p" }, params)
   assert.strictEqual(r.status, 201, r.body)
   return json(r).id as string

@@ -6,9 +6,9 @@
  * map of `packages/core`").
  */
 import { assert, describe, it } from "@effect/vitest"
+import { repoRoot } from "@tender/test-support"
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
-import { repoRoot } from "@tender/test-support"
 
 const root = repoRoot
 

@@ -12,24 +12,27 @@ import { ledgerProperty, modelSeed } from "./ledgerModel.js"
 
 describe("D12 the ledger in core", () => {
   it("D12 the application fee is floor(amount x rate_bps / 10000 + 1/2) + fixed_amount, never more than the amount, in integers", () => {
-    fc.assert(fc.property(
-      fc.bigInt({ min: 1n, max: 999_999_999_999_999_999n }),
-      fc.integer({ min: 0, max: 10_000 }),
-      fc.bigInt({ min: 0n, max: 999_999_999_999_999_999n }),
-      (amount, rateBps, fixed) => {
-        const fee = BalanceTransaction.applicationFee(amount, { rateBps, fixedAmount: String(fixed) })
-        assert.isTrue(fee >= 0n && fee <= amount)
-        const proportional = fee - fixed
-        if (fee < amount) {
-          // ⌊x + ½⌋ = p exactly when p ≤ x + ½ < p + 1, i.e. 2·p·10000 ≤ 2·amount·bps + 10000 < 2·(p + 1)·10000.
-          const twice = 2n * amount * BigInt(rateBps) + 10_000n
-          assert.isTrue(2n * proportional * 10_000n <= twice && twice < 2n * (proportional + 1n) * 10_000n, `${amount} ${rateBps} ${fixed}`)
-        } else {
-          // Capped: the uncapped fee is at least the amount.
-          assert.isTrue((amount * BigInt(rateBps) + 5_000n) / 10_000n + fixed >= amount)
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 1n, max: 999_999_999_999_999_999n }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.bigInt({ min: 0n, max: 999_999_999_999_999_999n }),
+        (amount, rateBps, fixed) => {
+          const fee = BalanceTransaction.applicationFee(amount, { rateBps, fixedAmount: String(fixed) })
+          assert.isTrue(fee >= 0n && fee <= amount)
+          const proportional = fee - fixed
+          if (fee < amount) {
+            // ⌊x + ½⌋ = p exactly when p ≤ x + ½ < p + 1, i.e. 2·p·10000 ≤ 2·amount·bps + 10000 < 2·(p + 1)·10000.
+            const twice = 2n * amount * BigInt(rateBps) + 10_000n
+            assert.isTrue(2n * proportional * 10_000n <= twice && twice < 2n * (proportional + 1n) * 10_000n, `${amount} ${rateBps} ${fixed}`)
+          } else {
+            // Capped: the uncapped fee is at least the amount.
+            assert.isTrue((amount * BigInt(rateBps) + 5_000n) / 10_000n + fixed >= amount)
+          }
         }
-      }
-    ), { numRuns: 2000 })
+      ),
+      { numRuns: 2000 }
+    )
     // The worked example of docs/balances.md: THB 1,000.00 at 1.65 %.
     assert.strictEqual(BalanceTransaction.applicationFee(100_000n, { rateBps: 165, fixedAmount: "0" }), 1650n)
     // Half a minor unit rounds up: 10 x 5 bps = 0.005 -> 0; 100 x 50 bps = 0.5 -> 1.
@@ -41,9 +44,16 @@ describe("D12 the ledger in core", () => {
     Effect.gen(function*() {
       const principal = yield* login(keys.demoTest)
       const ctx = { principal, requestId: "req_d12" }
-      const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({
-        amount: "100000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay", customer: { name: "Somchai Jaidee" }
-      }))
+      const params = yield* Effect.orDie(
+        Schema.decodeUnknown(PaymentIntent.CreateParams)({
+          amount: "100000",
+          currency: "THB",
+          country: "TH",
+          checkout_mode: "merchant",
+          payment_method: "th_promptpay",
+          customer: { name: "Somchai Jaidee" }
+        })
+      )
       const created = JSON.parse((yield* PaymentIntents.create(ctx, params)).body)
       yield* PaymentIntents.confirm(ctx, created.id)
       yield* Effect.repeatN(Workers.drain({ owner: "test" }), 2)
@@ -57,7 +67,12 @@ describe("D12 the ledger in core", () => {
         // 100000 - (1650 + 10)
         pending: [{ amount: "98340", currency: "THB" }]
       })
-      const adjusted = yield* Balances.adjust({ merchantId: "mch_demo", environment: "test" }, { amount: "100", currency: "THB", description: "d", idempotency_key: "k" })
+      const adjusted = yield* Balances.adjust({ merchantId: "mch_demo", environment: "test" }, {
+        amount: "100",
+        currency: "THB",
+        description: "d",
+        idempotency_key: "k"
+      })
       assert.strictEqual(adjusted.status, "available")
       yield* TestClock.adjust(Duration.hours(23))
       assert.strictEqual((yield* Balances.retrieve(principal, payment!.id)).status, "pending")

@@ -49,7 +49,14 @@ describe("Maintenance", () => {
       yield* Effect.scoped(Effect.gen(function*() {
         yield* Layer.buildWithScope(Maintenance.layerSchedule({ every: "1 day", events: "3 days", batchSize: 2 }), yield* Effect.scope)
         yield* TestClock.adjust("3 days")
-        assert.deepStrictEqual((yield* storage.list(Event.table, { ...scope, limit: 10 })).map((e) => e.id), ["evt_5", "evt_4", "evt_3", "evt_2", "evt_1", "evt_0"])
+        assert.deepStrictEqual((yield* storage.list(Event.table, { ...scope, limit: 10 })).map((e) => e.id), [
+          "evt_5",
+          "evt_4",
+          "evt_3",
+          "evt_2",
+          "evt_1",
+          "evt_0"
+        ])
         yield* TestClock.adjust("1 day")
         // The batches pause between them (100 ms by default) on the same clock.
         yield* TestClock.adjust("1 second")
@@ -59,7 +66,11 @@ describe("Maintenance", () => {
 
   it.effect("retention: a wrong option fails the schedule's layer at once", () =>
     Effect.gen(function*() {
-      for (const options of [{ batchSize: 0 }, { batchSize: 1.5 }, { events: -1 }, { finishedTasks: "-2 days" as const }] satisfies ReadonlyArray<Maintenance.RetentionOptions>) {
+      for (
+        const options of [{ batchSize: 0 }, { batchSize: 1.5 }, { events: -1 }, { finishedTasks: "-2 days" as const }] satisfies ReadonlyArray<
+          Maintenance.RetentionOptions
+        >
+      ) {
         const exit = yield* Effect.exit(Effect.scoped(Layer.build(Maintenance.layerSchedule(options))))
         assert.isTrue(Exit.isFailure(exit) && Cause.isDie(exit.cause), JSON.stringify(options))
       }

@@ -3,9 +3,9 @@
  * `index.ts`, not `internal/`) has a row, and every row names a module that exists.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { repoRoot } from "@tender/test-support"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { repoRoot } from "@tender/test-support"
 
 const root = repoRoot
 const src = join(root, "packages", "core", "src")

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { eventLoopTurn } from "@tender/test-support"
 import { BigDecimal } from "effect"
 import fc from "fast-check"
-import { eventLoopTurn } from "@tender/test-support"
 import { Money } from "../src/index.js"
 
 // Currencies of every minor-unit width the rule must hold for: ISO 0, 2 and 3 digits, tokens 6, 8 and 18.
@@ -41,34 +41,43 @@ const isCeilingOf = (n: bigint, x: bigint, f: BigDecimal.BigDecimal) => {
 
 describe("top-up money (2.5, D4): exact conversion and its rounding rule", () => {
   it("2.5 the merchant is credited exactly destination.amount, never a unit more or less (0, 2, 3, 6, 8 and 18 minor digits)", async () => {
-    await fc.assert(fc.asyncProperty(input, async (i) => {
-      await eventLoopTurn()
-      const q = Money.quote(i)
-      assert.strictEqual(Money.credited(i, q, q.sourceAmount), i.destinationAmount)
-      // Paying more than the quote credits no more than asked.
-      assert.strictEqual(Money.credited(i, q, q.sourceAmount + 1n), i.destinationAmount)
-      // One source minor unit short credits nothing: the quote is the least that is enough.
-      assert.strictEqual(Money.credited(i, q, q.sourceAmount - 1n), 0n)
-    }), { numRuns: 2000 })
+    await fc.assert(
+      fc.asyncProperty(input, async (i) => {
+        await eventLoopTurn()
+        const q = Money.quote(i)
+        assert.strictEqual(Money.credited(i, q, q.sourceAmount), i.destinationAmount)
+        // Paying more than the quote credits no more than asked.
+        assert.strictEqual(Money.credited(i, q, q.sourceAmount + 1n), i.destinationAmount)
+        // One source minor unit short credits nothing: the quote is the least that is enough.
+        assert.strictEqual(Money.credited(i, q, q.sourceAmount - 1n), 0n)
+      }),
+      { numRuns: 2000 }
+    )
   })
 
   it("2.5 rounding rule: the converted amount is the least whole source amount worth the destination amount at the mid-market rate", async () => {
-    await fc.assert(fc.asyncProperty(input, async (i) => {
-      await eventLoopTurn()
-      const q = Money.quote(i)
-      assert.isTrue(Money.valueAtRate(q.convertedAmount, i) >= i.destinationAmount)
-      assert.isTrue(Money.valueAtRate(q.convertedAmount - 1n, i) < i.destinationAmount)
-    }), { numRuns: 2000 })
+    await fc.assert(
+      fc.asyncProperty(input, async (i) => {
+        await eventLoopTurn()
+        const q = Money.quote(i)
+        assert.isTrue(Money.valueAtRate(q.convertedAmount, i) >= i.destinationAmount)
+        assert.isTrue(Money.valueAtRate(q.convertedAmount - 1n, i) < i.destinationAmount)
+      }),
+      { numRuns: 2000 }
+    )
   })
 
   it("2.5 rounding rule: spread and fee are each rounded up once (the payer bears under one minor unit per component), source = converted + spread + fee", async () => {
-    await fc.assert(fc.asyncProperty(input, async (i) => {
-      await eventLoopTurn()
-      const q = Money.quote(i)
-      assert.isTrue(isCeilingOf(q.spreadAmount, q.convertedAmount, i.spread))
-      assert.isTrue(isCeilingOf(q.feeAmount - i.feeFixed, q.convertedAmount, i.feeRate))
-      assert.strictEqual(q.sourceAmount, q.convertedAmount + q.spreadAmount + q.feeAmount)
-    }), { numRuns: 2000 })
+    await fc.assert(
+      fc.asyncProperty(input, async (i) => {
+        await eventLoopTurn()
+        const q = Money.quote(i)
+        assert.isTrue(isCeilingOf(q.spreadAmount, q.convertedAmount, i.spread))
+        assert.isTrue(isCeilingOf(q.feeAmount - i.feeFixed, q.convertedAmount, i.feeRate))
+        assert.strictEqual(q.sourceAmount, q.convertedAmount + q.spreadAmount + q.feeAmount)
+      }),
+      { numRuns: 2000 }
+    )
   })
 
   it("2.5 worked example of docs/topups.md: 100.00 USDT for THB at 36.25 with a 0.5 % spread and a 1 % fee", () => {

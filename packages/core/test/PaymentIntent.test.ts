@@ -97,8 +97,25 @@ describe("PaymentIntent status rules", () => {
   it("2.1 the wire schemas: create view has exactly the fields of 2.1 less processing_reason and receipt", () => {
     const read = Object.keys(PaymentIntent.PaymentIntent.fields).sort()
     assert.deepStrictEqual(read, [
-      "amount", "amount_refunded", "cancellation_reason", "checkout_mode", "country", "created_at", "currency", "environment",
-      "failure_code", "failure_message", "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
+      "amount",
+      "amount_refunded",
+      "cancellation_reason",
+      "checkout_mode",
+      "country",
+      "created_at",
+      "currency",
+      "environment",
+      "failure_code",
+      "failure_message",
+      "id",
+      "merchant_reference",
+      "next_action",
+      "object",
+      "payment_method",
+      "processing_reason",
+      "receipt",
+      "status",
+      "updated_at"
     ])
     assert.deepStrictEqual(
       Object.keys(PaymentIntent.PaymentIntentCreated.fields).sort(),

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, TestClock } from "effect"
 import { PaymentIntent, Routing, Simulator, Storage, StorageError } from "../src/index.js"
 import { type Body, errorOf, json, keys, layer, storeWith } from "./fixtures.js"
-import { create, insertOf, listAll, hosted, promptpay, recording } from "./paymentIntentHelpers.js"
+import { create, hosted, insertOf, listAll, promptpay, recording } from "./paymentIntentHelpers.js"
 
 describe("Idempotency-Key (4.9, D5)", () => {
   it.effect("4.9.4 same key, same request -> the stored response replayed byte for byte, one intent", () =>
@@ -21,7 +21,13 @@ describe("Idempotency-Key (4.9, D5)", () => {
   it.effect("4.9.4 defaults and normalised values fingerprint canonically, so equivalent requests replay", () =>
     Effect.gen(function*() {
       const a = yield* create(keys.demoTest, { ...hosted, customer: { email: "Somchai@Example.com" }, metadata: {} }, "key-eq")
-      const b = yield* create(keys.demoTest, { customer: { email: "somchai@example.com" }, checkout_mode: "hosted", country: "TH", currency: "THB", amount: "150000" }, "key-eq")
+      const b = yield* create(keys.demoTest, {
+        customer: { email: "somchai@example.com" },
+        checkout_mode: "hosted",
+        country: "TH",
+        currency: "THB",
+        amount: "150000"
+      }, "key-eq")
       assert.isTrue(b.replayed)
       assert.strictEqual(b.body, a.body)
     }).pipe(Effect.provide(layer())))
@@ -365,8 +371,7 @@ describe("merchant_reference (4.9)", () => {
   it.effect("4.9.7 a 5xx while answering a repeated merchant_reference releases the key, so a retry reaches a fresh handler", () => {
     let failReads = false
     const flaky = storeWith((store) => ({
-      get: (table, scope, id) =>
-        failReads ? Effect.fail(new StorageError.StorageFailure({ message: "read timed out" })) : store.get(table, scope, id)
+      get: (table, scope, id) => failReads ? Effect.fail(new StorageError.StorageFailure({ message: "read timed out" })) : store.get(table, scope, id)
     }))
     return Effect.gen(function*() {
       const body = { ...promptpay, merchant_reference: "order-read-5xx" }

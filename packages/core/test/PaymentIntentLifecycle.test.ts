@@ -1,23 +1,9 @@
-import { png, promptpayFor } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import { png, promptpayFor } from "@tender/test-support"
 import { Duration, Effect, Layer, Option, TestClock } from "effect"
-import {
-  Asset,
-  Event,
-  PaymentIntent,
-  PaymentIntentLifecycle,
-  PaymentIntents,
-  Provider,
-  Receipts,
-  Simulator,
-  Storage,
-  Task,
-  Workers
-} from "../src/index.js"
+import { Asset, Event, PaymentIntent, PaymentIntentLifecycle, PaymentIntents, Provider, Receipts, Simulator, Storage, Task, Workers } from "../src/index.js"
 import { expiresAtShortExpiry } from "./expiry.js"
 import { asDemo, type Body, decodeParams, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
-
-
 
 const create = (body: Body, key: Key = keys.demoTest) =>
   Effect.gen(function*() {
@@ -34,7 +20,6 @@ const confirm = (id: string, key: Key = keys.demoTest, idempotencyKey?: string) 
 const get = asDemo(PaymentIntents.retrieve)
 
 const promptpay = (amount = "150000"): Body => promptpayFor(amount)
-
 
 describe("payment intent lifecycle (3.1, 4.5, D7, D9)", () => {
   it.effect("D7 create writes payment_intent.created and the event of its status, each with the intent as created", () =>

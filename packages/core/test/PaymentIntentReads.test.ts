@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { type Authentication, PaymentIntents, Simulator } from "../src/index.js"
 import { type Body, json, type Key, keys, layer, login } from "./fixtures.js"
-import { create, paramOf, listAll, hosted, promptpay } from "./paymentIntentHelpers.js"
+import { create, hosted, listAll, paramOf, promptpay } from "./paymentIntentHelpers.js"
 
 describe("GET /payment_intents/{id} (core)", () => {
   it.effect("4.2 unknown, other merchant's and other environment's ids are indistinguishable 404s", () =>

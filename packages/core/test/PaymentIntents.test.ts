@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { Discovery, HostedCheckout, PaymentIntent, PaymentIntents, Provider, RouteHealth, Simulator, Storage } from "../src/index.js"
 import { type Body, checkoutOptions, decodeParams, errorOf, json, keys, layer, login } from "./fixtures.js"
-import { create, createAs, listAll, hosted, promptpay, bankTransfer, completeFor, recording } from "./paymentIntentHelpers.js"
+import { bankTransfer, completeFor, create, createAs, hosted, listAll, promptpay, recording } from "./paymentIntentHelpers.js"
 
 describe("POST /payment_intents rules (core)", () => {
   it.effect("4.1.1 hosted mode without payment_method: payment_method null, a signed redirect_to_url", () =>
@@ -120,7 +120,10 @@ describe("POST /payment_intents rules (core)", () => {
       const base = yield* login(keys.demoTest)
       const who = {
         ...base,
-        merchant: { ...base.merchant, routes: [{ id: "r_mo", method: "th_promptpay", provider: "merchant_only_psp", environments: ["test" as const], priority: 0 }] }
+        merchant: {
+          ...base.merchant,
+          routes: [{ id: "r_mo", method: "th_promptpay", provider: "merchant_only_psp", environments: ["test" as const], priority: 0 }]
+        }
       }
       const q = { amount: "150000", country: "TH", currency: "THB" }
       assert.deepStrictEqual((yield* Discovery.discover(who, { ...q, checkout_mode: "hosted" })).methods, [])
@@ -150,7 +153,10 @@ describe("POST /payment_intents rules (core)", () => {
         param: "payment_method"
       })
       // Without routes of the method at all, the message still says which environment was asked.
-      assert.strictEqual(errorOf(yield* create(keys.unconfigured, bankTransfer)).message, "th_bank_transfer has no configured execution for this amount, country, currency and checkout mode in the test environment.")
+      assert.strictEqual(
+        errorOf(yield* create(keys.unconfigured, bankTransfer)).message,
+        "th_bank_transfer has no configured execution for this amount, country, currency and checkout mode in the test environment."
+      )
     }).pipe(Effect.provide(layer())))
 
   it.effect("7 configured routes that are all unhealthy -> 422 routing_unavailable", () =>
@@ -164,7 +170,10 @@ describe("POST /payment_intents rules (core)", () => {
 
   it.effect("7 unknown option values -> 400: unknown method, unknown bank, a field the method does not take", () =>
     Effect.gen(function*() {
-      assert.deepInclude(errorOf(yield* create(keys.demoTest, { ...promptpay, payment_method: "th_cash" })), { code: "validation_failed", param: "payment_method" })
+      assert.deepInclude(errorOf(yield* create(keys.demoTest, { ...promptpay, payment_method: "th_cash" })), {
+        code: "validation_failed",
+        param: "payment_method"
+      })
       const badBank = { ...bankTransfer, payment_method_options: { ...(bankTransfer["payment_method_options"] as Body), bank: "NOPE" } }
       assert.deepInclude(errorOf(yield* create(keys.demoTest, badBank)), { code: "validation_failed", param: "payment_method_options.bank" })
       // GSB exists, but online banking does not offer it.
@@ -211,12 +220,14 @@ describe("POST /payment_intents rules (core)", () => {
       const bt = json(yield* create(keys.demoTest, bankTransfer))
       assert.strictEqual(bt.next_action.type, "display_bank_transfer_instructions")
       assert.deepInclude(bt.next_action, { amount: "250000", currency: "THB", requires_receipt: true })
-      const ob = json(yield* create(keys.demoTest, {
-        ...promptpay,
-        payment_method: "th_online_banking",
-        customer: { phone: "+66812345678" },
-        payment_method_options: { bank: "SCB" }
-      }))
+      const ob = json(
+        yield* create(keys.demoTest, {
+          ...promptpay,
+          payment_method: "th_online_banking",
+          customer: { phone: "+66812345678" },
+          payment_method_options: { bank: "SCB" }
+        })
+      )
       assert.strictEqual(ob.next_action.type, "redirect_to_url")
       assert.include(ob.next_action.url, "/014/")
     }).pipe(Effect.provide(layer())))
@@ -261,8 +272,11 @@ describe("POST /payment_intents rules (core)", () => {
     // A provider adapter bug (a decline with no failure code) would write a failed intent
     // with failure_code null; the invariant check is the last gate before the commit.
     let broken = true
-    const buggy = recording("simulator", () =>
-      broken ? Effect.succeed({ _tag: "Failed" as const, providerPaymentId: null, failureCode: null as unknown as string, failureMessage: "x" }) : undefined)
+    const buggy = recording(
+      "simulator",
+      () =>
+        broken ? Effect.succeed({ _tag: "Failed" as const, providerPaymentId: null, failureCode: null as unknown as string, failureMessage: "x" }) : undefined
+    )
     return Effect.gen(function*() {
       const first = yield* create(keys.demoTest, promptpay, "key-invariant")
       assert.strictEqual(first.status, 500)
@@ -276,8 +290,18 @@ describe("POST /payment_intents rules (core)", () => {
   it.effect("D9 the simulator never serves live keys", () =>
     Effect.gen(function*() {
       const r = yield* Simulator.make().createPayment({
-        paymentIntentId: "dord_x", environment: "live", amount: "100", currency: "THB", country: "TH",
-        providerMethod: "SIM_PP_QR", providerBank: null, customer: {}, accountName: null, accountNumber: null, nameTh: null, returnUrl: null
+        paymentIntentId: "dord_x",
+        environment: "live",
+        amount: "100",
+        currency: "THB",
+        country: "TH",
+        providerMethod: "SIM_PP_QR",
+        providerBank: null,
+        customer: {},
+        accountName: null,
+        accountNumber: null,
+        nameTh: null,
+        returnUrl: null
       }).pipe(Effect.flip)
       assert.strictEqual(r._tag, "ProviderUnavailable")
     }))
@@ -288,7 +312,10 @@ describe("POST /payment_intents rules (core)", () => {
       const base = yield* login(keys.demoLive)
       const who = {
         ...base,
-        merchant: { ...base.merchant, routes: [{ id: "r_live_sim", method: "th_promptpay", provider: "simulator", environments: ["test" as const, "live" as const], priority: 0 }] }
+        merchant: {
+          ...base.merchant,
+          routes: [{ id: "r_live_sim", method: "th_promptpay", provider: "simulator", environments: ["test" as const, "live" as const], priority: 0 }]
+        }
       }
       const r = yield* createAs(who, promptpay)
       assert.deepInclude(errorOf(r), { code: "payment_configuration_unavailable" })

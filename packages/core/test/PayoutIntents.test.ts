@@ -3,7 +3,6 @@ import { Effect, Option, Schema } from "effect"
 import { Event, PayoutIntent, PayoutIntents, Simulator, Storage } from "../src/index.js"
 import { asDemo, events, fund, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
 
-
 const body = (overrides: Record<string, unknown> = {}) => ({
   amount: "500000",
   currency: "THB",
@@ -37,8 +36,19 @@ describe("payout intents (2.7, 3.3, 4.10, D8)", () => {
       assert.strictEqual(r.status, 201, r.body)
       const p = json(r)
       assert.deepStrictEqual(Object.keys(p).sort(), [
-        "amount", "created_at", "currency", "description", "destination", "environment", "failure_code", "failure_message",
-        "id", "merchant_reference", "object", "status", "updated_at"
+        "amount",
+        "created_at",
+        "currency",
+        "description",
+        "destination",
+        "environment",
+        "failure_code",
+        "failure_message",
+        "id",
+        "merchant_reference",
+        "object",
+        "status",
+        "updated_at"
       ])
       assert.match(p.id, /^pout_[0-9A-Za-z]{24}$/)
       assert.strictEqual(p.object, "payout_intent")

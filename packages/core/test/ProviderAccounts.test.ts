@@ -8,7 +8,21 @@ import { Effect, Either, Logger, LogLevel, Option, Tracer } from "effect"
 import { randomBytes } from "node:crypto"
 import { inspect } from "node:util"
 import type { Authentication, Task } from "../src/index.js"
-import { CredentialVault, Merchants, PaymentIntent, PaymentIntents, Provider, ProviderAccounts, ProviderNotification, ProviderNotifications, Seed, Simulator, Storage, Tender, Workers } from "../src/index.js"
+import {
+  CredentialVault,
+  Merchants,
+  PaymentIntent,
+  PaymentIntents,
+  Provider,
+  ProviderAccounts,
+  ProviderNotification,
+  ProviderNotifications,
+  Seed,
+  Simulator,
+  Storage,
+  Tender,
+  Workers
+} from "../src/index.js"
 import { checkoutOptions, decodeParams, json } from "./fixtures.js"
 
 const secretA = "sim_account_secret_ALPHA_0001"
@@ -39,7 +53,16 @@ const principal = (merchantId: string) =>
 
 const pay = (merchantId: string) =>
   Effect.gen(function*() {
-    const params = yield* Effect.orDie(decodeParams({ amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay", customer: { name: "Somchai", phone: "0812345678" } }))
+    const params = yield* Effect.orDie(
+      decodeParams({
+        amount: "150000",
+        currency: "THB",
+        country: "TH",
+        checkout_mode: "merchant",
+        payment_method: "th_promptpay",
+        customer: { name: "Somchai", phone: "0812345678" }
+      })
+    )
     const r = yield* PaymentIntents.create({ principal: yield* principal(merchantId), requestId: "req_accounts" }, params)
     return r
   })
@@ -48,8 +71,15 @@ const stored = (id: string) => Effect.map(Effect.flatMap(Storage.Storage, (s) =>
 
 /** A simulator notice that `intentId` was paid, signed with `secret` at the TestClock's time 0. */
 const paidNotice = (intent: PaymentIntent.PaymentIntentRecord, secret: string, eventId = `evt_${crypto.randomUUID()}`) => {
-  const body = JSON.stringify({ id: eventId, type: "payment.succeeded", data: { payment_intent: intent.id, provider_payment_id: intent.providerPaymentId, amount: intent.amount, currency: intent.currency } })
-  return { eventId, request: { headers: { [Simulator.signatureHeader]: Simulator.signNotification({ body, secret, timestamp: 0 }) }, body: new TextEncoder().encode(body) } }
+  const body = JSON.stringify({
+    id: eventId,
+    type: "payment.succeeded",
+    data: { payment_intent: intent.id, provider_payment_id: intent.providerPaymentId, amount: intent.amount, currency: intent.currency }
+  })
+  return {
+    eventId,
+    request: { headers: { [Simulator.signatureHeader]: Simulator.signNotification({ body, secret, timestamp: 0 }) }, body: new TextEncoder().encode(body) }
+  }
 }
 
 /** Run the apply task of the stored notice `eventId` of the simulator, and read the notice back. */
@@ -91,7 +121,12 @@ describe("provider accounts per merchant (D13)", () => {
         accounts: { ...sim.accounts!, forAccount: (account) => (built.push(account.id), sim.accounts!.forAccount(account)) }
       }
       const registry = yield* Provider.ProviderRegistry.pipe(Effect.provide(Provider.layerRegistry([counting], { accountKeys: [k1] })))
-      const account = { id: "acct_c", provider: "simulator", environment: "test" as const, credentials: registry.vault.seal("mch_c/acct_c", { notification_secret: secretA }) }
+      const account = {
+        id: "acct_c",
+        provider: "simulator",
+        environment: "test" as const,
+        credentials: registry.vault.seal("mch_c/acct_c", { notification_secret: secretA })
+      }
       const first = registry.forAccount("mch_c", account)
       assert.strictEqual(first._tag, "Ready")
       assert.strictEqual(registry.forAccount("mch_c", account), first)
@@ -129,7 +164,9 @@ describe("provider accounts per merchant (D13)", () => {
       const wrongDoor = paidNotice(intent, secretA)
       const refused = yield* Effect.either(ProviderNotifications.receive("simulator", wrongDoor.request, "acct_sim_b"))
       assert.isTrue(Either.isLeft(refused) && refused.left._tag === "NotificationUnverified")
-      assert.isTrue(Option.isNone(yield* (yield* Storage.Storage).find(ProviderNotification.table, ProviderNotification.recordId("simulator", wrongDoor.eventId))))
+      assert.isTrue(
+        Option.isNone(yield* (yield* Storage.Storage).find(ProviderNotification.table, ProviderNotification.recordId("simulator", wrongDoor.eventId)))
+      )
       // Nor does the deployment's door move an account's payment.
       const deployment = paidNotice(intent, Simulator.defaultNotificationSecret)
       yield* ProviderNotifications.receive("simulator", deployment.request)
@@ -206,7 +243,9 @@ describe("provider accounts per merchant (D13)", () => {
         yield* Effect.either(ProviderNotifications.receive("simulator", notice.request, door))
       }
       yield* Workers.drain({ owner: "test" })
-      yield* Effect.either(ProviderAccounts.seal("mch_sa", [{ id: "acct_x", provider: "simulator", environment: "test", credentials: { notification_secret: "tooShortSecretX" } }]))
+      yield* Effect.either(
+        ProviderAccounts.seal("mch_sa", [{ id: "acct_x", provider: "simulator", environment: "test", credentials: { notification_secret: "tooShortSecretX" } }])
+      )
       assert.strictEqual((yield* stored(a.id)).status, "succeeded")
       assert.isAbove(seen.length, 10)
       assert.isTrue(seen.some((line) => line === "span tender.provider.notification"), "the tracer saw the notification spans")
@@ -222,4 +261,3 @@ describe("provider accounts per merchant (D13)", () => {
     )
   })
 })
-

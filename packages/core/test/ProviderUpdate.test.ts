@@ -4,8 +4,8 @@
  * late payment and follow-up policy hold. The simulator stands in for the provider, with one of
  * its answers changed to report what a provider might: another amount or currency paid.
  */
-import { png } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import { png } from "@tender/test-support"
 import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import {
   Asset,
@@ -141,7 +141,12 @@ describe("one way in: every provider update goes through applyUpdate (D10, D11)"
       yield* PaymentIntentCancel.cancel({ principal: p, requestId: "req_cancel" }, intent.id, {})
       yield* work
       const record = yield* stored(intent.id)
-      const paid = (id: string) => notify({ id, type: "payment.succeeded", data: { payment_intent: intent.id, provider_payment_id: record.providerPaymentId!, amount: "150000", currency: "THB" } })
+      const paid = (id: string) =>
+        notify({
+          id,
+          type: "payment.succeeded",
+          data: { payment_intent: intent.id, provider_payment_id: record.providerPaymentId!, amount: "150000", currency: "THB" }
+        })
       yield* paid("evt_late_1")
       yield* paid("evt_late_2")
       yield* work

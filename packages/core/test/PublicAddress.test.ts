@@ -4,8 +4,8 @@
  * delivery client that connects only to the address it checked. Every connection a test
  * makes goes to a server on 127.0.0.1.
  */
-import { closeServers } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import { closeServers } from "@tender/test-support"
 import { Effect } from "effect"
 import { createServer, type Server } from "node:http"
 import { afterAll } from "vitest"
@@ -96,7 +96,10 @@ describe("SSRF: the connect-time check", () => {
     }
     assert.strictEqual(await refused("evil.example"), "refused: evil.example resolves to a non-public address 127.0.0.1 (loopback)")
     assert.strictEqual(await refused("169.254.169.254.nip.io"), "refused: 169.254.169.254.nip.io resolves to a non-public address 169.254.169.254 (linkLocal)")
-    assert.strictEqual(await refused("metadata.google.internal."), "refused: metadata.google.internal resolves to a non-public address 169.254.169.254 (linkLocal)")
+    assert.strictEqual(
+      await refused("metadata.google.internal."),
+      "refused: metadata.google.internal resolves to a non-public address 169.254.169.254 (linkLocal)"
+    )
     assert.strictEqual(await refused("mixed.example"), "refused: mixed.example resolves to a non-public address 10.0.0.1 (private)")
     assert.strictEqual(await refused("mapped.example"), "refused: mapped.example resolves to a non-public address ::ffff:10.0.0.1 (private)")
     assert.strictEqual(await refused("[::ffff:127.0.0.1]"), "refused: [::ffff:127.0.0.1] is a non-public address (loopback)")

@@ -1,22 +1,9 @@
-import { png } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import { png } from "@tender/test-support"
 import { Effect, Layer, Schema, TestClock } from "effect"
 import type { Provider } from "../src/index.js"
-import {
-  MemoryStorage,
-  PaymentIntent,
-  PaymentIntentCancel,
-  PaymentIntents,
-  Receipts,
-  Refund,
-  Refunds,
-  Simulator,
-  Storage,
-  Task
-} from "../src/index.js"
+import { MemoryStorage, PaymentIntent, PaymentIntentCancel, PaymentIntents, Receipts, Refund, Refunds, Simulator, Storage, Task } from "../src/index.js"
 import { asDemo, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
-
-
 
 const promptpay = (amount = "150000") => ({
   amount,
@@ -167,8 +154,21 @@ describe("refunds (D10)", () => {
       assert.strictEqual(r.status, 201, r.body)
       const created = json(r)
       assert.deepStrictEqual(Object.keys(created).sort(), [
-        "amount", "created_at", "currency", "destination", "environment", "failure_code", "failure_message", "id", "merchant_reference",
-        "metadata", "object", "payment_intent", "reason", "status", "updated_at"
+        "amount",
+        "created_at",
+        "currency",
+        "destination",
+        "environment",
+        "failure_code",
+        "failure_message",
+        "id",
+        "merchant_reference",
+        "metadata",
+        "object",
+        "payment_intent",
+        "reason",
+        "status",
+        "updated_at"
       ])
       assert.match(created.id, /^rfnd_[0-9A-Za-z]{24}$/)
       assert.strictEqual(created.object, "refund")
@@ -237,10 +237,18 @@ describe("refunds (D10)", () => {
     Effect.gen(function*() {
       const id = yield* paid()
       for (const bank of ["KBANK", "BBL", "SCB"]) {
-        const r = yield* refund({ payment_intent: id, amount: "1", destination: { type: "bank_account", bank, account_number: "1234567890", account_name: "S" } })
+        const r = yield* refund({
+          payment_intent: id,
+          amount: "1",
+          destination: { type: "bank_account", bank, account_number: "1234567890", account_name: "S" }
+        })
         assert.strictEqual(r.status, 201, `${bank}: ${r.body}`)
       }
-      const unknown = yield* refund({ payment_intent: id, amount: "1", destination: { type: "bank_account", bank: "NOPE", account_number: "1234567890", account_name: "S" } })
+      const unknown = yield* refund({
+        payment_intent: id,
+        amount: "1",
+        destination: { type: "bank_account", bank: "NOPE", account_number: "1234567890", account_name: "S" }
+      })
       assert.deepStrictEqual([unknown.status, errorOf(unknown).param], [400, "destination.bank"])
       assert.match(errorOf(unknown).message, /Unknown bank "NOPE"/)
     }).pipe(Effect.provide(layer())))
@@ -264,7 +272,14 @@ describe("refunds (D10)", () => {
   it.effect("D10 live keys never reach the simulator: its refund and cancel refuse a live payment", () =>
     Effect.gen(function*() {
       const sim = Simulator.make()
-      const payment = { paymentIntentId: "dord_" + "a".repeat(24), providerPaymentId: "sim_1", environment: "live" as const, amount: "150000", currency: "THB", createdAt: 0 }
+      const payment = {
+        paymentIntentId: "dord_" + "a".repeat(24),
+        providerPaymentId: "sim_1",
+        environment: "live" as const,
+        amount: "150000",
+        currency: "THB",
+        createdAt: 0
+      }
       const refunded = yield* Effect.flip(sim.refund!({ refundId: "rfnd_" + "a".repeat(24), payment, amount: "1000", destination: null, createdAt: 0 }))
       assert.strictEqual(refunded._tag, "ProviderUnavailable")
       assert.strictEqual((yield* Effect.flip(sim.cancelPayment!(payment)))._tag, "ProviderUnavailable")

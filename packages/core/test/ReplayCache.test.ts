@@ -81,8 +81,7 @@ describe("ReplayCache", () => {
       const cache = ReplayCache.make()
       const asked: Array<string> = []
       const begin = ReplayCache.cachedBegin(cache, (req: Storage.BeginRequest) =>
-        Effect.sync(() => (asked.push(req.idempotency?.key ?? "-"), { _tag: "Proceed" } as const))
-      )
+        Effect.sync(() => (asked.push(req.idempotency?.key ?? "-"), { _tag: "Proceed" } as const)))
       cache.keep(claim("done"), t0 + day, response())
       assert.strictEqual((yield* begin({ now: t0, idempotency: claim("done") }))._tag, "Replay")
       assert.strictEqual((yield* begin({ now: t0, idempotency: claim("fresh") }))._tag, "Proceed")

@@ -2,10 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { BigDecimal, Effect, Either, ParseResult, Schema } from "effect"
 import { Fx, Money, PaymentIntent } from "../src/index.js"
 
-const decode = (text: string) =>
-  Schema.decodeUnknownEither(PaymentIntent.CreateParams)(JSON.parse(text), { errors: "all", onExcessProperty: "error" })
+const decode = (text: string) => Schema.decodeUnknownEither(PaymentIntent.CreateParams)(JSON.parse(text), { errors: "all", onExcessProperty: "error" })
 
-const base = '"amount":"150000","currency":"THB","country":"TH"'
+const base = "\"amount\":\"150000\",\"currency\":\"THB\",\"country\":\"TH\""
 
 describe("reserved key names in request bodies", () => {
   it("D1 a metadata key named __proto__ is refused with a 400 naming metadata.__proto__, never acknowledged and dropped", () => {
@@ -18,11 +17,13 @@ describe("reserved key names in request bodies", () => {
   })
 
   it("D1 __proto__ in a closed object (the body, customer, payment_method_options) is an unknown field: 400", () => {
-    for (const body of [
-      `{${base},"customer":{},"__proto__":{"x":1}}`,
-      `{${base},"customer":{"__proto__":"x"}}`,
-      `{${base},"customer":{},"payment_method":"th_bank_transfer","payment_method_options":{"__proto__":{"bank":"KBANK"}}}`
-    ]) {
+    for (
+      const body of [
+        `{${base},"customer":{},"__proto__":{"x":1}}`,
+        `{${base},"customer":{"__proto__":"x"}}`,
+        `{${base},"customer":{},"payment_method":"th_bank_transfer","payment_method_options":{"__proto__":{"bank":"KBANK"}}}`
+      ]
+    ) {
       assert.isTrue(Either.isLeft(decode(body)), body)
     }
   })
@@ -40,7 +41,9 @@ describe("reserved key names in request bodies", () => {
   it("2.5 a source type or currency named after an Object member finds no table entry: no fee, no digits", async () => {
     for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]) {
       const fee = await Effect.runPromise(
-        Effect.flatMap(Fx.TopupFees, (fees) => fees.fee({ sourceType: name, provider: "p", sourceCurrency: "THB", environment: "test" })).pipe(Effect.provide(Fx.layerStaticFees()))
+        Effect.flatMap(Fx.TopupFees, (fees) => fees.fee({ sourceType: name, provider: "p", sourceCurrency: "THB", environment: "test" })).pipe(
+          Effect.provide(Fx.layerStaticFees())
+        )
       )
       assert.strictEqual(fee.fixed, 0n, name)
       assert.isTrue(BigDecimal.equals(fee.rate, BigDecimal.fromBigInt(0n)), name)

@@ -39,7 +39,7 @@ describe("rule citations", () => {
         for (const m of text.matchAll(/\b(?:it|test)(?:\.\w+)*\(\s*["'`]((?:D\d+|\d(?:\.\d+){0,2}))[\s:,]/g)) cited.set(m[1]!, file)
       }
       for (const m of text.matchAll(/specification\.md#([\w.-]+)/g)) cited.set(m[1]!, file)
-      if (file === "docs/specification.md") for (const m of text.matchAll(/\]\(#([\w.-]+)\)/g)) cited.set(m[1]!, file)
+      if (file === "docs/specification.md") { for (const m of text.matchAll(/\]\(#([\w.-]+)\)/g)) cited.set(m[1]!, file) }
     }
     assert.isAtLeast(cited.size, 30)
     assert.deepStrictEqual(unresolved(cited), [])

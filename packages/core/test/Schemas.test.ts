@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { eventLoopTurn } from "@tender/test-support"
 import { Schema } from "effect"
 import fc from "fast-check"
-import { eventLoopTurn } from "@tender/test-support"
 import { Schemas } from "../src/index.js"
 
 describe("Schemas", () => {
@@ -63,18 +63,30 @@ describe("Schemas", () => {
     // The edges: the epoch, leap days, century and 400-year years, the last four-digit year, and past it.
     for (
       const at of [
-        "1970-01-01T00:00:00.000Z", "1972-02-29T23:59:59.999Z", "1999-12-31T23:59:59.999Z", "2000-02-29T12:00:00.000Z",
-        "2100-02-28T23:59:59.999Z", "2100-03-01T00:00:00.000Z", "2400-02-29T00:00:00.000Z", "9999-12-31T23:59:59.999Z"
+        "1970-01-01T00:00:00.000Z",
+        "1972-02-29T23:59:59.999Z",
+        "1999-12-31T23:59:59.999Z",
+        "2000-02-29T12:00:00.000Z",
+        "2100-02-28T23:59:59.999Z",
+        "2100-03-01T00:00:00.000Z",
+        "2400-02-29T00:00:00.000Z",
+        "9999-12-31T23:59:59.999Z"
       ]
     ) same(Date.parse(at))
     for (const millis of [-1, -86_400_001, 253_402_300_800_000, 8.64e15, 1.5, 1_795_000_000_123.25]) same(millis)
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 253_402_300_799_999 }), async (millis) => {
-      await eventLoopTurn()
-      same(millis)
-    }), { numRuns: 20_000 })
-    await fc.assert(fc.asyncProperty(fc.integer({ min: -8.64e15, max: 8.64e15 }), async (millis) => {
-      await eventLoopTurn()
-      same(millis)
-    }), { numRuns: 2_000 })
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 253_402_300_799_999 }), async (millis) => {
+        await eventLoopTurn()
+        same(millis)
+      }),
+      { numRuns: 20_000 }
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: -8.64e15, max: 8.64e15 }), async (millis) => {
+        await eventLoopTurn()
+        same(millis)
+      }),
+      { numRuns: 2_000 }
+    )
   })
 })

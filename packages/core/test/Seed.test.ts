@@ -51,7 +51,7 @@ describe("Seed.fileProblem", () => {
       }
       throw new Error("parsed")
     }
-    assert.strictEqual(syntax('{"merchants": [],\n  oops}'), "seed file /srv/app/seed.json is not valid JSON: syntax error at line 2, column 3")
+    assert.strictEqual(syntax("{\"merchants\": [],\n  oops}"), "seed file /srv/app/seed.json is not valid JSON: syntax error at line 2, column 3")
     assert.strictEqual(syntax("  \n"), `seed file /srv/app/seed.json is empty: it needs a JSON object { "merchants": [...] }`)
   })
 })

@@ -28,7 +28,10 @@ describe("the simulator's notifications (D11)", () => {
       assert.strictEqual((yield* parse(body, sign(body))).notices.length, 1)
       assert.deepStrictEqual(yield* refused(parse(body + " ", sign(body))), ["NotificationUnverified", "no signature matches"])
       assert.deepStrictEqual(yield* refused(parse(body, undefined)), ["NotificationUnverified", `no ${Simulator.signatureHeader} header`])
-      assert.deepStrictEqual(yield* refused(parse(body, sign(body, { timestamp: now - 301 }))), ["NotificationUnverified", "the signature's timestamp is outside the tolerance"])
+      assert.deepStrictEqual(yield* refused(parse(body, sign(body, { timestamp: now - 301 }))), [
+        "NotificationUnverified",
+        "the signature's timestamp is outside the tolerance"
+      ])
       assert.strictEqual((yield* parse(body, sign(body, { timestamp: now - 300 }))).notices.length, 1)
       assert.deepStrictEqual(yield* refused(parse(body, sign(body), "rotated")), ["NotificationUnverified", "no signature matches"])
       const both = `${sign(body, { secret: "old" })},${sign(body, { secret: "rotated" }).split(",")[1]}`
@@ -51,11 +54,22 @@ describe("the simulator's notifications (D11)", () => {
     Effect.gen(function*() {
       const noticeOf = (body: string) => Effect.map(parse(body, sign(body)), (p) => p.notices[0]!)
       const paid = yield* noticeOf(event("payment.succeeded", { amount: "100", currency: "THB" }))
-      assert.deepStrictEqual(paid, { _tag: "PaymentSucceeded", eventId: "evt_sim_1", providerPaymentId: "sim_x", paymentIntentId: "dord_x", environment: "test", amount: "100", currency: "THB" })
+      assert.deepStrictEqual(paid, {
+        _tag: "PaymentSucceeded",
+        eventId: "evt_sim_1",
+        providerPaymentId: "sim_x",
+        paymentIntentId: "dord_x",
+        environment: "test",
+        amount: "100",
+        currency: "THB"
+      })
       const live = yield* noticeOf(event("payment.processing", {}, true))
       assert.deepStrictEqual(live._tag === "PaymentProcessing" ? live.environment : undefined, "live")
       const failed = yield* noticeOf(event("payment.failed"))
-      assert.deepStrictEqual(failed._tag === "PaymentFailed" ? [failed.failureCode, failed.failureMessage] : [], ["payment_declined", "The provider declined the payment."])
+      assert.deepStrictEqual(failed._tag === "PaymentFailed" ? [failed.failureCode, failed.failureMessage] : [], [
+        "payment_declined",
+        "The provider declined the payment."
+      ])
       assert.strictEqual((yield* noticeOf(event("refund.failed", { refund: "rfnd_x", failure_code: "refund_failed" })))._tag, "RefundFailed")
       assert.strictEqual((yield* noticeOf(event("payout.succeeded", { payout_intent: "pout_x" })))._tag, "PayoutSucceeded")
       assert.deepStrictEqual(yield* noticeOf(event("charge.dispute.created")), { _tag: "Ignored", eventId: "evt_sim_1" })

@@ -22,15 +22,18 @@ describe("Table.construct", () => {
   for (const [name, schema] of Object.entries(schemas)) {
     it(`${name}: the same record as make(props, true), whichever fields are given, left out or undefined`, () => {
       const keys = Reflect.ownKeys(schema.fields).map(String)
-      fc.assert(fc.property(fc.array(fc.constantFrom("absent", "undefined", "value", "null"), { minLength: keys.length, maxLength: keys.length }), (choices) => {
-        const props: Record<string, unknown> = {}
-        keys.forEach((key, i) => {
-          if (choices[i] === "undefined") props[key] = undefined
-          else if (choices[i] === "value") props[key] = `v-${key}`
-          else if (choices[i] === "null") props[key] = null
-        })
-        assert.deepStrictEqual(Table.construct(schema, props as never), schema.make(props as never, true))
-      }), { numRuns: 200 })
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom("absent", "undefined", "value", "null"), { minLength: keys.length, maxLength: keys.length }), (choices) => {
+          const props: Record<string, unknown> = {}
+          keys.forEach((key, i) => {
+            if (choices[i] === "undefined") props[key] = undefined
+            else if (choices[i] === "value") props[key] = `v-${key}`
+            else if (choices[i] === "null") props[key] = null
+          })
+          assert.deepStrictEqual(Table.construct(schema, props as never), schema.make(props as never, true))
+        }),
+        { numRuns: 200 }
+      )
     })
   }
 })

@@ -1,11 +1,10 @@
-import { png, promptpayNamed } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import { png, promptpayNamed } from "@tender/test-support"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import { Asset, Fx, PaymentIntents, Simulator, Storage, TopupIntent, TopupIntents } from "../src/index.js"
 import { expiresAtShortExpiry } from "./expiry.js"
 import { asDemo, events, json, type Key, keys, layer, login, scope, work } from "./fixtures.js"
-
 
 const body = (overrides: Record<string, unknown> = {}) => ({
   destination_amount: "100000000",
@@ -25,8 +24,10 @@ const get = asDemo(TopupIntents.retrieve)
 
 const receipt = (id: string, assetId: string, idempotencyKey?: string) =>
   Effect.flatMap(login(keys.demoTest), (principal) => TopupIntents.submitReceipt({ principal, requestId: "req_r", idempotencyKey }, id, assetId))
-const uploadAsset = Effect.flatMap(login(keys.demoTest), (principal) =>
-  Effect.map(Asset.upload({ principal, requestId: "req_u", idempotencyKey: crypto.randomUUID() }, png()), (r) => JSON.parse(r.body).id as string))
+const uploadAsset = Effect.flatMap(
+  login(keys.demoTest),
+  (principal) => Effect.map(Asset.upload({ principal, requestId: "req_u", idempotencyKey: crypto.randomUUID() }, png()), (r) => JSON.parse(r.body).id as string)
+)
 
 describe("top-up intents (2.5, 3.2, 4.7, 4.8)", () => {
   it.effect("2.5 create: 201 requires_payment with every field of 2.5, fee_mode absorbed, credited 0 until paid, topup_intent.created", () =>
@@ -35,8 +36,22 @@ describe("top-up intents (2.5, 3.2, 4.7, 4.8)", () => {
       assert.strictEqual(r.status, 201, r.body)
       const t = json(r)
       assert.deepStrictEqual(Object.keys(t).sort(), [
-        "country", "created_at", "destination", "environment", "expires_at", "failure_code", "failure_message", "fx", "id",
-        "merchant_reference", "next_action", "object", "receipt", "source", "status", "updated_at"
+        "country",
+        "created_at",
+        "destination",
+        "environment",
+        "expires_at",
+        "failure_code",
+        "failure_message",
+        "fx",
+        "id",
+        "merchant_reference",
+        "next_action",
+        "object",
+        "receipt",
+        "source",
+        "status",
+        "updated_at"
       ])
       assert.match(t.id, /^tuin_[0-9A-Za-z]{24}$/)
       assert.strictEqual(t.object, "topup_intent")
@@ -66,7 +81,11 @@ describe("top-up intents (2.5, 3.2, 4.7, 4.8)", () => {
 
   it.effect("3.2 a crypto deposit seen by the provider: succeeded through the durable poll task, credited exactly destination.amount, topup_intent.succeeded", () =>
     Effect.gen(function*() {
-      const t = json(yield* create(body({ source: { type: "provider_gateway", provider: "simulator", currency: "ETH" }, destination_currency: "THB", destination_amount: "1" })))
+      const t = json(
+        yield* create(
+          body({ source: { type: "provider_gateway", provider: "simulator", currency: "ETH" }, destination_currency: "THB", destination_amount: "1" })
+        )
+      )
       // 0.01 THB of ETH at 118034.5 THB per ETH: an 18-digit token, rounded up to a whole wei.
       assert.strictEqual(t.fx.rate, "118034.5")
       assert.strictEqual(t.next_action.network, "ethereum")
@@ -139,7 +158,9 @@ describe("top-up intents (2.5, 3.2, 4.7, 4.8)", () => {
 
   it.effect(`manual_receipt magic amount ${Simulator.magicAmounts.rejectReceipt}: the receipt is rejected and the top-up failed; a crypto top-up takes no receipt`, () =>
     Effect.gen(function*() {
-      const t = json(yield* create(body({ source: { type: "manual_receipt" }, destination_currency: "THB", destination_amount: Simulator.magicAmounts.rejectReceipt })))
+      const t = json(
+        yield* create(body({ source: { type: "manual_receipt" }, destination_currency: "THB", destination_amount: Simulator.magicAmounts.rejectReceipt }))
+      )
       yield* receipt(t.id, yield* uploadAsset)
       yield* work
       const after = yield* get(t.id)

@@ -4,8 +4,8 @@
  * while the workers are idle runs once it is due, and a task that lost a race runs again at once.
  * On the in-memory store, under the test clock; PostgreSQL's are in packages/server/test.
  */
-import { promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import { promptpay } from "@tender/test-support"
 import { Effect, Layer, Option, Schema, TestClock } from "effect"
 import { PaymentIntent, PaymentIntents, Refund, Refunds, Storage, Task, Workers } from "../src/index.js"
 import { asDemo, keys, layer, login, quiet, racingIntent, scope } from "./fixtures.js"

@@ -14,8 +14,7 @@ const register = Effect.gen(function*() {
   const r = yield* WebhookEndpoint.create({ principal, requestId: "req_health" }, { url: "http://127.0.0.1:9/health" })
   return JSON.parse(r.body).id as string
 })
-const read = (id: string) =>
-  Effect.flatMap(Storage.Storage, (s) => s.get(WebhookEndpoint.table, scope, id)).pipe(Effect.map(Option.getOrThrow))
+const read = (id: string) => Effect.flatMap(Storage.Storage, (s) => s.get(WebhookEndpoint.table, scope, id)).pipe(Effect.map(Option.getOrThrow))
 const disabledEvents = Event.list(scope, { types: ["webhook_endpoint.disabled"], limit: 10 })
 
 describe("webhook auto-disable (WebhookHealth)", () => {

@@ -4,8 +4,8 @@
  * another task changed a record it writes first. The two differ for whoever reads the log: the
  * first is a slow worker, the second two tasks racing on one record.
  */
-import { promptpay } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import { promptpay } from "@tender/test-support"
 import { Effect, Layer, Logger, LogLevel, Option, Schema, TestClock } from "effect"
 import { PaymentIntent, PaymentIntents, Storage, Task, Workers } from "../src/index.js"
 import { keys, layer, login, racingIntent } from "./fixtures.js"

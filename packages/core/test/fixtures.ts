@@ -5,7 +5,28 @@
  */
 import { Effect, Layer, Logger, Option, Schema } from "effect"
 import type { ApiResponse } from "../src/index.js"
-import { Authentication, DeliveryClient, Event, Fx, HostedCheckout, Ids, Ledger, MemoryStorage, PaymentIntent, Provider, Seed, Simulator, Storage, Task, TopupIntent, TopupIntents, WebhookDelivery, WebhookEndpoint, WebhookTransport, Workers } from "../src/index.js"
+import {
+  Authentication,
+  DeliveryClient,
+  Event,
+  Fx,
+  HostedCheckout,
+  Ids,
+  Ledger,
+  MemoryStorage,
+  PaymentIntent,
+  Provider,
+  Seed,
+  Simulator,
+  Storage,
+  Task,
+  TopupIntent,
+  TopupIntents,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookTransport,
+  Workers
+} from "../src/index.js"
 
 export const keys = {
   demoTest: { public: "pk_test_demoAAAA1111", secret: "sk_test_demoSECRET1111aaaa" },
@@ -101,7 +122,9 @@ export const layer = (options: {
     // A storage of a test's own comes with an empty task queue of its own: such tests run no workers.
     // Its commits keep the ledger, as `Tender.layer` wires it (D12).
     Ledger.layerStorage.pipe(
-      Layer.provideMerge(options.storage === undefined ? MemoryStorage.layer : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => MemoryStorage.make().tasks))),
+      Layer.provideMerge(
+        options.storage === undefined ? MemoryStorage.layer : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => MemoryStorage.make().tasks))
+      ),
       Layer.provide(directory)
     )
   )
@@ -168,8 +191,7 @@ export const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 
 /** A response's JSON body, and the D1 error in it. */
 export const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
-export const errorOf = (r: ApiResponse.ApiResponse) =>
-  json(r).error as { code: string; param?: string; message: string; details?: Array<{ param: string }> }
+export const errorOf = (r: ApiResponse.ApiResponse) => json(r).error as { code: string; param?: string; message: string; details?: Array<{ param: string }> }
 
 /** The types of a demo resource's events, in order. */
 export const events = (id: string) => Effect.map(Event.forResource(scope, id), (es) => es.map((e) => e.type))
@@ -184,11 +206,13 @@ export const work = Workers.drain({ owner: "test" })
 export const fund = (key: Key, amount: string, currency = "THB") =>
   Effect.gen(function*() {
     const principal = yield* login(key)
-    const params = yield* Effect.orDie(Schema.decodeUnknown(TopupIntent.CreateParams)({
-      destination_amount: amount,
-      destination_currency: currency,
-      source: { type: "test_funding" }
-    }))
+    const params = yield* Effect.orDie(
+      Schema.decodeUnknown(TopupIntent.CreateParams)({
+        destination_amount: amount,
+        destination_currency: currency,
+        source: { type: "test_funding" }
+      })
+    )
     const created = yield* TopupIntents.create({ principal, requestId: "req_fund", idempotencyKey: crypto.randomUUID() }, params)
     if (created.status !== 201) return yield* Effect.dieMessage(`funding failed: ${created.body}`)
     yield* work

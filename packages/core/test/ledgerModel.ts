@@ -10,6 +10,7 @@ import fc from "fast-check"
 import {
   Balances,
   BalanceTransaction,
+  type Merchants,
   PaymentIntent,
   PaymentIntents,
   PayoutIntent,
@@ -18,7 +19,6 @@ import {
   Refunds,
   Simulator,
   Storage,
-  type Merchants,
   type Task,
   Tender,
   TopupIntent,
@@ -69,9 +69,16 @@ const drain = Effect.repeatN(Workers.drain({ owner: "model" }), 2)
 const pay = (amount: bigint) =>
   Effect.gen(function*() {
     const ctx = yield* context("req_pay")
-    const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({
-      amount: String(amount), currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay", customer: { name: "Somchai Jaidee" }
-    }))
+    const params = yield* Effect.orDie(
+      Schema.decodeUnknown(PaymentIntent.CreateParams)({
+        amount: String(amount),
+        currency: "THB",
+        country: "TH",
+        checkout_mode: "merchant",
+        payment_method: "th_promptpay",
+        customer: { name: "Somchai Jaidee" }
+      })
+    )
     const created = JSON.parse((yield* PaymentIntents.create(ctx, params)).body)
     yield* PaymentIntents.confirm(ctx, created.id)
     yield* drain
@@ -116,9 +123,13 @@ class Topup implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real) {
     const destination = String(this.amount)
     await r.run(Effect.gen(function*() {
-      const params = yield* Effect.orDie(Schema.decodeUnknown(TopupIntent.CreateParams)({
-        destination_amount: destination, destination_currency: "THB", source: { type: "test_funding" }
-      }))
+      const params = yield* Effect.orDie(
+        Schema.decodeUnknown(TopupIntent.CreateParams)({
+          destination_amount: destination,
+          destination_currency: "THB",
+          source: { type: "test_funding" }
+        })
+      )
       const res = yield* TopupIntents.create({ ...yield* context("req_topup"), idempotencyKey: crypto.randomUUID() }, params)
       assert.strictEqual(res.status, 201, res.body)
       yield* drain

@@ -17,8 +17,7 @@ export type Who = Effect.Effect.Success<ReturnType<typeof login>>
 
 /** Create as an explicit principal (a merchant with routes set by the test). */
 export const createAs = (principal: Who, body: Body, idempotencyKey?: string) =>
-  Effect.flatMap(Effect.orDie(decodeParams(body)), (params) =>
-    PaymentIntents.create({ principal, requestId: "req_test", idempotencyKey }, params))
+  Effect.flatMap(Effect.orDie(decodeParams(body)), (params) => PaymentIntents.create({ principal, requestId: "req_test", idempotencyKey }, params))
 
 export const paramOf = (e: { readonly _tag: string }) => ("param" in e ? e.param : undefined)
 /** The payment intent a commit inserts, if any. */

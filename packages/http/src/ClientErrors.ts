@@ -25,7 +25,13 @@ export interface ClientError {
   readonly param?: string | undefined
 }
 
-const reasons = { 400: "Bad Request", 405: "Method Not Allowed", 408: "Request Timeout", 417: "Expectation Failed", 431: "Request Header Fields Too Large" } as const
+const reasons = {
+  400: "Bad Request",
+  405: "Method Not Allowed",
+  408: "Request Timeout",
+  417: "Expectation Failed",
+  431: "Request Header Fields Too Large"
+} as const
 
 /**
  * What to answer for a `clientError` (Node's error `code`s from its parser and timers).
@@ -124,9 +130,8 @@ const unmetExpectation: ClientError = {
 export const install = <S extends Server>(server: S): S => {
   server.on("clientError", onClientError)
   // An answer given before the body was read reaches the client, not a reset (internal/linger.ts).
-  Linger.install(server)
-  // Node's own check answers an empty body; take it over. The request never reaches a listener,
-  // so no handler sees a request it cannot build a URL for.
+  Linger.install(server) // Node's own check answers an empty body; take it over. The request never reaches a listener,
+   // so no handler sees a request it cannot build a URL for.
   // (`requireHostHeader` is the server option, kept on the instance; @types/node does not list it.)
   ;(server as { requireHostHeader?: boolean }).requireHostHeader = false
   // An `Expect` other than 100-continue: Node would answer an empty 417 (found by the crash fuzzer).

@@ -27,8 +27,8 @@ import {
 } from "@tender/core"
 import { Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
-import { currentRequestId } from "./internal/current.js"
 import * as HostedCheckoutHandlers from "./hosted/Checkout.js"
+import { currentRequestId } from "./internal/current.js"
 import * as ProviderNotificationHandlers from "./internal/providerNotifications.js"
 import { endpointLayer, fromDecodeError, jsonText, toHttp } from "./Middleware.js"
 import * as Upload from "./Upload.js"
@@ -70,7 +70,8 @@ const emptyBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) 
   }))
 
 /** The handler of a POST on a resource's id that takes no body (`{}` or absent, 4.5): `act` with the caller's context. */
-const bodiless = <E, R>(act: (context: Operation.RequestContext, id: string) => Effect.Effect<ApiResponse.ApiResponse, E, R>) =>
+const bodiless =
+  <E, R>(act: (context: Operation.RequestContext, id: string) => Effect.Effect<ApiResponse.ApiResponse, E, R>) =>
   ({ headers, path }: { readonly headers: { readonly "idempotency-key"?: string | undefined }; readonly path: { readonly id: string } }) =>
     Effect.gen(function*() {
       const ctx = yield* context(headers["idempotency-key"])
@@ -96,8 +97,10 @@ const jsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Sc
 
 /** A JSON body of `schema` that may be absent: an empty body is `{}` (D10, and a secret rotated without options). */
 const optionalJsonBody = <A, I>(request: HttpServerRequest.HttpServerRequest, schema: Schema.Schema<A, I>): Effect.Effect<A | {}, Errors.ValidationFailed> =>
-  Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text): Effect.Effect<A | {}, Errors.ValidationFailed> =>
-    text.trim() === "" ? Effect.succeed({}) : jsonBody(request, schema))
+  Effect.flatMap(
+    Effect.orElseSucceed(request.text, () => ""),
+    (text): Effect.Effect<A | {}, Errors.ValidationFailed> => text.trim() === "" ? Effect.succeed({}) : jsonBody(request, schema)
+  )
 
 /**
  * A read sent as its JSON text, as a create's answer is (`toHttp`), rather than handed to the
@@ -159,14 +162,14 @@ const PayoutIntentsLive = HttpApiBuilder.group(TenderApi, "payoutIntents", (hand
   handlers
     .handle("create", ({ headers, payload }) =>
       Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(PayoutIntents.create(ctx, payload), toHttp)))
-    .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(PayoutIntents.retrieveJson(principal, path.id))))
+    .handle("retrieve", ({ path }) =>
+      Effect.flatMap(CurrentPrincipal, (principal) => rendered(PayoutIntents.retrieveJson(principal, path.id))))
     .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(PayoutIntents.listJson(principal, urlParams))))
     .handle("cancel", bodiless(PayoutIntents.cancel)))
 
 const RefundsLive = HttpApiBuilder.group(TenderApi, "refunds", (handlers) =>
   handlers
-    .handle("create", ({ headers, payload }) =>
-      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(Refunds.create(ctx, payload), toHttp)))
+    .handle("create", ({ headers, payload }) => Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(Refunds.create(ctx, payload), toHttp)))
     .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(Refunds.retrieveJson(principal, path.id))))
     .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(Refunds.listJson(principal, urlParams)))))
 
@@ -178,20 +181,25 @@ const TopupIntentsLive = HttpApiBuilder.group(TenderApi, "topupIntents", (handle
     .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(TopupIntents.retrieveJson(principal, path.id))))
     .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(TopupIntents.listJson(principal, urlParams))))
     .handle("receipt", ({ headers, path, payload }) =>
-      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(TopupIntents.submitReceipt(ctx, path.id, payload.asset_id), toHttp))))
+      Effect.flatMap(context(headers["idempotency-key"]), (ctx) =>
+        Effect.map(TopupIntents.submitReceipt(ctx, path.id, payload.asset_id), toHttp))))
 
 const WebhookEndpointsLive = HttpApiBuilder.group(TenderApi, "webhookEndpoints", (handlers) =>
   handlers
     .handle("create", ({ headers, payload }) =>
       Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(WebhookEndpoint.create(ctx, payload), toHttp)))
-    .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(WebhookEndpoint.listJson(principal, urlParams))))
+    .handle("list", ({ request, urlParams }) =>
+      Effect.flatMap(queryCaller(request), (principal) => rendered(WebhookEndpoint.listJson(principal, urlParams))))
     .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(WebhookEndpoint.retrieveJson(principal, path.id))))
     .handle("delete", ({ headers, path }) =>
-      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(WebhookEndpoint.remove(ctx, path.id), toHttp)))
+      Effect.flatMap(context(headers["idempotency-key"]), (ctx) =>
+        Effect.map(WebhookEndpoint.remove(ctx, path.id), toHttp)))
     .handle("attempts", ({ path, request, urlParams }) =>
-      Effect.flatMap(queryCaller(request), (principal) => WebhookTools.attempts(principal, path.id, urlParams)))
+      Effect.flatMap(queryCaller(request), (principal) =>
+        WebhookTools.attempts(principal, path.id, urlParams)))
     .handle("resend", ({ headers, path, payload }) =>
-      Effect.flatMap(context(headers["idempotency-key"]), (ctx) => Effect.map(WebhookTools.resend(ctx, path.id, payload), toHttp)))
+      Effect.flatMap(context(headers["idempotency-key"]), (ctx) =>
+        Effect.map(WebhookTools.resend(ctx, path.id, payload), toHttp)))
     // Raw: the body may be absent, which the definition's JSON payload would refuse.
     .handleRaw("rotateSecret", ({ headers, path, request }) =>
       Effect.gen(function*() {
@@ -221,13 +229,20 @@ const BalanceTransactionsLive = HttpApiBuilder.group(TenderApi, "balanceTransact
     .handle("retrieve", ({ path }) => Effect.flatMap(CurrentPrincipal, (principal) => rendered(Balances.retrieveJson(principal, path.id))))
     .handle("list", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => rendered(Balances.listJson(principal, urlParams)))))
 
-const PaymentMethodsLive = HttpApiBuilder.group(TenderApi, "paymentMethods", (handlers) =>
-  handlers.handle("options", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => Discovery.discover(principal, urlParams))))
+const PaymentMethodsLive = HttpApiBuilder.group(
+  TenderApi,
+  "paymentMethods",
+  (handlers) =>
+    handlers.handle("options", ({ request, urlParams }) => Effect.flatMap(queryCaller(request), (principal) => Discovery.discover(principal, urlParams)))
+)
 
 const catalogueBody = JSON.stringify(WebhookEvents.catalogue)
 
-const WebhookEventTypesLive = HttpApiBuilder.group(TenderApi, "webhookEventTypes", (handlers) =>
-  handlers.handle("catalogue", () => Effect.succeed(jsonText(catalogueBody))))
+const WebhookEventTypesLive = HttpApiBuilder.group(
+  TenderApi,
+  "webhookEventTypes",
+  (handlers) => handlers.handle("catalogue", () => Effect.succeed(jsonText(catalogueBody)))
+)
 
 const OpenApiLive = HttpApiBuilder.group(TenderApi, "openApi", (handlers) =>
   Effect.sync(() => {

@@ -74,8 +74,7 @@ export const make = (options: MountOptions & { readonly standalone: boolean }): 
 }
 
 /** @since 0.1.0 @category layers */
-export const layer = (options: MountOptions & { readonly standalone: boolean }): Layer.Layer<Mount> =>
-  Layer.sync(Mount, () => make(options))
+export const layer = (options: MountOptions & { readonly standalone: boolean }): Layer.Layer<Mount> => Layer.sync(Mount, () => make(options))
 
 /**
  * The prefix and the public base URL from one value, the URL clients reach Tender at: pass

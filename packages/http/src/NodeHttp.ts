@@ -105,7 +105,7 @@ export const serve = async (tender: WebHandler, req: IncomingMessage, res: Serve
     // The handler renders every failure itself: a rejection is a disposed handler or a socket gone mid-write.
     if (!res.headersSent) {
       res.writeHead(500, { "content-type": "application/json" })
-      res.end('{"error":{"code":"internal_error","message":"unexpected failure","request_id":""}}')
+      res.end("{\"error\":{\"code\":\"internal_error\",\"message\":\"unexpected failure\",\"request_id\":\"\"}}")
     } else res.destroy(error instanceof Error ? error : undefined)
   }
 }
@@ -134,7 +134,8 @@ export const middleware = (tender: WebHandler) => (req: IncomingMessage, res: Se
 export const listener = (
   tender: WebHandler,
   fallback?: (req: IncomingMessage, res: ServerResponse) => void
-) => (req: IncomingMessage, res: ServerResponse): void => {
+) =>
+(req: IncomingMessage, res: ServerResponse): void => {
   if (fallback !== undefined && !tender.owns(urlOf(req))) {
     tender.outside(urlOf(req))
     return fallback(req, res)

@@ -85,5 +85,4 @@ export const layerFromEnv = (env: Env = process.env): Layer.Layer<never> => {
 }
 
 /** Whether the variables turn export on (`layerFromEnv` is not empty). @since 0.1.0 */
-export const enabledInEnv = (env: Env = process.env): boolean =>
-  (env["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "") !== "" && env["OTEL_SDK_DISABLED"] !== "true"
+export const enabledInEnv = (env: Env = process.env): boolean => (env["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "") !== "" && env["OTEL_SDK_DISABLED"] !== "true"

@@ -38,16 +38,18 @@ export const ready = <ROut, E, RIn>(
   timeout: Duration.DurationInput = defaultTimeout
 ): Layer.Layer<ROut, E | StartupTimeout, RIn> => {
   const millis = Duration.toMillis(Duration.decode(timeout))
-  return Layer.scopedContext(Layer.build(services).pipe(
-    // A driver may wait on a frozen database inside an uninterruptible acquire (the PostgreSQL
-    // pool's first connection does): the timeout answers at once and the build is interrupted
-    // in the background, instead of waiting for an interruption that never completes.
-    Effect.disconnect,
-    Effect.timeoutFail({
-      duration: millis,
-      onTimeout: () => new StartupTimeout({ millis, message: `storage was not ready within ${millis} ms` })
-    })
-  ))
+  return Layer.scopedContext(
+    Layer.build(services).pipe(
+      // A driver may wait on a frozen database inside an uninterruptible acquire (the PostgreSQL
+      // pool's first connection does): the timeout answers at once and the build is interrupted
+      // in the background, instead of waiting for an interruption that never completes.
+      Effect.disconnect,
+      Effect.timeoutFail({
+        duration: millis,
+        onTimeout: () => new StartupTimeout({ millis, message: `storage was not ready within ${millis} ms` })
+      })
+    )
+  )
 }
 
 /**

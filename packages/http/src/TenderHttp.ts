@@ -8,8 +8,8 @@
  */
 import type { HttpApi, HttpApiGroup } from "@effect/platform"
 import { HttpApiBuilder, HttpApp, HttpRouter, HttpServer } from "@effect/platform"
-import type { Layer as L } from "effect"
 import { Health } from "@tender/core"
+import type { Layer as L } from "effect"
 import { Context, Effect, Exit, Layer, Runtime, Scope } from "effect"
 import { TenderApi } from "./Api.js"
 import * as Handlers from "./Handlers.js"
@@ -87,7 +87,9 @@ export const layerMounted = <Id extends string = "tender">(
 ): Layer.Layer<HttpApiGroup.ApiGroup<Id, GroupName>, never, Services> => {
   const fromApi = options.api === undefined ? undefined : prefixIn(options.api)
   if (options.api !== undefined && fromApi === undefined) {
-    throw new Error("tender: the api given to TenderHttp.layerMounted does not hold TenderApi: add it with .addHttpApi(TenderApi) or .addHttpApi(TenderApi.prefix(\"/payments\"))")
+    throw new Error(
+      "tender: the api given to TenderHttp.layerMounted does not hold TenderApi: add it with .addHttpApi(TenderApi) or .addHttpApi(TenderApi.prefix(\"/payments\"))"
+    )
   }
   const prefix = Routes.normalizePrefix(fromApi ?? options.prefix)
   if (fromApi !== undefined && options.prefix !== undefined && Routes.normalizePrefix(options.prefix) !== prefix) {

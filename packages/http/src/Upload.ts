@@ -72,8 +72,7 @@ export const file = (request: HttpServerRequest.HttpServerRequest): Effect.Effec
           size += kept.length
         }
       },
-      onError: (error) =>
-        refuse(error._tag === "ReachedLimit" && error.limit !== "MaxParts" && error.limit !== "MaxFieldSize" ? tooLarge() : unreadable()),
+      onError: (error) => refuse(error._tag === "ReachedLimit" && error.limit !== "MaxParts" && error.limit !== "MaxFieldSize" ? tooLarge() : unreadable()),
       onDone: () => {
         done = true
       }

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
+import { StorageError } from "@tender/core"
 import { hosted as hostedBody, promptpay as promptpayBody } from "@tender/test-support"
 import { Layer, Logger, LogLevel } from "effect"
-import { StorageError } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
-import { app, assertError, call, failingStorage, formWith, png, type Key } from "./harness.js"
+import { app, assertError, call, failingStorage, formWith, type Key, png } from "./harness.js"
 
 const promptpay = promptpayBody
 const hosted = hostedBody
@@ -78,9 +78,22 @@ describe("POST /payment_intents over HTTP", () => {
   })
 
   it("D1 malformed JSON, an empty body, a non-object body -> 400 validation_failed, never an empty body", async () => {
-    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: '{"amount":', headers: { "content-type": "application/json" } }), 400, "validation_failed", "body")
-    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: "", headers: { "content-type": "application/json" } }), 400, "validation_failed")
-    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: "[1,2]", headers: { "content-type": "application/json" } }), 400, "validation_failed")
+    assertError(
+      await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: "{\"amount\":", headers: { "content-type": "application/json" } }),
+      400,
+      "validation_failed",
+      "body"
+    )
+    assertError(
+      await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: "", headers: { "content-type": "application/json" } }),
+      400,
+      "validation_failed"
+    )
+    assertError(
+      await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: "[1,2]", headers: { "content-type": "application/json" } }),
+      400,
+      "validation_failed"
+    )
   })
 
   it("D1 a wrong Content-Type -> 400 validation_failed param Content-Type", async () => {
@@ -134,7 +147,12 @@ describe("POST /payment_intents over HTTP", () => {
   })
 
   it("D3 return_url in merchant mode -> 400 validation_failed param return_url", async () => {
-    assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, return_url: "https://x.example/" } }), 400, "validation_failed", "return_url")
+    assertError(
+      await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, return_url: "https://x.example/" } }),
+      400,
+      "validation_failed",
+      "return_url"
+    )
   })
 })
 
@@ -153,7 +171,11 @@ describe("Request text that names Object's own members (D1)", () => {
   it("D1 an unknown body key named after an Object member -> 400 validation_failed, param the exact dotted path", async () => {
     for (const name of names) {
       for (const [path, at] of [["", []], ["customer.", ["customer"]]] as const) {
-        const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: withKey(promptpay, at, name), headers: { "content-type": "application/json" } })
+        const res = await call(h, "POST", "/payment_intents", {
+          key: keys.demoTest,
+          raw: withKey(promptpay, at, name),
+          headers: { "content-type": "application/json" }
+        })
         const error = assertError(res, 400, "validation_failed", `${path}${name}`)
         assert.strictEqual(error.message, `${path}${name} is not a known parameter`)
       }
@@ -185,7 +207,7 @@ describe("Request text that names Object's own members (D1)", () => {
     // A __proto__ metadata key is refused by name, never silently dropped.
     const proto = await call(h, "POST", "/payment_intents", {
       key: keys.demoTest,
-      raw: JSON.stringify({ ...promptpay, metadata: {} }).replace('"metadata":{', '"metadata":{"__proto__":"x"'),
+      raw: JSON.stringify({ ...promptpay, metadata: {} }).replace("\"metadata\":{", "\"metadata\":{\"__proto__\":\"x\""),
       headers: { "content-type": "application/json" }
     })
     assertError(proto, 400, "validation_failed", "metadata.__proto__")
@@ -193,10 +215,10 @@ describe("Request text that names Object's own members (D1)", () => {
 
   it("4.9.5 a canonical fingerprint keeps a __proto__ member as data: two bodies that differ only there differ", async () => {
     const { Canonical } = await import("@tender/core")
-    const a = JSON.parse('{"a":1,"__proto__":{"x":1}}')
-    const b = JSON.parse('{"a":1,"__proto__":{"x":2}}')
+    const a = JSON.parse("{\"a\":1,\"__proto__\":{\"x\":1}}")
+    const b = JSON.parse("{\"a\":1,\"__proto__\":{\"x\":2}}")
     assert.notStrictEqual(Canonical.fingerprint(a), Canonical.fingerprint(b))
-    assert.strictEqual(Canonical.stringify(a), '{"__proto__":{"x":1},"a":1}')
+    assert.strictEqual(Canonical.stringify(a), "{\"__proto__\":{\"x\":1},\"a\":1}")
   })
 })
 
@@ -207,7 +229,7 @@ describe("Authentication over HTTP (5, D2)", () => {
     for (const authorization of [undefined, "Bearer sk_test_x", "Basic %%%"]) {
       const res = await call(h, "GET", "/payment_intents", authorization ? { headers: { authorization } } : {})
       assertError(res, 401, "authentication_required")
-      assert.strictEqual(res.headers.get("www-authenticate"), 'Basic realm="payments"')
+      assert.strictEqual(res.headers.get("www-authenticate"), "Basic realm=\"payments\"")
     }
   })
 
@@ -232,18 +254,24 @@ describe("Authentication over HTTP (5, D2)", () => {
 
   it("5 authentication comes before the body checks: no credentials and a wrong Content-Type, an oversized or a too deep body -> 401", async () => {
     const big = JSON.stringify({ ...promptpay, metadata: { blob: "x".repeat(1024 * 1024) } })
-    for (const [raw, headers] of [
-      [JSON.stringify(promptpay), { "content-type": "text/plain" }],
-      [big, { "content-type": "application/json", "content-length": String(Buffer.byteLength(big)) }],
-      ["[".repeat(100) + "]".repeat(100), { "content-type": "application/json" }]
-    ] as const) {
+    for (
+      const [raw, headers] of [
+        [JSON.stringify(promptpay), { "content-type": "text/plain" }],
+        [big, { "content-type": "application/json", "content-length": String(Buffer.byteLength(big)) }],
+        ["[".repeat(100) + "]".repeat(100), { "content-type": "application/json" }]
+      ] as const
+    ) {
       assertError(await call(h, "POST", "/payment_intents", { raw, headers }), 401, "authentication_required")
     }
   })
 
   it("5 a path id with a bad percent escape is authenticated first: no credentials -> 401; with them -> 400 param id", async () => {
     assertError(await call(h, "GET", "/payment_intents/dord_%E0%A4%A"), 401, "authentication_required")
-    assertError(await call(h, "GET", "/payment_intents/dord_%E0%A4%A", { key: { public: keys.demoTest.public, secret: "sk_test_wrongwrongwrong" } }), 401, "invalid_api_key")
+    assertError(
+      await call(h, "GET", "/payment_intents/dord_%E0%A4%A", { key: { public: keys.demoTest.public, secret: "sk_test_wrongwrongwrong" } }),
+      401,
+      "invalid_api_key"
+    )
     assertError(await call(h, "GET", "/payment_intents/dord_%E0%A4%A", { key: keys.demoTest }), 400, "validation_failed", "id")
     assertError(await call(h, "DELETE", "/payment_intents/dord_%E0%A4%A"), 405, "method_not_allowed")
   })
@@ -286,15 +314,26 @@ describe("GET routes over HTTP", () => {
     assert.deepStrictEqual(Object.keys(page.json), ["data", "has_more", "next_cursor"])
     assert.lengthOf(page.json.data, 1)
     assert.isTrue(page.json.has_more)
-    const next = await call(h, "GET", `/payment_intents?limit=1&status=requires_action,failed&country=TH&cursor=${page.json.next_cursor}`, { key: keys.demoTest })
+    const next = await call(h, "GET", `/payment_intents?limit=1&status=requires_action,failed&country=TH&cursor=${page.json.next_cursor}`, {
+      key: keys.demoTest
+    })
     assert.notStrictEqual(next.json.data[0].id, page.json.data[0].id)
     const repeated = await call(h, "GET", "/payment_intents?status=failed&status=requires_action&merchant_reference=list-a", { key: keys.demoTest })
     assert.lengthOf(repeated.json.data, 1)
-    for (const [query, param] of [
-      ["limit=0", "limit"], ["limit=101", "limit"], ["limit=abc", "limit"], ["status=done", "status"],
-      ["cursor=%21%21", "cursor"], ["cursor=", "cursor"], ["colour=red", "colour"], ["created_after=yesterday", "created_after"],
-      ["merchant_reference=" + "x".repeat(257), "merchant_reference"], ["country=th", "country"]
-    ]) {
+    for (
+      const [query, param] of [
+        ["limit=0", "limit"],
+        ["limit=101", "limit"],
+        ["limit=abc", "limit"],
+        ["status=done", "status"],
+        ["cursor=%21%21", "cursor"],
+        ["cursor=", "cursor"],
+        ["colour=red", "colour"],
+        ["created_after=yesterday", "created_after"],
+        ["merchant_reference=" + "x".repeat(257), "merchant_reference"],
+        ["country=th", "country"]
+      ]
+    ) {
       assertError(await call(h, "GET", `/payment_intents?${query}`, { key: keys.demoTest }), 400, "validation_failed", param)
     }
   })
@@ -304,7 +343,12 @@ describe("GET routes over HTTP", () => {
     assert.strictEqual(res.status, 200)
     assert.deepStrictEqual(res.json.methods.map((m: { code: string }) => m.code), ["th_promptpay", "th_bank_transfer", "th_online_banking"])
     assertError(await call(h, "GET", "/payment_methods/options?country=TH&currency=THB", { key: keys.demoTest }), 400, "validation_failed", "amount")
-    assertError(await call(h, "GET", "/payment_methods/options?amount=1&country=TH&currency=THB&checkout_mode=popup", { key: keys.demoTest }), 400, "validation_failed", "checkout_mode")
+    assertError(
+      await call(h, "GET", "/payment_methods/options?amount=1&country=TH&currency=THB&checkout_mode=popup", { key: keys.demoTest }),
+      400,
+      "validation_failed",
+      "checkout_mode"
+    )
   })
 
   it("4.11 D10 the webhook event type catalogue needs no authentication and lists the closed union of D7 with D10's events and the webhook tools'", async () => {
@@ -382,7 +426,7 @@ describe("Faults over HTTP", () => {
 })
 
 describe("Text a store cannot keep exactly (D1)", () => {
-  const base = '"amount":"150000","currency":"THB","country":"TH","checkout_mode":"merchant","payment_method":"th_promptpay"'
+  const base = "\"amount\":\"150000\",\"currency\":\"THB\",\"country\":\"TH\",\"checkout_mode\":\"merchant\",\"payment_method\":\"th_promptpay\""
   const cases: ReadonlyArray<readonly [string, string]> = [
     ["merchant_reference", `{${base},"customer":{"name":"A"},"merchant_reference":"order-\\ud800"}`],
     ["merchant_reference", `{${base},"customer":{"name":"A"},"merchant_reference":"order-\\u0000"}`],

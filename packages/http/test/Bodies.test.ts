@@ -5,8 +5,8 @@
  * not, gets its D1 413 and a closed connection; a client that goes away mid-body costs
  * nothing; and the host's process, and its server, go on answering.
  */
-import { type Answer, promptpay, sendChunked } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
+import { type Answer, promptpay, sendChunked } from "@tender/test-support"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { keys } from "../../core/test/fixtures.js"

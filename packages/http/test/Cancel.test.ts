@@ -8,7 +8,11 @@ import { assertError } from "./harness.js"
 describe("D10 cancel over HTTP", () => {
   it("D10 cancel: body absent, {} and each valid reason -> 200 canceled, next_action null, cancellation_reason set", async () => {
     const w = await world()
-    for (const body of [undefined, {}, { cancellation_reason: "requested_by_customer" }, { cancellation_reason: "duplicate" }, { cancellation_reason: "abandoned" }]) {
+    for (
+      const body of [undefined, {}, { cancellation_reason: "requested_by_customer" }, { cancellation_reason: "duplicate" }, {
+        cancellation_reason: "abandoned"
+      }]
+    ) {
       const pi = await w.intent()
       const res = await w.req("POST", `/payment_intents/${pi.id}/cancel`, body === undefined ? {} : { body })
       assert.strictEqual(res.status, 200, res.text)

@@ -23,11 +23,13 @@ const send = async (
   bytes: Uint8Array,
   headers: Record<string, string> = {}
 ): Promise<Reply> => {
-  const res = await h(new Request("http://localhost/payment_intents", {
-    method: "POST",
-    headers: { authorization: basic(keys.demoTest), "content-type": "application/json", ...headers },
-    body: new Uint8Array(bytes)
-  }))
+  const res = await h(
+    new Request("http://localhost/payment_intents", {
+      method: "POST",
+      headers: { authorization: basic(keys.demoTest), "content-type": "application/json", ...headers },
+      body: new Uint8Array(bytes)
+    })
+  )
   const text = await res.text()
   return { status: res.status, headers: res.headers, text, json: text === "" ? undefined : JSON.parse(text) }
 }
@@ -55,7 +57,9 @@ describe("request text is UTF-8", () => {
     assertError(await send(h, latin1, { "content-type": "application/json; charset=ISO-8859-1" }), 400, "validation_failed", "Content-Type")
     // Even when the bytes happen to be valid UTF-8, the declared charset is not ours.
     const utf8 = bodyWithName(Buffer.from("J\u00f6rg", "utf8"))
-    for (const type of ["application/json; charset=latin1", "application/json;charset=\"utf-16\"", "application/json; charset=utf8", "application/json; charset="]) {
+    for (
+      const type of ["application/json; charset=latin1", "application/json;charset=\"utf-16\"", "application/json; charset=utf8", "application/json; charset="]
+    ) {
       assertError(await send(h, utf8, { "content-type": type }), 400, "validation_failed", "Content-Type")
     }
     assert.deepStrictEqual(await stored(h), [])
@@ -95,11 +99,13 @@ describe("request text is UTF-8", () => {
     const created = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })
     assert.strictEqual(created.status, 201, created.text)
     for (const suffix of ["confirm", "receipt"]) {
-      const res = await h(new Request(`http://localhost/payment_intents/${created.json.id}/${suffix}`, {
-        method: "POST",
-        headers: { authorization: basic(keys.demoTest), "content-type": "application/json" },
-        body: new Uint8Array(Buffer.concat([Buffer.from('{"asset_id":"'), Buffer.from([0xff]), Buffer.from('"}')]))
-      }))
+      const res = await h(
+        new Request(`http://localhost/payment_intents/${created.json.id}/${suffix}`, {
+          method: "POST",
+          headers: { authorization: basic(keys.demoTest), "content-type": "application/json" },
+          body: new Uint8Array(Buffer.concat([Buffer.from("{\"asset_id\":\""), Buffer.from([0xff]), Buffer.from("\"}")]))
+        })
+      )
       const text = await res.text()
       assertError({ status: res.status, headers: res.headers, text, json: JSON.parse(text) }, 400, "validation_failed", "body")
     }
@@ -115,7 +121,12 @@ describe("request text is UTF-8", () => {
         return fetch(`http://127.0.0.1:${port}${url.pathname}${url.search}`, request)
       }
       assertError(await send(node, bodyWithName(Buffer.from([0xff]))), 400, "validation_failed", "body")
-      assertError(await send(node, bodyWithName(Buffer.from("\u00f6", "latin1")), { "content-type": "application/json; charset=latin1" }), 400, "validation_failed", "Content-Type")
+      assertError(
+        await send(node, bodyWithName(Buffer.from("\u00f6", "latin1")), { "content-type": "application/json; charset=latin1" }),
+        400,
+        "validation_failed",
+        "Content-Type"
+      )
       assert.deepStrictEqual(await stored(node), [])
       const ok = await send(node, bodyWithName(Buffer.from("J\u00f6rg", "utf8")), { "content-type": "application/json; charset=utf-8" })
       assert.strictEqual(ok.status, 201, ok.text)

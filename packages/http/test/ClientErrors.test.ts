@@ -4,34 +4,38 @@
  * itself in the D1 shape, over raw sockets.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { createServer, type Server } from "node:http"
 import { rawExchange } from "@tender/test-support"
+import { createServer, type Server } from "node:http"
+import { keys } from "../../core/test/fixtures.js"
 import { ClientErrors } from "../src/index.js"
 import { app, basic } from "./harness.js"
-import { keys } from "../../core/test/fixtures.js"
 
 let server: Server
 let port: number
 
 beforeAll(async () => {
   const handler = app()
-  server = ClientErrors.install(createServer({ maxHeaderSize: 2048, requestTimeout: 500, headersTimeout: 500, connectionsCheckingInterval: 100 }, async (req, res) => {
-    const chunks: Array<Buffer> = []
-    try {
-      for await (const chunk of req) chunks.push(chunk as Buffer)
-    } catch {
-      // The client is gone (here: cut off by the 408): nothing to answer.
-      return
-    }
-    const body = chunks.length === 0 ? undefined : Buffer.concat(chunks)
-    const response = await handler(new Request(`http://${req.headers.host}${req.url}`, {
-      method: req.method!,
-      headers: req.headers as Record<string, string>,
-      ...(body === undefined ? {} : { body })
-    }))
-    res.writeHead(response.status, Object.fromEntries(response.headers))
-    res.end(Buffer.from(await response.arrayBuffer()))
-  }))
+  server = ClientErrors.install(
+    createServer({ maxHeaderSize: 2048, requestTimeout: 500, headersTimeout: 500, connectionsCheckingInterval: 100 }, async (req, res) => {
+      const chunks: Array<Buffer> = []
+      try {
+        for await (const chunk of req) chunks.push(chunk as Buffer)
+      } catch {
+        // The client is gone (here: cut off by the 408): nothing to answer.
+        return
+      }
+      const body = chunks.length === 0 ? undefined : Buffer.concat(chunks)
+      const response = await handler(
+        new Request(`http://${req.headers.host}${req.url}`, {
+          method: req.method!,
+          headers: req.headers as Record<string, string>,
+          ...(body === undefined ? {} : { body })
+        })
+      )
+      res.writeHead(response.status, Object.fromEntries(response.headers))
+      res.end(Buffer.from(await response.arrayBuffer()))
+    })
+  )
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
   port = (server.address() as { port: number }).port
 })
@@ -57,7 +61,9 @@ describe("ClientErrors on a host's node:http server (D1)", () => {
   })
 
   it("D1 a request slower than requestTimeout -> 408 request_timeout", async () => {
-    const raw = `POST /payment_intents HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic(keys.demoTest)}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`
+    const raw = `POST /payment_intents HTTP/1.1\r\nHost: x\r\nAuthorization: ${
+      basic(keys.demoTest)
+    }\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`
     assertD1(await exchange(raw, true), 408, "request_timeout")
   })
 

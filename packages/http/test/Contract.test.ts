@@ -8,9 +8,9 @@
  * - so does the client Effect derives from the `TenderApi` definition (`HttpApiClient`).
  * docs/adding-an-endpoint.md, "The contract checks".
  */
+import SwaggerParser from "@apidevtools/swagger-parser"
 import { FetchHttpClient, HttpApiBuilder, HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import SwaggerParser from "@apidevtools/swagger-parser"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { basic, promptpay, repoRoot } from "@tender/test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -20,10 +20,9 @@ import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import createClient from "openapi-fetch"
-import { Api, TenderHttp } from "../src/index.js"
-import { keys, layer } from "../../core/test/fixtures.js"
 import type { paths } from "../../client/src/openapi.js"
-
+import { keys, layer } from "../../core/test/fixtures.js"
+import { Api, TenderHttp } from "../src/index.js"
 
 /** The API served by Node's http server on a free port, over the core fixtures in memory. */
 const server = ManagedRuntime.make(
@@ -73,7 +72,10 @@ describe("the OpenAPI document against third-party validators", () => {
           maxBuffer: 64 * 1024 * 1024
         }, (_error, stdout) => done(stdout))
       })
-      const report = JSON.parse(out) as { totals: { errors: number; warnings: number; ignored: number }; problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }> }
+      const report = JSON.parse(out) as {
+        totals: { errors: number; warnings: number; ignored: number }
+        problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>
+      }
       const problems = report.problems.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`)
       assert.deepStrictEqual(problems, [])
       assert.deepStrictEqual(report.totals, { errors: 0, warnings: 0, ignored: 2 })
@@ -123,7 +125,10 @@ describe("a client generated from the document (openapi-typescript + openapi-fet
   })
 
   it("D1 errors arrive as the documented error bodies: 401 invalid_api_key, 404 resource_not_found, 400 validation_failed with param", async () => {
-    const wrongKey = await createClient<paths>({ baseUrl, headers: { authorization: authorization({ public: keys.demoTest.public, secret: "sk_test_wrong" }) } })
+    const wrongKey = await createClient<paths>({
+      baseUrl,
+      headers: { authorization: authorization({ public: keys.demoTest.public, secret: "sk_test_wrong" }) }
+    })
       .GET("/payment_intents/{id}", { params: { path: { id: "dord_nothing" } } })
     assert.strictEqual(wrongKey.response.status, 401)
     assert.strictEqual(wrongKey.error?.error.code, "invalid_api_key")
@@ -151,17 +156,13 @@ describe("the client Effect derives from the TenderApi definition (HttpApiClient
     Effect.runPromise(makeClient(key).pipe(Effect.flatMap(f), Effect.provide(FetchHttpClient.layer)))
 
   it("creates, gets and lists a payment intent, and answers discovery", async () => {
-    const intent = await run((c) =>
-      c.paymentIntents.create({ payload: createBody, headers: { "idempotency-key": `effect-${Date.now()}` } })
-    )
+    const intent = await run((c) => c.paymentIntents.create({ payload: createBody, headers: { "idempotency-key": `effect-${Date.now()}` } }))
     assert.strictEqual(intent.status, "requires_action")
     const got = await run((c) => c.paymentIntents.retrieve({ path: { id: intent.id } }))
     assert.strictEqual(got.id, intent.id)
     const list = await run((c) => c.paymentIntents.list({ urlParams: { limit: "10" } }))
     assert.include(list.data.map((i) => i.id), intent.id)
-    const options = await run((c) =>
-      c.paymentMethods.options({ urlParams: { amount: "150000", country: "TH", currency: "THB", checkout_mode: "merchant" } })
-    )
+    const options = await run((c) => c.paymentMethods.options({ urlParams: { amount: "150000", country: "TH", currency: "THB", checkout_mode: "merchant" } }))
     assert.include(options.methods.map((m) => m.code), "th_promptpay")
   })
 

@@ -18,7 +18,9 @@ afterAll(() => target.stop())
 const total = 1_000
 
 describe("crash fuzzer over real sockets (D1)", () => {
-  it("D1 1,000 hostile requests at every route: the process stays up, never a 5xx, every 4xx in the D1 shape, no unexplained drop, memory given back", { timeout: 300_000 }, async () => {
+  it("D1 1,000 hostile requests at every route: the process stays up, never a 5xx, every 4xx in the D1 shape, no unexplained drop, memory given back", {
+    timeout: 300_000
+  }, async () => {
     const known = await setup(target.port)
     const before = await target.memory()
     const seed = Date.now() % 1_000_000_000
@@ -30,7 +32,19 @@ describe("crash fuzzer over real sockets (D1)", () => {
     assert.strictEqual(h.createStatus, 201)
     assert.strictEqual(tally.requests, total)
     // Every kind of attack was sent, not only the common ones.
-    for (const category of ["JSON, Content-Length", "JSON, chunked", "multipart, random parts", "truncated body (half-close)", "aborted mid-body (reset)", "bad chunk framing", "odd request line or headers", "huge headers or URL", "bad encodings and charsets"]) {
+    for (
+      const category of [
+        "JSON, Content-Length",
+        "JSON, chunked",
+        "multipart, random parts",
+        "truncated body (half-close)",
+        "aborted mid-body (reset)",
+        "bad chunk framing",
+        "odd request line or headers",
+        "huge headers or URL",
+        "bad encodings and charsets"
+      ]
+    ) {
       assert.isAbove(tally.byCategory.get(category)?.count ?? 0, 0, category)
     }
   })

@@ -1,7 +1,7 @@
 /** D10 over HTTP, black box: hostile and edge inputs, concurrency, terminal rules and the OpenAPI document for cancel and refunds. */
-import { promptpayFor } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Simulator, Workers } from "@tender/core"
+import { promptpayFor } from "@tender/test-support"
 import { Effect, Layer, ManagedRuntime, TestClock, TestContext } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { TenderHttp } from "../src/index.js"
@@ -82,10 +82,18 @@ describe("D10 hostile and edge inputs over HTTP", () => {
     assert.isNull(canceled.next_action)
     assert.isNull(canceled.failure_code)
     assert.isNull(canceled.failure_message)
-    assertError(await w.req("POST", `/payment_intents/${pi.id}/confirm`, { headers: { "idempotency-key": crypto.randomUUID() } }), 409, "payment_intent_unexpected_state")
+    assertError(
+      await w.req("POST", `/payment_intents/${pi.id}/confirm`, { headers: { "idempotency-key": crypto.randomUUID() } }),
+      409,
+      "payment_intent_unexpected_state"
+    )
     const form = new FormData()
     form.append("file", new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0])], { type: "image/png" }), "r.png")
-    assertError(await w.req("POST", `/payment_intents/${pi.id}/receipt`, { form, headers: { "idempotency-key": crypto.randomUUID() } }), 409, "payment_intent_unexpected_state")
+    assertError(
+      await w.req("POST", `/payment_intents/${pi.id}/receipt`, { form, headers: { "idempotency-key": crypto.randomUUID() } }),
+      409,
+      "payment_intent_unexpected_state"
+    )
     await w.work()
     assert.strictEqual((await w.req("GET", `/payment_intents/${pi.id}`)).json.status, "canceled")
   })
@@ -131,7 +139,11 @@ describe("D10 hostile and edge inputs over HTTP", () => {
     const res = await w.req("POST", "/webhook_endpoints", { body: { url: "https://hooks.example.test/d10", enabled_events: enabled } })
     assert.strictEqual(res.status, 201, res.text)
     assert.sameMembers(res.json.enabled_events, enabled)
-    assertError(await w.req("POST", "/webhook_endpoints", { body: { url: "https://hooks.example.test/d10", enabled_events: ["refund.canceled"] } }), 400, "validation_failed")
+    assertError(
+      await w.req("POST", "/webhook_endpoints", { body: { url: "https://hooks.example.test/d10", enabled_events: ["refund.canceled"] } }),
+      400,
+      "validation_failed"
+    )
   })
 
   it("D10 D6 a cursor from GET /payment_intents does not page GET /refunds", async () => {
@@ -149,7 +161,12 @@ describe("D10 hostile and edge inputs over HTTP", () => {
     const w = await world()
     const pi = await w.intent()
     const big = JSON.stringify({ cancellation_reason: "duplicate", pad: "x".repeat(1024 * 1024) })
-    assertError(await w.req("POST", `/payment_intents/${pi.id}/cancel`, { raw: big, headers: { "content-type": "application/json" } }), 413, "validation_failed", "body")
+    assertError(
+      await w.req("POST", `/payment_intents/${pi.id}/cancel`, { raw: big, headers: { "content-type": "application/json" } }),
+      413,
+      "validation_failed",
+      "body"
+    )
     assertError(await w.req("POST", "/refunds", { raw: big, headers: { "content-type": "application/json" } }), 413, "validation_failed", "body")
     assert.strictEqual((await w.req("GET", `/payment_intents/${pi.id}`)).json.status, "requires_action")
   })

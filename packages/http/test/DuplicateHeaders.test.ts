@@ -12,14 +12,26 @@ describe("headers sent twice (D5)", () => {
     await withNodeServer(async (port) => {
       const authorization = basic(keys.demoTest)
       const body = JSON.stringify(promptpay)
-      const twice = await send(port, "POST", "/payment_intents", { authorization, "content-type": "application/json", "idempotency-key": ["key-a", "key-b"] }, body)
+      const twice = await send(
+        port,
+        "POST",
+        "/payment_intents",
+        { authorization, "content-type": "application/json", "idempotency-key": ["key-a", "key-b"] },
+        body
+      )
       assert.strictEqual(twice.status, 400, JSON.stringify(twice.json))
       assert.strictEqual(twice.json.error.code, "validation_failed")
       assert.strictEqual(twice.json.error.param, "Idempotency-Key")
       const listed = await send(port, "GET", "/payment_intents", { authorization })
       assert.deepStrictEqual(listed.json.data, [])
       // The joined text was never claimed: a request under it runs afresh (201, not a replay).
-      const joined = await send(port, "POST", "/payment_intents", { authorization, "content-type": "application/json", "idempotency-key": "key-a, key-b" }, body)
+      const joined = await send(
+        port,
+        "POST",
+        "/payment_intents",
+        { authorization, "content-type": "application/json", "idempotency-key": "key-a, key-b" },
+        body
+      )
       assert.strictEqual(joined.status, 201)
     })
   })

@@ -5,15 +5,30 @@
  * generated requests per run (the sum of `numRuns` below).
  */
 import { assert, describe, it } from "@effect/vitest"
-import fc from "fast-check"
 import { jsonHeaders } from "@tender/test-support"
+import fc from "fast-check"
 import { keys } from "../../core/test/fixtures.js"
+import {
+  authorization,
+  base62,
+  bases,
+  contentType,
+  define,
+  discoveryParams,
+  fieldPaths,
+  idempotencyKey,
+  listParams,
+  mutate,
+  mutationsOf,
+  pathId,
+  promptpay,
+  query,
+  topupBases,
+  topupPaths,
+  weirdValue
+} from "./fuzz/generators.js"
 import type { Key, Reply } from "./harness.js"
 import { app, assertError, call } from "./harness.js"
-import {
-  authorization, base62, bases, contentType, define, discoveryParams, fieldPaths, idempotencyKey, listParams, mutate,
-  mutationsOf, pathId, promptpay, query, topupBases, topupPaths, weirdValue
-} from "./fuzz/generators.js"
 
 type Handler = (r: Request) => Promise<Response>
 
@@ -135,40 +150,53 @@ describe("fuzzing through the real fetch handler (D1)", () => {
     assert.strictEqual(await countAll(h), before + created)
   })
 
-  it("D1 create bodies with fields mutated (wrong types, huge and non-well-formed strings, unknown fields, removals): never a 5xx, a refused create stores nothing", slow, () =>
-    mutatedCreates(app(), "/payment_intents", bases, mutations, () => json, 2500))
+  it(
+    "D1 create bodies with fields mutated (wrong types, huge and non-well-formed strings, unknown fields, removals): never a 5xx, a refused create stores nothing",
+    slow,
+    () => mutatedCreates(app(), "/payment_intents", bases, mutations, () => json, 2500)
+  )
 
-  it("D1 __proto__, constructor and prototype keys at every level of customer, payment_method_options and metadata: never a 5xx, no prototype polluted", slow, async () => {
-    const h = app()
-    const before = await countAll(h)
-    let created = 0
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...bases),
-        fc.array(fc.tuple(fc.constantFrom("", "customer", "payment_method_options", "metadata", "customer.name", "metadata.k"), reserved, reservedValue), { minLength: 1, maxLength: 3 }),
-        async (base, inserts) => {
-          const body = inserts.reduce<unknown>((b, [container, key, value]) => mutate(b, container === "" ? key : `${container}.${key}`, value, false), base)
-          const raw = JSON.stringify(body)
-          const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw, headers: json })
-          check(res, `POST ${raw.slice(0, 200)}`)
-          if (createdNew(res)) created++
-          assert.isUndefined(({} as Record<string, unknown>)["polluted"])
-          assert.isFalse(Object.prototype.hasOwnProperty.call(Object.prototype, "polluted"))
-        }
-      ),
-      { numRuns: 1000 }
-    )
-    assert.strictEqual(await countAll(h), before + created)
-  })
+  it(
+    "D1 __proto__, constructor and prototype keys at every level of customer, payment_method_options and metadata: never a 5xx, no prototype polluted",
+    slow,
+    async () => {
+      const h = app()
+      const before = await countAll(h)
+      let created = 0
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...bases),
+          fc.array(fc.tuple(fc.constantFrom("", "customer", "payment_method_options", "metadata", "customer.name", "metadata.k"), reserved, reservedValue), {
+            minLength: 1,
+            maxLength: 3
+          }),
+          async (base, inserts) => {
+            const body = inserts.reduce<unknown>((b, [container, key, value]) => mutate(b, container === "" ? key : `${container}.${key}`, value, false), base)
+            const raw = JSON.stringify(body)
+            const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw, headers: json })
+            check(res, `POST ${raw.slice(0, 200)}`)
+            if (createdNew(res)) created++
+            assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+            assert.isFalse(Object.prototype.hasOwnProperty.call(Object.prototype, "polluted"))
+          }
+        ),
+        { numRuns: 1000 }
+      )
+      assert.strictEqual(await countAll(h), before + created)
+    }
+  )
 
   it("D1 query strings of GET /payment_intents: never a 5xx, every 4xx in the D1 shape", slow, async () => {
     const h = app()
     for (let i = 0; i < 3; i++) await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay })
     await fc.assert(
-      fc.asyncProperty(query(listParams, [["limit", "2"], ["status", "requires_action,failed"], ["country", "TH"], ["created_after", "2020-01-01T00%3A00%3A00Z"]]), async (q) => {
-        fc.pre(parses(`/payment_intents${q}`))
-        check(await call(h, "GET", `/payment_intents${q}`, { key: keys.demoTest }), `GET /payment_intents${q.slice(0, 200)}`)
-      }),
+      fc.asyncProperty(
+        query(listParams, [["limit", "2"], ["status", "requires_action,failed"], ["country", "TH"], ["created_after", "2020-01-01T00%3A00%3A00Z"]]),
+        async (q) => {
+          fc.pre(parses(`/payment_intents${q}`))
+          check(await call(h, "GET", `/payment_intents${q}`, { key: keys.demoTest }), `GET /payment_intents${q.slice(0, 200)}`)
+        }
+      ),
       { numRuns: 1500 }
     )
   })
@@ -184,65 +212,79 @@ describe("fuzzing through the real fetch handler (D1)", () => {
     )
   })
 
-  it("D1 D2 D5 headers on create (Idempotency-Key, Content-Type, Authorization of any bytes): never a 5xx, every 4xx in the D1 shape, a refused create stores nothing", slow, async () => {
-    const h = app()
-    const before = await countAll(h)
-    let created = 0
-    await fc.assert(
-      fc.asyncProperty(idempotencyKey, contentType, authorization, fc.constantFrom(...bases), async (key, type, auth, body) => {
-        const headers: Record<string, string> = {}
-        if (key !== undefined) headers["idempotency-key"] = key
-        if (type !== undefined) headers["content-type"] = type
-        if (auth !== undefined) headers["authorization"] = auth
-        let res: Reply
-        try {
-          res = await call(h, "POST", "/payment_intents", { raw: JSON.stringify(body), headers })
-        } catch (e) {
-          // The client refused to build the request (a header value fetch does not allow): nothing sent.
-          if (e instanceof TypeError && !String(e.message).includes("JSON")) return
-          throw e
-        }
-        check(res, `POST headers ${JSON.stringify(headers).slice(0, 300)}`)
-        if (createdNew(res)) created++
-      }),
-      { numRuns: 1500 }
-    )
-    assert.strictEqual(await countAll(h), before + created)
-  })
+  it(
+    "D1 D2 D5 headers on create (Idempotency-Key, Content-Type, Authorization of any bytes): never a 5xx, every 4xx in the D1 shape, a refused create stores nothing",
+    slow,
+    async () => {
+      const h = app()
+      const before = await countAll(h)
+      let created = 0
+      await fc.assert(
+        fc.asyncProperty(idempotencyKey, contentType, authorization, fc.constantFrom(...bases), async (key, type, auth, body) => {
+          const headers: Record<string, string> = {}
+          if (key !== undefined) headers["idempotency-key"] = key
+          if (type !== undefined) headers["content-type"] = type
+          if (auth !== undefined) headers["authorization"] = auth
+          let res: Reply
+          try {
+            res = await call(h, "POST", "/payment_intents", { raw: JSON.stringify(body), headers })
+          } catch (e) {
+            // The client refused to build the request (a header value fetch does not allow): nothing sent.
+            if (e instanceof TypeError && !String(e.message).includes("JSON")) return
+            throw e
+          }
+          check(res, `POST headers ${JSON.stringify(headers).slice(0, 300)}`)
+          if (createdNew(res)) created++
+        }),
+        { numRuns: 1500 }
+      )
+      assert.strictEqual(await countAll(h), before + created)
+    }
+  )
 
-  it("D1 path ids of GET /payment_intents/{id} and POST /payment_intents/{id}/confirm: never a 5xx, every 4xx in the D1 shape, another's intent untouched", slow, async () => {
-    const h = app()
-    const theirs = (await call(h, "POST", "/payment_intents", { key: keys.otherTest, body: promptpay })).json
-    const mine = (await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, amount: "40001" } })).json
-    await fc.assert(
-      fc.asyncProperty(pathId([theirs.id, mine.id]), fc.boolean(), fc.option(weirdValue, { nil: undefined }), async (id, confirm, body) => {
-        const path = confirm ? `/payment_intents/${id}/confirm` : `/payment_intents/${id}`
-        fc.pre(parses(path))
-        const send = (p: string) =>
-          call(h, confirm ? "POST" : "GET", p, {
-            key: keys.demoTest,
-            ...(confirm && body !== undefined ? { raw: JSON.stringify(body), headers: json } : {})
-          })
-        const res = await send(path)
-        check(res, `${confirm ? "POST" : "GET"} ${path.slice(0, 200)}`)
-        if (id === theirs.id) await answersAsUnknown(res, path, theirs.id, "dord_", send)
-      }),
-      { numRuns: 1500 }
-    )
-    await untouched(h, `/payment_intents/${theirs.id}`, theirs)
-  })
+  it(
+    "D1 path ids of GET /payment_intents/{id} and POST /payment_intents/{id}/confirm: never a 5xx, every 4xx in the D1 shape, another's intent untouched",
+    slow,
+    async () => {
+      const h = app()
+      const theirs = (await call(h, "POST", "/payment_intents", { key: keys.otherTest, body: promptpay })).json
+      const mine = (await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, amount: "40001" } })).json
+      await fc.assert(
+        fc.asyncProperty(pathId([theirs.id, mine.id]), fc.boolean(), fc.option(weirdValue, { nil: undefined }), async (id, confirm, body) => {
+          const path = confirm ? `/payment_intents/${id}/confirm` : `/payment_intents/${id}`
+          fc.pre(parses(path))
+          const send = (p: string) =>
+            call(h, confirm ? "POST" : "GET", p, {
+              key: keys.demoTest,
+              ...(confirm && body !== undefined ? { raw: JSON.stringify(body), headers: json } : {})
+            })
+          const res = await send(path)
+          check(res, `${confirm ? "POST" : "GET"} ${path.slice(0, 200)}`)
+          if (id === theirs.id) await answersAsUnknown(res, path, theirs.id, "dord_", send)
+        }),
+        { numRuns: 1500 }
+      )
+      await untouched(h, `/payment_intents/${theirs.id}`, theirs)
+    }
+  )
 })
 
 describe("fuzzing the top-up routes through the real fetch handler (D1)", () => {
-  it("D1 top-up create bodies with fields mutated: never a 5xx, every 4xx in the D1 shape, a refused create stores nothing", slow, () =>
-    mutatedCreates(app(), "/topup_intents", topupBases, mutationsOf(topupPaths), () => ({ ...json, "idempotency-key": crypto.randomUUID() }), 1000))
+  it(
+    "D1 top-up create bodies with fields mutated: never a 5xx, every 4xx in the D1 shape, a refused create stores nothing",
+    slow,
+    () => mutatedCreates(app(), "/topup_intents", topupBases, mutationsOf(topupPaths), () => ({ ...json, "idempotency-key": crypto.randomUUID() }), 1000)
+  )
 
   it("D1 query strings of GET /topup_intents (source_type included): never a 5xx, every 4xx in the D1 shape", slow, async () => {
     const h = app()
     await call(h, "POST", "/topup_intents", { key: keys.demoTest, body: topupBases[0], headers: { "idempotency-key": crypto.randomUUID() } })
     await fc.assert(
       fc.asyncProperty(
-        query([...listParams, "source_type"], [["limit", "2"], ["source_type", "manual_receipt,test_funding"], ["status", "requires_payment"], ["currency", "USDT"]]),
+        query([...listParams, "source_type"], [["limit", "2"], ["source_type", "manual_receipt,test_funding"], ["status", "requires_payment"], [
+          "currency",
+          "USDT"
+        ]]),
         async (q) => {
           fc.pre(parses(`/topup_intents${q}`))
           check(await call(h, "GET", `/topup_intents${q}`, { key: keys.demoTest }), `GET /topup_intents${q.slice(0, 200)}`)
@@ -252,22 +294,26 @@ describe("fuzzing the top-up routes through the real fetch handler (D1)", () => 
     )
   })
 
-  it("D1 path ids of GET /topup_intents/{id} and POST /topup_intents/{id}/receipt: never a 5xx, another's top-up answers as an unknown id and is untouched", slow, async () => {
-    const h = app()
-    const theirs = (await call(h, "POST", "/topup_intents", { key: keys.otherTest, body: topupBases[1], headers: { "idempotency-key": "fz-theirs" } })).json
-    const ids = fc.oneof(pathId([theirs.id]), base62.map((s) => "tuin_" + s))
-    await fc.assert(
-      fc.asyncProperty(ids, fc.boolean(), fc.option(weirdValue, { nil: undefined }), async (id, receipt, assetId) => {
-        const path = receipt ? `/topup_intents/${id}/receipt` : `/topup_intents/${id}`
-        fc.pre(parses(path))
-        const send = (p: string) =>
-          call(h, receipt ? "POST" : "GET", p, { key: keys.demoTest, ...(receipt ? { body: { asset_id: assetId ?? "asst_" + "Z".repeat(24) } } : {}) })
-        const res = await send(path)
-        check(res, `${receipt ? "POST" : "GET"} ${path.slice(0, 200)}`)
-        if (id === theirs.id) await answersAsUnknown(res, path, theirs.id, "tuin_", send)
-      }),
-      { numRuns: 800 }
-    )
-    await untouched(h, `/topup_intents/${theirs.id}`, theirs)
-  })
+  it(
+    "D1 path ids of GET /topup_intents/{id} and POST /topup_intents/{id}/receipt: never a 5xx, another's top-up answers as an unknown id and is untouched",
+    slow,
+    async () => {
+      const h = app()
+      const theirs = (await call(h, "POST", "/topup_intents", { key: keys.otherTest, body: topupBases[1], headers: { "idempotency-key": "fz-theirs" } })).json
+      const ids = fc.oneof(pathId([theirs.id]), base62.map((s) => "tuin_" + s))
+      await fc.assert(
+        fc.asyncProperty(ids, fc.boolean(), fc.option(weirdValue, { nil: undefined }), async (id, receipt, assetId) => {
+          const path = receipt ? `/topup_intents/${id}/receipt` : `/topup_intents/${id}`
+          fc.pre(parses(path))
+          const send = (p: string) =>
+            call(h, receipt ? "POST" : "GET", p, { key: keys.demoTest, ...(receipt ? { body: { asset_id: assetId ?? "asst_" + "Z".repeat(24) } } : {}) })
+          const res = await send(path)
+          check(res, `${receipt ? "POST" : "GET"} ${path.slice(0, 200)}`)
+          if (id === theirs.id) await answersAsUnknown(res, path, theirs.id, "tuin_", send)
+        }),
+        { numRuns: 800 }
+      )
+      await untouched(h, `/topup_intents/${theirs.id}`, theirs)
+    }
+  )
 })

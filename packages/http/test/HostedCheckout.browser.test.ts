@@ -19,7 +19,6 @@ const jsQR: typeof jsqr.default = (jsqr as unknown as { default?: typeof jsqr.de
 const skip = unavailable !== undefined && process.env.CI !== "true"
 if (skip) process.stdout.write(`hosted checkout browser tests skipped: ${unavailable}\n`)
 
-
 describe.skipIf(skip)("hosted checkout in Chromium", () => {
   let server: TestServer
   let shop: Awaited<ReturnType<typeof startShop>>
@@ -245,68 +244,72 @@ describe.skipIf(skip)("hosted checkout in Chromium", () => {
     }
   }, 60_000)
 
-  it("2.3 a tampered, an expired and a foreign link are refused with nothing of the intent, a rotated key's link still opens, a terminal intent shows its final page", async () => {
-    const intent = await createIntent(server, { amount: "150099", merchant_reference: "order-secret-77" })
-    const url = new URL(intent.next_action.url)
-    const { close, page } = await browse()
-    try {
-      const test = "refused"
-      const nothingOfTheIntent = async () => {
-        const text = await page.locator("body").innerText()
-        for (const secret of ["1,500.99", "150099", intent.id, "order-secret-77", "Demo"]) assert.notInclude(text, secret)
-        assert.notInclude(await page.content(), "    at ")
+  it(
+    "2.3 a tampered, an expired and a foreign link are refused with nothing of the intent, a rotated key's link still opens, a terminal intent shows its final page",
+    async () => {
+      const intent = await createIntent(server, { amount: "150099", merchant_reference: "order-secret-77" })
+      const url = new URL(intent.next_action.url)
+      const { close, page } = await browse()
+      try {
+        const test = "refused"
+        const nothingOfTheIntent = async () => {
+          const text = await page.locator("body").innerText()
+          for (const secret of ["1,500.99", "150099", intent.id, "order-secret-77", "Demo"]) assert.notInclude(text, secret)
+          assert.notInclude(await page.content(), "    at ")
+          assert.strictEqual(await page.locator("form").count(), 0)
+        }
+        const tampered = new URL(url)
+        const sig = tampered.searchParams.get("signature")!
+        tampered.searchParams.set("signature", (sig[0] === "A" ? "B" : "A") + sig.slice(1))
+        let res = await page.goto(tampered.href)
+        assert.strictEqual(res?.status(), 403)
+        assert.strictEqual(await page.locator("h1").textContent(), "This payment link is not valid")
+        await nothingOfTheIntent()
+        await step(page, test, "1-tampered")
+        // A later expiry with the old signature.
+        const extended = new URL(url)
+        extended.searchParams.set("expires", String(Number(url.searchParams.get("expires")) + 60_000))
+        res = await page.goto(extended.href)
+        assert.strictEqual(res?.status(), 403)
+        await nothingOfTheIntent()
+        // A genuine signature for an expiry that has passed.
+        const signer = HostedCheckout.make(server.options)
+        res = await page.goto(signer.urlFor(intent.id, Date.now() - 2 * 60 * 60 * 1000).url)
+        assert.strictEqual(res?.status(), 410)
+        assert.strictEqual(await page.locator("h1").textContent(), "This payment link has expired")
+        await nothingOfTheIntent()
+        await step(page, test, "2-expired")
+        // 2.3 after a key rotation, a link the previous key signed still opens the page until it expires.
+        const beforeRotation = HostedCheckout.make({ ...server.options, secret: "hosted-test-secret-before-rotation" })
+        res = await page.goto(beforeRotation.urlFor(intent.id, Date.now()).url)
+        assert.strictEqual(res?.status(), 200)
+        assert.strictEqual(await page.locator("h1").textContent(), "Checkout")
+        // Another intent's signature on this id.
+        const other = await createIntent(server, {})
+        const foreign = new URL(other.next_action.url)
+        foreign.pathname = url.pathname
+        res = await page.goto(foreign.href)
+        assert.strictEqual(res?.status(), 403)
+        await nothingOfTheIntent()
+        // Terminal without return_url: the final page, no form.
+        const declined = await createIntent(server, { amount: "40001" })
+        await page.goto(declined.next_action.url)
+        await page.getByLabel("PromptPay QR").check()
+        await page.getByRole("button", { name: "Continue" }).click()
+        await page.getByRole("button", { name: /^Pay/ }).click()
+        await page.locator("#outcome").waitFor()
+        assert.strictEqual(await page.locator("#outcome").textContent(), "Payment not completed")
         assert.strictEqual(await page.locator("form").count(), 0)
+        await step(page, test, "3-final")
+        await page.goto(declined.next_action.url)
+        assert.strictEqual(await page.locator("#outcome").textContent(), "Payment not completed")
+        assert.strictEqual((await getIntent(server, declined.id)).status, "failed")
+      } finally {
+        await close()
       }
-      const tampered = new URL(url)
-      const sig = tampered.searchParams.get("signature")!
-      tampered.searchParams.set("signature", (sig[0] === "A" ? "B" : "A") + sig.slice(1))
-      let res = await page.goto(tampered.href)
-      assert.strictEqual(res?.status(), 403)
-      assert.strictEqual(await page.locator("h1").textContent(), "This payment link is not valid")
-      await nothingOfTheIntent()
-      await step(page, test, "1-tampered")
-      // A later expiry with the old signature.
-      const extended = new URL(url)
-      extended.searchParams.set("expires", String(Number(url.searchParams.get("expires")) + 60_000))
-      res = await page.goto(extended.href)
-      assert.strictEqual(res?.status(), 403)
-      await nothingOfTheIntent()
-      // A genuine signature for an expiry that has passed.
-      const signer = HostedCheckout.make(server.options)
-      res = await page.goto(signer.urlFor(intent.id, Date.now() - 2 * 60 * 60 * 1000).url)
-      assert.strictEqual(res?.status(), 410)
-      assert.strictEqual(await page.locator("h1").textContent(), "This payment link has expired")
-      await nothingOfTheIntent()
-      await step(page, test, "2-expired")
-      // 2.3 after a key rotation, a link the previous key signed still opens the page until it expires.
-      const beforeRotation = HostedCheckout.make({ ...server.options, secret: "hosted-test-secret-before-rotation" })
-      res = await page.goto(beforeRotation.urlFor(intent.id, Date.now()).url)
-      assert.strictEqual(res?.status(), 200)
-      assert.strictEqual(await page.locator("h1").textContent(), "Checkout")
-      // Another intent's signature on this id.
-      const other = await createIntent(server, {})
-      const foreign = new URL(other.next_action.url)
-      foreign.pathname = url.pathname
-      res = await page.goto(foreign.href)
-      assert.strictEqual(res?.status(), 403)
-      await nothingOfTheIntent()
-      // Terminal without return_url: the final page, no form.
-      const declined = await createIntent(server, { amount: "40001" })
-      await page.goto(declined.next_action.url)
-      await page.getByLabel("PromptPay QR").check()
-      await page.getByRole("button", { name: "Continue" }).click()
-      await page.getByRole("button", { name: /^Pay/ }).click()
-      await page.locator("#outcome").waitFor()
-      assert.strictEqual(await page.locator("#outcome").textContent(), "Payment not completed")
-      assert.strictEqual(await page.locator("form").count(), 0)
-      await step(page, test, "3-final")
-      await page.goto(declined.next_action.url)
-      assert.strictEqual(await page.locator("#outcome").textContent(), "Payment not completed")
-      assert.strictEqual((await getIntent(server, declined.id)).status, "failed")
-    } finally {
-      await close()
-    }
-  }, 60_000)
+    },
+    60_000
+  )
 
   it("4.1.4 a terminal intent's link goes to return_url exactly as given, every time it is opened", async () => {
     const intent = await createIntent(server, { amount: "40001", return_url: returnUrl }, keys.demoTest)

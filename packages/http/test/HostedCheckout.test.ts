@@ -23,12 +23,14 @@ const get = (handler: ReturnType<typeof app>, path: string, headers: Record<stri
   handler(new Request(`http://localhost${path}`, { headers, redirect: "manual" }))
 
 const post = (handler: ReturnType<typeof app>, path: string, body: string, headers: Record<string, string> = {}) =>
-  handler(new Request(`http://localhost${path}`, {
-    method: "POST",
-    body,
-    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
-    redirect: "manual"
-  }))
+  handler(
+    new Request(`http://localhost${path}`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      redirect: "manual"
+    })
+  )
 
 /** The page, its nonce cookie and the URL its method form posts to. */
 const openPage = async (handler: ReturnType<typeof app>, url: string, query = "") => {
@@ -106,8 +108,8 @@ describe("hosted checkout over HTTP (2.3, 4.1)", () => {
     assert.strictEqual(canceled.status, 200, canceled.text)
     const { html, res } = await openPage(handler, intent.next_action.url)
     assert.strictEqual(res.status, 200)
-    assert.include(html, '<h1 id="outcome">Payment canceled</h1>')
-    assert.notInclude(html, 'name="method"')
+    assert.include(html, "<h1 id=\"outcome\">Payment canceled</h1>")
+    assert.notInclude(html, "name=\"method\"")
     const thai = await (await get(handler, local(intent.next_action.url) + "&lang=th")).text()
     assert.include(thai, "การชำระเงินถูกยกเลิก")
     const withReturn = await createHosted(handler, { return_url: "https://shop.example/r?a=1" })
@@ -126,7 +128,7 @@ describe("hosted checkout over HTTP (2.3, 4.1)", () => {
     assert.strictEqual(res.status, 400)
     const html = await res.text()
     assert.include(html, "Unknown payment method &quot;th_cards&quot;; choose one of the methods shown.")
-    assert.include(html, 'name="method" id="method-th_promptpay"')
+    assert.include(html, "name=\"method\" id=\"method-th_promptpay\"")
     const unchanged = await call(handler, "GET", `/payment_intents/${intent.id}`, { key: keys.demoTest })
     assert.deepStrictEqual([unchanged.json.payment_method, unchanged.json.updated_at], [null, intent.updated_at])
   })
@@ -170,11 +172,13 @@ describe("hosted checkout over HTTP (2.3, 4.1)", () => {
   it("a malformed id or expiry is refused like a forged link: no stack, no intent data", async () => {
     const handler = app()
     const intent = await createHosted(handler)
-    for (const path of [
-      `/checkout/not_an_id?expires=1&signature=x`,
-      local(intent.next_action.url).replace(/expires=\d+/, "expires=1e13"),
-      local(intent.next_action.url).replace(/expires=\d+/, "expires=")
-    ]) {
+    for (
+      const path of [
+        `/checkout/not_an_id?expires=1&signature=x`,
+        local(intent.next_action.url).replace(/expires=\d+/, "expires=1e13"),
+        local(intent.next_action.url).replace(/expires=\d+/, "expires=")
+      ]
+    ) {
       const res = await get(handler, path)
       assert.include([403, 404], res.status, path)
       const text = await res.text()

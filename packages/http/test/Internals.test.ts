@@ -45,7 +45,8 @@ describe("the platform shim reads what a pinned @effect/platform request keeps",
         get({ port, host: "127.0.0.1", path: "/", headers: { "x-twice": ["a", "b"], "x-once": "c" } }, (res) => {
           let all = ""
           res.setEncoding("utf8").on("data", (c: string) => (all += c)).on("end", () => ok(all))
-        }).on("error", ko))
+        }).on("error", ko)
+      )
       return JSON.parse(text)
     })
     assert.deepStrictEqual(body, { node: true, source: true, lines: 2, once: 1 })
@@ -67,9 +68,11 @@ describe("the platform shim reads what a pinned @effect/platform request keeps",
 
   it("upstream shim the payload decode reads the request a middleware provides (HttpApiBuilder reads it from the handler's context)", async () => {
     class Body extends HttpApiMiddleware.Tag<Body>()("Body", { provides: HttpServerRequest.HttpServerRequest }) {}
-    const api = HttpApi.make("api").add(HttpApiGroup.make("g").add(
-      HttpApiEndpoint.post("echo", "/").setPayload(Schema.Struct({ a: Schema.Number })).addSuccess(Schema.Struct({ a: Schema.Number })).middleware(Body)
-    ))
+    const api = HttpApi.make("api").add(
+      HttpApiGroup.make("g").add(
+        HttpApiEndpoint.post("echo", "/").setPayload(Schema.Struct({ a: Schema.Number })).addSuccess(Schema.Struct({ a: Schema.Number })).middleware(Body)
+      )
+    )
     const handlers = HttpApiBuilder.group(api, "g", (h) => h.handle("echo", ({ payload }) => Effect.succeed(payload)))
     const body = Layer.succeed(Body, Effect.map(HttpServerRequest.HttpServerRequest, (r) => Platform.withText(r, "{\"a\":1}")))
     const served = HttpApiBuilder.serve().pipe(Layer.provide(HttpApiBuilder.api(api).pipe(Layer.provide(handlers), Layer.provide(body))))

@@ -120,7 +120,6 @@ describe("tenant isolation matrix (4.2, 5.3, 5.4)", () => {
       assertError(ownerUses, 404, "resource_not_found", "asset_id")
       assert.deepStrictEqual(comparable(ownerUses), comparable(ownerUnknown, unknownAsset, uploaded.json.id))
 
-
       // POST /payment_intents/{id}/confirm, with and without the owner's Idempotency-Key.
       // (Each comparison under a key of its own: a confirm's 404 is kept on its key, see docs/idempotency.md.)
       for (const [headers, other] of [[{}, {}], [{ "idempotency-key": "iso-owner" }, { "idempotency-key": "iso-owner-unknown" }]] as const) {
@@ -138,8 +137,16 @@ describe("tenant isolation matrix (4.2, 5.3, 5.4)", () => {
         assert.deepStrictEqual(comparable(theirs), comparable(none, unknownIntent, world.transfer.id))
       }
       // ... and as a file.
-      const file = await call(h, "POST", `/payment_intents/${world.transfer.id}/receipt`, { ...as, form: formWith(png()), headers: { "idempotency-key": "iso-owner-file" } })
-      const fileNone = await call(h, "POST", `/payment_intents/${unknownIntent}/receipt`, { ...as, form: formWith(png()), headers: { "idempotency-key": "iso-upload-2" } })
+      const file = await call(h, "POST", `/payment_intents/${world.transfer.id}/receipt`, {
+        ...as,
+        form: formWith(png()),
+        headers: { "idempotency-key": "iso-owner-file" }
+      })
+      const fileNone = await call(h, "POST", `/payment_intents/${unknownIntent}/receipt`, {
+        ...as,
+        form: formWith(png()),
+        headers: { "idempotency-key": "iso-upload-2" }
+      })
       assertError(file, 404, "resource_not_found")
       assert.deepStrictEqual(comparable(file), comparable(fileNone, unknownIntent, world.transfer.id))
 
@@ -225,7 +232,9 @@ describe("tenant isolation matrix: top-up intents (4.2, 4.8, 5.3, 5.4)", () => {
       const none = await call(h, "GET", `/topup_intents/${unknownTopup}`, as)
       assert.deepStrictEqual(comparable(theirs), comparable(none, unknownTopup, world.topup.id))
 
-      for (const q of ["", "?limit=100", "?merchant_reference=iso-topup", "?status=requires_payment", "?source_type=manual_receipt", "?country=TH&currency=THB"]) {
+      for (
+        const q of ["", "?limit=100", "?merchant_reference=iso-topup", "?status=requires_payment", "?source_type=manual_receipt", "?country=TH&currency=THB"]
+      ) {
         const listed = await call(h, "GET", `/topup_intents${q}`, as)
         assert.strictEqual(listed.status, 200, listed.text)
         assert.notInclude(listed.json.data.map((d: { id: string }) => d.id), world.topup.id, q)

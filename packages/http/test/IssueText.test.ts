@@ -20,7 +20,13 @@ describe("decode messages (D1)", () => {
     ["POST", "/payment_intents", { ...promptpay, customer: 5 }, "customer", "customer must be an object"],
     ["POST", "/topup_intents", { destination_amount: "1000", destination_currency: "USDT", source: "x" }, "source", "source must be an object"],
     ["POST", "/payout_intents", { amount: "1000", currency: "THB", merchant_reference: "p-1", destination: 5 }, "destination", "destination must be an object"],
-    ["POST", "/webhook_endpoints", { url: "https://example.com/hook", enabled_events: "payment_intent.created" }, "enabled_events", "enabled_events must be an array"]
+    [
+      "POST",
+      "/webhook_endpoints",
+      { url: "https://example.com/hook", enabled_events: "payment_intent.created" },
+      "enabled_events",
+      "enabled_events must be an array"
+    ]
   ]
   for (const [method, path, body, param, message] of cases) {
     it(`D1 ${method} ${path} with ${param} of the wrong type -> 400 "${message}"`, async () => {

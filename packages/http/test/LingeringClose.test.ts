@@ -9,9 +9,9 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { keys } from "../../core/test/fixtures.js"
-import { basic } from "./harness.js"
 import { startTarget, type Target } from "./fuzz/engine.js"
 import { exchange, type Outcome, type Wire } from "./fuzz/wire.js"
+import { basic } from "./harness.js"
 
 // The server in a child process (the crash fuzzer's target: `Startup.serve` on a `node:http`
 // server with `ClientErrors.install`), so the client's writes race its close as they do over a network.
@@ -47,14 +47,16 @@ const MB2 = 2_000_000
 
 describe("an answer before the body is read reaches the client (D1)", () => {
   it("D1 a 405 to a request with 2 MB of body still arriving is received, every time (no reset)", async () => {
-    const head = `OPTIONS /topup_intents/x/receipt HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${MB2}\r\n\r\n`
+    const head =
+      `OPTIONS /topup_intents/x/receipt HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${MB2}\r\n\r\n`
     for (const outcome of await repeat(head, MB2, 20)) d1(outcome, 405, "method_not_allowed")
   })
 
   it("D1 a 401 to an unauthenticated 2 MB create is received, every time, with or without Connection: close", async () => {
     const wrong = basic({ public: keys.demoTest.public, secret: "sk_test_wrong" })
     for (const connection of ["Connection: close\r\n", ""]) {
-      const head = `POST /payment_intents HTTP/1.1\r\nHost: 127.0.0.1\r\n${connection}Authorization: ${wrong}\r\nContent-Type: application/json\r\nContent-Length: ${MB2}\r\n\r\n`
+      const head =
+        `POST /payment_intents HTTP/1.1\r\nHost: 127.0.0.1\r\n${connection}Authorization: ${wrong}\r\nContent-Type: application/json\r\nContent-Length: ${MB2}\r\n\r\n`
       for (const outcome of await repeat(head, MB2, 10)) d1(outcome, 401, "invalid_api_key")
     }
   })

@@ -7,10 +7,10 @@
  * full bank account number.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { MemoryStorage, Storage } from "@tender/core"
+import { bankTransfer as bankTransferBody, promptpayNamed as promptpay } from "@tender/test-support"
 import { Cause, Effect, HashMap, Layer, List, Logger, LogLevel } from "effect"
 import { inspect } from "node:util"
-import { bankTransfer as bankTransferBody, promptpayNamed as promptpay } from "@tender/test-support"
-import { MemoryStorage, Storage } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { Key } from "./harness.js"
 import { app, basic, brokenDirectory, brokenStorage, call, formWith, png } from "./harness.js"
@@ -70,26 +70,42 @@ describe("what reaches the logger (D1, D2)", () => {
     const created = await send(h, "POST", "/payment_intents", { key: keys.demoTest, body: bankTransfer, headers: { "idempotency-key": "logs-1" } })
     assert.strictEqual(created.status, 201, created.text)
     await send(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...bankTransfer, amount: "0" } })
-    await send(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...bankTransfer, payment_method_options: { ...bankTransfer.payment_method_options, account_number: accountNumber + "x" } } })
+    await send(h, "POST", "/payment_intents", {
+      key: keys.demoTest,
+      body: { ...bankTransfer, payment_method_options: { ...bankTransfer.payment_method_options, account_number: accountNumber + "x" } }
+    })
     await send(h, "POST", "/payment_intents", { key: keys.hostedOnly, body: bankTransfer })
     await send(h, "POST", "/payment_intents", { key: keys.unconfigured, body: bankTransfer })
     await send(h, "POST", "/payment_intents", { key: keys.degraded, body: promptpay })
     await send(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...bankTransfer, amount: "150001" }, headers: { "idempotency-key": "logs-1" } })
-    await send(h, "POST", "/payment_intents", { key: keys.demoTest, raw: `{"payment_method_options":{"account_number":"${accountNumber}"`, headers: { "content-type": "application/json" } })
+    await send(h, "POST", "/payment_intents", {
+      key: keys.demoTest,
+      raw: `{"payment_method_options":{"account_number":"${accountNumber}"`,
+      headers: { "content-type": "application/json" }
+    })
 
     // 5xx: a storage fault, a directory fault, a defect; each logged by design.
     const s500 = await send(h500, "POST", "/payment_intents", { key: keys.demoTest, body: bankTransfer, headers: { "idempotency-key": "logs-500" } })
     assert.strictEqual(s500.status, 500, s500.text)
     assert.strictEqual((await send(h500, "GET", "/payment_intents", { key: keys.demoTest })).status, 500)
     assert.strictEqual((await send(hDirectory, "POST", "/payment_intents", { key: keys.demoTest, body: bankTransfer })).status, 500)
-    assert.strictEqual((await send(hDefect, "POST", "/payment_intents", { key: keys.demoTest, body: bankTransfer, headers: { "idempotency-key": "logs-defect" } })).status, 500)
+    assert.strictEqual(
+      (await send(hDefect, "POST", "/payment_intents", { key: keys.demoTest, body: bankTransfer, headers: { "idempotency-key": "logs-defect" } })).status,
+      500
+    )
 
     // 401s: wrong secrets, revoked, garbage.
     for (const key of [...wrongSecrets, keys.revoked]) {
       assert.strictEqual((await send(h, "POST", "/payment_intents", { key, body: bankTransfer })).status, 401)
       assert.strictEqual((await send(h, "GET", "/payment_intents", { key })).status, 401)
     }
-    for (const authorization of [`Bearer ${keys.demoTest.secret}`, `Basic ${keys.demoTest.secret}`, "Basic " + Buffer.from(`:${keys.otherTest.secret}`).toString("base64")]) {
+    for (
+      const authorization of [
+        `Bearer ${keys.demoTest.secret}`,
+        `Basic ${keys.demoTest.secret}`,
+        "Basic " + Buffer.from(`:${keys.otherTest.secret}`).toString("base64")
+      ]
+    ) {
       assert.strictEqual((await send(h, "GET", "/payment_intents", { headers: { authorization } })).status, 401)
     }
 

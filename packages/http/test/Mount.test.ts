@@ -5,12 +5,12 @@
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Simulator, Workers } from "@tender/core"
+import type { Provider } from "@tender/core"
 import { promptpay, sendChunked as sendChunkedTo } from "@tender/test-support"
 import { Effect, Layer, Logger, Schema } from "effect"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Simulator, Workers } from "@tender/core"
-import type { Provider } from "@tender/core"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { Api, Mount, TenderHttp } from "../src/index.js"
 import * as NodeHttp from "../src/NodeHttp.js"
@@ -96,13 +96,17 @@ class HostApi extends HttpApi.make("host").add(AdminGroup).addHttpApi(Api.Tender
 const AdminLive = HttpApiBuilder.group(HostApi, "admin", (handlers) => handlers.handle("ping", () => Effect.succeed({ ok: true })))
 
 describe("an Effect host: Tender's layer beside the host's own HttpApi group", () => {
-  const host = HttpApiBuilder.toWebHandler(Layer.mergeAll(HttpApiBuilder.middlewareOpenApi(), HttpServer.layerContext).pipe(
-    Layer.provideMerge(HttpApiBuilder.api(HostApi).pipe(
-      Layer.provide(AdminLive),
-      Layer.provide(TenderHttp.layerMounted({ api: HostApi })),
-      Layer.provide(layer())
-    ))
-  ))
+  const host = HttpApiBuilder.toWebHandler(
+    Layer.mergeAll(HttpApiBuilder.middlewareOpenApi(), HttpServer.layerContext).pipe(
+      Layer.provideMerge(
+        HttpApiBuilder.api(HostApi).pipe(
+          Layer.provide(AdminLive),
+          Layer.provide(TenderHttp.layerMounted({ api: HostApi })),
+          Layer.provide(layer())
+        )
+      )
+    )
+  )
   disposers.push(host.dispose)
 
   it("the host's route answers; Tender's under the prefix the host's api gave it", async () => {
@@ -219,9 +223,12 @@ describe("shutdown (docs/embedding.md)", () => {
     const services = Workers.layer({ pollMillis: 10 }).pipe(
       Layer.provideMerge(layer({ providers: [hanging] })),
       Layer.provideMerge(Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => (released = true))))),
-      Layer.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
-        if (logLevel._tag === "Error") errors.push(message)
-      })))
+      Layer.provide(Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ logLevel, message }) => {
+          if (logLevel._tag === "Error") errors.push(message)
+        })
+      ))
     )
     const tender = TenderHttp.toWebHandler(services)
     await tender.ready()

@@ -5,9 +5,9 @@
  * clean D1 4xx naming the right param, or the documented answer, never a 500.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { payout as payoutFor, promptpay, topup } from "@tender/test-support"
 import { keys } from "../../core/test/fixtures.js"
 import { app, assertError, call } from "./harness.js"
-import { payout as payoutFor, promptpay, topup } from "@tender/test-support"
 
 const names = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"] as const
 
@@ -84,8 +84,18 @@ describe("Request values named after Object members (D1)", () => {
     for (const name of names) {
       const q = encodeURIComponent(name)
       const base = "/payment_methods/options?amount=100&country=TH&currency=THB"
-      assertError(await call(h, "GET", `/payment_methods/options?amount=100&country=${q}&currency=THB`, { key: keys.demoTest }), 400, "validation_failed", "country")
-      assertError(await call(h, "GET", `/payment_methods/options?amount=100&country=TH&currency=${q}`, { key: keys.demoTest }), 400, "validation_failed", "currency")
+      assertError(
+        await call(h, "GET", `/payment_methods/options?amount=100&country=${q}&currency=THB`, { key: keys.demoTest }),
+        400,
+        "validation_failed",
+        "country"
+      )
+      assertError(
+        await call(h, "GET", `/payment_methods/options?amount=100&country=TH&currency=${q}`, { key: keys.demoTest }),
+        400,
+        "validation_failed",
+        "currency"
+      )
       // A provider code of the right form that no route has offers nothing, like any unknown provider.
       const unknown = await call(h, "GET", `${base}&provider=nosuch`, { key: keys.demoTest })
       const provider = await call(h, "GET", `${base}&provider=${q}`, { key: keys.demoTest })
@@ -127,14 +137,19 @@ describe("Hosted checkout values named after Object members", () => {
   }
   const get = (handler: ReturnType<typeof app>, path: string) => handler(new Request(`http://localhost${path}`, { redirect: "manual" }))
   const post = (handler: ReturnType<typeof app>, path: string, body: string, cookie: string) =>
-    handler(new Request(`http://localhost${path}`, {
-      method: "POST",
-      body,
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      redirect: "manual"
-    }))
+    handler(
+      new Request(`http://localhost${path}`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+        redirect: "manual"
+      })
+    )
   const hostedIntent = async (handler: ReturnType<typeof app>) => {
-    const res = await call(handler, "POST", "/payment_intents", { key: keys.demoTest, body: { amount: "150000", currency: "THB", country: "TH", customer: {} } })
+    const res = await call(handler, "POST", "/payment_intents", {
+      key: keys.demoTest,
+      body: { amount: "150000", currency: "THB", country: "TH", customer: {} }
+    })
     assert.strictEqual(res.status, 201, res.text)
     return res.json
   }
@@ -147,7 +162,7 @@ describe("Hosted checkout values named after Object members", () => {
       assert.strictEqual(res.status, 200)
       const html = await res.text()
       assert.match(html, /<html lang="en"/)
-      assert.include(html, 'name="method" id="method-th_promptpay"')
+      assert.include(html, "name=\"method\" id=\"method-th_promptpay\"")
     }
   })
 

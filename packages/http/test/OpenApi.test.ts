@@ -2,13 +2,13 @@
  * The OpenAPI document served at /openapi.json is generated from the HttpApi definition:
  * it must be self-contained and carry the security the definition's middleware declares.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { HttpApi, HttpApiMiddleware } from "@effect/platform"
+import { assert, describe, it } from "@effect/vitest"
 import { Errors } from "@tender/core"
 import { Effect, Schema } from "effect"
 import { Api } from "../src/index.js"
-import { errorSchema } from "../src/internal/errorSchema.js"
 import { CurrentSeen } from "../src/internal/current.js"
+import { errorSchema } from "../src/internal/errorSchema.js"
 import { app, call } from "./harness.js"
 
 const served = async () => {
@@ -108,16 +108,42 @@ describe("the generated OpenAPI document", () => {
       basicAuth: { type: "http", scheme: "basic", description: "The public key as user name, the secret key as password (5)." }
     })
     const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
-      Object.entries(methods as Record<string, any>).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const))
+      Object.entries(methods as Record<string, any>).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const)
+    )
     assert.sameMembers(operations.map(([name]) => name), [
-      "POST /payment_intents", "GET /payment_intents", "GET /payment_intents/{id}", "POST /payment_intents/{id}/confirm",
-      "POST /payment_intents/{id}/receipt", "POST /payment_intents/{id}/cancel", "POST /refunds", "GET /refunds",
-      "GET /refunds/{id}", "POST /assets", "POST /payout_intents", "GET /payout_intents",
-      "GET /payout_intents/{id}", "POST /payout_intents/{id}/cancel", "POST /topup_intents", "GET /topup_intents",
-      "GET /topup_intents/{id}", "POST /topup_intents/{id}/receipt", "POST /webhook_endpoints", "GET /webhook_endpoints",
-      "GET /webhook_endpoints/{id}", "DELETE /webhook_endpoints/{id}", "GET /webhook_endpoints/{id}/attempts",
-      "POST /webhook_endpoints/{id}/resend", "POST /webhook_endpoints/{id}/rotate_secret", "POST /webhook_endpoints/{id}/enable",
-      "GET /events", "GET /events/{id}", "GET /balance", "GET /balance_transactions", "GET /balance_transactions/{id}", "GET /payment_methods/options", "GET /webhook_event_types"
+      "POST /payment_intents",
+      "GET /payment_intents",
+      "GET /payment_intents/{id}",
+      "POST /payment_intents/{id}/confirm",
+      "POST /payment_intents/{id}/receipt",
+      "POST /payment_intents/{id}/cancel",
+      "POST /refunds",
+      "GET /refunds",
+      "GET /refunds/{id}",
+      "POST /assets",
+      "POST /payout_intents",
+      "GET /payout_intents",
+      "GET /payout_intents/{id}",
+      "POST /payout_intents/{id}/cancel",
+      "POST /topup_intents",
+      "GET /topup_intents",
+      "GET /topup_intents/{id}",
+      "POST /topup_intents/{id}/receipt",
+      "POST /webhook_endpoints",
+      "GET /webhook_endpoints",
+      "GET /webhook_endpoints/{id}",
+      "DELETE /webhook_endpoints/{id}",
+      "GET /webhook_endpoints/{id}/attempts",
+      "POST /webhook_endpoints/{id}/resend",
+      "POST /webhook_endpoints/{id}/rotate_secret",
+      "POST /webhook_endpoints/{id}/enable",
+      "GET /events",
+      "GET /events/{id}",
+      "GET /balance",
+      "GET /balance_transactions",
+      "GET /balance_transactions/{id}",
+      "GET /payment_methods/options",
+      "GET /webhook_event_types"
     ])
     for (const [name, op] of operations) {
       if (name === "GET /webhook_event_types") {
@@ -126,7 +152,8 @@ describe("the generated OpenAPI document", () => {
       } else {
         assert.deepStrictEqual(op.security, [{ basicAuth: [] }], name)
         assert.sameMembers(op.responses["401"].content["application/json"].schema.anyOf.map((s: { $ref: string }) => s.$ref), [
-          "#/components/schemas/AuthenticationRequired", "#/components/schemas/InvalidApiKey"
+          "#/components/schemas/AuthenticationRequired",
+          "#/components/schemas/InvalidApiKey"
         ], name)
       }
     }
@@ -136,10 +163,15 @@ describe("the generated OpenAPI document", () => {
 
   it("D1 OpenAPI each error code has its named D1 schema; Effect's own decode-error body is not in the document", async () => {
     const doc = await served()
-    for (const [name, code] of [
-      ["ValidationFailed", "validation_failed"], ["AuthenticationRequired", "authentication_required"],
-      ["InvalidApiKey", "invalid_api_key"], ["ResourceNotFound", "resource_not_found"], ["InternalError", "internal_error"]
-    ] as const) {
+    for (
+      const [name, code] of [
+        ["ValidationFailed", "validation_failed"],
+        ["AuthenticationRequired", "authentication_required"],
+        ["InvalidApiKey", "invalid_api_key"],
+        ["ResourceNotFound", "resource_not_found"],
+        ["InternalError", "internal_error"]
+      ] as const
+    ) {
       assert.deepStrictEqual(doc.components.schemas[name].properties.error.properties.code.enum, [code], name)
     }
     assert.notProperty(doc.components.schemas, "HttpApiDecodeError")
@@ -174,7 +206,11 @@ describe("the D1 error schemas", () => {
   it("D1 an error schema encodes the body the API sends, for the current request id, and decodes it back to core's error", () => {
     const schema = errorSchema(Errors.ValidationFailed)
     const error = Errors.ValidationFailed.many([{ param: "amount", message: "amount is required" }, { message: "The request is invalid" }])
-    const body = Effect.runSync(Schema.encode(schema)(error).pipe(Effect.locally(CurrentSeen, { requestId: "req_test", resolved: { url: "/", path: "/", route: undefined }, merchantId: undefined })))
+    const body = Effect.runSync(
+      Schema.encode(schema)(error).pipe(
+        Effect.locally(CurrentSeen, { requestId: "req_test", resolved: { url: "/", path: "/", route: undefined }, merchantId: undefined })
+      )
+    )
     assert.deepStrictEqual(body, Errors.errorBody(error, "req_test"))
     const decoded = Schema.decodeUnknownSync(schema)(body)
     assert.instanceOf(decoded, Errors.ValidationFailed)

@@ -21,8 +21,10 @@ import { hostMounts } from "./mounts.js"
 const { mounts, listening, webHandler } = hostMounts({ fastifyRoutes: (app) => app.post("/orders", async (request) => ({ order: request.body })) })
 
 /** A simulator event as a provider sends it: odd spacing and non-ASCII text, which any re-encoding would change. */
-const eventBody = (id = `evt_${crypto.randomUUID()}`, data: Record<string, string> = { payment_intent: "dord_000000000000000000000000", provider_payment_id: "sim_unknown" }) =>
-  `{"id":"${id}",  "type":"payment.succeeded",\n "data":${JSON.stringify(data)}, "note":"ทดสอบ ✓"}`
+const eventBody = (
+  id = `evt_${crypto.randomUUID()}`,
+  data: Record<string, string> = { payment_intent: "dord_000000000000000000000000", provider_payment_id: "sim_unknown" }
+) => `{"id":"${id}",  "type":"payment.succeeded",\n "data":${JSON.stringify(data)}, "note":"ทดสอบ ✓"}`
 
 /** Headers of a signed simulator notification of `body`. */
 const signedHeaders = (body: string) => ({
@@ -77,7 +79,11 @@ describe("the providers' door through the fetch handler (D11)", () => {
     const again = await send()
     assert.deepStrictEqual([again.status, await again.text()], [200, "{\"received\":true}"])
     const events = await call(tender.handler, "GET", `/events?limit=100`, { key: keys.demoTest })
-    assert.strictEqual(events.json.data.filter((e: { type: string; data: { object: { id: string } } }) => e.type === "payment_intent.succeeded" && e.data.object.id === id).length, 1)
+    assert.strictEqual(
+      events.json.data.filter((e: { type: string; data: { object: { id: string } } }) => e.type === "payment_intent.succeeded" && e.data.object.id === id)
+        .length,
+      1
+    )
   })
 
   it("D11 a provider code that is not installed, or takes no notifications, is 404 resource_not_found; no API key is asked", async () => {

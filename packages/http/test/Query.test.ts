@@ -15,7 +15,12 @@ describe("the query (D1)", () => {
     assert.strictEqual(created.status, 201, created.text)
     const got = await call(handler, "GET", `/payment_intents/${created.json.id}?foo=bar`, { key: keys.demoTest })
     assert.strictEqual(assertError(got, 400, "validation_failed", "foo").message, "foo is not a known parameter")
-    assertError(await call(handler, "POST", "/payment_intents?environment=live", { key: keys.demoTest, body: promptpay }), 400, "validation_failed", "environment")
+    assertError(
+      await call(handler, "POST", "/payment_intents?environment=live", { key: keys.demoTest, body: promptpay }),
+      400,
+      "validation_failed",
+      "environment"
+    )
     const list = await call(handler, "GET", "/payment_intents", { key: keys.demoTest })
     assert.strictEqual(list.json.data.length, 1)
     // An empty query, or empty pairs, name nothing.

@@ -6,8 +6,8 @@
  * and for every other resource that has a retrieve or a list.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Pagination, PaymentIntent } from "@tender/core"
 import { bankTransfer, hosted, payout, promptpay, topup } from "@tender/test-support"
-import { PaymentIntent, Pagination } from "@tender/core"
 import { Schema } from "effect"
 import { keys } from "../../core/test/fixtures.js"
 import { TenderApi } from "../src/Api.js"

@@ -5,12 +5,12 @@
  * (D10). About 2,300 generated requests per run (the sum of `numRuns` below).
  */
 import { assert, describe, it } from "@effect/vitest"
-import fc from "fast-check"
 import { jsonHeaders } from "@tender/test-support"
-import type { Reply } from "./harness.js"
-import { assertError } from "./harness.js"
+import fc from "fast-check"
 import { world } from "./d10World.js"
 import { mutate, mutationsOf, query, weirdValue } from "./fuzz/generators.js"
+import type { Reply } from "./harness.js"
+import { assertError } from "./harness.js"
 
 /** Never a 5xx; a 4xx is the D1 body. */
 const check = (res: Reply, label: string) => {
@@ -19,8 +19,20 @@ const check = (res: Reply, label: string) => {
 }
 
 const refundPaths = [
-  "payment_intent", "amount", "reason", "merchant_reference", "metadata", "metadata.k", "destination", "destination.type",
-  "destination.bank", "destination.account_number", "destination.account_name", "note", "__proto__", "constructor"
+  "payment_intent",
+  "amount",
+  "reason",
+  "merchant_reference",
+  "metadata",
+  "metadata.k",
+  "destination",
+  "destination.type",
+  "destination.bank",
+  "destination.account_number",
+  "destination.account_name",
+  "note",
+  "__proto__",
+  "constructor"
 ]
 
 const slow = { timeout: 120_000 }
@@ -71,16 +83,19 @@ describe("D10 fuzzing the cancel and refund routes through the real fetch handle
     await w.refund({ payment_intent: pi.id, amount: "100" })
     const names = ["limit", "cursor", "status", "payment_intent", "merchant_reference", "created_after", "created_before", "amount"]
     await fc.assert(
-      fc.asyncProperty(query(names, [["limit", "2"], ["status", "pending,failed"], ["payment_intent", pi.id], ["created_after", "2020-01-01T00%3A00%3A00Z"]]), async (q) => {
-        let ok = true
-        try {
-          new URL(`http://localhost/refunds${q}`)
-        } catch {
-          ok = false
+      fc.asyncProperty(
+        query(names, [["limit", "2"], ["status", "pending,failed"], ["payment_intent", pi.id], ["created_after", "2020-01-01T00%3A00%3A00Z"]]),
+        async (q) => {
+          let ok = true
+          try {
+            new URL(`http://localhost/refunds${q}`)
+          } catch {
+            ok = false
+          }
+          fc.pre(ok)
+          check(await w.req("GET", `/refunds${q}`), `GET /refunds${q.slice(0, 200)}`)
         }
-        fc.pre(ok)
-        check(await w.req("GET", `/refunds${q}`), `GET /refunds${q.slice(0, 200)}`)
-      }),
+      ),
       { numRuns: 1000 }
     )
   })

@@ -60,7 +60,7 @@ describe("D10 reading refunds over HTTP", () => {
     assert.deepStrictEqual(ids(filtered), [r3.id])
     assert.isFalse(filtered.json.has_more)
     const reused = await w.req("GET", `/refunds?status=succeeded&limit=5&cursor=${encodeURIComponent(cursor)}`)
-    if (reused.status === 200) for (const r of reused.json.data) assert.strictEqual(r.status, "succeeded")
+    if (reused.status === 200) { for (const r of reused.json.data) assert.strictEqual(r.status, "succeeded") }
     else assertError(reused, 400, "validation_failed", "cursor")
   })
 

@@ -22,7 +22,9 @@ describe("return_url control characters (D1)", () => {
   it("4.1.4 a return_url with any C0, DEL or C1 control character, anywhere -> 400 validation_failed param return_url", async () => {
     assert.lengthOf(controls, 65)
     for (const c of controls) {
-      for (const returnUrl of [`https://shop.example/do${c}ne`, `https://shop.example/done?order=1${c}`, `${c}https://shop.example/`, `https://shop.exa${c}mple/`]) {
+      for (
+        const returnUrl of [`https://shop.example/do${c}ne`, `https://shop.example/done?order=1${c}`, `${c}https://shop.example/`, `https://shop.exa${c}mple/`]
+      ) {
         const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...hosted, return_url: returnUrl } })
         const error = assertError(res, 400, "validation_failed", "return_url")
         assert.include(error.message, "return_url must be an absolute http or https URL", JSON.stringify(returnUrl))
@@ -31,13 +33,18 @@ describe("return_url control characters (D1)", () => {
     // Nothing was written.
     const list = await call(h, "GET", "/payment_intents", { key: keys.demoTest })
     assert.deepStrictEqual(list.json.data, [])
-   }, 60_000) // 260 requests: seconds on a loaded machine
+  }, 60_000) // 260 requests: seconds on a loaded machine
 
   it("4.1.4 a tab, LF or CR that new URL would strip is refused, not stored as a different URL", async () => {
     for (const c of ["\t", "\n", "\r", "\r\n"]) {
       const returnUrl = `https://shop.example/done${c}?order=1`
       assert.strictEqual(new URL(returnUrl).href, "https://shop.example/done?order=1")
-      assertError(await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...hosted, return_url: returnUrl } }), 400, "validation_failed", "return_url")
+      assertError(
+        await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...hosted, return_url: returnUrl } }),
+        400,
+        "validation_failed",
+        "return_url"
+      )
     }
   })
 

@@ -17,79 +17,88 @@ const runtimes: Array<{ readonly dispose: () => Promise<void> }> = []
 afterAll(() => Promise.all(runtimes.map((r) => r.dispose())))
 
 describe("error codes x routes over HTTP", () => {
-  it("D1 every status and error code of every route, in the D1 body with Request-Id, and each one documented in /openapi.json (and each documented one produced)", async () => {
-    const h = app()
-    const h500 = app(Layer.mergeAll(layer({ storage: brokenStorage }), quiet))
-    const hStoreDown = app(Layer.mergeAll(layer({ storage: unavailableStorage }), quiet))
-    const hDirectoryDown = app(Layer.merge(layer(), brokenDirectory).pipe(Layer.merge(quiet)))
-    const h503 = app(Layer.merge(layer(), unavailableDirectory).pipe(Layer.merge(quiet)))
-    const observed: Array<{ op: Op; status: number; code?: string }> = []
-    const ok = async (op: Op, res: Promise<Reply>, status: number) => {
-      const r = await res
-      assert.strictEqual(r.status, status, `${op}: ${r.text}`)
-      assert.match(r.headers.get("request-id") ?? "", /^req_[0-9A-Za-z]{24}$/, op)
-      assert.strictEqual(r.headers.get("content-type"), "application/json")
-      observed.push({ op, status })
-      return r
-    }
-    const err = async (op: Op, res: Promise<Reply>, status: number, code: string, param?: string) => {
-      const e = assertError(await res, status, code, param)
-      observed.push({ op, status, code })
-      return e
-    }
-    const wrongSecret: Key = { public: keys.demoTest.public, secret: "sk_test_wrongwrongwrong" }
-
-    const matrix = { h, h500, hStoreDown, hDirectoryDown, h503, ok, err, wrongSecret, big: bigBody, runtimes }
-    const { asset } = await paymentRoutes(matrix)
-    await otherRoutes(matrix, asset)
-
-    // /openapi.json and an unknown route
-    const doc = (await ok("openapi", call(h, "GET", "/openapi.json"), 200)).json
-    assertError(await call(h, "POST", "/openapi.json"), 405, "method_not_allowed")
-    assertError(await call(h, "GET", "/payment_intent", { key: keys.demoTest }), 404, "resource_not_found")
-
-    // Every observed status and code is documented for its operation, with the D1 body schema.
-    for (const o of observed) {
-      if (o.op === "openapi") continue
-      const [path, method] = documented[o.op]
-      const response = doc.paths[path][method].responses[String(o.status)]
-      assert.isDefined(response, `${o.op} answered ${o.status}, which /openapi.json does not document`)
-      if (o.status >= 400) {
-        assert.include(documentedCodes(doc, response), o.code, `${o.op} ${o.status}`)
-        assert.include(response.description.replace(/^Error: /, "").split(" or "), o.code, `${o.op} ${o.status}`)
+  it(
+    "D1 every status and error code of every route, in the D1 body with Request-Id, and each one documented in /openapi.json (and each documented one produced)",
+    async () => {
+      const h = app()
+      const h500 = app(Layer.mergeAll(layer({ storage: brokenStorage }), quiet))
+      const hStoreDown = app(Layer.mergeAll(layer({ storage: unavailableStorage }), quiet))
+      const hDirectoryDown = app(Layer.merge(layer(), brokenDirectory).pipe(Layer.merge(quiet)))
+      const h503 = app(Layer.merge(layer(), unavailableDirectory).pipe(Layer.merge(quiet)))
+      const observed: Array<{ op: Op; status: number; code?: string }> = []
+      const ok = async (op: Op, res: Promise<Reply>, status: number) => {
+        const r = await res
+        assert.strictEqual(r.status, status, `${op}: ${r.text}`)
+        assert.match(r.headers.get("request-id") ?? "", /^req_[0-9A-Za-z]{24}$/, op)
+        assert.strictEqual(r.headers.get("content-type"), "application/json")
+        observed.push({ op, status })
+        return r
       }
-    }
-    // And every documented status and code was produced above.
-    for (const [op, [path, method]] of Object.entries(documented)) {
-      for (const [status, response] of Object.entries(doc.paths[path][method].responses as Record<string, { description: string }>)) {
-        // The catalogue is a static body: nothing in it can fail, its 500 is only the generic fault.
-        if (op === "webhookEventTypes.catalogue" && status === "500") continue
-        const codes = Number(status) >= 400 ? documentedCodes(doc, response) : [undefined]
-        for (const code of codes) {
-          assert.isTrue(
-            observed.some((o) => o.op === op && String(o.status) === status && (code === undefined || o.code === code)),
-            `${op} documents ${status} ${code ?? ""} but no test produced it`
-          )
+      const err = async (op: Op, res: Promise<Reply>, status: number, code: string, param?: string) => {
+        const e = assertError(await res, status, code, param)
+        observed.push({ op, status, code })
+        return e
+      }
+      const wrongSecret: Key = { public: keys.demoTest.public, secret: "sk_test_wrongwrongwrong" }
+
+      const matrix = { h, h500, hStoreDown, hDirectoryDown, h503, ok, err, wrongSecret, big: bigBody, runtimes }
+      const { asset } = await paymentRoutes(matrix)
+      await otherRoutes(matrix, asset)
+
+      // /openapi.json and an unknown route
+      const doc = (await ok("openapi", call(h, "GET", "/openapi.json"), 200)).json
+      assertError(await call(h, "POST", "/openapi.json"), 405, "method_not_allowed")
+      assertError(await call(h, "GET", "/payment_intent", { key: keys.demoTest }), 404, "resource_not_found")
+
+      // Every observed status and code is documented for its operation, with the D1 body schema.
+      for (const o of observed) {
+        if (o.op === "openapi") continue
+        const [path, method] = documented[o.op]
+        const response = doc.paths[path][method].responses[String(o.status)]
+        assert.isDefined(response, `${o.op} answered ${o.status}, which /openapi.json does not document`)
+        if (o.status >= 400) {
+          assert.include(documentedCodes(doc, response), o.code, `${o.op} ${o.status}`)
+          assert.include(response.description.replace(/^Error: /, "").split(" or "), o.code, `${o.op} ${o.status}`)
         }
       }
-    }
-  }, 60_000) // a few hundred requests: 3 s alone, far more when the machine is shared
+      // And every documented status and code was produced above.
+      for (const [op, [path, method]] of Object.entries(documented)) {
+        for (const [status, response] of Object.entries(doc.paths[path][method].responses as Record<string, { description: string }>)) {
+          // The catalogue is a static body: nothing in it can fail, its 500 is only the generic fault.
+          if (op === "webhookEventTypes.catalogue" && status === "500") continue
+          const codes = Number(status) >= 400 ? documentedCodes(doc, response) : [undefined]
+          for (const code of codes) {
+            assert.isTrue(
+              observed.some((o) => o.op === op && String(o.status) === status && (code === undefined || o.code === code)),
+              `${op} documents ${status} ${code ?? ""} but no test produced it`
+            )
+          }
+        }
+      }
+    },
+    60_000
+  ) // a few hundred requests: 3 s alone, far more when the machine is shared
 
   it("D1 bad input of every kind gets a 4xx in the D1 body, never a 500", async () => {
     const h = app()
     const cases: Array<[string, string, { raw?: string; headers?: Record<string, string>; auth?: string | null }]> = [
       ["POST", "/payment_intents", { raw: "null" }],
-      ["POST", "/payment_intents", { raw: '"text"' }],
+      ["POST", "/payment_intents", { raw: "\"text\"" }],
       ["POST", "/payment_intents", { raw: "[]" }],
       ["POST", "/payment_intents", { raw: "1e999" }],
-      ["POST", "/payment_intents", { raw: '{"amount":1e999,"currency":"THB","country":"TH","customer":{}}' }],
-      ["POST", "/payment_intents", { raw: '{"__proto__":{"amount":"1"},"currency":"THB","country":"TH","customer":{}}' }],
-      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":{"constructor":{}}}' }],
-      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":[]}' }],
-      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":{},"metadata":[]}' }],
-      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":{},"metadata":{"a":{"b":1}}}' }],
-      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":{},"payment_method":"th_promptpay","payment_method_options":"KBANK"}' }],
-      ["POST", "/payment_intents", { raw: '{"amount":"1","currency":"THB","country":"TH","customer":{},"return_url":"javascript:alert(1)"}' }],
+      ["POST", "/payment_intents", { raw: "{\"amount\":1e999,\"currency\":\"THB\",\"country\":\"TH\",\"customer\":{}}" }],
+      ["POST", "/payment_intents", { raw: "{\"__proto__\":{\"amount\":\"1\"},\"currency\":\"THB\",\"country\":\"TH\",\"customer\":{}}" }],
+      ["POST", "/payment_intents", { raw: "{\"amount\":\"1\",\"currency\":\"THB\",\"country\":\"TH\",\"customer\":{\"constructor\":{}}}" }],
+      ["POST", "/payment_intents", { raw: "{\"amount\":\"1\",\"currency\":\"THB\",\"country\":\"TH\",\"customer\":[]}" }],
+      ["POST", "/payment_intents", { raw: "{\"amount\":\"1\",\"currency\":\"THB\",\"country\":\"TH\",\"customer\":{},\"metadata\":[]}" }],
+      ["POST", "/payment_intents", { raw: "{\"amount\":\"1\",\"currency\":\"THB\",\"country\":\"TH\",\"customer\":{},\"metadata\":{\"a\":{\"b\":1}}}" }],
+      ["POST", "/payment_intents", {
+        raw:
+          "{\"amount\":\"1\",\"currency\":\"THB\",\"country\":\"TH\",\"customer\":{},\"payment_method\":\"th_promptpay\",\"payment_method_options\":\"KBANK\"}"
+      }],
+      ["POST", "/payment_intents", {
+        raw: "{\"amount\":\"1\",\"currency\":\"THB\",\"country\":\"TH\",\"customer\":{},\"return_url\":\"javascript:alert(1)\"}"
+      }],
       ["POST", "/payment_intents", { raw: "[".repeat(100_000) + "]".repeat(100_000) }],
       ["POST", "/payment_intents", { raw: "\u0000" }],
       ["POST", "/payment_intents", { raw: "{}", headers: { "content-type": "application/json; charset=latin1; x" } }],

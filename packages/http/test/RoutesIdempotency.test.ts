@@ -50,8 +50,9 @@ describe("idempotency and merchant_reference over HTTP (4.9, D5)", () => {
   it("4.9 N concurrent creates with one merchant_reference, each under its own Idempotency-Key, create exactly one intent", async () => {
     const h = app()
     const body = { ...promptpay, merchant_reference: "http-ref-race" }
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      call(h, "POST", "/payment_intents", { key: keys.demoTest, body, headers: { "idempotency-key": `race-${i}` } })))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(h, "POST", "/payment_intents", { key: keys.demoTest, body, headers: { "idempotency-key": `race-${i}` } }))
+    )
     assert.lengthOf(results.filter((r) => r.status === 201), 1)
     const id = results.find((r) => r.status === 201)!.json.id
     for (const r of results) {
@@ -84,7 +85,11 @@ describe("idempotency and merchant_reference over HTTP (4.9, D5)", () => {
     const h = app()
     const headers = { "idempotency-key": "shared-http-key" }
     const test = await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: promptpay, headers })
-    const live = await call(h, "POST", "/payment_intents", { key: keys.demoLive, body: { ...promptpay, checkout_mode: "hosted", payment_method: undefined }, headers })
+    const live = await call(h, "POST", "/payment_intents", {
+      key: keys.demoLive,
+      body: { ...promptpay, checkout_mode: "hosted", payment_method: undefined },
+      headers
+    })
     assert.strictEqual(test.status, 201)
     assert.strictEqual(live.status, 201)
     assert.isNull(live.headers.get("idempotent-replayed"))

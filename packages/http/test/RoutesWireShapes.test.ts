@@ -10,8 +10,25 @@ import { app, assertError, call } from "./harness.js"
 describe("wire shapes over HTTP (2.1, 2.4, 2.6, 4.3, 5.3)", () => {
   // 2.1's fields, and D10's cancellation_reason and amount_refunded.
   const readFields = [
-    "amount", "amount_refunded", "cancellation_reason", "checkout_mode", "country", "created_at", "currency", "environment",
-    "failure_code", "failure_message", "id", "merchant_reference", "next_action", "object", "payment_method", "processing_reason", "receipt", "status", "updated_at"
+    "amount",
+    "amount_refunded",
+    "cancellation_reason",
+    "checkout_mode",
+    "country",
+    "created_at",
+    "currency",
+    "environment",
+    "failure_code",
+    "failure_message",
+    "id",
+    "merchant_reference",
+    "next_action",
+    "object",
+    "payment_method",
+    "processing_reason",
+    "receipt",
+    "status",
+    "updated_at"
   ]
 
   it("2.1 create answers 2.1's fields less processing_reason and receipt; get and list answer all of them, identically", async () => {
@@ -21,7 +38,16 @@ describe("wire shapes over HTTP (2.1, 2.4, 2.6, 4.3, 5.3)", () => {
     assert.deepStrictEqual(Object.keys(created.json).sort(), readFields.filter((f) => f !== "processing_reason" && f !== "receipt"))
     assert.match(created.json.id, /^dord_[0-9A-Za-z]{24}$/)
     for (const t of ["created_at", "updated_at"]) assert.match(created.json[t], /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
-    assert.deepInclude(created.json, { object: "payment_intent", amount: "150000", currency: "THB", country: "TH", environment: "test", checkout_mode: "merchant", merchant_reference: "shape-1", payment_method: "th_promptpay" })
+    assert.deepInclude(created.json, {
+      object: "payment_intent",
+      amount: "150000",
+      currency: "THB",
+      country: "TH",
+      environment: "test",
+      checkout_mode: "merchant",
+      merchant_reference: "shape-1",
+      payment_method: "th_promptpay"
+    })
     const got = await call(h, "GET", `/payment_intents/${created.json.id}`, { key: keys.demoTest })
     assert.deepStrictEqual(Object.keys(got.json).sort(), readFields)
     const listed = await call(h, "GET", "/payment_intents", { key: keys.demoTest })
@@ -63,8 +89,7 @@ describe("wire shapes over HTTP (2.1, 2.4, 2.6, 4.3, 5.3)", () => {
   it("4.3 each filter applies over HTTP: country, currency, status, merchant_reference, created_after, created_before", async () => {
     const h = app()
     const a = (await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, merchant_reference: "f-a" } })).json
-    const ids = async (query: string) =>
-      (await call(h, "GET", `/payment_intents?${query}`, { key: keys.demoTest })).json.data.map((d: { id: string }) => d.id)
+    const ids = async (query: string) => (await call(h, "GET", `/payment_intents?${query}`, { key: keys.demoTest })).json.data.map((d: { id: string }) => d.id)
     assert.deepStrictEqual(await ids("country=TH"), [a.id])
     assert.deepStrictEqual(await ids("country=VN"), [])
     assert.deepStrictEqual(await ids("currency=USD"), [])
@@ -91,7 +116,12 @@ describe("wire shapes over HTTP (2.1, 2.4, 2.6, 4.3, 5.3)", () => {
   it("5.3 no query parameter or header overrides the environment the key stamps", async () => {
     const h = app()
     assertError(await call(h, "GET", "/payment_intents?environment=live", { key: keys.demoTest }), 400, "validation_failed", "environment")
-    assertError(await call(h, "GET", "/payment_methods/options?amount=150000&country=TH&currency=THB&environment=live", { key: keys.demoTest }), 400, "validation_failed", "environment")
+    assertError(
+      await call(h, "GET", "/payment_methods/options?amount=150000&country=TH&currency=THB&environment=live", { key: keys.demoTest }),
+      400,
+      "validation_failed",
+      "environment"
+    )
     const res = await call(h, "POST", "/payment_intents", {
       key: keys.demoTest,
       body: promptpay,

@@ -7,7 +7,7 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { createServer, type Server } from "node:http"
-import { connect, type AddressInfo } from "node:net"
+import { type AddressInfo, connect } from "node:net"
 import { ClientErrors } from "../src/index.js"
 
 const servers: Array<Server> = []

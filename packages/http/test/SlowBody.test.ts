@@ -53,12 +53,14 @@ const deliver = async (transport: Layer.Layer<WebhookTransport.WebhookTransport>
     return await runtime.runPromise(Effect.gen(function*() {
       const storage = yield* Storage.Storage
       const now = Date.now()
-      yield* storage.commit(yield* Event.writes(
-        { ...scope, id: "dord_slow", version: 1, updatedAt: now },
-        "payment_intent",
-        { object: "payment_intent", id: "dord_slow" },
-        ["payment_intent.created"]
-      ))
+      yield* storage.commit(
+        yield* Event.writes(
+          { ...scope, id: "dord_slow", version: 1, updatedAt: now },
+          "payment_intent",
+          { object: "payment_intent", id: "dord_slow" },
+          ["payment_intent.created"]
+        )
+      )
       yield* Workers.drain({ owner: "test" })
       // Had the attempt counted as failed, its retry (5 s on) would be pending still.
       const nextDue = yield* (yield* Task.Tasks).nextDue

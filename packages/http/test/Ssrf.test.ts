@@ -7,10 +7,10 @@
  * certificate for evil.example, in `tls/`) counts every connection made to it. No traffic
  * leaves 127.0.0.0/8.
  */
-import { closeServers } from "@tender/test-support"
 import { FetchHttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { DeliveryClient, Event, PublicAddress, Storage, WebhookDelivery, Workers } from "@tender/core"
+import { closeServers } from "@tender/test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:https"

@@ -5,16 +5,16 @@
  * holds a key, a secret or the payer's data.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { customer, promptpay } from "@tender/test-support"
-import { Simulator, Telemetry, Tender, Workers } from "@tender/core"
 import { MetricReader } from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { Simulator, Telemetry, Tender, Workers } from "@tender/core"
+import { customer, promptpay } from "@tender/test-support"
 import { Layer, Logger } from "effect"
 import { createServer, type Server } from "node:http"
 import { afterAll } from "vitest"
 import { checkoutOptions, keys, seed } from "../../core/test/fixtures.js"
-import * as OpenTelemetry from "../src/OpenTelemetry.js"
 import { TenderHttp, WebhookClient } from "../src/index.js"
+import * as OpenTelemetry from "../src/OpenTelemetry.js"
 import { basic, call } from "./harness.js"
 
 /** A reader the test collects from on demand. */
@@ -106,15 +106,28 @@ describe("telemetry: OpenTelemetry traces and metrics", () => {
 
       const spans = () => exporter.getFinishedSpans()
       const attempt = () =>
-        spans().find((s) => s.name === Telemetry.names.webhookAttempt && s.attributes["tender.outcome"] === "delivered" &&
-          ancestors(s, spans()).some((a) => a.attributes["http.route"] === "/payment_intents/{id}/confirm"))
-      await until("a delivered webhook attempt in the confirm's trace", () => attempt() !== undefined, () =>
-        spans().map((s) => `${s.name} ${s.spanContext().traceId.slice(0, 6)} ${s.spanContext().spanId.slice(0, 6)}<-${s.parentSpanContext?.spanId.slice(0, 6)} ${JSON.stringify(s.attributes)}`).join("\n"))
+        spans().find((s) =>
+          s.name === Telemetry.names.webhookAttempt && s.attributes["tender.outcome"] === "delivered" &&
+          ancestors(s, spans()).some((a) => a.attributes["http.route"] === "/payment_intents/{id}/confirm")
+        )
+      await until(
+        "a delivered webhook attempt in the confirm's trace",
+        () => attempt() !== undefined,
+        () =>
+          spans().map((s) =>
+            `${s.name} ${s.spanContext().traceId.slice(0, 6)} ${s.spanContext().spanId.slice(0, 6)}<-${s.parentSpanContext?.spanId.slice(0, 6)} ${
+              JSON.stringify(s.attributes)
+            }`
+          ).join("\n")
+      )
 
       const request = spans().find((s) => s.attributes["http.route"] === "/payment_intents/{id}/confirm")!
       // OpenTelemetry's HTTP conventions: a server span is named `{method} {route template}`.
       assert.strictEqual(request.name, "POST /payment_intents/{id}/confirm")
-      assert.strictEqual(spans().find((s) => s.attributes["http.route"] === "/payment_intents" && s.attributes["http.request.method"] === "GET")?.name, "GET /payment_intents")
+      assert.strictEqual(
+        spans().find((s) => s.attributes["http.route"] === "/payment_intents" && s.attributes["http.request.method"] === "GET")?.name,
+        "GET /payment_intents"
+      )
       assert.strictEqual(request.attributes["http.response.status_code"], 200)
       assert.strictEqual(request.attributes["tender.request_id"], confirmed.headers.get("request-id"))
       assert.strictEqual(request.attributes["tender.merchant_id"], seed.merchants[0]!.id)
@@ -172,12 +185,16 @@ describe("telemetry: OpenTelemetry traces and metrics", () => {
       }
       for (const name of metricNames) assert.isTrue(collected.has(name), `metric ${name} collected`)
       const points = (name: string) => collected.get(name)!.dataPoints as ReadonlyArray<{ attributes: Record<string, unknown>; value: unknown }>
-      assert.isTrue(points(Telemetry.names.paymentsFinished).some((p) => p.attributes["status"] === "succeeded" && p.attributes["payment_method"] === "th_promptpay"))
+      assert.isTrue(
+        points(Telemetry.names.paymentsFinished).some((p) => p.attributes["status"] === "succeeded" && p.attributes["payment_method"] === "th_promptpay")
+      )
       assert.isTrue(points(Telemetry.names.paymentsCreated).some((p) => p.attributes["provider"] === "simulator"))
       assert.isTrue(points(Telemetry.names.webhookAttempts).some((p) => p.attributes["outcome"] === "delivered"))
-      assert.isTrue(points(Telemetry.names.httpRequests).some((p) =>
-        p.attributes["http.route"] === "/payment_intents/{id}/confirm" && p.attributes["http.response.status_code"] === "200"
-      ))
+      assert.isTrue(
+        points(Telemetry.names.httpRequests).some((p) =>
+          p.attributes["http.route"] === "/payment_intents/{id}/confirm" && p.attributes["http.response.status_code"] === "200"
+        )
+      )
       assert.isTrue(points(Telemetry.names.routeState).some((p) => p.attributes["route"] !== undefined && p.value === 0))
       assert.strictEqual(collected.get(Telemetry.names.httpDuration)!.descriptor.unit, "ms")
       assert.isTrue(points(Telemetry.names.providerNotices).some((p) => p.attributes["provider"] === "simulator" && p.attributes["outcome"] === "ignored"))

@@ -7,11 +7,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { png } from "@tender/test-support"
+import { atFileEnd } from "@tender/test-support"
 import { keys } from "../../core/test/fixtures.js"
 import { layer } from "../../core/test/fixtures.js"
 import { Mount, TenderHttp } from "../src/index.js"
 import { assertError, basic, call } from "./harness.js"
-import { atFileEnd } from "@tender/test-support"
 
 const boundary = "bound-test"
 const head = new TextEncoder().encode(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="r.png"\r\nContent-Type: image/png\r\n\r\n`)
@@ -41,22 +41,26 @@ const heldUpload = (handler: (r: Request) => Promise<Response>, key: string) => 
       controller.close()
     }
   }, { highWaterMark: 0 })
-  const response = handler(new Request("http://localhost/assets", {
-    method: "POST",
-    headers: { authorization: basic(keys.demoTest), "idempotency-key": key, "content-type": `multipart/form-data; boundary=${boundary}` },
-    body,
-    duplex: "half"
-  } as RequestInit))
+  const response = handler(
+    new Request("http://localhost/assets", {
+      method: "POST",
+      headers: { authorization: basic(keys.demoTest), "idempotency-key": key, "content-type": `multipart/form-data; boundary=${boundary}` },
+      body,
+      duplex: "half"
+    } as RequestInit)
+  )
   return { reading, finish: () => release(), response }
 }
 
 const whole = (handler: (r: Request) => Promise<Response>, key: string) => {
   const body = new Uint8Array([...head, ...png(256), ...tail])
-  return handler(new Request("http://localhost/assets", {
-    method: "POST",
-    headers: { authorization: basic(keys.demoTest), "idempotency-key": key, "content-type": `multipart/form-data; boundary=${boundary}` },
-    body
-  }))
+  return handler(
+    new Request("http://localhost/assets", {
+      method: "POST",
+      headers: { authorization: basic(keys.demoTest), "idempotency-key": key, "content-type": `multipart/form-data; boundary=${boundary}` },
+      body
+    })
+  )
 }
 
 describe("uploads worked on at once are bounded (docs/reliability.md, Uploads)", () => {
@@ -74,7 +78,13 @@ describe("uploads worked on at once are bounded (docs/reliability.md, Uploads)",
     assert.strictEqual(refused.headers.get("retry-after"), "1")
     // Other requests are served while the uploads hold every place.
     assert.strictEqual((await call(h, "GET", "/payment_intents?limit=1", { key: keys.demoTest })).status, 200)
-    assert.strictEqual((await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { amount: "1000", currency: "THB", country: "TH", payment_method: "th_promptpay", checkout_mode: "merchant", customer: { name: "A" } } })).status, 201)
+    assert.strictEqual(
+      (await call(h, "POST", "/payment_intents", {
+        key: keys.demoTest,
+        body: { amount: "1000", currency: "THB", country: "TH", payment_method: "th_promptpay", checkout_mode: "merchant", customer: { name: "A" } }
+      })).status,
+      201
+    )
 
     first.finish()
     assert.strictEqual((await first.response).status, 201)

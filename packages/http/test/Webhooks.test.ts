@@ -4,9 +4,9 @@
  * package, retries after a failure, the timeout of a receiver that hangs, filters, deletion
  * and secret rotation. Deliveries go through `WebhookClient` (`@effect/platform`'s HttpClient).
  */
-import { closeReceivers, formWith, png, promptpayFor, type Received, receiver } from "@tender/test-support"
 import { assert, describe, it } from "@effect/vitest"
 import { Event, PaymentIntents, Simulator, Storage, WebhookDelivery, WebhookEndpoint, WebhookSignature, Workers } from "@tender/core"
+import { closeReceivers, formWith, png, promptpayFor, type Received, receiver } from "@tender/test-support"
 import { Duration, Effect, Either, Layer, ManagedRuntime, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll } from "vitest"
@@ -16,8 +16,7 @@ import { basic, call } from "./harness.js"
 
 afterAll(closeReceivers)
 
-const services = (timeoutMillis = 5_000) =>
-  layer({ transport: WebhookClient.layerFetch, webhooks: { timeoutMillis } })
+const services = (timeoutMillis = 5_000) => layer({ transport: WebhookClient.layerFetch, webhooks: { timeoutMillis } })
 
 const promptpay = promptpayFor
 
@@ -39,8 +38,7 @@ const createIntent = (amount: string) =>
     return JSON.parse(r.body).id as string
   })
 
-const confirm = (id: string) =>
-  Effect.flatMap(login(keys.demoTest), (principal) => PaymentIntents.confirm({ principal, requestId: "req_f" }, id))
+const confirm = (id: string) => Effect.flatMap(login(keys.demoTest), (principal) => PaymentIntents.confirm({ principal, requestId: "req_f" }, id))
 
 const work = Workers.drain({ owner: "test" })
 
@@ -54,68 +52,74 @@ const verified = (received: ReadonlyArray<Received>, path: string, secret: strin
   })
 
 describe("webhook delivery to a real receiver (6, D7)", () => {
-  it("D7 D10 a merchant registers over HTTP, drives payments to every outcome, cancels and refunds, and its receiver verifies every event type emitted with standardwebhooks", async () => {
-    const r = await receiver()
-    const runtime = ManagedRuntime.make(services())
-    const context = await runtime.runPromise(Effect.context<TenderHttp.Services>())
-    const { dispose, handler } = TenderHttp.toWebHandler(Layer.succeedContext(context))
-    try {
-      const registered = await call(handler, "POST", "/webhook_endpoints", { key: keys.demoTest, body: { url: r.url("/ok") } })
-      assert.strictEqual(registered.status, 201, registered.text)
-      const secret = registered.json.secret as string
-      const post = (path: string, body?: unknown) =>
-        call(handler, "POST", path, { key: keys.demoTest, ...(body === undefined ? {} : { body }) }).then((x) => x.json)
-      const paid = (await post("/payment_intents", promptpay("150000"))).id
-      const declined = (await post("/payment_intents", promptpay(Simulator.magicAmounts.declineOnConfirm))).id
-      const slow = (await post("/payment_intents", promptpay(Simulator.magicAmounts.slowConfirmation))).id
-      const transfer = (await post("/payment_intents", {
-        ...promptpay("150000"),
-        payment_method: "th_bank_transfer",
-        payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
-      })).id
-      for (const id of [paid, declined, slow]) await post(`/payment_intents/${id}/confirm`)
-      const submitted = await handler(new Request(`http://localhost/payment_intents/${transfer}/receipt`, {
-        method: "POST",
-        headers: { authorization: basic(keys.demoTest), "idempotency-key": crypto.randomUUID() },
-        body: formWith(png())
-      }))
-      assert.strictEqual(submitted.status, 200)
-      for (let i = 0; i < 5; i++) await runtime.runPromise(work)
-      // D10: a cancel, a refund that succeeds and one that fails, delivered like any other event.
-      const canceled = (await post("/payment_intents", promptpay("150000"))).id
-      assert.strictEqual((await post(`/payment_intents/${canceled}/cancel`, {})).status, "canceled")
-      assert.strictEqual((await post("/refunds", { payment_intent: paid, amount: "1000" })).status, "pending")
-      assert.strictEqual((await post("/refunds", { payment_intent: paid, amount: Simulator.magicAmounts.refundFails })).status, "pending")
-      for (let i = 0; i < 5; i++) await runtime.runPromise(work)
-      const events = verified(r.received, "/ok", secret)
-      const types = new Set(events.map((e) => e.type))
-      for (
-        const type of [
-          "payment_intent.created",
-          "payment_intent.requires_action",
-          "payment_intent.processing",
-          "payment_intent.succeeded",
-          "payment_intent.failed",
-          "payment_intent.receipt_submitted",
-          "payment_intent.canceled",
-          "refund.created",
-          "refund.succeeded",
-          "refund.failed"
-        ]
-      ) assert.isTrue(types.has(type as Event.Envelope["type"]), `${type} was not delivered`)
-      // Each event once, with the resource as it was after its change.
-      assert.strictEqual(new Set(events.map((e) => e.id)).size, events.length)
-      const succeeded = events.find((e) => e.type === "payment_intent.succeeded" && e.data.object["id"] === paid)
-      assert.strictEqual(succeeded?.data.object["status"], "succeeded")
-      // Every attempt is readable from core, for a delivery log.
-      const log = await runtime.runPromise(WebhookDelivery.attempts({ merchantId: "mch_demo", environment: "test" }, { endpointId: registered.json.id }))
-      assert.strictEqual(log.length, events.length)
-      assert.isTrue(log.every((a) => a.statusCode === 200 && a.error === null && a.attempt === 1))
-    } finally {
-      await dispose()
-      await runtime.dispose()
-    }
-  }, 30_000)
+  it(
+    "D7 D10 a merchant registers over HTTP, drives payments to every outcome, cancels and refunds, and its receiver verifies every event type emitted with standardwebhooks",
+    async () => {
+      const r = await receiver()
+      const runtime = ManagedRuntime.make(services())
+      const context = await runtime.runPromise(Effect.context<TenderHttp.Services>())
+      const { dispose, handler } = TenderHttp.toWebHandler(Layer.succeedContext(context))
+      try {
+        const registered = await call(handler, "POST", "/webhook_endpoints", { key: keys.demoTest, body: { url: r.url("/ok") } })
+        assert.strictEqual(registered.status, 201, registered.text)
+        const secret = registered.json.secret as string
+        const post = (path: string, body?: unknown) =>
+          call(handler, "POST", path, { key: keys.demoTest, ...(body === undefined ? {} : { body }) }).then((x) => x.json)
+        const paid = (await post("/payment_intents", promptpay("150000"))).id
+        const declined = (await post("/payment_intents", promptpay(Simulator.magicAmounts.declineOnConfirm))).id
+        const slow = (await post("/payment_intents", promptpay(Simulator.magicAmounts.slowConfirmation))).id
+        const transfer = (await post("/payment_intents", {
+          ...promptpay("150000"),
+          payment_method: "th_bank_transfer",
+          payment_method_options: { bank: "KBANK", account_name: "Somchai Jaidee", name_th: "สมชาย ใจดี" }
+        })).id
+        for (const id of [paid, declined, slow]) await post(`/payment_intents/${id}/confirm`)
+        const submitted = await handler(
+          new Request(`http://localhost/payment_intents/${transfer}/receipt`, {
+            method: "POST",
+            headers: { authorization: basic(keys.demoTest), "idempotency-key": crypto.randomUUID() },
+            body: formWith(png())
+          })
+        )
+        assert.strictEqual(submitted.status, 200)
+        for (let i = 0; i < 5; i++) await runtime.runPromise(work)
+        // D10: a cancel, a refund that succeeds and one that fails, delivered like any other event.
+        const canceled = (await post("/payment_intents", promptpay("150000"))).id
+        assert.strictEqual((await post(`/payment_intents/${canceled}/cancel`, {})).status, "canceled")
+        assert.strictEqual((await post("/refunds", { payment_intent: paid, amount: "1000" })).status, "pending")
+        assert.strictEqual((await post("/refunds", { payment_intent: paid, amount: Simulator.magicAmounts.refundFails })).status, "pending")
+        for (let i = 0; i < 5; i++) await runtime.runPromise(work)
+        const events = verified(r.received, "/ok", secret)
+        const types = new Set(events.map((e) => e.type))
+        for (
+          const type of [
+            "payment_intent.created",
+            "payment_intent.requires_action",
+            "payment_intent.processing",
+            "payment_intent.succeeded",
+            "payment_intent.failed",
+            "payment_intent.receipt_submitted",
+            "payment_intent.canceled",
+            "refund.created",
+            "refund.succeeded",
+            "refund.failed"
+          ]
+        ) assert.isTrue(types.has(type as Event.Envelope["type"]), `${type} was not delivered`)
+        // Each event once, with the resource as it was after its change.
+        assert.strictEqual(new Set(events.map((e) => e.id)).size, events.length)
+        const succeeded = events.find((e) => e.type === "payment_intent.succeeded" && e.data.object["id"] === paid)
+        assert.strictEqual(succeeded?.data.object["status"], "succeeded")
+        // Every attempt is readable from core, for a delivery log.
+        const log = await runtime.runPromise(WebhookDelivery.attempts({ merchantId: "mch_demo", environment: "test" }, { endpointId: registered.json.id }))
+        assert.strictEqual(log.length, events.length)
+        assert.isTrue(log.every((a) => a.statusCode === 200 && a.error === null && a.attempt === 1))
+      } finally {
+        await dispose()
+        await runtime.dispose()
+      }
+    },
+    30_000
+  )
 
   it.effect("D7 a receiver answering 500 gets the event again after the back-off, and the log shows both attempts", () =>
     Effect.gen(function*() {
@@ -152,7 +156,9 @@ describe("webhook delivery to a real receiver (6, D7)", () => {
       const at = yield* TestClock.currentTimeMillis
       const delivered = r.received.filter((x) => x.path === "/expired")
       assert.lengthOf(delivered, 1)
-      const event = Either.getOrThrow(WebhookSignature.verify(delivered[0]!.body, delivered[0]!.headers as Record<string, string>, endpoint.secret, { now: at })) as Event.Envelope
+      const event = Either.getOrThrow(
+        WebhookSignature.verify(delivered[0]!.body, delivered[0]!.headers as Record<string, string>, endpoint.secret, { now: at })
+      ) as Event.Envelope
       assert.strictEqual(event.type, "payment_intent.expired")
       assert.strictEqual(event.data.object["id"], id)
       assert.strictEqual(event.data.object["status"], "expired")
@@ -206,28 +212,30 @@ describe("webhook delivery to a real receiver (6, D7)", () => {
       assert.lengthOf(after, 1)
       assert.lengthOf(String(after[0]!.headers["webhook-signature"]).split(" "), 1)
       // Checked at the clock the signature was made at: two minutes after the real now.
-      const at = (yield* TestClock.currentTimeMillis)
+      const at = yield* TestClock.currentTimeMillis
       assert.isTrue(Either.isRight(WebhookSignature.verify(after[0]!.body, after[0]!.headers as Record<string, string>, fresh, { now: at })))
       assert.isTrue(Either.isLeft(WebhookSignature.verify(after[0]!.body, after[0]!.headers as Record<string, string>, endpoint.secret, { now: at })))
     }).pipe(Effect.provide(services())))
 
   it.effect("6 an endpoint URL must be https in live and may not point at a private address there; http and loopback are fine in test", () =>
     Effect.gen(function*() {
-      for (const [env, url, ok] of [
-        ["test", "http://127.0.0.1:8080/hook", true],
-        ["test", "https://hooks.example.com/x", true],
-        ["live", "https://hooks.example.com/x", true],
-        ["live", "http://hooks.example.com/x", false],
-        ["live", "https://127.0.0.1/x", false],
-        ["live", "https://10.1.2.3/x", false],
-        ["live", "https://169.254.169.254/latest/meta-data", false],
-        ["live", "https://[::1]/x", false],
-        ["live", "https://[fd00::1]/x", false],
-        ["live", "https://localhost/x", false],
-        ["live", "https://user:pass@hooks.example.com/x", false],
-        ["test", "ftp://hooks.example.com/x", false],
-        ["test", "not a url", false]
-      ] as const) {
+      for (
+        const [env, url, ok] of [
+          ["test", "http://127.0.0.1:8080/hook", true],
+          ["test", "https://hooks.example.com/x", true],
+          ["live", "https://hooks.example.com/x", true],
+          ["live", "http://hooks.example.com/x", false],
+          ["live", "https://127.0.0.1/x", false],
+          ["live", "https://10.1.2.3/x", false],
+          ["live", "https://169.254.169.254/latest/meta-data", false],
+          ["live", "https://[::1]/x", false],
+          ["live", "https://[fd00::1]/x", false],
+          ["live", "https://localhost/x", false],
+          ["live", "https://user:pass@hooks.example.com/x", false],
+          ["test", "ftp://hooks.example.com/x", false],
+          ["test", "not a url", false]
+        ] as const
+      ) {
         const result = yield* Effect.either(WebhookEndpoint.checkUrl(url, env))
         assert.strictEqual(result._tag === "Right", ok, `${env} ${url}`)
       }

@@ -96,68 +96,75 @@ export const backlogIsolationSuite = (name: string, storage: () => StoreLayer) =
   }
 
   describe(`one merchant's webhook backlog: ${name}`, () => {
-    it("4.5 D7 D11 with another merchant's backlog standing (hanging receivers, 300 intents, 40 resends), a merchant's events are each delivered within 2 s of their commit, its confirm succeeds within 1 s and a provider notification is applied within 1 s", async () => {
-      const r = await receivers()
-      stops.push(r.close)
-      const t = await start()
-      const a = keys.demoTest
-      const b = keys.otherTest
-      const paths = ["/hang/1", "/hang/2", "/hang/3", "/hang/4", "/slow/1", "/fast/1", "/fast/2", "/fast/3", "/fast/4"]
-      const endpointsOfA = []
-      for (const path of paths) endpointsOfA.push(await t.ok("POST", "/webhook_endpoints", { url: r.url(path) }, a))
-      const since = new Date(Date.now() - 60_000).toISOString()
-      for (let i = 0; i < 300; i += 20) {
-        await Promise.all(Array.from({ length: 20 }, () => t.ok("POST", "/payment_intents", promptpayFor("150000"), a)))
-      }
-      for (let i = 0; i < 40; i++) await t.ok("POST", `/webhook_endpoints/${endpointsOfA[i % paths.length].id}/resend`, { since }, a)
-      await t.ok("POST", "/webhook_endpoints", { url: r.url("/b") }, b)
+    it(
+      "4.5 D7 D11 with another merchant's backlog standing (hanging receivers, 300 intents, 40 resends), a merchant's events are each delivered within 2 s of their commit, its confirm succeeds within 1 s and a provider notification is applied within 1 s",
+      async () => {
+        const r = await receivers()
+        stops.push(r.close)
+        const t = await start()
+        const a = keys.demoTest
+        const b = keys.otherTest
+        const paths = ["/hang/1", "/hang/2", "/hang/3", "/hang/4", "/slow/1", "/fast/1", "/fast/2", "/fast/3", "/fast/4"]
+        const endpointsOfA = []
+        for (const path of paths) endpointsOfA.push(await t.ok("POST", "/webhook_endpoints", { url: r.url(path) }, a))
+        const since = new Date(Date.now() - 60_000).toISOString()
+        for (let i = 0; i < 300; i += 20) {
+          await Promise.all(Array.from({ length: 20 }, () => t.ok("POST", "/payment_intents", promptpayFor("150000"), a)))
+        }
+        for (let i = 0; i < 40; i++) await t.ok("POST", `/webhook_endpoints/${endpointsOfA[i % paths.length].id}/resend`, { since }, a)
+        await t.ok("POST", "/webhook_endpoints", { url: r.url("/b") }, b)
 
-      const intentsOfB: Array<{ id: string }> = []
-      for (let i = 0; i < 5; i++) intentsOfB.push(await t.ok("POST", "/payment_intents", promptpayFor("150000"), b))
-      const confirmedAt = Date.now()
-      await t.ok("POST", `/payment_intents/${intentsOfB[0]!.id}/confirm`, undefined, b)
-      const confirmTook = await timeUntil(
-        () => t.ok("GET", `/payment_intents/${intentsOfB[0]!.id}`, undefined, b),
-        (pi) => pi.status === "succeeded",
-        confirmedAt,
-        1_000
-      )
+        const intentsOfB: Array<{ id: string }> = []
+        for (let i = 0; i < 5; i++) intentsOfB.push(await t.ok("POST", "/payment_intents", promptpayFor("150000"), b))
+        const confirmedAt = Date.now()
+        await t.ok("POST", `/payment_intents/${intentsOfB[0]!.id}/confirm`, undefined, b)
+        const confirmTook = await timeUntil(
+          () => t.ok("GET", `/payment_intents/${intentsOfB[0]!.id}`, undefined, b),
+          (pi) => pi.status === "succeeded",
+          confirmedAt,
+          1_000
+        )
 
-      // The simulator notifies that B's second intent was paid: it is applied by a money worker.
-      const paid = intentsOfB[1]!
-      const notifiedAt = Date.now()
-      await t.runtime.runPromise(Effect.gen(function*() {
-        const body = JSON.stringify({
-          id: `evt_sim_backlog_${notifiedAt}`,
-          type: "payment.succeeded",
-          data: { payment_intent: paid.id, provider_payment_id: yield* providerPaymentId(paid.id), amount: "150000", currency: "THB" }
+        // The simulator notifies that B's second intent was paid: it is applied by a money worker.
+        const paid = intentsOfB[1]!
+        const notifiedAt = Date.now()
+        await t.runtime.runPromise(Effect.gen(function*() {
+          const body = JSON.stringify({
+            id: `evt_sim_backlog_${notifiedAt}`,
+            type: "payment.succeeded",
+            data: { payment_intent: paid.id, provider_payment_id: yield* providerPaymentId(paid.id), amount: "150000", currency: "THB" }
+          })
+          const signature = Simulator.signNotification({ body, timestamp: Math.floor(notifiedAt / 1000) })
+          return yield* ProviderNotifications.receive(Simulator.code, {
+            headers: { [Simulator.signatureHeader]: signature },
+            body: new TextEncoder().encode(body)
+          })
+        }))
+        const noticeTook = await timeUntil(() => t.ok("GET", `/payment_intents/${paid.id}`, undefined, b), (pi) => pi.status === "succeeded", notifiedAt, 1_000)
+
+        // Every event of B reaches its receiver: created (5), the two payments' later events.
+        const eventsOfB = (await t.ok("GET", "/events?limit=100", undefined, b)).data as Array<{ id: string; created_at: string; type: string }>
+        const delivered = await timeUntil(
+          async () => new Set(r.arrivals.filter((x) => x.path === "/b").map((x) => JSON.parse(x.body).id as string)),
+          (ids) => eventsOfB.every((e) => ids.has(e.id)),
+          Date.now(),
+          2_000
+        )
+        assert.isFinite(delivered, "some of B's events were never delivered")
+        // An event's created_at is taken before its commit: the delay measured is never shorter than the real one.
+        const delays = eventsOfB.map((e) => {
+          const arrival = r.arrivals.find((x) => x.path === "/b" && JSON.parse(x.body).id === e.id)!
+          return { type: e.type, delay: arrival.at - Date.parse(e.created_at) }
         })
-        const signature = Simulator.signNotification({ body, timestamp: Math.floor(notifiedAt / 1000) })
-        return yield* ProviderNotifications.receive(Simulator.code, { headers: { [Simulator.signatureHeader]: signature }, body: new TextEncoder().encode(body) })
-      }))
-      const noticeTook = await timeUntil(() => t.ok("GET", `/payment_intents/${paid.id}`, undefined, b), (pi) => pi.status === "succeeded", notifiedAt, 1_000)
-
-      // Every event of B reaches its receiver: created (5), the two payments' later events.
-      const eventsOfB = (await t.ok("GET", "/events?limit=100", undefined, b)).data as Array<{ id: string; created_at: string; type: string }>
-      const delivered = await timeUntil(
-        async () => new Set(r.arrivals.filter((x) => x.path === "/b").map((x) => JSON.parse(x.body).id as string)),
-        (ids) => eventsOfB.every((e) => ids.has(e.id)),
-        Date.now(),
-        2_000
-      )
-      assert.isFinite(delivered, "some of B's events were never delivered")
-      // An event's created_at is taken before its commit: the delay measured is never shorter than the real one.
-      const delays = eventsOfB.map((e) => {
-        const arrival = r.arrivals.find((x) => x.path === "/b" && JSON.parse(x.body).id === e.id)!
-        return { type: e.type, delay: arrival.at - Date.parse(e.created_at) }
-      })
-      // A's backlog still stands: its receivers that hang hold deliveries, most of them still pending.
-      const backlog = await t.runtime.runPromise(Effect.flatMap(Task.Tasks, (q) => Effect.flatMap(Clock.currentTimeMillis, q.backlog)))
-      assert.isAbove(backlog.undeliveredWebhooks, 1_000, "A's backlog had drained: the case proves nothing")
-      for (const d of delays) assert.isAtMost(d.delay, 2_000, `B's ${d.type} was delivered ${d.delay} ms after its commit`)
-      assert.isAtMost(confirmTook, 1_000, `B's confirm took ${confirmTook} ms to succeed`)
-      assert.isAtMost(noticeTook, 1_000, `the provider notification took ${noticeTook} ms to apply`)
-    }, 120_000)
+        // A's backlog still stands: its receivers that hang hold deliveries, most of them still pending.
+        const backlog = await t.runtime.runPromise(Effect.flatMap(Task.Tasks, (q) => Effect.flatMap(Clock.currentTimeMillis, q.backlog)))
+        assert.isAbove(backlog.undeliveredWebhooks, 1_000, "A's backlog had drained: the case proves nothing")
+        for (const d of delays) assert.isAtMost(d.delay, 2_000, `B's ${d.type} was delivered ${d.delay} ms after its commit`)
+        assert.isAtMost(confirmTook, 1_000, `B's confirm took ${confirmTook} ms to succeed`)
+        assert.isAtMost(noticeTook, 1_000, `the provider notification took ${noticeTook} ms to apply`)
+      },
+      120_000
+    )
   })
 }
 

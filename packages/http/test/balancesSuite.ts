@@ -5,8 +5,8 @@
  */
 import { assert } from "@effect/vitest"
 import { Balances, PayoutIntents, Simulator } from "@tender/core"
-import { Effect } from "effect"
 import { payout, promptpayFor, topup } from "@tender/test-support"
+import { Effect } from "effect"
 import { describe, it } from "vitest"
 import { keys, seed } from "../../core/test/fixtures.js"
 import type { Key } from "./harness.js"
@@ -15,17 +15,28 @@ import { type StoreLayer, storeTenders } from "./storeTenders.js"
 /** The fixtures' seed with a PromptPay fee of 1.65 % + 0.10 for `mch_other` (D12). */
 export const feeSeed: typeof seed = {
   ...seed,
-  merchants: seed.merchants.map((m) =>
-    m.id === "mch_other" ? { ...m, fees: { th_promptpay: { rate_bps: 165, fixed_amount: "10" } } } : m
-  )
+  merchants: seed.merchants.map((m) => m.id === "mch_other" ? { ...m, fees: { th_promptpay: { rate_bps: 165, fixed_amount: "10" } } } : m)
 }
 
 const txnId = /^txn_[0-9A-Za-z]{24}$/
 const signed = /^-?(0|[1-9]\d*)$/
 const time = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const txnFields = [
-  "id", "object", "environment", "type", "amount", "fee", "net", "currency", "fee_details", "status", "available_at",
-  "source", "description", "provider_account", "created_at"
+  "id",
+  "object",
+  "environment",
+  "type",
+  "amount",
+  "fee",
+  "net",
+  "currency",
+  "fee_details",
+  "status",
+  "available_at",
+  "source",
+  "description",
+  "provider_account",
+  "created_at"
 ].sort()
 
 /** Every D12 field of a transaction, with its format; `net = amount − fee`, `fee` the sum of `fee_details`. */

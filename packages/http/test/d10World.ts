@@ -4,10 +4,10 @@
  * The workers that run the provider tasks are drained explicitly (`Workers.drain`), so no test
  * waits on a clock. Shared by the D10 HTTP tests; not a test file itself.
  */
-import { formWith, png, promptpayFor } from "@tender/test-support"
 import { assert } from "@effect/vitest"
-import { atFileEnd } from "@tender/test-support"
 import { Event, Simulator, Workers } from "@tender/core"
+import { formWith, png, promptpayFor } from "@tender/test-support"
+import { atFileEnd } from "@tender/test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { TenderHttp } from "../src/index.js"
@@ -22,8 +22,7 @@ export const world = async () => {
     await dispose()
     await runtime.dispose()
   })
-  const req = (method: string, path: string, options: Parameters<typeof call>[3] = {}) =>
-    call(handler, method, path, { key: keys.demoTest, ...options })
+  const req = (method: string, path: string, options: Parameters<typeof call>[3] = {}) => call(handler, method, path, { key: keys.demoTest, ...options })
   const work = async () => {
     for (let i = 0; i < 4; i++) await runtime.runPromise(Workers.drain({ owner: "test" }))
   }
@@ -35,7 +34,10 @@ export const world = async () => {
   const paid = async (amount = "150000", body?: Record<string, unknown>) => {
     const created = await intent(amount, body)
     if (body?.payment_method === "th_bank_transfer") {
-      const submitted = await req("POST", `/payment_intents/${created.id}/receipt`, { form: formWith(png()), headers: { "idempotency-key": crypto.randomUUID() } })
+      const submitted = await req("POST", `/payment_intents/${created.id}/receipt`, {
+        form: formWith(png()),
+        headers: { "idempotency-key": crypto.randomUUID() }
+      })
       assert.strictEqual(submitted.status, 200, submitted.text)
     } else {
       assert.strictEqual((await req("POST", `/payment_intents/${created.id}/confirm`)).status, 200)
@@ -66,6 +68,19 @@ export const D4Time = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 /** The fields of a D10 refund, exactly. */
 export const fields = [
-  "object", "id", "environment", "payment_intent", "amount", "currency", "status", "reason", "merchant_reference",
-  "destination", "failure_code", "failure_message", "metadata", "created_at", "updated_at"
+  "object",
+  "id",
+  "environment",
+  "payment_intent",
+  "amount",
+  "currency",
+  "status",
+  "reason",
+  "merchant_reference",
+  "destination",
+  "failure_code",
+  "failure_message",
+  "metadata",
+  "created_at",
+  "updated_at"
 ]

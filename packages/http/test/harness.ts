@@ -2,16 +2,16 @@
  * Test harness: a real fetch-style handler over the core fixtures, a request helper and the
  * D1 error-body check. Shared by the HTTP tests; not a test file itself.
  */
-import { assert } from "@effect/vitest"
-import { atFileEnd } from "@tender/test-support"
-import { basic, eventLoopTurn, type Key } from "@tender/test-support"
-import { Merchants, Storage, StorageError } from "@tender/core"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { assert } from "@effect/vitest"
+import { Merchants, Storage, StorageError } from "@tender/core"
+import { atFileEnd } from "@tender/test-support"
+import { basic, eventLoopTurn, type Key } from "@tender/test-support"
 import { Context, Effect, Layer } from "effect"
 import { createServer, request as httpRequest } from "node:http"
-import { TenderHttp } from "../src/index.js"
 import { layer } from "../../core/test/fixtures.js"
+import { TenderHttp } from "../src/index.js"
 
 export { basic, formWith, type Key, png } from "@tender/test-support"
 
@@ -108,11 +108,9 @@ export const assertError = (res: Reply, status: number, code: string, param?: st
   for (const k of Object.keys(error)) assert.include(["code", "message", "param", "details", "request_id"], k, res.text)
   if (param !== undefined) assert.strictEqual(error.param, param, res.text)
   assert.notInclude(res.text, "    at ")
-  if (status === 401) assert.strictEqual(res.headers.get("www-authenticate"), 'Basic realm="payments"')
+  if (status === 401) assert.strictEqual(res.headers.get("www-authenticate"), "Basic realm=\"payments\"")
   return error
 }
-
-
 
 /** `tag`'s service with each of `methods` failing with `error()`. */
 const failingAll = <I, S>(tag: Context.Tag<I, S>, methods: ReadonlyArray<keyof S>, error: () => StorageError.StorageError) =>

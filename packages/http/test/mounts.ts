@@ -6,15 +6,15 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { afterAll } from "@effect/vitest"
+import { type Layer, ManagedRuntime } from "effect"
 import express from "express"
 import fastify, { type FastifyInstance } from "fastify"
-import { type Layer, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { layer } from "../../core/test/fixtures.js"
-import { Startup, TenderHttp } from "../src/index.js"
 import * as Express from "../src/Express.js"
 import * as Fastify from "../src/Fastify.js"
+import { Startup, TenderHttp } from "../src/index.js"
 import * as NodeHttp from "../src/NodeHttp.js"
 
 /** `http://127.0.0.1:{port}` of a listening server. */

@@ -8,10 +8,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderNotification, Simulator, Storage, Task } from "@tender/core"
-import { Effect, Option } from "effect"
 import { promptpayNamed } from "@tender/test-support"
-import { keys } from "../../core/test/fixtures.js"
+import { Effect, Option } from "effect"
 import fc from "fast-check"
+import { keys } from "../../core/test/fixtures.js"
 import { bases, fieldPaths, listParams, mutate, topupBases, topupPaths, weirdString } from "./fuzz/generators.js"
 import { assertError, call } from "./harness.js"
 import { type StoreLayer, storeTenders } from "./storeTenders.js"
@@ -40,7 +40,14 @@ export const refusedTextSuite = (name: string, storage: () => StoreLayer) => {
   describe(`text no store can hold (U+0000): ${name}`, () => {
     it("D2 a NUL in the Basic public key or secret -> 401 invalid_api_key, never a 500", async () => {
       const { handler } = await tender()
-      for (const pair of [`pk_test_demo${nul}AAAA1111:${keys.demoTest.secret}`, `${nul}:x`, `${keys.demoTest.public}${nul}:${keys.demoTest.secret}`, `${keys.demoTest.public}:${keys.demoTest.secret}${nul}`]) {
+      for (
+        const pair of [
+          `pk_test_demo${nul}AAAA1111:${keys.demoTest.secret}`,
+          `${nul}:x`,
+          `${keys.demoTest.public}${nul}:${keys.demoTest.secret}`,
+          `${keys.demoTest.public}:${keys.demoTest.secret}${nul}`
+        ]
+      ) {
         const res = await call(handler, "GET", "/payment_intents", { headers: { authorization: basicOf(pair) } })
         assertError(res, 401, "invalid_api_key")
       }
@@ -48,7 +55,17 @@ export const refusedTextSuite = (name: string, storage: () => StoreLayer) => {
 
     it("D1 a NUL in a path id -> 400 validation_failed at id, on every id route", async () => {
       const { handler, send } = await tender()
-      for (const path of ["/payment_intents/dord_%00", "/payment_intents/%00", "/refunds/rfnd_%00x", "/topup_intents/tpi_%00", "/payout_intents/%00", "/events/evt_%00", "/webhook_endpoints/we_%00"]) {
+      for (
+        const path of [
+          "/payment_intents/dord_%00",
+          "/payment_intents/%00",
+          "/refunds/rfnd_%00x",
+          "/topup_intents/tpi_%00",
+          "/payout_intents/%00",
+          "/events/evt_%00",
+          "/webhook_endpoints/we_%00"
+        ]
+      ) {
         assertError(await send("GET", path), 400, "validation_failed", "id")
       }
       // The hosted pages and the simulator's payer pages: a clear 4xx too.
@@ -62,7 +79,15 @@ export const refusedTextSuite = (name: string, storage: () => StoreLayer) => {
 
     it("D1 a NUL in a list filter -> 400 validation_failed at the filter", async () => {
       const { send } = await tender()
-      for (const [path, param] of [["/payment_intents?merchant_reference=%00", "merchant_reference"], ["/payment_intents?merchant_reference=a%00b", "merchant_reference"], ["/topup_intents?merchant_reference=%00", "merchant_reference"], ["/events?type=%00", "type"], ["/refunds?payment_intent=dord_%00", "payment_intent"]] as const) {
+      for (
+        const [path, param] of [
+          ["/payment_intents?merchant_reference=%00", "merchant_reference"],
+          ["/payment_intents?merchant_reference=a%00b", "merchant_reference"],
+          ["/topup_intents?merchant_reference=%00", "merchant_reference"],
+          ["/events?type=%00", "type"],
+          ["/refunds?payment_intent=dord_%00", "payment_intent"]
+        ] as const
+      ) {
         assertError(await send("GET", path), 400, "validation_failed", param)
       }
     })
@@ -77,12 +102,14 @@ export const refusedTextSuite = (name: string, storage: () => StoreLayer) => {
       const { send, ok } = await tender()
       const before = (await ok("GET", "/payment_intents?limit=100")).data.length
       const base = promptpayNamed
-      for (const body of [
-        { ...base, merchant_reference: `ref${nul}` },
-        { ...base, metadata: { [`k${nul}`]: "v" } },
-        { ...base, metadata: { k: `v${nul}` } },
-        { ...base, customer: { ...base.customer, name: `A${nul}` } }
-      ]) {
+      for (
+        const body of [
+          { ...base, merchant_reference: `ref${nul}` },
+          { ...base, metadata: { [`k${nul}`]: "v" } },
+          { ...base, metadata: { k: `v${nul}` } },
+          { ...base, customer: { ...base.customer, name: `A${nul}` } }
+        ]
+      ) {
         const res = await send("POST", "/payment_intents", body)
         assertError(res, 400, "validation_failed")
       }
@@ -92,41 +119,56 @@ export const refusedTextSuite = (name: string, storage: () => StoreLayer) => {
       assert.strictEqual(text.status, 201, text.text)
     })
 
-    it("D1 property: a NUL spliced into any string of a request (Basic key pair, path id, query value, JSON body string) -> never a 5xx, every 4xx in the D1 shape", async () => {
-      const { handler, send } = await tender()
-      const withNul = fc.tuple(weirdString, fc.nat()).map(([text, at]) => {
-        const i = at % (text.length + 1)
-        return `${text.slice(0, i)}${nul}${text.slice(i)}`
-      })
-      const body = (creates: string, templates: ReadonlyArray<unknown>, paths: ReadonlyArray<string>) =>
-        fc.tuple(fc.constantFrom(...templates), fc.constantFrom(...paths), withNul).map(([template, path, value]) =>
-          ({ method: "POST", path: creates, body: mutate(template, path, value, false) }))
-      const requests = fc.oneof(
-        body("/payment_intents", bases, fieldPaths),
-        body("/topup_intents", topupBases, topupPaths),
-        body("/webhook_endpoints", [{ url: "https://example.com/hook", enabled_events: ["payment_intent.succeeded"], description: "d" }], ["url", "description", "enabled_events"]),
-        fc.tuple(fc.constantFrom("/payment_intents", "/topup_intents", "/payout_intents", "/refunds", "/events"), fc.constantFrom(...listParams, "type", "payment_intent"), withNul)
-          .map(([path, name, value]) => ({ method: "GET", path: `${path}?${name}=${escaped(value)}` })),
-        fc.tuple(fc.constantFrom("/payment_intents/", "/refunds/", "/topup_intents/", "/payout_intents/", "/events/", "/webhook_endpoints/"), withNul)
-          .map(([path, id]) => ({ method: "GET", path: path + escaped(id) })),
-        fc.tuple(withNul, fc.boolean()).map(([text, inSecret]) => ({
-          method: "GET",
-          path: "/payment_intents",
-          authorization: basicOf(inSecret ? `${keys.demoTest.public}:${text}` : `${text}:${keys.demoTest.secret}`)
-        }))
-      )
-      await fc.assert(
-        fc.asyncProperty(requests, async (r: { method: string; path: string; body?: unknown; authorization?: string }) => {
-          const res = r.authorization === undefined
-            ? await send(r.method, r.path, r.body)
-            : await call(handler, r.method, r.path, { headers: { authorization: r.authorization } })
-          const label = `${r.method} ${r.path} ${JSON.stringify(r.body ?? "").slice(0, 200)} -> ${res.status} ${res.text.slice(0, 200)}`
-          assert.isBelow(res.status, 500, label)
-          if (res.status >= 400) assertError(res, res.status, res.json?.error?.code)
-        }),
-        { numRuns: 200 }
-      )
-    }, 120_000)
+    it(
+      "D1 property: a NUL spliced into any string of a request (Basic key pair, path id, query value, JSON body string) -> never a 5xx, every 4xx in the D1 shape",
+      async () => {
+        const { handler, send } = await tender()
+        const withNul = fc.tuple(weirdString, fc.nat()).map(([text, at]) => {
+          const i = at % (text.length + 1)
+          return `${text.slice(0, i)}${nul}${text.slice(i)}`
+        })
+        const body = (creates: string, templates: ReadonlyArray<unknown>, paths: ReadonlyArray<string>) =>
+          fc.tuple(fc.constantFrom(...templates), fc.constantFrom(...paths), withNul).map(([template, path, value]) => ({
+            method: "POST",
+            path: creates,
+            body: mutate(template, path, value, false)
+          }))
+        const requests = fc.oneof(
+          body("/payment_intents", bases, fieldPaths),
+          body("/topup_intents", topupBases, topupPaths),
+          body("/webhook_endpoints", [{ url: "https://example.com/hook", enabled_events: ["payment_intent.succeeded"], description: "d" }], [
+            "url",
+            "description",
+            "enabled_events"
+          ]),
+          fc.tuple(
+            fc.constantFrom("/payment_intents", "/topup_intents", "/payout_intents", "/refunds", "/events"),
+            fc.constantFrom(...listParams, "type", "payment_intent"),
+            withNul
+          )
+            .map(([path, name, value]) => ({ method: "GET", path: `${path}?${name}=${escaped(value)}` })),
+          fc.tuple(fc.constantFrom("/payment_intents/", "/refunds/", "/topup_intents/", "/payout_intents/", "/events/", "/webhook_endpoints/"), withNul)
+            .map(([path, id]) => ({ method: "GET", path: path + escaped(id) })),
+          fc.tuple(withNul, fc.boolean()).map(([text, inSecret]) => ({
+            method: "GET",
+            path: "/payment_intents",
+            authorization: basicOf(inSecret ? `${keys.demoTest.public}:${text}` : `${text}:${keys.demoTest.secret}`)
+          }))
+        )
+        await fc.assert(
+          fc.asyncProperty(requests, async (r: { method: string; path: string; body?: unknown; authorization?: string }) => {
+            const res = r.authorization === undefined
+              ? await send(r.method, r.path, r.body)
+              : await call(handler, r.method, r.path, { headers: { authorization: r.authorization } })
+            const label = `${r.method} ${r.path} ${JSON.stringify(r.body ?? "").slice(0, 200)} -> ${res.status} ${res.text.slice(0, 200)}`
+            assert.isBelow(res.status, 500, label)
+            if (res.status >= 400) assertError(res, res.status, res.json?.error?.code)
+          }),
+          { numRuns: 200 }
+        )
+      },
+      120_000
+    )
 
     it("D11 a signed simulator event whose id holds a NUL -> 4xx, nothing stored; one naming an intent with a NUL -> 200, then recorded unmatched, its task done", async () => {
       const { handler, work, runtime } = await tender()

@@ -4,8 +4,8 @@
  * /openapi.json and the error-code matrix's context, which records every status and code it sees.
  */
 import { assert } from "@effect/vitest"
-import { jsonHeaders, promptpayNamed as promptpay } from "@tender/test-support"
 import { StorageError } from "@tender/core"
+import { jsonHeaders, promptpayNamed as promptpay } from "@tender/test-support"
 import type { Key, Reply } from "./harness.js"
 import { app, assertError, failingDirectory, failingStorage } from "./harness.js"
 

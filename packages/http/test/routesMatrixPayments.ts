@@ -3,12 +3,12 @@
  * get, list, confirm, receipt, cancel), assets, payout intents and refunds.
  */
 import { assert } from "@effect/vitest"
-import { bankTransfer as bankTransferBody, promptpayNamed as promptpay } from "@tender/test-support"
-import { Effect, Layer, ManagedRuntime } from "effect"
 import type { Provider } from "@tender/core"
 import { Simulator, Workers } from "@tender/core"
-import type { TenderHttp } from "../src/index.js"
+import { bankTransfer as bankTransferBody, promptpayNamed as promptpay } from "@tender/test-support"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
+import type { TenderHttp } from "../src/index.js"
 import type { Key } from "./harness.js"
 import { app, assertError, call, formWith, png } from "./harness.js"
 import { json, type Matrix } from "./routes.js"
@@ -24,19 +24,49 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await ok(C, post({ key: keys.demoTest, body: { ...promptpay, merchant_reference: "matrix-1" } }), 200)
   await err(C, post({ key: keys.demoTest, body: { ...promptpay, amount: "0" } }), 400, "validation_failed", "amount")
   await err(C, post({ key: keys.demoTest, raw: "{", headers: json }), 400, "validation_failed", "body")
-  await err(C, post({ key: keys.demoTest, raw: JSON.stringify(promptpay), headers: { "content-type": "text/plain" } }), 400, "validation_failed", "Content-Type")
+  await err(
+    C,
+    post({ key: keys.demoTest, raw: JSON.stringify(promptpay), headers: { "content-type": "text/plain" } }),
+    400,
+    "validation_failed",
+    "Content-Type"
+  )
   await err(C, post({ key: keys.demoTest, body: promptpay, headers: { "idempotency-key": "k".repeat(256) } }), 400, "validation_failed", "Idempotency-Key")
   await err(C, post({ key: keys.demoTest, body: { ...promptpay, payment_method: undefined } }), 400, "validation_failed", "payment_method")
   await err(C, post({ key: keys.demoTest, body: { ...promptpay, return_url: "https://shop.example/" } }), 400, "validation_failed", "return_url")
-  await err(C, post({ key: keys.demoTest, body: { ...promptpay, checkout_mode: "hosted", payment_method: undefined, payment_method_options: { bank: "KBANK" } } }), 400, "validation_failed", "payment_method_options")
-  await err(C, post({ key: keys.demoTest, body: { ...bankTransfer, payment_method_options: { ...bankTransfer.payment_method_options, bank: "NOPE" } } }), 400, "validation_failed", "payment_method_options.bank")
+  await err(
+    C,
+    post({ key: keys.demoTest, body: { ...promptpay, checkout_mode: "hosted", payment_method: undefined, payment_method_options: { bank: "KBANK" } } }),
+    400,
+    "validation_failed",
+    "payment_method_options"
+  )
+  await err(
+    C,
+    post({ key: keys.demoTest, body: { ...bankTransfer, payment_method_options: { ...bankTransfer.payment_method_options, bank: "NOPE" } } }),
+    400,
+    "validation_failed",
+    "payment_method_options.bank"
+  )
   await err(C, post({ key: keys.demoTest, body: { ...bankTransfer, customer: {} } }), 400, "validation_failed", "customer.name")
   await err(C, post({ body: promptpay }), 401, "authentication_required")
   await err(C, post({ key: wrongSecret, body: promptpay }), 401, "invalid_api_key")
   await err(C, post({ key: keys.hostedOnly, body: promptpay }), 403, "checkout_mode_not_allowed", "checkout_mode")
   await ok(C, post({ key: keys.demoTest, body: promptpay, headers: { "idempotency-key": "matrix-key" } }), 201)
-  await err(C, post({ key: keys.demoTest, body: { ...promptpay, amount: "150001" }, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
-  await err(C, post({ key: keys.demoTest, body: { ...promptpay, amount: "150001", merchant_reference: "matrix-1" } }), 409, "idempotency_conflict", "merchant_reference")
+  await err(
+    C,
+    post({ key: keys.demoTest, body: { ...promptpay, amount: "150001" }, headers: { "idempotency-key": "matrix-key" } }),
+    409,
+    "idempotency_conflict",
+    "Idempotency-Key"
+  )
+  await err(
+    C,
+    post({ key: keys.demoTest, body: { ...promptpay, amount: "150001", merchant_reference: "matrix-1" } }),
+    409,
+    "idempotency_conflict",
+    "merchant_reference"
+  )
   await err(C, post({ key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
   await err(C, post({ key: keys.unconfigured, body: bankTransfer }), 422, "payment_configuration_unavailable")
   await err(C, post({ key: keys.degraded, body: promptpay }), 422, "routing_unavailable")
@@ -49,8 +79,7 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
 
   // GET /payment_intents/{id}
   const R = "paymentIntents.retrieve" as const
-  const get = (id: string, key: Key | null = keys.demoTest, handler = h) =>
-    call(handler, "GET", `/payment_intents/${id}`, key !== null ? { key } : {})
+  const get = (id: string, key: Key | null = keys.demoTest, handler = h) => call(handler, "GET", `/payment_intents/${id}`, key !== null ? { key } : {})
   const id = created.json.id as string
   await ok(R, get(id), 200)
   await err(R, get("abc"), 400, "validation_failed", "id")
@@ -67,13 +96,18 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
 
   // GET /payment_intents
   const L = "paymentIntents.list" as const
-  const list = (query: string, key: Key | null = keys.demoTest, handler = h) =>
-    call(handler, "GET", `/payment_intents${query}`, key !== null ? { key } : {})
+  const list = (query: string, key: Key | null = keys.demoTest, handler = h) => call(handler, "GET", `/payment_intents${query}`, key !== null ? { key } : {})
   await ok(L, list(""), 200)
-  for (const [query, param] of [
-    ["?limit=0", "limit"], ["?cursor=%21%21", "cursor"], ["?status=done", "status"], ["?colour=red", "colour"],
-    ["?created_after=2026-02-30T00:00:00Z", "created_after"], ["?created_before=2026-11-22T08:15:30", "created_before"]
-  ] as const) {
+  for (
+    const [query, param] of [
+      ["?limit=0", "limit"],
+      ["?cursor=%21%21", "cursor"],
+      ["?status=done", "status"],
+      ["?colour=red", "colour"],
+      ["?created_after=2026-02-30T00:00:00Z", "created_after"],
+      ["?created_before=2026-11-22T08:15:30", "created_before"]
+    ] as const
+  ) {
     await err(L, list(query), 400, "validation_failed", param)
   }
   await err(L, list("", null), 401, "authentication_required")
@@ -89,13 +123,25 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await ok(F, confirm(pending), 200)
   await ok(F, confirm(pending, { key: keys.demoTest, body: {} }), 200)
   await err(F, confirm(pending, { key: keys.demoTest, body: { amount: "1" } }), 400, "validation_failed", "body")
-  await err(F, confirm(pending, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+  await err(
+    F,
+    confirm(pending, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
+    413,
+    "validation_failed",
+    "body"
+  )
   await err(F, confirm("nope"), 400, "validation_failed", "id")
   await err(F, confirm(pending, {}), 401, "authentication_required")
   await err(F, confirm(pending, { key: wrongSecret }), 401, "invalid_api_key")
   await err(F, confirm(pending, { key: keys.otherTest }), 404, "resource_not_found")
   await ok(F, confirm(pending, { key: keys.demoTest, headers: { "idempotency-key": "matrix-confirm" } }), 200)
-  await err(F, confirm(created.json.id, { key: keys.demoTest, headers: { "idempotency-key": "matrix-confirm" } }), 409, "idempotency_conflict", "Idempotency-Key")
+  await err(
+    F,
+    confirm(created.json.id, { key: keys.demoTest, headers: { "idempotency-key": "matrix-confirm" } }),
+    409,
+    "idempotency_conflict",
+    "Idempotency-Key"
+  )
   const declined = (await call(h, "POST", "/payment_intents", { key: keys.demoTest, body: { ...promptpay, amount: "40001" } })).json.id as string
   await err(F, confirm(declined), 409, "payment_intent_unexpected_state")
   await err(F, confirm(pending, { key: keys.demoTest }, h500), 500, "internal_error")
@@ -112,13 +158,25 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   // 4.9.1: the key is optional here (D5 requires it on two other routes); a malformed one is refused (4.9.2).
   await ok(U, upload({ key: keys.demoTest, form: formWith(png()) }), 201)
   await err(U, upload({ key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": "caf\u00e9" } }), 400, "validation_failed", "Idempotency-Key")
-  await err(U, upload({ key: keys.demoTest, form: formWith(new TextEncoder().encode("GIF89a")), headers: { "idempotency-key": "matrix-gif" } }), 400, "validation_failed", "file")
+  await err(
+    U,
+    upload({ key: keys.demoTest, form: formWith(new TextEncoder().encode("GIF89a")), headers: { "idempotency-key": "matrix-gif" } }),
+    400,
+    "validation_failed",
+    "file"
+  )
   await err(U, upload({ key: keys.demoTest, body: {}, headers: { "idempotency-key": "matrix-json" } }), 400, "validation_failed", "Content-Type")
   await err(U, upload({ form: formWith(png()), headers: uploadKey }), 401, "authentication_required")
   await err(U, upload({ key: wrongSecret, form: formWith(png()), headers: uploadKey }), 401, "invalid_api_key")
   const hugeForm = formWith(png(6 * 1024 * 1024))
   const hugeLength = (await new Request("http://x", { method: "POST", body: hugeForm }).arrayBuffer()).byteLength
-  await err(U, upload({ key: keys.demoTest, form: hugeForm, headers: { "idempotency-key": "matrix-huge", "content-length": String(hugeLength) } }), 413, "validation_failed", "file")
+  await err(
+    U,
+    upload({ key: keys.demoTest, form: hugeForm, headers: { "idempotency-key": "matrix-huge", "content-length": String(hugeLength) } }),
+    413,
+    "validation_failed",
+    "file"
+  )
   await err(U, upload({ key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": "matrix-500" } }, h500), 500, "internal_error")
   await err(U, upload({ key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": "matrix-503" } }, hStoreDown), 503, "service_unavailable")
 
@@ -138,8 +196,20 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await err(P, receipt(another, { key: keys.otherTest, body: { asset_id: asset.json.id } }), 404, "resource_not_found")
   await err(P, receipt(pending, { key: keys.demoTest, body: { asset_id: asset.json.id } }), 409, "payment_intent_unexpected_state")
   await ok(P, receipt(another, { key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": "matrix-receipt-2" } }), 200)
-  await err(P, receipt(another, { key: keys.demoTest, form: formWith(png(65)), headers: { "idempotency-key": "matrix-receipt-2" } }), 409, "idempotency_conflict", "Idempotency-Key")
-  await err(P, receipt(another, { key: keys.demoTest, form: hugeForm, headers: { "idempotency-key": "matrix-huge", "content-length": String(hugeLength) } }), 413, "validation_failed", "file")
+  await err(
+    P,
+    receipt(another, { key: keys.demoTest, form: formWith(png(65)), headers: { "idempotency-key": "matrix-receipt-2" } }),
+    409,
+    "idempotency_conflict",
+    "Idempotency-Key"
+  )
+  await err(
+    P,
+    receipt(another, { key: keys.demoTest, form: hugeForm, headers: { "idempotency-key": "matrix-huge", "content-length": String(hugeLength) } }),
+    413,
+    "validation_failed",
+    "file"
+  )
   await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id } }, h500), 500, "internal_error")
   await err(P, receipt(another, { key: keys.demoTest, body: { asset_id: asset.json.id } }, h503), 503, "service_unavailable")
 
@@ -150,7 +220,11 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
     const paid = async (body: Record<string, unknown> = promptpay) => {
       const pid = (await call(handler, "POST", "/payment_intents", { key: keys.demoTest, body })).json.id as string
       if (body === promptpay) await call(handler, "POST", `/payment_intents/${pid}/confirm`, { key: keys.demoTest })
-      else await call(handler, "POST", `/payment_intents/${pid}/receipt`, { key: keys.demoTest, form: formWith(png()), headers: { "idempotency-key": `r-${pid}` } })
+      else {await call(handler, "POST", `/payment_intents/${pid}/receipt`, {
+          key: keys.demoTest,
+          form: formWith(png()),
+          headers: { "idempotency-key": `r-${pid}` }
+        })}
       await runtime.runPromise(Workers.drain({ owner: "matrix" }))
       return pid
     }
@@ -187,11 +261,23 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await ok(PC, payouts("POST", "", { key: keys.demoTest, body: payout }), 200)
   await err(PC, payouts("POST", "", { key: keys.demoTest, body: { ...payout, amount: "1" } }), 409, "idempotency_conflict", "merchant_reference")
   await err(PC, payouts("POST", "", { key: keys.demoTest, body: { ...payout, merchant_reference: undefined } }), 400, "validation_failed", "merchant_reference")
-  await err(PC, payouts("POST", "", { key: keys.demoTest, body: { ...payout, merchant_reference: "m2", destination: { ...payout.destination, bank: "NOPE" } } }), 400, "validation_failed", "destination.bank")
+  await err(
+    PC,
+    payouts("POST", "", { key: keys.demoTest, body: { ...payout, merchant_reference: "m2", destination: { ...payout.destination, bank: "NOPE" } } }),
+    400,
+    "validation_failed",
+    "destination.bank"
+  )
   await err(PC, payouts("POST", "", { key: keys.demoLive, body: payout }), 422, "payment_configuration_unavailable")
   await err(PC, payouts("POST", "", { body: payout }), 401, "authentication_required")
   await err(PC, payouts("POST", "", { key: wrongSecret, body: payout }), 401, "invalid_api_key")
-  await err(PC, payouts("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+  await err(
+    PC,
+    payouts("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
+    413,
+    "validation_failed",
+    "body"
+  )
   await err(PC, payouts("POST", "", { key: keys.demoTest, body: payout }, h500), 500, "internal_error")
   await err(PC, payouts("POST", "", { key: keys.demoTest, body: payout }, h503), 503, "service_unavailable")
   assert.strictEqual(pout.json.destination.account_number, "******6789")
@@ -213,13 +299,25 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await err(PX, payouts("POST", "/nope/cancel", { key: keys.demoTest }), 400, "validation_failed", "id")
   await err(PX, payouts("POST", `/${poutId}/cancel`, {}), 401, "authentication_required")
   await err(PX, payouts("POST", `/${poutId}/cancel`, { key: wrongSecret }), 401, "invalid_api_key")
-  await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+  await err(
+    PX,
+    payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
+    413,
+    "validation_failed",
+    "body"
+  )
   await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }, h500), 500, "internal_error")
   await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }, h503), 503, "service_unavailable")
   await ok(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-cancel" } }), 200)
   await ok(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-cancel" } }), 200)
   // The key funded the balance on this store: another route's request under it conflicts.
-  await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, body: {}, headers: { "idempotency-key": "fund-500000" } }), 409, "idempotency_conflict", "Idempotency-Key")
+  await err(
+    PX,
+    payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, body: {}, headers: { "idempotency-key": "fund-500000" } }),
+    409,
+    "idempotency_conflict",
+    "Idempotency-Key"
+  )
   await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }), 409, "payout_not_cancelable")
 
   // GET /balance, GET /balance_transactions(/{id}) (D12), on the store the payouts funded.
@@ -265,7 +363,13 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await err(X, cancel(cancelable, {}), 401, "authentication_required")
   await err(X, cancel(cancelable, { key: wrongSecret }), 401, "invalid_api_key")
   await err(X, cancel(cancelable, { key: keys.otherTest }), 404, "resource_not_found")
-  await err(X, cancel(cancelable, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+  await err(
+    X,
+    cancel(cancelable, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
+    413,
+    "validation_failed",
+    "body"
+  )
   await err(X, cancel(declined), 409, "payment_intent_unexpected_state")
   await ok(X, cancel(cancelable, { key: keys.demoTest, headers: { "idempotency-key": "matrix-pi-cancel" } }), 200)
   await ok(X, cancel(cancelable, { key: keys.demoTest, headers: { "idempotency-key": "matrix-pi-cancel" } }), 200)
@@ -285,10 +389,26 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   const rfnd = await ok(RC, refunds("POST", "", { key: keys.demoTest, body: rbody }), 201)
   await ok(RC, refunds("POST", "", { key: keys.demoTest, body: rbody }), 200)
   await err(RC, refunds("POST", "", { key: keys.demoTest, body: { ...rbody, amount: "1001" } }), 409, "idempotency_conflict", "merchant_reference")
-  await ok(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, amount: "1" }, headers: { "idempotency-key": "matrix-refund-key" } }), 201)
-  await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, amount: "2" }, headers: { "idempotency-key": "matrix-refund-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+  await ok(
+    RC,
+    refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, amount: "1" }, headers: { "idempotency-key": "matrix-refund-key" } }),
+    201
+  )
+  await err(
+    RC,
+    refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, amount: "2" }, headers: { "idempotency-key": "matrix-refund-key" } }),
+    409,
+    "idempotency_conflict",
+    "Idempotency-Key"
+  )
   await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, amount: "150000" } }), 409, "amount_exceeds_refundable", "amount")
-  await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: await toCancel() } }, h), 409, "payment_intent_unexpected_state", "payment_intent")
+  await err(
+    RC,
+    refunds("POST", "", { key: keys.demoTest, body: { payment_intent: await toCancel() } }, h),
+    409,
+    "payment_intent_unexpected_state",
+    "payment_intent"
+  )
   await err(RC, refunds("POST", "", { key: keys.otherTest, body: { payment_intent: refunded } }), 404, "resource_not_found", "payment_intent")
   await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: refunded, amount: "0" } }), 400, "validation_failed", "amount")
   await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: "nope" } }), 400, "validation_failed", "payment_intent")
@@ -297,7 +417,13 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await err(RC, refunds("POST", "", { key: keys.demoTest, raw: "{", headers: json }), 400, "validation_failed", "body")
   await err(RC, refunds("POST", "", { body: rbody }), 401, "authentication_required")
   await err(RC, refunds("POST", "", { key: wrongSecret, body: rbody }), 401, "invalid_api_key")
-  await err(RC, refunds("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+  await err(
+    RC,
+    refunds("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
+    413,
+    "validation_failed",
+    "body"
+  )
   const noRefunds = await withWorkers([{ ...Simulator.make(), refund: undefined }])
   await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: await noRefunds.paid() } }, noRefunds.handler), 422, "refund_not_supported")
   await err(RC, refunds("POST", "", { key: keys.demoTest, body: rbody }, h500), 500, "internal_error")
@@ -312,10 +438,17 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await err(RR, refunds("GET", `/${rfndId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
   const rl = await ok(RL, refunds("GET", `?payment_intent=${refunded}&status=pending,succeeded`, { key: keys.demoTest }), 200)
   assert.isTrue(rl.json.data.some((x: { id: string }) => x.id === rfndId))
-  for (const [query, param] of [
-    ["?limit=0", "limit"], ["?cursor=%21%21", "cursor"], ["?status=paid", "status"], ["?payment_intent=nope", "payment_intent"],
-    ["?merchant_reference=", "merchant_reference"], ["?colour=red", "colour"], ["?created_after=2026-02-30T00:00:00Z", "created_after"]
-  ] as const) {
+  for (
+    const [query, param] of [
+      ["?limit=0", "limit"],
+      ["?cursor=%21%21", "cursor"],
+      ["?status=paid", "status"],
+      ["?payment_intent=nope", "payment_intent"],
+      ["?merchant_reference=", "merchant_reference"],
+      ["?colour=red", "colour"],
+      ["?created_after=2026-02-30T00:00:00Z", "created_after"]
+    ] as const
+  ) {
     await err(RL, refunds("GET", query, { key: keys.demoTest }), 400, "validation_failed", param)
   }
   await err(RL, refunds("GET", "", {}), 401, "authentication_required")

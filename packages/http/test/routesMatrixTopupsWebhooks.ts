@@ -4,11 +4,11 @@
  * type catalogue.
  */
 import { assert } from "@effect/vitest"
+import { Simulator, Storage, WebhookEndpoint } from "@tender/core"
 import { promptpayNamed as promptpay } from "@tender/test-support"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
-import { Simulator, Storage, WebhookEndpoint } from "@tender/core"
-import type { TenderHttp } from "../src/index.js"
 import { keys, layer } from "../../core/test/fixtures.js"
+import type { TenderHttp } from "../src/index.js"
 import type { Key, Reply } from "./harness.js"
 import { app, assertError, call } from "./harness.js"
 import { json, type Matrix } from "./routes.js"
@@ -31,28 +31,69 @@ export const otherRoutes = async ({ h, h500, hDirectoryDown, h503, ok, err, wron
     })
   const tuin = await ok(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, merchant_reference: "matrix-topup" } }), 201)
   await ok(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, merchant_reference: "matrix-topup" } }), 200)
-  await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: "1", merchant_reference: "matrix-topup" } }), 409, "idempotency_conflict", "merchant_reference")
+  await err(
+    TC,
+    topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: "1", merchant_reference: "matrix-topup" } }),
+    409,
+    "idempotency_conflict",
+    "merchant_reference"
+  )
   await err(TC, topups("POST", "", { key: keys.demoTest, body: topup, noKey: true }), 400, "validation_failed", "Idempotency-Key")
   await err(TC, topups("POST", "", { key: keys.demoTest, body: topup, headers: { "idempotency-key": "" } }), 400, "validation_failed", "Idempotency-Key")
   await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: "0" } }), 400, "validation_failed", "destination_amount")
   await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_currency: "thb" } }), 400, "validation_failed", "destination_currency")
   await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_currency: "ZZZ" } }), 400, "validation_failed", "destination_currency")
   await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, source: { type: "card" } } }), 400, "validation_failed", "source.type")
-  await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, source: { type: "test_funding", provider: "nope" } } }), 400, "validation_failed", "source.provider")
+  await err(
+    TC,
+    topups("POST", "", { key: keys.demoTest, body: { ...topup, source: { type: "test_funding", provider: "nope" } } }),
+    400,
+    "validation_failed",
+    "source.provider"
+  )
   await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, source: undefined } }), 400, "validation_failed", "source")
   await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, country: "tha" } }), 400, "validation_failed", "country")
   await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, colour: "red" } }), 400, "validation_failed", "colour")
   await err(TC, topups("POST", "", { key: keys.demoTest, raw: "{", headers: json }), 400, "validation_failed", "body")
   await err(TC, topups("POST", "", { body: topup }), 401, "authentication_required")
   await err(TC, topups("POST", "", { key: wrongSecret, body: topup }), 401, "invalid_api_key")
-  await err(TC, topups("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+  await err(
+    TC,
+    topups("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
+    413,
+    "validation_failed",
+    "body"
+  )
   await err(TC, topups("POST", "", { key: keys.demoLive, body: topup }), 422, "payment_configuration_unavailable", "source.type")
-  await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_currency: "JPY" } }), 422, "payment_configuration_unavailable", "destination_currency")
-  await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: Simulator.magicAmounts.unavailable } }), 422, "routing_unavailable")
+  await err(
+    TC,
+    topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_currency: "JPY" } }),
+    422,
+    "payment_configuration_unavailable",
+    "destination_currency"
+  )
+  await err(
+    TC,
+    topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: Simulator.magicAmounts.unavailable } }),
+    422,
+    "routing_unavailable"
+  )
   await ok(TC, topups("POST", "", { key: keys.demoTest, body: topup, headers: { "idempotency-key": "matrix-topup-key" } }), 201)
-  await err(TC, topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: "2" }, headers: { "idempotency-key": "matrix-topup-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+  await err(
+    TC,
+    topups("POST", "", { key: keys.demoTest, body: { ...topup, destination_amount: "2" }, headers: { "idempotency-key": "matrix-topup-key" } }),
+    409,
+    "idempotency_conflict",
+    "Idempotency-Key"
+  )
   // D5: the route is part of the fingerprint: a key used on POST /payment_intents conflicts here.
-  await err(TC, topups("POST", "", { key: keys.demoTest, body: topup, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+  await err(
+    TC,
+    topups("POST", "", { key: keys.demoTest, body: topup, headers: { "idempotency-key": "matrix-key" } }),
+    409,
+    "idempotency_conflict",
+    "Idempotency-Key"
+  )
   await err(TC, topups("POST", "", { key: keys.demoTest, body: topup }, h500), 500, "internal_error")
   await err(TC, topups("POST", "", { key: keys.demoTest, body: topup }, h503), 503, "service_unavailable")
   const tuinId = tuin.json.id as string
@@ -67,11 +108,21 @@ export const otherRoutes = async ({ h, h500, hDirectoryDown, h503, ok, err, wron
   await err(TR, topups("GET", `/${tuinId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
   const tl = await ok(TL, topups("GET", "?source_type=manual_receipt,provider_gateway&status=requires_payment&currency=THB", { key: keys.demoTest }), 200)
   assert.isTrue(tl.json.data.some((x: { id: string }) => x.id === tuinId))
-  for (const [query, param] of [
-    ["?limit=0", "limit"], ["?limit=101", "limit"], ["?cursor=%21%21", "cursor"], ["?status=paid", "status"], ["?source_type=card", "source_type"],
-    ["?country=tha", "country"], ["?currency=thb", "currency"], ["?merchant_reference=", "merchant_reference"], ["?colour=red", "colour"],
-    ["?created_after=2026-02-30T00:00:00Z", "created_after"], ["?created_before=2026-11-22T08:15:30", "created_before"]
-  ] as const) {
+  for (
+    const [query, param] of [
+      ["?limit=0", "limit"],
+      ["?limit=101", "limit"],
+      ["?cursor=%21%21", "cursor"],
+      ["?status=paid", "status"],
+      ["?source_type=card", "source_type"],
+      ["?country=tha", "country"],
+      ["?currency=thb", "currency"],
+      ["?merchant_reference=", "merchant_reference"],
+      ["?colour=red", "colour"],
+      ["?created_after=2026-02-30T00:00:00Z", "created_after"],
+      ["?created_before=2026-11-22T08:15:30", "created_before"]
+    ] as const
+  ) {
     await err(TL, topups("GET", query, { key: keys.demoTest }), 400, "validation_failed", param)
   }
   await err(TL, topups("GET", "", {}), 401, "authentication_required")
@@ -85,12 +136,24 @@ export const otherRoutes = async ({ h, h500, hDirectoryDown, h503, ok, err, wron
   await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.otherTest, body: byAsset }), 404, "resource_not_found")
   await err(TX, topups("POST", `/${tuinId}/receipt`, { body: byAsset }), 401, "authentication_required")
   await err(TX, topups("POST", `/${tuinId}/receipt`, { key: wrongSecret, body: byAsset }), 401, "invalid_api_key")
-  await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+  await err(
+    TX,
+    topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
+    413,
+    "validation_failed",
+    "body"
+  )
   await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset }, h500), 500, "internal_error")
   await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset }, h503), 503, "service_unavailable")
   await ok(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset, headers: { "idempotency-key": "matrix-topup-receipt" } }), 200)
   await ok(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset, headers: { "idempotency-key": "matrix-topup-receipt" } }), 200)
-  await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset, headers: { "idempotency-key": "matrix-key" } }), 409, "idempotency_conflict", "Idempotency-Key")
+  await err(
+    TX,
+    topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset, headers: { "idempotency-key": "matrix-key" } }),
+    409,
+    "idempotency_conflict",
+    "Idempotency-Key"
+  )
   await err(TX, topups("POST", `/${tuinId}/receipt`, { key: keys.demoTest, body: byAsset }), 409, "topup_intent_unexpected_state")
   assertError(await call(h, "DELETE", `/topup_intents/${tuinId}`, { key: keys.demoTest }), 405, "method_not_allowed")
 
@@ -103,15 +166,31 @@ export const otherRoutes = async ({ h, h500, hDirectoryDown, h503, ok, err, wron
     call(handler, method, `/webhook_endpoints${suffix}`, options)
   const registered = await ok(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/hook" } }), 201)
   assert.match(registered.json.secret, /^whsec_/)
-  await ok(WC, endpoints("POST", "", { key: keys.demoLive, body: { url: "https://hooks.example.com/tender", enabled_events: ["payment_intent.succeeded"] } }), 201)
+  await ok(
+    WC,
+    endpoints("POST", "", { key: keys.demoLive, body: { url: "https://hooks.example.com/tender", enabled_events: ["payment_intent.succeeded"] } }),
+    201
+  )
   await err(WC, endpoints("POST", "", { key: keys.demoLive, body: { url: "http://hooks.example.com/tender" } }), 400, "validation_failed", "url")
   await err(WC, endpoints("POST", "", { key: keys.demoLive, body: { url: "https://127.0.0.1/hook" } }), 400, "validation_failed", "url")
   await err(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://x", enabled_events: ["payment_intent.nope"] } }), 400, "validation_failed")
   await err(WC, endpoints("POST", "", { body: { url: "http://x" } }), 401, "authentication_required")
   await err(WC, endpoints("POST", "", { key: wrongSecret, body: { url: "http://x" } }), 401, "invalid_api_key")
   await ok(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/a" }, headers: { "idempotency-key": "matrix-we" } }), 201)
-  await err(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/b" }, headers: { "idempotency-key": "matrix-we" } }), 409, "idempotency_conflict", "Idempotency-Key")
-  await err(WC, endpoints("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+  await err(
+    WC,
+    endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/b" }, headers: { "idempotency-key": "matrix-we" } }),
+    409,
+    "idempotency_conflict",
+    "Idempotency-Key"
+  )
+  await err(
+    WC,
+    endpoints("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
+    413,
+    "validation_failed",
+    "body"
+  )
   await err(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/c" } }, h500), 500, "internal_error")
   await err(WC, endpoints("POST", "", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/c" } }, h503), 503, "service_unavailable")
   const listed = await ok(WL, endpoints("GET", "", { key: keys.demoTest }), 200)
@@ -134,7 +213,13 @@ export const otherRoutes = async ({ h, h500, hDirectoryDown, h503, ok, err, wron
   await err(WD, endpoints("DELETE", `/${weId}`, {}), 401, "authentication_required")
   await err(WD, endpoints("DELETE", `/${weId}`, { key: wrongSecret }), 401, "invalid_api_key")
   await ok(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-del" } }), 200)
-  await err(WD, endpoints("DELETE", `/${registered.json.id}`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-we" } }), 409, "idempotency_conflict", "Idempotency-Key")
+  await err(
+    WD,
+    endpoints("DELETE", `/${registered.json.id}`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-we" } }),
+    409,
+    "idempotency_conflict",
+    "Idempotency-Key"
+  )
   await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }), 404, "resource_not_found")
   await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }, h500), 500, "internal_error")
   await err(WD, endpoints("DELETE", `/${weId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
@@ -149,13 +234,21 @@ export const otherRoutes = async ({ h, h500, hDirectoryDown, h503, ok, err, wron
   await toolsRuntime.runPromise(Effect.gen(function*() {
     const storage = yield* Storage.Storage
     const record = (yield* storage.get(WebhookEndpoint.table, { merchantId: "mch_demo", environment: "test" }, off)).pipe(Option.getOrThrow)
-    yield* storage.commit([Storage.Write.update(WebhookEndpoint.table, { ...record, status: "disabled" as const, version: record.version + 1 }, record.version)])
+    yield* storage.commit([
+      Storage.Write.update(WebhookEndpoint.table, { ...record, status: "disabled" as const, version: record.version + 1 }, record.version)
+    ])
   }))
   await ok("paymentIntents.create", tool("POST", "/payment_intents", { key: keys.demoTest, body: promptpay }), 201)
   const EL = "events.list" as const
   const ER = "events.retrieve" as const
-  const evt = (await ok(EL, tool("GET", "/events?type=payment_intent.created,payment_intent.requires_action&limit=1", { key: keys.demoTest }), 200)).json.data[0].id as string
-  for (const [query, param] of [["?limit=0", "limit"], ["?type=nope", "type"], ["?cursor=%21%21", "cursor"], ["?colour=red", "colour"], ["?created_after=2026-02-30T00:00:00Z", "created_after"]] as const) {
+  const evt = (await ok(EL, tool("GET", "/events?type=payment_intent.created,payment_intent.requires_action&limit=1", { key: keys.demoTest }), 200)).json
+    .data[0].id as string
+  for (
+    const [query, param] of [["?limit=0", "limit"], ["?type=nope", "type"], ["?cursor=%21%21", "cursor"], ["?colour=red", "colour"], [
+      "?created_after=2026-02-30T00:00:00Z",
+      "created_after"
+    ]] as const
+  ) {
     await err(EL, tool("GET", `/events${query}`, { key: keys.demoTest }), 400, "validation_failed", param)
   }
   await err(EL, tool("GET", "/events", {}), 401, "authentication_required")
@@ -195,19 +288,43 @@ export const otherRoutes = async ({ h, h500, hDirectoryDown, h503, ok, err, wron
     const replay = await ok(op, tool("POST", path(live), { key: keys.demoTest, body, headers: { "idempotency-key": `matrix-${action}` } }), 200)
     assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
     // D5: the same key on another endpoint's id is another request.
-    await err(op, tool("POST", path(off), { key: keys.demoTest, body, headers: { "idempotency-key": `matrix-${action}` } }), 409, "idempotency_conflict", "Idempotency-Key")
+    await err(
+      op,
+      tool("POST", path(off), { key: keys.demoTest, body, headers: { "idempotency-key": `matrix-${action}` } }),
+      409,
+      "idempotency_conflict",
+      "Idempotency-Key"
+    )
     await err(op, tool("POST", path("nope"), { key: keys.demoTest, body }), 400, "validation_failed", "id")
     await err(op, tool("POST", path(live), { key: keys.demoTest, raw: "{", headers: json }), 400, "validation_failed", "body")
     await err(op, tool("POST", path(live), { key: keys.otherTest, body }), 404, "resource_not_found")
     await err(op, tool("POST", path(live), { body }), 401, "authentication_required")
     await err(op, tool("POST", path(live), { key: wrongSecret, body }), 401, "invalid_api_key")
-    await err(op, tool("POST", path(live), { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+    await err(
+      op,
+      tool("POST", path(live), { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
+      413,
+      "validation_failed",
+      "body"
+    )
     await err(op, tool("POST", path(weId), { key: keys.demoTest, body }, h500), 500, "internal_error")
     await err(op, tool("POST", path(weId), { key: keys.demoTest, body }, h503), 503, "service_unavailable")
     assertError(await tool("GET", path(live), { key: keys.demoTest }), 405, "method_not_allowed")
   }
-  await err("webhookEndpoints.resend", tool("POST", `/webhook_endpoints/${off}/resend`, { key: keys.demoTest, body: { event: evt } }), 409, "webhook_endpoint_disabled", "id")
-  await err("webhookEndpoints.resend", tool("POST", `/webhook_endpoints/${live}/resend`, { key: keys.demoTest, body: { event: evt, since: "2026-01-01T00:00:00Z" } }), 400, "validation_failed", "event")
+  await err(
+    "webhookEndpoints.resend",
+    tool("POST", `/webhook_endpoints/${off}/resend`, { key: keys.demoTest, body: { event: evt } }),
+    409,
+    "webhook_endpoint_disabled",
+    "id"
+  )
+  await err(
+    "webhookEndpoints.resend",
+    tool("POST", `/webhook_endpoints/${live}/resend`, { key: keys.demoTest, body: { event: evt, since: "2026-01-01T00:00:00Z" } }),
+    400,
+    "validation_failed",
+    "event"
+  )
   // An endpoint whose resends used the hour's whole bound (webhooks.resendsPerHour): 429 with Retry-After.
   const full = (await ok(WC, tool("POST", "/webhook_endpoints", { key: keys.demoTest, body: { url: "http://127.0.0.1:9/full" } }), 201)).json.id as string
   await toolsRuntime.runPromise(Effect.gen(function*() {
@@ -219,8 +336,20 @@ export const otherRoutes = async ({ h, h500, hDirectoryDown, h503, ok, err, wron
   const limited = tool("POST", `/webhook_endpoints/${full}/resend`, { key: keys.demoTest, body: { event: evt } })
   await err("webhookEndpoints.resend", limited, 429, "rate_limited", "id")
   assert.match((await limited).headers.get("retry-after") ?? "", /^[1-9][0-9]*$/)
-  await err("webhookEndpoints.rotateSecret", tool("POST", `/webhook_endpoints/${live}/rotate_secret`, { key: keys.demoTest, body: { expires_in: -1 } }), 400, "validation_failed", "expires_in")
-  await err("webhookEndpoints.enable", tool("POST", `/webhook_endpoints/${live}/enable`, { key: keys.demoTest, body: { x: 1 } }), 400, "validation_failed", "body")
+  await err(
+    "webhookEndpoints.rotateSecret",
+    tool("POST", `/webhook_endpoints/${live}/rotate_secret`, { key: keys.demoTest, body: { expires_in: -1 } }),
+    400,
+    "validation_failed",
+    "expires_in"
+  )
+  await err(
+    "webhookEndpoints.enable",
+    tool("POST", `/webhook_endpoints/${live}/enable`, { key: keys.demoTest, body: { x: 1 } }),
+    400,
+    "validation_failed",
+    "body"
+  )
 
   // GET /payment_methods/options
   const O = "paymentMethods.options" as const

@@ -105,12 +105,13 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
       const [event] = (await t.ok("GET", "/events")).data
       const before = await t.ok("GET", `/webhook_endpoints/${endpoint.id}`)
       const unknown = `we_${"Z".repeat(24)}`
-      const routes = (id: string) => [
-        ["GET", `/webhook_endpoints/${id}/attempts`, undefined],
-        ["POST", `/webhook_endpoints/${id}/resend`, { event: event.id }],
-        ["POST", `/webhook_endpoints/${id}/rotate_secret`, {}],
-        ["POST", `/webhook_endpoints/${id}/enable`, {}]
-      ] as const
+      const routes = (id: string) =>
+        [
+          ["GET", `/webhook_endpoints/${id}/attempts`, undefined],
+          ["POST", `/webhook_endpoints/${id}/resend`, { event: event.id }],
+          ["POST", `/webhook_endpoints/${id}/rotate_secret`, {}],
+          ["POST", `/webhook_endpoints/${id}/enable`, {}]
+        ] as const
       const revoked: Key = keys.revoked
       for (const key of [keys.otherTest, keys.demoLive]) {
         for (const [[method, path, body], [, unknownPath]] of routes(endpoint.id).map((r, i) => [r, routes(unknown)[i]!] as const)) {
@@ -136,7 +137,19 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
       assert.lengthOf(log.data, 2)
       const [second, first] = log.data
       for (const a of log.data) {
-        assert.deepStrictEqual(Object.keys(a), ["object", "id", "webhook_endpoint", "event", "event_type", "url", "attempt", "status_code", "duration_ms", "error", "created_at"])
+        assert.deepStrictEqual(Object.keys(a), [
+          "object",
+          "id",
+          "webhook_endpoint",
+          "event",
+          "event_type",
+          "url",
+          "attempt",
+          "status_code",
+          "duration_ms",
+          "error",
+          "created_at"
+        ])
         assert.strictEqual(a.object, "webhook_attempt")
         assert.match(a.id, /^wha_[0-9A-Za-z]{24}$/)
         assert.strictEqual(a.webhook_endpoint, endpoint.id)
@@ -197,11 +210,26 @@ export const webhookToolsSuite = (name: string, storage: () => StoreLayer) => {
       const empty = assertError(await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, {}), 400, "validation_failed", "event")
       assert.notInclude(empty.message, "not both")
       assert.include(empty.message, "since")
-      const both = assertError(await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, { event: "evt_000000000000000000000000", since: first.created_at }), 400, "validation_failed", "event")
+      const both = assertError(
+        await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, { event: "evt_000000000000000000000000", since: first.created_at }),
+        400,
+        "validation_failed",
+        "event"
+      )
       assert.include(both.message, "not both")
       const later = new Date(Date.parse(first.created_at) + 60_000).toISOString()
-      assertError(await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, { since: later, until: first.created_at }), 400, "validation_failed", "until")
-      assertError(await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, { since: first.created_at, until: first.created_at }), 400, "validation_failed", "until")
+      assertError(
+        await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, { since: later, until: first.created_at }),
+        400,
+        "validation_failed",
+        "until"
+      )
+      assertError(
+        await t.send("POST", `/webhook_endpoints/${endpoint.id}/resend`, { since: first.created_at, until: first.created_at }),
+        400,
+        "validation_failed",
+        "until"
+      )
       await t.work()
       assert.strictEqual(r.received.length, before)
     })

@@ -15,13 +15,13 @@ import * as Balances from "./internal/balances.js"
 import * as Claims from "./internal/claims.js"
 import { collections, validatePrefix } from "./internal/collections.js"
 import * as Commit from "./internal/commit.js"
+import * as Directory from "./internal/directory.js"
 import { readRecord } from "./internal/documents.js"
 import { codeOf, fold } from "./internal/errors.js"
 import { byCollection, indexSpecs, retiredIndexes } from "./internal/indexes.js"
-import * as Directory from "./internal/directory.js"
 import * as MerchantsStore from "./internal/merchants.js"
-import { idFilter, listFilter, listOptions, projection, scopedFilter } from "./internal/queries.js"
 import * as Purge from "./internal/purge.js"
+import { idFilter, listFilter, listOptions, projection, scopedFilter } from "./internal/queries.js"
 import * as TaskClaims from "./internal/taskClaims.js"
 import * as Tasks from "./internal/tasks.js"
 import * as Timeout from "./internal/timeout.js"
@@ -150,7 +150,10 @@ export const checkDeployment = (db: Db, database: string): Effect.Effect<Topolog
 export const make = (client: MongoClient, options: MongoStorageOptions) =>
   Effect.gen(function*() {
     const c = collections(yield* validatePrefix(options.collectionPrefix))
-    const millis = yield* Effect.try({ try: () => Timeout.millisOf(options.operationTimeout), catch: (e) => new StorageError.StorageFailure({ message: String(e) }) })
+    const millis = yield* Effect.try({
+      try: () => Timeout.millisOf(options.operationTimeout),
+      catch: (e) => new StorageError.StorageFailure({ message: String(e) })
+    })
     const within = Timeout.bound(millis)
     const db = client.db(options.database, handleOptions(millis))
     const topology = yield* within("hello", checkDeployment(db, options.database))
@@ -160,12 +163,12 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
     const commit = Commit.make(client, db, c, millis)
     const reads = { projection, maxTimeMS: millis }
     const purge = Purge.make({
-        keys: db.collection(c.idempotencyKeys),
-        references: db.collection(c.references),
-        events: db.collection(c.of(Event.table)),
-        tasks: db.collection(c.of(Task.table)),
-        attempts: db.collection(c.of(WebhookDelivery.attemptTable))
-      })
+      keys: db.collection(c.idempotencyKeys),
+      references: db.collection(c.references),
+      events: db.collection(c.of(Event.table)),
+      tasks: db.collection(c.of(Task.table)),
+      attempts: db.collection(c.of(WebhookDelivery.attemptTable))
+    })
     const bare = Storage.Storage.of({
       begin: replays === undefined ? begin : ReplayCache.cachedBegin(replays, begin),
       commit: (writes) => within("commit", commit(writes)),
@@ -181,12 +184,20 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
         // The driver reads a limit of 0 as "no limit".
         query.limit <= 0
           ? Effect.succeed([])
-          : within(`list ${table.name}`, call(`list ${table.name}`, () =>
-            db.collection(c.of(table)).find(listFilter(table, query), { ...listOptions(query.limit), maxTimeMS: millis }).toArray())).pipe(
+          : within(
+            `list ${table.name}`,
+            call(
+              `list ${table.name}`,
+              () => db.collection(c.of(table)).find(listFilter(table, query), { ...listOptions(query.limit), maxTimeMS: millis }).toArray()
+            )
+          ).pipe(
             Effect.flatMap((docs) => Effect.forEach(docs, (d) => readRecord(table, d)))
           ),
       balances: (query) =>
-        within("balances", call("balances", () => db.collection(c.of(BalanceTransaction.table)).aggregate([...Balances.pipeline(query)], { maxTimeMS: millis }).toArray())).pipe(
+        within(
+          "balances",
+          call("balances", () => db.collection(c.of(BalanceTransaction.table)).aggregate([...Balances.pipeline(query)], { maxTimeMS: millis }).toArray())
+        ).pipe(
           Effect.map((docs) => docs.map(Balances.toTotal))
         ),
       purgeExpired: (request) => within("purge", purge(request))
@@ -231,7 +242,8 @@ const servicesLayer = (client: MongoClient, options: MongoStorageOptions) =>
   Layer.scopedContext(
     Effect.zipLeft(make(client, options), setup(client, options)).pipe(
       Effect.map(({ merchants, storage, tasks }) =>
-        Context.make(Storage.Storage, storage).pipe(Context.add(Merchants.Merchants, merchants), Context.add(Task.Tasks, tasks)))
+        Context.make(Storage.Storage, storage).pipe(Context.add(Merchants.Merchants, merchants), Context.add(Task.Tasks, tasks))
+      )
     )
   )
 
@@ -243,8 +255,7 @@ const servicesLayer = (client: MongoClient, options: MongoStorageOptions) =>
  */
 export const layer = (
   options: MongoStorageOptions & { readonly client: MongoClient }
-): Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, StorageError.StorageError> =>
-  servicesLayer(options.client, options)
+): Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, StorageError.StorageError> => servicesLayer(options.client, options)
 
 /**
  * As `layer`, with the client taken from the `Client` tag.

@@ -53,7 +53,14 @@ describe("D12 balances on MongoDB: pure parts", () => {
 
   it("D12 a transaction is stored with signed amounts as strings and reads back as written; one per (source, type)", () => {
     const txn = Ledger.transaction({
-      merchantId: "mch_a", environment: "test", type: "refund", amount: -1500n, currency: "THB", source: "rfnd_1", counter: "provider:simulator", createdAt: t0
+      merchantId: "mch_a",
+      environment: "test",
+      type: "refund",
+      amount: -1500n,
+      currency: "THB",
+      source: "rfnd_1",
+      counter: "provider:simulator",
+      createdAt: t0
     })
     const doc = BSON.deserialize(BSON.serialize(toDocument(BalanceTransaction.table, txn)))
     expect(doc["amount"]).toBe("-1500")

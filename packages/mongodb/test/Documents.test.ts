@@ -174,8 +174,20 @@ describe("documents: records both ways", () => {
 
   it("a field the document lacks reads back null", () => {
     const doc = toDocument(Task.table, {
-      id: "task_1", merchantId: "m", environment: "test", kind: "payment_intent.expire", resourceId: "r", status: "pending",
-      dueAt: t, attempts: 0, leaseOwner: null, leaseUntil: null, lastError: null, createdAt: t, updatedAt: t, version: 1
+      id: "task_1",
+      merchantId: "m",
+      environment: "test",
+      kind: "payment_intent.expire",
+      resourceId: "r",
+      status: "pending",
+      dueAt: t,
+      attempts: 0,
+      leaseOwner: null,
+      leaseUntil: null,
+      lastError: null,
+      createdAt: t,
+      updatedAt: t,
+      version: 1
     })
     delete doc["last_error"]
     expect(toRecord(Task.table, doc).lastError).toBeNull()

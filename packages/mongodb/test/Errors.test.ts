@@ -37,19 +37,21 @@ describe("errors: driver failures as the core's storage errors", () => {
   })
 
   it("a node that is not (or no longer) primary, or shutting down, is StorageUnavailable", () => {
-    for (const [code, codeName] of [
-      [10107, "NotWritablePrimary"],
-      [13435, "NotPrimaryNoSecondaryOk"],
-      [13436, "NotPrimaryOrSecondary"],
-      [189, "PrimarySteppedDown"],
-      [91, "ShutdownInProgress"],
-      [11600, "InterruptedAtShutdown"],
-      [11602, "InterruptedDueToReplStateChange"],
-      [6, "HostUnreachable"],
-      [89, "NetworkTimeout"],
-      [50, "MaxTimeMSExpired"],
-      [262, "ExceededTimeLimit"]
-    ] as const) {
+    for (
+      const [code, codeName] of [
+        [10107, "NotWritablePrimary"],
+        [13435, "NotPrimaryNoSecondaryOk"],
+        [13436, "NotPrimaryOrSecondary"],
+        [189, "PrimarySteppedDown"],
+        [91, "ShutdownInProgress"],
+        [11600, "InterruptedAtShutdown"],
+        [11602, "InterruptedDueToReplStateChange"],
+        [6, "HostUnreachable"],
+        [89, "NetworkTimeout"],
+        [50, "MaxTimeMSExpired"],
+        [262, "ExceededTimeLimit"]
+      ] as const
+    ) {
       expect(tagOf(serverError({ code, codeName })), codeName).toBe("StorageUnavailable")
     }
   })
@@ -61,7 +63,9 @@ describe("errors: driver failures as the core's storage errors", () => {
   })
 
   it("a write concern that timed out is StorageUnavailable", () => {
-    const wc = new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, codeName: "WriteConcernFailed", errmsg: "waiting for replication timed out" } } as never)
+    const wc = new MongoWriteConcernError(
+      { ok: 1, writeConcernError: { code: 64, codeName: "WriteConcernFailed", errmsg: "waiting for replication timed out" } } as never
+    )
     expect(tagOf(wc)).toBe("StorageUnavailable")
   })
 

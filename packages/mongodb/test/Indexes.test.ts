@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Event, PaymentIntent, ProviderNotification, Refund, Table, Task } from "@tender/core"
 import { Effect, Exit } from "effect"
-import { collections, type CollectionPrefix, prefixProblem, validatePrefix } from "../src/internal/collections.js"
+import { type CollectionPrefix, collections, prefixProblem, validatePrefix } from "../src/internal/collections.js"
 import { byCollection, indexSpecs, resourceIndexes, resources, retiredIndexes } from "../src/internal/indexes.js"
 import * as Tasks from "../src/internal/tasks.js"
 import { tenderCollections } from "./fake.js"

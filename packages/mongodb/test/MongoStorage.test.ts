@@ -2,9 +2,9 @@ import { assert, describe, layer } from "@effect/vitest"
 import { PaymentIntent, Storage, Task } from "@tender/core"
 import { StorageContract } from "@tender/testing"
 import { Effect, Fiber, Layer, Option, Stream } from "effect"
-import { collections, type CollectionPrefix } from "../src/internal/collections.js"
-import { indexSpecs } from "../src/internal/indexes.js"
 import { MongoStorage } from "../src/index.js"
+import { type CollectionPrefix, collections } from "../src/internal/collections.js"
+import { indexSpecs } from "../src/internal/indexes.js"
 import { freshDatabase, scratchClient, withServer } from "./server.js"
 
 withServer("storage contract: mongodb", (url) => {

@@ -3,8 +3,8 @@ import { PaymentIntent, Storage } from "@tender/core"
 import { Effect } from "effect"
 import type { Document } from "mongodb"
 import { toRecord } from "../src/internal/documents.js"
-import { matches, storedBothWays } from "./fake.js"
 import { afterPosition, idFilter, listFilter, listOptions, listSort, projection, scopedFilter } from "../src/internal/queries.js"
+import { matches, storedBothWays } from "./fake.js"
 
 const table = PaymentIntent.table
 type Intent = PaymentIntent.PaymentIntentRecord

@@ -96,7 +96,10 @@ describe("tasks on MongoDB: the fair claim", () => {
   })
 
   it("a claim that loses candidates to another claimer reads again and does not come back short while work is due", async () => {
-    const docs = Array.from({ length: 12 }, (_, i) => toDocument(Task.table, taskRecord(t0, { id: `task_${String(i).padStart(2, "0")}`, merchantId: `mch_${i % 3}` })))
+    const docs = Array.from(
+      { length: 12 },
+      (_, i) => toDocument(Task.table, taskRecord(t0, { id: `task_${String(i).padStart(2, "0")}`, merchantId: `mch_${i % 3}` }))
+    )
     const claimed = await claim(docs, { pool: "money", limit: 4 }, (_id, n) => (n <= 6 ? "lost" : "take"))
     expect(claimed).toHaveLength(4)
     expect(new Set(claimed.map((t) => t.id)).size).toBe(4)

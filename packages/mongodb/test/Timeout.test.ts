@@ -14,7 +14,15 @@ import * as Timeout from "../src/internal/timeout.js"
 /** A client whose deployment says it is a replica set and whose every other call never answers. */
 const silentClient = () => {
   const never = () => new Promise<never>(() => {})
-  const collection = { collectionName: "c", findOne: never, find: () => ({ toArray: never }), aggregate: () => ({ toArray: never }), findOneAndUpdate: never, updateOne: never, insertOne: never }
+  const collection = {
+    collectionName: "c",
+    findOne: never,
+    find: () => ({ toArray: never }),
+    aggregate: () => ({ toArray: never }),
+    findOneAndUpdate: never,
+    updateOne: never,
+    insertOne: never
+  }
   return {
     db: () => ({ command: async () => ({ setName: "rs0", isWritablePrimary: true }), collection: () => collection, watch: never })
   } as unknown as MongoClient

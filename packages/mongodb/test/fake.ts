@@ -8,7 +8,7 @@
 import { MemoryStorage, Storage, type Table, Task } from "@tender/core"
 import { Effect } from "effect"
 import { type Document, MongoServerError } from "mongodb"
-import { collections, type CollectionPrefix } from "../src/internal/collections.js"
+import { type CollectionPrefix, collections } from "../src/internal/collections.js"
 import { toDocument } from "../src/internal/documents.js"
 
 const compare = (a: unknown, b: unknown): number =>
@@ -100,7 +100,9 @@ export class FakeCollection {
       return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 }
     }
     if (options.upsert !== true) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 }
-    const seed = Object.fromEntries(Object.entries(filter).filter(([k, v]) => !k.startsWith("$") && !(typeof v === "object" && v !== null && !(v instanceof Date))))
+    const seed = Object.fromEntries(
+      Object.entries(filter).filter(([k, v]) => !k.startsWith("$") && !(typeof v === "object" && v !== null && !(v instanceof Date)))
+    )
     await this.insertOne(applyUpdate(seed, update))
     return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 }
   }

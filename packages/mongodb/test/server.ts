@@ -12,8 +12,7 @@ import { MongoStorage } from "../src/index.js"
 export const url: string | undefined = process.env["MONGODB_URL"] === "" ? undefined : process.env["MONGODB_URL"]
 
 /** The skipped case's name: why, and the one command that runs these tests. */
-export const skipName =
-  "skipped: MONGODB_URL is not set; run: docker run -d --name tender-mongo -p 27017:27017 mongo:7 --replSet rs0 && " +
+export const skipName = "skipped: MONGODB_URL is not set; run: docker run -d --name tender-mongo -p 27017:27017 mongo:7 --replSet rs0 && " +
   "docker exec tender-mongo mongosh --eval 'rs.initiate()' && " +
   "MONGODB_URL=mongodb://127.0.0.1:27017/?directConnection=true npm test"
 
@@ -36,6 +35,5 @@ export const freshDatabase = () => `tender_test_${Date.now().toString(36)}${Math
 /** A connected client on the test server, whose scratch database is dropped before the client closes. */
 export const scratchClient = (url: string, database: string) =>
   Layer.scopedDiscard(
-    Effect.flatMap(MongoStorage.Client, (client) =>
-      Effect.addFinalizer(() => Effect.orDie(Effect.tryPromise(() => client.db(database).dropDatabase()))))
+    Effect.flatMap(MongoStorage.Client, (client) => Effect.addFinalizer(() => Effect.orDie(Effect.tryPromise(() => client.db(database).dropDatabase()))))
   ).pipe(Layer.provideMerge(MongoStorage.layerClientFromUrl(url)))

@@ -22,7 +22,7 @@ const driverErrors = (cause: unknown): ReadonlyArray<Record<string, unknown>> =>
     }
     const record = u as Record<string, unknown>
     if (typeof record["code"] === "string") found.push(record)
-    if (Array.isArray(record["errors"])) for (const e of record["errors"]) visit(e, depth + 1)
+    if (Array.isArray(record["errors"])) { for (const e of record["errors"]) visit(e, depth + 1) }
     visit(record["cause"], depth + 1)
   }
   visit(cause, 0)

@@ -6,27 +6,27 @@
  *
  * @since 0.1.0
  */
+import { PgClient } from "@effect/sql-pg"
 import type { MigrationError } from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { PgClient } from "@effect/sql-pg"
-import Pg from "pg"
 import { DirectoryCache, Merchants, ReplayCache, Storage, type Table, Task, WebhookEndpoint } from "@tender/core"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import Pg from "pg"
 import * as Balances from "./internal/balances.js"
 import * as Claims from "./internal/claims.js"
-import * as Direct from "./internal/direct.js"
-import * as Prepared from "./internal/prepared.js"
 import * as Commit from "./internal/commit.js"
+import * as Direct from "./internal/direct.js"
 import * as Directory from "./internal/directory.js"
 import { fold, storable } from "./internal/errors.js"
 import * as MerchantsStore from "./internal/merchants.js"
+import * as Prepared from "./internal/prepared.js"
 import * as Purge from "./internal/purge.js"
-import * as Tasks from "./internal/tasks.js"
 import { listStatement } from "./internal/queries.js"
 import { type Row, selectList, toRecord } from "./internal/records.js"
 import { tables, validatePrefix } from "./internal/tables.js"
+import * as Tasks from "./internal/tasks.js"
 import * as Timeout from "./internal/timeout.js"
 import * as PgMigrations from "./PgMigrations.js"
 
@@ -123,7 +123,9 @@ export const make = (options: PgStorageOptions = {}) =>
             )
         ),
       find: (table, id) =>
-        !storable(id) ? Effect.succeed(Option.none()) : Effect.map(records(`find ${table.name}`, table, byId(table, id)), (found) => Option.fromNullable(found[0])),
+        !storable(id)
+          ? Effect.succeed(Option.none())
+          : Effect.map(records(`find ${table.name}`, table, byId(table, id)), (found) => Option.fromNullable(found[0])),
       list: (table, query) => records(`list ${table.name}`, table, listStatement(sql, t, table, query)),
       // Bounded statement by statement (a purge is one statement per kind).
       purgeExpired: purge,
@@ -171,8 +173,10 @@ export const make = (options: PgStorageOptions = {}) =>
 export const layerWithoutMigrations = (
   options: PgStorageOptions = {}
 ): Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants, never, SqlClient> =>
-  Layer.scopedContext(Effect.map(make(options), ({ merchants, storage, tasks }) =>
-    Context.make(Storage.Storage, storage).pipe(Context.add(Merchants.Merchants, merchants), Context.add(Task.Tasks, tasks))))
+  Layer.scopedContext(
+    Effect.map(make(options), ({ merchants, storage, tasks }) =>
+      Context.make(Storage.Storage, storage).pipe(Context.add(Merchants.Merchants, merchants), Context.add(Task.Tasks, tasks)))
+  )
 
 /**
  * `Storage` and `Merchants` on the host's `SqlClient`, running the pending migrations
@@ -291,8 +295,7 @@ const withStatementTimeout = (url: string | Redacted.Redacted, millis: number): 
  *
  * @since 0.1.0 @category layers
  */
-export const layerFromPool = (pool: PgPool, options: PgStorageOptions = {}) =>
-  layer(options).pipe(Layer.provideMerge(clientOnPool(pool, options)))
+export const layerFromPool = (pool: PgPool, options: PgStorageOptions = {}) => layer(options).pipe(Layer.provideMerge(clientOnPool(pool, options)))
 
 /**
  * The `PgClient` (and `SqlClient`) Tender runs on a host's pool, without its storage: what
@@ -301,8 +304,7 @@ export const layerFromPool = (pool: PgPool, options: PgStorageOptions = {}) =>
  *
  * @since 0.1.0 @category layers
  */
-export const clientOnPool = (pool: PgPool, options: Pick<PgStorageOptions, "preparedStatements"> = {}) =>
-  clientLayer(seenBy(pool, options))
+export const clientOnPool = (pool: PgPool, options: Pick<PgStorageOptions, "preparedStatements"> = {}) => clientLayer(seenBy(pool, options))
 
 /** The `pg.Pool` a host already has (the `pg` package that `@effect/sql-pg` depends on). @since 0.1.0 @category models */
 export type PgPool = Parameters<typeof PgClient.layerFromPool>[0]["acquire"] extends Effect.Effect<infer P, any, any> ? P : never

@@ -9,12 +9,12 @@
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
-import { vi } from "vitest"
 import { Authentication, Merchants, Seed, Tender } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { promptpayFor } from "@tender/test-support"
 import { Effect, Either, Layer, ManagedRuntime, Option, Tracer } from "effect"
 import * as Pg from "pg"
+import { vi } from "vitest"
 import { checkoutOptions, keys, seed as tenderSeed } from "../../core/test/fixtures.js"
 import { TenderHttp } from "../../http/src/index.js"
 import { call } from "../../http/test/harness.js"
@@ -148,10 +148,26 @@ if (skipReason === undefined) {
       Effect.gen(function*() {
         yield* Seed.apply(seed)
         const merchants = yield* Merchants.Merchants
-        for (const publicKey of ["", "a", "pk_test_0000A1b2C3d4", "pk_test_mmmmA1b2C3d", "pk_test_mmmmA1b2C3d4 ", "pk_test_nnnnA1b2C3d4", "pk_test_zzzzA1b2C3d4", "\uffff"]) {
+        for (
+          const publicKey of [
+            "",
+            "a",
+            "pk_test_0000A1b2C3d4",
+            "pk_test_mmmmA1b2C3d",
+            "pk_test_mmmmA1b2C3d4 ",
+            "pk_test_nnnnA1b2C3d4",
+            "pk_test_zzzzA1b2C3d4",
+            "\uffff"
+          ]
+        ) {
           assert.isTrue(Option.isNone(yield* merchants.findCredentials(publicKey)), JSON.stringify(publicKey))
         }
-        for (const [publicKey, merchantId] of [["pk_test_mmmmA1b2C3d4", "mch_timing_a"], ["pk_test_rrrrA1b2C3d4", "mch_timing_a"], ["pk_test_ttttA1b2C3d4", "mch_timing_b"]] as const) {
+        for (
+          const [publicKey, merchantId] of [["pk_test_mmmmA1b2C3d4", "mch_timing_a"], ["pk_test_rrrrA1b2C3d4", "mch_timing_a"], [
+            "pk_test_ttttA1b2C3d4",
+            "mch_timing_b"
+          ]] as const
+        ) {
           const found = yield* merchants.findCredentials(publicKey)
           assert.isTrue(Option.isSome(found), publicKey)
           if (Option.isSome(found)) {
@@ -277,46 +293,54 @@ if (skipReason === undefined) {
       }
     }, 60_000)
 
-    it("4.9.3 over HTTP a replay the process has read once is answered with no statement: the first answer's status and body byte for byte, Idempotent-Replayed: true; another body under the key is 409", async () => {
-      const tender = await startTender(undefined)
-      const sent: Array<string> = []
-      const query = Pg.Client.prototype.query
-      const spy = vi.spyOn(Pg.Client.prototype, "query").mockImplementation(function(this: Pg.Client, ...args: Array<any>) {
-        sent.push(typeof args[0] === "string" ? args[0] : String(args[0]?.text ?? args[0]?.name ?? ""))
-        return Reflect.apply(query, this, args)
-      })
-      try {
-        const headers = { "idempotency-key": `replay-http-${Math.random()}` }
-        const post = (amount: string) => call(tender.web.handler, "POST", "/payment_intents", { key: keys.demoTest, body: promptpayFor(amount), headers })
-        const first = await post("150000")
-        assert.strictEqual(first.status, 201, first.text)
-        await post("150000") // read from the store once, and kept
-        sent.length = 0
-        const replay = await post("150000")
-        const conflict = await post("150001")
-        assert.strictEqual(replay.status, 201)
-        assert.strictEqual(replay.text, first.text)
-        assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
-        assert.strictEqual(conflict.status, 409, conflict.text)
-        assert.strictEqual((conflict.json as { error: { code: string } }).error.code, "idempotency_conflict")
-        // The credentials may be re-read when the directory cache's entry ages; the key never is.
-        assert.isFalse(sent.some((text) => text.includes("idempotency_keys")), sent.join("\n"))
-      } finally {
-        spy.mockRestore()
-        await tender.close()
-      }
-    }, 60_000)
+    it(
+      "4.9.3 over HTTP a replay the process has read once is answered with no statement: the first answer's status and body byte for byte, Idempotent-Replayed: true; another body under the key is 409",
+      async () => {
+        const tender = await startTender(undefined)
+        const sent: Array<string> = []
+        const query = Pg.Client.prototype.query
+        const spy = vi.spyOn(Pg.Client.prototype, "query").mockImplementation(function(this: Pg.Client, ...args: Array<any>) {
+          sent.push(typeof args[0] === "string" ? args[0] : String(args[0]?.text ?? args[0]?.name ?? ""))
+          return Reflect.apply(query, this, args)
+        })
+        try {
+          const headers = { "idempotency-key": `replay-http-${Math.random()}` }
+          const post = (amount: string) => call(tender.web.handler, "POST", "/payment_intents", { key: keys.demoTest, body: promptpayFor(amount), headers })
+          const first = await post("150000")
+          assert.strictEqual(first.status, 201, first.text)
+          await post("150000") // read from the store once, and kept
+          sent.length = 0
+          const replay = await post("150000")
+          const conflict = await post("150001")
+          assert.strictEqual(replay.status, 201)
+          assert.strictEqual(replay.text, first.text)
+          assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
+          assert.strictEqual(conflict.status, 409, conflict.text)
+          assert.strictEqual((conflict.json as { error: { code: string } }).error.code, "idempotency_conflict")
+          // The credentials may be re-read when the directory cache's entry ages; the key never is.
+          assert.isFalse(sent.some((text) => text.includes("idempotency_keys")), sent.join("\n"))
+        } finally {
+          spy.mockRestore()
+          await tender.close()
+        }
+      },
+      60_000
+    )
 
-    it("without the directory cache a create makes five statements: the credentials, the claim, the host's word on routes, the endpoints and the commit", async () => {
-      const tender = await startTender(false)
-      try {
-        await createCounted(tender.web.handler, 0)
-        const r = await createCounted(tender.web.handler, 1)
-        assert.strictEqual(r.sent.length, 5, r.sent.join("\n"))
-      } finally {
-        await tender.close()
-      }
-    }, 60_000)
+    it(
+      "without the directory cache a create makes five statements: the credentials, the claim, the host's word on routes, the endpoints and the commit",
+      async () => {
+        const tender = await startTender(false)
+        try {
+          await createCounted(tender.web.handler, 0)
+          const r = await createCounted(tender.web.handler, 1)
+          assert.strictEqual(r.sent.length, 5, r.sent.join("\n"))
+        } finally {
+          await tender.close()
+        }
+      },
+      60_000
+    )
   })
 } else {
   describe("D2 authentication timing on PostgreSQL", () => {

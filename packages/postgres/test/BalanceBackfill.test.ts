@@ -41,7 +41,9 @@ afterAll(() => runSql(dropTables(prefix)))
 const previousSchema = Effect.gen(function*() {
   const sql = yield* SqlClient
   const table = `${prefix}migrations`
-  yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (migration_id integer PRIMARY KEY, created_at timestamp with time zone NOT NULL DEFAULT now(), name text NOT NULL)`
+  yield* sql`CREATE TABLE IF NOT EXISTS ${
+    sql(table)
+  } (migration_id integer PRIMARY KEY, created_at timestamp with time zone NOT NULL DEFAULT now(), name text NOT NULL)`
   const before = Object.fromEntries(Object.entries(PgMigrations.migrations(prefix as never)).filter(([id]) => Number(id.split("_")[0]) <= 20))
   yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table })
 })
@@ -62,7 +64,14 @@ const history = Effect.gen(function*() {
   const ctx = { principal, requestId: "req_old" }
   const intent = (amount: string) =>
     Effect.flatMap(
-      decode(PaymentIntent.CreateParams, { amount, currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay", customer: { name: "Somchai Jaidee" } }),
+      decode(PaymentIntent.CreateParams, {
+        amount,
+        currency: "THB",
+        country: "TH",
+        checkout_mode: "merchant",
+        payment_method: "th_promptpay",
+        customer: { name: "Somchai Jaidee" }
+      }),
       (params) => Effect.map(PaymentIntents.create(ctx, params), (r) => JSON.parse(r.body).id as string)
     )
   const paid = yield* intent("150000")
@@ -72,9 +81,14 @@ const history = Effect.gen(function*() {
   yield* Refunds.create(ctx, yield* decode(Refund.CreateParams, { payment_intent: paid, amount: Simulator.magicAmounts.refundFails }))
   const late = yield* intent(Simulator.magicAmounts.paidAfterCancel)
   yield* PaymentIntentCancel.cancel(ctx, late, {})
-  yield* TopupIntents.create({ ...ctx, idempotencyKey: "old-topup" }, yield* decode(TopupIntent.CreateParams, {
-    destination_amount: "70000", destination_currency: "THB", source: { type: "test_funding" }
-  }))
+  yield* TopupIntents.create(
+    { ...ctx, idempotencyKey: "old-topup" },
+    yield* decode(TopupIntent.CreateParams, {
+      destination_amount: "70000",
+      destination_currency: "THB",
+      source: { type: "test_funding" }
+    })
+  )
   // The previous version's payout create, which read no balance: the record written as it wrote it.
   const payout = (amount: string, reference: string) =>
     Effect.gen(function*() {

@@ -6,8 +6,8 @@
  */
 import { basic, demoKey, fundBalance, payout, promptpayFor, until } from "@tender/test-support"
 import { afterAll, assert, beforeAll, it } from "vitest"
-import { describeOnPostgres } from "./onPostgres.js"
 import { freshTables, start, stopDemos } from "./demoServer.js"
+import { describeOnPostgres } from "./onPostgres.js"
 
 const auth = basic(demoKey)
 
@@ -33,44 +33,59 @@ describeOnPostgres("D12 balances across two processes on PostgreSQL", () => {
   }, 120_000)
   afterAll(() => stopDemos("SIGKILL"))
 
-  it("D12 many concurrent payouts on one balance from two processes: exactly as many succeed as the balance covers, the rest 422 balance_insufficient", async () => {
-    await fundBalance(a.url, demoKey, "200000")
-    const start = await available(b.url)
-    assert.isTrue(start >= 200000n)
-    const covered = Number(start / 10000n)
-    const answers = await Promise.all(Array.from({ length: covered + 16 }, (_, i) =>
-      send(i % 2 === 0 ? a.url : b.url, "POST", "/payout_intents", payout(`race-${i}-${crypto.randomUUID()}`))))
-    assert.deepStrictEqual(answers.filter((r) => r.status !== 201 && r.status !== 422).map((r) => [r.status, r.body]), [])
-    assert.strictEqual(answers.filter((r) => r.status === 201).length, covered)
-    assert.isTrue(answers.filter((r) => r.status === 422).every((r) => r.body.error.code === "balance_insufficient"))
-    assert.strictEqual(await available(a.url), start - BigInt(covered) * 10000n)
-  }, 120_000)
+  it(
+    "D12 many concurrent payouts on one balance from two processes: exactly as many succeed as the balance covers, the rest 422 balance_insufficient",
+    async () => {
+      await fundBalance(a.url, demoKey, "200000")
+      const start = await available(b.url)
+      assert.isTrue(start >= 200000n)
+      const covered = Number(start / 10000n)
+      const answers = await Promise.all(
+        Array.from({ length: covered + 16 }, (_, i) => send(i % 2 === 0 ? a.url : b.url, "POST", "/payout_intents", payout(`race-${i}-${crypto.randomUUID()}`)))
+      )
+      assert.deepStrictEqual(answers.filter((r) => r.status !== 201 && r.status !== 422).map((r) => [r.status, r.body]), [])
+      assert.strictEqual(answers.filter((r) => r.status === 201).length, covered)
+      assert.isTrue(answers.filter((r) => r.status === 422).every((r) => r.body.error.code === "balance_insufficient"))
+      assert.strictEqual(await available(a.url), start - BigInt(covered) * 10000n)
+    },
+    120_000
+  )
 
-  it("D12 payment successes racing payouts on two processes never take the available balance below zero; every payment and payout has its transaction", async () => {
-    const before = await available(a.url)
-    const payments = Promise.all(Array.from({ length: 6 }, async () => {
-      const created = await send(a.url, "POST", "/payment_intents", promptpayFor("20000"))
-      assert.strictEqual(created.status, 201)
-      await send(a.url, "POST", `/payment_intents/${created.body.id}/confirm`, {})
-      return created.body.id as string
-    }))
-    const payouts: Array<{ status: number; body: any }> = []
-    for (let round = 0; round < 8; round++) {
-      const answers = await Promise.all(Array.from({ length: 3 }, (_, i) =>
-        send(i % 2 === 0 ? b.url : a.url, "POST", "/payout_intents", payout(`mixed-${round}-${i}-${crypto.randomUUID()}`))))
-      payouts.push(...answers)
-      assert.isTrue((await available(b.url)) >= 0n)
-    }
-    const ids = await payments
-    for (const id of ids) await until(() => send(b.url, "GET", `/payment_intents/${id}`), (r) => r.body.status === "succeeded")
-    assert.deepStrictEqual(payouts.filter((r) => r.status !== 201 && r.status !== 422).map((r) => [r.status, r.body]), [])
-    const made = payouts.filter((r) => r.status === 201).length
-    const after = await available(a.url)
-    assert.isTrue(after >= 0n)
-    assert.strictEqual(after, before + 6n * 20000n - BigInt(made) * 10000n)
-    for (const id of ids) {
-      const txns = await send(b.url, "GET", `/balance_transactions?source=${id}`)
-      assert.deepStrictEqual(txns.body.data.map((t: { type: string }) => t.type), ["payment"])
-    }
-  }, 120_000)
+  it(
+    "D12 payment successes racing payouts on two processes never take the available balance below zero; every payment and payout has its transaction",
+    async () => {
+      const before = await available(a.url)
+      const payments = Promise.all(Array.from({ length: 6 }, async () => {
+        const created = await send(a.url, "POST", "/payment_intents", promptpayFor("20000"))
+        assert.strictEqual(created.status, 201)
+        await send(a.url, "POST", `/payment_intents/${created.body.id}/confirm`, {})
+        return created.body.id as string
+      }))
+      const payouts: Array<{ status: number; body: any }> = []
+      for (let round = 0; round < 8; round++) {
+        const answers = await Promise.all(
+          Array.from(
+            { length: 3 },
+            (_, i) => send(i % 2 === 0 ? b.url : a.url, "POST", "/payout_intents", payout(`mixed-${round}-${i}-${crypto.randomUUID()}`))
+          )
+        )
+        payouts.push(...answers)
+        assert.isTrue((await available(b.url)) >= 0n)
+      }
+      const ids = await payments
+      for (const id of ids) {
+        await until(() => send(b.url, "GET", `/payment_intents/${id}`), (r) => r.body.status === "succeeded")
+      }
+      assert.deepStrictEqual(payouts.filter((r) => r.status !== 201 && r.status !== 422).map((r) => [r.status, r.body]), [])
+      const made = payouts.filter((r) => r.status === 201).length
+      const after = await available(a.url)
+      assert.isTrue(after >= 0n)
+      assert.strictEqual(after, before + 6n * 20000n - BigInt(made) * 10000n)
+      for (const id of ids) {
+        const txns = await send(b.url, "GET", `/balance_transactions?source=${id}`)
+        assert.deepStrictEqual(txns.body.data.map((t: { type: string }) => t.type), ["payment"])
+      }
+    },
+    120_000
+  )
 })

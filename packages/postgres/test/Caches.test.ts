@@ -8,15 +8,15 @@
  * endpoint deleted through one server, or disabled by an operator's `UPDATE` from this process,
  * gets nothing from a payment the other server creates once the notification is in.
  */
-import { basic, closeReceivers, demoKey, promptpayFor, receiver } from "@tender/test-support"
+import { SqlClient } from "@effect/sql/SqlClient"
 import { Merchants, RouteHealth } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { afterAll, assert, beforeAll, it } from "vitest"
-import { SqlClient } from "@effect/sql/SqlClient"
+import { basic, closeReceivers, demoKey, promptpayFor, receiver } from "@tender/test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
+import { afterAll, assert, beforeAll, it } from "vitest"
 import { client, freshPrefix, runSql, url } from "./database.js"
-import { describeOnPostgres } from "./onPostgres.js"
 import { start as startDemo, stopDemos } from "./demoServer.js"
+import { describeOnPostgres } from "./onPostgres.js"
 
 const prefix = freshPrefix()
 /** docs/performance.md, "Caches across processes": every process sees a change within 5 seconds (the default maxAge), by the notification in milliseconds. */
@@ -30,8 +30,7 @@ const deliveryWaitMillis = 30_000
 
 const start = () => startDemo({ DATABASE_URL: url, TENDER_TABLE_PREFIX: prefix, TENDER_DIRECTORY_CACHE_MAX_AGE_MS: "60000" })
 
-const auth = (key: { publicKey: string; secretKey: string }) =>
-  "Basic " + Buffer.from(`${key.publicKey}:${key.secretKey}`).toString("base64")
+const auth = (key: { publicKey: string; secretKey: string }) => "Basic " + Buffer.from(`${key.publicKey}:${key.secretKey}`).toString("base64")
 
 const list = (base: string, key: { publicKey: string; secretKey: string }) =>
   fetch(`${base}/payment_intents?limit=1`, { headers: { authorization: auth(key) } }).then(async (res) => (await res.arrayBuffer(), res.status))
@@ -96,55 +95,62 @@ describeOnPostgres("caches across processes on PostgreSQL", () => {
     await Promise.all([a, b].map((server) => within(notificationBoundMillis, 201, async () => (await create(server.url, key)).status)))
   }, 30_000)
 
-  it("webhook endpoints: an endpoint deleted in one server, or disabled by an operator, gets no event from a payment created in the other server after the notification bound; one registered in the first gets them", async () => {
-    const hooks = await receiver()
-    const send = (server: { url: string }, method: string, path: string, body?: unknown) =>
-      fetch(`${server.url}${path}`, {
-        method,
-        headers: { authorization: basic(demoKey), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) })
-      }).then(async (res) => ({ status: res.status, body: await res.json() as { id: string } }))
-    const register = async (path: string) => {
-      const r = await send(a, "POST", "/webhook_endpoints", { url: hooks.url(path) })
-      assert.strictEqual(r.status, 201)
-      return r.body.id
-    }
-    const pay = async () => {
-      const r = await send(b, "POST", "/payment_intents", promptpayFor("150000"))
-      assert.strictEqual(r.status, 201)
-      return r.body.id
-    }
-    /** The endpoints the payment's events were queued for, by its creating commit. */
-    const queuedFor = (paymentId: string) =>
-      runSql(Effect.flatMap(SqlClient, (sql) =>
-        sql<{ target: string }>`SELECT DISTINCT t.target_id AS target FROM ${sql(`${prefix}tasks`)} t
+  it(
+    "webhook endpoints: an endpoint deleted in one server, or disabled by an operator, gets no event from a payment created in the other server after the notification bound; one registered in the first gets them",
+    async () => {
+      const hooks = await receiver()
+      const send = (server: { url: string }, method: string, path: string, body?: unknown) =>
+        fetch(`${server.url}${path}`, {
+          method,
+          headers: { authorization: basic(demoKey), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+        }).then(async (res) => ({ status: res.status, body: await res.json() as { id: string } }))
+      const register = async (path: string) => {
+        const r = await send(a, "POST", "/webhook_endpoints", { url: hooks.url(path) })
+        assert.strictEqual(r.status, 201)
+        return r.body.id
+      }
+      const pay = async () => {
+        const r = await send(b, "POST", "/payment_intents", promptpayFor("150000"))
+        assert.strictEqual(r.status, 201)
+        return r.body.id
+      }
+      /** The endpoints the payment's events were queued for, by its creating commit. */
+      const queuedFor = (paymentId: string) =>
+        runSql(Effect.flatMap(SqlClient, (sql) =>
+          sql<{ target: string }>`SELECT DISTINCT t.target_id AS target FROM ${sql(`${prefix}tasks`)} t
           JOIN ${sql(`${prefix}events`)} e ON e.id = t.resource_id
           WHERE t.kind = 'webhook.deliver' AND e.resource_id = ${paymentId}`)).then((rows) => rows.map((r) => r.target).sort())
-    /** The receiver paths that got an event of `paymentId`. */
-    const deliveredTo = (paymentId: string) =>
-      [...new Set(hooks.received.filter((r) => r.body.includes(paymentId)).map((r) => r.path))].sort()
+      /** The receiver paths that got an event of `paymentId`. */
+      const deliveredTo = (paymentId: string) => [...new Set(hooks.received.filter((r) => r.body.includes(paymentId)).map((r) => r.path))].sort()
 
-    const deleted = await register("/deleted")
-    const disabled = await register("/disabled")
-    // Server b has read (and cached) both endpoints, and its workers deliver to them.
-    const before = await pay()
-    assert.deepStrictEqual(await queuedFor(before), [deleted, disabled].sort())
-    await within(deliveryWaitMillis, "/deleted,/disabled", async () => deliveredTo(before).join(","))
+      const deleted = await register("/deleted")
+      const disabled = await register("/disabled")
+      // Server b has read (and cached) both endpoints, and its workers deliver to them.
+      const before = await pay()
+      assert.deepStrictEqual(await queuedFor(before), [deleted, disabled].sort())
+      await within(deliveryWaitMillis, "/deleted,/disabled", async () => deliveredTo(before).join(","))
 
-    const added = await register("/added")
-    assert.strictEqual((await send(a, "DELETE", `/webhook_endpoints/${deleted}`)).status, 200)
-    await runSql(Effect.flatMap(SqlClient, (sql) =>
-      sql`UPDATE ${sql(`${prefix}webhook_endpoints`)} SET status = 'disabled', version = version + 1 WHERE id = ${disabled}`))
-    // Server b's cache keeps entries a minute: only the notifications explain the change.
-    let after = ""
-    await within(notificationBoundMillis, added, async () => {
-      after = await pay()
-      return (await queuedFor(after)).join(",")
-    })
-    // The payment's events reach the endpoint still enabled; by then the others would have had theirs.
-    await within(deliveryWaitMillis, "/added", async () => deliveredTo(after).join(","))
-    const later = await pay()
-    assert.deepStrictEqual(await queuedFor(later), [added])
-    await within(deliveryWaitMillis, "/added", async () => deliveredTo(later).join(","))
-  }, 150_000)
+      const added = await register("/added")
+      assert.strictEqual((await send(a, "DELETE", `/webhook_endpoints/${deleted}`)).status, 200)
+      await runSql(
+        Effect.flatMap(
+          SqlClient,
+          (sql) => sql`UPDATE ${sql(`${prefix}webhook_endpoints`)} SET status = 'disabled', version = version + 1 WHERE id = ${disabled}`
+        )
+      )
+      // Server b's cache keeps entries a minute: only the notifications explain the change.
+      let after = ""
+      await within(notificationBoundMillis, added, async () => {
+        after = await pay()
+        return (await queuedFor(after)).join(",")
+      })
+      // The payment's events reach the endpoint still enabled; by then the others would have had theirs.
+      await within(deliveryWaitMillis, "/added", async () => deliveredTo(after).join(","))
+      const later = await pay()
+      assert.deepStrictEqual(await queuedFor(later), [added])
+      await within(deliveryWaitMillis, "/added", async () => deliveredTo(later).join(","))
+    },
+    150_000
+  )
 })

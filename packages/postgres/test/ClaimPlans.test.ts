@@ -4,14 +4,14 @@
  * 100,000 due timers of the same merchant, another merchant's one delivery and one money task are
  * claimed, each pool's statement an index walk reading a few hundred rows, no sequential scan.
  */
-import { assert, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
+import { assert, it } from "@effect/vitest"
 import { Task } from "@tender/core"
 import { Effect } from "effect"
 import { PgMigrations } from "../src/index.js"
+import { selectList } from "../src/internal/records.js"
 import { tables, validatePrefix } from "../src/internal/tables.js"
 import { claimStatement } from "../src/internal/taskClaims.js"
-import { selectList } from "../src/internal/records.js"
 import { client, dropTables, freshPrefix } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
 
@@ -31,9 +31,11 @@ export const fillBacklog = (table: string, rows: number) =>
       SELECT 'task_t' || lpad(g::text, 7, '0'), 'mch_a', 'test', 'payment_intent.expire', 'dord_' || g,
         'pending', timestamptz '2030-01-01' + g * interval '1 millisecond', 0, now(), now(), 1
       FROM generate_series(1, ${rows}) AS g`)
-    yield* sql.unsafe(`INSERT INTO ${table} (id, merchant_id, environment, kind, resource_id, target_id, status, due_at, attempts, created_at, updated_at, version)
+    yield* sql.unsafe(
+      `INSERT INTO ${table} (id, merchant_id, environment, kind, resource_id, target_id, status, due_at, attempts, created_at, updated_at, version)
       VALUES ('task_b_hook', 'mch_b', 'test', 'webhook.deliver', 'evt_b', 'we_b', 'pending', timestamptz '2030-01-01 23:00', 0, now(), now(), 1),
-        ('task_b_money', 'mch_b', 'test', 'payment_intent.confirm', 'dord_b', NULL, 'pending', timestamptz '2030-01-01 23:00', 0, now(), now(), 1)`)
+        ('task_b_money', 'mch_b', 'test', 'payment_intent.confirm', 'dord_b', NULL, 'pending', timestamptz '2030-01-01 23:00', 0, now(), now(), 1)`
+    )
     yield* sql.unsafe(`ANALYZE ${table}`)
   })
 
@@ -48,28 +50,33 @@ export const explainClaim = (table: string, pool: Task.Pool) =>
   })
 
 /** The rows a plan's scans read, in all. */
-export const rowsRead = (plan: string) => [...plan.matchAll(/Scan[^\n]*\(actual rows=(\d+) loops=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]) * Number(m[2]), 0)
+export const rowsRead = (plan: string) =>
+  [...plan.matchAll(/Scan[^\n]*\(actual rows=(\d+) loops=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]) * Number(m[2]), 0)
 
 describeOnPostgres("postgres: the fair claim's plans", () => {
   it.layer(client, { timeout: 120_000 })((it) => {
-  it.effect("tasks: with 100,000 due deliveries and 100,000 due timers of one merchant, each pool's claim is an index walk that reads a few hundred rows and takes the other merchant's task", () =>
-    Effect.gen(function*() {
-      const own = freshPrefix()
-      yield* Effect.addFinalizer(() => Effect.orDie(dropTables(own)))
-      yield* PgMigrations.run({ tablePrefix: own })
-      const table = tables(yield* validatePrefix(own)).of(Task.table)
-      yield* fillBacklog(table, 100_000)
-      const sql = (yield* SqlClient).withoutTransforms()
-      for (const pool of ["webhooks", "money"] as const) {
-        const plan = yield* explainClaim(table, pool)
-        assert.notInclude(plan, "Seq Scan", plan)
-        assert.isAtMost(rowsRead(plan), 2_000, plan)
-        const [b] = yield* sql.unsafe<{ lease_owner: string | null }>(`SELECT lease_owner FROM ${table} WHERE id = $1`, [pool === "money" ? "task_b_money" : "task_b_hook"])
-        assert.strictEqual(b?.lease_owner, "plan", `B's ${pool} task was not claimed:\n${plan}`)
-      }
-      // The endpoint bound held: no endpoint has more than 2 deliveries leased.
-      const leased = yield* sql.unsafe<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE lease_until IS NOT NULL AND kind = 'webhook.deliver' GROUP BY target_id ORDER BY 1 DESC LIMIT 1`)
-      assert.isAtMost(leased[0]!.n, 2)
-    }).pipe(Effect.scoped))
+    it.effect("tasks: with 100,000 due deliveries and 100,000 due timers of one merchant, each pool's claim is an index walk that reads a few hundred rows and takes the other merchant's task", () =>
+      Effect.gen(function*() {
+        const own = freshPrefix()
+        yield* Effect.addFinalizer(() => Effect.orDie(dropTables(own)))
+        yield* PgMigrations.run({ tablePrefix: own })
+        const table = tables(yield* validatePrefix(own)).of(Task.table)
+        yield* fillBacklog(table, 100_000)
+        const sql = (yield* SqlClient).withoutTransforms()
+        for (const pool of ["webhooks", "money"] as const) {
+          const plan = yield* explainClaim(table, pool)
+          assert.notInclude(plan, "Seq Scan", plan)
+          assert.isAtMost(rowsRead(plan), 2_000, plan)
+          const [b] = yield* sql.unsafe<{ lease_owner: string | null }>(`SELECT lease_owner FROM ${table} WHERE id = $1`, [
+            pool === "money" ? "task_b_money" : "task_b_hook"
+          ])
+          assert.strictEqual(b?.lease_owner, "plan", `B's ${pool} task was not claimed:\n${plan}`)
+        }
+        // The endpoint bound held: no endpoint has more than 2 deliveries leased.
+        const leased = yield* sql.unsafe<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${table} WHERE lease_until IS NOT NULL AND kind = 'webhook.deliver' GROUP BY target_id ORDER BY 1 DESC LIMIT 1`
+        )
+        assert.isAtMost(leased[0]!.n, 2)
+      }).pipe(Effect.scoped))
   })
 })

@@ -7,9 +7,9 @@
  * statement; and the statement timeout answers at the deadline
  * from the client, asks the server to stop the statement, and leaves the pool usable.
  */
-import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
 import * as Statement from "@effect/sql/Statement"
+import { assert, layer } from "@effect/vitest"
 import { PaymentIntent, Storage, StorageError } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Fixtures } from "@tender/testing"
@@ -55,10 +55,11 @@ const lockedTable = Effect.promise(async () => {
   // The holder's transaction sees one snapshot of the statistics unless told to take a new one.
   const blocked = () =>
     Effect.promise(async () =>
-      (await holder.query("SELECT pg_stat_clear_snapshot()"), await holder.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND wait_event_type = 'Lock'`,
-        [`${prefix}direct`]
-      )).rows[0].n as number
+      (await holder.query("SELECT pg_stat_clear_snapshot()"),
+        await holder.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND wait_event_type = 'Lock'`,
+          [`${prefix}direct`]
+        )).rows[0].n as number
     )
   return { holder, blocked }
 })
@@ -194,10 +195,11 @@ describeOnPostgres("statements on the pool Tender makes", () => {
         // The holder's transaction sees one snapshot of the statistics unless told to take a new one.
         const waiting = () =>
           Effect.promise(async () =>
-            (await holder.query("SELECT pg_stat_clear_snapshot()"), await holder.query(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND query LIKE 'UPDATE%'`,
-              [`${prefix}direct`]
-            )).rows[0].n as number
+            (await holder.query("SELECT pg_stat_clear_snapshot()"),
+              await holder.query(
+                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND query LIKE 'UPDATE%'`,
+                [`${prefix}direct`]
+              )).rows[0].n as number
           )
         try {
           const paid = { ...intent, status: "succeeded" as const, nextAction: null, updatedAt: intent.updatedAt + 1, version: intent.version + 1 }

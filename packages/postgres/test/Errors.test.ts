@@ -1,5 +1,5 @@
-import { assert, describe, it } from "@effect/vitest"
 import { SqlError } from "@effect/sql/SqlError"
+import { assert, describe, it } from "@effect/vitest"
 import { PgDiagnosis } from "@tender/postgres"
 import { fold } from "../src/internal/errors.js"
 import { millisOf } from "../src/internal/timeout.js"

@@ -3,8 +3,8 @@
  * migrates Tender's tables on it and serves the storage ports through it, and releasing the
  * layer leaves the pool open for the host.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
+import { assert, describe, it } from "@effect/vitest"
 import { Merchants } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Exit, Layer, Scope } from "effect"

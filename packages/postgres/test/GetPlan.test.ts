@@ -7,8 +7,8 @@
  * on how the table was written, so the statement itself is checked, then explained. The scope is
  * checked on the row: another merchant's or environment's intent reads as missing (4.2).
  */
-import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
+import { assert, layer } from "@effect/vitest"
 import { PaymentIntent, Storage } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Fixtures } from "@tender/testing"
@@ -53,8 +53,11 @@ describeOnPostgres("a get by id on PostgreSQL", () => {
         // its plans chosen differently, for this statement and the one before it alike).
         const ids: Array<string> = []
         for (let batch = 0; batch < 100; batch++) {
-          const intents = Array.from({ length: 100 }, (_, i) => Fixtures.intent(scope, { createdAt: Fixtures.t0 + batch * 100 + i, updatedAt: Fixtures.t0 + batch * 100 + i }))
-          ids.push(...intents.map((i) => i.id))
+          const intents = Array.from({ length: 100 }, (_, i) =>
+            Fixtures.intent(scope, { createdAt: Fixtures.t0 + batch * 100 + i, updatedAt: Fixtures.t0 + batch * 100 + i }))
+          ids.push(...intents.map((i) =>
+            i.id
+          ))
           yield* Fixtures.commit(intents.map((i) => Storage.Write.insert(PaymentIntent.table, i)))
         }
         const id = ids[5000]!

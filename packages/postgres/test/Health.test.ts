@@ -18,27 +18,31 @@ const get = async (base: string, path: string) => {
 describeOnPostgres("health: liveness and readiness on PostgreSQL", () => {
   const demo = demoBehindProxy(prefix)
 
-  it("health: GET /readyz is 200 with storage ok and workers running; 503 with storage unreachable while PostgreSQL is cut, 200 once restored; GET /healthz stays 200", async () => {
-    const ready = await get(demo.server.url, "/readyz")
-    assert.deepStrictEqual(ready, { status: 200, body: { status: "ok", checks: { storage: "ok", workers: "running" } } })
-    demo.proxy.cut()
-    // Readiness answers from a check at most a second old (docs/observability.md, "Health"): the
-    // cut shows once the answer it had is older than that.
-    let down = await get(demo.server.url, "/readyz")
-    for (let i = 0; i < 50 && down.status === 200; i++) {
-      await new Promise((ok) => setTimeout(ok, 100))
-      down = await get(demo.server.url, "/readyz")
-    }
-    assert.strictEqual(down.status, 503)
-    assert.strictEqual(down.body.status, "unavailable")
-    assert.include(["unreachable", "timeout"], down.body.checks["storage"])
-    assert.deepStrictEqual(await get(demo.server.url, "/healthz"), { status: 200, body: { status: "ok", checks: {} } })
-    demo.proxy.restore()
-    let again = await get(demo.server.url, "/readyz")
-    for (let i = 0; i < 50 && again.status !== 200; i++) {
-      await new Promise((ok) => setTimeout(ok, 100))
-      again = await get(demo.server.url, "/readyz")
-    }
-    assert.strictEqual(again.status, 200, JSON.stringify(again.body))
-  }, 30_000)
+  it(
+    "health: GET /readyz is 200 with storage ok and workers running; 503 with storage unreachable while PostgreSQL is cut, 200 once restored; GET /healthz stays 200",
+    async () => {
+      const ready = await get(demo.server.url, "/readyz")
+      assert.deepStrictEqual(ready, { status: 200, body: { status: "ok", checks: { storage: "ok", workers: "running" } } })
+      demo.proxy.cut()
+      // Readiness answers from a check at most a second old (docs/observability.md, "Health"): the
+      // cut shows once the answer it had is older than that.
+      let down = await get(demo.server.url, "/readyz")
+      for (let i = 0; i < 50 && down.status === 200; i++) {
+        await new Promise((ok) => setTimeout(ok, 100))
+        down = await get(demo.server.url, "/readyz")
+      }
+      assert.strictEqual(down.status, 503)
+      assert.strictEqual(down.body.status, "unavailable")
+      assert.include(["unreachable", "timeout"], down.body.checks["storage"])
+      assert.deepStrictEqual(await get(demo.server.url, "/healthz"), { status: 200, body: { status: "ok", checks: {} } })
+      demo.proxy.restore()
+      let again = await get(demo.server.url, "/readyz")
+      for (let i = 0; i < 50 && again.status !== 200; i++) {
+        await new Promise((ok) => setTimeout(ok, 100))
+        again = await get(demo.server.url, "/readyz")
+      }
+      assert.strictEqual(again.status, 200, JSON.stringify(again.body))
+    },
+    30_000
+  )
 })

@@ -13,11 +13,15 @@ const prefixes: Array<string> = []
 afterAll(() => runSql(Effect.forEach(prefixes, dropTables)))
 
 describeOnPostgres("D12 the books on PostgreSQL", () => {
-  it("D12 random sequences of payments, refunds, top-ups, payouts, cancels, failures, adjustments and time keep the books (model-based, PostgreSQL)", async () => {
-    await ledgerProperty(() => {
-      const tablePrefix = freshPrefix()
-      prefixes.push(tablePrefix)
-      return PgStorage.layerFromUrl({ url, tablePrefix, maxConnections: 3 })
-    }, { runs: 6, maxCommands: 10 })
-  }, 300_000)
+  it(
+    "D12 random sequences of payments, refunds, top-ups, payouts, cancels, failures, adjustments and time keep the books (model-based, PostgreSQL)",
+    async () => {
+      await ledgerProperty(() => {
+        const tablePrefix = freshPrefix()
+        prefixes.push(tablePrefix)
+        return PgStorage.layerFromUrl({ url, tablePrefix, maxConnections: 3 })
+      }, { runs: 6, maxCommands: 10 })
+    },
+    300_000
+  )
 })

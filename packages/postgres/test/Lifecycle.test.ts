@@ -4,11 +4,11 @@
  * SIGKILL while its tasks are claimed and its confirms in flight, after which a new process
  * completes every task with no intent changed twice and no event missing or doubled.
  */
-import { basic, closeServers, demoKey, formWith, png, promptpayFor } from "@tender/test-support"
 import { SqlClient } from "@effect/sql/SqlClient"
+import { basic, closeServers, demoKey, formWith, png, promptpayFor } from "@tender/test-support"
+import { Effect } from "effect"
 import { createServer as createHttpServer } from "node:http"
 import { afterAll, assert, describe, it } from "vitest"
-import { Effect } from "effect"
 import { runSql, skipReason } from "./database.js"
 import { type DemoServer as Server, freshTables, onEachStore, start, stopDemos } from "./demoServer.js"
 
@@ -121,87 +121,93 @@ const walkEveryOutcome = async (server: Server) => {
 }
 
 describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
-  onEachStore({
-    memory: "D9 on the in-memory store, a test payment reaches succeeded, failed and expired by HTTP alone, receipts included",
-    postgres: "D9 on PostgreSQL, a test payment reaches succeeded, failed and expired by HTTP alone, receipts included"
-  }, walkEveryOutcome, 60_000)
+  onEachStore(
+    {
+      memory: "D9 on the in-memory store, a test payment reaches succeeded, failed and expired by HTTP alone, receipts included",
+      postgres: "D9 on PostgreSQL, a test payment reaches succeeded, failed and expired by HTTP alone, receipts included"
+    },
+    walkEveryOutcome,
+    60_000
+  )
 
   // On PostgreSQL only: where it cannot run, onEachStore's skip says why.
   if (skipReason === undefined) {
-    it("D7 D12 a server killed with SIGKILL while tasks are claimed and confirms in flight loses no task: after a restart every intent is terminal once, every change has exactly one event and every payment exactly one balance transaction", async () => {
-      // The simulator's own 5 s slow delay: the slow confirmations must still be polling at the kill.
-      const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
-      const prefix = env.TENDER_TABLE_PREFIX
-      const first = await start(env)
-      // Slow confirmations keep tasks polling; plain ones are confirmed while the kill lands.
-      const ids = await Promise.all([
-        ...Array.from({ length: 12 }, () => create(first, promptpay("20201"))),
-        ...Array.from({ length: 12 }, () => create(first, promptpay("150000")))
-      ])
-      const confirms = ids.map((id) =>
-        send(first, "POST", `/payment_intents/${id}/confirm`).then((r) => r.status === 200, () => false)
-      )
-      await new Promise((r) => setTimeout(r, 30))
-      const closed = first.child.exitCode !== null ? Promise.resolve() : new Promise((ok) => first.child.once("close", ok))
-      first.child.kill("SIGKILL")
-      const answered = await Promise.all(confirms)
-      await closed
-      // What a crash leaves behind besides: tasks a dead worker claimed and never completed.
-      const orphaned = await runSql(Effect.gen(function*() {
-        const sql = yield* SqlClient
-        const claimed = yield* sql`UPDATE ${sql(`${prefix}tasks`)} SET lease_owner = 'killed', attempts = attempts + 1,
+    it(
+      "D7 D12 a server killed with SIGKILL while tasks are claimed and confirms in flight loses no task: after a restart every intent is terminal once, every change has exactly one event and every payment exactly one balance transaction",
+      async () => {
+        // The simulator's own 5 s slow delay: the slow confirmations must still be polling at the kill.
+        const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
+        const prefix = env.TENDER_TABLE_PREFIX
+        const first = await start(env)
+        // Slow confirmations keep tasks polling; plain ones are confirmed while the kill lands.
+        const ids = await Promise.all([
+          ...Array.from({ length: 12 }, () => create(first, promptpay("20201"))),
+          ...Array.from({ length: 12 }, () => create(first, promptpay("150000")))
+        ])
+        const confirms = ids.map((id) => send(first, "POST", `/payment_intents/${id}/confirm`).then((r) => r.status === 200, () => false))
+        await new Promise((r) => setTimeout(r, 30))
+        const closed = first.child.exitCode !== null ? Promise.resolve() : new Promise((ok) => first.child.once("close", ok))
+        first.child.kill("SIGKILL")
+        const answered = await Promise.all(confirms)
+        await closed
+        // What a crash leaves behind besides: tasks a dead worker claimed and never completed.
+        const orphaned = await runSql(Effect.gen(function*() {
+          const sql = yield* SqlClient
+          const claimed = yield* sql`UPDATE ${sql(`${prefix}tasks`)} SET lease_owner = 'killed', attempts = attempts + 1,
           lease_until = now() + interval '2 seconds', version = version + 1
           WHERE status = 'pending' AND due_at <= now() RETURNING id`
-        return claimed.length
-      }))
+          return claimed.length
+        }))
 
-      const second = await start(env)
-      // A client retries the confirms the kill cut off; the ones answered 200 were recorded and are not sent again.
-      const retried = ids.filter((_, i) => !answered[i])
-      for (const id of retried) {
-        const r = await send(second, "POST", `/payment_intents/${id}/confirm`)
-        assert.strictEqual(r.status, 200, JSON.stringify(r.body))
-      }
-      const states = await settle(second, ids, 40_000)
-      assert.deepStrictEqual(states.map((s) => s.status), ids.map(() => "succeeded"), `${orphaned} orphaned, ${retried.length} retried\n${second.output()}`)
+        const second = await start(env)
+        // A client retries the confirms the kill cut off; the ones answered 200 were recorded and are not sent again.
+        const retried = ids.filter((_, i) => !answered[i])
+        for (const id of retried) {
+          const r = await send(second, "POST", `/payment_intents/${id}/confirm`)
+          assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+        }
+        const states = await settle(second, ids, 40_000)
+        assert.deepStrictEqual(states.map((s) => s.status), ids.map(() => "succeeded"), `${orphaned} orphaned, ${retried.length} retried\n${second.output()}`)
 
-      const rows = await runSql(Effect.gen(function*() {
-        const sql = yield* SqlClient
-        const events = yield* sql<{ resource_id: string; type: string; n: string }>`SELECT resource_id, type, count(*)::text AS n
+        const rows = await runSql(Effect.gen(function*() {
+          const sql = yield* SqlClient
+          const events = yield* sql<{ resource_id: string; type: string; n: string }>`SELECT resource_id, type, count(*)::text AS n
           FROM ${sql(`${prefix}events`)} GROUP BY resource_id, type`
-        const transactions = yield* sql<{ source: string; type: string; amount: string }>`SELECT source, type, amount::text AS amount
+          const transactions = yield* sql<{ source: string; type: string; amount: string }>`SELECT source, type, amount::text AS amount
           FROM ${sql(`${prefix}balance_transactions`)}`
-        return { events, transactions }
-      }))
-      // D12: the kill left no state change without its transaction, and none twice.
-      for (const id of ids) {
-        const mine = rows.transactions.filter((t) => t.source === id)
-        assert.deepStrictEqual(mine.map((t) => t.type), ["payment"], id)
-      }
-      assert.strictEqual(rows.transactions.length, ids.length)
-      for (const id of ids) {
-        const mine = rows.events.filter((e) => e.resource_id === id)
-        const count = (type: string) => Number(mine.find((e) => e.type === type)?.n ?? "0")
-        assert.strictEqual(count("payment_intent.created"), 1, id)
-        assert.strictEqual(count("payment_intent.requires_action"), 1, id)
-        assert.strictEqual(count("payment_intent.succeeded"), 1, id)
-        assert.isAtMost(count("payment_intent.processing"), 1, id)
-        assert.isTrue(mine.every((e) => Number(e.n) === 1), `${id} has a doubled event: ${JSON.stringify(mine)}`)
-      }
-      // Every task that was due runs to completion. Not necessarily by the time every intent is
-      // terminal: a confirm whose answer the kill cut off may have been recorded and retried, and
-      // its second task finishes on its next turn, once it finds the intent terminal.
-      // Expiry timers are due 15 minutes after create: those may still wait; nothing else may.
-      const unfinished = () =>
-        runSql(Effect.flatMap(SqlClient, (sql) =>
-          sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}tasks`)}
+          return { events, transactions }
+        }))
+        // D12: the kill left no state change without its transaction, and none twice.
+        for (const id of ids) {
+          const mine = rows.transactions.filter((t) => t.source === id)
+          assert.deepStrictEqual(mine.map((t) => t.type), ["payment"], id)
+        }
+        assert.strictEqual(rows.transactions.length, ids.length)
+        for (const id of ids) {
+          const mine = rows.events.filter((e) => e.resource_id === id)
+          const count = (type: string) => Number(mine.find((e) => e.type === type)?.n ?? "0")
+          assert.strictEqual(count("payment_intent.created"), 1, id)
+          assert.strictEqual(count("payment_intent.requires_action"), 1, id)
+          assert.strictEqual(count("payment_intent.succeeded"), 1, id)
+          assert.isAtMost(count("payment_intent.processing"), 1, id)
+          assert.isTrue(mine.every((e) => Number(e.n) === 1), `${id} has a doubled event: ${JSON.stringify(mine)}`)
+        }
+        // Every task that was due runs to completion. Not necessarily by the time every intent is
+        // terminal: a confirm whose answer the kill cut off may have been recorded and retried, and
+        // its second task finishes on its next turn, once it finds the intent terminal.
+        // Expiry timers are due 15 minutes after create: those may still wait; nothing else may.
+        const unfinished = () =>
+          runSql(Effect.flatMap(SqlClient, (sql) =>
+            sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}tasks`)}
             WHERE status <> 'done' AND kind <> 'payment_intent.expire'`)).then((r) => Number(r[0]?.n))
-      let pending = await unfinished()
-      for (const deadline = Date.now() + 30_000; pending > 0 && Date.now() < deadline; pending = await unfinished()) {
-        await new Promise((r) => setTimeout(r, 100))
-      }
-      assert.strictEqual(pending, 0)
-    }, 120_000)
+        let pending = await unfinished()
+        for (const deadline = Date.now() + 30_000; pending > 0 && Date.now() < deadline; pending = await unfinished()) {
+          await new Promise((r) => setTimeout(r, 100))
+        }
+        assert.strictEqual(pending, 0)
+      },
+      120_000
+    )
 
     it("D7 a server killed with SIGKILL between the state change and the delivery still delivers every event after a restart", async () => {
       const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
@@ -285,8 +291,12 @@ const walkEveryTopup = async (server: Server) => {
 }
 
 describe("top-up intents through the demo server (2.5, 3.2, 4.7, 4.8)", () => {
-  onEachStore({
-    memory: "3.2 on the in-memory store, test top-ups reach succeeded, failed and expired by HTTP alone, receipts included",
-    postgres: "3.2 on PostgreSQL, test top-ups reach succeeded, failed and expired by HTTP alone, receipts included"
-  }, walkEveryTopup, 60_000)
+  onEachStore(
+    {
+      memory: "3.2 on the in-memory store, test top-ups reach succeeded, failed and expired by HTTP alone, receipts included",
+      postgres: "3.2 on PostgreSQL, test top-ups reach succeeded, failed and expired by HTTP alone, receipts included"
+    },
+    walkEveryTopup,
+    60_000
+  )
 })

@@ -5,9 +5,9 @@
  * lets another write move the intent on just before the task's own commit.
  */
 import { assert, it } from "@effect/vitest"
-import { promptpay } from "@tender/test-support"
 import { PaymentIntent, PaymentIntents, Storage, Task, Tender, Workers } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
+import { promptpay } from "@tender/test-support"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { asDemo, checkoutOptions, keys, login, quiet, racingIntent, seed } from "../../core/test/fixtures.js"
 import { dropTables, freshPrefix, runSql, url } from "./database.js"
@@ -17,7 +17,9 @@ describeOnPostgres("Workers on PostgreSQL: a task that lost a race", () => {
   it.live("runs again at once: its claim is given back due now, and the next drain runs it to its outcome within its lease", () => {
     const prefix = freshPrefix()
     const services = racingIntent.pipe(
-      Layer.provideMerge(Tender.layer({ seed, hostedCheckout: checkoutOptions }, PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 3, directoryCache: false })))
+      Layer.provideMerge(
+        Tender.layer({ seed, hostedCheckout: checkoutOptions }, PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 3, directoryCache: false }))
+      )
     )
     return Effect.gen(function*() {
       const principal = yield* login(keys.demoTest)

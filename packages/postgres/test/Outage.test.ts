@@ -9,9 +9,9 @@ import { SqlClient } from "@effect/sql/SqlClient"
 import { Idempotency } from "@tender/core"
 import { Effect } from "effect"
 import { assert, it } from "vitest"
+import { create, type Outcome } from "./create.js"
 import { freshPrefix, runSql } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
-import { create, type Outcome } from "./create.js"
 import { demoBehindProxy, storedIntentIds } from "./proxy.js"
 
 const prefix = freshPrefix()

@@ -1,7 +1,20 @@
+import { SqlClient } from "@effect/sql/SqlClient"
 import { it } from "@effect/vitest"
 import { assert } from "@effect/vitest"
-import { SqlClient } from "@effect/sql/SqlClient"
-import { Asset, BalanceTransaction, Event, PaymentIntent, PayoutIntent, ProviderNotification, Refund, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import {
+  Asset,
+  BalanceTransaction,
+  Event,
+  PaymentIntent,
+  PayoutIntent,
+  ProviderNotification,
+  Refund,
+  type Table,
+  Task,
+  TopupIntent,
+  WebhookDelivery,
+  WebhookEndpoint
+} from "@tender/core"
 import { PgMigrations } from "@tender/postgres"
 import { Effect, Exit } from "effect"
 import { afterAll } from "vitest"
@@ -42,8 +55,8 @@ const tablesOf = (prefix: string) =>
   Effect.flatMap(SqlClient, (sql) =>
     sql<{ name: string }>`SELECT tablename AS name FROM pg_tables
       WHERE schemaname = current_schema() AND starts_with(tablename, ${prefix}) ORDER BY tablename`).pipe(
-    Effect.map((rows) => rows.map((r) => r.name.slice(prefix.length)))
-  )
+      Effect.map((rows) => rows.map((r) => r.name.slice(prefix.length)))
+    )
 
 describeOnPostgres("PgMigrations", () => {
   it.layer(client, { timeout: 60_000 })((it) => {
@@ -92,7 +105,21 @@ describeOnPostgres("PgMigrations", () => {
       Effect.gen(function*() {
         const prefix = yield* migrated
         const sql = yield* SqlClient
-        for (const table of [BalanceTransaction.table, PaymentIntent.table, Event.table, Task.table, Asset.table, WebhookEndpoint.table, WebhookDelivery.attemptTable, PayoutIntent.table, TopupIntent.table, Refund.table, ProviderNotification.table]) {
+        for (
+          const table of [
+            BalanceTransaction.table,
+            PaymentIntent.table,
+            Event.table,
+            Task.table,
+            Asset.table,
+            WebhookEndpoint.table,
+            WebhookDelivery.attemptTable,
+            PayoutIntent.table,
+            TopupIntent.table,
+            Refund.table,
+            ProviderNotification.table
+          ]
+        ) {
           const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,
               data_type AS type, is_nullable AS nullable
             FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${prefix + table.name}
@@ -110,7 +137,9 @@ describeOnPostgres("PgMigrations", () => {
         const prefix = yield* migrated
         const sql = yield* SqlClient
         const insert = (id: string, environment: string) =>
-          sql`INSERT INTO ${sql(prefix + ProviderNotification.table.name)} (id, merchant_id, environment, provider, event_id, notice, status, created_at, updated_at, version)
+          sql`INSERT INTO ${
+            sql(prefix + ProviderNotification.table.name)
+          } (id, merchant_id, environment, provider, event_id, notice, status, created_at, updated_at, version)
             VALUES (${id}, '', ${environment}, 'stripe', 'evt_1', '{}', 'received', now(), now(), 1)`
         yield* insert("pntf_a", "test")
         const again = yield* Effect.exit(insert("pntf_b", "live"))

@@ -6,8 +6,8 @@
  * a host's own queries on its pool are never prepared by Tender. Read from the server itself
  * (`pg_prepared_statements` of the one connection the pool holds).
  */
-import { assert, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
+import { assert, it } from "@effect/vitest"
 import { Merchants } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Effect, Exit, Layer, Scope } from "effect"
@@ -35,8 +35,10 @@ const lookups = (n: number) =>
   Effect.flatMap(Merchants.Merchants, (m) => Effect.forEach(Array.from({ length: n }, (_, i) => `pk_test_nobody${i}`), (k) => m.findKeyByPublicKey(k)))
 
 /** The statements the (only) connection has prepared, as the server lists them. */
-const preparedStatements = Effect.flatMap(SqlClient, (sql) =>
-  sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'tender\\_%'`)
+const preparedStatements = Effect.flatMap(
+  SqlClient,
+  (sql) => sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'tender\\_%'`
+)
 
 const fresh = () => {
   const prefix = freshPrefix()
@@ -48,7 +50,7 @@ describeOnPostgres("named prepared statements on PostgreSQL", () => {
   it("layerFromUrl: a parameterized statement is prepared once per connection under one name and run by it after; a migration's multi-command text still runs", async () => {
     const prefix = fresh()
     // One connection, so every statement below runs on the one whose prepared statements are read.
-    await using(PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 1, directoryCache: false }), async (context) => {
+    using(PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 1, directoryCache: false }), async (context) => {
       const run = <A, E>(effect: Effect.Effect<A, E, SqlClient | Merchants.Merchants>) => Effect.runPromise(Effect.provide(effect, context))
       await run(lookups(3))
       const once = await run(preparedStatements)
@@ -61,7 +63,7 @@ describeOnPostgres("named prepared statements on PostgreSQL", () => {
 
   it("preparedStatements: false prepares nothing", async () => {
     const prefix = fresh()
-    await using(
+    using(
       PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 1, directoryCache: false, preparedStatements: false }),
       async (context) => {
         const run = <A, E>(effect: Effect.Effect<A, E, SqlClient | Merchants.Merchants>) => Effect.runPromise(Effect.provide(effect, context))
@@ -75,7 +77,7 @@ describeOnPostgres("named prepared statements on PostgreSQL", () => {
     const prefix = fresh()
     const pool = new pg.Pool({ connectionString: url, max: 1 })
     try {
-      await using(PgStorage.layerFromPool(pool, { tablePrefix: prefix, directoryCache: false }), async (context) => {
+      using(PgStorage.layerFromPool(pool, { tablePrefix: prefix, directoryCache: false }), async (context) => {
         await Effect.runPromise(Effect.provide(lookups(2), context))
         await pool.query("SELECT $1::text AS mine", ["host"])
         const listed = await pool.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements")

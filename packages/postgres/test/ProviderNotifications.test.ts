@@ -37,7 +37,12 @@ describeOnPostgres("D11 on PostgreSQL", () => {
       const check = Effect.gen(function*() {
         const storage = yield* Storage.Storage
         const id = ProviderNotification.recordId(Simulator.code, event.id)
-        const tasks = yield* storage.list(Task.table, { merchantId: ProviderNotification.noMerchant, environment: "test", where: { resourceId: id }, limit: 10 })
+        const tasks = yield* storage.list(Task.table, {
+          merchantId: ProviderNotification.noMerchant,
+          environment: "test",
+          where: { resourceId: id },
+          limit: 10
+        })
         const events = yield* Event.forResource({ merchantId: "mch_d11", environment: "test" }, p.id)
         const intent = Option.getOrThrow(yield* storage.find(PaymentIntent.table, p.id))
         return { tasks: tasks.length, succeeded: events.filter((e) => e.type === "payment_intent.succeeded").length, status: intent.status }
@@ -45,26 +50,30 @@ describeOnPostgres("D11 on PostgreSQL", () => {
       assert.deepStrictEqual(yield* Effect.provide(check, b), { tasks: 1, succeeded: 1, status: "succeeded" })
     })), { timeout: 60_000 })
 
-  it.effect("D11 a process that stored a notification and died before answering loses nothing: its task runs after restart, the retry answers the same", () =>
-    Effect.gen(function*() {
-      const event = yield* Effect.scoped(Effect.gen(function*() {
-        const crashed = yield* Layer.build(instance())
-        const p = yield* Effect.provide(createIntent(), crashed)
-        const e = paymentEvent("payment.succeeded", p)
-        // Stored with its task; the answer never reaches the provider and no worker ran.
-        yield* Effect.provide(notify(e), crashed)
-        return { e, p }
-      }))
-      yield* Effect.scoped(Effect.gen(function*() {
-        const restarted = yield* Layer.build(instance())
-        yield* Effect.provide(work, restarted)
-        const retry = yield* Effect.provide(notify(event.e), restarted)
-        yield* Effect.provide(work, restarted)
-        assert.strictEqual(retry.status, 200)
-        const record = Option.getOrThrow(yield* Effect.provide(stored(event.e.id), restarted))
-        assert.deepStrictEqual([record.status, record.version], ["applied", 2])
-        const events = yield* Effect.provide(Event.forResource({ merchantId: "mch_d11", environment: "test" }, event.p.id), restarted)
-        assert.deepStrictEqual(events.filter((x) => x.type === "payment_intent.succeeded").length, 1)
-      }))
-    }), { timeout: 60_000 })
+  it.effect(
+    "D11 a process that stored a notification and died before answering loses nothing: its task runs after restart, the retry answers the same",
+    () =>
+      Effect.gen(function*() {
+        const event = yield* Effect.scoped(Effect.gen(function*() {
+          const crashed = yield* Layer.build(instance())
+          const p = yield* Effect.provide(createIntent(), crashed)
+          const e = paymentEvent("payment.succeeded", p)
+          // Stored with its task; the answer never reaches the provider and no worker ran.
+          yield* Effect.provide(notify(e), crashed)
+          return { e, p }
+        }))
+        yield* Effect.scoped(Effect.gen(function*() {
+          const restarted = yield* Layer.build(instance())
+          yield* Effect.provide(work, restarted)
+          const retry = yield* Effect.provide(notify(event.e), restarted)
+          yield* Effect.provide(work, restarted)
+          assert.strictEqual(retry.status, 200)
+          const record = Option.getOrThrow(yield* Effect.provide(stored(event.e.id), restarted))
+          assert.deepStrictEqual([record.status, record.version], ["applied", 2])
+          const events = yield* Effect.provide(Event.forResource({ merchantId: "mch_d11", environment: "test" }, event.p.id), restarted)
+          assert.deepStrictEqual(events.filter((x) => x.type === "payment_intent.succeeded").length, 1)
+        }))
+      }),
+    { timeout: 60_000 }
+  )
 })

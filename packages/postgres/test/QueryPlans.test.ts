@@ -1,12 +1,12 @@
-import { assert, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
+import { assert, it } from "@effect/vitest"
 import { Event, Task, WebhookDelivery } from "@tender/core"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
-import { purgeKinds, purgeStatement } from "../src/internal/purge.js"
-import { nextDueText } from "../src/internal/tasks.js"
-import { tables, validatePrefix } from "../src/internal/tables.js"
 import { PgMigrations } from "../src/index.js"
+import { purgeKinds, purgeStatement } from "../src/internal/purge.js"
+import { tables, validatePrefix } from "../src/internal/tables.js"
+import { nextDueText } from "../src/internal/tasks.js"
 import { client, dropTables, freshPrefix, runSql } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
 import { explain, explainRefunds, explainTopups, populate, populateRefunds, populateTopups, refundShapes, shapes, topupShapes } from "./plans.js"
@@ -45,8 +45,7 @@ describeOnPostgres("query plans", () => {
     it.effect("D6 a page deep down the list reads no more rows than the first page", () =>
       Effect.gen(function*() {
         const [first, deep] = [shapes(rows)[0]![1], shapes(rows)[1]![1]]
-        const readBy = (plan: string) =>
-          [...plan.matchAll(/Index Scan[^\n]*\(actual rows=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0)
+        const readBy = (plan: string) => [...plan.matchAll(/Index Scan[^\n]*\(actual rows=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0)
         const firstPlan = yield* explain(prefix, { ...first, limit: 11 }, true)
         const deepPlan = yield* explain(prefix, deep, true)
         assert.strictEqual(readBy(firstPlan), 11, firstPlan)

@@ -4,9 +4,9 @@
  * moment (it holds a claim's row, then releases it), and the test waits until the
  * adapter's statements are queued behind it before letting it go.
  */
+import { SqlClient } from "@effect/sql/SqlClient"
 import { layer } from "@effect/vitest"
 import { assert } from "@effect/vitest"
-import { SqlClient } from "@effect/sql/SqlClient"
 import { Storage } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Deferred, Effect, Either, Fiber, Layer } from "effect"
@@ -50,8 +50,7 @@ describeOnPostgres("PgStorage races", () => {
 
   /** Poll until `n` statements wait behind a lock on `table`. */
   const untilWaiting = (table: string, n: number): Effect.Effect<ReadonlyArray<number>, unknown, SqlClient> =>
-    Effect.flatMap(lockWaiters(table), (pids) =>
-      pids.length >= n ? Effect.succeed(pids) : Effect.zipRight(Effect.sleep("10 millis"), untilWaiting(table, n)))
+    Effect.flatMap(lockWaiters(table), (pids) => pids.length >= n ? Effect.succeed(pids) : Effect.zipRight(Effect.sleep("10 millis"), untilWaiting(table, n)))
 
   /**
    * Another request's transaction: locks the rows `where` selects in `table`, signals, then

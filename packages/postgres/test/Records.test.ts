@@ -4,15 +4,15 @@
  * rendered from it; a row changed in any column, by this process or by any other writer of the
  * table, is a new record with the new values. Nothing a reader sees may be stale.
  */
-import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
+import { assert, layer } from "@effect/vitest"
 import { Asset, PaymentIntent, Storage } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { Fixtures } from "@tender/testing"
 import { Effect, Layer, Option } from "effect"
+import { largestRecentRow, recentChars, recentRows, remembered, toRecord } from "../src/internal/records.js"
 import { client, dropTables, freshPrefix, runSql } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
-import { largestRecentRow, recentChars, recentRows, remembered, toRecord } from "../src/internal/records.js"
 
 const prefix = freshPrefix()
 const scratch = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.orDie(dropTables(prefix))))
@@ -63,7 +63,10 @@ describeOnPostgres("rows read again on PostgreSQL", () => {
         const { id, read } = yield* stored({ nextAction: { type: "display_qr_code", qr_data: qr } })
         const before = yield* read
         // Another process's write: no version bump, no updated_at, one character of the next action.
-        yield* Effect.promise(() => runSql(Effect.flatMap(SqlClient, (sql) => sql`UPDATE ${sql(`${prefix}payment_intents`)} SET next_action = ${`{"type":"display_qr_code","qr_data":"${qr.slice(0, -1)}2"}`} WHERE id = ${id}`)))
+        yield* Effect.promise(() =>
+          runSql(Effect.flatMap(SqlClient, (sql) =>
+            sql`UPDATE ${sql(`${prefix}payment_intents`)} SET next_action = ${`{"type":"display_qr_code","qr_data":"${qr.slice(0, -1)}2"}`} WHERE id = ${id}`))
+        )
         const after = yield* read
         assert.notStrictEqual(after, before)
         assert.deepStrictEqual(after.nextAction, { type: "display_qr_code", qr_data: `${qr.slice(0, -1)}2` })

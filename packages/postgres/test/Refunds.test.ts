@@ -6,8 +6,8 @@
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import { basic, demoKey, promptpayFor } from "@tender/test-support"
-import { afterAll, assert, describe, it } from "vitest"
 import { Effect } from "effect"
+import { afterAll, assert, describe, it } from "vitest"
 import { runSql, skipReason } from "./database.js"
 import { type DemoServer as Server, freshTables, onEachStore, start, stopDemos } from "./demoServer.js"
 
@@ -99,8 +99,10 @@ const race = async (server: Server) => {
 
 describe("refunds and cancel through the demo server (D10)", () => {
   onEachStore({
-    memory: "D10 on the in-memory store, refunds succeed, fail and pass no payment's amount, cancel answers canceled, and a late payment is refunded, by HTTP alone",
-    postgres: "D10 on PostgreSQL, refunds succeed, fail and pass no payment's amount under 16 concurrent requests, cancel answers canceled, and a late payment is refunded"
+    memory:
+      "D10 on the in-memory store, refunds succeed, fail and pass no payment's amount, cancel answers canceled, and a late payment is refunded, by HTTP alone",
+    postgres:
+      "D10 on PostgreSQL, refunds succeed, fail and pass no payment's amount under 16 concurrent requests, cancel answers canceled, and a late payment is refunded"
   }, async (server) => {
     await walkRefunds(server)
     await race(server)
@@ -108,54 +110,58 @@ describe("refunds and cancel through the demo server (D10)", () => {
 
   // On PostgreSQL only: where it cannot run, onEachStore's skip says why.
   if (skipReason === undefined) {
-    it("D10 a server killed with SIGKILL while refunds are in flight loses none and refunds none twice: after a restart each refund settles once and amount_refunded is their sum", async () => {
-      // The simulator's own 5 s slow delay: the slow refunds must still be polling at the kill.
-      const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
-      const prefix = env.TENDER_TABLE_PREFIX
-      const first = await start(env)
-      const ids = await Promise.all(Array.from({ length: 8 }, () => paid(first)))
-      // Per payment a slow refund (still polling at the kill) and a plain one (its send task running).
-      const created = await Promise.all(ids.flatMap((id) => [
-        refund(first, { payment_intent: id, amount: "20203" }),
-        refund(first, { payment_intent: id, amount: "50000" })
-      ]))
-      assert.isTrue(created.every((r) => r.status === 201), JSON.stringify(created.map((r) => r.body)))
-      const closed = first.child.exitCode !== null ? Promise.resolve() : new Promise((ok) => first.child.once("close", ok))
-      first.child.kill("SIGKILL")
-      await closed
-      // What a crash leaves behind besides: tasks a dead worker claimed and never completed.
-      await runSql(Effect.gen(function*() {
-        const sql = yield* SqlClient
-        yield* sql`UPDATE ${sql(`${prefix}tasks`)} SET lease_owner = 'killed', attempts = attempts + 1,
+    it(
+      "D10 a server killed with SIGKILL while refunds are in flight loses none and refunds none twice: after a restart each refund settles once and amount_refunded is their sum",
+      async () => {
+        // The simulator's own 5 s slow delay: the slow refunds must still be polling at the kill.
+        const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
+        const prefix = env.TENDER_TABLE_PREFIX
+        const first = await start(env)
+        const ids = await Promise.all(Array.from({ length: 8 }, () => paid(first)))
+        // Per payment a slow refund (still polling at the kill) and a plain one (its send task running).
+        const created = await Promise.all(ids.flatMap((id) => [
+          refund(first, { payment_intent: id, amount: "20203" }),
+          refund(first, { payment_intent: id, amount: "50000" })
+        ]))
+        assert.isTrue(created.every((r) => r.status === 201), JSON.stringify(created.map((r) => r.body)))
+        const closed = first.child.exitCode !== null ? Promise.resolve() : new Promise((ok) => first.child.once("close", ok))
+        first.child.kill("SIGKILL")
+        await closed
+        // What a crash leaves behind besides: tasks a dead worker claimed and never completed.
+        await runSql(Effect.gen(function*() {
+          const sql = yield* SqlClient
+          yield* sql`UPDATE ${sql(`${prefix}tasks`)} SET lease_owner = 'killed', attempts = attempts + 1,
           lease_until = now() + interval '2 seconds', version = version + 1
           WHERE status = 'pending' AND due_at <= now()`
-      }))
+        }))
 
-      const second = await start(env)
-      for (const r of created) {
-        const settled = await until(second, `/refunds/${r.body.id}`, terminal, 40_000)
-        assert.strictEqual(settled.status, "succeeded", `${r.body.id}\n${second.output()}`)
-      }
-      for (const id of ids) {
-        const intent = (await send(second, "GET", `/payment_intents/${id}`)).body
-        assert.strictEqual(intent.amount_refunded, String(20203 + 50000), id)
-      }
-      const rows = await runSql(Effect.gen(function*() {
-        const sql = yield* SqlClient
-        const events = yield* sql<{ resource_id: string; type: string; n: string }>`SELECT resource_id, type, count(*)::text AS n
+        const second = await start(env)
+        for (const r of created) {
+          const settled = await until(second, `/refunds/${r.body.id}`, terminal, 40_000)
+          assert.strictEqual(settled.status, "succeeded", `${r.body.id}\n${second.output()}`)
+        }
+        for (const id of ids) {
+          const intent = (await send(second, "GET", `/payment_intents/${id}`)).body
+          assert.strictEqual(intent.amount_refunded, String(20203 + 50000), id)
+        }
+        const rows = await runSql(Effect.gen(function*() {
+          const sql = yield* SqlClient
+          const events = yield* sql<{ resource_id: string; type: string; n: string }>`SELECT resource_id, type, count(*)::text AS n
           FROM ${sql(`${prefix}events`)} WHERE resource_type = 'refund' GROUP BY resource_id, type`
-        const pending = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}tasks`)}
+          const pending = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}tasks`)}
           WHERE status <> 'done' AND kind = 'refund.send'`
-        const counters = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}payment_intents`)}
+          const counters = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}payment_intents`)}
           WHERE refunds_pending <> 0`
-        return { events, pending: Number(pending[0]?.n), counters: Number(counters[0]?.n) }
-      }))
-      for (const r of created) {
-        const mine = rows.events.filter((e) => e.resource_id === r.body.id)
-        assert.deepStrictEqual(mine.map((e) => [e.type, e.n]).sort(), [["refund.created", "1"], ["refund.succeeded", "1"]], r.body.id)
-      }
-      assert.strictEqual(rows.pending, 0)
-      assert.strictEqual(rows.counters, 0)
-    }, 150_000)
+          return { events, pending: Number(pending[0]?.n), counters: Number(counters[0]?.n) }
+        }))
+        for (const r of created) {
+          const mine = rows.events.filter((e) => e.resource_id === r.body.id)
+          assert.deepStrictEqual(mine.map((e) => [e.type, e.n]).sort(), [["refund.created", "1"], ["refund.succeeded", "1"]], r.body.id)
+        }
+        assert.strictEqual(rows.pending, 0)
+        assert.strictEqual(rows.counters, 0)
+      },
+      150_000
+    )
   }
 })

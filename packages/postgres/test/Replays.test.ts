@@ -5,8 +5,8 @@
  * after, the store decides again. Every statement the driver sends is counted.
  */
 import { assert, layer } from "@effect/vitest"
-import { PgStorage } from "@tender/postgres"
 import { Storage } from "@tender/core"
+import { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
 import Pg from "pg"
 import { vi } from "vitest"

@@ -8,8 +8,8 @@ import { basic, demoKey, promptpayNamed } from "@tender/test-support"
 import { createServer, type Server, type Socket } from "node:net"
 import { afterAll, assert, it } from "vitest"
 import { url } from "./database.js"
-import { describeOnPostgres } from "./onPostgres.js"
 import { freePort, freshTables, launch, stopDemos } from "./demoServer.js"
+import { describeOnPostgres } from "./onPostgres.js"
 import { makeProxy } from "./proxy.js"
 
 const auth = basic(demoKey)

@@ -6,9 +6,9 @@
  * the freeze, a retry with the same Idempotency-Key replays or runs once: exactly one intent.
  */
 import { assert, it } from "vitest"
+import { create, type Outcome } from "./create.js"
 import { freshPrefix } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
-import { create, type Outcome } from "./create.js"
 import { demoBehindProxy, storedIntentIds } from "./proxy.js"
 
 const prefix = freshPrefix()

@@ -4,14 +4,14 @@
  * merchant_reference leaving exactly one intent, and one provider notification sent to both at
  * once acting once (D11).
  */
-import { basic, demoKey, promptpayFor, simulatorNotificationHeaders } from "@tender/test-support"
-import { Canonical } from "@tender/core"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { afterAll, assert, beforeAll, it } from "vitest"
+import { Canonical } from "@tender/core"
+import { basic, demoKey, promptpayFor, simulatorNotificationHeaders } from "@tender/test-support"
 import { Effect } from "effect"
+import { afterAll, assert, beforeAll, it } from "vitest"
 import { freshPrefix, runSql, url } from "./database.js"
-import { describeOnPostgres } from "./onPostgres.js"
 import { start as startDemo, stopDemos } from "./demoServer.js"
+import { describeOnPostgres } from "./onPostgres.js"
 
 const auth = basic(demoKey)
 const prefix = freshPrefix()
@@ -112,10 +112,18 @@ describeOnPostgres("example server on PostgreSQL, two processes", () => {
       livemode: false,
       data: { payment_intent: id, provider_payment_id: "sim_" + Canonical.sha256(id).slice(0, 24), amount: "150000", currency: "THB" }
     })
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) =>
-      fetch(`${i % 2 === 0 ? a.url : b.url}/provider_notifications/simulator`, { method: "POST", headers: simulatorNotificationHeaders(event), body: event })
-        .then(async (res) => [res.status, await res.text()] as const)
-    ))
+    const answers = await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, i) =>
+          fetch(`${i % 2 === 0 ? a.url : b.url}/provider_notifications/simulator`, {
+            method: "POST",
+            headers: simulatorNotificationHeaders(event),
+            body: event
+          })
+            .then(async (res) => [res.status, await res.text()] as const)
+      )
+    )
     for (const answer of answers) assert.deepStrictEqual(answer, [200, `{"received":true}`])
     let status = ""
     for (let i = 0; i < 100 && status !== "succeeded"; i++) {
@@ -126,7 +134,9 @@ describeOnPostgres("example server on PostgreSQL, two processes", () => {
     const counts = await runSql(Effect.gen(function*() {
       const sql = yield* SqlClient
       const notices = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}provider_notifications`)} WHERE event_id = ${`evt_two_${id}`}`
-      const events = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${sql(`${prefix}events`)} WHERE resource_id = ${id} AND type = 'payment_intent.succeeded'`
+      const events = yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM ${
+        sql(`${prefix}events`)
+      } WHERE resource_id = ${id} AND type = 'payment_intent.succeeded'`
       return [Number(notices[0]?.n), Number(events[0]?.n)]
     }))
     assert.deepStrictEqual(counts, [1, 1], "one stored notice, one payment_intent.succeeded")

@@ -5,12 +5,12 @@
  * under a temporary folder; the machine's own clusters (`main` on 5432) are never touched. Not a
  * test file itself.
  */
+import { freePort } from "@tender/test-support"
 import { execFile } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { freePort } from "@tender/test-support"
 import pg from "pg"
 
 const run = promisify(execFile)
@@ -158,7 +158,26 @@ export const clusterSet = async (): Promise<ClusterSet> => {
       const standby = await create(settings)
       const data = join(folder, standby.name)
       for (const entry of readdirSync(data)) rmSync(join(data, entry), { recursive: true, force: true })
-      await run("runuser", ["-u", "postgres", "--", `${bin}/pg_basebackup`, "-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", data, "-R", "-X", "stream", "-c", "fast", "--no-sync"])
+      await run("runuser", [
+        "-u",
+        "postgres",
+        "--",
+        `${bin}/pg_basebackup`,
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(primary.port),
+        "-U",
+        "postgres",
+        "-D",
+        data,
+        "-R",
+        "-X",
+        "stream",
+        "-c",
+        "fast",
+        "--no-sync"
+      ])
       await run("pg_ctlcluster", ["--skip-systemctl-redirect", version, standby.name, "start"])
       await reports(primary, "state", "streaming")
       // Set on the primary once its standby streams, by ALTER SYSTEM and a reload, as a failover

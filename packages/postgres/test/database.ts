@@ -3,9 +3,9 @@
  * reachable server the PostgreSQL tests are skipped with a line saying so, except under
  * CI=true, where that is a failure.
  */
+import { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { testDatabaseUrl } from "@tender/test-support"
-import { PgClient } from "@effect/sql-pg"
 import { Cause, Effect, Layer, Redacted } from "effect"
 
 /** The test database (@tender/test-support). */

@@ -17,8 +17,7 @@ const children: Array<ChildProcess> = []
 const prefixes: Array<string> = []
 
 /** Spawn the demo with `env`, without waiting for it (through npm with `{ npm: true }`). */
-export const launch = (env: Record<string, string>, options: { readonly npm?: boolean } = {}): Promise<DemoServer> =>
-  launchDemo(env, { children, ...options })
+export const launch = (env: Record<string, string>, options: { readonly npm?: boolean } = {}): Promise<DemoServer> => launchDemo(env, { children, ...options })
 
 /** Start the demo with `env` and wait until it listens; a failed start throws with its output. */
 export const start = (env: Record<string, string>): Promise<DemoServer> => startDemo(env, { children })

@@ -6,9 +6,9 @@ import { SqlClient } from "@effect/sql/SqlClient"
 import type { Storage, Table } from "@tender/core"
 import { PaymentIntent, Refund, TopupIntent } from "@tender/core"
 import { Effect } from "effect"
+import { PgMigrations } from "../src/index.js"
 import { listStatement } from "../src/internal/queries.js"
 import { tables, validatePrefix } from "../src/internal/tables.js"
-import { PgMigrations } from "../src/index.js"
 
 export const merchants = 50
 

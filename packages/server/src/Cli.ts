@@ -16,10 +16,10 @@ import { CredentialVault, Merchants, Provider, ProviderAccounts, Seed } from "@t
 import { Api } from "@tender/http"
 import type { PgStorage } from "@tender/postgres"
 import { Effect, Layer } from "effect"
-import { accountKeysOf } from "./Env.js"
 import { readFile } from "node:fs/promises"
 import { resolve } from "node:path"
 import { inspect, parseArgs } from "node:util"
+import { accountKeysOf } from "./Env.js"
 
 /** Where the command writes, and what it reads from the environment. @since 0.1.0 @category models */
 export interface Io {
@@ -104,9 +104,11 @@ const migrate = async (flags: Flags, io: Io): Promise<number> => {
   if (databaseUrl !== undefined) {
     const { PgMigrations } = await import("@tender/postgres")
     const applied = await onPostgres("migrate", databaseUrl, flags["table-prefix"], PgMigrations.run({ tablePrefix: flags["table-prefix"] }))
-    io.stdout(applied.length === 0
-      ? "PostgreSQL: up to date, no migration to run\n"
-      : `PostgreSQL: ran ${applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`).join(", ")}\n`)
+    io.stdout(
+      applied.length === 0
+        ? "PostgreSQL: up to date, no migration to run\n"
+        : `PostgreSQL: ran ${applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`).join(", ")}\n`
+    )
   }
   if (mongodbUrl !== undefined) {
     const [{ MongoStorage }, { MongoClient }] = await Promise.all([import("@tender/mongodb"), import("mongodb")])
@@ -157,11 +159,16 @@ const keysIssue = async (flags: Flags, io: Io): Promise<number> => {
     io.stderr(`Add it to the api_keys of merchant ${merchant} in the seed; the secret is shown this once.\n`)
     return 0
   }
-  const issued = await onPostgres("keys issue", databaseUrl, flags["table-prefix"], Effect.gen(function*() {
-    const found = yield* (yield* Merchants.Merchants).findMerchant(merchant)
-    if (found._tag === "None") return undefined
-    return yield* Merchants.issueKeyPair(merchant, environment)
-  }))
+  const issued = await onPostgres(
+    "keys issue",
+    databaseUrl,
+    flags["table-prefix"],
+    Effect.gen(function*() {
+      const found = yield* (yield* Merchants.Merchants).findMerchant(merchant)
+      if (found._tag === "None") return undefined
+      return yield* Merchants.issueKeyPair(merchant, environment)
+    })
+  )
   if (issued === undefined) {
     io.stderr(`No merchant ${JSON.stringify(merchant)} in the database.\n`)
     return 1

@@ -45,8 +45,7 @@ export interface EnvSettings {
   readonly onPool: (pool: PgPoolLike) => TenderOptions
 }
 
-const invalid = (param: string, message: string) =>
-  new TenderError({ code: "validation_failed", status: 400, param, message: `tender: ${message}` })
+const invalid = (param: string, message: string) => new TenderError({ code: "validation_failed", status: 400, param, message: `tender: ${message}` })
 
 /**
  * The host keys of `TENDER_PROVIDER_ACCOUNT_KEYS` (D13, docs/provider-accounts.md): comma-separated
@@ -94,6 +93,12 @@ export const settingsFromEnv = (env: Readonly<Record<string, string | undefined>
     tablePrefix,
     merchants,
     providerAccountKeys,
-    onPool: (pool) => ({ storage: { postgres: pool, tablePrefix }, publicUrl, checkoutSecret, merchants, ...(providerAccountKeys === undefined ? {} : { providerAccountKeys }) })
+    onPool: (pool) => ({
+      storage: { postgres: pool, tablePrefix },
+      publicUrl,
+      checkoutSecret,
+      merchants,
+      ...(providerAccountKeys === undefined ? {} : { providerAccountKeys })
+    })
   }
 }

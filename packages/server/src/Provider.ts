@@ -45,7 +45,9 @@ export interface PromiseProvider {
   readonly confirmPayment: Fn<Provider.ProviderPaymentRef, Provider.ProviderPaymentStatus>
   readonly getPaymentStatus: Fn<Provider.ProviderPaymentRef, Provider.ProviderPaymentStatus>
   /** For methods whose next action asks for a receipt (4.4). Absent: a receipt is refused as the provider unavailable. */
-  readonly submitReceipt?: ((payment: Provider.ProviderPaymentRef, receipt: Provider.ProviderReceipt, options: CallOptions) => Promise<Provider.ProviderPaymentStatus>) | undefined
+  readonly submitReceipt?:
+    | ((payment: Provider.ProviderPaymentRef, receipt: Provider.ProviderReceipt, options: CallOptions) => Promise<Provider.ProviderPaymentStatus>)
+    | undefined
   readonly sendPayout?: Fn<Provider.ProviderPayout, Provider.ProviderPaymentStatus> | undefined
   /** 0.1.0's `{ _tag: "AlreadyPaid" }` is still read, as `Succeeded`. */
   readonly cancelPayment?: Fn<Provider.ProviderPaymentRef, Provider.ProviderCancelResult | { readonly _tag: "AlreadyPaid" }> | undefined

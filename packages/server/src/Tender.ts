@@ -18,8 +18,8 @@ import * as TenderHttp from "@tender/http/TenderHttp"
 import type { Layer as L } from "effect"
 import { Cause, Effect, Layer, ManagedRuntime, Runtime } from "effect"
 import { readFile } from "node:fs/promises"
-import { resolve } from "node:path"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { resolve } from "node:path"
 import type * as Api from "./Api.js"
 import * as Logger from "./internal/logger.js"
 import * as Operations from "./internal/operations.js"
@@ -152,7 +152,11 @@ const loadSeed = async (merchants: SeedInput | string | undefined): Promise<Seed
  * The seed's provider accounts (D13) checked before anything starts: credentials with no key to
  * seal them, or that their provider's schema refuses, reject naming the field (never its value).
  */
-const checkSeedAccounts = (seed: Seed.Seed, providers: ReadonlyArray<Provider.PaymentProvider>, keys: ReadonlyArray<CredentialVault.AccountKey> | undefined) => {
+const checkSeedAccounts = (
+  seed: Seed.Seed,
+  providers: ReadonlyArray<Provider.PaymentProvider>,
+  keys: ReadonlyArray<CredentialVault.AccountKey> | undefined
+) => {
   for (const m of seed.merchants) {
     for (const [i, account] of (m.provider_accounts ?? []).entries()) {
       const path = `merchants.${m.id}.provider_accounts.${i}`
@@ -231,7 +235,10 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
   try {
     const built = await runtime.runtime()
     // The HTTP routes on the very services the Promise API uses (not a second copy of them).
-    web = TenderHttp.toWebHandler(Layer.merge(Layer.succeedContext(built.context), logger), { prefix: mount.prefix, maxConcurrentUploads: options.maxConcurrentUploads })
+    web = TenderHttp.toWebHandler(Layer.merge(Layer.succeedContext(built.context), logger), {
+      prefix: mount.prefix,
+      maxConcurrentUploads: options.maxConcurrentUploads
+    })
     await web.ready()
     await runtime.runPromise(Effect.logInfo(Storage.describe(options.storage)))
   } catch (cause) {
@@ -249,7 +256,6 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
     fetch: (request) => web.handler(request),
     owns: web.owns,
     ...api,
-    close: () =>
-      closing ??= web.dispose().then(() => runtime.dispose())
+    close: () => closing ??= web.dispose().then(() => runtime.dispose())
   }
 }

@@ -36,7 +36,14 @@ describe("tender migrate", () => {
     const again = await tender(["migrate", "--database-url", url, "--table-prefix", prefix])
     assert.deepStrictEqual([again.code, again.stdout], [0, "PostgreSQL: up to date, no migration to run\n"])
     // A library started with migrate: false then runs on the migrated schema.
-    const started = await createTender({ storage: { postgres: pool, tablePrefix: prefix }, migrate: false, merchants: seedPath, publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret", logger: { info() {}, warn() {}, error() {} } })
+    const started = await createTender({
+      storage: { postgres: pool, tablePrefix: prefix },
+      migrate: false,
+      merchants: seedPath,
+      publicUrl: "http://127.0.0.1/payments",
+      checkoutSecret: "test-secret",
+      logger: { info() {}, warn() {}, error() {} }
+    })
     await started.close()
   })
 
@@ -49,9 +56,15 @@ describe("tender migrate", () => {
 
   it("cli: an unreachable database exits 1 with one line naming the cause; --debug adds the driver's error", async () => {
     const result = await tender(["migrate", "--database-url", "postgres://postgres@127.0.0.1:1/test"])
-    assert.deepStrictEqual([result.code, result.stderr], [1, "tender migrate: connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string\n"])
+    assert.deepStrictEqual([result.code, result.stderr], [
+      1,
+      "tender migrate: connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string\n"
+    ])
     const debug = await tender(["migrate", "--debug", "--database-url", "postgres://postgres@127.0.0.1:1/test"])
-    assert.strictEqual(debug.stderr.split("\n")[0], "tender migrate: connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string")
+    assert.strictEqual(
+      debug.stderr.split("\n")[0],
+      "tender migrate: connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string"
+    )
     assert.include(debug.stderr, "ECONNREFUSED")
   })
 
@@ -59,11 +72,17 @@ describe("tender migrate", () => {
     const noDatabase = new URL(url)
     noDatabase.pathname = "/tender_no_such_database"
     const missing = await tender(["migrate", "--database-url", noDatabase.toString()])
-    assert.deepStrictEqual([missing.code, missing.stderr], [1, `tender migrate: database "tender_no_such_database" does not exist: create it, or name an existing database in the connection string\n`])
+    assert.deepStrictEqual([missing.code, missing.stderr], [
+      1,
+      `tender migrate: database "tender_no_such_database" does not exist: create it, or name an existing database in the connection string\n`
+    ])
     const noRole = new URL(url)
     noRole.username = "tender_no_such_role"
     const role = await tender(["migrate", "--database-url", noRole.toString()])
-    assert.deepStrictEqual([role.code, role.stderr], [1, `tender migrate: role "tender_no_such_role" does not exist: create the role, or name an existing one in the connection string\n`])
+    assert.deepStrictEqual([role.code, role.stderr], [
+      1,
+      `tender migrate: role "tender_no_such_role" does not exist: create the role, or name an existing one in the connection string\n`
+    ])
   })
 })
 
@@ -102,14 +121,24 @@ describe("tender keys issue", () => {
 
   it("cli: with a database, issues into it: the pair authenticates at a Tender on that database", async () => {
     const prefix = fresh()
-    const started = await createTender({ storage: { postgres: pool, tablePrefix: prefix }, merchants: seedPath, publicUrl: "http://127.0.0.1/payments", checkoutSecret: "test-secret", logger: { info() {}, warn() {}, error() {} } })
+    const started = await createTender({
+      storage: { postgres: pool, tablePrefix: prefix },
+      merchants: seedPath,
+      publicUrl: "http://127.0.0.1/payments",
+      checkoutSecret: "test-secret",
+      logger: { info() {}, warn() {}, error() {} }
+    })
     try {
-      const result = await tender(["keys", "issue", "--merchant", "mch_demo", "--environment", "test", "--database", "--table-prefix", prefix], { DATABASE_URL: url })
+      const result = await tender(["keys", "issue", "--merchant", "mch_demo", "--environment", "test", "--database", "--table-prefix", prefix], {
+        DATABASE_URL: url
+      })
       assert.strictEqual(result.code, 0, result.stderr)
       const key = JSON.parse(result.stdout)
-      const res = await started.fetch(new Request("http://127.0.0.1/payments/payment_intents", {
-        headers: { authorization: "Basic " + Buffer.from(`${key.public_key}:${key.secret_key}`).toString("base64") }
-      }))
+      const res = await started.fetch(
+        new Request("http://127.0.0.1/payments/payment_intents", {
+          headers: { authorization: "Basic " + Buffer.from(`${key.public_key}:${key.secret_key}`).toString("base64") }
+        })
+      )
       assert.strictEqual(res.status, 200)
       const missing = await tender(["keys", "issue", "--merchant", "mch_nope", "--environment", "test", "--database-url", url, "--table-prefix", prefix])
       assert.strictEqual(missing.code, 1)
@@ -124,7 +153,10 @@ describe("tender keys issue", () => {
     const prefix = fresh()
     const result = await tender(["keys", "issue", "--merchant", "mch_demo", "--environment", "test", "--database-url", url, "--table-prefix", prefix])
     assert.strictEqual(result.code, 1)
-    assert.strictEqual(result.stderr, `tender keys issue: relation "${prefix}merchants" does not exist: the database is not migrated for this version of Tender; run npx tender migrate (or start with migrate: true)\n`)
+    assert.strictEqual(
+      result.stderr,
+      `tender keys issue: relation "${prefix}merchants" does not exist: the database is not migrated for this version of Tender; run npx tender migrate (or start with migrate: true)\n`
+    )
   })
 })
 

@@ -6,7 +6,7 @@
  */
 import { TenderClient } from "@tender/client"
 import { ApiResponse } from "@tender/core"
-import { basic, bankTransfer, demoKey, png, promptpay, topup } from "@tender/test-support"
+import { bankTransfer, basic, demoKey, png, promptpay, topup } from "@tender/test-support"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, type TenderInstance } from "../src/index.js"
 import { fromResponse } from "../src/internal/run.js"
@@ -18,19 +18,38 @@ const demo = { merchant: "mch_demo", environment: "test" } as const
 
 let tender: TenderInstance
 beforeAll(async () => {
-  tender = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, workers: false, logger: { info() {}, warn() {}, error() {} } })
+  tender = await createTender({
+    publicUrl: base,
+    checkoutSecret: "test-secret-123",
+    merchants: seedPath,
+    workers: false,
+    logger: { info() {}, warn() {}, error() {} }
+  })
 })
 afterAll(() => tender.close())
 
 /** The Promise API's surfaces with no HTTP endpoint (spec 5, D8, 2.3): the host's own. */
-const hostOnly = new Set(["merchants.create", "merchants.retrieve", "merchants.update", "keys.issue", "keys.rotate", "keys.revoke", "routes.setAvailable", "routes.setProviderAvailable", "payoutIntents.approve", "balances.adjust", "balances.feeRevenue"])
+const hostOnly = new Set([
+  "merchants.create",
+  "merchants.retrieve",
+  "merchants.update",
+  "keys.issue",
+  "keys.rotate",
+  "keys.revoke",
+  "routes.setAvailable",
+  "routes.setProviderAvailable",
+  "payoutIntents.approve",
+  "balances.adjust",
+  "balances.feeRevenue"
+])
 
 /** `group.method` for every method of every group object on `api`. */
 const methodNames = (api: object): Array<string> =>
   Object.entries(api).flatMap(([group, methods]) =>
     typeof methods === "object" && methods !== null && !Array.isArray(methods)
       ? Object.entries(methods).filter(([, m]) => typeof m === "function").map(([name]) => `${group}.${name}`)
-      : [])
+      : []
+  )
 
 const get = async (path: string) => {
   const response = await tender.fetch(new Request(`${base}${path}`, { headers: { authorization: basic(demoKey) } }))
@@ -91,7 +110,10 @@ describe("one vocabulary: the HTTP API, the Promise API and the client", () => {
   it("server: a webhook endpoint's tools through the Promise API: attempts, resend, rotateSecret with expires_in, enable", async () => {
     const endpoint = await tender.webhookEndpoints.create({ url: "http://127.0.0.1:9/hook" }, demo)
     await tender.paymentIntents.create(promptpay, demo)
-    assert.deepStrictEqual(await tender.webhookEndpoints.attempts(endpoint.id, { limit: 5 }, demo), await get(`/webhook_endpoints/${endpoint.id}/attempts?limit=5`))
+    assert.deepStrictEqual(
+      await tender.webhookEndpoints.attempts(endpoint.id, { limit: 5 }, demo),
+      await get(`/webhook_endpoints/${endpoint.id}/attempts?limit=5`)
+    )
     const event = (await tender.events.list({ limit: 1 }, demo)).data[0]!
     const resent = await tender.webhookEndpoints.resend(endpoint.id, { event: event.id }, demo)
     assert.deepStrictEqual([resent.object, resent.webhook_endpoint], ["webhook_resend", endpoint.id])

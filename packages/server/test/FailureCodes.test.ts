@@ -14,8 +14,14 @@ const page = readFileSync(join(docs, "provider-adapters.md"), "utf8")
 describe("Tender's failure codes", () => {
   it("D1 @tender/server exports Tender's failure codes and their messages, and maps a provider's code it does not know to payment_declined", () => {
     assert.strictEqual(failureMessages.insufficient_funds, "The payer's account has insufficient funds.")
-    assert.deepStrictEqual(failureFor({ insufficient_funds: ["NSF"] }, ["NSF"]), { failureCode: "insufficient_funds", failureMessage: failureMessages.insufficient_funds })
-    assert.deepStrictEqual(failureFor({ insufficient_funds: ["NSF"] }, ["do_not_honor"]), { failureCode: "payment_declined", failureMessage: failureMessages.payment_declined })
+    assert.deepStrictEqual(failureFor({ insufficient_funds: ["NSF"] }, ["NSF"]), {
+      failureCode: "insufficient_funds",
+      failureMessage: failureMessages.insufficient_funds
+    })
+    assert.deepStrictEqual(failureFor({ insufficient_funds: ["NSF"] }, ["do_not_honor"]), {
+      failureCode: "payment_declined",
+      failureMessage: failureMessages.payment_declined
+    })
   })
 
   it("D1 docs/provider-adapters.md lists every failure code with its message, as failureMessages holds them", () => {

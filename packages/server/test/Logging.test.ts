@@ -6,9 +6,9 @@
 import { Errors } from "@tender/core"
 import { Effect, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { createTender, isTenderError, TenderError, type TenderInstance } from "../src/index.js"
 import * as HostLogger from "../src/internal/logger.js"
 import { run } from "../src/internal/run.js"
-import { createTender, isTenderError, type TenderInstance, TenderError } from "../src/index.js"
 import { seedPath } from "./fixtures.js"
 
 interface Line {
@@ -42,7 +42,13 @@ describe("Promise API logging", () => {
   const host = capturing()
   let tender: TenderInstance
   beforeAll(async () => {
-    tender = await createTender({ publicUrl: "http://tender.test/payments", checkoutSecret: "test-secret-123", merchants: seedPath, logger: host.logger, workers: false })
+    tender = await createTender({
+      publicUrl: "http://tender.test/payments",
+      checkoutSecret: "test-secret-123",
+      merchants: seedPath,
+      logger: host.logger,
+      workers: false
+    })
   })
   afterAll(() => tender.close())
 

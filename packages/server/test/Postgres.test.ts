@@ -2,10 +2,10 @@
  * `createTender({ storage: { postgres: pool } })` on the host's own `pg.Pool` and the real
  * PostgreSQL: migrated at start unless `migrate: false`, and the pool stays the host's.
  */
-import { prefixedPool } from "@tender/test-support/embedding"
 import { promptpay, testDatabaseUrl } from "@tender/test-support"
-import pg from "pg"
+import { prefixedPool } from "@tender/test-support/embedding"
 import { inspect } from "node:util"
+import pg from "pg"
 import { assert, describe, it } from "vitest"
 import { createTender, isTenderError } from "../src/index.js"
 import { seedPath as merchants } from "./fixtures.js"
@@ -31,7 +31,11 @@ describe("createTender on the host's pg.Pool", () => {
     url.password = "hunter2-secret"
     // The test database trusts its clients: the password is given, and never asked for.
     const named = new pg.Pool({ connectionString: url.toString(), max: 2 })
-    const tender = await createTender({ ...options, storage: { postgres: named, tablePrefix }, logger: { info: (_: unknown, m: string) => void lines.push(m), warn() {}, error() {} } })
+    const tender = await createTender({
+      ...options,
+      storage: { postgres: named, tablePrefix },
+      logger: { info: (_: unknown, m: string) => void lines.push(m), warn() {}, error() {} }
+    })
     await tender.close()
     await named.end()
     const database = url.pathname.slice(1)
@@ -43,10 +47,16 @@ describe("createTender on the host's pg.Pool", () => {
     const tablePrefix = fresh()
     const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = []
     const at = (level: string) => (fields: Record<string, unknown>, message: string) => void lines.push({ level, message, fields })
-    const tender = await createTender({ ...options, storage: { postgres: pool, tablePrefix }, logger: { info: at("info"), warn: at("warn"), error: at("error") } })
+    const tender = await createTender({
+      ...options,
+      storage: { postgres: pool, tablePrefix },
+      logger: { info: at("info"), warn: at("warn"), error: at("error") }
+    })
     try {
       await pool.query(`ALTER TABLE "${tablePrefix}idempotency_keys" RENAME TO "${tablePrefix}idempotency_keys_away"`)
-      const error = await tender.paymentIntents.create(promptpay, { merchant: "mch_demo", environment: "test", idempotencyKey: "fault-1" }).catch((e: unknown) => e)
+      const error = await tender.paymentIntents.create(promptpay, { merchant: "mch_demo", environment: "test", idempotencyKey: "fault-1" }).catch((
+        e: unknown
+      ) => e)
       assert.isTrue(isTenderError(error))
       assert.isAtLeast((error as { status: number }).status, 500)
       assert.notInclude((error as Error).message, "idempotency_keys")

@@ -6,11 +6,11 @@
  */
 import type { Provider } from "@tender/core"
 import { StripeProvider } from "@tender/stripe"
-import { formatRefusals } from "@tender/testing/StandIn"
-import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import { freePort, testDatabaseUrl, until } from "@tender/test-support"
 import { prefixedPool } from "@tender/test-support/embedding"
 import { stripeIntentOf } from "@tender/test-support/stripe-walks"
+import { formatRefusals } from "@tender/testing/StandIn"
+import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import { randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import { inspect } from "node:util"
@@ -34,12 +34,19 @@ const secrets = [keyA, whsecA, keyB, whsecB, keyC, whsecC, hostKey1.key, hostKey
 const scopeA = { merchant: "mch_alpha", environment: "test" } as const
 const scopeB = { merchant: "mch_bravo", environment: "test" } as const
 const promptpay = {
-  amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay",
+  amount: "150000",
+  currency: "THB",
+  country: "TH",
+  checkout_mode: "merchant",
+  payment_method: "th_promptpay",
   customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
 } as const
 
 const stripeAccount = (id: string, secretKey: string, webhookSecret: string) => ({
-  id, provider: "stripe", environment: "test" as const, credentials: { secret_key: secretKey, webhook_secret: webhookSecret }
+  id,
+  provider: "stripe",
+  environment: "test" as const,
+  credentials: { secret_key: secretKey, webhook_secret: webhookSecret }
 })
 const alphaAccount = stripeAccount("acct_alpha", keyA, whsecA)
 const bravoAccount = stripeAccount("acct_bravo", keyB, whsecB)
@@ -47,7 +54,14 @@ const route = (id: string, account: string) => ({ id, method: "th_promptpay", pr
 
 /** Merchant alpha comes from the seed; bravo is onboarded through `merchants.create`. */
 const seed: SeedInput = {
-  merchants: [{ id: "mch_alpha", name: "Alpha", allowed_checkout_modes: ["merchant"], api_keys: [], routes: [route("rt_alpha_pp", "acct_alpha")], provider_accounts: [alphaAccount] }]
+  merchants: [{
+    id: "mch_alpha",
+    name: "Alpha",
+    allowed_checkout_modes: ["merchant"],
+    api_keys: [],
+    routes: [route("rt_alpha_pp", "acct_alpha")],
+    provider_accounts: [alphaAccount]
+  }]
 }
 
 /**
@@ -85,7 +99,11 @@ for (const storage of storages) {
     let tablePrefix = ""
     const lines: Array<string> = []
     const answers: Array<string> = []
-    const logger = Object.fromEntries(["info", "warn", "error", "debug"].map((level) => [level, (fields: unknown, message: string) => void lines.push(`${level} ${message} ${inspect(fields, { depth: 8 })}`)]))
+    const logger = Object.fromEntries(
+      ["info", "warn", "error", "debug"].map((
+        level
+      ) => [level, (fields: unknown, message: string) => void lines.push(`${level} ${message} ${inspect(fields, { depth: 8 })}`)])
+    )
     const options = (keys: ReadonlyArray<{ id: string; key: string }>): TenderOptions => ({
       publicUrl: base,
       checkoutSecret: "test-secret-accounts",
@@ -126,7 +144,15 @@ for (const storage of storages) {
       await start([hostKey1])
       a.addEndpoint({ url: door("acct_alpha"), secret: whsecA })
       b.addEndpoint({ url: door("acct_bravo"), secret: whsecB })
-      kept(await tender.merchants.create({ id: "mch_bravo", name: "Bravo", allowed_checkout_modes: ["merchant"], routes: [route("rt_bravo_pp", "acct_bravo")], provider_accounts: [bravoAccount] }))
+      kept(
+        await tender.merchants.create({
+          id: "mch_bravo",
+          name: "Bravo",
+          allowed_checkout_modes: ["merchant"],
+          routes: [route("rt_bravo_pp", "acct_bravo")],
+          provider_accounts: [bravoAccount]
+        })
+      )
     }, 60_000)
     afterEach(() => {
       for (const standIn of [a, b]) {
@@ -140,52 +166,67 @@ for (const storage of storages) {
       await b?.close()
     })
 
-    it("D13 two merchants with their own Stripe accounts each reach only their own, and a refund goes to the account that took the payment whatever routes say later", async () => {
-      const intentA = kept(await tender.paymentIntents.create(promptpay, scopeA))
-      const intentB = kept(await tender.paymentIntents.create(promptpay, scopeB))
-      assert.strictEqual(intentA.status, "requires_action")
-      const stripeA = stripeIntentOf(a, intentA.id)
-      const stripeB = stripeIntentOf(b, intentB.id)
-      assert.isUndefined([...a.paymentIntents.values()].find((pi) => (pi["metadata"] as Record<string, string>)["tender_payment_intent"] === intentB.id))
-      assert.isUndefined([...b.paymentIntents.values()].find((pi) => (pi["metadata"] as Record<string, string>)["tender_payment_intent"] === intentA.id))
-      // Each stand-in heard only its own account's key.
-      assert.deepStrictEqual([...new Set(a.requests.map((r) => r.headers["authorization"]))], [`Bearer ${keyA}`])
-      assert.deepStrictEqual([...new Set(b.requests.map((r) => r.headers["authorization"]))], [`Bearer ${keyB}`])
+    it(
+      "D13 two merchants with their own Stripe accounts each reach only their own, and a refund goes to the account that took the payment whatever routes say later",
+      async () => {
+        const intentA = kept(await tender.paymentIntents.create(promptpay, scopeA))
+        const intentB = kept(await tender.paymentIntents.create(promptpay, scopeB))
+        assert.strictEqual(intentA.status, "requires_action")
+        const stripeA = stripeIntentOf(a, intentA.id)
+        const stripeB = stripeIntentOf(b, intentB.id)
+        assert.isUndefined([...a.paymentIntents.values()].find((pi) => (pi["metadata"] as Record<string, string>)["tender_payment_intent"] === intentB.id))
+        assert.isUndefined([...b.paymentIntents.values()].find((pi) => (pi["metadata"] as Record<string, string>)["tender_payment_intent"] === intentA.id))
+        // Each stand-in heard only its own account's key.
+        assert.deepStrictEqual([...new Set(a.requests.map((r) => r.headers["authorization"]))], [`Bearer ${keyA}`])
+        assert.deepStrictEqual([...new Set(b.requests.map((r) => r.headers["authorization"]))], [`Bearer ${keyB}`])
 
-      const [delivery] = await a.pay(stripeA["id"] as string)
-      assert.strictEqual(delivery!.status, 200)
-      await until(() => tender.paymentIntents.retrieve(intentA.id, scopeA), (pi) => pi.status === "succeeded")
-      assert.strictEqual((await tender.paymentIntents.retrieve(intentB.id, scopeB)).status, "requires_action")
+        const [delivery] = await a.pay(stripeA["id"] as string)
+        assert.strictEqual(delivery!.status, 200)
+        await until(() => tender.paymentIntents.retrieve(intentA.id, scopeA), (pi) => pi.status === "succeeded")
+        assert.strictEqual((await tender.paymentIntents.retrieve(intentB.id, scopeB)).status, "requires_action")
 
-      // Alpha's route now names another account (on stand-in B): the refund still goes to A, which took the payment.
-      kept(await tender.merchants.update("mch_alpha", {
-        name: "Alpha",
-        allowed_checkout_modes: ["merchant"],
-        routes: [route("rt_alpha_pp", "acct_alpha_new")],
-        provider_accounts: [alphaAccount, stripeAccount("acct_alpha_new", keyC, whsecC)]
-      }))
-      const refund = kept(await tender.refunds.create({ payment_intent: intentA.id, amount: "50000" }, scopeA))
-      await until(() => [...a.refunds.values()].find((r) => (r["metadata"] as Record<string, string>)["tender_refund"] === refund.id), (r) => r !== undefined)
-      assert.isUndefined([...b.refunds.values()].find((r) => (r["metadata"] as Record<string, string>)["tender_refund"] === refund.id))
-      assert.strictEqual(stripeB["status"], "requires_action")
-      if (storage.postgres) {
-        // D12 reads the account off the objects.
-        const intents = await pool.query(`SELECT id, provider_account FROM "${tablePrefix}payment_intents" ORDER BY id`)
-        assert.deepStrictEqual(Object.fromEntries(intents.rows.map((r) => [r.id, r.provider_account])), { [intentA.id]: "acct_alpha", [intentB.id]: "acct_bravo" })
-        const refunds = await pool.query(`SELECT provider_account FROM "${tablePrefix}refunds" WHERE id = $1`, [refund.id])
-        assert.strictEqual(refunds.rows[0].provider_account, "acct_alpha")
-      }
-      // New payments of alpha take its route's new account.
-      const later = kept(await tender.paymentIntents.create(promptpay, scopeA))
-      assert.isDefined(stripeIntentOf(b, later.id))
-    }, 60_000)
+        // Alpha's route now names another account (on stand-in B): the refund still goes to A, which took the payment.
+        kept(
+          await tender.merchants.update("mch_alpha", {
+            name: "Alpha",
+            allowed_checkout_modes: ["merchant"],
+            routes: [route("rt_alpha_pp", "acct_alpha_new")],
+            provider_accounts: [alphaAccount, stripeAccount("acct_alpha_new", keyC, whsecC)]
+          })
+        )
+        const refund = kept(await tender.refunds.create({ payment_intent: intentA.id, amount: "50000" }, scopeA))
+        await until(() => [...a.refunds.values()].find((r) => (r["metadata"] as Record<string, string>)["tender_refund"] === refund.id), (r) => r !== undefined)
+        assert.isUndefined([...b.refunds.values()].find((r) => (r["metadata"] as Record<string, string>)["tender_refund"] === refund.id))
+        assert.strictEqual(stripeB["status"], "requires_action")
+        if (storage.postgres) {
+          // D12 reads the account off the objects.
+          const intents = await pool.query(`SELECT id, provider_account FROM "${tablePrefix}payment_intents" ORDER BY id`)
+          assert.deepStrictEqual(Object.fromEntries(intents.rows.map((r) => [r.id, r.provider_account])), {
+            [intentA.id]: "acct_alpha",
+            [intentB.id]: "acct_bravo"
+          })
+          const refunds = await pool.query(`SELECT provider_account FROM "${tablePrefix}refunds" WHERE id = $1`, [refund.id])
+          assert.strictEqual(refunds.rows[0].provider_account, "acct_alpha")
+        }
+        // New payments of alpha take its route's new account.
+        const later = kept(await tender.paymentIntents.create(promptpay, scopeA))
+        assert.isDefined(stripeIntentOf(b, later.id))
+      },
+      60_000
+    )
 
     it("D13 a notification signed with one account's secret posted to another account's door is 400 signature_invalid and changes nothing", async () => {
       const intentB = kept(await tender.paymentIntents.create(promptpay, scopeB))
       const stripeB = stripeIntentOf(b, intentB.id)
       const event = {
-        id: `evt_cross_${intentB.id}`, object: "event", api_version: "2023-08-16", created: 1_700_000_000, livemode: false,
-        pending_webhooks: 1, request: { id: null, idempotency_key: null }, type: "payment_intent.succeeded",
+        id: `evt_cross_${intentB.id}`,
+        object: "event",
+        api_version: "2023-08-16",
+        created: 1_700_000_000,
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        type: "payment_intent.succeeded",
         data: { object: { ...stripeB, status: "succeeded", amount_received: stripeB["amount"] } }
       }
       const payload = JSON.stringify(event)
@@ -198,7 +239,8 @@ for (const storage of storages) {
       assert.strictEqual(atA.status, 200)
       if (storage.postgres) {
         const row = await until(
-          async () => (await pool.query(`SELECT status, provider_account, detail FROM "${tablePrefix}provider_notifications" WHERE event_id = $1`, [event.id])).rows[0],
+          async () =>
+            (await pool.query(`SELECT status, provider_account, detail FROM "${tablePrefix}provider_notifications" WHERE event_id = $1`, [event.id])).rows[0],
           (r) => r !== undefined && r.status !== "received"
         )
         assert.deepStrictEqual({ status: row.status, account: row.provider_account }, { status: "unmatched", account: "acct_alpha" })
@@ -212,16 +254,23 @@ for (const storage of storages) {
       const wrongEnvironment = "sk_live_accountAlphaLiveKey9"
       const malformed = "not-a-stripe-key-but-SECRET-text"
       const bad = async (credentials: Record<string, string>) =>
-        kept(await rejection(tender.merchants.create({
-          id: `mch_bad_${Math.random().toString(36).slice(2, 8)}`, name: "Bad", allowed_checkout_modes: ["merchant"], routes: [],
-          provider_accounts: [{ id: `acct_bad_${Math.random().toString(36).slice(2, 8)}`, provider: "stripe", environment: "test", credentials }]
-        })))
-      for (const [credentials, field, secret] of [
-        [{ secret_key: wrongEnvironment, webhook_secret: whsecA }, "secret_key", wrongEnvironment],
-        [{ secret_key: malformed, webhook_secret: whsecA }, "secret_key", malformed],
-        [{ secret_key: keyA }, "webhook_secret", keyA],
-        [{ secret_key: keyA, webhook_secret: "whsec_shortish1", extra: "EXTRA-SECRET-VALUE" }, "extra", "EXTRA-SECRET-VALUE"]
-      ] as const) {
+        kept(
+          await rejection(tender.merchants.create({
+            id: `mch_bad_${Math.random().toString(36).slice(2, 8)}`,
+            name: "Bad",
+            allowed_checkout_modes: ["merchant"],
+            routes: [],
+            provider_accounts: [{ id: `acct_bad_${Math.random().toString(36).slice(2, 8)}`, provider: "stripe", environment: "test", credentials }]
+          }))
+        )
+      for (
+        const [credentials, field, secret] of [
+          [{ secret_key: wrongEnvironment, webhook_secret: whsecA }, "secret_key", wrongEnvironment],
+          [{ secret_key: malformed, webhook_secret: whsecA }, "secret_key", malformed],
+          [{ secret_key: keyA }, "webhook_secret", keyA],
+          [{ secret_key: keyA, webhook_secret: "whsec_shortish1", extra: "EXTRA-SECRET-VALUE" }, "extra", "EXTRA-SECRET-VALUE"]
+        ] as const
+      ) {
         const error = await bad(credentials)
         assert.strictEqual(error.code, "validation_failed")
         assert.strictEqual(error.status, 400)
@@ -232,8 +281,22 @@ for (const storage of storages) {
 
     it("D13 one merchant's account failing does not mark another merchant's account down", async () => {
       // Both merchants name their route alike: what the breaker counts is the account, not the route's name.
-      kept(await tender.merchants.update("mch_alpha", { name: "Alpha", allowed_checkout_modes: ["merchant"], routes: [route("rt_shop_pp", "acct_alpha")], provider_accounts: [alphaAccount] }))
-      kept(await tender.merchants.update("mch_bravo", { name: "Bravo", allowed_checkout_modes: ["merchant"], routes: [route("rt_shop_pp", "acct_bravo")], provider_accounts: [bravoAccount] }))
+      kept(
+        await tender.merchants.update("mch_alpha", {
+          name: "Alpha",
+          allowed_checkout_modes: ["merchant"],
+          routes: [route("rt_shop_pp", "acct_alpha")],
+          provider_accounts: [alphaAccount]
+        })
+      )
+      kept(
+        await tender.merchants.update("mch_bravo", {
+          name: "Bravo",
+          allowed_checkout_modes: ["merchant"],
+          routes: [route("rt_shop_pp", "acct_bravo")],
+          provider_accounts: [bravoAccount]
+        })
+      )
       const calls = () => a.requests.length + a.faulted.length
       a.outage({ _tag: "Status", status: 500, body: { error: { type: "api_error", message: "outage" } } })
       try {
@@ -251,28 +314,39 @@ for (const storage of storages) {
     }, 60_000)
 
     if (storage.postgres) {
-      it("D13 rotating the host key keeps every account working: old ciphertexts open under the old key, tender accounts reseal moves them, and the old key can then go", async () => {
-        const sealed = async () => (await pool.query(`SELECT id, provider_accounts::text AS accounts FROM "${tablePrefix}merchants" ORDER BY id`)).rows.map((r) => `${r.id} ${r.accounts}`).join("\n")
-        assert.match(await sealed(), /mch_bravo .*"tv1\.k1\./)
-        await stop()
-        // k2 first: it seals from now on; k1 still opens bravo's (written through the API under k1).
-        await start([hostKey2, hostKey1])
-        assert.strictEqual(kept(await tender.paymentIntents.create(promptpay, scopeB)).status, "requires_action")
-        const out: Array<string> = []
-        const env = { TENDER_PROVIDER_ACCOUNT_KEYS: `${hostKey2.id}:${hostKey2.key},${hostKey1.id}:${hostKey1.key}` }
-        const code = await main(["accounts", "reseal", "--database-url", testDatabaseUrl, "--table-prefix", tablePrefix], { stdout: (t) => void out.push(t), stderr: (t) => void out.push(t), env })
-        assert.strictEqual(code, 0, out.join(""))
-        answers.push(out.join(""))
-        assert.notMatch(await sealed(), /tv1\.k1\./)
-        await stop()
-        await start([hostKey2])
-        assert.strictEqual(kept(await tender.paymentIntents.create(promptpay, scopeA)).status, "requires_action")
-        assert.strictEqual(kept(await tender.paymentIntents.create(promptpay, scopeB)).status, "requires_action")
-        // The account's door verifies with the resealed secret.
-        const intent = kept(await tender.paymentIntents.create(promptpay, scopeB))
-        await b.pay(stripeIntentOf(b, intent.id)["id"] as string)
-        await until(() => tender.paymentIntents.retrieve(intent.id, scopeB), (pi) => pi.status === "succeeded")
-      }, 60_000)
+      it(
+        "D13 rotating the host key keeps every account working: old ciphertexts open under the old key, tender accounts reseal moves them, and the old key can then go",
+        async () => {
+          const sealed = async () =>
+            (await pool.query(`SELECT id, provider_accounts::text AS accounts FROM "${tablePrefix}merchants" ORDER BY id`)).rows.map((r) =>
+              `${r.id} ${r.accounts}`
+            ).join("\n")
+          assert.match(await sealed(), /mch_bravo .*"tv1\.k1\./)
+          await stop()
+          // k2 first: it seals from now on; k1 still opens bravo's (written through the API under k1).
+          await start([hostKey2, hostKey1])
+          assert.strictEqual(kept(await tender.paymentIntents.create(promptpay, scopeB)).status, "requires_action")
+          const out: Array<string> = []
+          const env = { TENDER_PROVIDER_ACCOUNT_KEYS: `${hostKey2.id}:${hostKey2.key},${hostKey1.id}:${hostKey1.key}` }
+          const code = await main(["accounts", "reseal", "--database-url", testDatabaseUrl, "--table-prefix", tablePrefix], {
+            stdout: (t) => void out.push(t),
+            stderr: (t) => void out.push(t),
+            env
+          })
+          assert.strictEqual(code, 0, out.join(""))
+          answers.push(out.join(""))
+          assert.notMatch(await sealed(), /tv1\.k1\./)
+          await stop()
+          await start([hostKey2])
+          assert.strictEqual(kept(await tender.paymentIntents.create(promptpay, scopeA)).status, "requires_action")
+          assert.strictEqual(kept(await tender.paymentIntents.create(promptpay, scopeB)).status, "requires_action")
+          // The account's door verifies with the resealed secret.
+          const intent = kept(await tender.paymentIntents.create(promptpay, scopeB))
+          await b.pay(stripeIntentOf(b, intent.id)["id"] as string)
+          await until(() => tender.paymentIntents.retrieve(intent.id, scopeB), (pi) => pi.status === "succeeded")
+        },
+        60_000
+      )
     }
 
     it("D13 no secret appears in any answer, log line or stored row", async () => {
@@ -304,7 +378,9 @@ describe("provider account keys", () => {
       assert.match(refused.message, /provider_accounts\.0 holds credentials, and no providerAccountKeys/)
       const tender = await createTender({ ...base, providers })
       try {
-        const error = await rejection(tender.merchants.create({ id: "mch_nokey", name: "No key", allowed_checkout_modes: ["merchant"], routes: [], provider_accounts: [alphaAccount] }))
+        const error = await rejection(
+          tender.merchants.create({ id: "mch_nokey", name: "No key", allowed_checkout_modes: ["merchant"], routes: [], provider_accounts: [alphaAccount] })
+        )
         assert.deepStrictEqual([error.status, error.code, error.param], [400, "validation_failed", "provider_accounts"])
         assert.notInclude(error.message, keyA)
       } finally {

@@ -21,7 +21,13 @@ const keysOf = (o: unknown) => Object.keys(o as object).sort()
 
 let tender: TenderInstance
 beforeAll(async () => {
-  tender = await createTender({ publicUrl: "http://127.0.0.1:3000", checkoutSecret: "test-secret-123", merchants: seedPath, workers: false, logger: { info() {}, warn() {}, error() {} } })
+  tender = await createTender({
+    publicUrl: "http://127.0.0.1:3000",
+    checkoutSecret: "test-secret-123",
+    merchants: seedPath,
+    workers: false,
+    logger: { info() {}, warn() {}, error() {} }
+  })
 })
 afterAll(() => tender.close())
 

@@ -28,7 +28,7 @@ describe("createTender: a seed file it cannot use", () => {
 
   it("seed file: bad JSON is placed by line and column", async () => {
     const path = join(dir, "bad.json")
-    writeFileSync(path, '{\n  "merchants": [\n    { id: "m" }\n  ]\n}\n')
+    writeFileSync(path, "{\n  \"merchants\": [\n    { id: \"m\" }\n  ]\n}\n")
     const error = await rejection(path)
     assert.strictEqual(error.message, `createTender: option "merchants": seed file ${path} is not valid JSON: syntax error at line 3, column 7`)
   })
@@ -36,16 +36,27 @@ describe("createTender: a seed file it cannot use", () => {
   it("seed file: an empty or truncated file says so", async () => {
     const empty = join(dir, "empty.json")
     writeFileSync(empty, "")
-    assert.strictEqual((await rejection(empty)).message, `createTender: option "merchants": seed file ${empty} is empty: it needs a JSON object { "merchants": [...] }`)
+    assert.strictEqual(
+      (await rejection(empty)).message,
+      `createTender: option "merchants": seed file ${empty} is empty: it needs a JSON object { "merchants": [...] }`
+    )
     const truncated = join(dir, "truncated.json")
-    writeFileSync(truncated, '{"merchants": [')
-    assert.strictEqual((await rejection(truncated)).message, `createTender: option "merchants": seed file ${truncated} is not valid JSON: it ends before its JSON does`)
+    writeFileSync(truncated, "{\"merchants\": [")
+    assert.strictEqual(
+      (await rejection(truncated)).message,
+      `createTender: option "merchants": seed file ${truncated} is not valid JSON: it ends before its JSON does`
+    )
   })
 
   it("seed file: valid JSON that is not a valid seed names the file and the field", async () => {
     const path = join(dir, "invalid.json")
     writeFileSync(path, JSON.stringify({ merchants: [{ id: "m", name: "M", allowed_checkout_modes: ["popup"], api_keys: [], routes: [] }] }))
     const error = await rejection(path)
-    assert.match(error.message, new RegExp(`^createTender: option "merchants": seed file ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is invalid: merchants\\.0\\.allowed_checkout_modes\\.0: `))
+    assert.match(
+      error.message,
+      new RegExp(
+        `^createTender: option "merchants": seed file ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is invalid: merchants\\.0\\.allowed_checkout_modes\\.0: `
+      )
+    )
   })
 })

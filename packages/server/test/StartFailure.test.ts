@@ -5,8 +5,8 @@
  */
 import { testDatabaseUrl } from "@tender/test-support"
 import { prefixedPool } from "@tender/test-support/embedding"
-import pg from "pg"
 import { inspect } from "node:util"
+import pg from "pg"
 import { assert, describe, it } from "vitest"
 import { createTender, isTenderError, type TenderError } from "../src/index.js"
 
@@ -39,30 +39,51 @@ const startFailure = async (url: string | undefined, extra: Record<string, unkno
 describe("createTender: a database it cannot use is named in one line", () => {
   it("start failure: a database that does not exist", async () => {
     const error = await startFailure(urlWith((u) => void (u.pathname = "/tender_no_such_database")))
-    assert.strictEqual(error.message, `tender: could not start: database "tender_no_such_database" does not exist: create it, or name an existing database in the connection string`)
+    assert.strictEqual(
+      error.message,
+      `tender: could not start: database "tender_no_such_database" does not exist: create it, or name an existing database in the connection string`
+    )
     assert.deepStrictEqual([error.code, error.status], ["service_unavailable", 503])
   })
 
   it("start failure: a role that does not exist", async () => {
     const error = await startFailure(urlWith((u) => void (u.username = "tender_no_such_role")))
-    assert.strictEqual(error.message, `tender: could not start: role "tender_no_such_role" does not exist: create the role, or name an existing one in the connection string`)
+    assert.strictEqual(
+      error.message,
+      `tender: could not start: role "tender_no_such_role" does not exist: create the role, or name an existing one in the connection string`
+    )
   })
 
   it("start failure: a port nothing listens on", async () => {
-    const error = await startFailure(urlWith((u) => { u.hostname = "127.0.0.1"; u.port = "1" }))
-    assert.strictEqual(error.message, "tender: could not start: connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string")
+    const error = await startFailure(urlWith((u) => {
+      u.hostname = "127.0.0.1"
+      u.port = "1"
+    }))
+    assert.strictEqual(
+      error.message,
+      "tender: could not start: connection refused at 127.0.0.1:1: is PostgreSQL running there? check the host and port of the connection string"
+    )
   })
 
   it("start failure: migrate: false on a prefix never migrated says to run tender migrate", async () => {
     const tablePrefix = fresh()
     const error = await startFailure(undefined, { tablePrefix, migrate: false })
-    assert.match(error.message, new RegExp(`^tender: could not start: relation "${tablePrefix}\\w+" does not exist: the database is not migrated for this version of Tender; run npx tender migrate \\(or start with migrate: true\\)$`))
+    assert.match(
+      error.message,
+      new RegExp(
+        `^tender: could not start: relation "${tablePrefix}\\w+" does not exist: the database is not migrated for this version of Tender; run npx tender migrate \\(or start with migrate: true\\)$`
+      )
+    )
   })
 
   it("start failure: the whole cause goes to the host logger's debug and stays on the error", async () => {
     const lines: Array<{ fields: Record<string, unknown>; message: string }> = []
     const pool = new pg.Pool({ connectionString: urlWith((u) => void (u.pathname = "/tender_no_such_database")), max: 1 })
-    const error = await createTender({ ...options, logger: { ...quiet, debug: (fields, message) => void lines.push({ fields, message }) }, storage: { postgres: pool } })
+    const error = await createTender({
+      ...options,
+      logger: { ...quiet, debug: (fields, message) => void lines.push({ fields, message }) },
+      storage: { postgres: pool }
+    })
       .catch((e: Error) => e)
     await pool.end()
     assert.strictEqual(lines.length, 1)

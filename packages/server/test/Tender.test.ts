@@ -4,10 +4,10 @@
  * Promise calls (validation, idempotency, state checks, D8 approval, key pairs).
  */
 import { basic, customer, demoKey, promptpay, until } from "@tender/test-support"
+import { Effect } from "effect"
 import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect } from "effect"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, defineProvider, type PromiseProvider, type TenderInstance } from "../src/index.js"
 import { seedPath } from "./fixtures.js"
@@ -37,10 +37,12 @@ const payout = (reference: string) => ({
 } as const)
 
 const http = (path: string, init: RequestInit & { key?: { public: string; secret: string } } = {}) =>
-  tender.fetch(new Request(`${base}${path}`, {
-    ...init,
-    headers: { authorization: basic(init.key ?? demoKey), "content-type": "application/json", ...(init.headers as Record<string, string> | undefined) }
-  }))
+  tender.fetch(
+    new Request(`${base}${path}`, {
+      ...init,
+      headers: { authorization: basic(init.key ?? demoKey), "content-type": "application/json", ...(init.headers as Record<string, string> | undefined) }
+    })
+  )
 
 describe("createTender: one call, one set of services", () => {
   it("server: a payment created through the Promise API is the one the HTTP API serves", async () => {
@@ -175,12 +177,14 @@ describe("Promise API: balances (D12)", () => {
     }
     const merchant = await tender.merchants.create(params)
     assert.deepStrictEqual([merchant.fees, merchant.settlement_delay_days], [{ th_promptpay: { rate_bps: 165, fixed_amount: "0" } }, 2])
-    for (const [bad, param] of [
-      [{ fees: { th_promptpay: { rate_bps: 10_001 } } }, "fees"],
-      [{ fees: { th_promptpay: { rate_bps: 1.5 } } }, "fees"],
-      [{ fees: { th_promptpay: { rate_bps: 10, fixed_amount: "-1" } } }, "fees"],
-      [{ settlement_delay_days: 31 }, "settlement_delay_days"]
-    ] as const) {
+    for (
+      const [bad, param] of [
+        [{ fees: { th_promptpay: { rate_bps: 10_001 } } }, "fees"],
+        [{ fees: { th_promptpay: { rate_bps: 1.5 } } }, "fees"],
+        [{ fees: { th_promptpay: { rate_bps: 10, fixed_amount: "-1" } } }, "fees"],
+        [{ settlement_delay_days: 31 }, "settlement_delay_days"]
+      ] as const
+    ) {
       const refused = await rejection(tender.merchants.update(id, { ...params, ...bad } as never))
       assert.strictEqual(refused.code, "validation_failed")
       assert.include(refused.param ?? "", param)
@@ -207,7 +211,12 @@ describe("Promise API: balances (D12)", () => {
     assert.strictEqual((await tender.balanceTransactions.retrieve(made.id, demo)).id, made.id)
     const bad = await rejection(tender.balances.adjust({ amount: "0", currency: "THB", description: "x", idempotency_key: "k" }, demo))
     assert.deepStrictEqual([bad.status, bad.param], [400, "amount"])
-    assert.strictEqual((await rejection(tender.balances.adjust({ amount: "1", currency: "THB", description: "x", idempotency_key: "k" }, { merchant: "mch_nope", environment: "test" }))).code, "resource_not_found")
+    assert.strictEqual(
+      (await rejection(
+        tender.balances.adjust({ amount: "1", currency: "THB", description: "x", idempotency_key: "k" }, { merchant: "mch_nope", environment: "test" })
+      )).code,
+      "resource_not_found"
+    )
     assert.strictEqual((await rejection(tender.balances.feeRevenue("prod" as never))).param, "environment")
   })
 })
@@ -240,7 +249,11 @@ describe("Promise API: merchants and key pairs", () => {
 
     const updated = await tender.merchants.update(id, { name: "Renamed", allowed_checkout_modes: ["hosted"], routes: [] })
     assert.strictEqual((await tender.merchants.retrieve(id)).name, updated.name)
-    const refused = await http("/payment_intents", { method: "POST", key: { public: (await tender.keys.issue(id, "test")).public_key, secret: "x" }, body: "{}" })
+    const refused = await http("/payment_intents", {
+      method: "POST",
+      key: { public: (await tender.keys.issue(id, "test")).public_key, secret: "x" },
+      body: "{}"
+    })
     assert.strictEqual(refused.status, 401)
   })
 })
@@ -303,7 +316,13 @@ describe("defineProvider: a Promise adapter in the Provider port", () => {
       }
     })
     const seed = {
-      merchants: [{ id: "mch_acme", name: "Acme", allowed_checkout_modes: ["merchant"], api_keys: [], routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }] }]
+      merchants: [{
+        id: "mch_acme",
+        name: "Acme",
+        allowed_checkout_modes: ["merchant"],
+        api_keys: [],
+        routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }]
+      }]
     } as const
     const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger })
     try {
@@ -357,14 +376,27 @@ describe("defineProvider: 0.1.0's answers", () => {
       failureCode: "payment_declined",
       failureMessage: "The provider declined the payment."
     })
-    const ref = { paymentIntentId: request.paymentIntentId, providerPaymentId: "legacy_1", environment: "test", amount: "150000", currency: "THB", createdAt: 0 } as const
+    const ref = {
+      paymentIntentId: request.paymentIntentId,
+      providerPaymentId: "legacy_1",
+      environment: "test",
+      amount: "150000",
+      currency: "THB",
+      createdAt: 0
+    } as const
     assert.deepStrictEqual(await Effect.runPromise(legacy.cancelPayment!(ref)), { _tag: "Succeeded" })
   })
 })
 
 describe("defineProvider: every result checked against the port", () => {
   const seed = {
-    merchants: [{ id: "mch_acme", name: "Acme", allowed_checkout_modes: ["merchant"], api_keys: [], routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }] }]
+    merchants: [{
+      id: "mch_acme",
+      name: "Acme",
+      allowed_checkout_modes: ["merchant"],
+      api_keys: [],
+      routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }]
+    }]
   } as const
   const scope = { merchant: "mch_acme", environment: "test" } as const
 
@@ -384,11 +416,21 @@ describe("defineProvider: every result checked against the port", () => {
         return { _tag: "Pending" }
       }
     })
-    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger: { info: at("info"), warn: at("warn"), error: at("error") } })
+    const own = await createTender({
+      publicUrl: base,
+      checkoutSecret: "test-secret-123",
+      merchants: seed,
+      providers: [acme],
+      simulator: false,
+      logger: { info: at("info"), warn: at("warn"), error: at("error") }
+    })
     try {
       const refused = await rejection(own.paymentIntents.create(promptpay, scope))
       assert.strictEqual(refused.code, "routing_unavailable")
-      assert.strictEqual(lines.find((l) => l.level === "error")?.message.split("\n")[0], "tender: acme's createPayment gave a result the port does not allow: providerPaymentId is missing")
+      assert.strictEqual(
+        lines.find((l) => l.level === "error")?.message.split("\n")[0],
+        "tender: acme's createPayment gave a result the port does not allow: providerPaymentId is missing"
+      )
       assert.deepStrictEqual((await own.paymentIntents.list({ limit: 10 }, scope)).data, [])
     } finally {
       await own.close()
@@ -413,11 +455,29 @@ describe("defineProvider: every result checked against the port", () => {
       },
       async parseNotification(request) {
         const event = JSON.parse(Buffer.from(request.body).toString("utf8"))
-        const notice = { _tag: "PaymentSucceeded", eventId: event.id, providerPaymentId: event.payment, paymentIntentId: event.reference, amount: null, currency: null } as const
-        return { notices: [fixed ? { ...notice, environment: "test" } : notice as never], answer: { status: 200, contentType: "text/plain", body: "[accepted]" } }
+        const notice = {
+          _tag: "PaymentSucceeded",
+          eventId: event.id,
+          providerPaymentId: event.payment,
+          paymentIntentId: event.reference,
+          amount: null,
+          currency: null
+        } as const
+        return {
+          notices: [fixed ? { ...notice, environment: "test" } : notice as never],
+          answer: { status: 200, contentType: "text/plain", body: "[accepted]" }
+        }
       }
     })
-    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger: { info: at("info"), warn: at("warn"), error: at("error") }, workers: { pollMillis: 20 } })
+    const own = await createTender({
+      publicUrl: base,
+      checkoutSecret: "test-secret-123",
+      merchants: seed,
+      providers: [acme],
+      simulator: false,
+      logger: { info: at("info"), warn: at("warn"), error: at("error") },
+      workers: { pollMillis: 20 }
+    })
     try {
       const created = await own.paymentIntents.create(promptpay, scope)
       const body = JSON.stringify({ id: "acme_evt_bad", payment: `acme_${created.id}`, reference: created.id })
@@ -425,8 +485,14 @@ describe("defineProvider: every result checked against the port", () => {
       const first = await post()
       assert.strictEqual(first.status, 503)
       const error = (await first.json()).error
-      assert.deepStrictEqual([error.code, error.message], ["service_unavailable", "The notification was verified but could not be read; nothing was stored. Send it again later."])
-      assert.strictEqual(lines.find((l) => l.level === "error")?.message.split("\n")[0], "tender: acme's parseNotification gave a result the port does not allow: notices[0].environment is missing")
+      assert.deepStrictEqual([error.code, error.message], [
+        "service_unavailable",
+        "The notification was verified but could not be read; nothing was stored. Send it again later."
+      ])
+      assert.strictEqual(
+        lines.find((l) => l.level === "error")?.message.split("\n")[0],
+        "tender: acme's parseNotification gave a result the port does not allow: notices[0].environment is missing"
+      )
       // Nothing was stored: once the adapter is fixed, the provider's next delivery of the same event moves the payment.
       fixed = true
       const again = await post()
@@ -440,7 +506,13 @@ describe("defineProvider: every result checked against the port", () => {
 
 describe("createTender: the simulator's settings", () => {
   it("D9 simulator: { timings } installs the simulator with those delays: an expiring payment's action ends that long after create", async () => {
-    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seedPath, simulator: { timings: { shortExpiryMillis: 1_500 } }, logger })
+    const own = await createTender({
+      publicUrl: base,
+      checkoutSecret: "test-secret-123",
+      merchants: seedPath,
+      simulator: { timings: { shortExpiryMillis: 1_500 } },
+      logger
+    })
     try {
       // The simulator reads its clock once during the create: the action ends 1.5 s after that instant.
       const before = Date.now()
@@ -464,7 +536,11 @@ describe("defineProvider: a Promise adapter's notifications (D11)", () => {
       code: "acme",
       methods: acmeMethods,
       async createPayment(request) {
-        return { _tag: "Action", providerPaymentId: `acme_${request.paymentIntentId}`, nextAction: { type: "display_qr_code", qr_data: "000201", expires_at: new Date(Date.now() + 600_000).toISOString() } }
+        return {
+          _tag: "Action",
+          providerPaymentId: `acme_${request.paymentIntentId}`,
+          nextAction: { type: "display_qr_code", qr_data: "000201", expires_at: new Date(Date.now() + 600_000).toISOString() }
+        }
       },
       async confirmPayment() {
         return { _tag: "Pending" }
@@ -491,9 +567,23 @@ describe("defineProvider: a Promise adapter's notifications (D11)", () => {
       }
     })
     const seed = {
-      merchants: [{ id: "mch_acme", name: "Acme", allowed_checkout_modes: ["merchant"], api_keys: [], routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }] }]
+      merchants: [{
+        id: "mch_acme",
+        name: "Acme",
+        allowed_checkout_modes: ["merchant"],
+        api_keys: [],
+        routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }]
+      }]
     } as const
-    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger, workers: { pollMillis: 20 } })
+    const own = await createTender({
+      publicUrl: base,
+      checkoutSecret: "test-secret-123",
+      merchants: seed,
+      providers: [acme],
+      simulator: false,
+      logger,
+      workers: { pollMillis: 20 }
+    })
     try {
       const scope = { merchant: "mch_acme", environment: "test" } as const
       const created = await own.paymentIntents.create(promptpay, scope)

@@ -88,17 +88,20 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
   for (const key of list(options.secretKey)) {
     const environment = environmentOfKey(key)
     if (clients.has(environment)) throw new Error(`Two Stripe ${environment} keys were given`)
-    clients.set(environment, new Stripe(key, {
-      apiVersion: apiVersion as Stripe.LatestApiVersion,
-      host: base.hostname,
-      port: base.port === "" ? (base.protocol === "http:" ? 80 : 443) : Number(base.port),
-      protocol: base.protocol === "http:" ? "http" : "https",
-      timeout: options.timeoutMillis ?? 15_000,
-      // Retries go out with the same idempotency key; the task retries later ones.
-      maxNetworkRetries: options.maxNetworkRetries ?? 1,
-      telemetry: false,
-      appInfo: { name: "Tender", url: "https://github.com/tender" }
-    }))
+    clients.set(
+      environment,
+      new Stripe(key, {
+        apiVersion: apiVersion as Stripe.LatestApiVersion,
+        host: base.hostname,
+        port: base.port === "" ? (base.protocol === "http:" ? 80 : 443) : Number(base.port),
+        protocol: base.protocol === "http:" ? "http" : "https",
+        timeout: options.timeoutMillis ?? 15_000,
+        // Retries go out with the same idempotency key; the task retries later ones.
+        maxNetworkRetries: options.maxNetworkRetries ?? 1,
+        telemetry: false,
+        appInfo: { name: "Tender", url: "https://github.com/tender" }
+      })
+    )
   }
   const secrets = list(options.webhookSecret)
   // Without keys of its own the adapter only serves merchants' accounts (D13), and needs no secret.
@@ -115,18 +118,31 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
       ? Effect.fail(e)
       : Effect.succeed({ _tag: "Failed", providerPaymentId: e.paymentIntent?.id ?? null, failureCode: e.failureCode, failureMessage: e.failureMessage })
   const unavailable = <A>(effect: Call<A>): Effect.Effect<A, ProviderUnavailable> =>
-    Effect.catchAll(effect, (e) =>
-      e._tag === "ProviderUnavailable" ? Effect.fail(e) : Effect.fail(new ProviderUnavailable({ provider: code, reason: `Stripe refused the request (${e.failureCode})` })))
+    Effect.catchAll(
+      effect,
+      (e) =>
+        e._tag === "ProviderUnavailable"
+          ? Effect.fail(e)
+          : Effect.fail(new ProviderUnavailable({ provider: code, reason: `Stripe refused the request (${e.failureCode})` }))
+    )
 
   const status = (payment: ProviderPaymentRef): Effect.Effect<ProviderPaymentStatus, ProviderUnavailable> =>
     Effect.flatMap(clientFor(payment.environment), (client) =>
       payment.providerPaymentId.startsWith("cs_")
         ? unavailable(call(() => client.checkout.sessions.retrieve(payment.providerPaymentId))).pipe(Effect.map((session): ProviderPaymentStatus =>
           session.payment_status === "paid"
-            ? { _tag: "Succeeded", amount: session.amount_total === null ? null : String(session.amount_total), currency: session.currency?.toUpperCase() ?? null }
-            : session.status === "expired" ? { _tag: "Failed", failureCode: "payment_expired", failureMessage: "The payer did not pay in time." }
-            : { _tag: "Pending" }))
-        : unavailable(call(() => client.paymentIntents.retrieve(payment.providerPaymentId))).pipe(Effect.map(stripePaymentStatus)))
+            ? {
+              _tag: "Succeeded",
+              amount: session.amount_total === null ? null : String(session.amount_total),
+              currency: session.currency?.toUpperCase() ?? null
+            }
+            : session.status === "expired" ?
+            { _tag: "Failed", failureCode: "payment_expired", failureMessage: "The payer did not pay in time." }
+            : { _tag: "Pending" }
+        ))
+        : unavailable(call(() =>
+          client.paymentIntents.retrieve(payment.providerPaymentId)
+        )).pipe(Effect.map(stripePaymentStatus)))
 
   // The Stripe payment intent behind a payment: a Checkout Session's, once the payer paid.
   const stripeIntentOf = (client: Stripe, payment: ProviderPaymentRef) =>
@@ -137,7 +153,8 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
       : Effect.succeed(payment.providerPaymentId)
 
   const refundStatus = (refund: Stripe.Refund): ProviderRefundStatus =>
-    refund.status === "succeeded" ? { _tag: "Succeeded" }
+    refund.status === "succeeded" ?
+      { _tag: "Succeeded" }
       : refund.status === "failed" || refund.status === "canceled"
       ? { _tag: "Failed", failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }
       : { _tag: "Pending" }
@@ -152,13 +169,16 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
         const currency = request.currency.toLowerCase()
         if (request.providerMethod === PROMPTPAY) {
           return call(() =>
-            client.paymentIntents.create(withMethodTypes<Stripe.PaymentIntentCreateParams>({
-              amount,
-              currency,
-              payment_method_data: { type: "promptpay", billing_details: billing(request.customer) },
-              confirm: true,
-              metadata
-            }, ["promptpay"]), { idempotencyKey: request.paymentIntentId })
+            client.paymentIntents.create(
+              withMethodTypes<Stripe.PaymentIntentCreateParams>({
+                amount,
+                currency,
+                payment_method_data: { type: "promptpay", billing_details: billing(request.customer) },
+                confirm: true,
+                metadata
+              }, ["promptpay"]),
+              { idempotencyKey: request.paymentIntentId }
+            )
           ).pipe(
             Effect.map((pi): ProviderPaymentResult => {
               const qr = pi.next_action?.promptpay_display_qr_code
@@ -185,19 +205,27 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
         if (request.providerMethod === CARD_CHECKOUT) {
           const returnUrl = request.returnUrl ?? options.returnUrl
           if (returnUrl === undefined) {
-            return Effect.succeed<ProviderPaymentResult>({ _tag: "Failed", providerPaymentId: null, failureCode: "return_url_required", failureMessage: "A card payment needs a return_url to send the payer back to." })
+            return Effect.succeed<ProviderPaymentResult>({
+              _tag: "Failed",
+              providerPaymentId: null,
+              failureCode: "return_url_required",
+              failureMessage: "A card payment needs a return_url to send the payer back to."
+            })
           }
           return call(() =>
-            client.checkout.sessions.create(withMethodTypes<Stripe.Checkout.SessionCreateParams>({
-              mode: "payment",
-              line_items: [{ quantity: 1, price_data: { currency, unit_amount: amount, product_data: { name: `Payment ${request.paymentIntentId}` } } }],
-              success_url: returnUrl,
-              cancel_url: returnUrl,
-              client_reference_id: request.paymentIntentId,
-              ...(request.customer.email === undefined ? {} : { customer_email: request.customer.email }),
-              metadata,
-              payment_intent_data: { metadata: { ...metadata, [META.checkout]: "true" } }
-            }, ["card"]), { idempotencyKey: request.paymentIntentId })
+            client.checkout.sessions.create(
+              withMethodTypes<Stripe.Checkout.SessionCreateParams>({
+                mode: "payment",
+                line_items: [{ quantity: 1, price_data: { currency, unit_amount: amount, product_data: { name: `Payment ${request.paymentIntentId}` } } }],
+                success_url: returnUrl,
+                cancel_url: returnUrl,
+                client_reference_id: request.paymentIntentId,
+                ...(request.customer.email === undefined ? {} : { customer_email: request.customer.email }),
+                metadata,
+                payment_intent_data: { metadata: { ...metadata, [META.checkout]: "true" } }
+              }, ["card"]),
+              { idempotencyKey: request.paymentIntentId }
+            )
           ).pipe(
             Effect.map((session): ProviderPaymentResult => ({
               _tag: "Action",
@@ -225,7 +253,8 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
           Effect.catchAll((e) =>
             e._tag === "ProviderUnavailable"
               ? Effect.fail(e)
-              : Effect.map(status(payment), (s): ProviderPaymentStatus => s._tag === "Processing" ? { _tag: "Succeeded" } : s))
+              : Effect.map(status(payment), (s): ProviderPaymentStatus => s._tag === "Processing" ? { _tag: "Succeeded" } : s)
+          )
         )
       }),
     refund: (refund) =>
@@ -241,14 +270,23 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
           client.refunds.create({
             payment_intent: intent,
             amount: Number(refund.amount),
-            metadata: { [META.refund]: refund.refundId, [META.paymentIntent]: refund.payment.paymentIntentId, [META.providerPayment]: refund.payment.providerPaymentId }
+            metadata: {
+              [META.refund]: refund.refundId,
+              [META.paymentIntent]: refund.payment.paymentIntentId,
+              [META.providerPayment]: refund.payment.providerPaymentId
+            }
           }, { idempotencyKey: refund.refundId })
         ).pipe(
           Effect.map(refundStatus),
           Effect.catchAll((e) =>
             e._tag === "ProviderUnavailable"
               ? Effect.fail(e)
-              : Effect.succeed<ProviderRefundStatus>({ _tag: "Failed", failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }))
+              : Effect.succeed<ProviderRefundStatus>({
+                _tag: "Failed",
+                failureCode: "refund_failed",
+                failureMessage: "The provider could not refund the payment."
+              })
+          )
         )
       }),
     parseNotification: parse(clients.values().next().value ?? new Stripe("sk_test_verify_only"), secrets),
@@ -257,7 +295,10 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
       forAccount: (account) => {
         const secretKey = account.credentials["secret_key"]!
         if (environmentOfKey(secretKey) !== account.environment) {
-          throw new CredentialsRefused("secret_key", `must be a ${account.environment} key (sk_${account.environment}_… or rk_${account.environment}_…) for a ${account.environment} account`)
+          throw new CredentialsRefused(
+            "secret_key",
+            `must be a ${account.environment} key (sk_${account.environment}_… or rk_${account.environment}_…) for a ${account.environment} account`
+          )
         }
         // The account's own key and signing secret alone: its door verifies with nothing else.
         return stripe({ ...options, secretKey, webhookSecret: account.credentials["webhook_secret"]! })

@@ -4,8 +4,8 @@
  * `settleRefund`), which sends Stripe's signed notifications to the suite's door, and its books
  * (payment intents and refunds) are what the provider holds.
  */
-import { formatRefusals } from "@tender/testing/StandIn"
 import { ProviderContract } from "@tender/testing"
+import { formatRefusals } from "@tender/testing/StandIn"
 import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import Stripe from "stripe"
 import { afterEach, expect } from "vitest"
@@ -27,7 +27,13 @@ ProviderContract.suite("stripe", async ({ notificationUrl }) => {
   const signer = new Stripe("sk_test_contract_signer")
   // Stripe's own side (its dashboard, its expiry) ending a payment: a call of its API, then its event.
   const base = new URL(s.url)
-  const dashboard = new Stripe("sk_test_contract_dashboard", { apiVersion: apiVersion as Stripe.LatestApiVersion, host: base.hostname, port: Number(base.port), protocol: "http", telemetry: false })
+  const dashboard = new Stripe("sk_test_contract_dashboard", {
+    apiVersion: apiVersion as Stripe.LatestApiVersion,
+    host: base.hostname,
+    port: Number(base.port),
+    protocol: "http",
+    telemetry: false
+  })
   const refundOf = (refundId: string) => [...s.refunds.values()].find((r) => metadataOf(r)["tender_refund"] === refundId)
   return {
     // A test key alone: the adapter serves test routes and nothing else.
@@ -63,8 +69,17 @@ ProviderContract.suite("stripe", async ({ notificationUrl }) => {
         const payload = Buffer.from(genuine.body).toString("utf8")
         return [
           { headers: unsigned, body: genuine.body },
-          { headers: { ...unsigned, "stripe-signature": signer.webhooks.generateTestHeaderString({ payload, secret: "whsec_another_endpoint" }) }, body: genuine.body },
-          { headers: { ...unsigned, "stripe-signature": signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: Math.floor(Date.now() / 1000) - 3600 }) }, body: genuine.body }
+          {
+            headers: { ...unsigned, "stripe-signature": signer.webhooks.generateTestHeaderString({ payload, secret: "whsec_another_endpoint" }) },
+            body: genuine.body
+          },
+          {
+            headers: {
+              ...unsigned,
+              "stripe-signature": signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp: Math.floor(Date.now() / 1000) - 3600 })
+            },
+            body: genuine.body
+          }
         ]
       }
     },

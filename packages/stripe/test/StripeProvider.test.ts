@@ -68,7 +68,12 @@ describe("@tender/stripe against the Stripe stand-in", () => {
     expect(deliveries.map((d) => d.event["type"])).toEqual(["checkout.session.completed", "payment_intent.succeeded"])
     const notices = await Promise.all(h.received.map((r) => run(h.provider.parseNotification!(r))))
     expect(notices.map((p) => p.notices[0]!._tag)).toEqual(["PaymentSucceeded", "Ignored"])
-    expect(notices[0]!.notices[0]).toMatchObject({ providerPaymentId: result.providerPaymentId, paymentIntentId: request.paymentIntentId, amount: "250000", currency: "THB" })
+    expect(notices[0]!.notices[0]).toMatchObject({
+      providerPaymentId: result.providerPaymentId,
+      paymentIntentId: request.paymentIntentId,
+      amount: "250000",
+      currency: "THB"
+    })
     expect(await run(h.provider.getPaymentStatus(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Succeeded", amount: "250000", currency: "THB" })
   })
 
@@ -105,7 +110,14 @@ describe("@tender/stripe against the Stripe stand-in", () => {
     await h.standIn.settleRefund(stripeRefund["id"] as string)
     const parsed = await Promise.all(h.received.slice(-2).map((r) => run(h.provider.parseNotification!(r))))
     expect(parsed.map((p) => p.notices[0])).toEqual([
-      { _tag: "RefundSucceeded", eventId: expect.any(String), refundId: "rfnd_partial1", providerRefundId: stripeRefund["id"], providerPaymentId, environment: "test" },
+      {
+        _tag: "RefundSucceeded",
+        eventId: expect.any(String),
+        refundId: "rfnd_partial1",
+        providerRefundId: stripeRefund["id"],
+        providerPaymentId,
+        environment: "test"
+      },
       { _tag: "Ignored", eventId: expect.any(String) }
     ])
     // The task asks again: the refund is read anew, not created twice.
@@ -184,11 +196,13 @@ describe("@tender/stripe against the Stripe stand-in", () => {
   })
 
   it("StripeProvider.layerConfig reads STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET (lists) and STRIPE_API_BASE", async () => {
-    const config = ConfigProvider.fromMap(new Map([
-      ["STRIPE_SECRET_KEY", "sk_test_tender,sk_live_tender"],
-      ["STRIPE_WEBHOOK_SECRET", `whsec_live_other,${WEBHOOK_SECRET}`],
-      ["STRIPE_API_BASE", h.standIn.url]
-    ]))
+    const config = ConfigProvider.fromMap(
+      new Map([
+        ["STRIPE_SECRET_KEY", "sk_test_tender,sk_live_tender"],
+        ["STRIPE_WEBHOOK_SECRET", `whsec_live_other,${WEBHOOK_SECRET}`],
+        ["STRIPE_API_BASE", h.standIn.url]
+      ])
+    )
     const provider = await run(Effect.provide(StripeProvider, layerConfig.pipe(Layer.provide(Layer.setConfigProvider(config)))))
     expect(provider.methods[0]!.environments).toEqual(["test", "live"])
     const result = action(await run(provider.createPayment(paymentRequest())))

@@ -50,7 +50,10 @@ describe("the Stripe stand-in (Stripe's published OpenAPI description, 2023-08-1
   })
 
   it("decodes the SDK's bracket notation into arrays and objects of the schema's types", async () => {
-    const res = await post("/v1/payment_intents", "amount=1000&currency=thb&confirm=true&payment_method_types[0]=promptpay&payment_method_data[type]=promptpay&metadata[tender_payment_intent]=dord_1")
+    const res = await post(
+      "/v1/payment_intents",
+      "amount=1000&currency=thb&confirm=true&payment_method_types[0]=promptpay&payment_method_data[type]=promptpay&metadata[tender_payment_intent]=dord_1"
+    )
     expect(res.status).toBe(200)
     const pi = await res.json() as Record<string, unknown>
     expect(pi).toMatchObject({ amount: 1000, status: "requires_action", payment_method_types: ["promptpay"], metadata: { tender_payment_intent: "dord_1" } })
@@ -80,6 +83,8 @@ describe("the Stripe stand-in (Stripe's published OpenAPI description, 2023-08-1
     const op = api.match("GET", "/v1/refunds/re_1")!
     expect(api.checkResponse(op, 200, { id: "re_1", object: "refund", amount: 100, created: 1, currency: "thb" })).toEqual([])
     expect(api.checkResponse(op, 200, { id: "re_1", object: "refund", created: 1, currency: "thb" })).toEqual(["response: missing required amount"])
-    expect(api.checkResponse(op, 200, { id: "re_1", object: "refund", amount: 100, created: 1, currency: "thb", status: 3 })).toContain("response.status: must be string,null")
+    expect(api.checkResponse(op, 200, { id: "re_1", object: "refund", amount: 100, created: 1, currency: "thb", status: 3 })).toContain(
+      "response.status: must be string,null"
+    )
   })
 })

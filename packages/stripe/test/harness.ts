@@ -3,9 +3,9 @@
  * notifications it receives byte for byte, and the adapter pointed at the stand-in.
  */
 import type { PaymentProvider, ProviderPaymentRequest } from "@tender/core/Provider"
+import * as Requests from "@tender/test-support/provider-requests"
 import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import { stripe, type StripeOptions } from "../src/StripeProvider.js"
-import * as Requests from "@tender/test-support/provider-requests"
 
 export const WEBHOOK_SECRET = "whsec_test_standin_secret"
 
@@ -24,8 +24,7 @@ export const harness = async (options: Partial<StripeOptions> = {}) => {
 }
 
 /** A payment request as routing sends it (ids `dord_test…`). */
-export const paymentRequest = (overrides: Partial<ProviderPaymentRequest> = {}): ProviderPaymentRequest =>
-  Requests.paymentRequest("test", overrides)
+export const paymentRequest = (overrides: Partial<ProviderPaymentRequest> = {}): ProviderPaymentRequest => Requests.paymentRequest("test", overrides)
 
 /** The reference later operations use. */
 export const refOf = Requests.refOf

@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process"
 import { resolve } from "node:path"
 import { demoEntry } from "./demoBundle.js"
 import { freePort } from "./net.js"
-import { spawnProcess, type Spawned, waitListening, waitUntil } from "./process.js"
+import { type Spawned, spawnProcess, waitListening, waitUntil } from "./process.js"
 
 /** The repository's root folder. */
 export const repoRoot = resolve(import.meta.dirname, "..", "..", "..")
@@ -50,13 +50,19 @@ const storeVariables = ["DATABASE_URL", "MONGODB_URL", "TENDER_TABLE_PREFIX"] as
  * `DATABASE_URL` under the demo's default prefix `tender_` would be shared by every demo of the
  * run, which would claim one another's tasks and leave their tables behind.
  */
-export const demoEnvironment = (env: Record<string, string>, port: number, baseEnv: Record<string, string | undefined> = process.env): Record<string, string | undefined> => {
+export const demoEnvironment = (
+  env: Record<string, string>,
+  port: number,
+  baseEnv: Record<string, string | undefined> = process.env
+): Record<string, string | undefined> => {
   const base = { ...baseEnv }
   for (const name of storeVariables) delete base[name]
   const environment: Record<string, string | undefined> = { ...base, PORT: String(port), ...env }
   const onDatabase = (environment["DATABASE_URL"] ?? "") !== "" || (environment["MONGODB_URL"] ?? "") !== ""
   if (onDatabase && (environment["TENDER_TABLE_PREFIX"] ?? "") === "") {
-    throw new Error("launchDemo: a demo on a database needs a TENDER_TABLE_PREFIX of its own (freshTablePrefix) that its file drops; the default prefix tender_ would be shared with every other demo of the run")
+    throw new Error(
+      "launchDemo: a demo on a database needs a TENDER_TABLE_PREFIX of its own (freshTablePrefix) that its file drops; the default prefix tender_ would be shared with every other demo of the run"
+    )
   }
   return environment
 }

@@ -8,10 +8,10 @@ import { basename, dirname } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { demoKey } from "./demo.js"
 import { freePort } from "./net.js"
 import { dropPrefixed, freshTablePrefix, type Queryable, testDatabaseUrl } from "./postgres.js"
 import { basic, hosted, promptpay, simulatorNotificationHeaders } from "./requests.js"
-import { demoKey } from "./demo.js"
 
 /** The part of a `pg.Pool` the suite uses. */
 export type Pool = Queryable
@@ -42,7 +42,6 @@ export interface MountedHost {
   /** Make a second app on the same pool (publicUrl `base/other`), start Tender, dispose of it and the app. */
   readonly startAndDisposeAnother: () => Promise<void>
 }
-
 
 /**
  * A `pg.Pool` on the test database (DATABASE_URL, else the local server) and `fresh()`, a new

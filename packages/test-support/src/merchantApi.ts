@@ -49,7 +49,11 @@ export const merchantApi = (baseUrl: () => string, key: Key, name = "e2e") => {
   return async (method: string, path: string, body?: unknown): Promise<ApiAnswer> => {
     const res = await fetch(`${baseUrl()}${path}`, {
       method,
-      headers: { authorization: basic(key), "content-type": "application/json", ...(method === "POST" ? { "idempotency-key": `${name}-${++n}-${Date.now()}` } : {}) },
+      headers: {
+        authorization: basic(key),
+        "content-type": "application/json",
+        ...(method === "POST" ? { "idempotency-key": `${name}-${++n}-${Date.now()}` } : {})
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) })
     })
     return { status: res.status, body: await res.json() }

@@ -2,7 +2,7 @@
  * Child processes a test or benchmark starts: spawned with their output kept, waited on until
  * they say they listen (or exit, or run out of time), stopped at the end.
  */
-import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process"
+import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process"
 
 /** A process just spawned: it may be starting, ready, or gone. */
 export interface Spawned {

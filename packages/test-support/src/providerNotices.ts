@@ -5,8 +5,6 @@
  * the HTTP route makes; workers apply them (`Workers.drain`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { Layer } from "effect"
-import { Clock, Effect, Layer as L, Logger, Metric, MetricLabel, Option, Schema } from "effect"
 import type { Merchants, Storage as StoragePort, Task as TaskPort } from "@tender/core"
 import {
   Authentication,
@@ -27,6 +25,8 @@ import {
   Tender,
   Workers
 } from "@tender/core"
+import type { Layer } from "effect"
+import { Clock, Effect, Layer as L, Logger, Metric, MetricLabel, Option, Schema } from "effect"
 
 const key = { public: "pk_test_d11AAAA1111", secret: "sk_test_d11SECRET1111aaaa" }
 const scope = { merchantId: "mch_d11", environment: "test" } as const
@@ -58,14 +58,16 @@ const context = (requestId: string) => Effect.map(principal, (p) => ({ principal
 /** A PromptPay intent awaiting its payer, with the payment id the simulator gave it. */
 export const createIntent = (amount = "150000") =>
   Effect.gen(function*() {
-    const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({
-      amount,
-      currency: "THB",
-      country: "TH",
-      checkout_mode: "merchant",
-      payment_method: "th_promptpay",
-      customer: { name: "Somchai Jaidee" }
-    }))
+    const params = yield* Effect.orDie(
+      Schema.decodeUnknown(PaymentIntent.CreateParams)({
+        amount,
+        currency: "THB",
+        country: "TH",
+        checkout_mode: "merchant",
+        payment_method: "th_promptpay",
+        customer: { name: "Somchai Jaidee" }
+      })
+    )
     const created = yield* PaymentIntents.create(yield* context("req_d11"), params)
     const id = (JSON.parse(created.body) as { id: string }).id
     const stored = yield* intent(id)
@@ -73,8 +75,7 @@ export const createIntent = (amount = "150000") =>
   })
 
 /** The intent as stored. */
-export const intent = (id: string) =>
-  Effect.flatMap(Storage.Storage, (s) => s.find(PaymentIntent.table, id)).pipe(Effect.map(Option.getOrThrow))
+export const intent = (id: string) => Effect.flatMap(Storage.Storage, (s) => s.find(PaymentIntent.table, id)).pipe(Effect.map(Option.getOrThrow))
 
 /** A simulator event, signed now (by the clock) with the simulator's test secret, as the route receives it. */
 export const signed = (event: Simulator.SimulatorEvent, secret?: string) =>
@@ -87,14 +88,17 @@ export const signed = (event: Simulator.SimulatorEvent, secret?: string) =>
   })
 
 /** Receive a simulator event as the route does. */
-export const notify = (event: Simulator.SimulatorEvent) =>
-  Effect.flatMap(signed(event), (request) => ProviderNotifications.receive(Simulator.code, request))
+export const notify = (event: Simulator.SimulatorEvent) => Effect.flatMap(signed(event), (request) => ProviderNotifications.receive(Simulator.code, request))
 
 let events = 0
 /** A fresh provider event id. */
 export const eventId = () => `evt_sim_${Date.now().toString(36)}_${++events}_${Math.random().toString(36).slice(2, 8)}`
 
-export const paymentEvent = (type: string, p: { readonly id: string; readonly providerPaymentId: string; readonly amount: string }, extra: Partial<NonNullable<Simulator.SimulatorEvent["data"]>> = {}) => ({
+export const paymentEvent = (
+  type: string,
+  p: { readonly id: string; readonly providerPaymentId: string; readonly amount: string },
+  extra: Partial<NonNullable<Simulator.SimulatorEvent["data"]>> = {}
+) => ({
   id: eventId(),
   type,
   data: { payment_intent: p.id, provider_payment_id: p.providerPaymentId, amount: p.amount, currency: "THB", ...extra }
@@ -106,8 +110,16 @@ export const stored = (id: string) =>
 
 /** The apply tasks written for a stored notice. */
 const applyTasks = (id: string, environment: "test" | "live" = "test") =>
-  Effect.flatMap(Storage.Storage, (s) =>
-    s.list(Task.table, { merchantId: ProviderNotification.noMerchant, environment, where: { resourceId: ProviderNotification.recordId(Simulator.code, id) }, limit: 100 }))
+  Effect.flatMap(
+    Storage.Storage,
+    (s) =>
+      s.list(Task.table, {
+        merchantId: ProviderNotification.noMerchant,
+        environment,
+        where: { resourceId: ProviderNotification.recordId(Simulator.code, id) },
+        limit: 100
+      })
+  )
 
 export const work = Workers.drain({ owner: "d11" })
 const eventTypes = (id: string) => Effect.map(Event.forResource(scope, id), (es) => es.map((e) => e.type))
@@ -249,8 +261,14 @@ export const suite = <E>(store: string, layer: Layer.Layer<Layer.Layer.Success<R
           yield* notify(paymentEvent("payment.processing", p))
           yield* work
           assert.strictEqual((yield* intent(p.id)).status, "processing")
-          const polls = yield* Effect.flatMap(Storage.Storage, (s) => s.list(Task.table, { ...scope, where: { resourceId: p.id, kind: "payment_intent.poll" }, limit: 10 }))
-          assert.strictEqual(polls.filter((t) => t.status === "pending").length, 1)
+          const polls = yield* Effect.flatMap(Storage.Storage, (s) =>
+            s.list(Task.table, { ...scope, where: { resourceId: p.id, kind: "payment_intent.poll" }, limit: 10 }))
+          assert.strictEqual(
+            polls.filter((t) =>
+              t.status === "pending"
+            ).length,
+            1
+          )
           yield* notify(paymentEvent("payment.failed", p, { failure_code: "payment_declined", failure_message: "Declined." }))
           yield* work
           assert.deepStrictEqual([(yield* intent(p.id)).status, (yield* intent(p.id)).failureCode], ["failed", "payment_declined"])
@@ -267,7 +285,11 @@ export const suite = <E>(store: string, layer: Layer.Layer<Layer.Layer.Success<R
           yield* work
           const find = Effect.flatMap(Storage.Storage, (s) => s.find(Refund.table, refundId)).pipe(Effect.map(Option.getOrThrow))
           assert.strictEqual((yield* find).status, "pending")
-          const refundEvent = (type: string) => ({ id: eventId(), type, data: { refund: refundId, provider_refund_id: `re_${refundId}`, provider_payment_id: p.providerPaymentId } })
+          const refundEvent = (type: string) => ({
+            id: eventId(),
+            type,
+            data: { refund: refundId, provider_refund_id: `re_${refundId}`, provider_payment_id: p.providerPaymentId }
+          })
           yield* notify(refundEvent("refund.succeeded"))
           yield* work
           assert.strictEqual((yield* find).status, "succeeded")
@@ -282,12 +304,14 @@ export const suite = <E>(store: string, layer: Layer.Layer<Layer.Layer.Success<R
 
       it.effect("D11 a payout notice settles a processing payout; one awaiting approval does not move", () =>
         Effect.gen(function*() {
-          const params = yield* Effect.orDie(Schema.decodeUnknown(PayoutIntent.CreateParams)({
-            amount: "50000",
-            currency: "THB",
-            merchant_reference: `po_${eventId()}`,
-            destination: { type: "bank_account", bank: "KBANK", account_number: "0471234567", account_name: "Somchai Jaidee" }
-          }))
+          const params = yield* Effect.orDie(
+            Schema.decodeUnknown(PayoutIntent.CreateParams)({
+              amount: "50000",
+              currency: "THB",
+              merchant_reference: `po_${eventId()}`,
+              destination: { type: "bank_account", bank: "KBANK", account_number: "0471234567", account_name: "Somchai Jaidee" }
+            })
+          )
           const payoutId = (JSON.parse((yield* PayoutIntents.create(yield* context("req_po"), params)).body) as { id: string }).id
           const find = Effect.flatMap(Storage.Storage, (s) => s.find(PayoutIntent.table, payoutId)).pipe(Effect.map(Option.getOrThrow))
           const payoutEvent = (type: string) => ({ id: eventId(), type, data: { payout_intent: payoutId, provider_payout_id: `po_${payoutId}` } })

@@ -6,8 +6,8 @@
  * the route answers `NotificationUnverified` and `NotificationUnstorable` with a 400.
  */
 import { assert } from "@effect/vitest"
-import type { PaymentProvider } from "@tender/core/Provider"
 import { ProviderNotifications, Tender } from "@tender/core"
+import type { PaymentProvider } from "@tender/core/Provider"
 import { Cause, Exit, Layer, Logger, ManagedRuntime } from "effect"
 import fc from "fast-check"
 
@@ -57,7 +57,11 @@ export const signedBodiesAnswered = async (options: {
   readonly numRuns?: number
 }) => {
   const runtime = ManagedRuntime.make(Layer.mergeAll(
-    Tender.layerMemory({ seed: { merchants: [] }, hostedCheckout: { baseUrl: "https://pay.example.test", secret: "signed-bodies-secret" }, providers: [options.provider] }),
+    Tender.layerMemory({
+      seed: { merchants: [] },
+      hostedCheckout: { baseUrl: "https://pay.example.test", secret: "signed-bodies-secret" },
+      providers: [options.provider]
+    }),
     Logger.replace(Logger.defaultLogger, Logger.none)
   ))
   const tally = { stored: 0, refused: 0 }

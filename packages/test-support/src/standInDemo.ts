@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process"
 import { afterAll, afterEach, beforeAll, expect } from "vitest"
 import { type DemoServer, startDemo } from "./demo.js"
 import { payOnHostedPage } from "./hostedPage.js"
-import { merchantApi, type MerchantApi, merchantWebhooks, oneMerchantSeed, seedFile, type TestRoute } from "./merchantApi.js"
+import { type MerchantApi, merchantApi, merchantWebhooks, oneMerchantSeed, seedFile, type TestRoute } from "./merchantApi.js"
 import { stopProcess } from "./process.js"
 import { closeReceivers } from "./receiver.js"
 import type { Key } from "./requests.js"
@@ -65,7 +65,7 @@ export const standInDemo = <S, R>(options: StandInDemoOptions<S, R>) => {
   afterAll(async () => {
     await Promise.all(children.map((child) => stopProcess(child)))
     closeReceivers()
-    if (standIns !== undefined) for (const s of options.each(standIns)) await s.close()
+    if (standIns !== undefined) { for (const s of options.each(standIns)) await s.close() }
   })
 
   return { api, server: () => server!, hooks: () => hooks! }
@@ -78,7 +78,11 @@ export const standInDemo = <S, R>(options: StandInDemoOptions<S, R>) => {
  */
 export const hostedPromptPayPaid = async (api: MerchantApi) => {
   const created = await api("POST", "/payment_intents", {
-    amount: "120000", currency: "THB", country: "TH", checkout_mode: "hosted", payment_method: "th_promptpay",
+    amount: "120000",
+    currency: "THB",
+    country: "TH",
+    checkout_mode: "hosted",
+    payment_method: "th_promptpay",
     customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
   })
   expect(created.status, JSON.stringify(created.body)).toBe(201)

@@ -5,8 +5,8 @@
  * `expect`, so it has its own entry, `@tender/test-support/stripe-walks`.
  */
 import { expect } from "vitest"
-import { eventually } from "./poll.js"
 import type { MerchantApi } from "./merchantApi.js"
+import { eventually } from "./poll.js"
 
 /** What a walk drives and reads of the Stripe stand-in (`StripeStandIn.start()`). */
 export interface StripeSide {
@@ -34,13 +34,20 @@ export const promptPayPaidThenRefunded = async (
   stripe: StripeSide
 ) => {
   const created = await api("POST", "/payment_intents", {
-    amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay",
+    amount: "150000",
+    currency: "THB",
+    country: "TH",
+    checkout_mode: "merchant",
+    payment_method: "th_promptpay",
     customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
   })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
   const intent = created.body
   const pi = stripeIntentOf(stripe, intent.id)
-  expect(intent).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code", qr_data: (pi["next_action"] as any).promptpay_display_qr_code.data } })
+  expect(intent).toMatchObject({
+    status: "requires_action",
+    next_action: { type: "display_qr_code", qr_data: (pi["next_action"] as any).promptpay_display_qr_code.data }
+  })
 
   const [delivery] = await stripe.pay(pi["id"] as string)
   expect({ status: delivery!.status, body: delivery!.body }).toEqual({ status: 200, body: "{\"received\":true}" })
@@ -49,7 +56,9 @@ export const promptPayPaidThenRefunded = async (
 
   const refund = await api("POST", "/refunds", { payment_intent: intent.id, amount: "50000" })
   expect(refund.body).toMatchObject({ status: "pending", amount: "50000" })
-  const stripeRefund = await eventually(() => [...stripe.refunds.values()].find((r) => (r["metadata"] as Record<string, string>)["tender_refund"] === refund.body.id))
+  const stripeRefund = await eventually(() =>
+    [...stripe.refunds.values()].find((r) => (r["metadata"] as Record<string, string>)["tender_refund"] === refund.body.id)
+  )
   expect(stripeRefund).toMatchObject({ amount: 50000, payment_intent: pi["id"] })
   await stripe.settleRefund(stripeRefund["id"] as string)
   await webhook("refund.succeeded", refund.body.id)
@@ -68,7 +77,11 @@ export const cardThroughCheckout = async (
   hostUrl: string
 ) => {
   const created = await api("POST", "/payment_intents", {
-    amount: "250000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "card",
+    amount: "250000",
+    currency: "THB",
+    country: "TH",
+    checkout_mode: "merchant",
+    payment_method: "card",
     customer: { name: "Somchai Jaidee" }
   })
   expect(created.status, JSON.stringify(created.body)).toBe(201)

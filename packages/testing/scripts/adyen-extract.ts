@@ -66,10 +66,12 @@ const main = () => {
       for (const [status, response] of Object.entries<any>(op.responses)) {
         const content = response.content?.["application/json"]
         responses[status] = content === undefined ? {} : { content: { "application/json": { schema: content.schema } } }
-        answered[status] = Object.fromEntries(Object.entries<any>(content?.examples ?? {}).map(([name, ex]) => {
-          const value = ex.$ref === undefined ? ex.value : checkout.components.examples[ex.$ref.replace("#/components/examples/", "")].value
-          return [name, value as Json]
-        }))
+        answered[status] = Object.fromEntries(
+          Object.entries<any>(content?.examples ?? {}).map(([name, ex]) => {
+            const value = ex.$ref === undefined ? ex.value : checkout.components.examples[ex.$ref.replace("#/components/examples/", "")].value
+            return [name, value as Json]
+          })
+        )
       }
       examples[op.operationId] = answered
       paths[prefix + path]![method] = strip({

@@ -21,7 +21,7 @@ export const strip = (value: Json, keys: ReadonlyArray<string> = ["description",
 
 /** Adds the names of the component schemas `value` references to `into`. */
 export const refsIn = (value: Json, into: Set<string>): void => {
-  if (Array.isArray(value)) for (const v of value) refsIn(v, into)
+  if (Array.isArray(value)) { for (const v of value) refsIn(v, into) }
   else if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) {
       if (k === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/")) into.add(v.replace("#/components/schemas/", ""))

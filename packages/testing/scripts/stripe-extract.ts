@@ -10,10 +10,10 @@
  *   git show 63a674638635c68de26b9f3add13e58198f4df44:openapi/spec3.yaml
  *   git show HEAD:openapi/fixtures3.json
  */
+import { load } from "js-yaml"
 import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { load } from "js-yaml"
 import { closure, type Json, refsIn, strip } from "./extract.js"
 
 /** Where the inputs come from; recorded in the extract. */

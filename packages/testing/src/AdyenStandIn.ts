@@ -93,7 +93,14 @@ const signed = (item: AdyenItem, hmacKey: string) => {
  */
 export const start = async (options: { readonly endpoints?: ReadonlyArray<AdyenEndpoint>; readonly merchantAccount?: string } = {}): Promise<AdyenStandIn> => {
   const endpoints: Array<AdyenEndpoint> = [...(options.endpoints ?? [])]
-  const state: AdyenState = { payments: new Map(), refunds: new Map(), idempotency: new Map(), refusals: [], outbox: [], merchantAccount: options.merchantAccount }
+  const state: AdyenState = {
+    payments: new Map(),
+    refunds: new Map(),
+    idempotency: new Map(),
+    refusals: [],
+    outbox: [],
+    merchantAccount: options.merchantAccount
+  }
   const notifications: Array<Record<string, unknown>> = []
   let baseUrl = ""
   const standIn = await StandIn.start({

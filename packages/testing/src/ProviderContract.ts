@@ -24,11 +24,11 @@ import { afterAll, beforeAll, describe } from "vitest"
 import { createCases } from "./internal/providerContract/createCases.js"
 import { environmentCases } from "./internal/providerContract/environmentCases.js"
 import { guardCases } from "./internal/providerContract/guardCases.js"
+import type { Harness, Subject, SuiteOptions } from "./internal/providerContract/models.js"
 import { notificationCases } from "./internal/providerContract/notificationCases.js"
 import { refundCases } from "./internal/providerContract/refundCases.js"
 import { statusCases } from "./internal/providerContract/statusCases.js"
 import { start, type World } from "./internal/providerContract/world.js"
-import type { Harness, Subject, SuiteOptions } from "./internal/providerContract/models.js"
 
 export type { Driver, Harness, Outcome, Payment, Refund, Subject, SuiteOptions } from "./internal/providerContract/models.js"
 

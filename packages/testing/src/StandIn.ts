@@ -180,7 +180,11 @@ export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]))
     const request: StandInRequest = { operation, headers, query: checked.query, body: checked.body, rawBody }
     const i = faults.findIndex((f) => f.operationId === undefined || f.operationId === operation.operationId)
-    const failing = i !== -1 ? faults.splice(i, 1)[0]! : down !== null && (down.operationId === undefined || down.operationId === operation.operationId) ? down : null
+    const failing = i !== -1
+      ? faults.splice(i, 1)[0]!
+      : down !== null && (down.operationId === undefined || down.operationId === operation.operationId)
+      ? down
+      : null
     if (failing !== null) {
       faulted.push(request)
       const { fault } = failing
@@ -205,7 +209,9 @@ export const start = async (behaviour: StandInBehaviour): Promise<StandIn> => {
       else res.destroy()
     })
   }
-  const server: Server = behaviour.tls === undefined ? createServer(listener) : createHttpsServer({ key: behaviour.tls.key, cert: behaviour.tls.cert }, listener)
+  const server: Server = behaviour.tls === undefined
+    ? createServer(listener)
+    : createHttpsServer({ key: behaviour.tls.key, cert: behaviour.tls.cert }, listener)
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const port = (server.address() as AddressInfo).port
   return {

@@ -11,8 +11,8 @@
  */
 import type { IncomingMessage } from "node:http"
 import Stripe from "stripe"
-import * as O from "./internal/standin/stripeObjects.js"
 import { emit, handlers, lastPaymentError, type StripeState, succeed } from "./internal/standin/stripeHandlers.js"
+import * as O from "./internal/standin/stripeObjects.js"
 import * as StandIn from "./StandIn.js"
 
 /** Where the stand-in sends Stripe's notifications, and the endpoint secret it signs with. @since 0.1.0 @category models */
@@ -119,7 +119,11 @@ export const start = async (options: { readonly endpoints?: ReadonlyArray<Stripe
       const header = signer.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret })
       const res = await fetch(endpoint.url, {
         method: "POST",
-        headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": header, "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" },
+        headers: {
+          "content-type": "application/json; charset=utf-8",
+          "stripe-signature": header,
+          "user-agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)"
+        },
         body: payload
       })
       out.push({ event, status: res.status, body: await res.text() })

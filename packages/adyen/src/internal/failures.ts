@@ -6,7 +6,7 @@
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen from "@adyen/api-library"
-import { failureFor, type FailureCodes, ProviderUnavailable } from "@tender/core/Provider"
+import { type FailureCodes, failureFor, ProviderUnavailable } from "@tender/core/Provider"
 
 const { HttpClientException } = Adyen
 

@@ -2,7 +2,7 @@
  * What `@tender/adyen` serves: PromptPay (a QR code) and Thai online banking (a redirect to the
  * payer's bank, through Adyen's MOLPay e-banking), in THB, in the environment its account serves.
  */
-import { onlineBankingMethod, type ProviderBank, type ProviderMethod, promptPayMethod } from "@tender/core/Provider"
+import { onlineBankingMethod, promptPayMethod, type ProviderBank, type ProviderMethod } from "@tender/core/Provider"
 import type { Environment } from "@tender/core/Schemas"
 
 /** Adyen's `paymentMethod.type` for each method (never exposed). */

@@ -7,8 +7,14 @@
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen from "@adyen/api-library"
+import {
+  type NotificationAnswer,
+  NotificationUnverified,
+  type ParsedNotification,
+  type ProviderNotice,
+  type ProviderNotificationRequest
+} from "@tender/core/ProviderNotification"
 import type { Environment } from "@tender/core/Schemas"
-import { type NotificationAnswer, NotificationUnverified, type ParsedNotification, type ProviderNotice, type ProviderNotificationRequest } from "@tender/core/ProviderNotification"
 import { Effect } from "effect"
 import { failureOf } from "./failures.js"
 
@@ -77,7 +83,13 @@ export const noticeOf = (item: Item, environment: Environment): ProviderNotice =
         : { _tag: "Ignored", eventId }
     case "REFUND":
     case "REFUND_FAILED": {
-      const refund = { eventId, refundId: item.merchantReference, providerRefundId: item.pspReference, providerPaymentId: item.originalReference ?? null, environment }
+      const refund = {
+        eventId,
+        refundId: item.merchantReference,
+        providerRefundId: item.pspReference,
+        providerPaymentId: item.originalReference ?? null,
+        environment
+      }
       return success && item.eventCode === "REFUND"
         ? { _tag: "RefundSucceeded", ...refund }
         : { _tag: "RefundFailed", ...refund, failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }
@@ -100,15 +112,14 @@ const verifies = (item: Item, keys: ReadonlyArray<string>): boolean =>
   })
 
 /** Verifies every item with one of the HMAC keys and reads each as a notice. */
-export const parse = (keys: ReadonlyArray<string>) =>
-  (request: ProviderNotificationRequest): Effect.Effect<ParsedNotification, NotificationUnverified> =>
-    Effect.suspend(() => {
-      const parsed = itemsOf(request.body)
-      if (parsed === null) return Effect.fail(new NotificationUnverified({ provider: "adyen", reason: "the body is not an Adyen notification" }))
-      const bad = parsed.items.findIndex((item) => !verifies(item, keys))
-      if (bad !== -1) {
-        return Effect.fail(new NotificationUnverified({ provider: "adyen", reason: `item ${bad}'s hmacSignature does not verify with any HMAC key` }))
-      }
-      const environment: Environment = parsed.live ? "live" : "test"
-      return Effect.succeed({ notices: parsed.items.map((item) => noticeOf(item, environment)), answer: acceptedAnswer })
-    })
+export const parse = (keys: ReadonlyArray<string>) => (request: ProviderNotificationRequest): Effect.Effect<ParsedNotification, NotificationUnverified> =>
+  Effect.suspend(() => {
+    const parsed = itemsOf(request.body)
+    if (parsed === null) return Effect.fail(new NotificationUnverified({ provider: "adyen", reason: "the body is not an Adyen notification" }))
+    const bad = parsed.items.findIndex((item) => !verifies(item, keys))
+    if (bad !== -1) {
+      return Effect.fail(new NotificationUnverified({ provider: "adyen", reason: `item ${bad}'s hmacSignature does not verify with any HMAC key` }))
+    }
+    const environment: Environment = parsed.live ? "live" : "test"
+    return Effect.succeed({ notices: parsed.items.map((item) => noticeOf(item, environment)), answer: acceptedAnswer })
+  })

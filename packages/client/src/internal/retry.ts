@@ -73,12 +73,14 @@ export const retryingFetch = (policy: RetryPolicy) => async (request: Request): 
     const retriesLeft = attempt <= policy.maxRetries
     let response: Response
     try {
-      response = await policy.fetch(new Request(request.url, {
-        method: request.method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-        signal: AbortSignal.any([caller, AbortSignal.timeout(policy.timeoutMs)])
-      }))
+      response = await policy.fetch(
+        new Request(request.url, {
+          method: request.method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal: AbortSignal.any([caller, AbortSignal.timeout(policy.timeoutMs)])
+        })
+      )
     } catch (cause) {
       // The caller's own abort ends the call as it is; a network failure or a timeout is retried.
       if (caller.aborted) throw cause

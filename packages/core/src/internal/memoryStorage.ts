@@ -5,6 +5,8 @@
  * needs nothing here. A table's rows are `memoryRows.ts`, the task queue `memoryTasks.ts`.
  */
 import { Effect, Option } from "effect"
+import * as BalanceTransaction from "../BalanceTransaction.js"
+import * as Event from "../Event.js"
 import { claimGraceMillis } from "../Idempotency.js"
 import type {
   BalanceKey,
@@ -26,8 +28,6 @@ import type {
 import type { StorageError } from "../StorageError.js"
 import { ClaimLost, StaleVersion, UniqueViolation } from "../StorageError.js"
 import type { StoredRecord, Table } from "../Table.js"
-import * as BalanceTransaction from "../BalanceTransaction.js"
-import * as Event from "../Event.js"
 import * as Task from "../Task.js"
 import { attemptTable } from "../WebhookDelivery.js"
 import { list, Rows, scopeOf, sep } from "./memoryRows.js"
@@ -158,7 +158,9 @@ export const make = () => {
             inBalance(r, w.balance) && (BalanceTransaction.isAvailable(r, w.now) || r.net.startsWith("-"))
           let sum = 0n
           for (const r of rowsOf(BalanceTransaction.table).byScope.get(scopeOf(w.balance)) ?? []) {
-            if (counts(r as unknown as BalanceTransaction.BalanceTransactionRecord)) sum += BigInt((r as unknown as BalanceTransaction.BalanceTransactionRecord).net)
+            if (counts(r as unknown as BalanceTransaction.BalanceTransactionRecord)) {
+              sum += BigInt((r as unknown as BalanceTransaction.BalanceTransactionRecord).net)
+            }
           }
           for (const x of writes) {
             if (x._tag === "Insert" && x.table.name === BalanceTransaction.table.name && counts(x.record as BalanceTransaction.BalanceTransactionRecord)) {
@@ -261,8 +263,7 @@ export const make = () => {
           ? Option.some(row)
           : Option.none()
       }),
-    find: <A extends StoredRecord>(table: Table<A>, id: string) =>
-      Effect.sync(() => Option.fromNullable(rowsOf(table).byId.get(id) as A | undefined)),
+    find: <A extends StoredRecord>(table: Table<A>, id: string) => Effect.sync(() => Option.fromNullable(rowsOf(table).byId.get(id) as A | undefined)),
     list: <A extends StoredRecord>(table: Table<A>, query: ListQuery<A>) => Effect.sync(() => list(rowsOf(table), query)),
     balances: (query: BalanceQuery) => Effect.sync(() => totals(query)),
     purgeExpired: (now: number, options: PurgeOptions = {}) =>

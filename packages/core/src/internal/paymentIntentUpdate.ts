@@ -48,12 +48,14 @@ export interface Applied {
  * again after this delay. A notification's is long: the provider tells again, and polling is only
  * the fallback for a notice that never comes (D11); a poll backs off from its own attempts.
  */
-const followUps: { readonly [K in Source["_tag"]]: {
-  readonly after: (source: Extract<Source, { readonly _tag: K }>) => Duration.Duration
-  readonly on: ReadonlyArray<ProviderPaymentUpdate["_tag"]>
-  /** Only when the update moved the intent (a repeated notice asks nothing again). */
-  readonly onlyWhenMoved: boolean
-} } = {
+const followUps: {
+  readonly [K in Source["_tag"]]: {
+    readonly after: (source: Extract<Source, { readonly _tag: K }>) => Duration.Duration
+    readonly on: ReadonlyArray<ProviderPaymentUpdate["_tag"]>
+    /** Only when the update moved the intent (a repeated notice asks nothing again). */
+    readonly onlyWhenMoved: boolean
+  }
+} = {
   create: { after: () => Duration.seconds(2), on: ["Processing"], onlyWhenMoved: false },
   confirm: { after: () => Duration.seconds(2), on: ["Processing"], onlyWhenMoved: false },
   poll: { after: (s) => Task.backoff(s.attempts + 1), on: ["Processing"], onlyWhenMoved: false },

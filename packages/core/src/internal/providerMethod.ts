@@ -93,7 +93,13 @@ const thaiMethod = (
  * @since 0.1.0 @category constructors
  */
 export const promptPayMethod = (options: ThaiMethodOptions): ProviderMethod =>
-  thaiMethod({ method: "th_promptpay", category: "bank_transfer", label: "PromptPay QR", nextActionType: "display_qr_code", payer: { customer_name: { required: false } } }, options)
+  thaiMethod({
+    method: "th_promptpay",
+    category: "bank_transfer",
+    label: "PromptPay QR",
+    nextActionType: "display_qr_code",
+    payer: { customer_name: { required: false } }
+  }, options)
 
 /**
  * Thai online banking as any provider serves it: a redirect to the payer's bank, chosen from
@@ -102,4 +108,10 @@ export const promptPayMethod = (options: ThaiMethodOptions): ProviderMethod =>
  * @since 0.1.0 @category constructors
  */
 export const onlineBankingMethod = (options: ThaiMethodOptions): ProviderMethod =>
-  thaiMethod({ method: "th_online_banking", category: "online_banking", label: "Online banking", nextActionType: "redirect_to_url", payer: { bank: { required: true } } }, options)
+  thaiMethod({
+    method: "th_online_banking",
+    category: "online_banking",
+    label: "Online banking",
+    nextActionType: "redirect_to_url",
+    payer: { bank: { required: true } }
+  }, options)

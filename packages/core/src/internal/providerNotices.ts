@@ -85,9 +85,13 @@ const refund = (provider: string, notice: RefundNotice) =>
     if (stored.providerCode !== provider) return unmatched(`refund ${stored.id} is not ${provider}'s`)
     const elsewhere = otherEnvironment(notice.environment, stored.environment)
     if (elsewhere !== undefined) return unmatched(elsewhere)
-    const writes = yield* Refunds.settlement(stored.id, scopeOf(stored), notice._tag === "RefundSucceeded"
-      ? { status: "succeeded" }
-      : { status: "failed", failureCode: notice.failureCode, failureMessage: notice.failureMessage })
+    const writes = yield* Refunds.settlement(
+      stored.id,
+      scopeOf(stored),
+      notice._tag === "RefundSucceeded"
+        ? { status: "succeeded" }
+        : { status: "failed", failureCode: notice.failureCode, failureMessage: notice.failureMessage }
+    )
     return writes.length === 0
       ? unchanged(stored.id, `the refund is ${stored.status}`)
       : { status: "applied", resourceId: stored.id, detail: null, writes } satisfies Applied
@@ -103,9 +107,13 @@ const payout = (provider: string, notice: PayoutNotice) =>
     const stored = found.value
     const elsewhere = otherEnvironment(notice.environment, stored.environment)
     if (elsewhere !== undefined) return unmatched(elsewhere)
-    const writes = yield* PayoutIntents.providerOutcomeWrites(stored, provider, notice._tag === "PayoutSucceeded"
-      ? { status: "succeeded" }
-      : { status: "failed", failureCode: notice.failureCode, failureMessage: notice.failureMessage })
+    const writes = yield* PayoutIntents.providerOutcomeWrites(
+      stored,
+      provider,
+      notice._tag === "PayoutSucceeded"
+        ? { status: "succeeded" }
+        : { status: "failed", failureCode: notice.failureCode, failureMessage: notice.failureMessage }
+    )
     if (writes === "other_provider") return unmatched(`payout intent ${stored.id} is not ${provider}'s`)
     return writes.length === 0
       ? unchanged(stored.id, `the payout intent is ${stored.status}`)

@@ -43,8 +43,7 @@ export const SimulatorEvent = Schema.Struct({
 /** @since 0.1.0 */
 export type SimulatorEvent = typeof SimulatorEvent.Encoded
 
-const hmac = (secret: string, timestamp: number, body: Uint8Array) =>
-  createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex")
+const hmac = (secret: string, timestamp: number, body: Uint8Array) => createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex")
 
 /**
  * The signature header of a simulator notification: what the simulator sends, and what tests
@@ -89,7 +88,13 @@ const noticeOf = (event: typeof SimulatorEvent.Type): ProviderNotice => {
   const d = event.data
   const environment = event.livemode ? "live" as const : "test" as const
   const payment = { eventId: event.id, providerPaymentId: d.provider_payment_id ?? "", paymentIntentId: d.payment_intent ?? null, environment }
-  const refund = { eventId: event.id, refundId: d.refund ?? null, providerRefundId: d.provider_refund_id ?? "", providerPaymentId: d.provider_payment_id ?? null, environment }
+  const refund = {
+    eventId: event.id,
+    refundId: d.refund ?? null,
+    providerRefundId: d.provider_refund_id ?? "",
+    providerPaymentId: d.provider_payment_id ?? null,
+    environment
+  }
   const payout = { eventId: event.id, payoutIntentId: d.payout_intent ?? null, providerPayoutId: d.provider_payout_id ?? "", environment }
   switch (event.type) {
     case "payment.succeeded":

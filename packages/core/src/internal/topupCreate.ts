@@ -15,15 +15,15 @@ import * as Money from "../Money.js"
 import * as Operation from "../Operation.js"
 import type { ProviderTopups } from "../Provider.js"
 import { ProviderRegistry } from "../Provider.js"
+import { boundedCall } from "../Routing.js"
 import { formatTimestamp } from "../Schemas.js"
 import { Storage, Write } from "../Storage.js"
 import * as Table from "../Table.js"
 import * as Task from "../Task.js"
 import type { CreateParams, NextAction } from "../TopupIntent.js"
-import { statusEvents, table, toResource, TopupIntentRecord as Record } from "../TopupIntent.js"
-import { boundedCall } from "../Routing.js"
-import { paymentWindow, scopeOf } from "./topups.js"
+import { statusEvents, table, TopupIntentRecord as Record, toResource } from "../TopupIntent.js"
 import * as Resources from "./resources.js"
+import { paymentWindow, scopeOf } from "./topups.js"
 
 /** The longest a source amount may be: what PostgreSQL `numeric(38)` and a Decimal128 hold exactly. */
 const maxSourceDigits = 38
@@ -47,7 +47,9 @@ const resolveSource = (environment: Principal["environment"], source: CreatePara
     }
     return yield* new PaymentConfigurationUnavailable({
       param: source.currency === undefined ? "source.type" : "source.currency",
-      message: `No installed provider takes ${source.type} top-ups${source.currency === undefined ? "" : ` in ${source.currency}`} in the ${environment} environment.`
+      message: `No installed provider takes ${source.type} top-ups${
+        source.currency === undefined ? "" : ` in ${source.currency}`
+      } in the ${environment} environment.`
     })
   })
 
@@ -83,7 +85,10 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
       canonical: { merchant_reference: params.merchant_reference, ...fields },
       resource: "top-up intent",
       reference: Resources.reference(storage, { table, noun: "top-up intent" }, context, toResource, {
-        resourceType: "topup_intent", reference: params.merchant_reference, fingerprint: fingerprint(fields), resourceId: id
+        resourceType: "topup_intent",
+        reference: params.merchant_reference,
+        fingerprint: fingerprint(fields),
+        resourceId: id
       }),
       decide: Effect.gen(function*() {
         const { offer, provider, topups } = yield* resolved
@@ -123,16 +128,20 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           return yield* ValidationFailed.at("destination_amount", `destination_amount converts to more than ${maxSourceDigits} digits of ${offer.currency}.`)
         }
         const now = yield* Clock.currentTimeMillis
-        const started = yield* boundedCall(provider.code, topups.start({
-          topupIntentId: id,
-          environment: principal.environment,
-          sourceType: offer.type,
-          sourceCurrency: offer.currency,
-          network: offer.network,
-          sourceAmount: quoted.sourceAmount.toString(),
-          destinationAmount: params.destination_amount,
-          expiresAt: now + Duration.toMillis(paymentWindow)
-        }), "startTopup").pipe(Effect.mapError((e) => new RoutingUnavailable({ message: `The top-up provider is unavailable (${e.reason}); retry later.` })))
+        const started = yield* boundedCall(
+          provider.code,
+          topups.start({
+            topupIntentId: id,
+            environment: principal.environment,
+            sourceType: offer.type,
+            sourceCurrency: offer.currency,
+            network: offer.network,
+            sourceAmount: quoted.sourceAmount.toString(),
+            destinationAmount: params.destination_amount,
+            expiresAt: now + Duration.toMillis(paymentWindow)
+          }),
+          "startTopup"
+        ).pipe(Effect.mapError((e) => new RoutingUnavailable({ message: `The top-up provider is unavailable (${e.reason}); retry later.` })))
         const expiresAt = Math.min(now + Duration.toMillis(paymentWindow), started.expiresAt ?? Number.POSITIVE_INFINITY)
         const record = Table.construct(Record, {
           id,
@@ -212,4 +221,3 @@ const nextActionOf = (
       }
   }
 }
-

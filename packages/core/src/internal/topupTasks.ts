@@ -7,12 +7,12 @@ import * as Asset from "../Asset.js"
 import { IdGenerator } from "../Ids.js"
 import type { ProviderPaymentStatus, ProviderTopupRef } from "../Provider.js"
 import { ProviderRegistry } from "../Provider.js"
+import { boundedCall } from "../Routing.js"
 import { Storage, Write } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
 import type { Status, TopupIntentRecord } from "../TopupIntent.js"
 import { table } from "../TopupIntent.js"
-import { boundedCall } from "../Routing.js"
 import { change, pollEvery, scopeOf, succeededPatch } from "./topups.js"
 
 const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
@@ -144,4 +144,3 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
       return Effect.dieMessage(`${task.kind} is not a top-up intent task`)
   }
 }
-

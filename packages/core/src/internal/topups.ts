@@ -19,7 +19,6 @@ export const paymentWindow = Duration.hours(1)
 /** How often a top-up's provider is asked whether the payer paid. (re-exported by `TopupIntents`) */
 export const pollEvery = Duration.seconds(5)
 
-
 export const scopeOf = (s: Principal | TopupIntentRecord | Task.TaskRecord): Scope =>
   "merchant" in s ? { merchantId: s.merchant.id, environment: s.environment } : { merchantId: s.merchantId, environment: s.environment }
 

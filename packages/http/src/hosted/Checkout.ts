@@ -42,39 +42,39 @@ const page = (id: string, request: HttpServerRequest.HttpServerRequest) => {
 }
 
 const pay = formRoute(({ c, intent, request }) =>
-    Effect.gen(function*() {
-      const body = yield* formBody(request)
-      const method = body.get("method") ?? ""
-      const values: Record<string, string> = {}
-      for (const field of Provider.payerFields) {
-        const v = body.get(field)?.trim()
-        if (v !== undefined && v !== "") values[field] = v
+  Effect.gen(function*() {
+    const body = yield* formBody(request)
+    const method = body.get("method") ?? ""
+    const values: Record<string, string> = {}
+    for (const field of Provider.payerFields) {
+      const v = body.get(field)?.trim()
+      if (v !== undefined && v !== "") values[field] = v
+    }
+    const again = (errors: Record<string, ReadonlyArray<string>>) =>
+      Effect.map(view(c, method, { values, errors }, undefined), (shown) => respond({ ...shown, status: 400 }))
+    // The formats first, as the API checks a create body (same schemas, same messages).
+    const decoded = yield* Schema.decodeUnknown(PayerEntries)({
+      customer: { name: values.customer_name, phone: values.customer_phone },
+      payment_method_options: {
+        bank: values.bank,
+        account_name: values.account_name,
+        account_number: values.account_number,
+        name_th: values.name_th
       }
-      const again = (errors: Record<string, ReadonlyArray<string>>) =>
-        Effect.map(view(c, method, { values, errors }, undefined), (shown) => respond({ ...shown, status: 400 }))
-      // The formats first, as the API checks a create body (same schemas, same messages).
-      const decoded = yield* Schema.decodeUnknown(PayerEntries)({
-        customer: { name: values.customer_name, phone: values.customer_phone },
-        payment_method_options: {
-          bank: values.bank,
-          account_name: values.account_name,
-          account_number: values.account_number,
-          name_th: values.name_th
-        }
-      }).pipe(
-        Effect.map(() => undefined),
-        Effect.catchAll((e) => Effect.map(HttpApiError.HttpApiDecodeError.fromParseError(e), fromDecodeError))
-      )
-      if (decoded !== undefined) return yield* again(errorsOf(decoded))
-      const paid = yield* HostedPayment.pay(intent, method, values).pipe(Effect.either)
-      if (paid._tag === "Left") {
-        const error = paid.left
-        if (error._tag === "PaymentIntentUnexpectedState") return seeOther(c.urls.page())
-        if (isApiError(error)) return yield* again(errorsOf(error))
-        return yield* Effect.fail(error)
-      }
-      return seeOther(c.urls.page())
-    })
+    }).pipe(
+      Effect.map(() => undefined),
+      Effect.catchAll((e) => Effect.map(HttpApiError.HttpApiDecodeError.fromParseError(e), fromDecodeError))
+    )
+    if (decoded !== undefined) return yield* again(errorsOf(decoded))
+    const paid = yield* HostedPayment.pay(intent, method, values).pipe(Effect.either)
+    if (paid._tag === "Left") {
+      const error = paid.left
+      if (error._tag === "PaymentIntentUnexpectedState") return seeOther(c.urls.page())
+      if (isApiError(error)) return yield* again(errorsOf(error))
+      return yield* Effect.fail(error)
+    }
+    return seeOther(c.urls.page())
+  })
 )
 
 const receipt = formRoute(({ c, intent, request }) =>

@@ -6,15 +6,14 @@
  *
  * @since 0.1.0
  */
-import type { HostedCheckout } from "@tender/core"
 import { HttpServerResponse } from "@effect/platform"
+import type { HostedCheckout } from "@tender/core"
 import { randomBytes } from "node:crypto"
 import type { Lang } from "./Messages.js"
 import { langs, locale, messages } from "./Messages.js"
 
 /** Escape text for HTML content and double-quoted attributes. @since 0.1.0 */
-export const escape = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
+export const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" })[c]!)
 
 /** A tagged template whose `${}` values are escaped unless already `Html`. @since 0.1.0 */
 export class Html {
@@ -184,13 +183,15 @@ export const securityHeaders = {
 export const respond = (page: Page): HttpServerResponse.HttpServerResponse => {
   const n = nonce()
   const m = messages(page.lang)
-  const nav = page.switchTo === undefined ? "" : html`<nav aria-label="${m.languageLabel}"><ul>${
-    langs.map((l) =>
-      html`<li><a href="${page.switchTo!(l)}" lang="${l}" hreflang="${l}"${
-        new Html(l === page.lang ? " aria-current=\"true\"" : "")
-      }>${l === "en" ? "English" : "ไทย"}</a></li>`
-    )
-  }</ul></nav>`
+  const nav = page.switchTo === undefined ?
+    "" :
+    html`<nav aria-label="${m.languageLabel}"><ul>${
+      langs.map((l) =>
+        html`<li><a href="${page.switchTo!(l)}" lang="${l}" hreflang="${l}"${new Html(l === page.lang ? " aria-current=\"true\"" : "")}>${
+          l === "en" ? "English" : "ไทย"
+        }</a></li>`
+      )
+    }</ul></nav>`
   const doc = html`<!doctype html>
 <html lang="${page.lang}">
 <head>

@@ -42,4 +42,3 @@ export const AuthenticationLive = Layer.effect(
     return Authentication.of({ basicAuth: () => authenticate })
   })
 )
-

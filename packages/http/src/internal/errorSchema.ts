@@ -59,8 +59,7 @@ export const errorSchema = <const C extends ErrorClass>(errorClass: C) => {
       ...errorFields
     })
   })
-  const answers = (u: unknown): u is Answering<C> =>
-    isApiError(u) && u.status === errorClass.status && u.code === errorClass.code
+  const answers = (u: unknown): u is Answering<C> => isApiError(u) && u.status === errorClass.status && u.code === errorClass.code
   return Schema.transformOrFail(Body, Schema.declare(answers), {
     strict: false,
     // A client reads the body back into core's class (the 500 class stands for every fault).
@@ -72,8 +71,7 @@ export const errorSchema = <const C extends ErrorClass>(errorClass: C) => {
           ...(details !== undefined ? { details } : {})
         })
       ),
-    encode: (error) =>
-      Effect.map(currentRequestId, (id) => Errors.errorBody(error, id) as typeof Body.Encoded)
+    encode: (error) => Effect.map(currentRequestId, (id) => Errors.errorBody(error, id) as typeof Body.Encoded)
   }).annotations(HttpApiSchema.annotations({
     status: errorClass.status,
     identifier: componentName(errorClass.code)

@@ -6,15 +6,14 @@
 import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { ApiResponse, Errors, Idempotency } from "@tender/core"
 import { Cause, Effect, Option } from "effect"
+import * as Current from "./current.js"
 import { isApiError } from "./errorSchema.js"
 import * as IssueText from "./issueText.js"
-import * as Current from "./current.js"
 
 /** The largest JSON body accepted: a create request is well under 16 KiB (D1). @internal */
 export const maxJsonBodyBytes = 1024 * 1024
 
-export const tooLarge = () =>
-  new Errors.PayloadTooLarge({ param: "body", message: `The request body is larger than ${maxJsonBodyBytes} bytes.` })
+export const tooLarge = () => new Errors.PayloadTooLarge({ param: "body", message: `The request body is larger than ${maxJsonBodyBytes} bytes.` })
 
 /**
  * A JSON body sent as its UTF-8 bytes, made by `Buffer.from` (native; `HttpServerResponse.text`
@@ -26,8 +25,10 @@ export const tooLarge = () =>
  *
  * @internal
  */
-export const jsonText = (body: string, options: Omit<HttpServerResponse.Options, "contentType" | "contentLength"> = {}): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.uint8Array(Buffer.from(body), { ...options, contentType: "application/json" })
+export const jsonText = (
+  body: string,
+  options: Omit<HttpServerResponse.Options, "contentType" | "contentLength"> = {}
+): HttpServerResponse.HttpServerResponse => HttpServerResponse.uint8Array(Buffer.from(body), { ...options, contentType: "application/json" })
 
 /** Send a rendered core response (a success, or an error core rendered and may replay, D5); `Retry-After` marks a 4.9.6 in-flight conflict. @internal */
 export const toHttp = (response: ApiResponse.ApiResponse): HttpServerResponse.HttpServerResponse =>
@@ -108,4 +109,3 @@ export const renderCause = (cause: Cause.Cause<unknown>) => {
     renderError(new Errors.InternalError({ message: "unexpected failure" }))
   )
 }
-

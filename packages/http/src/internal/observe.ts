@@ -14,7 +14,7 @@ import { Health, Telemetry } from "@tender/core"
 import type { Storage } from "@tender/core"
 import { Clock, Effect, Fiber, FiberRef, Layer, Option, Tracer } from "effect"
 import { Mount } from "../Mount.js"
-import { type Seen, CurrentSeen } from "./current.js"
+import { CurrentSeen, type Seen } from "./current.js"
 import * as Routes from "./routes.js"
 
 /**
@@ -44,8 +44,7 @@ export const resolve = (mount: Mount["Type"], method: string, url: string): Reso
 export const routeOf = (resolved: Resolved): string => resolved.route === undefined ? "unmatched" : resolved.route.template
 
 /** The query with every value replaced: names stay (useful), values may be secrets or personal data. */
-const redactQuery = (search: string) =>
-  search.slice(1).split("&").map((pair) => `${pair.split("=")[0]}=REDACTED`).join("&")
+const redactQuery = (search: string) => search.slice(1).split("&").map((pair) => `${pair.split("=")[0]}=REDACTED`).join("&")
 
 /**
  * Run the request's app with its metrics (requests, latency by route, method and status) and
@@ -82,7 +81,10 @@ export const observed = <E, R>(
       const url = request.url.includes("?") ? new URL(request.url, "http://localhost") : undefined
       if (url !== undefined && url.search !== "") {
         s.attribute("url.query", redactQuery(url.search))
-        s.attribute("url.full", `${s.attributes.get("url.full") === undefined ? "" : fullWithoutQuery(String(s.attributes.get("url.full")))}?${redactQuery(url.search)}`)
+        s.attribute(
+          "url.full",
+          `${s.attributes.get("url.full") === undefined ? "" : fullWithoutQuery(String(s.attributes.get("url.full")))}?${redactQuery(url.search)}`
+        )
       }
       if (s.attributes.has("client.address")) s.attribute("client.address", "REDACTED")
       // Values of keys already there are replaced, so the keys can be walked as they are.
@@ -135,9 +137,15 @@ const exportingNow = (): boolean => {
  * host's routes beside a mounted Tender keep their spans.
  */
 export const layerServerSpanWhenExported: Layer.Layer<never, never, Mount> = Layer.scopedDiscard(
-  Effect.flatMap(Mount, (mount) =>
-    Effect.locallyScopedWith(HttpMiddleware.currentTracerDisabledWhen, (before) => (request: HttpServerRequest.HttpServerRequest) =>
-      before(request) || (!exportingNow() && (mount.standalone || mount.owns(Routes.pathOf(request.url))))))
+  Effect.flatMap(
+    Mount,
+    (mount) =>
+      Effect.locallyScopedWith(
+        HttpMiddleware.currentTracerDisabledWhen,
+        (before) => (request: HttpServerRequest.HttpServerRequest) =>
+          before(request) || (!exportingNow() && (mount.standalone || mount.owns(Routes.pathOf(request.url))))
+      )
+  )
 )
 
 /**

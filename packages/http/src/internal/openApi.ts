@@ -16,7 +16,8 @@ const requestIdHeader: Json = {
 
 /** 4.9.6: a conflict a retry resolves carries it; a conflict that stays (4.9.5) does not. */
 const retryAfterHeader: Json = {
-  description: "Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. " +
+  description:
+    "Only on an `idempotency_conflict` whose original request is still in flight (4.9.6): the seconds to wait before sending the same request again. " +
     "A conflict without it (the key used with a different request, 4.9.5) will not resolve by retrying.",
   required: false,
   schema: { type: "string", pattern: "^[0-9]+$" }
@@ -67,8 +68,7 @@ export const definedBeforeUse = (schemas: Json): Json => {
   return ordered
 }
 
-const refsOf = (schema: Json | undefined): ReadonlyArray<Json> =>
-  schema === undefined ? [] : Array.isArray(schema.anyOf) ? schema.anyOf : [schema]
+const refsOf = (schema: Json | undefined): ReadonlyArray<Json> => schema === undefined ? [] : Array.isArray(schema.anyOf) ? schema.anyOf : [schema]
 
 /**
  * - Every `HttpApi` carries Effect's `HttpApiDecodeError` (400) and it cannot be removed from

@@ -27,8 +27,7 @@ export const sourceOf = (request: HttpServerRequest.HttpServerRequest): object |
   typeof request.source === "object" && request.source !== null ? request.source : undefined
 
 /** The Node body under `request`, or undefined where the host hands over something else. */
-export const nodeBodyOf = (request: HttpServerRequest.HttpServerRequest): NodeBody | undefined =>
-  isNodeBody(request.source) ? request.source : undefined
+export const nodeBodyOf = (request: HttpServerRequest.HttpServerRequest): NodeBody | undefined => isNodeBody(request.source) ? request.source : undefined
 
 /** The web body under `request` (fetch-style hosts): a stream, or null/undefined when there is none. */
 export const webBodyOf = (request: HttpServerRequest.HttpServerRequest): ReadableStream<Uint8Array> | null | undefined =>

@@ -13,8 +13,7 @@ import { TenderApi } from "../Api.js"
 import { maxJsonBodyBytes } from "../Middleware.js"
 import * as Body from "./body.js"
 
-const tooLarge = () =>
-  new Errors.PayloadTooLarge({ param: "body", message: `The request body is larger than ${maxJsonBodyBytes} bytes.` })
+const tooLarge = () => new Errors.PayloadTooLarge({ param: "body", message: `The request body is larger than ${maxJsonBodyBytes} bytes.` })
 
 /** The headers as the port gives them: names lower-cased, a repeated header's lines joined with ", ". */
 const headersOf = (request: HttpServerRequest.HttpServerRequest): Record<string, string> => {
@@ -29,9 +28,7 @@ const receive = (provider: string, request: HttpServerRequest.HttpServerRequest,
   Effect.gen(function*() {
     if (Number(request.headers["content-length"] ?? "0") > maxJsonBodyBytes) return yield* tooLarge()
     const body = yield* Body.bytes(request, maxJsonBodyBytes).pipe(
-      Effect.mapError((error) =>
-        error._tag === "BodyTooLarge" ? tooLarge() : Errors.ValidationFailed.at("body", "The request body could not be read.")
-      )
+      Effect.mapError((error) => error._tag === "BodyTooLarge" ? tooLarge() : Errors.ValidationFailed.at("body", "The request body could not be read."))
     )
     const answer = yield* ProviderNotifications.receive(provider, { headers: headersOf(request), body }, account).pipe(
       Effect.catchTags({
@@ -39,7 +36,10 @@ const receive = (provider: string, request: HttpServerRequest.HttpServerRequest,
           Effect.fail(
             account === undefined
               ? new Errors.ResourceNotFound({ param: "provider", message: `No installed provider ${JSON.stringify(provider)} takes notifications.` })
-              : new Errors.ResourceNotFound({ param: "account", message: `No ${JSON.stringify(provider)} account ${JSON.stringify(account)} takes notifications.` })
+              : new Errors.ResourceNotFound({
+                param: "account",
+                message: `No ${JSON.stringify(provider)} account ${JSON.stringify(account)} takes notifications.`
+              })
           ),
         NotificationUnstorable: (e) =>
           Effect.fail(Errors.ValidationFailed.at("body", `The notification is signed, but ${e.reason}, which no store keeps; nothing was stored.`)),
@@ -50,7 +50,9 @@ const receive = (provider: string, request: HttpServerRequest.HttpServerRequest,
           ),
         // The adapter's fault, logged by `receive`: the provider sends it again later, as after an outage.
         NotificationUnreadable: () =>
-          Effect.fail(new Errors.ServiceUnavailable({ message: "The notification was verified but could not be read; nothing was stored. Send it again later." }))
+          Effect.fail(
+            new Errors.ServiceUnavailable({ message: "The notification was verified but could not be read; nothing was stored. Send it again later." })
+          )
       })
     )
     return HttpServerResponse.text(answer.body, { status: answer.status, contentType: answer.contentType })

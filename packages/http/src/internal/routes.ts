@@ -68,8 +68,7 @@ export const defined: ReadonlyArray<Defined> = (() => {
   const all: Array<Defined> = []
   HttpApi.reflect(TenderApi, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint, group, payloads }) =>
-      all.push({ endpoint: endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, group, payloads })
+    onEndpoint: ({ endpoint, group, payloads }) => all.push({ endpoint: endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, group, payloads })
   })
   return all
 })()

@@ -9,10 +9,10 @@
  * while the committed file differs, so every client is always the one today's document generates.
  */
 import { OpenApi } from "@effect/platform"
-import openapiTS, { astToString } from "openapi-typescript"
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
+import openapiTS, { astToString } from "openapi-typescript"
 import { Api } from "../../src/index.js"
 
 /** Where the generated types live. */
@@ -28,7 +28,10 @@ const header = [
 
 interface Operation {
   readonly operationId?: string
-  readonly requestBody?: { readonly required?: boolean; readonly content: Record<string, { readonly schema: { readonly properties?: object; readonly $ref?: string } }> }
+  readonly requestBody?: {
+    readonly required?: boolean
+    readonly content: Record<string, { readonly schema: { readonly properties?: object; readonly $ref?: string } }>
+  }
   readonly parameters?: ReadonlyArray<{ readonly in: string }>
   readonly responses: Record<string, { readonly content?: Record<string, { readonly schema: { readonly $ref?: string } }> }>
 }

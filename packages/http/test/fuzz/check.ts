@@ -2,7 +2,7 @@
  * The end of a crash-fuzz run: the target's health after it, and the summary table
  * `npm run fuzz` prints (docs/reliability.md, "Hostile inputs tried").
  */
-import type { Target, Tally } from "./engine.js"
+import type { Tally, Target } from "./engine.js"
 import { send } from "./engine.js"
 
 const MiB = 1024 * 1024
@@ -33,7 +33,14 @@ export const health = async (target: Target, before: NodeJS.MemoryUsage, tally: 
   const rssBefore = before.rss
   const bound = memoryBound(rssBefore, tally.created + 1)
   if (!target.alive()) return { alive: false, exit: await target.exited, rssBefore, bound }
-  const created = await send(target.port, "POST", "/payment_intents", { amount: "150000", currency: "THB", country: "TH", checkout_mode: "merchant", payment_method: "th_promptpay", customer: { name: "Somchai Jaidee" } })
+  const created = await send(target.port, "POST", "/payment_intents", {
+    amount: "150000",
+    currency: "THB",
+    country: "TH",
+    checkout_mode: "merchant",
+    payment_method: "th_promptpay",
+    customer: { name: "Somchai Jaidee" }
+  })
   const after = await target.memory()
   return { alive: target.alive(), createStatus: created.status, rssBefore, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed, bound }
 }
@@ -43,7 +50,9 @@ export const problems = (tally: Tally, h: Health): Array<string> => [
   ...(h.alive ? [] : [`the target process died (${h.exit})`]),
   ...(h.alive && h.createStatus !== 201 ? [`a normal create after the run answered ${h.createStatus}`] : []),
   ...(h.rssAfter !== undefined && h.rssAfter > h.bound ? [`RSS after GC ${mib(h.rssAfter)} is over the bound ${mib(h.bound)}`] : []),
-  ...tally.failures.map(({ failure, wire }) => `${failure.kind} [${wire.category}] ${wire.label}: ${failure.detail.slice(0, 300)}\n    request head: ${JSON.stringify(wire.head.slice(0, 300))}`)
+  ...tally.failures.map(({ failure, wire }) =>
+    `${failure.kind} [${wire.category}] ${wire.label}: ${failure.detail.slice(0, 300)}\n    request head: ${JSON.stringify(wire.head.slice(0, 300))}`
+  )
 ]
 
 const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`
@@ -56,7 +65,8 @@ export const summary = (tally: Tally, h: Health, seconds: number): string => {
     "| input category | requests | result (status: count) |",
     "|---|---:|---|",
     ...rows.map(([category, { count, statuses }]) =>
-      `| ${category} | ${count.toLocaleString("en")} | ${[...statuses.entries()].sort().map(([s, n]) => `${s}: ${n.toLocaleString("en")}`).join(", ")} |`),
+      `| ${category} | ${count.toLocaleString("en")} | ${[...statuses.entries()].sort().map(([s, n]) => `${s}: ${n.toLocaleString("en")}`).join(", ")} |`
+    ),
     "",
     `requests: ${tally.requests.toLocaleString("en")} in ${seconds.toFixed(0)} s`,
     `crashes (target died): ${h.alive ? 0 : 1}${h.exit === undefined ? "" : ` (${h.exit})`}`,
@@ -65,7 +75,9 @@ export const summary = (tally: Tally, h: Health, seconds: number): string => {
     `dropped connections: ${tally.dropped} (unexpected: ${count("dropped")})`,
     `hangs: ${count("hang")}, malformed answers: ${count("malformed")}`,
     `created (201): ${tally.created}; normal create after the run: ${h.createStatus ?? "-"}`,
-    `RSS after GC: before ${mib(h.rssBefore)}, after ${h.rssAfter === undefined ? "-" : mib(h.rssAfter)} (bound ${mib(h.bound)}); heap used ${h.heapBefore === undefined ? "-" : mib(h.heapBefore)} -> ${h.heapAfter === undefined ? "-" : mib(h.heapAfter)}`
+    `RSS after GC: before ${mib(h.rssBefore)}, after ${h.rssAfter === undefined ? "-" : mib(h.rssAfter)} (bound ${mib(h.bound)}); heap used ${
+      h.heapBefore === undefined ? "-" : mib(h.heapBefore)
+    } -> ${h.heapAfter === undefined ? "-" : mib(h.heapAfter)}`
   ]
   return lines.join("\n")
 }

@@ -5,16 +5,16 @@
  * alive, still creates (201), and that its memory after a GC is back near its baseline.
  * Used by `CrashFuzz.test.ts` (a short run) and `main.ts` (`npm run fuzz`, a long one).
  */
+import { basic } from "@tender/test-support"
+import fc from "fast-check"
 import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import fc from "fast-check"
 import { keys } from "../../../core/test/fixtures.js"
-import { basic } from "@tender/test-support"
 import { badChunkedRequest, badEncodingRequest, hugeHeaderRequest, oddHeaderRequest, oversizedJsonRequest, truncatedRequest } from "./framing.js"
 import { bankTransfer, hosted, topupBases } from "./generators.js"
-import { judge, type Failure } from "./oracle.js"
-import { headOf, jsonRequest, multipartRequest, queryRequest, type Known } from "./requests.js"
+import { type Failure, judge } from "./oracle.js"
+import { headOf, jsonRequest, type Known, multipartRequest, queryRequest } from "./requests.js"
 import { exchange, type Outcome, type Wire } from "./wire.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -78,7 +78,9 @@ const demo = basic(keys.demoTest)
 export const send = async (port: number, method: string, path: string, body?: unknown) => {
   const payload = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body))
   const headers: Array<readonly [string, string]> = [["Host", "127.0.0.1"], ["Authorization", demo], ["Connection", "close"]]
-  if (body !== undefined) headers.push(["Content-Type", "application/json"], ["Content-Length", String(payload.length)], ["Idempotency-Key", crypto.randomUUID()])
+  if (body !== undefined) {
+    headers.push(["Content-Type", "application/json"], ["Content-Length", String(payload.length)], ["Idempotency-Key", crypto.randomUUID()])
+  }
   const wire: Wire = { category: "setup", label: path, head: headOf(method, path, headers), pieces: [payload], framing: "raw", end: "wait", mayDrop: false }
   const outcome = await exchange(port, wire, 30_000)
   if (outcome.kind !== "answer") throw new Error(`${method} ${path}: ${outcome.kind}`)
@@ -123,7 +125,11 @@ export interface Tally {
 const outcomeKey = (o: Outcome) => (o.kind === "answer" ? String(o.response.status) : o.kind)
 
 /** Send `total` generated requests (seeded), `concurrency` at a time; stops early when the target dies. */
-export const run = async (target: Target, known: Known, options: { total: number; concurrency: number; seed: number; onProgress?: (done: number, failures: number) => void }): Promise<Tally> => {
+export const run = async (
+  target: Target,
+  known: Known,
+  options: { total: number; concurrency: number; seed: number; onProgress?: (done: number, failures: number) => void }
+): Promise<Tally> => {
   const tally: Tally = { requests: 0, byCategory: new Map(), failures: [], created: 0, dropped: 0 }
   const batch = 500
   let next = 0

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check"
 import { authorization, headerText } from "./generators.js"
-import { common, headOf, jsonBody, target, type Known } from "./requests.js"
+import { common, headOf, jsonBody, type Known, target } from "./requests.js"
 import type { Wire } from "./wire.js"
 
 const MiB = 1024 * 1024
@@ -55,47 +55,57 @@ const badChunks = fc.constantFrom(
 )
 
 export const badChunkedRequest = (known: Known): fc.Arbitrary<Wire> =>
-  fc.tuple(target(known), badChunks, authorization, fc.constantFrom("chunked", "chunked", "Chunked", "gzip, chunked", "chunked, chunked", "identity, chunked")).map(([t, chunks, auth, te]) => {
-    const method = t.method === "GET" || t.method === "HEAD" ? "POST" : t.method
-    return {
-      category: "bad chunk framing",
-      label: `${method} ${t.route.path}`,
-      head: headOf(method, t.path, [...common(auth, undefined), json, ["Transfer-Encoding", te]]),
-      pieces: [Buffer.from(chunks, "latin1")],
-      framing: "raw",
-      end: "half",
-      mayDrop: true,
-      hosted: t.hosted
-    } satisfies Wire
-  })
+  fc.tuple(target(known), badChunks, authorization, fc.constantFrom("chunked", "chunked", "Chunked", "gzip, chunked", "chunked, chunked", "identity, chunked"))
+    .map(([t, chunks, auth, te]) => {
+      const method = t.method === "GET" || t.method === "HEAD" ? "POST" : t.method
+      return {
+        category: "bad chunk framing",
+        label: `${method} ${t.route.path}`,
+        head: headOf(method, t.path, [...common(auth, undefined), json, ["Transfer-Encoding", te]]),
+        pieces: [Buffer.from(chunks, "latin1")],
+        framing: "raw",
+        end: "half",
+        mayDrop: true,
+        hosted: t.hosted
+      } satisfies Wire
+    })
 
 /** Headers past `maxHeaderSize` (16 KiB): one huge value, very many headers, a huge URL. */
 export const hugeHeaderRequest = (known: Known): fc.Arbitrary<Wire> =>
-  fc.tuple(target(known), fc.constantFrom("value", "many", "url", "name"), fc.integer({ min: 8 * 1024, max: 80 * 1024 }), authorization).map(([t, kind, n, auth]) => {
-    const extra: Array<readonly [string, string]> =
-      kind === "value" ? [["X-Big", "v".repeat(n)]]
-      : kind === "many" ? Array.from({ length: Math.floor(n / 16) }, (_, i) => [`X-H${i}`, "1"] as const)
-      : kind === "name" ? [["X-" + "n".repeat(n), "1"]]
-      : []
-    const path = kind === "url" ? t.path.split("?")[0] + "?q=" + "u".repeat(n) : t.path
-    return {
-      category: "huge headers or URL",
-      label: `${t.method} ${t.route.path}`,
-      head: headOf(t.method, path, [...common(auth, undefined), ...extra]),
-      pieces: [],
-      framing: "raw",
-      end: "wait",
-      mayDrop: false,
-      head_only: t.method === "HEAD",
-      hosted: t.hosted
-    } satisfies Wire
-  })
+  fc.tuple(target(known), fc.constantFrom("value", "many", "url", "name"), fc.integer({ min: 8 * 1024, max: 80 * 1024 }), authorization).map(
+    ([t, kind, n, auth]) => {
+      const extra: Array<readonly [string, string]> = kind === "value" ?
+        [["X-Big", "v".repeat(n)]]
+        : kind === "many" ?
+        Array.from({ length: Math.floor(n / 16) }, (_, i) => [`X-H${i}`, "1"] as const)
+        : kind === "name" ?
+        [["X-" + "n".repeat(n), "1"]]
+        : []
+      const path = kind === "url" ? t.path.split("?")[0] + "?q=" + "u".repeat(n) : t.path
+      return {
+        category: "huge headers or URL",
+        label: `${t.method} ${t.route.path}`,
+        head: headOf(t.method, path, [...common(auth, undefined), ...extra]),
+        pieces: [],
+        framing: "raw",
+        end: "wait",
+        mayDrop: false,
+        head_only: t.method === "HEAD",
+        hosted: t.hosted
+      } satisfies Wire
+    }
+  )
 
 /** Request lines and headers Node's parser or Tender must refuse, or take as they are. */
 const oddVariant = fc.oneof(
   headerText(60).map((v) => ({ name: "odd header value bytes", headers: [["X-Odd", v]] as Array<readonly [string, string]> })),
-  fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)), maxLength: 30 }).map((v) => ({ name: "control bytes in a value", raw: `X-Ctl: ${v}\r\n` })),
-  fc.string({ unit: fc.integer({ min: 33, max: 255 }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 20 }).filter((n) => !n.includes(":")).map((n) => ({ name: "odd header name bytes", raw: `${n}: 1\r\n` })),
+  fc.string({ unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)), maxLength: 30 }).map((v) => ({
+    name: "control bytes in a value",
+    raw: `X-Ctl: ${v}\r\n`
+  })),
+  fc.string({ unit: fc.integer({ min: 33, max: 255 }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 20 }).filter((n) => !n.includes(":")).map((
+    n
+  ) => ({ name: "odd header name bytes", raw: `${n}: 1\r\n` })),
   fc.constantFrom(
     { name: "no colon", raw: "NoColonHere\r\n" },
     { name: "obs-fold", raw: "X-Fold: a\r\n  folded\r\n" },
@@ -131,15 +141,27 @@ const oddVariant = fc.oneof(
 )
 
 type Variant = {
-  name: string; headers?: Array<readonly [string, string]>; raw?: string; body?: string; noHost?: boolean; version?: string
-  method?: string; absolute?: boolean; bareLf?: boolean; garbage?: string; spaceInPath?: boolean
+  name: string
+  headers?: Array<readonly [string, string]>
+  raw?: string
+  body?: string
+  noHost?: boolean
+  version?: string
+  method?: string
+  absolute?: boolean
+  bareLf?: boolean
+  garbage?: string
+  spaceInPath?: boolean
 }
 
 export const oddHeaderRequest = (known: Known): fc.Arbitrary<Wire> =>
   fc.tuple(target(known), oddVariant as fc.Arbitrary<Variant>, authorization).map(([t, v, auth]) => {
     const method = v.method ?? t.method
     const headers = common(auth, undefined).filter(([k]) => !(v.noHost === true && k === "Host"))
-    let head = headOf(method, v.absolute === true ? `http://127.0.0.1${t.path}` : v.spaceInPath === true ? t.path + " x" : t.path, [...headers, ...(v.headers ?? [])], v.version)
+    let head = headOf(method, v.absolute === true ? `http://127.0.0.1${t.path}` : v.spaceInPath === true ? t.path + " x" : t.path, [
+      ...headers,
+      ...(v.headers ?? [])
+    ], v.version)
     if (v.raw !== undefined) head = head.slice(0, -2) + v.raw + "\r\n"
     if (v.bareLf === true) head = head.replaceAll("\r\n", "\n")
     if (v.garbage !== undefined) head = v.garbage
@@ -162,22 +184,40 @@ export const badEncodingRequest = (known: Known): fc.Arbitrary<Wire> =>
   fc.tuple(
     target(known).filter((t) => t.route.method === "POST"),
     fc.constantFrom("invalid UTF-8", "overlong UTF-8", "UTF-16LE with BOM", "UTF-8 BOM", "latin1 bytes", "NUL bytes", "lone surrogate bytes"),
-    fc.constantFrom("application/json", "application/json; charset=utf-8", "application/json; charset=utf-16", "application/json; charset=latin1", "application/json; charset=\xff", "text/plain"),
-    authorization, fc.boolean()
+    fc.constantFrom(
+      "application/json",
+      "application/json; charset=utf-8",
+      "application/json; charset=utf-16",
+      "application/json; charset=latin1",
+      "application/json; charset=\xff",
+      "text/plain"
+    ),
+    authorization,
+    fc.boolean()
   ).map(([t, kind, type, auth, chunked]) => {
-    const good = '{"amount":"150000","currency":"THB","country":"TH","checkout_mode":"merchant","payment_method":"th_promptpay","customer":{"name":"NAME"}}'
-    const body =
-      kind === "invalid UTF-8" ? Buffer.from(good.replace("NAME", "\xff\xfe\xc3("), "latin1")
-      : kind === "overlong UTF-8" ? Buffer.from(good.replace("NAME", "\xc0\xaf\xe0\x80\xaf"), "latin1")
-      : kind === "UTF-16LE with BOM" ? Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(good, "utf16le")])
-      : kind === "UTF-8 BOM" ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(good)])
-      : kind === "latin1 bytes" ? Buffer.from(good.replace("NAME", "Jos\xe9"), "latin1")
-      : kind === "NUL bytes" ? Buffer.from(good.replace("NAME", "\0\0"), "latin1")
+    const good =
+      "{\"amount\":\"150000\",\"currency\":\"THB\",\"country\":\"TH\",\"checkout_mode\":\"merchant\",\"payment_method\":\"th_promptpay\",\"customer\":{\"name\":\"NAME\"}}"
+    const body = kind === "invalid UTF-8" ?
+      Buffer.from(good.replace("NAME", "\xff\xfe\xc3("), "latin1")
+      : kind === "overlong UTF-8" ?
+      Buffer.from(good.replace("NAME", "\xc0\xaf\xe0\x80\xaf"), "latin1")
+      : kind === "UTF-16LE with BOM" ?
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(good, "utf16le")])
+      : kind === "UTF-8 BOM" ?
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(good)])
+      : kind === "latin1 bytes" ?
+      Buffer.from(good.replace("NAME", "Jos\xe9"), "latin1")
+      : kind === "NUL bytes" ?
+      Buffer.from(good.replace("NAME", "\0\0"), "latin1")
       : Buffer.from(good.replace("NAME", "\xed\xa0\x80"), "latin1")
     return {
       category: "bad encodings and charsets",
       label: `${kind}: POST ${t.route.path}`,
-      head: headOf("POST", t.path, [...common(auth, undefined), ["Content-Type", type], chunked ? ["Transfer-Encoding", "chunked"] : ["Content-Length", String(body.length)]]),
+      head: headOf("POST", t.path, [
+        ...common(auth, undefined),
+        ["Content-Type", type],
+        chunked ? ["Transfer-Encoding", "chunked"] : ["Content-Length", String(body.length)]
+      ]),
       pieces: [body],
       framing: chunked ? "chunked" : "raw",
       end: "wait",
@@ -188,13 +228,16 @@ export const badEncodingRequest = (known: Known): fc.Arbitrary<Wire> =>
 
 /** JSON bodies past the 1 MiB limit, or a declared length past it: 413. */
 export const oversizedJsonRequest = (known: Known): fc.Arbitrary<Wire> =>
-  fc.tuple(target(known).filter((t) => t.route.method === "POST" && !t.route.uploads), fc.constantFrom(MiB + 1, 2 * MiB, 10 * MiB), fc.boolean(), authorization).map(([t, n, chunked, auth]) => ({
-    category: "JSON over 1 MiB",
-    label: `POST ${t.route.path}`,
-    head: headOf("POST", t.path, [...common(auth, undefined), json, chunked ? ["Transfer-Encoding", "chunked"] : ["Content-Length", String(n + 13)]]),
-    pieces: [Buffer.from('{"amount":"'), { fill: n }, Buffer.from('"}')],
-    framing: chunked ? "chunked" : "raw",
-    end: "wait",
-    mayDrop: false,
-    hosted: t.hosted
-  }) satisfies Wire)
+  fc.tuple(target(known).filter((t) => t.route.method === "POST" && !t.route.uploads), fc.constantFrom(MiB + 1, 2 * MiB, 10 * MiB), fc.boolean(), authorization)
+    .map(([t, n, chunked, auth]) =>
+      ({
+        category: "JSON over 1 MiB",
+        label: `POST ${t.route.path}`,
+        head: headOf("POST", t.path, [...common(auth, undefined), json, chunked ? ["Transfer-Encoding", "chunked"] : ["Content-Length", String(n + 13)]]),
+        pieces: [Buffer.from("{\"amount\":\""), { fill: n }, Buffer.from("\"}")],
+        framing: chunked ? "chunked" : "raw",
+        end: "wait",
+        mayDrop: false,
+        hosted: t.hosted
+      }) satisfies Wire
+    )

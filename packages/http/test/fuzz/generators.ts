@@ -4,9 +4,9 @@
  * strings and values people and attackers send, create bodies to mutate, query text, header
  * values of any bytes, Authorization headers and path ids. Not a test file itself.
  */
+import { bankTransfer as bankTransferFor, basic, promptpayNamed } from "@tender/test-support"
 import fc from "fast-check"
 import { keys } from "../../../core/test/fixtures.js"
-import { bankTransfer as bankTransferFor, basic, promptpayNamed } from "@tender/test-support"
 
 export const promptpay = promptpayNamed
 export const bankTransfer = { ...bankTransferFor("1234567890"), metadata: { order: "A-1" } }
@@ -25,7 +25,36 @@ export const topupBases = [
 export const weirdString = fc.oneof(
   { weight: 3, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
   { weight: 3, arbitrary: fc.string({ unit: "grapheme", maxLength: 40 }) },
-  { weight: 2, arbitrary: fc.constantFrom("", " ", "\u0000", "\ud800", "\udfff", "a\udc00b", "%00", "0", "-1", "01", "1.5", "1e3", "999999999999999999999", "NaN", "null", "true", "THB", "TH", "th_promptpay", "merchant", "hosted", "KBANK", "สมชาย", "a@b.co", "+66812345678") },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "",
+      " ",
+      "\u0000",
+      "\ud800",
+      "\udfff",
+      "a\udc00b",
+      "%00",
+      "0",
+      "-1",
+      "01",
+      "1.5",
+      "1e3",
+      "999999999999999999999",
+      "NaN",
+      "null",
+      "true",
+      "THB",
+      "TH",
+      "th_promptpay",
+      "merchant",
+      "hosted",
+      "KBANK",
+      "สมชาย",
+      "a@b.co",
+      "+66812345678"
+    )
+  },
   { weight: 1, arbitrary: fc.constantFrom(257, 501, 70_000).map((n) => "x".repeat(n)) }
 )
 export const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -39,16 +68,44 @@ export const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
 )
 
 export const fieldPaths = [
-  "amount", "currency", "country", "checkout_mode", "merchant_reference", "customer", "customer.name", "customer.email",
-  "customer.phone", "customer.reference", "customer.unknown", "payment_method", "payment_method_options",
-  "payment_method_options.bank", "payment_method_options.account_name", "payment_method_options.account_number",
-  "payment_method_options.name_th", "payment_method_options.unknown", "return_url", "device_fingerprint", "metadata",
-  "metadata.k", "metadata.", "external_reference", "unknown_field"
+  "amount",
+  "currency",
+  "country",
+  "checkout_mode",
+  "merchant_reference",
+  "customer",
+  "customer.name",
+  "customer.email",
+  "customer.phone",
+  "customer.reference",
+  "customer.unknown",
+  "payment_method",
+  "payment_method_options",
+  "payment_method_options.bank",
+  "payment_method_options.account_name",
+  "payment_method_options.account_number",
+  "payment_method_options.name_th",
+  "payment_method_options.unknown",
+  "return_url",
+  "device_fingerprint",
+  "metadata",
+  "metadata.k",
+  "metadata.",
+  "external_reference",
+  "unknown_field"
 ] as const
 
 export const topupPaths = [
-  "destination_amount", "destination_currency", "source", "source.type", "source.provider", "source.currency", "source.unknown",
-  "merchant_reference", "country", "unknown_field"
+  "destination_amount",
+  "destination_currency",
+  "source",
+  "source.type",
+  "source.provider",
+  "source.currency",
+  "source.unknown",
+  "merchant_reference",
+  "country",
+  "unknown_field"
 ] as const
 
 /** An own, enumerable property, even one named `__proto__`. */
@@ -116,13 +173,40 @@ export const idempotencyKey = fc.option(
 
 export const contentType = fc.option(
   fc.tuple(
-    fc.constantFrom("application/json", "APPLICATION/JSON", "Application/Json", "application/json5", "application/jsonx",
-      "text/plain", "text/json", "application/x-www-form-urlencoded", "multipart/form-data", "", "*/*", "application/problem+json"),
-    fc.array(fc.oneof(
-      fc.constantFrom("; charset=utf-8", "; charset=UTF-8", ";charset=\"utf-8\"", "; charset=latin1", "; charset=utf8",
-        "; charset=", "; charset", "; boundary=x", "; q=1", ";;", " ", "; charset=utf-8; charset=latin1"),
-      headerText(20).map((s) => "; " + s)
-    ), { maxLength: 2 })
+    fc.constantFrom(
+      "application/json",
+      "APPLICATION/JSON",
+      "Application/Json",
+      "application/json5",
+      "application/jsonx",
+      "text/plain",
+      "text/json",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data",
+      "",
+      "*/*",
+      "application/problem+json"
+    ),
+    fc.array(
+      fc.oneof(
+        fc.constantFrom(
+          "; charset=utf-8",
+          "; charset=UTF-8",
+          ";charset=\"utf-8\"",
+          "; charset=latin1",
+          "; charset=utf8",
+          "; charset=",
+          "; charset",
+          "; boundary=x",
+          "; q=1",
+          ";;",
+          " ",
+          "; charset=utf-8; charset=latin1"
+        ),
+        headerText(20).map((s) => "; " + s)
+      ),
+      { maxLength: 2 }
+    )
   ).map(([type, params]) => type + params.join("")),
   { nil: undefined }
 )
@@ -138,7 +222,11 @@ export const authorization = fc.oneof(
   { weight: 1, arbitrary: headerText(80) }
 )
 
-export const base62 = fc.string({ unit: fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".split("")), minLength: 24, maxLength: 24 })
+export const base62 = fc.string({
+  unit: fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".split("")),
+  minLength: 24,
+  maxLength: 24
+})
 
 /** Path ids: junk, well-formed unknown ids, broken escapes, huge, and `others` (real ids). */
 export const pathId = (others: ReadonlyArray<string>) =>

@@ -5,8 +5,8 @@
  * and every failure; exits 1 on any crash, unexpected 5xx, non-D1 error, unexpected drop, hang,
  * or memory not given back.
  */
-import { run, setup, startTarget } from "./engine.js"
 import { health, problems, summary } from "./check.js"
+import { run, setup, startTarget } from "./engine.js"
 
 const flag = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)

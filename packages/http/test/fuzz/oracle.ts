@@ -50,7 +50,7 @@ export const judge = (wire: Wire, outcome: Outcome): Failure | undefined => {
       const { status, headers, body } = outcome.response
       const text = body.subarray(0, 300).toString("utf8")
       if (status >= 500) {
-        const documented = status === 503 && notD1(headers, body) === undefined && text.includes('"service_unavailable"')
+        const documented = status === 503 && notD1(headers, body) === undefined && text.includes("\"service_unavailable\"")
         if (!documented) return { kind: "5xx", detail: `${status} ${text}` }
       }
       if (status < 400 || wire.head_only === true) return undefined

@@ -9,8 +9,22 @@ import fc from "fast-check"
 import { HostedCheckoutGroup } from "../../src/hosted/Api.js"
 import * as Routes from "../../src/internal/routes.js"
 import {
-  authorization, bases, contentType, discoveryParams, fieldPaths, headerText, idempotencyKey, listParams, mutate,
-  mutationsOf, pathId, query, queryText, topupBases, topupPaths, weirdValue
+  authorization,
+  bases,
+  contentType,
+  discoveryParams,
+  fieldPaths,
+  headerText,
+  idempotencyKey,
+  listParams,
+  mutate,
+  mutationsOf,
+  pathId,
+  query,
+  queryText,
+  topupBases,
+  topupPaths,
+  weirdValue
 } from "./generators.js"
 import type { Piece, Wire } from "./wire.js"
 
@@ -37,7 +51,13 @@ export const target = (known: Known) =>
     fc.oneof(
       { weight: 3, arbitrary: fc.constant("") },
       { weight: 2, arbitrary: fc.constant(known.hostedQuery) },
-      { weight: 2, arbitrary: query([...listParams, ...discoveryParams, "source_type", "expires", "signature"], [["limit", "2"], ["country", "TH"], ["amount", "150000"], ["currency", "THB"]]) },
+      {
+        weight: 2,
+        arbitrary: query([...listParams, ...discoveryParams, "source_type", "expires", "signature"], [["limit", "2"], ["country", "TH"], ["amount", "150000"], [
+          "currency",
+          "THB"
+        ]])
+      },
       { weight: 1, arbitrary: fc.array(queryText, { maxLength: 3 }).map((q) => "?" + q.join("&")) }
     )
   ).map(([route, method, ids, q]) => {
@@ -65,10 +85,25 @@ export const headOf = (method: string, path: string, headers: ReadonlyArray<read
 /** A JSON-ish body: any JSON value, a valid create body mutated, or a weird value. */
 export const jsonBody = fc.oneof(
   { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? "") },
-  { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...bases), mutationsOf(fieldPaths)).map(([b, ms]) => JSON.stringify(ms.reduce<unknown>((x, m) => mutate(x, m.path, m.value, m.remove), b))) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...topupBases), mutationsOf(topupPaths)).map(([b, ms]) => JSON.stringify(ms.reduce<unknown>((x, m) => mutate(x, m.path, m.value, m.remove), b))) },
+  {
+    weight: 3,
+    arbitrary: fc.tuple(fc.constantFrom(...bases), mutationsOf(fieldPaths)).map(([b, ms]) =>
+      JSON.stringify(ms.reduce<unknown>((x, m) => mutate(x, m.path, m.value, m.remove), b))
+    )
+  },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.constantFrom(...topupBases), mutationsOf(topupPaths)).map(([b, ms]) =>
+      JSON.stringify(ms.reduce<unknown>((x, m) => mutate(x, m.path, m.value, m.remove), b))
+    )
+  },
   { weight: 2, arbitrary: fc.constantFrom(...bases, ...topupBases).map((b) => JSON.stringify(b)) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom("http://127.0.0.1:9/hook", "https://example.com/h", "ftp://x", "", "http://[::1]:0/"), fc.option(weirdValue)).map(([url, events]) => JSON.stringify({ url, ...(events === null ? {} : { enabled_events: events }) })) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom("http://127.0.0.1:9/hook", "https://example.com/h", "ftp://x", "", "http://[::1]:0/"), fc.option(weirdValue)).map((
+      [url, events]
+    ) => JSON.stringify({ url, ...(events === null ? {} : { enabled_events: events }) }))
+  },
   { weight: 1, arbitrary: fc.constantFrom("asst_" + "Z".repeat(24)).map((asset_id) => JSON.stringify({ asset_id })) },
   { weight: 1, arbitrary: weirdValue.map((v) => JSON.stringify(v) ?? "") },
   { weight: 1, arbitrary: fc.string({ maxLength: 60 }) }
@@ -76,7 +111,14 @@ export const jsonBody = fc.oneof(
 
 /** JSON of random shapes at a route: Content-Length, or chunked split at random places. */
 export const jsonRequest = (known: Known, chunked: boolean): fc.Arbitrary<Wire> =>
-  fc.tuple(target(known), jsonBody, fc.oneof({ weight: 3, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: contentType }), authorization, idempotencyKey, fc.array(fc.nat({ max: 400 }), { maxLength: 6 }))
+  fc.tuple(
+    target(known),
+    jsonBody,
+    fc.oneof({ weight: 3, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: contentType }),
+    authorization,
+    idempotencyKey,
+    fc.array(fc.nat({ max: 400 }), { maxLength: 6 })
+  )
     .map(([t, body, type, auth, idem, splits]) => {
       const payload = Buffer.from(body, "utf8")
       const hasBody = t.method !== "GET" && t.method !== "HEAD"
@@ -126,7 +168,9 @@ const partSize = fc.oneof(
 const part = fc.record({
   name: fc.oneof({ weight: 4, arbitrary: fc.constant("file") }, { weight: 1, arbitrary: headerText(20) }),
   filename: fc.option(fc.oneof(fc.constant("receipt.png"), headerText(30)), { nil: undefined }),
-  type: fc.option(fc.constantFrom("image/png", "image/jpeg", "application/pdf", "text/plain", "application/json", "", "image/png; charset=x"), { nil: undefined }),
+  type: fc.option(fc.constantFrom("image/png", "image/jpeg", "application/pdf", "text/plain", "application/json", "", "image/png; charset=x"), {
+    nil: undefined
+  }),
   start: fc.constantFrom("\x89PNG\r\n\x1a\n", "%PDF-1.4\n", "\xff\xd8\xff", "", "{}", "GIF89a"),
   size: partSize
 })
@@ -134,15 +178,32 @@ const part = fc.record({
 /** Multipart with random parts, sizes and boundaries, some broken (mismatched or no closing boundary). */
 export const multipartRequest = (known: Known): fc.Arbitrary<Wire> =>
   fc.tuple(
-    fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...routes.filter((r) => r.uploads)).chain((r) => target(known).map((t) => ({ ...t, route: r, method: r.method, hosted: hostedPaths.has(r.path), path: t.path.replace(/^[^?]*/, r.path.replace(/:[A-Za-z_]+/g, known.ids[0]!)) }))) }, { weight: 1, arbitrary: target(known) }),
-    boundary, fc.array(part, { maxLength: 4 }), fc.constantFrom("ok", "ok", "ok", "no-close", "other-boundary", "no-boundary-param", "no-crlf"),
-    fc.boolean(), authorization, idempotencyKey
+    fc.oneof({
+      weight: 3,
+      arbitrary: fc.constantFrom(...routes.filter((r) => r.uploads)).chain((r) =>
+        target(known).map((t) => ({
+          ...t,
+          route: r,
+          method: r.method,
+          hosted: hostedPaths.has(r.path),
+          path: t.path.replace(/^[^?]*/, r.path.replace(/:[A-Za-z_]+/g, known.ids[0]!))
+        }))
+      )
+    }, { weight: 1, arbitrary: target(known) }),
+    boundary,
+    fc.array(part, { maxLength: 4 }),
+    fc.constantFrom("ok", "ok", "ok", "no-close", "other-boundary", "no-boundary-param", "no-crlf"),
+    fc.boolean(),
+    authorization,
+    idempotencyKey
   ).map(([t, b, parts, shape, chunked, auth, idem]) => {
     const pieces: Array<Piece> = []
     const sep = shape === "other-boundary" ? b + "x" : b
     for (const p of parts) {
       const disposition = `form-data; name="${p.name}"${p.filename === undefined ? "" : `; filename="${p.filename}"`}`
-      pieces.push(Buffer.from(`--${sep}\r\nContent-Disposition: ${disposition}\r\n${p.type === undefined ? "" : `Content-Type: ${p.type}\r\n`}\r\n${p.start}`, "latin1"))
+      pieces.push(
+        Buffer.from(`--${sep}\r\nContent-Disposition: ${disposition}\r\n${p.type === undefined ? "" : `Content-Type: ${p.type}\r\n`}\r\n${p.start}`, "latin1")
+      )
       if (p.size > 0) pieces.push({ fill: p.size })
       pieces.push(Buffer.from(shape === "no-crlf" ? "" : "\r\n"))
     }
@@ -152,7 +213,11 @@ export const multipartRequest = (known: Known): fc.Arbitrary<Wire> =>
     return {
       category: total > 5 * MiB ? "multipart, over 5 MiB" : "multipart, random parts",
       label: `${t.method} ${t.route.path}`,
-      head: headOf(t.method, t.path, [...common(auth, idem), ["Content-Type", type], chunked ? ["Transfer-Encoding", "chunked"] : ["Content-Length", String(total)]]),
+      head: headOf(t.method, t.path, [
+        ...common(auth, idem),
+        ["Content-Type", type],
+        chunked ? ["Transfer-Encoding", "chunked"] : ["Content-Length", String(total)]
+      ]),
       pieces,
       framing: chunked ? "chunked" : "raw",
       end: "wait",

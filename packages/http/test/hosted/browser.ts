@@ -4,8 +4,8 @@
  * context (its own cookies, storage and cache) per launch, screenshots of each step, and axe-core
  * run inside the page. Not a test file.
  */
-import { createRequire } from "node:module"
 import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { join, resolve } from "node:path"
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core"
 import { chromium } from "playwright-core"

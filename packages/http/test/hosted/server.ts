@@ -5,13 +5,13 @@
  * Not a test file.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { basic, freePort, hosted } from "@tender/test-support"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HostedCheckout, Tender, Workers } from "@tender/core"
+import { basic, freePort, hosted } from "@tender/test-support"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { createServer } from "node:http"
-import { TenderHttp } from "../../src/index.js"
 import { keys, seed } from "../../../core/test/fixtures.js"
+import { TenderHttp } from "../../src/index.js"
 
 export { keys }
 

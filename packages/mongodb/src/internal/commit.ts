@@ -9,12 +9,8 @@
 import { BalanceTransaction, type Storage, StorageError } from "@tender/core"
 import { Effect } from "effect"
 import type { ClientSession, Db, Document, Filter, MongoClient, TransactionOptions, UpdateFilter } from "mongodb"
-import {
-  heldKeyFilter,
-  heldReferenceFilter,
-  responseDocument
-} from "./claims.js"
 import * as Balances from "./balances.js"
+import { heldKeyFilter, heldReferenceFilter, responseDocument } from "./claims.js"
 import type { Collections } from "./collections.js"
 import { toDocument } from "./documents.js"
 import { fold } from "./errors.js"
@@ -111,19 +107,16 @@ const apply = (db: Db, s: Step, session: ClientSession | undefined): Effect.Effe
       // A copy: the driver adds `_id` to the document it inserts, and a retried attempt must start clean.
       return Effect.asVoid(run(() => collection.insertOne({ ...s.document }, options)))
     case "replace":
-      return Effect.flatMap(run(() => collection.replaceOne(s.filter, s.document, options)), (r) =>
-        r.matchedCount === 0 ? Effect.fail(s.lost) : Effect.void)
+      return Effect.flatMap(run(() => collection.replaceOne(s.filter, s.document, options)), (r) => r.matchedCount === 0 ? Effect.fail(s.lost) : Effect.void)
     case "update":
-      return Effect.flatMap(run(() => collection.updateOne(s.filter, s.update, options)), (r) =>
-        r.matchedCount === 0 ? Effect.fail(s.lost) : Effect.void)
+      return Effect.flatMap(run(() => collection.updateOne(s.filter, s.update, options)), (r) => r.matchedCount === 0 ? Effect.fail(s.lost) : Effect.void)
     case "delete":
       return Effect.asVoid(run(() => collection.deleteOne(s.filter, options)))
     case "balance":
       return run(async () => {
         await db.collection(s.locks).updateOne({ _id: s.lockId as never }, { $inc: { commits: 1 } }, { ...options, upsert: true })
         return collection.aggregate([...s.pipeline], options).toArray()
-      }).pipe(Effect.flatMap((docs) =>
-        docs[0] !== undefined && BigInt(Balances.toTotal(docs[0]).available) < 0n ? Effect.fail(s.lost) : Effect.void))
+      }).pipe(Effect.flatMap((docs) => docs[0] !== undefined && BigInt(Balances.toTotal(docs[0]).available) < 0n ? Effect.fail(s.lost) : Effect.void))
   }
 }
 
@@ -141,11 +134,10 @@ export const transactionOptions = (millis: number): TransactionOptions => ({
 })
 
 /** The commit of one adapter instance; `millis` bounds a commit on the server. */
-export const make = (client: MongoClient, db: Db, c: Collections, millis: number) =>
-(writes: ReadonlyArray<Storage.Write>): Effect.Effect<void, StorageError.StorageError> =>
-  Effect.suspend(() => {
-    const steps = writes.map((w) => step(c, w))
-    if (!needsTransaction(writes)) return steps.length === 0 ? Effect.void : apply(db, steps[0]!, undefined)
-    return inTransaction(client, transactionOptions(millis), (session) =>
-      Effect.forEach(steps, (s) => apply(db, s, session), { discard: true }))
-  })
+export const make =
+  (client: MongoClient, db: Db, c: Collections, millis: number) => (writes: ReadonlyArray<Storage.Write>): Effect.Effect<void, StorageError.StorageError> =>
+    Effect.suspend(() => {
+      const steps = writes.map((w) => step(c, w))
+      if (!needsTransaction(writes)) return steps.length === 0 ? Effect.void : apply(db, steps[0]!, undefined)
+      return inTransaction(client, transactionOptions(millis), (session) => Effect.forEach(steps, (s) => apply(db, s, session), { discard: true }))
+    })

@@ -14,7 +14,7 @@
  * open on the server. It comes again with each later answer; being up again changes nothing.
  */
 import { DirectoryCache } from "@tender/core"
-import { type ChangeStreamDocument, ChangeStream, type Db, type Document } from "mongodb"
+import { ChangeStream, type ChangeStreamDocument, type Db, type Document } from "mongodb"
 
 /** The change stream's pipeline: only the directory's collections. */
 export const pipeline = (collections: ReadonlyArray<string>): ReadonlyArray<Document> => [

@@ -6,7 +6,20 @@
  * A new resource is its `Table` and one entry of `resources`; a new list filter is one name
  * in its entry.
  */
-import { Asset, BalanceTransaction, Event, PaymentIntent, PayoutIntent, ProviderNotification, Refund, type Table, Task, TopupIntent, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import {
+  Asset,
+  BalanceTransaction,
+  Event,
+  PaymentIntent,
+  PayoutIntent,
+  ProviderNotification,
+  Refund,
+  type Table,
+  Task,
+  TopupIntent,
+  WebhookDelivery,
+  WebhookEndpoint
+} from "@tender/core"
 import type { Document, IndexDirection } from "mongodb"
 import type { Collections } from "./collections.js"
 import { fieldOf } from "./documents.js"
@@ -126,7 +139,6 @@ export const claimIndexes = (collection: string): ReadonlyArray<IndexSpec> => [
   },
   { collection, name: "pool_due", key: { pool: 1, due_at: 1, id: 1 }, partialFilterExpression: { status: "pending" } }
 ]
-
 
 /**
  * The retention purge (internal/purge.ts) takes the oldest due documents through these, so a

@@ -130,8 +130,10 @@ export const make = (merchants: Collection<Document>, apiKeys: Collection<Docume
     listMerchants: (after, limit) =>
       call("list merchants", () =>
         merchants.find(after === null ? {} : { id: { $gt: after } }, { projection: { _id: 0 } }).sort({ id: 1 }).limit(limit).toArray()).pipe(
-        Effect.map((docs) => docs.map(toMerchant))
-      ),
+          Effect.map((docs) =>
+            docs.map(toMerchant)
+          )
+        ),
     findKeyByPublicKey: (publicKey) =>
       call("find API key", () => apiKeys.findOne({ public_key: publicKey }, { projection: { _id: 0 } })).pipe(
         Effect.map((doc) => Option.map(Option.fromNullable(doc), toApiKey))
@@ -145,10 +147,8 @@ export const make = (merchants: Collection<Document>, apiKeys: Collection<Docume
             : Option.some({ apiKey: toApiKey(doc), merchant: toMerchant(merchant as Document) })
         })
       ),
-    putMerchant: (m) =>
-      Effect.asVoid(call("put merchant", () => merchants.replaceOne({ id: m.id }, merchantDocument(m), { upsert: true }))),
-    putApiKey: (k) =>
-      Effect.asVoid(call("put API key", () => apiKeys.updateOne({ public_key: k.publicKey }, [...putApiKeyUpdate(k)], { upsert: true }))),
+    putMerchant: (m) => Effect.asVoid(call("put merchant", () => merchants.replaceOne({ id: m.id }, merchantDocument(m), { upsert: true }))),
+    putApiKey: (k) => Effect.asVoid(call("put API key", () => apiKeys.updateOne({ public_key: k.publicKey }, [...putApiKeyUpdate(k)], { upsert: true }))),
     revokeApiKey: (keyId, at) =>
       call("revoke API key", () => apiKeys.updateOne({ id: keyId }, [...revokeUpdate(at)])).pipe(
         Effect.map((r) => r.matchedCount > 0)

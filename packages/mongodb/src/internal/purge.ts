@@ -45,8 +45,7 @@ const deleteDue = (
 const ifCut = (cutoff: number | undefined, purge: (at: Date) => ReturnType<typeof deleteDue>) =>
   cutoff === undefined ? Effect.succeed(0) : purge(new Date(cutoff))
 
-export const make = (c: PurgeCollections) =>
-(now: number, options: Storage.PurgeOptions = {}): Effect.Effect<Storage.PurgeResult, StorageError.StorageError> =>
+export const make = (c: PurgeCollections) => (now: number, options: Storage.PurgeOptions = {}): Effect.Effect<Storage.PurgeResult, StorageError.StorageError> =>
   Effect.all({
     idempotencyKeys: deleteDue("idempotency keys", c.keys, expiredKeysFilter(now), options.limit),
     referenceClaims: deleteDue("merchant_reference claims", c.references, lapsedReferencesFilter(now), options.limit),

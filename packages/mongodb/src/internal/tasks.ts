@@ -102,10 +102,12 @@ export const make = (tasks: Collection<Document>, changeStreams: boolean) =>
           money.length >= req.limit
             ? Effect.succeed(money)
             : Effect.map(claimPool(tasks, { ...req, limit: req.limit - money.length }, "webhooks"), (hooks) => [...money, ...hooks])),
-    nextDue: call("next due task", () =>
-      Promise.all([tasks.findOne(firstUnleasedFilter, firstUnleasedOptions), tasks.aggregate([...leasedPipeline]).toArray()])).pipe(
-        Effect.map(([unleased, [leased]]) => earliest(unleased?.["due_at"], leased?.["next"]))
-      ),
+    nextDue: call(
+      "next due task",
+      () => Promise.all([tasks.findOne(firstUnleasedFilter, firstUnleasedOptions), tasks.aggregate([...leasedPipeline]).toArray()])
+    ).pipe(
+      Effect.map(([unleased, [leased]]) => earliest(unleased?.["due_at"], leased?.["next"]))
+    ),
     backlog: (now) => call("task backlog", () => tasks.aggregate([...backlogPipeline(now)]).toArray()).pipe(Effect.map(([row]) => backlogOf(row))),
     wakeups: changeStreams
       ? Wakeups.listen(() => tasks.watch([...wakeupPipeline]))

@@ -27,15 +27,16 @@ export const millisOf = (input: Duration.DurationInput | undefined): number => {
 }
 
 /** `self` within `millis`, or `StorageUnavailable` at once; only the call's own fiber is interrupted then. */
-export const bound = (millis: number) =>
-<A, E>(operation: string, self: Effect.Effect<A, E>): Effect.Effect<A, E | StorageError.StorageUnavailable> =>
+export const bound = (millis: number) => <A, E>(operation: string, self: Effect.Effect<A, E>): Effect.Effect<A, E | StorageError.StorageUnavailable> =>
   Effect.flatMap(Effect.forkDaemon(Effect.interruptible(self)), (fiber) =>
     Effect.async<A, E | StorageError.StorageUnavailable>((resume) => {
       let done = false
       const timer = setTimeout(() => {
         if (done) return
         done = true
-        resume(Effect.fail(new StorageError.StorageUnavailable({ message: `mongodb: ${operation} did not finish within the operation timeout of ${millis} ms` })))
+        resume(
+          Effect.fail(new StorageError.StorageUnavailable({ message: `mongodb: ${operation} did not finish within the operation timeout of ${millis} ms` }))
+        )
         fiber.unsafeInterruptAsFork(FiberId.none)
       }, millis)
       fiber.addObserver((exit) => {

@@ -57,8 +57,7 @@ const pause = (millis: number) =>
 const attempt = (f: () => Promise<unknown>, operation: string) => Effect.tryPromise({ try: f, catch: fold(operation) })
 
 /** Abort what the session holds, if anything; a failed abort changes nothing (the server aborts on its own). */
-const abort = (session: ClientSession) =>
-  session.inTransaction() ? Effect.ignore(attempt(() => session.abortTransaction(), "abort transaction")) : Effect.void
+const abort = (session: ClientSession) => session.inTransaction() ? Effect.ignore(attempt(() => session.abortTransaction(), "abort transaction")) : Effect.void
 
 /**
  * Run `body` in one transaction on a session of its own, retrying as above. The session ends

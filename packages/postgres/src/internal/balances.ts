@@ -16,15 +16,19 @@ import type { Tables } from "./tables.js"
 export const sums = (sql: SqlClient, t: Tables, run: Run, query: Storage.BalanceQuery) => {
   const now = timestamp(query.now)
   const merchant = query.merchantId === undefined ? sql`` : sql`AND merchant_id = ${query.merchantId}`
-  return run("balances", sql<{ currency: string; available: string; pending: string; fees: string }>`SELECT currency,
+  return run(
+    "balances",
+    sql<{ currency: string; available: string; pending: string; fees: string }>`SELECT currency,
       coalesce(sum(net) FILTER (WHERE available_at <= ${now} OR net < 0), 0)::text AS available,
       coalesce(sum(net) FILTER (WHERE available_at > ${now} AND net >= 0), 0)::text AS pending,
       coalesce(sum(fee), 0)::text AS fees
     FROM ${sql(t.of(BalanceTransaction.table))}
     WHERE environment = ${query.environment} ${merchant}
-    GROUP BY currency ORDER BY currency COLLATE "C"`).pipe(
+    GROUP BY currency ORDER BY currency COLLATE "C"`
+  ).pipe(
     Effect.map((rows): ReadonlyArray<Storage.BalanceTotal> =>
-      rows.map((r) => ({ currency: r.currency, available: r.available, pending: r.pending, fees: r.fees }))),
+      rows.map((r) => ({ currency: r.currency, available: r.available, pending: r.pending, fees: r.fees }))
+    ),
     Effect.catchTag("SqlError", (e) => Effect.fail(fold("balances")(e)))
   )
 }

@@ -11,8 +11,8 @@ import { Effect } from "effect"
 import type { Run } from "./direct.js"
 import { fold } from "./errors.js"
 import { millisColumn, timestamp } from "./records.js"
-import * as Timeout from "./timeout.js"
 import type { Tables } from "./tables.js"
+import * as Timeout from "./timeout.js"
 
 interface KeyRow {
   readonly fingerprint: string
@@ -41,10 +41,12 @@ interface ReferenceRow {
 export const make = (sql: SqlClient, t: Tables, run: Run, statementMillis: number, replays?: ReplayCache.ReplayCache) => {
   const REF = sql(t.references)
   const KEY = sql(t.idempotencyKeys)
-  const keyColumns = sql.literal(`fingerprint, ${millisColumn("expires_at")}, ${millisColumn("locked_until")}, response_status, response_body, response_request_id`)
+  const keyColumns = sql.literal(
+    `fingerprint, ${millisColumn("expires_at")}, ${millisColumn("locked_until")}, response_status, response_body, response_request_id`
+  )
   const refColumns = sql.literal(`fingerprint, resource_id, ${millisColumn("locked_until")}, completed`)
 
-// -- begin: reserve the idempotency key and the merchant_reference --
+  // -- begin: reserve the idempotency key and the merchant_reference --
   //
   // A fresh key and reference (the common case) are claimed by one INSERT ... ON CONFLICT DO
   // NOTHING each, in one statement: one round trip. Only a row that exists already is judged,
@@ -73,21 +75,24 @@ export const make = (sql: SqlClient, t: Tables, run: Run, statementMillis: numbe
   const claimFresh = (req: Storage.BeginRequest) => {
     const k = req.idempotency
     return Effect.map(
-      run("begin", sql<{ readonly key: number; readonly reference: number } & Partial<KeyRow>>`WITH
+      run(
+        "begin",
+        sql<{ readonly key: number; readonly reference: number } & Partial<KeyRow>>`WITH
         k AS (${k === undefined ? sql`SELECT 1 WHERE false` : insertKey(k)}),
         r AS (${
-        req.reference === undefined
-          ? sql`SELECT 1 WHERE false`
-          : k === undefined
-          ? insertReference(req.reference)
-          : insertReference(req.reference, sql`EXISTS (SELECT 1 FROM k)`)
-      })
+          req.reference === undefined
+            ? sql`SELECT 1 WHERE false`
+            : k === undefined
+            ? insertReference(req.reference)
+            : insertReference(req.reference, sql`EXISTS (SELECT 1 FROM k)`)
+        })
         SELECT (SELECT count(*) FROM k)::int AS key, (SELECT count(*) FROM r)::int AS reference${
-        k === undefined
-          ? sql``
-          : sql`, e.* FROM (SELECT 1) AS one
+          k === undefined
+            ? sql``
+            : sql`, e.* FROM (SELECT 1) AS one
             LEFT JOIN (SELECT ${keyColumns} FROM ${KEY} WHERE api_key_id = ${k.apiKeyId} AND key = ${k.key}) AS e ON true`
-      }`),
+        }`
+      ),
       ([row]) => ({
         key: k === undefined || (row?.key ?? 0) > 0,
         reference: req.reference === undefined || (row?.reference ?? 0) > 0,
@@ -178,19 +183,22 @@ export const make = (sql: SqlClient, t: Tables, run: Run, statementMillis: numbe
       if (settled !== undefined) return settled
       // Keys are judged before references, always, so two begins never wait on each other in a cycle.
       const left = Math.max(1, statementMillis - (Date.now() - started))
-      const judged = Timeout.bound(left, statementMillis)("begin", sql.withTransaction(Effect.gen(function*() {
-        // A host's pool has no statement_timeout of Tender's: this transaction's row locks are bounded here.
-        yield* sql.unsafe(`SET LOCAL statement_timeout = ${statementMillis}`)
-        if (!fresh.key && req.idempotency !== undefined) {
-          const refused = yield* judgeKey(req.idempotency, req.now)
-          if (refused !== undefined) return refused
-        }
-        if (!fresh.reference && req.reference !== undefined) {
-          const taken = yield* judgeReference(req.reference, req.now)
-          if (taken !== undefined) return taken
-        }
-        return { _tag: "Proceed" } as const
-      })))
+      const judged = Timeout.bound(left, statementMillis)(
+        "begin",
+        sql.withTransaction(Effect.gen(function*() {
+          // A host's pool has no statement_timeout of Tender's: this transaction's row locks are bounded here.
+          yield* sql.unsafe(`SET LOCAL statement_timeout = ${statementMillis}`)
+          if (!fresh.key && req.idempotency !== undefined) {
+            const refused = yield* judgeKey(req.idempotency, req.now)
+            if (refused !== undefined) return refused
+          }
+          if (!fresh.reference && req.reference !== undefined) {
+            const taken = yield* judgeReference(req.reference, req.now)
+            if (taken !== undefined) return taken
+          }
+          return { _tag: "Proceed" } as const
+        }))
+      )
       // The begin fails (a 5xx): a key it claimed fresh is given back before the answer, so a retry
       // reaches a fresh handler (4.9.7). Best effort: if the store is down, the claim lapses instead.
       // The answer waits for the release only as long as the begin's statement timeout has left;

@@ -127,9 +127,12 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
       for (const key of locks) yield* run("lock balance", sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`)
       yield* commit(rest)
       for (const g of balances) {
-        const rows = yield* run("check balance", sql<{ available: string }>`SELECT coalesce(sum(net), 0)::text AS available FROM ${BT}
+        const rows = yield* run(
+          "check balance",
+          sql<{ available: string }>`SELECT coalesce(sum(net), 0)::text AS available FROM ${BT}
           WHERE environment = ${g.balance.environment} AND merchant_id = ${g.balance.merchantId}
-            AND currency = ${g.balance.currency} AND (available_at <= ${timestamp(g.now)} OR net < 0)`)
+            AND currency = ${g.balance.currency} AND (available_at <= ${timestamp(g.now)} OR net < 0)`
+        )
         if (BigInt(rows[0]?.available ?? "0") < 0n) {
           return yield* new StorageError.StaleVersion({ message: "the available balance does not cover this payout" })
         }
@@ -161,7 +164,9 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
       : steps.length === 1 && only !== undefined && !wakes
       // One statement is atomic by itself; its precondition is its own row count.
       ? Effect.flatMap(run("commit", only.statement), (rows) => only.lost !== undefined && rows.length === 0 ? Effect.fail(only.lost()) : Effect.void)
-      : Effect.asVoid(run("commit", sql`WITH ${sql.csv(steps.map((s, i) => sql`${sql(name(i))} AS (${s.statement})`))} SELECT ${guards(steps)}${notifies(wakes)}`))
+      : Effect.asVoid(
+        run("commit", sql`WITH ${sql.csv(steps.map((s, i) => sql`${sql(name(i))} AS (${s.statement})`))} SELECT ${guards(steps)}${notifies(wakes)}`)
+      )
     return applied.pipe(
       Effect.catchTag("SqlError", (e) => {
         const guard = codeOf(e.cause) === guardFailedCode ? constraintOf(e.cause) : undefined

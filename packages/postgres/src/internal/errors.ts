@@ -31,8 +31,7 @@ const unavailable = (code: string | undefined): boolean =>
  * answer of the server carries a SQLSTATE and every socket error a Node code. A `TypeError` or
  * other subclass without a code is a fault in the values sent, not the connection.
  */
-const connectionLost = (cause: unknown): boolean =>
-  cause instanceof Error && Object.getPrototypeOf(cause) === Error.prototype && codeOf(cause) === undefined
+const connectionLost = (cause: unknown): boolean => cause instanceof Error && Object.getPrototypeOf(cause) === Error.prototype && codeOf(cause) === undefined
 
 /** A `SqlError` as the core's storage error. */
 export const fold = (operation: string) => (error: SqlError): StorageError.StorageError => {

@@ -4,11 +4,9 @@
  * in key order. A new migration is a new file in `migrations/` (exporting a function of the
  * table prefix, as `migrations/initial.ts` does for 0001 to 0010) and one entry below.
  */
-import type { TablePrefix } from "./tables.js"
 import { webhookTools } from "./migrations/0011_webhook_tools.js"
 import { retentionMigration } from "./migrations/0012_retention.js"
 import { migration0013 } from "./migrations/0013_directory_changes.js"
-import { initialMigrations } from "./migrations/initial.js"
 import { taskTraceparent } from "./migrations/0014_task_traceparent.js"
 import { endpointChanges } from "./migrations/0015_endpoint_changes.js"
 import { taskLeases } from "./migrations/0016_task_leases.js"
@@ -18,6 +16,8 @@ import { providerAccounts } from "./migrations/0019_provider_accounts.js"
 import { fairClaims } from "./migrations/0020_fair_claims.js"
 import { balances } from "./migrations/0021_balances.js"
 import { balanceBackfill } from "./migrations/0022_balance_backfill.js"
+import { initialMigrations } from "./migrations/initial.js"
+import type { TablePrefix } from "./tables.js"
 
 /** The migrations, keyed `NNNN_name` as `Migrator.fromRecord` requires. @since 0.1.0 @category migrations */
 export const migrations = (prefix: TablePrefix) => ({

@@ -54,8 +54,6 @@ export const listStatement = <A extends Table.StoredRecord>(
   if (split === undefined) return page()
   // The branches select the columns already rendered as text; the outer order is on those texts,
   // which sort like the values (epoch milliseconds of equal length, ids of one length).
-  return sql<Row>`SELECT * FROM (${
-    sql.join(" UNION ALL ", false)(split.values.map((v) => sql`(${page(sql`${sql(split.column)} = ${v}`)})`))
-  }) AS pages
+  return sql<Row>`SELECT * FROM (${sql.join(" UNION ALL ", false)(split.values.map((v) => sql`(${page(sql`${sql(split.column)} = ${v}`)})`))}) AS pages
     ORDER BY length(created_at) DESC, created_at DESC, id DESC LIMIT ${q.limit}`
 }

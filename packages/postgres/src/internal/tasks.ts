@@ -7,8 +7,8 @@
  * when it commits), so they need not poll often. LISTEN needs the `PgClient`'s settings; on a
  * plain `SqlClient` workers only poll.
  */
-import type { SqlClient } from "@effect/sql/SqlClient"
 import type { PgClient } from "@effect/sql-pg"
+import type { SqlClient } from "@effect/sql/SqlClient"
 import { Task } from "@tender/core"
 import { Effect, Option, Stream } from "effect"
 import { clientConfig } from "./directory.js"

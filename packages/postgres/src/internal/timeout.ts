@@ -43,27 +43,28 @@ export const timedOut = (operation: string, millis: number): StorageError.Storag
  * (Operation.ts), where `Effect.timeout` would wait for the statement all the same. Only that
  * fiber is interrupted when the time is up, which asks the server to cancel the statement.
  */
-export const bound = (millis: number, reportedMillis: number = millis) =>
-<A, E>(operation: string, self: Effect.Effect<A, E>): Effect.Effect<A, E | StorageError.StorageUnavailable> =>
-  Effect.flatMap(Effect.forkDaemon(Effect.interruptible(self)), (fiber) =>
-    Effect.async<A, E | StorageError.StorageUnavailable>((resume) => {
-      let done = false
-      const timer = setTimeout(() => {
-        if (done) return
-        done = true
-        resume(Effect.fail(timedOut(operation, reportedMillis)))
-        fiber.unsafeInterruptAsFork(FiberId.none)
-      }, millis)
-      fiber.addObserver((exit) => {
-        clearTimeout(timer)
-        if (done) return
-        done = true
-        resume(exit)
-      })
-      // The caller interrupted (where it can be): the statement goes the same way.
-      return Effect.sync(() => {
-        clearTimeout(timer)
-        done = true
-        fiber.unsafeInterruptAsFork(FiberId.none)
-      })
-    }))
+export const bound =
+  (millis: number, reportedMillis: number = millis) =>
+  <A, E>(operation: string, self: Effect.Effect<A, E>): Effect.Effect<A, E | StorageError.StorageUnavailable> =>
+    Effect.flatMap(Effect.forkDaemon(Effect.interruptible(self)), (fiber) =>
+      Effect.async<A, E | StorageError.StorageUnavailable>((resume) => {
+        let done = false
+        const timer = setTimeout(() => {
+          if (done) return
+          done = true
+          resume(Effect.fail(timedOut(operation, reportedMillis)))
+          fiber.unsafeInterruptAsFork(FiberId.none)
+        }, millis)
+        fiber.addObserver((exit) => {
+          clearTimeout(timer)
+          if (done) return
+          done = true
+          resume(exit)
+        })
+        // The caller interrupted (where it can be): the statement goes the same way.
+        return Effect.sync(() => {
+          clearTimeout(timer)
+          done = true
+          fiber.unsafeInterruptAsFork(FiberId.none)
+        })
+      }))

@@ -14,7 +14,10 @@ import { at, boolean, check, fields, firstProblem, isObject, nonEmptyString, sho
 const maxIdLength = 100
 
 const environment = check<Api.Environment>(`must be "test" or "live"`, (u) => u === "test" || u === "live")
-const id = check<string>(`must be a non-empty string of at most ${maxIdLength} characters`, (u) => typeof u === "string" && u.length > 0 && u.length <= maxIdLength)
+const id = check<string>(
+  `must be a non-empty string of at most ${maxIdLength} characters`,
+  (u) => typeof u === "string" && u.length > 0 && u.length <= maxIdLength
+)
 const idempotencyKey = check<string>("must be a string of 1 to 255 printable ASCII characters", (u) => typeof u === "string" && /^[\x20-\x7E]{1,255}$/.test(u))
 const publicKey = check<string>("must be a public key (pk_test_… or pk_live_…)", (u) => typeof u === "string" && /^pk_(test|live)_[\x21-\x7E]{1,200}$/.test(u))
 
@@ -48,8 +51,7 @@ export const of = (method: string) => ({
   scope: (value: unknown) => optionsOf<Api.MerchantScope>(method, scopeOptions, value),
   write: (value: unknown) => optionsOf<Api.WriteOptions>(method, writeOptions, value),
   /** A body: an object (its fields are the route's schema's to check). */
-  body: (value: unknown, name = "params") =>
-    isObject(value) ? Effect.succeed(value) : Effect.fail(bad(method, "argument", name, "must be an object", value)),
+  body: (value: unknown, name = "params") => isObject(value) ? Effect.succeed(value) : Effect.fail(bad(method, "argument", name, "must be an object", value)),
   /** A body or list query that may be left out. */
   optionalBody: (value: unknown, name: string) =>
     value === undefined || isObject(value) ? Effect.succeed(value ?? {}) : Effect.fail(bad(method, "argument", name, "must be an object or undefined", value)),

@@ -73,7 +73,10 @@ export const knownKeys = (schema: Schema.Schema<any, any>): ReadonlyArray<string
  * within it whose field is itself declared with `fields` (not in an open one): its path, and
  * the names known beside it. A key given as `undefined` is one not given.
  */
-export const unknownKey = (schema: Schema.Schema<any, any>, input: unknown): { readonly path: ReadonlyArray<string>; readonly known: ReadonlyArray<string> } | undefined => {
+export const unknownKey = (
+  schema: Schema.Schema<any, any>,
+  input: unknown
+): { readonly path: ReadonlyArray<string>; readonly known: ReadonlyArray<string> } | undefined => {
   const walk = (ast: SchemaAST.AST, value: unknown, path: ReadonlyArray<string>): ReturnType<typeof unknownKey> => {
     if (!SchemaAST.isTypeLiteral(ast) || !isPlain(value) || ast.annotations[Open] === true) return undefined
     const declared = new Map(ast.propertySignatures.map((p) => [String(p.name), p.type]))
@@ -90,7 +93,10 @@ export const unknownKey = (schema: Schema.Schema<any, any>, input: unknown): { r
 }
 
 /** The first problem of `input` against `schema`: the path of the value at fault (`["workers", "concurrency"]`) and what it must be. */
-export const firstProblem = (schema: Schema.Schema<any, any>, input: unknown): { readonly path: ReadonlyArray<PropertyKey>; readonly problem: string } | undefined => {
+export const firstProblem = (
+  schema: Schema.Schema<any, any>,
+  input: unknown
+): { readonly path: ReadonlyArray<PropertyKey>; readonly problem: string } | undefined => {
   const result = Schema.decodeUnknownEither(schema)(withoutUndefined(input))
   if (Either.isRight(result)) return undefined
   const issue = ParseResult.ArrayFormatter.formatErrorSync(result.left)[0]

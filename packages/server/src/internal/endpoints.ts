@@ -28,9 +28,9 @@ import {
   WebhookTools
 } from "@tender/core"
 import type { TenderApi } from "@tender/http/Api"
-import type * as Api from "./scope.js"
 import { Effect, Schema } from "effect"
 import { act, actWith, actWithOptional, create, list, listOf, open, read, retrieve, type Row, scoped, upload } from "./rows.js"
+import type * as Api from "./scope.js"
 
 /** The groups `/openapi.json` leaves out (`OpenApi.Exclude`): the document itself, the hosted page and the providers' door. */
 type NotMerchantApi = "openApi" | "hostedCheckout" | "providerNotifications"
@@ -95,12 +95,13 @@ export const table = {
   },
   topupIntents: {
     // 4.7, D5: the key is required.
-    create: create(TopupIntent.CreateParams, (context, params) =>
-      Effect.flatMap(Idempotency.validateKey(context.idempotencyKey, true), () => TopupIntents.create(context, params))),
+    create: create(
+      TopupIntent.CreateParams,
+      (context, params) => Effect.flatMap(Idempotency.validateKey(context.idempotencyKey, true), () => TopupIntents.create(context, params))
+    ),
     retrieve: retrieve(TopupIntents.retrieve),
     list: list(TopupIntents.ListParams, TopupIntents.list),
-    receipt: actWith(ReceiptByAsset, (context, id, params) =>
-      TopupIntents.submitReceipt(context, id, params.asset_id))
+    receipt: actWith(ReceiptByAsset, (context, id, params) => TopupIntents.submitReceipt(context, id, params.asset_id))
   },
   webhookEndpoints: {
     create: create(WebhookEndpoint.CreateParams, WebhookEndpoint.create),

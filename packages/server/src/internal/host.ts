@@ -5,12 +5,12 @@
  */
 import { Balances, Errors, Merchants, ProviderAccounts, RouteHealth, Seed } from "@tender/core"
 import { Clock, Effect, Option } from "effect"
+import type { ManagedRuntime } from "effect"
 import type * as Api from "../Api.js"
 import { merchantResource } from "../Api.js"
 import * as Arguments from "./arguments.js"
 import type { Services } from "./rows.js"
 import { decode, run } from "./run.js"
-import type { ManagedRuntime } from "effect"
 
 /** The merchant `id`, or 404 naming `merchant`. */
 export const findMerchant = (id: string) =>
@@ -105,14 +105,15 @@ export const make = (runtime: ManagedRuntime.ManagedRuntime<Services, unknown>) 
   }
 
   /** Route health, the host's word (spec 2.3): `name` and `available` decoded first, so `"no"` is refused rather than taken for true. */
-  const availability = (method: string, param: string, set: (h: RouteHealth.RouteHealth["Type"], name: string, available: boolean) => Effect.Effect<void, unknown>) =>
-  (name: string, available: boolean): Promise<void> =>
-    call(Effect.gen(function*() {
-      const check = Arguments.of(method)
-      const valid = yield* check.name(name, param)
-      const on = yield* check.boolean(available, "available")
-      return yield* set(yield* RouteHealth.RouteHealth, valid, on)
-    }))
+  const availability =
+    (method: string, param: string, set: (h: RouteHealth.RouteHealth["Type"], name: string, available: boolean) => Effect.Effect<void, unknown>) =>
+    (name: string, available: boolean): Promise<void> =>
+      call(Effect.gen(function*() {
+        const check = Arguments.of(method)
+        const valid = yield* check.name(name, param)
+        const on = yield* check.boolean(available, "available")
+        return yield* set(yield* RouteHealth.RouteHealth, valid, on)
+      }))
 
   const routes: Api.RoutesApi = {
     setAvailable: availability("routes.setAvailable", "routeId", (h, route, available) => h.setRouteAvailable(route, available)),

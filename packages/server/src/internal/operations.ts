@@ -26,8 +26,10 @@ export type Runtime = ManagedRuntime.ManagedRuntime<Services, unknown>
  * every key pair's.
  */
 const principalOf = (scope: Api.MerchantScope) =>
-  Effect.map(Host.findMerchant(scope.merchant), (merchant) =>
-    ({ merchant, environment: scope.environment, apiKeyId: `host_${scope.environment}_${merchant.id}` }) satisfies Authentication.Principal)
+  Effect.map(
+    Host.findMerchant(scope.merchant),
+    (merchant) => ({ merchant, environment: scope.environment, apiKeyId: `host_${scope.environment}_${merchant.id}` }) satisfies Authentication.Principal
+  )
 
 /** The body, query or file argument of `shape`, checked for its kind (its fields are the schema's to check). */
 const given = (check: ReturnType<typeof Arguments.of>, params: NonNullable<Shape["params"]>, value: unknown) => {
@@ -67,10 +69,12 @@ export const make = (runtime: Runtime) => {
     return row.shape.rendered ? answer.then((response) => fromResponse(response as Parameters<typeof fromResponse>[0])) : answer
   }
 
-  const merchantApi = Object.fromEntries(Object.entries(table).map(([group, rows]) => [
-    group,
-    Object.fromEntries(Object.entries(rows).map(([endpoint, row]) => [endpoint, method(`${group}.${endpoint}`, row)]))
-  ])) as unknown as Methods
+  const merchantApi = Object.fromEntries(
+    Object.entries(table).map(([group, rows]) => [
+      group,
+      Object.fromEntries(Object.entries(rows).map(([endpoint, row]) => [endpoint, method(`${group}.${endpoint}`, row)]))
+    ])
+  ) as unknown as Methods
 
   /**
    * Approve a payout awaiting approval (D8): the host's word, not a merchant route. Another

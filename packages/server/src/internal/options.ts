@@ -9,7 +9,22 @@
 import { CredentialVault } from "@tender/core"
 import { Schema } from "effect"
 import { TenderError } from "../TenderError.js"
-import { at, boolean, check, fields, firstProblem, fn, isObject, knownKeys, millisUpTo, nonEmptyString, nonNegativeInt, positiveInt, show, unknownKey } from "./checks.js"
+import {
+  at,
+  boolean,
+  check,
+  fields,
+  firstProblem,
+  fn,
+  isObject,
+  knownKeys,
+  millisUpTo,
+  nonEmptyString,
+  nonNegativeInt,
+  positiveInt,
+  show,
+  unknownKey
+} from "./checks.js"
 import { suggestion } from "./nearest.js"
 
 const day = 24 * 60 * 60 * 1000
@@ -31,7 +46,10 @@ const methods = (names: ReadonlyArray<string>, problem: string) =>
 
 const postgres = fields({
   postgres: methods(["connect", "query", "on", "end"], "must be a pg.Pool (connect, query, on and end)"),
-  tablePrefix: check<string>("must be 1 to 30 lowercase letters, digits or underscores, starting with a letter", (u) => typeof u === "string" && /^[a-z][a-z0-9_]{0,29}$/.test(u)),
+  tablePrefix: check<string>(
+    "must be 1 to 30 lowercase letters, digits or underscores, starting with a letter",
+    (u) => typeof u === "string" && /^[a-z][a-z0-9_]{0,29}$/.test(u)
+  ),
   statementTimeoutMs: millisUpTo(day, "one day at most"),
   preparedStatements: boolean
 })
@@ -44,15 +62,24 @@ const mongodb = fields({
 
 const memory = fields({ memory: check<true>("must be true", (u) => u === true) })
 
-const provider = fields({
-  code: nonEmptyString,
-  methods: check<ReadonlyArray<unknown>>("must be an array of payment methods", Array.isArray),
-  createPayment: fn,
-  confirmPayment: fn,
-  getPaymentStatus: fn
-}, "must be a payment provider (an object: use defineProvider for a Promise adapter)", ["code", "methods", "createPayment", "confirmPayment", "getPaymentStatus"], true)
+const provider = fields(
+  {
+    code: nonEmptyString,
+    methods: check<ReadonlyArray<unknown>>("must be an array of payment methods", Array.isArray),
+    createPayment: fn,
+    confirmPayment: fn,
+    getPaymentStatus: fn
+  },
+  "must be a payment provider (an object: use defineProvider for a Promise adapter)",
+  ["code", "methods", "createPayment", "confirmPayment", "getPaymentStatus"],
+  true
+)
 
-const logger = fields({ info: fn, warn: fn, error: fn, debug: fn }, "must be an object with info, warn and error methods (pino, console)", ["info", "warn", "error"], true)
+const logger = fields({ info: fn, warn: fn, error: fn, debug: fn }, "must be an object with info, warn and error methods (pino, console)", [
+  "info",
+  "warn",
+  "error"
+], true)
 
 const webhooks = fields({
   encryptionKey: nonEmptyString,
@@ -114,7 +141,9 @@ export const badOption = (path: string, problem: string, value: unknown): Tender
     code: "validation_failed",
     status: 400,
     param: path === "" ? undefined : path,
-    message: path === "" ? `createTender: options ${problem}, got ${show(value)}` : `createTender: option "${path}" ${problem}, got ${show(value, secrets.has(path))}`
+    message: path === ""
+      ? `createTender: options ${problem}, got ${show(value)}`
+      : `createTender: option "${path}" ${problem}, got ${show(value, secrets.has(path))}`
   })
 
 /** A key Tender does not know, named with its path and the nearest known name. */
@@ -175,7 +204,12 @@ export const problemOf = (input: unknown): TenderError | undefined => {
       CredentialVault.make(keys)
     } catch (error) {
       // Its message names the key by id, never its bytes; the value is not shown.
-      return new TenderError({ code: "validation_failed", status: 400, param: "providerAccountKeys", message: `createTender: option "providerAccountKeys": ${(error as Error).message}` })
+      return new TenderError({
+        code: "validation_failed",
+        status: 400,
+        param: "providerAccountKeys",
+        message: `createTender: option "providerAccountKeys": ${(error as Error).message}`
+      })
     }
   }
   const w = input["workers"]

@@ -57,7 +57,10 @@ const body = (schema: Schema.Schema.AnyNoContext, optional = false) => ({ name: 
 const query = (schema: Schema.Schema.AnyNoContext, optional = true) => ({ name: "query" as const, schema, optional })
 
 /** `POST /<resources>` (4.1, 4.9): `create(params, options)`, under the caller's `Idempotency-Key`. */
-export const create = <S extends Schema.Schema.AnyNoContext>(schema: S, op: (context: Operation.RequestContext, params: Type<S>) => Rendered): Row<[params: Encoded<S>, options: Api.WriteOptions]> => ({
+export const create = <S extends Schema.Schema.AnyNoContext>(
+  schema: S,
+  op: (context: Operation.RequestContext, params: Type<S>) => Rendered
+): Row<[params: Encoded<S>, options: Api.WriteOptions]> => ({
   shape: { id: false, params: body(schema), options: "write", rendered: true },
   run: (input) => op(input.context, input.params)
 })
@@ -69,7 +72,10 @@ export const retrieve = (op: (principal: Principal, id: string) => Read): Row<[i
 })
 
 /** `GET /<resources>` (4.3, D6): `list(query?, options)`, a page newest first. */
-export const list = <S extends Schema.Schema.AnyNoContext>(schema: S, op: (principal: Principal, query: Type<S>) => Read): Row<[query: Query<Encoded<S>> | undefined, options: Api.MerchantScope]> => ({
+export const list = <S extends Schema.Schema.AnyNoContext>(
+  schema: S,
+  op: (principal: Principal, query: Type<S>) => Read
+): Row<[query: Query<Encoded<S>> | undefined, options: Api.MerchantScope]> => ({
   shape: { id: false, params: query(schema), options: "scope", rendered: false },
   run: (input) => op(input.context.principal, input.params)
 })
@@ -81,13 +87,19 @@ export const scoped = (op: (principal: Principal) => Read): Row<[options: Api.Me
 })
 
 /** A read whose query is required (discovery, 4.6): `name(query, options)`. */
-export const read = <S extends Schema.Schema.AnyNoContext>(schema: S, op: (principal: Principal, query: Type<S>) => Read): Row<[query: Query<Encoded<S>>, options: Api.MerchantScope]> => ({
+export const read = <S extends Schema.Schema.AnyNoContext>(
+  schema: S,
+  op: (principal: Principal, query: Type<S>) => Read
+): Row<[query: Query<Encoded<S>>, options: Api.MerchantScope]> => ({
   shape: { id: false, params: query(schema, false), options: "scope", rendered: false },
   run: (input) => op(input.context.principal, input.params)
 })
 
 /** A list under one resource (a webhook endpoint's attempts): `name(id, query?, options)`. */
-export const listOf = <S extends Schema.Schema.AnyNoContext>(schema: S, op: (principal: Principal, id: string, query: Type<S>) => Read): Row<[id: string, query: Query<Encoded<S>> | undefined, options: Api.MerchantScope]> => ({
+export const listOf = <S extends Schema.Schema.AnyNoContext>(
+  schema: S,
+  op: (principal: Principal, id: string, query: Type<S>) => Read
+): Row<[id: string, query: Query<Encoded<S>> | undefined, options: Api.MerchantScope]> => ({
   shape: { id: true, params: query(schema), options: "scope", rendered: false },
   run: (input) => op(input.context.principal, input.id, input.params)
 })
@@ -99,19 +111,28 @@ export const act = (op: (context: Operation.RequestContext, id: string) => Rende
 })
 
 /** A POST on one resource with a body: `name(id, params, options)`. */
-export const actWith = <S extends Schema.Schema.AnyNoContext>(schema: S, op: (context: Operation.RequestContext, id: string, params: Type<S>) => Rendered): Row<[id: string, params: Encoded<S>, options: Api.WriteOptions]> => ({
+export const actWith = <S extends Schema.Schema.AnyNoContext>(
+  schema: S,
+  op: (context: Operation.RequestContext, id: string, params: Type<S>) => Rendered
+): Row<[id: string, params: Encoded<S>, options: Api.WriteOptions]> => ({
   shape: { id: true, params: body(schema), options: "write", rendered: true },
   run: (input) => op(input.context, input.id, input.params)
 })
 
 /** A POST on one resource whose body may be left out (HTTP: `{}` or absent): `name(id, params | undefined, options)`. */
-export const actWithOptional = <S extends Schema.Schema.AnyNoContext>(schema: S, op: (context: Operation.RequestContext, id: string, params: Type<S>) => Rendered): Row<[id: string, params: Encoded<S> | undefined, options: Api.WriteOptions]> => ({
+export const actWithOptional = <S extends Schema.Schema.AnyNoContext>(
+  schema: S,
+  op: (context: Operation.RequestContext, id: string, params: Type<S>) => Rendered
+): Row<[id: string, params: Encoded<S> | undefined, options: Api.WriteOptions]> => ({
   shape: { id: true, params: body(schema, true), options: "write", rendered: true },
   run: (input) => op(input.context, input.id, input.params)
 })
 
 /** A file upload (HTTP: multipart, part `file`): `name(bytes, options)`. */
-export const upload = (schema: Schema.Schema<Uint8Array, Uint8Array>, op: (context: Operation.RequestContext, bytes: Uint8Array) => Rendered): Row<[file: Uint8Array, options: Api.WriteOptions]> => ({
+export const upload = (
+  schema: Schema.Schema<Uint8Array, Uint8Array>,
+  op: (context: Operation.RequestContext, bytes: Uint8Array) => Rendered
+): Row<[file: Uint8Array, options: Api.WriteOptions]> => ({
   shape: { id: false, params: { name: "file", schema, optional: false }, options: "write", rendered: true },
   run: (input) => op(input.context, input.params)
 })

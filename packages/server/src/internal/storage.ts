@@ -83,7 +83,11 @@ export const layerOf = async (options: StorageOptions | undefined, migrate: bool
   }
   const database = options.database ?? options.mongodb.db().databaseName
   // MongoDB's "migration" is its indexes, which `layer` creates at every start (idempotent).
-  return mongo.MongoStorage.layer({ client: options.mongodb as Parameters<typeof mongo.MongoStorage.layer>[0]["client"], database, collectionPrefix: options.collectionPrefix })
+  return mongo.MongoStorage.layer({
+    client: options.mongodb as Parameters<typeof mongo.MongoStorage.layer>[0]["client"],
+    database,
+    collectionPrefix: options.collectionPrefix
+  })
 }
 
 /** A pg.Pool's settings as node-postgres keeps them (`pool.options`). */
@@ -103,7 +107,11 @@ const pgAddress = (pool: PgPoolLike): string => {
   if (settings.connectionString !== undefined) {
     try {
       const url = new URL(settings.connectionString)
-      fromUrl = { host: decodeURIComponent(url.hostname) || undefined, port: url.port || undefined, database: decodeURIComponent(url.pathname.slice(1)) || undefined }
+      fromUrl = {
+        host: decodeURIComponent(url.hostname) || undefined,
+        port: url.port || undefined,
+        database: decodeURIComponent(url.pathname.slice(1)) || undefined
+      }
     } catch {
       // A connection string that is no URL (`host=… dbname=…`): named by its settings below.
     }
@@ -124,5 +132,7 @@ export const describe = (options: StorageOptions | undefined): string => {
   if ("postgres" in options) return `tender: storage postgres ${pgAddress(options.postgres)}, table prefix ${options.tablePrefix ?? "tender_"}`
   const hosts = (options.mongodb as { options?: { hosts?: ReadonlyArray<unknown> } }).options?.hosts
   const address = Array.isArray(hosts) && hosts.length > 0 ? `${hosts.map(String).join(",")}, ` : ""
-  return `tender: storage mongodb ${address}database ${options.database ?? options.mongodb.db().databaseName}, collection prefix ${options.collectionPrefix ?? "tender_"}`
+  return `tender: storage mongodb ${address}database ${options.database ?? options.mongodb.db().databaseName}, collection prefix ${
+    options.collectionPrefix ?? "tender_"
+  }`
 }

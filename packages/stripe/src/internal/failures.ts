@@ -4,7 +4,7 @@
  * 5xx, a timeout, a connection error, rate limiting) is `ProviderUnavailable`, which routing
  * counts against the route's health.
  */
-import { failureFor, type FailureCodes, ProviderUnavailable } from "@tender/core/Provider"
+import { type FailureCodes, failureFor, ProviderUnavailable } from "@tender/core/Provider"
 import Stripe from "stripe"
 
 /** A Stripe answer that is not a fault of Stripe's side: a decline or a refused request. */
@@ -27,7 +27,14 @@ const codes: FailureCodes = {
   authentication_failed: ["authentication_required", "payment_intent_authentication_failure"],
   payment_expired: ["payment_intent_payment_attempt_expired", "expired"],
   provider_error: ["processing_error"],
-  provider_rejected: ["amount_too_small", "amount_too_large", "currency_not_supported", "invalid_currency", "payment_method_unactivated", "payment_intent_invalid_parameter"]
+  provider_rejected: [
+    "amount_too_small",
+    "amount_too_large",
+    "currency_not_supported",
+    "invalid_currency",
+    "payment_method_unactivated",
+    "payment_intent_invalid_parameter"
+  ]
 }
 
 /**

@@ -2,7 +2,7 @@
  * What `@tender/stripe` serves: PromptPay in THB (a QR code, in both checkout modes) and cards
  * through Stripe Checkout (a redirect), each in the environments its keys serve.
  */
-import { type ProviderMethod, promptPayMethod } from "@tender/core/Provider"
+import { promptPayMethod, type ProviderMethod } from "@tender/core/Provider"
 import type { Environment } from "@tender/core/Schemas"
 
 /** Stripe's own name for each method (never exposed). */
@@ -11,7 +11,10 @@ export const PROMPTPAY = "promptpay"
 export const CARD_CHECKOUT = "checkout_card"
 
 /** The catalogue for the environments the configured keys serve. */
-export const methods = (environments: ReadonlyArray<Environment>, card: { readonly countries: ReadonlyArray<string>; readonly currencies: ReadonlyArray<string> }): ReadonlyArray<ProviderMethod> => [
+export const methods = (
+  environments: ReadonlyArray<Environment>,
+  card: { readonly countries: ReadonlyArray<string>; readonly currencies: ReadonlyArray<string> }
+): ReadonlyArray<ProviderMethod> => [
   // Stripe's minimum charge in THB is 10 baht; PromptPay's per-payment limit is 150,000 baht.
   promptPayMethod({ providerMethod: PROMPTPAY, minAmount: "1000", maxAmount: "15000000", environments }),
   {

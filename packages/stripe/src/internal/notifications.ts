@@ -4,8 +4,14 @@
  * have different ones), and read as Tender's notices. Our ids come back in the metadata the
  * adapter set.
  */
+import {
+  NotificationUnverified,
+  type ParsedNotification,
+  type ProviderNotice,
+  type ProviderNotificationRequest,
+  receivedAnswer
+} from "@tender/core/ProviderNotification"
 import type { Environment } from "@tender/core/Schemas"
-import { NotificationUnverified, type ParsedNotification, type ProviderNotice, type ProviderNotificationRequest, receivedAnswer } from "@tender/core/ProviderNotification"
 import { Effect } from "effect"
 import type Stripe from "stripe"
 import { failureOf } from "./failures.js"
@@ -23,8 +29,7 @@ export const META = {
  * field missing or of another type than documented (a test event, an API version Tender does not
  * know, a hand-made event signed with the endpoint secret) reads as absent, never as a crash.
  */
-const recordOf = (u: unknown): Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u) ? u as Record<string, unknown> : {}
+const recordOf = (u: unknown): Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u) ? u as Record<string, unknown> : {}
 const textOf = (u: unknown): string | null => typeof u === "string" ? u : null
 const amountOf = (u: unknown): string | null => typeof u === "number" && Number.isSafeInteger(u) && u >= 0 ? String(u) : null
 const metaOf = (o: Readonly<Record<string, unknown>>, key: string): string | null => textOf(recordOf(o["metadata"])[key])
@@ -94,8 +99,8 @@ export const noticesOf = (event: NonNullable<ReturnType<typeof envelopeOf>>): Re
 }
 
 /** Verifies a notification with each endpoint secret and reads it. */
-export const parse = (client: Stripe, secrets: ReadonlyArray<string>) =>
-  (request: ProviderNotificationRequest): Effect.Effect<ParsedNotification, NotificationUnverified> =>
+export const parse =
+  (client: Stripe, secrets: ReadonlyArray<string>) => (request: ProviderNotificationRequest): Effect.Effect<ParsedNotification, NotificationUnverified> =>
     Effect.suspend(() => {
       const header = request.headers["stripe-signature"]
       if (header === undefined) return Effect.fail(new NotificationUnverified({ provider: "stripe", reason: "no Stripe-Signature header" }))

@@ -12,7 +12,12 @@ import { commit, freshScope, t0 } from "./fixtures.js"
 
 const storage = Storage.Storage
 
-const txn = (scope: Scope, type: BalanceTransaction.Type, amount: bigint, options: { fee?: bigint; availableAt?: number; source?: string | null; currency?: string } = {}) =>
+const txn = (
+  scope: Scope,
+  type: BalanceTransaction.Type,
+  amount: bigint,
+  options: { fee?: bigint; availableAt?: number; source?: string | null; currency?: string } = {}
+) =>
   Ledger.transaction({
     ...scope,
     type,

@@ -20,8 +20,7 @@ const delivery = (scope: ReturnType<typeof freshScope>, endpointId: string, dueA
   targetId: endpointId
 })
 
-const claim = (now: number, owner: string, limit: number) =>
-  Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now, owner, leaseMillis: 60_000, limit }))
+const claim = (now: number, owner: string, limit: number) => Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now, owner, leaseMillis: 60_000, limit }))
 
 /** @internal */
 export const deliveryCases = (it: ContractIt, concurrency: number) => {
@@ -36,8 +35,10 @@ export const deliveryCases = (it: ContractIt, concurrency: number) => {
       )
       assert.strictEqual(results.filter((r) => r._tag === "Right").length, 1)
       for (const r of results) if (r._tag === "Left") assert.strictEqual(r.left._tag, "UniqueViolation")
-      const stored = yield* Effect.flatMap(Storage.Storage, (s) =>
-        s.list(Task.table, { ...scope, where: { resourceId: eventId, targetId: "we_race" }, limit: 100 }))
+      const stored = yield* Effect.flatMap(
+        Storage.Storage,
+        (s) => s.list(Task.table, { ...scope, where: { resourceId: eventId, targetId: "we_race" }, limit: 100 })
+      )
       assert.lengthOf(stored, 1)
     }))
 
@@ -89,7 +90,10 @@ export const deliveryCases = (it: ContractIt, concurrency: number) => {
       const money = yield* Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now: start + 1000, owner: "a", leaseMillis: 60_000, limit: 2, pool: "money" }))
       assert.sameMembers(money.map((t) => t.merchantId), [big.merchantId, small.merchantId])
       assert.include(money.map((t) => t.id), lone.id)
-      const webhooks = yield* Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now: start + 1000, owner: "a", leaseMillis: 60_000, limit: 2, pool: "webhooks" }))
+      const webhooks = yield* Effect.flatMap(
+        Task.Tasks,
+        (tasks) => tasks.claim({ now: start + 1000, owner: "a", leaseMillis: 60_000, limit: 2, pool: "webhooks" })
+      )
       assert.sameMembers(webhooks.map((t) => t.merchantId), [big.merchantId, small.merchantId])
       assert.include(webhooks.map((t) => t.id), single.id)
       // The pools are apart: a money claim takes no delivery, a delivery claim no money task.
@@ -104,8 +108,10 @@ export const deliveryCases = (it: ContractIt, concurrency: number) => {
       const healthy = Array.from({ length: 3 }, (_, i) => delivery(scope, "we_zok", start + 100 + i))
       yield* commit([...hanging, ...healthy].map((t) => Write.insert(Task.table, t)))
       const claim = (limit: number) =>
-        Effect.flatMap(Task.Tasks, (tasks) =>
-          tasks.claim({ now: start + 1000, owner: "a", leaseMillis: 60_000, limit, pool: "webhooks", perEndpoint: 2, ring: { endpoint: "we_" } }))
+        Effect.flatMap(
+          Task.Tasks,
+          (tasks) => tasks.claim({ now: start + 1000, owner: "a", leaseMillis: 60_000, limit, pool: "webhooks", perEndpoint: 2, ring: { endpoint: "we_" } })
+        )
       const first = yield* claim(3)
       // Round the endpoints: the hanging one's first, the healthy one's first, then the hanging one's second.
       assert.deepStrictEqual(first.map((t) => t.id), [hanging[0]!.id, healthy[0]!.id, hanging[1]!.id])

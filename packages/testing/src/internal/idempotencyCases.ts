@@ -3,16 +3,15 @@
  * reserve, complete, replay, conflict, in flight, release, expiry, lapse, and races.
  */
 import { assert } from "@effect/vitest"
-import type { ContractIt } from "./fixtures.js"
 import { Idempotency, PaymentIntent, Storage } from "@tender/core"
 import { Effect, Option } from "effect"
+import type { ContractIt } from "./fixtures.js"
 import { claim, commit, freshKey, freshScope, held, intent, oddResponse, referenceClaim, t0 } from "./fixtures.js"
 
 const begin = (request: Storage.BeginRequest) => Effect.flatMap(Storage.Storage, (s) => s.begin(request))
 const { Write } = Storage
 const tags = (outcomes: ReadonlyArray<Storage.BeginOutcome>) => outcomes.map((o) => o._tag)
-const count = (outcomes: ReadonlyArray<Storage.BeginOutcome>, tag: Storage.BeginOutcome["_tag"]) =>
-  outcomes.filter((o) => o._tag === tag).length
+const count = (outcomes: ReadonlyArray<Storage.BeginOutcome>, tag: Storage.BeginOutcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length
 
 /** @internal */
 export const idempotencyCases = (it: ContractIt, concurrency: number) => {
@@ -321,8 +320,7 @@ export const referenceCases = (it: ContractIt, concurrency: number) => {
     Effect.gen(function*() {
       const scope = freshScope()
       const outcomes = yield* Effect.all(
-        Array.from({ length: concurrency }, () =>
-          begin({ now: t0, idempotency: claim(freshKey(), t0), reference: referenceClaim(scope, "order-race", t0) })),
+        Array.from({ length: concurrency }, () => begin({ now: t0, idempotency: claim(freshKey(), t0), reference: referenceClaim(scope, "order-race", t0) })),
         { concurrency: "unbounded" }
       )
       assert.strictEqual(count(outcomes, "Proceed"), 1, tags(outcomes).join(","))

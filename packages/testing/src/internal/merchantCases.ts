@@ -2,10 +2,10 @@
  * Contract cases for the merchant directory (spec 5, D2): merchants, API keys, revocation.
  */
 import { assert } from "@effect/vitest"
-import type { ContractIt } from "./fixtures.js"
 import type { Merchants as M } from "@tender/core"
 import { Ids, Merchants } from "@tender/core"
 import { Effect, Option } from "effect"
+import type { ContractIt } from "./fixtures.js"
 import { t0 } from "./fixtures.js"
 
 const freshMerchant = (): M.Merchant => ({

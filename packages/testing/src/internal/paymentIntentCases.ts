@@ -3,10 +3,10 @@
  * versioned updates, every list filter, isolation and keyset pagination.
  */
 import { assert } from "@effect/vitest"
-import type { ContractIt } from "./fixtures.js"
 import type { PaymentIntent } from "@tender/core"
 import { PaymentIntent as PI, Storage } from "@tender/core"
 import { Effect, Option } from "effect"
+import type { ContractIt } from "./fixtures.js"
 import { expectedPage, freshScope, ids, intent, t0 } from "./fixtures.js"
 
 type Record = PaymentIntent.PaymentIntentRecord
@@ -31,8 +31,7 @@ const expected = (rows: ReadonlyArray<Record>, q: Query) =>
     (q.country === undefined || r.country === q.country) &&
     (q.currency === undefined || r.currency === q.currency) &&
     (q.merchantReference === undefined || r.merchantReference === q.merchantReference) &&
-    (q.statuses === undefined || q.statuses.includes(r.status))
-  )
+    (q.statuses === undefined || q.statuses.includes(r.status)))
 
 /** A record that uses every field, at the edges of what the API accepts. */
 const everyField = (scope: ReturnType<typeof freshScope>): Record =>
@@ -132,7 +131,10 @@ export const cases = (it: ContractIt) => {
       // The same id under another merchant: ids are unique across the whole store.
       const again = intent(freshScope(), { id: first.id, amount: "1" })
       const key = { apiKeyId: `key_${again.merchantId}`, key: "k" }
-      assert.strictEqual((yield* storage.begin({ now: t0, idempotency: { ...key, fingerprint: "f", expiresAt: t0 + 1000, lockedUntil: t0 + 500 } }))._tag, "Proceed")
+      assert.strictEqual(
+        (yield* storage.begin({ now: t0, idempotency: { ...key, fingerprint: "f", expiresAt: t0 + 1000, lockedUntil: t0 + 500 } }))._tag,
+        "Proceed"
+      )
       const error = yield* Effect.flip(storage.commit([
         Storage.Write.insert(PI.table, again),
         Storage.Write.completeIdempotency({ ...key, lockedUntil: t0 + 500 }, { status: 201, body: "{}", requestId: "req_x" })
@@ -189,7 +191,10 @@ export const cases = (it: ContractIt) => {
       ]))
       assert.strictEqual(partial._tag, "StaleVersion")
       assert.isTrue(Option.isNone(yield* get(beside)))
-      assert.strictEqual((yield* storage.begin({ now: t0 + 1, idempotency: { ...key, fingerprint: "f", expiresAt: t0 + 1000, lockedUntil: t0 + 500 } }))._tag, "KeyInFlight")
+      assert.strictEqual(
+        (yield* storage.begin({ now: t0 + 1, idempotency: { ...key, fingerprint: "f", expiresAt: t0 + 1000, lockedUntil: t0 + 500 } }))._tag,
+        "KeyInFlight"
+      )
       assert.deepStrictEqual(Option.getOrThrow(yield* get(record)), succeeded)
       // The list sees the update too.
       assert.deepStrictEqual(yield* list({ merchantId: record.merchantId, environment: record.environment, limit: 10 }), [succeeded])

@@ -44,7 +44,13 @@ export const cases = (it: ContractIt, concurrency: number) => {
   it.effect("D11 storage: a stored provider notice round-trips every field, its notice's keys in order", () =>
     Effect.gen(function*() {
       const provider = `prov_${Ids.randomBase62(8)}`
-      const record = { ...ProviderNotification.received(provider, notice("evt_1"), t0), status: "mismatch" as const, resourceId: "dord_x", detail: "ทดสอบ", version: 2 }
+      const record = {
+        ...ProviderNotification.received(provider, notice("evt_1"), t0),
+        status: "mismatch" as const,
+        resourceId: "dord_x",
+        detail: "ทดสอบ",
+        version: 2
+      }
       yield* commit([Storage.Write.insert(ProviderNotification.table, record)])
       const read = Option.getOrThrow(yield* Effect.flatMap(Storage.Storage, (s) => s.find(ProviderNotification.table, record.id)))
       assert.deepStrictEqual(read, record)
@@ -78,7 +84,9 @@ export const cases = (it: ContractIt, concurrency: number) => {
       const provider = `prov_${Ids.randomBase62(8)}`
       const first = ProviderNotification.received(provider, notice("evt_twice"), t0)
       yield* commit([Storage.Write.insert(ProviderNotification.table, first)])
-      const again = yield* Effect.flip(commit([Storage.Write.insert(ProviderNotification.table, { ...first, id: `${ProviderNotification.idPrefix}${Ids.randomBase62()}` })]))
+      const again = yield* Effect.flip(
+        commit([Storage.Write.insert(ProviderNotification.table, { ...first, id: `${ProviderNotification.idPrefix}${Ids.randomBase62()}` })])
+      )
       assert.strictEqual(again._tag, "UniqueViolation")
     }))
 }

@@ -4,9 +4,9 @@
  * object (`RenderedView`); a changed record is a new object.
  */
 import { assert } from "@effect/vitest"
-import type { ContractIt } from "./fixtures.js"
 import { PaymentIntent, Refund, Storage } from "@tender/core"
 import { Effect, Option } from "effect"
+import type { ContractIt } from "./fixtures.js"
 import { commit, freshScope, intent, refund } from "./fixtures.js"
 
 /** The paths of `value` and of everything inside it that are not frozen (bytes aside). */

@@ -7,7 +7,7 @@
  */
 import { assert } from "@effect/vitest"
 import type { PaymentIntent } from "@tender/core"
-import { Refund, Storage, PaymentIntent as PI } from "@tender/core"
+import { PaymentIntent as PI, Refund, Storage } from "@tender/core"
 import { Effect, Either, Option } from "effect"
 import type { ContractIt, Scope } from "./fixtures.js"
 import { commit, completeRefund, freshScope, intent, refund, t0 } from "./fixtures.js"
@@ -48,7 +48,14 @@ export const cases = (it: ContractIt, concurrency: number) => {
   it.effect("D10 storage: a refund round-trips every field, and a payment intent its cancellation_reason and refund counters", () =>
     Effect.gen(function*() {
       const scope = freshScope()
-      const pi = intent(scope, { status: "canceled", nextAction: null, cancellationReason: "abandoned", amountRefunded: "999999999999999998", refundsPending: "1", amount: "999999999999999999" })
+      const pi = intent(scope, {
+        status: "canceled",
+        nextAction: null,
+        cancellationReason: "abandoned",
+        amountRefunded: "999999999999999998",
+        refundsPending: "1",
+        amount: "999999999999999999"
+      })
       yield* commit([Storage.Write.insert(PI.table, pi)])
       assert.deepStrictEqual(yield* Effect.flatMap(storage, (s) => s.get(PI.table, scope, pi.id)), Option.some(pi))
       const full = completeRefund(scope, pi.id, { createdAt: t0 + 123, updatedAt: t0 + 456 })

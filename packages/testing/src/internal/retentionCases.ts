@@ -16,8 +16,7 @@ import { event, newTask } from "./taskCases.js"
 
 const { Write } = Storage
 const day = 24 * 60 * 60 * 1000
-const exists = (table: Table.Table<any>, id: string) =>
-  Effect.flatMap(Storage.Storage, (s) => s.find(table, id)).pipe(Effect.map(Option.isSome))
+const exists = (table: Table.Table<any>, id: string) => Effect.flatMap(Storage.Storage, (s) => s.find(table, id)).pipe(Effect.map(Option.isSome))
 
 const attempt = (scope: ReturnType<typeof freshScope>, at: number) =>
   WebhookDelivery.AttemptRecord.make({
@@ -73,10 +72,20 @@ export const retentionCases = (it: ContractIt) => {
 
       const purged = yield* storage.purgeExpired(0, cutoffs(cut))
       assert.deepStrictEqual(purged, { idempotencyKeys: 0, referenceClaims: 0, events: 1, tasks: 2, webhookAttempts: 1 })
-      for (const [table, id] of [[Event.table, oldEvent.id], [Task.table, oldDone.id], [Task.table, oldFailed.id], [WebhookDelivery.attemptTable, oldAttempt.id]] as const) {
+      for (
+        const [table, id] of [[Event.table, oldEvent.id], [Task.table, oldDone.id], [Task.table, oldFailed.id], [
+          WebhookDelivery.attemptTable,
+          oldAttempt.id
+        ]] as const
+      ) {
         assert.isFalse(yield* exists(table, id), `${id} is purged`)
       }
-      for (const [table, id] of [[Event.table, youngEvent.id], [Task.table, youngDone.id], [Task.table, oldPending.id], [WebhookDelivery.attemptTable, youngAttempt.id]] as const) {
+      for (
+        const [table, id] of [[Event.table, youngEvent.id], [Task.table, youngDone.id], [Task.table, oldPending.id], [
+          WebhookDelivery.attemptTable,
+          youngAttempt.id
+        ]] as const
+      ) {
         assert.isTrue(yield* exists(table, id), `${id} is kept`)
       }
       // The kept rows still list as before.

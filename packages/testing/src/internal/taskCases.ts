@@ -42,8 +42,7 @@ export const newTask = (scope: ReturnType<typeof freshScope>, dueAt: number, now
 
 const claim = (now: number, owner: string, limit = 100, leaseMillis = 60_000) =>
   Effect.flatMap(Task.Tasks, (tasks) => tasks.claim({ now, owner, leaseMillis, limit }))
-const read = (task: Task.TaskRecord) =>
-  Effect.flatMap(Storage.Storage, (s) => s.get(Task.table, task, task.id)).pipe(Effect.map(Option.getOrThrow))
+const read = (task: Task.TaskRecord) => Effect.flatMap(Storage.Storage, (s) => s.get(Task.table, task, task.id)).pipe(Effect.map(Option.getOrThrow))
 
 export const event = (scope: ReturnType<typeof freshScope>, resourceId: string, resourceVersion: number, ordinal: number, at: number) =>
   Event.EventRecord.make({
@@ -80,7 +79,7 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       yield* commit([Write.insert(Task.table, task)])
       yield* claim(start, "crashed", 100, 30_000)
       assert.deepStrictEqual(yield* claim(start + 29_999, "b"), [])
-      assert.strictEqual((yield* Effect.flatMap(Task.Tasks, (t) => t.nextDue)), start + 30_000)
+      assert.strictEqual(yield* Effect.flatMap(Task.Tasks, (t) => t.nextDue), start + 30_000)
       const [again] = yield* claim(start + 30_000, "b")
       assert.strictEqual(again?.id, task.id)
       assert.strictEqual(again?.attempts, 2)
@@ -98,7 +97,9 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       assert.isDefined(byA)
       assert.isDefined(byB)
       const effectOfA = event(scope, task.resourceId, 2, 0, start + 1001)
-      const lost = yield* Effect.flip(commit([Write.insert(Event.table, effectOfA), Write.update(Task.table, Task.completed(byA!, start + 1001), byA!.version)]))
+      const lost = yield* Effect.flip(
+        commit([Write.insert(Event.table, effectOfA), Write.update(Task.table, Task.completed(byA!, start + 1001), byA!.version)])
+      )
       assert.strictEqual(lost._tag, "StaleVersion")
       assert.deepStrictEqual(yield* Event.forResource(scope, task.resourceId), [])
       // B's run stands, once.
@@ -122,47 +123,51 @@ export const taskCases = (it: ContractIt, concurrency: number) => {
       const stored = yield* read(task)
       assert.strictEqual(stored.leaseUntil, null)
       assert.strictEqual(stored.lastError, "provider unavailable")
-      assert.strictEqual((yield* Effect.flatMap(Task.Tasks, (t) => t.nextDue)), start + 5000)
+      assert.strictEqual(yield* Effect.flatMap(Task.Tasks, (t) => t.nextDue), start + 5000)
       assert.deepStrictEqual(yield* claim(start + 4999, "b"), [])
       const [again] = yield* claim(start + 5000, "b")
       assert.strictEqual(again?.attempts, 2)
     }))
 
-  it.effect("tasks: a commit that leaves work for idle workers wakes them through the store (a task due now, a timer due within the wake horizon, an existing task made due now), whoever wrote it; a timer due later wakes nobody", () =>
-    Effect.gen(function*() {
-      const start = yield* freshWindow
-      const scope = freshScope()
-      const woken = yield* Queue.unbounded<void>()
-      const listening = yield* Effect.fork(Stream.runForEach((yield* Task.Tasks).wakeups, () => Queue.offer(woken, undefined)))
-      // A store's listener starts asynchronously (a LISTEN, a change stream): write tasks due now until one wakes it.
-      yield* commit([Write.insert(Task.table, newTask(scope, start, start))])
-      for (let i = 0; i < 100 && (yield* Queue.size(woken)) === 0; i++) {
-        yield* Effect.sleep("50 millis")
-        if (i % 10 === 9) yield* commit([Write.insert(Task.table, newTask(scope, start, start))])
-      }
-      assert.isAbove(yield* Queue.size(woken), 0, "a task inserted due now woke nobody")
-      // Wake-ups of the warm-up that are still on their way, then none left.
-      yield* Effect.sleep("200 millis")
-      yield* Queue.takeAll(woken)
-      const wakes = (what: string) =>
-        Queue.take(woken).pipe(
-          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`${what} woke nobody`) }),
-          Effect.orDie
-        )
-      // A timer due past the horizon, then one within it: the first wake-up is the second's, and it is the only one.
-      const timer = newTask(scope, start + day, start + 1)
-      yield* commit([Write.insert(Task.table, timer)])
-      yield* commit([Write.insert(Task.table, newTask(scope, start + 1 + Task.wakeHorizonMillis, start + 1))])
-      yield* wakes("a timer due within the wake horizon")
-      yield* Effect.sleep("200 millis")
-      assert.strictEqual(yield* Queue.size(woken), 0, "a timer due past the wake horizon woke the workers")
-      yield* commit([Write.insert(Task.table, newTask(scope, start + 2, start + 2))])
-      yield* wakes("a task inserted due now")
-      const dueNow: Task.TaskRecord = { ...timer, dueAt: start + 3, updatedAt: start + 3, version: timer.version + 1 }
-      yield* commit([Write.update(Task.table, dueNow, timer.version)])
-      yield* wakes("a timer brought forward to now")
-      yield* Fiber.interrupt(listening)
-    }), 30_000)
+  it.effect(
+    "tasks: a commit that leaves work for idle workers wakes them through the store (a task due now, a timer due within the wake horizon, an existing task made due now), whoever wrote it; a timer due later wakes nobody",
+    () =>
+      Effect.gen(function*() {
+        const start = yield* freshWindow
+        const scope = freshScope()
+        const woken = yield* Queue.unbounded<void>()
+        const listening = yield* Effect.fork(Stream.runForEach((yield* Task.Tasks).wakeups, () => Queue.offer(woken, undefined)))
+        // A store's listener starts asynchronously (a LISTEN, a change stream): write tasks due now until one wakes it.
+        yield* commit([Write.insert(Task.table, newTask(scope, start, start))])
+        for (let i = 0; i < 100 && (yield* Queue.size(woken)) === 0; i++) {
+          yield* Effect.sleep("50 millis")
+          if (i % 10 === 9) yield* commit([Write.insert(Task.table, newTask(scope, start, start))])
+        }
+        assert.isAbove(yield* Queue.size(woken), 0, "a task inserted due now woke nobody")
+        // Wake-ups of the warm-up that are still on their way, then none left.
+        yield* Effect.sleep("200 millis")
+        yield* Queue.takeAll(woken)
+        const wakes = (what: string) =>
+          Queue.take(woken).pipe(
+            Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error(`${what} woke nobody`) }),
+            Effect.orDie
+          )
+        // A timer due past the horizon, then one within it: the first wake-up is the second's, and it is the only one.
+        const timer = newTask(scope, start + day, start + 1)
+        yield* commit([Write.insert(Task.table, timer)])
+        yield* commit([Write.insert(Task.table, newTask(scope, start + 1 + Task.wakeHorizonMillis, start + 1))])
+        yield* wakes("a timer due within the wake horizon")
+        yield* Effect.sleep("200 millis")
+        assert.strictEqual(yield* Queue.size(woken), 0, "a timer due past the wake horizon woke the workers")
+        yield* commit([Write.insert(Task.table, newTask(scope, start + 2, start + 2))])
+        yield* wakes("a task inserted due now")
+        const dueNow: Task.TaskRecord = { ...timer, dueAt: start + 3, updatedAt: start + 3, version: timer.version + 1 }
+        yield* commit([Write.update(Task.table, dueNow, timer.version)])
+        yield* wakes("a timer brought forward to now")
+        yield* Fiber.interrupt(listening)
+      }),
+    30_000
+  )
 
   it.effect("tasks: the next due time is the first moment a pending task can be claimed: an unleased task's due time or a lease's end, whichever is first", () =>
     Effect.gen(function*() {

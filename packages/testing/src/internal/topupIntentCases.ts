@@ -67,8 +67,7 @@ const expected = (rows: ReadonlyArray<Record>, q: Query) =>
     (q.currency === undefined || r.destinationCurrency === q.currency) &&
     (q.merchantReference === undefined || r.merchantReference === q.merchantReference) &&
     (q.statuses === undefined || q.statuses.includes(r.status)) &&
-    (q.sourceTypes === undefined || q.sourceTypes.includes(r.sourceType))
-  )
+    (q.sourceTypes === undefined || q.sourceTypes.includes(r.sourceType)))
 
 /** @internal */
 export const cases = (it: ContractIt) => {
@@ -170,7 +169,14 @@ export const cases = (it: ContractIt) => {
         { ...scope, limit: 100, sourceTypes: ["manual_receipt"] },
         { ...scope, limit: 100, sourceTypes: ["manual_receipt", "provider_gateway"] },
         { ...scope, limit: 100, createdAfter: t0 + 2000, createdBefore: t0 + 7000 },
-        { ...scope, limit: 3, country: "SG", currency: "THB", statuses: ["requires_payment", "succeeded", "expired"], sourceTypes: ["test_funding", "provider_gateway"] },
+        {
+          ...scope,
+          limit: 3,
+          country: "SG",
+          currency: "THB",
+          statuses: ["requires_payment", "succeeded", "expired"],
+          sourceTypes: ["test_funding", "provider_gateway"]
+        },
         { ...scope, limit: 5, after: { createdAt: rows[14]!.createdAt, id: rows[14]!.id } },
         { ...scope, environment: "live", limit: 100 }
       ]

@@ -94,7 +94,11 @@ export const webhookCases = (it: ContractIt) => {
         createdAt: t0 + 30,
         version: 1
       })
-      yield* commit([Write.insert(WebhookEndpoint.table, failing), Write.insert(WebhookEndpoint.table, disabled), Write.insert(WebhookDelivery.attemptTable, attempt)])
+      yield* commit([
+        Write.insert(WebhookEndpoint.table, failing),
+        Write.insert(WebhookEndpoint.table, disabled),
+        Write.insert(WebhookDelivery.attemptTable, attempt)
+      ])
       const storage = yield* Storage.Storage
       assert.deepStrictEqual(Option.getOrThrow(yield* storage.get(WebhookEndpoint.table, scope, failing.id)), failing)
       const listed = yield* storage.list(WebhookEndpoint.table, { ...scope, where: { status: ["enabled", "disabled"] }, limit: 10 })

@@ -2,7 +2,23 @@
 import { OpenApi } from "@effect/platform"
 import { PaymentIntent, PaymentIntentCancel, PaymentIntents } from "@tender/core"
 import { Schema } from "effect"
-import { action, authenticated, CheckoutModeNotAllowed, create, FileUpload, group, IdempotencyConflict, IdempotencyHeaders, list, PayloadTooLarge, PaymentConfigurationUnavailable, PaymentIntentUnexpectedState, ReceiptByAsset, retrieve, RoutingUnavailable } from "./shared.js"
+import {
+  action,
+  authenticated,
+  CheckoutModeNotAllowed,
+  create,
+  FileUpload,
+  group,
+  IdempotencyConflict,
+  IdempotencyHeaders,
+  list,
+  PayloadTooLarge,
+  PaymentConfigurationUnavailable,
+  PaymentIntentUnexpectedState,
+  ReceiptByAsset,
+  retrieve,
+  RoutingUnavailable
+} from "./shared.js"
 
 /** Payment intents (4.1-4.5). @since 0.1.0 */
 export class PaymentIntentsGroup extends group("paymentIntents", "Payment intents: create, retrieve, list, confirm, receipts (4.1-4.5) and cancel (D10).")

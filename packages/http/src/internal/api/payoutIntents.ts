@@ -1,6 +1,18 @@
 /** The payout intents group (2.7, 4.10, D8): one module per group, assembled in `Api.ts`. */
 import { PayoutIntent, PayoutIntents } from "@tender/core"
-import { action, authenticated, BalanceInsufficient, create, group, IdempotencyConflict, IdempotencyHeaders, list, PaymentConfigurationUnavailable, PayoutNotCancelable, retrieve } from "./shared.js"
+import {
+  action,
+  authenticated,
+  BalanceInsufficient,
+  create,
+  group,
+  IdempotencyConflict,
+  IdempotencyHeaders,
+  list,
+  PaymentConfigurationUnavailable,
+  PayoutNotCancelable,
+  retrieve
+} from "./shared.js"
 
 /** Payout intents (2.7, 3.3, 4.10, D3, D8). @since 0.1.0 */
 export class PayoutIntentsGroup extends group("payoutIntents", "Payout intents: create, retrieve, list and cancel (2.7, 4.10, D8).")

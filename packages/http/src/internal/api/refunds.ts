@@ -1,6 +1,18 @@
 /** The refunds group (D10): one module per group, assembled in `Api.ts`. */
 import { Refund, Refunds } from "@tender/core"
-import { AmountExceedsRefundable, authenticated, create, group, IdempotencyConflict, IdempotencyHeaders, list, PaymentIntentUnexpectedState, RefundNotSupported, ResourceNotFound, retrieve } from "./shared.js"
+import {
+  AmountExceedsRefundable,
+  authenticated,
+  create,
+  group,
+  IdempotencyConflict,
+  IdempotencyHeaders,
+  list,
+  PaymentIntentUnexpectedState,
+  RefundNotSupported,
+  ResourceNotFound,
+  retrieve
+} from "./shared.js"
 
 /** Refunds (D10). @since 0.1.0 */
 export class RefundsGroup extends group("refunds", "Refunds: all or part of a succeeded payment given back; create, retrieve and list (D10).")

@@ -73,7 +73,6 @@ export const IdempotencyHeaders = Schema.Struct({
   }))
 })
 
-
 export const IdPath = Schema.Struct({ id: Schema.String })
 
 /** One JPEG or PNG of at most 5 MiB in the part named `file` (4.4, D3). */
@@ -172,8 +171,7 @@ export const action = <const Name extends string, S extends Schema.Schema.Any>(
     .addError(IdempotencyConflict)
 
 /** A group and the description its OpenAPI tag carries: the head every group module shares. */
-export const group = <const Id extends string>(id: Id, description: string) =>
-  HttpApiGroup.make(id).annotate(OpenApi.Description, description)
+export const group = <const Id extends string>(id: Id, description: string) => HttpApiGroup.make(id).annotate(OpenApi.Description, description)
 
 /**
  * The tail of every authenticated group: `ValidationFailed` on all its endpoints, and `Authentication`

@@ -1,7 +1,19 @@
 /** The top-up intents group (2.5, 4.7, 4.8): one module per group, assembled in `Api.ts`. */
 import { TopupIntent, TopupIntents } from "@tender/core"
 import { Schema } from "effect"
-import { action, authenticated, create, group, IdempotencyConflict, list, PaymentConfigurationUnavailable, ReceiptByAsset, retrieve, RoutingUnavailable, TopupIntentUnexpectedState } from "./shared.js"
+import {
+  action,
+  authenticated,
+  create,
+  group,
+  IdempotencyConflict,
+  list,
+  PaymentConfigurationUnavailable,
+  ReceiptByAsset,
+  retrieve,
+  RoutingUnavailable,
+  TopupIntentUnexpectedState
+} from "./shared.js"
 
 /** POST /topup_intents requires the key (4.7, D5): documented as required; its absence is a 400 naming `Idempotency-Key`. */
 const TopupHeaders = Schema.Struct({

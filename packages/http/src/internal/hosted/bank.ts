@@ -87,4 +87,3 @@ export const bankAnswer = (payment: string, request: HttpServerRequest.HttpServe
     })
   )
 }
-

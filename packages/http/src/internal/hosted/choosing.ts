@@ -4,7 +4,7 @@
  */
 import type { Discovery } from "@tender/core"
 import type { Page } from "../../hosted/Html.js"
-import { formatAmount, html, Html } from "../../hosted/Html.js"
+import { formatAmount, Html, html } from "../../hosted/Html.js"
 import type { Lang } from "../../hosted/Messages.js"
 import { fieldLabels, messages } from "../../hosted/Messages.js"
 import { type Context, frame, summary } from "./frame.js"
@@ -30,9 +30,9 @@ ${Object.entries(c.urls.linkFields).map(([k, v]) => html`<input type="hidden" na
 <fieldset><legend>${m.chooseMethod}</legend>
 ${
       methods.map((method, i) =>
-        html`<label class="option" for="method-${method.code}"><input type="radio" name="method" id="method-${method.code}" value="${method.code}"${
-          new Html(i === 0 ? " checked" : "")
-        }> <span>${methodLabel(method, c.lang)}</span></label>`
+        html`<label class="option" for="method-${method.code}"><input type="radio" name="method" id="method-${method.code}" value="${method.code}"${new Html(
+          i === 0 ? " checked" : ""
+        )}> <span>${methodLabel(method, c.lang)}</span></label>`
       )
     }
 </fieldset>
@@ -105,15 +105,13 @@ export const payerForm = (
     const errorText = errors.length > 0 ? html`<p class="error" id="${id}-error">${errors.join(" ")}</p>` : ""
     if (field === "bank") {
       return html`<div class="field">${label}<select id="${id}" name="${field}"${new Html(req + described)}><option value="">${m.selectBank}</option>${
-        method.options.banks.map((b) =>
-          html`<option value="${b.code}"${new Html(state.values[field] === b.code ? " selected" : "")}>${b.label}</option>`
-        )
+        method.options.banks.map((b) => html`<option value="${b.code}"${new Html(state.values[field] === b.code ? " selected" : "")}>${b.label}</option>`)
       }</select>${errorText}</div>`
     }
     const input = inputFor(field)
-    return html`<div class="field">${label}<input id="${id}" name="${field}" type="${input.type}" autocomplete="${input.autocomplete}"${
-      new Html(input.inputmode === undefined ? "" : ` inputmode="${input.inputmode}"`)
-    }${new Html(field === "name_th" ? " lang=\"th\"" : "")} value="${state.values[field] ?? ""}"${new Html(req + described)}>${errorText}</div>`
+    return html`<div class="field">${label}<input id="${id}" name="${field}" type="${input.type}" autocomplete="${input.autocomplete}"${new Html(
+      input.inputmode === undefined ? "" : ` inputmode="${input.inputmode}"`
+    )}${new Html(field === "name_th" ? " lang=\"th\"" : "")} value="${state.values[field] ?? ""}"${new Html(req + described)}>${errorText}</div>`
   }
   return frame(
     c,
@@ -129,4 +127,3 @@ ${canChange ? html`<p><a href="${c.urls.page()}">${m.changeMethod}</a></p>` : ""
     { status: hasErrors ? 400 : 200, script: hasErrors ? `document.getElementById("error-summary").focus();` : undefined }
   )
 }
-

@@ -5,7 +5,7 @@
  */
 import type { HostedCheckout, PaymentIntent, SimulatorPayer } from "@tender/core"
 import type { Page } from "../../hosted/Html.js"
-import { formatAmount, html, Html } from "../../hosted/Html.js"
+import { formatAmount, Html, html } from "../../hosted/Html.js"
 import type { Lang } from "../../hosted/Messages.js"
 import { messages } from "../../hosted/Messages.js"
 
@@ -80,16 +80,16 @@ const timeLeft = (expiresAt: number, now: number) => {
 /** The block that follows the intent: its status (announced politely) and the countdown. */
 export const follow = (c: Context, text: string, expiresAt: number | undefined, now: number) => {
   const m = messages(c.lang)
-  return html`<div id="follow" data-status-url="${c.urls.status}" data-version="${c.intent.version}" data-expires-at="${
-    expiresAt ?? ""
-  }">
+  return html`<div id="follow" data-status-url="${c.urls.status}" data-version="${c.intent.version}" data-expires-at="${expiresAt ?? ""}">
 <p role="status" id="status-text">${text}</p>
 ${
-    expiresAt === undefined ? "" : html`<p>${m.expiresIn} <span class="timer" id="timer" role="timer" data-expired="${m.expired}">${
-      timeLeft(expiresAt, now)
-    }</span> <span class="hint">(<time datetime="${new Date(expiresAt).toISOString()}">${
-      new Date(expiresAt).toISOString().slice(11, 16)
-    } UTC</time>)</span></p>`
+    expiresAt === undefined ?
+      "" :
+      html`<p>${m.expiresIn} <span class="timer" id="timer" role="timer" data-expired="${m.expired}">${
+        timeLeft(expiresAt, now)
+      }</span> <span class="hint">(<time datetime="${new Date(expiresAt).toISOString()}">${
+        new Date(expiresAt).toISOString().slice(11, 16)
+      } UTC</time>)</span></p>`
   }
 </div>`
 }
@@ -99,10 +99,9 @@ export const simulateForm = (c: Context) => {
   const m = messages(c.lang)
   return html`<section class="test" aria-labelledby="simulate-title"><h2 id="simulate-title">${m.simulateTitle}</h2>${
     c.simulate.map((action) =>
-      html`<form method="post" action="${c.urls.action("/simulate")}"><input type="hidden" name="action" value="${action}"><button type="submit" class="secondary" data-action="${action}">${
-        m[action]
-      }</button></form>`
+      html`<form method="post" action="${
+        c.urls.action("/simulate")
+      }"><input type="hidden" name="action" value="${action}"><button type="submit" class="secondary" data-action="${action}">${m[action]}</button></form>`
     )
   }</section>`
 }
-

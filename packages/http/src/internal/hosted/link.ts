@@ -115,4 +115,3 @@ export const browserNonce = (request: HttpServerRequest.HttpServerRequest, baseU
     headers: { "set-cookie": `${cookieName}=${nonce}; Path=${cookiePath(baseUrl)}; HttpOnly; SameSite=Strict${secure}` }
   }
 }
-

@@ -4,7 +4,7 @@
  */
 import type { HostedCheckout, SimulatorPayer } from "@tender/core"
 import type { Page } from "../../hosted/Html.js"
-import { formatAmount, html, Html } from "../../hosted/Html.js"
+import { formatAmount, Html, html } from "../../hosted/Html.js"
 import type { Lang } from "../../hosted/Messages.js"
 import { messages } from "../../hosted/Messages.js"
 import type { Context } from "./frame.js"
@@ -53,9 +53,9 @@ export const bank = (
       formatAmount(c.intent.amount, c.intent.currency, c.lang)
     }</p>${
       actions.map((a) =>
-        html`<form method="post" action="${action}"><input type="hidden" name="action" value="${a}"><button type="submit"${
-          new Html(a === "bank_declined" ? " class=\"secondary\"" : "")
-        } data-action="${a}">${m[a]}</button></form>`
+        html`<form method="post" action="${action}"><input type="hidden" name="action" value="${a}"><button type="submit"${new Html(
+          a === "bank_declined" ? " class=\"secondary\"" : ""
+        )} data-action="${a}">${m[a]}</button></form>`
       )
     }</div>`,
     formTargets: c.formTargets,
@@ -78,4 +78,3 @@ export const leaving = (lang: Lang, appearance: HostedCheckout.Appearance, retur
     status: 200
   }
 }
-

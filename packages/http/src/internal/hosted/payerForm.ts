@@ -37,4 +37,3 @@ export const errorsOf = (error: Errors.ValidationFailed | Errors.ApiError): Reco
   }
   return out
 }
-

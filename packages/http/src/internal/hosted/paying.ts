@@ -66,8 +66,7 @@ ${follow(c, m.waiting, expiresAt, now)}
 <p>${m.redirectHelp}</p>
 ${
           // A provider's address is followed only over http(s): never a javascript: or data: URL.
-          /^https?:\/\//i.test(action.url) ? html`<a class="button" id="go-to-bank" href="${action.url}">${m.goToBank}</a>` : ""
-        }
+          /^https?:\/\//i.test(action.url) ? html`<a class="button" id="go-to-bank" href="${action.url}">${m.goToBank}</a>` : ""}
 ${follow(c, m.waiting, expiresAt, now)}
 </div>`,
         { script: followScript }
@@ -100,4 +99,3 @@ export const final = (c: Context): Page => {
     html`<div class="card"><p class="outcome" aria-hidden="true">${mark}</p><h1 id="outcome">${title}</h1><p>${help}</p></div>${summary(c)}`
   )
 }
-

@@ -31,8 +31,7 @@ export const contextFor = (link: Link, intent: PaymentIntent.PaymentIntentRecord
     const q = (params: Record<string, string>) => "?" + new URLSearchParams(params).toString()
     const urls: Pages.Urls = {
       page: (params = {}) => hosted.pageUrl(intent.id) + q({ ...linkFields, ...params }),
-      action: (suffix) =>
-        hosted.pageUrl(intent.id, suffix) + q({ ...linkFields, token: hosted.formToken(intent.id, link.expires, nonce) }),
+      action: (suffix) => hosted.pageUrl(intent.id, suffix) + q({ ...linkFields, token: hosted.formToken(intent.id, link.expires, nonce) }),
       status: hosted.pageUrl(intent.id, "/status") + q({ expires: String(link.expires), signature: link.signature }),
       linkFields
     }
@@ -125,18 +124,18 @@ export interface Form {
  * the link and the browser's nonce cookie (403 otherwise), then `handle`. Any refusal or fault
  * becomes a page that says nothing of the intent.
  */
-export const formRoute = <R>(handle: (form: Form) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>, options: { readonly testOnly?: boolean } = {}) =>
-(id: string, request: HttpServerRequest.HttpServerRequest) => {
-  const link = linkOf(id, request)
-  return guarded(
-    link.lang,
-    Effect.gen(function*() {
-      const intent = yield* verify(link)
-      if (options.testOnly === true && intent.environment !== "test") return yield* Effect.fail(refused("notFound", 404))
-      yield* checkForm(link, request)
-      const c = yield* contextFor(link, intent, nonceOf(request)!)
-      return yield* handle({ intent, c, request })
-    })
-  )
-}
-
+export const formRoute =
+  <R>(handle: (form: Form) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>, options: { readonly testOnly?: boolean } = {}) =>
+  (id: string, request: HttpServerRequest.HttpServerRequest) => {
+    const link = linkOf(id, request)
+    return guarded(
+      link.lang,
+      Effect.gen(function*() {
+        const intent = yield* verify(link)
+        if (options.testOnly === true && intent.environment !== "test") return yield* Effect.fail(refused("notFound", 404))
+        yield* checkForm(link, request)
+        const c = yield* contextFor(link, intent, nonceOf(request)!)
+        return yield* handle({ intent, c, request })
+      })
+    )
+  }

@@ -64,7 +64,9 @@ export const initialMigrations = (prefix: TablePrefix) => {
       // each ending in the keyset order (created_at, id) descending so a page is an index range.
       yield* listIndexes(sql, t.of(PaymentIntent.table), { list: null, status: "status", country: "country", currency: "currency" })
       // merchant_reference is unique per merchant and environment among payment intents (4.9, D4).
-      yield* sql`CREATE UNIQUE INDEX ${sql(`${t.of(PaymentIntent.table)}_reference_key`)} ON ${sql(t.of(PaymentIntent.table))} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
+      yield* sql`CREATE UNIQUE INDEX ${sql(`${t.of(PaymentIntent.table)}_reference_key`)} ON ${
+        sql(t.of(PaymentIntent.table))
+      } (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
 
       yield* sql`CREATE TABLE ${sql(t.references)} (
         merchant_id text NOT NULL,
@@ -289,7 +291,9 @@ export const initialMigrations = (prefix: TablePrefix) => {
         version integer NOT NULL
       )`
       // merchant_reference is unique per merchant and environment among top-ups (4.9, D4).
-      yield* sql`CREATE UNIQUE INDEX ${sql(`${topups}_reference_key`)} ON ${sql(topups)} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
+      yield* sql`CREATE UNIQUE INDEX ${sql(`${topups}_reference_key`)} ON ${
+        sql(topups)
+      } (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
       // One index per list shape of 4.8, each ending in the keyset order (D6).
       yield* listIndexes(sql, topups, { list: null, status: "status", country: "country", currency: "destination_currency", source_type: "source_type" })
     }),
@@ -325,7 +329,9 @@ export const initialMigrations = (prefix: TablePrefix) => {
         version integer NOT NULL
       )`
       // merchant_reference is unique per merchant and environment among refunds (D10).
-      yield* sql`CREATE UNIQUE INDEX ${sql(`${refunds}_reference_key`)} ON ${sql(refunds)} (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
+      yield* sql`CREATE UNIQUE INDEX ${sql(`${refunds}_reference_key`)} ON ${
+        sql(refunds)
+      } (merchant_id, environment, merchant_reference) WHERE merchant_reference IS NOT NULL`
       // One index per list shape of GET /refunds (D10, 4.3), each ending in the keyset order (D6).
       yield* listIndexes(sql, refunds, { list: null, status: "status", payment_intent: "payment_intent_id" })
     })

@@ -14,7 +14,11 @@ const tenderCode = /^[a-z]+(_[a-z]+)*$/
  * the provider's own codes the driver made the failure with anywhere in what Tender shows.
  */
 export const tendersWords = (w: World, shown: string, failureCode: string | null, failureMessage: string | null) => {
-  assert.match(failureCode ?? "", tenderCode, `the adapter gave failure_code ${String(failureCode)}, not one of Tender's codes (failureFor maps a provider's codes to Tender's)`)
+  assert.match(
+    failureCode ?? "",
+    tenderCode,
+    `the adapter gave failure_code ${String(failureCode)}, not one of Tender's codes (failureFor maps a provider's codes to Tender's)`
+  )
   assert.isNotEmpty(failureMessage ?? "", "the adapter gave a failure no failureMessage")
   for (const own of w.driver.providerCodes ?? []) {
     assert.notInclude(shown, own, `the adapter passed the provider's own code ${own} through to what Tender shows: map it to one of Tender's (failureFor)`)

@@ -16,25 +16,54 @@ export const createCases = (get: () => World, timeout: number) => {
     const sent = w.recorder.creates.find((r) => r.paymentIntentId === record.id)
     assert.isDefined(sent, "Tender asked the adapter to create the payment")
     const again = await w.run(w.provider.createPayment(sent!))
-    assert.strictEqual(again.providerPaymentId, record.providerPaymentId, "the adapter's createPayment, sent again with the same paymentIntentId, made another payment: send paymentIntentId as the provider's idempotency key")
+    assert.strictEqual(
+      again.providerPaymentId,
+      record.providerPaymentId,
+      "the adapter's createPayment, sent again with the same paymentIntentId, made another payment: send paymentIntentId as the provider's idempotency key"
+    )
     const held = await paymentsAt(w, record.id)
-    if (held !== undefined) assert.strictEqual(held, 1, "the provider holds more than one payment under one Tender id: the adapter does not send paymentIntentId as its idempotency key")
+    if (held !== undefined) {
+      assert.strictEqual(
+        held,
+        1,
+        "the provider holds more than one payment under one Tender id: the adapter does not send paymentIntentId as its idempotency key"
+      )
+    }
   }, timeout)
 
   it("D11 create: two creates racing with one Tender id reach one payment at the provider", async () => {
     const w = get()
     const request = w.requestFor(w.freshIntentId())
     const [a, b] = await w.run(Effect.all([w.provider.createPayment(request), w.provider.createPayment(request)], { concurrency: "unbounded" }))
-    assert.strictEqual(a!.providerPaymentId, b!.providerPaymentId, "two creates racing with one paymentIntentId got two provider payments: send paymentIntentId as the provider's idempotency key")
+    assert.strictEqual(
+      a!.providerPaymentId,
+      b!.providerPaymentId,
+      "two creates racing with one paymentIntentId got two provider payments: send paymentIntentId as the provider's idempotency key"
+    )
     const held = await paymentsAt(w, request.paymentIntentId)
-    if (held !== undefined) assert.strictEqual(held, 1, "the provider holds more than one payment under one Tender id: the adapter does not send paymentIntentId as its idempotency key")
+    if (held !== undefined) {
+      assert.strictEqual(
+        held,
+        1,
+        "the provider holds more than one payment under one Tender id: the adapter does not send paymentIntentId as its idempotency key"
+      )
+    }
   }, timeout)
 
   it("4.1 create: the intent shows the provider's payer action, of the next_action type the method declares", async () => {
     const w = get()
     const { answer } = await w.run(w.created("succeeded"))
-    assert.include(["requires_action", "processing"], answer["status"], `the adapter's createPayment for a payment the payer will pay did not answer Action or Processing: ${JSON.stringify(answer)}`)
-    if (answer["status"] === "requires_action") assert.strictEqual(answer["next_action"]?.type, w.method.nextActionType, `the adapter's nextAction is not of the type ${w.method.method} declares (nextActionType)`)
-    else assert.isNull(answer["next_action"], "a Processing answer has no next_action")
+    assert.include(
+      ["requires_action", "processing"],
+      answer["status"],
+      `the adapter's createPayment for a payment the payer will pay did not answer Action or Processing: ${JSON.stringify(answer)}`
+    )
+    if (answer["status"] === "requires_action") {
+      assert.strictEqual(
+        answer["next_action"]?.type,
+        w.method.nextActionType,
+        `the adapter's nextAction is not of the type ${w.method.method} declares (nextActionType)`
+      )
+    } else assert.isNull(answer["next_action"], "a Processing answer has no next_action")
   }, timeout)
 }

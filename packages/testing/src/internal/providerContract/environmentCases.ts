@@ -28,7 +28,12 @@ export const environmentCases = (get: () => World, timeout: number) => {
     for (const environment of others(w)) {
       const request = w.requestFor(w.freshIntentId(), environment)
       const result = await w.run(Effect.either(w.provider.createPayment(request)))
-      assert.isTrue(Either.isLeft(result) && result.left._tag === "ProviderUnavailable", `the adapter's createPayment served a ${environment} payment, an environment it was not configured for (it must refuse it as ProviderUnavailable): ${JSON.stringify(result)}`)
+      assert.isTrue(
+        Either.isLeft(result) && result.left._tag === "ProviderUnavailable",
+        `the adapter's createPayment served a ${environment} payment, an environment it was not configured for (it must refuse it as ProviderUnavailable): ${
+          JSON.stringify(result)
+        }`
+      )
       const held = await paymentsAt(w, request.paymentIntentId)
       if (held !== undefined) assert.strictEqual(held, 0, `payments the provider holds for a ${environment} create`)
     }
@@ -40,7 +45,11 @@ export const environmentCases = (get: () => World, timeout: number) => {
     for (const environment of others(w)) {
       const asked = w.recorder.creates.length
       const answer = await w.run(w.create("succeeded", environment))
-      assert.isAtLeast(answer.status, 400, `a ${environment} key created a payment through an adapter configured for ${w.served.join(" and ")} only: ${JSON.stringify(answer.body)}`)
+      assert.isAtLeast(
+        answer.status,
+        400,
+        `a ${environment} key created a payment through an adapter configured for ${w.served.join(" and ")} only: ${JSON.stringify(answer.body)}`
+      )
       assert.isBelow(answer.status, 500, `a ${environment} key's create failed with a fault, not a refusal: ${JSON.stringify(answer.body)}`)
       assert.strictEqual(w.recorder.creates.length, asked, `Tender asked the adapter with a ${environment} key`)
     }

@@ -24,7 +24,13 @@ const refunded = (w: World, paymentIntentId: string, payment: Parameters<World["
 /** The provider's books say `amount` of `payment` is refunded, when the driver can read them. */
 const booksSay = async (w: World, payment: Parameters<World["settleRefund"]>[1], amount: string, when = "") => {
   const books = await refundedAt(w, payment)
-  if (books !== undefined) assert.strictEqual(books, amount, `the provider's books say another amount refunded${when}: the adapter sent the refund's amount wrongly, or refunded again under one refund id (send refundId as the provider's idempotency key)`)
+  if (books !== undefined) {
+    assert.strictEqual(
+      books,
+      amount,
+      `the provider's books say another amount refunded${when}: the adapter sent the refund's amount wrongly, or refunded again under one refund id (send refundId as the provider's idempotency key)`
+    )
+  }
 }
 
 /** The world, the case skipped when the adapter or its method cannot refund. */
@@ -41,7 +47,11 @@ export const refundCases = (get: () => World, timeout: number) => {
     const w = refunding(get, ctx)
     const { record, payment } = await w.run(w.paid)
     const refund = await w.run(refunded(w, record.id, payment))
-    assert.strictEqual(refund.status, "succeeded", `the adapter's refund did not succeed for a paid payment: ${refund.failureCode ?? ""} ${refund.failureMessage ?? ""}`)
+    assert.strictEqual(
+      refund.status,
+      "succeeded",
+      `the adapter's refund did not succeed for a paid payment: ${refund.failureCode ?? ""} ${refund.failureMessage ?? ""}`
+    )
     assert.strictEqual(refund.amount, record.amount, "a full refund is of the paid amount")
     assert.strictEqual((await w.run(w.intent(record.id))).amountRefunded, record.amount, "the payment's amount_refunded is not the refunded amount")
     await booksSay(w, payment, record.amount)
@@ -49,7 +59,13 @@ export const refundCases = (get: () => World, timeout: number) => {
     const sent = w.recorder.refunds.find((r) => r.refundId === refund.id)
     assert.isDefined(sent, "Tender asked the adapter to refund")
     const again = await w.run(w.provider.refund!(sent!))
-    assert.notStrictEqual(again._tag, "Failed", `the adapter's refund, sent again with the same refundId (a retried task), answered ${JSON.stringify(again)}: send refundId as the provider's idempotency key, so a retry answers the refund it made`)
+    assert.notStrictEqual(
+      again._tag,
+      "Failed",
+      `the adapter's refund, sent again with the same refundId (a retried task), answered ${
+        JSON.stringify(again)
+      }: send refundId as the provider's idempotency key, so a retry answers the refund it made`
+    )
     await booksSay(w, payment, record.amount, " after the refund was sent again")
   }, timeout)
 
@@ -81,7 +97,11 @@ export const refundCases = (get: () => World, timeout: number) => {
     tendersWords(w, await w.run(w.refundJson(failed.id)), failed.failureCode, failed.failureMessage)
     assert.strictEqual((await w.run(w.intent(record.id))).amountRefunded, "0", "a failed refund's amount is still counted as refunded")
     const again = await w.run(refunded(w, record.id, payment))
-    assert.deepStrictEqual([again.status, again.amount], ["succeeded", record.amount], "after a failed refund, a new refund of the whole amount did not succeed")
+    assert.deepStrictEqual(
+      [again.status, again.amount],
+      ["succeeded", record.amount],
+      "after a failed refund, a new refund of the whole amount did not succeed"
+    )
     await booksSay(w, payment, record.amount)
   }, timeout)
 

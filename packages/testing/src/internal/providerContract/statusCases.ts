@@ -6,8 +6,8 @@
  */
 import { Effect } from "effect"
 import { assert, it } from "vitest"
-import type { Outcome } from "./models.js"
 import { tendersWords } from "./checks.js"
+import type { Outcome } from "./models.js"
 import type { World } from "./world.js"
 
 const expected: Record<Outcome, string> = {
@@ -52,7 +52,11 @@ export const statusCases = (get: () => World, timeout: number) => {
       w.door.hold(true)
       try {
         const after = await w.run(walk(w, outcome, true))
-        assert.strictEqual(after.status, expected[outcome], `when ${told[outcome]}, the adapter's confirmPayment answered what made the intent ${after.status}, not ${expected[outcome]}`)
+        assert.strictEqual(
+          after.status,
+          expected[outcome],
+          `when ${told[outcome]}, the adapter's confirmPayment answered what made the intent ${after.status}, not ${expected[outcome]}`
+        )
         if (after.status === "failed") tendersWords(w, await w.run(w.json(after.id)), after.failureCode, after.failureMessage)
       } finally {
         w.door.hold(false)
@@ -66,7 +70,13 @@ export const statusCases = (get: () => World, timeout: number) => {
       ctx.skip(w.provider.parseNotification === undefined, "the adapter takes no notifications (no parseNotification)")
       ctx.skip(!w.outcomes.includes(outcome), unsupported(outcome))
       const after = await w.run(walk(w, outcome, false))
-      assert.strictEqual(after.status, expected[outcome], `when ${told[outcome]}, the adapter's parseNotification reported what made the intent ${after.status}, not ${expected[outcome]} (or the driver's settle sent no notification)`)
+      assert.strictEqual(
+        after.status,
+        expected[outcome],
+        `when ${told[outcome]}, the adapter's parseNotification reported what made the intent ${after.status}, not ${
+          expected[outcome]
+        } (or the driver's settle sent no notification)`
+      )
       if (after.status === "failed") tendersWords(w, await w.run(w.json(after.id)), after.failureCode, after.failureMessage)
     }, timeout)
   }
@@ -91,11 +101,23 @@ export const statusCases = (get: () => World, timeout: number) => {
     const answer = await w.run(w.cancel(record.id))
     assert.strictEqual(answer.status, 200, `Tender refused the cancel: ${answer.body}`)
     await w.run(w.drain)
-    assert.strictEqual((await w.run(w.intent(record.id))).status, "canceled", "the canceled intent moved on: the adapter's cancelPayment reported the unpaid payment paid")
+    assert.strictEqual(
+      (await w.run(w.intent(record.id))).status,
+      "canceled",
+      "the canceled intent moved on: the adapter's cancelPayment reported the unpaid payment paid"
+    )
     const ref = w.ref(payment, record.createdAt)
     // The cancel task may run twice (D10): the provider's answer stays the same.
-    assert.deepStrictEqual(await w.run(w.provider.cancelPayment!(ref)), { _tag: "Canceled" }, "the adapter's cancelPayment, sent again for a canceled payment (a retried task), did not answer Canceled again")
+    assert.deepStrictEqual(
+      await w.run(w.provider.cancelPayment!(ref)),
+      { _tag: "Canceled" },
+      "the adapter's cancelPayment, sent again for a canceled payment (a retried task), did not answer Canceled again"
+    )
     const status = await w.run(w.provider.getPaymentStatus(ref))
-    assert.notInclude(["Succeeded", "Processing"], status._tag, "after the adapter's cancelPayment the provider still takes the payment: cancelPayment did not stop it at the provider")
+    assert.notInclude(
+      ["Succeeded", "Processing"],
+      status._tag,
+      "after the adapter's cancelPayment the provider still takes the payment: cancelPayment did not stop it at the provider"
+    )
   }, timeout)
 }

@@ -22,8 +22,8 @@ import {
   Workers
 } from "@tender/core"
 import { Clock, Effect, Layer, Logger, ManagedRuntime, Option, Schema } from "effect"
-import type { Driver, Harness, Outcome, Payment, Subject } from "./models.js"
 import { type Door, openDoor, receive } from "./door.js"
+import type { Driver, Harness, Outcome, Payment, Subject } from "./models.js"
 
 type Environment = "test" | "live"
 
@@ -148,14 +148,16 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
   /** A merchant-mode create through Tender (4.1), paying with the contract's method. */
   const create = (outcome: Outcome, env: Environment = environment, amount: string = amountFor(outcome)) =>
     Effect.gen(function*() {
-      const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({
-        amount,
-        currency: method.currencies[0],
-        country: method.countries[0],
-        checkout_mode: "merchant",
-        payment_method: method.method,
-        ...payerOf(method)
-      }))
+      const params = yield* Effect.orDie(
+        Schema.decodeUnknown(PaymentIntent.CreateParams)({
+          amount,
+          currency: method.currencies[0],
+          country: method.countries[0],
+          checkout_mode: "merchant",
+          payment_method: method.method,
+          ...payerOf(method)
+        })
+      )
       const answer = yield* PaymentIntents.create(yield* context(env), params)
       return { status: answer.status, body: JSON.parse(answer.body) as Record<string, any> }
     })
@@ -201,13 +203,15 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
   /** A refund through Tender (D10), settled at the provider when the driver can. */
   const refundThrough = (paymentIntentId: string, amount?: string) =>
     Effect.gen(function*() {
-      const params = yield* Effect.orDie(Schema.decodeUnknown(Refund.CreateParams)({
-        payment_intent: paymentIntentId,
-        ...(amount === undefined ? {} : { amount }),
-        ...(method.refunds === "bank_account" && method.banks[0] !== undefined
-          ? { destination: { type: "bank_account", bank: method.banks[0].code, account_number: "0123456789", account_name: "Somchai Jaidee" } }
-          : {})
-      }))
+      const params = yield* Effect.orDie(
+        Schema.decodeUnknown(Refund.CreateParams)({
+          payment_intent: paymentIntentId,
+          ...(amount === undefined ? {} : { amount }),
+          ...(method.refunds === "bank_account" && method.banks[0] !== undefined
+            ? { destination: { type: "bank_account", bank: method.banks[0].code, account_number: "0123456789", account_name: "Somchai Jaidee" } }
+            : {})
+        })
+      )
       const answer = yield* Refunds.create(yield* context(), params)
       return { status: answer.status, body: JSON.parse(answer.body) as Record<string, any> }
     })

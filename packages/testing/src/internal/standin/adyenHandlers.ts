@@ -127,7 +127,12 @@ const createPayment = (state: AdyenState, baseUrl: string, b: Record<string, any
     return { status: 200, body: { ...base, resultCode: "Pending", action } }
   }
   // The shape of the description's `ideal` redirect example, to the stand-in's bank page address.
-  const action = { ...(O.example("post-payments", "200", "ideal")["action"] as object), paymentMethodType: type, url: `${baseUrl}/hpp/bank/${payment.pspReference}`, method: "GET" }
+  const action = {
+    ...(O.example("post-payments", "200", "ideal")["action"] as object),
+    paymentMethodType: type,
+    url: `${baseUrl}/hpp/bank/${payment.pspReference}`,
+    method: "GET"
+  }
   payment.action = action
   return { status: 200, body: { ...base, resultCode: "RedirectShopper", action } }
 }
@@ -138,7 +143,13 @@ const modification = (state: AdyenState, psp: string, b: Record<string, any>, ki
     return unprocessable("167", "Original pspReference required for this operation")
   }
   const pspReference = O.pspReference()
-  const common = { merchantAccount: payment.merchantAccount, paymentPspReference: psp, pspReference, ...(b["reference"] === undefined ? {} : { reference: b["reference"] }), status: "received" }
+  const common = {
+    merchantAccount: payment.merchantAccount,
+    paymentPspReference: psp,
+    pspReference,
+    ...(b["reference"] === undefined ? {} : { reference: b["reference"] }),
+    status: "received"
+  }
   if (kind === "cancel") {
     const cancelable = payment.resultCode === "Pending" || payment.resultCode === "RedirectShopper"
     if (cancelable) payment.resultCode = "Cancelled"
@@ -149,7 +160,14 @@ const modification = (state: AdyenState, psp: string, b: Record<string, any>, ki
   if (b["amount"].currency !== payment.amount.currency) return unprocessable("138", "Invalid currency specified")
   if (b["amount"].value <= 0 || payment.refunded + b["amount"].value > payment.amount.value) return unprocessable("137", "Invalid amount specified")
   payment.refunded += b["amount"].value
-  const refund: AdyenRefund = { pspReference, paymentPspReference: psp, merchantAccount: payment.merchantAccount, reference: b["reference"] ?? null, amount: b["amount"], status: "received" }
+  const refund: AdyenRefund = {
+    pspReference,
+    paymentPspReference: psp,
+    merchantAccount: payment.merchantAccount,
+    reference: b["reference"] ?? null,
+    amount: b["amount"],
+    status: "received"
+  }
   state.refunds.set(pspReference, refund)
   return { status: 201, body: { ...common, amount: refund.amount } }
 }

@@ -55,8 +55,7 @@ export type Schema = { readonly [key: string]: unknown }
 /** Follows `$ref` (to the extract's components) and returns the schema it names. */
 export type Resolve = (schema: Schema) => Schema
 
-const alternatives = (schema: Schema): ReadonlyArray<Schema> =>
-  (schema["anyOf"] ?? schema["oneOf"]) as ReadonlyArray<Schema> | undefined ?? [schema]
+const alternatives = (schema: Schema): ReadonlyArray<Schema> => (schema["anyOf"] ?? schema["oneOf"]) as ReadonlyArray<Schema> | undefined ?? [schema]
 
 const typesOf = (schema: Schema): ReadonlyArray<string> => {
   const t = schema["type"]

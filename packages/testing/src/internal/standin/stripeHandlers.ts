@@ -2,8 +2,8 @@
  * What the Stripe stand-in does with a request the description allowed: the lifecycle of
  * payment intents, Checkout Sessions and refunds, with Stripe's idempotency rules.
  */
-import * as O from "./stripeObjects.js"
 import { openApiOf, type StandInAnswer, type StandInRequest } from "../../StandIn.js"
+import * as O from "./stripeObjects.js"
 
 /** The stand-in's state. */
 export interface StripeState {
@@ -56,8 +56,7 @@ const invalid = (message: string, extra: Record<string, unknown> = {}, status = 
   body: O.error("invalid_request_error", message, extra)
 })
 
-const missing = (kind: string, id: string, param: string): StandInAnswer =>
-  invalid(`No such ${kind}: '${id}'`, { code: "resource_missing", param }, 404)
+const missing = (kind: string, id: string, param: string): StandInAnswer => invalid(`No such ${kind}: '${id}'`, { code: "resource_missing", param }, 404)
 
 const list = (url: string, items: Iterable<Record<string, unknown>>): StandInAnswer => ({
   status: 200,
@@ -87,7 +86,10 @@ const createIntent = (state: StripeState, request: StandInRequest): StandInAnswe
     return invalid("You must provide a payment method to confirm this PaymentIntent.", { code: "payment_intent_unexpected_state" })
   }
   if (type === "promptpay" && b.currency !== "thb") {
-    return invalid("The currency provided (" + String(b.currency) + ") is invalid for PromptPay: only thb is supported.", { code: "payment_intent_invalid_parameter", param: "currency" })
+    return invalid("The currency provided (" + String(b.currency) + ") is invalid for PromptPay: only thb is supported.", {
+      code: "payment_intent_invalid_parameter",
+      param: "currency"
+    })
   }
   const decline = state.declines.shift()
   if (decline !== undefined) {
@@ -130,7 +132,10 @@ const createRefund = (state: StripeState, request: StandInRequest): StandInAnswe
     .reduce((sum, r) => sum + (r["amount"] as number), 0)
   const amount: number = b.amount ?? (pi["amount"] as number) - taken
   if (amount <= 0 || taken + amount > (pi["amount"] as number)) {
-    return invalid(`Refund amount (${amount}) is greater than unrefunded amount on charge (${(pi["amount"] as number) - taken})`, { code: "amount_too_large", param: "amount" })
+    return invalid(`Refund amount (${amount}) is greater than unrefunded amount on charge (${(pi["amount"] as number) - taken})`, {
+      code: "amount_too_large",
+      param: "amount"
+    })
   }
   const re = O.refund({ amount, intent: pi, metadata: b.metadata ?? {} })
   re["livemode"] = pi["livemode"]
@@ -238,7 +243,10 @@ export const handlers = (state: StripeState, request: StandInRequest): StandInAn
     if (seen.fingerprint !== fingerprint) {
       return {
         status: 400,
-        body: O.error("idempotency_error", `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`)
+        body: O.error(
+          "idempotency_error",
+          `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`
+        )
       }
     }
     return { ...seen.answer, headers: { "idempotent-replayed": "true" } }

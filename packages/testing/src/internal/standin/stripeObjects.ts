@@ -148,6 +148,10 @@ export const event = (type: string, object: Record<string, unknown>, livemode: b
   })
 
 /** Stripe's error body. */
-export const error = (type: "api_error" | "card_error" | "idempotency_error" | "invalid_request_error", message: string, extra: Record<string, unknown> = {}) => ({
+export const error = (
+  type: "api_error" | "card_error" | "idempotency_error" | "invalid_request_error",
+  message: string,
+  extra: Record<string, unknown> = {}
+) => ({
   error: { type, message, ...extra }
 })
