@@ -14,44 +14,23 @@ import { fingerprint } from "./Canonical.js"
 import { AmountExceedsRefundable, PaymentIntentUnexpectedState, RefundNotSupported, ResourceNotFound, ValidationFailed } from "./Errors.js"
 import * as Event from "./Event.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
+import * as Internal from "./internal/refundProvider.js"
+import { intentWrite, providerBank, refundRoute, scopeOf } from "./internal/refundProvider.js"
 import * as Resources from "./internal/resources.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import * as PaymentIntent from "./PaymentIntent.js"
-import type { PaymentProvider } from "./Provider.js"
 import { ProviderRegistry } from "./Provider.js"
-import * as ProviderAccounts from "./ProviderAccounts.js"
 import type { CreateParams, RefundRecord } from "./Refund.js"
-import { canTransition, RefundRecord as Record, reserve, settle, Status, statusEvent, table, toResource } from "./Refund.js"
-import { boundedCall } from "./Routing.js"
-import type { Scope } from "./Storage.js"
+import { RefundRecord as Record, reserve, Status, table, toResource } from "./Refund.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 
-const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["environment"] }): Scope => ({
-  merchantId: r.merchantId,
-  environment: r.environment
-})
 const principalScope = Resources.principalScope
 
 const kind: Resources.Kind<RefundRecord> = { table, noun: "refund" }
-
-/** An intent written with its refund counters changed: the rules of 3.1 and D10 checked first, as for every write of an intent. */
-const intentWrite = (before: PaymentIntent.PaymentIntentRecord, after: PaymentIntent.PaymentIntentRecord) => {
-  const problems = PaymentIntent.invariantViolations(after)
-  return problems.length > 0
-    ? Effect.die(new Error(`invariant broken: ${problems.join("; ")}`))
-    : Effect.succeed(Write.update(PaymentIntent.table, after, before.version))
-}
-
-/** The provider of a payment and how its method is refunded; none when it cannot be (D10: 422). */
-const refundRoute = (intent: PaymentIntent.PaymentIntentRecord) =>
-  Effect.map(ProviderAccounts.adapterOf(intent), (provider) => {
-    const method = provider?.methods.find((m) => m.method === intent.paymentMethod)
-    return provider?.refund === undefined || method?.refunds === undefined ? undefined : { provider, method }
-  })
 
 /** The writes of a new pending refund: its insert, `refund.created`, the intent's reservation and the send task. */
 const pendingWrites = (refund: RefundRecord, before: PaymentIntent.PaymentIntentRecord, after: PaymentIntent.PaymentIntentRecord) =>
@@ -238,22 +217,11 @@ export const latePayment = (
   })
 
 // ---------------------------------------------------------------------------
-// The send task
+// The provider's side: the one door of a refund's outcome, and the send task
 // ---------------------------------------------------------------------------
 
-/**
- * The provider's own code of a destination bank: any bank one of its methods lists (a refund to a
- * bank account goes to any bank the provider reaches, not only the banks of the method paid with:
- * a PromptPay payment lists none).
- */
-const providerBank = (provider: PaymentProvider, bank: string) => provider.methods.flatMap((m) => m.banks).find((b) => b.code === bank)?.providerCode
-
 /** A refund's final outcome, as its provider reports it. @since 0.1.0 @category models */
-export interface Outcome {
-  readonly status: "succeeded" | "failed"
-  readonly failureCode?: string | undefined
-  readonly failureMessage?: string | undefined
-}
+export type Outcome = Internal.Outcome
 
 /**
  * The writes that settle a pending refund with its outcome: the refund's change and event, and
@@ -263,95 +231,15 @@ export interface Outcome {
  *
  * @since 0.1.0
  */
-export const settlement = (refundId: string, scope: Scope, outcome: Outcome) =>
-  Effect.gen(function*() {
-    const storage = yield* Storage
-    const found = yield* storage.get(table, scope, refundId)
-    if (Option.isNone(found) || found.value.status !== "pending") return [] as ReadonlyArray<Write>
-    const before = found.value
-    const intentFound = yield* storage.get(PaymentIntent.table, scope, before.paymentIntentId)
-    if (Option.isNone(intentFound)) return yield* Effect.dieMessage(`refund ${refundId} names a missing payment intent`)
-    if (!canTransition(before.status, outcome.status)) return [] as ReadonlyArray<Write>
-    const now = yield* Clock.currentTimeMillis
-    const refund: RefundRecord = {
-      ...before,
-      status: outcome.status,
-      failureCode: outcome.failureCode ?? null,
-      failureMessage: outcome.failureMessage ?? null,
-      updatedAt: Math.max(now, before.updatedAt),
-      version: before.version + 1
-    }
-    const events = yield* Event.writes(refund, "refund", toResource(refund), [statusEvent(refund.status)])
-    const intent = intentFound.value
-    return [
-      Write.update(table, refund, before.version),
-      ...events,
-      yield* intentWrite(intent, settle(intent, refund.amount, outcome.status, now))
-    ] as ReadonlyArray<Write>
-  })
+export const settlement = Internal.settlement
 
 /**
  * Run the send task of a pending refund: the provider's answer settles it through `settlement`,
  * the door a provider's notification of it takes too (`succeeded`, or `failed` with its amount
  * refundable again), its writes committed by the worker with the task's completion; a pending
- * answer or an unavailable provider is asked again with back-off. Our refund id is the provider's idempotency key, so a task run
- * twice (a worker killed mid-refund) refunds once.
+ * answer or an unavailable provider is asked again with back-off. Our refund id is the provider's
+ * idempotency key, so a task run twice (a worker killed mid-refund) refunds once.
  *
  * @since 0.1.0
  */
-export const send = (task: Task.TaskRecord) =>
-  Effect.gen(function*() {
-    const storage = yield* Storage
-    const scope = scopeOf(task)
-    const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
-    const found = yield* storage.get(table, scope, task.resourceId)
-    if (Option.isNone(found) || found.value.status !== "pending") return done()
-    const refund = found.value
-    const intent = yield* storage.get(PaymentIntent.table, scope, refund.paymentIntentId)
-    const route = Option.isNone(intent) ? undefined : yield* refundRoute(intent.value)
-    const ref = Option.isNone(intent) || intent.value.providerPaymentId === null ? undefined : intent.value
-    if (route === undefined || ref === undefined || route.provider.refund === undefined) {
-      return done(
-        yield* settlement(refund.id, scope, {
-          status: "failed",
-          failureCode: "refund_not_supported",
-          failureMessage: "The provider of this payment cannot refund it."
-        })
-      )
-    }
-    const destination = refund.destination
-    const answer = yield* boundedCall(
-      route.provider.code,
-      route.provider.refund({
-        refundId: refund.id,
-        payment: {
-          paymentIntentId: ref.id,
-          providerPaymentId: ref.providerPaymentId!,
-          environment: ref.environment,
-          amount: ref.amount,
-          currency: ref.currency,
-          createdAt: ref.createdAt
-        },
-        amount: refund.amount,
-        destination: destination === null ? null : {
-          providerBank: providerBank(route.provider, destination.bank) ?? destination.bank,
-          accountNumber: destination.account_number,
-          accountName: destination.account_name
-        },
-        createdAt: refund.createdAt
-      }),
-      "refund"
-    ).pipe(Effect.either)
-    const now = yield* Clock.currentTimeMillis
-    if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
-    switch (answer.right._tag) {
-      case "Pending":
-        return Task.retry(task, now, null)
-      case "Succeeded":
-        return done(yield* settlement(refund.id, scope, { status: "succeeded" }))
-      case "Failed":
-        return done(
-          yield* settlement(refund.id, scope, { status: "failed", failureCode: answer.right.failureCode, failureMessage: answer.right.failureMessage })
-        )
-    }
-  })
+export const send = Internal.send

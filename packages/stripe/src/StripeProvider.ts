@@ -12,8 +12,9 @@ import type { PaymentProvider, ProviderPaymentRef, ProviderPaymentResult, Provid
 import { ProviderUnavailable } from "@tender/core/Provider"
 import { CredentialsRefused } from "@tender/core/ProviderAccounts"
 import type { Environment } from "@tender/core/Schemas"
-import { Config, Context, Effect, Layer, Redacted, Schema } from "effect"
+import { Config, Context, Effect, Layer, Redacted } from "effect"
 import Stripe from "stripe"
+import * as Accounts from "./internal/accounts.js"
 import { classify, failureOf, type StripeRejected } from "./internal/failures.js"
 import { CARD_CHECKOUT, methods, PROMPTPAY } from "./internal/methods.js"
 import { META, parse } from "./internal/notifications.js"
@@ -313,14 +314,7 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
  *
  * @since 0.1.0 @category schemas
  */
-export const AccountCredentials = Schema.Struct({
-  secret_key: Schema.String.pipe(Schema.pattern(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,}$/)).annotations({
-    description: "must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_test_… or rk_live_…)"
-  }),
-  webhook_secret: Schema.String.pipe(Schema.pattern(/^whsec_[A-Za-z0-9_+/=]{8,}$/)).annotations({
-    description: "must be a Stripe webhook signing secret (whsec_…)"
-  })
-})
+export const AccountCredentials = Accounts.AccountCredentials
 
 /** The Stripe adapter as a service, for Effect hosts that build their provider list from layers. @since 0.1.0 @category tags */
 export class StripeProvider extends Context.Tag("@tender/stripe/StripeProvider")<StripeProvider, PaymentProvider>() {}
