@@ -22,7 +22,8 @@ afterAll(async () => {
 })
 
 /** Build `layer`, run `f` on its context, release it. */
-const using = async <A, R>(layer: Layer.Layer<R, unknown>, f: (context: import("effect").Context.Context<R>) => Promise<A>) => {
+// Not named `using`: the formatter (dprint) reads `await using(…)` as an `await using` declaration and drops the `await`.
+const withLayer = async <A, R>(layer: Layer.Layer<R, unknown>, f: (context: import("effect").Context.Context<R>) => Promise<A>) => {
   const scope = Effect.runSync(Scope.make())
   try {
     return await f(await Effect.runPromise(Layer.buildWithScope(layer, scope)))
@@ -50,7 +51,7 @@ describeOnPostgres("named prepared statements on PostgreSQL", () => {
   it("layerFromUrl: a parameterized statement is prepared once per connection under one name and run by it after; a migration's multi-command text still runs", async () => {
     const prefix = fresh()
     // One connection, so every statement below runs on the one whose prepared statements are read.
-    using(PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 1, directoryCache: false }), async (context) => {
+    await withLayer(PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 1, directoryCache: false }), async (context) => {
       const run = <A, E>(effect: Effect.Effect<A, E, SqlClient | Merchants.Merchants>) => Effect.runPromise(Effect.provide(effect, context))
       await run(lookups(3))
       const once = await run(preparedStatements)
@@ -63,7 +64,7 @@ describeOnPostgres("named prepared statements on PostgreSQL", () => {
 
   it("preparedStatements: false prepares nothing", async () => {
     const prefix = fresh()
-    using(
+    await withLayer(
       PgStorage.layerFromUrl({ url, tablePrefix: prefix, maxConnections: 1, directoryCache: false, preparedStatements: false }),
       async (context) => {
         const run = <A, E>(effect: Effect.Effect<A, E, SqlClient | Merchants.Merchants>) => Effect.runPromise(Effect.provide(effect, context))
@@ -77,7 +78,7 @@ describeOnPostgres("named prepared statements on PostgreSQL", () => {
     const prefix = fresh()
     const pool = new pg.Pool({ connectionString: url, max: 1 })
     try {
-      using(PgStorage.layerFromPool(pool, { tablePrefix: prefix, directoryCache: false }), async (context) => {
+      await withLayer(PgStorage.layerFromPool(pool, { tablePrefix: prefix, directoryCache: false }), async (context) => {
         await Effect.runPromise(Effect.provide(lookups(2), context))
         await pool.query("SELECT $1::text AS mine", ["host"])
         const listed = await pool.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements")
