@@ -35,12 +35,16 @@ interface Item {
   readonly additionalData?: Readonly<Record<string, string>> | undefined
 }
 
+/** Absent, or text: a signed item whose optional fields have another shape is not Adyen's (400), never read as one. */
+const optionalString = (u: unknown): boolean => u === undefined || typeof u === "string"
+
 const isItem = (x: unknown): x is Item => {
   if (x === null || typeof x !== "object") return false
   const i = x as Record<string, unknown>
   const amount = i["amount"] as Record<string, unknown> | undefined
   return typeof i["pspReference"] === "string" && typeof i["eventCode"] === "string" && typeof i["success"] === "string" &&
-    typeof i["merchantReference"] === "string" && amount !== null && typeof amount === "object" &&
+    typeof i["merchantReference"] === "string" && optionalString(i["originalReference"]) && optionalString(i["reason"]) &&
+    amount !== null && typeof amount === "object" &&
     Number.isSafeInteger(amount["value"]) && typeof amount["currency"] === "string"
 }
 
