@@ -74,7 +74,7 @@ ProviderContract.suite("adyen", async ({ notificationUrl }) => {
           const psp = payment.providerPaymentId
           const item = s.paymentItem(psp, "AUTHORISATION", true)
           Object.assign(s.payments.get(psp)!, { resultCode: "Authorised" })
-          await s.notify([{ ...item, amount: { value: Number(payment.amount) + 1, currency: payment.currency } }])
+          await s.notify([{ ...item, amount: { value: Number(BigInt(payment.amount) + 1n), currency: payment.currency } }])
         }
       },
       settleRefund: async (refund, outcome) => {

@@ -50,7 +50,7 @@ ProviderContract.suite("stripe", async ({ notificationUrl }) => {
         } else await s.failPayment(id, { code: "card_declined", declineCode: "stolen_card" })
       },
       // The payer pays one minor unit more: Stripe's amount_received says so, in its reads and its event.
-      overpay: { pay: async (payment) => void await s.pay(payment.providerPaymentId, { amountReceived: Number(payment.amount) + 1 }) },
+      overpay: { pay: async (payment) => void await s.pay(payment.providerPaymentId, { amountReceived: Number(BigInt(payment.amount) + 1n) }) },
       settleRefund: async (refund, outcome) => {
         const found = refundOf(refund.refundId)
         if (found === undefined) throw new Error(`Stripe holds no refund for ${refund.refundId}`)
