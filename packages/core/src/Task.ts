@@ -202,10 +202,12 @@ export interface ClaimRequest {
    */
   readonly ring?: { readonly merchant?: string | undefined; readonly endpoint?: string | undefined } | undefined
   /**
-   * At most this many deliveries of one endpoint leased at once (`inFlightPerEndpoint`), counting
+   * At most this many deliveries of one endpoint (`inFlightPerEndpoint`), and of one merchant (so its
+   * endpoints never fill the delivery slots: `TaskFairness.merchantShare`), leased at once, counting
    * those leased before this claim whose lease still holds. Unbounded when absent.
    */
   readonly perEndpoint?: number | undefined
+  readonly perMerchant?: number | undefined
 }
 
 /**
@@ -219,9 +221,9 @@ export class Tasks extends Context.Tag("@tender/core/Tasks")<Tasks, {
    * round the merchants with claimable tasks first (in the ring from `ring`), one task each before
    * any merchant's second; what each merchant gets goes round its lanes (`laneOf`) in the same
    * ring (a delivery's endpoint; any other task is a lane of its own, so its tasks go earliest due
-   * first), each lane's earliest due task first (ties by id). No endpoint gets more than
-   * `perEndpoint` deliveries leased at once. Each is returned with its lease set, `attempts` one
-   * higher and `version` one higher, in claim order. Two workers never hold one task at once.
+   * first), each lane's earliest due task first (ties by id). No endpoint gets more than `perEndpoint`
+   * deliveries leased at once, no merchant more than `perMerchant`. Each is returned with its lease
+   * set, `attempts` one higher and `version` one higher, in claim order. Two workers never hold one task at once.
    * Reads are bounded by `limit`, never by a merchant's backlog or its number of endpoints
    * (`TaskFairness.ringSteps`).
    */

@@ -27,6 +27,33 @@ export const fromRing = (sorted: ReadonlyArray<string>, ring: string | undefined
 }
 
 /**
+ * The ids of a ring from `ring`, as `fromRing` orders them, without copying `sorted`: a claim that
+ * stops early reads only the ids it steps over.
+ *
+ * @since 0.1.0
+ */
+export function* ringOrder(sorted: ReadonlyArray<string>, ring: string | undefined): Generator<string> {
+  let lo = 0
+  let hi = sorted.length
+  while (ring !== undefined && lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! <= ring) lo = mid + 1
+    else hi = mid
+  }
+  for (let i = 0; i < sorted.length; i++) yield sorted[(lo + i) % sorted.length]!
+}
+
+/**
+ * The deliveries one merchant may have in flight at once (`Task.ClaimRequest.perMerchant`), by
+ * default, for a process with `deliverySlots` delivery slots: half of them, so that a merchant whose
+ * endpoints all hang holds half the pool at most, and every other merchant, however many of them
+ * also hang, still finds the other half (one slot kept back would be held by the next bad merchant).
+ *
+ * @since 0.1.0
+ */
+export const merchantShare = (deliverySlots: number): number => Math.max(1, Math.floor(deliverySlots / 2))
+
+/**
  * A ring point among endpoints for one claim, drawn at random: endpoint ids are random base62 after
  * their prefix, so every endpoint of a merchant is first as often as any other, with no cursor
  * shared between processes.
@@ -48,12 +75,13 @@ export const ringSteps = (limit: number): number => Math.max(64, 4 * limit)
 /**
  * The claim's order over candidates a store has read: each merchant's tasks go round its lanes, each lane's in due
  * order; then the merchants go round, in ring order. `merchants` lists, in ring order, each merchant's lanes in
- * ring order, each lane's claimable tasks in due order. Returns at most `limit` tasks.
+ * ring order, each lane's claimable tasks in due order; `rooms`, if given, how many each merchant may take at most
+ * (its `perMerchant` bound less those in flight). Returns at most `limit` tasks.
  *
  * @since 0.1.0
  */
-export const roundRobin = <A>(merchants: ReadonlyArray<ReadonlyArray<ReadonlyArray<A>>>, limit: number): Array<A> => {
-  const perMerchant = merchants.map((lanes) => interleave(lanes, limit))
+export const roundRobin = <A>(merchants: ReadonlyArray<ReadonlyArray<ReadonlyArray<A>>>, limit: number, rooms?: ReadonlyArray<number>): Array<A> => {
+  const perMerchant = merchants.map((lanes, i) => interleave(lanes, Math.min(limit, rooms?.[i] ?? limit)))
   return interleave(perMerchant, limit)
 }
 

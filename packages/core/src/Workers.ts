@@ -36,6 +36,11 @@ export interface WorkerOptions {
   readonly deliveryConcurrency?: number | undefined
   /** How many deliveries one endpoint may have in flight at once, across processes. Default `Task.inFlightPerEndpoint` (2). */
   readonly perEndpoint?: number | undefined
+  /**
+   * How many deliveries one merchant may have in flight at once, across processes. Default half of
+   * `deliveryConcurrency` (`TaskFairness.merchantShare`): one merchant's hanging endpoints never hold the whole pool.
+   */
+  readonly perMerchant?: number | undefined
   /** How long a claim holds before another worker may take the task. Default 60 s: longer than any task runs. */
   readonly leaseMillis?: number | undefined
   /**
@@ -174,12 +179,16 @@ export const runTask = (task: Task.TaskRecord) =>
   )
 
 /** The options as the loops read them. */
-const settings = (options: WorkerOptions) => ({
-  owner: options.owner ?? `worker_${randomBase62(12)}`,
-  leaseMillis: options.leaseMillis ?? 60_000,
-  perEndpoint: options.perEndpoint ?? Task.inFlightPerEndpoint,
-  slots: { money: options.concurrency ?? 8, webhooks: options.deliveryConcurrency ?? 16 } satisfies Record<Task.Pool, number>
-})
+const settings = (options: WorkerOptions) => {
+  const slots = { money: options.concurrency ?? 8, webhooks: options.deliveryConcurrency ?? 16 } satisfies Record<Task.Pool, number>
+  return {
+    owner: options.owner ?? `worker_${randomBase62(12)}`,
+    leaseMillis: options.leaseMillis ?? 60_000,
+    perEndpoint: options.perEndpoint ?? Task.inFlightPerEndpoint,
+    perMerchant: options.perMerchant ?? TaskFairness.merchantShare(slots.webhooks),
+    slots
+  }
+}
 
 /** A fair claim of up to `limit` tasks of `pool` (`Task.Tasks.claim`); a failed claim claims nothing. */
 const claimOf = (s: ReturnType<typeof settings>, pool: Task.Pool, limit: number, after: string | undefined) =>
@@ -192,6 +201,7 @@ const claimOf = (s: ReturnType<typeof settings>, pool: Task.Pool, limit: number,
         limit,
         pool,
         perEndpoint: pool === "webhooks" ? s.perEndpoint : undefined,
+        perMerchant: pool === "webhooks" ? s.perMerchant : undefined,
         ring: { merchant: after, endpoint: TaskFairness.randomEndpoint() }
       }))).pipe(
       Effect.catchAll((e) => Effect.as(Effect.logWarning("tender: claiming tasks failed", e), []))

@@ -97,7 +97,7 @@ export const backlogIsolationSuite = (name: string, storage: () => StoreLayer) =
 
   describe(`one merchant's webhook backlog: ${name}`, () => {
     it(
-      "4.5 D7 D11 with another merchant's backlog standing (hanging receivers, 300 intents, 40 resends), a merchant's events are each delivered within 3 s of their commit (under the 4 s a hanging receiver holds), its confirm succeeds within 1 s and a provider notification is applied within 1 s",
+      "4.5 D7 D11 with another merchant's backlog standing (hanging receivers, 300 intents, 40 resends), a merchant's events are each delivered within 2 s of their commit (under the 2.5 s and 4 s A's receivers hold), its confirm succeeds within 1 s and a provider notification is applied within 1 s",
       async () => {
         const r = await receivers()
         stops.push(r.close)
@@ -159,9 +159,9 @@ export const backlogIsolationSuite = (name: string, storage: () => StoreLayer) =
         // A's backlog still stands: its receivers that hang hold deliveries, most of them still pending.
         const backlog = await t.runtime.runPromise(Effect.flatMap(Task.Tasks, (q) => Effect.flatMap(Clock.currentTimeMillis, q.backlog)))
         assert.isAbove(backlog.undeliveredWebhooks, 1_000, "A's backlog had drained: the case proves nothing")
-        // 3 s, under the 4 s a hanging receiver holds an attempt: a delivery of B's stuck behind one fails it. (The issue's
-        // 2 s was missed once, by 0.57 s, with four test files at once on two cores; A's 2.5 s receiver is the likely cause.)
-        for (const d of delays) assert.isAtMost(d.delay, 3_000, `B's ${d.type} was delivered ${d.delay} ms after its commit`)
+        // 2 s, under the 2.5 s of A's slow receiver and the 4 s a hanging one holds an attempt: a delivery of B's that
+        // waited for a slot A's receivers held fails it.
+        for (const d of delays) assert.isAtMost(d.delay, 2_000, `B's ${d.type} was delivered ${d.delay} ms after its commit`)
         assert.isAtMost(confirmTook, 1_000, `B's confirm took ${confirmTook} ms to succeed`)
         assert.isAtMost(noticeTook, 1_000, `the provider notification took ${noticeTook} ms to apply`)
       },

@@ -95,6 +95,18 @@ describe("tasks on MongoDB: the fair claim", () => {
     expect(claimed.filter((t) => t.targetId === "we_hang")).toHaveLength(1)
   })
 
+  it("a merchant gets no more deliveries than its bound less those in flight, whatever its endpoints' room; the next merchant still gets its own", async () => {
+    const docs = [
+      ...Array.from({ length: 9 }, (_, i) => delivery(`task_a${i}`, "mch_a", `we_a${i}`, { dueAt: t0 - 100 + i })),
+      delivery("task_held", "mch_a", "we_held", { dueAt: t0 - 200, leaseOwner: "w0", leaseUntil: t0 + 5_000 }),
+      delivery("task_b0", "mch_b", "we_b", { dueAt: t0 })
+    ].map((t) => toDocument(Task.table, t))
+    const claimed = await claim(docs, { pool: "webhooks", limit: 16, perEndpoint: 2, perMerchant: 4 })
+    // mch_a had one in flight: 3 more, though 9 of its endpoints had room; mch_b's one.
+    expect(claimed.filter((t) => t.merchantId === "mch_a")).toHaveLength(3)
+    expect(claimed.map((t) => t.id)).toContain("task_b0")
+  })
+
   it("a claim that loses candidates to another claimer reads again and does not come back short while work is due", async () => {
     const docs = Array.from(
       { length: 12 },

@@ -2,7 +2,7 @@
  * The fair claim's plans (src/internal/taskClaims.ts; docs/query-plans.md, "Task claims"): with
  * 100,000 due deliveries of one merchant over 10 endpoints (4 of them at their in-flight bound) and
  * 100,000 due timers of the same merchant, another merchant's one delivery and one money task are
- * claimed, each pool's statement an index walk reading a few hundred rows, no sequential scan.
+ * claimed, the first merchant's deliveries no more than its bound, each pool's statement an index walk reading a few hundred rows, no sequential scan.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import { assert, it } from "@effect/vitest"
@@ -43,7 +43,7 @@ export const fillBacklog = (table: string, rows: number) =>
 export const explainClaim = (table: string, pool: Task.Pool) =>
   Effect.gen(function*() {
     const sql = (yield* SqlClient).withoutTransforms()
-    const request = { now, owner: "plan", leaseMillis: 60_000, limit: 16, perEndpoint: 2, ring: { merchant: "mch_a", endpoint: "we_a5" } }
+    const request = { now, owner: "plan", leaseMillis: 60_000, limit: 16, perEndpoint: 2, perMerchant: 12, ring: { merchant: "mch_a", endpoint: "we_a5" } }
     const statement = claimStatement(sql, table, request, pool, selectList(Task.table, "t."))
     const rows = yield* sql<{ "QUERY PLAN": string }>`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${statement}`
     return rows.map((r) => r["QUERY PLAN"]).join("\n")
@@ -77,6 +77,11 @@ describeOnPostgres("postgres: the fair claim's plans", () => {
           `SELECT count(*)::int AS n FROM ${table} WHERE lease_until IS NOT NULL AND kind = 'webhook.deliver' GROUP BY target_id ORDER BY 1 DESC LIMIT 1`
         )
         assert.isAtMost(leased[0]!.n, 2)
+        // And the merchant's: A had 8 in flight, so it took 4 more, at most 12 leased.
+        const ofA = yield* sql.unsafe<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ${table} WHERE lease_until IS NOT NULL AND kind = 'webhook.deliver' AND merchant_id = 'mch_a'`
+        )
+        assert.strictEqual(ofA[0]!.n, 12)
       }).pipe(Effect.scoped))
   })
 })

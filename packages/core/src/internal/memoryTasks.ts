@@ -56,6 +56,8 @@ interface Lane {
 interface Merchant {
   readonly lanes: Map<string, Lane>
   readonly ids: Array<string>
+  /** Its tasks leased, of every lane: a delivery's counts against the merchant's bound. */
+  readonly leased: Set<string>
 }
 interface Pool {
   readonly merchants: Map<string, Merchant>
@@ -81,7 +83,7 @@ export const make = (rows: Rows) => {
     const pool = pools[Task.poolOf(t)]
     let merchant = pool.merchants.get(t.merchantId)
     if (merchant === undefined) {
-      merchant = { lanes: new Map(), ids: [] }
+      merchant = { lanes: new Map(), ids: [], leased: new Set() }
       pool.merchants.set(t.merchantId, merchant)
       addId(pool.ids, t.merchantId)
     }
@@ -93,7 +95,9 @@ export const make = (rows: Rows) => {
       addId(merchant.ids, key)
     }
     add(lane.entries, at, t.id)
-    if (t.leaseUntil !== null) lane.leased.add(t.id)
+    if (t.leaseUntil === null) return
+    lane.leased.add(t.id)
+    merchant.leased.add(t.id)
   }
   const unqueue = (t: Task.TaskRecord) => {
     if (t.status !== "pending") return
@@ -106,6 +110,7 @@ export const make = (rows: Rows) => {
     if (merchant === undefined || lane === undefined) return
     remove(lane.entries, at, t.id)
     lane.leased.delete(t.id)
+    merchant.leased.delete(t.id)
     if (lane.entries.length > 0) return
     merchant.lanes.delete(key)
     removeId(merchant.ids, key)
@@ -114,23 +119,34 @@ export const make = (rows: Rows) => {
     removeId(pool.ids, t.merchantId)
   }
 
-  /** Deliveries of a lane whose lease holds at `now`. */
-  const inFlight = (lane: Lane, now: number) => {
+  /** Tasks among `leased` (a lane's, a merchant's) whose lease holds at `now`. */
+  const inFlight = (leased: Set<string>, now: number) => {
     let n = 0
-    for (const id of lane.leased) if (((rows.byId.get(id) as Task.TaskRecord).leaseUntil ?? 0) > now) n++
+    for (const id of leased) if (((rows.byId.get(id) as Task.TaskRecord).leaseUntil ?? 0) > now) n++
     return n
   }
 
-  /** The tasks a claim of one pool takes, in the port's order (`TaskFairness.roundRobin`). */
+  /**
+   * The tasks a claim of one pool takes, in the port's order (`TaskFairness.roundRobin`). The walk
+   * stops at the first `limit` merchants with something to claim (the first round of the claim
+   * fills it), and in a merchant at the first lanes that fill its room: what a claim reads follows
+   * its limit, not how many merchants or endpoints there are.
+   */
   const fairly = (pool: Task.Pool, req: Task.ClaimRequest, limit: number): ReadonlyArray<Task.TaskRecord> => {
     const { merchants, ids } = pools[pool]
+    const deliveries = pool === "webhooks"
     const perMerchant: Array<Array<Array<string>>> = []
-    for (const merchantId of TaskFairness.fromRing(ids, req.ring?.merchant)) {
+    const rooms: Array<number> = []
+    for (const merchantId of TaskFairness.ringOrder(ids, req.ring?.merchant)) {
+      if (perMerchant.length >= limit) break
       const merchant = merchants.get(merchantId)!
+      const merchantRoom = deliveries && req.perMerchant !== undefined ? Math.min(limit, req.perMerchant - inFlight(merchant.leased, req.now)) : limit
+      if (merchantRoom <= 0) continue
       const lanes: Array<Array<string>> = []
-      for (const key of TaskFairness.fromRing(merchant.ids, req.ring?.endpoint)) {
+      for (const key of TaskFairness.ringOrder(merchant.ids, req.ring?.endpoint)) {
+        if (lanes.length >= merchantRoom) break
         const lane = merchant.lanes.get(key)!
-        const room = pool === "webhooks" && req.perEndpoint !== undefined ? Math.min(limit, req.perEndpoint - inFlight(lane, req.now)) : limit
+        const room = deliveries && req.perEndpoint !== undefined ? Math.min(merchantRoom, req.perEndpoint - inFlight(lane.leased, req.now)) : merchantRoom
         const taken: Array<string> = []
         for (const entry of lane.entries) {
           if (taken.length >= room || entry.at > req.now) break
@@ -138,9 +154,11 @@ export const make = (rows: Rows) => {
         }
         if (taken.length > 0) lanes.push(taken)
       }
-      if (lanes.length > 0) perMerchant.push(lanes)
+      if (lanes.length === 0) continue
+      perMerchant.push(lanes)
+      rooms.push(merchantRoom)
     }
-    return TaskFairness.roundRobin(perMerchant, limit).map((id) => rows.byId.get(id) as Task.TaskRecord)
+    return TaskFairness.roundRobin(perMerchant, limit, rooms).map((id) => rows.byId.get(id) as Task.TaskRecord)
   }
 
   const take = (req: Task.ClaimRequest, picked: ReadonlyArray<Task.TaskRecord>) =>

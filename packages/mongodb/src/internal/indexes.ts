@@ -137,6 +137,12 @@ export const claimIndexes = (collection: string): ReadonlyArray<IndexSpec> => [
     key: { target_id: 1, lease_until: 1 },
     partialFilterExpression: { status: "pending", pool: "webhooks", lease_until: { $type: "date" } }
   },
+  {
+    collection,
+    name: "merchant_in_flight",
+    key: { merchant_id: 1, lease_until: 1 },
+    partialFilterExpression: { status: "pending", pool: "webhooks", lease_until: { $type: "date" } }
+  },
   { collection, name: "pool_due", key: { pool: 1, due_at: 1, id: 1 }, partialFilterExpression: { status: "pending" } }
 ]
 

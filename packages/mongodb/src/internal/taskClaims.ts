@@ -8,7 +8,8 @@
  *   merchant), at most `TaskFairness.ringSteps` on either side of the ring point;
  * - money: each merchant's first `limit` claimable tasks, earliest due first (`claim_money`);
  * - deliveries: each merchant's endpoints the same way (`claim_deliveries`), and each endpoint's
- *   first claimable deliveries up to its bound, less those in flight (`in_flight`);
+ *   first claimable deliveries up to its bound, less those in flight (`in_flight`), and no more of
+ *   a merchant's than its own bound less its deliveries in flight (`merchant_in_flight`);
  * - the earliest due tasks of the pool (`pool_due`), after everything the ring found.
  *
  * Candidates are then taken one by one, in the port's order, with a conditional single-document
@@ -79,10 +80,13 @@ export const candidatesFilter = (pool: Task.Pool, scope: Filter<Document>, now: 
   ...claimable(now)
 })
 
-/** An endpoint's deliveries whose lease holds at `now` (its in-flight count, on `in_flight`). */
-export const inFlightFilter = (target: string, now: number): Filter<Document> => ({
+/**
+ * The deliveries whose lease holds at `now` in `scope`: an endpoint's (`{ target_id }`, on
+ * `in_flight`) or a merchant's (`{ merchant_id }`, on `merchant_in_flight`), their in-flight count.
+ */
+export const inFlightFilter = (scope: { readonly target_id: string } | { readonly merchant_id: string }, now: number): Filter<Document> => ({
   ...pending("webhooks"),
-  target_id: target,
+  ...scope,
   lease_until: { $type: "date", $gt: new Date(now) }
 })
 
@@ -112,26 +116,30 @@ export const claimPool = (tasks: Collection<Document>, req: Task.ClaimRequest, p
           call("claim candidates", () => tasks.find(filter, { sort: dueOrder, limit, projection: { _id: 0, id: 1 } }).toArray()),
           (docs) => docs.map((d) => String(d["id"]))
         )
-    const bound = req.perEndpoint
-    const laneIds = (merchant: string, target: string) => {
-      const filter = candidatesFilter(pool, { merchant_id: merchant, target_id: target }, req.now)
-      return bound === undefined
-        ? ids(filter, req.limit)
-        : Effect.flatMap(
-          call("claim in flight", () => tasks.countDocuments(inFlightFilter(target, req.now), { limit: bound })),
-          (n) => ids(filter, Math.min(req.limit, bound - n))
+    /** How many more deliveries `scope` may have leased under `bound`: the limit when there is no bound. */
+    const room = (scope: { readonly target_id: string } | { readonly merchant_id: string }, bound: number | undefined) =>
+      pool === "money" || bound === undefined
+        ? Effect.succeed(req.limit)
+        : Effect.map(
+          call("claim in flight", () => tasks.countDocuments(inFlightFilter(scope, req.now), { limit: bound })),
+          (n) => Math.min(req.limit, bound - n)
         )
-    }
+    const laneIds = (merchant: string, target: string) =>
+      Effect.flatMap(room({ target_id: target }, req.perEndpoint), (n) => ids(candidatesFilter(pool, { merchant_id: merchant, target_id: target }, req.now), n))
     const read = Effect.gen(function*() {
       const merchants = yield* ring({}, "merchant_id", req.ring?.merchant ?? "")
       const perMerchant = yield* Effect.forEach(merchants, (merchant) =>
-        pool === "money"
-          ? Effect.map(ids(candidatesFilter(pool, { merchant_id: merchant }, req.now), req.limit), (own) => [own])
-          : Effect.flatMap(
-            ring({ merchant_id: merchant }, "target_id", req.ring?.endpoint ?? ""),
-            (targets) => Effect.forEach(targets, (target) => laneIds(merchant, target), { concurrency: 8 })
-          ), { concurrency: 8 })
-      const fair = TaskFairness.roundRobin(perMerchant.map((lanes) => lanes.filter((l) => l.length > 0)), req.limit * 2)
+        Effect.flatMap(room({ merchant_id: merchant }, req.perMerchant), (n) =>
+          n <= 0
+            ? Effect.succeed({ lanes: [] as Array<Array<string>>, room: 0 })
+            : pool === "money"
+            ? Effect.map(ids(candidatesFilter(pool, { merchant_id: merchant }, req.now), req.limit), (own) => ({ lanes: [own], room: n }))
+            : Effect.flatMap(
+              ring({ merchant_id: merchant }, "target_id", req.ring?.endpoint ?? ""),
+              (targets) => Effect.map(Effect.forEach(targets, (target) => laneIds(merchant, target), { concurrency: 8 }), (lanes) => ({ lanes, room: n }))
+            )), { concurrency: 8 })
+      const served = perMerchant.map((m) => ({ lanes: m.lanes.filter((l) => l.length > 0), room: m.room })).filter((m) => m.lanes.length > 0)
+      const fair = TaskFairness.roundRobin(served.map((m) => m.lanes), req.limit * 2, served.map((m) => m.room))
       // Beyond the ring's steps, money takes the earliest due; deliveries do not (their bound is per endpoint).
       const spare = pool === "money" ? yield* ids(candidatesFilter(pool, {}, req.now), req.limit) : []
       return [...new Set([...fair, ...spare])]

@@ -96,6 +96,7 @@ const workers = fields({
   concurrency: positiveInt,
   deliveryConcurrency: positiveInt,
   perEndpoint: positiveInt,
+  perMerchant: positiveInt,
   leaseMillis: millisUpTo(day, "one day at most"),
   pollMillis: millisUpTo(day, "one day at most"),
   owner: nonEmptyString

@@ -119,4 +119,33 @@ export const deliveryCases = (it: ContractIt, concurrency: number) => {
       const second = yield* claim(10)
       assert.deepStrictEqual(second.map((t) => t.id), [healthy[1]!.id])
     }))
+
+  it.effect("tasks: no merchant gets more deliveries leased than its bound, however many endpoints it has, counting those in flight: another merchant's delivery still finds room", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const big = freshScope()
+      const small = freshScope()
+      const hooks = Array.from({ length: 9 }, (_, e) => Array.from({ length: 3 }, (_, i) => delivery(big, `we_big${e}`, start + i))).flat()
+      const single = delivery(small, "we_small", start + 500)
+      yield* commit([...hooks, single].map((t) => Write.insert(Task.table, t)))
+      const claim = (now: number) =>
+        Effect.flatMap(
+          Task.Tasks,
+          (tasks) => tasks.claim({ now, owner: "a", leaseMillis: 60_000, limit: 16, pool: "webhooks", perEndpoint: 2, perMerchant: 4 })
+        )
+      // Before the other merchant's delivery is due: 4 of the 27, though 9 endpoints have room for 18.
+      const first = yield* claim(start + 10)
+      assert.lengthOf(first, 4)
+      assert.isTrue(first.every((t) => t.merchantId === big.merchantId))
+      // At its bound, the merchant gets nothing more; the other merchant's delivery is claimed.
+      const second = yield* claim(start + 1000)
+      assert.deepStrictEqual(second.map((t) => t.id), [single.id])
+      // One of its deliveries ends: it has room for one again.
+      yield* commit([Write.update(Task.table, Task.completed(first[0]!, start + 1001), first[0]!.version)])
+      const third = yield* claim(start + 1002)
+      assert.deepStrictEqual(third.map((t) => t.merchantId), [big.merchantId])
+      // Leases that lapsed (their worker died) hold nothing: the bound is the merchant's again.
+      const fourth = yield* claim(start + 1002 + 60_000)
+      assert.lengthOf(fourth.filter((t) => t.merchantId === big.merchantId), 4)
+    }))
 }
