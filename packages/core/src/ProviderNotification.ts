@@ -150,11 +150,15 @@ export const idPrefix = "pntf_"
  * object it names; `unchanged`: the object was already past it (terminal, or out of order);
  * `unmatched`: Tender knows no such object (answered as received all the same, D11);
  * `mismatch`: the provider's amount or currency differs from the intent's, which stays as it is;
- * `ignored`: a verified event of a type Tender does not act on.
+ * `ignored`: a verified event of a type Tender does not act on; `unusable`: it can never be
+ * applied (its stored form is not one this version reads, applying it failed in a way no retry
+ * mends, or it still failed after `Task.maxAttempts` attempts), `detail` says why: answered as
+ * received all the same, it changed nothing, and the host looks at it (docs/reliability.md,
+ * "Provider notices that cannot apply").
  *
  * @since 0.1.0 @category models
  */
-export const Status = Schema.Literal("received", "applied", "unchanged", "unmatched", "mismatch", "ignored")
+export const Status = Schema.Literal("received", "applied", "unchanged", "unmatched", "mismatch", "ignored", "unusable")
 /** @since 0.1.0 @category models */
 export type Status = typeof Status.Type
 
@@ -181,7 +185,7 @@ export const NotificationRecord = Schema.Struct({
   status: Status,
   /** The payment intent, refund or payout the notice matched, once its task ran. */
   resourceId: Table.OrNull(Schema.String),
-  /** Why it was not applied (the mismatch, the unknown id), for the host's eyes. */
+  /** Why it was not applied (the mismatch, the unknown id, why it is unusable), for the host's eyes. */
   detail: Table.OrNull(Schema.String),
   /** When it was received. */
   createdAt: Table.Millis,

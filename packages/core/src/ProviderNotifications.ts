@@ -8,9 +8,10 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Effect, Option } from "effect"
+import { Clock, Data, Duration, Effect, Either, Exit, Option } from "effect"
 import type { IdGenerator } from "./Ids.js"
 import { otherAccount } from "./internal/noticeAccounts.js"
+import { afterFault, ended, fault, isNotice, unusable } from "./internal/noticeEnd.js"
 import { apply } from "./internal/providerNotices.js"
 import type { Merchants } from "./Merchants.js"
 import { ProviderRegistry } from "./Provider.js"
@@ -132,35 +133,51 @@ export const receive = (
  * Run the apply task of a stored notice: its writes are the object's move (or none) and the
  * notice's new status, committed by the worker with the task's completion. When a concurrent
  * change moved what it read, that commit is refused and the task runs again at once, deciding
- * afresh. A notice already applied is left alone, so a second run changes nothing.
+ * afresh. A notice already applied is left alone, so a second run changes nothing. A notice that
+ * can never apply ends `unusable` with the reason, never `received` for ever: its stored form is
+ * not one this version reads, applying it fails other than by an outage, or an outage outlasts
+ * `Task.maxAttempts` attempts (internal/noticeEnd.ts).
  *
  * @since 0.1.0
  */
 export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | IdGenerator | ProviderRegistry | Merchants> =>
   Effect.gen(function*() {
+    const found = yield* Effect.either((yield* Storage).find(table, task.resourceId))
+    const now = yield* Clock.currentTimeMillis
+    if (Either.isLeft(found)) {
+      // Without its record nothing can be written on the notice: tried again on the schedule, and
+      // past the last attempt it waits, not counted, until the store reads it (never given up
+      // with the notice left received).
+      if (task.attempts < Task.maxAttempts) return yield* Effect.fail(found.left)
+      return { _tag: "Defer", dueAt: now + Duration.toMillis(Task.backoff(task.attempts)) } satisfies Task.Outcome
+    }
+    if (Option.isNone(found.right) || found.right.value.status !== "received") return { _tag: "Done", writes: [] } satisfies Task.Outcome
+    const record = found.right.value
+    // Stored by another version, or its row edited: a notice this version does not read applies nothing.
+    if (!isNotice(record.notice)) return ended(record, unusable("the stored notice is not one this version reads"), now)
+    const attempt = yield* Effect.exit(Effect.gen(function*() {
+      // D13: a notice moves only the objects of the account whose door it came in at.
+      const foreign = yield* otherAccount(record)
+      return foreign === undefined
+        ? yield* apply(record.provider, record.notice)
+        : { status: "unmatched" as const, resourceId: null, detail: foreign, writes: [] }
+    }))
+    if (Exit.isSuccess(attempt)) return ended(record, attempt.value, now)
+    const failure = fault(attempt.cause)
+    return failure === undefined ? yield* Effect.failCause(attempt.cause) : afterFault(task, record, failure, now, attempt.cause)
+  })
+
+/**
+ * What a notice's apply task commits instead when the store refused its writes (a
+ * `StorageFailure`, not an outage: a value it does not keep, a constraint): the notice, read
+ * afresh, ends `unusable` with the store's reason, so the task is done rather than claimed again
+ * for ever. A notice no longer `received` is left alone.
+ *
+ * @since 0.1.0
+ */
+export const refused = (task: Task.TaskRecord, error: StorageError): Effect.Effect<Task.Outcome, StorageError, Storage> =>
+  Effect.gen(function*() {
     const found = yield* (yield* Storage).find(table, task.resourceId)
     if (Option.isNone(found) || found.value.status !== "received") return { _tag: "Done", writes: [] } satisfies Task.Outcome
-    const record = found.value
-    // D13: a notice moves only the objects of the account whose door it came in at.
-    const foreign = yield* otherAccount(record)
-    const applied = foreign === undefined
-      ? yield* apply(record.provider, record.notice)
-      : { status: "unmatched" as const, resourceId: null, detail: foreign, writes: [] }
-    const now = yield* Clock.currentTimeMillis
-    return {
-      _tag: "Done",
-      writes: [
-        ...applied.writes,
-        Write.update(table, {
-          ...record,
-          status: applied.status,
-          resourceId: applied.resourceId,
-          // The detail quotes what the provider sent, which may hold U+0000 (no store keeps it): escaped.
-          detail: applied.detail === null ? null : applied.detail.replaceAll("\u0000", "\\u0000"),
-          updatedAt: Math.max(now, record.updatedAt),
-          version: record.version + 1
-        }, record.version)
-      ],
-      after: count(record.provider, record.notice._tag, applied.status)
-    } satisfies Task.Outcome
+    return ended(found.value, unusable(`the store refused its writes (${error._tag}: ${error.message})`), yield* Clock.currentTimeMillis)
   })

@@ -134,6 +134,24 @@ const afterStale = (task: Task.TaskRecord, now: number) =>
   )
 
 /**
+ * The store refused a task's writes other than by an outage (a `StorageFailure`: a value it does
+ * not keep, a constraint): the same writes would be refused on every run. A provider notice ends
+ * `unusable` instead (`ProviderNotifications.refused`); any other task is rescheduled with
+ * back-off and the error, so `Task.maxAttempts` bounds it, rather than claimed again each time its
+ * lease lapses for ever. If that commit fails too, the lease lapses and the task runs again.
+ */
+const whenRefused = (task: Task.TaskRecord, error: StorageError, now: number) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    yield* Effect.logError("tender: the store refused a task's writes", task.kind, task.id, error)
+    const instead: Task.Outcome = task.kind === "provider_notice.apply"
+      ? yield* ProviderNotifications.refused(task, error)
+      : Task.retry(task, now, `the store refused the task's writes (${error._tag})`)
+    yield* storage.commit(writesOf(task, instead, now))
+    if (instead._tag === "Done" && instead.after !== undefined) yield* instead.after
+  }).pipe(Effect.catchAll((e) => Effect.logWarning("tender: task commit failed; it will run again", task.kind, task.id, e)))
+
+/**
  * Run a claimed task and commit its outcome with the task's completion (or its new due time):
  * one versioned write over the claim, so a worker whose lease lapsed and whose task another
  * worker claimed commits nothing (`StaleVersion`). Returns whether the commit applied.
@@ -168,6 +186,10 @@ export const runTask = (task: Task.TaskRecord) =>
     if (committed.left._tag === "UniqueViolation") {
       // The change was applied already (its event exists): the task is done, nothing else to write.
       yield* Effect.ignore(storage.commit([Write.update(Task.table, Task.completed(task, now), task.version)]))
+      return false
+    }
+    if (committed.left._tag === "StorageFailure" && outcome._tag === "Success") {
+      yield* whenRefused(task, committed.left, now)
       return false
     }
     // The store failed: the lease lapses and the task is claimed again.

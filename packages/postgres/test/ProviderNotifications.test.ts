@@ -51,6 +51,35 @@ describeOnPostgres("D11 on PostgreSQL", () => {
     })), { timeout: 60_000 })
 
   it.effect(
+    "D11 a notice whose writes PostgreSQL refuses (a NUL in the failure message it quotes, 22021) ends unusable, its task done, not claimed again for ever",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const tender = yield* Layer.build(instance())
+        const p = yield* Effect.provide(createIntent(), tender)
+        const event = paymentEvent("payment.failed", p, { failure_code: "payment_declined", failure_message: "declined\u0000by the bank" })
+        assert.strictEqual((yield* Effect.provide(notify(event), tender)).status, 200)
+        yield* Effect.provide(work, tender)
+        const record = Option.getOrThrow(yield* Effect.provide(stored(event.id), tender))
+        assert.strictEqual(record.status, "unusable")
+        assert.match(record.detail ?? "", /^the store refused its writes \(StorageFailure: /)
+        const intent = yield* Effect.provide(Effect.flatMap(Storage.Storage, (s) => s.find(PaymentIntent.table, p.id)), tender)
+        assert.strictEqual(Option.getOrThrow(intent).status, "requires_action")
+        const tasks = yield* Effect.provide(
+          Effect.flatMap(Storage.Storage, (s) =>
+            s.list(Task.table, { merchantId: ProviderNotification.noMerchant, environment: "test", where: { resourceId: record.id }, limit: 10 })),
+          tender
+        )
+        assert.deepStrictEqual(
+          tasks.map((t) =>
+            t.status
+          ),
+          ["done"]
+        )
+      })),
+    { timeout: 60_000 }
+  )
+
+  it.effect(
     "D11 a process that stored a notification and died before answering loses nothing: its task runs after restart, the retry answers the same",
     () =>
       Effect.gen(function*() {

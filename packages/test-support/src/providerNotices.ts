@@ -242,6 +242,30 @@ export const suite = <E>(store: string, layer: Layer.Layer<Layer.Layer.Success<R
           assert.strictEqual((yield* intent(p.id)).status, "requires_action")
         }))
 
+      it.effect("D11 a stored notice in a form this version does not read ends unusable, its task done, nothing moved", () =>
+        Effect.gen(function*() {
+          const p = yield* createIntent()
+          const event = paymentEvent("payment.succeeded", p)
+          yield* notify(event)
+          // As a later version (a notice type this one lacks) or a hand edit of the row leaves it.
+          const record = Option.getOrThrow(yield* stored(event.id))
+          const later = { _tag: "PaymentDisputed", eventId: event.id, paymentIntentId: p.id } as unknown as ProviderNotification.ProviderNotice
+          yield* Effect.flatMap(Storage.Storage, (s) =>
+            s.commit([Storage.Write.update(ProviderNotification.table, { ...record, notice: later, version: record.version + 1 }, record.version)]))
+          const before = yield* counted("unknown", "unusable")
+          yield* work
+          const ended = Option.getOrThrow(yield* stored(event.id))
+          assert.deepStrictEqual([ended.status, ended.detail], ["unusable", "the stored notice is not one this version reads"])
+          assert.deepStrictEqual(
+            (yield* applyTasks(event.id)).map((t) =>
+              t.status
+            ),
+            ["done"]
+          )
+          assert.strictEqual((yield* counted("unknown", "unusable")) - before, 1)
+          assert.strictEqual((yield* intent(p.id)).status, "requires_action")
+        }))
+
       it.effect("D11 a payment reported for a canceled intent leaves it canceled and becomes D10's late_payment refund, once", () =>
         Effect.gen(function*() {
           const p = yield* createIntent()
