@@ -282,8 +282,8 @@ export type Outcome =
   | Retry
   /** Stop trying: the task is marked failed, with `writes` (say, the record of the last attempt). */
   | { readonly _tag: "GiveUp"; readonly error: string; readonly writes?: ReadonlyArray<Write> | undefined }
-  /** Not now, and it did not count as an attempt: run again at `dueAt`. */
-  | { readonly _tag: "Defer"; readonly dueAt: number }
+  /** Not now, not an attempt: run again at `dueAt`; `hold`: leased till then, filling its endpoint's room (`TaskFairness.backoffOwner`). */
+  | { readonly _tag: "Defer"; readonly dueAt: number; readonly hold?: boolean | undefined }
 
 /** @since 0.1.0 @category models */
 export interface Retry {

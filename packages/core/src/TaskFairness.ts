@@ -54,6 +54,17 @@ export function* ringOrder(sorted: ReadonlyArray<string>, ring: string | undefin
 export const merchantShare = (deliverySlots: number): number => Math.max(1, Math.floor(deliverySlots / 2))
 
 /**
+ * The lease owner of a delivery held back while its endpoint backs off (`Task.Outcome` `Defer` with
+ * `hold`): leased until the back-off ends, so it fills its endpoint's room (`perEndpoint`) and claims
+ * pass the endpoint by at an index's cost, rather than claiming and deferring its backlog two at a
+ * time over and over; it does not count against its merchant's room (`perMerchant`), which its
+ * healthy endpoints keep.
+ *
+ * @since 0.1.0
+ */
+export const backoffOwner = "tender:endpoint-backoff"
+
+/**
  * A ring point among endpoints for one claim, drawn at random: endpoint ids are random base62 after
  * their prefix, so every endpoint of a merchant is first as often as any other, with no cursor
  * shared between processes.

@@ -189,7 +189,8 @@ export const run = (task: Task.TaskRecord) =>
     if (Option.isNone(endpoint) || endpoint.value.status !== "enabled" || Option.isNone(event)) return done()
     const start = yield* Clock.currentTimeMillis
     const blocked = sender.blockedUntil(endpoint.value.id, start)
-    if (blocked !== undefined) return { _tag: "Defer", dueAt: blocked } as const
+    // Held till then: the endpoint's room stays full, so claims pass its backlog by until the back-off ends.
+    if (blocked !== undefined) return { _tag: "Defer", dueAt: blocked, hold: true } as const
     const body = JSON.stringify(Event.toEnvelope(event.value))
     const secrets = yield* WebhookEndpoint.signingSecrets(endpoint.value, start)
     const headers = {

@@ -103,7 +103,13 @@ const writesOf = (task: Task.TaskRecord, outcome: Task.Outcome, now: number): Re
     case "GiveUp":
       return [...(outcome.writes ?? []), Write.update(Task.table, Task.failed(task, now, outcome.error), task.version)]
     case "Defer":
-      return [Write.update(Task.table, { ...Task.released(task, now), dueAt: outcome.dueAt }, task.version)]
+      return [Write.update(
+        Task.table,
+        outcome.hold === true
+          ? { ...Task.released(task, now), dueAt: outcome.dueAt, leaseOwner: TaskFairness.backoffOwner, leaseUntil: outcome.dueAt }
+          : { ...Task.released(task, now), dueAt: outcome.dueAt },
+        task.version
+      )]
   }
 }
 

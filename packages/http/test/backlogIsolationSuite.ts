@@ -5,16 +5,16 @@
  * (packages/postgres/test/BacklogIsolation.test.ts). Not a test file itself.
  *
  * Merchant A has 9 endpoints, 4 that never answer, 1 that answers after 2.5 s and 4 that answer
- * at once, creates 300 payment intents and asks for 40 resends; then merchant B, with one healthy
+ * at once, creates 300 payment intents and asks for 40 resends (`standBacklog` of test-support,
+ * which `npm run bench` stands up too); then merchant B, with one healthy
  * endpoint, creates 5 and confirms one, and the simulator notifies B's payment of another. The
  * delivery timeout is 4 s, so a hanging receiver holds its attempt longer than any bound below:
  * each bound is one a hang would break.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PaymentIntent, ProviderNotifications, Simulator, Storage, Task, Tender, Workers } from "@tender/core"
-import { promptpayFor } from "@tender/test-support"
+import { closeReceivers, promptpayFor, receiver, standBacklog } from "@tender/test-support"
 import { Clock, Effect, Layer, Logger, ManagedRuntime, Option } from "effect"
-import { createServer, type Server } from "node:http"
 import { afterAll } from "vitest"
 import { checkoutOptions, keys, seed } from "../../core/test/fixtures.js"
 import { TenderHttp } from "../src/index.js"
@@ -23,40 +23,6 @@ import type { StoreLayer } from "./storeTenders.js"
 
 /** How long a delivery attempt may wait for an answer: longer than the slow receiver, far longer than every bound. */
 const timeoutMillis = 4_000
-
-interface Arrival {
-  readonly path: string
-  readonly at: number
-  readonly body: string
-}
-
-/** Receivers on loopback: `/hang/…` never answers, `/slow/…` answers 200 after 2.5 s, anything else 200 at once. */
-const receivers = async () => {
-  const arrivals: Array<Arrival> = []
-  const server: Server = createServer((req, res) => {
-    let body = ""
-    req.setEncoding("utf8")
-    req.on("data", (c) => (body += c))
-    req.on("end", () => {
-      const path = req.url ?? "/"
-      arrivals.push({ path, at: Date.now(), body })
-      if (path.startsWith("/hang")) return
-      if (path.startsWith("/slow")) setTimeout(() => res.end("ok"), 2_500).unref()
-      else res.end("ok")
-    })
-  })
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok))
-  const address = server.address()
-  const port = typeof address === "object" && address !== null ? address.port : 0
-  return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
-    arrivals,
-    close: () => {
-      server.closeAllConnections()
-      return new Promise<void>((ok) => server.close(() => ok()))
-    }
-  }
-}
 
 /** Poll `read` every 20 ms until `done` holds; how long that took, in ms, or Infinity after `withinMillis` x 4. */
 const timeUntil = async <A>(read: () => Promise<A>, done: (a: A) => boolean, since: number, withinMillis: number) => {
@@ -72,6 +38,7 @@ export const backlogIsolationSuite = (name: string, storage: () => StoreLayer) =
   const stops: Array<() => Promise<void>> = []
   afterAll(async () => {
     for (const stop of stops.splice(0)) await stop()
+    closeReceivers()
   })
 
   const start = async () => {
@@ -99,19 +66,10 @@ export const backlogIsolationSuite = (name: string, storage: () => StoreLayer) =
     it(
       "4.5 D7 D11 with another merchant's backlog standing (hanging receivers, 300 intents, 40 resends), a merchant's events are each delivered within 2 s of their commit (under the 2.5 s and 4 s A's receivers hold), its confirm succeeds within 1 s and a provider notification is applied within 1 s",
       async () => {
-        const r = await receivers()
-        stops.push(r.close)
+        const r = await receiver()
         const t = await start()
-        const a = keys.demoTest
         const b = keys.otherTest
-        const paths = ["/hang/1", "/hang/2", "/hang/3", "/hang/4", "/slow/1", "/fast/1", "/fast/2", "/fast/3", "/fast/4"]
-        const endpointsOfA = []
-        for (const path of paths) endpointsOfA.push(await t.ok("POST", "/webhook_endpoints", { url: r.url(path) }, a))
-        const since = new Date(Date.now() - 60_000).toISOString()
-        for (let i = 0; i < 300; i += 20) {
-          await Promise.all(Array.from({ length: 20 }, () => t.ok("POST", "/payment_intents", promptpayFor("150000"), a)))
-        }
-        for (let i = 0; i < 40; i++) await t.ok("POST", `/webhook_endpoints/${endpointsOfA[i % paths.length].id}/resend`, { since }, a)
+        await standBacklog(t.ok, keys.demoTest, r.url)
         await t.ok("POST", "/webhook_endpoints", { url: r.url("/b") }, b)
 
         const intentsOfB: Array<{ id: string }> = []
@@ -145,7 +103,7 @@ export const backlogIsolationSuite = (name: string, storage: () => StoreLayer) =
         // Every event of B reaches its receiver: created (5), the two payments' later events.
         const eventsOfB = (await t.ok("GET", "/events?limit=100", undefined, b)).data as Array<{ id: string; created_at: string; type: string }>
         const delivered = await timeUntil(
-          async () => new Set(r.arrivals.filter((x) => x.path === "/b").map((x) => JSON.parse(x.body).id as string)),
+          async () => new Set(r.received.filter((x) => x.path === "/b").map((x) => JSON.parse(x.body).id as string)),
           (ids) => eventsOfB.every((e) => ids.has(e.id)),
           Date.now(),
           2_000
@@ -153,7 +111,7 @@ export const backlogIsolationSuite = (name: string, storage: () => StoreLayer) =
         assert.isFinite(delivered, "some of B's events were never delivered")
         // An event's created_at is taken before its commit: the delay measured is never shorter than the real one.
         const delays = eventsOfB.map((e) => {
-          const arrival = r.arrivals.find((x) => x.path === "/b" && JSON.parse(x.body).id === e.id)!
+          const arrival = r.received.find((x) => x.path === "/b" && JSON.parse(x.body).id === e.id)!
           return { type: e.type, delay: arrival.at - Date.parse(e.created_at) }
         })
         // A's backlog still stands: its receivers that hang hold deliveries, most of them still pending.

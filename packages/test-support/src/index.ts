@@ -4,6 +4,7 @@
  * imports Vitest, so the benchmarks load it too; the framework examples' shared suite, which
  * does, is `@tender/test-support/embedding`.
  */
+export * from "./backlog.js"
 export * from "./demo.js"
 export * from "./demoBundle.js"
 export * from "./eventLoop.js"

@@ -1,7 +1,7 @@
 /**
  * A webhook receiver on loopback for delivery tests: it records every request, and its path
  * says how it answers: `/flaky…` 500 to the first delivery of each event then 200, `/down…`
- * always 500, `/hang…` never, anything else 200.
+ * always 500, `/hang…` never, `/slow…` 200 after `slowMillis`, anything else 200 at once.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { closeServers } from "./net.js"
@@ -17,6 +17,9 @@ export interface Received {
 
 const servers: Array<Server> = []
 
+/** How long a `/slow…` path takes to answer. */
+export const slowMillis = 2_500
+
 /** Start a receiver; `url(path)` addresses it, `received` fills as deliveries arrive. */
 export const receiver = async () => {
   const received: Array<Received> = []
@@ -31,6 +34,7 @@ export const receiver = async () => {
       const n = (seen.get(`${path} ${req.headers["webhook-id"]}`) ?? 0) + 1
       seen.set(`${path} ${req.headers["webhook-id"]}`, n)
       if (path.startsWith("/hang")) return
+      if (path.startsWith("/slow")) return void setTimeout(() => res.end("ok"), slowMillis).unref()
       res.statusCode = path.startsWith("/down") || (path.startsWith("/flaky") && n === 1) ? 500 : 200
       res.end("ok")
     })

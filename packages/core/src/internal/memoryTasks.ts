@@ -119,10 +119,13 @@ export const make = (rows: Rows) => {
     removeId(pool.ids, t.merchantId)
   }
 
-  /** Tasks among `leased` (a lane's, a merchant's) whose lease holds at `now`. */
-  const inFlight = (leased: Set<string>, now: number) => {
+  /** Tasks among `leased` (a lane's, a merchant's) whose lease holds at `now`; for a merchant, not those held back by a back-off. */
+  const inFlight = (leased: Set<string>, now: number, heldBack = true) => {
     let n = 0
-    for (const id of leased) if (((rows.byId.get(id) as Task.TaskRecord).leaseUntil ?? 0) > now) n++
+    for (const id of leased) {
+      const t = rows.byId.get(id) as Task.TaskRecord
+      if ((t.leaseUntil ?? 0) > now && (heldBack || t.leaseOwner !== TaskFairness.backoffOwner)) n++
+    }
     return n
   }
 
@@ -140,7 +143,7 @@ export const make = (rows: Rows) => {
     for (const merchantId of TaskFairness.ringOrder(ids, req.ring?.merchant)) {
       if (perMerchant.length >= limit) break
       const merchant = merchants.get(merchantId)!
-      const merchantRoom = deliveries && req.perMerchant !== undefined ? Math.min(limit, req.perMerchant - inFlight(merchant.leased, req.now)) : limit
+      const merchantRoom = deliveries && req.perMerchant !== undefined ? Math.min(limit, req.perMerchant - inFlight(merchant.leased, req.now, false)) : limit
       if (merchantRoom <= 0) continue
       const lanes: Array<Array<string>> = []
       for (const key of TaskFairness.ringOrder(merchant.ids, req.ring?.endpoint)) {

@@ -87,7 +87,9 @@ export const candidatesFilter = (pool: Task.Pool, scope: Filter<Document>, now: 
 export const inFlightFilter = (scope: { readonly target_id: string } | { readonly merchant_id: string }, now: number): Filter<Document> => ({
   ...pending("webhooks"),
   ...scope,
-  lease_until: { $type: "date", $gt: new Date(now) }
+  lease_until: { $type: "date", $gt: new Date(now) },
+  // A merchant's room does not count deliveries held back by an endpoint's back-off; an endpoint's does.
+  ...("merchant_id" in scope ? { lease_owner: { $nin: [TaskFairness.backoffOwner] } } : {})
 })
 
 const dueOrder = { due_at: 1, id: 1 } as const

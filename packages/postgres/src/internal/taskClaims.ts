@@ -98,7 +98,7 @@ export const claimStatement = (sql: SqlClient, table: string, req: Task.ClaimReq
 
 /**
  * The candidates within each merchant's room: its bound (`perMerchant`) less its deliveries whose
- * lease holds, counted once per merchant among the candidates on `_merchant_inflight_idx`
+ * lease holds (not those held back by an endpoint's back-off, `TaskFairness.backoffOwner`), counted once per merchant among the candidates on `_merchant_inflight_idx`
  * (migration 0025), its candidates taken in claim order. Every candidate when there is no bound.
  */
 const merchantRoom = (sql: SqlClient, T: ReturnType<SqlClient>, P: Fragment, now: Fragment, req: Task.ClaimRequest, pool: Task.Pool): Fragment =>
@@ -106,7 +106,8 @@ const merchantRoom = (sql: SqlClient, T: ReturnType<SqlClient>, P: Fragment, now
     ? sql`candidates AS (SELECT * FROM unique_candidates)`
     : sql`rooms AS (
         SELECT m.merchant_id, ${req.perMerchant}::int - (SELECT count(*) FROM ${T}
-          WHERE ${P} AND lease_until IS NOT NULL AND merchant_id = m.merchant_id AND lease_until > ${now}) AS room
+          WHERE ${P} AND lease_until IS NOT NULL AND merchant_id = m.merchant_id AND lease_until > ${now}
+            AND lease_owner IS DISTINCT FROM ${TaskFairness.backoffOwner}) AS room
         FROM (SELECT DISTINCT merchant_id FROM unique_candidates) AS m),
       candidates AS (
         SELECT c.id, c.due_at, c.ord, c.round FROM (

@@ -5,7 +5,7 @@
  * delivery, so a delivery queued already is not queued again.
  */
 import { assert } from "@effect/vitest"
-import { Ids, Storage, Task } from "@tender/core"
+import { Ids, Storage, Task, TaskFairness } from "@tender/core"
 import { Effect } from "effect"
 import type { ContractIt } from "./fixtures.js"
 import { commit, freshScope } from "./fixtures.js"
@@ -147,5 +147,32 @@ export const deliveryCases = (it: ContractIt, concurrency: number) => {
       // Leases that lapsed (their worker died) hold nothing: the bound is the merchant's again.
       const fourth = yield* claim(start + 1002 + 60_000)
       assert.lengthOf(fourth.filter((t) => t.merchantId === big.merchantId), 4)
+    }))
+
+  it.effect("tasks: deliveries held back while their endpoint backs off fill that endpoint's room until the back-off ends, never their merchant's: its other endpoints keep flowing", () =>
+    Effect.gen(function*() {
+      const start = yield* freshWindow
+      const scope = freshScope()
+      const until = start + 5_000
+      const held = Array.from(
+        { length: 2 },
+        (_, i) => ({ ...delivery(scope, "we_backoff", start + i), leaseOwner: TaskFairness.backoffOwner, leaseUntil: until })
+      )
+      const waiting = delivery(scope, "we_backoff", start + 2)
+      const healthy = Array.from({ length: 3 }, (_, i) => delivery(scope, "we_healthy", start + i))
+      yield* commit([...held, waiting, ...healthy].map((t) => Write.insert(Task.table, t)))
+      const claim = (now: number) =>
+        Effect.flatMap(
+          Task.Tasks,
+          (tasks) => tasks.claim({ now, owner: "a", leaseMillis: 60_000, limit: 16, pool: "webhooks", perEndpoint: 2, perMerchant: 2 })
+        )
+      // The backing-off endpoint is at its room; the merchant's room of 2 goes to its healthy endpoint.
+      const during = yield* claim(start + 10)
+      assert.sameMembers(during.map((t) => t.id), healthy.slice(0, 2).map((t) => t.id))
+      // Once the back-off ends, the held deliveries are claimed again (the merchant's room is full until then).
+      yield* Effect.forEach(during, (t) => commit([Write.update(Task.table, Task.completed(t, start + 20), t.version)]), { discard: true })
+      const after = yield* claim(until)
+      assert.sameMembers(after.map((t) => t.targetId), ["we_backoff", "we_healthy"])
+      assert.include(after.map((t) => t.id), healthy[2]!.id)
     }))
 }
