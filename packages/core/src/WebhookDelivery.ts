@@ -181,12 +181,11 @@ export const run = (task: Task.TaskRecord) =>
     const sender = yield* WebhookSender
     const config = yield* WebhookEndpoint.WebhookConfig
     const scope = { merchantId: task.merchantId, environment: task.environment }
-    const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
-    if (task.targetId === null) return done()
+    if (task.targetId === null) return Task.done()
     const endpoint = yield* storage.get(WebhookEndpoint.table, scope, task.targetId)
     const event = yield* storage.get(Event.table, scope, task.resourceId)
     // An endpoint deleted or disabled since: no further deliveries to it (a resend after enabling recovers them).
-    if (Option.isNone(endpoint) || endpoint.value.status !== "enabled" || Option.isNone(event)) return done()
+    if (Option.isNone(endpoint) || endpoint.value.status !== "enabled" || Option.isNone(event)) return Task.done()
     const start = yield* Clock.currentTimeMillis
     const blocked = sender.blockedUntil(endpoint.value.id, start)
     if (blocked !== undefined) return { _tag: "Defer", dueAt: blocked } as const
@@ -233,7 +232,7 @@ export const run = (task: Task.TaskRecord) =>
         version: 1
       })
     )
-    if (ok) return done([attempt])
+    if (ok) return Task.done([attempt])
     const wait = retrySchedule[task.attempts - 1]
     return wait === undefined
       ? { _tag: "GiveUp", error: error ?? "failed", writes: [attempt] } as const

@@ -18,7 +18,7 @@ import * as Pagination from "./Pagination.js"
 import * as PublicAddress from "./PublicAddress.js"
 import { BoundedString, Environment, formatTimestamp, maxCharacters, StorableText, Timestamp, withMessage } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
-import { Storage, Write } from "./Storage.js"
+import { scopeOf as Storage_scopeOf, Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
 import { WebhookConfig } from "./WebhookConfig.js"
 import { EventType } from "./WebhookEvents.js"
@@ -166,8 +166,12 @@ export const checkUrl = (raw: string, environment: Environment) =>
 // Operations
 // ---------------------------------------------------------------------------
 
-/** The merchant and environment of a caller. @since 0.1.0 */
-export const scopeOf = (principal: Principal): Scope => ({ merchantId: principal.merchant.id, environment: principal.environment })
+/**
+ * The merchant and environment of a caller.
+ *
+ * @deprecated since 0.1.1: `Storage.scopeOf`, which also takes a record. @since 0.1.0
+ */
+export const scopeOf: (principal: Principal) => Scope = Storage_scopeOf
 
 const notFound = (id: string) => new ResourceNotFound({ param: "id", message: `No webhook endpoint ${JSON.stringify(id)}.` })
 
