@@ -16,6 +16,7 @@ import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as Telemetry from "./Telemetry.js"
+import { WebhookConfig } from "./WebhookConfig.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import * as WebhookHealth from "./WebhookHealth.js"
 import * as WebhookSignature from "./WebhookSignature.js"
@@ -179,7 +180,7 @@ export const run = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const sender = yield* WebhookSender
-    const config = yield* WebhookEndpoint.WebhookConfig
+    const config = yield* WebhookConfig
     const scope = { merchantId: task.merchantId, environment: task.environment }
     if (task.targetId === null) return Task.done()
     const endpoint = yield* storage.get(WebhookEndpoint.table, scope, task.targetId)

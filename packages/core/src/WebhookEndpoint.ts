@@ -20,12 +20,19 @@ import { BoundedString, Environment, formatTimestamp, maxCharacters, StorableTex
 import type { Scope } from "./Storage.js"
 import { scopeOf as Storage_scopeOf, Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
-import { WebhookConfig } from "./WebhookConfig.js"
+import * as Config from "./WebhookConfig.js"
 import { EventType } from "./WebhookEvents.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 
-// The host's settings live in `WebhookConfig.ts`; still exported from here, where hosts found them.
-export { layerConfig, WebhookConfig, type WebhookOptions } from "./WebhookConfig.js"
+// The host's settings have one home, `WebhookConfig`; these names of 0.1.0 still work.
+/** @deprecated since 0.1.1: `WebhookConfig.WebhookConfig`. @since 0.1.0 @category tags */
+export const WebhookConfig: typeof Config.WebhookConfig = Config.WebhookConfig
+/** @deprecated since 0.1.1: `WebhookConfig.WebhookConfig`. @since 0.1.0 @category tags */
+export type WebhookConfig = Config.WebhookConfig
+/** @deprecated since 0.1.1: `WebhookConfig.layerConfig`. @since 0.1.0 @category layers */
+export const layerConfig = Config.layerConfig
+/** @deprecated since 0.1.1: `WebhookConfig.WebhookOptions`. @since 0.1.0 @category models */
+export type WebhookOptions = Config.WebhookOptions
 
 // ---------------------------------------------------------------------------
 // The record
