@@ -18,9 +18,7 @@ import * as Ledger from "./Ledger.js"
 import * as Pagination from "./Pagination.js"
 import { Currency, type Environment } from "./Schemas.js"
 import type { BalanceTotal, Scope } from "./Storage.js"
-import { Storage, Write } from "./Storage.js"
-
-const scopeOf = Resources.principalScope
+import { scopeOf, Storage, Write } from "./Storage.js"
 
 /** The balance of a scope at `now`: per currency with any transaction, sorted by currency (D12). */
 const totals = (scope: Scope, now: number) =>

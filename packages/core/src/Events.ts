@@ -13,8 +13,7 @@ import { isWellFormed, prefixes } from "./Ids.js"
 import * as Resources from "./internal/resources.js"
 import * as Pagination from "./Pagination.js"
 import type { Scope } from "./Storage.js"
-import { Storage } from "./Storage.js"
-import { scopeOf } from "./WebhookEndpoint.js"
+import { scopeOf, Storage } from "./Storage.js"
 import { EventType } from "./WebhookEvents.js"
 
 /** How long events are kept at least; a purge may keep them longer, never shorter. @since 0.1.0 */

@@ -24,7 +24,7 @@ import { isTerminal, table } from "./PaymentIntent.js"
 import * as Lifecycle from "./PaymentIntentLifecycle.js"
 import * as Receipts from "./Receipts.js"
 import * as Routing from "./Routing.js"
-import { Storage } from "./Storage.js"
+import { scopeOf, Storage } from "./Storage.js"
 
 /** A hosted intent by id, whatever its merchant: the verified link is the authority. @since 0.1.0 */
 export const load = (id: string) =>
@@ -130,8 +130,6 @@ export const pay = (intent: PaymentIntentRecord, method: string, entered: PayerD
     const current = yield* load(intent.id)
     return Option.isSome(current) ? current.value : record
   })
-
-const scopeOf = (intent: PaymentIntentRecord) => ({ merchantId: intent.merchantId, environment: intent.environment })
 
 /**
  * Attach the payer's transfer slip as the intent's receipt (4.4), exactly as the API does;

@@ -32,7 +32,7 @@ export interface RetentionOptions {
   readonly batchSize?: number | undefined
   /**
    * A pause between batches, leaving the database to requests. Default 100 milliseconds: with
-   * 10 ms a get's p99 tripled while the purge ran (docs/scale.md).
+   * 10 ms a get's p99 tripled while the purge ran (`npm run bench:scale`, which writes docs/scale.md).
    */
   readonly pause?: Duration.DurationInput | undefined
 }

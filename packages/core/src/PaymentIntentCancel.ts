@@ -75,16 +75,15 @@ export const cancel = (context: Operation.RequestContext, id: string, params: Ca
  */
 export const run = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
-    const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
     const found = yield* (yield* Storage).get(table, { merchantId: task.merchantId, environment: task.environment }, task.resourceId)
-    if (Option.isNone(found) || found.value.status !== "canceled") return done()
+    if (Option.isNone(found) || found.value.status !== "canceled") return Task.done()
     const intent = found.value
     const ref = providerRef(intent)
     const provider = yield* adapterOf(intent)
-    if (ref === undefined || provider?.cancelPayment === undefined) return done()
+    if (ref === undefined || provider?.cancelPayment === undefined) return Task.done()
     const answer = yield* boundedCall(provider.code, provider.cancelPayment(ref), "cancelPayment").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     // `Canceled` changes nothing; a payment the payer made already is D10's late-payment refund.
-    return done((yield* applyUpdate(intent, answer.right, { _tag: "cancel" }, now)).writes)
+    return Task.done((yield* applyUpdate(intent, answer.right, { _tag: "cancel" }, now)).writes)
   })

@@ -22,7 +22,7 @@ import { isTerminal, PaymentIntentRecord, Status, table, toCreatedResource, toRe
 import * as Lifecycle from "./PaymentIntentLifecycle.js"
 import * as Routing from "./Routing.js"
 import { Country, Currency, MerchantReference } from "./Schemas.js"
-import { Storage, Write } from "./Storage.js"
+import { scopeOf, Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 
@@ -159,8 +159,6 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       fields: { providerCode: routed.provider, providerAccount: routed.providerAccount, providerPaymentId: result.providerPaymentId }
     }, now)
   })
-
-const scopeOf = Resources.principalScope
 
 const kind: Resources.Kind<PaymentIntentRecord> = { table, noun: "payment intent" }
 

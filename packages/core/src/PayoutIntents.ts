@@ -23,13 +23,11 @@ import { ProviderRegistry } from "./Provider.js"
 import { boundedCall } from "./Routing.js"
 import { Currency, type Environment } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
-import { Storage, Write } from "./Storage.js"
+import { scopeOf, Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import { retryWhileStale } from "./StorageError.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
-
-const scopeOf = Resources.principalScope
 
 const kind: Resources.Kind<PayoutIntentRecord> = { table, noun: "payout intent" }
 
@@ -226,8 +224,7 @@ export const send = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const found = yield* storage.get(table, { merchantId: task.merchantId, environment: task.environment }, task.resourceId)
-    const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
-    if (Option.isNone(found) || found.value.status !== "processing") return done()
+    if (Option.isNone(found) || found.value.status !== "processing") return Task.done()
     const payout = found.value
     const route = yield* payoutRoute(payout.environment, payout.destination.bank)
     const now0 = yield* Clock.currentTimeMillis
@@ -237,7 +234,7 @@ export const send = (task: Task.TaskRecord) =>
         failureCode: "payout_unavailable",
         failureMessage: "No installed provider pays out to this bank."
       }, now0)
-      return done(writes)
+      return Task.done(writes)
     }
     const answer = yield* boundedCall(
       route.provider.code,
@@ -269,7 +266,7 @@ export const send = (task: Task.TaskRecord) =>
             ? { status: "failed", failureCode: result.failureCode, failureMessage: result.failureMessage }
             : { status: "failed" }
         )
-        return done(writes === "other_provider" ? [] : writes)
+        return Task.done(writes === "other_provider" ? [] : writes)
       }
       case "Action":
       case "Processing":

@@ -15,7 +15,7 @@ import { AmountExceedsRefundable, PaymentIntentUnexpectedState, RefundNotSupport
 import * as Event from "./Event.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
 import * as Internal from "./internal/refundProvider.js"
-import { intentWrite, providerBank, refundRoute, scopeOf } from "./internal/refundProvider.js"
+import { intentWrite, providerBank, refundRoute } from "./internal/refundProvider.js"
 import * as Resources from "./internal/resources.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
@@ -23,12 +23,10 @@ import * as PaymentIntent from "./PaymentIntent.js"
 import { ProviderRegistry } from "./Provider.js"
 import type { CreateParams, RefundRecord } from "./Refund.js"
 import { RefundRecord as Record, reserve, Status, table, toResource } from "./Refund.js"
-import { Storage, Write } from "./Storage.js"
+import { scopeOf, Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
-
-const principalScope = Resources.principalScope
 
 const kind: Resources.Kind<RefundRecord> = { table, noun: "refund" }
 
@@ -52,7 +50,7 @@ const canonical = (p: CreateParams) => ({
 /** Decide a refund of `params` on the intent as stored now. Fails with the API error the caller sees; never writes. */
 const decide = (principal: Principal, params: CreateParams, id: string, fp: string) =>
   Effect.gen(function*() {
-    const found = yield* (yield* Storage).get(PaymentIntent.table, principalScope(principal), params.payment_intent)
+    const found = yield* (yield* Storage).get(PaymentIntent.table, scopeOf(principal), params.payment_intent)
     if (Option.isNone(found)) {
       return yield* new ResourceNotFound({ param: "payment_intent", message: `No payment intent ${JSON.stringify(params.payment_intent)}.` })
     }
@@ -90,7 +88,7 @@ const decide = (principal: Principal, params: CreateParams, id: string, fp: stri
     }
     const refund = Table.construct(Record, {
       id,
-      ...principalScope(principal),
+      ...scopeOf(principal),
       paymentIntentId: intent.id,
       amount: reserved.right.amount,
       currency: intent.currency,

@@ -181,6 +181,15 @@ export interface Scope {
 }
 
 /**
+ * The scope of a caller (its merchant and environment) or of anything stored in one (a record,
+ * a task): the one way every module names the scope it reads and writes in.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const scopeOf = (of: { readonly merchant: { readonly id: string }; readonly environment: Environment } | Scope): Scope =>
+  "merchant" in of ? { merchantId: of.merchant.id, environment: of.environment } : { merchantId: of.merchantId, environment: of.environment }
+
+/**
  * Filters and position of a list page (4.3, D6). `where` matches fields exactly: a value,
  * or any of several values.
  *

@@ -301,49 +301,28 @@ export const retry = (task: TaskRecord, now: number, error: string | null): Retr
   error
 })
 
+/** The task is finished: commit `writes` with its completion. @since 0.1.1 @category constructors */
+export const done = (writes: ReadonlyArray<Write> = []): Outcome => ({ _tag: "Done", writes })
+
 /** After this many attempts a task is marked failed and left for the host to inspect. @since 0.1.0 */
 export const maxAttempts = 25
 
+/** A claimed task with its lease let go and its version one higher: what every end of a claim writes. */
+const unleased = (task: TaskRecord, now: number) => ({ ...task, leaseOwner: null, leaseUntil: null, updatedAt: now, version: task.version + 1 })
+
 /** Complete a claimed task: a versioned write over the claim, so only its holder can complete it. @since 0.1.0 */
-export const completed = (task: TaskRecord, now: number): TaskRecord => ({
-  ...task,
-  status: "done",
-  leaseOwner: null,
-  leaseUntil: null,
-  lastError: null,
-  updatedAt: now,
-  version: task.version + 1
-})
+export const completed = (task: TaskRecord, now: number): TaskRecord => ({ ...unleased(task, now), status: "done", lastError: null })
 
 /** Reschedule a claimed task to `dueAt`, releasing its lease (or mark it failed after `maxAttempts`). @since 0.1.0 */
 export const rescheduled = (task: TaskRecord, now: number, dueAt: number, error: string | null): TaskRecord => ({
-  ...task,
+  ...unleased(task, now),
   status: error !== null && task.attempts >= maxAttempts ? "failed" : "pending",
   dueAt,
-  leaseOwner: null,
-  leaseUntil: null,
-  lastError: error,
-  updatedAt: now,
-  version: task.version + 1
+  lastError: error
 })
 
 /** Mark a claimed task failed: no more attempts; it stays for the host to inspect. @since 0.1.0 */
-export const failed = (task: TaskRecord, now: number, error: string): TaskRecord => ({
-  ...task,
-  status: "failed",
-  leaseOwner: null,
-  leaseUntil: null,
-  lastError: error,
-  updatedAt: now,
-  version: task.version + 1
-})
+export const failed = (task: TaskRecord, now: number, error: string): TaskRecord => ({ ...unleased(task, now), status: "failed", lastError: error })
 
 /** Release a claimed task at once, for another worker (a clean shutdown). @since 0.1.0 */
-export const released = (task: TaskRecord, now: number): TaskRecord => ({
-  ...task,
-  attempts: Math.max(0, task.attempts - 1),
-  leaseOwner: null,
-  leaseUntil: null,
-  updatedAt: now,
-  version: task.version + 1
-})
+export const released = (task: TaskRecord, now: number): TaskRecord => ({ ...unleased(task, now), attempts: Math.max(0, task.attempts - 1) })

@@ -21,8 +21,8 @@ import * as Simulator from "./Simulator.js"
 import * as Storage from "./Storage.js"
 import type * as Task from "./Task.js"
 import * as TelemetryLive from "./TelemetryLive.js"
+import * as WebhookConfig from "./WebhookConfig.js"
 import * as WebhookDelivery from "./WebhookDelivery.js"
-import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import type * as WebhookTransport from "./WebhookTransport.js"
 
 /** @since 0.1.0 @category models */
@@ -38,7 +38,7 @@ export interface TenderOptions {
    */
   readonly providerAccountKeys?: ReadonlyArray<CredentialVault.AccountKey> | undefined
   /** Webhook settings: secret encryption key, private URLs, timeout and delivery limits. */
-  readonly webhooks?: (WebhookEndpoint.WebhookOptions & WebhookDelivery.SenderOptions) | undefined
+  readonly webhooks?: (WebhookConfig.WebhookOptions & WebhookDelivery.SenderOptions) | undefined
   /**
    * How deliveries reach receivers. Default: `DeliveryClient.layer()`, on `node:http(s)`,
    * which connects to live endpoints only at public addresses (SSRF); `@tender/http`'s
@@ -74,7 +74,7 @@ export const layerWithoutStorage = (options: TenderOptions) =>
     Ids.layer,
     Health.layerWorkerStatus,
     HostedCheckout.layer(options.hostedCheckout),
-    WebhookEndpoint.layerConfig({ ...options.webhooks, fallbackKey: options.hostedCheckout.secret }),
+    WebhookConfig.layerConfig({ ...options.webhooks, fallbackKey: options.hostedCheckout.secret }),
     WebhookDelivery.layerSender(options.webhooks).pipe(
       Layer.provide(options.webhookTransport ?? DeliveryClient.layer())
     ),

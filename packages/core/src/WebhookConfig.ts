@@ -1,7 +1,8 @@
 /**
  * The host's webhook settings: the key that encrypts endpoint secrets at rest, whether live
  * endpoints may be private addresses, the delivery timeout, how long an endpoint may fail
- * before it is disabled, and how many deliveries resends may queue to one endpoint an hour. `WebhookEndpoint` re-exports them.
+ * before it is disabled, and how many deliveries resends may queue to one endpoint an hour. Their one
+ * home: `WebhookEndpoint`'s re-exports of 0.1.0 are deprecated aliases.
  *
  * @since 0.1.0
  */

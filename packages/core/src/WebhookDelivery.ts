@@ -16,6 +16,7 @@ import { Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
 import * as Task from "./Task.js"
 import * as Telemetry from "./Telemetry.js"
+import { WebhookConfig } from "./WebhookConfig.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
 import * as WebhookHealth from "./WebhookHealth.js"
 import * as WebhookSignature from "./WebhookSignature.js"
@@ -179,14 +180,13 @@ export const run = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const sender = yield* WebhookSender
-    const config = yield* WebhookEndpoint.WebhookConfig
+    const config = yield* WebhookConfig
     const scope = { merchantId: task.merchantId, environment: task.environment }
-    const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
-    if (task.targetId === null) return done()
+    if (task.targetId === null) return Task.done()
     const endpoint = yield* storage.get(WebhookEndpoint.table, scope, task.targetId)
     const event = yield* storage.get(Event.table, scope, task.resourceId)
     // An endpoint deleted or disabled since: no further deliveries to it (a resend after enabling recovers them).
-    if (Option.isNone(endpoint) || endpoint.value.status !== "enabled" || Option.isNone(event)) return done()
+    if (Option.isNone(endpoint) || endpoint.value.status !== "enabled" || Option.isNone(event)) return Task.done()
     const start = yield* Clock.currentTimeMillis
     const blocked = sender.blockedUntil(endpoint.value.id, start)
     // Held till then: the endpoint's room stays full, so claims pass its backlog by until the back-off ends.
@@ -234,7 +234,7 @@ export const run = (task: Task.TaskRecord) =>
         version: 1
       })
     )
-    if (ok) return done([attempt])
+    if (ok) return Task.done([attempt])
     const wait = retrySchedule[task.attempts - 1]
     return wait === undefined
       ? { _tag: "GiveUp", error: error ?? "failed", writes: [attempt] } as const

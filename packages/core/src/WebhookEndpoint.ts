@@ -18,14 +18,21 @@ import * as Pagination from "./Pagination.js"
 import * as PublicAddress from "./PublicAddress.js"
 import { BoundedString, Environment, formatTimestamp, maxCharacters, StorableText, Timestamp, withMessage } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
-import { Storage, Write } from "./Storage.js"
+import { scopeOf as Storage_scopeOf, Storage, Write } from "./Storage.js"
 import * as Table from "./Table.js"
-import { WebhookConfig } from "./WebhookConfig.js"
+import * as Config from "./WebhookConfig.js"
 import { EventType } from "./WebhookEvents.js"
 import * as WebhookSignature from "./WebhookSignature.js"
 
-// The host's settings live in `WebhookConfig.ts`; still exported from here, where hosts found them.
-export { layerConfig, WebhookConfig, type WebhookOptions } from "./WebhookConfig.js"
+// The host's settings have one home, `WebhookConfig`; these names of 0.1.0 still work.
+/** @deprecated since 0.1.1: `WebhookConfig.WebhookConfig`. @since 0.1.0 @category tags */
+export const WebhookConfig: typeof Config.WebhookConfig = Config.WebhookConfig
+/** @deprecated since 0.1.1: `WebhookConfig.WebhookConfig`. @since 0.1.0 @category tags */
+export type WebhookConfig = Config.WebhookConfig
+/** @deprecated since 0.1.1: `WebhookConfig.layerConfig`. @since 0.1.0 @category layers */
+export const layerConfig = Config.layerConfig
+/** @deprecated since 0.1.1: `WebhookConfig.WebhookOptions`. @since 0.1.0 @category models */
+export type WebhookOptions = Config.WebhookOptions
 
 // ---------------------------------------------------------------------------
 // The record
@@ -166,8 +173,12 @@ export const checkUrl = (raw: string, environment: Environment) =>
 // Operations
 // ---------------------------------------------------------------------------
 
-/** The merchant and environment of a caller. @since 0.1.0 */
-export const scopeOf = (principal: Principal): Scope => ({ merchantId: principal.merchant.id, environment: principal.environment })
+/**
+ * The merchant and environment of a caller.
+ *
+ * @deprecated since 0.1.1: `Storage.scopeOf`, which also takes a record. @since 0.1.0
+ */
+export const scopeOf: (principal: Principal) => Scope = Storage_scopeOf
 
 const notFound = (id: string) => new ResourceNotFound({ param: "id", message: `No webhook endpoint ${JSON.stringify(id)}.` })
 

@@ -16,7 +16,7 @@ import { isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import { DateTimeWithOffset, formatTimestamp, Timestamp, withMessage } from "./Schemas.js"
-import { Storage, Write } from "./Storage.js"
+import { scopeOf, Storage, Write } from "./Storage.js"
 import * as Task from "./Task.js"
 import { WebhookConfig } from "./WebhookConfig.js"
 import * as WebhookDelivery from "./WebhookDelivery.js"
@@ -72,7 +72,7 @@ export const attempts = (principal: Principal, id: string, params: typeof Attemp
     }
     const { limit, query } = yield* Pagination.window(params, WebhookDelivery.attemptIdPrefix)
     const rows = yield* (yield* Storage).list(WebhookDelivery.attemptTable, {
-      ...WebhookEndpoint.scopeOf(principal),
+      ...scopeOf(principal),
       ...query,
       where: { endpointId: endpoint.id, eventId: params.event }
     })

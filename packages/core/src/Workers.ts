@@ -25,8 +25,8 @@ import * as Task from "./Task.js"
 import * as TaskFairness from "./TaskFairness.js"
 import * as Telemetry from "./Telemetry.js"
 import * as TopupIntents from "./TopupIntents.js"
+import type { WebhookConfig } from "./WebhookConfig.js"
 import * as WebhookDelivery from "./WebhookDelivery.js"
-import type * as WebhookEndpoint from "./WebhookEndpoint.js"
 
 /** @since 0.1.0 @category models */
 export interface WorkerOptions {
@@ -61,7 +61,7 @@ export type Requirements =
   | Merchants
   | IdGenerator
   | WebhookDelivery.WebhookSender
-  | WebhookEndpoint.WebhookConfig
+  | WebhookConfig
 
 /**
  * Run one task to its outcome. Exhaustive over the task kinds: a new kind does not compile

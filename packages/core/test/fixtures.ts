@@ -22,8 +22,8 @@ import {
   Task,
   TopupIntent,
   TopupIntents,
+  WebhookConfig,
   WebhookDelivery,
-  WebhookEndpoint,
   WebhookTransport,
   Workers
 } from "../src/index.js"
@@ -107,7 +107,7 @@ export const layer = (options: {
   readonly storage?: Layer.Layer<Storage.Storage>
   readonly ids?: Layer.Layer<Ids.IdGenerator>
   readonly transport?: Layer.Layer<WebhookTransport.WebhookTransport>
-  readonly webhooks?: WebhookEndpoint.WebhookOptions
+  readonly webhooks?: WebhookConfig.WebhookOptions
   readonly fxRates?: Layer.Layer<Fx.FxRates>
 } = {}) =>
   Layer.mergeAll(
@@ -117,7 +117,7 @@ export const layer = (options: {
     Provider.layerRegistry(options.providers ?? [Simulator.make()]),
     options.ids ?? Ids.layer,
     HostedCheckout.layer(checkoutOptions),
-    WebhookEndpoint.layerConfig({ ...options.webhooks, fallbackKey: checkoutOptions.secret }),
+    WebhookConfig.layerConfig({ ...options.webhooks, fallbackKey: checkoutOptions.secret }),
     WebhookDelivery.layerSender().pipe(Layer.provide(options.transport ?? DeliveryClient.layer())),
     // A storage of a test's own comes with an empty task queue of its own: such tests run no workers.
     // Its commits keep the ledger, as `Tender.layer` wires it (D12).

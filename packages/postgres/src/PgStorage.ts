@@ -111,8 +111,8 @@ export const make = (options: PgStorageOptions = {}) =>
       // By the primary key alone, the scope checked on the row (4.2: another merchant's or
       // environment's record is the same None as a missing one). With the scope in the WHERE
       // clause the planner may take a list index that leads with merchant and environment and
-      // walk the merchant's every row to the id: on a table not yet analyzed, a get of one intent
-      // among 10,000 took 2.6 ms instead of 0.05 (docs/performance.md, "PostgreSQL").
+      // walk the merchant's every row to the id, as it did on a table not yet analyzed
+      // (docs/performance.md, "PostgreSQL").
       get: (table, scope, id) =>
         !storable(id) ? Effect.succeed(Option.none()) : Effect.map(
           records(`get ${table.name}`, table, byId(table, id)),

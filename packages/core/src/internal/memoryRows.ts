@@ -24,7 +24,7 @@ const lowerBound = (rows: ReadonlyArray<Position>, probe: Position) => {
 /** Separates the parts of a composite key; no identifier holds it. */
 export const sep = "\u0000"
 /** A record's scope (merchant, environment) as one key. */
-export const scopeOf = (r: Scope) => `${r.merchantId}${sep}${r.environment}`
+export const scopeKey = (r: Scope) => `${r.merchantId}${sep}${r.environment}`
 
 /** One table's rows: by id, and per scope oldest first, with its unique constraints' values. */
 export class Rows {
@@ -39,7 +39,7 @@ export class Rows {
     for (const u of this.table.unique) {
       if (!constrains(u, record)) continue
       const values = u.fields.map((f) => (record as unknown as Record<string, unknown>)[f])
-      if (values.every((v) => v !== null && v !== undefined)) out.push([u.name, scopeOf(record), ...values.map(String)].join(sep))
+      if (values.every((v) => v !== null && v !== undefined)) out.push([u.name, scopeKey(record), ...values.map(String)].join(sep))
     }
     return out
   }
@@ -48,7 +48,7 @@ export class Rows {
   remove(record: StoredRecord) {
     this.byId.delete(record.id)
     for (const value of this.uniqueValues(record)) this.taken.delete(value)
-    const rows = this.byScope.get(scopeOf(record))
+    const rows = this.byScope.get(scopeKey(record))
     const at = rows === undefined ? -1 : lowerBound(rows, record)
     if (rows !== undefined && rows[at]?.id === record.id) rows.splice(at, 1)
   }
@@ -59,8 +59,8 @@ export class Rows {
    */
   place(record: StoredRecord, replace: boolean) {
     freeze(record)
-    let rows = this.byScope.get(scopeOf(record))
-    if (rows === undefined) this.byScope.set(scopeOf(record), rows = [])
+    let rows = this.byScope.get(scopeKey(record))
+    if (rows === undefined) this.byScope.set(scopeKey(record), rows = [])
     const at = lowerBound(rows, record)
     if (replace && rows[at]?.id === record.id) rows[at] = record
     else rows.splice(at, 0, record)
@@ -69,7 +69,7 @@ export class Rows {
 
 /** At most `q.limit` rows of `table` matching `q`, (createdAt, id) descending. */
 export const list = <A extends StoredRecord>(table: Rows, q: ListQuery<A>): ReadonlyArray<A> => {
-  const rows = (table.byScope.get(scopeOf(q)) ?? []) as ReadonlyArray<StoredRecord> as ReadonlyArray<A>
+  const rows = (table.byScope.get(scopeKey(q)) ?? []) as ReadonlyArray<StoredRecord> as ReadonlyArray<A>
   const filters = Object.entries(q.where ?? {}).flatMap(([field, value]) =>
     value === undefined ? [] : [{ field, values: new Set(typeof value === "string" ? [value] : value as ReadonlyArray<string>) }]
   )

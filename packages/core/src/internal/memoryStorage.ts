@@ -30,7 +30,7 @@ import { ClaimLost, StaleVersion, UniqueViolation } from "../StorageError.js"
 import type { StoredRecord, Table } from "../Table.js"
 import * as Task from "../Task.js"
 import { attemptTable } from "../WebhookDelivery.js"
-import { list, Rows, scopeOf, sep } from "./memoryRows.js"
+import { list, Rows, scopeKey, sep } from "./memoryRows.js"
 import * as MemoryTasks from "./memoryTasks.js"
 
 interface KeyRow {
@@ -157,7 +157,7 @@ export const make = () => {
           const counts = (r: BalanceTransaction.BalanceTransactionRecord) =>
             inBalance(r, w.balance) && (BalanceTransaction.isAvailable(r, w.now) || r.net.startsWith("-"))
           let sum = 0n
-          for (const r of rowsOf(BalanceTransaction.table).byScope.get(scopeOf(w.balance)) ?? []) {
+          for (const r of rowsOf(BalanceTransaction.table).byScope.get(scopeKey(w.balance)) ?? []) {
             if (counts(r as unknown as BalanceTransaction.BalanceTransactionRecord)) {
               sum += BigInt((r as unknown as BalanceTransaction.BalanceTransactionRecord).net)
             }
@@ -184,7 +184,7 @@ export const make = () => {
     const rows = rowsOf(BalanceTransaction.table)
     const scoped = q.merchantId === undefined
       ? [...rows.byId.values()].filter((r) => r.environment === q.environment)
-      : rows.byScope.get(scopeOf({ merchantId: q.merchantId, environment: q.environment })) ?? []
+      : rows.byScope.get(scopeKey({ merchantId: q.merchantId, environment: q.environment })) ?? []
     for (const row of scoped as ReadonlyArray<unknown> as ReadonlyArray<BalanceTransaction.BalanceTransactionRecord>) {
       let sum = sums.get(row.currency)
       if (sum === undefined) sums.set(row.currency, sum = { available: 0n, pending: 0n, fees: 0n })

@@ -10,7 +10,7 @@ import type { PaymentIntentRecord, Status } from "../PaymentIntent.js"
 import { canTransition, invariantViolations, isTerminal, table, toResource } from "../PaymentIntent.js"
 import type { ProviderPaymentRef, ProviderPaymentStatus } from "../Provider.js"
 import type { Storage } from "../Storage.js"
-import { Write } from "../Storage.js"
+import { scopeOf, Write } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
 import type { EventType } from "../WebhookEvents.js"
@@ -61,7 +61,6 @@ const expiryTask = (record: PaymentIntentRecord, now: number) => {
 }
 
 /** The scope of an intent, for the records written beside it. */
-export const scopeOf = (r: PaymentIntentRecord) => ({ merchantId: r.merchantId, environment: r.environment })
 
 /** A record that breaks a rule of 3.1 is a defect, never stored. */
 const checked = (record: PaymentIntentRecord) => {

@@ -11,14 +11,11 @@ import { isTerminal, table } from "../PaymentIntent.js"
 import type { ProviderRegistry } from "../Provider.js"
 import { adapterOf } from "../ProviderAccounts.js"
 import { boundedCall } from "../Routing.js"
-import type { Write } from "../Storage.js"
-import { Storage } from "../Storage.js"
+import { scopeOf, Storage } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
-import { actionExpiry, change, providerRef, scopeOf } from "./paymentIntentChange.js"
+import { actionExpiry, change, providerRef } from "./paymentIntentChange.js"
 import { applyUpdate } from "./paymentIntentUpdate.js"
-
-const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
 
 /** The intent a task acts on; a task whose intent is gone has nothing to do. */
 const load = (task: Task.TaskRecord) =>
@@ -42,7 +39,7 @@ const pendingAtProvider = (task: Task.TaskRecord) =>
 const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
   Effect.gen(function*() {
     const pending = yield* pendingAtProvider(task)
-    if (pending === undefined) return done()
+    if (pending === undefined) return Task.done()
     const { intent, provider, ref } = pending
     const answer = yield* boundedCall(
       provider.code,
@@ -52,38 +49,38 @@ const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     const source = ask === "confirm" ? { _tag: "confirm" as const } : { _tag: "poll" as const, attempts: task.attempts }
-    return done((yield* applyUpdate(intent, answer.right, source, now)).writes)
+    return Task.done((yield* applyUpdate(intent, answer.right, source, now)).writes)
   })
 
 /** Move a pending intent to `expired` once its payer action expired (never after a terminal status). */
 const expire = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const found = yield* load(task)
-    if (Option.isNone(found) || found.value.status !== "requires_action") return done()
+    if (Option.isNone(found) || found.value.status !== "requires_action") return Task.done()
     const intent = found.value
     const now = yield* Clock.currentTimeMillis
     const at = actionExpiry(intent)
-    if (at === undefined) return done()
+    if (at === undefined) return Task.done()
     // The action was renewed since this timer was set: its own timer expires it.
-    if (at > now) return done()
+    if (at > now) return Task.done()
     const { writes } = yield* change(intent, { status: "expired", nextAction: null, hostedAction: null }, now)
-    return done(writes)
+    return Task.done(writes)
   })
 
 /** Submit the intent's receipt to its provider (4.4); its answer accepts or rejects it. */
 const submitReceipt = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const pending = yield* pendingAtProvider(task)
-    if (pending === undefined) return done()
+    if (pending === undefined) return Task.done()
     const { intent, provider, ref } = pending
     const assetId = intent.receipt?.status === "submitted" ? intent.receipt.asset_id : undefined
-    if (assetId === undefined) return done()
+    if (assetId === undefined) return Task.done()
     const asset = yield* Effect.flatMap(Storage, (s) => s.get(Asset.table, scopeOf(intent), assetId))
-    if (Option.isNone(asset)) return done()
+    if (Option.isNone(asset)) return Task.done()
     const answer = yield* boundedCall(provider.code, provider.submitReceipt(ref, Asset.toReceipt(asset.value)), "submitReceipt").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
-    return done((yield* applyUpdate(intent, answer.right, { _tag: "receipt" }, now)).writes)
+    return Task.done((yield* applyUpdate(intent, answer.right, { _tag: "receipt" }, now)).writes)
   })
 
 /**

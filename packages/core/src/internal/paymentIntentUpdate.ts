@@ -11,12 +11,12 @@ import { isTerminal, pendingStatus } from "../PaymentIntent.js"
 import type { ProviderPaymentUpdate } from "../Provider.js"
 import * as Refunds from "../Refunds.js"
 import type { Storage } from "../Storage.js"
-import { Write } from "../Storage.js"
+import { scopeOf, Write } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
 import * as Telemetry from "../Telemetry.js"
 import type { Patch } from "./paymentIntentChange.js"
-import { answerPatch, change, created, scopeOf } from "./paymentIntentChange.js"
+import { answerPatch, change, created } from "./paymentIntentChange.js"
 
 /**
  * Where an update came from. `create`: the provider's answer to a create, with the fields the

@@ -19,7 +19,7 @@ import * as Refund from "../Refund.js"
 import * as Refunds from "../Refunds.js"
 import type { Environment } from "../Schemas.js"
 import type { Write } from "../Storage.js"
-import { Storage } from "../Storage.js"
+import { scopeOf, Storage } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 
 /** What applying a notice decided: its new status, the object it matched, why, and the writes. */
@@ -71,8 +71,6 @@ const payment = (provider: string, notice: PaymentNotice) =>
     const applied = yield* PaymentIntentLifecycle.applyUpdate(matched, updateOf(notice), { _tag: "notification" }, yield* Clock.currentTimeMillis)
     return { status: applied.outcome, resourceId: matched.id, detail: applied.detail, writes: applied.writes } satisfies Applied
   })
-
-const scopeOf = (r: { readonly merchantId: string; readonly environment: Environment }) => ({ merchantId: r.merchantId, environment: r.environment })
 
 type RefundNotice = Extract<ProviderNotice, { readonly _tag: "RefundSucceeded" | "RefundFailed" }>
 

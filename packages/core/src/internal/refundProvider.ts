@@ -12,14 +12,8 @@ import type { RefundRecord } from "../Refund.js"
 import { canTransition, settle, statusEvent, table, toResource } from "../Refund.js"
 import { boundedCall } from "../Routing.js"
 import type { Scope } from "../Storage.js"
-import { Storage, Write } from "../Storage.js"
+import { scopeOf, Storage, Write } from "../Storage.js"
 import * as Task from "../Task.js"
-
-/** The scope of a stored refund, intent or task. */
-export const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["environment"] }): Scope => ({
-  merchantId: r.merchantId,
-  environment: r.environment
-})
 
 /** An intent written with its refund counters changed: the rules of 3.1 and D10 checked first, as for every write of an intent. */
 export const intentWrite = (before: PaymentIntent.PaymentIntentRecord, after: PaymentIntent.PaymentIntentRecord) => {
@@ -98,15 +92,14 @@ export const send = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const scope = scopeOf(task)
-    const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
     const found = yield* storage.get(table, scope, task.resourceId)
-    if (Option.isNone(found) || found.value.status !== "pending") return done()
+    if (Option.isNone(found) || found.value.status !== "pending") return Task.done()
     const refund = found.value
     const intent = yield* storage.get(PaymentIntent.table, scope, refund.paymentIntentId)
     const route = Option.isNone(intent) ? undefined : yield* refundRoute(intent.value)
     const ref = Option.isNone(intent) || intent.value.providerPaymentId === null ? undefined : intent.value
     if (route === undefined || ref === undefined || route.provider.refund === undefined) {
-      return done(
+      return Task.done(
         yield* settlement(refund.id, scope, {
           status: "failed",
           failureCode: "refund_not_supported",
@@ -143,9 +136,9 @@ export const send = (task: Task.TaskRecord) =>
       case "Pending":
         return Task.retry(task, now, null)
       case "Succeeded":
-        return done(yield* settlement(refund.id, scope, { status: "succeeded" }))
+        return Task.done(yield* settlement(refund.id, scope, { status: "succeeded" }))
       case "Failed":
-        return done(
+        return Task.done(
           yield* settlement(refund.id, scope, { status: "failed", failureCode: answer.right.failureCode, failureMessage: answer.right.failureMessage })
         )
     }

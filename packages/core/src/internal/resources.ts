@@ -12,12 +12,9 @@ import { ResourceNotFound, ValidationFailed } from "../Errors.js"
 import { isWellFormed } from "../Ids.js"
 import * as Pagination from "../Pagination.js"
 import * as RenderedView from "../RenderedView.js"
-import type { ListQuery, ResourceType, Scope } from "../Storage.js"
-import { Storage } from "../Storage.js"
+import type { ListQuery, ResourceType } from "../Storage.js"
+import { scopeOf, Storage } from "../Storage.js"
 import type { StoredRecord, Table } from "../Table.js"
-
-/** The merchant and environment a request acts in. */
-export const principalScope = (p: Principal): Scope => ({ merchantId: p.merchant.id, environment: p.environment })
 
 /** A stored resource and how messages name it: `payout intent`. */
 export interface Kind<A extends StoredRecord> {
@@ -34,7 +31,7 @@ export const load = <A extends StoredRecord>(kind: Kind<A>, principal: Principal
     if (!isWellFormed(kind.table.idPrefix, id)) {
       return yield* ValidationFailed.at("id", `id must be a ${kind.noun} id: ${kind.table.idPrefix} followed by 24 letters and digits`)
     }
-    const found = yield* (yield* Storage).get(kind.table, principalScope(principal), id)
+    const found = yield* (yield* Storage).get(kind.table, scopeOf(principal), id)
     if (Option.isNone(found)) return yield* notFound(kind.noun, id)
     return found.value
   })
@@ -55,7 +52,7 @@ export const listPage = <A extends StoredRecord, S extends string, R, B>(
   Effect.gen(function*() {
     const { limit, query } = yield* Pagination.window(params, table.idPrefix)
     const filters = yield* where(yield* Pagination.parseValues("status", params.status, statuses))
-    const rows = yield* (yield* Storage).list(table, { ...principalScope(principal), ...query, where: filters })
+    const rows = yield* (yield* Storage).list(table, { ...scopeOf(principal), ...query, where: filters })
     return Pagination.page(rows, limit, view)
   })
 
@@ -67,7 +64,7 @@ export const original = <A extends StoredRecord, B>(
   view: (record: A) => B
 ) =>
 (originalId: string) =>
-  storage.get(kind.table, principalScope(context.principal), originalId).pipe(
+  storage.get(kind.table, scopeOf(context.principal), originalId).pipe(
     Effect.flatMap(Option.match({
       onNone: () => Effect.dieMessage(`merchant_reference points at missing ${kind.noun} ${originalId}`),
       onSome: (found) => Effect.succeed(ApiResponse.json(200, view(found), context.requestId))

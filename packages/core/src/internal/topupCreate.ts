@@ -17,13 +17,13 @@ import type { ProviderTopups } from "../Provider.js"
 import { ProviderRegistry } from "../Provider.js"
 import { boundedCall } from "../Routing.js"
 import { formatTimestamp } from "../Schemas.js"
-import { Storage, Write } from "../Storage.js"
+import { scopeOf, Storage, Write } from "../Storage.js"
 import * as Table from "../Table.js"
 import * as Task from "../Task.js"
 import type { CreateParams, NextAction } from "../TopupIntent.js"
 import { statusEvents, table, TopupIntentRecord as Record, toResource } from "../TopupIntent.js"
 import * as Resources from "./resources.js"
-import { paymentWindow, scopeOf } from "./topups.js"
+import { paymentWindow } from "./topups.js"
 
 /** The longest a source amount may be: what PostgreSQL `numeric(38)` and a Decimal128 hold exactly. */
 const maxSourceDigits = 38

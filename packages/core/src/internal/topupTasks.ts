@@ -8,14 +8,12 @@ import { IdGenerator } from "../Ids.js"
 import type { ProviderPaymentStatus, ProviderTopupRef } from "../Provider.js"
 import { ProviderRegistry } from "../Provider.js"
 import { boundedCall } from "../Routing.js"
-import { Storage, Write } from "../Storage.js"
+import { scopeOf, Storage } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
 import type { Status, TopupIntentRecord } from "../TopupIntent.js"
 import { table } from "../TopupIntent.js"
-import { change, pollEvery, scopeOf, succeededPatch } from "./topups.js"
-
-const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
+import { change, pollEvery, succeededPatch } from "./topups.js"
 
 /** The top-up of a task with its provider, if it is still waiting on that provider. */
 const pending = (task: Task.TaskRecord, status: Status) =>
@@ -65,11 +63,11 @@ const verdict = (topup: TopupIntentRecord, answer: ProviderPaymentStatus, now: n
 const poll = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const found = yield* pending(task, "requires_payment")
-    if (found === undefined) return done()
+    if (found === undefined) return Task.done()
     const { provider, ref, topup, topups } = found
     const now0 = yield* Clock.currentTimeMillis
     // Past its expiry the expire task decides; a provider no longer installed is never asked.
-    if (now0 >= topup.expiresAt || provider === undefined || topups === undefined) return done()
+    if (now0 >= topup.expiresAt || provider === undefined || topups === undefined) return Task.done()
     const answer = yield* boundedCall(provider.code, topups.status(ref), "topupStatus").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
@@ -77,7 +75,7 @@ const poll = (task: Task.TaskRecord) =>
     if (changed === undefined) {
       return { _tag: "Retry", dueAt: Math.min(now + Duration.toMillis(pollEvery), topup.expiresAt), error: null } satisfies Task.Retry
     }
-    return done((yield* changed).writes)
+    return Task.done((yield* changed).writes)
   })
 
 /** Submit a top-up's receipt to its provider; its verdict ends the top-up. */
@@ -85,7 +83,7 @@ const reviewReceipt = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const found = yield* pending(task, "processing")
     const assetId = found?.topup.receipt?.asset_id
-    if (found === undefined || assetId === undefined) return done()
+    if (found === undefined || assetId === undefined) return Task.done()
     const { provider, ref, topup, topups } = found
     const now0 = yield* Clock.currentTimeMillis
     if (provider === undefined || topups === undefined) {
@@ -94,7 +92,7 @@ const reviewReceipt = (task: Task.TaskRecord) =>
         failureCode: "provider_unavailable",
         failureMessage: "The top-up's provider is no longer installed."
       }, now0)
-      return done(writes)
+      return Task.done(writes)
     }
     const asset = yield* (yield* Storage).get(Asset.table, scopeOf(topup), assetId)
     if (Option.isNone(asset)) return yield* Effect.dieMessage(`receipt asset ${assetId} is missing`)
@@ -104,18 +102,18 @@ const reviewReceipt = (task: Task.TaskRecord) =>
     const changed = verdict(topup, answer.right, now, true)
     // Still under review: ask again later.
     if (changed === undefined) return Task.retry(task, now, null)
-    return done((yield* changed).writes)
+    return Task.done((yield* changed).writes)
   })
 
 /** Move an unpaid top-up to `expired` at its `expires_at` (never after a receipt or a terminal status). */
 const expire = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const found = yield* (yield* Storage).get(table, scopeOf(task), task.resourceId)
-    if (Option.isNone(found) || found.value.status !== "requires_payment") return done()
+    if (Option.isNone(found) || found.value.status !== "requires_payment") return Task.done()
     const now = yield* Clock.currentTimeMillis
     if (now < found.value.expiresAt) return { _tag: "Defer", dueAt: found.value.expiresAt } satisfies Task.Outcome
     const { writes } = yield* change(found.value, { status: "expired", nextAction: null }, now)
-    return done(writes)
+    return Task.done(writes)
   })
 
 /**

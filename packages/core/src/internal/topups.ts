@@ -1,15 +1,12 @@
 /**
  * What the top-up intent operations and their durable tasks share: the payment window and
- * poll interval, a top-up's scope, the writes of a checked change (with its D7 events), the
+ * poll interval, the writes of a checked change (with its D7 events), the
  * credited amount of a paid top-up, and the bound on a provider call.
  */
 import { BigDecimal, Duration, Effect } from "effect"
-import type { Principal } from "../Authentication.js"
 import * as Event from "../Event.js"
 import * as Money from "../Money.js"
-import type { Scope } from "../Storage.js"
 import { Write } from "../Storage.js"
-import * as Task from "../Task.js"
 import type { Status, TopupIntentRecord } from "../TopupIntent.js"
 import { canTransition, statusEvents, table, toResource } from "../TopupIntent.js"
 
@@ -18,9 +15,6 @@ export const paymentWindow = Duration.hours(1)
 
 /** How often a top-up's provider is asked whether the payer paid. (re-exported by `TopupIntents`) */
 export const pollEvery = Duration.seconds(5)
-
-export const scopeOf = (s: Principal | TopupIntentRecord | Task.TaskRecord): Scope =>
-  "merchant" in s ? { merchantId: s.merchant.id, environment: s.environment } : { merchantId: s.merchantId, environment: s.environment }
 
 /** The writes of a change: the versioned update and its D7 events. A transition not allowed is a defect. */
 export const change = (before: TopupIntentRecord, patch: Partial<TopupIntentRecord> & { readonly status: Status }, now: number) =>

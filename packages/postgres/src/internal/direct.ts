@@ -3,8 +3,8 @@
  * "How a statement runs"; docs/performance.md, "The direct statement path").
  *
  * `@effect/sql` runs a statement as a span, a scope, a connection effect and an async wait, and
- * the statement timeout (timeout.ts) forks a fiber around all of that. Measured on a get by id,
- * that was 100 to 130 µs of CPU per statement above the `pg` driver's own 55 to 75 µs. Here the
+ * the statement timeout (timeout.ts) forks a fiber around all of that: on a get by id, more CPU
+ * per statement than the `pg` driver's own call (`npm run bench:timeout` reads the timeout's share). Here the
  * same driver call (the same pool, so the same prepared statements and type parsers) runs inside
  * a single `Effect.async`, and the statement timeout is a timer in that callback: the answer comes
  * at the deadline whatever the statement does, without a fiber of its own, because nothing here

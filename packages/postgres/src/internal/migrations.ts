@@ -1,12 +1,14 @@
 /**
  * Tender's migrations as data: each `NNNN_name` entry creates or alters the tables of one
  * change, under the host's table prefix. `PgMigrations.run` applies the ones not yet recorded,
- * in key order. A new migration is a new file in `migrations/` (exporting a function of the
- * table prefix, as `migrations/initial.ts` does for 0001 to 0010) and one entry below.
+ * in key order. A new migration is a new file `migrations/NNNN_name.ts` exporting one function
+ * named for the change (`NNNN_webhook_tools` exports `webhookTools`) from the table prefix to the
+ * migration's Effect, and one `"NNNN_name": name(prefix)` entry below. (`migrations/initial.ts`
+ * holds 0001 to 0010, written before, as one record.)
  */
 import { webhookTools } from "./migrations/0011_webhook_tools.js"
-import { retentionMigration } from "./migrations/0012_retention.js"
-import { migration0013 } from "./migrations/0013_directory_changes.js"
+import { retention } from "./migrations/0012_retention.js"
+import { directoryChanges } from "./migrations/0013_directory_changes.js"
 import { taskTraceparent } from "./migrations/0014_task_traceparent.js"
 import { endpointChanges } from "./migrations/0015_endpoint_changes.js"
 import { taskLeases } from "./migrations/0016_task_leases.js"
@@ -25,8 +27,8 @@ import type { TablePrefix } from "./tables.js"
 export const migrations = (prefix: TablePrefix) => ({
   ...initialMigrations(prefix),
   "0011_webhook_tools": webhookTools(prefix),
-  ...retentionMigration(prefix),
-  ...migration0013(prefix),
+  "0012_retention": retention(prefix),
+  "0013_directory_changes": directoryChanges(prefix),
   "0014_task_traceparent": taskTraceparent(prefix),
   "0015_endpoint_changes": endpointChanges(prefix),
   "0016_task_leases": taskLeases(prefix),

@@ -1,8 +1,8 @@
 /**
  * Named prepared statements (docs/postgres.md, "Prepared statements"; docs/upstream.md, "Named
  * prepared statements"). `@effect/sql-pg` sends every statement unnamed, so the server parses and plans it again
- * each time: for a list page's select of 31 cast columns that was half of the statement's time
- * on the server (one client: 163 µs unnamed, 88 µs prepared). `preparing(pool)` is the
+ * each time: for a list page's select of 31 cast columns that was about half of the statement's
+ * time on the server. `preparing(pool)` is the
  * same pool seen through a proxy whose connections run each parameterized statement under a
  * name derived from its text, so each connection parses and plans it once. The pool itself and
  * its connections are not changed: a host's own use of them is untouched.

@@ -3,8 +3,8 @@
  * workers' `nextDue` reads the next moment a task can be claimed from two indexes instead of
  * walking every pending task. A worker asks after every wake-up (each commit that writes a task
  * notifies it), and pending tasks number as many as the open payment intents (each has its
- * expiry task): with 35,000 pending the old statement read 32,000 buffers, 55 ms of a core, on
- * every create of a merchant with a webhook endpoint (internal/tasks.ts `nextDueText`;
+ * expiry task): the old statement read nearly every pending task's buffers on every create of a
+ * merchant with a webhook endpoint (internal/tasks.ts `nextDueText`;
  * docs/payment-lifecycle.md, "Workers: running the tasks"). Only tasks being worked on (or
  * left by a worker that died) are leased, so the index stays small.
  */

@@ -5,8 +5,7 @@
  * most one pending delivery: a partial unique index, so two racing resends queue it once
  * (`Task.table`'s `pending_delivery`). Duplicates queued before it are settled first, keeping
  * the one in flight or due first, or the index could not be built. Two indexes let a claim go
- * round the lanes without reading the whole due backlog (62 ms a claim with 14,520 due, against
- * 0.6 ms with them).
+ * round the lanes without reading the whole due backlog.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Task, WebhookEndpoint } from "@tender/core"
