@@ -2,7 +2,8 @@
  * `npm run bench`: drives the example server over loopback with autocannon, on the
  * in-memory store and on PostgreSQL, and compares every result with a ceiling measured
  * in the same run (a bare HttpApi endpoint; pgbench running the SQL of one create; on
- * PostgreSQL, the two ceilings of bench/postgres/ceilings.ts running Tender's own statements).
+ * PostgreSQL, the two ceilings of bench/postgres/ceilings.ts running Tender's own statements), and
+ * another merchant's webhooks and confirms with one merchant's backlog standing against none (bench/http/backlog.ts).
  * Ratios are what to read: the machines are shared and absolute numbers drift.
  *
  *   npm run bench                    # both stores, writes docs/performance.md
@@ -21,6 +22,7 @@ import { readNotes } from "../shared/notes.js"
 import { analyzePrefix, dropPrefix } from "../shared/pg-prefix.js"
 import { type Contender, httpLoad, median, rounds, roundSeconds } from "../shared/rounds.js"
 import { type Server, startServer, stopServer } from "../shared/server.js"
+import { backlogComparison, type BacklogRun, backlogSection } from "./backlog.js"
 import { createBody, deepPages, deepPageSize, demo, fill, type ScenarioKey, scenarios } from "./scenarios.js"
 import { type ConfirmLatency, confirmToSucceeded, wakeupSection } from "./task-wakeups.js"
 
@@ -86,6 +88,7 @@ const main = async () => {
   let twoProcesses: Awaited<ReturnType<typeof scenarios>> | null = null
   const perStore = new Map<string, { readonly rss: number | null; readonly listDeep: number }>()
   const wakeups = new Map<string, ConfirmLatency>()
+  const backlogs = new Map<string, { none: BacklogRun; standing: BacklogRun }>()
   let bareRss: number | null
   try {
     for (const store of stores) {
@@ -161,6 +164,8 @@ const main = async () => {
         [store, `list page ${deepPages} (${deepPageSize})`, r.listDeep, nth("listDeep", 0), "bare GET"]
       )
       perStore.set(store, { rss: peak, listDeep: r.listDeep.rps / r.listShallow.rps })
+      // One merchant's backlog against another (bench/http/backlog.ts): servers of their own, after the load.
+      backlogs.set(store, await backlogComparison(store, databaseUrl))
     }
   } finally {
     bareRss = peakRssMiB(bare.child.pid!)
@@ -215,6 +220,7 @@ const main = async () => {
   if (tenderPg !== null && twoProcesses !== null) twoProcessTable(say, tenderPg, twoProcesses, ceilings)
   targetsTable(say, { rows, tenderPg, twoProcesses, hand: ceilings.find((c) => c.name.startsWith("(b)"))?.run, pg })
   wakeupSection(say, wakeups)
+  backlogSection(say, backlogs)
   if (process.argv.includes("--write")) {
     const path = resolve(root, "docs", "performance.md")
     const notes = readNotes(path)

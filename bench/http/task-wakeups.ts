@@ -14,10 +14,10 @@ import { dropPrefix } from "../shared/pg-prefix.js"
 
 const demo = basic(demoKey)
 
-const call = async (url: string, method: string, body?: unknown) => {
+const call = async (url: string, method: string, body?: unknown, authorization = demo) => {
   const res = await fetch(url, {
     method,
-    headers: { authorization: demo, "content-type": "application/json" },
+    headers: { authorization, "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`)
@@ -32,17 +32,18 @@ export interface ConfirmLatency {
 }
 
 /**
- * Create an intent, confirm it, and read it every 2 ms until it is `succeeded`; `n` times in a row.
- * A read that never sees `succeeded` within `giveUpMillis` fails the run.
+ * Create an intent, confirm it, and read it every 2 ms until it is `succeeded`; `n` times in a row,
+ * as the merchant `authorization` names (the demo merchant's test key by default). A read that
+ * never sees `succeeded` within `giveUpMillis` fails the run.
  */
-export const confirmToSucceeded = async (url: string, n = 20, giveUpMillis = 30_000): Promise<ConfirmLatency> => {
+export const confirmToSucceeded = async (url: string, n = 20, giveUpMillis = 30_000, authorization = demo): Promise<ConfirmLatency> => {
   const times: Array<number> = []
   for (let i = 0; i < n; i++) {
-    const created = await call(`${url}/payment_intents`, "POST", promptpay)
+    const created = await call(`${url}/payment_intents`, "POST", promptpay, authorization)
     const start = performance.now()
-    await call(`${url}/payment_intents/${created.id}/confirm`, "POST")
+    await call(`${url}/payment_intents/${created.id}/confirm`, "POST", undefined, authorization)
     for (;;) {
-      const got = await call(`${url}/payment_intents/${created.id}`, "GET")
+      const got = await call(`${url}/payment_intents/${created.id}`, "GET", undefined, authorization)
       if (got.status === "succeeded") break
       if (performance.now() - start > giveUpMillis) throw new Error(`${created.id} not succeeded after ${giveUpMillis} ms (${got.status})`)
       await new Promise((r) => setTimeout(r, 2))
