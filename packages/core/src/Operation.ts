@@ -12,6 +12,7 @@ import type { Principal } from "./Authentication.js"
 import type { ApiError } from "./Errors.js"
 import { IdempotencyConflict, InternalError, ServiceUnavailable } from "./Errors.js"
 import * as Idempotency from "./Idempotency.js"
+import * as Unreleased from "./internal/unreleased.js"
 import type { BeginOutcome, HeldKey, HeldReference, ResourceType } from "./Storage.js"
 import { Storage, Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
@@ -80,17 +81,28 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
       reference: ref.reference,
       resourceId: ref.resourceId
     }
-    const outcome = held === undefined && heldReference === undefined
-      ? Either.right<BeginOutcome>({ _tag: "Proceed" })
-      : yield* storage.begin({
-        now,
-        idempotency: held && {
-          ...held,
-          fingerprint: Idempotency.requestFingerprint(options.route, options.canonical),
-          expiresAt: now + Idempotency.retentionMillis
-        },
-        reference: ref && heldReference && { ...heldReference, fingerprint: ref.fingerprint, lockedUntil: now + Idempotency.lockMillis }
-      }).pipe(Effect.either)
+    const begin = storage.begin({
+      now,
+      idempotency: held && {
+        ...held,
+        fingerprint: Idempotency.requestFingerprint(options.route, options.canonical),
+        expiresAt: now + Idempotency.retentionMillis
+      },
+      reference: ref && heldReference && { ...heldReference, fingerprint: ref.fingerprint, lockedUntil: now + Idempotency.lockMillis }
+    }).pipe(Effect.either)
+    let outcome = held === undefined && heldReference === undefined ? Either.right<BeginOutcome>({ _tag: "Proceed" }) : yield* begin
+    // 4.9.7: in flight only because a request of this process that answered a fault could not give
+    // its claims back yet (the store was down for the release too): given back now, then begun
+    // again, so the retry reaches a fresh handler as soon as the store answers.
+    const stillOwed = Either.isRight(outcome) && inFlightClaim(outcome.right) ? Unreleased.owed(storage, held, heldReference) : undefined
+    if (stillOwed !== undefined) {
+      // A reference found in flight came with this request's own key claimed: given back too.
+      const own = outcome._tag === "Right" && outcome.right._tag === "ReferenceTaken" && held !== undefined ? [Write.releaseIdempotency(held)] : []
+      if (Either.isRight(yield* Effect.either(storage.commit([...stillOwed.writes, ...own])))) {
+        Unreleased.forget(storage, stillOwed)
+        outcome = yield* begin
+      }
+    }
     if (Either.isLeft(outcome)) {
       // The begin may have been written with its answer lost (the connection cut after the commit):
       // give back what it would have claimed, fenced to this request's claims like any release.
@@ -192,16 +204,26 @@ const giveBack = (storage: Storage["Type"], release: ReadonlyArray<Write>) => {
   if (release.length === 0) return Effect.void
   // Suspended: each try asks the store anew.
   const attempt = Effect.suspend(() => storage.commit(release))
-  return attempt.pipe(Effect.catchAll(() =>
-    Effect.asVoid(Effect.forkDaemon(attempt.pipe(
-      Effect.retry({ schedule: releaseRetry, while: (e) => e._tag === "StorageUnavailable" }),
-      Effect.ignore
-    )))
-  ))
+  return attempt.pipe(Effect.catchAll(() => {
+    // Owed until it lands: a retry in this process gives it back at once (internal/unreleased.ts).
+    const pending = Unreleased.remember(storage, release)
+    // The first try just failed: the next waits the schedule's first delay.
+    return Effect.asVoid(Effect.forkDaemon(
+      Effect.delay(attempt, releaseFirstDelay).pipe(
+        Effect.retry({ schedule: releaseRetry, while: (e) => e._tag === "StorageUnavailable" }),
+        Effect.ignore,
+        Effect.ensuring(Effect.sync(() => Unreleased.forget(storage, pending)))
+      )
+    ))
+  }))
 }
 
+/** Whether `begun` found this request's key or reference held by a request still in flight. */
+const inFlightClaim = (begun: BeginOutcome) => begun._tag === "KeyInFlight" || (begun._tag === "ReferenceTaken" && begun.inFlight)
+
 /** How a release that met an outage is tried again: soon, then at least every 2 s, while the claim still holds. */
-const releaseRetry = Schedule.exponential("100 millis").pipe(
+const releaseFirstDelay = Duration.millis(100)
+const releaseRetry = Schedule.exponential(releaseFirstDelay).pipe(
   Schedule.union(Schedule.spaced("2 seconds")),
   Schedule.upTo(Duration.millis(Idempotency.lockMillis))
 )

@@ -54,6 +54,31 @@ describe("storage outages", () => {
     }).pipe(Effect.provide(Layer.merge(layer({ storage: flaky }), quiet)))
   })
 
+  it.effect("4.9.7 a retry right after the store is back reaches a fresh handler at once, though the background release still waits its back-off", () => {
+    let down = true
+    const flaky = storeWith((store) => ({
+      commit: (writes) => (down ? Effect.fail(new StorageError.StorageUnavailable({ message: "connection reset" })) : store.commit(writes))
+    }))
+    return Effect.gen(function*() {
+      assert.strictEqual((yield* create("retry-key")).status, 503)
+      // The store takes the release again, but the background release's next try is not due (the
+      // test clock stands still): the retry itself gives back what the 503 could not.
+      down = false
+      const after = yield* create("retry-key")
+      assert.strictEqual(after.status, 201, after.body)
+      assert.isFalse(after.replayed)
+      // The same again without a key: the merchant_reference the 503 held is given back as well.
+      down = true
+      const principal = yield* login(keys.demoTest)
+      const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({ ...body, merchant_reference: "order-outage-2" }))
+      const unkeyed = PaymentIntents.create({ principal, requestId: "req_outage_2" }, params)
+      assert.strictEqual((yield* unkeyed).status, 503)
+      down = false
+      const second = yield* unkeyed
+      assert.strictEqual(second.status, 201, second.body)
+    }).pipe(Effect.provide(Layer.merge(layer({ storage: flaky }), quiet)))
+  })
+
   it.effect("D1 a begin whose answer was lost (written, then the connection cut) gives back the key and reference it may have claimed", () => {
     let lose = true
     const flaky = storeWith((store) => ({
