@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { BalanceTransaction, DirectoryCache, Event, Merchants, ReplayCache, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { BalanceTransaction, DirectoryCache, Merchants, ReplayCache, Storage, StorageError, Task, WebhookEndpoint } from "@tender/core"
 import { Context, type Duration, Effect, Layer, Option, Redacted } from "effect"
 import { type Db, type DbOptions, type Document, MongoClient, ReadConcern } from "mongodb"
 import * as Backfill from "./internal/backfill.js"
@@ -165,9 +165,7 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
     const purge = Purge.make({
       keys: db.collection(c.idempotencyKeys),
       references: db.collection(c.references),
-      events: db.collection(c.of(Event.table)),
-      tasks: db.collection(c.of(Task.table)),
-      attempts: db.collection(c.of(WebhookDelivery.attemptTable))
+      of: (table) => db.collection(c.of(table))
     })
     const bare = Storage.Storage.of({
       begin: replays === undefined ? begin : ReplayCache.cachedBegin(replays, begin),

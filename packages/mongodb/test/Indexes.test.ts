@@ -3,6 +3,7 @@ import { Event, PaymentIntent, ProviderNotification, Refund, Table, Task } from 
 import { Effect, Exit } from "effect"
 import { type CollectionPrefix, collections, prefixProblem, validatePrefix } from "../src/internal/collections.js"
 import { byCollection, indexSpecs, resourceIndexes, resources, retiredIndexes } from "../src/internal/indexes.js"
+import { retentionFilter } from "../src/internal/purge.js"
 import * as Tasks from "../src/internal/tasks.js"
 import { tenderCollections } from "./fake.js"
 
@@ -188,5 +189,19 @@ describe("collections: prefix", () => {
     }
     expect(Effect.runSync(validatePrefix())).toBe("tender_")
     expect(Exit.isFailure(Effect.runSyncExit(validatePrefix("Bad")))).toBe(true)
+  })
+})
+
+describe("indexes: retention read from the tables", () => {
+  it("retention: each table's purge filter and index come from its Table.retention, the kept value excluded", () => {
+    const before = 1_700_000_000_000
+    expect(retentionFilter({ table: Task.table, before })).toStrictEqual({ status: { $ne: "pending" }, updated_at: { $lt: new Date(before) } })
+    expect(retentionFilter({ table: Event.table, before })).toStrictEqual({ created_at: { $lt: new Date(before) } })
+    // The index leads with the fields of the filter, so a batch walks it to the oldest due documents.
+    expect(keys(c.of(Task.table), "retention")).toStrictEqual([["status", 1], ["updated_at", 1]])
+    expect(keys(c.of(Event.table), "retention")).toStrictEqual([["created_at", 1]])
+    // A table that declares no retention is kept for ever: no index, and a purge of it is refused.
+    expect(specs.some((s) => s.collection === c.of(PaymentIntent.table) && s.name === "retention")).toBe(false)
+    expect(() => retentionFilter({ table: PaymentIntent.table, before })).toThrow(/declares no retention/)
   })
 })

@@ -14,7 +14,7 @@ import {
   PayoutIntent,
   ProviderNotification,
   Refund,
-  type Table,
+  Table,
   Task,
   TopupIntent,
   WebhookDelivery,
@@ -144,12 +144,12 @@ export const claimIndexes = (collection: string): ReadonlyArray<IndexSpec> => [
  * The retention purge (internal/purge.ts) takes the oldest due documents through these, so a
  * batch reads what it deletes, however large the collection (docs/retention.md).
  */
-const retentionIndexes = (collection: string, table: Table.Table<any>): ReadonlyArray<IndexSpec> =>
-  table.name === Task.table.name
-    ? [{ collection, name: "retention", key: { status: 1, updated_at: 1 } }]
-    : table.name === Event.table.name || table.name === WebhookDelivery.attemptTable.name
-    ? [{ collection, name: "retention", key: { created_at: 1 } }]
-    : []
+const retentionIndexes = (collection: string, table: Table.Table<any>): ReadonlyArray<IndexSpec> => {
+  const retention = table.retention
+  if (retention === undefined) return []
+  const from = { [Table.columnName(retention.from)]: 1 as const }
+  return [{ collection, name: "retention", key: retention.keep === undefined ? from : { [Table.columnName(retention.keep.field)]: 1, ...from } }]
+}
 
 /** @since 0.1.0 */
 export interface IndexOptions {
