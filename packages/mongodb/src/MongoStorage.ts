@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { BalanceTransaction, DirectoryCache, Merchants, ReplayCache, Storage, StorageError, Task, WebhookEndpoint } from "@tender/core"
+import { BalanceTransaction, DirectoryCache, Merchants, ReplayCache, Storage, StorageError, Task } from "@tender/core"
 import { Context, type Duration, Effect, Layer, Option, Redacted } from "effect"
 import { type Db, type DbOptions, type Document, MongoClient, ReadConcern } from "mongodb"
 import * as Backfill from "./internal/backfill.js"
@@ -200,7 +200,6 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
         ),
       purgeExpired: (request) => within("purge", purge(request))
     })
-    const endpoints = c.of(WebhookEndpoint.table)
     // The cache needs a change signal: change streams, which a standalone server has not.
     const m = MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys), db.collection(c.routeAvailability))
     const bounded = Merchants.Merchants.of({
@@ -220,7 +219,7 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
       { storage: bare, merchants: bounded },
       options.directoryCache,
       Topology.supportsChangeStreams(topology)
-        ? (cache) => Directory.listen(db, [c.merchants, c.apiKeys, c.routeAvailability, endpoints], cache, endpoints)
+        ? (cache) => Directory.listen(db, c.prefix, cache)
         : undefined
     )
     const k = Tasks.make(db.collection(c.of(Task.table)), Topology.supportsChangeStreams(topology))
