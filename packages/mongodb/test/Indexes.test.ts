@@ -144,7 +144,17 @@ describe("indexes: specs as data", () => {
     expect(keys(c.apiKeys, "id_unique")).toStrictEqual([["id", 1]])
     expect(find(c.apiKeys, "id_unique").unique).toBe(true)
     // The plain index of earlier versions on the same key is dropped first (one key, one set of options).
-    expect(retiredIndexes(c)).toStrictEqual([{ collection: c.apiKeys, name: "id" }])
+    expect(retiredIndexes(c)).toStrictEqual([{ collection: c.apiKeys, name: "id" }, { collection: c.merchants, name: "provider_account_id" }])
+  })
+
+  it("D13 a provider account id is unique across merchants by index, so two racing writes leave one holder; merchants without accounts never collide", () => {
+    expect(find(c.merchants, "provider_account_unique")).toStrictEqual({
+      collection: c.merchants,
+      name: "provider_account_unique",
+      key: { "provider_accounts.id": 1 },
+      unique: true,
+      partialFilterExpression: { "provider_accounts.id": { $exists: true } }
+    })
   })
 
   it("index names are unique per collection, and grouped by collection in first-seen order", () => {

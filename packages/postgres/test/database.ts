@@ -47,6 +47,7 @@ export const dropTables = (prefix: string) =>
     for (const { name } of rows) yield* sql`DROP TABLE IF EXISTS ${sql(name)}`
     yield* sql`DROP FUNCTION IF EXISTS ${sql(`${prefix}guard_failed`)}(text)`
     yield* sql`DROP FUNCTION IF EXISTS ${sql(`${prefix}directory_changed`)}()`
+    yield* sql`DROP FUNCTION IF EXISTS ${sql(`${prefix}provider_accounts_kept`)}()`
   })
 
 export const runSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) =>

@@ -180,8 +180,16 @@ export const indexSpecs = (c: Collections, options: IndexOptions): ReadonlyArray
   // purgeExpired deletes uncompleted claims whose lock lapsed long ago.
   { collection: c.references, name: "lapsed", key: { completed: 1, locked_until: 1 } },
   { collection: c.merchants, name: "id_unique", key: { id: 1 }, unique: true },
-  // A provider account's notification door finds its merchant by the account's id (D13).
-  { collection: c.merchants, name: "provider_account_id", key: { "provider_accounts.id": 1 } },
+  // A provider account's notification door finds its merchant by the account's id, which no two
+  // merchants hold (D13): a unique multikey index, so of two racing writes one holds the id. Only
+  // merchants with accounts are indexed: one without would index a null every other one collides with.
+  {
+    collection: c.merchants,
+    name: "provider_account_unique",
+    key: { "provider_accounts.id": 1 },
+    unique: true,
+    partialFilterExpression: { "provider_accounts.id": { $exists: true } }
+  },
   { collection: c.apiKeys, name: "public_key_unique", key: { public_key: 1 }, unique: true },
   // An API key's id is its identity (PostgreSQL's primary key): one key per id.
   { collection: c.apiKeys, name: "id_unique", key: { id: 1 }, unique: true },
@@ -201,9 +209,11 @@ export const byCollection = (specs: ReadonlyArray<IndexSpec>): ReadonlyArray<rea
 
 /**
  * Indexes earlier versions created that `setup` drops before creating the specs: the API keys'
- * plain `id` index, whose key the unique `id_unique` now has (MongoDB refuses a second index on
- * one key with other options). Dropping one that is not there is nothing.
+ * plain `id` index, whose key the unique `id_unique` now has, and the merchants' plain
+ * `provider_account_id`, whose key the unique `provider_account_unique` now has (MongoDB refuses a
+ * second index on one key with other options). Dropping one that is not there is nothing.
  */
 export const retiredIndexes = (c: Collections): ReadonlyArray<{ readonly collection: string; readonly name: string }> => [
-  { collection: c.apiKeys, name: "id" }
+  { collection: c.apiKeys, name: "id" },
+  { collection: c.merchants, name: "provider_account_id" }
 ]
