@@ -3,7 +3,6 @@
  * ids move into the key table that makes them unique across merchants, and from then on the
  * database refuses an id another merchant holds.
  */
-import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { it } from "@effect/vitest"
 import { assert } from "@effect/vitest"
@@ -11,22 +10,14 @@ import { Merchants } from "@tender/core"
 import { PgMigrations, PgStorage } from "@tender/postgres"
 import { Effect, Exit, Option } from "effect"
 import { afterAll } from "vitest"
-import { client, dropTables, freshPrefix, runSql, skipReason } from "./database.js"
+import { client, dropTables, freshPrefix, migratedUpTo, runSql, skipReason } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
 
 const prefix = freshPrefix()
 afterAll(() => (skipReason === undefined ? runSql(dropTables(prefix)) : undefined))
 
 /** The schema as the version before 0024 left it. */
-const previousSchema = Effect.gen(function*() {
-  const sql = yield* SqlClient
-  const table = `${prefix}migrations`
-  yield* sql`CREATE TABLE IF NOT EXISTS ${
-    sql(table)
-  } (migration_id integer PRIMARY KEY, created_at timestamp with time zone NOT NULL DEFAULT now(), name text NOT NULL)`
-  const before = Object.fromEntries(Object.entries(PgMigrations.migrations(prefix as never)).filter(([id]) => Number(id.split("_")[0]) <= 22))
-  yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table })
-})
+const previousSchema = migratedUpTo(prefix, 22)
 
 const account = (id: string) => ({ id, provider: "stripe", environment: "test", credentials: `tv1.k1.${id}` }) as const
 
