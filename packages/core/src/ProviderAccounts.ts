@@ -117,9 +117,14 @@ export const seal = (merchantId: string, inputs: ReadonlyArray<AccountInput>, pa
     return out
   })
 
+/** The refusal of an account id another merchant holds, at `path`. */
+const heldElsewhere = (id: string, at: string) =>
+  ValidationFailed.at(at, `Another merchant holds a provider account ${JSON.stringify(id)}: account ids are unique across merchants.`)
+
 /**
  * Refuse account ids another merchant holds already (an account's id names its notification
- * door, so it is unique across merchants).
+ * door, so it is unique across merchants). A write racing past this check is refused by the
+ * store (`putMerchant`'s `UniqueViolation`), which `putChecked` answers the same way.
  *
  * @since 0.1.0
  */
@@ -128,14 +133,23 @@ export const checkUnique = (merchantId: string, accounts: ReadonlyArray<{ readon
     const merchants = yield* Merchants
     for (const [i, a] of accounts.entries()) {
       const holders = yield* merchants.findProviderAccount(a.id)
-      if (holders.some((h) => h.merchant.id !== merchantId)) {
-        return yield* ValidationFailed.at(
-          `${path}.${i}.id`,
-          `Another merchant holds a provider account ${JSON.stringify(a.id)}: account ids are unique across merchants.`
-        )
-      }
+      if (holders.some((h) => h.merchant.id !== merchantId)) return yield* heldElsewhere(a.id, `${path}.${i}.id`)
     }
   })
+
+/**
+ * Put `merchant`, answering a store's refusal of one of its account ids (another merchant's
+ * write took it between `checkUnique` and this one) as the 400 `checkUnique` gives.
+ *
+ * @since 0.1.0
+ */
+export const putChecked = (merchant: Merchant, path = "provider_accounts") =>
+  Effect.flatMap(
+    Merchants,
+    (merchants) =>
+      Effect.catchTag(merchants.putMerchant(merchant), "UniqueViolation", () =>
+        Effect.fail(ValidationFailed.at(path, "Another merchant took one of these provider account ids meanwhile: account ids are unique across merchants.")))
+  )
 
 /** An adapter whose every call fails as the provider unavailable: an account that cannot be used now (its reason never holds a secret). */
 const unusable = (code: string, reason: string, base: PaymentProvider | undefined): PaymentProvider => {

@@ -96,7 +96,9 @@ export const table = Table.make({
   name: "tasks",
   idPrefix,
   record: TaskRecord,
-  unique: [{ name: "pending_delivery", fields: ["resourceId", "targetId"], where: { kind: "webhook.deliver", status: "pending" } }]
+  unique: [{ name: "pending_delivery", fields: ["resourceId", "targetId"], where: { kind: "webhook.deliver", status: "pending" } }],
+  // Finished tasks, from when they finished; a pending one is work still to do and never purged.
+  retention: { from: "updatedAt", keep: { field: "status", value: "pending" } }
 })
 
 /**

@@ -19,6 +19,7 @@ import { fairClaims } from "./migrations/0020_fair_claims.js"
 import { balances } from "./migrations/0021_balances.js"
 import { balanceBackfill } from "./migrations/0022_balance_backfill.js"
 import { unusableNotices } from "./migrations/0023_unusable_notices.js"
+import { providerAccountIds } from "./migrations/0024_provider_account_ids.js"
 import { merchantInflight } from "./migrations/0025_merchant_inflight.js"
 import { initialMigrations } from "./migrations/initial.js"
 import type { TablePrefix } from "./tables.js"
@@ -40,5 +41,6 @@ export const migrations = (prefix: TablePrefix) => ({
   "0021_balances": balances(prefix),
   "0022_balance_backfill": balanceBackfill(prefix),
   "0023_unusable_notices": unusableNotices(prefix),
+  "0024_provider_account_ids": providerAccountIds(prefix),
   "0025_merchant_inflight": merchantInflight(prefix)
 })
