@@ -10,6 +10,7 @@
  */
 import { Clock, Data, Effect, Option } from "effect"
 import type { IdGenerator } from "./Ids.js"
+import { applyToAttempt } from "./internal/attemptNotices.js"
 import { otherAccount } from "./internal/noticeAccounts.js"
 import { apply } from "./internal/providerNotices.js"
 import type { Merchants } from "./Merchants.js"
@@ -141,12 +142,15 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
     const found = yield* (yield* Storage).find(table, task.resourceId)
     if (Option.isNone(found) || found.value.status !== "received") return { _tag: "Done", writes: [] } satisfies Task.Outcome
     const record = found.value
-    // D13: a notice moves only the objects of the account whose door it came in at.
-    const foreign = yield* otherAccount(record)
-    const applied = foreign === undefined
-      ? yield* apply(record.provider, record.notice)
-      : { status: "unmatched" as const, resourceId: null, detail: foreign, writes: [] }
+    // A payment of an attempt whose answer was lost is that attempt's, not unmatched (ProviderAttempt).
+    const ofAttempt = yield* applyToAttempt(record)
     const now = yield* Clock.currentTimeMillis
+    if (ofAttempt === "NoIntent") return Task.retry(task, now, "a payment of an attempt whose payment intent is not stored yet")
+    // D13: a notice moves only the objects of the account whose door it came in at.
+    const foreign = ofAttempt === undefined ? yield* otherAccount(record) : undefined
+    const applied = ofAttempt ?? (foreign === undefined
+      ? yield* apply(record.provider, record.notice)
+      : { status: "unmatched" as const, resourceId: null, detail: foreign, writes: [] })
     return {
       _tag: "Done",
       writes: [
