@@ -19,7 +19,8 @@ export {
   /** @since 0.1.0 @category models */ type FailureCode,
   /** @since 0.1.0 @category models */ type FailureCodes,
   /** @since 0.1.0 @category constructors */ failureFor,
-  /** @since 0.1.0 @category constants */ failureMessages
+  /** @since 0.1.0 @category constants */ failureMessages,
+  /** @since 0.1.0 @category predicates */ neverSent
 } from "./internal/providerFailures.js"
 export {
   /** @since 0.1.0 */ amountInRange,

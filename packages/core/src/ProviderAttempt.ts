@@ -10,10 +10,14 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { sha256 } from "./Canonical.js"
-import type { ProviderPaymentRequest } from "./Provider.js"
+import type { IdGenerator } from "./Ids.js"
+import type { ProviderPaymentRequest, ProviderUnavailable } from "./Provider.js"
+import { Storage, Write } from "./Storage.js"
+import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
+import * as Task from "./Task.js"
 
 /** @since 0.1.0 @category constants */
 export const idPrefix = "patt_"
@@ -110,3 +114,32 @@ export const refundsAttempt = (
   refund: { readonly providerCode: string | null; readonly providerAccount: string | null },
   intent: { readonly providerCode: string | null; readonly providerAccount: string | null }
 ): boolean => refund.providerCode !== null && (refund.providerCode !== intent.providerCode || refund.providerAccount !== intent.providerAccount)
+
+/**
+ * Remember an ambiguous create (`failure` is not `notSent`) of `request` at `provider`: the attempt
+ * and its cancel task, committed before the caller moves on to another route, so whatever
+ * happens next (another route answers, none does, the process dies) the payment the provider may
+ * hold is canceled. A second ambiguous create at the same place is the same attempt.
+ *
+ * @since 0.1.0
+ */
+export const remember = (
+  merchantId: string,
+  provider: string,
+  providerAccount: string | null,
+  request: ProviderPaymentRequest,
+  failure: ProviderUnavailable
+): Effect.Effect<void, StorageError, Storage | IdGenerator> =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const now = yield* Clock.currentTimeMillis
+    const attempt = make({ merchantId, provider, providerAccount, request, now, detail: `no answer: ${failure.reason}` })
+    const known = yield* storage.get(table, { merchantId, environment: request.environment }, attempt.id)
+    if (Option.isSome(known)) return
+    const task = yield* Task.make({ merchantId, environment: request.environment, kind: "provider_attempt.cancel", resourceId: attempt.id, dueAt: now, now })
+    yield* storage.commit([Write.insert(table, attempt), Write.insert(Task.table, task)])
+    yield* Effect.logWarning("tender: a provider's answer to a create was lost; the attempt is remembered and will be canceled", provider, attempt.id)
+  }).pipe(
+    // Two requests remembering one attempt at once: the other's record stands.
+    Effect.catchIf((e) => e._tag === "UniqueViolation", () => Effect.void)
+  )

@@ -10,7 +10,7 @@
 import { Clock, Effect, Option } from "effect"
 import type { IdGenerator } from "./Ids.js"
 import * as PaymentIntent from "./PaymentIntent.js"
-import type { ProviderPaymentRequest, ProviderPaymentUpdate, ProviderUnavailable } from "./Provider.js"
+import type { ProviderPaymentUpdate } from "./Provider.js"
 import { adapterOf } from "./ProviderAccounts.js"
 import type { ProviderAttemptRecord } from "./ProviderAttempt.js"
 import * as ProviderAttempt from "./ProviderAttempt.js"
@@ -25,35 +25,6 @@ const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["
   merchantId: r.merchantId,
   environment: r.environment
 })
-
-/**
- * Remember an ambiguous create (`failure` is not `notSent`) of `request` at `provider`: the attempt
- * and its cancel task, committed before the caller moves on to another route, so whatever
- * happens next (another route answers, none does, the process dies) the payment the provider may
- * hold is canceled. A second ambiguous create at the same place is the same attempt.
- *
- * @since 0.1.0
- */
-export const remember = (
-  merchantId: string,
-  provider: string,
-  providerAccount: string | null,
-  request: ProviderPaymentRequest,
-  failure: ProviderUnavailable
-): Effect.Effect<void, StorageError, Storage | IdGenerator> =>
-  Effect.gen(function*() {
-    const storage = yield* Storage
-    const now = yield* Clock.currentTimeMillis
-    const attempt = ProviderAttempt.make({ merchantId, provider, providerAccount, request, now, detail: `no answer: ${failure.reason}` })
-    const known = yield* storage.get(ProviderAttempt.table, scopeOf(attempt), attempt.id)
-    if (Option.isSome(known)) return
-    const task = yield* Task.make({ ...scopeOf(attempt), kind: "provider_attempt.cancel", resourceId: attempt.id, dueAt: now, now })
-    yield* storage.commit([Write.insert(ProviderAttempt.table, attempt), Write.insert(Task.table, task)])
-    yield* Effect.logWarning("tender: a provider's answer to a create was lost; the attempt is remembered and will be canceled", provider, attempt.id)
-  }).pipe(
-    // Two requests remembering one attempt at once: the other's record stands.
-    Effect.catchIf((e) => e._tag === "UniqueViolation", () => Effect.void)
-  )
 
 /** The attempt changed by `patch`, as a versioned write. */
 const updated = (attempt: ProviderAttemptRecord, patch: Partial<ProviderAttemptRecord>, now: number) =>

@@ -12,7 +12,7 @@ import { RoutingUnavailable, ValidationFailed } from "./Errors.js"
 import type { IdGenerator } from "./Ids.js"
 import type { ProviderPaymentRequest, ProviderPaymentResult } from "./Provider.js"
 import { ProviderUnavailable } from "./Provider.js"
-import * as ProviderAttempts from "./ProviderAttempts.js"
+import * as ProviderAttempt from "./ProviderAttempt.js"
 import { RouteHealth } from "./RouteHealth.js"
 import type { Storage } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
@@ -44,7 +44,7 @@ export interface Routed {
 
 /**
  * Create the payment at the first route that answers; a route whose answer was lost is
- * remembered and canceled (`ProviderAttempts.remember`) before the next is asked. Payer fields the best route requires
+ * remembered and canceled (`ProviderAttempt.remember`) before the next is asked. Payer fields the best route requires
  * and the request lacks: 400. Every route unavailable: 422 `routing_unavailable`.
  *
  * @since 0.1.0
@@ -73,7 +73,7 @@ export const createPayment = (
         // The provider may have made the payment (a lost answer): it is remembered, with its
         // cancel task, before another route is asked, so one provider holds the intent's payment.
         if (attempt.left.notSent !== true) {
-          yield* ProviderAttempts.remember(merchantId, candidate.provider.code, candidate.route.providerAccount ?? null, sent, attempt.left)
+          yield* ProviderAttempt.remember(merchantId, candidate.provider.code, candidate.route.providerAccount ?? null, sent, attempt.left)
         }
         continue
       }

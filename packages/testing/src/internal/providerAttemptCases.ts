@@ -2,10 +2,10 @@
  * Contract cases for provider attempts (`ProviderAttempt`, docs/reliability.md "Lost provider
  * answers"): an attempt round-trips every field (its request's keys in order, since the provider
  * compares the body sent again), moves under its version, and one attempt remembered by racing
- * requests is stored once with one cancel task (`ProviderAttempts.remember`).
+ * requests is stored once with one cancel task (`ProviderAttempt.remember`).
  */
 import { assert } from "@effect/vitest"
-import { Ids, type Provider, ProviderAttempt, ProviderAttempts, Storage, Task } from "@tender/core"
+import { Ids, type Provider, ProviderAttempt, Storage, Task } from "@tender/core"
 import { ProviderUnavailable } from "@tender/core/Provider"
 import { Effect, Option } from "effect"
 import type { ContractIt } from "./fixtures.js"
@@ -58,7 +58,7 @@ export const cases = (it: ContractIt, concurrency: number) => {
       const sent = request()
       const lost = new ProviderUnavailable({ provider: "stripe", reason: "timed out" })
       yield* Effect.all(
-        Array.from({ length: concurrency }, () => ProviderAttempts.remember(merchantId, "stripe", null, sent, lost)),
+        Array.from({ length: concurrency }, () => ProviderAttempt.remember(merchantId, "stripe", null, sent, lost)),
         { concurrency: "unbounded" }
       ).pipe(Effect.provide(Ids.layer))
       const id = ProviderAttempt.idOf(sent.paymentIntentId, "stripe", null)
