@@ -6,11 +6,13 @@
  * keeps its payments by idempotency key, as Stripe and Adyen do, and can lose its answers.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema, TestClock } from "effect"
 import {
   BalanceTransaction,
   PaymentIntent,
   PaymentIntents,
+  PayoutIntent,
+  PayoutIntents,
   Provider,
   ProviderAttempt,
   ProviderNotification,
@@ -21,7 +23,7 @@ import {
   type Table,
   Task
 } from "../src/index.js"
-import { decodeParams, events, json, keys, layer, login, quiet, scope, work } from "./fixtures.js"
+import { decodeParams, events, fund, json, keys, layer, login, quiet, scope, work } from "./fixtures.js"
 import { promptpay } from "./paymentIntentHelpers.js"
 
 interface Held {
@@ -154,12 +156,16 @@ describe("lost provider answers (ProviderAttempt)", () => {
         yield* tell({ ...noticeOf(intent.id, held.id, intent.amount), eventId: "evt_again" })
         lossyPsp.state.lose = false
         yield* work
-        const notice = yield* Effect.flatMap(
-          Storage.Storage,
-          (s) => s.find(ProviderNotification.table, ProviderNotification.recordId("psp_lossy", `evt_${held.id}`))
-        ).pipe(Effect.map(Option.getOrThrow))
-        assert.strictEqual(notice.status, "applied", notice.detail ?? "")
-        assert.strictEqual(notice.resourceId, intent.id)
+        const notices = yield* Effect.forEach(
+          [`evt_${held.id}`, "evt_again"],
+          (eventId) =>
+            Effect.flatMap(Storage.Storage, (s) => s.find(ProviderNotification.table, ProviderNotification.recordId("psp_lossy", eventId))).pipe(
+              Effect.map(Option.getOrThrow)
+            )
+        )
+        // The first applied is the late payment, the second finds it refunded already: neither is unmatched.
+        assert.deepStrictEqual(notices.map((n) => n.status).sort(), ["applied", "unchanged"])
+        assert.deepStrictEqual(notices.map((n) => n.resourceId), [intent.id, intent.id])
         const refunds = yield* refundsOf(intent.id)
         assert.lengthOf(refunds, 1)
         assert.deepInclude(refunds[0]!, { reason: "late_payment", status: "succeeded", providerCode: "psp_lossy", amount: intent.amount })
@@ -217,5 +223,45 @@ describe("lost provider answers (ProviderAttempt)", () => {
     assert.isFalse(Provider.neverSent(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })))
     assert.isFalse(Provider.neverSent(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" })))
     assert.isFalse(Provider.neverSent("unknown"))
+  })
+
+  it.effect("D8 a payout whose answer is lost is sent again with the same key: the provider pays once", () => {
+    const sim = Simulator.make()
+    const sent: Array<string> = []
+    const paid = new Set<string>()
+    const lossyPayouts: Provider.PaymentProvider = {
+      ...sim,
+      sendPayout: (payout) =>
+        Effect.suspend(() => {
+          sent.push(payout.payoutIntentId)
+          // The provider pays once per key, whatever it answers.
+          const first = !paid.has(payout.payoutIntentId)
+          paid.add(payout.payoutIntentId)
+          return first
+            ? Effect.fail(new Provider.ProviderUnavailable({ provider: sim.code, reason: "socket hang up" }))
+            : Effect.succeed<Provider.ProviderPaymentStatus>({ _tag: "Succeeded" })
+        })
+    }
+    return Effect.gen(function*() {
+      yield* fund(keys.demoTest, "500000")
+      const principal = yield* login(keys.demoTest)
+      const params = yield* Effect.orDie(
+        Schema.decodeUnknown(PayoutIntent.CreateParams)({
+          amount: "500000",
+          currency: "THB",
+          merchant_reference: "payout-lost-answer",
+          destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "Somchai Jaidee" }
+        })
+      )
+      const payout = json(yield* PayoutIntents.create({ principal, requestId: "req_p" }, params)) as { id: string }
+      assert.strictEqual(yield* PayoutIntents.approve(scope, payout.id), "approved")
+      yield* work
+      assert.strictEqual((yield* stored(PayoutIntent.table, payout.id)).status, "processing")
+      yield* TestClock.adjust("2 seconds")
+      yield* work
+      assert.strictEqual((yield* stored(PayoutIntent.table, payout.id)).status, "succeeded")
+      assert.deepStrictEqual(sent, [payout.id, payout.id])
+      assert.strictEqual(paid.size, 1)
+    }).pipe(Effect.provide(layer({ providers: [lossyPayouts] })), Effect.provide(quiet))
   })
 })
