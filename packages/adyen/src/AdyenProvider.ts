@@ -158,7 +158,7 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
     createPayment: (request) =>
       Effect.gen(function*() {
         if (request.environment !== environment) {
-          return yield* new ProviderUnavailable({ provider: code, reason: `the Adyen account serves ${environment} only` })
+          return yield* new ProviderUnavailable({ provider: code, reason: `the Adyen account serves ${environment} only`, notSent: true })
         }
         const returnUrl = request.returnUrl ?? options.returnUrl
         if (returnUrl === undefined) {

@@ -111,7 +111,7 @@ export const pay = (intent: PaymentIntentRecord, method: string, entered: PayerD
       nameTh: payer.name_th ?? null,
       // The provider sends the payer back to the page, which follows the intent to its end (4.1.4).
       returnUrl: intent.nextAction?.type === "redirect_to_url" ? intent.nextAction.url : null
-    })
+    }, intent.merchantId)
     const now = yield* Clock.currentTimeMillis
     const options = defined({ bank: payer.bank, account_name: payer.account_name, account_number: payer.account_number, name_th: payer.name_th })
     const frozen = {

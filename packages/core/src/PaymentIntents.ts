@@ -150,7 +150,7 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       accountNumber: payer.account_number ?? null,
       nameTh: payer.name_th ?? null,
       returnUrl: base.returnUrl
-    })
+    }, base.merchantId)
     // The provider's answer decides the intent as every provider update does (`applyUpdate`).
     const { result } = routed
     return yield* Lifecycle.applyUpdate(base, result, {

@@ -19,9 +19,11 @@ export {
   /** @since 0.1.0 @category models */ type FailureCode,
   /** @since 0.1.0 @category models */ type FailureCodes,
   /** @since 0.1.0 @category constructors */ failureFor,
-  /** @since 0.1.0 @category constants */ failureMessages
+  /** @since 0.1.0 @category constants */ failureMessages,
+  /** @since 0.1.0 @category predicates */ neverSent
 } from "./internal/providerFailures.js"
 export {
+  /** @since 0.1.0 */ amountInRange,
   /** @since 0.1.0 @category constructors */ onlineBankingMethod,
   /** @since 0.1.0 @category models */ type PayerField,
   /** @since 0.1.0 @category models */ payerFields,
@@ -86,10 +88,17 @@ export type ProviderPaymentResult =
   | (Extract<ProviderPaymentUpdate, { readonly _tag: "Action" | "Processing" }> & { readonly providerPaymentId: string })
   | (Extract<ProviderPaymentUpdate, { readonly _tag: "Failed" }> & { readonly providerPaymentId: string | null })
 
-/** The provider could not be reached or answered with a fault; counts against the route's health. @since 0.1.0 @category errors */
+/**
+ * The provider could not be reached or answered with a fault; counts against the route's health.
+ * `notSent`: the request never reached the provider (a refused connection, an unknown host, the
+ * adapter's own configuration, a 401 or 429), so another route is safe. Otherwise the provider may
+ * have acted on it (a timeout, a reset, a 5xx): ambiguous, remembered (`ProviderAttempt`).
+ * @since 0.1.0 @category errors
+ */
 export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{
   readonly provider: string
   readonly reason: string
+  readonly notSent?: boolean | undefined
 }> {}
 
 /** A payment the provider holds, as the later operations name it. @since 0.1.0 @category models */
@@ -311,10 +320,7 @@ export class ProviderRegistry extends Context.Tag("@tender/core/ProviderRegistry
   /** The installed adapter of `code`: the deployment's own account. */
   readonly get: (code: string) => PaymentProvider | undefined
   readonly all: ReadonlyArray<PaymentProvider>
-  /**
-   * The adapter of `merchantId`'s account (D13): built from its credentials once, kept per
-   * account, built again only when its stored credentials change.
-   */
+  /** The adapter of `merchantId`'s account (D13): built once per account, again only when its stored credentials change. */
   readonly forAccount: (merchantId: string, account: ProviderAccount) => AccountAdapter
   /** Seals and opens account credentials under the host's keys. */
   readonly vault: CredentialVault.Vault
@@ -342,9 +348,3 @@ export const layerRegistry = (providers: ReadonlyArray<PaymentProvider>, options
     const vault = CredentialVault.make(options.accountKeys)
     return { get: (code) => byCode.get(code), all: providers, forAccount: accountAdapters(byCode, vault), vault }
   })
-
-/** Whether `amount` lies within a method's inclusive bounds, compared as bigint. @since 0.1.0 */
-export const amountInRange = (method: ProviderMethod, amount: string): boolean => {
-  const value = BigInt(amount)
-  return value >= BigInt(method.minAmount) && value <= BigInt(method.maxAmount)
-}

@@ -9,9 +9,13 @@ import { Duration, Effect } from "effect"
 import type { Candidate, PayerData } from "./Discovery.js"
 import { missingPayerFields } from "./Discovery.js"
 import { RoutingUnavailable, ValidationFailed } from "./Errors.js"
+import type { IdGenerator } from "./Ids.js"
 import type { ProviderPaymentRequest, ProviderPaymentResult } from "./Provider.js"
 import { ProviderUnavailable } from "./Provider.js"
+import * as ProviderAttempt from "./ProviderAttempt.js"
 import { RouteHealth } from "./RouteHealth.js"
+import type { Storage } from "./Storage.js"
+import type { StorageError } from "./StorageError.js"
 import * as Telemetry from "./Telemetry.js"
 
 /** How long a provider may take before the attempt counts as a route failure. @since 0.1.0 */
@@ -39,7 +43,8 @@ export interface Routed {
 }
 
 /**
- * Create the payment at the first route that answers. Payer fields the best route requires
+ * Create the payment at the first route that answers; a route whose answer was lost is
+ * remembered and canceled (`ProviderAttempt.remember`) before the next is asked. Payer fields the best route requires
  * and the request lacks: 400. Every route unavailable: 422 `routing_unavailable`.
  *
  * @since 0.1.0
@@ -47,8 +52,9 @@ export interface Routed {
 export const createPayment = (
   candidates: ReadonlyArray<Candidate>,
   payer: PayerData,
-  request: Omit<ProviderPaymentRequest, "providerMethod" | "providerBank">
-): Effect.Effect<Routed, RoutingUnavailable | ValidationFailed, RouteHealth> =>
+  request: Omit<ProviderPaymentRequest, "providerMethod" | "providerBank">,
+  merchantId: string
+): Effect.Effect<Routed, RoutingUnavailable | ValidationFailed | StorageError, RouteHealth | Storage | IdGenerator> =>
   Effect.gen(function*() {
     const first = candidates[0]
     const missing = first === undefined ? [] : missingPayerFields(first, payer)
@@ -59,18 +65,16 @@ export const createPayment = (
       const bank = payer.bank === undefined ? null : candidate.method.banks.find((b) => b.code === payer.bank)?.providerCode ?? null
       // Operations run uninterruptibly (their claims must be settled); the provider call alone may be
       // interrupted, or the timeout could never cut it off.
-      const attempt = yield* boundedCall(
-        candidate.provider.code,
-        candidate.provider.createPayment({
-          ...request,
-          providerMethod: candidate.method.providerMethod,
-          providerBank: bank
-        }),
-        "createPayment"
-      ).pipe(Effect.either)
+      const sent: ProviderPaymentRequest = { ...request, providerMethod: candidate.method.providerMethod, providerBank: bank }
+      const attempt = yield* boundedCall(candidate.provider.code, candidate.provider.createPayment(sent), "createPayment").pipe(Effect.either)
       if (attempt._tag === "Left") {
         yield* health.recordFailure(candidate.route)
         yield* Effect.logWarning("provider unavailable", attempt.left.provider, attempt.left.reason)
+        // The provider may have made the payment (a lost answer): it is remembered, with its
+        // cancel task, before another route is asked, so one provider holds the intent's payment.
+        if (attempt.left.notSent !== true) {
+          yield* ProviderAttempt.remember(merchantId, candidate.provider.code, candidate.route.providerAccount ?? null, sent, attempt.left)
+        }
         continue
       }
       yield* health.recordSuccess(candidate.route)

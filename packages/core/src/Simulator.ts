@@ -118,10 +118,10 @@ export const make = (options: {
       Effect.gen(function*() {
         if (request.environment !== "test") {
           // D9: live keys never reach the simulator.
-          return yield* new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment" })
+          return yield* new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment", notSent: true })
         }
         if (request.amount === magicAmounts.unavailable) {
-          return yield* new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)" })
+          return yield* new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)", notSent: true })
         }
         const providerPaymentId = "sim_" + sha256(request.paymentIntentId).slice(0, 24)
         if (request.amount === magicAmounts.declineOnCreate) {

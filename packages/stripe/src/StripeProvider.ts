@@ -111,7 +111,7 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
   const clientFor = (environment: Environment): Effect.Effect<Stripe, ProviderUnavailable> => {
     const client = clients.get(environment)
     return client === undefined
-      ? Effect.fail(new ProviderUnavailable({ provider: code, reason: `no Stripe ${environment} key is configured` }))
+      ? Effect.fail(new ProviderUnavailable({ provider: code, reason: `no Stripe ${environment} key is configured`, notSent: true }))
       : Effect.succeed(client)
   }
   const rejectedAsDeclined = (e: ProviderUnavailable | StripeRejected): Effect.Effect<ProviderPaymentResult, ProviderUnavailable> =>

@@ -6,7 +6,7 @@
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen from "@adyen/api-library"
-import { type FailureCodes, failureFor, ProviderUnavailable } from "@tender/core/Provider"
+import { type FailureCodes, failureFor, neverSent, ProviderUnavailable } from "@tender/core/Provider"
 
 const { HttpClientException } = Adyen
 
@@ -40,11 +40,16 @@ export const classify = (error: unknown): ProviderUnavailable | AdyenRejected =>
     const status = error.statusCode
     // 401/403/404: a wrong key, account or address is the host's fault, but no payment can pass: unavailable.
     if (status >= 500 || status === 429 || status === 401 || status === 403 || status === 404) {
-      return new ProviderUnavailable({ provider: "adyen", reason: `Adyen answered ${status}` })
+      // Refused before acting (401, 403, 404, 429) is safe to fail over; a 5xx may have acted.
+      return new ProviderUnavailable({ provider: "adyen", reason: `Adyen answered ${status}`, notSent: status < 500 })
     }
     // The error code and status only: Adyen's message may echo request data.
     return { _tag: "AdyenRejected", failureCode: "provider_rejected", failureMessage: "The provider does not accept this payment." }
   }
   // Timeouts, dropped connections, TLS failures: the SDK throws a plain error or an ApiException.
-  return new ProviderUnavailable({ provider: "adyen", reason: error instanceof Error ? `${error.name}: no answer from Adyen` : "unknown failure" })
+  return new ProviderUnavailable({
+    provider: "adyen",
+    reason: error instanceof Error ? `${error.name}: no answer from Adyen` : "unknown failure",
+    notSent: neverSent(error)
+  })
 }

@@ -100,6 +100,7 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
     case "payment_intent.submit_receipt":
       return submitReceipt(task)
     case "payment_intent.cancel":
+    case "provider_attempt.cancel":
     case "refund.send":
     case "payout_intent.send":
     case "topup_intent.poll":

@@ -44,3 +44,23 @@ export const failureFor = (
   }
   return { failureCode: "payment_declined", failureMessage: failureMessages.payment_declined }
 }
+
+/** The network errors raised before a request leaves: nothing reached the provider. */
+const unsentCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ERR_INVALID_URL"])
+
+/**
+ * Whether `error` (or an error it wraps: `cause`, or an SDK's `detail`) says the request never
+ * left: a refused connection, an unknown host. Only then is another route safe without
+ * remembering the attempt (`ProviderUnavailable.notSent`); a timeout or a reset is not.
+ *
+ * @since 0.1.0 @category predicates
+ */
+export const neverSent = (error: unknown): boolean => {
+  for (let e: unknown = error, depth = 0; typeof e === "object" && e !== null && depth < 5; depth++) {
+    const code = (e as { readonly code?: unknown }).code
+    if (typeof code === "string" && unsentCodes.has(code)) return true
+    const inner = e as { readonly cause?: unknown; readonly detail?: unknown }
+    e = inner.cause ?? inner.detail
+  }
+  return false
+}

@@ -115,3 +115,9 @@ export const onlineBankingMethod = (options: ThaiMethodOptions): ProviderMethod 
     nextActionType: "redirect_to_url",
     payer: { bank: { required: true } }
   }, options)
+
+/** Whether `amount` lies within a method's inclusive bounds, compared as bigint. @since 0.1.0 */
+export const amountInRange = (method: ProviderMethod, amount: string): boolean => {
+  const value = BigInt(amount)
+  return value >= BigInt(method.minAmount) && value <= BigInt(method.maxAmount)
+}

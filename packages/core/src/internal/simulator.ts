@@ -79,7 +79,7 @@ export const timingsOf = (chosen: Partial<Timings> = {}): Timings => ({
 /** D9: live keys never reach the simulator; the outage amount is an outage for every operation. */
 export const serves = (payment: Pick<ProviderPaymentRef, "environment" | "amount">) =>
   payment.environment !== "test"
-    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment" }))
+    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment", notSent: true }))
     : payment.amount === magicAmounts.unavailable
-    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)" }))
+    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)", notSent: true }))
     : Effect.void

@@ -131,6 +131,7 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
     case "topup_intent.expire":
       return expire(task)
     case "payment_intent.cancel":
+    case "provider_attempt.cancel":
     case "refund.send":
     case "payment_intent.confirm":
     case "payment_intent.poll":

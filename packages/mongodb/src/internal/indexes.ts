@@ -12,6 +12,7 @@ import {
   Event,
   PaymentIntent,
   PayoutIntent,
+  ProviderAttempt,
   ProviderNotification,
   Refund,
   Table,
@@ -54,7 +55,9 @@ export const resources: ReadonlyArray<Resource> = [
   // Stored provider notices (D11): read by id alone; `unique_provider_event` dedupes (provider, event id).
   { table: ProviderNotification.table, listFilters: [] },
   // D12: `source_type` keeps one transaction per money event; the balance sums match on the scope.
-  { table: BalanceTransaction.table, listFilters: ["type", "source", "currency"] }
+  { table: BalanceTransaction.table, listFilters: ["type", "source", "currency"] },
+  // Provider attempts whose answer was lost: read by their derived id alone.
+  { table: ProviderAttempt.table, listFilters: [] }
 ]
 
 /** The BSON type a stored value of each kind has: a partial index over it skips nulls. */

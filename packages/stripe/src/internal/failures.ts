@@ -4,7 +4,7 @@
  * 5xx, a timeout, a connection error, rate limiting) is `ProviderUnavailable`, which routing
  * counts against the route's health.
  */
-import { type FailureCodes, failureFor, ProviderUnavailable } from "@tender/core/Provider"
+import { type FailureCodes, failureFor, neverSent, ProviderUnavailable } from "@tender/core/Provider"
 import Stripe from "stripe"
 
 /** A Stripe answer that is not a fault of Stripe's side: a decline or a refused request. */
@@ -55,8 +55,10 @@ export const classify = (error: unknown): ProviderUnavailable | StripeRejected =
       error instanceof Stripe.errors.StripePermissionError ||
       status === undefined || status >= 500 || status === 429
     if (fault) {
-      // The type and status only: Stripe's message may echo request data.
-      return new ProviderUnavailable({ provider: "stripe", reason: `Stripe ${error.type}${status === undefined ? "" : ` ${status}`}` })
+      // The type and status only: Stripe's message may echo request data. Refused before acting (a
+      // 401, 403 or 429, or no connection made) is safe to fail over; a timeout or a 5xx is not.
+      const notSent = status === 401 || status === 403 || status === 429 || neverSent(error)
+      return new ProviderUnavailable({ provider: "stripe", reason: `Stripe ${error.type}${status === undefined ? "" : ` ${status}`}`, notSent })
     }
     const raw = (error.raw ?? {}) as { payment_intent?: Stripe.PaymentIntent }
     return {
@@ -66,5 +68,5 @@ export const classify = (error: unknown): ProviderUnavailable | StripeRejected =
       paymentIntent: raw.payment_intent ?? null
     }
   }
-  return new ProviderUnavailable({ provider: "stripe", reason: error instanceof Error ? error.name : "unknown failure" })
+  return new ProviderUnavailable({ provider: "stripe", reason: error instanceof Error ? error.name : "unknown failure", notSent: neverSent(error) })
 }
