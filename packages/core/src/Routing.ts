@@ -7,7 +7,7 @@
  */
 import { Duration, Effect } from "effect"
 import type { Candidate, PayerData } from "./Discovery.js"
-import { missingPayerFields } from "./Discovery.js"
+import { payerProblems, providerPayer } from "./Discovery.js"
 import { RoutingUnavailable, ValidationFailed } from "./Errors.js"
 import type { ProviderPaymentRequest, ProviderPaymentResult } from "./Provider.js"
 import { ProviderUnavailable } from "./Provider.js"
@@ -39,24 +39,25 @@ export interface Routed {
 }
 
 /**
- * Create the payment at the first route that answers. Payer fields the best route requires
- * and the request lacks: 400. Every route unavailable: 422 `routing_unavailable`.
+ * Create the payment at the first route that answers, with the payer data its method's family
+ * takes (`Discovery.providerPayer`). Payer data the best route refuses (a field it requires
+ * missing, a value its family's format refuses): 400. Every route unavailable: 422
+ * `routing_unavailable`.
  *
  * @since 0.1.0
  */
 export const createPayment = (
   candidates: ReadonlyArray<Candidate>,
   payer: PayerData,
-  request: Omit<ProviderPaymentRequest, "providerMethod" | "providerBank">
+  request: Omit<ProviderPaymentRequest, "providerMethod" | "payer">
 ): Effect.Effect<Routed, RoutingUnavailable | ValidationFailed, RouteHealth> =>
   Effect.gen(function*() {
     const first = candidates[0]
-    const missing = first === undefined ? [] : missingPayerFields(first, payer)
+    const missing = first === undefined ? [] : payerProblems(first, payer)
     if (missing.length > 0) return yield* ValidationFailed.many(missing)
     const health = yield* RouteHealth
     for (const candidate of candidates) {
-      if (missingPayerFields(candidate, payer).length > 0) continue
-      const bank = payer.bank === undefined ? null : candidate.method.banks.find((b) => b.code === payer.bank)?.providerCode ?? null
+      if (payerProblems(candidate, payer).length > 0) continue
       // Operations run uninterruptibly (their claims must be settled); the provider call alone may be
       // interrupted, or the timeout could never cut it off.
       const attempt = yield* boundedCall(
@@ -64,7 +65,7 @@ export const createPayment = (
         candidate.provider.createPayment({
           ...request,
           providerMethod: candidate.method.providerMethod,
-          providerBank: bank
+          payer: providerPayer(candidate, payer)
         }),
         "createPayment"
       ).pipe(Effect.either)
