@@ -16,6 +16,7 @@ import { providerAccounts } from "./migrations/0019_provider_accounts.js"
 import { fairClaims } from "./migrations/0020_fair_claims.js"
 import { balances } from "./migrations/0021_balances.js"
 import { balanceBackfill } from "./migrations/0022_balance_backfill.js"
+import { topupAccounts } from "./migrations/0023_topup_accounts.js"
 import { initialMigrations } from "./migrations/initial.js"
 import type { TablePrefix } from "./tables.js"
 
@@ -34,5 +35,6 @@ export const migrations = (prefix: TablePrefix) => ({
   "0020_fair_claims": fairClaims(prefix),
   // The ledger last: its backfill reads the history as every earlier migration left it (D12).
   "0021_balances": balances(prefix),
-  "0022_balance_backfill": balanceBackfill(prefix)
+  "0022_balance_backfill": balanceBackfill(prefix),
+  "0023_topup_accounts": topupAccounts(prefix)
 })
