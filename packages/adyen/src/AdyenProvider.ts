@@ -9,13 +9,7 @@
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen, { type Types } from "@adyen/api-library"
-import type {
-  PaymentProvider,
-  ProviderCancelResult,
-  ProviderPaymentResult,
-  ProviderPaymentStatus,
-  ProviderRefundStatus
-} from "@tender/core/Provider"
+import type { PaymentProvider, ProviderCancelResult, ProviderPaymentResult, ProviderPaymentStatus, ProviderRefundStatus } from "@tender/core/Provider"
 import { ProviderUnavailable } from "@tender/core/Provider"
 import type { Environment } from "@tender/core/Schemas"
 import { Clock, Config, Context, Effect, Layer, Redacted, Schema } from "effect"

@@ -242,7 +242,8 @@ export const confirm = (context: Operation.RequestContext, id: string) =>
         }
         if (!(yield* capabilitiesOfPayment(intent)).confirm) {
           return yield* new PaymentIntentUnexpectedState({
-            message: "This payment's provider cannot be asked to confirm its method: it tells the outcome by notification, and the payment expires with its payer action."
+            message:
+              "This payment's provider cannot be asked to confirm its method: it tells the outcome by notification, and the payment expires with its payer action."
           })
         }
         const now = yield* Clock.currentTimeMillis

@@ -18,29 +18,29 @@ import type { NotificationUnverified, ParsedNotification, ProviderNotificationRe
 import type { Environment } from "./Schemas.js"
 
 export {
+  /** @since 0.1.0 @category models */ type PayerFamily,
+  /** @since 0.1.0 */ payerFieldPath,
+  /** @since 0.1.0 @category models */ type PayerFieldSpec,
+  /** @since 0.1.0 @category models */ type ProviderPayer,
+  /** @since 0.1.0 @category constants */ thaiBankAccount
+} from "./internal/payerFamilies.js"
+export {
   /** @since 0.1.0 @category models */ type FailureCode,
   /** @since 0.1.0 @category models */ type FailureCodes,
   /** @since 0.1.0 @category constructors */ failureFor,
   /** @since 0.1.0 @category constants */ failureMessages
 } from "./internal/providerFailures.js"
 export {
+  /** @since 0.1.0 @category models */ type Capabilities,
+  /** @since 0.1.0 @category constructors */ capabilitiesOf,
   /** @since 0.1.0 @category constructors */ onlineBankingMethod,
   /** @since 0.1.0 @category models */ type PayerField,
   /** @since 0.1.0 @category models */ payerFields,
   /** @since 0.1.0 @category constructors */ promptPayMethod,
   /** @since 0.1.0 @category models */ type ProviderBank,
   /** @since 0.1.0 @category models */ type ProviderMethod,
-  /** @since 0.1.0 @category models */ type ThaiMethodOptions,
-  /** @since 0.1.0 @category models */ type Capabilities,
-  /** @since 0.1.0 @category constructors */ capabilitiesOf
+  /** @since 0.1.0 @category models */ type ThaiMethodOptions
 } from "./internal/providerMethod.js"
-export {
-  /** @since 0.1.0 @category models */ type PayerFamily,
-  /** @since 0.1.0 @category models */ type PayerFieldSpec,
-  /** @since 0.1.0 */ payerFieldPath,
-  /** @since 0.1.0 @category models */ type ProviderPayer,
-  /** @since 0.1.0 @category constants */ thaiBankAccount
-} from "./internal/payerFamilies.js"
 export {
   /** @since 0.1.0 @category models */ type ProviderTopupInstructions,
   /** @since 0.1.0 @category models */ type ProviderTopupRef,
