@@ -8,6 +8,7 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import type { Principal } from "./Authentication.js"
 import { PaymentConfigurationUnavailable, RoutingUnavailable, ValidationFailed } from "./Errors.js"
+import { familyOf } from "./internal/payerFamilies.js"
 import type { Route } from "./Merchants.js"
 import { accountOf } from "./Merchants.js"
 import { NextActionType } from "./NextAction.js"
@@ -245,7 +246,7 @@ export const payerProblems = (candidate: Candidate, payer: PayerData): Array<{ r
       if (spec.required) problems.push({ param: path, message: `${path} is required by ${method.method}` })
       continue
     }
-    const format = method.payerFamily?.fields[field]?.format
+    const format = familyOf(method)?.fields[field]?.format
     const checked = format === undefined ? undefined : Schema.decodeUnknownEither(format)(value)
     if (checked !== undefined && Either.isLeft(checked)) {
       const said = ParseResult.ArrayFormatter.formatErrorSync(checked.left)[0]?.message ?? "is not valid"
@@ -267,12 +268,13 @@ export const missingPayerFields = payerProblems
  */
 export const providerPayer = (candidate: Candidate, payer: PayerData): ProviderPayer | null => {
   const { method } = candidate
-  if (method.payerFamily === undefined) return null
+  const family = familyOf(method)
+  if (family === undefined) return null
   const fields: Record<string, string> = {}
   for (const field of Object.keys(method.payer)) {
     const value = payer[field]
     if (value === undefined) continue
-    fields[field] = method.payerFamily.fields[field]?.bank === true ? method.banks.find((b) => b.code === value)?.providerCode ?? value : value
+    fields[field] = family.fields[field]?.bank === true ? method.banks.find((b) => b.code === value)?.providerCode ?? value : value
   }
-  return { family: method.payerFamily.family, fields }
+  return { family: family.family, fields }
 }

@@ -18,6 +18,7 @@ import type { NotificationUnverified, ParsedNotification, ProviderNotificationRe
 import type { Environment } from "./Schemas.js"
 
 export {
+  /** @since 0.1.0 */ familyOf,
   /** @since 0.1.0 @category models */ type PayerFamily,
   /** @since 0.1.0 */ payerFieldPath,
   /** @since 0.1.0 @category models */ type PayerFieldSpec,

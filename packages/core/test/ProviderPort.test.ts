@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { Discovery, PaymentIntent, PaymentIntentLifecycle, PaymentIntents, Provider, Simulator, Storage, Task } from "../src/index.js"
 import { errorOf, json, keys, layer, login } from "./fixtures.js"
-import { createAs, recording } from "./paymentIntentHelpers.js"
+import { createAs, promptpay, recording } from "./paymentIntentHelpers.js"
 
 /** A family no Tender code names: declared here, as an adapter would. */
 const pixPayer: Provider.PayerFamily = {
@@ -116,14 +116,7 @@ describe("provider port: payer families and capabilities", () => {
     const rec = recording()
     return Effect.gen(function*() {
       const who = yield* login(keys.demoTest)
-      const r = yield* createAs(who, {
-        amount: "150000",
-        currency: "THB",
-        country: "TH",
-        checkout_mode: "merchant",
-        payment_method: "th_promptpay",
-        customer: { name: "Somchai Jaidee" }
-      })
+      const r = yield* createAs(who, promptpay)
       const found = yield* Effect.flatMap(Storage.Storage, (s) => s.find(PaymentIntent.table, json(r).id))
       const record = found._tag === "Some" ? found.value : assert.fail("not stored")
       const applied = yield* PaymentIntentLifecycle.applyUpdate(record, { _tag: "Processing" }, { _tag: "confirm" }, 0)

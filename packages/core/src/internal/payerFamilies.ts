@@ -65,16 +65,23 @@ export const thaiBankAccount: PayerFamily = {
   }
 }
 
+/**
+ * The family a method's payer data is read with: the one it declares; for a method of 0.1.0 that
+ * declares none but asks for 2.2's fields, the family of those fields (`thaiBankAccount`).
+ *
+ * @since 0.1.0
+ */
+export const familyOf = (method: { readonly payer: Readonly<Record<string, unknown>>; readonly payerFamily?: PayerFamily | undefined }) =>
+  method.payerFamily ?? (Object.keys(method.payer).length > 0 ? thaiBankAccount : undefined)
+
 /** Why a method's payer declaration cannot be served (a configuration error), or undefined. @since 0.1.0 */
 export const payerDeclarationProblem = (
   code: string,
   method: { readonly method: string; readonly payer: Readonly<Record<string, unknown>>; readonly payerFamily?: PayerFamily | undefined }
 ): string | undefined => {
-  const fields = Object.keys(method.payer)
-  if (fields.length === 0) return undefined
-  if (method.payerFamily === undefined) return `${code}'s ${method.method} asks for payer fields but names no payerFamily`
-  const unknown = fields.filter((f) => !(f in method.payerFamily!.fields))
-  return unknown.length === 0
+  const family = familyOf(method)
+  const unknown = family === undefined ? [] : Object.keys(method.payer).filter((f) => !(f in family.fields))
+  return unknown.length === 0 || family === undefined
     ? undefined
-    : `${code}'s ${method.method} asks for ${unknown.join(", ")}, which its payer family ${method.payerFamily.family} does not declare`
+    : `${code}'s ${method.method} asks for ${unknown.join(", ")}, which its payer family ${family.family} does not declare (payerFamily)`
 }

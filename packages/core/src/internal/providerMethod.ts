@@ -50,7 +50,7 @@ export interface ProviderMethod {
   readonly payer: Readonly<Record<string, { readonly required: boolean }>>
   /**
    * The family of payer data the method takes (`thai_bank_account`, or one an adapter declares):
-   * each field's format and whether it is a bank choice. Needed when `payer` names any field.
+   * each field's format and whether it is a bank choice. Absent: 2.2's fields, as in 0.1.0 (`familyOf`).
    */
   readonly payerFamily?: PayerFamily | undefined
   /**
