@@ -9,14 +9,7 @@
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen, { type Types } from "@adyen/api-library"
-import type {
-  PaymentProvider,
-  ProviderCancelResult,
-  ProviderPaymentRef,
-  ProviderPaymentResult,
-  ProviderPaymentStatus,
-  ProviderRefundStatus
-} from "@tender/core/Provider"
+import type { PaymentProvider, ProviderCancelResult, ProviderPaymentResult, ProviderPaymentStatus, ProviderRefundStatus } from "@tender/core/Provider"
 import { ProviderUnavailable } from "@tender/core/Provider"
 import type { Environment } from "@tender/core/Schemas"
 import { Clock, Config, Context, Effect, Layer, Redacted, Schema } from "effect"
@@ -35,12 +28,16 @@ export const apiVersion = "v72"
 
 /** How a host configures the adapter. @since 0.1.0 @category models */
 export interface AdyenOptions {
-  /** The API key of the Adyen web service user (`X-API-Key`). */
-  readonly apiKey: string
+  /**
+   * The API key of the Adyen web service user (`X-API-Key`). Without it, `merchantAccount` and
+   * `hmacKey` the adapter has no account of its own and serves merchants' own accounts only
+   * (D13, docs/provider-accounts.md).
+   */
+  readonly apiKey?: string | undefined
   /** The merchant account payments are made to. */
-  readonly merchantAccount: string
+  readonly merchantAccount?: string | undefined
   /** The HMAC key (hex) of each notification webhook that sends to this host (a new key during rotation). */
-  readonly hmacKey: string | ReadonlyArray<string>
+  readonly hmacKey?: string | ReadonlyArray<string> | undefined
   /** Which Tender environment the account serves: `test` (Adyen's test platform, the default) or `live`. */
   readonly environment?: Environment | undefined
   /** Adyen's live URL prefix (`[random]-[company name]`), needed for `live` unless `apiBase` is given. */
@@ -88,19 +85,29 @@ export const statusOf = (resultCode: string | undefined, refusalReasonCode?: str
 // Adyen names no expiry for a bank redirect; the bank's session is shorter than Tender's own expiry.
 const REDIRECT_TTL_MS = 30 * 60 * 1000
 
-/** The adapter. Throws on a missing key or a live account without a URL prefix or `apiBase` (configuration errors). @since 0.1.0 @category constructors */
+/**
+ * The adapter. Throws on a missing key (some of `apiKey`, `merchantAccount`, `hmacKey` given but
+ * not all) or a live account without a URL prefix or `apiBase` (configuration errors).
+ *
+ * @since 0.1.0 @category constructors
+ */
 export const adyen = (options: AdyenOptions): PaymentProvider => {
   const environment = options.environment ?? "test"
-  const keys = typeof options.hmacKey === "string" ? [options.hmacKey] : [...options.hmacKey]
-  if (options.apiKey === "" || options.merchantAccount === "") throw new Error("An Adyen apiKey and merchantAccount are needed")
-  if (keys.length === 0 || keys.some((k) => !/^[0-9a-fA-F]+$/.test(k))) throw new Error("An Adyen HMAC key (hex) is needed to verify notifications")
+  // No account of its own: only merchants' accounts (D13). No deployment method is served, and the
+  // deployment's notification door verifies nothing (no key).
+  const accountsOnly = options.apiKey === undefined && options.merchantAccount === undefined && options.hmacKey === undefined
+  const keys = options.hmacKey === undefined ? [] : typeof options.hmacKey === "string" ? [options.hmacKey] : [...options.hmacKey]
+  if (!accountsOnly) {
+    if (!options.apiKey || !options.merchantAccount) throw new Error("An Adyen apiKey and merchantAccount are needed")
+    if (keys.length === 0 || keys.some((k) => !/^[0-9a-fA-F]+$/.test(k))) throw new Error("An Adyen HMAC key (hex) is needed to verify notifications")
+  }
   const http = new HttpURLConnectionClient()
   // The SDK builds a fresh https agent per request from these options (its own field, no setter).
   if (options.ca !== undefined) Object.assign(http, { agentOptions: { ca: [...rootCertificates, options.ca] } })
   const client = new Client({
-    apiKey: options.apiKey,
+    apiKey: options.apiKey ?? "",
     // The SDK's environment only picks its addresses; with `apiBase` given they are all replaced.
-    environment: environment === "live" && options.apiBase === undefined ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST,
+    environment: !accountsOnly && environment === "live" && options.apiBase === undefined ? EnvironmentEnum.LIVE : EnvironmentEnum.TEST,
     ...(options.liveEndpointUrlPrefix === undefined ? {} : { liveEndpointUrlPrefix: options.liveEndpointUrlPrefix }),
     connectionTimeoutMillis: options.timeoutMillis ?? 15_000,
     applicationName: "Tender"
@@ -113,7 +120,7 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
     const base = options.apiBase.replace(/\/+$/, "")
     for (const service of [payments, modifications]) Object.assign(service, { baseUrl: base })
   }
-  const merchantAccount = options.merchantAccount
+  const merchantAccount = options.merchantAccount ?? ""
 
   const declined = (e: ProviderUnavailable | AdyenRejected): Effect.Effect<ProviderPaymentResult, ProviderUnavailable> =>
     e._tag === "ProviderUnavailable"
@@ -148,16 +155,12 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
     return s._tag === "Failed" ? { ...s, providerPaymentId: psp } : { _tag: "Processing", providerPaymentId: psp }
   }
 
-  // Checkout API v72 has no read of a payment by its pspReference: Adyen tells a payment's
-  // outcome by notification only, so until one arrives the payment is pending.
-  const status = (_payment: ProviderPaymentRef): Effect.Effect<ProviderPaymentStatus, ProviderUnavailable> => Effect.succeed({ _tag: "Pending" })
-
   return {
     code,
-    methods: methods([environment]),
+    methods: methods(accountsOnly ? [] : [environment]),
     createPayment: (request) =>
       Effect.gen(function*() {
-        if (request.environment !== environment) {
+        if (accountsOnly || request.environment !== environment) {
           return yield* new ProviderUnavailable({ provider: code, reason: `the Adyen account serves ${environment} only`, notSent: true })
         }
         const returnUrl = request.returnUrl ?? options.returnUrl
@@ -173,7 +176,8 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
         if (request.providerMethod === PROMPTPAY) paymentMethod = { type: PROMPTPAY } as never
         else if (request.providerMethod === ONLINE_BANKING) {
           // Discovery makes the bank required; a request without one is refused before Adyen.
-          if (request.providerBank === null) {
+          const issuer = request.payer?.fields["bank"]
+          if (issuer === undefined) {
             return {
               _tag: "Failed",
               providerPaymentId: null,
@@ -181,7 +185,7 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
               failureMessage: "Online banking needs the payer's bank."
             } as const
           }
-          paymentMethod = { type: ONLINE_BANKING, issuer: request.providerBank } as never
+          paymentMethod = { type: ONLINE_BANKING, issuer } as never
         } else return yield* Effect.die(new Error(`@tender/adyen does not serve ${request.providerMethod}`))
         const body: Types.checkout.PaymentRequest = {
           amount: { value: Number(request.amount), currency: request.currency },
@@ -200,9 +204,10 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
           Effect.catchAll(declined)
         )
       }),
-    confirmPayment: status,
-    getPaymentStatus: status,
-    submitReceipt: (payment) => status(payment),
+    // Checkout API v72 has no read of a payment by its pspReference: Adyen tells a payment's
+    // outcome by notification only. Without confirmPayment, getPaymentStatus and submitReceipt
+    // Tender never polls an Adyen payment, a confirm is 409, and an unpaid one expires with its
+    // payer action (docs/provider-adapters.md, "Capabilities").
     cancelPayment: (payment) =>
       // Adyen answers `received` and tells the outcome by a CANCELLATION notification; a payment
       // the payer paid meanwhile is told by its AUTHORISATION, and Tender refunds it as late (D10).
@@ -275,7 +280,8 @@ export const layer = (options: AdyenOptions): Layer.Layer<AdyenProvider> => Laye
 
 /**
  * The adapter from configuration: `ADYEN_API_KEY`, `ADYEN_MERCHANT_ACCOUNT`, `ADYEN_HMAC_KEY`
- * (several comma-separated during a key rotation), and optional `ADYEN_API_BASE` (with its
+ * (several comma-separated during a key rotation; none of the three: merchants' own accounts
+ * only, D13), and optional `ADYEN_API_BASE` (with its
  * version path), `ADYEN_ENVIRONMENT` (`test` or `live`), `ADYEN_LIVE_URL_PREFIX`, `ADYEN_RETURN_URL`.
  *
  * @since 0.1.0 @category layers
@@ -284,9 +290,9 @@ export const layerConfig: Layer.Layer<AdyenProvider, import("effect/ConfigError"
   AdyenProvider,
   Effect.map(
     Config.all({
-      apiKey: Config.redacted("ADYEN_API_KEY"),
-      merchantAccount: Config.string("ADYEN_MERCHANT_ACCOUNT"),
-      hmacKey: Config.redacted("ADYEN_HMAC_KEY"),
+      apiKey: Config.option(Config.redacted("ADYEN_API_KEY")),
+      merchantAccount: Config.option(Config.string("ADYEN_MERCHANT_ACCOUNT")),
+      hmacKey: Config.option(Config.redacted("ADYEN_HMAC_KEY")),
       apiBase: Config.option(Config.string("ADYEN_API_BASE")),
       environment: Config.literal("test", "live")("ADYEN_ENVIRONMENT").pipe(Config.withDefault("test" as const)),
       liveEndpointUrlPrefix: Config.option(Config.string("ADYEN_LIVE_URL_PREFIX")),
@@ -294,9 +300,9 @@ export const layerConfig: Layer.Layer<AdyenProvider, import("effect/ConfigError"
     }),
     (c) =>
       adyen({
-        apiKey: Redacted.value(c.apiKey),
-        merchantAccount: c.merchantAccount,
-        hmacKey: Redacted.value(c.hmacKey).split(",").map((s) => s.trim()),
+        apiKey: c.apiKey._tag === "Some" ? Redacted.value(c.apiKey.value) : undefined,
+        merchantAccount: c.merchantAccount._tag === "Some" ? c.merchantAccount.value : undefined,
+        hmacKey: c.hmacKey._tag === "Some" ? Redacted.value(c.hmacKey.value).split(",").map((s) => s.trim()) : undefined,
         environment: c.environment,
         apiBase: c.apiBase._tag === "Some" ? c.apiBase.value : undefined,
         liveEndpointUrlPrefix: c.liveEndpointUrlPrefix._tag === "Some" ? c.liveEndpointUrlPrefix.value : undefined,

@@ -57,7 +57,6 @@ ProviderContract.suite("adyen", async ({ notificationUrl }) => {
     driver: {
       // Adyen has no "paid, settling" state for PromptPay: its AUTHORISATION is the payment.
       outcomes: ["pending", "succeeded", "failed", "canceled"],
-      readsStatus: false,
       settle: async (payment, outcome) => {
         const psp = payment.providerPaymentId
         if (outcome === "succeeded") await s.pay(psp)

@@ -10,8 +10,8 @@ import { Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { ValidationFailed } from "./Errors.js"
 import type { AccountOwner, Merchant, ProviderAccount } from "./Merchants.js"
 import { accountOf, Merchants } from "./Merchants.js"
-import type { PaymentProvider } from "./Provider.js"
-import { ProviderRegistry, ProviderUnavailable } from "./Provider.js"
+import type { Capabilities, PaymentProvider } from "./Provider.js"
+import { capabilitiesOf, ProviderRegistry, ProviderUnavailable } from "./Provider.js"
 import { Environment } from "./Schemas.js"
 import type { StorageError } from "./StorageError.js"
 
@@ -158,9 +158,9 @@ const unusable = (code: string, reason: string, base: PaymentProvider | undefine
     code,
     methods: base?.methods ?? [],
     createPayment: fail,
-    confirmPayment: fail,
-    getPaymentStatus: fail,
-    submitReceipt: fail,
+    confirmPayment: base?.confirmPayment === undefined ? undefined : fail,
+    getPaymentStatus: base?.getPaymentStatus === undefined ? undefined : fail,
+    submitReceipt: base?.submitReceipt === undefined ? undefined : fail,
     cancelPayment: base?.cancelPayment === undefined ? undefined : fail,
     refund: base?.refund === undefined ? undefined : fail,
     sendPayout: base?.sendPayout === undefined ? undefined : fail
@@ -204,6 +204,24 @@ export const adapterOf = (object: AtProvider): Effect.Effect<PaymentProvider | u
     const merchant = yield* (yield* Merchants).findMerchant(object.merchantId)
     if (Option.isNone(merchant)) return undefined
     return yield* adapterForAccount(merchant.value, object.providerCode, object.providerAccount)
+  })
+
+/**
+ * What the provider of `payment` can do for it (`Provider.capabilitiesOf`, from its installed
+ * adapter and the method it was paid with): nothing for a payment at no provider Tender still
+ * has. An account's adapter is built by the same adapter, so it can do what the installed one can.
+ *
+ * @since 0.1.0
+ */
+export const capabilitiesOfPayment = (payment: {
+  readonly providerCode: string | null
+  readonly paymentMethod: string | null
+}): Effect.Effect<Capabilities, never, ProviderRegistry> =>
+  Effect.map(ProviderRegistry, (registry) => {
+    const provider = payment.providerCode === null ? undefined : registry.get(payment.providerCode)
+    return provider === undefined
+      ? { confirm: false, poll: false, cancel: false, refund: false, receipt: false }
+      : capabilitiesOf(provider, provider.methods.find((m) => m.method === payment.paymentMethod))
   })
 
 /**

@@ -7,7 +7,7 @@
  */
 import { Duration, Effect } from "effect"
 import type { Candidate, PayerData } from "./Discovery.js"
-import { missingPayerFields } from "./Discovery.js"
+import { payerProblems, providerPayer } from "./Discovery.js"
 import { RoutingUnavailable, ValidationFailed } from "./Errors.js"
 import type { IdGenerator } from "./Ids.js"
 import type { ProviderPaymentRequest, ProviderPaymentResult } from "./Provider.js"
@@ -43,29 +43,34 @@ export interface Routed {
 }
 
 /**
- * Create the payment at the first route that answers; a route whose answer was lost is
- * remembered and canceled (`ProviderAttempt.remember`) before the next is asked. Payer fields the best route requires
- * and the request lacks: 400. Every route unavailable: 422 `routing_unavailable`.
+ * Create the payment at the first route that answers, with the payer data its method's family
+ * takes (`Discovery.providerPayer`); a route whose answer was lost is remembered and canceled
+ * (`ProviderAttempt.remember`) before the next is asked. Payer data the best route refuses (a
+ * field it requires missing, a value its family's format refuses): 400. Every route
+ * unavailable: 422 `routing_unavailable`.
  *
  * @since 0.1.0
  */
 export const createPayment = (
   candidates: ReadonlyArray<Candidate>,
   payer: PayerData,
-  request: Omit<ProviderPaymentRequest, "providerMethod" | "providerBank">,
+  request: Omit<ProviderPaymentRequest, "providerMethod" | "payer">,
   merchantId: string
 ): Effect.Effect<Routed, RoutingUnavailable | ValidationFailed | StorageError, RouteHealth | Storage | IdGenerator> =>
   Effect.gen(function*() {
     const first = candidates[0]
-    const missing = first === undefined ? [] : missingPayerFields(first, payer)
+    const missing = first === undefined ? [] : payerProblems(first, payer)
     if (missing.length > 0) return yield* ValidationFailed.many(missing)
     const health = yield* RouteHealth
     for (const candidate of candidates) {
-      if (missingPayerFields(candidate, payer).length > 0) continue
-      const bank = payer.bank === undefined ? null : candidate.method.banks.find((b) => b.code === payer.bank)?.providerCode ?? null
+      if (payerProblems(candidate, payer).length > 0) continue
       // Operations run uninterruptibly (their claims must be settled); the provider call alone may be
       // interrupted, or the timeout could never cut it off.
-      const sent: ProviderPaymentRequest = { ...request, providerMethod: candidate.method.providerMethod, providerBank: bank }
+      const sent: ProviderPaymentRequest = {
+        ...request,
+        providerMethod: candidate.method.providerMethod,
+        payer: providerPayer(candidate, payer)
+      }
       const attempt = yield* boundedCall(candidate.provider.code, candidate.provider.createPayment(sent), "createPayment").pipe(Effect.either)
       if (attempt._tag === "Left") {
         yield* health.recordFailure(candidate.route)

@@ -12,7 +12,7 @@ import type { SimulatorEvent } from "./internal/simulatorNotifications.js"
 import { defaultNotificationSecret, parseNotification, signatureHeader, signNotification } from "./internal/simulatorNotifications.js"
 import { topups } from "./internal/simulatorTopups.js"
 import type { PaymentProvider, ProviderBank, ProviderMethod, ProviderPaymentRef } from "./Provider.js"
-import { onlineBankingMethod, promptPayMethod, ProviderUnavailable } from "./Provider.js"
+import { onlineBankingMethod, promptPayMethod, ProviderUnavailable, thaiBankAccount } from "./Provider.js"
 import type { ProviderNotificationRequest } from "./ProviderNotification.js"
 import { formatTimestamp } from "./Schemas.js"
 
@@ -64,6 +64,7 @@ export const methods: ReadonlyArray<ProviderMethod> = [
       bank: { required: true },
       name_th: { required: true }
     },
+    payerFamily: thaiBankAccount,
     // A manual transfer is refunded by a transfer back: to an account the merchant names.
     refunds: "bank_account"
   },
@@ -87,6 +88,10 @@ const actionTtlMs = 15 * 60 * 1000
  * @since 0.1.0 @category models
  */
 export interface SimulatorProvider extends PaymentProvider {
+  /** The simulator answers every call after create (its payer asks it as a confirm would). */
+  readonly confirmPayment: NonNullable<PaymentProvider["confirmPayment"]>
+  readonly getPaymentStatus: NonNullable<PaymentProvider["getPaymentStatus"]>
+  readonly submitReceipt: NonNullable<PaymentProvider["submitReceipt"]>
   readonly payerNotification: (event: SimulatorEvent) => Effect.Effect<ProviderNotificationRequest>
 }
 
@@ -170,7 +175,7 @@ export const make = (options: {
                 type: "redirect_to_url" as const,
                 // The simulated bank's page (served by @tender/http in test) names our intent, as a real
                 // provider's page knows its payment.
-                url: `${baseUrl}/online_banking/${request.providerBank ?? "000"}/${providerPaymentId}?payment_intent=${request.paymentIntentId}`,
+                url: `${baseUrl}/online_banking/${request.payer?.fields["bank"] ?? "000"}/${providerPaymentId}?payment_intent=${request.paymentIntentId}`,
                 expires_at: expiresAt
               }
             }

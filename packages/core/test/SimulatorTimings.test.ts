@@ -24,11 +24,8 @@ const request = (amount: string) => ({
   currency: "THB",
   country: "TH",
   providerMethod: "SIM_PP_QR",
-  providerBank: null,
   customer: { name: "Somchai Jaidee", email: "somchai@example.com" },
-  accountName: null,
-  accountNumber: null,
-  nameTh: null,
+  payer: null,
   returnUrl: null
 })
 

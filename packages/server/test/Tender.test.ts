@@ -363,11 +363,8 @@ describe("defineProvider: 0.1.0's answers", () => {
       currency: "THB",
       country: "TH",
       providerMethod: "ACME_PP",
-      providerBank: null,
       customer: {},
-      accountName: null,
-      accountNumber: null,
-      nameTh: null,
+      payer: null,
       returnUrl: null
     } as const
     assert.deepStrictEqual(await Effect.runPromise(legacy.createPayment(request)), {

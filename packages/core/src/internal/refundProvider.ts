@@ -7,6 +7,7 @@ import { Clock, Effect, Option } from "effect"
 import * as Event from "../Event.js"
 import * as PaymentIntent from "../PaymentIntent.js"
 import type { PaymentProvider } from "../Provider.js"
+import { capabilitiesOf } from "../Provider.js"
 import * as ProviderAccounts from "../ProviderAccounts.js"
 import * as ProviderAttempt from "../ProviderAttempt.js"
 import type { RefundRecord } from "../Refund.js"
@@ -28,7 +29,8 @@ export const intentWrite = (before: PaymentIntent.PaymentIntentRecord, after: Pa
 export const refundRoute = (intent: PaymentIntent.PaymentIntentRecord) =>
   Effect.map(ProviderAccounts.adapterOf(intent), (provider) => {
     const method = provider?.methods.find((m) => m.method === intent.paymentMethod)
-    return provider?.refund === undefined || method?.refunds === undefined ? undefined : { provider, method }
+    // The method's capabilities (`Provider.capabilitiesOf`): a method can withdraw `refund` though its provider refunds others.
+    return provider === undefined || method === undefined || !capabilitiesOf(provider, method).refund ? undefined : { provider, method }
   })
 
 /**

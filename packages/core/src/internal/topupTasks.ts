@@ -5,8 +5,10 @@
 import { Clock, Duration, Effect, Option } from "effect"
 import * as Asset from "../Asset.js"
 import { IdGenerator } from "../Ids.js"
+import type { Merchants } from "../Merchants.js"
 import type { ProviderPaymentStatus, ProviderTopupRef } from "../Provider.js"
-import { ProviderRegistry } from "../Provider.js"
+import type { ProviderRegistry } from "../Provider.js"
+import { adapterOf } from "../ProviderAccounts.js"
 import { boundedCall } from "../Routing.js"
 import { scopeOf, Storage } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
@@ -21,7 +23,8 @@ const pending = (task: Task.TaskRecord, status: Status) =>
     const found = yield* (yield* Storage).get(table, scopeOf(task), task.resourceId)
     if (Option.isNone(found) || found.value.status !== status) return undefined
     const topup = found.value
-    const provider = (yield* ProviderRegistry).get(topup.sourceProvider)
+    // D13: the account that took it, for its whole life.
+    const provider = yield* adapterOf({ merchantId: topup.merchantId, providerCode: topup.sourceProvider, providerAccount: topup.providerAccount })
     const ref: ProviderTopupRef = {
       topupIntentId: topup.id,
       providerTopupId: topup.providerTopupId,
@@ -122,7 +125,7 @@ const expire = (task: Task.TaskRecord) =>
  *
  * @since 0.1.0
  */
-export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | ProviderRegistry | IdGenerator> => {
+export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | ProviderRegistry | Merchants | IdGenerator> => {
   switch (task.kind) {
     case "topup_intent.poll":
       return poll(task)

@@ -22,6 +22,7 @@ import { unusableNotices } from "./migrations/0023_unusable_notices.js"
 import { providerAccountIds } from "./migrations/0024_provider_account_ids.js"
 import { merchantInflight } from "./migrations/0025_merchant_inflight.js"
 import { providerAttempts } from "./migrations/0026_provider_attempts.js"
+import { topupAccounts } from "./migrations/0027_topup_accounts.js"
 import { initialMigrations } from "./migrations/initial.js"
 import type { TablePrefix } from "./tables.js"
 
@@ -44,5 +45,6 @@ export const migrations = (prefix: TablePrefix) => ({
   "0023_unusable_notices": unusableNotices(prefix),
   "0024_provider_account_ids": providerAccountIds(prefix),
   "0025_merchant_inflight": merchantInflight(prefix),
-  "0026_provider_attempts": providerAttempts(prefix)
+  "0026_provider_attempts": providerAttempts(prefix),
+  "0027_topup_accounts": topupAccounts(prefix)
 })

@@ -18,11 +18,8 @@ const request = (): Provider.ProviderPaymentRequest => ({
   currency: "THB",
   country: "TH",
   providerMethod: "promptpay",
-  providerBank: null,
+  payer: null,
   customer: { name: "สมชาย ใจดี", email: "somchai@example.com" },
-  accountName: null,
-  accountNumber: null,
-  nameTh: null,
   returnUrl: null
 })
 
