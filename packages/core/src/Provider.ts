@@ -15,12 +15,8 @@ import type { Customer } from "./PaymentIntent.js"
 import type { NotificationUnverified, ParsedNotification, ProviderNotificationRequest } from "./ProviderNotification.js"
 import type { Environment } from "./Schemas.js"
 
-export {
-  /** @since 0.1.0 @category models */ type FailureCode,
-  /** @since 0.1.0 @category models */ type FailureCodes,
-  /** @since 0.1.0 @category constructors */ failureFor,
-  /** @since 0.1.0 @category constants */ failureMessages
-} from "./internal/providerFailures.js"
+/** Tender's failure codes and messages (`failureMessages`), and a provider's own codes mapped to them (`failureFor`). @since 0.1.0 */
+export { type FailureCode, type FailureCodes, failureFor, failureMessages } from "./internal/providerFailures.js"
 export {
   /** @since 0.1.0 @category constructors */ onlineBankingMethod,
   /** @since 0.1.0 @category models */ type PayerField,
@@ -86,10 +82,14 @@ export type ProviderPaymentResult =
   | (Extract<ProviderPaymentUpdate, { readonly _tag: "Action" | "Processing" }> & { readonly providerPaymentId: string })
   | (Extract<ProviderPaymentUpdate, { readonly _tag: "Failed" }> & { readonly providerPaymentId: string | null })
 
-/** The provider could not be reached or answered with a fault; counts against the route's health. @since 0.1.0 @category errors */
+/**
+ * The provider could not be reached or answered with a fault; counts against the route's health.
+ * `ambiguous`: whether the provider may have acted (absent: it may have; `ProviderKit.mayHaveActed`). @since 0.1.0 @category errors
+ */
 export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{
   readonly provider: string
   readonly reason: string
+  readonly ambiguous?: boolean | undefined
 }> {}
 
 /** A payment the provider holds, as the later operations name it. @since 0.1.0 @category models */

@@ -13,6 +13,7 @@ import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
 import type { Status, TopupIntentRecord } from "../TopupIntent.js"
 import { table } from "../TopupIntent.js"
+import { failure } from "./providerFailures.js"
 import { change, pollEvery, scopeOf, succeededPatch } from "./topups.js"
 
 const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
@@ -51,7 +52,7 @@ const verdict = (topup: TopupIntentRecord, answer: ProviderPaymentStatus, now: n
         nextAction: null,
         ...(answer._tag === "Failed"
           ? { failureCode: answer.failureCode, failureMessage: answer.failureMessage }
-          : { failureCode: "payment_expired", failureMessage: "The provider canceled the payment before it was paid." }),
+          : failure("payment_expired")),
         ...(receipt && topup.receipt !== null ? { receipt: { ...topup.receipt, status: "rejected" as const } } : {})
       }, now)
     case "Action":
