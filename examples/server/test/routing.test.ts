@@ -7,11 +7,11 @@
  * short here) ends, the discovery pin keeps one provider, and a refund goes to the provider that
  * took the payment (docs/discovery-and-routing.md, "Route health").
  */
+import * as AdyenStandIn from "@tender/adyen/testing"
+import * as StripeStandIn from "@tender/stripe/testing"
 import { eventually } from "@tender/test-support"
 import { standInDemo } from "@tender/test-support/stand-in-demo"
-import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
-import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import * as TestTls from "@tender/testing/TestTls"
 import { afterEach, describe, expect, it } from "vitest"
 
