@@ -10,12 +10,12 @@
  * remembered, canceled at Stripe, and a payment of it refunded there as a late payment
  * (docs/reliability.md, "Lost provider answers").
  */
+import * as AdyenStandIn from "@tender/adyen/testing"
+import * as StripeStandIn from "@tender/stripe/testing"
 import { eventually } from "@tender/test-support"
 import * as FaultProxy from "@tender/test-support/fault-proxy"
 import { standInDemo } from "@tender/test-support/stand-in-demo"
-import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
-import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import * as TestTls from "@tender/testing/TestTls"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 

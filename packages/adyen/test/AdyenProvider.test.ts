@@ -1,4 +1,4 @@
-import { capabilitiesOf, type ProviderPaymentResult } from "@tender/core/Provider"
+import { capabilitiesOf, failureMessages, type ProviderPaymentResult } from "@tender/core/Provider"
 import { NotificationUnverified, type ProviderNotificationRequest } from "@tender/core/ProviderNotification"
 import { ConfigProvider, Effect, Either, Layer } from "effect"
 import { describe, expect, it } from "vitest"
@@ -146,7 +146,7 @@ describe("@tender/adyen against the Adyen stand-in (HTTPS, Checkout API v72)", (
       paymentIntentId: request.paymentIntentId,
       environment: "test",
       failureCode: "payment_expired",
-      failureMessage: "The provider canceled the payment before it was paid."
+      failureMessage: failureMessages.payment_expired
     }])
   })
 

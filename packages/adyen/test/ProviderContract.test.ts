@@ -6,8 +6,8 @@
  * payment by its pspReference, so the adapter learns outcomes by notification alone.
  */
 import Adyen from "@adyen/api-library"
+import * as AdyenStandIn from "@tender/adyen/testing"
 import { ProviderContract } from "@tender/testing"
-import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { afterEach, expect } from "vitest"
 import { adyen } from "../src/AdyenProvider.js"

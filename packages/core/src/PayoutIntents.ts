@@ -14,6 +14,7 @@ import { fingerprint } from "./Canonical.js"
 import { BalanceInsufficient, PaymentConfigurationUnavailable, PayoutNotCancelable, ValidationFailed } from "./Errors.js"
 import * as Event from "./Event.js"
 import { IdGenerator, prefixes } from "./Ids.js"
+import { failure } from "./internal/providerFailures.js"
 import * as Resources from "./internal/resources.js"
 import type { Merchant } from "./Merchants.js"
 import * as Operation from "./Operation.js"
@@ -334,13 +335,14 @@ export const providerOutcomeWrites = (
     if ((payout.providerCode ?? route?.provider.code) !== provider) return "other_provider" as const
     if (payout.status !== "processing") return []
     const now = yield* Clock.currentTimeMillis
+    const payoutFailed = failure("payout_failed")
     const patch = outcome.status === "succeeded"
       ? { status: "succeeded" as const, providerCode: provider }
       : {
         status: "failed" as const,
         providerCode: provider,
-        failureCode: outcome.failureCode ?? "payout_failed",
-        failureMessage: outcome.failureMessage ?? "The provider could not pay out."
+        failureCode: outcome.failureCode ?? payoutFailed.failureCode,
+        failureMessage: outcome.failureMessage ?? payoutFailed.failureMessage
       }
     return (yield* change(payout, patch, now)).writes
   })

@@ -25,13 +25,8 @@ export {
   /** @since 0.1.0 @category models */ type ProviderPayer,
   /** @since 0.1.0 @category constants */ thaiBankAccount
 } from "./internal/payerFamilies.js"
-export {
-  /** @since 0.1.0 @category models */ type FailureCode,
-  /** @since 0.1.0 @category models */ type FailureCodes,
-  /** @since 0.1.0 @category constructors */ failureFor,
-  /** @since 0.1.0 @category constants */ failureMessages,
-  /** @since 0.1.0 @category predicates */ neverSent
-} from "./internal/providerFailures.js"
+/** Tender's failure codes and messages (`failureMessages`), and a provider's own codes mapped to them (`failureFor`). @since 0.1.0 */
+export { type FailureCode, type FailureCodes, failureFor, failureMessages } from "./internal/providerFailures.js"
 export {
   /** @since 0.1.0 */ amountInRange,
   /** @since 0.1.0 @category models */ type Capabilities,
@@ -112,15 +107,16 @@ export type ProviderPaymentResult =
 
 /**
  * The provider could not be reached or answered with a fault; counts against the route's health.
- * `notSent`: the request never reached the provider (a refused connection, an unknown host, the
- * adapter's own configuration, a 401 or 429), so another route is safe. Otherwise the provider may
- * have acted on it (a timeout, a reset, a 5xx): ambiguous, remembered (`ProviderAttempt`).
+ * `ambiguous`: whether the provider may have acted on the request (absent: it may have;
+ * `ProviderKit.mayHaveActed`). A request that cannot have acted (a refused connection, an unknown
+ * host, the adapter's own configuration, a 401 or 429) is safe to send to another route; one that
+ * may have (a timeout, a reset, a 5xx) is remembered (`ProviderAttempt`).
  * @since 0.1.0 @category errors
  */
 export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{
   readonly provider: string
   readonly reason: string
-  readonly notSent?: boolean | undefined
+  readonly ambiguous?: boolean | undefined
 }> {}
 
 /** A payment the provider holds, as the later operations name it. @since 0.1.0 @category models */

@@ -153,7 +153,7 @@ export const putChecked = (merchant: Merchant, path = "provider_accounts") =>
 
 /** An adapter whose every call fails as the provider unavailable: an account that cannot be used now (its reason never holds a secret). */
 const unusable = (code: string, reason: string, base: PaymentProvider | undefined): PaymentProvider => {
-  const fail = () => Effect.fail(new ProviderUnavailable({ provider: code, reason, notSent: true }))
+  const fail = () => Effect.fail(new ProviderUnavailable({ provider: code, reason, ambiguous: false }))
   return {
     code,
     methods: base?.methods ?? [],

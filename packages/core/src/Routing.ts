@@ -77,7 +77,7 @@ export const createPayment = (
         yield* Effect.logWarning("provider unavailable", attempt.left.provider, attempt.left.reason)
         // The provider may have made the payment (a lost answer): it is remembered, with its
         // cancel task, before another route is asked, so one provider holds the intent's payment.
-        if (attempt.left.notSent !== true) {
+        if (attempt.left.ambiguous !== false) {
           yield* ProviderAttempt.remember(merchantId, candidate.provider.code, candidate.route.providerAccount ?? null, sent, attempt.left)
         }
         continue

@@ -15,6 +15,7 @@ import {
   PayoutIntents,
   Provider,
   ProviderAttempt,
+  ProviderKit,
   ProviderNotification,
   ProviderNotifications,
   Refund,
@@ -207,7 +208,7 @@ describe("lost provider answers (ProviderAttempt)", () => {
     const refused = {
       ...Simulator.make(),
       code: "psp_lossy",
-      createPayment: () => Effect.fail(new Provider.ProviderUnavailable({ provider: "psp_lossy", reason: "ECONNREFUSED", notSent: true }))
+      createPayment: () => Effect.fail(new Provider.ProviderUnavailable({ provider: "psp_lossy", reason: "ECONNREFUSED", ambiguous: false }))
     }
     return Effect.gen(function*() {
       const intent = yield* createThroughLoss
@@ -218,11 +219,11 @@ describe("lost provider answers (ProviderAttempt)", () => {
 
   it("4.1 neverSent tells a refused connection (wrapped as SDKs wrap it) from a timeout or a reset", () => {
     const refused = Object.assign(new Error("connect"), { code: "ECONNREFUSED" })
-    assert.isTrue(Provider.neverSent({ detail: refused }))
-    assert.isTrue(Provider.neverSent(new Error("fetch failed", { cause: Object.assign(new Error("dns"), { code: "ENOTFOUND" }) })))
-    assert.isFalse(Provider.neverSent(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })))
-    assert.isFalse(Provider.neverSent(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" })))
-    assert.isFalse(Provider.neverSent("unknown"))
+    assert.isTrue(ProviderKit.neverSent({ detail: refused }))
+    assert.isTrue(ProviderKit.neverSent(new Error("fetch failed", { cause: Object.assign(new Error("dns"), { code: "ENOTFOUND" }) })))
+    assert.isFalse(ProviderKit.neverSent(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })))
+    assert.isFalse(ProviderKit.neverSent(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" })))
+    assert.isFalse(ProviderKit.neverSent("unknown"))
   })
 
   it.effect("D8 a payout whose answer is lost is sent again with the same key: the provider pays once", () => {

@@ -15,6 +15,7 @@ import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
 import type { Status, TopupIntentRecord } from "../TopupIntent.js"
 import { table } from "../TopupIntent.js"
+import { failure } from "./providerFailures.js"
 import { change, pollEvery, succeededPatch } from "./topups.js"
 
 /** The top-up of a task with its provider, if it is still waiting on that provider. */
@@ -52,7 +53,7 @@ const verdict = (topup: TopupIntentRecord, answer: ProviderPaymentStatus, now: n
         nextAction: null,
         ...(answer._tag === "Failed"
           ? { failureCode: answer.failureCode, failureMessage: answer.failureMessage }
-          : { failureCode: "payment_expired", failureMessage: "The provider canceled the payment before it was paid." }),
+          : failure("payment_expired")),
         ...(receipt && topup.receipt !== null ? { receipt: { ...topup.receipt, status: "rejected" as const } } : {})
       }, now)
     case "Action":
