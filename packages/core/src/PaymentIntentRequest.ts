@@ -31,24 +31,28 @@ export type Customer = typeof Customer.Type
  * Route-specific payer data (2.2); a separate namespace from `customer`. Besides the spec's four
  * fields, a field a method's payer family declares (`Provider.PayerFamily`, a Pix tax id): a key
  * no eligible route asks for is 400 `validation_failed` at create (`Discovery.resolveRoutes`).
+ * `customer_name` and `customer_phone` are refused here whatever a family says (2.2).
  *
  * @since 0.1.0 @category request
  */
-export const PaymentMethodOptions = Schema.Struct({
-  bank: Schema.optional(withMessage(
-    Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,32}$/)),
-    "must be a bank code from discovery"
-  )),
-  account_name: Schema.optional(BoundedString(256)),
-  account_number: Schema.optional(withMessage(
-    Schema.String.pipe(Schema.pattern(/^[0-9]{6,20}$/)),
-    "must be 6 to 20 digits"
-  )),
-  name_th: Schema.optional(withMessage(
-    Schema.String.pipe(maxCharacters(256), Schema.pattern(/^[\u0E00-\u0E7F][\u0E00-\u0E7F .]*$/)),
-    "must be a name written in Thai script"
-  ))
-}, Schema.Record({ key: Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_]{0,63}$/)), value: BoundedString(256) })).annotations({
+export const PaymentMethodOptions = Schema.Struct(
+  {
+    bank: Schema.optional(withMessage(
+      Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,32}$/)),
+      "must be a bank code from discovery"
+    )),
+    account_name: Schema.optional(BoundedString(256)),
+    account_number: Schema.optional(withMessage(
+      Schema.String.pipe(Schema.pattern(/^[0-9]{6,20}$/)),
+      "must be 6 to 20 digits"
+    )),
+    name_th: Schema.optional(withMessage(
+      Schema.String.pipe(maxCharacters(256), Schema.pattern(/^[\u0E00-\u0E7F][\u0E00-\u0E7F .]*$/)),
+      "must be a name written in Thai script"
+    ))
+  }, // 2.2: customer_name and customer_phone are never placed here (they are `customer` fields).
+  Schema.Record({ key: Schema.String.pipe(Schema.pattern(/^(?!customer_name$|customer_phone$)[a-z][a-z0-9_]{0,63}$/)), value: BoundedString(256) })
+).annotations({
   identifier: "PaymentMethodOptions"
 })
 /** @since 0.1.0 @category request */

@@ -5,14 +5,15 @@
  * @since 0.1.0
  */
 import type { Schema } from "effect"
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as CredentialVault from "./CredentialVault.js"
 import { accountAdapters } from "./internal/accountAdapters.js"
 import { payerDeclarationProblem, type ProviderPayer } from "./internal/payerFamilies.js"
 import type { ProviderMethod } from "./internal/providerMethod.js"
 import type { ProviderTopups } from "./internal/providerTopups.js"
+import type { ProviderPaymentStatus, ProviderPaymentUpdate, ProviderReceipt } from "./internal/providerUpdate.js"
+import { ProviderUnavailable } from "./internal/providerUpdate.js"
 import type { ProviderAccount } from "./Merchants.js"
-import type { NextAction } from "./NextAction.js"
 import type { Customer } from "./PaymentIntent.js"
 import type { NotificationUnverified, ParsedNotification, ProviderNotificationRequest } from "./ProviderNotification.js"
 import type { Environment } from "./Schemas.js"
@@ -25,6 +26,12 @@ export {
   /** @since 0.1.0 @category models */ type ProviderPayer,
   /** @since 0.1.0 @category constants */ thaiBankAccount
 } from "./internal/payerFamilies.js"
+export {
+  /** @since 0.1.0 @category models */ type ProviderPaymentStatus,
+  /** @since 0.1.0 @category models */ type ProviderPaymentUpdate,
+  /** @since 0.1.0 @category models */ type ProviderReceipt,
+  /** @since 0.1.0 @category errors */ ProviderUnavailable
+} from "./internal/providerUpdate.js"
 /** Tender's failure codes and messages (`failureMessages`), and a provider's own codes mapped to them (`failureFor`). @since 0.1.0 */
 export { type FailureCode, type FailureCodes, failureFor, failureMessages } from "./internal/providerFailures.js"
 export {
@@ -68,33 +75,6 @@ export interface ProviderPaymentRequest {
 }
 
 /**
- * Everything a provider can say about a payment, whatever asked or told it (create, confirm,
- * poll, receipt, cancel, a notification): one type, applied by one function
- * (`PaymentIntentLifecycle.applyUpdate`).
- *
- * - `Action`: the payer must act (`nextAction`: the QR code, the transfer, the redirect).
- * - `Processing`: the payer acted and the provider is settling it: ask again later.
- * - `Pending`: nothing happened yet (the payer has not paid): nothing changes.
- * - `Succeeded`: paid; with the provider's `amount` (minor units) and `currency` where it says
- *   them, and a payment that differs from its intent's is never marked succeeded (D11).
- * - `Failed`: declined or ended unpaid, with a D1 `failureCode` and its message.
- * - `Canceled`: the payment is no longer payable at the provider (the answer to a cancel).
- *
- * @since 0.1.0 @category models
- */
-export type ProviderPaymentUpdate =
-  | { readonly _tag: "Action"; readonly nextAction: NextAction }
-  | { readonly _tag: "Processing" }
-  | { readonly _tag: "Pending" }
-  | {
-    readonly _tag: "Succeeded"
-    readonly amount?: string | null | undefined
-    readonly currency?: string | null | undefined
-  }
-  | { readonly _tag: "Failed"; readonly failureCode: string; readonly failureMessage: string }
-  | { readonly _tag: "Canceled" }
-
-/**
  * The provider's answer to a create: one of the updates a new payment can be in (a payer
  * action, processing, or failed), with the provider's id of the payment (none only for a
  * payment refused before the provider held it).
@@ -104,20 +84,6 @@ export type ProviderPaymentUpdate =
 export type ProviderPaymentResult =
   | (Extract<ProviderPaymentUpdate, { readonly _tag: "Action" | "Processing" }> & { readonly providerPaymentId: string })
   | (Extract<ProviderPaymentUpdate, { readonly _tag: "Failed" }> & { readonly providerPaymentId: string | null })
-
-/**
- * The provider could not be reached or answered with a fault; counts against the route's health.
- * `ambiguous`: whether the provider may have acted on the request (absent: it may have;
- * `ProviderKit.mayHaveActed`). A request that cannot have acted (a refused connection, an unknown
- * host, the adapter's own configuration, a 401 or 429) is safe to send to another route; one that
- * may have (a timeout, a reset, a 5xx) is remembered (`ProviderAttempt`).
- * @since 0.1.0 @category errors
- */
-export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{
-  readonly provider: string
-  readonly reason: string
-  readonly ambiguous?: boolean | undefined
-}> {}
 
 /** A payment the provider holds, as the later operations name it. @since 0.1.0 @category models */
 export interface ProviderPaymentRef {
@@ -130,16 +96,6 @@ export interface ProviderPaymentRef {
   /** When the intent was created, epoch ms. */
   readonly createdAt: number
 }
-
-/** A receipt (payment evidence) for the provider: a JPEG or PNG of at most 5 MiB (4.4). @since 0.1.0 @category models */
-export interface ProviderReceipt {
-  readonly contentType: "image/jpeg" | "image/png"
-  readonly sha256: string
-  readonly bytes: Uint8Array
-}
-
-/** What the provider says of a payment after create (confirm, poll, receipt): the one update type. @since 0.1.0 @category models */
-export type ProviderPaymentStatus = ProviderPaymentUpdate
 
 /** A provider adapter. @since 0.1.0 @category models */
 export interface PaymentProvider {

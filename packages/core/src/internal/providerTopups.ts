@@ -3,8 +3,8 @@
  * re-exports all of it.
  */
 import type { Effect } from "effect"
-import type { ProviderPaymentStatus, ProviderReceipt, ProviderUnavailable } from "../Provider.js"
 import type { Environment } from "../Schemas.js"
+import type { ProviderPaymentStatus, ProviderReceipt, ProviderUnavailable } from "./providerUpdate.js"
 
 /** The source types of a top-up (2.5). @since 0.1.0 @category models */
 export type TopupSourceType = "test_funding" | "manual_receipt" | "provider_gateway"
