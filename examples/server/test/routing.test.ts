@@ -7,7 +7,7 @@
  * short here) ends, the discovery pin keeps one provider, and a refund goes to the provider that
  * took the payment (docs/discovery-and-routing.md, "Route health").
  */
-import { eventually } from "@tender/test-support"
+import { createIntent, eventually } from "@tender/test-support"
 import { standInDemo } from "@tender/test-support/stand-in-demo"
 import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
@@ -83,17 +83,9 @@ const stripeCreates = () => [...stripe.requests, ...stripe.faulted].filter((r) =
 
 /** A merchant-mode PromptPay create; answers the intent and the provider that took it. */
 const create = async () => {
-  const created = await api("POST", "/payment_intents", {
-    amount: "150000",
-    currency: "THB",
-    country: "TH",
-    checkout_mode: "merchant",
-    payment_method: "th_promptpay",
-    customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-  })
-  expect(created.status, JSON.stringify(created.body)).toBe(201)
-  expect(created.body).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code" } })
-  return { intent: created.body, provider: holder(created.body.id) }
+  const intent = await createIntent(api)
+  expect(intent).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code" } })
+  return { intent, provider: holder(intent.id) }
 }
 
 const discovered = async (provider?: string) => {
