@@ -4,6 +4,7 @@
  * Promise calls (validation, idempotency, state checks, D8 approval, key pairs).
  */
 import { basic, customer, demoKey, promptpay, until } from "@tender/test-support"
+import { paymentRequest, refOf } from "@tender/test-support/provider-requests"
 import { Effect } from "effect"
 import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
@@ -384,35 +385,14 @@ describe("defineProvider: 0.1.0's answers", () => {
         return { _tag: "AlreadyPaid" }
       }
     })
-    const request = {
-      paymentIntentId: "dord_legacy0000000000000000",
-      environment: "test",
-      amount: "150000",
-      currency: "THB",
-      country: "TH",
-      providerMethod: "ACME_PP",
-      providerBank: null,
-      customer: {},
-      accountName: null,
-      accountNumber: null,
-      nameTh: null,
-      returnUrl: null
-    } as const
+    const request = paymentRequest("legacy", { providerMethod: "ACME_PP" })
     assert.deepStrictEqual(await Effect.runPromise(legacy.createPayment(request)), {
       _tag: "Failed",
       providerPaymentId: "legacy_1",
       failureCode: "payment_declined",
       failureMessage: "The provider declined the payment."
     })
-    const ref = {
-      paymentIntentId: request.paymentIntentId,
-      providerPaymentId: "legacy_1",
-      environment: "test",
-      amount: "150000",
-      currency: "THB",
-      createdAt: 0
-    } as const
-    assert.deepStrictEqual(await Effect.runPromise(legacy.cancelPayment!(ref)), { _tag: "Succeeded" })
+    assert.deepStrictEqual(await Effect.runPromise(legacy.cancelPayment!(refOf(request, "legacy_1"))), { _tag: "Succeeded" })
   })
 })
 
