@@ -79,9 +79,9 @@ export default defineConfig({
       ...project("threads", { name: "server", root: "packages/server", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
       // @tender/client against a real Tender on a port, and against scripted servers.
       ...project("threads", { name: "client", root: "packages/client", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
-      // @tender/stripe against the Stripe stand-in of @tender/testing (no network).
+      // @tender/stripe against its own Stripe stand-in, @tender/stripe/testing (no network).
       ...project("threads", { name: "stripe", root: "packages/stripe", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
-      // @tender/adyen against the Adyen stand-in of @tender/testing (HTTPS on 127.0.0.1, no network).
+      // @tender/adyen against its own Adyen stand-in, @tender/adyen/testing (HTTPS on 127.0.0.1, no network).
       ...project("threads", { name: "adyen", root: "packages/adyen", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000 }),
       ...project("threads", { name: "mongodb", root: "packages/mongodb", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 }),
       // The embedding examples (docs/embedding.md): each starts a host and creates an intent.

@@ -17,7 +17,7 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "@effect/sql/SqlClient"
-import { Maintenance, type Storage } from "@tender/core"
+import { Maintenance } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
 import { basic, demoKey, formatNumber, testDatabaseUrl } from "@tender/test-support"
 import { Duration, Effect, Layer, Redacted } from "effect"
@@ -185,17 +185,12 @@ const purgeTimed = (prefix: string) =>
     const { storage } = yield* PgStorage.make({ tablePrefix: prefix, directoryCache: false })
     const d = Maintenance.defaults
     const now = Date.now()
-    const batch: Storage.PurgeOptions = {
-      limit: d.batchSize,
-      eventsBefore: now - Duration.toMillis(d.events),
-      tasksFinishedBefore: now - Duration.toMillis(d.finishedTasks),
-      webhookAttemptsBefore: now - Duration.toMillis(d.webhookAttempts)
-    }
+    const batch = Maintenance.batchOf(now)
     const times: Array<number> = []
     const total = { idempotencyKeys: 0, referenceClaims: 0, events: 0, tasks: 0, webhookAttempts: 0 }
     for (;;) {
       const start = performance.now()
-      const r = yield* storage.purgeExpired(now, batch)
+      const r = Maintenance.byKind(yield* storage.purgeExpired(now, batch))
       times.push(performance.now() - start)
       for (const k of Object.keys(total) as Array<keyof typeof total>) total[k] += r[k]
       if (Object.values(r).every((n) => n < d.batchSize)) break

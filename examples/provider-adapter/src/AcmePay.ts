@@ -5,13 +5,22 @@
  * and Acme's signed notifications. The mapping both ways is pure and tested without a
  * network; the effectful part is a thin shell around `fetch` (docs/provider-adapters.md).
  */
-import { Provider, ProviderNotification } from "@tender/core"
+import { Provider, ProviderKit, ProviderNotification } from "@tender/core"
 import { Effect, Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { tenderCodeOf } from "./acme-failures.js"
 import { methods } from "./acme-methods.js"
 
 export const code = "acme"
+
+/**
+ * Acme's code in Tender's words, with the message of the one list (ProviderKit.failure): a code
+ * Acme names that is not one of Tender's is `otherwise`'s.
+ */
+const failureOf = (acmeCode: string | undefined, otherwise: ProviderKit.FailureCode) => {
+  const tender = tenderCodeOf(acmeCode, otherwise)
+  return ProviderKit.failure(Object.hasOwn(ProviderKit.failureMessages, tender) ? tender as ProviderKit.FailureCode : otherwise)
+}
 
 /** What Acme can serve, in Tender's terms (acme-methods.js, shared with the adapter without Effect). */
 export { methods }
@@ -45,7 +54,7 @@ export const refundStatusOf = (r: AcmeRefund): Provider.ProviderRefundStatus =>
   r.status === "succeeded"
     ? { _tag: "Succeeded" }
     : r.status === "failed"
-    ? { _tag: "Failed", failureCode: tenderCodeOf(r.failure_code, "refund_failed"), failureMessage: "The provider could not refund the payment." }
+    ? { _tag: "Failed", ...failureOf(r.failure_code, "refund_failed") }
     : { _tag: "Pending" }
 
 /** Pure: Tender's request -> Acme's request body. */
@@ -58,10 +67,7 @@ export const toAcmeCharge = (r: Provider.ProviderPaymentRequest) => ({
 })
 
 // Tender's words, never Acme's: its codes and messages stay inside the adapter (D11).
-const declined = (c: AcmeCharge) => ({
-  failureCode: tenderCodeOf(c.decline_code, "payment_declined"),
-  failureMessage: "The provider declined the payment."
-})
+const declined = (c: AcmeCharge) => failureOf(c.decline_code, "payment_declined")
 
 /** Pure: Acme's answer to a create -> Tender's result. */
 export const fromAcmeCharge = (c: AcmeCharge): Provider.ProviderPaymentResult => {
@@ -72,7 +78,7 @@ export const fromAcmeCharge = (c: AcmeCharge): Provider.ProviderPaymentResult =>
 }
 
 /** Ended unpaid at Acme (its QR code expired, or Tender canceled it): the payer can no longer pay. */
-const expired = { failureCode: "payment_expired", failureMessage: Provider.failureMessages.payment_expired } as const
+const expired = ProviderKit.failure("payment_expired")
 
 /** Pure: Acme's charge as it stands -> the payment's status. */
 export const statusOf = (c: AcmeCharge): Provider.ProviderPaymentStatus =>
@@ -108,8 +114,7 @@ export const noticeOf = (e: typeof AcmeEvent.Type): ProviderNotification.Provide
       return {
         _tag: "PaymentFailed",
         ...common,
-        failureCode: tenderCodeOf(e.data.decline_code ?? undefined, "payment_declined"),
-        failureMessage: "The provider declined the payment."
+        ...failureOf(e.data.decline_code ?? undefined, "payment_declined")
       }
     case "charge.canceled":
       return { _tag: "PaymentFailed", ...common, ...expired }
@@ -171,7 +176,7 @@ export const make = (options: AcmeOptions): Provider.PaymentProvider => {
     createPayment: (request) =>
       // Acme is configured for live payments only (methods): a test one never reaches it.
       request.environment === "live"
-        ? Effect.map(call("POST", "/v1/charges", request.paymentIntentId, toAcmeCharge(request)), fromAcmeCharge)
+        ? Effect.map(call("POST", "/v1/charges", ProviderKit.idempotencyKey("create", request), toAcmeCharge(request)), fromAcmeCharge)
         : Effect.fail(unavailable(`Acme serves live payments only, not ${request.environment}`)),
     confirmPayment: (payment) => Effect.map(call("POST", `${charge(payment)}/confirm`, payment.paymentIntentId, {}), statusOf),
     getPaymentStatus: (payment) => Effect.map(call("GET", charge(payment), payment.paymentIntentId), statusOf),
@@ -187,7 +192,7 @@ export const make = (options: AcmeOptions): Provider.PaymentProvider => {
     // D10: Tender's cancel, told to Acme; our intent id is the idempotency key, so a cancel task run twice answers the same.
     cancelPayment: (payment) =>
       Effect.flatMap(
-        call("POST", `${charge(payment)}/cancel`, payment.paymentIntentId, {}),
+        call("POST", `${charge(payment)}/cancel`, ProviderKit.idempotencyKey("cancel", payment), {}),
         (c): Effect.Effect<Provider.ProviderCancelResult, Provider.ProviderUnavailable> =>
           c.status === "canceled"
             ? Effect.succeed({ _tag: "Canceled" })
@@ -210,7 +215,7 @@ export const make = (options: AcmeOptions): Provider.PaymentProvider => {
     }),
     // D10: our refund id is the idempotency key, so the refund task run twice refunds once.
     refund: (refund) =>
-      request("POST", `${charge(refund.payment)}/refunds`, refund.refundId, toAcmeRefund(refund)).pipe(
+      request("POST", `${charge(refund.payment)}/refunds`, ProviderKit.idempotencyKey("refund", refund), toAcmeRefund(refund)).pipe(
         Effect.flatMap(decoded(AcmeRefund)),
         Effect.map(refundStatusOf)
       )

@@ -19,11 +19,8 @@ const request: Provider.ProviderPaymentRequest = {
   currency: "THB",
   country: "TH",
   providerMethod: "PROMPTPAY",
-  providerBank: null,
   customer: { name: "Somchai Jaidee" },
-  accountName: null,
-  accountNumber: null,
-  nameTh: null,
+  payer: null,
   returnUrl: null
 }
 

@@ -5,9 +5,9 @@
  * twice) at the D11 door, refunds at Adyen, a bad HMAC and an amount mismatch refused as D11 says
  * (docs/providers/adyen.md).
  */
+import * as AdyenStandIn from "@tender/adyen/testing"
 import { createIntent, eventually, promptpay as promptpayBody, shownQr } from "@tender/test-support"
 import { hostedPromptPayPaid, standInDemo } from "@tender/test-support/stand-in-demo"
-import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as TestTls from "@tender/testing/TestTls"
 import * as QRCode from "qrcode"

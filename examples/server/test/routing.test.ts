@@ -5,15 +5,19 @@
  * hanging past its timeout sends creates to Adyen (per-request failover, then the breaker), they
  * come back to Stripe after it recovers and the breaker's cool-down (TENDER_ROUTE_COOLDOWN_MS,
  * short here) ends, the discovery pin keeps one provider, and a refund goes to the provider that
- * took the payment (docs/discovery-and-routing.md, "Route health").
+ * took the payment (docs/discovery-and-routing.md, "Route health"). Tender reaches Stripe through a
+ * fault proxy that can forward a request and drop its answer: a create whose answer is lost is
+ * remembered, canceled at Stripe, and a payment of it refunded there as a late payment
+ * (docs/reliability.md, "Lost provider answers").
  */
+import * as AdyenStandIn from "@tender/adyen/testing"
+import * as StripeStandIn from "@tender/stripe/testing"
 import { createIntent, eventually } from "@tender/test-support"
+import * as FaultProxy from "@tender/test-support/fault-proxy"
 import { standInDemo } from "@tender/test-support/stand-in-demo"
-import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
-import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import * as TestTls from "@tender/testing/TestTls"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
 
 const WEBHOOK_SECRET = "whsec_demo_routing_e2e"
 const HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
@@ -25,6 +29,7 @@ const COOLDOWN_MS = 3_000
 const FAILURES_TO_OPEN = 3
 let stripe: StripeStandIn.StripeStandIn
 let adyen: AdyenStandIn.AdyenStandIn
+let proxy: FaultProxy.FaultProxy | undefined
 const { api } = standInDemo({
   slug: "routing_e2e",
   name: "Two Providers Shop",
@@ -36,6 +41,7 @@ const { api } = standInDemo({
   ],
   start: async () => {
     stripe = await StripeStandIn.start()
+    proxy = await FaultProxy.start(stripe.url)
     // A failed second start must not leave the first listening in this worker for later files.
     adyen = await AdyenStandIn.start({ merchantAccount: MERCHANT_ACCOUNT }).catch(async (e: unknown) => {
       await stripe.close()
@@ -49,10 +55,12 @@ const { api } = standInDemo({
     TENDER_ROUTE_FAILURE_THRESHOLD: String(FAILURES_TO_OPEN),
     STRIPE_SECRET_KEY: "sk_test_demoRoutingE2e",
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_BASE: s.stripe.url,
+    STRIPE_API_BASE: proxy!.url,
     // A hanging Stripe counts as down after this (per try; the adapter tries twice), not after
-    // the default 15 s; the stand-in on loopback, when it answers, answers well within it.
-    STRIPE_TIMEOUT_MS: "1500",
+    // the default 15 s; the stand-in on loopback, when it answers, answers well within it, even on
+    // a machine loaded many times over (an answer later than this is a lost answer: remembered,
+    // and canceled at Stripe, see `holder`).
+    STRIPE_TIMEOUT_MS: "5000",
     ADYEN_API_KEY: "AQE_demo_routing_e2e",
     ADYEN_MERCHANT_ACCOUNT: MERCHANT_ACCOUNT,
     ADYEN_HMAC_KEY: HMAC_KEY,
@@ -68,24 +76,50 @@ const { api } = standInDemo({
 })
 // Whatever a case left, Stripe is up for the next one (before the refusals are checked: Vitest
 // runs a file's afterEach hooks last registered first).
-afterEach(() => stripe.outage(null))
+afterEach(() => {
+  stripe.outage(null)
+  proxy?.dropAnswers(null)
+})
+afterAll(() => proxy?.close())
 
 const atStripe = (id: string) => [...stripe.paymentIntents.values()].find((pi) => (pi["metadata"] as Record<string, string>)["tender_payment_intent"] === id)
 const atAdyen = (id: string) => [...adyen.payments.values()].find((p) => p.merchantReference === id)
-/** The provider that holds the payment of Tender's intent `id`: exactly one of them does. */
-const holder = (id: string) => {
-  const held = [atStripe(id) === undefined ? [] : ["stripe"], atAdyen(id) === undefined ? [] : ["adyen"]].flat()
+/** The providers holding a payable (or paid) payment of Tender's intent `id`. */
+const live = (id: string) => {
+  const pi = atStripe(id)
+  const payment = atAdyen(id)
+  return [pi === undefined || pi["status"] === "canceled" ? [] : ["stripe"], payment === undefined || payment.resultCode === "Cancelled" ? [] : ["adyen"]]
+    .flat()
+}
+/**
+ * The provider that holds the payment of Tender's intent `id`: exactly one of them, by design and
+ * not by timing. A Stripe create whose answer comes after the timeout (a loaded machine) or never
+ * has made a Stripe payment all the same; Tender remembered that attempt before failing over to
+ * Adyen and its cancel task cancels it at Stripe (docs/reliability.md, "Lost provider answers"),
+ * so it is not payable for long, and the intent's own payment is at Adyen alone.
+ */
+const holder = async (id: string) => {
+  const held = await eventually(() => live(id).length === 1 ? live(id) : undefined)
   expect(held, `the providers holding ${id}`).toHaveLength(1)
   return held[0]
 }
 /** The create requests the Stripe stand-in received, answered or failed with its outage. */
 const stripeCreates = () => [...stripe.requests, ...stripe.faulted].filter((r) => r.operation.operationId === "PostPaymentIntents").length
 
+const promptpayCreate = {
+  amount: "150000",
+  currency: "THB",
+  country: "TH",
+  checkout_mode: "merchant",
+  payment_method: "th_promptpay",
+  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
+}
+
 /** A merchant-mode PromptPay create; answers the intent and the provider that took it. */
 const create = async () => {
   const intent = await createIntent(api)
   expect(intent).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code" } })
-  return { intent, provider: holder(intent.id) }
+  return { intent, provider: await holder(intent.id) }
 }
 
 const discovered = async (provider?: string) => {
@@ -134,7 +168,7 @@ describe("examples/server routing th_promptpay between Stripe (first) and Adyen 
     stripe.outage({ _tag: "Hang" })
     for (let i = 0; i < FAILURES_TO_OPEN + 1; i++) expect((await create()).provider, `create ${i + 1} while Stripe hangs`).toBe("adyen")
     await recover()
-  }, 150_000)
+  }, 240_000)
 
   it(
     "4.6 provider pin (D3 provider): pinned to adyen, discovery lists Adyen's routes while Stripe is up and first; pinned to stripe, only Stripe's",
@@ -164,6 +198,57 @@ describe("examples/server routing th_promptpay between Stripe (first) and Adyen 
     await adyen.settleRefund(atAdyenRefund.pspReference)
     await eventually(async () => (await api("GET", `/refunds/${refund.body.id}`)).body.status === "succeeded" || undefined)
     expect(stripe.refunds.size, "refunds Stripe received").toBe(stripeRefunds)
+    expect((await api("GET", `/payment_intents/${intent.id}`)).body.amount_refunded).toBe("50000")
+  }, 90_000)
+
+  it(
+    "D10 a Stripe create forwarded to Stripe whose answer is lost fails over to Adyen; paid anyway at Stripe, it is the intent's late payment, refunded at Stripe, never unmatched",
+    async () => {
+      proxy!.dropAnswers((method, path) => method === "POST" && path === "/v1/payment_intents")
+      const created = await api("POST", "/payment_intents", promptpayCreate)
+      expect(created.status, JSON.stringify(created.body)).toBe(201)
+      const id: string = created.body.id
+      expect(proxy!.dropped, "Stripe acted on the create and its answer was lost").toContain("POST /v1/payment_intents")
+      expect(atAdyen(id), "the intent's own payment").toBeDefined()
+      const orphan = atStripe(id)!
+      expect(orphan["status"]).toBe("requires_action")
+      // The payer pays the Stripe payment anyway (its cancel cannot reach Stripe yet: the proxy still drops).
+      const told = await stripe.pay(orphan["id"] as string)
+      expect(told.map((d) => d.status)).toEqual([200])
+      const refunds = async () => (await api("GET", `/refunds?payment_intent=${id}`)).body.data as Array<Record<string, unknown>>
+      const late = await eventually(async () => (await refunds())[0])
+      expect(late).toMatchObject({ reason: "late_payment", amount: "150000", status: "pending" })
+      const atStripeRefund = await eventually(() => [...stripe.refunds.values()].find((r) => r["payment_intent"] === orphan["id"]))
+      expect(atStripeRefund).toMatchObject({ amount: 150000, metadata: { tender_refund: late["id"] } })
+      await stripe.settleRefund(atStripeRefund["id"] as string)
+      await eventually(async () => (await api("GET", `/refunds/${late["id"]}`)).body.status === "succeeded" || undefined)
+      // The intent's own payment is untouched: awaiting its payer at Adyen.
+      expect((await api("GET", `/payment_intents/${id}`)).body).toMatchObject({ status: "requires_action", amount_refunded: "0" })
+      // Told again (Stripe retries a delivery): refunded once.
+      const stored = await stripe.deliver(
+        stripe.events.find((e) => e["type"] === "payment_intent.succeeded" && (e["data"] as { object: { id: string } }).object.id === orphan["id"])!
+      )
+      expect(stored.map((d) => d.status)).toEqual([200])
+      expect(await refunds()).toHaveLength(1)
+    },
+    180_000
+  )
+
+  it("D10 a refund whose answer is lost is asked again with the same key: Stripe holds one refund", async () => {
+    const { intent, provider } = await create()
+    expect(provider).toBe("stripe")
+    const pi = atStripe(intent.id)!
+    await stripe.pay(pi["id"] as string)
+    await eventually(async () => (await api("GET", `/payment_intents/${intent.id}`)).body.status === "succeeded" || undefined)
+    proxy!.dropAnswers((method, path) => method === "POST" && path === "/v1/refunds")
+    const refund = await api("POST", "/refunds", { payment_intent: intent.id, amount: "50000" })
+    expect(refund.status, JSON.stringify(refund.body)).toBe(201)
+    await eventually(() => proxy!.dropped.includes("POST /v1/refunds") || undefined)
+    proxy!.dropAnswers(null)
+    const atStripeRefund = await eventually(() => [...stripe.refunds.values()].find((r) => r["payment_intent"] === pi["id"]))
+    await stripe.settleRefund(atStripeRefund["id"] as string)
+    await eventually(async () => (await api("GET", `/refunds/${refund.body.id}`)).body.status === "succeeded" || undefined)
+    expect([...stripe.refunds.values()].filter((r) => r["payment_intent"] === pi["id"]), "refunds Stripe holds of the payment").toHaveLength(1)
     expect((await api("GET", `/payment_intents/${intent.id}`)).body.amount_refunded).toBe("50000")
   }, 90_000)
 })

@@ -4,7 +4,7 @@
  * one account serving that account's environment alone.
  */
 import { ProviderAccounts } from "@tender/core"
-import { Either } from "effect"
+import { Effect, Either, Exit } from "effect"
 import { assert, describe, it } from "vitest"
 import { adyen } from "../src/AdyenProvider.js"
 import { HMAC_KEY } from "./harness.js"
@@ -44,5 +44,18 @@ describe("Adyen provider accounts (D13)", () => {
     })
     assert.deepStrictEqual([...new Set(live.methods.flatMap((m) => m.environments))], ["live"])
     assert.strictEqual(live.code, "adyen")
+  })
+
+  it("D13 Adyen configured with merchants' accounts only: no deployment method or door, and each account's adapter serves its merchant", async () => {
+    const accountsOnly = adyen({ apiBase: "https://127.0.0.1:1/v72" })
+    assert.deepStrictEqual(accountsOnly.methods.flatMap((m) => m.environments), [], "the deployment serves a method without an account of its own")
+    // The deployment's door has no HMAC key: nothing it receives verifies.
+    const body = new TextEncoder().encode(JSON.stringify({ live: "false", notificationItems: [] }))
+    assert.isTrue(Exit.isFailure(await Effect.runPromiseExit(accountsOnly.parseNotification!({ headers: {}, body }))))
+    assert.isTrue(Either.isRight(ProviderAccounts.checkCredentials(accountsOnly, account(good), "provider_accounts.0")))
+    const own = accountsOnly.accounts!.forAccount({ id: "acct_adyen_a", environment: "test", credentials: good })
+    assert.deepStrictEqual([...new Set(own.methods.flatMap((m) => m.environments))], ["test"])
+    // Some of the three given but not all is a configuration error, as before.
+    assert.throws(() => adyen({ apiKey: "AQE_deployment_api_key" }), /apiKey and merchantAccount|HMAC key/)
   })
 })

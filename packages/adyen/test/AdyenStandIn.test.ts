@@ -1,4 +1,4 @@
-import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
+import * as AdyenStandIn from "@tender/adyen/testing"
 import { openApiOf } from "@tender/testing/StandIn"
 import * as TestTls from "@tender/testing/TestTls"
 import { request } from "node:https"

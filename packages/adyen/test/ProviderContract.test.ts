@@ -6,8 +6,8 @@
  * payment by its pspReference, so the adapter learns outcomes by notification alone.
  */
 import Adyen from "@adyen/api-library"
+import * as AdyenStandIn from "@tender/adyen/testing"
 import { ProviderContract } from "@tender/testing"
-import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { afterEach, expect } from "vitest"
 import { adyen } from "../src/AdyenProvider.js"
@@ -57,7 +57,6 @@ ProviderContract.suite("adyen", async ({ notificationUrl }) => {
     driver: {
       // Adyen has no "paid, settling" state for PromptPay: its AUTHORISATION is the payment.
       outcomes: ["pending", "succeeded", "failed", "canceled"],
-      readsStatus: false,
       settle: async (payment, outcome) => {
         const psp = payment.providerPaymentId
         if (outcome === "succeeded") await s.pay(psp)

@@ -3,9 +3,9 @@
  * the adapter's `ca`), an endpoint that keeps the notifications it receives byte for byte and
  * answers `[accepted]`, and the adapter pointed at the stand-in with `apiBase`.
  */
+import * as AdyenStandIn from "@tender/adyen/testing"
 import type { PaymentProvider, ProviderPaymentRequest } from "@tender/core/Provider"
 import * as Requests from "@tender/test-support/provider-requests"
-import * as AdyenStandIn from "@tender/testing/AdyenStandIn"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { afterEach, beforeEach, expect } from "vitest"
 import { adyen, type AdyenOptions } from "../src/AdyenProvider.js"

@@ -63,6 +63,25 @@ export interface DirectoryCache {
 /** A part of the cache that changes on its own: `"endpoints"`, the webhook endpoints. @since 0.1.0 @category models */
 export type Part = "endpoints"
 
+/**
+ * What the cache holds is read from these stores (tables or collections, named without an
+ * adapter's prefix): a store's change signal reports a change to any of them, naming it
+ * (`Signal.change`), and the cache decides what the change drops (`partOf`). The adapter knows
+ * no table of its own; a table the cache comes to read is one more name here.
+ *
+ * @since 0.1.0 @category constants
+ */
+export const watched: ReadonlyArray<string> = ["merchants", "api_keys", "route_availability", WebhookEndpoint.table.name]
+
+/**
+ * What a change to the store `name` (without prefix) drops: the webhook endpoints alone for a
+ * change to their table (an endpoint's failure state changes as its deliveries fail and
+ * recover, and says nothing of keys or routes), everything for any other or an unnamed change.
+ *
+ * @since 0.1.0
+ */
+export const partOf = (name: string | undefined): Part | undefined => name === WebhookEndpoint.table.name ? "endpoints" : undefined
+
 /** The default bound on an entry's age. @since 0.1.0 @category constants */
 export const defaultMaxAgeMillis = 5_000
 
@@ -217,8 +236,8 @@ const writesEndpoint = (write: Write): boolean => (write._tag === "Insert" || wr
 export interface Signal {
   /** Listening: changes from now on will be reported. */
   readonly up: () => void
-  /** The directory changed: all of it, or only the part named. */
-  readonly change: (what?: Part) => void
+  /** The store `name` of `watched` changed (no name: something changed); the cache drops what it read from it (`partOf`). */
+  readonly change: (name?: string) => void
   /** The signal is lost: the cache stops serving until a new one is up. */
   readonly lost: (error: unknown) => void
 }
@@ -241,7 +260,7 @@ export const follow = (cache: DirectoryCache, what: string, open: (signal: Signa
       close()
       resume(Effect.fail(error instanceof Error ? error : new Error(String(error))))
     }
-    close = open({ up: () => over || cache.connected(true), change: (what) => cache.invalidate(what), lost })
+    close = open({ up: () => over || cache.connected(true), change: (name) => cache.invalidate(partOf(name)), lost })
     return Effect.sync(() => {
       over = true
       cache.connected(false)

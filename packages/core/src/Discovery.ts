@@ -5,14 +5,15 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import type { Principal } from "./Authentication.js"
 import { PaymentConfigurationUnavailable, RoutingUnavailable, ValidationFailed } from "./Errors.js"
+import { familyOf } from "./internal/payerFamilies.js"
 import type { Route } from "./Merchants.js"
 import { accountOf } from "./Merchants.js"
 import { NextActionType } from "./NextAction.js"
-import type { PayerField, PaymentProvider, ProviderMethod } from "./Provider.js"
-import { amountInRange, payerFields, ProviderRegistry } from "./Provider.js"
+import type { PayerField, PaymentProvider, ProviderMethod, ProviderPayer } from "./Provider.js"
+import { amountInRange, payerFieldPath, ProviderRegistry } from "./Provider.js"
 import { RouteHealth } from "./RouteHealth.js"
 import { Amount, CheckoutMode, Country, Currency, Environment, withMessage } from "./Schemas.js"
 
@@ -115,7 +116,7 @@ export const discover = (principal: Principal, params: DiscoveryParams) =>
     // A mode the team policy denies has no eligible method: create would refuse it (4.1.5, 4.1.6).
     const allowed = principal.merchant.allowedCheckoutModes.includes(checkoutMode)
     const candidates = allowed ? yield* healthy(yield* configuredCandidates(principal, { ...params, checkoutMode })) : []
-    const byCode = new Map<string, { first: ProviderMethod; actions: Set<string>; banks: Map<string, string>; payer: Map<PayerField, boolean> }>()
+    const byCode = new Map<string, { first: ProviderMethod; actions: Set<string>; banks: Map<string, string>; payer: Map<string, boolean> }>()
     for (const { method } of candidates) {
       let entry = byCode.get(method.method)
       if (entry === undefined) {
@@ -125,10 +126,9 @@ export const discover = (principal: Principal, params: DiscoveryParams) =>
       // In hosted mode the action is always redirect_to_url (2.3).
       entry.actions.add(checkoutMode === "hosted" ? "redirect_to_url" : method.nextActionType)
       for (const bank of method.banks) if (!entry.banks.has(bank.code)) entry.banks.set(bank.code, bank.label)
-      for (const field of payerFields) {
-        const spec = method.payer[field]
+      for (const [field, spec] of Object.entries(method.payer)) {
         // A field any eligible route requires is required: data collected for it satisfies every route.
-        if (spec !== undefined) entry.payer.set(field, (entry.payer.get(field) ?? false) || spec.required)
+        entry.payer.set(field, (entry.payer.get(field) ?? false) || spec.required)
       }
     }
     const methods: Array<DiscoveredMethod> = [...byCode.values()].map((e) => ({
@@ -144,7 +144,12 @@ export const discover = (principal: Principal, params: DiscoveryParams) =>
     return { country: params.country, currency: params.currency, environment: principal.environment, methods } satisfies DiscoveryResponse
   })
 
-/** Payer data of a create request, under discovery's field names (2.2 mapping table). @since 0.1.0 */
+/**
+ * Payer data of a create request, under discovery's field names (2.2 mapping table): the spec's
+ * fields, and any other a method's payer family declares (`payment_method_options.<name>`).
+ *
+ * @since 0.1.0
+ */
 export interface PayerData {
   readonly customer_name?: string | undefined
   readonly customer_phone?: string | undefined
@@ -152,20 +157,14 @@ export interface PayerData {
   readonly account_number?: string | undefined
   readonly bank?: string | undefined
   readonly name_th?: string | undefined
+  readonly [field: string]: string | undefined
 }
 
 /** The payer data a customer and payment method options hold, under discovery's names (2.2 mapping table). @since 0.1.0 */
 export const payerData = (
   customer: { readonly name?: string | undefined; readonly phone?: string | undefined },
-  options: Omit<PayerData, "customer_name" | "customer_phone"> | null | undefined
-): PayerData => ({
-  customer_name: customer.name,
-  customer_phone: customer.phone,
-  account_name: options?.account_name,
-  account_number: options?.account_number,
-  bank: options?.bank,
-  name_th: options?.name_th
-})
+  options: Readonly<Record<string, string | undefined>> | null | undefined
+): PayerData => ({ ...options, customer_name: customer.name, customer_phone: customer.phone })
 
 /** Where each discovery payer field goes in the create request (2.2). @since 0.1.0 */
 export const createRequestPath: Record<PayerField, string> = {
@@ -219,9 +218,10 @@ export const resolveRoutes = (principal: Principal, c: Constraints, method: stri
       }
     }
     // Option fields are accepted only where some candidate route asks for them.
-    const optionProblems = (["account_name", "account_number", "bank", "name_th"] as const)
+    const optionProblems = Object.keys(payer)
+      .filter((f) => f !== "customer_name" && f !== "customer_phone")
       .filter((f) => payer[f] !== undefined && !candidates.some((x) => x.method.payer[f] !== undefined))
-      .map((f) => ({ param: createRequestPath[f], message: `${createRequestPath[f]} is not accepted by ${method}` }))
+      .map((f) => ({ param: payerFieldPath(f), message: `${payerFieldPath(f)} is not accepted by ${method}` }))
     if (optionProblems.length > 0) return yield* ValidationFailed.many(optionProblems)
     const live = yield* healthy(candidates)
     if (live.length === 0) {
@@ -230,8 +230,51 @@ export const resolveRoutes = (principal: Principal, c: Constraints, method: stri
     return live
   })
 
-/** The payer fields a route requires that the request lacks (400 in merchant mode). @since 0.1.0 */
-export const missingPayerFields = (candidate: Candidate, payer: PayerData) =>
-  payerFields
-    .filter((f) => candidate.method.payer[f]?.required === true && payer[f] === undefined)
-    .map((f) => ({ param: createRequestPath[f], message: `${createRequestPath[f]} is required by ${candidate.method.method}` }))
+/**
+ * What a route refuses of the payer data (400 in merchant mode): the fields it requires that the
+ * request lacks, and values its payer family's format refuses, each at its create-request path.
+ *
+ * @since 0.1.0
+ */
+export const payerProblems = (candidate: Candidate, payer: PayerData): Array<{ readonly param: string; readonly message: string }> => {
+  const { method } = candidate
+  const problems: Array<{ readonly param: string; readonly message: string }> = []
+  for (const [field, spec] of Object.entries(method.payer)) {
+    const value = payer[field]
+    const path = payerFieldPath(field)
+    if (value === undefined) {
+      if (spec.required) problems.push({ param: path, message: `${path} is required by ${method.method}` })
+      continue
+    }
+    const format = familyOf(method)?.fields[field]?.format
+    const checked = format === undefined ? undefined : Schema.decodeUnknownEither(format)(value)
+    if (checked !== undefined && Either.isLeft(checked)) {
+      const said = ParseResult.ArrayFormatter.formatErrorSync(checked.left)[0]?.message ?? "is not valid"
+      problems.push({ param: path, message: `${path} ${said}` })
+    }
+  }
+  return problems
+}
+
+/** 0.1.0's name of `payerProblems`. @since 0.1.0 */
+export const missingPayerFields = payerProblems
+
+/**
+ * The payer data a route's provider gets (`ProviderPaymentRequest.payer`): the fields of its
+ * method's family that the payer gave, a bank choice as the provider's own code; null for a
+ * method that takes none.
+ *
+ * @since 0.1.0
+ */
+export const providerPayer = (candidate: Candidate, payer: PayerData): ProviderPayer | null => {
+  const { method } = candidate
+  const family = familyOf(method)
+  if (family === undefined) return null
+  const fields: Record<string, string> = {}
+  for (const field of Object.keys(method.payer)) {
+    const value = payer[field]
+    if (value === undefined) continue
+    fields[field] = family.fields[field]?.bank === true ? method.banks.find((b) => b.code === value)?.providerCode ?? value : value
+  }
+  return { family: family.family, fields }
+}

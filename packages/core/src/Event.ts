@@ -46,7 +46,9 @@ export const table = Table.make({
   name: "events",
   idPrefix: prefixes.event,
   record: EventRecord,
-  unique: [{ name: "resource_version", fields: ["resourceId", "resourceVersion", "ordinal"] }]
+  unique: [{ name: "resource_version", fields: ["resourceId", "resourceVersion", "ordinal"] }],
+  // Kept `Maintenance.RetentionOptions.events` after they are created (30 days by default).
+  retention: { from: "createdAt" }
 })
 
 /** The event envelope of D7, as a webhook delivers it. @since 0.1.0 @category wire */

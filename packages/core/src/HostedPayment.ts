@@ -15,7 +15,7 @@ import { Clock, Effect, Option } from "effect"
 import type * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
 import type { PayerData } from "./Discovery.js"
-import { discover, missingPayerFields, payerData, resolveRoutes } from "./Discovery.js"
+import { discover, payerData, payerProblems, resolveRoutes } from "./Discovery.js"
 import { PaymentIntentUnexpectedState, ValidationFailed } from "./Errors.js"
 import { randomBase62 } from "./Ids.js"
 import { Merchants } from "./Merchants.js"
@@ -97,7 +97,7 @@ export const pay = (intent: PaymentIntentRecord, method: string, entered: PayerD
     const constraints = { amount: intent.amount, country: intent.country, currency: intent.currency, checkoutMode: "hosted" as const }
     const candidates = yield* resolveRoutes(principal, constraints, method, payer)
     // 7: a customer field the route requires is missing -> 400, as a merchant-mode create answers.
-    const missing = candidates[0] === undefined ? [] : missingPayerFields(candidates[0], payer)
+    const missing = candidates[0] === undefined ? [] : payerProblems(candidates[0], payer)
     if (missing.length > 0) return yield* ValidationFailed.many(missing)
     const routed = yield* Routing.createPayment(candidates, payer, {
       paymentIntentId: intent.id,
@@ -106,14 +106,12 @@ export const pay = (intent: PaymentIntentRecord, method: string, entered: PayerD
       currency: intent.currency,
       country: intent.country,
       customer: { ...intent.customer, ...defined({ name: payer.customer_name, phone: payer.customer_phone }) },
-      accountName: payer.account_name ?? null,
-      accountNumber: payer.account_number ?? null,
-      nameTh: payer.name_th ?? null,
       // The provider sends the payer back to the page, which follows the intent to its end (4.1.4).
       returnUrl: intent.nextAction?.type === "redirect_to_url" ? intent.nextAction.url : null
-    })
+    }, intent.merchantId)
     const now = yield* Clock.currentTimeMillis
-    const options = defined({ bank: payer.bank, account_name: payer.account_name, account_number: payer.account_number, name_th: payer.name_th })
+    // Every payer field but the customer's two lives in payment_method_options (2.2 mapping table).
+    const { customer_name: _name, customer_phone: _phone, ...options } = defined(payer) as Readonly<Record<string, string>>
     const frozen = {
       paymentMethod: method,
       customer: { ...intent.customer, ...defined({ name: payer.customer_name, phone: payer.customer_phone }) },

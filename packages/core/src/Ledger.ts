@@ -209,7 +209,9 @@ export const entries = <E, R>(
               amount: BigInt(topup.creditedAmount),
               currency: topup.destinationCurrency,
               source: topup.id,
-              counter: accounts.provider(topup.sourceProvider)
+              counter: accounts.provider(topup.sourceProvider),
+              // D12/D13: the balance transaction names the account the money came through.
+              providerAccount: topup.providerAccount
             })
           ))
           break

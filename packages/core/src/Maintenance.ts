@@ -10,8 +10,12 @@
  */
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import * as Background from "./Background.js"
+import * as Event from "./Event.js"
 import type { PurgeOptions, PurgeResult } from "./Storage.js"
 import { Storage } from "./Storage.js"
+import type { Table } from "./Table.js"
+import * as Task from "./Task.js"
+import * as WebhookDelivery from "./WebhookDelivery.js"
 
 /**
  * How long records are kept and how the purge runs. Every field has a default; a retention of
@@ -47,9 +51,48 @@ export const defaults = {
   pause: Duration.millis(100)
 } as const
 
-const kinds = ["idempotencyKeys", "referenceClaims", "events", "tasks", "webhookAttempts"] as const
-const nothing: PurgeResult = { idempotencyKeys: 0, referenceClaims: 0, events: 0, tasks: 0, webhookAttempts: 0 }
-const add = (a: PurgeResult, b: PurgeResult): PurgeResult => Object.fromEntries(kinds.map((k) => [k, a[k] + b[k]])) as unknown as PurgeResult
+/**
+ * The kinds a retention option names, each the table whose `Table.retention` says which of its
+ * records are due: a new purged kind is its table's retention, an option and an entry here.
+ */
+const retained = {
+  events: Event.table,
+  tasks: Task.table,
+  webhookAttempts: WebhookDelivery.attemptTable
+} as const satisfies Record<string, Table<any>>
+
+/** The option of each retained kind. */
+const optionOf = { events: "events", tasks: "finishedTasks", webhookAttempts: "webhookAttempts" } as const
+
+/** What a purge deleted, by kind. @since 0.1.0 @category models */
+export type RetentionResult = { readonly [K in "idempotencyKeys" | "referenceClaims" | keyof typeof retained]: number }
+
+const kinds = ["idempotencyKeys", "referenceClaims", ...(Object.keys(retained) as Array<keyof typeof retained>)] as const
+const nothing = Object.fromEntries(kinds.map((k) => [k, 0])) as RetentionResult
+const add = (a: RetentionResult, b: RetentionResult): RetentionResult => Object.fromEntries(kinds.map((k) => [k, a[k] + b[k]])) as RetentionResult
+
+/**
+ * One purge batch at `now` under `options`: each retained kind's table with the instant its
+ * records are due before (none for a kind kept for ever), and at most `batchSize` of each.
+ *
+ * @since 0.1.0
+ */
+export const batchOf = (now: number, options: RetentionOptions = {}, batchSize = options.batchSize ?? defaults.batchSize): PurgeOptions => ({
+  limit: batchSize,
+  cutoffs: (Object.keys(retained) as Array<keyof typeof retained>).flatMap((kind) => {
+    const before = cutoff(now, options[optionOf[kind]] ?? defaults[optionOf[kind]])
+    return before === undefined ? [] : [{ table: retained[kind], before }]
+  })
+})
+
+/** What a purge call deleted, by the kinds of `RetentionOptions`. @since 0.1.0 */
+export const byKind = (purged: PurgeResult): RetentionResult => ({
+  idempotencyKeys: purged.idempotencyKeys,
+  referenceClaims: purged.referenceClaims,
+  ...(Object.fromEntries(
+    (Object.keys(retained) as Array<keyof typeof retained>).map((kind) => [kind, purged.records[retained[kind].name] ?? 0])
+  ) as Record<keyof typeof retained, number>)
+})
 
 /** The instant before which a record kept `retention` is due at `now`; none for a retention without end. */
 const cutoff = (now: number, retention: Duration.DurationInput): number | undefined => {
@@ -85,16 +128,11 @@ export const purge = (options: RetentionOptions = {}) =>
     const batchSize = yield* checked(options)
     const storage = yield* Storage
     const now = yield* Clock.currentTimeMillis
-    const batch: PurgeOptions = {
-      limit: batchSize,
-      eventsBefore: cutoff(now, options.events ?? defaults.events),
-      tasksFinishedBefore: cutoff(now, options.finishedTasks ?? defaults.finishedTasks),
-      webhookAttemptsBefore: cutoff(now, options.webhookAttempts ?? defaults.webhookAttempts)
-    }
+    const batch = batchOf(now, options, batchSize)
     const pause = options.pause ?? defaults.pause
     let total = nothing
     for (;;) {
-      const r = yield* storage.purgeExpired(now, batch)
+      const r = byKind(yield* storage.purgeExpired(now, batch))
       total = add(total, r)
       if (kinds.every((k) => r[k] < batchSize)) return total
       yield* Effect.sleep(pause)

@@ -8,6 +8,7 @@ import { sha256 } from "./Canonical.js"
 import { randomBase62 } from "./Ids.js"
 import type { CheckoutMode, Environment } from "./Schemas.js"
 import type { StorageError } from "./StorageError.js"
+import { UniqueViolation } from "./StorageError.js"
 
 /** A configured route: this merchant's method `method` executes at provider `provider`. @since 0.1.0 @category models */
 export interface Route {
@@ -119,13 +120,17 @@ export class Merchants extends Context.Tag("@tender/core/Merchants")<Merchants, 
   /** The key and its merchant in one lookup, as authentication needs them on every request; none if either is missing. */
   readonly findCredentials: (publicKey: string) => Effect.Effect<Option.Option<Credentials>, StorageError>
   /**
-   * The merchants holding a provider account `id` (D13): one, or none; more than one only when
-   * two writes raced past the uniqueness check, which the callers then treat as none.
+   * The merchants holding a provider account `id` (D13): one, or none (the store keeps account
+   * ids unique, `putMerchant`; a caller still treats more than one as none).
    */
   readonly findProviderAccount: (id: string) => Effect.Effect<ReadonlyArray<AccountOwner>, StorageError>
   /** Up to `limit` merchants with an id after `after` (null: from the first), by id: for host tools that walk them all. */
   readonly listMerchants: (after: string | null, limit: number) => Effect.Effect<ReadonlyArray<Merchant>, StorageError>
-  /** Insert or replace by id. */
+  /**
+   * Insert or replace by id. Fails with `UniqueViolation`, writing nothing, when another merchant
+   * holds one of its provider account ids (D13: an id names its account's notification door):
+   * a unique constraint of the store, so of two racing writes one holds the id.
+   */
   readonly putMerchant: (merchant: Merchant) => Effect.Effect<void, StorageError>
   /** Insert or replace by public key; a revocation already stored is kept (revocation is permanent). */
   readonly putApiKey: (key: ApiKey) => Effect.Effect<void, StorageError>
@@ -218,9 +223,12 @@ export const layerMemory = (initial: {
         ),
       // Stored as every store reads it back: no accounts, no field.
       putMerchant: (m) =>
-        Effect.sync(() => {
+        Effect.suspend(() => {
           const { providerAccounts, ...rest } = m
+          const taken = (providerAccounts ?? []).find((a) => [...merchants.values()].some((o) => o.id !== m.id && accountOf(o, a.id) !== undefined))
+          if (taken !== undefined) return Effect.fail(new UniqueViolation({ message: `provider account ${JSON.stringify(taken.id)} is another merchant's` }))
           merchants.set(m.id, providerAccounts === undefined || providerAccounts.length === 0 ? rest : m)
+          return Effect.void
         }),
       // Revocation is permanent: putting a key again never clears it (a seed cannot un-revoke).
       putApiKey: (k) =>

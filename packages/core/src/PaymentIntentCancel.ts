@@ -14,7 +14,7 @@ import { isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import { CancellationReason, table, toResource } from "./PaymentIntent.js"
 import { applyUpdate, change, providerRef } from "./PaymentIntentLifecycle.js"
-import { adapterOf } from "./ProviderAccounts.js"
+import { adapterOf, capabilitiesOfPayment } from "./ProviderAccounts.js"
 import { boundedCall } from "./Routing.js"
 import { Storage, Write } from "./Storage.js"
 import * as Task from "./Task.js"
@@ -69,7 +69,7 @@ export const cancel = (context: Operation.RequestContext, id: string, params: Ca
 
 /**
  * Run the cancel task: tell the provider. An unavailable provider is asked again with back-off;
- * a provider without `cancelPayment` is not told (a payment it reports later is still refunded).
+ * a method whose provider cannot cancel (`capabilitiesOf`) is not told (a payment it reports later is still refunded).
  *
  * @since 0.1.0
  */
@@ -80,8 +80,9 @@ export const run = (task: Task.TaskRecord) =>
     const intent = found.value
     const ref = providerRef(intent)
     const provider = yield* adapterOf(intent)
-    if (ref === undefined || provider?.cancelPayment === undefined) return Task.done()
-    const answer = yield* boundedCall(provider.code, provider.cancelPayment(ref), "cancelPayment").pipe(Effect.either)
+    const cancelPayment = (yield* capabilitiesOfPayment(intent)).cancel ? provider?.cancelPayment : undefined
+    if (ref === undefined || provider === undefined || cancelPayment === undefined) return Task.done()
+    const answer = yield* boundedCall(provider.code, cancelPayment(ref), "cancelPayment").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     // `Canceled` changes nothing; a payment the payer made already is D10's late-payment refund.

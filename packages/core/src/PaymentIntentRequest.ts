@@ -27,7 +27,13 @@ export const Customer = Schema.Struct({
 /** @since 0.1.0 @category request */
 export type Customer = typeof Customer.Type
 
-/** Route-specific payer data (2.2); a separate namespace from `customer`. @since 0.1.0 @category request */
+/**
+ * Route-specific payer data (2.2); a separate namespace from `customer`. Besides the spec's four
+ * fields, a field a method's payer family declares (`Provider.PayerFamily`, a Pix tax id): a key
+ * no eligible route asks for is 400 `validation_failed` at create (`Discovery.resolveRoutes`).
+ *
+ * @since 0.1.0 @category request
+ */
 export const PaymentMethodOptions = Schema.Struct({
   bank: Schema.optional(withMessage(
     Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,32}$/)),
@@ -42,7 +48,9 @@ export const PaymentMethodOptions = Schema.Struct({
     Schema.String.pipe(maxCharacters(256), Schema.pattern(/^[\u0E00-\u0E7F][\u0E00-\u0E7F .]*$/)),
     "must be a name written in Thai script"
   ))
-}).annotations({ identifier: "PaymentMethodOptions" })
+}, Schema.Record({ key: Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_]{0,63}$/)), value: BoundedString(256) })).annotations({
+  identifier: "PaymentMethodOptions"
+})
 /** @since 0.1.0 @category request */
 export type PaymentMethodOptions = typeof PaymentMethodOptions.Type
 

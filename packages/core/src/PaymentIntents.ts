@@ -20,6 +20,7 @@ import * as Pagination from "./Pagination.js"
 import type { CreateParams } from "./PaymentIntent.js"
 import { isTerminal, PaymentIntentRecord, Status, table, toCreatedResource, toResource, toResourceJson } from "./PaymentIntent.js"
 import * as Lifecycle from "./PaymentIntentLifecycle.js"
+import { capabilitiesOfPayment } from "./ProviderAccounts.js"
 import * as Routing from "./Routing.js"
 import { Country, Currency, MerchantReference } from "./Schemas.js"
 import { scopeOf, Storage, Write } from "./Storage.js"
@@ -146,11 +147,8 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       currency: base.currency,
       country: base.country,
       customer: base.customer,
-      accountName: payer.account_name ?? null,
-      accountNumber: payer.account_number ?? null,
-      nameTh: payer.name_th ?? null,
       returnUrl: base.returnUrl
-    })
+    }, base.merchantId)
     // The provider's answer decides the intent as every provider update does (`applyUpdate`).
     const { result } = routed
     return yield* Lifecycle.applyUpdate(base, result, {
@@ -210,7 +208,8 @@ export const retrieveJson = (principal: Principal, id: string) => reads.retrieve
  * payment. The request is recorded as a durable task, answered 200 with the intent as it is
  * now; the provider's answer moves the intent later, read by polling GET or by its events
  * (3.1.5, 3.1.6). A terminal intent, or one not yet at a provider (hosted, before the payer
- * chose on the hosted page), is 409 `payment_intent_unexpected_state`.
+ * chose on the hosted page), or one whose method's provider cannot confirm (`capabilitiesOf`), is
+ * 409 `payment_intent_unexpected_state`.
  *
  * @since 0.1.0
  */
@@ -237,6 +236,12 @@ export const confirm = (context: Operation.RequestContext, id: string) =>
         if (intent.providerPaymentId === null) {
           return yield* new PaymentIntentUnexpectedState({
             message: "This payment intent has no payment at a provider yet: the payer completes it on the hosted checkout page."
+          })
+        }
+        if (!(yield* capabilitiesOfPayment(intent)).confirm) {
+          return yield* new PaymentIntentUnexpectedState({
+            message:
+              "This payment's provider cannot be asked to confirm its method: it tells the outcome by notification, and the payment expires with its payer action."
           })
         }
         const now = yield* Clock.currentTimeMillis

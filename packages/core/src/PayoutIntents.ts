@@ -14,12 +14,16 @@ import { fingerprint } from "./Canonical.js"
 import { BalanceInsufficient, PaymentConfigurationUnavailable, PayoutNotCancelable, ValidationFailed } from "./Errors.js"
 import * as Event from "./Event.js"
 import { IdGenerator, prefixes } from "./Ids.js"
+import { failure } from "./internal/providerFailures.js"
 import * as Resources from "./internal/resources.js"
+import type { Merchant } from "./Merchants.js"
 import * as Operation from "./Operation.js"
 import * as Pagination from "./Pagination.js"
 import type { CreateParams, PayoutIntentRecord, Status } from "./PayoutIntent.js"
 import { canTransition, PayoutIntentRecord as Record, Status as StatusSchema, statusEvent, table, toResource } from "./PayoutIntent.js"
+import type { PaymentProvider } from "./Provider.js"
 import { ProviderRegistry } from "./Provider.js"
+import { adapterForAccount, adapterOf } from "./ProviderAccounts.js"
 import { boundedCall } from "./Routing.js"
 import { Currency, type Environment } from "./Schemas.js"
 import type { Scope } from "./Storage.js"
@@ -31,16 +35,48 @@ import * as Task from "./Task.js"
 
 const kind: Resources.Kind<PayoutIntentRecord> = { table, noun: "payout intent" }
 
-/** The provider that pays out in `environment`, with the provider-local code of `bank`. */
-const payoutRoute = (environment: Environment, bank: string) =>
+/** `bank`'s provider-local code when `provider` pays out to it in `environment`. */
+const paysOutTo = (provider: PaymentProvider | undefined, environment: Environment, bank: string) =>
+  provider?.sendPayout === undefined || !provider.methods.some((m) => m.environments.includes(environment))
+    ? undefined
+    : provider.methods.flatMap((m) => m.banks).find((b) => b.code === bank)?.providerCode
+
+/** An installed provider's own account that pays out in `environment` to `bank` (a payout no route of its merchant takes, or one made before D13). */
+const deploymentRoute = (environment: Environment, bank: string) =>
   Effect.map(ProviderRegistry, (registry) => {
     for (const provider of registry.all) {
-      if (provider.sendPayout === undefined) continue
-      const serves = provider.methods.some((m) => m.environments.includes(environment))
-      const known = provider.methods.flatMap((m) => m.banks).find((b) => b.code === bank)
-      if (serves && known !== undefined) return { provider, providerBank: known.providerCode }
+      const providerBank = paysOutTo(provider, environment, bank)
+      if (providerBank !== undefined) return { provider, providerAccount: null, providerBank }
     }
     return undefined
+  })
+
+/**
+ * Who pays out to `bank` for `merchant` (D13): the first of its routes in `environment`, by
+ * priority, whose adapter (the merchant's account's when the route names one, else the
+ * deployment's) pays out to that bank; else an installed provider's own account, as before
+ * accounts. Fixed on the payout at create, for its whole life.
+ */
+const payoutRoute = (merchant: Merchant, environment: Environment, bank: string) =>
+  Effect.gen(function*() {
+    const registry = yield* ProviderRegistry
+    const routes = merchant.routes.filter((r) => r.environments.includes(environment)).sort((a, b) => a.priority - b.priority)
+    for (const route of routes) {
+      const account = route.providerAccount ?? null
+      const provider = account === null ? registry.get(route.provider) : yield* adapterForAccount(merchant, route.provider, account)
+      const providerBank = paysOutTo(provider, environment, bank)
+      if (provider !== undefined && providerBank !== undefined) return { provider, providerAccount: account, providerBank }
+    }
+    return yield* deploymentRoute(environment, bank)
+  })
+
+/** The route a payout was fixed to at create (D13), or for one made before, the deployment's. */
+const routeOf = (payout: PayoutIntentRecord) =>
+  Effect.gen(function*() {
+    if (payout.providerCode === null) return yield* deploymentRoute(payout.environment, payout.destination.bank)
+    const provider = yield* adapterOf(payout)
+    const providerBank = paysOutTo(provider, payout.environment, payout.destination.bank)
+    return provider === undefined || providerBank === undefined ? undefined : { provider, providerAccount: payout.providerAccount, providerBank }
   })
 
 /** Every bank code the installed providers know (the discovery catalogue). */
@@ -94,7 +130,8 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
         if (!(yield* knownBanks).has(params.destination.bank)) {
           return yield* ValidationFailed.at("destination.bank", `Unknown bank ${JSON.stringify(params.destination.bank)}; use a code from discovery.`)
         }
-        if ((yield* payoutRoute(principal.environment, params.destination.bank)) === undefined) {
+        const route = yield* payoutRoute(principal.merchant, principal.environment, params.destination.bank)
+        if (route === undefined) {
           return yield* new PaymentConfigurationUnavailable({
             param: "destination.bank",
             message: `No installed provider pays out to ${params.destination.bank} in the ${principal.environment} environment.`
@@ -117,6 +154,9 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           currency: params.currency,
           merchantReference: params.merchant_reference,
           destination: params.destination,
+          // D13: the account that pays it out, fixed now for its whole life.
+          providerCode: route.provider.code,
+          providerAccount: route.providerAccount,
           description: params.description ?? null,
           metadata: params.metadata ?? null,
           fingerprint: fp,
@@ -226,7 +266,7 @@ export const send = (task: Task.TaskRecord) =>
     const found = yield* storage.get(table, { merchantId: task.merchantId, environment: task.environment }, task.resourceId)
     if (Option.isNone(found) || found.value.status !== "processing") return Task.done()
     const payout = found.value
-    const route = yield* payoutRoute(payout.environment, payout.destination.bank)
+    const route = yield* routeOf(payout)
     const now0 = yield* Clock.currentTimeMillis
     if (route === undefined || route.provider.sendPayout === undefined) {
       const { writes } = yield* change(payout, {
@@ -291,17 +331,18 @@ export const providerOutcomeWrites = (
   outcome: { readonly status: "succeeded" | "failed"; readonly failureCode?: string | undefined; readonly failureMessage?: string | undefined }
 ): Effect.Effect<ReadonlyArray<Write> | "other_provider", StorageError, ProviderRegistry | IdGenerator | Storage> =>
   Effect.gen(function*() {
-    const route = yield* payoutRoute(payout.environment, payout.destination.bank)
+    const route = payout.providerCode === null ? yield* deploymentRoute(payout.environment, payout.destination.bank) : undefined
     if ((payout.providerCode ?? route?.provider.code) !== provider) return "other_provider" as const
     if (payout.status !== "processing") return []
     const now = yield* Clock.currentTimeMillis
+    const payoutFailed = failure("payout_failed")
     const patch = outcome.status === "succeeded"
       ? { status: "succeeded" as const, providerCode: provider }
       : {
         status: "failed" as const,
         providerCode: provider,
-        failureCode: outcome.failureCode ?? "payout_failed",
-        failureMessage: outcome.failureMessage ?? "The provider could not pay out."
+        failureCode: outcome.failureCode ?? payoutFailed.failureCode,
+        failureMessage: outcome.failureMessage ?? payoutFailed.failureMessage
       }
     return (yield* change(payout, patch, now)).writes
   })

@@ -8,7 +8,9 @@ import type { Schema } from "effect"
 import { Context, Data, Effect, Layer } from "effect"
 import * as CredentialVault from "./CredentialVault.js"
 import { accountAdapters } from "./internal/accountAdapters.js"
+import { payerDeclarationProblem, type ProviderPayer } from "./internal/payerFamilies.js"
 import type { ProviderMethod } from "./internal/providerMethod.js"
+import type { ProviderTopups } from "./internal/providerTopups.js"
 import type { ProviderAccount } from "./Merchants.js"
 import type { NextAction } from "./NextAction.js"
 import type { Customer } from "./PaymentIntent.js"
@@ -16,12 +18,19 @@ import type { NotificationUnverified, ParsedNotification, ProviderNotificationRe
 import type { Environment } from "./Schemas.js"
 
 export {
-  /** @since 0.1.0 @category models */ type FailureCode,
-  /** @since 0.1.0 @category models */ type FailureCodes,
-  /** @since 0.1.0 @category constructors */ failureFor,
-  /** @since 0.1.0 @category constants */ failureMessages
-} from "./internal/providerFailures.js"
+  /** @since 0.1.0 */ familyOf,
+  /** @since 0.1.0 @category models */ type PayerFamily,
+  /** @since 0.1.0 */ payerFieldPath,
+  /** @since 0.1.0 @category models */ type PayerFieldSpec,
+  /** @since 0.1.0 @category models */ type ProviderPayer,
+  /** @since 0.1.0 @category constants */ thaiBankAccount
+} from "./internal/payerFamilies.js"
+/** Tender's failure codes and messages (`failureMessages`), and a provider's own codes mapped to them (`failureFor`). @since 0.1.0 */
+export { type FailureCode, type FailureCodes, failureFor, failureMessages } from "./internal/providerFailures.js"
 export {
+  /** @since 0.1.0 */ amountInRange,
+  /** @since 0.1.0 @category models */ type Capabilities,
+  /** @since 0.1.0 @category constructors */ capabilitiesOf,
   /** @since 0.1.0 @category constructors */ onlineBankingMethod,
   /** @since 0.1.0 @category models */ type PayerField,
   /** @since 0.1.0 @category models */ payerFields,
@@ -30,6 +39,14 @@ export {
   /** @since 0.1.0 @category models */ type ProviderMethod,
   /** @since 0.1.0 @category models */ type ThaiMethodOptions
 } from "./internal/providerMethod.js"
+export {
+  /** @since 0.1.0 @category models */ type ProviderTopupInstructions,
+  /** @since 0.1.0 @category models */ type ProviderTopupRef,
+  /** @since 0.1.0 @category models */ type ProviderTopupRequest,
+  /** @since 0.1.0 @category models */ type ProviderTopups,
+  /** @since 0.1.0 @category models */ type TopupSourceOffer,
+  /** @since 0.1.0 @category models */ type TopupSourceType
+} from "./internal/providerTopups.js"
 
 /** What the orchestrator asks a provider to do. @since 0.1.0 @category models */
 export interface ProviderPaymentRequest {
@@ -40,11 +57,13 @@ export interface ProviderPaymentRequest {
   readonly currency: string
   readonly country: string
   readonly providerMethod: string
-  readonly providerBank: string | null
   readonly customer: Customer
-  readonly accountName: string | null
-  readonly accountNumber: string | null
-  readonly nameTh: string | null
+  /**
+   * The payer data of the method's family (`ProviderMethod.payerFamily`), checked against it
+   * before the call: `{ family: "thai_bank_account", fields: { bank: "<provider's code>", … } }`.
+   * Null for a method that takes none.
+   */
+  readonly payer: ProviderPayer | null
   readonly returnUrl: string | null
 }
 
@@ -86,10 +105,18 @@ export type ProviderPaymentResult =
   | (Extract<ProviderPaymentUpdate, { readonly _tag: "Action" | "Processing" }> & { readonly providerPaymentId: string })
   | (Extract<ProviderPaymentUpdate, { readonly _tag: "Failed" }> & { readonly providerPaymentId: string | null })
 
-/** The provider could not be reached or answered with a fault; counts against the route's health. @since 0.1.0 @category errors */
+/**
+ * The provider could not be reached or answered with a fault; counts against the route's health.
+ * `ambiguous`: whether the provider may have acted on the request (absent: it may have;
+ * `ProviderKit.mayHaveActed`). A request that cannot have acted (a refused connection, an unknown
+ * host, the adapter's own configuration, a 401 or 429) is safe to send to another route; one that
+ * may have (a timeout, a reset, a 5xx) is remembered (`ProviderAttempt`).
+ * @since 0.1.0 @category errors
+ */
 export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")<{
   readonly provider: string
   readonly reason: string
+  readonly ambiguous?: boolean | undefined
 }> {}
 
 /** A payment the provider holds, as the later operations name it. @since 0.1.0 @category models */
@@ -120,15 +147,20 @@ export interface PaymentProvider {
   readonly methods: ReadonlyArray<ProviderMethod>
   /** Start a payment (4.1). */
   readonly createPayment: (request: ProviderPaymentRequest) => Effect.Effect<ProviderPaymentResult, ProviderUnavailable>
-  /** Ask the provider to confirm a pending payment (4.5): has the payer paid? */
-  readonly confirmPayment: (payment: ProviderPaymentRef) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>
-  /** The payment's status now (pull), for payments the provider is still processing. */
-  readonly getPaymentStatus: (payment: ProviderPaymentRef) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>
-  /** Submit the payer's receipt for a payment that asks for one (4.4). */
-  readonly submitReceipt: (
-    payment: ProviderPaymentRef,
-    receipt: ProviderReceipt
-  ) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>
+  /**
+   * Ask the provider to confirm a pending payment (4.5): has the payer paid? Optional, as every
+   * function after create (`capabilitiesOf`): without it a confirm is 409.
+   */
+  readonly confirmPayment?: ((payment: ProviderPaymentRef) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>) | undefined
+  /**
+   * The payment's status now (pull), for payments the provider is still processing. Optional:
+   * a provider that only tells by notification has none, and Tender never polls it.
+   */
+  readonly getPaymentStatus?: ((payment: ProviderPaymentRef) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>) | undefined
+  /** Submit the payer's receipt for a payment that asks for one (4.4). Optional: without it a receipt is 409. */
+  readonly submitReceipt?:
+    | ((payment: ProviderPaymentRef, receipt: ProviderReceipt) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>)
+    | undefined
   /**
    * Send an approved payout (D8), for providers that pay out. Our payout id is the provider's
    * idempotency key: the task may call it more than once.
@@ -238,83 +270,12 @@ export interface ProviderPayout {
   readonly accountName: string
 }
 
-/** The source types of a top-up (2.5). @since 0.1.0 @category models */
-export type TopupSourceType = "test_funding" | "manual_receipt" | "provider_gateway"
-
-/** One way a provider takes top-up money: a source type in a currency, on a network for crypto. @since 0.1.0 @category models */
-export interface TopupSourceOffer {
-  readonly type: TopupSourceType
-  readonly currency: string
-  /** The chain a crypto source is paid on (`tron`, `ethereum`); null for fiat. */
-  readonly network: string | null
-  readonly environments: ReadonlyArray<Environment>
-}
-
-/** A top-up as a provider starts it: our id is its idempotency key. @since 0.1.0 @category models */
-export interface ProviderTopupRequest {
-  readonly topupIntentId: string
-  readonly environment: Environment
-  readonly sourceType: TopupSourceType
-  readonly sourceCurrency: string
-  readonly network: string | null
-  /** What the payer must pay, in source minor units. */
-  readonly sourceAmount: string
-  /** What the merchant is credited, in destination minor units (the simulator's magic values read it). */
-  readonly destinationAmount: string
-  readonly expiresAt: number
-}
-
-/** How the payer pays a top-up: a crypto deposit address, bank instructions, or nothing to show. @since 0.1.0 @category models */
-export type ProviderTopupInstructions =
-  | { readonly _tag: "CryptoAddress"; readonly address: string }
-  | {
-    readonly _tag: "BankTransfer"
-    readonly bankCode: string
-    readonly bankName: string
-    readonly accountNumber: string
-    readonly accountName: string
-    readonly reference: string
-  }
-  | { readonly _tag: "None" }
-
-/** A top-up the provider holds, as the later operations name it. @since 0.1.0 @category models */
-export interface ProviderTopupRef {
-  readonly topupIntentId: string
-  readonly providerTopupId: string
-  readonly environment: Environment
-  readonly sourceType: TopupSourceType
-  readonly sourceAmount: string
-  readonly destinationAmount: string
-  readonly createdAt: number
-}
-
-/** A provider's top-up capability (2.5). @since 0.1.0 @category models */
-export interface ProviderTopups {
-  readonly sources: ReadonlyArray<TopupSourceOffer>
-  /** Start a top-up: the payer's instructions. */
-  readonly start: (
-    request: ProviderTopupRequest
-  ) => Effect.Effect<{
-    readonly providerTopupId: string
-    readonly instructions: ProviderTopupInstructions
-    /** A shorter payment window than asked, epoch ms (never longer). */
-    readonly expiresAt?: number | undefined
-  }, ProviderUnavailable>
-  /** Has the payer paid (pull)? `Pending`: not yet. */
-  readonly status: (topup: ProviderTopupRef) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>
-  /** Review the payer's receipt of a `manual_receipt` top-up. */
-  readonly submitReceipt: (topup: ProviderTopupRef, receipt: ProviderReceipt) => Effect.Effect<ProviderPaymentStatus, ProviderUnavailable>
-}
-
 /** The providers a host installed, by code, and the adapters of merchants' own accounts (D13). @since 0.1.0 @category tags */
 export class ProviderRegistry extends Context.Tag("@tender/core/ProviderRegistry")<ProviderRegistry, {
   /** The installed adapter of `code`: the deployment's own account. */
   readonly get: (code: string) => PaymentProvider | undefined
   readonly all: ReadonlyArray<PaymentProvider>
-  /**
-   * The adapter of `merchantId`'s account (D13): built from its credentials once, kept per
-   * account, built again only when its stored credentials change.
-   */
+  /** The adapter of `merchantId`'s account (D13): built once per account, again only when its stored credentials change. */
   readonly forAccount: (merchantId: string, account: ProviderAccount) => AccountAdapter
   /** Seals and opens account credentials under the host's keys. */
   readonly vault: CredentialVault.Vault
@@ -327,8 +288,8 @@ export interface RegistryOptions {
 }
 
 /**
- * A registry of the given adapters; duplicate codes, and account keys that are not 32 bytes,
- * are configuration errors.
+ * A registry of the given adapters; duplicate codes, a method asking for payer fields its family
+ * does not declare, and account keys that are not 32 bytes, are configuration errors.
  *
  * @since 0.1.0 @category layers
  */
@@ -337,14 +298,12 @@ export const layerRegistry = (providers: ReadonlyArray<PaymentProvider>, options
     const byCode = new Map<string, PaymentProvider>()
     for (const p of providers) {
       if (byCode.has(p.code)) throw new Error(`Two providers share the code ${p.code}`)
+      for (const m of p.methods) {
+        const problem = payerDeclarationProblem(p.code, m)
+        if (problem !== undefined) throw new Error(problem)
+      }
       byCode.set(p.code, p)
     }
     const vault = CredentialVault.make(options.accountKeys)
     return { get: (code) => byCode.get(code), all: providers, forAccount: accountAdapters(byCode, vault), vault }
   })
-
-/** Whether `amount` lies within a method's inclusive bounds, compared as bigint. @since 0.1.0 */
-export const amountInRange = (method: ProviderMethod, amount: string): boolean => {
-  const value = BigInt(amount)
-  return value >= BigInt(method.minAmount) && value <= BigInt(method.maxAmount)
-}

@@ -10,8 +10,8 @@ import { Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { ValidationFailed } from "./Errors.js"
 import type { AccountOwner, Merchant, ProviderAccount } from "./Merchants.js"
 import { accountOf, Merchants } from "./Merchants.js"
-import type { PaymentProvider } from "./Provider.js"
-import { ProviderRegistry, ProviderUnavailable } from "./Provider.js"
+import type { Capabilities, PaymentProvider } from "./Provider.js"
+import { capabilitiesOf, ProviderRegistry, ProviderUnavailable } from "./Provider.js"
 import { Environment } from "./Schemas.js"
 import type { StorageError } from "./StorageError.js"
 
@@ -117,9 +117,14 @@ export const seal = (merchantId: string, inputs: ReadonlyArray<AccountInput>, pa
     return out
   })
 
+/** The refusal of an account id another merchant holds, at `path`. */
+const heldElsewhere = (id: string, at: string) =>
+  ValidationFailed.at(at, `Another merchant holds a provider account ${JSON.stringify(id)}: account ids are unique across merchants.`)
+
 /**
  * Refuse account ids another merchant holds already (an account's id names its notification
- * door, so it is unique across merchants).
+ * door, so it is unique across merchants). A write racing past this check is refused by the
+ * store (`putMerchant`'s `UniqueViolation`), which `putChecked` answers the same way.
  *
  * @since 0.1.0
  */
@@ -128,25 +133,34 @@ export const checkUnique = (merchantId: string, accounts: ReadonlyArray<{ readon
     const merchants = yield* Merchants
     for (const [i, a] of accounts.entries()) {
       const holders = yield* merchants.findProviderAccount(a.id)
-      if (holders.some((h) => h.merchant.id !== merchantId)) {
-        return yield* ValidationFailed.at(
-          `${path}.${i}.id`,
-          `Another merchant holds a provider account ${JSON.stringify(a.id)}: account ids are unique across merchants.`
-        )
-      }
+      if (holders.some((h) => h.merchant.id !== merchantId)) return yield* heldElsewhere(a.id, `${path}.${i}.id`)
     }
   })
 
+/**
+ * Put `merchant`, answering a store's refusal of one of its account ids (another merchant's
+ * write took it between `checkUnique` and this one) as the 400 `checkUnique` gives.
+ *
+ * @since 0.1.0
+ */
+export const putChecked = (merchant: Merchant, path = "provider_accounts") =>
+  Effect.flatMap(
+    Merchants,
+    (merchants) =>
+      Effect.catchTag(merchants.putMerchant(merchant), "UniqueViolation", () =>
+        Effect.fail(ValidationFailed.at(path, "Another merchant took one of these provider account ids meanwhile: account ids are unique across merchants.")))
+  )
+
 /** An adapter whose every call fails as the provider unavailable: an account that cannot be used now (its reason never holds a secret). */
 const unusable = (code: string, reason: string, base: PaymentProvider | undefined): PaymentProvider => {
-  const fail = () => Effect.fail(new ProviderUnavailable({ provider: code, reason }))
+  const fail = () => Effect.fail(new ProviderUnavailable({ provider: code, reason, ambiguous: false }))
   return {
     code,
     methods: base?.methods ?? [],
     createPayment: fail,
-    confirmPayment: fail,
-    getPaymentStatus: fail,
-    submitReceipt: fail,
+    confirmPayment: base?.confirmPayment === undefined ? undefined : fail,
+    getPaymentStatus: base?.getPaymentStatus === undefined ? undefined : fail,
+    submitReceipt: base?.submitReceipt === undefined ? undefined : fail,
     cancelPayment: base?.cancelPayment === undefined ? undefined : fail,
     refund: base?.refund === undefined ? undefined : fail,
     sendPayout: base?.sendPayout === undefined ? undefined : fail
@@ -190,6 +204,24 @@ export const adapterOf = (object: AtProvider): Effect.Effect<PaymentProvider | u
     const merchant = yield* (yield* Merchants).findMerchant(object.merchantId)
     if (Option.isNone(merchant)) return undefined
     return yield* adapterForAccount(merchant.value, object.providerCode, object.providerAccount)
+  })
+
+/**
+ * What the provider of `payment` can do for it (`Provider.capabilitiesOf`, from its installed
+ * adapter and the method it was paid with): nothing for a payment at no provider Tender still
+ * has. An account's adapter is built by the same adapter, so it can do what the installed one can.
+ *
+ * @since 0.1.0
+ */
+export const capabilitiesOfPayment = (payment: {
+  readonly providerCode: string | null
+  readonly paymentMethod: string | null
+}): Effect.Effect<Capabilities, never, ProviderRegistry> =>
+  Effect.map(ProviderRegistry, (registry) => {
+    const provider = payment.providerCode === null ? undefined : registry.get(payment.providerCode)
+    return provider === undefined
+      ? { confirm: false, poll: false, cancel: false, refund: false, receipt: false }
+      : capabilitiesOf(provider, provider.methods.find((m) => m.method === payment.paymentMethod))
   })
 
 /**

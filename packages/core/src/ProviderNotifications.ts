@@ -10,6 +10,7 @@
  */
 import { Clock, Data, Duration, Effect, Either, Exit, Option } from "effect"
 import type { IdGenerator } from "./Ids.js"
+import { applyToAttempt } from "./internal/attemptNotices.js"
 import { otherAccount } from "./internal/noticeAccounts.js"
 import { afterFault, ended, fault, isNotice, unusable } from "./internal/noticeEnd.js"
 import { apply } from "./internal/providerNotices.js"
@@ -156,13 +157,19 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
     // Stored by another version, or its row edited: a notice this version does not read applies nothing.
     if (!isNotice(record.notice)) return ended(record, unusable("the stored notice is not one this version reads"), now)
     const attempt = yield* Effect.exit(Effect.gen(function*() {
+      // A payment of an attempt whose answer was lost is that attempt's, not unmatched (ProviderAttempt).
+      const ofAttempt = yield* applyToAttempt(record)
+      if (ofAttempt !== undefined) return ofAttempt
       // D13: a notice moves only the objects of the account whose door it came in at.
       const foreign = yield* otherAccount(record)
       return foreign === undefined
         ? yield* apply(record.provider, record.notice)
         : { status: "unmatched" as const, resourceId: null, detail: foreign, writes: [] }
     }))
-    if (Exit.isSuccess(attempt)) return ended(record, attempt.value, now)
+    if (Exit.isSuccess(attempt)) {
+      if (attempt.value === "NoIntent") return Task.retry(task, now, "a payment of an attempt whose payment intent is not stored yet")
+      return ended(record, attempt.value, now)
+    }
     const failure = fault(attempt.cause)
     return failure === undefined ? yield* Effect.failCause(attempt.cause) : afterFault(task, record, failure, now, attempt.cause)
   })

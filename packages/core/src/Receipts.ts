@@ -14,6 +14,7 @@ import { isWellFormed, prefixes } from "./Ids.js"
 import * as Operation from "./Operation.js"
 import { isTerminal, table, toResource } from "./PaymentIntent.js"
 import * as Lifecycle from "./PaymentIntentLifecycle.js"
+import { capabilitiesOfPayment } from "./ProviderAccounts.js"
 import { Storage, Write } from "./Storage.js"
 import * as Task from "./Task.js"
 
@@ -55,6 +56,9 @@ export const submit = (context: Operation.RequestContext, id: string, evidence: 
         }
         if (intent.receipt === null || intent.providerPaymentId === null) {
           return yield* new PaymentIntentUnexpectedState({ message: "This payment intent's method takes no receipt." })
+        }
+        if (!(yield* capabilitiesOfPayment(intent)).receipt) {
+          return yield* new PaymentIntentUnexpectedState({ message: "This payment intent's provider takes no receipt for its method." })
         }
         if (intent.receipt.status !== "required") {
           return yield* new PaymentIntentUnexpectedState({ message: `A receipt was submitted already: it is ${intent.receipt.status}.` })

@@ -30,12 +30,16 @@ import * as Task from "./Task.js"
 
 const kind: Resources.Kind<RefundRecord> = { table, noun: "refund" }
 
-/** The writes of a new pending refund: its insert, `refund.created`, the intent's reservation and the send task. */
-const pendingWrites = (refund: RefundRecord, before: PaymentIntent.PaymentIntentRecord, after: PaymentIntent.PaymentIntentRecord) =>
+/**
+ * The writes of a new pending refund: its insert, `refund.created`, the intent's reservation (none
+ * for an attempt's late payment, which is not the intent's payment) and the send task.
+ */
+const pendingWrites = (refund: RefundRecord, before: PaymentIntent.PaymentIntentRecord, after: PaymentIntent.PaymentIntentRecord | null) =>
   Effect.gen(function*() {
     const events = yield* Event.writes(refund, "refund", toResource(refund), ["refund.created"])
     const task = yield* Task.make({ ...scopeOf(refund), kind: "refund.send", resourceId: refund.id, dueAt: refund.createdAt, now: refund.createdAt })
-    return [Write.insert(table, refund), ...events, yield* intentWrite(before, after), Write.insert(Task.table, task)]
+    const reservation = after === null ? [] : [yield* intentWrite(before, after)]
+    return [Write.insert(table, refund), ...events, ...reservation, Write.insert(Task.table, task)]
   })
 
 /** The canonical create, for the fingerprint (4.9 merchant_reference rule 4 applied to refunds, D10). */
@@ -191,12 +195,44 @@ export const latePayment = (
     const now = yield* Clock.currentTimeMillis
     const reserved = reserve(intent, undefined, now)
     if (Either.isLeft(reserved)) return []
+    const refund = yield* lateRefund(intent, reserved.right.amount, intent, { late_payment: intent.id }, now)
+    return yield* pendingWrites(refund, intent, reserved.right.intent)
+  })
+
+/**
+ * The writes that refund a payment the payer made at an abandoned attempt of `intent` (a create
+ * whose answer was lost, `ProviderAttempt`): a pending `late_payment` refund of `amount` at the
+ * attempt's provider and account, with its event and send task. The intent's own counters are
+ * not touched: that money was never the intent's payment.
+ *
+ * @since 0.1.0
+ */
+export const attemptPayment = (
+  intent: PaymentIntent.PaymentIntentRecord,
+  at: { readonly id: string; readonly provider: string; readonly providerAccount: string | null },
+  amount: string
+): Effect.Effect<{ readonly refundId: string; readonly writes: ReadonlyArray<Write> }, StorageError, IdGenerator | Storage> =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const refund = yield* lateRefund(intent, amount, { providerCode: at.provider, providerAccount: at.providerAccount }, { attempt: at.id }, now)
+    return { refundId: refund.id, writes: yield* pendingWrites(refund, intent, null) }
+  })
+
+/** A pending late-payment refund of `amount` of `intent`'s payer, at the provider and account that hold it. */
+const lateRefund = (
+  intent: PaymentIntent.PaymentIntentRecord,
+  amount: string,
+  at: { readonly providerCode: string | null; readonly providerAccount: string | null },
+  of: object,
+  now: number
+) =>
+  Effect.gen(function*() {
     const options = intent.paymentMethodOptions
-    const refund = Table.construct(Record, {
+    return Table.construct(Record, {
       id: yield* (yield* IdGenerator).make(prefixes.refund),
       ...scopeOf(intent),
       paymentIntentId: intent.id,
-      amount: reserved.right.amount,
+      amount,
       currency: intent.currency,
       status: "pending",
       reason: "late_payment",
@@ -204,14 +240,13 @@ export const latePayment = (
       destination: options?.bank !== undefined && options.account_number !== undefined && options.account_name !== undefined
         ? { type: "bank_account", bank: options.bank, account_number: options.account_number, account_name: options.account_name }
         : null,
-      providerCode: intent.providerCode,
-      providerAccount: intent.providerAccount,
-      fingerprint: fingerprint({ late_payment: intent.id }),
+      providerCode: at.providerCode,
+      providerAccount: at.providerAccount,
+      fingerprint: fingerprint(of),
       createdAt: now,
       updatedAt: now,
       version: 1
     })
-    return yield* pendingWrites(refund, intent, reserved.right.intent)
   })
 
 // ---------------------------------------------------------------------------

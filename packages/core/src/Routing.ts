@@ -7,11 +7,15 @@
  */
 import { Duration, Effect } from "effect"
 import type { Candidate, PayerData } from "./Discovery.js"
-import { missingPayerFields } from "./Discovery.js"
+import { payerProblems, providerPayer } from "./Discovery.js"
 import { RoutingUnavailable, ValidationFailed } from "./Errors.js"
+import type { IdGenerator } from "./Ids.js"
 import type { ProviderPaymentRequest, ProviderPaymentResult } from "./Provider.js"
 import { ProviderUnavailable } from "./Provider.js"
+import * as ProviderAttempt from "./ProviderAttempt.js"
 import { RouteHealth } from "./RouteHealth.js"
+import type { Storage } from "./Storage.js"
+import type { StorageError } from "./StorageError.js"
 import * as Telemetry from "./Telemetry.js"
 
 /** How long a provider may take before the attempt counts as a route failure. @since 0.1.0 */
@@ -39,38 +43,43 @@ export interface Routed {
 }
 
 /**
- * Create the payment at the first route that answers. Payer fields the best route requires
- * and the request lacks: 400. Every route unavailable: 422 `routing_unavailable`.
+ * Create the payment at the first route that answers, with the payer data its method's family
+ * takes (`Discovery.providerPayer`); a route whose answer was lost is remembered and canceled
+ * (`ProviderAttempt.remember`) before the next is asked. Payer data the best route refuses (a
+ * field it requires missing, a value its family's format refuses): 400. Every route
+ * unavailable: 422 `routing_unavailable`.
  *
  * @since 0.1.0
  */
 export const createPayment = (
   candidates: ReadonlyArray<Candidate>,
   payer: PayerData,
-  request: Omit<ProviderPaymentRequest, "providerMethod" | "providerBank">
-): Effect.Effect<Routed, RoutingUnavailable | ValidationFailed, RouteHealth> =>
+  request: Omit<ProviderPaymentRequest, "providerMethod" | "payer">,
+  merchantId: string
+): Effect.Effect<Routed, RoutingUnavailable | ValidationFailed | StorageError, RouteHealth | Storage | IdGenerator> =>
   Effect.gen(function*() {
     const first = candidates[0]
-    const missing = first === undefined ? [] : missingPayerFields(first, payer)
+    const missing = first === undefined ? [] : payerProblems(first, payer)
     if (missing.length > 0) return yield* ValidationFailed.many(missing)
     const health = yield* RouteHealth
     for (const candidate of candidates) {
-      if (missingPayerFields(candidate, payer).length > 0) continue
-      const bank = payer.bank === undefined ? null : candidate.method.banks.find((b) => b.code === payer.bank)?.providerCode ?? null
+      if (payerProblems(candidate, payer).length > 0) continue
       // Operations run uninterruptibly (their claims must be settled); the provider call alone may be
       // interrupted, or the timeout could never cut it off.
-      const attempt = yield* boundedCall(
-        candidate.provider.code,
-        candidate.provider.createPayment({
-          ...request,
-          providerMethod: candidate.method.providerMethod,
-          providerBank: bank
-        }),
-        "createPayment"
-      ).pipe(Effect.either)
+      const sent: ProviderPaymentRequest = {
+        ...request,
+        providerMethod: candidate.method.providerMethod,
+        payer: providerPayer(candidate, payer)
+      }
+      const attempt = yield* boundedCall(candidate.provider.code, candidate.provider.createPayment(sent), "createPayment").pipe(Effect.either)
       if (attempt._tag === "Left") {
         yield* health.recordFailure(candidate.route)
         yield* Effect.logWarning("provider unavailable", attempt.left.provider, attempt.left.reason)
+        // The provider may have made the payment (a lost answer): it is remembered, with its
+        // cancel task, before another route is asked, so one provider holds the intent's payment.
+        if (attempt.left.ambiguous !== false) {
+          yield* ProviderAttempt.remember(merchantId, candidate.provider.code, candidate.route.providerAccount ?? null, sent, attempt.left)
+        }
         continue
       }
       yield* health.recordSuccess(candidate.route)

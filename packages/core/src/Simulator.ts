@@ -11,8 +11,18 @@ import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, 
 import type { SimulatorEvent } from "./internal/simulatorNotifications.js"
 import { defaultNotificationSecret, parseNotification, signatureHeader, signNotification } from "./internal/simulatorNotifications.js"
 import { topups } from "./internal/simulatorTopups.js"
-import type { PaymentProvider, ProviderBank, ProviderMethod, ProviderPaymentRef } from "./Provider.js"
-import { onlineBankingMethod, promptPayMethod, ProviderUnavailable } from "./Provider.js"
+import type { NextAction } from "./NextAction.js"
+import type {
+  PaymentProvider,
+  ProviderBank,
+  ProviderMethod,
+  ProviderPaymentRef,
+  ProviderPaymentRequest,
+  ProviderPaymentResult,
+  ProviderUnavailable
+} from "./Provider.js"
+import { onlineBankingMethod, promptPayMethod, thaiBankAccount } from "./Provider.js"
+import { createByMethod, failure } from "./ProviderKit.js"
 import type { ProviderNotificationRequest } from "./ProviderNotification.js"
 import { formatTimestamp } from "./Schemas.js"
 
@@ -64,6 +74,7 @@ export const methods: ReadonlyArray<ProviderMethod> = [
       bank: { required: true },
       name_th: { required: true }
     },
+    payerFamily: thaiBankAccount,
     // A manual transfer is refunded by a transfer back: to an account the merchant names.
     refunds: "bank_account"
   },
@@ -79,6 +90,9 @@ export const methods: ReadonlyArray<ProviderMethod> = [
 
 const actionTtlMs = 15 * 60 * 1000
 
+/** `Omit` over each member of a union (each next action type keeps its own fields). */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
 /**
  * The simulated provider, with what its simulated payer sends (D9): `payerNotification` signs one
  * of its events with its own notification secret, for Tender's notification door
@@ -87,6 +101,10 @@ const actionTtlMs = 15 * 60 * 1000
  * @since 0.1.0 @category models
  */
 export interface SimulatorProvider extends PaymentProvider {
+  /** The simulator answers every call after create (its payer asks it as a confirm would). */
+  readonly confirmPayment: NonNullable<PaymentProvider["confirmPayment"]>
+  readonly getPaymentStatus: NonNullable<PaymentProvider["getPaymentStatus"]>
+  readonly submitReceipt: NonNullable<PaymentProvider["submitReceipt"]>
   readonly payerNotification: (event: SimulatorEvent) => Effect.Effect<ProviderNotificationRequest>
 }
 
@@ -111,79 +129,50 @@ export const make = (options: {
   const secret = options.notificationSecret ?? defaultNotificationSecret
   const baseUrl = (options.baseUrl ?? "https://simulator.tender.test").replace(/\/$/, "")
   const timings = timingsOf(options.timings)
+  /** A method's create: the magic amounts first (D9), then the method's payer action, expiring with it. */
+  const create =
+    (action: (request: ProviderPaymentRequest, providerPaymentId: string) => DistributiveOmit<NextAction, "expires_at">) =>
+    (request: ProviderPaymentRequest): Effect.Effect<ProviderPaymentResult, ProviderUnavailable> =>
+      Effect.gen(function*() {
+        yield* serves(request)
+        const providerPaymentId = "sim_" + sha256(request.paymentIntentId).slice(0, 24)
+        if (request.amount === magicAmounts.declineOnCreate) return { _tag: "Failed", providerPaymentId, ...failure("payment_declined") }
+        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        const expiresAt = formatTimestamp(now + (request.amount === magicAmounts.expireSoon ? timings.shortExpiryMillis : actionTtlMs))
+        return { _tag: "Action", providerPaymentId, nextAction: { ...action(request, providerPaymentId), expires_at: expiresAt } as NextAction }
+      })
   return {
     code,
     methods,
-    createPayment: (request) =>
-      Effect.gen(function*() {
-        if (request.environment !== "test") {
-          // D9: live keys never reach the simulator.
-          return yield* new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment" })
-        }
-        if (request.amount === magicAmounts.unavailable) {
-          return yield* new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)" })
-        }
-        const providerPaymentId = "sim_" + sha256(request.paymentIntentId).slice(0, 24)
-        if (request.amount === magicAmounts.declineOnCreate) {
-          return {
-            _tag: "Failed" as const,
-            providerPaymentId,
-            failureCode: "payment_declined",
-            failureMessage: "The provider declined the payment."
-          }
-        }
-        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-        const expiresAt = formatTimestamp(now + (request.amount === magicAmounts.expireSoon ? timings.shortExpiryMillis : actionTtlMs))
-        switch (request.providerMethod) {
-          case "SIM_PP_QR":
-            return {
-              _tag: "Action" as const,
-              providerPaymentId,
-              nextAction: {
-                type: "display_qr_code" as const,
-                qr_data: promptPayPayload(request.amount, providerPaymentId),
-                expires_at: expiresAt
-              }
-            }
-          case "SIM_BT_MANUAL":
-            return {
-              _tag: "Action" as const,
-              providerPaymentId,
-              nextAction: {
-                type: "display_bank_transfer_instructions" as const,
-                bank_code: "KBANK",
-                bank_name: "Kasikornbank",
-                account_number: "0471234567",
-                account_name: "Tender Simulator Co., Ltd.",
-                reference: providerPaymentId.slice(4, 16).toUpperCase(),
-                amount: request.amount,
-                currency: request.currency,
-                expires_at: expiresAt,
-                requires_receipt: true
-              }
-            }
-          case "SIM_OB_REDIRECT":
-            return {
-              _tag: "Action" as const,
-              providerPaymentId,
-              nextAction: {
-                type: "redirect_to_url" as const,
-                // The simulated bank's page (served by @tender/http in test) names our intent, as a real
-                // provider's page knows its payment.
-                url: `${baseUrl}/online_banking/${request.providerBank ?? "000"}/${providerPaymentId}?payment_intent=${request.paymentIntentId}`,
-                expires_at: expiresAt
-              }
-            }
-          default:
-            return yield* new ProviderUnavailable({ provider: code, reason: `unknown method ${request.providerMethod}` })
-        }
-      }),
+    createPayment: createByMethod(code, methods, {
+      SIM_PP_QR: create((request, providerPaymentId) => ({
+        type: "display_qr_code",
+        qr_data: promptPayPayload(request.amount, providerPaymentId)
+      })),
+      SIM_BT_MANUAL: create((request, providerPaymentId) => ({
+        type: "display_bank_transfer_instructions",
+        bank_code: "KBANK",
+        bank_name: "Kasikornbank",
+        account_number: "0471234567",
+        account_name: "Tender Simulator Co., Ltd.",
+        reference: providerPaymentId.slice(4, 16).toUpperCase(),
+        amount: request.amount,
+        currency: request.currency,
+        requires_receipt: true
+      })),
+      SIM_OB_REDIRECT: create((request, providerPaymentId) => ({
+        type: "redirect_to_url",
+        // The simulated bank's page (served by @tender/http in test) names our intent, as a real
+        // provider's page knows its payment.
+        url: `${baseUrl}/online_banking/${request.payer?.fields["bank"] ?? "000"}/${providerPaymentId}?payment_intent=${request.paymentIntentId}`
+      }))
+    }),
     confirmPayment: (payment) =>
       Effect.gen(function*() {
         yield* serves(payment)
         switch (payment.amount) {
           case magicAmounts.declineOnConfirm:
-            return { _tag: "Failed" as const, failureCode: "payment_declined", failureMessage: "The provider declined the payment." }
+            return { _tag: "Failed" as const, ...failure("payment_declined") }
           case magicAmounts.slowConfirmation:
             return { _tag: "Processing" as const }
           case magicAmounts.expireSoon:
@@ -206,14 +195,14 @@ export const make = (options: {
       Effect.gen(function*() {
         yield* serves({ environment: payout.environment, amount: payout.amount })
         return payout.amount === magicAmounts.payoutFails
-          ? { _tag: "Failed" as const, failureCode: "account_closed", failureMessage: "The destination account is closed." }
+          ? { _tag: "Failed" as const, ...failure("account_closed") }
           : { _tag: "Succeeded" as const }
       }),
     submitReceipt: (payment) =>
       Effect.gen(function*() {
         yield* serves(payment)
         return payment.amount === magicAmounts.rejectReceipt
-          ? { _tag: "Failed" as const, failureCode: "receipt_rejected", failureMessage: "The provider rejected the receipt." }
+          ? { _tag: "Failed" as const, ...failure("receipt_rejected") }
           : paid(payment)
       }),
     cancelPayment: (payment) =>
@@ -227,7 +216,7 @@ export const make = (options: {
         const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
         switch (refund.amount) {
           case magicAmounts.refundFails:
-            return { _tag: "Failed" as const, failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }
+            return { _tag: "Failed" as const, ...failure("refund_failed") }
           case magicAmounts.slowRefund:
             return now < refund.createdAt + timings.slowRefundMillis ? { _tag: "Pending" as const } : { _tag: "Succeeded" as const }
         }

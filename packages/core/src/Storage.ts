@@ -234,8 +234,9 @@ export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
    * Delete what no request can use any more: idempotency keys whose 24 hours are over
    * (`expiresAt <= now`), and merchant_reference claims that were never completed and whose
    * lock lapsed more than `Idempotency.claimGraceMillis` ago. Completed references are kept forever.
-   * With `options`, also the records past their retention (docs/retention.md), and at most
-   * `options.limit` rows of each kind: one bounded batch, which `Maintenance.purge` repeats.
+   * With `options`, also the records of each table of `options.cutoffs` past their retention
+   * (`Table.retention`, docs/retention.md), and at most `options.limit` rows of each kind: one
+   * bounded batch, which `Maintenance.purge` repeats.
    */
   readonly purgeExpired: (now: number, options?: PurgeOptions) => Effect.Effect<PurgeResult, StorageError>
   /**
@@ -247,26 +248,28 @@ export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
 
 /**
  * What one purge call deletes besides expired keys and lapsed claims, and how much at most.
- * A cutoff left out keeps every record of its kind.
+ * Each table named is purged by its own `Table.retention` (which time field, which records are
+ * kept), so an adapter reads what is due from the table and names no table of its own.
  *
  * @since 0.1.0 @category models
  */
 export interface PurgeOptions {
   /** At most this many rows of each kind in this call (a positive integer); no bound when left out. */
   readonly limit?: number | undefined
-  /** Events created before this instant (epoch ms, exclusive) are deleted. */
-  readonly eventsBefore?: number | undefined
-  /** Tasks that are finished (`done` or `failed`) and last updated before this instant are deleted; pending ones never are. */
-  readonly tasksFinishedBefore?: number | undefined
-  /** Webhook delivery attempts made before this instant are deleted. */
-  readonly webhookAttemptsBefore?: number | undefined
+  /** The tables to purge, each with the instant (epoch ms, exclusive) its records are due before; a table left out keeps every record. */
+  readonly cutoffs?: ReadonlyArray<Cutoff> | undefined
+}
+
+/** One table's records due before `before` (its `retention` says which time and which records are kept). @since 0.1.0 @category models */
+export interface Cutoff {
+  readonly table: Table<any>
+  readonly before: number
 }
 
 /** What `purgeExpired` deleted, by kind. @since 0.1.0 @category models */
 export interface PurgeResult {
   readonly idempotencyKeys: number
   readonly referenceClaims: number
-  readonly events: number
-  readonly tasks: number
-  readonly webhookAttempts: number
+  /** Per table name of `PurgeOptions.cutoffs`: how many of its records went. */
+  readonly records: { readonly [table: string]: number }
 }

@@ -201,6 +201,27 @@ export interface Unique<A> {
 export const constrains = <A>(u: Unique<A>, record: A): boolean =>
   u.where === undefined || Object.entries(u.where).every(([field, value]) => (record as Record<string, unknown>)[field] === value)
 
+/**
+ * How a table's records expire (docs/retention.md): a record is due once its `from` time is
+ * before the cutoff `Storage.purgeExpired` is given for the table, unless it holds one of the
+ * `keep` values. Read by every store's purge, so a new kind of purged record is this
+ * declaration and a retention option, never a change to an adapter.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface Retention<A> {
+  /** The time field a record's age counts from: a `Table.Millis` field, such as `createdAt`. */
+  readonly from: keyof A & string
+  /** Records holding this text value are kept whatever their age (a pending task is work still to do). */
+  readonly keep?: { readonly field: keyof A & string; readonly value: string } | undefined
+}
+
+/** Whether `record` is due under `retention` at `cutoff` (exclusive). @since 0.1.0 */
+export const isDue = <A>(retention: Retention<A>, record: A, cutoff: number): boolean => {
+  const r = record as Record<string, unknown>
+  return (r[retention.from] as number) < cutoff && (retention.keep === undefined || r[retention.keep.field] !== retention.keep.value)
+}
+
 /** A stored resource. @since 0.1.0 @category models */
 export interface Table<A extends StoredRecord> {
   /** The table or collection name, under the adapter's prefix: `payment_intents`. */
@@ -210,6 +231,19 @@ export interface Table<A extends StoredRecord> {
   readonly record: Schema.Schema<A, any>
   readonly fields: ReadonlyArray<Field>
   readonly unique: ReadonlyArray<Unique<A>>
+  /** How its records expire; absent: they are kept for ever. */
+  readonly retention?: Retention<A> | undefined
+}
+
+/**
+ * The retention of `table`: a defect for a table that declares none (a purge asked for a table
+ * whose records are kept for ever is a programming error of core).
+ *
+ * @since 0.1.0
+ */
+export const retentionOf = <A extends StoredRecord>(table: Table<A>): Retention<A> => {
+  if (table.retention === undefined) throw new Error(`Table: ${table.name} declares no retention`)
+  return table.retention
 }
 
 /** `merchantReference` -> `merchant_reference`. @since 0.1.0 */
@@ -273,12 +307,14 @@ export const make = <A extends StoredRecord, I>(options: {
   readonly idPrefix: string
   readonly record: Schema.Schema<A, I>
   readonly unique?: ReadonlyArray<Unique<A>>
+  readonly retention?: Retention<A> | undefined
 }): Table<A> => ({
   name: options.name,
   idPrefix: options.idPrefix,
   record: options.record,
   fields: fieldsOf(options.record),
-  unique: options.unique ?? []
+  unique: options.unique ?? [],
+  ...(options.retention === undefined ? {} : { retention: options.retention })
 })
 
 /** Descending (createdAt, id) order of every list (D6); ids compare by code unit. @since 0.1.0 */

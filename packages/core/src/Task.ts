@@ -36,6 +36,8 @@ export const Kind = Schema.Literal(
   "payment_intent.expire",
   /** Tell the provider a payment intent was canceled, so its payer action stops being payable (D10). */
   "payment_intent.cancel",
+  /** Cancel a payment a provider may hold for a create whose answer was lost (`ProviderAttempt`). */
+  "provider_attempt.cancel",
   /** Send a pending refund to the payment's provider (D10). */
   "refund.send",
   /** Send an approved payout to its provider (D8). */
@@ -96,7 +98,9 @@ export const table = Table.make({
   name: "tasks",
   idPrefix,
   record: TaskRecord,
-  unique: [{ name: "pending_delivery", fields: ["resourceId", "targetId"], where: { kind: "webhook.deliver", status: "pending" } }]
+  unique: [{ name: "pending_delivery", fields: ["resourceId", "targetId"], where: { kind: "webhook.deliver", status: "pending" } }],
+  // Finished tasks, from when they finished; a pending one is work still to do and never purged.
+  retention: { from: "updatedAt", keep: { field: "status", value: "pending" } }
 })
 
 /**

@@ -154,6 +154,8 @@ export const TopupIntentRecord = Schema.Struct({
   creditedAmount: Schema.String,
   sourceType: SourceType,
   sourceProvider: Schema.String,
+  /** The merchant's own account at the provider that took it (D13), for its whole life; null: the deployment's. */
+  providerAccount: Table.OrNull(Schema.String),
   sourceCurrency: Schema.String,
   sourceNetwork: Table.OrNull(Schema.String),
   sourceAmount: Schema.String,

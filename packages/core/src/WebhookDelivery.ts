@@ -52,7 +52,12 @@ export type AttemptRecord = typeof AttemptRecord.Type
 export const attemptIdPrefix = "wha_"
 
 /** How attempts are stored. @since 0.1.0 @category models */
-export const attemptTable = Table.make({ name: "webhook_attempts", idPrefix: attemptIdPrefix, record: AttemptRecord })
+export const attemptTable = Table.make({
+  name: "webhook_attempts",
+  idPrefix: attemptIdPrefix,
+  record: AttemptRecord,
+  retention: { from: "createdAt" }
+})
 
 /**
  * A merchant's delivery attempts, newest first, optionally of one endpoint or one event: the

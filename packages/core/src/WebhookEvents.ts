@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { type FailureCode, failureMessages } from "./internal/providerFailures.js"
 
 /** Every event type (D7). Handlers switch exhaustively over this union. @since 0.1.0 */
 export const EventType = Schema.Literal(
@@ -151,7 +152,8 @@ const webhookEndpoint = {
   created_at: at
 }
 
-const failure = { failure_code: "payment_declined", failure_message: "The provider declined the payment." }
+/** A failure as an event's object shows it, from Tender's one list. */
+const failed = (code: FailureCode) => ({ failure_code: code, failure_message: failureMessages[code] })
 
 const examples: Record<EventType, { readonly description: string; readonly object: unknown }> = {
   "payment_intent.created": {
@@ -167,7 +169,7 @@ const examples: Record<EventType, { readonly description: string; readonly objec
     object: paymentIntent("processing", { processing_reason: "asynchronous" })
   },
   "payment_intent.succeeded": { description: "The payment succeeded (terminal).", object: paymentIntent("succeeded") },
-  "payment_intent.failed": { description: "The payment failed (terminal).", object: paymentIntent("failed", failure) },
+  "payment_intent.failed": { description: "The payment failed (terminal).", object: paymentIntent("failed", failed("payment_declined")) },
   "payment_intent.expired": { description: "The payer did not complete in time (terminal).", object: paymentIntent("expired") },
   "payment_intent.receipt_submitted": {
     description: "A receipt was attached and submitted to the provider.",
@@ -184,7 +186,7 @@ const examples: Record<EventType, { readonly description: string; readonly objec
   "topup_intent.succeeded": { description: "The top-up was paid and credited (terminal).", object: topupIntent("succeeded") },
   "topup_intent.failed": {
     description: "The top-up failed (terminal).",
-    object: topupIntent("failed", { failure_code: "receipt_rejected", failure_message: "The provider rejected the receipt." })
+    object: topupIntent("failed", failed("receipt_rejected"))
   },
   "topup_intent.expired": { description: "The top-up was not paid in time (terminal).", object: topupIntent("expired") },
   "payout_intent.created": { description: "A payout intent was created and awaits approval.", object: payoutIntent("requires_approval") },
@@ -192,14 +194,14 @@ const examples: Record<EventType, { readonly description: string; readonly objec
   "payout_intent.succeeded": { description: "The payout arrived (terminal).", object: payoutIntent("succeeded") },
   "payout_intent.failed": {
     description: "The payout failed (terminal).",
-    object: payoutIntent("failed", { failure_code: "account_closed", failure_message: "The destination account is closed." })
+    object: payoutIntent("failed", failed("account_closed"))
   },
   "payout_intent.canceled": { description: "The payout was canceled before approval (terminal).", object: payoutIntent("canceled") },
   "refund.created": { description: "A refund was created and is pending at the provider (D10).", object: refund("pending") },
   "refund.succeeded": { description: "The refund reached the payer (terminal, D10).", object: refund("succeeded") },
   "refund.failed": {
     description: "The refund failed; its amount is refundable again (terminal, D10).",
-    object: refund("failed", { failure_code: "refund_failed", failure_message: "The provider could not refund the payment." })
+    object: refund("failed", failed("refund_failed"))
   },
   "webhook_endpoint.disabled": {
     description: "Every delivery to the endpoint failed for the stated time, so it was disabled; enable it again with POST /webhook_endpoints/{id}/enable.",

@@ -17,6 +17,7 @@ import * as PaymentIntentCancel from "./PaymentIntentCancel.js"
 import * as PaymentIntentLifecycle from "./PaymentIntentLifecycle.js"
 import * as PayoutIntents from "./PayoutIntents.js"
 import type { ProviderRegistry } from "./Provider.js"
+import * as ProviderAttempts from "./ProviderAttempts.js"
 import * as ProviderNotifications from "./ProviderNotifications.js"
 import * as Refunds from "./Refunds.js"
 import { Storage, Write } from "./Storage.js"
@@ -78,6 +79,8 @@ export const dispatch = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, Sto
       return PaymentIntentLifecycle.run(task)
     case "payment_intent.cancel":
       return PaymentIntentCancel.run(task)
+    case "provider_attempt.cancel":
+      return ProviderAttempts.run(task)
     case "refund.send":
       return Refunds.send(task)
     case "payout_intent.send":

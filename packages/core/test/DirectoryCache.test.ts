@@ -136,6 +136,29 @@ describe("DirectoryCache", () => {
       yield* readTwice(cache, store.load)
       assert.strictEqual(store.calls(), 6)
     }).pipe(Effect.scoped))
+  it.live("caches: a signal names the table that changed and core decides what it drops: the endpoints alone for theirs, everything for any other", () =>
+    Effect.gen(function*() {
+      const cache = DirectoryCache.make()
+      const opened: Array<DirectoryCache.Signal> = []
+      yield* DirectoryCache.follow(cache, "test signal", (signal) => (opened.push(signal), () => {}))
+      yield* Effect.yieldNow()
+      opened[0]!.up()
+      const keys = counted(() => some("pk_test_a"))
+      let endpointReads = 0
+      const endpoints = Effect.sync(() => (endpointReads++, []))
+      yield* cache.credentials("pk_test_a", keys.load)
+      yield* cache.endpoints("mch_1", endpoints)
+      // Every table the cache reads is watched, the endpoints' among them.
+      assert.includeMembers([...DirectoryCache.watched], ["merchants", "api_keys", "route_availability", WebhookEndpoint.table.name])
+      opened[0]!.change(WebhookEndpoint.table.name)
+      yield* cache.credentials("pk_test_a", keys.load)
+      yield* cache.endpoints("mch_1", endpoints)
+      assert.deepStrictEqual([keys.calls(), endpointReads], [1, 2], "an endpoint change keeps the credentials")
+      opened[0]!.change("api_keys")
+      yield* cache.credentials("pk_test_a", keys.load)
+      yield* cache.endpoints("mch_1", endpoints)
+      assert.deepStrictEqual([keys.calls(), endpointReads], [2, 3], "a key change drops everything")
+    }).pipe(Effect.scoped))
 })
 
 /** An endpoint of mch_1 in test. */

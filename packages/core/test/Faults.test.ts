@@ -13,6 +13,15 @@ const create = (idempotencyKey: string) =>
     return yield* PaymentIntents.create({ principal, requestId: "req_outage", idempotencyKey }, params)
   })
 
+/** A store whose every commit fails as unreachable while `state.down`. */
+const downStore = () => {
+  const state = { down: true }
+  const flaky = storeWith((store) => ({
+    commit: (writes) => (state.down ? Effect.fail(new StorageError.StorageUnavailable({ message: "connection reset" })) : store.commit(writes))
+  }))
+  return { flaky, state }
+}
+
 /** Storage outages are logged by design; keep the test output clean. */
 
 describe("storage outages", () => {
@@ -38,15 +47,12 @@ describe("storage outages", () => {
   })
 
   it.effect("D1 a store down for the release too: the key is given back in the background once the store is back, well before its lock (Idempotency.lockMillis, 60 s) lapses", () => {
-    let down = true
-    const flaky = storeWith((store) => ({
-      commit: (writes) => (down ? Effect.fail(new StorageError.StorageUnavailable({ message: "connection reset" })) : store.commit(writes))
-    }))
+    const { flaky, state } = downStore()
     return Effect.gen(function*() {
       assert.strictEqual((yield* create("release-key")).status, 503)
       // The key's claim is still held (its release met the outage too): a retry now finds it in flight.
       assert.strictEqual((yield* create("release-key")).status, 409)
-      down = false
+      state.down = false
       // Within a few seconds of the store coming back, not after the 60 s lock.
       yield* TestClock.adjust("3 seconds")
       const after = yield* create("release-key")
@@ -55,25 +61,22 @@ describe("storage outages", () => {
   })
 
   it.effect("4.9.7 a retry right after the store is back reaches a fresh handler at once, though the background release still waits its back-off", () => {
-    let down = true
-    const flaky = storeWith((store) => ({
-      commit: (writes) => (down ? Effect.fail(new StorageError.StorageUnavailable({ message: "connection reset" })) : store.commit(writes))
-    }))
+    const { flaky, state } = downStore()
     return Effect.gen(function*() {
       assert.strictEqual((yield* create("retry-key")).status, 503)
       // The store takes the release again, but the background release's next try is not due (the
       // test clock stands still): the retry itself gives back what the 503 could not.
-      down = false
+      state.down = false
       const after = yield* create("retry-key")
       assert.strictEqual(after.status, 201, after.body)
       assert.isFalse(after.replayed)
       // The same again without a key: the merchant_reference the 503 held is given back as well.
-      down = true
+      state.down = true
       const principal = yield* login(keys.demoTest)
       const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({ ...body, merchant_reference: "order-outage-2" }))
       const unkeyed = PaymentIntents.create({ principal, requestId: "req_outage_2" }, params)
       assert.strictEqual((yield* unkeyed).status, 503)
-      down = false
+      state.down = false
       const second = yield* unkeyed
       assert.strictEqual(second.status, 201, second.body)
     }).pipe(Effect.provide(Layer.merge(layer({ storage: flaky }), quiet)))

@@ -83,6 +83,16 @@ const dueNow = (task: Task.TaskRecord) =>
     armed.on = on
   })
 
+/** The workers run once with the fault armed: the notice ends unusable with `detail`, its task done. */
+const endsUnusable = (eventId: string, detail: string) =>
+  Effect.gen(function*() {
+    yield* work
+    armed.on = false
+    const record = Option.getOrThrow(yield* stored(eventId))
+    assert.deepStrictEqual([record.status, record.detail], ["unusable", detail])
+    assert.strictEqual((yield* applyTask(eventId)).status, "done")
+  })
+
 describe("D11 provider notices that cannot apply", () => {
   it.layer(services(faulty))((it) => {
     it.effect("D11 a notice whose apply meets a defect ends unusable at its first attempt, with the reason; counted once, its task done", () =>
@@ -108,21 +118,13 @@ describe("D11 provider notices that cannot apply", () => {
     it.effect("D11 a notice whose apply the store refuses (not an outage) ends unusable at once, naming the store's error", () =>
       Effect.gen(function*() {
         const { event } = yield* received("refused read")
-        yield* work
-        armed.on = false
-        const record = Option.getOrThrow(yield* stored(event.id))
-        assert.deepStrictEqual([record.status, record.detail], ["unusable", "the store refused it (StorageFailure: postgres: find failed)"])
-        assert.strictEqual((yield* applyTask(event.id)).status, "done")
+        yield* endsUnusable(event.id, "the store refused it (StorageFailure: postgres: find failed)")
       }))
 
     it.effect("D11 a notice whose writes the store refuses ends unusable instead of being claimed again each time its lease lapses", () =>
       Effect.gen(function*() {
         const { event, p } = yield* received("refused commit")
-        yield* work
-        armed.on = false
-        const record = Option.getOrThrow(yield* stored(event.id))
-        assert.deepStrictEqual([record.status, record.detail], ["unusable", "the store refused its writes (StorageFailure: postgres: commit failed)"])
-        assert.strictEqual((yield* applyTask(event.id)).status, "done")
+        yield* endsUnusable(event.id, "the store refused its writes (StorageFailure: postgres: commit failed)")
         assert.strictEqual((yield* intent(p.id)).status, "requires_action")
       }))
 

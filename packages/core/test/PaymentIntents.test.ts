@@ -203,10 +203,11 @@ describe("POST /payment_intents rules (core)", () => {
       assert.strictEqual(r.status, 201)
       const call = rec.calls[0]!
       assert.strictEqual(call.providerMethod, "SIM_BT_MANUAL")
-      assert.strictEqual(call.providerBank, "004")
-      assert.strictEqual(call.accountName, "Somchai Jaidee")
-      assert.strictEqual(call.accountNumber, "0123456789")
-      assert.strictEqual(call.nameTh, "สมชาย ใจดี")
+      // The Thai family's fields, declared by the method; the bank as the provider's own code.
+      assert.deepStrictEqual(call.payer, {
+        family: "thai_bank_account",
+        fields: { customer_name: "Somchai Jaidee", account_name: "Somchai Jaidee", account_number: "0123456789", bank: "004", name_th: "สมชาย ใจดี" }
+      })
       assert.strictEqual(call.customer.name, "Somchai Jaidee")
       assert.strictEqual(call.paymentIntentId, json(r).id)
     }).pipe(Effect.provide(layer({ providers: [rec.provider] })))

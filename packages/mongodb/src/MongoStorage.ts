@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { BalanceTransaction, DirectoryCache, Event, Merchants, ReplayCache, Storage, StorageError, Task, WebhookDelivery, WebhookEndpoint } from "@tender/core"
+import { BalanceTransaction, DirectoryCache, Merchants, ReplayCache, Storage, StorageError, Task } from "@tender/core"
 import { Context, type Duration, Effect, Layer, Option, Redacted } from "effect"
 import { type Db, type DbOptions, type Document, MongoClient, ReadConcern } from "mongodb"
 import * as Backfill from "./internal/backfill.js"
@@ -165,9 +165,7 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
     const purge = Purge.make({
       keys: db.collection(c.idempotencyKeys),
       references: db.collection(c.references),
-      events: db.collection(c.of(Event.table)),
-      tasks: db.collection(c.of(Task.table)),
-      attempts: db.collection(c.of(WebhookDelivery.attemptTable))
+      of: (table) => db.collection(c.of(table))
     })
     const bare = Storage.Storage.of({
       begin: replays === undefined ? begin : ReplayCache.cachedBegin(replays, begin),
@@ -202,7 +200,6 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
         ),
       purgeExpired: (request) => within("purge", purge(request))
     })
-    const endpoints = c.of(WebhookEndpoint.table)
     // The cache needs a change signal: change streams, which a standalone server has not.
     const m = MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys), db.collection(c.routeAvailability))
     const bounded = Merchants.Merchants.of({
@@ -222,7 +219,7 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
       { storage: bare, merchants: bounded },
       options.directoryCache,
       Topology.supportsChangeStreams(topology)
-        ? (cache) => Directory.listen(db, [c.merchants, c.apiKeys, c.routeAvailability, endpoints], cache, endpoints)
+        ? (cache) => Directory.listen(db, c.prefix, cache)
         : undefined
     )
     const k = Tasks.make(db.collection(c.of(Task.table)), Topology.supportsChangeStreams(topology))

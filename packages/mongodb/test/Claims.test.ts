@@ -143,9 +143,7 @@ const makeFake = () => {
   const purge = Purge.make({
     keys: keys as unknown as Collection<Document>,
     references: refs as unknown as Collection<Document>,
-    events: none,
-    tasks: none,
-    attempts: none
+    of: () => none
   })
   const commitOne = (w: Storage.Write) =>
     Effect.gen(function*() {

@@ -81,21 +81,23 @@ describe("caches: the MongoDB change signal", () => {
     ])
   })
 
-  it("caches: a change to the webhook endpoints collection clears only the cached endpoints; any other change, or one naming no collection, clears everything", () => {
-    assert.strictEqual(Directory.part({ ns: { db: "d", coll: "t_webhook_endpoints" } }, "t_webhook_endpoints"), "endpoints")
-    assert.isUndefined(Directory.part({ ns: { db: "d", coll: "t_api_keys" } }, "t_webhook_endpoints"))
-    assert.isUndefined(Directory.part({ ns: { db: "d" } }, "t_webhook_endpoints"))
-    assert.isUndefined(Directory.part({}, "t_webhook_endpoints"))
-    assert.isUndefined(Directory.part({ ns: { db: "d", coll: "t_webhook_endpoints" } }, undefined))
+  it("caches: an event names the collection it changed without the prefix, and core's partOf decides: the endpoints alone for theirs, everything otherwise", () => {
+    assert.strictEqual(Directory.changed({ ns: { db: "d", coll: "t_webhook_endpoints" } }, "t_"), "webhook_endpoints")
+    assert.strictEqual(DirectoryCache.partOf(Directory.changed({ ns: { db: "d", coll: "t_webhook_endpoints" } }, "t_")), "endpoints")
+    assert.strictEqual(Directory.changed({ ns: { db: "d", coll: "t_api_keys" } }, "t_"), "api_keys")
+    assert.isUndefined(DirectoryCache.partOf("api_keys"))
+    assert.isUndefined(Directory.changed({ ns: { db: "d" } }, "t_"))
+    assert.isUndefined(Directory.changed({}, "t_"))
+    assert.isUndefined(Directory.changed({ ns: { db: "d", coll: "other_webhook_endpoints" } }, "t_"))
   })
 
   it.live("caches: through the stream, an endpoint change keeps the credentials and drops the endpoints", () =>
     Effect.gen(function*() {
       const { db, pipelines, streams } = fakeDb()
       const cache = DirectoryCache.make()
-      yield* Directory.listen(db, ["t_merchants", "t_webhook_endpoints"], cache, "t_webhook_endpoints")
+      yield* Directory.listen(db, "t_", cache)
       yield* Effect.yieldNow()
-      assert.deepStrictEqual(pipelines[0], Directory.pipeline(["t_merchants", "t_webhook_endpoints"]))
+      assert.deepStrictEqual(pipelines[0], Directory.pipeline(["t_merchants", "t_api_keys", "t_route_availability", "t_webhook_endpoints"]))
       streams[0]!.emit(ChangeStream.RESUME_TOKEN_CHANGED, resumeToken)
       let reads = 0
       let endpointReads = 0
@@ -129,7 +131,7 @@ describe("caches: the MongoDB change signal", () => {
       const cache = DirectoryCache.make()
       let reads = 0
       const load = Effect.sync(() => (reads++, credentials))
-      yield* Directory.listen(db, ["t_merchants"], cache)
+      yield* Directory.listen(db, "t_", cache)
       yield* Effect.yieldNow()
       assert.strictEqual(streams.length, 1)
       yield* cache.credentials("pk_test_1", load)
@@ -168,7 +170,7 @@ describe("caches: the MongoDB change signal", () => {
       const cache = DirectoryCache.make()
       let reads = 0
       const load = Effect.sync(() => (reads++, credentials))
-      yield* Directory.listen(watching, ["t_merchants"], cache)
+      yield* Directory.listen(watching, "t_", cache)
       yield* Effect.yieldNow()
       const cursor = (opened[0] as unknown as { cursor: EventEmitter }).cursor
       // As the driver's cursor emits on its aggregate's answer (change_stream_cursor.js, _initialize).

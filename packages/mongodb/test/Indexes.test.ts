@@ -3,6 +3,7 @@ import { Event, PaymentIntent, ProviderNotification, Refund, Table, Task } from 
 import { Effect, Exit } from "effect"
 import { type CollectionPrefix, collections, prefixProblem, validatePrefix } from "../src/internal/collections.js"
 import { byCollection, indexSpecs, resourceIndexes, resources, retiredIndexes } from "../src/internal/indexes.js"
+import { retentionFilter } from "../src/internal/purge.js"
 import * as Tasks from "../src/internal/tasks.js"
 import { tenderCollections } from "./fake.js"
 
@@ -143,7 +144,17 @@ describe("indexes: specs as data", () => {
     expect(keys(c.apiKeys, "id_unique")).toStrictEqual([["id", 1]])
     expect(find(c.apiKeys, "id_unique").unique).toBe(true)
     // The plain index of earlier versions on the same key is dropped first (one key, one set of options).
-    expect(retiredIndexes(c)).toStrictEqual([{ collection: c.apiKeys, name: "id" }])
+    expect(retiredIndexes(c)).toStrictEqual([{ collection: c.apiKeys, name: "id" }, { collection: c.merchants, name: "provider_account_id" }])
+  })
+
+  it("D13 a provider account id is unique across merchants by index, so two racing writes leave one holder; merchants without accounts never collide", () => {
+    expect(find(c.merchants, "provider_account_unique")).toStrictEqual({
+      collection: c.merchants,
+      name: "provider_account_unique",
+      key: { "provider_accounts.id": 1 },
+      unique: true,
+      partialFilterExpression: { "provider_accounts.id": { $exists: true } }
+    })
   })
 
   it("index names are unique per collection, and grouped by collection in first-seen order", () => {
@@ -188,5 +199,19 @@ describe("collections: prefix", () => {
     }
     expect(Effect.runSync(validatePrefix())).toBe("tender_")
     expect(Exit.isFailure(Effect.runSyncExit(validatePrefix("Bad")))).toBe(true)
+  })
+})
+
+describe("indexes: retention read from the tables", () => {
+  it("retention: each table's purge filter and index come from its Table.retention, the kept value excluded", () => {
+    const before = 1_700_000_000_000
+    expect(retentionFilter({ table: Task.table, before })).toStrictEqual({ status: { $ne: "pending" }, updated_at: { $lt: new Date(before) } })
+    expect(retentionFilter({ table: Event.table, before })).toStrictEqual({ created_at: { $lt: new Date(before) } })
+    // The index leads with the fields of the filter, so a batch walks it to the oldest due documents.
+    expect(keys(c.of(Task.table), "retention")).toStrictEqual([["status", 1], ["updated_at", 1]])
+    expect(keys(c.of(Event.table), "retention")).toStrictEqual([["created_at", 1]])
+    // A table that declares no retention is kept for ever: no index, and a purge of it is refused.
+    expect(specs.some((s) => s.collection === c.of(PaymentIntent.table) && s.name === "retention")).toBe(false)
+    expect(() => retentionFilter({ table: PaymentIntent.table, before })).toThrow(/declares no retention/)
   })
 })

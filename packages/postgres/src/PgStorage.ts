@@ -11,7 +11,7 @@ import type { MigrationError } from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { DirectoryCache, Merchants, ReplayCache, Storage, type Table, Task, WebhookEndpoint } from "@tender/core"
+import { DirectoryCache, Merchants, ReplayCache, Storage, type Table, Task } from "@tender/core"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import Pg from "pg"
 import * as Balances from "./internal/balances.js"
@@ -150,7 +150,7 @@ export const make = (options: PgStorageOptions = {}) =>
       { storage: bare, merchants: bounded },
       options.directoryCache,
       Option.isSome(pg)
-        ? (cache) => Directory.listen(Directory.clientConfig(pg.value.config), t.directoryChannel, cache, t.of(WebhookEndpoint.table))
+        ? (cache) => Directory.listen(Directory.clientConfig(pg.value.config), t.directoryChannel, cache, prefix)
         : undefined
     )
     const k = Tasks.make(sql, t, pg)

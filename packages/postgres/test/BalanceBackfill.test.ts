@@ -6,8 +6,6 @@
  * failed. The upgrade (0021, 0022) then writes the transactions of that history, and the balance is
  * right at the first read after it.
  */
-import * as Migrator from "@effect/sql/Migrator"
-import { SqlClient } from "@effect/sql/SqlClient"
 import {
   BalanceTransaction,
   Ids,
@@ -31,22 +29,14 @@ import { PgMigrations, PgStorage } from "@tender/postgres"
 import { Clock, Effect, Layer, Schema } from "effect"
 import { afterAll, assert, it } from "vitest"
 import { checkoutOptions, keys, login, seed } from "../../core/test/fixtures.js"
-import { dropTables, freshPrefix, runSql } from "./database.js"
+import { dropTables, freshPrefix, migratedUpTo, runSql } from "./database.js"
 import { describeOnPostgres } from "./onPostgres.js"
 
 const prefix = freshPrefix()
 afterAll(() => runSql(dropTables(prefix)))
 
 /** Every migration before the ledger's (0021, 0022): the schema the flows below fill without the ledger. */
-const previousSchema = Effect.gen(function*() {
-  const sql = yield* SqlClient
-  const table = `${prefix}migrations`
-  yield* sql`CREATE TABLE IF NOT EXISTS ${
-    sql(table)
-  } (migration_id integer PRIMARY KEY, created_at timestamp with time zone NOT NULL DEFAULT now(), name text NOT NULL)`
-  const before = Object.fromEntries(Object.entries(PgMigrations.migrations(prefix as never)).filter(([id]) => Number(id.split("_")[0]) <= 20))
-  yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table })
-})
+const previousSchema = migratedUpTo(prefix, 20)
 
 /** The services as the previous version wired them: no ledger in front of the store's commits. */
 const previousServices = Layer.mergeAll(

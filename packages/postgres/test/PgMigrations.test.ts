@@ -76,6 +76,7 @@ describeOnPostgres("PgMigrations", () => {
           "migrations",
           "payment_intents",
           "payout_intents",
+          "provider_account_ids",
           "provider_notifications",
           "refunds",
           "route_availability",

@@ -80,7 +80,9 @@ describeOnPostgres("query plans", () => {
         }
         const now = Date.now()
         const cutoff = now - 30 * 24 * 60 * 60 * 1000
-        const kinds = purgeKinds(sql, t, now, { eventsBefore: cutoff, tasksFinishedBefore: cutoff, webhookAttemptsBefore: cutoff })
+        const kinds = purgeKinds(sql, t, now, {
+          cutoffs: [Event.table, Task.table, WebhookDelivery.attemptTable].map((table) => ({ table, before: cutoff }))
+        })
         // Lapsed reference claims are rare and have no index of their own (docs/retention.md).
         for (const k of kinds.filter((k) => k.kind !== "referenceClaims")) {
           const [text, params] = purgeStatement(sql, k, 1000).compile()

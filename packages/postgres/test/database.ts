@@ -4,7 +4,9 @@
  * CI=true, where that is a failure.
  */
 import { PgClient } from "@effect/sql-pg"
+import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
+import { PgMigrations } from "@tender/postgres"
 import { testDatabaseUrl } from "@tender/test-support"
 import { Cause, Effect, Layer, Redacted } from "effect"
 
@@ -47,7 +49,20 @@ export const dropTables = (prefix: string) =>
     for (const { name } of rows) yield* sql`DROP TABLE IF EXISTS ${sql(name)}`
     yield* sql`DROP FUNCTION IF EXISTS ${sql(`${prefix}guard_failed`)}(text)`
     yield* sql`DROP FUNCTION IF EXISTS ${sql(`${prefix}directory_changed`)}()`
+    yield* sql`DROP FUNCTION IF EXISTS ${sql(`${prefix}provider_accounts_kept`)}()`
   })
 
 export const runSql = <A, E>(effect: Effect.Effect<A, E, SqlClient>) =>
   Effect.runPromise(Effect.scoped(Layer.build(client).pipe(Effect.flatMap((ctx) => Effect.provide(effect, ctx)))))
+
+/** The schema under `prefix` as a version whose last migration was `last` left it: the migrations up to it, recorded as `PgMigrations.run` records them. */
+export const migratedUpTo = (prefix: string, last: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const table = `${prefix}migrations`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${
+      sql(table)
+    } (migration_id integer PRIMARY KEY, created_at timestamp with time zone NOT NULL DEFAULT now(), name text NOT NULL)`
+    const before = Object.fromEntries(Object.entries(PgMigrations.migrations(prefix as never)).filter(([id]) => Number(id.split("_")[0]) <= last))
+    yield* Migrator.make({})({ loader: Migrator.fromRecord(before), table })
+  })

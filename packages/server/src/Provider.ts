@@ -42,9 +42,15 @@ export interface PromiseProvider {
   readonly methods: ReadonlyArray<Provider.ProviderMethod>
   /** A decline may also be answered as 0.1.0's `{ _tag: "Declined", … }`: read as `Failed`. */
   readonly createPayment: Fn<Provider.ProviderPaymentRequest, Provider.ProviderPaymentResult | Declined>
-  readonly confirmPayment: Fn<Provider.ProviderPaymentRef, Provider.ProviderPaymentStatus>
-  readonly getPaymentStatus: Fn<Provider.ProviderPaymentRef, Provider.ProviderPaymentStatus>
-  /** For methods whose next action asks for a receipt (4.4). Absent: a receipt is refused as the provider unavailable. */
+  /**
+   * Every function after create is optional, as in core's port, and what the adapter has decides
+   * what Tender asks of it (`Provider.capabilitiesOf`; a method may withdraw more with
+   * `capabilities`): without `confirmPayment` a confirm is 409, without `getPaymentStatus` a
+   * payment is never polled (its notifications and its expiry move it).
+   */
+  readonly confirmPayment?: Fn<Provider.ProviderPaymentRef, Provider.ProviderPaymentStatus> | undefined
+  readonly getPaymentStatus?: Fn<Provider.ProviderPaymentRef, Provider.ProviderPaymentStatus> | undefined
+  /** For methods whose next action asks for a receipt (4.4). Absent: a receipt upload is 409. */
   readonly submitReceipt?:
     | ((payment: Provider.ProviderPaymentRef, receipt: Provider.ProviderReceipt, options: CallOptions) => Promise<Provider.ProviderPaymentStatus>)
     | undefined
@@ -122,19 +128,18 @@ export const defineProvider = (adapter: PromiseProvider): Provider.PaymentProvid
         : Effect.zipRight(Effect.logError(`tender: ${problem}`), Effect.fail(new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: problem })))
     })
   // Called as methods of the adapter: an adapter written as a class keeps its `this`.
-  const optional = <A, B>(method: "sendPayout" | "cancelPayment" | "refund", fn: Fn<A, B> | undefined) =>
+  const optional = <A, B>(method: "confirmPayment" | "getPaymentStatus" | "sendPayout" | "cancelPayment" | "refund", fn: Fn<A, B> | undefined) =>
     fn === undefined ? undefined : (request: A) => checked(method, (o) => fn.call(adapter, request, o))
   return {
     code: adapter.code,
     methods: adapter.methods,
     // 0.1.0's names (`Declined`, `AlreadyPaid`) become the port's before the result is checked.
     createPayment: (request) => checked("createPayment", (o) => Promise.resolve(adapter.createPayment(request, o)).then(created)),
-    confirmPayment: (payment) => checked("confirmPayment", (o) => adapter.confirmPayment(payment, o)),
-    getPaymentStatus: (payment) => checked("getPaymentStatus", (o) => adapter.getPaymentStatus(payment, o)),
-    submitReceipt: (payment, receipt) =>
-      adapter.submitReceipt === undefined
-        ? Effect.fail(new CoreProvider.ProviderUnavailable({ provider: adapter.code, reason: "this provider takes no receipts" }))
-        : checked("submitReceipt", (o) => adapter.submitReceipt!(payment, receipt, o)),
+    confirmPayment: optional("confirmPayment", adapter.confirmPayment),
+    getPaymentStatus: optional("getPaymentStatus", adapter.getPaymentStatus),
+    submitReceipt: adapter.submitReceipt === undefined
+      ? undefined
+      : (payment, receipt) => checked("submitReceipt", (o) => adapter.submitReceipt!.call(adapter, payment, receipt, o)),
     sendPayout: optional("sendPayout", adapter.sendPayout),
     cancelPayment: adapter.cancelPayment === undefined
       ? undefined

@@ -6,11 +6,11 @@
  */
 import type { Provider } from "@tender/core"
 import { StripeProvider } from "@tender/stripe"
+import * as StripeStandIn from "@tender/stripe/testing"
 import { freePort, promptpay, testDatabaseUrl, until } from "@tender/test-support"
 import { prefixedPool } from "@tender/test-support/embedding"
 import { stripeIntentOf } from "@tender/test-support/stripe-walks"
 import { formatRefusals } from "@tender/testing/StandIn"
-import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import { randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import { inspect } from "node:util"

@@ -4,9 +4,9 @@
  * `settleRefund`), which sends Stripe's signed notifications to the suite's door, and its books
  * (payment intents and refunds) are what the provider holds.
  */
+import * as StripeStandIn from "@tender/stripe/testing"
 import { ProviderContract } from "@tender/testing"
 import { formatRefusals } from "@tender/testing/StandIn"
-import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import Stripe from "stripe"
 import { afterEach, expect } from "vitest"
 import { apiVersion, stripe } from "../src/StripeProvider.js"

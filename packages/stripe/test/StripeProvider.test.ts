@@ -31,7 +31,7 @@ describe("@tender/stripe against the Stripe stand-in", () => {
     const qr = (pi["next_action"] as any).promptpay_display_qr_code
     expect(result.nextAction).toEqual({ type: "display_qr_code", qr_data: qr.data, qr_image_url: qr.image_url_png })
     expect(pi["metadata"]).toEqual({ tender_payment_intent: request.paymentIntentId })
-    expect(await run(h.provider.getPaymentStatus(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Pending" })
+    expect(await run(h.provider.getPaymentStatus!(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Pending" })
 
     const deliveries = await h.standIn.pay(result.providerPaymentId)
     expect(deliveries.map((d) => d.status)).toEqual([200])
@@ -46,7 +46,7 @@ describe("@tender/stripe against the Stripe stand-in", () => {
       currency: "THB",
       environment: "test"
     }])
-    expect(await run(h.provider.confirmPayment(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Succeeded", amount: "150000", currency: "THB" })
+    expect(await run(h.provider.confirmPayment!(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Succeeded", amount: "150000", currency: "THB" })
   })
 
   it("th_promptpay: processing and failed notifications become PaymentProcessing and PaymentFailed with a Tender failure code", async () => {
@@ -56,7 +56,7 @@ describe("@tender/stripe against the Stripe stand-in", () => {
     expect((await parseLast()).notices).toMatchObject([{ _tag: "PaymentProcessing", providerPaymentId, paymentIntentId: request.paymentIntentId }])
     await h.standIn.failPayment(providerPaymentId, { code: "payment_intent_payment_attempt_expired" })
     expect((await parseLast()).notices).toMatchObject([{ _tag: "PaymentFailed", failureCode: "payment_expired" }])
-    expect(await run(h.provider.getPaymentStatus(refOf(request, providerPaymentId)))).toMatchObject({ _tag: "Failed", failureCode: "payment_expired" })
+    expect(await run(h.provider.getPaymentStatus!(refOf(request, providerPaymentId)))).toMatchObject({ _tag: "Failed", failureCode: "payment_expired" })
   })
 
   it("card: create is a Stripe Checkout redirect; checkout.session.completed is the PaymentSucceeded (its intent's own event is ignored)", async () => {
@@ -74,7 +74,7 @@ describe("@tender/stripe against the Stripe stand-in", () => {
       amount: "250000",
       currency: "THB"
     })
-    expect(await run(h.provider.getPaymentStatus(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Succeeded", amount: "250000", currency: "THB" })
+    expect(await run(h.provider.getPaymentStatus!(refOf(request, result.providerPaymentId)))).toEqual({ _tag: "Succeeded", amount: "250000", currency: "THB" })
   })
 
   it("cancel stops a pending payment at Stripe; a payment already paid answers what it is, Succeeded with its amount", async () => {
@@ -162,7 +162,7 @@ describe("@tender/stripe against the Stripe stand-in", () => {
     const a = await run(Effect.either(h.provider.createPayment(paymentRequest())))
     expect(Either.isLeft(a) && a.left._tag).toBe("ProviderUnavailable")
     h.standIn.injectFault({ _tag: "Disconnect" })
-    const b = await run(Effect.either(h.provider.getPaymentStatus(refOf(paymentRequest(), "pi_123"))))
+    const b = await run(Effect.either(h.provider.getPaymentStatus!(refOf(paymentRequest(), "pi_123"))))
     expect(Either.isLeft(b) && b.left._tag).toBe("ProviderUnavailable")
   })
 

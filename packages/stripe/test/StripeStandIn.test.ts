@@ -1,5 +1,5 @@
+import * as StripeStandIn from "@tender/stripe/testing"
 import { openApiOf } from "@tender/testing/StandIn"
-import * as StripeStandIn from "@tender/testing/StripeStandIn"
 import Stripe from "stripe"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 

@@ -28,4 +28,5 @@ export const dropPrefixed = async (pool: Queryable, prefix: string): Promise<voi
   for (const { name } of rows) await pool.query(`DROP TABLE IF EXISTS "${name}"`)
   await pool.query(`DROP FUNCTION IF EXISTS "${prefix}guard_failed"(text)`)
   await pool.query(`DROP FUNCTION IF EXISTS "${prefix}directory_changed"()`)
+  await pool.query(`DROP FUNCTION IF EXISTS "${prefix}provider_accounts_kept"()`)
 }

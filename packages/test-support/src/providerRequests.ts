@@ -18,11 +18,8 @@ export const paymentRequest = (prefix: string, overrides: Partial<ProviderPaymen
   currency: "THB",
   country: "TH",
   providerMethod: "promptpay",
-  providerBank: null,
   customer: { name: "Somchai", email: "somchai@example.com" },
-  accountName: null,
-  accountNumber: null,
-  nameTh: null,
+  payer: { family: "thai_bank_account", fields: { customer_name: "Somchai" } },
   returnUrl: "https://merchant.example/return",
   ...overrides
 })

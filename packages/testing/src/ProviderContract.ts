@@ -21,6 +21,7 @@
  * @since 0.1.0
  */
 import { afterAll, beforeAll, describe } from "vitest"
+import { capabilityCases } from "./internal/providerContract/capabilityCases.js"
 import { createCases } from "./internal/providerContract/createCases.js"
 import { environmentCases } from "./internal/providerContract/environmentCases.js"
 import { guardCases } from "./internal/providerContract/guardCases.js"
@@ -58,5 +59,6 @@ export const suite = (name: string, setup: (harness: Harness) => Promise<Subject
     describe("notifications", () => notificationCases(get, timeout))
     describe("amount guard, every source", () => guardCases(get, timeout))
     describe("environments", () => environmentCases(get, timeout))
+    describe("capabilities", () => capabilityCases(get, timeout))
   })
 }

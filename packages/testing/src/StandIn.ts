@@ -5,8 +5,8 @@
  * request the description does not allow is refused (answered with the provider's error shape)
  * and recorded in `refusals`, so a test that asserts `refusals` is empty fails. The provider's
  * behaviour (state, lifecycle, notifications) is the `handle` function a provider module
- * gives; `StripeStandIn` (form bodies, HTTP) and `AdyenStandIn` (JSON bodies, HTTPS with the
- * test certificate of `TestTls`) are two.
+ * gives; `@tender/stripe/testing` (form bodies, HTTP) and `@tender/adyen/testing` (JSON bodies,
+ * HTTPS with the test certificate of `TestTls`) are two, each beside its adapter.
  *
  * @since 0.1.0
  */
@@ -15,6 +15,16 @@ import { createServer as createHttpsServer } from "node:https"
 import type { AddressInfo } from "node:net"
 import { decodeForm, type FormValue } from "./internal/standin/form.js"
 import { type MatchedOperation, OpenApi, type OpenApiExtract } from "./internal/standin/openapi.js"
+
+/**
+ * What a provider's stand-in module (`@tender/stripe/testing`, `@tender/adyen/testing`) builds on:
+ * its extract's loader and type, and the EMVCo tag-length-value and CRC of the QR payloads it answers.
+ *
+ * @since 0.1.0
+ */
+export { crc16, tlv } from "./internal/standin/emvco.js"
+/** @since 0.1.0 */
+export { loadExtract, type MatchedOperation, type OpenApiExtract } from "./internal/standin/openapi.js"
 
 /** A request the stand-in refused, or an answer of its own that failed the description. @since 0.1.0 @category models */
 export interface Refusal {

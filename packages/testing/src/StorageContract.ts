@@ -19,6 +19,7 @@ import { deliveryCases } from "./internal/deliveryCases.js"
 import { idempotencyCases, purgeCases, referenceCases } from "./internal/idempotencyCases.js"
 import { merchantCases } from "./internal/merchantCases.js"
 import { cases as paymentIntentCases } from "./internal/paymentIntentCases.js"
+import { cases as providerAttemptCases } from "./internal/providerAttemptCases.js"
 import { cases as providerNotificationCases } from "./internal/providerNotificationCases.js"
 import { cases as readCases } from "./internal/readCases.js"
 import { cases as refundCases } from "./internal/refundCases.js"
@@ -55,13 +56,14 @@ export const suite = <E>(
       describe("idempotency keys", () => idempotencyCases(it, concurrency))
       describe("merchant_reference", () => referenceCases(it, concurrency))
       describe("purging expired claims", () => purgeCases(it))
-      describe("merchants and API keys", () => merchantCases(it))
+      describe("merchants and API keys", () => merchantCases(it, concurrency))
       describe("tasks and events", () => taskCases(it, concurrency))
       describe("webhook deliveries among the tasks", () => deliveryCases(it, concurrency))
       describe("top-up intents", () => topupIntentCases(it))
       describe("refunds", () => refundCases(it, concurrency))
       describe("balances", () => balanceCases(it, concurrency))
       describe("provider notifications", () => providerNotificationCases(it, concurrency))
+      describe("provider attempts", () => providerAttemptCases(it, concurrency))
       describe("events and webhook tools", () => webhookCases(it))
       // Last: a purge deletes every due row of the store, whichever case wrote it.
       describe("retention", () => retentionCases(it))

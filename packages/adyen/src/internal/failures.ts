@@ -1,24 +1,18 @@
 /**
- * Adyen's outcomes in Tender's words: a refusal reason (its code first, its text when the code
- * is absent) becomes one of Tender's failure codes (D1: provider-local codes are never exposed),
- * and a fault of Adyen's side (a 5xx, a timeout, a broken connection, a refused API key) is
- * `ProviderUnavailable`, which routing counts against the route's health.
+ * Adyen's outcomes in Tender's words: Adyen's refusal reason codes (and their texts) for each of
+ * Tender's failure codes (D1: provider-local codes are never exposed), and what the kit reads of
+ * an error Adyen's SDK threw. Which errors are faults and which refusals is the kit's one rule
+ * (`ProviderKit.vendor`, docs/provider-adapters.md).
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen from "@adyen/api-library"
-import { type FailureCodes, failureFor, ProviderUnavailable } from "@tender/core/Provider"
+import type { FailureCodes, VendorError } from "@tender/core/ProviderKit"
+import { failureFor } from "@tender/core/ProviderKit"
 
 const { HttpClientException } = Adyen
 
-/** An Adyen answer that is not a fault of Adyen's side: a request it refused (4xx). */
-export interface AdyenRejected {
-  readonly _tag: "AdyenRejected"
-  readonly failureCode: string
-  readonly failureMessage: string
-}
-
 /** Adyen's refusal reason codes (and their texts) for each of Tender's failure codes. */
-const codes: FailureCodes = {
+export const declines: FailureCodes = {
   insufficient_funds: ["12", "Not enough balance", "28", "Withdrawal amount exceeded"],
   card_expired: ["6", "Expired Card"],
   card_invalid: ["8", "Invalid Card Number", "24", "CVC Declined", "17", "Invalid Pin"],
@@ -32,19 +26,16 @@ const codes: FailureCodes = {
  * Tender's failure code for Adyen's refusal reason code and text; anything else (fraud,
  * blocked or restricted cards included: never told apart to the payer) is `payment_declined`.
  */
-export const failureOf = (code: string | null | undefined, reason: string | null | undefined) => failureFor(codes, [code, reason])
+export const failureOf = (code: string | null | undefined, reason: string | null | undefined) => failureFor(declines, [code, reason])
 
-/** Sorts an error the SDK threw: Adyen's side at fault, or a refusal of the request. */
-export const classify = (error: unknown): ProviderUnavailable | AdyenRejected => {
-  if (error instanceof HttpClientException && typeof error.statusCode === "number") {
-    const status = error.statusCode
-    // 401/403/404: a wrong key, account or address is the host's fault, but no payment can pass: unavailable.
-    if (status >= 500 || status === 429 || status === 401 || status === 403 || status === 404) {
-      return new ProviderUnavailable({ provider: "adyen", reason: `Adyen answered ${status}` })
-    }
-    // The error code and status only: Adyen's message may echo request data.
-    return { _tag: "AdyenRejected", failureCode: "provider_rejected", failureMessage: "The provider does not accept this payment." }
-  }
-  // Timeouts, dropped connections, TLS failures: the SDK throws a plain error or an ApiException.
-  return new ProviderUnavailable({ provider: "adyen", reason: error instanceof Error ? `${error.name}: no answer from Adyen` : "unknown failure" })
+/**
+ * What the kit reads of an error the SDK threw: Adyen's HTTP answer (its status; a refused
+ * request's error code is no refusal reason, so none), the SDK's own refusal of a missing API key
+ * (a 401 that was never sent), or none: the SDK's `ApiException` for a timeout, a dropped
+ * connection or a TLS failure carries a made-up 500.
+ */
+export const errorOf = (error: unknown): VendorError | undefined => {
+  if (error instanceof HttpClientException && typeof error.statusCode === "number") return { status: error.statusCode }
+  const e = error as { readonly name?: unknown; readonly statusCode?: unknown }
+  return e?.name === "ApiException" && e.statusCode === 401 ? { status: 401, type: "api key" } : undefined
 }

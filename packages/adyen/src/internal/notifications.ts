@@ -7,6 +7,7 @@
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen from "@adyen/api-library"
+import { failure } from "@tender/core/ProviderKit"
 import {
   type NotificationAnswer,
   NotificationUnverified,
@@ -83,7 +84,7 @@ export const noticeOf = (item: Item, environment: Environment): ProviderNotice =
     case "OFFER_CLOSED":
       // A cancel Adyen refused leaves the payment as it was: its AUTHORISATION tells the rest.
       return success
-        ? { _tag: "PaymentFailed", ...payment, failureCode: "payment_expired", failureMessage: "The provider canceled the payment before it was paid." }
+        ? { _tag: "PaymentFailed", ...payment, ...failure("payment_expired") }
         : { _tag: "Ignored", eventId }
     case "REFUND":
     case "REFUND_FAILED": {
@@ -96,7 +97,7 @@ export const noticeOf = (item: Item, environment: Environment): ProviderNotice =
       }
       return success && item.eventCode === "REFUND"
         ? { _tag: "RefundSucceeded", ...refund }
-        : { _tag: "RefundFailed", ...refund, failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }
+        : { _tag: "RefundFailed", ...refund, ...failure("refund_failed") }
     }
     default:
       return { _tag: "Ignored", eventId }

@@ -6,7 +6,6 @@
  */
 import { Effect, Option } from "effect"
 import * as BalanceTransaction from "../BalanceTransaction.js"
-import * as Event from "../Event.js"
 import { claimGraceMillis } from "../Idempotency.js"
 import type {
   BalanceKey,
@@ -14,6 +13,7 @@ import type {
   BalanceTotal,
   BeginOutcome,
   BeginRequest,
+  Cutoff,
   HeldKey,
   HeldReference,
   IdempotencyKeyId,
@@ -28,8 +28,8 @@ import type {
 import type { StorageError } from "../StorageError.js"
 import { ClaimLost, StaleVersion, UniqueViolation } from "../StorageError.js"
 import type { StoredRecord, Table } from "../Table.js"
+import { isDue, retentionOf } from "../Table.js"
 import * as Task from "../Task.js"
-import { attemptTable } from "../WebhookDelivery.js"
 import { list, Rows, scopeKey, sep } from "./memoryRows.js"
 import * as MemoryTasks from "./memoryTasks.js"
 
@@ -281,14 +281,14 @@ export const make = () => {
           }
           return n
         }
-        /** Delete the records of `table` that are `due`, at most `limit` of them; none when no cutoff is given. */
-        const purgeRows = <A extends StoredRecord>(table: Table<A>, cutoff: number | undefined, due: (r: A, cutoff: number) => boolean) => {
-          if (cutoff === undefined) return 0
+        /** Delete the records of `cut.table` due under its retention, at most `limit` of them. */
+        const purgeRows = ({ before, table }: Cutoff) => {
+          const retention = retentionOf(table)
           const rows = rowsOf(table)
-          const doomed: Array<A> = []
-          for (const r of rows.byId.values() as IterableIterator<A>) {
+          const doomed: Array<StoredRecord> = []
+          for (const r of rows.byId.values()) {
             if (doomed.length >= limit) break
-            if (due(r, cutoff)) doomed.push(r)
+            if (isDue(retention, r, before)) doomed.push(r)
           }
           doomed.forEach((r) => rows.remove(r))
           return doomed.length
@@ -296,10 +296,7 @@ export const make = () => {
         return {
           idempotencyKeys: purgeMap(keys, (row) => row.expiresAt <= now),
           referenceClaims: purgeMap(refs, (row) => !row.committed && row.lockedUntil + claimGraceMillis <= now),
-          events: purgeRows(Event.table, options.eventsBefore, (r, cutoff) => r.createdAt < cutoff),
-          // Only finished tasks: a pending one is work still to do (and has its place in the queue).
-          tasks: purgeRows(Task.table, options.tasksFinishedBefore, (r, cutoff) => r.status !== "pending" && r.updatedAt < cutoff),
-          webhookAttempts: purgeRows(attemptTable, options.webhookAttemptsBefore, (r, cutoff) => r.createdAt < cutoff)
+          records: Object.fromEntries((options.cutoffs ?? []).map((cut) => [cut.table.name, purgeRows(cut)]))
         }
       })
   }

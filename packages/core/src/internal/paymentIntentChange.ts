@@ -14,6 +14,7 @@ import { scopeOf, Write } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
 import type { EventType } from "../WebhookEvents.js"
+import { failure } from "./providerFailures.js"
 
 /** The D7 event a status emits when an intent enters it. @since 0.1.0 */
 export const statusEvent = (status: Status): EventType => {
@@ -126,7 +127,7 @@ export const patchFor = (status: ProviderPaymentStatus): Patch | undefined => {
       }
     case "Canceled":
       // Ended unpaid at the provider: the intent has no status for that, it failed (3.1).
-      return patchFor({ _tag: "Failed", failureCode: "payment_expired", failureMessage: "The provider canceled the payment before it was paid." })
+      return patchFor({ _tag: "Failed", ...failure("payment_expired") })
     case "Processing":
       return { status: "processing", nextAction: null, hostedAction: null, processingReason: "asynchronous" }
     case "Action":

@@ -9,7 +9,7 @@ import type { IdGenerator } from "../Ids.js"
 import type { Merchants } from "../Merchants.js"
 import { isTerminal, table } from "../PaymentIntent.js"
 import type { ProviderRegistry } from "../Provider.js"
-import { adapterOf } from "../ProviderAccounts.js"
+import { adapterOf, capabilitiesOfPayment } from "../ProviderAccounts.js"
 import { boundedCall } from "../Routing.js"
 import { scopeOf, Storage } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
@@ -41,11 +41,11 @@ const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
     const pending = yield* pendingAtProvider(task)
     if (pending === undefined) return Task.done()
     const { intent, provider, ref } = pending
-    const answer = yield* boundedCall(
-      provider.code,
-      ask === "confirm" ? provider.confirmPayment(ref) : provider.getPaymentStatus(ref),
-      ask === "confirm" ? "confirmPayment" : "getPaymentStatus"
-    ).pipe(Effect.either)
+    // Asked only as its method's capabilities allow (a task written before they were declared finds nothing to do).
+    const can = yield* capabilitiesOfPayment(intent)
+    const call = ask === "confirm" ? can.confirm && provider.confirmPayment : can.poll && provider.getPaymentStatus
+    if (call === false || call === undefined) return Task.done()
+    const answer = yield* boundedCall(provider.code, call(ref), ask === "confirm" ? "confirmPayment" : "getPaymentStatus").pipe(Effect.either)
     const now = yield* Clock.currentTimeMillis
     if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
     const source = ask === "confirm" ? { _tag: "confirm" as const } : { _tag: "poll" as const, attempts: task.attempts }
@@ -73,6 +73,7 @@ const submitReceipt = (task: Task.TaskRecord) =>
     const pending = yield* pendingAtProvider(task)
     if (pending === undefined) return Task.done()
     const { intent, provider, ref } = pending
+    if (provider.submitReceipt === undefined) return Task.done()
     const assetId = intent.receipt?.status === "submitted" ? intent.receipt.asset_id : undefined
     if (assetId === undefined) return Task.done()
     const asset = yield* Effect.flatMap(Storage, (s) => s.get(Asset.table, scopeOf(intent), assetId))
@@ -100,6 +101,7 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
     case "payment_intent.submit_receipt":
       return submitReceipt(task)
     case "payment_intent.cancel":
+    case "provider_attempt.cancel":
     case "refund.send":
     case "payout_intent.send":
     case "topup_intent.poll":

@@ -8,7 +8,8 @@ import { Duration, Effect } from "effect"
 import type { IdGenerator } from "../Ids.js"
 import type { PaymentIntentRecord } from "../PaymentIntent.js"
 import { isTerminal, pendingStatus } from "../PaymentIntent.js"
-import type { ProviderPaymentUpdate } from "../Provider.js"
+import type { ProviderPaymentUpdate, ProviderRegistry } from "../Provider.js"
+import { capabilitiesOfPayment } from "../ProviderAccounts.js"
 import * as Refunds from "../Refunds.js"
 import type { Storage } from "../Storage.js"
 import { scopeOf, Write } from "../Storage.js"
@@ -144,12 +145,14 @@ export const applyUpdate = (
   update: ProviderPaymentUpdate,
   source: Source,
   now: number
-): Effect.Effect<Applied, StorageError, IdGenerator | Storage> =>
+): Effect.Effect<Applied, StorageError, IdGenerator | Storage | ProviderRegistry> =>
   Effect.gen(function*() {
     const applied = yield* decide(intent, update, source, now)
     const after = applied.record
     const delay = isTerminal(after.status) ? undefined : followUpDelay(source, update, applied.outcome === "applied")
-    if (delay === undefined) return applied
+    // A method whose provider cannot be polled is never polled: its notifications and the payer
+    // action's expiry move it (docs/provider-adapters.md, "Capabilities").
+    if (delay === undefined || !(yield* capabilitiesOfPayment(after)).poll) return applied
     const poll = yield* Task.make({ ...scopeOf(after), kind: "payment_intent.poll", resourceId: after.id, dueAt: now + Duration.toMillis(delay), now })
     return { ...applied, writes: [...applied.writes, Write.insert(Task.table, poll)] }
   })

@@ -4,9 +4,12 @@
  */
 
 /**
- * The failure codes of Tender's own that a provider's decline maps to, each with the message it
- * carries (D1: a provider's own codes are never exposed). `payment_declined` is the rest: fraud,
- * lost or blocked cards and anything unknown, never told apart to the payer.
+ * Every failure code of Tender's own that a provider's answer maps to, each with the one message
+ * it carries (D1: a provider's own codes are never exposed). The first eight are a payment's
+ * declines (`failureFor` picks among them); `payment_declined` is the rest: fraud, lost or
+ * blocked cards and anything unknown, never told apart to the payer. The others are a refund,
+ * a payout, a receipt or a create that the provider could not take. Adapters, the simulator and
+ * core name a failure by `failure(code)`, never by a literal message, so this is the one list.
  *
  * @since 0.1.0 @category constants
  */
@@ -18,11 +21,29 @@ export const failureMessages = {
   payment_expired: "The payer did not pay in time.",
   provider_error: "The provider could not process the payment.",
   provider_rejected: "The provider does not accept this payment.",
-  payment_declined: "The provider declined the payment."
+  payment_declined: "The provider declined the payment.",
+  return_url_required: "The payment needs a return_url to send the payer back to.",
+  receipt_rejected: "The provider rejected the receipt.",
+  refund_failed: "The provider could not refund the payment.",
+  payout_failed: "The provider could not pay out.",
+  account_closed: "The destination account is closed."
 } as const
 
 /** One of `failureMessages`' codes. @since 0.1.0 @category models */
 export type FailureCode = keyof typeof failureMessages
+
+/** A failure code with its message, as a `Failed` answer or a failed notice carries it. @since 0.1.0 @category models */
+export interface Failure {
+  readonly failureCode: FailureCode
+  readonly failureMessage: string
+}
+
+/**
+ * The failure `code`, with its message from `failureMessages`: `{ _tag: "Failed", ...failure("refund_failed") }`.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const failure = (code: FailureCode): Failure => ({ failureCode: code, failureMessage: failureMessages[code] })
 
 /** A provider's own codes (and texts) for each of Tender's failure codes it tells apart. @since 0.1.0 @category models */
 export type FailureCodes = { readonly [K in FailureCode]?: ReadonlyArray<string> }
@@ -36,11 +57,11 @@ export type FailureCodes = { readonly [K in FailureCode]?: ReadonlyArray<string>
 export const failureFor = (
   codes: FailureCodes,
   reasons: ReadonlyArray<string | null | undefined>
-): { readonly failureCode: FailureCode; readonly failureMessage: string } => {
+): Failure => {
   for (const reason of reasons) {
     if (reason == null) continue
     const known = (Object.keys(codes) as Array<FailureCode>).find((code) => codes[code]!.includes(reason))
-    if (known !== undefined) return { failureCode: known, failureMessage: failureMessages[known] }
+    if (known !== undefined) return failure(known)
   }
-  return { failureCode: "payment_declined", failureMessage: failureMessages.payment_declined }
+  return failure("payment_declined")
 }

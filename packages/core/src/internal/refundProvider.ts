@@ -7,7 +7,9 @@ import { Clock, Effect, Option } from "effect"
 import * as Event from "../Event.js"
 import * as PaymentIntent from "../PaymentIntent.js"
 import type { PaymentProvider } from "../Provider.js"
+import { capabilitiesOf } from "../Provider.js"
 import * as ProviderAccounts from "../ProviderAccounts.js"
+import * as ProviderAttempt from "../ProviderAttempt.js"
 import type { RefundRecord } from "../Refund.js"
 import { canTransition, settle, statusEvent, table, toResource } from "../Refund.js"
 import { boundedCall } from "../Routing.js"
@@ -27,7 +29,8 @@ export const intentWrite = (before: PaymentIntent.PaymentIntentRecord, after: Pa
 export const refundRoute = (intent: PaymentIntent.PaymentIntentRecord) =>
   Effect.map(ProviderAccounts.adapterOf(intent), (provider) => {
     const method = provider?.methods.find((m) => m.method === intent.paymentMethod)
-    return provider?.refund === undefined || method?.refunds === undefined ? undefined : { provider, method }
+    // The method's capabilities (`Provider.capabilitiesOf`): a method can withdraw `refund` though its provider refunds others.
+    return provider === undefined || method === undefined || !capabilitiesOf(provider, method).refund ? undefined : { provider, method }
   })
 
 /**
@@ -72,11 +75,35 @@ export const settlement = (refundId: string, scope: Scope, outcome: Outcome) =>
     }
     const events = yield* Event.writes(refund, "refund", toResource(refund), [statusEvent(refund.status)])
     const intent = intentFound.value
-    return [
-      Write.update(table, refund, before.version),
-      ...events,
-      yield* intentWrite(intent, settle(intent, refund.amount, outcome.status, now))
-    ] as ReadonlyArray<Write>
+    // An attempt's late payment was never the intent's: its counters stay as they are.
+    const counters = ProviderAttempt.refundsAttempt(before, intent) ? [] : [yield* intentWrite(intent, settle(intent, refund.amount, outcome.status, now))]
+    return [Write.update(table, refund, before.version), ...events, ...counters] as ReadonlyArray<Write>
+  })
+
+/**
+ * The payment a refund gives back, as an intent at its provider: the intent's own, or for the
+ * late payment of one of its attempts (`ProviderAttempt`), the intent as held at that attempt's
+ * provider and account, with the payment id the provider named.
+ */
+const paymentOf = (refund: RefundRecord) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const found = yield* storage.get(PaymentIntent.table, scopeOf(refund), refund.paymentIntentId)
+    if (Option.isNone(found)) return undefined
+    const intent = found.value
+    if (!ProviderAttempt.refundsAttempt(refund, intent)) return intent
+    const attempt = yield* storage.get(
+      ProviderAttempt.table,
+      scopeOf(refund),
+      ProviderAttempt.idOf(intent.id, refund.providerCode!, refund.providerAccount)
+    )
+    if (Option.isNone(attempt)) return undefined
+    return {
+      ...intent,
+      providerCode: attempt.value.provider,
+      providerAccount: attempt.value.providerAccount,
+      providerPaymentId: attempt.value.providerPaymentId
+    }
   })
 
 /**
@@ -95,9 +122,9 @@ export const send = (task: Task.TaskRecord) =>
     const found = yield* storage.get(table, scope, task.resourceId)
     if (Option.isNone(found) || found.value.status !== "pending") return Task.done()
     const refund = found.value
-    const intent = yield* storage.get(PaymentIntent.table, scope, refund.paymentIntentId)
-    const route = Option.isNone(intent) ? undefined : yield* refundRoute(intent.value)
-    const ref = Option.isNone(intent) || intent.value.providerPaymentId === null ? undefined : intent.value
+    const intent = yield* paymentOf(refund)
+    const route = intent === undefined ? undefined : yield* refundRoute(intent)
+    const ref = intent === undefined || intent.providerPaymentId === null ? undefined : intent
     if (route === undefined || ref === undefined || route.provider.refund === undefined) {
       return Task.done(
         yield* settlement(refund.id, scope, {

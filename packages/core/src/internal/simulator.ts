@@ -76,10 +76,10 @@ export const timingsOf = (chosen: Partial<Timings> = {}): Timings => ({
   slowRefundMillis: chosen.slowRefundMillis ?? slowRefundMillis
 })
 
-/** D9: live keys never reach the simulator; the outage amount is an outage for every operation. */
+/** D9: live keys never reach the simulator; the outage amount is an outage for every operation. Neither acts (`ambiguous: false`). */
 export const serves = (payment: Pick<ProviderPaymentRef, "environment" | "amount">) =>
   payment.environment !== "test"
-    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment" }))
+    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "the simulator serves only the test environment", ambiguous: false }))
     : payment.amount === magicAmounts.unavailable
-    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)" }))
+    ? Effect.fail(new ProviderUnavailable({ provider: code, reason: "simulated outage (magic amount 50301)", ambiguous: false }))
     : Effect.void

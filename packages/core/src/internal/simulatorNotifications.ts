@@ -8,6 +8,7 @@ import { Clock, Effect, Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import type { ParsedNotification, ProviderNotice, ProviderNotificationRequest } from "../ProviderNotification.js"
 import { NotificationUnverified, receivedAnswer } from "../ProviderNotification.js"
+import { failure } from "./providerFailures.js"
 import { code } from "./simulator.js"
 
 /** The header that carries the signature. @since 0.1.0 */
@@ -78,10 +79,11 @@ const verify = (header: string | undefined, body: Uint8Array, secret: string, no
   return matches ? undefined : unverified("no signature matches")
 }
 
-const failure = (data: SimulatorEvent["data"]) => ({
-  failureCode: data?.failure_code ?? "payment_declined",
-  failureMessage: data?.failure_message ?? "The provider declined the payment."
-})
+// An event without a failure of its own is the general decline.
+const failureOf = (data: SimulatorEvent["data"]) => {
+  const declined = failure("payment_declined")
+  return { failureCode: data?.failure_code ?? declined.failureCode, failureMessage: data?.failure_message ?? declined.failureMessage }
+}
 
 /** The notice an event says, by its type; a type Tender does not act on is `Ignored`. */
 const noticeOf = (event: typeof SimulatorEvent.Type): ProviderNotice => {
@@ -102,15 +104,15 @@ const noticeOf = (event: typeof SimulatorEvent.Type): ProviderNotice => {
     case "payment.processing":
       return { _tag: "PaymentProcessing", ...payment }
     case "payment.failed":
-      return { _tag: "PaymentFailed", ...payment, ...failure(d) }
+      return { _tag: "PaymentFailed", ...payment, ...failureOf(d) }
     case "refund.succeeded":
       return { _tag: "RefundSucceeded", ...refund }
     case "refund.failed":
-      return { _tag: "RefundFailed", ...refund, ...failure(d) }
+      return { _tag: "RefundFailed", ...refund, ...failureOf(d) }
     case "payout.succeeded":
       return { _tag: "PayoutSucceeded", ...payout }
     case "payout.failed":
-      return { _tag: "PayoutFailed", ...payout, ...failure(d) }
+      return { _tag: "PayoutFailed", ...payout, ...failureOf(d) }
     default:
       return { _tag: "Ignored", eventId: event.id }
   }

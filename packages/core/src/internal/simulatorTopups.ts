@@ -5,6 +5,7 @@
 import { Effect } from "effect"
 import { sha256 } from "../Canonical.js"
 import type { ProviderTopups } from "../Provider.js"
+import { failure } from "./providerFailures.js"
 import { magicAmounts, serves } from "./simulator.js"
 
 /**
@@ -65,7 +66,7 @@ export const topups = (shortExpiryMillis: number): ProviderTopups => ({
       yield* serves({ environment: topup.environment, amount: topup.destinationAmount })
       switch (topup.destinationAmount) {
         case magicAmounts.declineOnConfirm:
-          return { _tag: "Failed" as const, failureCode: "payment_declined", failureMessage: "The provider declined the top-up." }
+          return { _tag: "Failed" as const, ...failure("payment_declined") }
         case magicAmounts.expireSoon:
           return { _tag: "Pending" as const }
       }
@@ -76,7 +77,7 @@ export const topups = (shortExpiryMillis: number): ProviderTopups => ({
     Effect.gen(function*() {
       yield* serves({ environment: topup.environment, amount: topup.destinationAmount })
       return topup.destinationAmount === magicAmounts.rejectReceipt
-        ? { _tag: "Failed" as const, failureCode: "receipt_rejected", failureMessage: "The provider rejected the receipt." }
+        ? { _tag: "Failed" as const, ...failure("receipt_rejected") }
         : { _tag: "Succeeded" as const }
     })
 })

@@ -13,8 +13,9 @@ import { FxRates, TopupFees } from "../Fx.js"
 import { IdGenerator, prefixes } from "../Ids.js"
 import * as Money from "../Money.js"
 import * as Operation from "../Operation.js"
-import type { ProviderTopups } from "../Provider.js"
+import type { PaymentProvider, ProviderTopups } from "../Provider.js"
 import { ProviderRegistry } from "../Provider.js"
+import { adapterForAccount } from "../ProviderAccounts.js"
 import { boundedCall } from "../Routing.js"
 import { formatTimestamp } from "../Schemas.js"
 import { scopeOf, Storage, Write } from "../Storage.js"
@@ -28,14 +29,33 @@ import { paymentWindow } from "./topups.js"
 /** The longest a source amount may be: what PostgreSQL `numeric(38)` and a Decimal128 hold exactly. */
 const maxSourceDigits = 38
 
-/** The provider and offer that serve a source, or why none does. */
-const resolveSource = (environment: Principal["environment"], source: CreateParams["source"]) =>
+/**
+ * The adapters a merchant's top-up may go to, best first (D13): those of its routes in
+ * `environment` by priority (the merchant's account's where a route names one), then every
+ * installed provider's own account, as before accounts.
+ */
+const topupTargets = (principal: Principal) =>
   Effect.gen(function*() {
+    const registry = yield* ProviderRegistry
+    const out: Array<{ readonly provider: PaymentProvider; readonly providerAccount: string | null }> = []
+    const routes = principal.merchant.routes.filter((r) => r.environments.includes(principal.environment)).sort((a, b) => a.priority - b.priority)
+    for (const route of routes) {
+      const account = route.providerAccount ?? null
+      const provider = account === null ? registry.get(route.provider) : yield* adapterForAccount(principal.merchant, route.provider, account)
+      if (provider !== undefined) out.push({ provider, providerAccount: account })
+    }
+    return [...out, ...registry.all.map((provider) => ({ provider, providerAccount: null }))]
+  })
+
+/** The provider, account and offer that serve a source, or why none does. */
+const resolveSource = (principal: Principal, source: CreateParams["source"]) =>
+  Effect.gen(function*() {
+    const { environment } = principal
     const registry = yield* ProviderRegistry
     if (source.provider !== undefined && registry.get(source.provider)?.topups === undefined) {
       return yield* ValidationFailed.at("source.provider", `No installed provider ${JSON.stringify(source.provider)} takes top-ups.`)
     }
-    for (const provider of registry.all) {
+    for (const { provider, providerAccount } of yield* topupTargets(principal)) {
       if (source.provider !== undefined && provider.code !== source.provider) continue
       const topups = provider.topups
       if (topups === undefined) continue
@@ -43,7 +63,7 @@ const resolveSource = (environment: Principal["environment"], source: CreatePara
         o.type === source.type && o.environments.includes(environment) &&
         (source.currency === undefined || o.currency === source.currency)
       )
-      if (offer !== undefined) return { provider, topups, offer }
+      if (offer !== undefined) return { provider, providerAccount, topups, offer }
     }
     return yield* new PaymentConfigurationUnavailable({
       param: source.currency === undefined ? "source.type" : "source.currency",
@@ -75,7 +95,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
     const id = yield* (yield* IdGenerator).make(prefixes.topupIntent)
     const { principal } = context
     // Resolved before the key is claimed, so the fingerprint names the provider and currency actually used.
-    const resolved = yield* Effect.either(resolveSource(principal.environment, params.source))
+    const resolved = yield* Effect.either(resolveSource(principal, params.source))
     const provider = resolved._tag === "Right" ? resolved.right.provider.code : params.source.provider
     const currency = resolved._tag === "Right" ? resolved.right.offer.currency : params.source.currency
     const fields = canonical(params, provider, currency)
@@ -91,7 +111,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
         resourceId: id
       }),
       decide: Effect.gen(function*() {
-        const { offer, provider, topups } = yield* resolved
+        const { offer, provider, providerAccount, topups } = yield* resolved
         const destinationDigits = Money.digitsOf(params.destination_currency)
         if (destinationDigits === undefined) {
           return yield* ValidationFailed.at("destination_currency", `${params.destination_currency} is not a currency this service converts.`)
@@ -154,6 +174,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           creditedAmount: "0",
           sourceType: offer.type,
           sourceProvider: provider.code,
+          providerAccount,
           sourceCurrency: offer.currency,
           sourceNetwork: offer.network,
           sourceAmount: quoted.sourceAmount.toString(),

@@ -5,14 +5,17 @@
 import { Clock, Duration, Effect, Option } from "effect"
 import * as Asset from "../Asset.js"
 import { IdGenerator } from "../Ids.js"
+import type { Merchants } from "../Merchants.js"
 import type { ProviderPaymentStatus, ProviderTopupRef } from "../Provider.js"
-import { ProviderRegistry } from "../Provider.js"
+import type { ProviderRegistry } from "../Provider.js"
+import { adapterOf } from "../ProviderAccounts.js"
 import { boundedCall } from "../Routing.js"
 import { scopeOf, Storage } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 import * as Task from "../Task.js"
 import type { Status, TopupIntentRecord } from "../TopupIntent.js"
 import { table } from "../TopupIntent.js"
+import { failure } from "./providerFailures.js"
 import { change, pollEvery, succeededPatch } from "./topups.js"
 
 /** The top-up of a task with its provider, if it is still waiting on that provider. */
@@ -21,7 +24,8 @@ const pending = (task: Task.TaskRecord, status: Status) =>
     const found = yield* (yield* Storage).get(table, scopeOf(task), task.resourceId)
     if (Option.isNone(found) || found.value.status !== status) return undefined
     const topup = found.value
-    const provider = (yield* ProviderRegistry).get(topup.sourceProvider)
+    // D13: the account that took it, for its whole life.
+    const provider = yield* adapterOf({ merchantId: topup.merchantId, providerCode: topup.sourceProvider, providerAccount: topup.providerAccount })
     const ref: ProviderTopupRef = {
       topupIntentId: topup.id,
       providerTopupId: topup.providerTopupId,
@@ -49,7 +53,7 @@ const verdict = (topup: TopupIntentRecord, answer: ProviderPaymentStatus, now: n
         nextAction: null,
         ...(answer._tag === "Failed"
           ? { failureCode: answer.failureCode, failureMessage: answer.failureMessage }
-          : { failureCode: "payment_expired", failureMessage: "The provider canceled the payment before it was paid." }),
+          : failure("payment_expired")),
         ...(receipt && topup.receipt !== null ? { receipt: { ...topup.receipt, status: "rejected" as const } } : {})
       }, now)
     case "Action":
@@ -122,7 +126,7 @@ const expire = (task: Task.TaskRecord) =>
  *
  * @since 0.1.0
  */
-export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | ProviderRegistry | IdGenerator> => {
+export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | ProviderRegistry | Merchants | IdGenerator> => {
   switch (task.kind) {
     case "topup_intent.poll":
       return poll(task)
@@ -131,6 +135,7 @@ export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageE
     case "topup_intent.expire":
       return expire(task)
     case "payment_intent.cancel":
+    case "provider_attempt.cancel":
     case "refund.send":
     case "payment_intent.confirm":
     case "payment_intent.poll":

@@ -26,6 +26,7 @@ export const validatePrefix = (prefix = "tender_"): Effect.Effect<CollectionPref
 
 /** The names of every collection under one prefix. */
 export const collections = (prefix: CollectionPrefix) => ({
+  prefix,
   references: `${prefix}merchant_references`,
   idempotencyKeys: `${prefix}idempotency_keys`,
   merchants: `${prefix}merchants`,

@@ -1,8 +1,7 @@
 /**
  * The directory cache on MongoDB (docs/performance.md, "Caches across processes"): one change
- * stream on the database, filtered to the merchants, API keys, route availability and webhook
- * endpoints collections, clears the process's `DirectoryCache` on every change (only its
- * endpoints for a change to the endpoints). The cache serves only while the stream is open; an
+ * stream on the database, filtered to the collections the cache reads (`DirectoryCache.watched`),
+ * tells the process's `DirectoryCache` of every change and the collection it changed. The cache serves only while the stream is open; an
  * error or close drops it whole and the stream is opened again. Needs a replica set or sharded
  * cluster (change streams); otherwise no cache.
  *
@@ -36,24 +35,24 @@ export const ends = (event: Pick<ChangeStreamDocument, "operationType">): boolea
   event.operationType === "invalidate" || event.operationType === "dropDatabase"
 
 /**
- * What an event clears: only the cached endpoints when it is a change to `endpoints` (the webhook
- * endpoints collection), everything otherwise (a database dropped names no collection).
+ * The collection an event changed, without `prefix` (undefined when it names none, as a
+ * database dropped does): core decides what a change to it drops (`DirectoryCache.partOf`).
  */
-export const part = (event: ChangeStreamDocument | { readonly ns?: unknown }, endpoints: string | undefined): DirectoryCache.Part | undefined => {
+export const changed = (event: ChangeStreamDocument | { readonly ns?: unknown }, prefix: string): string | undefined => {
   const ns = "ns" in event ? event.ns as { readonly coll?: unknown } | undefined : undefined
-  return endpoints !== undefined && ns?.coll === endpoints ? "endpoints" : undefined
+  return typeof ns?.coll === "string" && ns.coll.startsWith(prefix) ? ns.coll.slice(prefix.length) : undefined
 }
 
 /**
- * Watch `collections` for as long as the scope lives, feeding `cache` (`DirectoryCache.follow`);
- * `endpoints`, one of them, is the webhook endpoints collection.
+ * Watch the collections the cache reads (`DirectoryCache.watched`, under `prefix`) for as long as
+ * the scope lives, feeding `cache` (`DirectoryCache.follow`).
  */
-export const listen = (db: Db, collections: ReadonlyArray<string>, cache: DirectoryCache.DirectoryCache, endpoints?: string) =>
+export const listen = (db: Db, prefix: string, cache: DirectoryCache.DirectoryCache) =>
   DirectoryCache.follow(cache, "directory cache change stream", (signal) => {
-    const stream = db.watch([...pipeline(collections)])
+    const stream = db.watch([...pipeline(DirectoryCache.watched.map((name) => `${prefix}${name}`))])
     stream.on(ChangeStream.RESUME_TOKEN_CHANGED, signal.up)
     stream.on(ChangeStream.CHANGE, (event) => {
-      if (invalidates(event)) signal.change(part(event, endpoints))
+      if (invalidates(event)) signal.change(changed(event, prefix))
       if (ends(event)) signal.lost(new Error("the directory change stream was invalidated"))
     })
     stream.on(ChangeStream.ERROR, signal.lost)

@@ -12,9 +12,10 @@ import {
   Event,
   PaymentIntent,
   PayoutIntent,
+  ProviderAttempt,
   ProviderNotification,
   Refund,
-  type Table,
+  Table,
   Task,
   TopupIntent,
   WebhookDelivery,
@@ -54,7 +55,9 @@ export const resources: ReadonlyArray<Resource> = [
   // Stored provider notices (D11): read by id alone; `unique_provider_event` dedupes (provider, event id).
   { table: ProviderNotification.table, listFilters: [] },
   // D12: `source_type` keeps one transaction per money event; the balance sums match on the scope.
-  { table: BalanceTransaction.table, listFilters: ["type", "source", "currency"] }
+  { table: BalanceTransaction.table, listFilters: ["type", "source", "currency"] },
+  // Provider attempts whose answer was lost: read by their derived id alone.
+  { table: ProviderAttempt.table, listFilters: [] }
 ]
 
 /** The BSON type a stored value of each kind has: a partial index over it skips nulls. */
@@ -150,12 +153,12 @@ export const claimIndexes = (collection: string): ReadonlyArray<IndexSpec> => [
  * The retention purge (internal/purge.ts) takes the oldest due documents through these, so a
  * batch reads what it deletes, however large the collection (docs/retention.md).
  */
-const retentionIndexes = (collection: string, table: Table.Table<any>): ReadonlyArray<IndexSpec> =>
-  table.name === Task.table.name
-    ? [{ collection, name: "retention", key: { status: 1, updated_at: 1 } }]
-    : table.name === Event.table.name || table.name === WebhookDelivery.attemptTable.name
-    ? [{ collection, name: "retention", key: { created_at: 1 } }]
-    : []
+const retentionIndexes = (collection: string, table: Table.Table<any>): ReadonlyArray<IndexSpec> => {
+  const retention = table.retention
+  if (retention === undefined) return []
+  const from = { [Table.columnName(retention.from)]: 1 as const }
+  return [{ collection, name: "retention", key: retention.keep === undefined ? from : { [Table.columnName(retention.keep.field)]: 1, ...from } }]
+}
 
 /** @since 0.1.0 */
 export interface IndexOptions {
@@ -186,8 +189,16 @@ export const indexSpecs = (c: Collections, options: IndexOptions): ReadonlyArray
   // purgeExpired deletes uncompleted claims whose lock lapsed long ago.
   { collection: c.references, name: "lapsed", key: { completed: 1, locked_until: 1 } },
   { collection: c.merchants, name: "id_unique", key: { id: 1 }, unique: true },
-  // A provider account's notification door finds its merchant by the account's id (D13).
-  { collection: c.merchants, name: "provider_account_id", key: { "provider_accounts.id": 1 } },
+  // A provider account's notification door finds its merchant by the account's id, which no two
+  // merchants hold (D13): a unique multikey index, so of two racing writes one holds the id. Only
+  // merchants with accounts are indexed: one without would index a null every other one collides with.
+  {
+    collection: c.merchants,
+    name: "provider_account_unique",
+    key: { "provider_accounts.id": 1 },
+    unique: true,
+    partialFilterExpression: { "provider_accounts.id": { $exists: true } }
+  },
   { collection: c.apiKeys, name: "public_key_unique", key: { public_key: 1 }, unique: true },
   // An API key's id is its identity (PostgreSQL's primary key): one key per id.
   { collection: c.apiKeys, name: "id_unique", key: { id: 1 }, unique: true },
@@ -207,9 +218,11 @@ export const byCollection = (specs: ReadonlyArray<IndexSpec>): ReadonlyArray<rea
 
 /**
  * Indexes earlier versions created that `setup` drops before creating the specs: the API keys'
- * plain `id` index, whose key the unique `id_unique` now has (MongoDB refuses a second index on
- * one key with other options). Dropping one that is not there is nothing.
+ * plain `id` index, whose key the unique `id_unique` now has, and the merchants' plain
+ * `provider_account_id`, whose key the unique `provider_account_unique` now has (MongoDB refuses a
+ * second index on one key with other options). Dropping one that is not there is nothing.
  */
 export const retiredIndexes = (c: Collections): ReadonlyArray<{ readonly collection: string; readonly name: string }> => [
-  { collection: c.apiKeys, name: "id" }
+  { collection: c.apiKeys, name: "id" },
+  { collection: c.merchants, name: "provider_account_id" }
 ]

@@ -9,19 +9,27 @@
  * while the retention is an option of the schedule, and the TTL monitor deletes in passes of
  * its own size. Expired keys may also go by TTL (`expireKeys`, internal/indexes.ts).
  */
-import type { Storage, StorageError } from "@tender/core"
+import { type Storage, type StorageError, Table } from "@tender/core"
 import { Effect } from "effect"
 import type { Collection, Document, Filter } from "mongodb"
 import { expiredKeysFilter, lapsedReferencesFilter } from "./claims.js"
 import { callDriver } from "./errors.js"
 
-/** The collections a purge deletes from. */
+/** The collections a purge deletes from: keys, references, and the collection of each table it is given. */
 export interface PurgeCollections {
   readonly keys: Collection<Document>
   readonly references: Collection<Document>
-  readonly events: Collection<Document>
-  readonly tasks: Collection<Document>
-  readonly attempts: Collection<Document>
+  readonly of: (table: Table.Table<any>) => Collection<Document>
+}
+
+/** The documents of `cut.table` due under its `Table.retention`. */
+export const retentionFilter = (cut: Storage.Cutoff): Filter<Document> => {
+  const retention = Table.retentionOf(cut.table)
+  const keep = retention.keep
+  return {
+    ...(keep === undefined ? {} : { [Table.columnName(keep.field)]: { $ne: keep.value } }),
+    [Table.columnName(retention.from)]: { $lt: new Date(cut.before) }
+  }
 }
 
 /** Delete at most `limit` documents matching `filter` (all of them without a limit); how many went. */
@@ -41,21 +49,15 @@ const deleteDue = (
       return r.deletedCount
     })
 
-/** Only when a cutoff is given: no cutoff keeps every record of the kind. */
-const ifCut = (cutoff: number | undefined, purge: (at: Date) => ReturnType<typeof deleteDue>) =>
-  cutoff === undefined ? Effect.succeed(0) : purge(new Date(cutoff))
-
 export const make = (c: PurgeCollections) => (now: number, options: Storage.PurgeOptions = {}): Effect.Effect<Storage.PurgeResult, StorageError.StorageError> =>
   Effect.all({
     idempotencyKeys: deleteDue("idempotency keys", c.keys, expiredKeysFilter(now), options.limit),
     referenceClaims: deleteDue("merchant_reference claims", c.references, lapsedReferencesFilter(now), options.limit),
-    events: ifCut(options.eventsBefore, (at) => deleteDue("events", c.events, { created_at: { $lt: at } }, options.limit)),
-    tasks: ifCut(
-      options.tasksFinishedBefore,
-      (at) => deleteDue("tasks", c.tasks, { status: { $ne: "pending" }, updated_at: { $lt: at } }, options.limit)
-    ),
-    webhookAttempts: ifCut(
-      options.webhookAttemptsBefore,
-      (at) => deleteDue("webhook attempts", c.attempts, { created_at: { $lt: at } }, options.limit)
+    records: Effect.map(
+      Effect.forEach(
+        options.cutoffs ?? [],
+        (cut) => Effect.map(deleteDue(cut.table.name, c.of(cut.table), retentionFilter(cut), options.limit), (n) => [cut.table.name, n] as const)
+      ),
+      Object.fromEntries
     )
   })

@@ -2,8 +2,8 @@
  * The directory cache's change signal on PostgreSQL (docs/performance.md, "Caches across
  * processes"): a dedicated connection listening on `<prefix>directory`, which migration 0013's
  * triggers notify on every change to merchants, API keys or route availability, and migration
- * 0015's on every change to webhook endpoints (whose payload, the table's name, makes the cache
- * drop only its endpoints). The connection
+ * 0015's on every change to webhook endpoints, each with the table's name as its payload, which
+ * the cache reads to drop only what that table holds (`DirectoryCache.partOf`). The connection
  * is Tender's own `pg.Client`, not the pool's, because it must report its loss (the cache stops
  * serving at once and is dropped whole) and be opened again (the cache serves again only once
  * `LISTEN` has answered).
@@ -29,6 +29,10 @@ export const clientConfig = (config: PgClient.PgClientConfig, role = "directory"
   connectionTimeoutMillis: 10_000
 })
 
+/** `name` without `prefix`, or undefined when it is not one of the prefix's names. */
+export const unprefixed = (name: string | undefined, prefix: string): string | undefined =>
+  name !== undefined && name.startsWith(prefix) ? name.slice(prefix.length) : undefined
+
 /**
  * Let `client`'s socket not hold the host's process open by itself: a listening connection is
  * Tender's, not the host's work (docs/embedding.md, "Shutdown"). A custom stream without `unref`
@@ -40,17 +44,18 @@ export const unref = (client: Pg.Client) => {
 }
 
 /**
- * Listen on `channel` for as long as the scope lives, feeding `cache` (`DirectoryCache.follow`):
- * a notification from `endpointsTable` drops the cached endpoints, any other drops everything.
+ * Listen on `channel` for as long as the scope lives, feeding `cache` (`DirectoryCache.follow`)
+ * the name of each table a notification names (its payload, without `prefix`): core decides
+ * what a change to it drops.
  */
-export const listen = (config: Pg.ClientConfig, channel: string, cache: DirectoryCache.DirectoryCache, endpointsTable: string) =>
+export const listen = (config: Pg.ClientConfig, channel: string, cache: DirectoryCache.DirectoryCache, prefix: string) =>
   DirectoryCache.follow(cache, "directory cache listener", (signal) => {
     const client = new Pg.Client(config)
     unref(client)
     client.on("error", signal.lost)
     client.on("end", () => signal.lost(new Error("the directory listening connection ended")))
     client.on("notification", (message) => {
-      if (message.channel === channel) signal.change(message.payload === endpointsTable ? "endpoints" : undefined)
+      if (message.channel === channel) signal.change(unprefixed(message.payload, prefix))
     })
     client.connect().then(() => client.query(`LISTEN "${channel}"`)).then(signal.up, signal.lost)
     return () => {

@@ -19,7 +19,10 @@ import { fairClaims } from "./migrations/0020_fair_claims.js"
 import { balances } from "./migrations/0021_balances.js"
 import { balanceBackfill } from "./migrations/0022_balance_backfill.js"
 import { unusableNotices } from "./migrations/0023_unusable_notices.js"
+import { providerAccountIds } from "./migrations/0024_provider_account_ids.js"
 import { merchantInflight } from "./migrations/0025_merchant_inflight.js"
+import { providerAttempts } from "./migrations/0026_provider_attempts.js"
+import { topupAccounts } from "./migrations/0027_topup_accounts.js"
 import { initialMigrations } from "./migrations/initial.js"
 import type { TablePrefix } from "./tables.js"
 
@@ -36,9 +39,12 @@ export const migrations = (prefix: TablePrefix) => ({
   "0018_provider_notifications": providerNotifications(prefix),
   "0019_provider_accounts": providerAccounts(prefix),
   "0020_fair_claims": fairClaims(prefix),
-  // The ledger last: its backfill reads the history as every earlier migration left it (D12).
+  // The ledger backfill (0022) reads the history as every migration before it left it (D12).
   "0021_balances": balances(prefix),
   "0022_balance_backfill": balanceBackfill(prefix),
   "0023_unusable_notices": unusableNotices(prefix),
-  "0025_merchant_inflight": merchantInflight(prefix)
+  "0024_provider_account_ids": providerAccountIds(prefix),
+  "0025_merchant_inflight": merchantInflight(prefix),
+  "0026_provider_attempts": providerAttempts(prefix),
+  "0027_topup_accounts": topupAccounts(prefix)
 })

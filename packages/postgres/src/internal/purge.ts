@@ -9,7 +9,7 @@
  */
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { Fragment } from "@effect/sql/Statement"
-import { Event, Idempotency, type Storage, type StorageError, Task, WebhookDelivery } from "@tender/core"
+import { Idempotency, type Storage, type StorageError, Table } from "@tender/core"
 import { Effect } from "effect"
 import { fold } from "./errors.js"
 import { timestamp } from "./records.js"
@@ -17,35 +17,39 @@ import type { Tables } from "./tables.js"
 
 /** One kind a purge deletes: its table, which rows are due, and the time column they go oldest first by. */
 export interface PurgeKind {
-  readonly kind: keyof Storage.PurgeResult
+  /** `idempotencyKeys`, `referenceClaims`, or the name of a table of `PurgeOptions.cutoffs`. */
+  readonly kind: string
   readonly table: string
   readonly due: Fragment
   readonly order: string
 }
 
-/** The kinds one purge call deletes: keys and references always, the others when their cutoff is given. */
-export const purgeKinds = (sql: SqlClient, t: Tables, now: number, options: Storage.PurgeOptions): ReadonlyArray<PurgeKind> => {
-  const at = (cutoff: number | undefined) => (cutoff === undefined ? undefined : timestamp(cutoff))
-  const events = at(options.eventsBefore)
-  const tasks = at(options.tasksFinishedBefore)
-  const attempts = at(options.webhookAttemptsBefore)
-  return [
-    { kind: "idempotencyKeys", table: t.idempotencyKeys, due: sql`expires_at <= ${timestamp(now)}`, order: "expires_at" },
-    {
-      kind: "referenceClaims",
-      table: t.references,
-      due: sql`NOT completed AND locked_until <= ${timestamp(now - Idempotency.claimGraceMillis)}`,
-      order: "locked_until"
-    },
-    ...(events === undefined ? [] : [{ kind: "events", table: t.of(Event.table), due: sql`created_at < ${events}`, order: "created_at" } as const]),
-    ...(tasks === undefined
-      ? []
-      : [{ kind: "tasks", table: t.of(Task.table), due: sql`status <> 'pending' AND updated_at < ${tasks}`, order: "updated_at" } as const]),
-    ...(attempts === undefined
-      ? []
-      : [{ kind: "webhookAttempts", table: t.of(WebhookDelivery.attemptTable), due: sql`created_at < ${attempts}`, order: "created_at" } as const])
-  ]
+/**
+ * The rows of `cut.table` due under its `Table.retention`. The kept value is written into the
+ * text, not bound: a partial index (`status <> 'pending'`, migration 0012) serves only a
+ * condition the planner can see implies its own. It is a constant of core's table, quoted here.
+ */
+const retentionKind = (sql: SqlClient, t: Tables, cut: Storage.Cutoff): PurgeKind => {
+  const retention = Table.retentionOf(cut.table)
+  const from = Table.columnName(retention.from)
+  const keep = retention.keep
+  const due = keep === undefined
+    ? sql`${sql(from)} < ${timestamp(cut.before)}`
+    : sql`${sql(Table.columnName(keep.field))} <> ${sql.literal(`'${keep.value.replaceAll("'", "''")}'`)} AND ${sql(from)} < ${timestamp(cut.before)}`
+  return { kind: cut.table.name, table: t.of(cut.table), due, order: from }
 }
+
+/** The kinds one purge call deletes: keys and references always, the tables of `options.cutoffs` by their retention. */
+export const purgeKinds = (sql: SqlClient, t: Tables, now: number, options: Storage.PurgeOptions): ReadonlyArray<PurgeKind> => [
+  { kind: "idempotencyKeys", table: t.idempotencyKeys, due: sql`expires_at <= ${timestamp(now)}`, order: "expires_at" },
+  {
+    kind: "referenceClaims",
+    table: t.references,
+    due: sql`NOT completed AND locked_until <= ${timestamp(now - Idempotency.claimGraceMillis)}`,
+    order: "locked_until"
+  },
+  ...(options.cutoffs ?? []).map((cut) => retentionKind(sql, t, cut))
+]
 
 /**
  * The statement deleting at most `limit` due rows of one kind (all of them without a limit),
@@ -68,12 +72,17 @@ export const make = (
 (now: number, options: Storage.PurgeOptions = {}): Effect.Effect<Storage.PurgeResult, StorageError.StorageError> =>
   Effect.reduce(
     purgeKinds(sql, t, now, options),
-    { idempotencyKeys: 0, referenceClaims: 0, events: 0, tasks: 0, webhookAttempts: 0 } as Storage.PurgeResult,
+    { idempotencyKeys: 0, referenceClaims: 0, records: {} } as Storage.PurgeResult,
     (result, k) =>
       within(
         `purge ${k.kind}`,
         purgeStatement(sql, k, options.limit).pipe(
-          Effect.map(([row]) => ({ ...result, [k.kind]: row?.n ?? 0 })),
+          Effect.map(([row]) => {
+            const n = row?.n ?? 0
+            return k.kind === "idempotencyKeys" || k.kind === "referenceClaims"
+              ? { ...result, [k.kind]: n }
+              : { ...result, records: { ...result.records, [k.kind]: n } }
+          }),
           Effect.mapError(fold(`purge ${k.kind}`))
         )
       )

@@ -16,55 +16,21 @@
  * statement as its writes, and the release after a failure deletes only an unanswered claim. So
  * a retry with the same key either replays the answer that landed or runs once (Operation.ts).
  */
-import { StorageError } from "@tender/core"
-import { Duration, Effect, FiberId } from "effect"
+import { StorageError, StorageTimeout } from "@tender/core"
+import type { Duration } from "effect"
 
-/** The bound when the host sets none: above any healthy statement, below a client's patience. */
-export const defaultStatementTimeout: Duration.Duration = Duration.seconds(10)
+/** The bound when the host sets none (`StorageTimeout.defaultTimeout`). */
+export const defaultStatementTimeout: Duration.Duration = StorageTimeout.defaultTimeout
 
-/** The bound in whole milliseconds, 1 to 2^31 - 1 (Node's timer limit: a longer timer fires at once). */
-export const millisOf = (input: Duration.DurationInput | undefined): number => {
-  const millis = Math.ceil(Duration.toMillis(Duration.decode(input ?? defaultStatementTimeout)))
-  if (!(millis >= 1 && millis <= 2 ** 31 - 1)) {
-    throw new Error(`statementTimeout must be from 1 ms to ${2 ** 31 - 1} ms, got ${String(input)}`)
-  }
-  return millis
-}
+/** The bound in whole milliseconds (`StorageTimeout.millisOf`). */
+export const millisOf = (input: Duration.DurationInput | undefined): number => StorageTimeout.millisOf(input, "statementTimeout")
 
 /** The failure of a call that did not answer within the statement timeout of `millis`. */
 export const timedOut = (operation: string, millis: number): StorageError.StorageUnavailable =>
   new StorageError.StorageUnavailable({ message: `postgres: ${operation} did not finish within the statement timeout of ${millis} ms` })
 
 /**
- * `self` within `millis`, or `StorageUnavailable` at once (its message naming `reportedMillis`, the
- * statement timeout, when `millis` is what is left of it). The call runs in a fiber of its own,
- * so the answer waits neither for an interruption (a cancel sent to a frozen server waits too)
- * nor on the caller being interruptible: a request's storage steps run uninterruptibly
- * (Operation.ts), where `Effect.timeout` would wait for the statement all the same. Only that
- * fiber is interrupted when the time is up, which asks the server to cancel the statement.
+ * `self` within `millis`, or `StorageUnavailable` at once (`StorageTimeout.bound`), its message
+ * naming `reportedMillis`, the statement timeout, when `millis` is what is left of it.
  */
-export const bound =
-  (millis: number, reportedMillis: number = millis) =>
-  <A, E>(operation: string, self: Effect.Effect<A, E>): Effect.Effect<A, E | StorageError.StorageUnavailable> =>
-    Effect.flatMap(Effect.forkDaemon(Effect.interruptible(self)), (fiber) =>
-      Effect.async<A, E | StorageError.StorageUnavailable>((resume) => {
-        let done = false
-        const timer = setTimeout(() => {
-          if (done) return
-          done = true
-          resume(Effect.fail(timedOut(operation, reportedMillis)))
-          fiber.unsafeInterruptAsFork(FiberId.none)
-        }, millis)
-        fiber.addObserver((exit) => {
-          clearTimeout(timer)
-          if (done) return
-          done = true
-          resume(exit)
-        })
-        // The caller interrupted (where it can be): the statement goes the same way.
-        return Effect.sync(() => {
-          clearTimeout(timer)
-          done = true
-          fiber.unsafeInterruptAsFork(FiberId.none)
-        })
-      }))
+export const bound = (millis: number, reportedMillis: number = millis) => StorageTimeout.bound(millis, (operation) => timedOut(operation, reportedMillis))

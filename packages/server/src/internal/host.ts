@@ -67,7 +67,7 @@ export const make = (runtime: ManagedRuntime.ManagedRuntime<Services, unknown>) 
         if (Option.isSome(yield* store.findMerchant(merchant.id))) {
           return yield* Errors.ValidationFailed.at("id", `A merchant ${JSON.stringify(merchant.id)} exists already.`)
         }
-        yield* store.putMerchant(merchant)
+        yield* ProviderAccounts.putChecked(merchant)
         return merchantResource(merchant)
       })),
     retrieve: (id) => call(Effect.map(Effect.flatMap(Arguments.of("merchants.retrieve").id(id), findMerchant), merchantResource)),
@@ -78,7 +78,7 @@ export const make = (runtime: ManagedRuntime.ManagedRuntime<Services, unknown>) 
         const body = yield* check.body(params)
         yield* findMerchant(valid)
         const merchant = yield* merchantOf({ ...body, id: valid } as Api.MerchantParams)
-        yield* (yield* Merchants.Merchants).putMerchant(merchant)
+        yield* ProviderAccounts.putChecked(merchant)
         return merchantResource(merchant)
       }))
   }

@@ -1,26 +1,15 @@
 /**
- * Stripe's outcomes in Tender's words: a Stripe error or decline code becomes one of Tender's
- * failure codes (D1: provider-local codes are never exposed), and a fault of Stripe's side (a
- * 5xx, a timeout, a connection error, rate limiting) is `ProviderUnavailable`, which routing
- * counts against the route's health.
+ * Stripe's outcomes in Tender's words: Stripe's error and decline codes for each of Tender's
+ * failure codes (D1: provider-local codes are never exposed), and what the kit reads of an error
+ * Stripe's SDK threw. Which errors are faults and which refusals is the kit's one rule
+ * (`ProviderKit.vendor`, docs/provider-adapters.md).
  */
-import { type FailureCodes, failureFor, ProviderUnavailable } from "@tender/core/Provider"
+import type { FailureCodes, VendorError } from "@tender/core/ProviderKit"
+import { failureFor } from "@tender/core/ProviderKit"
 import Stripe from "stripe"
 
-/** A Stripe answer that is not a fault of Stripe's side: a decline or a refused request. */
-export interface StripeRejected {
-  readonly _tag: "StripeRejected"
-  /** Tender's failure code for it. */
-  readonly failureCode: string
-  readonly failureMessage: string
-  /** Stripe's own code, for the adapter's decisions only (never shown). */
-  readonly stripeCode: string | null
-  /** The payment intent Stripe's error carries, when it does. */
-  readonly paymentIntent: Stripe.PaymentIntent | null
-}
-
 /** Stripe's codes and decline codes for each of Tender's failure codes. */
-const codes: FailureCodes = {
+export const declines: FailureCodes = {
   insufficient_funds: ["insufficient_funds"],
   card_expired: ["expired_card"],
   card_invalid: ["incorrect_cvc", "invalid_cvc", "incorrect_number", "invalid_number", "invalid_expiry_month", "invalid_expiry_year", "incorrect_zip"],
@@ -42,29 +31,17 @@ const codes: FailureCodes = {
  * reason), anything unknown (fraud, lost or stolen cards included: never told apart to the
  * payer) is `payment_declined`.
  */
-export const failureOf = (code: string | null | undefined, declineCode: string | null | undefined) => failureFor(codes, [declineCode, code])
+export const failureOf = (code: string | null | undefined, declineCode: string | null | undefined) => failureFor(declines, [declineCode, code])
 
-/** Sorts an error the SDK threw: Stripe's side at fault, or a rejection to map. */
-export const classify = (error: unknown): ProviderUnavailable | StripeRejected => {
-  if (error instanceof Stripe.errors.StripeError) {
-    const status = error.statusCode
-    const fault = error instanceof Stripe.errors.StripeConnectionError ||
-      error instanceof Stripe.errors.StripeAPIError ||
-      error instanceof Stripe.errors.StripeRateLimitError ||
-      error instanceof Stripe.errors.StripeAuthenticationError ||
-      error instanceof Stripe.errors.StripePermissionError ||
-      status === undefined || status >= 500 || status === 429
-    if (fault) {
-      // The type and status only: Stripe's message may echo request data.
-      return new ProviderUnavailable({ provider: "stripe", reason: `Stripe ${error.type}${status === undefined ? "" : ` ${status}`}` })
-    }
-    const raw = (error.raw ?? {}) as { payment_intent?: Stripe.PaymentIntent }
-    return {
-      _tag: "StripeRejected",
-      ...failureOf(error.code, error.decline_code),
-      stripeCode: error.code ?? null,
-      paymentIntent: raw.payment_intent ?? null
-    }
-  }
-  return new ProviderUnavailable({ provider: "stripe", reason: error instanceof Error ? error.name : "unknown failure" })
-}
+/** What the kit reads of an error the SDK threw: Stripe's answer (its status and codes), or none (a connection error). */
+export const errorOf = (error: unknown): VendorError | undefined =>
+  !(error instanceof Stripe.errors.StripeError)
+    ? undefined
+    : error instanceof Stripe.errors.StripeConnectionError || error.statusCode === undefined
+    ? { type: error.type }
+    // The type and status only in reasons: Stripe's message may echo request data.
+    : { status: error.statusCode, codes: [error.decline_code, error.code], type: error.type }
+
+/** The payment intent a Stripe error carries (a declined confirm's), when it does. */
+export const paymentIntentOf = (error: unknown): string | null =>
+  error instanceof Stripe.errors.StripeError ? ((error.raw ?? {}) as { payment_intent?: Stripe.PaymentIntent }).payment_intent?.id ?? null : null

@@ -4,6 +4,7 @@
  * have different ones), and read as Tender's notices. Our ids come back in the metadata the
  * adapter set.
  */
+import { failure } from "@tender/core/ProviderKit"
 import {
   NotificationUnverified,
   type ParsedNotification,
@@ -62,7 +63,7 @@ export const noticesOf = (event: NonNullable<ReturnType<typeof envelopeOf>>): Re
       }
       if (event.type === "payment_intent.processing") return [{ _tag: "PaymentProcessing", ...base }]
       if (event.type === "payment_intent.canceled") {
-        return [{ _tag: "PaymentFailed", ...base, failureCode: "payment_expired", failureMessage: "The provider canceled the payment before it was paid." }]
+        return [{ _tag: "PaymentFailed", ...base, ...failure("payment_expired") }]
       }
       const error = recordOf(object["last_payment_error"])
       return [{ _tag: "PaymentFailed", ...base, ...failureOf(textOf(error["code"]), textOf(error["decline_code"])) }]
@@ -89,7 +90,7 @@ export const noticesOf = (event: NonNullable<ReturnType<typeof envelopeOf>>): Re
       }
       if (object["status"] === "succeeded") return [{ _tag: "RefundSucceeded", ...base }]
       if (object["status"] === "failed" || object["status"] === "canceled") {
-        return [{ _tag: "RefundFailed", ...base, failureCode: "refund_failed", failureMessage: "The provider could not refund the payment." }]
+        return [{ _tag: "RefundFailed", ...base, ...failure("refund_failed") }]
       }
       return ignored
     }

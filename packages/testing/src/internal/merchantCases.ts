@@ -4,7 +4,7 @@
 import { assert } from "@effect/vitest"
 import type { Merchants as M } from "@tender/core"
 import { Ids, Merchants } from "@tender/core"
-import { Effect, Option } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import type { ContractIt } from "./fixtures.js"
 import { t0 } from "./fixtures.js"
 
@@ -45,7 +45,28 @@ const freshAccount = (): M.ProviderAccount => ({
 })
 
 /** @internal */
-export const merchantCases = (it: ContractIt) => {
+export const merchantCases = (it: ContractIt, concurrency: number) => {
+  it.effect(`D13 ${concurrency} merchants putting one provider account id at once: exactly one holds it, the others are refused with nothing written`, () =>
+    Effect.gen(function*() {
+      const merchants = yield* Merchants.Merchants
+      const account = freshAccount()
+      const racers = Array.from({ length: concurrency }, () => ({ ...freshMerchant(), providerAccounts: [account] }))
+      const exits = yield* Effect.forEach(racers, (m) => Effect.exit(merchants.putMerchant(m)), { concurrency: "unbounded" })
+      const won = racers.filter((_, i) => Exit.isSuccess(exits[i]!))
+      assert.strictEqual(won.length, 1, "one holder")
+      for (const exit of exits.filter(Exit.isFailure)) {
+        assert.deepStrictEqual(Exit.causeOption(exit).pipe(Option.flatMap(Cause.failureOption), Option.map((e) => e._tag)), Option.some("UniqueViolation"))
+      }
+      assert.deepStrictEqual((yield* merchants.findProviderAccount(account.id)).map((o) => o.merchant.id), [won[0]!.id])
+      for (const lost of racers.filter((m) => m !== won[0])) assert.isTrue(Option.isNone(yield* merchants.findMerchant(lost.id)), `${lost.id} not written`)
+      // The holder may write itself again; another merchant gets the id once the holder drops it.
+      yield* merchants.putMerchant(won[0]!)
+      yield* merchants.putMerchant({ ...won[0]!, providerAccounts: [] })
+      const next = { ...freshMerchant(), providerAccounts: [account] }
+      yield* merchants.putMerchant(next)
+      assert.deepStrictEqual((yield* merchants.findProviderAccount(account.id)).map((o) => o.merchant.id), [next.id])
+    }))
+
   it.effect("D13 a merchant's provider accounts round-trip; an account's id finds its merchant, and no other", () =>
     Effect.gen(function*() {
       const merchants = yield* Merchants.Merchants

@@ -40,11 +40,16 @@ const finished = (scope: ReturnType<typeof freshScope>, at: number, status: "don
   version: 2
 })
 
-const cutoffs = (at: number): Storage.PurgeOptions => ({ eventsBefore: at, tasksFinishedBefore: at, webhookAttemptsBefore: at })
+/** Every retained table cut at `at`: each purged by its own `Table.retention`. */
+const cutoffs = (at: number, tables: ReadonlyArray<Table.Table<any>> = [Event.table, Task.table, WebhookDelivery.attemptTable]): Storage.PurgeOptions => ({
+  cutoffs: tables.map((table) => ({ table, before: at }))
+})
+const purgeAt = (now: number, options?: Storage.PurgeOptions) =>
+  Effect.flatMap(Storage.Storage, (s) => s.purgeExpired(now, options)).pipe(Effect.map(Maintenance.byKind))
 
 /** @internal */
 export const retentionCases = (it: ContractIt) => {
-  it.effect("retention: a purge deletes the events, finished tasks and attempts older than their cutoff, and nothing else", () =>
+  it.effect("retention: a purge deletes the records of each table given past its cutoff, as the table's retention says, and nothing else", () =>
     Effect.gen(function*() {
       const storage = yield* Storage.Storage
       // Far past every other case's rows; `now` 0 leaves keys and references alone.
@@ -66,12 +71,15 @@ export const retentionCases = (it: ContractIt) => {
         ...[oldAttempt, youngAttempt].map((a) => Write.insert(WebhookDelivery.attemptTable, a))
       ])
       // Without cutoffs nothing of these kinds goes.
-      const none = yield* storage.purgeExpired(0, { limit: 100 })
+      const none = yield* purgeAt(0, { limit: 100 })
       assert.deepStrictEqual([none.events, none.tasks, none.webhookAttempts], [0, 0, 0])
       assert.isTrue(yield* exists(Event.table, oldEvent.id))
 
-      const purged = yield* storage.purgeExpired(0, cutoffs(cut))
-      assert.deepStrictEqual(purged, { idempotencyKeys: 0, referenceClaims: 0, events: 1, tasks: 2, webhookAttempts: 1 })
+      // A purge of the tasks alone reads the tasks' retention and touches no other table.
+      assert.deepStrictEqual((yield* storage.purgeExpired(0, cutoffs(cut, [Task.table]))).records, { tasks: 2 })
+      assert.isTrue(yield* exists(Event.table, oldEvent.id))
+      const purged = yield* purgeAt(0, cutoffs(cut))
+      assert.deepStrictEqual(purged, { idempotencyKeys: 0, referenceClaims: 0, events: 1, tasks: 0, webhookAttempts: 1 })
       for (
         const [table, id] of [[Event.table, oldEvent.id], [Task.table, oldDone.id], [Task.table, oldFailed.id], [
           WebhookDelivery.attemptTable,
@@ -90,7 +98,7 @@ export const retentionCases = (it: ContractIt) => {
       }
       // The kept rows still list as before.
       assert.deepStrictEqual((yield* storage.list(Event.table, { ...scope, limit: 10 })).map((e) => e.id), [youngEvent.id])
-      assert.deepStrictEqual((yield* storage.purgeExpired(0, cutoffs(cut))).events, 0)
+      assert.deepStrictEqual((yield* purgeAt(0, cutoffs(cut))).events, 0)
     }))
 
   it.effect("retention: a bounded purge deletes at most its limit of each kind per call, and repeated calls finish", () =>
@@ -116,7 +124,7 @@ export const retentionCases = (it: ContractIt) => {
 
       const runs: Array<[number, number]> = []
       for (let i = 0; i < 10; i++) {
-        const r = yield* storage.purgeExpired(now, { ...cutoffs(cut), limit: 3 })
+        const r = yield* purgeAt(now, { ...cutoffs(cut), limit: 3 })
         runs.push([r.events, r.idempotencyKeys])
         if (r.events === 0 && r.idempotencyKeys === 0) break
       }

@@ -9,7 +9,7 @@ import { assert, it } from "vitest"
 import type { World } from "./world.js"
 
 const none = "the driver cannot make the payer pay another amount (Driver.overpay)"
-const pushOnly = "the adapter learns a payment's state by notifications alone (Driver.readsStatus)"
+const cannot = (what: string) => `the method cannot be ${what} at its provider (capabilities): it learns a payment's state by notifications`
 
 /** A payment the payer paid one minor unit too much for, at the provider; Tender not told yet. */
 const overpaid = (w: World) =>
@@ -40,7 +40,7 @@ export const guardCases = (get: () => World, timeout: number) => {
   it("D11 a confirm reporting another amount leaves the intent as it is", async (ctx) => {
     const w = get()
     ctx.skip(w.driver.overpay === undefined, none)
-    ctx.skip(w.driver.readsStatus === false, pushOnly)
+    ctx.skip(!w.can.confirm, cannot("confirmed"))
     await held(w, async () => {
       const { record } = await w.run(overpaid(w))
       await w.run(w.confirm(record.id))
@@ -52,7 +52,7 @@ export const guardCases = (get: () => World, timeout: number) => {
   it("D11 a poll reporting another amount leaves the intent as it is", async (ctx) => {
     const w = get()
     ctx.skip(w.driver.overpay === undefined, none)
-    ctx.skip(w.driver.readsStatus === false, pushOnly)
+    ctx.skip(!w.can.poll, cannot("polled"))
     await held(w, async () => {
       const { record } = await w.run(overpaid(w))
       await w.run(w.poll(record.id))

@@ -48,8 +48,6 @@ export interface Driver {
   readonly settle: (payment: Payment, outcome: Exclude<Outcome, "pending">) => Promise<void>
   /** The outcomes `settle` can make, `pending` included when a confirm of an unpaid payment answers pending. Default all five. */
   readonly outcomes?: ReadonlyArray<Outcome> | undefined
-  /** `false` when the adapter cannot read a payment's state at the provider and learns it by notifications alone: the cases of Tender asking it (a confirm) are skipped. Default true. */
-  readonly readsStatus?: boolean | undefined
   /** The amount to create a payment with that will end in `outcome` (a simulator reads magic amounts). Default: the method's minimum. */
   readonly amount?: ((outcome: Outcome) => string) | undefined
   /** A refund the provider answered `Pending` settles at the provider (and is told as the provider tells it). Absent: refunds settle at once. */
@@ -84,6 +82,11 @@ export interface Subject {
   readonly environments?: ReadonlyArray<"test" | "live"> | undefined
   /** The public method the suite pays with. Default: the first the adapter serves in merchant mode. */
   readonly method?: string | undefined
+  /**
+   * Values of the method's payer fields (discovery names), for a payer family other than the Thai
+   * one the suite knows (a Pix `tax_id`). Default: Thai samples, and the method's first bank.
+   */
+  readonly payer?: Readonly<Record<string, string>> | undefined
   /** Stops what `setup` started. */
   readonly close?: (() => Promise<void>) | undefined
 }

@@ -40,20 +40,24 @@ const keys = {
 const recorded = (provider: P.PaymentProvider) => {
   const creates: Array<P.ProviderPaymentRequest> = []
   const refunds: Array<P.ProviderRefundRequest> = []
+  /** How often Tender called each function after create (the capability cases count them). */
+  const calls = { confirmPayment: 0, getPaymentStatus: 0, submitReceipt: 0, cancelPayment: 0 }
+  const counted = <A extends Array<any>, B>(name: keyof typeof calls, fn: ((...args: A) => B) | undefined) =>
+    fn === undefined ? undefined : (...args: A): B => (calls[name]++, fn.apply(provider, args))
   const installed: P.PaymentProvider = {
     code: provider.code,
     methods: provider.methods,
     createPayment: (request) => Effect.suspend(() => (creates.push(request), provider.createPayment(request))),
-    confirmPayment: (payment) => provider.confirmPayment(payment),
-    getPaymentStatus: (payment) => provider.getPaymentStatus(payment),
-    submitReceipt: (payment, receipt) => provider.submitReceipt(payment, receipt),
+    confirmPayment: counted("confirmPayment", provider.confirmPayment),
+    getPaymentStatus: counted("getPaymentStatus", provider.getPaymentStatus),
+    submitReceipt: counted("submitReceipt", provider.submitReceipt),
     sendPayout: provider.sendPayout === undefined ? undefined : (payout) => provider.sendPayout!(payout),
-    cancelPayment: provider.cancelPayment === undefined ? undefined : (payment) => provider.cancelPayment!(payment),
+    cancelPayment: counted("cancelPayment", provider.cancelPayment),
     refund: provider.refund === undefined ? undefined : (request) => Effect.suspend(() => (refunds.push(request), provider.refund!(request))),
     topups: provider.topups,
     parseNotification: provider.parseNotification === undefined ? undefined : (request) => provider.parseNotification!(request)
   }
-  return { installed, creates, refunds }
+  return { installed, creates, refunds, calls }
 }
 
 const seedOf = (code: string, method: string) => ({
@@ -79,18 +83,26 @@ const services = (code: string, method: string, provider: P.PaymentProvider) =>
     Layer.provideMerge(Logger.replace(Logger.defaultLogger, Logger.none))
   )
 
-/** The payer fields a create must carry for the method (2.2), as discovery names them. */
-const payerOf = (method: P.ProviderMethod) => {
-  const wants = (field: P.PayerField) => method.payer[field] !== undefined
+/** Values of the Thai family's fields; a subject's `payer` gives those of another family. */
+const thaiSamples: Readonly<Record<string, string>> = {
+  customer_name: "Somchai Jaidee",
+  customer_phone: "+66812345678",
+  account_name: "Somchai Jaidee",
+  account_number: "0123456789",
+  name_th: "สมชาย ใจดี"
+}
+
+/** The payer fields a create must carry for the method (2.2), as discovery names them, at their create-request paths. */
+const payerOf = (method: P.ProviderMethod, samples: Readonly<Record<string, string>>) => {
   const options: Record<string, string> = {}
-  if (wants("bank") && method.banks[0] !== undefined) options["bank"] = method.banks[0].code
-  if (wants("account_name")) options["account_name"] = "Somchai Jaidee"
-  if (wants("account_number")) options["account_number"] = "0123456789"
-  if (wants("name_th")) options["name_th"] = "สมชาย ใจดี"
-  return {
-    customer: { name: "Somchai Jaidee", ...(wants("customer_phone") ? { phone: "+66812345678" } : {}) },
-    ...(Object.keys(options).length === 0 ? {} : { payment_method_options: options })
+  const customer: Record<string, string> = { name: samples["customer_name"] ?? thaiSamples["customer_name"]! }
+  for (const field of Object.keys(method.payer)) {
+    const value = field === "bank" ? samples["bank"] ?? method.banks[0]?.code : samples[field] ?? thaiSamples[field]
+    if (value === undefined) continue
+    if (field === "customer_name" || field === "customer_phone") customer[field === "customer_name" ? "name" : "phone"] = value
+    else options[field] = value
   }
+  return { customer, ...(Object.keys(options).length === 0 ? {} : { payment_method_options: options }) }
 }
 
 /** An amount the method takes: 1,500.00 when in range, else its minimum. */
@@ -133,6 +145,9 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
   const served: ReadonlyArray<Environment> = subject.environments ?? declared
   const environment: Environment = method.environments[0] ?? "test"
   const recorder = recorded(subject.provider)
+  const samples = subject.payer ?? {}
+  /** What Tender may ask the adapter for a payment of the contract's method. */
+  const can = P.capabilitiesOf(subject.provider, method)
   runtime = ManagedRuntime.make(services(code, method.method, recorder.installed))
   await runtime.runPromise(Effect.void).catch(abandon)
 
@@ -155,7 +170,7 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
           country: method.countries[0],
           checkout_mode: "merchant",
           payment_method: method.method,
-          ...payerOf(method)
+          ...payerOf(method, samples)
         })
       )
       const answer = yield* PaymentIntents.create(yield* context(env), params)
@@ -229,8 +244,15 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
 
   /** A create as Tender sends it to the adapter (`ProviderPaymentRequest`), for a call Tender did not make. */
   const requestFor = (paymentIntentId: string, env: Environment = environment): P.ProviderPaymentRequest => {
-    const payer = payerOf(method)
-    const options: Record<string, string | undefined> = payer.payment_method_options ?? {}
+    const payer = payerOf(method, samples)
+    const entered: Record<string, string> = { ...payer.payment_method_options, customer_name: payer.customer.name! }
+    if (payer.customer["phone"] !== undefined) entered["customer_phone"] = payer.customer["phone"]
+    const fields = Object.fromEntries(
+      Object.keys(method.payer).flatMap((f) => {
+        const value = f === "bank" ? method.banks.find((b) => b.code === entered[f])?.providerCode : entered[f]
+        return value === undefined ? [] : [[f, value]]
+      })
+    )
     return {
       paymentIntentId,
       environment: env,
@@ -238,11 +260,8 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
       currency: method.currencies[0] ?? "THB",
       country: method.countries[0] ?? "TH",
       providerMethod: method.providerMethod,
-      providerBank: options["bank"] === undefined ? null : method.banks[0]?.providerCode ?? null,
       customer: payer.customer,
-      accountName: options["account_name"] ?? null,
-      accountNumber: options["account_number"] ?? null,
-      nameTh: options["name_th"] ?? null,
+      payer: method.payerFamily === undefined ? null : { family: method.payerFamily.family, fields },
       returnUrl: null
     }
   }
@@ -250,6 +269,7 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
   return {
     code,
     method,
+    can,
     requestFor,
     environment,
     declared,

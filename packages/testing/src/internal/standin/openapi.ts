@@ -13,15 +13,16 @@ export interface OpenApiExtract {
   readonly components: { readonly schemas: Readonly<Record<string, unknown>> }
 }
 
-/** The extract `standins/<provider>/openapi-extract.json`, as its script wrote it. */
-export const loadExtract = <A extends OpenApiExtract>(provider: string): A => {
-  // From src/ the JSON sits beside this folder's parent; from dist/ it ships under src/.
-  const here = new URL(`../../standins/${provider}/openapi-extract.json`, import.meta.url)
-  try {
-    return JSON.parse(readFileSync(here, "utf8")) as A
-  } catch {
-    return JSON.parse(readFileSync(new URL(`../../../src/standins/${provider}/openapi-extract.json`, import.meta.url), "utf8")) as A
+/** An extract as its script wrote it, from the first of `candidates` that exists (a module's place differs in src/ and dist/). */
+export const loadExtract = <A extends OpenApiExtract>(candidates: ReadonlyArray<URL>): A => {
+  for (const url of candidates) {
+    try {
+      return JSON.parse(readFileSync(url, "utf8")) as A
+    } catch {
+      continue
+    }
   }
+  throw new Error(`no OpenAPI extract at ${candidates.map(String).join(" or ")}`)
 }
 
 /** One operation, matched against a request. */

@@ -1,10 +1,10 @@
 /**
- * Writes `src/standins/stripe/openapi-extract.json`: the operations of Stripe's published
+ * Writes `src/standin/openapi-extract.json`: the operations of Stripe's published
  * OpenAPI description that `@tender/stripe` calls, every component schema they reference
  * (transitively), and the published fixtures of the objects they answer with. The stand-in
  * checks every request against it, so the file is generated from the description, never edited.
  *
- *   tsx packages/testing/scripts/stripe-extract.ts <spec3.yaml> <fixtures3.json>
+ *   tsx packages/stripe/scripts/stripe-extract.ts <spec3.yaml> <fixtures3.json>
  *
  * The inputs are read from the public repository stripe/openapi with git (see SOURCE below):
  *   git show 63a674638635c68de26b9f3add13e58198f4df44:openapi/spec3.yaml
@@ -14,7 +14,7 @@ import { load } from "js-yaml"
 import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { closure, type Json, refsIn, strip } from "./extract.js"
+import { closure, type Json, refsIn, strip } from "../../testing/scripts/extract.js"
 
 /** Where the inputs come from; recorded in the extract. */
 const SOURCE = {
@@ -76,12 +76,12 @@ const main = () => {
   const extract = {
     source: SOURCE,
     apiVersion: spec.info.version,
-    generatedBy: "packages/testing/scripts/stripe-extract.ts",
+    generatedBy: "packages/stripe/scripts/stripe-extract.ts",
     paths,
     components: { schemas: sortedSchemas },
     fixtures: fixtureOut
   }
-  const out = join(dirname(fileURLToPath(import.meta.url)), "../src/standins/stripe/openapi-extract.json")
+  const out = join(dirname(fileURLToPath(import.meta.url)), "../src/standin/openapi-extract.json")
   writeFileSync(out, JSON.stringify(extract) + "\n")
   console.log(`wrote ${out}: ${Object.keys(paths).length} paths, ${Object.keys(schemas).length} schemas`)
 }

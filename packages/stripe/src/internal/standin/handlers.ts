@@ -2,8 +2,8 @@
  * What the Stripe stand-in does with a request the description allowed: the lifecycle of
  * payment intents, Checkout Sessions and refunds, with Stripe's idempotency rules.
  */
-import { openApiOf, type StandInAnswer, type StandInRequest } from "../../StandIn.js"
-import * as O from "./stripeObjects.js"
+import { openApiOf, type StandInAnswer, type StandInRequest } from "@tender/testing/StandIn"
+import * as O from "./objects.js"
 
 /** The stand-in's state. */
 export interface StripeState {

@@ -2,7 +2,7 @@
  * A stand-in of Adyen's Checkout API (v72) for integration tests, on the `StandIn` framework:
  * it serves HTTPS with the test certificate of `TestTls` (Adyen's SDK speaks HTTPS only), checks
  * every request's JSON body against Adyen's published OpenAPI description (a trimmed extract,
- * `standins/adyen/openapi-extract.json`), answers in the shapes of the description's examples,
+ * `src/standin/openapi-extract.json`), answers in the shapes of the description's examples,
  * and sends Adyen's standard notifications, each item signed with the endpoint's HMAC key by
  * the SDK's own `hmacValidator` and the whole checked against Adyen's Webhooks description.
  * The payer's side is driven by the test (`pay`, `failPayment`, `settleRefund`).
@@ -12,11 +12,11 @@
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen from "@adyen/api-library"
+import * as StandIn from "@tender/testing/StandIn"
+import * as TestTls from "@tender/testing/TestTls"
 import type { IncomingMessage } from "node:http"
-import { type AdyenItem, type AdyenPayment, type AdyenRefund, type AdyenState, handlers, paymentItem, refundItem } from "./internal/standin/adyenHandlers.js"
-import * as O from "./internal/standin/adyenObjects.js"
-import * as StandIn from "./StandIn.js"
-import * as TestTls from "./TestTls.js"
+import { type AdyenItem, type AdyenPayment, type AdyenRefund, type AdyenState, handlers, paymentItem, refundItem } from "./internal/standin/handlers.js"
+import * as O from "./internal/standin/objects.js"
 
 const { hmacValidator } = Adyen
 

@@ -1,11 +1,11 @@
 /**
- * Writes `src/standins/adyen/openapi-extract.json`: the Checkout API v72 operations of Adyen's
+ * Writes `src/standin/openapi-extract.json`: the Checkout API v72 operations of Adyen's
  * published OpenAPI description that `@tender/adyen` calls, every component schema they
  * reference (transitively), the description's own examples of their answers, and the standard
  * notification's schema from Adyen's Webhooks description. The stand-in checks every request
  * (and every notification it sends) against it, so the file is generated, never edited.
  *
- *   tsx packages/testing/scripts/adyen-extract.ts <CheckoutService-v72.json> <Webhooks-v1.json>
+ *   tsx packages/adyen/scripts/adyen-extract.ts <CheckoutService-v72.json> <Webhooks-v1.json>
  *
  * The inputs are read from the public repository Adyen/adyen-openapi with git (see SOURCE):
  *   git show aa014f0cbdb58ff5c44a2ff9d5fe734642210aff:json/CheckoutService-v72.json
@@ -14,7 +14,7 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { closure, type Json, refsIn, strip } from "./extract.js"
+import { closure, type Json, refsIn, strip } from "../../testing/scripts/extract.js"
 
 /** Where the inputs come from; recorded in the extract. */
 const SOURCE = {
@@ -100,13 +100,13 @@ const main = () => {
     source: SOURCE,
     apiVersion: `v${checkout.info.version}`,
     webhooksVersion: `v${webhooks.info.version}`,
-    generatedBy: "packages/testing/scripts/adyen-extract.ts",
+    generatedBy: "packages/adyen/scripts/adyen-extract.ts",
     paths,
     components: { schemas: sortedSchemas },
     notifications,
     examples
   }
-  const out = join(dirname(fileURLToPath(import.meta.url)), "../src/standins/adyen/openapi-extract.json")
+  const out = join(dirname(fileURLToPath(import.meta.url)), "../src/standin/openapi-extract.json")
   writeFileSync(out, JSON.stringify(extract) + "\n")
   console.log(`wrote ${out}: ${Object.keys(paths).length} paths, ${Object.keys(sortedSchemas).length} schemas`)
 }

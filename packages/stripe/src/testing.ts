@@ -1,7 +1,7 @@
 /**
  * A stand-in of Stripe's API for integration tests, on the `StandIn` framework: every request
  * Stripe's SDK sends is checked against Stripe's published OpenAPI description (a trimmed
- * extract of API version 2023-08-16, `standins/stripe/openapi-extract.json`); answers are
+ * extract of API version 2023-08-16, `src/standin/openapi-extract.json`); answers are
  * shaped like Stripe's published fixtures; notifications are signed with the SDK's own
  * `webhooks.generateTestHeaderString`. It keeps the state of payment intents (PromptPay: a QR
  * code to pay), Checkout Sessions, refunds and idempotency keys; the payer's side is driven by
@@ -9,11 +9,11 @@
  *
  * @since 0.1.0
  */
+import * as StandIn from "@tender/testing/StandIn"
 import type { IncomingMessage } from "node:http"
 import Stripe from "stripe"
-import { emit, handlers, lastPaymentError, type StripeState, succeed } from "./internal/standin/stripeHandlers.js"
-import * as O from "./internal/standin/stripeObjects.js"
-import * as StandIn from "./StandIn.js"
+import { emit, handlers, lastPaymentError, type StripeState, succeed } from "./internal/standin/handlers.js"
+import * as O from "./internal/standin/objects.js"
 
 /** Where the stand-in sends Stripe's notifications, and the endpoint secret it signs with. @since 0.1.0 @category models */
 export interface StripeEndpoint {

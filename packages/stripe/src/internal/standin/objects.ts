@@ -3,9 +3,8 @@
  * fixture (fixtures3.json), keeps only the fields the 2023-08-16 description names, and takes
  * the stand-in's own values for what the lifecycle decides.
  */
+import { crc16, loadExtract, type OpenApiExtract, tlv } from "@tender/testing/StandIn"
 import { randomBytes } from "node:crypto"
-import { crc16, tlv } from "./emvco.js"
-import { loadExtract, type OpenApiExtract } from "./openapi.js"
 
 /** The extract with its fixtures, as `stripe-extract.ts` writes it. */
 export interface StripeExtract extends OpenApiExtract {
@@ -15,7 +14,11 @@ export interface StripeExtract extends OpenApiExtract {
 }
 
 /** Stripe's published description (trimmed) and fixtures. */
-export const extract: StripeExtract = loadExtract<StripeExtract>("stripe")
+export const extract: StripeExtract = loadExtract<StripeExtract>([
+  // From src/ the JSON sits in src/standin; from dist/ it ships under src/ too.
+  new URL("../../standin/openapi-extract.json", import.meta.url),
+  new URL("../../../src/standin/openapi-extract.json", import.meta.url)
+])
 
 /** A Stripe-like id: prefix and 24 random base-62 characters. */
 export const stripeId = (prefix: string): string => {

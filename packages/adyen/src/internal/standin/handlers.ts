@@ -4,8 +4,8 @@
  * payment's pspReference, with Adyen's idempotency rules. Outcomes Adyen tells later (a
  * cancel's, a refund's) are held as notification items until the test sends them.
  */
-import type { StandInAnswer, StandInRequest } from "../../StandIn.js"
-import * as O from "./adyenObjects.js"
+import type { StandInAnswer, StandInRequest } from "@tender/testing/StandIn"
+import * as O from "./objects.js"
 
 /** A payment as the stand-in holds it. */
 export interface AdyenPayment {

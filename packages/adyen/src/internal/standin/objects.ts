@@ -3,9 +3,8 @@
  * gives (`post-payments` and friends, in the extract), with the stand-in's own values for what
  * the lifecycle decides; notification items shaped as Adyen's Webhooks description says.
  */
+import { crc16, loadExtract, type OpenApiExtract, tlv } from "@tender/testing/StandIn"
 import { randomBytes } from "node:crypto"
-import { crc16, tlv } from "./emvco.js"
-import { loadExtract, type OpenApiExtract } from "./openapi.js"
 
 /** The extract with the description's answer examples, as `adyen-extract.ts` writes it. */
 export interface AdyenExtract extends OpenApiExtract {
@@ -19,7 +18,11 @@ export interface AdyenExtract extends OpenApiExtract {
 }
 
 /** Adyen's published description (trimmed) and its examples. */
-export const extract: AdyenExtract = loadExtract<AdyenExtract>("adyen")
+export const extract: AdyenExtract = loadExtract<AdyenExtract>([
+  // From src/ the JSON sits in src/standin; from dist/ it ships under src/ too.
+  new URL("../../standin/openapi-extract.json", import.meta.url),
+  new URL("../../../src/standin/openapi-extract.json", import.meta.url)
+])
 
 /** The description's example of an answer. */
 export const example = (operationId: string, status: string, name: string): Record<string, unknown> => {
