@@ -14,6 +14,7 @@
  */
 import { type Authentication, Balances, PaymentIntent, PaymentIntents, PayoutIntent, PayoutIntents, Seed, Tender, Workers } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
+import { promptpayNamed } from "@tender/test-support"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { loadavg } from "node:os"
 import { dropPrefix } from "../shared/pg-prefix.js"
@@ -51,14 +52,7 @@ const withoutLedger = (prefix: string) =>
     )
   )
 
-const promptpay = Schema.decodeUnknownSync(PaymentIntent.CreateParams)({
-  amount: "100000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee" }
-})
+const promptpay = Schema.decodeUnknownSync(PaymentIntent.CreateParams)({ ...promptpayNamed, amount: "100000" })
 
 /** `n` payments created and confirmed, `concurrency` at a time, merchant i of `spread`, then the workers drain. */
 const payments = (n: number, spread: number) =>

@@ -6,7 +6,7 @@
  * (docs/providers/adyen.md).
  */
 import * as AdyenStandIn from "@tender/adyen/testing"
-import { eventually, shownQr } from "@tender/test-support"
+import { createIntent, eventually, promptpay as promptpayBody, shownQr } from "@tender/test-support"
 import { hostedPromptPayPaid, standInDemo } from "@tender/test-support/stand-in-demo"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as TestTls from "@tender/testing/TestTls"
@@ -43,16 +43,8 @@ const status = async (id: string) => (await api("GET", `/payment_intents/${id}`)
 const adyenPaymentOf = (id: string) => [...standIn.payments.values()].find((p) => p.merchantReference === id)!
 
 const promptpay = async (amount = "150000") => {
-  const created = await api("POST", "/payment_intents", {
-    amount,
-    currency: "THB",
-    country: "TH",
-    checkout_mode: "merchant",
-    payment_method: "th_promptpay",
-    customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-  })
-  expect(created.status, JSON.stringify(created.body)).toBe(201)
-  return { intent: created.body, payment: adyenPaymentOf(created.body.id) }
+  const intent = await createIntent(api, { ...promptpayBody, amount })
+  return { intent, payment: adyenPaymentOf(intent.id) }
 }
 
 describe("examples/server with ADYEN_API_KEY, ADYEN_MERCHANT_ACCOUNT, ADYEN_HMAC_KEY, ADYEN_API_BASE (the Adyen stand-in over HTTPS)", () => {

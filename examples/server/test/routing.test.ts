@@ -12,7 +12,7 @@
  */
 import * as AdyenStandIn from "@tender/adyen/testing"
 import * as StripeStandIn from "@tender/stripe/testing"
-import { eventually } from "@tender/test-support"
+import { createIntent, eventually, promptpay } from "@tender/test-support"
 import * as FaultProxy from "@tender/test-support/fault-proxy"
 import { standInDemo } from "@tender/test-support/stand-in-demo"
 import { formatRefusals } from "@tender/testing/StandIn"
@@ -106,21 +106,11 @@ const holder = async (id: string) => {
 /** The create requests the Stripe stand-in received, answered or failed with its outage. */
 const stripeCreates = () => [...stripe.requests, ...stripe.faulted].filter((r) => r.operation.operationId === "PostPaymentIntents").length
 
-const promptpayCreate = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-}
-
 /** A merchant-mode PromptPay create; answers the intent and the provider that took it. */
 const create = async () => {
-  const created = await api("POST", "/payment_intents", promptpayCreate)
-  expect(created.status, JSON.stringify(created.body)).toBe(201)
-  expect(created.body).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code" } })
-  return { intent: created.body, provider: await holder(created.body.id) }
+  const intent = await createIntent(api)
+  expect(intent).toMatchObject({ status: "requires_action", next_action: { type: "display_qr_code" } })
+  return { intent, provider: await holder(intent.id) }
 }
 
 const discovered = async (provider?: string) => {
@@ -206,7 +196,7 @@ describe("examples/server routing th_promptpay between Stripe (first) and Adyen 
     "D10 a Stripe create forwarded to Stripe whose answer is lost fails over to Adyen; paid anyway at Stripe, it is the intent's late payment, refunded at Stripe, never unmatched",
     async () => {
       proxy!.dropAnswers((method, path) => method === "POST" && path === "/v1/payment_intents")
-      const created = await api("POST", "/payment_intents", promptpayCreate)
+      const created = await api("POST", "/payment_intents", promptpay)
       expect(created.status, JSON.stringify(created.body)).toBe(201)
       const id: string = created.body.id
       expect(proxy!.dropped, "Stripe acted on the create and its answer was lost").toContain("POST /v1/payment_intents")

@@ -185,5 +185,5 @@ export const table = Table.make({
   name: "payment_intents",
   idPrefix: prefixes.paymentIntent,
   record: PaymentIntentRecord,
-  unique: [{ name: "reference", fields: ["merchantReference"] }]
+  unique: Table.uniqueReference
 })

@@ -95,11 +95,7 @@ export const PayoutIntentRecord = Schema.Struct({
   destination: Destination,
   description: Table.OrNull(Schema.String),
   metadata: Table.OrNull(Schema.Record({ key: Schema.String, value: Schema.String })),
-  failureCode: Table.OrNull(Schema.String),
-  failureMessage: Table.OrNull(Schema.String),
-  providerCode: Table.OrNull(Schema.String),
-  /** The merchant's own account at the provider that took it (D13), for its whole life; null: the deployment's. */
-  providerAccount: Table.OrNull(Schema.String),
+  ...Table.providerFields,
   ...Table.requestFields
 })
 /** @since 0.1.0 @category models */
@@ -110,7 +106,7 @@ export const table = Table.make({
   name: "payout_intents",
   idPrefix: prefixes.payoutIntent,
   record: PayoutIntentRecord,
-  unique: [{ name: "reference", fields: ["merchantReference"] }]
+  unique: Table.uniqueReference
 })
 
 // ---------------------------------------------------------------------------

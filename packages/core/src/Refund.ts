@@ -85,11 +85,7 @@ export const RefundRecord = Schema.Struct({
   merchantReference: Table.OrNull(Schema.String),
   destination: Table.OrNull(Destination),
   metadata: Table.OrNull(Schema.Record({ key: Schema.String, value: Schema.String })),
-  failureCode: Table.OrNull(Schema.String),
-  failureMessage: Table.OrNull(Schema.String),
-  providerCode: Table.OrNull(Schema.String),
-  /** The merchant's own account at the provider that took it (D13), for its whole life; null: the deployment's. */
-  providerAccount: Table.OrNull(Schema.String),
+  ...Table.providerFields,
   ...Table.requestFields
 })
 /** @since 0.1.0 @category models */
@@ -100,7 +96,7 @@ export const table = Table.make({
   name: "refunds",
   idPrefix: prefixes.refund,
   record: RefundRecord,
-  unique: [{ name: "reference", fields: ["merchantReference"] }]
+  unique: Table.uniqueReference
 })
 
 // ---------------------------------------------------------------------------

@@ -146,6 +146,28 @@ export const requestFields = {
   version: Integer
 }
 
+/**
+ * The fields a resource carried out at a provider ends with, before `requestFields`: why it
+ * failed (null until it does), the provider that took it, and the merchant's own account at that
+ * provider (D13), kept for its whole life; null: the deployment's.
+ *
+ * @since 0.1.0 @category fields
+ */
+export const providerFields = {
+  failureCode: OrNull(Schema.String),
+  failureMessage: OrNull(Schema.String),
+  providerCode: OrNull(Schema.String),
+  providerAccount: OrNull(Schema.String)
+}
+
+/**
+ * `merchant_reference` unique per merchant and environment (4.9 merchant_reference rule 1, D4),
+ * as every resource a merchant creates under its own reference declares it.
+ *
+ * @since 0.1.0 @category models
+ */
+export const uniqueReference = [{ name: "reference", fields: ["merchantReference"] }] as const
+
 /** The fields every stored record has. @since 0.1.0 @category models */
 export interface StoredRecord {
   readonly id: string

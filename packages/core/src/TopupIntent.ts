@@ -182,7 +182,7 @@ export const table = Table.make({
   name: "topup_intents",
   idPrefix: prefixes.topupIntent,
   record: TopupIntentRecord,
-  unique: [{ name: "reference", fields: ["merchantReference"] }]
+  unique: Table.uniqueReference
 })
 
 // ---------------------------------------------------------------------------

@@ -18,10 +18,7 @@ const createIntent = (payment_method: string) =>
     const principal = yield* login(keys.demoTest)
     const params = yield* Effect.orDie(
       Schema.decodeUnknown(PaymentIntent.CreateParams)({
-        amount: "150000",
-        currency: "THB",
-        country: "TH",
-        checkout_mode: "merchant",
+        ...promptpay,
         payment_method,
         customer,
         ...(payment_method === "th_bank_transfer"

@@ -4,6 +4,7 @@
  * rules over HTTP are packages/http/test/balancesSuite.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { promptpayNamed } from "@tender/test-support"
 import { Duration, Effect, Layer, Schema, TestClock } from "effect"
 import fc from "fast-check"
 import { Balances, BalanceTransaction, PaymentIntent, PaymentIntents, Tender, Workers } from "../src/index.js"
@@ -44,16 +45,7 @@ describe("D12 the ledger in core", () => {
     Effect.gen(function*() {
       const principal = yield* login(keys.demoTest)
       const ctx = { principal, requestId: "req_d12" }
-      const params = yield* Effect.orDie(
-        Schema.decodeUnknown(PaymentIntent.CreateParams)({
-          amount: "100000",
-          currency: "THB",
-          country: "TH",
-          checkout_mode: "merchant",
-          payment_method: "th_promptpay",
-          customer: { name: "Somchai Jaidee" }
-        })
-      )
+      const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({ ...promptpayNamed, amount: "100000" }))
       const created = JSON.parse((yield* PaymentIntents.create(ctx, params)).body)
       yield* PaymentIntents.confirm(ctx, created.id)
       yield* Effect.repeatN(Workers.drain({ owner: "test" }), 2)

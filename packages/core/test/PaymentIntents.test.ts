@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { paymentRequest } from "@tender/test-support/provider-requests"
 import { Effect, TestClock } from "effect"
 import { Discovery, HostedCheckout, PaymentIntent, PaymentIntents, Provider, RouteHealth, Simulator, Storage } from "../src/index.js"
 import { type Body, checkoutOptions, decodeParams, errorOf, json, keys, layer, login } from "./fixtures.js"
@@ -290,17 +291,9 @@ describe("POST /payment_intents rules (core)", () => {
 
   it.effect("D9 the simulator never serves live keys", () =>
     Effect.gen(function*() {
-      const r = yield* Simulator.make().createPayment({
-        paymentIntentId: "dord_x",
-        environment: "live",
-        amount: "100",
-        currency: "THB",
-        country: "TH",
-        providerMethod: "SIM_PP_QR",
-        customer: {},
-        payer: null,
-        returnUrl: null
-      }).pipe(Effect.flip)
+      const r = yield* Simulator.make().createPayment(paymentRequest("x", { environment: "live", amount: "100", providerMethod: "SIM_PP_QR" })).pipe(
+        Effect.flip
+      )
       assert.strictEqual(r._tag, "ProviderUnavailable")
     }))
 

@@ -3,6 +3,7 @@
  * documented defaults otherwise (docs/test-environment.md, "Magic amounts").
  */
 import { assert, describe, it } from "@effect/vitest"
+import { paymentRequest } from "@tender/test-support/provider-requests"
 import { Effect, TestClock } from "effect"
 import { Simulator } from "../src/index.js"
 
@@ -17,17 +18,7 @@ const payment = (amount: string) => ({
   createdAt: 0
 })
 
-const request = (amount: string) => ({
-  paymentIntentId: "pi_timings",
-  environment: "test" as const,
-  amount,
-  currency: "THB",
-  country: "TH",
-  providerMethod: "SIM_PP_QR",
-  customer: { name: "Somchai Jaidee", email: "somchai@example.com" },
-  payer: null,
-  returnUrl: null
-})
+const request = (amount: string) => paymentRequest("timings", { amount, providerMethod: "SIM_PP_QR", returnUrl: null })
 
 /** When the simulator's payer action for an expiring payment, and for an expiring top-up, ends. */
 const expiries = (simulator: ReturnType<typeof Simulator.make>) =>

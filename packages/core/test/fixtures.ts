@@ -231,3 +231,28 @@ export const gated = () => {
   }
   return { provider, release, called }
 }
+
+/** A payment intent's fields on get and list, sorted: 2.1's, and D10's cancellation_reason and amount_refunded. */
+export const paymentIntentFields = [
+  "amount",
+  "amount_refunded",
+  "cancellation_reason",
+  "checkout_mode",
+  "country",
+  "created_at",
+  "currency",
+  "environment",
+  "failure_code",
+  "failure_message",
+  "id",
+  "merchant_reference",
+  "next_action",
+  "object",
+  "payment_method",
+  "processing_reason",
+  "receipt",
+  "status",
+  "updated_at"
+]
+/** A payment intent's fields on create: 2.1's less processing_reason and receipt. */
+export const paymentIntentCreatedFields = paymentIntentFields.filter((f) => f !== "processing_reason" && f !== "receipt")

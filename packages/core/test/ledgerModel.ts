@@ -5,6 +5,7 @@
  * every step the ledger's rules are checked on what the store holds. Not a test file itself.
  */
 import { assert } from "@effect/vitest"
+import { promptpayNamed } from "@tender/test-support"
 import { Duration, Effect, Layer, ManagedRuntime, Schema, TestClock, TestContext } from "effect"
 import fc from "fast-check"
 import {
@@ -69,16 +70,7 @@ const drain = Effect.repeatN(Workers.drain({ owner: "model" }), 2)
 const pay = (amount: bigint) =>
   Effect.gen(function*() {
     const ctx = yield* context("req_pay")
-    const params = yield* Effect.orDie(
-      Schema.decodeUnknown(PaymentIntent.CreateParams)({
-        amount: String(amount),
-        currency: "THB",
-        country: "TH",
-        checkout_mode: "merchant",
-        payment_method: "th_promptpay",
-        customer: { name: "Somchai Jaidee" }
-      })
-    )
+    const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)({ ...promptpayNamed, amount: String(amount) }))
     const created = JSON.parse((yield* PaymentIntents.create(ctx, params)).body)
     yield* PaymentIntents.confirm(ctx, created.id)
     yield* drain

@@ -6,21 +6,14 @@
 import { promptpay } from "@tender/test-support"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, isTenderError, type TenderInstance, type TenderOptions } from "../src/index.js"
-import { seedPath } from "./fixtures.js"
+import { base, quietOptions } from "./fixtures.js"
 
-const base = "http://tender.test/payments"
 const demo = { merchant: "mch_demo", environment: "test" } as const
 const id = "dord_000000000000000000000000"
 
 let tender: TenderInstance
 beforeAll(async () => {
-  tender = await createTender({
-    publicUrl: base,
-    checkoutSecret: "test-secret-123",
-    merchants: seedPath,
-    workers: false,
-    logger: { info() {}, warn() {}, error() {} }
-  })
+  tender = await createTender(quietOptions)
 })
 afterAll(() => tender.close())
 

@@ -10,21 +10,14 @@ import { bankTransfer, basic, demoKey, png, promptpay, topup } from "@tender/tes
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, type TenderInstance } from "../src/index.js"
 import { fromResponse } from "../src/internal/run.js"
-import { seedPath } from "./fixtures.js"
+import { base, quietOptions } from "./fixtures.js"
 import { rejection } from "./rejection.js"
 
-const base = "http://tender.test/payments"
 const demo = { merchant: "mch_demo", environment: "test" } as const
 
 let tender: TenderInstance
 beforeAll(async () => {
-  tender = await createTender({
-    publicUrl: base,
-    checkoutSecret: "test-secret-123",
-    merchants: seedPath,
-    workers: false,
-    logger: { info() {}, warn() {}, error() {} }
-  })
+  tender = await createTender(quietOptions)
 })
 afterAll(() => tender.close())
 

@@ -9,7 +9,7 @@ import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, isTenderError, TenderError, type TenderInstance } from "../src/index.js"
 import * as HostLogger from "../src/internal/logger.js"
 import { run } from "../src/internal/run.js"
-import { seedPath } from "./fixtures.js"
+import { quietOptions } from "./fixtures.js"
 
 interface Line {
   readonly level: string
@@ -42,13 +42,7 @@ describe("Promise API logging", () => {
   const host = capturing()
   let tender: TenderInstance
   beforeAll(async () => {
-    tender = await createTender({
-      publicUrl: "http://tender.test/payments",
-      checkoutSecret: "test-secret-123",
-      merchants: seedPath,
-      logger: host.logger,
-      workers: false
-    })
+    tender = await createTender({ ...quietOptions, logger: host.logger })
   })
   afterAll(() => tender.close())
 

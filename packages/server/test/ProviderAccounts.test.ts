@@ -7,7 +7,7 @@
 import type { Provider } from "@tender/core"
 import { StripeProvider } from "@tender/stripe"
 import * as StripeStandIn from "@tender/stripe/testing"
-import { freePort, testDatabaseUrl, until } from "@tender/test-support"
+import { freePort, promptpay, testDatabaseUrl, until } from "@tender/test-support"
 import { prefixedPool } from "@tender/test-support/embedding"
 import { stripeIntentOf } from "@tender/test-support/stripe-walks"
 import { formatRefusals } from "@tender/testing/StandIn"
@@ -33,14 +33,6 @@ const secrets = [keyA, whsecA, keyB, whsecB, keyC, whsecC, hostKey1.key, hostKey
 
 const scopeA = { merchant: "mch_alpha", environment: "test" } as const
 const scopeB = { merchant: "mch_bravo", environment: "test" } as const
-const promptpay = {
-  amount: "150000",
-  currency: "THB",
-  country: "TH",
-  checkout_mode: "merchant",
-  payment_method: "th_promptpay",
-  customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-} as const
 
 const stripeAccount = (id: string, secretKey: string, webhookSecret: string) => ({
   id,

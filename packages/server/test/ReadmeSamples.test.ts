@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, type TenderInstance } from "../src/index.js"
-import { seedPath } from "./fixtures.js"
+import { quietOptions } from "./fixtures.js"
 
 const readme = readFileSync(resolve(import.meta.dirname, "../../../README.md"), "utf8")
 const scope = { merchant: "mch_demo", environment: "test" } as const
@@ -21,13 +21,7 @@ const keysOf = (o: unknown) => Object.keys(o as object).sort()
 
 let tender: TenderInstance
 beforeAll(async () => {
-  tender = await createTender({
-    publicUrl: "http://127.0.0.1:3000",
-    checkoutSecret: "test-secret-123",
-    merchants: seedPath,
-    workers: false,
-    logger: { info() {}, warn() {}, error() {} }
-  })
+  tender = await createTender({ ...quietOptions, publicUrl: "http://127.0.0.1:3000" })
 })
 afterAll(() => tender.close())
 

@@ -4,12 +4,13 @@
  * Promise calls (validation, idempotency, state checks, D8 approval, key pairs).
  */
 import { basic, customer, demoKey, promptpay, until } from "@tender/test-support"
+import { paymentRequest, refOf } from "@tender/test-support/provider-requests"
 import { Effect } from "effect"
 import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { createTender, defineProvider, type PromiseProvider, type TenderInstance } from "../src/index.js"
+import { createTender, defineProvider, type PromiseProvider, type TenderInstance, type TenderOptions } from "../src/index.js"
 import { seedPath } from "./fixtures.js"
 import { rejection } from "./rejection.js"
 
@@ -298,6 +299,47 @@ const acmeMethods: PromiseProvider["methods"] = [{
   payer: {}
 }]
 
+/** One merchant whose PromptPay route goes to the test's own `acme` adapter. */
+const acmeSeed = {
+  merchants: [{
+    id: "mch_acme",
+    name: "Acme",
+    allowed_checkout_modes: ["merchant"],
+    api_keys: [],
+    routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }]
+  }]
+} as const
+const acmeScope = { merchant: "mch_acme", environment: "test" } as const
+
+/** Runs `body` against a Tender whose only provider is `provider` (no simulator), closing it afterwards. */
+const withAcme = async (
+  provider: ReturnType<typeof defineProvider>,
+  options: Partial<TenderOptions>,
+  body: (own: TenderInstance) => Promise<void>
+) => {
+  const own = await createTender({
+    publicUrl: base,
+    checkoutSecret: "test-secret-123",
+    merchants: acmeSeed,
+    providers: [provider],
+    simulator: false,
+    logger,
+    ...options
+  })
+  try {
+    await body(own)
+  } finally {
+    await own.close()
+  }
+}
+
+/** A host logger that keeps each line's level and message, for tests that read what was logged. */
+const recorded = () => {
+  const lines: Array<{ level: string; message: string }> = []
+  const at = (level: string) => (_: Record<string, unknown>, message: string) => void lines.push({ level, message })
+  return { lines, logger: { info: at("info"), warn: at("warn"), error: at("error") } }
+}
+
 describe("defineProvider: a Promise adapter in the Provider port", () => {
   it("server: a Promise adapter's answer becomes the payment's; a throw counts as the provider unavailable", async () => {
     let fail = false
@@ -315,26 +357,13 @@ describe("defineProvider: a Promise adapter in the Provider port", () => {
         return { _tag: "Succeeded" }
       }
     })
-    const seed = {
-      merchants: [{
-        id: "mch_acme",
-        name: "Acme",
-        allowed_checkout_modes: ["merchant"],
-        api_keys: [],
-        routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }]
-      }]
-    } as const
-    const own = await createTender({ publicUrl: base, checkoutSecret: "test-secret-123", merchants: seed, providers: [acme], simulator: false, logger })
-    try {
-      const scope = { merchant: "mch_acme", environment: "test" } as const
-      const created = await own.paymentIntents.create(promptpay, scope)
+    await withAcme(acme, {}, async (own) => {
+      const created = await own.paymentIntents.create(promptpay, acmeScope)
       assert.strictEqual(created.status, "processing")
       fail = true
-      const down = await rejection(own.paymentIntents.create(promptpay, scope))
+      const down = await rejection(own.paymentIntents.create(promptpay, acmeScope))
       assert.strictEqual(down.code, "routing_unavailable")
-    } finally {
-      await own.close()
-    }
+    })
   })
 })
 
@@ -356,50 +385,22 @@ describe("defineProvider: 0.1.0's answers", () => {
         return { _tag: "AlreadyPaid" }
       }
     })
-    const request = {
-      paymentIntentId: "dord_legacy0000000000000000",
-      environment: "test",
-      amount: "150000",
-      currency: "THB",
-      country: "TH",
-      providerMethod: "ACME_PP",
-      customer: {},
-      payer: null,
-      returnUrl: null
-    } as const
+    const request = paymentRequest("legacy", { providerMethod: "ACME_PP" })
     assert.deepStrictEqual(await Effect.runPromise(legacy.createPayment(request)), {
       _tag: "Failed",
       providerPaymentId: "legacy_1",
       failureCode: "payment_declined",
       failureMessage: "The provider declined the payment."
     })
-    const ref = {
-      paymentIntentId: request.paymentIntentId,
-      providerPaymentId: "legacy_1",
-      environment: "test",
-      amount: "150000",
-      currency: "THB",
-      createdAt: 0
-    } as const
-    assert.deepStrictEqual(await Effect.runPromise(legacy.cancelPayment!(ref)), { _tag: "Succeeded" })
+    assert.deepStrictEqual(await Effect.runPromise(legacy.cancelPayment!(refOf(request, "legacy_1"))), { _tag: "Succeeded" })
   })
 })
 
 describe("defineProvider: every result checked against the port", () => {
-  const seed = {
-    merchants: [{
-      id: "mch_acme",
-      name: "Acme",
-      allowed_checkout_modes: ["merchant"],
-      api_keys: [],
-      routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }]
-    }]
-  } as const
-  const scope = { merchant: "mch_acme", environment: "test" } as const
+  const scope = acmeScope
 
   it("D11 server: a createPayment answer without providerPaymentId is refused, logged as one line naming the method and the field; no payment is kept", async () => {
-    const lines: Array<{ level: string; message: string }> = []
-    const at = (level: string) => (_: Record<string, unknown>, message: string) => void lines.push({ level, message })
+    const { lines, logger: recorder } = recorded()
     const acme = defineProvider({
       code: "acme",
       methods: acmeMethods,
@@ -413,15 +414,7 @@ describe("defineProvider: every result checked against the port", () => {
         return { _tag: "Pending" }
       }
     })
-    const own = await createTender({
-      publicUrl: base,
-      checkoutSecret: "test-secret-123",
-      merchants: seed,
-      providers: [acme],
-      simulator: false,
-      logger: { info: at("info"), warn: at("warn"), error: at("error") }
-    })
-    try {
+    await withAcme(acme, { logger: recorder }, async (own) => {
       const refused = await rejection(own.paymentIntents.create(promptpay, scope))
       assert.strictEqual(refused.code, "routing_unavailable")
       assert.strictEqual(
@@ -429,14 +422,11 @@ describe("defineProvider: every result checked against the port", () => {
         "tender: acme's createPayment gave a result the port does not allow: providerPaymentId is missing"
       )
       assert.deepStrictEqual((await own.paymentIntents.list({ limit: 10 }, scope)).data, [])
-    } finally {
-      await own.close()
-    }
+    })
   })
 
   it("D11 server: a notice the port does not allow is logged as one line naming the field, stored nowhere, and the provider is answered 503 so it sends it again", async () => {
-    const lines: Array<{ level: string; message: string }> = []
-    const at = (level: string) => (_: Record<string, unknown>, message: string) => void lines.push({ level, message })
+    const { lines, logger: recorder } = recorded()
     let fixed = false
     const acme = defineProvider({
       code: "acme",
@@ -466,16 +456,7 @@ describe("defineProvider: every result checked against the port", () => {
         }
       }
     })
-    const own = await createTender({
-      publicUrl: base,
-      checkoutSecret: "test-secret-123",
-      merchants: seed,
-      providers: [acme],
-      simulator: false,
-      logger: { info: at("info"), warn: at("warn"), error: at("error") },
-      workers: { pollMillis: 20 }
-    })
-    try {
+    await withAcme(acme, { logger: recorder, workers: { pollMillis: 20 } }, async (own) => {
       const created = await own.paymentIntents.create(promptpay, scope)
       const body = JSON.stringify({ id: "acme_evt_bad", payment: `acme_${created.id}`, reference: created.id })
       const post = () => own.fetch(new Request(`${base}/provider_notifications/acme`, { method: "POST", body }))
@@ -495,9 +476,7 @@ describe("defineProvider: every result checked against the port", () => {
       const again = await post()
       assert.deepStrictEqual([again.status, await again.text()], [200, "[accepted]"])
       assert.strictEqual((await until(() => own.paymentIntents.retrieve(created.id, scope), (p) => p.status === "succeeded")).status, "succeeded")
-    } finally {
-      await own.close()
-    }
+    })
   })
 })
 
@@ -563,26 +542,8 @@ describe("defineProvider: a Promise adapter's notifications (D11)", () => {
         }
       }
     })
-    const seed = {
-      merchants: [{
-        id: "mch_acme",
-        name: "Acme",
-        allowed_checkout_modes: ["merchant"],
-        api_keys: [],
-        routes: [{ id: "rt_acme", method: "th_promptpay", provider: "acme" }]
-      }]
-    } as const
-    const own = await createTender({
-      publicUrl: base,
-      checkoutSecret: "test-secret-123",
-      merchants: seed,
-      providers: [acme],
-      simulator: false,
-      logger,
-      workers: { pollMillis: 20 }
-    })
-    try {
-      const scope = { merchant: "mch_acme", environment: "test" } as const
+    await withAcme(acme, { workers: { pollMillis: 20 } }, async (own) => {
+      const scope = acmeScope
       const created = await own.paymentIntents.create(promptpay, scope)
       const body = JSON.stringify({ id: "acme_evt_1", payment: `acme_${created.id}`, reference: created.id, amount: created.amount })
       const post = (signature: string) =>
@@ -598,9 +559,7 @@ describe("defineProvider: a Promise adapter's notifications (D11)", () => {
         if (status !== "succeeded") await new Promise((r) => setTimeout(r, 10))
       }
       assert.strictEqual(status, "succeeded")
-    } finally {
-      await own.close()
-    }
+    })
   })
 })
 

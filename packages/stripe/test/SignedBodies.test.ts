@@ -4,7 +4,7 @@
  * by hand and signed with the secret): never a 5xx. The shapes found by a hostile probe, then a
  * fast-check property over mutated events and arbitrary JSON.
  */
-import { mutated, signedBodiesAnswered } from "@tender/test-support/signed-notifications"
+import { mutated, mutatedEventsAnswered, signedBodiesAnswered } from "@tender/test-support/signed-notifications"
 import fc from "fast-check"
 import Stripe from "stripe"
 import { assert, it } from "vitest"
@@ -61,12 +61,5 @@ it("D11 D1 property: any body signed with the endpoint secret (mutated Stripe ev
     "customer.created"
   )
   const events = types.chain((type) => mutated(event(type, { ...paymentIntent, payment_status: "paid", amount_total: 150000, payment_intent: "pi_123" })))
-  const bodies = fc.oneof(
-    { weight: 6, arbitrary: events.map((e) => JSON.stringify(e) ?? "null") },
-    { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
-    { weight: 1, arbitrary: fc.string() }
-  )
-  const tally = await signedBodiesAnswered({ provider, sign, bodies, numRuns: 400 })
-  assert.isAbove(tally.stored, 0)
-  assert.isAbove(tally.refused, 0)
+  await mutatedEventsAnswered({ provider, sign, events })
 }, 120_000)

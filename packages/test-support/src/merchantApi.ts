@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { eventually } from "./poll.js"
 import { receiver } from "./receiver.js"
-import { basic, type Key } from "./requests.js"
+import { basic, type Key, promptpay } from "./requests.js"
 
 /** Writes `seed` as JSON to a new temporary folder and answers the file's path, for TENDER_SEED. */
 export const seedFile = (seed: unknown, prefix = "tender-seed-"): string => {
@@ -62,6 +62,13 @@ export const merchantApi = (baseUrl: () => string, key: Key, name = "e2e") => {
 
 /** A merchant's calls of the API, as `merchantApi` makes them. */
 export type MerchantApi = ReturnType<typeof merchantApi>
+
+/** POST /payment_intents with `body` (a merchant-mode PromptPay payment unless given); answers the created intent, and throws with the answer when it is not 201. */
+export const createIntent = async (api: MerchantApi, body: unknown = promptpay): Promise<any> => {
+  const created = await api("POST", "/payment_intents", body)
+  if (created.status !== 201) throw new Error(`POST /payment_intents answered ${created.status}: ${JSON.stringify(created.body)}`)
+  return created.body
+}
 
 /**
  * A receiver registered as the merchant's webhook endpoint (its `/hooks`): `events(type, id)` are

@@ -89,3 +89,24 @@ export const signedBodiesAnswered = async (options: {
   }
   return tally
 }
+
+/**
+ * `signedBodiesAnswered` over 400 bodies: the adapter's own `events` (mutated, most of them), any
+ * `extra` bodies, any JSON and any string; both some stored and some refused, so both paths ran.
+ */
+export const mutatedEventsAnswered = async (options: {
+  readonly provider: PaymentProvider
+  readonly sign: (body: string) => Record<string, string> | undefined
+  readonly events: fc.Arbitrary<unknown>
+  readonly extra?: ReadonlyArray<fc.WeightedArbitrary<string>>
+}) => {
+  const bodies = fc.oneof(
+    { weight: 6, arbitrary: options.events.map((e) => JSON.stringify(e) ?? "null") },
+    ...(options.extra ?? []),
+    { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
+    { weight: 1, arbitrary: fc.string() }
+  )
+  const tally = await signedBodiesAnswered({ provider: options.provider, sign: options.sign, bodies, numRuns: 400 })
+  assert.isAbove(tally.stored, 0)
+  assert.isAbove(tally.refused, 0)
+}

@@ -7,10 +7,10 @@ import type { ChildProcess } from "node:child_process"
 import { afterAll, afterEach, beforeAll, expect } from "vitest"
 import { type DemoServer, startDemo } from "./demo.js"
 import { payOnHostedPage } from "./hostedPage.js"
-import { type MerchantApi, merchantApi, merchantWebhooks, oneMerchantSeed, seedFile, type TestRoute } from "./merchantApi.js"
+import { createIntent, type MerchantApi, merchantApi, merchantWebhooks, oneMerchantSeed, seedFile, type TestRoute } from "./merchantApi.js"
 import { stopProcess } from "./process.js"
 import { closeReceivers } from "./receiver.js"
-import type { Key } from "./requests.js"
+import { type Key, promptpay } from "./requests.js"
 
 /** What the hooks need of a stand-in: what it refused, and how to stop it. */
 export interface StandInLike<R> {
@@ -77,17 +77,9 @@ export const standInDemo = <S, R>(options: StandInDemoOptions<S, R>) => {
  * page's cookie): the intent as created, and `shown()`, the page's HTML after paying.
  */
 export const hostedPromptPayPaid = async (api: MerchantApi) => {
-  const created = await api("POST", "/payment_intents", {
-    amount: "120000",
-    currency: "THB",
-    country: "TH",
-    checkout_mode: "hosted",
-    payment_method: "th_promptpay",
-    customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-  })
-  expect(created.status, JSON.stringify(created.body)).toBe(201)
-  expect(created.body.next_action).toMatchObject({ type: "redirect_to_url" })
-  const paid = await payOnHostedPage(created.body.next_action.url, "th_promptpay")
+  const intent = await createIntent(api, { ...promptpay, amount: "120000", checkout_mode: "hosted" })
+  expect(intent.next_action).toMatchObject({ type: "redirect_to_url" })
+  const paid = await payOnHostedPage(intent.next_action.url, "th_promptpay")
   expect(paid.status).toBe(303)
-  return { intent: created.body, shown: paid.shown }
+  return { intent, shown: paid.shown }
 }

@@ -5,7 +5,7 @@
  * `expect`, so it has its own entry, `@tender/test-support/stripe-walks`.
  */
 import { expect } from "vitest"
-import type { MerchantApi } from "./merchantApi.js"
+import { createIntent, type MerchantApi } from "./merchantApi.js"
 import { eventually } from "./poll.js"
 
 /** What a walk drives and reads of the Stripe stand-in (`StripeStandIn.start()`). */
@@ -33,16 +33,7 @@ export const promptPayPaidThenRefunded = async (
   webhook: (type: string, id: string) => Promise<unknown>,
   stripe: StripeSide
 ) => {
-  const created = await api("POST", "/payment_intents", {
-    amount: "150000",
-    currency: "THB",
-    country: "TH",
-    checkout_mode: "merchant",
-    payment_method: "th_promptpay",
-    customer: { name: "Somchai Jaidee", email: "somchai@example.com" }
-  })
-  expect(created.status, JSON.stringify(created.body)).toBe(201)
-  const intent = created.body
+  const intent = await createIntent(api)
   const pi = stripeIntentOf(stripe, intent.id)
   expect(intent).toMatchObject({
     status: "requires_action",
