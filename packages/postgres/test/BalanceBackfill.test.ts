@@ -6,6 +6,7 @@
  * failed. The upgrade (0021, 0022) then writes the transactions of that history, and the balance is
  * right at the first read after it.
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import {
   BalanceTransaction,
   Ids,
@@ -37,6 +38,17 @@ afterAll(() => runSql(dropTables(prefix)))
 
 /** Every migration before the ledger's (0021, 0022): the schema the flows below fill without the ledger. */
 const previousSchema = migratedUpTo(prefix, 20)
+
+/**
+ * Today's code writes the history, and its top-ups carry `provider_account`, which 0027 adds
+ * after the ledger's migrations: the column is there while the history is written and gone again
+ * before the upgrade, as the previous version's schema had it (the rows keep what they hold).
+ */
+const topupAccountColumn = (change: "ADD" | "DROP") =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql.unsafe(`ALTER TABLE "${prefix}topup_intents" ${change} COLUMN provider_account${change === "ADD" ? " text" : ""}`)
+  )
 
 /** The services as the previous version wired them: no ledger in front of the store's commits. */
 const previousServices = Layer.mergeAll(
@@ -112,7 +124,10 @@ const history = Effect.gen(function*() {
 
 describeOnPostgres("D12 upgrading a deployment with history", () => {
   it("D12 the upgrade writes the transactions of what happened before it: balances are right at the first read", async () => {
-    const ids = await runSql(Effect.zipRight(previousSchema, Effect.provide(history, previousServices)))
+    const ids = await runSql(Effect.zipRight(
+      Effect.zipRight(previousSchema, topupAccountColumn("ADD")),
+      Effect.zipLeft(Effect.provide(history, previousServices), topupAccountColumn("DROP"))
+    ))
     await runSql(PgMigrations.run({ tablePrefix: prefix }))
     const rows = await runSql(Effect.provide(
       Effect.flatMap(Storage.Storage, (s) => s.list(BalanceTransaction.table, { merchantId: "mch_demo", environment: "test", limit: 100 })),

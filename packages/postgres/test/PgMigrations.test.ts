@@ -77,6 +77,7 @@ describeOnPostgres("PgMigrations", () => {
           "payment_intents",
           "payout_intents",
           "provider_account_ids",
+          "provider_attempts",
           "provider_notifications",
           "refunds",
           "route_availability",

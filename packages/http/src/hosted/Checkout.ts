@@ -55,12 +55,10 @@ const pay = formRoute(({ c, intent, request }) =>
     // The formats first, as the API checks a create body (same schemas, same messages).
     const decoded = yield* Schema.decodeUnknown(PayerEntries)({
       customer: { name: values.customer_name, phone: values.customer_phone },
-      payment_method_options: {
-        bank: values.bank,
-        account_name: values.account_name,
-        account_number: values.account_number,
-        name_th: values.name_th
-      }
+      // Only the fields the payer filled: a key given as undefined is a value the options refuse.
+      payment_method_options: Object.fromEntries(
+        (["bank", "account_name", "account_number", "name_th"] as const).flatMap((k) => values[k] === undefined ? [] : [[k, values[k]]])
+      )
     }).pipe(
       Effect.map(() => undefined),
       Effect.catchAll((e) => Effect.map(HttpApiError.HttpApiDecodeError.fromParseError(e), fromDecodeError))
