@@ -551,6 +551,8 @@ export interface components {
              * @description a string matching the pattern ^[\u0E00-\u0E7F][\u0E00-\u0E7F .]*$
              */
             name_th?: string;
+        } & {
+            [key: string]: string;
         };
         Metadata: {
             [key: string]: string;
