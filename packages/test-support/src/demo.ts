@@ -80,9 +80,17 @@ export const launchDemo = async (env: Record<string, string> = {}, options: Laun
 
 /** Start the demo with `env` and wait until it listens; a failed start throws with its output. */
 export const startDemo = async (env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<DemoServer> => {
-  const server = await launchDemo(env, options)
-  await waitListening(server, "example server")
-  return server
+  for (let attempt = 1;; attempt++) {
+    const server = await launchDemo(env, options)
+    try {
+      await waitListening(server, "example server")
+      return server
+    } catch (e) {
+      // The free port was taken between the probe and the demo's listen (another process's
+      // outgoing connection may draw it too): another port, a few times, never another error.
+      if (attempt >= 3 || !server.output().includes("EADDRINUSE")) throw e
+    }
+  }
 }
 
 /** Launch the demo and wait until it listens or exits (a start meant to fail is not an error here). */
