@@ -106,7 +106,7 @@ describe("import circles", () => {
       })
     const graph = graphOf(files, (f) => readFileSync(f, "utf8"))
     // The walk saw the sources: core's ports among them, with their imports.
-    assert.isTrue(graph.has(join(packages, "core", "src", "Storage.ts")), "packages/core/src/Storage.ts was read")
+    assert.isTrue(graph.has(join(packages, "core", "src", "storage", "Storage.ts")), "packages/core/src/storage/Storage.ts was read")
     assert.isAbove([...graph.values()].reduce((n, edges) => n + edges.length, 0), files.length, "relative imports were found")
     const found = circles(graph).map((c) => c.map((f) => relative(root, f)).join(" -> "))
     assert.deepStrictEqual(found, [], "import circles")

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Fixtures } from "@tender/testing"
 import { Schema } from "effect"
 import { PaymentIntent } from "../src/index.js"
-import type { PaymentIntentRecord } from "../src/PaymentIntent.js"
+import type { PaymentIntentRecord } from "../src/paymentIntents/PaymentIntent.js"
 import { paymentIntentCreatedFields, paymentIntentFields } from "./fixtures.js"
 
 // The contract suite's complete record: a valid requires_action intent the cases below bend.

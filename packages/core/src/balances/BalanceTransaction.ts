@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { prefixes } from "./Ids.js"
-import { Environment, formatTimestamp, Timestamp } from "./Schemas.js"
-import * as Table from "./Table.js"
+import { prefixes } from "../resources/Ids.js"
+import { Environment, formatTimestamp, Timestamp } from "../resources/Schemas.js"
+import * as Table from "../storage/Table.js"
 
 /** Every kind of movement D12 lists. @since 0.1.0 @category models */
 export const Type = Schema.Literal(

@@ -7,18 +7,18 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Option, Schema } from "effect"
-import type { Principal } from "./Authentication.js"
+import type { Principal } from "../requests/Authentication.js"
+import * as Idempotency from "../requests/Idempotency.js"
+import { IdempotencyConflict, ValidationFailed } from "../resources/Errors.js"
+import { isWellFormed, prefixes } from "../resources/Ids.js"
+import * as Resources from "../resources/internal/resources.js"
+import * as Pagination from "../resources/Pagination.js"
+import { Currency, type Environment } from "../resources/Schemas.js"
+import type { BalanceTotal, Scope } from "../storage/Storage.js"
+import { scopeOf, Storage, Write } from "../storage/Storage.js"
 import type { BalanceTransactionRecord } from "./BalanceTransaction.js"
 import { table, toResource, Type } from "./BalanceTransaction.js"
-import { IdempotencyConflict, ValidationFailed } from "./Errors.js"
-import * as Idempotency from "./Idempotency.js"
-import { isWellFormed, prefixes } from "./Ids.js"
-import * as Resources from "./internal/resources.js"
 import * as Ledger from "./Ledger.js"
-import * as Pagination from "./Pagination.js"
-import { Currency, type Environment } from "./Schemas.js"
-import type { BalanceTotal, Scope } from "./Storage.js"
-import { scopeOf, Storage, Write } from "./Storage.js"
 
 /** The balance of a scope at `now`: per currency with any transaction, sorted by currency (D12). */
 const totals = (scope: Scope, now: number) =>

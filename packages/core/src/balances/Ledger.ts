@@ -11,21 +11,21 @@
  * @since 0.1.0
  */
 import { Effect, Layer, Option } from "effect"
+import * as Event from "../events/Event.js"
+import type { Merchant } from "../merchants/Merchants.js"
+import { Merchants } from "../merchants/Merchants.js"
+import * as PaymentIntent from "../paymentIntents/PaymentIntent.js"
+import * as Refund from "../refunds/Refund.js"
+import { prefixes, randomBase62 } from "../resources/Ids.js"
+import type { Environment } from "../resources/Schemas.js"
+import { Storage, Write } from "../storage/Storage.js"
+import type { StorageError } from "../storage/StorageError.js"
+import type { StoredRecord } from "../storage/Table.js"
+import * as Table from "../storage/Table.js"
+import * as TopupIntent from "../topups/TopupIntent.js"
 import type { BalanceTransactionRecord, FeeDetail, Posting, Type } from "./BalanceTransaction.js"
 import { applicationFee, balanceAccount, BalanceTransactionRecord as RecordSchema, table } from "./BalanceTransaction.js"
-import * as Event from "./Event.js"
-import { prefixes, randomBase62 } from "./Ids.js"
-import type { Merchant } from "./Merchants.js"
-import { Merchants } from "./Merchants.js"
-import * as PaymentIntent from "./PaymentIntent.js"
 import * as PayoutIntent from "./PayoutIntent.js"
-import * as Refund from "./Refund.js"
-import type { Environment } from "./Schemas.js"
-import { Storage, Write } from "./Storage.js"
-import type { StorageError } from "./StorageError.js"
-import type { StoredRecord } from "./Table.js"
-import * as Table from "./Table.js"
-import * as TopupIntent from "./TopupIntent.js"
 
 /** One day, for `settlement_delay_days`. */
 const dayMillis = 24 * 60 * 60 * 1000

@@ -8,13 +8,13 @@
  *
  * @since 0.1.0
  */
+import type { PaymentIntentRecord } from "../paymentIntents/PaymentIntentRecord.js"
+import type { RefundRecord } from "../refunds/Refund.js"
+import type { TopupIntentRecord } from "../topups/TopupIntent.js"
 import type { BalanceTransactionRecord } from "./BalanceTransaction.js"
 import type * as Ledger from "./Ledger.js"
 import { accounts, transaction } from "./Ledger.js"
-import type { PaymentIntentRecord } from "./PaymentIntentRecord.js"
 import type { PayoutIntentRecord } from "./PayoutIntent.js"
-import type { RefundRecord } from "./Refund.js"
-import type { TopupIntentRecord } from "./TopupIntent.js"
 
 type Scoped = "id" | "merchantId" | "environment" | "status"
 

@@ -5,10 +5,10 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { prefixes } from "./Ids.js"
-import * as StatusRules from "./internal/statusRules.js"
-import { Amount, BoundedString, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
-import * as Table from "./Table.js"
+import { prefixes } from "../resources/Ids.js"
+import * as StatusRules from "../resources/internal/statusRules.js"
+import { Amount, BoundedString, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "../resources/Schemas.js"
+import * as Table from "../storage/Table.js"
 
 // ---------------------------------------------------------------------------
 // Statuses (3.3, D8)

@@ -7,14 +7,14 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import { IdGenerator, prefixes } from "./Ids.js"
-import { Environment, formatTimestamp } from "./Schemas.js"
-import type { Scope } from "./Storage.js"
-import { Storage, Write } from "./Storage.js"
-import type { StorageError } from "./StorageError.js"
-import * as Table from "./Table.js"
-import * as Task from "./Task.js"
-import * as WebhookEndpoint from "./WebhookEndpoint.js"
+import { IdGenerator, prefixes } from "../resources/Ids.js"
+import { Environment, formatTimestamp } from "../resources/Schemas.js"
+import type { Scope } from "../storage/Storage.js"
+import { Storage, Write } from "../storage/Storage.js"
+import type { StorageError } from "../storage/StorageError.js"
+import * as Table from "../storage/Table.js"
+import * as Task from "../storage/Task.js"
+import * as WebhookEndpoint from "../webhooks/WebhookEndpoint.js"
 import { EventType } from "./WebhookEvents.js"
 
 /** The stored event. @since 0.1.0 @category models */

@@ -7,13 +7,13 @@
  * @since 0.1.0
  */
 import { Effect, Option, Schema } from "effect"
-import { ResourceNotFound, ValidationFailed } from "./Errors.js"
+import { ResourceNotFound, ValidationFailed } from "../resources/Errors.js"
+import { isWellFormed, prefixes } from "../resources/Ids.js"
+import * as Resources from "../resources/internal/resources.js"
+import * as Pagination from "../resources/Pagination.js"
+import type { Scope } from "../storage/Storage.js"
+import { scopeOf, Storage } from "../storage/Storage.js"
 import * as Event from "./Event.js"
-import { isWellFormed, prefixes } from "./Ids.js"
-import * as Resources from "./internal/resources.js"
-import * as Pagination from "./Pagination.js"
-import type { Scope } from "./Storage.js"
-import { scopeOf, Storage } from "./Storage.js"
 import { EventType } from "./WebhookEvents.js"
 
 /** How long events are kept at least; a purge may keep them longer, never shorter. @since 0.1.0 */

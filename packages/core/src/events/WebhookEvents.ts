@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { type FailureCode, failureMessages } from "./internal/providerFailures.js"
+import { type FailureCode, failureMessages } from "../providers/internal/providerFailures.js"
 
 /** Every event type (D7). Handlers switch exhaustively over this union. @since 0.1.0 */
 export const EventType = Schema.Literal(

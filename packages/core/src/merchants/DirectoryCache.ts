@@ -14,14 +14,14 @@
  * @since 0.1.0
  */
 import { Effect, Option, Schedule } from "effect"
-import * as Background from "./Background.js"
+import * as Background from "../runtime/Background.js"
+import type { ListQuery, Write } from "../storage/Storage.js"
+import { Storage } from "../storage/Storage.js"
+import type { StorageError } from "../storage/StorageError.js"
+import type { StoredRecord } from "../storage/Table.js"
+import * as WebhookEndpoint from "../webhooks/WebhookEndpoint.js"
 import type { Availability, Credentials } from "./Merchants.js"
 import { Merchants } from "./Merchants.js"
-import type { ListQuery, Write } from "./Storage.js"
-import { Storage } from "./Storage.js"
-import type { StorageError } from "./StorageError.js"
-import type { StoredRecord } from "./Table.js"
-import * as WebhookEndpoint from "./WebhookEndpoint.js"
 
 /** @since 0.1.0 @category models */
 export interface DirectoryCacheOptions {

@@ -4,11 +4,11 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { sha256 } from "./Canonical.js"
-import { randomBase62 } from "./Ids.js"
-import type { CheckoutMode, Environment } from "./Schemas.js"
-import type { StorageError } from "./StorageError.js"
-import { UniqueViolation } from "./StorageError.js"
+import { sha256 } from "../requests/Canonical.js"
+import { randomBase62 } from "../resources/Ids.js"
+import type { CheckoutMode, Environment } from "../resources/Schemas.js"
+import type { StorageError } from "../storage/StorageError.js"
+import { UniqueViolation } from "../storage/StorageError.js"
 
 /** A configured route: this merchant's method `method` executes at provider `provider`. @since 0.1.0 @category models */
 export interface Route {

@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import { Clock, Context, Deferred, Duration, Effect, Layer, Ref, SynchronizedRef } from "effect"
-import { Storage } from "./Storage.js"
-import * as Task from "./Task.js"
+import { Storage } from "../storage/Storage.js"
+import * as Task from "../storage/Task.js"
 
 /** A health answer: `ok` (HTTP 200) or `unavailable` (503), with each check's word. @since 0.1.0 @category models */
 export interface Report {

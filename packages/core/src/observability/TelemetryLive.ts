@@ -8,13 +8,13 @@
  * @since 0.1.0
  */
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
-import * as Background from "./Background.js"
-import * as Event from "./Event.js"
-import * as PaymentIntent from "./PaymentIntent.js"
-import { RouteHealth } from "./RouteHealth.js"
-import { Storage } from "./Storage.js"
-import type { Write } from "./Storage.js"
-import * as Task from "./Task.js"
+import * as Event from "../events/Event.js"
+import * as PaymentIntent from "../paymentIntents/PaymentIntent.js"
+import { RouteHealth } from "../routing/RouteHealth.js"
+import * as Background from "../runtime/Background.js"
+import { Storage } from "../storage/Storage.js"
+import type { Write } from "../storage/Storage.js"
+import * as Task from "../storage/Task.js"
 import * as Telemetry from "./Telemetry.js"
 
 /** @since 0.1.0 @category models */

@@ -12,19 +12,19 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Option } from "effect"
-import type * as ApiResponse from "./ApiResponse.js"
-import type { Principal } from "./Authentication.js"
-import type { PayerData } from "./Discovery.js"
-import { discover, payerData, payerProblems, resolveRoutes } from "./Discovery.js"
-import { PaymentIntentUnexpectedState, ValidationFailed } from "./Errors.js"
-import { randomBase62 } from "./Ids.js"
-import { Merchants } from "./Merchants.js"
+import { Merchants } from "../merchants/Merchants.js"
+import type * as ApiResponse from "../requests/ApiResponse.js"
+import type { Principal } from "../requests/Authentication.js"
+import { PaymentIntentUnexpectedState, ValidationFailed } from "../resources/Errors.js"
+import { randomBase62 } from "../resources/Ids.js"
+import type { PayerData } from "../routing/Discovery.js"
+import { discover, payerData, payerProblems, resolveRoutes } from "../routing/Discovery.js"
+import * as Routing from "../routing/Routing.js"
+import { scopeOf, Storage } from "../storage/Storage.js"
 import type { PaymentIntentRecord } from "./PaymentIntent.js"
 import { isTerminal, table } from "./PaymentIntent.js"
 import * as Lifecycle from "./PaymentIntentLifecycle.js"
 import * as Receipts from "./Receipts.js"
-import * as Routing from "./Routing.js"
-import { scopeOf, Storage } from "./Storage.js"
 
 /** A hosted intent by id, whatever its merchant: the verified link is the authority. @since 0.1.0 */
 export const load = (id: string) =>

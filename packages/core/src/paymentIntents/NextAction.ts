@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { Timestamp } from "./Schemas.js"
+import { Timestamp } from "../resources/Schemas.js"
 
 /** Open a URL with a browser GET; in hosted mode a signed hosted-checkout URL. @since 0.1.0 */
 export const RedirectToUrl = Schema.Struct({

@@ -7,11 +7,11 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import * as RenderedView from "../resources/RenderedView.js"
+import { Amount, CheckoutMode, Country, Currency, Environment, formatTimestamp, Timestamp } from "../resources/Schemas.js"
 import { NextAction } from "./NextAction.js"
 import type { PaymentIntentRecord } from "./PaymentIntentRecord.js"
 import { CancellationReason, Receipt, Status } from "./PaymentIntentRecord.js"
-import * as RenderedView from "./RenderedView.js"
-import { Amount, CheckoutMode, Country, Currency, Environment, formatTimestamp, Timestamp } from "./Schemas.js"
 
 /** The stored record and the status rules of 3.1. @since 0.1.0 */
 export * from "./PaymentIntentRecord.js"

@@ -8,16 +8,16 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Option, Schema } from "effect"
-import * as ApiResponse from "./ApiResponse.js"
-import { PaymentIntentUnexpectedState, ResourceNotFound, ValidationFailed } from "./Errors.js"
-import { isWellFormed, prefixes } from "./Ids.js"
-import * as Operation from "./Operation.js"
+import { adapterOf, capabilitiesOfPayment } from "../providers/ProviderAccounts.js"
+import * as ApiResponse from "../requests/ApiResponse.js"
+import * as Operation from "../requests/Operation.js"
+import { PaymentIntentUnexpectedState, ResourceNotFound, ValidationFailed } from "../resources/Errors.js"
+import { isWellFormed, prefixes } from "../resources/Ids.js"
+import { boundedCall } from "../routing/Routing.js"
+import { Storage, Write } from "../storage/Storage.js"
+import * as Task from "../storage/Task.js"
 import { CancellationReason, table, toResource } from "./PaymentIntent.js"
 import { applyUpdate, change, providerRef } from "./PaymentIntentLifecycle.js"
-import { adapterOf, capabilitiesOfPayment } from "./ProviderAccounts.js"
-import { boundedCall } from "./Routing.js"
-import { Storage, Write } from "./Storage.js"
-import * as Task from "./Task.js"
 
 /** POST /payment_intents/{id}/cancel body (D10): `{}`, absent, or a reason. @since 0.1.0 @category request */
 export const CancelParams = Schema.Struct({

@@ -6,12 +6,12 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { prefixes } from "./Ids.js"
-import * as StatusRules from "./internal/statusRules.js"
+import { prefixes } from "../resources/Ids.js"
+import * as StatusRules from "../resources/internal/statusRules.js"
+import { CheckoutMode } from "../resources/Schemas.js"
+import * as Table from "../storage/Table.js"
 import { NextAction } from "./NextAction.js"
 import { Customer, PaymentMethodOptions } from "./PaymentIntentRequest.js"
-import { CheckoutMode } from "./Schemas.js"
-import * as Table from "./Table.js"
 
 // ---------------------------------------------------------------------------
 // Statuses and their rules (3.1)

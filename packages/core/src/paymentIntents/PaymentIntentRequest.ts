@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { Amount, BoundedString, CheckoutMode, Country, Currency, maxCharacters, MerchantReference, StorableText, withMessage } from "./Schemas.js"
+import { Amount, BoundedString, CheckoutMode, Country, Currency, maxCharacters, MerchantReference, StorableText, withMessage } from "../resources/Schemas.js"
 
 // ---------------------------------------------------------------------------
 // Create request (2.2)

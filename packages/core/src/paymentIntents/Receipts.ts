@@ -7,16 +7,16 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Option } from "effect"
-import * as ApiResponse from "./ApiResponse.js"
-import * as Asset from "./Asset.js"
-import { PaymentIntentUnexpectedState, ResourceNotFound, ValidationFailed } from "./Errors.js"
-import { isWellFormed, prefixes } from "./Ids.js"
-import * as Operation from "./Operation.js"
+import { capabilitiesOfPayment } from "../providers/ProviderAccounts.js"
+import * as ApiResponse from "../requests/ApiResponse.js"
+import * as Operation from "../requests/Operation.js"
+import * as Asset from "../resources/Asset.js"
+import { PaymentIntentUnexpectedState, ResourceNotFound, ValidationFailed } from "../resources/Errors.js"
+import { isWellFormed, prefixes } from "../resources/Ids.js"
+import { Storage, Write } from "../storage/Storage.js"
+import * as Task from "../storage/Task.js"
 import { isTerminal, table, toResource } from "./PaymentIntent.js"
 import * as Lifecycle from "./PaymentIntentLifecycle.js"
-import { capabilitiesOfPayment } from "./ProviderAccounts.js"
-import { Storage, Write } from "./Storage.js"
-import * as Task from "./Task.js"
 
 /** The evidence: an asset uploaded earlier, or a file uploaded with the request. @since 0.1.0 @category models */
 export type Evidence =

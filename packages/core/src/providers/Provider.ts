@@ -6,6 +6,9 @@
  */
 import type { Schema } from "effect"
 import { Context, Effect, Layer } from "effect"
+import type { ProviderAccount } from "../merchants/Merchants.js"
+import type { Customer } from "../paymentIntents/PaymentIntent.js"
+import type { Environment } from "../resources/Schemas.js"
 import * as CredentialVault from "./CredentialVault.js"
 import { accountAdapters } from "./internal/accountAdapters.js"
 import { payerDeclarationProblem, type ProviderPayer } from "./internal/payerFamilies.js"
@@ -13,10 +16,7 @@ import type { ProviderMethod } from "./internal/providerMethod.js"
 import type { ProviderTopups } from "./internal/providerTopups.js"
 import type { ProviderPaymentStatus, ProviderPaymentUpdate, ProviderReceipt } from "./internal/providerUpdate.js"
 import { ProviderUnavailable } from "./internal/providerUpdate.js"
-import type { ProviderAccount } from "./Merchants.js"
-import type { Customer } from "./PaymentIntent.js"
 import type { NotificationUnverified, ParsedNotification, ProviderNotificationRequest } from "./ProviderNotification.js"
-import type { Environment } from "./Schemas.js"
 
 export {
   /** @since 0.1.0 */ familyOf,

@@ -7,13 +7,13 @@
  * @since 0.1.0
  */
 import { Effect, Either, Option, ParseResult, Schema, SchemaAST } from "effect"
-import { ValidationFailed } from "./Errors.js"
-import type { AccountOwner, Merchant, ProviderAccount } from "./Merchants.js"
-import { accountOf, Merchants } from "./Merchants.js"
+import type { AccountOwner, Merchant, ProviderAccount } from "../merchants/Merchants.js"
+import { accountOf, Merchants } from "../merchants/Merchants.js"
+import { ValidationFailed } from "../resources/Errors.js"
+import { Environment } from "../resources/Schemas.js"
+import type { StorageError } from "../storage/StorageError.js"
 import type { Capabilities, PaymentProvider } from "./Provider.js"
 import { capabilitiesOf, ProviderRegistry, ProviderUnavailable } from "./Provider.js"
-import { Environment } from "./Schemas.js"
-import type { StorageError } from "./StorageError.js"
 
 /** An account as a seed or `merchants.create` writes it: its credentials in clear, about to be sealed. @since 0.1.0 @category schemas */
 export const AccountInput = Schema.Struct({

@@ -11,13 +11,13 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Option, Schema } from "effect"
-import { sha256 } from "./Canonical.js"
-import type { IdGenerator } from "./Ids.js"
+import { sha256 } from "../requests/Canonical.js"
+import type { IdGenerator } from "../resources/Ids.js"
+import { Storage, Write } from "../storage/Storage.js"
+import type { StorageError } from "../storage/StorageError.js"
+import * as Table from "../storage/Table.js"
+import * as Task from "../storage/Task.js"
 import type { ProviderPaymentRequest, ProviderUnavailable } from "./Provider.js"
-import { Storage, Write } from "./Storage.js"
-import type { StorageError } from "./StorageError.js"
-import * as Table from "./Table.js"
-import * as Task from "./Task.js"
 
 /** @since 0.1.0 @category constants */
 export const idPrefix = "patt_"

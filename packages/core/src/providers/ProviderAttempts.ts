@@ -8,18 +8,18 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Option } from "effect"
-import type { IdGenerator } from "./Ids.js"
-import * as PaymentIntent from "./PaymentIntent.js"
+import * as PaymentIntent from "../paymentIntents/PaymentIntent.js"
+import * as Refunds from "../refunds/Refunds.js"
+import type { IdGenerator } from "../resources/Ids.js"
+import { boundedCall } from "../routing/Routing.js"
+import type { Scope } from "../storage/Storage.js"
+import { Storage, Write } from "../storage/Storage.js"
+import type { StorageError } from "../storage/StorageError.js"
+import * as Task from "../storage/Task.js"
 import type { ProviderPaymentUpdate } from "./Provider.js"
 import { adapterOf } from "./ProviderAccounts.js"
 import type { ProviderAttemptRecord } from "./ProviderAttempt.js"
 import * as ProviderAttempt from "./ProviderAttempt.js"
-import * as Refunds from "./Refunds.js"
-import { boundedCall } from "./Routing.js"
-import type { Scope } from "./Storage.js"
-import { Storage, Write } from "./Storage.js"
-import type { StorageError } from "./StorageError.js"
-import * as Task from "./Task.js"
 
 const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["environment"] }): Scope => ({
   merchantId: r.merchantId,

@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 import { Data, Schema } from "effect"
-import { sha256 } from "./Canonical.js"
-import { Environment } from "./Schemas.js"
-import * as Table from "./Table.js"
+import { sha256 } from "../requests/Canonical.js"
+import { Environment } from "../resources/Schemas.js"
+import * as Table from "../storage/Table.js"
 
 /** A provider's notification request as Tender received it. @since 0.1.0 @category models */
 export interface ProviderNotificationRequest {

@@ -9,22 +9,22 @@
  * @since 0.1.0
  */
 import { Clock, Data, Duration, Effect, Either, Exit, Option } from "effect"
-import type { IdGenerator } from "./Ids.js"
+import type { Merchants } from "../merchants/Merchants.js"
+import * as Telemetry from "../observability/Telemetry.js"
+import type { IdGenerator } from "../resources/Ids.js"
+import { Storage, Write } from "../storage/Storage.js"
+import type { StorageError } from "../storage/StorageError.js"
+import * as Task from "../storage/Task.js"
 import { applyToAttempt } from "./internal/attemptNotices.js"
 import { otherAccount } from "./internal/noticeAccounts.js"
 import { afterFault, ended, fault, isNotice, unusable } from "./internal/noticeEnd.js"
 import { apply } from "./internal/providerNotices.js"
-import type { Merchants } from "./Merchants.js"
 import { ProviderRegistry } from "./Provider.js"
 import * as ProviderAccounts from "./ProviderAccounts.js"
 import type { NotificationAnswer, NotificationUnverified, ProviderNotificationRequest } from "./ProviderNotification.js"
 import type { Door, ProviderNotice } from "./ProviderNotification.js"
 import { received, table } from "./ProviderNotification.js"
 import * as ProviderResults from "./ProviderResults.js"
-import { Storage, Write } from "./Storage.js"
-import type { StorageError } from "./StorageError.js"
-import * as Task from "./Task.js"
-import * as Telemetry from "./Telemetry.js"
 
 /** No installed provider takes notifications under this code (404 `resource_not_found`). @since 0.1.0 @category errors */
 export class UnknownNotificationProvider extends Data.TaggedError("UnknownNotificationProvider")<{ readonly provider: string }> {}

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { Either, ParseResult, Schema } from "effect"
-import { NextAction } from "./NextAction.js"
+import { NextAction } from "../paymentIntents/NextAction.js"
 import { NotificationAnswer, ProviderNotice } from "./ProviderNotification.js"
 
 const Failure = { failureCode: Schema.String, failureMessage: Schema.String }

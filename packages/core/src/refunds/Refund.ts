@@ -6,13 +6,13 @@
  * @since 0.1.0
  */
 import { Either, Schema } from "effect"
-import { prefixes } from "./Ids.js"
-import * as StatusRules from "./internal/statusRules.js"
-import type { PaymentIntentRecord } from "./PaymentIntent.js"
-import { Metadata } from "./PaymentIntent.js"
-import { Destination, maskDestination, MaskedDestination } from "./PayoutIntent.js"
-import { Amount, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
-import * as Table from "./Table.js"
+import { Destination, maskDestination, MaskedDestination } from "../balances/PayoutIntent.js"
+import type { PaymentIntentRecord } from "../paymentIntents/PaymentIntent.js"
+import { Metadata } from "../paymentIntents/PaymentIntent.js"
+import { prefixes } from "../resources/Ids.js"
+import * as StatusRules from "../resources/internal/statusRules.js"
+import { Amount, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "../resources/Schemas.js"
+import * as Table from "../storage/Table.js"
 
 // ---------------------------------------------------------------------------
 // Statuses (D10)

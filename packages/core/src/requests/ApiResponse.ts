@@ -4,9 +4,9 @@
  *
  * @since 0.1.0
  */
-import type { ApiError } from "./Errors.js"
-import { errorBody } from "./Errors.js"
-import type { StoredResponse } from "./Storage.js"
+import type { ApiError } from "../resources/Errors.js"
+import { errorBody } from "../resources/Errors.js"
+import type { StoredResponse } from "../storage/Storage.js"
 
 /** @since 0.1.0 @category models */
 export interface ApiResponse extends StoredResponse {

@@ -6,11 +6,11 @@
  */
 import { Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
-import { AuthenticationRequired, InvalidApiKey } from "./Errors.js"
-import { environmentOfPublicKey, environmentOfSecretKey, hashSecret, Merchants } from "./Merchants.js"
-import type { Merchant } from "./Merchants.js"
-import type { Environment } from "./Schemas.js"
-import type { StorageError } from "./StorageError.js"
+import { environmentOfPublicKey, environmentOfSecretKey, hashSecret, Merchants } from "../merchants/Merchants.js"
+import type { Merchant } from "../merchants/Merchants.js"
+import { AuthenticationRequired, InvalidApiKey } from "../resources/Errors.js"
+import type { Environment } from "../resources/Schemas.js"
+import type { StorageError } from "../storage/StorageError.js"
 
 /** Who is calling: every read and write is scoped to this (5.3, 5.4). @since 0.1.0 @category models */
 export interface Principal {

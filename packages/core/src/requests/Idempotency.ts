@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
+import { ValidationFailed } from "../resources/Errors.js"
 import { fingerprint } from "./Canonical.js"
-import { ValidationFailed } from "./Errors.js"
 
 /** How long a key is kept: 24 hours after the first request (4.9.4). @since 0.1.0 */
 export const retentionMillis = 24 * 60 * 60 * 1000

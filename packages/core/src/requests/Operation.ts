@@ -7,16 +7,16 @@
  * @since 0.1.0
  */
 import { Cause, Clock, Duration, Effect, Either, Exit, Option, Schedule } from "effect"
+import type { ApiError } from "../resources/Errors.js"
+import { IdempotencyConflict, InternalError, ServiceUnavailable } from "../resources/Errors.js"
+import type { BeginOutcome, HeldKey, HeldReference, ResourceType } from "../storage/Storage.js"
+import { Storage, Write } from "../storage/Storage.js"
+import type { StorageError } from "../storage/StorageError.js"
+import { isStorageError, retryWhileStale } from "../storage/StorageError.js"
 import * as ApiResponse from "./ApiResponse.js"
 import type { Principal } from "./Authentication.js"
-import type { ApiError } from "./Errors.js"
-import { IdempotencyConflict, InternalError, ServiceUnavailable } from "./Errors.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Unreleased from "./internal/unreleased.js"
-import type { BeginOutcome, HeldKey, HeldReference, ResourceType } from "./Storage.js"
-import { Storage, Write } from "./Storage.js"
-import type { StorageError } from "./StorageError.js"
-import { isStorageError, retryWhileStale } from "./StorageError.js"
 
 /** Who asks, under which request id, with which `Idempotency-Key` (already validated). @since 0.1.0 @category models */
 export interface RequestContext {

@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { BeginOutcome, BeginRequest, IdempotencyClaim, StoredResponse } from "./Storage.js"
+import type { BeginOutcome, BeginRequest, IdempotencyClaim, StoredResponse } from "../storage/Storage.js"
 
 /** @since 0.1.0 @category models */
 export interface ReplayCacheOptions {

@@ -8,14 +8,14 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
-import * as ApiResponse from "./ApiResponse.js"
-import type { Principal } from "./Authentication.js"
+import * as ApiResponse from "../requests/ApiResponse.js"
+import type { Principal } from "../requests/Authentication.js"
+import * as Operation from "../requests/Operation.js"
+import { Storage, Write } from "../storage/Storage.js"
+import * as Table from "../storage/Table.js"
 import { ResourceNotFound, ValidationFailed } from "./Errors.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
-import * as Operation from "./Operation.js"
 import { formatTimestamp, Timestamp } from "./Schemas.js"
-import { Storage, Write } from "./Storage.js"
-import * as Table from "./Table.js"
 
 /** The largest file accepted: 5 MiB exactly (8). @since 0.1.0 */
 export const maxBytes = 5 * 1024 * 1024

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { type Cause, Data } from "effect"
-import type { StorageError } from "./StorageError.js"
+import type { StorageError } from "../storage/StorageError.js"
 
 /** @since 0.1.0 @category models */
 export interface ErrorDetail {

@@ -6,16 +6,16 @@
  * @since 0.1.0
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
-import type { Principal } from "./Authentication.js"
-import { PaymentConfigurationUnavailable, RoutingUnavailable, ValidationFailed } from "./Errors.js"
-import { familyOf } from "./internal/payerFamilies.js"
-import type { Route } from "./Merchants.js"
-import { accountOf } from "./Merchants.js"
-import { NextActionType } from "./NextAction.js"
-import type { PayerField, PaymentProvider, ProviderMethod, ProviderPayer } from "./Provider.js"
-import { amountInRange, payerFieldPath, ProviderRegistry } from "./Provider.js"
+import type { Route } from "../merchants/Merchants.js"
+import { accountOf } from "../merchants/Merchants.js"
+import { NextActionType } from "../paymentIntents/NextAction.js"
+import { familyOf } from "../providers/internal/payerFamilies.js"
+import type { PayerField, PaymentProvider, ProviderMethod, ProviderPayer } from "../providers/Provider.js"
+import { amountInRange, payerFieldPath, ProviderRegistry } from "../providers/Provider.js"
+import type { Principal } from "../requests/Authentication.js"
+import { PaymentConfigurationUnavailable, RoutingUnavailable, ValidationFailed } from "../resources/Errors.js"
+import { Amount, CheckoutMode, Country, Currency, Environment, withMessage } from "../resources/Schemas.js"
 import { RouteHealth } from "./RouteHealth.js"
-import { Amount, CheckoutMode, Country, Currency, Environment, withMessage } from "./Schemas.js"
 
 /** GET /payment_methods/options query (4.6, D3 `provider` pin). @since 0.1.0 @category request */
 export const DiscoveryParams = Schema.Struct({

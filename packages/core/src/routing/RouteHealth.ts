@@ -12,8 +12,8 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import { Merchants } from "./Merchants.js"
-import type { StorageError } from "./StorageError.js"
+import { Merchants } from "../merchants/Merchants.js"
+import type { StorageError } from "../storage/StorageError.js"
 
 /** What health is asked about: a configured route, the provider it executes at, and the merchant's account there if it names one (D13). @since 0.1.0 @category models */
 export interface RouteRef {

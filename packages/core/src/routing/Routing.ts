@@ -6,17 +6,17 @@
  * @since 0.1.0
  */
 import { Duration, Effect } from "effect"
+import * as Telemetry from "../observability/Telemetry.js"
+import type { ProviderPaymentRequest, ProviderPaymentResult } from "../providers/Provider.js"
+import { ProviderUnavailable } from "../providers/Provider.js"
+import * as ProviderAttempt from "../providers/ProviderAttempt.js"
+import { RoutingUnavailable, ValidationFailed } from "../resources/Errors.js"
+import type { IdGenerator } from "../resources/Ids.js"
+import type { Storage } from "../storage/Storage.js"
+import type { StorageError } from "../storage/StorageError.js"
 import type { Candidate, PayerData } from "./Discovery.js"
 import { payerProblems, providerPayer } from "./Discovery.js"
-import { RoutingUnavailable, ValidationFailed } from "./Errors.js"
-import type { IdGenerator } from "./Ids.js"
-import type { ProviderPaymentRequest, ProviderPaymentResult } from "./Provider.js"
-import { ProviderUnavailable } from "./Provider.js"
-import * as ProviderAttempt from "./ProviderAttempt.js"
 import { RouteHealth } from "./RouteHealth.js"
-import type { Storage } from "./Storage.js"
-import type { StorageError } from "./StorageError.js"
-import * as Telemetry from "./Telemetry.js"
 
 /** How long a provider may take before the attempt counts as a route failure. @since 0.1.0 */
 export const providerTimeout = Duration.seconds(20)

@@ -9,13 +9,13 @@
  * @since 0.1.0
  */
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import * as Event from "../events/Event.js"
+import type { PurgeOptions, PurgeResult } from "../storage/Storage.js"
+import { Storage } from "../storage/Storage.js"
+import type { Table } from "../storage/Table.js"
+import * as Task from "../storage/Task.js"
+import * as WebhookDelivery from "../webhooks/WebhookDelivery.js"
 import * as Background from "./Background.js"
-import * as Event from "./Event.js"
-import type { PurgeOptions, PurgeResult } from "./Storage.js"
-import { Storage } from "./Storage.js"
-import type { Table } from "./Table.js"
-import * as Task from "./Task.js"
-import * as WebhookDelivery from "./WebhookDelivery.js"
 
 /**
  * How long records are kept and how the purge runs. Every field has a default; a retention of

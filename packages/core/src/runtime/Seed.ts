@@ -5,12 +5,12 @@
  * @since 0.1.0
  */
 import { Effect, Layer, Option, ParseResult, Schema } from "effect"
-import type { ApiKey, Merchant } from "./Merchants.js"
-import * as Merchants from "./Merchants.js"
-import { ProviderRegistry } from "./Provider.js"
-import * as ProviderAccounts from "./ProviderAccounts.js"
-import * as RouteHealth from "./RouteHealth.js"
-import { CheckoutMode, Environment, withMessage } from "./Schemas.js"
+import type { ApiKey, Merchant } from "../merchants/Merchants.js"
+import * as Merchants from "../merchants/Merchants.js"
+import { ProviderRegistry } from "../providers/Provider.js"
+import * as ProviderAccounts from "../providers/ProviderAccounts.js"
+import { CheckoutMode, Environment, withMessage } from "../resources/Schemas.js"
+import * as RouteHealth from "../routing/RouteHealth.js"
 
 const strict = { parseOptions: { errors: "all", onExcessProperty: "error" } } as const
 

@@ -6,12 +6,7 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import { sha256 } from "./Canonical.js"
-import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis, type Timings, timingsOf } from "./internal/simulator.js"
-import type { SimulatorEvent } from "./internal/simulatorNotifications.js"
-import { defaultNotificationSecret, parseNotification, signatureHeader, signNotification } from "./internal/simulatorNotifications.js"
-import { topups } from "./internal/simulatorTopups.js"
-import type { NextAction } from "./NextAction.js"
+import type { NextAction } from "../paymentIntents/NextAction.js"
 import type {
   PaymentProvider,
   ProviderBank,
@@ -20,11 +15,16 @@ import type {
   ProviderPaymentRequest,
   ProviderPaymentResult,
   ProviderUnavailable
-} from "./Provider.js"
-import { onlineBankingMethod, promptPayMethod, thaiBankAccount } from "./Provider.js"
-import { createByMethod, failure } from "./ProviderKit.js"
-import type { ProviderNotificationRequest } from "./ProviderNotification.js"
-import { formatTimestamp } from "./Schemas.js"
+} from "../providers/Provider.js"
+import { onlineBankingMethod, promptPayMethod, thaiBankAccount } from "../providers/Provider.js"
+import { createByMethod, failure } from "../providers/ProviderKit.js"
+import type { ProviderNotificationRequest } from "../providers/ProviderNotification.js"
+import { sha256 } from "../requests/Canonical.js"
+import { formatTimestamp } from "../resources/Schemas.js"
+import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis, type Timings, timingsOf } from "./internal/simulator.js"
+import type { SimulatorEvent } from "./internal/simulatorNotifications.js"
+import { defaultNotificationSecret, parseNotification, signatureHeader, signNotification } from "./internal/simulatorNotifications.js"
+import { topups } from "./internal/simulatorTopups.js"
 
 /** The provider code, the magic amounts and their default timings. @since 0.1.0 @category constants */
 export { code, magicAmounts, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis }

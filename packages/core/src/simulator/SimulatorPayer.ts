@@ -11,11 +11,11 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import * as HostedPayment from "./HostedPayment.js"
-import type { PaymentIntentRecord } from "./PaymentIntent.js"
-import { providerRef } from "./PaymentIntentLifecycle.js"
-import { adapterOf } from "./ProviderAccounts.js"
-import * as ProviderNotifications from "./ProviderNotifications.js"
+import * as HostedPayment from "../paymentIntents/HostedPayment.js"
+import type { PaymentIntentRecord } from "../paymentIntents/PaymentIntent.js"
+import { providerRef } from "../paymentIntents/PaymentIntentLifecycle.js"
+import { adapterOf } from "../providers/ProviderAccounts.js"
+import * as ProviderNotifications from "../providers/ProviderNotifications.js"
 import * as Simulator from "./Simulator.js"
 
 /** The payer actions the simulator knows. @since 0.1.0 @category models */

@@ -11,7 +11,7 @@
  */
 import type { Effect, Option } from "effect"
 import { Context } from "effect"
-import type { Environment } from "./Schemas.js"
+import type { Environment } from "../resources/Schemas.js"
 import type { StorageError } from "./StorageError.js"
 import type { StoredRecord, Table } from "./Table.js"
 

@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { Option, Schema, SchemaAST } from "effect"
-import { Environment } from "./Schemas.js"
+import { Environment } from "../resources/Schemas.js"
 
 /** The annotation that names how a field is stored. @since 0.1.0 @category annotations */
 export const StorageKindId: unique symbol = Symbol.for("@tender/core/Table/StorageKind")

@@ -10,12 +10,12 @@
  */
 import { Context, Duration, Effect, Schema } from "effect"
 import type * as Stream from "effect/Stream"
-import { IdGenerator } from "./Ids.js"
-import type { Environment } from "./Schemas.js"
+import * as Telemetry from "../observability/Telemetry.js"
+import { IdGenerator } from "../resources/Ids.js"
+import type { Environment } from "../resources/Schemas.js"
 import type { Write } from "./Storage.js"
 import type { StorageError } from "./StorageError.js"
 import * as Table from "./Table.js"
-import * as Telemetry from "./Telemetry.js"
 
 /** The id prefix of tasks. @since 0.1.0 */
 export const idPrefix = "task_"

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 
-import { prefixes, randomBase62 } from "./Ids.js"
+import { prefixes, randomBase62 } from "../resources/Ids.js"
 
 /**
  * Where a ring of ids starts for `ring`: the ids above it in order, then those at or below it.

@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import { BigDecimal, Context, Data, Effect, Layer, Option } from "effect"
+import type { Environment } from "../resources/Schemas.js"
 import { parseDecimal } from "./Money.js"
-import type { Environment } from "./Schemas.js"
 
 /** A rate for one currency pair. @since 0.1.0 @category models */
 export interface FxQuote {

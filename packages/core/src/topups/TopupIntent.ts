@@ -6,12 +6,12 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { prefixes } from "./Ids.js"
-import * as StatusRules from "./internal/statusRules.js"
-import { DisplayBankTransferInstructions } from "./NextAction.js"
-import { Amount, Country, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "./Schemas.js"
-import * as Table from "./Table.js"
-import type { EventType } from "./WebhookEvents.js"
+import type { EventType } from "../events/WebhookEvents.js"
+import { DisplayBankTransferInstructions } from "../paymentIntents/NextAction.js"
+import { prefixes } from "../resources/Ids.js"
+import * as StatusRules from "../resources/internal/statusRules.js"
+import { Amount, Country, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "../resources/Schemas.js"
+import * as Table from "../storage/Table.js"
 
 // ---------------------------------------------------------------------------
 // Statuses (3.2; the rest settled in docs/payment-lifecycle.md)

@@ -8,17 +8,17 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Schema } from "effect"
-import * as ApiResponse from "./ApiResponse.js"
-import * as Asset from "./Asset.js"
-import type { Principal } from "./Authentication.js"
-import { TopupIntentUnexpectedState } from "./Errors.js"
-import * as Resources from "./internal/resources.js"
+import * as ApiResponse from "../requests/ApiResponse.js"
+import type { Principal } from "../requests/Authentication.js"
+import * as Operation from "../requests/Operation.js"
+import * as Asset from "../resources/Asset.js"
+import { TopupIntentUnexpectedState } from "../resources/Errors.js"
+import * as Resources from "../resources/internal/resources.js"
+import * as Pagination from "../resources/Pagination.js"
+import { Country, Currency } from "../resources/Schemas.js"
+import { scopeOf, Write } from "../storage/Storage.js"
+import * as Task from "../storage/Task.js"
 import { change, paymentWindow, pollEvery } from "./internal/topups.js"
-import * as Operation from "./Operation.js"
-import * as Pagination from "./Pagination.js"
-import { Country, Currency } from "./Schemas.js"
-import { scopeOf, Write } from "./Storage.js"
-import * as Task from "./Task.js"
 import { SourceType as SourceTypeSchema, Status as StatusSchema, table, toResource } from "./TopupIntent.js"
 
 /** How long a top-up waits for its payment unless its provider says less. @since 0.1.0 @category constants */

@@ -11,9 +11,9 @@
  * @since 0.1.0
  */
 import { Effect, Option } from "effect"
-import * as Event from "./Event.js"
-import { Storage, Write } from "./Storage.js"
-import { retryWhileStale } from "./StorageError.js"
+import * as Event from "../events/Event.js"
+import { Storage, Write } from "../storage/Storage.js"
+import { retryWhileStale } from "../storage/StorageError.js"
 import { WebhookConfig } from "./WebhookConfig.js"
 import * as WebhookEndpoint from "./WebhookEndpoint.js"
 

@@ -4,17 +4,17 @@
  * D7 event, the expiry timer of a new payer action), and what a provider's answer changes.
  */
 import { Effect } from "effect"
-import * as Event from "../Event.js"
-import type { IdGenerator } from "../Ids.js"
+import * as Event from "../../events/Event.js"
+import type { EventType } from "../../events/WebhookEvents.js"
+import { failure } from "../../providers/internal/providerFailures.js"
+import type { ProviderPaymentRef, ProviderPaymentStatus } from "../../providers/Provider.js"
+import type { IdGenerator } from "../../resources/Ids.js"
+import type { Storage } from "../../storage/Storage.js"
+import { scopeOf, Write } from "../../storage/Storage.js"
+import type { StorageError } from "../../storage/StorageError.js"
+import * as Task from "../../storage/Task.js"
 import type { PaymentIntentRecord, Status } from "../PaymentIntent.js"
 import { canTransition, invariantViolations, isTerminal, table, toResource } from "../PaymentIntent.js"
-import type { ProviderPaymentRef, ProviderPaymentStatus } from "../Provider.js"
-import type { Storage } from "../Storage.js"
-import { scopeOf, Write } from "../Storage.js"
-import type { StorageError } from "../StorageError.js"
-import * as Task from "../Task.js"
-import type { EventType } from "../WebhookEvents.js"
-import { failure } from "./providerFailures.js"
 
 /** The D7 event a status emits when an intent enters it. @since 0.1.0 */
 export const statusEvent = (status: Status): EventType => {

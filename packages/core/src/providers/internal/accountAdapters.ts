@@ -5,9 +5,9 @@
  * key). The map is bounded: past `maxAccounts` the least recently used adapter is dropped
  * (and built again when that account is next used).
  */
+import type { ProviderAccount } from "../../merchants/Merchants.js"
+import type { Environment } from "../../resources/Schemas.js"
 import type * as CredentialVault from "../CredentialVault.js"
-import type { ProviderAccount } from "../Merchants.js"
-import type { Environment } from "../Schemas.js"
 
 /** What this needs of an adapter (`Provider.PaymentProvider`, named structurally: Provider.ts builds the registry on this). */
 interface Installed<P> {

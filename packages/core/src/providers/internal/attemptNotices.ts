@@ -5,13 +5,13 @@
  * is the intent's late payment, refunded at that provider), never recorded as unmatched.
  */
 import { Effect, Option } from "effect"
-import type { IdGenerator } from "../Ids.js"
-import * as PaymentIntent from "../PaymentIntent.js"
+import * as PaymentIntent from "../../paymentIntents/PaymentIntent.js"
+import type { IdGenerator } from "../../resources/Ids.js"
+import { Storage } from "../../storage/Storage.js"
+import type { StorageError } from "../../storage/StorageError.js"
 import type { ProviderPaymentUpdate } from "../Provider.js"
 import * as ProviderAttempts from "../ProviderAttempts.js"
 import type { NotificationRecord } from "../ProviderNotification.js"
-import { Storage } from "../Storage.js"
-import type { StorageError } from "../StorageError.js"
 import type { Applied } from "./providerNotices.js"
 
 /**

@@ -6,13 +6,13 @@
  * unmatched, and changes nothing.
  */
 import { Effect, Option } from "effect"
-import * as PaymentIntent from "../PaymentIntent.js"
-import * as PayoutIntent from "../PayoutIntent.js"
+import * as PayoutIntent from "../../balances/PayoutIntent.js"
+import * as PaymentIntent from "../../paymentIntents/PaymentIntent.js"
+import * as Refund from "../../refunds/Refund.js"
+import { Storage } from "../../storage/Storage.js"
+import type { StorageError } from "../../storage/StorageError.js"
+import type * as Table from "../../storage/Table.js"
 import type { NotificationRecord } from "../ProviderNotification.js"
-import * as Refund from "../Refund.js"
-import { Storage } from "../Storage.js"
-import type { StorageError } from "../StorageError.js"
-import type * as Table from "../Table.js"
 
 /** The table and id of the object a notice names by Tender's id, if it names one. */
 const named = (record: NotificationRecord): { readonly table: Table.Table<any>; readonly id: string; readonly noun: string } | undefined => {

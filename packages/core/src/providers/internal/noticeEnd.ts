@@ -9,12 +9,12 @@
  * apply").
  */
 import { Cause, Effect, Option, Schema } from "effect"
+import * as Telemetry from "../../observability/Telemetry.js"
+import { Write } from "../../storage/Storage.js"
+import type { StorageError } from "../../storage/StorageError.js"
+import * as Task from "../../storage/Task.js"
 import type { NotificationRecord } from "../ProviderNotification.js"
 import { ProviderNotice, table } from "../ProviderNotification.js"
-import { Write } from "../Storage.js"
-import type { StorageError } from "../StorageError.js"
-import * as Task from "../Task.js"
-import * as Telemetry from "../Telemetry.js"
 import type { Applied } from "./providerNotices.js"
 
 /** Whether a stored notice is one this version reads. */

@@ -3,8 +3,8 @@
  * the Thai methods as every provider serves them, given what differs between providers;
  * `Provider` re-exports all of it.
  */
-import type { NextActionType } from "../NextAction.js"
-import type { CheckoutMode, Environment } from "../Schemas.js"
+import type { NextActionType } from "../../paymentIntents/NextAction.js"
+import type { CheckoutMode, Environment } from "../../resources/Schemas.js"
 import type { PayerFamily } from "./payerFamilies.js"
 import { thaiBankAccount } from "./payerFamilies.js"
 

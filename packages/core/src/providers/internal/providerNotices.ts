@@ -8,19 +8,19 @@
  * stored: the caller commits the writes with the notice's new status.
  */
 import { Clock, Effect, Option } from "effect"
-import type { IdGenerator } from "../Ids.js"
-import * as PaymentIntent from "../PaymentIntent.js"
-import * as PaymentIntentLifecycle from "../PaymentIntentLifecycle.js"
-import * as PayoutIntent from "../PayoutIntent.js"
-import * as PayoutIntents from "../PayoutIntents.js"
+import * as PayoutIntent from "../../balances/PayoutIntent.js"
+import * as PayoutIntents from "../../balances/PayoutIntents.js"
+import * as PaymentIntent from "../../paymentIntents/PaymentIntent.js"
+import * as PaymentIntentLifecycle from "../../paymentIntents/PaymentIntentLifecycle.js"
+import * as Refund from "../../refunds/Refund.js"
+import * as Refunds from "../../refunds/Refunds.js"
+import type { IdGenerator } from "../../resources/Ids.js"
+import type { Environment } from "../../resources/Schemas.js"
+import type { Write } from "../../storage/Storage.js"
+import { scopeOf, Storage } from "../../storage/Storage.js"
+import type { StorageError } from "../../storage/StorageError.js"
 import type { ProviderPaymentUpdate, ProviderRegistry } from "../Provider.js"
 import type { ProviderNotice, Status } from "../ProviderNotification.js"
-import * as Refund from "../Refund.js"
-import * as Refunds from "../Refunds.js"
-import type { Environment } from "../Schemas.js"
-import type { Write } from "../Storage.js"
-import { scopeOf, Storage } from "../Storage.js"
-import type { StorageError } from "../StorageError.js"
 
 /** What applying a notice decided: its new status, the object it matched, why, and the writes. */
 export interface Applied {

@@ -3,7 +3,7 @@
  * re-exports all of it.
  */
 import type { Effect } from "effect"
-import type { Environment } from "../Schemas.js"
+import type { Environment } from "../../resources/Schemas.js"
 import type { ProviderPaymentStatus, ProviderReceipt, ProviderUnavailable } from "./providerUpdate.js"
 
 /** The source types of a top-up (2.5). @since 0.1.0 @category models */

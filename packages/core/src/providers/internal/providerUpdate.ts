@@ -4,7 +4,7 @@
  * re-exports all of it.
  */
 import { Data } from "effect"
-import type { NextAction } from "../NextAction.js"
+import type { NextAction } from "../../paymentIntents/NextAction.js"
 
 /**
  * Everything a provider can say about a payment, whatever asked or told it (create, confirm,

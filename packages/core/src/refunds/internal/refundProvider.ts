@@ -4,18 +4,18 @@
  * the send task. `Refunds` is its public module.
  */
 import { Clock, Effect, Option } from "effect"
-import * as Event from "../Event.js"
-import * as PaymentIntent from "../PaymentIntent.js"
-import type { PaymentProvider } from "../Provider.js"
-import { capabilitiesOf } from "../Provider.js"
-import * as ProviderAccounts from "../ProviderAccounts.js"
-import * as ProviderAttempt from "../ProviderAttempt.js"
+import * as Event from "../../events/Event.js"
+import * as PaymentIntent from "../../paymentIntents/PaymentIntent.js"
+import type { PaymentProvider } from "../../providers/Provider.js"
+import { capabilitiesOf } from "../../providers/Provider.js"
+import * as ProviderAccounts from "../../providers/ProviderAccounts.js"
+import * as ProviderAttempt from "../../providers/ProviderAttempt.js"
+import { boundedCall } from "../../routing/Routing.js"
+import type { Scope } from "../../storage/Storage.js"
+import { scopeOf, Storage, Write } from "../../storage/Storage.js"
+import * as Task from "../../storage/Task.js"
 import type { RefundRecord } from "../Refund.js"
 import { canTransition, settle, statusEvent, table, toResource } from "../Refund.js"
-import { boundedCall } from "../Routing.js"
-import type { Scope } from "../Storage.js"
-import { scopeOf, Storage, Write } from "../Storage.js"
-import * as Task from "../Task.js"
 
 /** An intent written with its refund counters changed: the rules of 3.1 and D10 checked first, as for every write of an intent. */
 export const intentWrite = (before: PaymentIntent.PaymentIntentRecord, after: PaymentIntent.PaymentIntentRecord) => {

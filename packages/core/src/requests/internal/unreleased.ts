@@ -7,7 +7,7 @@
  * waits here too, by store and by the key and reference it frees, and a request of this process
  * that finds one of them in flight gives it back first and begins again (`Operation.run`).
  */
-import type { IdempotencyKeyId, ReferenceId, Storage, Write } from "../Storage.js"
+import type { IdempotencyKeyId, ReferenceId, Storage, Write } from "../../storage/Storage.js"
 
 /** A release not yet taken by the store. */
 export interface Pending {

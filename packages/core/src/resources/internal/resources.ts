@@ -6,15 +6,15 @@
  * answers with (4.9 merchant_reference rule 2).
  */
 import { Effect, Option } from "effect"
-import * as ApiResponse from "../ApiResponse.js"
-import type { Principal } from "../Authentication.js"
+import * as ApiResponse from "../../requests/ApiResponse.js"
+import type { Principal } from "../../requests/Authentication.js"
+import type { ListQuery, ResourceType } from "../../storage/Storage.js"
+import { scopeOf, Storage } from "../../storage/Storage.js"
+import type { StoredRecord, Table } from "../../storage/Table.js"
 import { ResourceNotFound, ValidationFailed } from "../Errors.js"
 import { isWellFormed } from "../Ids.js"
 import * as Pagination from "../Pagination.js"
 import * as RenderedView from "../RenderedView.js"
-import type { ListQuery, ResourceType } from "../Storage.js"
-import { scopeOf, Storage } from "../Storage.js"
-import type { StoredRecord, Table } from "../Table.js"
 
 /** A stored resource and how messages name it: `payout intent`. */
 export interface Kind<A extends StoredRecord> {

@@ -4,8 +4,8 @@
  * and the D9 rule that it serves only the test environment.
  */
 import { Effect } from "effect"
-import type { ProviderPaymentRef } from "../Provider.js"
-import { ProviderUnavailable } from "../Provider.js"
+import type { ProviderPaymentRef } from "../../providers/Provider.js"
+import { ProviderUnavailable } from "../../providers/Provider.js"
 
 /** The provider code hosts route to. @since 0.1.0 */
 export const code = "simulator"

@@ -6,9 +6,9 @@
  */
 import { Clock, Effect, Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
-import type { ParsedNotification, ProviderNotice, ProviderNotificationRequest } from "../ProviderNotification.js"
-import { NotificationUnverified, receivedAnswer } from "../ProviderNotification.js"
-import { failure } from "./providerFailures.js"
+import { failure } from "../../providers/internal/providerFailures.js"
+import type { ParsedNotification, ProviderNotice, ProviderNotificationRequest } from "../../providers/ProviderNotification.js"
+import { NotificationUnverified, receivedAnswer } from "../../providers/ProviderNotification.js"
 import { code } from "./simulator.js"
 
 /** The header that carries the signature. @since 0.1.0 */

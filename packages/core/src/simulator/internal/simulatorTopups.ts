@@ -3,9 +3,9 @@
  * and reviews its receipt. `Simulator.make` installs them with its timings; `Simulator` re-exports `topupSources`.
  */
 import { Effect } from "effect"
-import { sha256 } from "../Canonical.js"
-import type { ProviderTopups } from "../Provider.js"
-import { failure } from "./providerFailures.js"
+import { failure } from "../../providers/internal/providerFailures.js"
+import type { ProviderTopups } from "../../providers/Provider.js"
+import { sha256 } from "../../requests/Canonical.js"
 import { magicAmounts, serves } from "./simulator.js"
 
 /**

@@ -5,8 +5,8 @@
  * needs nothing here. A table's rows are `memoryRows.ts`, the task queue `memoryTasks.ts`.
  */
 import { Effect, Option } from "effect"
-import * as BalanceTransaction from "../BalanceTransaction.js"
-import { claimGraceMillis } from "../Idempotency.js"
+import * as BalanceTransaction from "../../balances/BalanceTransaction.js"
+import { claimGraceMillis } from "../../requests/Idempotency.js"
 import type {
   BalanceKey,
   BalanceQuery,

@@ -4,9 +4,9 @@
  * credited amount of a paid top-up, and the bound on a provider call.
  */
 import { BigDecimal, Duration, Effect } from "effect"
-import * as Event from "../Event.js"
+import * as Event from "../../events/Event.js"
+import { Write } from "../../storage/Storage.js"
 import * as Money from "../Money.js"
-import { Write } from "../Storage.js"
 import type { Status, TopupIntentRecord } from "../TopupIntent.js"
 import { canTransition, statusEvents, table, toResource } from "../TopupIntent.js"
 
