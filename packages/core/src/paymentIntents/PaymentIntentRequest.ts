@@ -51,7 +51,10 @@ export const PaymentMethodOptions = Schema.Struct(
       "must be a name written in Thai script"
     ))
   }, // 2.2: customer_name and customer_phone are never placed here (they are `customer` fields).
-  Schema.Record({ key: Schema.String.pipe(Schema.pattern(/^(?!customer_name$|customer_phone$)[a-z][a-z0-9_]{0,63}$/)), value: Schema.UndefinedOr(BoundedString(256)) })
+  Schema.Record({
+    key: Schema.String.pipe(Schema.pattern(/^(?!customer_name$|customer_phone$)[a-z][a-z0-9_]{0,63}$/)),
+    value: Schema.UndefinedOr(BoundedString(256))
+  })
 ).annotations({
   identifier: "PaymentMethodOptions"
 })
