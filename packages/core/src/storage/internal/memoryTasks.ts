@@ -64,151 +64,181 @@ interface Pool {
   readonly ids: Array<string>
 }
 
+/**
+ * The state of one queue: every pending task by (when claimable, id), for `nextDue`; and by pool,
+ * merchant and lane, for claims: neither walks the tasks that are done, far in the future, or
+ * another lane's.
+ */
+interface Queue {
+  readonly rows: Rows
+  readonly queue: Array<Entry>
+  readonly pools: Record<Task.Pool, Pool>
+  readonly listeners: Set<StreamEmit.Emit<never, never, void, void>>
+}
+
+/** When a pending task may next be claimed: its due time, or its lease's end if later. */
+const claimableAt = (t: Task.TaskRecord) => Math.max(t.dueAt, t.leaseUntil ?? 0)
+const laneKey = (t: Task.TaskRecord) => (Task.poolOf(t) === "webhooks" ? t.targetId! : "")
+
+/** Puts `t` in, or takes it out of (`present` false), the indexes of pending tasks: a task not pending is in none. */
+const index = (q: Queue, t: Task.TaskRecord, present: boolean) => {
+  if (t.status !== "pending") return
+  const at = claimableAt(t)
+  const pool = q.pools[Task.poolOf(t)]
+  if (present) {
+    add(q.queue, at, t.id)
+    join(pool, t, at)
+  } else {
+    remove(q.queue, at, t.id)
+    leave(pool, t, at)
+  }
+}
+
+/** `t`, claimable at `at`, joins its merchant's lane in `pool`, which it opens if need be. */
+const join = (pool: Pool, t: Task.TaskRecord, at: number) => {
+  let merchant = pool.merchants.get(t.merchantId)
+  if (merchant === undefined) {
+    merchant = { lanes: new Map(), ids: [], leased: new Set() }
+    pool.merchants.set(t.merchantId, merchant)
+    addId(pool.ids, t.merchantId)
+  }
+  const key = laneKey(t)
+  let lane = merchant.lanes.get(key)
+  if (lane === undefined) {
+    lane = { entries: [], leased: new Set() }
+    merchant.lanes.set(key, lane)
+    addId(merchant.ids, key)
+  }
+  add(lane.entries, at, t.id)
+  if (t.leaseUntil === null) return
+  lane.leased.add(t.id)
+  merchant.leased.add(t.id)
+}
+
+/** `t`, claimable at `at`, leaves its lane in `pool`; a lane, then a merchant, left empty is closed. */
+const leave = (pool: Pool, t: Task.TaskRecord, at: number) => {
+  const merchant = pool.merchants.get(t.merchantId)
+  const key = laneKey(t)
+  const lane = merchant?.lanes.get(key)
+  if (merchant === undefined || lane === undefined) return
+  remove(lane.entries, at, t.id)
+  lane.leased.delete(t.id)
+  merchant.leased.delete(t.id)
+  if (lane.entries.length > 0) return
+  merchant.lanes.delete(key)
+  removeId(merchant.ids, key)
+  if (merchant.lanes.size > 0) return
+  pool.merchants.delete(t.merchantId)
+  removeId(pool.ids, t.merchantId)
+}
+
+/** Tasks among `leased` (a lane's, a merchant's) whose lease holds at `now`; for a merchant, not those held back by a back-off. */
+const inFlight = (rows: Rows, leased: Set<string>, now: number, heldBack = true) => {
+  let n = 0
+  for (const id of leased) {
+    const t = rows.byId.get(id) as Task.TaskRecord
+    if ((t.leaseUntil ?? 0) > now && (heldBack || t.leaseOwner !== TaskFairness.backoffOwner)) n++
+  }
+  return n
+}
+
+/**
+ * The tasks a claim of one pool takes, in the port's order (`TaskFairness.roundRobin`). The walk
+ * stops at the first `limit` merchants with something to claim (the first round of the claim
+ * fills it), and in a merchant at the first lanes that fill its room: what a claim reads follows
+ * its limit, not how many merchants or endpoints there are.
+ */
+const fairly = (q: Queue, pool: Task.Pool, req: Task.ClaimRequest, limit: number): ReadonlyArray<Task.TaskRecord> => {
+  const { rows } = q
+  const { ids, merchants } = q.pools[pool]
+  const deliveries = pool === "webhooks"
+  const perMerchant: Array<Array<Array<string>>> = []
+  const rooms: Array<number> = []
+  for (const merchantId of TaskFairness.ringOrder(ids, req.ring?.merchant)) {
+    if (perMerchant.length >= limit) break
+    const merchant = merchants.get(merchantId)!
+    const merchantRoom = deliveries && req.perMerchant !== undefined
+      ? Math.min(limit, req.perMerchant - inFlight(rows, merchant.leased, req.now, false))
+      : limit
+    if (merchantRoom <= 0) continue
+    const lanes: Array<Array<string>> = []
+    for (const key of TaskFairness.ringOrder(merchant.ids, req.ring?.endpoint)) {
+      if (lanes.length >= merchantRoom) break
+      const lane = merchant.lanes.get(key)!
+      const room = deliveries && req.perEndpoint !== undefined ? Math.min(merchantRoom, req.perEndpoint - inFlight(rows, lane.leased, req.now)) : merchantRoom
+      const taken: Array<string> = []
+      for (const entry of lane.entries) {
+        if (taken.length >= room || entry.at > req.now) break
+        taken.push(entry.id)
+      }
+      if (taken.length > 0) lanes.push(taken)
+    }
+    if (lanes.length === 0) continue
+    perMerchant.push(lanes)
+    rooms.push(merchantRoom)
+  }
+  return TaskFairness.roundRobin(perMerchant, limit, rooms).map((id) => rows.byId.get(id) as Task.TaskRecord)
+}
+
+/** Leases `picked` to the claim's owner: each row written with its new lease and its place in the queue moved. */
+const take = (q: Queue, req: Task.ClaimRequest, picked: ReadonlyArray<Task.TaskRecord>) =>
+  picked.map((t) => {
+    const claimed: Task.TaskRecord = {
+      ...t,
+      leaseOwner: req.owner,
+      leaseUntil: req.now + req.leaseMillis,
+      attempts: t.attempts + 1,
+      updatedAt: req.now,
+      version: t.version + 1
+    }
+    q.rows.byId.set(t.id, claimed)
+    q.rows.place(claimed, true)
+    index(q, t, false)
+    index(q, claimed, true)
+    return claimed
+  })
+
+/** A claim: of its pool, or of money then webhooks, which take what money left of the limit. */
+const claim = (q: Queue, req: Task.ClaimRequest) => {
+  if (req.pool !== undefined) return take(q, req, fairly(q, req.pool, req, req.limit))
+  const money = take(q, req, fairly(q, "money", req, req.limit))
+  return [...money, ...take(q, req, fairly(q, "webhooks", req, req.limit - money.length))]
+}
+
+// Walks the pending tasks: sampled on an interval for gauges, never on a request's path.
+const backlog = (q: Queue, now: number): Task.Backlog => {
+  let due = 0
+  let oldestDueAt: number | undefined
+  let undeliveredWebhooks = 0
+  let oldestUndeliveredAt: number | undefined
+  for (const entry of q.queue) {
+    const t = q.rows.byId.get(entry.id) as Task.TaskRecord
+    if (t.dueAt <= now) {
+      due++
+      oldestDueAt = Math.min(oldestDueAt ?? t.dueAt, t.dueAt)
+    }
+    if (t.kind === "webhook.deliver") {
+      undeliveredWebhooks++
+      oldestUndeliveredAt = Math.min(oldestUndeliveredAt ?? t.createdAt, t.createdAt)
+    }
+  }
+  return { due, oldestDueAt, undeliveredWebhooks, oldestUndeliveredAt }
+}
+
 /** The queue over `rows`, the store's rows of `Task.table`. */
 export const make = (rows: Rows) => {
-  const listeners = new Set<StreamEmit.Emit<never, never, void, void>>()
-
-  // Every pending task by (when claimable, id), for `nextDue`; and by pool, merchant and lane, for
-  // claims: neither walks the tasks that are done, far in the future, or another lane's.
-  const queue: Array<Entry> = []
-  const pools: Record<Task.Pool, Pool> = { money: { merchants: new Map(), ids: [] }, webhooks: { merchants: new Map(), ids: [] } }
-  /** When a pending task may next be claimed: its due time, or its lease's end if later. */
-  const claimableAt = (t: Task.TaskRecord) => Math.max(t.dueAt, t.leaseUntil ?? 0)
-  const laneKey = (t: Task.TaskRecord) => (Task.poolOf(t) === "webhooks" ? t.targetId! : "")
-
-  const enqueue = (t: Task.TaskRecord) => {
-    if (t.status !== "pending") return
-    const at = claimableAt(t)
-    add(queue, at, t.id)
-    const pool = pools[Task.poolOf(t)]
-    let merchant = pool.merchants.get(t.merchantId)
-    if (merchant === undefined) {
-      merchant = { lanes: new Map(), ids: [], leased: new Set() }
-      pool.merchants.set(t.merchantId, merchant)
-      addId(pool.ids, t.merchantId)
-    }
-    const key = laneKey(t)
-    let lane = merchant.lanes.get(key)
-    if (lane === undefined) {
-      lane = { entries: [], leased: new Set() }
-      merchant.lanes.set(key, lane)
-      addId(merchant.ids, key)
-    }
-    add(lane.entries, at, t.id)
-    if (t.leaseUntil === null) return
-    lane.leased.add(t.id)
-    merchant.leased.add(t.id)
+  const q: Queue = {
+    rows,
+    queue: [],
+    pools: { money: { merchants: new Map(), ids: [] }, webhooks: { merchants: new Map(), ids: [] } },
+    listeners: new Set()
   }
-  const unqueue = (t: Task.TaskRecord) => {
-    if (t.status !== "pending") return
-    const at = claimableAt(t)
-    remove(queue, at, t.id)
-    const pool = pools[Task.poolOf(t)]
-    const merchant = pool.merchants.get(t.merchantId)
-    const key = laneKey(t)
-    const lane = merchant?.lanes.get(key)
-    if (merchant === undefined || lane === undefined) return
-    remove(lane.entries, at, t.id)
-    lane.leased.delete(t.id)
-    merchant.leased.delete(t.id)
-    if (lane.entries.length > 0) return
-    merchant.lanes.delete(key)
-    removeId(merchant.ids, key)
-    if (merchant.lanes.size > 0) return
-    pool.merchants.delete(t.merchantId)
-    removeId(pool.ids, t.merchantId)
-  }
-
-  /** Tasks among `leased` (a lane's, a merchant's) whose lease holds at `now`; for a merchant, not those held back by a back-off. */
-  const inFlight = (leased: Set<string>, now: number, heldBack = true) => {
-    let n = 0
-    for (const id of leased) {
-      const t = rows.byId.get(id) as Task.TaskRecord
-      if ((t.leaseUntil ?? 0) > now && (heldBack || t.leaseOwner !== TaskFairness.backoffOwner)) n++
-    }
-    return n
-  }
-
-  /**
-   * The tasks a claim of one pool takes, in the port's order (`TaskFairness.roundRobin`). The walk
-   * stops at the first `limit` merchants with something to claim (the first round of the claim
-   * fills it), and in a merchant at the first lanes that fill its room: what a claim reads follows
-   * its limit, not how many merchants or endpoints there are.
-   */
-  const fairly = (pool: Task.Pool, req: Task.ClaimRequest, limit: number): ReadonlyArray<Task.TaskRecord> => {
-    const { merchants, ids } = pools[pool]
-    const deliveries = pool === "webhooks"
-    const perMerchant: Array<Array<Array<string>>> = []
-    const rooms: Array<number> = []
-    for (const merchantId of TaskFairness.ringOrder(ids, req.ring?.merchant)) {
-      if (perMerchant.length >= limit) break
-      const merchant = merchants.get(merchantId)!
-      const merchantRoom = deliveries && req.perMerchant !== undefined ? Math.min(limit, req.perMerchant - inFlight(merchant.leased, req.now, false)) : limit
-      if (merchantRoom <= 0) continue
-      const lanes: Array<Array<string>> = []
-      for (const key of TaskFairness.ringOrder(merchant.ids, req.ring?.endpoint)) {
-        if (lanes.length >= merchantRoom) break
-        const lane = merchant.lanes.get(key)!
-        const room = deliveries && req.perEndpoint !== undefined ? Math.min(merchantRoom, req.perEndpoint - inFlight(lane.leased, req.now)) : merchantRoom
-        const taken: Array<string> = []
-        for (const entry of lane.entries) {
-          if (taken.length >= room || entry.at > req.now) break
-          taken.push(entry.id)
-        }
-        if (taken.length > 0) lanes.push(taken)
-      }
-      if (lanes.length === 0) continue
-      perMerchant.push(lanes)
-      rooms.push(merchantRoom)
-    }
-    return TaskFairness.roundRobin(perMerchant, limit, rooms).map((id) => rows.byId.get(id) as Task.TaskRecord)
-  }
-
-  const take = (req: Task.ClaimRequest, picked: ReadonlyArray<Task.TaskRecord>) =>
-    picked.map((t) => {
-      const claimed: Task.TaskRecord = {
-        ...t,
-        leaseOwner: req.owner,
-        leaseUntil: req.now + req.leaseMillis,
-        attempts: t.attempts + 1,
-        updatedAt: req.now,
-        version: t.version + 1
-      }
-      rows.byId.set(t.id, claimed)
-      rows.place(claimed, true)
-      unqueue(t)
-      enqueue(claimed)
-      return claimed
-    })
+  const { listeners } = q
 
   const tasks = {
-    claim: (req: Task.ClaimRequest) =>
-      Effect.sync(() => {
-        if (req.pool !== undefined) return take(req, fairly(req.pool, req, req.limit))
-        const money = take(req, fairly("money", req, req.limit))
-        return [...money, ...take(req, fairly("webhooks", req, req.limit - money.length))]
-      }),
-    nextDue: Effect.sync(() => queue[0]?.at),
-    // Walks the pending tasks: sampled on an interval for gauges, never on a request's path.
-    backlog: (now: number) =>
-      Effect.sync((): Task.Backlog => {
-        let due = 0
-        let oldestDueAt: number | undefined
-        let undeliveredWebhooks = 0
-        let oldestUndeliveredAt: number | undefined
-        for (const entry of queue) {
-          const t = rows.byId.get(entry.id) as Task.TaskRecord
-          if (t.dueAt <= now) {
-            due++
-            oldestDueAt = Math.min(oldestDueAt ?? t.dueAt, t.dueAt)
-          }
-          if (t.kind === "webhook.deliver") {
-            undeliveredWebhooks++
-            oldestUndeliveredAt = Math.min(oldestUndeliveredAt ?? t.createdAt, t.createdAt)
-          }
-        }
-        return { due, oldestDueAt, undeliveredWebhooks, oldestUndeliveredAt }
-      }),
+    claim: (req: Task.ClaimRequest) => Effect.sync(() => claim(q, req)),
+    nextDue: Effect.sync(() => q.queue[0]?.at),
+    backlog: (now: number) => Effect.sync(() => backlog(q, now)),
     wakeups: Stream.async<void>((emit) => {
       listeners.add(emit)
       return Effect.sync(() => void listeners.delete(emit))
@@ -218,15 +248,15 @@ export const make = (rows: Rows) => {
   return {
     tasks,
     /** A task was inserted: queue it. */
-    inserted: enqueue,
+    inserted: (t: Task.TaskRecord) => index(q, t, true),
     /** A commit wrote work idle workers must look at (`Task.wakesWorkers`): wake them. */
     wake: () => {
       for (const emit of listeners) void emit.single(undefined)
     },
     /** A task was replaced: its place in the queue follows. */
     updated: (before: Task.TaskRecord, after: Task.TaskRecord) => {
-      unqueue(before)
-      enqueue(after)
+      index(q, before, false)
+      index(q, after, true)
     }
   }
 }
