@@ -44,6 +44,138 @@ export type Run = <A>(
   statement: Statement<A>
 ) => Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable>
 
+type Answer<A> = Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable>
+
+/** One statement on its way: what its callbacks share (one object per statement, in place of a closure each). */
+interface Call<A> {
+  readonly pool: Pg.Pool
+  readonly millis: number
+  readonly operation: string
+  readonly resume: (effect: Answer<A>) => void
+  answered: boolean
+  client: Pg.PoolClient | undefined
+  /** Set while the statement is on the connection: from the query until its callback or a connection error. */
+  running: boolean
+  /** Whether a cancel went out for this statement and has not been answered yet. */
+  cancelling: boolean
+  timer: ReturnType<typeof setTimeout> | undefined
+  /** The listener for a connection error while the statement runs (`connectionError` on this call). */
+  onError: (cause: Error) => void
+}
+
+const noListener = () => {}
+
+const answer = <A>(call: Call<A>, effect: Answer<A>) => {
+  if (call.answered) return
+  call.answered = true
+  clearTimeout(call.timer)
+  call.resume(effect)
+}
+
+const release = <A>(call: Call<A>, cause?: Error) => {
+  if (call.client === undefined) return
+  const c = call.client
+  call.client = undefined
+  call.running = false
+  c.off("error", call.onError)
+  c.release(cause)
+}
+
+const connectionError = <A>(call: Call<A>, cause: Error) => {
+  // The connection broke mid-statement (as @effect/sql-pg: "Connection error"); the pool drops it.
+  release(call, cause)
+  answer(call, Effect.fail(new SqlError({ cause, message: "Connection error" })))
+}
+
+// At the deadline, best effort, ask the server to stop the statement nobody waits for any more,
+// with PostgreSQL's CancelRequest on a socket of its own (cancel.ts): a cancel that needed a
+// connection of this pool waited, when every connection held a statement past its deadline,
+// for a connection only a cancel could free. The connection goes back to the pool only once
+// both the statement and the cancel have answered: a cancel still on its way would otherwise
+// stop the next borrower's statement. A cancel that may still arrive (sent, its answer lost),
+// or either unanswered for 5 seconds (a frozen server or network), closes the connection, so it
+// is lent to no one while a statement nobody waits for may still hold it or a cancel reach it.
+const cancel = <A>(call: Call<A>) => {
+  if (!call.running || call.client === undefined) return
+  const { operation, pool } = call
+  const c = call.client
+  call.cancelling = true
+  const settled = (outcome: Cancel.Outcome) => {
+    call.cancelling = false
+    if (call.client !== c) return
+    if (outcome === "unknown") release(call, new Error(`postgres: the cancel of ${operation} was sent and not answered`))
+    else if (!call.running) release(call)
+  }
+  // A pool that reaches its server through a stream of its own (a connector, a tunnel): the
+  // server is not at the connection's host and port, so the cancel goes as a statement of the pool.
+  if (pool.options.stream !== undefined) {
+    const pid = PgInternals.backendOf(c).processID
+    if (pool.ending || pid === null || pid === undefined) settled("not sent")
+    else pool.query(`SELECT pg_cancel_backend(${Number(pid)})`, () => settled("taken"))
+  } else {
+    Cancel.send(PgInternals.backendOf(c), closeAfterCancelMillis, settled)
+  }
+  setTimeout(() => {
+    if (call.client === c) release(call, new Error(`postgres: ${operation} did not answer its cancel`))
+  }, closeAfterCancelMillis).unref()
+}
+
+/** The statement's deadline: it answers the timeout's failure, then cancels what still runs. */
+const deadline = <A>(call: Call<A>) => {
+  answer(call, Effect.fail(Timeout.timedOut(call.operation, call.millis)))
+  cancel(call)
+}
+
+/** A connection lent (or refused) for the call: the statement goes on it, unless the call was answered meanwhile. */
+const connected = <A>(call: Call<A>, text: string, params: ReadonlyArray<unknown>, cause: Error | null | undefined, c: Pg.PoolClient | undefined) => {
+  if (cause !== undefined && cause !== null) {
+    return answer(call, Effect.fail(new SqlError({ cause, message: "Failed to acquire connection" })))
+  }
+  if (c === undefined) {
+    return answer(call, Effect.fail(new SqlError({ cause: new Error("No client returned"), message: "Failed to acquire connection" })))
+  }
+  if (call.answered) {
+    clearTimeout(call.timer)
+    return c.release()
+  }
+  call.client = c
+  call.running = true
+  c.once("error", call.onError)
+  c.query(text, params as Array<unknown>, (error: Error | null, result: Pg.QueryResult) => {
+    // Answered: nothing is left to cancel at the deadline (a caller that went away kept it armed).
+    clearTimeout(call.timer)
+    if (call.client !== c) return
+    call.running = false
+    if (!call.cancelling) release(call)
+    answer(
+      call,
+      error === null || error === undefined
+        // Several commands in one text answer one result each (as @effect/sql-pg reads them).
+        ? Effect.succeed((Array.isArray(result) ? result.map((r: Pg.QueryResult) => r.rows ?? []) : result?.rows ?? []) as ReadonlyArray<A>)
+        : Effect.fail(new SqlError({ cause: error, message: "Failed to execute statement" }))
+    )
+  })
+}
+
+/**
+ * Interrupted (the caller went away: a client that closed its connection, a host's request
+ * timeout): stop waiting. A statement still running `abandonedGraceMillis` later is cancelled
+ * as at its deadline; one that ends sooner (nearly all: a request's statements take a few
+ * milliseconds) ends on its connection as any other and costs no cancel. The API's operations
+ * and the workers run uninterruptibly (Operation.run, Workers), so what is cut off here is a
+ * read or a commit of another kind, one statement that lands whole or not at all.
+ * Cancelled at once through the pool (as @effect/sql-pg does), a full pool's requests going at
+ * once (a load generator or a balancer dropping its connections) had every connection wait for
+ * a cancel that waited for a connection, and no statement of the process ran until the 5 s
+ * `closeAfterCancelMillis` broke the wait (docs/upstream.md, "Cancel without a connection of the pool"); the
+ * CancelRequest (cancel.ts) needs no connection of the pool.
+ */
+const abandon = <A>(call: Call<A>) => {
+  call.answered = true
+  clearTimeout(call.timer)
+  setTimeout(cancel<A>, abandonedGraceMillis, call).unref()
+}
+
 /** `text` with `params` on a connection of `pool`, within `millis`. */
 const onPool = <A>(
   pool: Pg.Pool,
@@ -51,112 +183,24 @@ const onPool = <A>(
   operation: string,
   text: string,
   params: ReadonlyArray<unknown>
-): Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable> =>
+): Answer<A> =>
   Effect.async((resume) => {
-    let answered = false
-    let client: Pg.PoolClient | undefined
-    // Set while the statement is on the connection: from the query until its callback or a connection error.
-    let running = false
-    // Whether a cancel went out for this statement and has not been answered yet.
-    let cancelling = false
-    const answer = (effect: Effect.Effect<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable>) => {
-      if (answered) return
-      answered = true
-      clearTimeout(timer)
-      resume(effect)
+    const call: Call<A> = {
+      pool,
+      millis,
+      operation,
+      resume,
+      answered: false,
+      client: undefined,
+      running: false,
+      cancelling: false,
+      timer: undefined,
+      onError: noListener
     }
-    const release = (cause?: Error) => {
-      if (client === undefined) return
-      const c = client
-      client = undefined
-      running = false
-      c.off("error", onError)
-      c.release(cause)
-    }
-    const onError = (cause: Error) => {
-      // The connection broke mid-statement (as @effect/sql-pg: "Connection error"); the pool drops it.
-      release(cause)
-      answer(Effect.fail(new SqlError({ cause, message: "Connection error" })))
-    }
-    // At the deadline, best effort, ask the server to stop the statement nobody waits for any more,
-    // with PostgreSQL's CancelRequest on a socket of its own (cancel.ts): a cancel that needed a
-    // connection of this pool waited, when every connection held a statement past its deadline,
-    // for a connection only a cancel could free. The connection goes back to the pool only once
-    // both the statement and the cancel have answered: a cancel still on its way would otherwise
-    // stop the next borrower's statement. A cancel that may still arrive (sent, its answer lost),
-    // or either unanswered for 5 seconds (a frozen server or network), closes the connection, so it
-    // is lent to no one while a statement nobody waits for may still hold it or a cancel reach it.
-    const cancel = () => {
-      if (!running || client === undefined) return
-      const c = client
-      cancelling = true
-      const settled = (outcome: Cancel.Outcome) => {
-        cancelling = false
-        if (client !== c) return
-        if (outcome === "unknown") release(new Error(`postgres: the cancel of ${operation} was sent and not answered`))
-        else if (!running) release()
-      }
-      // A pool that reaches its server through a stream of its own (a connector, a tunnel): the
-      // server is not at the connection's host and port, so the cancel goes as a statement of the pool.
-      if (pool.options.stream !== undefined) {
-        const pid = PgInternals.backendOf(c).processID
-        if (pool.ending || pid === null || pid === undefined) settled("not sent")
-        else pool.query(`SELECT pg_cancel_backend(${Number(pid)})`, () => settled("taken"))
-      } else {
-        Cancel.send(PgInternals.backendOf(c), closeAfterCancelMillis, settled)
-      }
-      setTimeout(() => {
-        if (client === c) release(new Error(`postgres: ${operation} did not answer its cancel`))
-      }, closeAfterCancelMillis).unref()
-    }
-    const timer = setTimeout(() => {
-      answer(Effect.fail(Timeout.timedOut(operation, millis)))
-      cancel()
-    }, millis)
-    pool.connect((cause, c) => {
-      if (cause !== undefined && cause !== null) {
-        return answer(Effect.fail(new SqlError({ cause, message: "Failed to acquire connection" })))
-      }
-      if (c === undefined) {
-        return answer(Effect.fail(new SqlError({ cause: new Error("No client returned"), message: "Failed to acquire connection" })))
-      }
-      if (answered) {
-        clearTimeout(timer)
-        return c.release()
-      }
-      client = c
-      running = true
-      c.once("error", onError)
-      c.query(text, params as Array<unknown>, (error: Error | null, result: Pg.QueryResult) => {
-        // Answered: nothing is left to cancel at the deadline (a caller that went away kept it armed).
-        clearTimeout(timer)
-        if (client !== c) return
-        running = false
-        if (!cancelling) release()
-        answer(
-          error === null || error === undefined
-            // Several commands in one text answer one result each (as @effect/sql-pg reads them).
-            ? Effect.succeed((Array.isArray(result) ? result.map((r: Pg.QueryResult) => r.rows ?? []) : result?.rows ?? []) as ReadonlyArray<A>)
-            : Effect.fail(new SqlError({ cause: error, message: "Failed to execute statement" }))
-        )
-      })
-    })
-    // Interrupted (the caller went away: a client that closed its connection, a host's request
-    // timeout): stop waiting. A statement still running `abandonedGraceMillis` later is cancelled
-    // as at its deadline; one that ends sooner (nearly all: a request's statements take a few
-    // milliseconds) ends on its connection as any other and costs no cancel. The API's operations
-    // and the workers run uninterruptibly (Operation.run, Workers), so what is cut off here is a
-    // read or a commit of another kind, one statement that lands whole or not at all.
-    // Cancelled at once through the pool (as @effect/sql-pg does), a full pool's requests going at
-    // once (a load generator or a balancer dropping its connections) had every connection wait for
-    // a cancel that waited for a connection, and no statement of the process ran until the 5 s
-    // `closeAfterCancelMillis` broke the wait (docs/upstream.md, "Cancel without a connection of the pool"); the
-    // CancelRequest (cancel.ts) needs no connection of the pool.
-    return Effect.sync(() => {
-      answered = true
-      clearTimeout(timer)
-      setTimeout(cancel, abandonedGraceMillis).unref()
-    })
+    call.onError = (cause) => connectionError(call, cause)
+    call.timer = setTimeout(deadline<A>, millis, call)
+    pool.connect((cause, c) => connected(call, text, params, cause, c))
+    return Effect.sync(() => abandon(call))
   })
 
 /**
