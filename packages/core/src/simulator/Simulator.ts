@@ -112,6 +112,113 @@ export interface SimulatorProvider extends PaymentProvider {
 export const isSimulator = (provider: PaymentProvider | undefined): provider is SimulatorProvider =>
   provider !== undefined && provider.code === code && "payerNotification" in provider
 
+/** A method's create: the magic amounts first (D9), then the method's payer action, expiring with it. */
+const create =
+  (timings: Timings, action: (request: ProviderPaymentRequest, providerPaymentId: string) => DistributiveOmit<NextAction, "expires_at">) =>
+  (request: ProviderPaymentRequest): Effect.Effect<ProviderPaymentResult, ProviderUnavailable> =>
+    Effect.gen(function*() {
+      yield* serves(request)
+      const providerPaymentId = "sim_" + sha256(request.paymentIntentId).slice(0, 24)
+      if (request.amount === magicAmounts.declineOnCreate) return { _tag: "Failed", providerPaymentId, ...failure("payment_declined") }
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const expiresAt = formatTimestamp(now + (request.amount === magicAmounts.expireSoon ? timings.shortExpiryMillis : actionTtlMs))
+      return { _tag: "Action", providerPaymentId, nextAction: { ...action(request, providerPaymentId), expires_at: expiresAt } as NextAction }
+    })
+
+/** The creates of the catalogue's methods: a QR code, transfer instructions, the simulated bank's page under `baseUrl`. */
+const creates = (timings: Timings, baseUrl: string) =>
+  createByMethod(code, methods, {
+    SIM_PP_QR: create(timings, (request, providerPaymentId) => ({
+      type: "display_qr_code",
+      qr_data: promptPayPayload(request.amount, providerPaymentId)
+    })),
+    SIM_BT_MANUAL: create(timings, (request, providerPaymentId) => ({
+      type: "display_bank_transfer_instructions",
+      bank_code: "KBANK",
+      bank_name: "Kasikornbank",
+      account_number: "0471234567",
+      account_name: "Tender Simulator Co., Ltd.",
+      reference: providerPaymentId.slice(4, 16).toUpperCase(),
+      amount: request.amount,
+      currency: request.currency,
+      requires_receipt: true
+    })),
+    SIM_OB_REDIRECT: create(timings, (request, providerPaymentId) => ({
+      type: "redirect_to_url",
+      // The simulated bank's page (served by @tender/http in test) names our intent, as a real
+      // provider's page knows its payment.
+      url: `${baseUrl}/online_banking/${request.payer?.fields["bank"] ?? "000"}/${providerPaymentId}?payment_intent=${request.paymentIntentId}`
+    }))
+  })
+
+const confirmPayment: SimulatorProvider["confirmPayment"] = (payment) =>
+  Effect.gen(function*() {
+    yield* serves(payment)
+    switch (payment.amount) {
+      case magicAmounts.declineOnConfirm:
+        return { _tag: "Failed" as const, ...failure("payment_declined") }
+      case magicAmounts.slowConfirmation:
+        return { _tag: "Processing" as const }
+      case magicAmounts.expireSoon:
+        // The payer never pays: the intent waits for its action to expire.
+        return { _tag: "Pending" as const }
+      default:
+        return paid(payment)
+    }
+  })
+
+const getPaymentStatus = (timings: Timings): SimulatorProvider["getPaymentStatus"] => (payment) =>
+  Effect.gen(function*() {
+    yield* serves(payment)
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    if (payment.amount === magicAmounts.slowConfirmation) {
+      return now >= payment.createdAt + timings.slowConfirmationMillis ? paid(payment) : { _tag: "Processing" as const }
+    }
+    return payment.amount === magicAmounts.overpaid ? paid(payment) : { _tag: "Pending" as const }
+  })
+
+const sendPayout: NonNullable<PaymentProvider["sendPayout"]> = (payout) =>
+  Effect.gen(function*() {
+    yield* serves({ environment: payout.environment, amount: payout.amount })
+    return payout.amount === magicAmounts.payoutFails
+      ? { _tag: "Failed" as const, ...failure("account_closed") }
+      : { _tag: "Succeeded" as const }
+  })
+
+const submitReceipt: SimulatorProvider["submitReceipt"] = (payment) =>
+  Effect.gen(function*() {
+    yield* serves(payment)
+    return payment.amount === magicAmounts.rejectReceipt
+      ? { _tag: "Failed" as const, ...failure("receipt_rejected") }
+      : paid(payment)
+  })
+
+const cancelPayment: PaymentProvider["cancelPayment"] = (payment) =>
+  Effect.map(
+    serves(payment),
+    () => payment.amount === magicAmounts.paidAfterCancel || payment.amount === magicAmounts.overpaid ? paid(payment) : { _tag: "Canceled" as const }
+  )
+
+const refund = (timings: Timings): PaymentProvider["refund"] => (refund) =>
+  Effect.gen(function*() {
+    yield* serves(refund.payment)
+    const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+    switch (refund.amount) {
+      case magicAmounts.refundFails:
+        return { _tag: "Failed" as const, ...failure("refund_failed") }
+      case magicAmounts.slowRefund:
+        return now < refund.createdAt + timings.slowRefundMillis ? { _tag: "Pending" as const } : { _tag: "Succeeded" as const }
+    }
+    return { _tag: "Succeeded" as const }
+  })
+
+/** What the simulated payer sends: `event`, signed with `secret` at the clock's time. */
+const payerNotification = (secret: string): SimulatorProvider["payerNotification"] => (event) =>
+  Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => {
+    const body = new TextEncoder().encode(JSON.stringify(event))
+    return { headers: { [signatureHeader]: signNotification({ body, secret, timestamp: Math.floor(now / 1000) }) }, body }
+  })
+
 /**
  * The simulated provider. `baseUrl` is where its payer pages live; `notificationSecret` is what
  * its notifications are signed with (default `defaultNotificationSecret`); `timings` shortens or
@@ -129,106 +236,19 @@ export const make = (options: {
   const secret = options.notificationSecret ?? defaultNotificationSecret
   const baseUrl = (options.baseUrl ?? "https://simulator.tender.test").replace(/\/$/, "")
   const timings = timingsOf(options.timings)
-  /** A method's create: the magic amounts first (D9), then the method's payer action, expiring with it. */
-  const create =
-    (action: (request: ProviderPaymentRequest, providerPaymentId: string) => DistributiveOmit<NextAction, "expires_at">) =>
-    (request: ProviderPaymentRequest): Effect.Effect<ProviderPaymentResult, ProviderUnavailable> =>
-      Effect.gen(function*() {
-        yield* serves(request)
-        const providerPaymentId = "sim_" + sha256(request.paymentIntentId).slice(0, 24)
-        if (request.amount === magicAmounts.declineOnCreate) return { _tag: "Failed", providerPaymentId, ...failure("payment_declined") }
-        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-        const expiresAt = formatTimestamp(now + (request.amount === magicAmounts.expireSoon ? timings.shortExpiryMillis : actionTtlMs))
-        return { _tag: "Action", providerPaymentId, nextAction: { ...action(request, providerPaymentId), expires_at: expiresAt } as NextAction }
-      })
   return {
     code,
     methods,
-    createPayment: createByMethod(code, methods, {
-      SIM_PP_QR: create((request, providerPaymentId) => ({
-        type: "display_qr_code",
-        qr_data: promptPayPayload(request.amount, providerPaymentId)
-      })),
-      SIM_BT_MANUAL: create((request, providerPaymentId) => ({
-        type: "display_bank_transfer_instructions",
-        bank_code: "KBANK",
-        bank_name: "Kasikornbank",
-        account_number: "0471234567",
-        account_name: "Tender Simulator Co., Ltd.",
-        reference: providerPaymentId.slice(4, 16).toUpperCase(),
-        amount: request.amount,
-        currency: request.currency,
-        requires_receipt: true
-      })),
-      SIM_OB_REDIRECT: create((request, providerPaymentId) => ({
-        type: "redirect_to_url",
-        // The simulated bank's page (served by @tender/http in test) names our intent, as a real
-        // provider's page knows its payment.
-        url: `${baseUrl}/online_banking/${request.payer?.fields["bank"] ?? "000"}/${providerPaymentId}?payment_intent=${request.paymentIntentId}`
-      }))
-    }),
-    confirmPayment: (payment) =>
-      Effect.gen(function*() {
-        yield* serves(payment)
-        switch (payment.amount) {
-          case magicAmounts.declineOnConfirm:
-            return { _tag: "Failed" as const, ...failure("payment_declined") }
-          case magicAmounts.slowConfirmation:
-            return { _tag: "Processing" as const }
-          case magicAmounts.expireSoon:
-            // The payer never pays: the intent waits for its action to expire.
-            return { _tag: "Pending" as const }
-          default:
-            return paid(payment)
-        }
-      }),
-    getPaymentStatus: (payment) =>
-      Effect.gen(function*() {
-        yield* serves(payment)
-        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-        if (payment.amount === magicAmounts.slowConfirmation) {
-          return now >= payment.createdAt + timings.slowConfirmationMillis ? paid(payment) : { _tag: "Processing" as const }
-        }
-        return payment.amount === magicAmounts.overpaid ? paid(payment) : { _tag: "Pending" as const }
-      }),
-    sendPayout: (payout) =>
-      Effect.gen(function*() {
-        yield* serves({ environment: payout.environment, amount: payout.amount })
-        return payout.amount === magicAmounts.payoutFails
-          ? { _tag: "Failed" as const, ...failure("account_closed") }
-          : { _tag: "Succeeded" as const }
-      }),
-    submitReceipt: (payment) =>
-      Effect.gen(function*() {
-        yield* serves(payment)
-        return payment.amount === magicAmounts.rejectReceipt
-          ? { _tag: "Failed" as const, ...failure("receipt_rejected") }
-          : paid(payment)
-      }),
-    cancelPayment: (payment) =>
-      Effect.map(
-        serves(payment),
-        () => payment.amount === magicAmounts.paidAfterCancel || payment.amount === magicAmounts.overpaid ? paid(payment) : { _tag: "Canceled" as const }
-      ),
-    refund: (refund) =>
-      Effect.gen(function*() {
-        yield* serves(refund.payment)
-        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-        switch (refund.amount) {
-          case magicAmounts.refundFails:
-            return { _tag: "Failed" as const, ...failure("refund_failed") }
-          case magicAmounts.slowRefund:
-            return now < refund.createdAt + timings.slowRefundMillis ? { _tag: "Pending" as const } : { _tag: "Succeeded" as const }
-        }
-        return { _tag: "Succeeded" as const }
-      }),
+    createPayment: creates(timings, baseUrl),
+    confirmPayment,
+    getPaymentStatus: getPaymentStatus(timings),
+    sendPayout,
+    submitReceipt,
+    cancelPayment,
+    refund: refund(timings),
     topups: topups(timings.shortExpiryMillis),
     parseNotification: parseNotification(secret),
-    payerNotification: (event) =>
-      Effect.map(Effect.clockWith((c) => c.currentTimeMillis), (now) => {
-        const body = new TextEncoder().encode(JSON.stringify(event))
-        return { headers: { [signatureHeader]: signNotification({ body, secret, timestamp: Math.floor(now / 1000) }) }, body }
-      }),
+    payerNotification: payerNotification(secret),
     // A merchant's own simulator account (D13) differs only in the secret its notifications are signed with.
     accounts: {
       credentials: AccountCredentials,
