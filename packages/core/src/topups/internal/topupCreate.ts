@@ -81,6 +81,133 @@ const canonical = (p: CreateParams, provider: string | undefined, currency: stri
   country: p.country
 })
 
+/** The source an offer resolved to (`resolveSource`). */
+type Resolved = Effect.Effect.Success<ReturnType<typeof resolveSource>>
+
+/**
+ * The quote (`Money.quote`) of `params` from the offer's currency: the host's rate and fee, and
+ * the 4xx when the currencies cannot be converted or the source amount is too long to store.
+ */
+const quoteOf = (principal: Principal, params: CreateParams, { offer, provider }: Resolved) =>
+  Effect.gen(function*() {
+    const destinationDigits = Money.digitsOf(params.destination_currency)
+    if (destinationDigits === undefined) {
+      return yield* ValidationFailed.at("destination_currency", `${params.destination_currency} is not a currency this service converts.`)
+    }
+    const sourceDigits = Money.digitsOf(offer.currency)
+    const fx = yield* (yield* FxRates).quote({
+      sourceCurrency: offer.currency,
+      destinationCurrency: params.destination_currency,
+      environment: principal.environment
+    }).pipe(Effect.mapError(() => new RoutingUnavailable({ message: "The exchange rate source is unavailable; retry later." })))
+    if (sourceDigits === undefined || Option.isNone(fx) || !BigDecimal.isPositive(fx.value.rate)) {
+      return yield* new PaymentConfigurationUnavailable({
+        param: "destination_currency",
+        message: `No exchange rate from ${offer.currency} to ${params.destination_currency} is configured.`
+      })
+    }
+    const fee = yield* (yield* TopupFees).fee({
+      sourceType: offer.type,
+      provider: provider.code,
+      sourceCurrency: offer.currency,
+      environment: principal.environment
+    })
+    const input: Money.QuoteInput = {
+      destinationAmount: BigInt(params.destination_amount),
+      destinationDigits,
+      sourceDigits,
+      rate: fx.value.rate,
+      spread: fx.value.spread,
+      feeRate: fee.rate,
+      feeFixed: fee.fixed
+    }
+    const quoted = Money.quote(input)
+    if (quoted.sourceAmount.toString().length > maxSourceDigits) {
+      return yield* ValidationFailed.at("destination_amount", `destination_amount converts to more than ${maxSourceDigits} digits of ${offer.currency}.`)
+    }
+    return { fx: fx.value, fee, quoted }
+  })
+
+type Quote = Effect.Effect.Success<ReturnType<typeof quoteOf>>
+
+/** The provider asked to start the top-up (bounded as any provider call), its payment window from `now`. */
+const start = (id: string, principal: Principal, params: CreateParams, { offer, provider, topups }: Resolved, quoted: Money.Quote, now: number) =>
+  boundedCall(
+    provider.code,
+    topups.start({
+      topupIntentId: id,
+      environment: principal.environment,
+      sourceType: offer.type,
+      sourceCurrency: offer.currency,
+      network: offer.network,
+      sourceAmount: quoted.sourceAmount.toString(),
+      destinationAmount: params.destination_amount,
+      expiresAt: now + Duration.toMillis(paymentWindow)
+    }),
+    "startTopup"
+  ).pipe(Effect.mapError((e) => new RoutingUnavailable({ message: `The top-up provider is unavailable (${e.reason}); retry later.` })))
+
+type Started = Effect.Effect.Success<ReturnType<ProviderTopups["start"]>>
+
+/** The top-up as written: quoted, started, in `requires_payment`. */
+const recordOf = (
+  id: string,
+  principal: Principal,
+  params: CreateParams,
+  { offer, provider, providerAccount }: Resolved,
+  { fee, fx, quoted }: Quote,
+  started: Started,
+  fields: ReturnType<typeof canonical>,
+  now: number
+) => {
+  const expiresAt = Math.min(now + Duration.toMillis(paymentWindow), started.expiresAt ?? Number.POSITIVE_INFINITY)
+  return Table.construct(Record, {
+    id,
+    ...scopeOf(principal),
+    status: "requires_payment",
+    merchantReference: params.merchant_reference ?? null,
+    country: params.country ?? null,
+    destinationAmount: params.destination_amount,
+    destinationCurrency: params.destination_currency,
+    creditedAmount: "0",
+    sourceType: offer.type,
+    sourceProvider: provider.code,
+    providerAccount,
+    sourceCurrency: offer.currency,
+    sourceNetwork: offer.network,
+    sourceAmount: quoted.sourceAmount.toString(),
+    convertedAmount: quoted.convertedAmount.toString(),
+    feeAmount: quoted.feeAmount.toString(),
+    spreadAmount: quoted.spreadAmount.toString(),
+    fxRate: Money.formatDecimal(fx.rate),
+    fxSpread: Money.formatDecimal(fx.spread),
+    feeRate: Money.formatDecimal(fee.rate),
+    feeFixed: fee.fixed.toString(),
+    nextAction: nextActionOf(started.instructions, offer, quoted.sourceAmount, expiresAt),
+    receipt: offer.type === "manual_receipt" ? { status: "required" } : null,
+    providerTopupId: started.providerTopupId,
+    expiresAt,
+    fingerprint: fingerprint(fields),
+    createdAt: now,
+    updatedAt: now,
+    version: 1
+  })
+}
+
+/** The commit of a new top-up: its row, its events, its expiry task and, but for a manual receipt, its poll task. */
+const writesOf = (record: Record, principal: Principal, now: number) =>
+  Effect.gen(function*() {
+    const { id } = record
+    const events = yield* Event.writes(record, "topup_intent", toResource(record), statusEvents(record.status))
+    const scope = scopeOf(principal)
+    const expire = yield* Task.make({ ...scope, kind: "topup_intent.expire", resourceId: id, dueAt: record.expiresAt, now })
+    // A receipt drives a manual top-up; the others are asked for at once and then every `pollEvery`.
+    const poll = record.sourceType === "manual_receipt"
+      ? []
+      : [Write.insert(Task.table, yield* Task.make({ ...scope, kind: "topup_intent.poll", resourceId: id, dueAt: now, now }))]
+    return [Write.insert(table, record), ...events, Write.insert(Task.table, expire), ...poll]
+  })
+
 /**
  * POST /topup_intents (4.7): 201 with the top-up in `requires_payment`. The
  * `Idempotency-Key` is required (checked by the caller, D5); a repeated
@@ -111,100 +238,13 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
         resourceId: id
       }),
       decide: Effect.gen(function*() {
-        const { offer, provider, providerAccount, topups } = yield* resolved
-        const destinationDigits = Money.digitsOf(params.destination_currency)
-        if (destinationDigits === undefined) {
-          return yield* ValidationFailed.at("destination_currency", `${params.destination_currency} is not a currency this service converts.`)
-        }
-        const sourceDigits = Money.digitsOf(offer.currency)
-        const fx = yield* (yield* FxRates).quote({
-          sourceCurrency: offer.currency,
-          destinationCurrency: params.destination_currency,
-          environment: principal.environment
-        }).pipe(Effect.mapError(() => new RoutingUnavailable({ message: "The exchange rate source is unavailable; retry later." })))
-        if (sourceDigits === undefined || Option.isNone(fx) || !BigDecimal.isPositive(fx.value.rate)) {
-          return yield* new PaymentConfigurationUnavailable({
-            param: "destination_currency",
-            message: `No exchange rate from ${offer.currency} to ${params.destination_currency} is configured.`
-          })
-        }
-        const fee = yield* (yield* TopupFees).fee({
-          sourceType: offer.type,
-          provider: provider.code,
-          sourceCurrency: offer.currency,
-          environment: principal.environment
-        })
-        const input: Money.QuoteInput = {
-          destinationAmount: BigInt(params.destination_amount),
-          destinationDigits,
-          sourceDigits,
-          rate: fx.value.rate,
-          spread: fx.value.spread,
-          feeRate: fee.rate,
-          feeFixed: fee.fixed
-        }
-        const quoted = Money.quote(input)
-        if (quoted.sourceAmount.toString().length > maxSourceDigits) {
-          return yield* ValidationFailed.at("destination_amount", `destination_amount converts to more than ${maxSourceDigits} digits of ${offer.currency}.`)
-        }
+        const source = yield* resolved
+        const quote = yield* quoteOf(principal, params, source)
         const now = yield* Clock.currentTimeMillis
-        const started = yield* boundedCall(
-          provider.code,
-          topups.start({
-            topupIntentId: id,
-            environment: principal.environment,
-            sourceType: offer.type,
-            sourceCurrency: offer.currency,
-            network: offer.network,
-            sourceAmount: quoted.sourceAmount.toString(),
-            destinationAmount: params.destination_amount,
-            expiresAt: now + Duration.toMillis(paymentWindow)
-          }),
-          "startTopup"
-        ).pipe(Effect.mapError((e) => new RoutingUnavailable({ message: `The top-up provider is unavailable (${e.reason}); retry later.` })))
-        const expiresAt = Math.min(now + Duration.toMillis(paymentWindow), started.expiresAt ?? Number.POSITIVE_INFINITY)
-        const record = Table.construct(Record, {
-          id,
-          ...scopeOf(principal),
-          status: "requires_payment",
-          merchantReference: params.merchant_reference ?? null,
-          country: params.country ?? null,
-          destinationAmount: params.destination_amount,
-          destinationCurrency: params.destination_currency,
-          creditedAmount: "0",
-          sourceType: offer.type,
-          sourceProvider: provider.code,
-          providerAccount,
-          sourceCurrency: offer.currency,
-          sourceNetwork: offer.network,
-          sourceAmount: quoted.sourceAmount.toString(),
-          convertedAmount: quoted.convertedAmount.toString(),
-          feeAmount: quoted.feeAmount.toString(),
-          spreadAmount: quoted.spreadAmount.toString(),
-          fxRate: Money.formatDecimal(fx.value.rate),
-          fxSpread: Money.formatDecimal(fx.value.spread),
-          feeRate: Money.formatDecimal(fee.rate),
-          feeFixed: fee.fixed.toString(),
-          nextAction: nextActionOf(started.instructions, offer, quoted.sourceAmount, expiresAt),
-          receipt: offer.type === "manual_receipt" ? { status: "required" } : null,
-          providerTopupId: started.providerTopupId,
-          expiresAt,
-          fingerprint: fingerprint(fields),
-          createdAt: now,
-          updatedAt: now,
-          version: 1
-        })
-        const events = yield* Event.writes(record, "topup_intent", toResource(record), statusEvents(record.status))
-        const scope = scopeOf(principal)
-        const expire = yield* Task.make({ ...scope, kind: "topup_intent.expire", resourceId: id, dueAt: expiresAt, now })
-        // A receipt drives a manual top-up; the others are asked for at once and then every `pollEvery`.
-        const poll = offer.type === "manual_receipt"
-          ? []
-          : [Write.insert(Task.table, yield* Task.make({ ...scope, kind: "topup_intent.poll", resourceId: id, dueAt: now, now }))]
-        return {
-          response: ApiResponse.json(201, toResource(record), context.requestId),
-          writes: [Write.insert(table, record), ...events, Write.insert(Task.table, expire), ...poll]
-        }
+        const started = yield* start(id, principal, params, source, quote.quoted, now)
+        const record = recordOf(id, principal, params, source, quote, started, fields, now)
+        const writes = yield* writesOf(record, principal, now)
+        return { response: ApiResponse.json(201, toResource(record), context.requestId), writes }
       })
     })
   })
