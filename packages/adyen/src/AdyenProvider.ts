@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import type { Types } from "@adyen/api-library"
-import type { PaymentProvider, ProviderCancelResult, ProviderPaymentRequest } from "@tender/core/Provider"
+import type { PaymentProvider, ProviderCancelResult, ProviderPaymentRef, ProviderPaymentRequest, ProviderRefundRequest } from "@tender/core/Provider"
 import * as Kit from "@tender/core/ProviderKit"
 import type { Environment } from "@tender/core/Schemas"
 import { Clock, Config, Context, Effect, Redacted, Schema } from "effect"
@@ -70,6 +70,63 @@ const paymentMethods: Readonly<Record<string, (request: ProviderPaymentRequest) 
 
 const isFailure = (x: PaymentMethod | Kit.Failure): x is Kit.Failure => typeof x === "object" && x !== null && "failureCode" in x
 
+/** What one adapter's calls work on: its account, its services, its vendor kit, the host's options. */
+interface Adapter extends ReturnType<typeof servicesOf> {
+  readonly environment: Environment
+  /** No account of its own: only merchants' accounts (D13). */
+  readonly accountsOnly: boolean
+  readonly merchantAccount: string
+  readonly v: Kit.Vendor
+  readonly options: AdyenOptions
+}
+
+/** A create of one method: `methodOf` maps the request to Adyen's `paymentMethod`, or says why it cannot be sent. */
+const pay = (a: Adapter, methodOf: (request: ProviderPaymentRequest) => PaymentMethod | Kit.Failure): Kit.CreateByMethod => (request) =>
+  Effect.gen(function*() {
+    const { environment, v } = a
+    if (a.accountsOnly || request.environment !== environment) return yield* v.unavailable(`the Adyen account serves ${environment} only`)
+    const returnUrl = request.returnUrl ?? a.options.returnUrl
+    const paymentMethod = returnUrl === undefined ? Kit.failure("return_url_required") : methodOf(request)
+    if (isFailure(paymentMethod)) return { _tag: "Failed", providerPaymentId: null, ...paymentMethod } as const
+    const now = yield* Clock.currentTimeMillis
+    return yield* v.created(Effect.flatMap(v.integer(request.amount), (value) =>
+      v.call(() =>
+        a.payments.payments({
+          amount: { value, currency: request.currency },
+          merchantAccount: a.merchantAccount,
+          paymentMethod,
+          reference: request.paymentIntentId,
+          returnUrl: returnUrl!,
+          countryCode: request.country,
+          ...(request.customer.email === undefined ? {} : { shopperEmail: request.customer.email }),
+          ...(request.customer.phone === undefined ? {} : { telephoneNumber: request.customer.phone }),
+          ...(request.customer.name === undefined ? {} : { shopperName: { firstName: request.customer.name, lastName: "" } })
+        }, { idempotencyKey: Kit.idempotencyKey("create", request) })
+      ).pipe(Effect.map((response) => resultOf(response, now)))))
+  })
+
+const cancelPayment = ({ merchantAccount, modifications, v }: Adapter, payment: ProviderPaymentRef) => {
+  // Adyen answers `received` and tells the outcome by a CANCELLATION notification; a payment
+  // the payer paid meanwhile is told by its AUTHORISATION, and Tender refunds it as late (D10).
+  const key = Kit.idempotencyKey("cancel", payment)
+  return v.read(() =>
+    modifications.cancelAuthorisedPaymentByPspReference(payment.providerPaymentId, { merchantAccount, reference: key }, { idempotencyKey: key })
+  ).pipe(Effect.as<ProviderCancelResult>({ _tag: "Canceled" }))
+}
+
+const refund = ({ merchantAccount, modifications, v }: Adapter, refund: ProviderRefundRequest) =>
+  v.refunded(Effect.flatMap(v.integer(refund.amount), (value) =>
+    v.call(() =>
+      modifications.refundCapturedPayment(refund.payment.providerPaymentId, {
+        merchantAccount,
+        amount: { value, currency: refund.payment.currency },
+        reference: refund.refundId
+      }, { idempotencyKey: Kit.idempotencyKey("refund", refund) })
+    ).pipe(
+      // Adyen takes the refund (`received`) and tells its outcome by a REFUND notification.
+      Effect.as({ _tag: "Pending" } as const)
+    )))
+
 /**
  * The adapter. Throws on a missing key (some of `apiKey`, `merchantAccount`, `hmacKey` given but
  * not all) or a live account without a URL prefix or `apiBase` (configuration errors).
@@ -87,67 +144,30 @@ export const adyen = (options: AdyenOptions): PaymentProvider => {
     if (keys.length === 0 || keys.some((k) => !/^[0-9a-fA-F]+$/.test(k))) throw new Error("An Adyen HMAC key (hex) is needed to verify notifications")
   }
   const timeoutMillis = options.timeoutMillis ?? Kit.defaultTimeoutMillis
-  const { modifications, payments } = servicesOf({
-    ...options,
-    apiKey: options.apiKey ?? "",
-    environment: accountsOnly ? "test" : environment,
-    timeoutMillis
-  })
-  const merchantAccount = options.merchantAccount ?? ""
-  const v = Kit.vendor({ provider: code, name: "Adyen", timeoutMillis, declines, errorOf })
-
-  const pay = (methodOf: (request: ProviderPaymentRequest) => PaymentMethod | Kit.Failure): Kit.CreateByMethod => (request) =>
-    Effect.gen(function*() {
-      if (accountsOnly || request.environment !== environment) return yield* v.unavailable(`the Adyen account serves ${environment} only`)
-      const returnUrl = request.returnUrl ?? options.returnUrl
-      const paymentMethod = returnUrl === undefined ? Kit.failure("return_url_required") : methodOf(request)
-      if (isFailure(paymentMethod)) return { _tag: "Failed", providerPaymentId: null, ...paymentMethod } as const
-      const now = yield* Clock.currentTimeMillis
-      return yield* v.created(Effect.flatMap(v.integer(request.amount), (value) =>
-        v.call(() =>
-          payments.payments({
-            amount: { value, currency: request.currency },
-            merchantAccount,
-            paymentMethod,
-            reference: request.paymentIntentId,
-            returnUrl: returnUrl!,
-            countryCode: request.country,
-            ...(request.customer.email === undefined ? {} : { shopperEmail: request.customer.email }),
-            ...(request.customer.phone === undefined ? {} : { telephoneNumber: request.customer.phone }),
-            ...(request.customer.name === undefined ? {} : { shopperName: { firstName: request.customer.name, lastName: "" } })
-          }, { idempotencyKey: Kit.idempotencyKey("create", request) })
-        ).pipe(Effect.map((response) => resultOf(response, now)))))
-    })
-
+  const a: Adapter = {
+    ...servicesOf({
+      ...options,
+      apiKey: options.apiKey ?? "",
+      environment: accountsOnly ? "test" : environment,
+      timeoutMillis
+    }),
+    environment,
+    accountsOnly,
+    merchantAccount: options.merchantAccount ?? "",
+    v: Kit.vendor({ provider: code, name: "Adyen", timeoutMillis, declines, errorOf }),
+    options
+  }
   const catalogue = methods(accountsOnly ? [] : [environment])
   return {
     code,
     methods: catalogue,
-    createPayment: Kit.createByMethod(code, catalogue, Object.fromEntries(Object.entries(paymentMethods).map(([m, of]) => [m, pay(of)]))),
+    createPayment: Kit.createByMethod(code, catalogue, Object.fromEntries(Object.entries(paymentMethods).map(([m, of]) => [m, pay(a, of)]))),
     // Checkout API v72 has no read of a payment by its pspReference: Adyen tells a payment's
     // outcome by notification only. Without confirmPayment, getPaymentStatus and submitReceipt
     // Tender never polls an Adyen payment, a confirm is 409, and an unpaid one expires with its
     // payer action (docs/provider-adapters.md, "Capabilities").
-    cancelPayment: (payment) => {
-      // Adyen answers `received` and tells the outcome by a CANCELLATION notification; a payment
-      // the payer paid meanwhile is told by its AUTHORISATION, and Tender refunds it as late (D10).
-      const key = Kit.idempotencyKey("cancel", payment)
-      return v.read(() =>
-        modifications.cancelAuthorisedPaymentByPspReference(payment.providerPaymentId, { merchantAccount, reference: key }, { idempotencyKey: key })
-      ).pipe(Effect.as<ProviderCancelResult>({ _tag: "Canceled" }))
-    },
-    refund: (refund) =>
-      v.refunded(Effect.flatMap(v.integer(refund.amount), (value) =>
-        v.call(() =>
-          modifications.refundCapturedPayment(refund.payment.providerPaymentId, {
-            merchantAccount,
-            amount: { value, currency: refund.payment.currency },
-            reference: refund.refundId
-          }, { idempotencyKey: Kit.idempotencyKey("refund", refund) })
-        ).pipe(
-          // Adyen takes the refund (`received`) and tells its outcome by a REFUND notification.
-          Effect.as({ _tag: "Pending" } as const)
-        ))),
+    cancelPayment: (payment) => cancelPayment(a, payment),
+    refund: (r) => refund(a, r),
     parseNotification: parse(keys),
     // A merchant's own Adyen account (D13): its API key, merchant account and HMAC key alone,
     // serving the account's environment; the host's other options (apiBase, ca, returnUrl) hold.

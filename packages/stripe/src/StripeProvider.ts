@@ -9,7 +9,14 @@
  * @since 0.1.0
  */
 import type { Customer } from "@tender/core/PaymentIntent"
-import type { PaymentProvider, ProviderPaymentRef, ProviderPaymentStatus, ProviderRefundStatus, ProviderUnavailable } from "@tender/core/Provider"
+import type {
+  PaymentProvider,
+  ProviderPaymentRef,
+  ProviderPaymentStatus,
+  ProviderRefundRequest,
+  ProviderRefundStatus,
+  ProviderUnavailable
+} from "@tender/core/Provider"
 import { CredentialsRefused } from "@tender/core/ProviderAccounts"
 import * as Kit from "@tender/core/ProviderKit"
 import type { Environment } from "@tender/core/Schemas"
@@ -61,6 +68,140 @@ const billing = (customer: Customer) => ({
 // A payment is a Checkout Session (`cs_…`, a card) or a payment intent (PromptPay).
 const isSession = (payment: ProviderPaymentRef) => payment.providerPaymentId.startsWith("cs_")
 
+/** What one adapter's calls work on: its client per environment, its vendor kit, the host's options. */
+interface Adapter {
+  readonly clients: ReadonlyMap<Environment, Stripe>
+  readonly v: Kit.Vendor
+  readonly options: StripeOptions
+}
+
+const withClient = <A, E>({ clients, v }: Adapter, environment: Environment, f: (client: Stripe) => Effect.Effect<A, E>) => {
+  const client = clients.get(environment)
+  return client === undefined ? Effect.fail(v.unavailable(`no Stripe ${environment} key is configured`)) : f(client)
+}
+
+const status = (a: Adapter, payment: ProviderPaymentRef): Effect.Effect<ProviderPaymentStatus, ProviderUnavailable> =>
+  withClient(a, payment.environment, (client) =>
+    isSession(payment)
+      ? Effect.map(a.v.read(() => client.checkout.sessions.retrieve(payment.providerPaymentId)), sessionStatus)
+      : Effect.map(a.v.read(() => client.paymentIntents.retrieve(payment.providerPaymentId)), paymentStatus))
+
+// The Stripe payment intent behind a payment: a Checkout Session's, once the payer paid.
+const stripeIntentOf = (v: Kit.Vendor, client: Stripe, payment: ProviderPaymentRef) =>
+  isSession(payment)
+    ? Effect.map(v.read(() => client.checkout.sessions.retrieve(payment.providerPaymentId)), (s) =>
+      typeof s.payment_intent === "string" ? s.payment_intent : s.payment_intent?.id ?? null)
+    : Effect.succeed(payment.providerPaymentId)
+
+/** PromptPay: a Stripe payment intent confirmed at once, whose next action is the QR code. */
+const createPromptPay = (a: Adapter): Kit.CreateByMethod => (request) =>
+  withClient(a, request.environment, (client) =>
+    a.v.created(
+      a.v.integer(request.amount).pipe(
+        Effect.flatMap((amount) =>
+          a.v.call(() =>
+            client.paymentIntents.create(
+              withMethodTypes<Stripe.PaymentIntentCreateParams>({
+                amount,
+                currency: request.currency.toLowerCase(),
+                payment_method_data: { type: "promptpay", billing_details: billing(request.customer) },
+                confirm: true,
+                metadata: { [META.paymentIntent]: request.paymentIntentId }
+              }, ["promptpay"]),
+              { idempotencyKey: Kit.idempotencyKey("create", request) }
+            )
+          )
+        ),
+        Effect.map(promptPayResult)
+      ),
+      paymentIntentOf
+    ))
+
+/** A card: a Checkout Session the payer is sent to, and back to the intent's (or the host's) return URL. */
+const createCardCheckout = (a: Adapter): Kit.CreateByMethod => (request) =>
+  withClient(a, request.environment, (client) => {
+    const returnUrl = request.returnUrl ?? a.options.returnUrl
+    if (returnUrl === undefined) return Effect.succeed({ _tag: "Failed", providerPaymentId: null, ...Kit.failure("return_url_required") } as const)
+    const metadata = { [META.paymentIntent]: request.paymentIntentId }
+    return a.v.created(
+      a.v.integer(request.amount).pipe(
+        Effect.flatMap((amount) =>
+          a.v.call(() =>
+            client.checkout.sessions.create(
+              withMethodTypes<Stripe.Checkout.SessionCreateParams>({
+                mode: "payment",
+                line_items: [{
+                  quantity: 1,
+                  price_data: {
+                    currency: request.currency.toLowerCase(),
+                    unit_amount: amount,
+                    product_data: { name: `Payment ${request.paymentIntentId}` }
+                  }
+                }],
+                success_url: returnUrl,
+                cancel_url: returnUrl,
+                client_reference_id: request.paymentIntentId,
+                ...(request.customer.email === undefined ? {} : { customer_email: request.customer.email }),
+                metadata,
+                payment_intent_data: { metadata: { ...metadata, [META.checkout]: "true" } }
+              }, ["card"]),
+              { idempotencyKey: Kit.idempotencyKey("create", request) }
+            )
+          )
+        ),
+        Effect.map(checkoutResult)
+      )
+    )
+  })
+
+const cancelPayment = (a: Adapter, payment: ProviderPaymentRef) =>
+  withClient(a, payment.environment, (client) => {
+    const key = { idempotencyKey: Kit.idempotencyKey("cancel", payment) }
+    const stop = isSession(payment)
+      ? a.v.call(() => client.checkout.sessions.expire(payment.providerPaymentId, {}, key)).pipe(Effect.asVoid)
+      : a.v.call(() => client.paymentIntents.cancel(payment.providerPaymentId, {}, key)).pipe(Effect.asVoid)
+    // Stripe refuses to cancel what is no longer cancelable: what it is now is the answer, a
+    // payment the payer made and Stripe is settling being paid (D10 refunds it).
+    return stop.pipe(
+      Effect.as<ProviderPaymentStatus>({ _tag: "Canceled" }),
+      Effect.catchTag(
+        "VendorRejected",
+        () => Effect.map(status(a, payment), (s): ProviderPaymentStatus => s._tag === "Processing" ? { _tag: "Succeeded" } : s)
+      )
+    )
+  })
+
+const refund = (a: Adapter, refund: ProviderRefundRequest) =>
+  withClient(a, refund.payment.environment, (client) =>
+    Effect.gen(function*() {
+      const { v } = a
+      const intent = yield* stripeIntentOf(v, client, refund.payment)
+      // No settled charge to refund.
+      if (intent === null) return { _tag: "Failed", ...Kit.failure("refund_failed") } as const
+      // A later call for the same refund reads it again: an idempotent replay would repeat its first state.
+      const existing = yield* v.read(() => client.refunds.list({ payment_intent: intent, limit: 100 }))
+      const known = existing.data.find((r) => r.metadata?.[META.refund] === refund.refundId)
+      if (known !== undefined) return refundStatus(known)
+      return yield* v.refunded(
+        v.integer(refund.amount).pipe(
+          Effect.flatMap((amount) =>
+            v.call(() =>
+              client.refunds.create({
+                payment_intent: intent,
+                amount,
+                metadata: {
+                  [META.refund]: refund.refundId,
+                  [META.paymentIntent]: refund.payment.paymentIntentId,
+                  [META.providerPayment]: refund.payment.providerPaymentId
+                }
+              }, { idempotencyKey: Kit.idempotencyKey("refund", refund) })
+            )
+          ),
+          Effect.map((r): ProviderRefundStatus => refundStatus(r))
+        )
+      )
+    }))
+
 /** The adapter. Throws on a key that is neither a test nor a live key (a configuration error). @since 0.1.0 @category constructors */
 export const stripe = (options: StripeOptions): PaymentProvider => {
   const timeoutMillis = options.timeoutMillis ?? Kit.defaultTimeoutMillis
@@ -73,139 +214,19 @@ export const stripe = (options: StripeOptions): PaymentProvider => {
   const secrets = list(options.webhookSecret)
   // Without keys of its own the adapter only serves merchants' accounts (D13), and needs no secret.
   if (secrets.length === 0 && clients.size > 0) throw new Error("A Stripe webhook secret (whsec_…) is needed to verify notifications")
-  const v = Kit.vendor({ provider: code, name: "Stripe", timeoutMillis, declines, errorOf })
-  const withClient = <A, E>(environment: Environment, f: (client: Stripe) => Effect.Effect<A, E>) => {
-    const client = clients.get(environment)
-    return client === undefined ? Effect.fail(v.unavailable(`no Stripe ${environment} key is configured`)) : f(client)
-  }
-
-  const status = (payment: ProviderPaymentRef): Effect.Effect<ProviderPaymentStatus, ProviderUnavailable> =>
-    withClient(payment.environment, (client) =>
-      isSession(payment)
-        ? Effect.map(v.read(() => client.checkout.sessions.retrieve(payment.providerPaymentId)), sessionStatus)
-        : Effect.map(v.read(() => client.paymentIntents.retrieve(payment.providerPaymentId)), paymentStatus))
-
-  // The Stripe payment intent behind a payment: a Checkout Session's, once the payer paid.
-  const stripeIntentOf = (client: Stripe, payment: ProviderPaymentRef) =>
-    isSession(payment)
-      ? Effect.map(v.read(() => client.checkout.sessions.retrieve(payment.providerPaymentId)), (s) =>
-        typeof s.payment_intent === "string" ? s.payment_intent : s.payment_intent?.id ?? null)
-      : Effect.succeed(payment.providerPaymentId)
-
+  const a: Adapter = { clients, v: Kit.vendor({ provider: code, name: "Stripe", timeoutMillis, declines, errorOf }), options }
   const catalogue = methods([...clients.keys()], options.card ?? { countries: ["TH"], currencies: ["THB"] })
-  /** Stripe's request and answer for each method. */
-  const creates: Record<string, Kit.CreateByMethod> = {
-    [PROMPTPAY]: (request) =>
-      withClient(request.environment, (client) =>
-        v.created(
-          v.integer(request.amount).pipe(
-            Effect.flatMap((amount) =>
-              v.call(() =>
-                client.paymentIntents.create(
-                  withMethodTypes<Stripe.PaymentIntentCreateParams>({
-                    amount,
-                    currency: request.currency.toLowerCase(),
-                    payment_method_data: { type: "promptpay", billing_details: billing(request.customer) },
-                    confirm: true,
-                    metadata: { [META.paymentIntent]: request.paymentIntentId }
-                  }, ["promptpay"]),
-                  { idempotencyKey: Kit.idempotencyKey("create", request) }
-                )
-              )
-            ),
-            Effect.map(promptPayResult)
-          ),
-          paymentIntentOf
-        )),
-    [CARD_CHECKOUT]: (request) =>
-      withClient(request.environment, (client) => {
-        const returnUrl = request.returnUrl ?? options.returnUrl
-        if (returnUrl === undefined) return Effect.succeed({ _tag: "Failed", providerPaymentId: null, ...Kit.failure("return_url_required") } as const)
-        const metadata = { [META.paymentIntent]: request.paymentIntentId }
-        return v.created(
-          v.integer(request.amount).pipe(
-            Effect.flatMap((amount) =>
-              v.call(() =>
-                client.checkout.sessions.create(
-                  withMethodTypes<Stripe.Checkout.SessionCreateParams>({
-                    mode: "payment",
-                    line_items: [{
-                      quantity: 1,
-                      price_data: {
-                        currency: request.currency.toLowerCase(),
-                        unit_amount: amount,
-                        product_data: { name: `Payment ${request.paymentIntentId}` }
-                      }
-                    }],
-                    success_url: returnUrl,
-                    cancel_url: returnUrl,
-                    client_reference_id: request.paymentIntentId,
-                    ...(request.customer.email === undefined ? {} : { customer_email: request.customer.email }),
-                    metadata,
-                    payment_intent_data: { metadata: { ...metadata, [META.checkout]: "true" } }
-                  }, ["card"]),
-                  { idempotencyKey: Kit.idempotencyKey("create", request) }
-                )
-              )
-            ),
-            Effect.map(checkoutResult)
-          )
-        )
-      })
-  }
-
+  const statusOf = (payment: ProviderPaymentRef) => status(a, payment)
   return {
     code,
     methods: catalogue,
-    createPayment: Kit.createByMethod(code, catalogue, creates),
-    confirmPayment: status,
-    getPaymentStatus: status,
-    submitReceipt: (payment) => status(payment),
-    cancelPayment: (payment) =>
-      withClient(payment.environment, (client) => {
-        const key = { idempotencyKey: Kit.idempotencyKey("cancel", payment) }
-        const stop = isSession(payment)
-          ? v.call(() => client.checkout.sessions.expire(payment.providerPaymentId, {}, key)).pipe(Effect.asVoid)
-          : v.call(() => client.paymentIntents.cancel(payment.providerPaymentId, {}, key)).pipe(Effect.asVoid)
-        // Stripe refuses to cancel what is no longer cancelable: what it is now is the answer, a
-        // payment the payer made and Stripe is settling being paid (D10 refunds it).
-        return stop.pipe(
-          Effect.as<ProviderPaymentStatus>({ _tag: "Canceled" }),
-          Effect.catchTag(
-            "VendorRejected",
-            () => Effect.map(status(payment), (s): ProviderPaymentStatus => s._tag === "Processing" ? { _tag: "Succeeded" } : s)
-          )
-        )
-      }),
-    refund: (refund) =>
-      withClient(refund.payment.environment, (client) =>
-        Effect.gen(function*() {
-          const intent = yield* stripeIntentOf(client, refund.payment)
-          // No settled charge to refund.
-          if (intent === null) return { _tag: "Failed", ...Kit.failure("refund_failed") } as const
-          // A later call for the same refund reads it again: an idempotent replay would repeat its first state.
-          const existing = yield* v.read(() => client.refunds.list({ payment_intent: intent, limit: 100 }))
-          const known = existing.data.find((r) => r.metadata?.[META.refund] === refund.refundId)
-          if (known !== undefined) return refundStatus(known)
-          return yield* v.refunded(
-            v.integer(refund.amount).pipe(
-              Effect.flatMap((amount) =>
-                v.call(() =>
-                  client.refunds.create({
-                    payment_intent: intent,
-                    amount,
-                    metadata: {
-                      [META.refund]: refund.refundId,
-                      [META.paymentIntent]: refund.payment.paymentIntentId,
-                      [META.providerPayment]: refund.payment.providerPaymentId
-                    }
-                  }, { idempotencyKey: Kit.idempotencyKey("refund", refund) })
-                )
-              ),
-              Effect.map((r): ProviderRefundStatus => refundStatus(r))
-            )
-          )
-        })),
+    /** Stripe's request and answer for each method. */
+    createPayment: Kit.createByMethod(code, catalogue, { [PROMPTPAY]: createPromptPay(a), [CARD_CHECKOUT]: createCardCheckout(a) }),
+    confirmPayment: statusOf,
+    getPaymentStatus: statusOf,
+    submitReceipt: statusOf,
+    cancelPayment: (payment) => cancelPayment(a, payment),
+    refund: (r) => refund(a, r),
     parseNotification: parse(clients.values().next().value ?? new Stripe("sk_test_verify_only"), secrets),
     // A merchant's own account (D13): its key and signing secret alone; its door verifies with nothing else.
     accounts: Kit.accounts(AccountCredentials, (credentials, account) => {
