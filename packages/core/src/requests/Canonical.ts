@@ -10,7 +10,8 @@ import * as crypto from "node:crypto"
  * Canonical JSON text: object keys sorted at every depth, `undefined` members dropped. The text
  * is exactly `JSON.stringify` of a copy with its keys sorted (fingerprints are stored and
  * compared across versions: `Canonical.test.ts` holds the two equal on arbitrary values), written
- * directly: building the sorted copy was 2 to 4 % of a create's and a replay's CPU.
+ * directly: building the sorted copy was 2 to 4 % of a create's and a replay's CPU
+ * (`BENCH_PROFILE=create` or `replay npm run bench:profile`).
  *
  * @since 0.1.0
  */

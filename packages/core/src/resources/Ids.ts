@@ -23,7 +23,7 @@ export const prefixes = {
 } as const
 
 // Random bytes are drawn 4 KiB at a time: one `randomBytes` call per id showed up at 2% of
-// the create path's CPU profile (docs/performance.md).
+// the create path's CPU profile (`npm run bench:profile`, docs/performance.md).
 let pool = Buffer.alloc(0)
 let poolAt = 0
 const nextByte = (): number => {

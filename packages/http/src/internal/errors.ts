@@ -17,7 +17,7 @@ export const tooLarge = () => new Errors.PayloadTooLarge({ param: "body", messag
 
 /**
  * A JSON body sent as its UTF-8 bytes, made by `Buffer.from` (native; `HttpServerResponse.text`
- * copies through a `TextEncoder`, 3 % of a list page's CPU). Bytes rather than
+ * copies through a `TextEncoder`, 3 % of a list page's CPU, `BENCH_PROFILE=list npm run bench:profile`). Bytes rather than
  * the string: a list page's text is built for each request, and sent as a string it stayed on the
  * JavaScript heap long enough to be copied out of the young generation (about 17 KB a page); as
  * bytes it is off the heap. A memory list page's CPU fell to 0.84

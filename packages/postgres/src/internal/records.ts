@@ -12,7 +12,8 @@ export type Row = { readonly [column: string]: string | boolean | null }
 
 /**
  * Epoch ms as a `timestamptz` literal: exact, whatever the session's time zone. The text of
- * `toISOString`, by core's integer arithmetic (its `Date` round trip was 0.8 % of a create's CPU).
+ * `toISOString`, by core's integer arithmetic (its `Date` round trip was 0.8 % of a create's CPU,
+ * `npm run bench:profile` with `DATABASE_URL`).
  */
 export const timestamp = (millis: number): string => Schemas.formatTimestamp(millis)
 
@@ -40,7 +41,8 @@ const selectLists = new WeakMap<Table.Table<any>, Map<string, string>>()
 
 /** The select list of a table's rows, every column read as text; `qualifier` names the table (`t.`). */
 export const selectList = (table: Table.Table<any>, qualifier = ""): string => {
-  // Built once per table and qualifier: every read statement uses it (0.5 % of a get's CPU when rebuilt each time).
+  // Built once per table and qualifier: every read statement uses it (0.5 % of a get's CPU when rebuilt each time,
+  // `BENCH_PROFILE=get npm run bench:profile` with `DATABASE_URL`).
   const byQualifier = selectLists.get(table) ?? new Map<string, string>()
   selectLists.set(table, byQualifier)
   let list = byQualifier.get(qualifier)
@@ -160,7 +162,8 @@ const sameRow = (columns: ReadonlyArray<string>, a: Row, b: Row): boolean => {
  * the port's rule of reads). A record is a function of its row's text alone, so a row read again
  * with every column the same text is the same record: the object made the first time is handed
  * back, and with it the view core rendered from it (`RenderedView`). A list page of 25 built and
- * rendered 25 records on every read, 12 % of its CPU (docs/performance.md, "PostgreSQL"). A row
+ * rendered 25 records on every read, 12 % of its CPU (`BENCH_PROFILE=list npm run bench:profile`
+ * with `DATABASE_URL`; docs/performance.md, "PostgreSQL"). A row
  * that differs in any column, a single changed byte of its metadata, is built anew.
  *
  * Every record of a table is built by the same assignments in the same order, so they share one
