@@ -18,23 +18,37 @@ import * as Pagination from "../resources/Pagination.js"
 import { Country, Currency } from "../resources/Schemas.js"
 import { scopeOf, Write } from "../storage/Storage.js"
 import * as Task from "../storage/Task.js"
-import { change, paymentWindow, pollEvery } from "./internal/topups.js"
+import * as topupCreate from "./internal/topupCreate.js"
+import * as topups from "./internal/topups.js"
+import * as topupTasks from "./internal/topupTasks.js"
 import { SourceType as SourceTypeSchema, Status as StatusSchema, table, toResource } from "./TopupIntent.js"
 
 /** How long a top-up waits for its payment unless its provider says less. @since 0.1.0 @category constants */
-export { paymentWindow }
+export const paymentWindow = topups.paymentWindow
 
 /** How often a top-up's provider is asked whether the payer paid. @since 0.1.0 @category constants */
-export { pollEvery }
+export const pollEvery = topups.pollEvery
 
-/** The writes of a change: the versioned update and its D7 events. A transition not allowed is a defect. @since 0.1.0 */
-export { change }
+/** The writes of a change: the versioned update and its D7 events. A transition not allowed is a defect. @since 0.1.0 @category transitions */
+export const change = topups.change
 
-/** POST /topup_intents (4.7). @since 0.1.0 */
-export { create } from "./internal/topupCreate.js"
+/**
+ * POST /topup_intents (4.7): 201 with the top-up in `requires_payment`. The
+ * `Idempotency-Key` is required (checked by the caller, D5); a repeated
+ * `merchant_reference` with the same fields answers the original, with changed fields 409
+ * `idempotency_conflict` (4.9).
+ *
+ * @since 0.1.0 @category operations
+ */
+export const create = topupCreate.create
 
-/** Run one top-up task (poll, receipt review, expiry). @since 0.1.0 */
-export { run } from "./internal/topupTasks.js"
+/**
+ * Run one top-up task (poll, receipt review, expiry). Exhaustive over the task kinds: a new kind
+ * does not compile until it has a handler.
+ *
+ * @since 0.1.0 @category tasks
+ */
+export const run = topupTasks.run
 
 const load = (principal: Principal, id: string) => Resources.load({ table, noun: "top-up intent" }, principal, id)
 

@@ -208,14 +208,7 @@ const writesOf = (record: Record, principal: Principal, now: number) =>
     return [Write.insert(table, record), ...events, Write.insert(Task.table, expire), ...poll]
   })
 
-/**
- * POST /topup_intents (4.7): 201 with the top-up in `requires_payment`. The
- * `Idempotency-Key` is required (checked by the caller, D5); a repeated
- * `merchant_reference` with the same fields answers the original, with changed fields 409
- * `idempotency_conflict` (4.9).
- *
- * @since 0.1.0
- */
+/** POST /topup_intents (4.7), public as `TopupIntents.create`. */
 export const create = (context: Operation.RequestContext, params: CreateParams) =>
   Effect.gen(function*() {
     const storage = yield* Storage

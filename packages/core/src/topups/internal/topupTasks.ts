@@ -120,12 +120,7 @@ const expire = (task: Task.TaskRecord) =>
     return Task.done(writes)
   })
 
-/**
- * Run one top-up task. Exhaustive over the task kinds: a new kind does not compile until
- * it has a handler.
- *
- * @since 0.1.0
- */
+/** Run one top-up task, public as `TopupIntents.run`. */
 export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | ProviderRegistry | Merchants | IdGenerator> => {
   switch (task.kind) {
     case "topup_intent.poll":

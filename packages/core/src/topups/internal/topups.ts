@@ -10,10 +10,10 @@ import * as Money from "../Money.js"
 import type { Status, TopupIntentRecord } from "../TopupIntent.js"
 import { canTransition, statusEvents, table, toResource } from "../TopupIntent.js"
 
-/** How long a top-up waits for its payment unless its provider says less. (re-exported by `TopupIntents`) */
+/** How long a top-up waits for its payment unless its provider says less (`TopupIntents.paymentWindow`). */
 export const paymentWindow = Duration.hours(1)
 
-/** How often a top-up's provider is asked whether the payer paid. (re-exported by `TopupIntents`) */
+/** How often a top-up's provider is asked whether the payer paid (`TopupIntents.pollEvery`). */
 export const pollEvery = Duration.seconds(5)
 
 /** The writes of a change: the versioned update and its D7 events. A transition not allowed is a defect. */
