@@ -5,6 +5,7 @@
  * (one key, answered from its stored response), `get` (one intent by id) or `list` (the first
  * page of 25, after 30 creates). In memory by default; on PostgreSQL:
  * `DATABASE_URL=… TENDER_TABLE_PREFIX=bench_prof_ BENCH_PROFILE=get npm run bench:profile`.
+ * `BENCH_PROFILE_DIR=/tmp/tender-ab-<commit>` profiles that built checkout's server instead.
  */
 import { basic, demoKey, freePort, promptpayNamed } from "@tender/test-support"
 import autocannon from "autocannon"
@@ -13,7 +14,8 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
-const root = resolve(import.meta.dirname, "..", "..")
+// BENCH_PROFILE_DIR: another checkout, built (e.g. bench:compare's base under the temp directory), to diff the two.
+const root = resolve(process.env["BENCH_PROFILE_DIR"] ?? resolve(import.meta.dirname, "..", ".."))
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "8")
 const scenarios = ["create", "replay", "get", "list"] as const
 const scenario = scenarios.find((s) => s === process.env["BENCH_PROFILE"]) ?? "create"

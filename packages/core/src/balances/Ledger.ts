@@ -133,6 +133,9 @@ const payment = (intent: PaymentIntent.PaymentIntentRecord, amount: string, crea
   }
 }
 
+/** Whether `w` writes an event of D12's table, the only writes `entries` makes transactions for. */
+const isMoneyEvent = (w: Write): boolean => w._tag === "Insert" && w.table.name === Event.table.name && moneyEvents.has((w.record as Event.EventRecord).type)
+
 /** A defect: a money event without the record its change wrote. */
 const missing = (event: Event.EventRecord) => Effect.dieMessage(`ledger: ${event.type} ${event.resourceId} without its record in the commit`)
 
@@ -250,7 +253,12 @@ export const ledgered = (storage: Storage["Type"], merchants: Merchants["Type"])
   const merchantOf = (id: string): Effect.Effect<Merchant | undefined, StorageError> => Effect.map(merchants.findMerchant(id), Option.getOrUndefined)
   return Storage.of({
     ...storage,
-    commit: (writes) => Effect.flatMap(entries(writes, merchantOf), (extra) => storage.commit(extra.length === 0 ? writes : [...writes, ...extra]))
+    // Most commits (a create, a claim, a delivery) carry no money event: they go to the store as
+    // they are, without running `entries` (docs/performance.md, "Where a create's time goes").
+    commit: (writes) =>
+      writes.some(isMoneyEvent)
+        ? Effect.flatMap(entries(writes, merchantOf), (extra) => storage.commit(extra.length === 0 ? writes : [...writes, ...extra]))
+        : storage.commit(writes)
   })
 }
 

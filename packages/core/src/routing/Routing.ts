@@ -63,7 +63,8 @@ export const createPayment = (
     if (missing.length > 0) return yield* ValidationFailed.many(missing)
     const health = yield* RouteHealth
     for (const candidate of candidates) {
-      if (payerProblems(candidate, payer).length > 0) continue
+      // The first was checked above: only the routes after it are checked here.
+      if (candidate !== first && payerProblems(candidate, payer).length > 0) continue
       // Operations run uninterruptibly (their claims must be settled); the provider call alone may be
       // interrupted, or the timeout could never cut it off.
       const sent: ProviderPaymentRequest = {
