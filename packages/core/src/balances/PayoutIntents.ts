@@ -180,17 +180,10 @@ export const ListParams = Pagination.listParams({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
-const reads = Resources.reads(
-  load,
-  (view) => (principal, params: ListParams) =>
-    Resources.listPage(
-      table,
-      principal,
-      params,
-      StatusSchema.literals,
-      view,
-      (status) => Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status })
-    ),
+const reads = Resources.kindReads(
+  kind,
+  StatusSchema.literals,
+  (params: ListParams, status) => Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status }),
   toResource
 )
 

@@ -103,3 +103,19 @@ export const reads = <A extends object, B, P, E1, R1, E2, R2>(
   list: listWith(view),
   listJson: (principal: Principal, params: P) => Effect.map(listWith(json)(principal, params), Pagination.pageJson)
 })
+
+/**
+ * `reads` of a stored resource of `kind`: one by id (`load`) and a list page (`listPage`) of the
+ * records `where` selects from the list's `params` and the `status` values parsed from them.
+ */
+export const kindReads = <A extends StoredRecord, S extends string, P extends Parameters<typeof listPage>[2], R, B>(
+  kind: Kind<A>,
+  statuses: ReadonlyArray<S>,
+  where: (params: P, status: ReadonlyArray<S> | undefined) => Effect.Effect<ListQuery<A>["where"], ValidationFailed, R>,
+  view: (record: A) => B
+) =>
+  reads(
+    (principal, id: string) => load(kind, principal, id),
+    (v) => (principal, params: P) => listPage(kind.table, principal, params, statuses, v, (status) => where(params, status)),
+    view
+  )
