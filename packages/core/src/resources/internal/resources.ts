@@ -83,6 +83,37 @@ export const reference = <A extends StoredRecord, B>(
   claim: { readonly resourceType: ResourceType; readonly reference: string | undefined; readonly fingerprint: string; readonly resourceId: string }
 ) => claim.reference === undefined ? undefined : { ...claim, reference: claim.reference, original: original(storage, kind, context, view) }
 
+/**
+ * The `Operation.run` options of a create under `merchant_reference` (4.9, D4): its route, the
+ * canonical request the key is checked against (the reference and `fields`), and the original a
+ * repeated reference with the same `fingerprint` answers with, shown by `view`.
+ */
+export const createUnderReference = <A extends StoredRecord, B, C extends { readonly principal: Principal; readonly requestId: string }>(
+  storage: Storage["Type"],
+  kind: Kind<A>,
+  context: C,
+  view: (record: A) => B,
+  create: {
+    readonly route: string
+    readonly resourceType: ResourceType
+    readonly reference: string | undefined
+    readonly fields: object
+    readonly fingerprint: string
+    readonly resourceId: string
+  }
+) => ({
+  context,
+  route: create.route,
+  canonical: { merchant_reference: create.reference, ...create.fields },
+  resource: kind.noun,
+  reference: reference(storage, kind, context, view, {
+    resourceType: create.resourceType,
+    reference: create.reference,
+    fingerprint: create.fingerprint,
+    resourceId: create.resourceId
+  })
+})
+
 /** A list page of views, as `Pagination.page` makes it. */
 type Page<V> = { readonly data: ReadonlyArray<V>; readonly has_more: boolean; readonly next_cursor: string | null }
 
