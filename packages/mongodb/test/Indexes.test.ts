@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Event, PaymentIntent, ProviderNotification, Refund, Table, Task } from "@tender/core"
+import { Event, PaymentIntent, ProviderNotification, Refund, StorePrefix, Table, Task } from "@tender/core"
 import { Effect, Exit } from "effect"
-import { type CollectionPrefix, collections, prefixProblem, validatePrefix } from "../src/internal/collections.js"
+import { type CollectionPrefix, collections, validatePrefix } from "../src/internal/collections.js"
 import { byCollection, indexSpecs, resourceIndexes, resources, retiredIndexes } from "../src/internal/indexes.js"
 import { retentionFilter } from "../src/internal/purge.js"
 import * as Tasks from "../src/internal/tasks.js"
@@ -193,9 +193,9 @@ describe("collections: prefix", () => {
   })
 
   it("the prefix is validated like the PostgreSQL table prefix, before any driver call", () => {
-    for (const ok of ["tender_", "t", "a1_b2", "a".repeat(30)]) expect(prefixProblem(ok)).toBeUndefined()
+    for (const ok of ["tender_", "t", "a1_b2", "a".repeat(30)]) expect(StorePrefix.problem("collectionPrefix", ok)).toBeUndefined()
     for (const bad of ["", "Tender_", "1abc", "a-b", "a.b", "a$b", "a".repeat(31), "tender_\u0000"]) {
-      expect(prefixProblem(bad)).toMatch(/collectionPrefix must be 1 to 30 lowercase letters/)
+      expect(StorePrefix.problem("collectionPrefix", bad)).toMatch(/collectionPrefix must be 1 to 30 lowercase letters/)
     }
     expect(Effect.runSync(validatePrefix())).toBe("tender_")
     expect(Exit.isFailure(Effect.runSyncExit(validatePrefix("Bad")))).toBe(true)

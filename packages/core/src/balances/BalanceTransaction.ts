@@ -8,7 +8,8 @@
  */
 import { Schema } from "effect"
 import { prefixes } from "../resources/Ids.js"
-import { Environment, formatTimestamp, Timestamp } from "../resources/Schemas.js"
+import * as WireShape from "../resources/internal/wireShape.js"
+import { Environment } from "../resources/Schemas.js"
 import * as Table from "../storage/Table.js"
 
 /** Every kind of movement D12 lists. @since 0.1.0 @category models */
@@ -102,10 +103,10 @@ export const table = Table.make({
 /** Whether a transaction is available at `now`. @since 0.1.0 */
 export const isAvailable = (r: Pick<BalanceTransactionRecord, "availableAt">, now: number): boolean => r.availableAt <= now
 
-/** The wire shape of D12. @since 0.1.0 @category wire */
-export const Resource = Schema.Struct({
+const fields = WireShape.of<BalanceTransactionRecord, number>()
+const wire = fields.make({
   id: Schema.String,
-  object: Schema.Literal("balance_transaction"),
+  object: WireShape.constant("balance_transaction"),
   environment: Environment,
   type: Type,
   amount: SignedAmount,
@@ -113,34 +114,21 @@ export const Resource = Schema.Struct({
   net: SignedAmount,
   currency: Schema.String,
   fee_details: Schema.Array(FeeDetail),
-  status: Schema.Literal("pending", "available"),
-  available_at: Timestamp,
+  status: fields.computed(Schema.Literal("pending", "available"), (r, now) => isAvailable(r, now) ? "available" : "pending"),
+  available_at: WireShape.time,
   source: Schema.NullOr(Schema.String),
   description: Schema.NullOr(Schema.String),
   provider_account: Schema.NullOr(Schema.String),
-  created_at: Timestamp
-}).annotations({ identifier: "BalanceTransaction" })
+  created_at: WireShape.time
+})
+
+/** The wire shape of D12. @since 0.1.0 @category wire */
+export const Resource = wire.schema.annotations({ identifier: "BalanceTransaction" })
 /** @since 0.1.0 @category wire */
 export type Resource = typeof Resource.Type
 
 /** A stored transaction as the API shows it at `now`. @since 0.1.0 @category wire */
-export const toResource = (r: BalanceTransactionRecord, now: number): Resource => ({
-  id: r.id,
-  object: "balance_transaction",
-  environment: r.environment,
-  type: r.type,
-  amount: r.amount,
-  fee: r.fee,
-  net: r.net,
-  currency: r.currency,
-  fee_details: r.feeDetails,
-  status: isAvailable(r, now) ? "available" : "pending",
-  available_at: formatTimestamp(r.availableAt),
-  source: r.source,
-  description: r.description,
-  provider_account: r.providerAccount,
-  created_at: formatTimestamp(r.createdAt)
-})
+export const toResource: (r: BalanceTransactionRecord, now: number) => Resource = wire.render
 
 /** One currency's amount of a balance. @since 0.1.0 @category wire */
 export const BalanceAmount = Schema.Struct({ amount: SignedAmount, currency: Schema.String })

@@ -42,20 +42,16 @@ export const transactionsOf = (source: Source): ReadonlyArray<BalanceTransaction
     m: Omit<Ledger.Movement, "merchantId" | "environment">,
     r: { readonly merchantId: string; readonly environment: Ledger.Movement["environment"] }
   ) => transaction({ ...m, merchantId: r.merchantId, environment: r.environment })
+  // A payment or a top-up moved money once, when it succeeded, through its provider.
+  const succeeded = (
+    r: { readonly id: string; readonly status: string; readonly updatedAt: number } & Parameters<typeof move>[1],
+    m: Pick<Ledger.Movement, "type" | "amount" | "currency">,
+    provider: Parameters<typeof accounts.provider>[0]
+  ) => r.status === "succeeded" ? [move({ ...m, source: r.id, counter: accounts.provider(provider), createdAt: r.updatedAt }, r)] : []
   switch (source.kind) {
     case "payment_intent": {
       const r = source.record
-      if (r.status !== "succeeded") return []
-      return [
-        move({
-          type: "payment",
-          amount: BigInt(r.amount),
-          currency: r.currency,
-          source: r.id,
-          counter: accounts.provider(r.providerCode),
-          createdAt: r.updatedAt
-        }, r)
-      ]
+      return succeeded(r, { type: "payment", amount: BigInt(r.amount), currency: r.currency }, r.providerCode)
     }
     case "refund": {
       const r = source.record
@@ -73,17 +69,7 @@ export const transactionsOf = (source: Source): ReadonlyArray<BalanceTransaction
     }
     case "topup_intent": {
       const r = source.record
-      if (r.status !== "succeeded") return []
-      return [
-        move({
-          type: "topup",
-          amount: BigInt(r.creditedAmount),
-          currency: r.destinationCurrency,
-          source: r.id,
-          counter: accounts.provider(r.sourceProvider),
-          createdAt: r.updatedAt
-        }, r)
-      ]
+      return succeeded(r, { type: "topup", amount: BigInt(r.creditedAmount), currency: r.destinationCurrency }, r.sourceProvider)
     }
     case "payout_intent": {
       const r = source.record

@@ -7,7 +7,8 @@
 import { Schema } from "effect"
 import { prefixes } from "../resources/Ids.js"
 import * as StatusRules from "../resources/internal/statusRules.js"
-import { Amount, BoundedString, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "../resources/Schemas.js"
+import * as WireShape from "../resources/internal/wireShape.js"
+import { Amount, BoundedString, Currency, Environment, MerchantReference, withMessage } from "../resources/Schemas.js"
 import * as Table from "../storage/Table.js"
 
 // ---------------------------------------------------------------------------
@@ -127,38 +128,25 @@ export const MaskedDestination = Schema.Struct({
 /** A stored destination in its wire shape: the account number masked (D8). @since 0.1.0 @category wire */
 export const maskDestination = (d: Destination): typeof MaskedDestination.Type => ({ ...d, account_number: mask(d.account_number) })
 
-/** The payout intent of D8. @since 0.1.0 @category wire */
-export const PayoutIntent = Schema.Struct({
-  object: Schema.Literal("payout_intent"),
+const fields = WireShape.of<PayoutIntentRecord>()
+const wire = fields.make({
+  object: WireShape.constant("payout_intent"),
   id: Schema.String.annotations({ description: "Begins with pout_" }),
   environment: Environment,
   status: Status,
   amount: Amount,
   currency: Currency,
   merchant_reference: Schema.String,
-  destination: MaskedDestination,
+  destination: fields.computed(MaskedDestination, (r) => maskDestination(r.destination)),
   description: Schema.NullOr(Schema.String),
-  failure_code: Schema.NullOr(Schema.String),
-  failure_message: Schema.NullOr(Schema.String),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotations({ identifier: "PayoutIntent" })
+  ...WireShape.failure,
+  ...WireShape.times
+})
+
+/** The payout intent of D8. @since 0.1.0 @category wire */
+export const PayoutIntent = wire.schema.annotations({ identifier: "PayoutIntent" })
 /** @since 0.1.0 @category wire */
 export type PayoutIntent = typeof PayoutIntent.Type
 
 /** @since 0.1.0 @category wire */
-export const toResource = (r: PayoutIntentRecord): PayoutIntent => ({
-  object: "payout_intent",
-  id: r.id,
-  environment: r.environment,
-  status: r.status,
-  amount: r.amount,
-  currency: r.currency,
-  merchant_reference: r.merchantReference,
-  destination: maskDestination(r.destination),
-  description: r.description,
-  failure_code: r.failureCode,
-  failure_message: r.failureMessage,
-  created_at: formatTimestamp(r.createdAt),
-  updated_at: formatTimestamp(r.updatedAt)
-})
+export const toResource: (r: PayoutIntentRecord) => PayoutIntent = wire.render

@@ -115,13 +115,11 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
     const id = yield* (yield* IdGenerator).make(prefixes.payoutIntent)
     const fp = fingerprint(canonical(params))
     return yield* Operation.run({
-      context,
-      route: "POST /payout_intents",
-      canonical: { merchant_reference: params.merchant_reference, ...canonical(params) },
-      resource: "payout intent",
-      reference: Resources.reference(storage, kind, context, toResource, {
+      ...Resources.createUnderReference(storage, kind, context, toResource, {
+        route: "POST /payout_intents",
         resourceType: "payout_intent",
         reference: params.merchant_reference,
+        fields: canonical(params),
         fingerprint: fp,
         resourceId: id
       }),
@@ -180,17 +178,10 @@ export const ListParams = Pagination.listParams({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
-const reads = Resources.reads(
-  load,
-  (view) => (principal, params: ListParams) =>
-    Resources.listPage(
-      table,
-      principal,
-      params,
-      StatusSchema.literals,
-      view,
-      (status) => Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status })
-    ),
+const reads = Resources.kindReads(
+  kind,
+  StatusSchema.literals,
+  (params: ListParams, status) => Effect.succeed({ currency: params.currency, merchantReference: params.merchant_reference, status }),
   toResource
 )
 

@@ -8,7 +8,8 @@
  */
 import { Effect, Schema } from "effect"
 import { IdGenerator, prefixes } from "../resources/Ids.js"
-import { Environment, formatTimestamp } from "../resources/Schemas.js"
+import * as WireShape from "../resources/internal/wireShape.js"
+import { Environment } from "../resources/Schemas.js"
 import type { Scope } from "../storage/Storage.js"
 import { Storage, Write } from "../storage/Storage.js"
 import type { StorageError } from "../storage/StorageError.js"
@@ -51,27 +52,23 @@ export const table = Table.make({
   retention: { from: "createdAt" }
 })
 
-/** The event envelope of D7, as a webhook delivers it. @since 0.1.0 @category wire */
-export const Envelope = Schema.Struct({
-  object: Schema.Literal("event"),
+const fields = WireShape.of<EventRecord>()
+const wire = fields.make({
+  object: WireShape.constant("event"),
   id: Schema.String,
   type: EventType,
   environment: Environment,
-  created_at: Schema.String,
-  data: Schema.Struct({ object: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
-}).annotations({ identifier: "Event" })
+  created_at: WireShape.timeAs(Schema.String),
+  data: fields.computed(Schema.Struct({ object: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }), (e) => ({ object: e.data }))
+})
+
+/** The event envelope of D7, as a webhook delivers it. @since 0.1.0 @category wire */
+export const Envelope = wire.schema.annotations({ identifier: "Event" })
 /** @since 0.1.0 @category wire */
 export type Envelope = typeof Envelope.Type
 
 /** The D7 envelope of a stored event. @since 0.1.0 @category wire */
-export const toEnvelope = (e: EventRecord): Envelope => ({
-  object: "event",
-  id: e.id,
-  type: e.type,
-  environment: e.environment,
-  created_at: formatTimestamp(e.createdAt),
-  data: { object: e.data }
-})
+export const toEnvelope: (e: EventRecord) => Envelope = wire.render
 
 /** What changed: the resource after the change, in its wire shape, and its scope and version. @since 0.1.0 @category models */
 export interface Changed {

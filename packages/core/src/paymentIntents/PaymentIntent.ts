@@ -6,9 +6,10 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
+import * as WireShape from "../resources/internal/wireShape.js"
 import * as RenderedView from "../resources/RenderedView.js"
-import { Amount, CheckoutMode, Country, Currency, Environment, formatTimestamp, Timestamp } from "../resources/Schemas.js"
+import { Amount, CheckoutMode, Country, Currency, Environment } from "../resources/Schemas.js"
 import { NextAction } from "./NextAction.js"
 import type { PaymentIntentRecord } from "./PaymentIntentRecord.js"
 import { CancellationReason, Receipt, Status } from "./PaymentIntentRecord.js"
@@ -22,8 +23,8 @@ export * from "./PaymentIntentRequest.js"
 // Wire shape (2.1)
 // ---------------------------------------------------------------------------
 
-const resourceFields = {
-  object: Schema.Literal("payment_intent"),
+const wire = WireShape.of<PaymentIntentRecord>().make({
+  object: WireShape.constant("payment_intent"),
   id: Schema.String.annotations({ description: "Begins with dord_" }),
   amount: Amount,
   currency: Currency,
@@ -34,54 +35,27 @@ const resourceFields = {
   merchant_reference: Schema.NullOr(Schema.String),
   payment_method: Schema.NullOr(Schema.String),
   next_action: Schema.NullOr(NextAction),
-  failure_code: Schema.NullOr(Schema.String),
-  failure_message: Schema.NullOr(Schema.String),
+  ...WireShape.failure,
   cancellation_reason: Schema.NullOr(CancellationReason),
-  amount_refunded: Schema.String.annotations({ description: "D10: the sum of succeeded refunds, minor units; \"0\" when none" })
-}
-
-/** The payment intent as get, list and receipt return it (2.1). @since 0.1.0 @category wire */
-export const PaymentIntent = Schema.Struct({
-  ...resourceFields,
+  amount_refunded: Schema.String.annotations({ description: "D10: the sum of succeeded refunds, minor units; \"0\" when none" }),
   processing_reason: Schema.NullOr(Schema.String),
   receipt: Schema.NullOr(Receipt),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotations({ identifier: "PaymentIntent" })
+  ...WireShape.times
+})
+
+/** The payment intent as get, list and receipt return it (2.1). @since 0.1.0 @category wire */
+export const PaymentIntent = wire.schema.annotations({ identifier: "PaymentIntent" })
 /** @since 0.1.0 @category wire */
 export type PaymentIntent = typeof PaymentIntent.Type
 
 /** The create response: neither `processing_reason` nor `receipt` (2.1). @since 0.1.0 @category wire */
-export const PaymentIntentCreated = Schema.Struct({
-  ...resourceFields,
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotations({ identifier: "PaymentIntentCreated" })
+export const PaymentIntentCreated = Schema.Struct(Struct.omit(PaymentIntent.fields, "processing_reason", "receipt"))
+  .annotations({ identifier: "PaymentIntentCreated" })
 /** @since 0.1.0 @category wire */
 export type PaymentIntentCreated = typeof PaymentIntentCreated.Type
 
 /** The read view (get, list). @since 0.1.0 @category wire */
-export const toResource = (r: PaymentIntentRecord): PaymentIntent => ({
-  object: "payment_intent",
-  id: r.id,
-  amount: r.amount,
-  currency: r.currency,
-  country: r.country,
-  environment: r.environment,
-  checkout_mode: r.checkoutMode,
-  status: r.status,
-  merchant_reference: r.merchantReference,
-  payment_method: r.paymentMethod,
-  next_action: r.nextAction,
-  failure_code: r.failureCode,
-  failure_message: r.failureMessage,
-  cancellation_reason: r.cancellationReason,
-  amount_refunded: r.amountRefunded,
-  processing_reason: r.processingReason,
-  receipt: r.receipt,
-  created_at: formatTimestamp(r.createdAt),
-  updated_at: formatTimestamp(r.updatedAt)
-})
+export const toResource: (r: PaymentIntentRecord) => PaymentIntent = wire.render
 
 /** The read view as JSON text, rendered once per record a store handed back (`RenderedView`). @since 0.1.0 @category wire */
 export const toResourceJson: (r: PaymentIntentRecord) => string = RenderedView.json(toResource)

@@ -55,9 +55,7 @@ export const ProviderAttemptRecord = Schema.Struct({
   refundId: Table.OrNull(Schema.String),
   /** The last thing learnt (the cancel's failure, why nothing was held), for the host's eyes. */
   detail: Table.OrNull(Schema.String),
-  createdAt: Table.Millis,
-  updatedAt: Table.Millis,
-  version: Table.Integer
+  ...Table.changeFields
 })
 /** @since 0.1.0 @category models */
 export type ProviderAttemptRecord = typeof ProviderAttemptRecord.Type

@@ -187,10 +187,8 @@ export const NotificationRecord = Schema.Struct({
   resourceId: Table.OrNull(Schema.String),
   /** Why it was not applied (the mismatch, the unknown id, why it is unusable), for the host's eyes. */
   detail: Table.OrNull(Schema.String),
-  /** When it was received. */
-  createdAt: Table.Millis,
-  updatedAt: Table.Millis,
-  version: Table.Integer
+  /** `createdAt`: when it was received. */
+  ...Table.changeFields
 })
 /** @since 0.1.0 @category models */
 export type NotificationRecord = typeof NotificationRecord.Type

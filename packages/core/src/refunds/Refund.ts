@@ -11,7 +11,8 @@ import type { PaymentIntentRecord } from "../paymentIntents/PaymentIntent.js"
 import { Metadata } from "../paymentIntents/PaymentIntent.js"
 import { prefixes } from "../resources/Ids.js"
 import * as StatusRules from "../resources/internal/statusRules.js"
-import { Amount, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "../resources/Schemas.js"
+import * as WireShape from "../resources/internal/wireShape.js"
+import { Amount, Currency, Environment, MerchantReference, withMessage } from "../resources/Schemas.js"
 import * as Table from "../storage/Table.js"
 
 // ---------------------------------------------------------------------------
@@ -103,45 +104,33 @@ export const table = Table.make({
 // Wire shape (D10)
 // ---------------------------------------------------------------------------
 
-/** The refund of D10. @since 0.1.0 @category wire */
-export const Refund = Schema.Struct({
-  object: Schema.Literal("refund"),
+const fields = WireShape.of<RefundRecord>()
+const wire = fields.make({
+  object: WireShape.constant("refund"),
   id: Schema.String.annotations({ description: "Begins with rfnd_" }),
   environment: Environment,
-  payment_intent: Schema.String.annotations({ description: "The refunded payment intent (dord_…)" }),
+  payment_intent: fields.computed(
+    Schema.String.annotations({ description: "The refunded payment intent (dord_…)" }),
+    (r) => r.paymentIntentId
+  ),
   amount: Amount,
   currency: Currency,
   status: Status,
   reason: Schema.NullOr(Reason),
   merchant_reference: Schema.NullOr(Schema.String),
-  destination: Schema.NullOr(MaskedDestination),
-  failure_code: Schema.NullOr(Schema.String),
-  failure_message: Schema.NullOr(Schema.String),
+  destination: fields.computed(Schema.NullOr(MaskedDestination), (r) => r.destination === null ? null : maskDestination(r.destination)),
+  ...WireShape.failure,
   metadata: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String })),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotations({ identifier: "Refund" })
+  ...WireShape.times
+})
+
+/** The refund of D10. @since 0.1.0 @category wire */
+export const Refund = wire.schema.annotations({ identifier: "Refund" })
 /** @since 0.1.0 @category wire */
 export type Refund = typeof Refund.Type
 
 /** @since 0.1.0 @category wire */
-export const toResource = (r: RefundRecord): Refund => ({
-  object: "refund",
-  id: r.id,
-  environment: r.environment,
-  payment_intent: r.paymentIntentId,
-  amount: r.amount,
-  currency: r.currency,
-  status: r.status,
-  reason: r.reason,
-  merchant_reference: r.merchantReference,
-  destination: r.destination === null ? null : maskDestination(r.destination),
-  failure_code: r.failureCode,
-  failure_message: r.failureMessage,
-  metadata: r.metadata,
-  created_at: formatTimestamp(r.createdAt),
-  updated_at: formatTimestamp(r.updatedAt)
-})
+export const toResource: (r: RefundRecord) => Refund = wire.render
 
 // ---------------------------------------------------------------------------
 // Never more than paid (D10)

@@ -125,13 +125,11 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
     const id = yield* (yield* IdGenerator).make(prefixes.refund)
     const fp = fingerprint(canonical(params))
     return yield* Operation.run({
-      context,
-      route: "POST /refunds",
-      canonical: { merchant_reference: params.merchant_reference, ...canonical(params) },
-      resource: "refund",
-      reference: Resources.reference(storage, kind, context, toResource, {
+      ...Resources.createUnderReference(storage, kind, context, toResource, {
+        route: "POST /refunds",
         resourceType: "refund",
         reference: params.merchant_reference,
+        fields: canonical(params),
         fingerprint: fp,
         resourceId: id
       }),

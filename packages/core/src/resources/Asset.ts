@@ -15,7 +15,7 @@ import { Storage, Write } from "../storage/Storage.js"
 import * as Table from "../storage/Table.js"
 import { ResourceNotFound, ValidationFailed } from "./Errors.js"
 import { IdGenerator, isWellFormed, prefixes } from "./Ids.js"
-import { formatTimestamp, Timestamp } from "./Schemas.js"
+import * as WireShape from "./internal/wireShape.js"
 
 /** The largest file accepted: 5 MiB exactly (8). @since 0.1.0 */
 export const maxBytes = 5 * 1024 * 1024
@@ -42,27 +42,22 @@ export type AssetRecord = typeof AssetRecord.Type
 /** How assets are stored: the bytes in the store itself (a few MiB at most). @since 0.1.0 @category models */
 export const table = Table.make({ name: "assets", idPrefix: prefixes.asset, record: AssetRecord })
 
-/** The asset as the API returns it (D3). @since 0.1.0 @category wire */
-export const Asset = Schema.Struct({
-  object: Schema.Literal("asset"),
+const wire = WireShape.of<AssetRecord>().make({
+  object: WireShape.constant("asset"),
   id: Schema.String.annotations({ description: "Begins with asst_" }),
   content_type: ContentType,
   size: Schema.Int,
   sha256: Schema.String.annotations({ description: "Hex SHA-256 of the file" }),
-  created_at: Timestamp
-}).annotations({ identifier: "Asset" })
+  created_at: WireShape.time
+})
+
+/** The asset as the API returns it (D3). @since 0.1.0 @category wire */
+export const Asset = wire.schema.annotations({ identifier: "Asset" })
 /** @since 0.1.0 @category wire */
 export type Asset = typeof Asset.Type
 
 /** @since 0.1.0 @category wire */
-export const toResource = (a: AssetRecord): Asset => ({
-  object: "asset",
-  id: a.id,
-  content_type: a.contentType,
-  size: a.size,
-  sha256: a.sha256,
-  created_at: formatTimestamp(a.createdAt)
-})
+export const toResource: (a: AssetRecord) => Asset = wire.render
 
 /**
  * The type of a file, from its first bytes (its magic number): JPEG starts `FF D8 FF`, PNG

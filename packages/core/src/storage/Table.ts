@@ -134,6 +134,18 @@ export const scopeFields = {
 }
 
 /**
+ * The fields a record that changes after it is written ends with: when it was created and last
+ * changed, and the `version` its updates are checked against.
+ *
+ * @since 0.1.0 @category fields
+ */
+export const changeFields = {
+  createdAt: Millis,
+  updatedAt: Millis,
+  version: Integer
+}
+
+/**
  * The fields a resource created by a merchant's request ends with: the fingerprint of that
  * request (a repeated `merchant_reference` with another body is a conflict, 4.9), when it was
  * created and last changed, and the `version` its updates are checked against.
@@ -142,9 +154,7 @@ export const scopeFields = {
  */
 export const requestFields = {
   fingerprint: Schema.String,
-  createdAt: Millis,
-  updatedAt: Millis,
-  version: Integer
+  ...changeFields
 }
 
 /**

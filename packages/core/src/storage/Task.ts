@@ -81,9 +81,7 @@ export const TaskRecord = Schema.Struct({
    * that trace (docs/observability.md). Null with tracing off.
    */
   traceparent: Table.OrNull(Schema.String),
-  createdAt: Table.Millis,
-  updatedAt: Table.Millis,
-  version: Table.Integer
+  ...Table.changeFields
 })
 /** @since 0.1.0 @category models */
 export type TaskRecord = typeof TaskRecord.Type

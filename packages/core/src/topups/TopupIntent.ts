@@ -10,6 +10,7 @@ import type { EventType } from "../events/WebhookEvents.js"
 import { DisplayBankTransferInstructions } from "../paymentIntents/NextAction.js"
 import { prefixes } from "../resources/Ids.js"
 import * as StatusRules from "../resources/internal/statusRules.js"
+import * as WireShape from "../resources/internal/wireShape.js"
 import { Amount, Country, Currency, Environment, formatTimestamp, MerchantReference, Timestamp, withMessage } from "../resources/Schemas.js"
 import * as Table from "../storage/Table.js"
 
@@ -189,70 +190,66 @@ export const table = Table.make({
 // Wire shape (2.5)
 // ---------------------------------------------------------------------------
 
-/** The top-up intent of 2.5. @since 0.1.0 @category wire */
-export const TopupIntent = Schema.Struct({
-  object: Schema.Literal("topup_intent"),
+const fields = WireShape.of<TopupIntentRecord>()
+const wire = fields.make({
+  object: WireShape.constant("topup_intent"),
   id: Schema.String.annotations({ description: "Begins with tuin_" }),
   status: Status,
   environment: Environment,
   merchant_reference: Schema.NullOr(Schema.String),
   country: Schema.NullOr(Schema.String),
-  destination: Schema.Struct({
-    amount: Amount,
-    credited_amount: Schema.String.annotations({ description: "Minor units credited: 0 until succeeded, then amount exactly" }),
-    currency: Currency,
-    merchant_id: Schema.String
-  }),
-  source: Schema.Struct({
-    type: SourceType,
-    amount: Schema.String.annotations({ description: "What the payer pays, in source minor units: converted + spread + fee" }),
-    currency: Schema.String,
-    expires_at: Timestamp,
-    fee_amount: Schema.String,
-    fee_mode: FeeMode,
-    provider: Schema.NullOr(Schema.String)
-  }),
-  fx: Schema.Struct({
-    source_currency: Schema.String,
-    destination_currency: Schema.String,
-    rate: Schema.String.annotations({ description: "Mid-market rate: destination units per source unit, a plain decimal string" }),
-    spread_amount: Schema.String.annotations({ description: "Source minor units" })
-  }),
+  destination: fields.computed(
+    Schema.Struct({
+      amount: Amount,
+      credited_amount: Schema.String.annotations({ description: "Minor units credited: 0 until succeeded, then amount exactly" }),
+      currency: Currency,
+      merchant_id: Schema.String
+    }),
+    (r) => ({ amount: r.destinationAmount, credited_amount: r.creditedAmount, currency: r.destinationCurrency, merchant_id: r.merchantId })
+  ),
+  source: fields.computed(
+    Schema.Struct({
+      type: SourceType,
+      amount: Schema.String.annotations({ description: "What the payer pays, in source minor units: converted + spread + fee" }),
+      currency: Schema.String,
+      expires_at: Timestamp,
+      fee_amount: Schema.String,
+      fee_mode: FeeMode,
+      provider: Schema.NullOr(Schema.String)
+    }),
+    (r) => ({
+      type: r.sourceType,
+      amount: r.sourceAmount,
+      currency: r.sourceCurrency,
+      expires_at: formatTimestamp(r.expiresAt),
+      fee_amount: r.feeAmount,
+      fee_mode: "absorbed" as const,
+      provider: r.sourceProvider
+    })
+  ),
+  fx: fields.computed(
+    Schema.Struct({
+      source_currency: Schema.String,
+      destination_currency: Schema.String,
+      rate: Schema.String.annotations({ description: "Mid-market rate: destination units per source unit, a plain decimal string" }),
+      spread_amount: Schema.String.annotations({ description: "Source minor units" })
+    }),
+    (r) => ({ source_currency: r.sourceCurrency, destination_currency: r.destinationCurrency, rate: r.fxRate, spread_amount: r.spreadAmount })
+  ),
   next_action: Schema.NullOr(NextAction),
-  receipt: Schema.NullOr(Schema.Struct({ status: Receipt.fields.status })),
-  expires_at: Timestamp,
-  failure_code: Schema.NullOr(Schema.String),
-  failure_message: Schema.NullOr(Schema.String),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotations({ identifier: "TopupIntent" })
+  receipt: fields.computed(
+    Schema.NullOr(Schema.Struct({ status: Receipt.fields.status })),
+    (r) => r.receipt === null ? null : { status: r.receipt.status }
+  ),
+  expires_at: WireShape.time,
+  ...WireShape.failure,
+  ...WireShape.times
+})
+
+/** The top-up intent of 2.5. @since 0.1.0 @category wire */
+export const TopupIntent = wire.schema.annotations({ identifier: "TopupIntent" })
 /** @since 0.1.0 @category wire */
 export type TopupIntent = typeof TopupIntent.Type
 
 /** @since 0.1.0 @category wire */
-export const toResource = (r: TopupIntentRecord): TopupIntent => ({
-  object: "topup_intent",
-  id: r.id,
-  status: r.status,
-  environment: r.environment,
-  merchant_reference: r.merchantReference,
-  country: r.country,
-  destination: { amount: r.destinationAmount, credited_amount: r.creditedAmount, currency: r.destinationCurrency, merchant_id: r.merchantId },
-  source: {
-    type: r.sourceType,
-    amount: r.sourceAmount,
-    currency: r.sourceCurrency,
-    expires_at: formatTimestamp(r.expiresAt),
-    fee_amount: r.feeAmount,
-    fee_mode: "absorbed",
-    provider: r.sourceProvider
-  },
-  fx: { source_currency: r.sourceCurrency, destination_currency: r.destinationCurrency, rate: r.fxRate, spread_amount: r.spreadAmount },
-  next_action: r.nextAction,
-  receipt: r.receipt === null ? null : { status: r.receipt.status },
-  expires_at: formatTimestamp(r.expiresAt),
-  failure_code: r.failureCode,
-  failure_message: r.failureMessage,
-  created_at: formatTimestamp(r.createdAt),
-  updated_at: formatTimestamp(r.updatedAt)
-})
+export const toResource: (r: TopupIntentRecord) => TopupIntent = wire.render

@@ -21,6 +21,7 @@ import * as Task from "../storage/Task.js"
 import * as topupCreate from "./internal/topupCreate.js"
 import * as topups from "./internal/topups.js"
 import * as topupTasks from "./internal/topupTasks.js"
+import type { TopupIntentRecord } from "./TopupIntent.js"
 import { SourceType as SourceTypeSchema, Status as StatusSchema, table, toResource } from "./TopupIntent.js"
 
 /** How long a top-up waits for its payment unless its provider says less. @since 0.1.0 @category constants */
@@ -50,7 +51,8 @@ export const create = topupCreate.create
  */
 export const run = topupTasks.run
 
-const load = (principal: Principal, id: string) => Resources.load({ table, noun: "top-up intent" }, principal, id)
+const kind: Resources.Kind<TopupIntentRecord> = { table, noun: "top-up intent" }
+const load = (principal: Principal, id: string) => Resources.load(kind, principal, id)
 
 /** GET /topup_intents query (4.8, D3): the filters of 4.3 and `source_type`. @since 0.1.0 @category request */
 export const ListParams = Pagination.listParams({
@@ -62,24 +64,17 @@ export const ListParams = Pagination.listParams({
 /** @since 0.1.0 @category request */
 export type ListParams = typeof ListParams.Type
 
-const reads = Resources.reads(
-  load,
-  (view) => (principal, params: ListParams) =>
-    Resources.listPage(
-      table,
-      principal,
-      params,
-      StatusSchema.literals,
-      view,
-      (status) =>
-        Effect.map(Pagination.parseValues("source_type", params.source_type, SourceTypeSchema.literals), (sourceType) => ({
-          country: params.country,
-          destinationCurrency: params.currency,
-          merchantReference: params.merchant_reference,
-          status,
-          sourceType
-        }))
-    ),
+const reads = Resources.kindReads(
+  kind,
+  StatusSchema.literals,
+  (params: ListParams, status) =>
+    Effect.map(Pagination.parseValues("source_type", params.source_type, SourceTypeSchema.literals), (sourceType) => ({
+      country: params.country,
+      destinationCurrency: params.currency,
+      merchantReference: params.merchant_reference,
+      status,
+      sourceType
+    })),
   toResource
 )
 

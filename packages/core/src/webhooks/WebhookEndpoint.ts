@@ -61,9 +61,7 @@ export const WebhookEndpointRecord = Schema.Struct({
   resendWindowStartedAt: Table.OrNull(Table.Millis),
   /** How many deliveries resends queued in that hour. */
   resendsInWindow: Table.OrNull(Table.Integer),
-  createdAt: Table.Millis,
-  updatedAt: Table.Millis,
-  version: Table.Integer
+  ...Table.changeFields
 })
 /** @since 0.1.0 @category models */
 export type WebhookEndpointRecord = typeof WebhookEndpointRecord.Type

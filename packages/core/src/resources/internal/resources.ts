@@ -83,6 +83,37 @@ export const reference = <A extends StoredRecord, B>(
   claim: { readonly resourceType: ResourceType; readonly reference: string | undefined; readonly fingerprint: string; readonly resourceId: string }
 ) => claim.reference === undefined ? undefined : { ...claim, reference: claim.reference, original: original(storage, kind, context, view) }
 
+/**
+ * The `Operation.run` options of a create under `merchant_reference` (4.9, D4): its route, the
+ * canonical request the key is checked against (the reference and `fields`), and the original a
+ * repeated reference with the same `fingerprint` answers with, shown by `view`.
+ */
+export const createUnderReference = <A extends StoredRecord, B, C extends { readonly principal: Principal; readonly requestId: string }>(
+  storage: Storage["Type"],
+  kind: Kind<A>,
+  context: C,
+  view: (record: A) => B,
+  create: {
+    readonly route: string
+    readonly resourceType: ResourceType
+    readonly reference: string | undefined
+    readonly fields: object
+    readonly fingerprint: string
+    readonly resourceId: string
+  }
+) => ({
+  context,
+  route: create.route,
+  canonical: { merchant_reference: create.reference, ...create.fields },
+  resource: kind.noun,
+  reference: reference(storage, kind, context, view, {
+    resourceType: create.resourceType,
+    reference: create.reference,
+    fingerprint: create.fingerprint,
+    resourceId: create.resourceId
+  })
+})
+
 /** A list page of views, as `Pagination.page` makes it. */
 type Page<V> = { readonly data: ReadonlyArray<V>; readonly has_more: boolean; readonly next_cursor: string | null }
 
@@ -103,3 +134,19 @@ export const reads = <A extends object, B, P, E1, R1, E2, R2>(
   list: listWith(view),
   listJson: (principal: Principal, params: P) => Effect.map(listWith(json)(principal, params), Pagination.pageJson)
 })
+
+/**
+ * `reads` of a stored resource of `kind`: one by id (`load`) and a list page (`listPage`) of the
+ * records `where` selects from the list's `params` and the `status` values parsed from them.
+ */
+export const kindReads = <A extends StoredRecord, S extends string, P extends Parameters<typeof listPage>[2], R, B>(
+  kind: Kind<A>,
+  statuses: ReadonlyArray<S>,
+  where: (params: P, status: ReadonlyArray<S> | undefined) => Effect.Effect<ListQuery<A>["where"], ValidationFailed, R>,
+  view: (record: A) => B
+) =>
+  reads(
+    (principal, id: string) => load(kind, principal, id),
+    (v) => (principal, params: P) => listPage(kind.table, principal, params, statuses, v, (status) => where(params, status)),
+    view
+  )

@@ -1,16 +1,10 @@
 /** The balance groups (D12, after Stripe's /v1/balance and /v1/balance_transactions): one module per group, assembled in `Api.ts`. */
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
 import { Balances, BalanceTransaction } from "@tender/core"
-import { authenticated, group, list, retrieve } from "./shared.js"
+import { authenticated, group, list, query, retrieve } from "./shared.js"
 
 /** The balance (D12). @since 0.1.0 */
 export class BalanceGroup extends group("balance", "The balance: what the platform owes the merchant per currency, available and pending (D12).")
-  .add(
-    HttpApiEndpoint.get("retrieve", "/balance")
-      .annotate(OpenApi.Summary, "Retrieve the balance")
-      .setUrlParams(Balances.BalanceParams)
-      .addSuccess(BalanceTransaction.Balance)
-  )
+  .add(query("retrieve", "/balance", "Retrieve the balance", Balances.BalanceParams, BalanceTransaction.Balance))
   .pipe(authenticated)
 {}
 

@@ -22,22 +22,18 @@ export class ProviderNotificationsGroup extends HttpApiGroup.make("providerNotif
       .setPath(Schema.Struct({ provider: Schema.String }))
       // The answer is whatever the provider expects (its status, type and body), sent as given.
       .addSuccess(Schema.Unknown)
-      .addError(SignatureInvalid)
-      .addError(ResourceNotFound)
-      .addError(PayloadTooLarge)
-      .addError(ValidationFailed)
-      .addError(ServiceUnavailable)
   )
   .add(
     // D13: a merchant's own provider account's door, verified with that account's secret only.
     HttpApiEndpoint.post("receiveForAccount", "/provider_notifications/:provider/:account")
       .setPath(Schema.Struct({ provider: Schema.String, account: Schema.String }))
       .addSuccess(Schema.Unknown)
-      .addError(SignatureInvalid)
-      .addError(ResourceNotFound)
-      .addError(PayloadTooLarge)
-      .addError(ValidationFailed)
-      .addError(ServiceUnavailable)
   )
+  // Both doors answer the same errors.
+  .addError(SignatureInvalid)
+  .addError(ResourceNotFound)
+  .addError(PayloadTooLarge)
+  .addError(ValidationFailed)
+  .addError(ServiceUnavailable)
   .annotate(OpenApi.Exclude, true)
 {}

@@ -113,6 +113,19 @@ export const create = <P extends Schema.Schema.Any, H extends Schema.Schema.Any,
       HttpApiSchema.annotations({ status: 200, identifier: options.identifier, description: options.original })
     ))
 
+/** `GET path`: one answer computed from the query `params` (the balance, discovery), named `name`. */
+export const query = <const N extends string, U extends Schema.Schema.Any, S extends Schema.Schema.Any>(
+  name: N,
+  path: HttpApiEndpoint.PathSegment,
+  summary: string,
+  params: U & HttpApiEndpoint.HttpApiEndpoint.ValidateUrlParams<U>,
+  success: S
+) =>
+  HttpApiEndpoint.get(name, path)
+    .annotate(OpenApi.Summary, summary)
+    .setUrlParams(params)
+    .addSuccess(success)
+
 /** `GET /<resources>/:id` (4.2): the resource, or 404 when the caller's scope holds none. */
 export const retrieve = <S extends Schema.Schema.Any>(path: HttpApiEndpoint.PathSegment, summary: string, resource: S) =>
   HttpApiEndpoint.get("retrieve", path)
@@ -128,11 +141,7 @@ export const list = <U extends Schema.Schema.Any, S extends Schema.Schema.Any>(
   params: U & HttpApiEndpoint.HttpApiEndpoint.ValidateUrlParams<U>,
   resource: S,
   identifier: string
-) =>
-  HttpApiEndpoint.get("list", path)
-    .annotate(OpenApi.Summary, summary)
-    .setUrlParams(params)
-    .addSuccess(Pagination.ListEnvelope(resource).annotations({ identifier }))
+) => query("list", path, summary, params, Pagination.ListEnvelope(resource).annotations({ identifier }))
 
 /**
  * `POST /<resources>/:id/<action>` (confirm, cancel, receipt): under an `Idempotency-Key`,

@@ -4,7 +4,7 @@
  * and the final page.
  */
 import type { NextAction } from "@tender/core"
-import type { Page } from "../../hosted/Html.js"
+import type { Html, Page } from "../../hosted/Html.js"
 import { formatAmount, html } from "../../hosted/Html.js"
 import { messages } from "../../hosted/Messages.js"
 import { type Context, follow, followScript, frame, simulateForm, summary } from "./frame.js"
@@ -21,25 +21,31 @@ export const payerAction = (
   const m = messages(c.lang)
   const amount = formatAmount(c.intent.amount, c.intent.currency, c.lang)
   const noticeBlock = notice === undefined ? "" : html`<div class="alert" role="alert">${notice}</div>`
+  // Every payer action is one card: its title and help, what the payer uses, then the wait.
+  const card = (title: string, help: string, body: Html | string, after: Html | string) =>
+    frame(
+      c,
+      title,
+      html`<h1>${title}</h1>${summary(c)}${noticeBlock}<div class="card">
+<p>${help}</p>
+${body}
+${follow(c, m.waiting, expiresAt, now)}
+</div>${after}`,
+      { script: followScript }
+    )
   switch (action.type) {
     case "display_qr_code":
-      return frame(
-        c,
+      return card(
         m.scanTitle,
-        html`<h1>${m.scanTitle}</h1>${summary(c)}${noticeBlock}<div class="card">
-<p>${m.scanHelp}</p>
-${qrImage === undefined ? "" : html`<img class="qr" id="qr" src="${qrImage}" alt="${m.qrAlt} ${amount}" width="260" height="260">`}
-${follow(c, m.waiting, expiresAt, now)}
-</div>${simulateForm(c)}`,
-        { script: followScript }
+        m.scanHelp,
+        qrImage === undefined ? "" : html`<img class="qr" id="qr" src="${qrImage}" alt="${m.qrAlt} ${amount}" width="260" height="260">`,
+        simulateForm(c)
       )
     case "display_bank_transfer_instructions":
-      return frame(
-        c,
+      return card(
         m.transferTitle,
-        html`<h1>${m.transferTitle}</h1>${summary(c)}${noticeBlock}<div class="card">
-<p>${m.transferHelp}</p>
-<dl>
+        m.transferHelp,
+        html`<dl>
 <dt>${m.bankName}</dt><dd>${action.bank_name}</dd>
 <dt>${m.accountNumber}</dt><dd id="account-number">${action.account_number}</dd>
 <dt>${m.accountName}</dt><dd>${action.account_name}</dd>
@@ -53,23 +59,16 @@ ${
 <button type="submit">${m.uploadSlip}</button>
 </form>`
             : ""
-        }
-${follow(c, m.waiting, expiresAt, now)}
-</div>${simulateForm(c)}`,
-        { script: followScript }
+        }`,
+        simulateForm(c)
       )
     case "redirect_to_url":
-      return frame(
-        c,
+      return card(
         m.redirectTitle,
-        html`<h1>${m.redirectTitle}</h1>${summary(c)}${noticeBlock}<div class="card">
-<p>${m.redirectHelp}</p>
-${
-          // A provider's address is followed only over http(s): never a javascript: or data: URL.
-          /^https?:\/\//i.test(action.url) ? html`<a class="button" id="go-to-bank" href="${action.url}">${m.goToBank}</a>` : ""}
-${follow(c, m.waiting, expiresAt, now)}
-</div>`,
-        { script: followScript }
+        m.redirectHelp,
+        // A provider's address is followed only over http(s): never a javascript: or data: URL.
+        /^https?:\/\//i.test(action.url) ? html`<a class="button" id="go-to-bank" href="${action.url}">${m.goToBank}</a>` : "",
+        ""
       )
   }
 }
