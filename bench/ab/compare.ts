@@ -25,6 +25,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { dropPrefix } from "../shared/pg-prefix.js"
+import { roundRatios } from "../shared/ratios.js"
 
 const root = resolve(import.meta.dirname, "..", "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "3")
@@ -208,7 +209,7 @@ const main = async () => {
       const rb = median(r.base.map((m) => m.rps))
       const rh = median(r.head.map((m) => m.rps))
       const ceiling = bareRps[ceilingOf[name]]
-      const perRound = r.head.map((m, i) => (m.rps / r.base[i]!.rps).toFixed(2)).join(", ")
+      const perRound = roundRatios(r.base.map((m) => m.rps), r.head.map((m) => m.rps))
       const bad = [...r.base, ...r.head].reduce((sum, m) => sum + m.bad, 0)
       process.stdout.write(
         `| ${titles[name]} | ${cell(r.base)} | ${cell(r.head)} | ${(rh / rb).toFixed(3)} | ${(rb / ceiling).toFixed(3)} | ${
@@ -226,7 +227,7 @@ const main = async () => {
       const cb = median(r.base.map((m) => m.cpuMicros))
       const ch = median(r.head.map((m) => m.cpuMicros))
       const ceiling = bareCpu[ceilingOf[name]]
-      const perRound = r.head.map((m, i) => (m.cpuMicros / r.base[i]!.cpuMicros).toFixed(2)).join(", ")
+      const perRound = roundRatios(r.base.map((m) => m.cpuMicros), r.head.map((m) => m.cpuMicros))
       process.stdout.write(
         `| ${titles[name]} | ${cb.toFixed(0)} | ${ch.toFixed(0)} | ${(ch / cb).toFixed(3)} | ${(ceiling / cb).toFixed(3)} | ${
           (ceiling / ch).toFixed(3)

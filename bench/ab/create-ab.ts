@@ -18,6 +18,7 @@ import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"
 import { dropPrefix } from "../shared/pg-prefix.js"
+import { ratioRow } from "../shared/ratios.js"
 
 const root = resolve(import.meta.dirname, "..", "..")
 const other = process.argv[2]
@@ -82,19 +83,9 @@ const main = async () => {
       }
     }
     process.stdout.write(`\n| scenario | other (median req/s) | this (median req/s) | this / other | rounds, this / other |\n|---|---:|---:|---:|---|\n`)
-    for (const [name, r] of Object.entries(results)) {
-      const each = r.this.map((x, i) => (x / r.other[i]!).toFixed(2)).join(", ")
-      process.stdout.write(
-        `| ${name} | ${median(r.other).toFixed(0)} | ${median(r.this).toFixed(0)} | ${(median(r.this) / median(r.other)).toFixed(3)} | ${each} |\n`
-      )
-    }
+    for (const [name, r] of Object.entries(results)) process.stdout.write(ratioRow(name, r.other, r.this, median))
     process.stdout.write(`\n| scenario | other (median CPU µs per request) | this | this / other | rounds, this / other |\n|---|---:|---:|---:|---|\n`)
-    for (const [name, c] of Object.entries(cpu)) {
-      const each = c.this.map((x, i) => (x / c.other[i]!).toFixed(2)).join(", ")
-      process.stdout.write(
-        `| ${name} | ${median(c.other).toFixed(0)} | ${median(c.this).toFixed(0)} | ${(median(c.this) / median(c.other)).toFixed(3)} | ${each} |\n`
-      )
-    }
+    for (const [name, c] of Object.entries(cpu)) process.stdout.write(ratioRow(name, c.other, c.this, median))
     process.stdout.write(`\nload average at the end ${load()}\n`)
   } finally {
     await Promise.all([stopProcess(servers.other.child, "SIGINT"), stopProcess(servers.this.child, "SIGINT")])

@@ -13,6 +13,7 @@ import autocannon from "autocannon"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"
 import { dropPrefix } from "../shared/pg-prefix.js"
+import { ratioRow } from "../shared/ratios.js"
 
 const root = resolve(import.meta.dirname, "..", "..")
 const seconds = Number(process.env["BENCH_SECONDS"] ?? "3")
@@ -56,12 +57,7 @@ const main = async () => {
       }
     }
     process.stdout.write(`\n| scenario | cache off (median req/s) | cache on (median req/s) | on / off | rounds on / off |\n|---|---:|---:|---:|---|\n`)
-    for (const [name, r] of Object.entries(results)) {
-      const rounds = r.on.map((x, i) => (x / r.off[i]!).toFixed(2)).join(", ")
-      process.stdout.write(
-        `| ${name} | ${median(r.off).toFixed(0)} | ${median(r.on).toFixed(0)} | ${(median(r.on) / median(r.off)).toFixed(3)} | ${rounds} |\n`
-      )
-    }
+    for (const [name, r] of Object.entries(results)) process.stdout.write(ratioRow(name, r.off, r.on, median))
     process.stdout.write(`\nload average at the end ${load()}\n`)
   } finally {
     await Promise.all([stopProcess(off.child, "SIGINT"), stopProcess(on.child, "SIGINT")])

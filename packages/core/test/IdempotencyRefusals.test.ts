@@ -9,7 +9,7 @@ import { png, promptpay } from "@tender/test-support"
 import { Effect, Option, Schema } from "effect"
 import type { Table } from "../src/index.js"
 import { Asset, Ids, PaymentIntent, PaymentIntents, PayoutIntent, PayoutIntents, Receipts, Storage } from "../src/index.js"
-import { fund, json, type Key, keys, layer, login, scope } from "./fixtures.js"
+import { fundedPayout, json, type Key, keys, layer, login, scope } from "./fixtures.js"
 
 const customer = { name: "Somchai Jaidee" }
 
@@ -32,18 +32,7 @@ const createIntent = (payment_method: string) =>
   })
 
 const createPayout = Effect.gen(function*() {
-  // D12: a payout draws from the available balance, funded first.
-  yield* fund(keys.demoTest, "500000")
-  const principal = yield* login(keys.demoTest)
-  const params = yield* Effect.orDie(
-    Schema.decodeUnknown(PayoutIntent.CreateParams)({
-      amount: "500000",
-      currency: "THB",
-      merchant_reference: `payout-${crypto.randomUUID()}`,
-      destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "Somchai Jaidee" }
-    })
-  )
-  const r = yield* PayoutIntents.create({ principal, requestId: "req_p" }, params)
+  const r = yield* fundedPayout(`payout-${crypto.randomUUID()}`)
   assert.strictEqual(r.status, 201, r.body)
   return json(r).id as string
 })

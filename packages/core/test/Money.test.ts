@@ -39,45 +39,40 @@ const isCeilingOf = (n: bigint, x: bigint, f: BigDecimal.BigDecimal) => {
   return n * den >= num && (n - 1n) * den < num
 }
 
+/** A property of every quote: `holds` of each generated input and its quote, 2000 runs, yielding to the event loop each run. */
+const everyQuote = (holds: (i: Money.QuoteInput, q: Money.Quote) => void) =>
+  fc.assert(
+    fc.asyncProperty(input, async (i) => {
+      await eventLoopTurn()
+      holds(i, Money.quote(i))
+    }),
+    { numRuns: 2000 }
+  )
+
 describe("top-up money (2.5, D4): exact conversion and its rounding rule", () => {
   it("2.5 the merchant is credited exactly destination.amount, never a unit more or less (0, 2, 3, 6, 8 and 18 minor digits)", async () => {
-    await fc.assert(
-      fc.asyncProperty(input, async (i) => {
-        await eventLoopTurn()
-        const q = Money.quote(i)
-        assert.strictEqual(Money.credited(i, q, q.sourceAmount), i.destinationAmount)
-        // Paying more than the quote credits no more than asked.
-        assert.strictEqual(Money.credited(i, q, q.sourceAmount + 1n), i.destinationAmount)
-        // One source minor unit short credits nothing: the quote is the least that is enough.
-        assert.strictEqual(Money.credited(i, q, q.sourceAmount - 1n), 0n)
-      }),
-      { numRuns: 2000 }
-    )
+    await everyQuote((i, q) => {
+      assert.strictEqual(Money.credited(i, q, q.sourceAmount), i.destinationAmount)
+      // Paying more than the quote credits no more than asked.
+      assert.strictEqual(Money.credited(i, q, q.sourceAmount + 1n), i.destinationAmount)
+      // One source minor unit short credits nothing: the quote is the least that is enough.
+      assert.strictEqual(Money.credited(i, q, q.sourceAmount - 1n), 0n)
+    })
   })
 
   it("2.5 rounding rule: the converted amount is the least whole source amount worth the destination amount at the mid-market rate", async () => {
-    await fc.assert(
-      fc.asyncProperty(input, async (i) => {
-        await eventLoopTurn()
-        const q = Money.quote(i)
-        assert.isTrue(Money.valueAtRate(q.convertedAmount, i) >= i.destinationAmount)
-        assert.isTrue(Money.valueAtRate(q.convertedAmount - 1n, i) < i.destinationAmount)
-      }),
-      { numRuns: 2000 }
-    )
+    await everyQuote((i, q) => {
+      assert.isTrue(Money.valueAtRate(q.convertedAmount, i) >= i.destinationAmount)
+      assert.isTrue(Money.valueAtRate(q.convertedAmount - 1n, i) < i.destinationAmount)
+    })
   })
 
   it("2.5 rounding rule: spread and fee are each rounded up once (the payer bears under one minor unit per component), source = converted + spread + fee", async () => {
-    await fc.assert(
-      fc.asyncProperty(input, async (i) => {
-        await eventLoopTurn()
-        const q = Money.quote(i)
-        assert.isTrue(isCeilingOf(q.spreadAmount, q.convertedAmount, i.spread))
-        assert.isTrue(isCeilingOf(q.feeAmount - i.feeFixed, q.convertedAmount, i.feeRate))
-        assert.strictEqual(q.sourceAmount, q.convertedAmount + q.spreadAmount + q.feeAmount)
-      }),
-      { numRuns: 2000 }
-    )
+    await everyQuote((i, q) => {
+      assert.isTrue(isCeilingOf(q.spreadAmount, q.convertedAmount, i.spread))
+      assert.isTrue(isCeilingOf(q.feeAmount - i.feeFixed, q.convertedAmount, i.feeRate))
+      assert.strictEqual(q.sourceAmount, q.convertedAmount + q.spreadAmount + q.feeAmount)
+    })
   })
 
   it("2.5 worked example of docs/topups.md: 100.00 USDT for THB at 36.25 with a 0.5 % spread and a 1 % fee", () => {

@@ -3,7 +3,7 @@ import { png, promptpayFor } from "@tender/test-support"
 import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import { Asset, Event, PaymentIntent, PaymentIntentLifecycle, PaymentIntents, Provider, Receipts, Simulator, Storage, Task, Workers } from "../src/index.js"
 import { expiresAtShortExpiry } from "./expiry.js"
-import { asDemo, type Body, decodeParams, errorOf, events, json, type Key, keys, layer, login, work } from "./fixtures.js"
+import { asDemo, type Body, decodeParams, errorOf, events, json, type Key, keys, layer, login, refusal, work } from "./fixtures.js"
 
 const create = (body: Body, key: Key = keys.demoTest) =>
   Effect.gen(function*() {
@@ -119,8 +119,7 @@ describe("payment intent lifecycle (3.1, 4.5, D7, D9)", () => {
       const intent = yield* create(promptpay(Simulator.magicAmounts.declineOnCreate))
       assert.strictEqual(intent.status, "failed")
       const r = yield* confirm(intent.id)
-      assert.strictEqual(r.status, 409)
-      assert.strictEqual(errorOf(r).code, "payment_intent_unexpected_state")
+      assert.deepStrictEqual(refusal(r), { status: 409, code: "payment_intent_unexpected_state" })
       assert.strictEqual(yield* work, 0)
     }).pipe(Effect.provide(layer())))
 
@@ -128,8 +127,7 @@ describe("payment intent lifecycle (3.1, 4.5, D7, D9)", () => {
     Effect.gen(function*() {
       const intent = yield* create({ amount: "150000", currency: "THB", country: "TH", customer: {} })
       const r = yield* confirm(intent.id)
-      assert.strictEqual(r.status, 409)
-      assert.strictEqual(errorOf(r).code, "payment_intent_unexpected_state")
+      assert.deepStrictEqual(refusal(r), { status: 409, code: "payment_intent_unexpected_state" })
     }).pipe(Effect.provide(layer())))
 
   it.effect("4.2 confirm of an unknown id, another merchant's or another environment's: the same 404; a malformed id: 400", () =>
@@ -137,8 +135,7 @@ describe("payment intent lifecycle (3.1, 4.5, D7, D9)", () => {
       const intent = yield* create(promptpay())
       for (const [key, id] of [[keys.demoTest, "dord_000000000000000000000000"], [keys.otherTest, intent.id], [keys.demoLive, intent.id]] as const) {
         const r = yield* confirm(id, key)
-        assert.strictEqual(r.status, 404)
-        assert.strictEqual(errorOf(r).code, "resource_not_found")
+        assert.deepStrictEqual(refusal(r), { status: 404, code: "resource_not_found" })
       }
       const bad = yield* confirm("nope")
       assert.strictEqual(bad.status, 400)
@@ -273,8 +270,7 @@ describe("receipts and assets (4.4, 8, D3)", () => {
       assert.isTrue(again.replayed)
       assert.strictEqual(again.body, first.body)
       const other = yield* upload(png(81), "upload-key")
-      assert.strictEqual(other.status, 409)
-      assert.strictEqual(errorOf(other).code, "idempotency_conflict")
+      assert.deepStrictEqual(refusal(other), { status: 409, code: "idempotency_conflict" })
     }).pipe(Effect.provide(layer())))
 
   it.effect("4.4 a receipt by asset_id: 200 with receipt submitted, processing; the provider accepts it and the payment succeeds", () =>
@@ -318,8 +314,7 @@ describe("receipts and assets (4.4, 8, D3)", () => {
       const qr = yield* create(promptpay())
       const asset = json(yield* upload(png()))
       const none = yield* submit(qr.id, { _tag: "AssetId", assetId: asset.id })
-      assert.strictEqual(none.status, 409)
-      assert.strictEqual(errorOf(none).code, "payment_intent_unexpected_state")
+      assert.deepStrictEqual(refusal(none), { status: 409, code: "payment_intent_unexpected_state" })
       const bt = yield* create(bankTransfer())
       const foreign = json(yield* upload(png(), undefined, keys.otherTest))
       const notMine = yield* submit(bt.id, { _tag: "AssetId", assetId: foreign.id })
@@ -328,7 +323,6 @@ describe("receipts and assets (4.4, 8, D3)", () => {
       assert.strictEqual((yield* get(bt.id)).status, "requires_action")
       assert.strictEqual((yield* submit(bt.id, { _tag: "AssetId", assetId: asset.id })).status, 200)
       const twice = yield* submit(bt.id, { _tag: "AssetId", assetId: asset.id })
-      assert.strictEqual(twice.status, 409)
-      assert.strictEqual(errorOf(twice).code, "payment_intent_unexpected_state")
+      assert.deepStrictEqual(refusal(twice), { status: 409, code: "payment_intent_unexpected_state" })
     }).pipe(Effect.provide(layer())))
 })

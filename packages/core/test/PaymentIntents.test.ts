@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { paymentRequest } from "@tender/test-support/provider-requests"
 import { Effect, TestClock } from "effect"
 import { Discovery, HostedCheckout, PaymentIntent, PaymentIntents, Provider, RouteHealth, Simulator, Storage } from "../src/index.js"
-import { type Body, checkoutOptions, decodeParams, errorOf, json, keys, layer, login } from "./fixtures.js"
+import { type Body, checkoutOptions, decodeParams, errorOf, json, keys, layer, login, loginRouted } from "./fixtures.js"
 import { bankTransfer, completeFor, create, createAs, hosted, listAll, promptpay, recording } from "./paymentIntentHelpers.js"
 
 describe("POST /payment_intents rules (core)", () => {
@@ -118,14 +118,13 @@ describe("POST /payment_intents rules (core)", () => {
       methods: Simulator.methods.map((m) => ({ ...m, checkoutModes: ["merchant" as const] }))
     }
     return Effect.gen(function*() {
-      const base = yield* login(keys.demoTest)
-      const who = {
-        ...base,
-        merchant: {
-          ...base.merchant,
-          routes: [{ id: "r_mo", method: "th_promptpay", provider: "merchant_only_psp", environments: ["test" as const], priority: 0 }]
-        }
-      }
+      const who = yield* loginRouted(keys.demoTest, [{
+        id: "r_mo",
+        method: "th_promptpay",
+        provider: "merchant_only_psp",
+        environments: ["test"],
+        priority: 0
+      }])
       const q = { amount: "150000", country: "TH", currency: "THB" }
       assert.deepStrictEqual((yield* Discovery.discover(who, { ...q, checkout_mode: "hosted" })).methods, [])
       assert.deepStrictEqual((yield* Discovery.discover(who, { ...q, checkout_mode: "merchant" })).methods.map((m) => m.code), ["th_promptpay"])
@@ -300,14 +299,13 @@ describe("POST /payment_intents rules (core)", () => {
   it.effect("D9 live keys never reach the simulator, even through a route configured for live", () => {
     const rec = recording()
     return Effect.gen(function*() {
-      const base = yield* login(keys.demoLive)
-      const who = {
-        ...base,
-        merchant: {
-          ...base.merchant,
-          routes: [{ id: "r_live_sim", method: "th_promptpay", provider: "simulator", environments: ["test" as const, "live" as const], priority: 0 }]
-        }
-      }
+      const who = yield* loginRouted(keys.demoLive, [{
+        id: "r_live_sim",
+        method: "th_promptpay",
+        provider: "simulator",
+        environments: ["test", "live"],
+        priority: 0
+      }])
       const r = yield* createAs(who, promptpay)
       assert.deepInclude(errorOf(r), { code: "payment_configuration_unavailable" })
       assert.lengthOf(rec.calls, 0)

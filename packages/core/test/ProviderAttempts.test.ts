@@ -6,7 +6,7 @@
  * keeps its payments by idempotency key, as Stripe and Adyen do, and can lose its answers.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option, Schema, TestClock } from "effect"
+import { Effect, Option, TestClock } from "effect"
 import {
   BalanceTransaction,
   PaymentIntent,
@@ -24,7 +24,7 @@ import {
   type Table,
   Task
 } from "../src/index.js"
-import { decodeParams, events, fund, json, keys, layer, login, quiet, scope, work } from "./fixtures.js"
+import { decodeParams, events, fundedPayout, json, keys, layer, login, quiet, scope, work } from "./fixtures.js"
 import { promptpay } from "./paymentIntentHelpers.js"
 
 interface Held {
@@ -244,17 +244,7 @@ describe("lost provider answers (ProviderAttempt)", () => {
         })
     }
     return Effect.gen(function*() {
-      yield* fund(keys.demoTest, "500000")
-      const principal = yield* login(keys.demoTest)
-      const params = yield* Effect.orDie(
-        Schema.decodeUnknown(PayoutIntent.CreateParams)({
-          amount: "500000",
-          currency: "THB",
-          merchant_reference: "payout-lost-answer",
-          destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "Somchai Jaidee" }
-        })
-      )
-      const payout = json(yield* PayoutIntents.create({ principal, requestId: "req_p" }, params)) as { id: string }
+      const payout = json(yield* fundedPayout("payout-lost-answer")) as { id: string }
       assert.strictEqual(yield* PayoutIntents.approve(scope, payout.id), "approved")
       yield* work
       assert.strictEqual((yield* stored(PayoutIntent.table, payout.id)).status, "processing")

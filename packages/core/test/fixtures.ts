@@ -15,6 +15,8 @@ import {
   Ledger,
   MemoryStorage,
   PaymentIntent,
+  PayoutIntent,
+  PayoutIntents,
   Provider,
   Seed,
   Simulator,
@@ -173,6 +175,10 @@ export const racingIntent = Layer.effect(
 export const login = (key: { readonly public: string; readonly secret: string }) =>
   Authentication.authenticate({ publicKey: key.public, secretKey: key.secret })
 
+/** `key`'s principal with its merchant's routes replaced by `routes`: a routing table of the test's own. */
+export const loginRouted = (key: { readonly public: string; readonly secret: string }, routes: Authentication.Principal["merchant"]["routes"]) =>
+  Effect.map(login(key), (base) => ({ ...base, merchant: { ...base.merchant, routes } }))
+
 /** `retrieve` as the demo merchant's test key pair: a GET of resource `id` under `keys.demoTest`. */
 export const asDemo = <A, E, R>(retrieve: (principal: Authentication.Principal, id: string) => Effect.Effect<A, E, R>) => (id: string) =>
   Effect.flatMap(login(keys.demoTest), (p) => retrieve(p, id))
@@ -192,6 +198,8 @@ export const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 /** A response's JSON body, and the D1 error in it. */
 export const json = (r: ApiResponse.ApiResponse) => JSON.parse(r.body)
 export const errorOf = (r: ApiResponse.ApiResponse) => json(r).error as { code: string; param?: string; message: string; details?: Array<{ param: string }> }
+/** A D1 refusal's status and error code, to compare whole against the ones a rule names. */
+export const refusal = (r: ApiResponse.ApiResponse) => ({ status: r.status, code: errorOf(r).code })
 
 /** The types of a demo resource's events, in order. */
 export const events = (id: string) => Effect.map(Event.forResource(scope, id), (es) => es.map((e) => e.type))
@@ -216,6 +224,25 @@ export const fund = (key: Key, amount: string, currency = "THB") =>
     const created = yield* TopupIntents.create({ principal, requestId: "req_fund", idempotencyKey: crypto.randomUUID() }, params)
     if (created.status !== 201) return yield* Effect.dieMessage(`funding failed: ${created.body}`)
     yield* work
+  })
+
+/**
+ * D12: the demo merchant's 5000.00 THB payout to a KBANK account under `merchantReference`, on a
+ * balance funded for it first (`fund`): the create's answer.
+ */
+export const fundedPayout = (merchantReference: string) =>
+  Effect.gen(function*() {
+    yield* fund(keys.demoTest, "500000")
+    const principal = yield* login(keys.demoTest)
+    const params = yield* Effect.orDie(
+      Schema.decodeUnknown(PayoutIntent.CreateParams)({
+        amount: "500000",
+        currency: "THB",
+        merchant_reference: merchantReference,
+        destination: { type: "bank_account", bank: "KBANK", account_number: "0123456789", account_name: "Somchai Jaidee" }
+      })
+    )
+    return yield* PayoutIntents.create({ principal, requestId: "req_p" }, params)
   })
 
 /** A simulator whose create-payment waits for `release`; `called` resolves when it is entered. */

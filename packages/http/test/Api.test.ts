@@ -4,6 +4,7 @@ import { hosted as hostedBody, promptpay as promptpayBody } from "@tender/test-s
 import { Layer, Logger, LogLevel } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { app, assertError, call, failingStorage, formWith, type Key, png } from "./harness.js"
+import { listQueryRefusals } from "./routes.js"
 
 const promptpay = promptpayBody
 const hosted = hostedBody
@@ -320,21 +321,16 @@ describe("GET routes over HTTP", () => {
     assert.notStrictEqual(next.json.data[0].id, page.json.data[0].id)
     const repeated = await call(h, "GET", "/payment_intents?status=failed&status=requires_action&merchant_reference=list-a", { key: keys.demoTest })
     assert.lengthOf(repeated.json.data, 1)
-    for (
-      const [query, param] of [
-        ["limit=0", "limit"],
-        ["limit=101", "limit"],
-        ["limit=abc", "limit"],
-        ["status=done", "status"],
-        ["cursor=%21%21", "cursor"],
-        ["cursor=", "cursor"],
-        ["colour=red", "colour"],
-        ["created_after=yesterday", "created_after"],
-        ["merchant_reference=" + "x".repeat(257), "merchant_reference"],
-        ["country=th", "country"]
-      ]
-    ) {
-      assertError(await call(h, "GET", `/payment_intents?${query}`, { key: keys.demoTest }), 400, "validation_failed", param)
+    const own = [
+      ["?limit=abc", "limit"],
+      ["?status=done", "status"],
+      ["?cursor=", "cursor"],
+      ["?created_after=yesterday", "created_after"],
+      ["?merchant_reference=" + "x".repeat(257), "merchant_reference"],
+      ["?country=th", "country"]
+    ] as const
+    for (const [query, param] of [...listQueryRefusals, ...own]) {
+      assertError(await call(h, "GET", `/payment_intents${query}`, { key: keys.demoTest }), 400, "validation_failed", param)
     }
   })
 

@@ -59,12 +59,41 @@ const countListed = async (h: Handler, path: string, key: Key = keys.demoTest) =
   } while (cursor !== null)
   return n
 }
-const countAll = (h: Handler) => countListed(h, "/payment_intents")
+
+/**
+ * D1 a refused create stores nothing: each run `post`s what it makes to the create route `path`
+ * (undefined when the client sent nothing); every answer is never a 5xx and every 4xx is in the
+ * D1 shape, and the resources listed grow by the creates answered 201 alone. Answers how many
+ * were refused.
+ */
+const countedCreates = async <T>(
+  h: Handler,
+  path: string,
+  arbitrary: fc.Arbitrary<T>,
+  post: (value: T) => Promise<readonly [res: Reply, label: string] | undefined>,
+  numRuns: number
+) => {
+  const before = await countListed(h, path)
+  let created = 0
+  let refused = 0
+  await fc.assert(
+    fc.asyncProperty(arbitrary, async (value) => {
+      const sent = await post(value)
+      if (sent === undefined) return
+      const [res, label] = sent
+      check(res, label)
+      if (createdNew(res)) created++
+      else refused++
+    }),
+    { numRuns }
+  )
+  assert.strictEqual(await countListed(h, path), before + created)
+  return refused
+}
 
 /**
  * Create bodies: one of `bases` with `mutations` applied, posted to the create route `path` with
- * `headers()`: never a 5xx, every 4xx in the D1 shape, at least one refused, and a refused create
- * stores nothing (the resources listed grow by the creates answered 201 alone).
+ * `headers()`: the rules of countedCreates, and at least one refused.
  */
 const mutatedCreates = async <B>(
   h: Handler,
@@ -74,21 +103,12 @@ const mutatedCreates = async <B>(
   headers: () => Record<string, string>,
   numRuns: number
 ) => {
-  const before = await countListed(h, path)
-  let created = 0
-  let refused = 0
-  await fc.assert(
-    fc.asyncProperty(fc.constantFrom(...bases), mutations, async (base, changes) => {
-      const body = changes.reduce<unknown>((b, c) => mutate(b, c.path, c.value, c.remove), base)
-      const res = await call(h, "POST", path, { key: keys.demoTest, raw: JSON.stringify(body), headers: headers() })
-      check(res, `POST ${path} ${JSON.stringify(changes).slice(0, 200)}`)
-      if (createdNew(res)) created++
-      else refused++
-    }),
-    { numRuns }
-  )
+  const refused = await countedCreates(h, path, fc.tuple(fc.constantFrom(...bases), mutations), async ([base, changes]) => {
+    const body = changes.reduce<unknown>((b, c) => mutate(b, c.path, c.value, c.remove), base)
+    const res = await call(h, "POST", path, { key: keys.demoTest, raw: JSON.stringify(body), headers: headers() })
+    return [res, `POST ${path} ${JSON.stringify(changes).slice(0, 200)}`]
+  }, numRuns)
   assert.isAbove(refused, 0)
-  assert.strictEqual(await countListed(h, path), before + created)
 }
 
 /**
@@ -137,17 +157,10 @@ const slow = { timeout: 120_000 }
 describe("fuzzing through the real fetch handler (D1)", () => {
   it("D1 arbitrary JSON values as a create body: never a 5xx, every 4xx in the D1 shape, a refused create stores nothing", slow, async () => {
     const h = app()
-    const before = await countAll(h)
-    let created = 0
-    await fc.assert(
-      fc.asyncProperty(fc.jsonValue({ maxDepth: 5 }), async (value) => {
-        const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: JSON.stringify(value) ?? "", headers: json })
-        check(res, `POST ${JSON.stringify(value).slice(0, 100)}`)
-        if (createdNew(res)) created++
-      }),
-      { numRuns: 1500 }
-    )
-    assert.strictEqual(await countAll(h), before + created)
+    await countedCreates(h, "/payment_intents", fc.jsonValue({ maxDepth: 5 }), async (value) => {
+      const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw: JSON.stringify(value) ?? "", headers: json })
+      return [res, `POST ${JSON.stringify(value).slice(0, 100)}`]
+    }, 1500)
   })
 
   it(
@@ -161,28 +174,16 @@ describe("fuzzing through the real fetch handler (D1)", () => {
     slow,
     async () => {
       const h = app()
-      const before = await countAll(h)
-      let created = 0
-      await fc.assert(
-        fc.asyncProperty(
-          fc.constantFrom(...bases),
-          fc.array(fc.tuple(fc.constantFrom("", "customer", "payment_method_options", "metadata", "customer.name", "metadata.k"), reserved, reservedValue), {
-            minLength: 1,
-            maxLength: 3
-          }),
-          async (base, inserts) => {
-            const body = inserts.reduce<unknown>((b, [container, key, value]) => mutate(b, container === "" ? key : `${container}.${key}`, value, false), base)
-            const raw = JSON.stringify(body)
-            const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw, headers: json })
-            check(res, `POST ${raw.slice(0, 200)}`)
-            if (createdNew(res)) created++
-            assert.isUndefined(({} as Record<string, unknown>)["polluted"])
-            assert.isFalse(Object.prototype.hasOwnProperty.call(Object.prototype, "polluted"))
-          }
-        ),
-        { numRuns: 1000 }
-      )
-      assert.strictEqual(await countAll(h), before + created)
+      const containers = fc.constantFrom("", "customer", "payment_method_options", "metadata", "customer.name", "metadata.k")
+      const insertions = fc.array(fc.tuple(containers, reserved, reservedValue), { minLength: 1, maxLength: 3 })
+      await countedCreates(h, "/payment_intents", fc.tuple(fc.constantFrom(...bases), insertions), async ([base, inserts]) => {
+        const body = inserts.reduce<unknown>((b, [container, key, value]) => mutate(b, container === "" ? key : `${container}.${key}`, value, false), base)
+        const raw = JSON.stringify(body)
+        const res = await call(h, "POST", "/payment_intents", { key: keys.demoTest, raw, headers: json })
+        assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+        assert.isFalse(Object.prototype.hasOwnProperty.call(Object.prototype, "polluted"))
+        return [res, `POST ${raw.slice(0, 200)}`]
+      }, 1000)
     }
   )
 
@@ -217,28 +218,21 @@ describe("fuzzing through the real fetch handler (D1)", () => {
     slow,
     async () => {
       const h = app()
-      const before = await countAll(h)
-      let created = 0
-      await fc.assert(
-        fc.asyncProperty(idempotencyKey, contentType, authorization, fc.constantFrom(...bases), async (key, type, auth, body) => {
-          const headers: Record<string, string> = {}
-          if (key !== undefined) headers["idempotency-key"] = key
-          if (type !== undefined) headers["content-type"] = type
-          if (auth !== undefined) headers["authorization"] = auth
-          let res: Reply
-          try {
-            res = await call(h, "POST", "/payment_intents", { raw: JSON.stringify(body), headers })
-          } catch (e) {
-            // The client refused to build the request (a header value fetch does not allow): nothing sent.
-            if (e instanceof TypeError && !String(e.message).includes("JSON")) return
-            throw e
-          }
-          check(res, `POST headers ${JSON.stringify(headers).slice(0, 300)}`)
-          if (createdNew(res)) created++
-        }),
-        { numRuns: 1500 }
-      )
-      assert.strictEqual(await countAll(h), before + created)
+      const requests = fc.tuple(idempotencyKey, contentType, authorization, fc.constantFrom(...bases))
+      await countedCreates(h, "/payment_intents", requests, async ([key, type, auth, body]) => {
+        const headers: Record<string, string> = {}
+        if (key !== undefined) headers["idempotency-key"] = key
+        if (type !== undefined) headers["content-type"] = type
+        if (auth !== undefined) headers["authorization"] = auth
+        try {
+          const res = await call(h, "POST", "/payment_intents", { raw: JSON.stringify(body), headers })
+          return [res, `POST headers ${JSON.stringify(headers).slice(0, 300)}`]
+        } catch (e) {
+          // The client refused to build the request (a header value fetch does not allow): nothing sent.
+          if (e instanceof TypeError && !String(e.message).includes("JSON")) return undefined
+          throw e
+        }
+      }, 1500)
     }
   )
 

@@ -9,7 +9,7 @@ import { Layer } from "effect"
 import { keys, layer, quiet } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
 import { app, assertError, basic, brokenDirectory, brokenStorage, call } from "./harness.js"
-import { bigBody, documented, documentedCodes, json, type Op, unavailableDirectory, unavailableStorage } from "./routes.js"
+import { bigBody, documented, documentedCodes, json, listQueryRefusals, type Matrix, type Op, unavailableDirectory, unavailableStorage } from "./routes.js"
 import { paymentRoutes } from "./routesMatrixPayments.js"
 import { otherRoutes } from "./routesMatrixTopupsWebhooks.js"
 
@@ -41,7 +41,22 @@ describe("error codes x routes over HTTP", () => {
       }
       const wrongSecret: Key = { public: keys.demoTest.public, secret: "sk_test_wrongwrongwrong" }
 
-      const matrix = { h, h500, hStoreDown, hDirectoryDown, h503, ok, err, wrongSecret, big: bigBody, runtimes }
+      const guardedRead: Matrix["guardedRead"] = async (op, read) => {
+        await err(op, read({}), 401, "authentication_required")
+        await err(op, read({ key: wrongSecret }), 401, "invalid_api_key")
+        await err(op, read({ key: keys.demoTest }, h500), 500, "internal_error")
+        await err(op, read({ key: keys.demoTest }, h503), 503, "service_unavailable")
+      }
+      const refusesQueries: Matrix["refusesQueries"] = async (op, list, own) => {
+        for (const [query, param] of [...listQueryRefusals, ...own]) {
+          await err(op, list(query), 400, "validation_failed", param)
+        }
+      }
+      const oversized = { key: keys.demoTest, raw: bigBody, headers: { ...json, "content-length": String(Buffer.byteLength(bigBody)) } }
+      const refusesOversized: Matrix["refusesOversized"] = async (op, write) => {
+        await err(op, write(oversized), 413, "validation_failed", "body")
+      }
+      const matrix = { h, h500, hStoreDown, hDirectoryDown, h503, ok, err, guardedRead, refusesQueries, refusesOversized, wrongSecret, runtimes }
       const { asset } = await paymentRoutes(matrix)
       await otherRoutes(matrix, asset)
 

@@ -6,7 +6,7 @@
 import { assert } from "@effect/vitest"
 import { StorageError } from "@tender/core"
 import { jsonHeaders, promptpayNamed as promptpay } from "@tender/test-support"
-import type { Key, Reply } from "./harness.js"
+import type { CallOptions, Key, Reply } from "./harness.js"
 import { app, assertError, failingDirectory, failingStorage } from "./harness.js"
 
 export const json = jsonHeaders
@@ -102,6 +102,16 @@ export const documented: Record<Exclude<Op, "openapi">, readonly [string, string
   "webhookEventTypes.catalogue": ["/webhook_event_types", "get"]
 }
 
+/** 4.3 the queries every list route refuses, each 400 validation_failed at the parameter named. */
+export const listQueryRefusals = [
+  ["?limit=0", "limit"],
+  ["?limit=101", "limit"],
+  ["?cursor=%21%21", "cursor"],
+  ["?colour=red", "colour"],
+  ["?created_after=2026-02-30T00:00:00Z", "created_after"],
+  ["?created_before=2026-11-22T08:15:30", "created_before"]
+] as const
+
 /** The handlers, the recorded answers and the inputs every route group of the error-code matrix uses. */
 export interface Matrix {
   readonly h: ReturnType<typeof app>
@@ -117,9 +127,16 @@ export interface Matrix {
   readonly ok: (op: Op, res: Promise<Reply>, status: number) => Promise<Reply>
   /** Asserts a D1 error and records its status and code for the operation. */
   readonly err: (op: Op, res: Promise<Reply>, status: number, code: string, param?: string) => Promise<ReturnType<typeof assertError>>
+  /**
+   * D1 an authenticated read: no key and a wrong key are 401, a failing store 500, an unreachable
+   * key directory 503, each recorded for the operation.
+   */
+  readonly guardedRead: (op: Op, read: (options: { readonly key?: Key }, handler?: ReturnType<typeof app>) => Promise<Reply>) => Promise<void>
+  /** 4.3 a list refuses the queries every list refuses and its own, each 400 validation_failed at its parameter. */
+  readonly refusesQueries: (op: Op, list: (query: string) => Promise<Reply>, own: ReadonlyArray<readonly [string, string]>) => Promise<void>
   readonly wrongSecret: Key
-  /** A create body over 1 MiB. */
-  readonly big: string
+  /** D1 a write sent a body over 1 MiB (declared in Content-Length) is 413 validation_failed at body, recorded for the operation. */
+  readonly refusesOversized: (op: Op, write: (options: CallOptions) => Promise<Reply>) => Promise<void>
   /** Runtimes a route group made, disposed after the file. */
   readonly runtimes: Array<{ readonly dispose: () => Promise<void> }>
 }

@@ -16,7 +16,7 @@ import { json, type Matrix } from "./routes.js"
 const bankTransfer = bankTransferBody()
 
 /** Every payment route's statuses and codes; answers the asset later groups attach. */
-export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongSecret, big, runtimes }: Matrix) => {
+export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, guardedRead, refusesQueries, wrongSecret, refusesOversized, runtimes }: Matrix) => {
   // POST /payment_intents
   const C = "paymentIntents.create" as const
   const post = (options: Parameters<typeof call>[3], handler = h) => call(handler, "POST", "/payment_intents", options)
@@ -67,7 +67,7 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
     "idempotency_conflict",
     "merchant_reference"
   )
-  await err(C, post({ key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }), 413, "validation_failed", "body")
+  await refusesOversized(C, post)
   await err(C, post({ key: keys.unconfigured, body: bankTransfer }), 422, "payment_configuration_unavailable")
   await err(C, post({ key: keys.degraded, body: promptpay }), 422, "routing_unavailable")
   await err(C, post({ key: keys.demoTest, body: promptpay }, h500), 500, "internal_error")
@@ -98,22 +98,8 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   const L = "paymentIntents.list" as const
   const list = (query: string, key: Key | null = keys.demoTest, handler = h) => call(handler, "GET", `/payment_intents${query}`, key !== null ? { key } : {})
   await ok(L, list(""), 200)
-  for (
-    const [query, param] of [
-      ["?limit=0", "limit"],
-      ["?cursor=%21%21", "cursor"],
-      ["?status=done", "status"],
-      ["?colour=red", "colour"],
-      ["?created_after=2026-02-30T00:00:00Z", "created_after"],
-      ["?created_before=2026-11-22T08:15:30", "created_before"]
-    ] as const
-  ) {
-    await err(L, list(query), 400, "validation_failed", param)
-  }
-  await err(L, list("", null), 401, "authentication_required")
-  await err(L, list("", wrongSecret), 401, "invalid_api_key")
-  await err(L, list("", keys.demoTest, h500), 500, "internal_error")
-  await err(L, list("", keys.demoTest, h503), 503, "service_unavailable")
+  await refusesQueries(L, list, [["?status=done", "status"]])
+  await guardedRead(L, (options, handler) => list("", options.key ?? null, handler))
 
   // POST /payment_intents/{id}/confirm (4.5, D3)
   const F = "paymentIntents.confirm" as const
@@ -123,13 +109,7 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await ok(F, confirm(pending), 200)
   await ok(F, confirm(pending, { key: keys.demoTest, body: {} }), 200)
   await err(F, confirm(pending, { key: keys.demoTest, body: { amount: "1" } }), 400, "validation_failed", "body")
-  await err(
-    F,
-    confirm(pending, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
-    413,
-    "validation_failed",
-    "body"
-  )
+  await refusesOversized(F, (options) => confirm(pending, options))
   await err(F, confirm("nope"), 400, "validation_failed", "id")
   await err(F, confirm(pending, {}), 401, "authentication_required")
   await err(F, confirm(pending, { key: wrongSecret }), 401, "invalid_api_key")
@@ -271,13 +251,7 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await err(PC, payouts("POST", "", { key: keys.demoLive, body: payout }), 422, "payment_configuration_unavailable")
   await err(PC, payouts("POST", "", { body: payout }), 401, "authentication_required")
   await err(PC, payouts("POST", "", { key: wrongSecret, body: payout }), 401, "invalid_api_key")
-  await err(
-    PC,
-    payouts("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
-    413,
-    "validation_failed",
-    "body"
-  )
+  await refusesOversized(PC, (options) => payouts("POST", "", options))
   await err(PC, payouts("POST", "", { key: keys.demoTest, body: payout }, h500), 500, "internal_error")
   await err(PC, payouts("POST", "", { key: keys.demoTest, body: payout }, h503), 503, "service_unavailable")
   assert.strictEqual(pout.json.destination.account_number, "******6789")
@@ -285,27 +259,15 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await ok(PR, payouts("GET", `/${poutId}`, { key: keys.demoTest }), 200)
   await err(PR, payouts("GET", "/nope", { key: keys.demoTest }), 400, "validation_failed", "id")
   await err(PR, payouts("GET", `/${poutId}`, { key: keys.otherTest }), 404, "resource_not_found")
-  await err(PR, payouts("GET", `/${poutId}`, {}), 401, "authentication_required")
-  await err(PR, payouts("GET", `/${poutId}`, { key: wrongSecret }), 401, "invalid_api_key")
-  await err(PR, payouts("GET", `/${poutId}`, { key: keys.demoTest }, h500), 500, "internal_error")
-  await err(PR, payouts("GET", `/${poutId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+  await guardedRead(PR, (options, handler) => payouts("GET", `/${poutId}`, options, handler))
   await ok(PL, payouts("GET", "?status=requires_approval", { key: keys.demoTest }), 200)
   await err(PL, payouts("GET", "?status=paid", { key: keys.demoTest }), 400, "validation_failed", "status")
-  await err(PL, payouts("GET", "", {}), 401, "authentication_required")
-  await err(PL, payouts("GET", "", { key: wrongSecret }), 401, "invalid_api_key")
-  await err(PL, payouts("GET", "", { key: keys.demoTest }, h500), 500, "internal_error")
-  await err(PL, payouts("GET", "", { key: keys.demoTest }, h503), 503, "service_unavailable")
+  await guardedRead(PL, (options, handler) => payouts("GET", "", options, handler))
   await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.otherTest }), 404, "resource_not_found")
   await err(PX, payouts("POST", "/nope/cancel", { key: keys.demoTest }), 400, "validation_failed", "id")
   await err(PX, payouts("POST", `/${poutId}/cancel`, {}), 401, "authentication_required")
   await err(PX, payouts("POST", `/${poutId}/cancel`, { key: wrongSecret }), 401, "invalid_api_key")
-  await err(
-    PX,
-    payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
-    413,
-    "validation_failed",
-    "body"
-  )
+  await refusesOversized(PX, (options) => payouts("POST", `/${poutId}/cancel`, options))
   await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }, h500), 500, "internal_error")
   await err(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest }, h503), 503, "service_unavailable")
   await ok(PX, payouts("POST", `/${poutId}/cancel`, { key: keys.demoTest, headers: { "idempotency-key": "matrix-cancel" } }), 200)
@@ -327,25 +289,14 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   const reads = (path: string, options: Parameters<typeof call>[3], handler = hp.handler) => call(handler, "GET", path, options)
   await ok(BR, reads("/balance", { key: keys.demoTest }), 200)
   await err(BR, reads("/balance?currency=THB", { key: keys.demoTest }), 400, "validation_failed", "currency")
-  await err(BR, reads("/balance", {}), 401, "authentication_required")
-  await err(BR, reads("/balance", { key: wrongSecret }), 401, "invalid_api_key")
-  await err(BR, reads("/balance", { key: keys.demoTest }, h500), 500, "internal_error")
-  await err(BR, reads("/balance", { key: keys.demoTest }, h503), 503, "service_unavailable")
+  await guardedRead(BR, (options, handler) => reads("/balance", options, handler))
   const txn = (await ok(TL, reads("/balance_transactions?type=payout", { key: keys.demoTest }), 200)).json.data[0].id as string
-  for (const [query, param] of [["?limit=0", "limit"], ["?cursor=%21%21", "cursor"], ["?type=nope", "type"], ["?colour=red", "colour"]] as const) {
-    await err(TL, reads(`/balance_transactions${query}`, { key: keys.demoTest }), 400, "validation_failed", param)
-  }
-  await err(TL, reads("/balance_transactions", {}), 401, "authentication_required")
-  await err(TL, reads("/balance_transactions", { key: wrongSecret }), 401, "invalid_api_key")
-  await err(TL, reads("/balance_transactions", { key: keys.demoTest }, h500), 500, "internal_error")
-  await err(TL, reads("/balance_transactions", { key: keys.demoTest }, h503), 503, "service_unavailable")
+  await refusesQueries(TL, (query) => reads(`/balance_transactions${query}`, { key: keys.demoTest }), [["?type=nope", "type"]])
+  await guardedRead(TL, (options, handler) => reads("/balance_transactions", options, handler))
   await ok(TR, reads(`/balance_transactions/${txn}`, { key: keys.demoTest }), 200)
   await err(TR, reads("/balance_transactions/nope", { key: keys.demoTest }), 400, "validation_failed", "id")
   await err(TR, reads(`/balance_transactions/${txn}`, { key: keys.otherTest }), 404, "resource_not_found")
-  await err(TR, reads(`/balance_transactions/${txn}`, {}), 401, "authentication_required")
-  await err(TR, reads(`/balance_transactions/${txn}`, { key: wrongSecret }), 401, "invalid_api_key")
-  await err(TR, reads(`/balance_transactions/${txn}`, { key: keys.demoTest }, h500), 500, "internal_error")
-  await err(TR, reads(`/balance_transactions/${txn}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+  await guardedRead(TR, (options, handler) => reads(`/balance_transactions/${txn}`, options, handler))
 
   // POST /payment_intents/{id}/cancel (D10)
   const X = "paymentIntents.cancel" as const
@@ -363,13 +314,7 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await err(X, cancel(cancelable, {}), 401, "authentication_required")
   await err(X, cancel(cancelable, { key: wrongSecret }), 401, "invalid_api_key")
   await err(X, cancel(cancelable, { key: keys.otherTest }), 404, "resource_not_found")
-  await err(
-    X,
-    cancel(cancelable, { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
-    413,
-    "validation_failed",
-    "body"
-  )
+  await refusesOversized(X, (options) => cancel(cancelable, options))
   await err(X, cancel(declined), 409, "payment_intent_unexpected_state")
   await ok(X, cancel(cancelable, { key: keys.demoTest, headers: { "idempotency-key": "matrix-pi-cancel" } }), 200)
   await ok(X, cancel(cancelable, { key: keys.demoTest, headers: { "idempotency-key": "matrix-pi-cancel" } }), 200)
@@ -417,13 +362,7 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await err(RC, refunds("POST", "", { key: keys.demoTest, raw: "{", headers: json }), 400, "validation_failed", "body")
   await err(RC, refunds("POST", "", { body: rbody }), 401, "authentication_required")
   await err(RC, refunds("POST", "", { key: wrongSecret, body: rbody }), 401, "invalid_api_key")
-  await err(
-    RC,
-    refunds("POST", "", { key: keys.demoTest, raw: big, headers: { ...json, "content-length": String(Buffer.byteLength(big)) } }),
-    413,
-    "validation_failed",
-    "body"
-  )
+  await refusesOversized(RC, (options) => refunds("POST", "", options))
   const noRefunds = await withWorkers([{ ...Simulator.make(), refund: undefined }])
   await err(RC, refunds("POST", "", { key: keys.demoTest, body: { payment_intent: await noRefunds.paid() } }, noRefunds.handler), 422, "refund_not_supported")
   await err(RC, refunds("POST", "", { key: keys.demoTest, body: rbody }, h500), 500, "internal_error")
@@ -432,29 +371,15 @@ export const paymentRoutes = async ({ h, h500, hStoreDown, h503, ok, err, wrongS
   await ok(RR, refunds("GET", `/${rfndId}`, { key: keys.demoTest }), 200)
   await err(RR, refunds("GET", "/nope", { key: keys.demoTest }), 400, "validation_failed", "id")
   await err(RR, refunds("GET", `/${rfndId}`, { key: keys.otherTest }), 404, "resource_not_found")
-  await err(RR, refunds("GET", `/${rfndId}`, {}), 401, "authentication_required")
-  await err(RR, refunds("GET", `/${rfndId}`, { key: wrongSecret }), 401, "invalid_api_key")
-  await err(RR, refunds("GET", `/${rfndId}`, { key: keys.demoTest }, h500), 500, "internal_error")
-  await err(RR, refunds("GET", `/${rfndId}`, { key: keys.demoTest }, h503), 503, "service_unavailable")
+  await guardedRead(RR, (options, handler) => refunds("GET", `/${rfndId}`, options, handler))
   const rl = await ok(RL, refunds("GET", `?payment_intent=${refunded}&status=pending,succeeded`, { key: keys.demoTest }), 200)
   assert.isTrue(rl.json.data.some((x: { id: string }) => x.id === rfndId))
-  for (
-    const [query, param] of [
-      ["?limit=0", "limit"],
-      ["?cursor=%21%21", "cursor"],
-      ["?status=paid", "status"],
-      ["?payment_intent=nope", "payment_intent"],
-      ["?merchant_reference=", "merchant_reference"],
-      ["?colour=red", "colour"],
-      ["?created_after=2026-02-30T00:00:00Z", "created_after"]
-    ] as const
-  ) {
-    await err(RL, refunds("GET", query, { key: keys.demoTest }), 400, "validation_failed", param)
-  }
-  await err(RL, refunds("GET", "", {}), 401, "authentication_required")
-  await err(RL, refunds("GET", "", { key: wrongSecret }), 401, "invalid_api_key")
-  await err(RL, refunds("GET", "", { key: keys.demoTest }, h500), 500, "internal_error")
-  await err(RL, refunds("GET", "", { key: keys.demoTest }, h503), 503, "service_unavailable")
+  await refusesQueries(RL, (query) => refunds("GET", query, { key: keys.demoTest }), [
+    ["?status=paid", "status"],
+    ["?payment_intent=nope", "payment_intent"],
+    ["?merchant_reference=", "merchant_reference"]
+  ])
+  await guardedRead(RL, (options, handler) => refunds("GET", "", options, handler))
   assertError(await refunds("DELETE", `/${rfndId}`, { key: keys.demoTest }), 405, "method_not_allowed")
   return { asset }
 }

@@ -27,6 +27,7 @@ import {
   Workers
 } from "@tender/core"
 import { PgMigrations, PgStorage } from "@tender/postgres"
+import { promptpayFor } from "@tender/test-support"
 import { Clock, Effect, Layer, Schema } from "effect"
 import { afterAll, assert, it } from "vitest"
 import { checkoutOptions, keys, login, seed } from "../../core/test/fixtures.js"
@@ -66,14 +67,7 @@ const history = Effect.gen(function*() {
   const ctx = { principal, requestId: "req_old" }
   const intent = (amount: string) =>
     Effect.flatMap(
-      decode(PaymentIntent.CreateParams, {
-        amount,
-        currency: "THB",
-        country: "TH",
-        checkout_mode: "merchant",
-        payment_method: "th_promptpay",
-        customer: { name: "Somchai Jaidee" }
-      }),
+      decode(PaymentIntent.CreateParams, promptpayFor(amount)),
       (params) => Effect.map(PaymentIntents.create(ctx, params), (r) => JSON.parse(r.body).id as string)
     )
   const paid = yield* intent("150000")

@@ -43,6 +43,13 @@ const stripeAccount = (id: string, secretKey: string, webhookSecret: string) => 
 const alphaAccount = stripeAccount("acct_alpha", keyA, whsecA)
 const bravoAccount = stripeAccount("acct_bravo", keyB, whsecB)
 const route = (id: string, account: string) => ({ id, method: "th_promptpay", provider: "stripe", provider_account: account })
+/** A merchant's settings: merchant-mode checkout, one PromptPay route `routeId` on `account`, and the accounts it holds. */
+const routedTo = (name: string, routeId: string, account: string, accounts: ReadonlyArray<ReturnType<typeof stripeAccount>>) => ({
+  name,
+  allowed_checkout_modes: ["merchant" as const],
+  routes: [route(routeId, account)],
+  provider_accounts: [...accounts]
+})
 
 /** Merchant alpha comes from the seed; bravo is onboarded through `merchants.create`. */
 const seed: SeedInput = {
@@ -136,15 +143,7 @@ for (const storage of storages) {
       await start([hostKey1])
       a.addEndpoint({ url: door("acct_alpha"), secret: whsecA })
       b.addEndpoint({ url: door("acct_bravo"), secret: whsecB })
-      kept(
-        await tender.merchants.create({
-          id: "mch_bravo",
-          name: "Bravo",
-          allowed_checkout_modes: ["merchant"],
-          routes: [route("rt_bravo_pp", "acct_bravo")],
-          provider_accounts: [bravoAccount]
-        })
-      )
+      kept(await tender.merchants.create({ id: "mch_bravo", ...routedTo("Bravo", "rt_bravo_pp", "acct_bravo", [bravoAccount]) }))
     }, 60_000)
     afterEach(() => {
       for (const standIn of [a, b]) {
@@ -179,12 +178,10 @@ for (const storage of storages) {
 
         // Alpha's route now names another account (on stand-in B): the refund still goes to A, which took the payment.
         kept(
-          await tender.merchants.update("mch_alpha", {
-            name: "Alpha",
-            allowed_checkout_modes: ["merchant"],
-            routes: [route("rt_alpha_pp", "acct_alpha_new")],
-            provider_accounts: [alphaAccount, stripeAccount("acct_alpha_new", keyC, whsecC)]
-          })
+          await tender.merchants.update(
+            "mch_alpha",
+            routedTo("Alpha", "rt_alpha_pp", "acct_alpha_new", [alphaAccount, stripeAccount("acct_alpha_new", keyC, whsecC)])
+          )
         )
         const refund = kept(await tender.refunds.create({ payment_intent: intentA.id, amount: "50000" }, scopeA))
         await until(() => [...a.refunds.values()].find((r) => (r["metadata"] as Record<string, string>)["tender_refund"] === refund.id), (r) => r !== undefined)
@@ -273,22 +270,8 @@ for (const storage of storages) {
 
     it("D13 one merchant's account failing does not mark another merchant's account down", async () => {
       // Both merchants name their route alike: what the breaker counts is the account, not the route's name.
-      kept(
-        await tender.merchants.update("mch_alpha", {
-          name: "Alpha",
-          allowed_checkout_modes: ["merchant"],
-          routes: [route("rt_shop_pp", "acct_alpha")],
-          provider_accounts: [alphaAccount]
-        })
-      )
-      kept(
-        await tender.merchants.update("mch_bravo", {
-          name: "Bravo",
-          allowed_checkout_modes: ["merchant"],
-          routes: [route("rt_shop_pp", "acct_bravo")],
-          provider_accounts: [bravoAccount]
-        })
-      )
+      kept(await tender.merchants.update("mch_alpha", routedTo("Alpha", "rt_shop_pp", "acct_alpha", [alphaAccount])))
+      kept(await tender.merchants.update("mch_bravo", routedTo("Bravo", "rt_shop_pp", "acct_bravo", [bravoAccount])))
       const calls = () => a.requests.length + a.faulted.length
       a.outage({ _tag: "Status", status: 500, body: { error: { type: "api_error", message: "outage" } } })
       try {

@@ -19,6 +19,7 @@ import {
 } from "@tender/core"
 import type { Layer } from "effect"
 import { Clock, Effect, Layer as L, Logger, Metric, MetricLabel, Option, Schema } from "effect"
+import { promptpayFor } from "./requests.js"
 
 const key = { public: "pk_test_d11AAAA1111", secret: "sk_test_d11SECRET1111aaaa" }
 export const scope = { merchantId: "mch_d11", environment: "test" } as const
@@ -50,16 +51,7 @@ export const context = (requestId: string) => Effect.map(principal, (p) => ({ pr
 /** A PromptPay intent awaiting its payer, with the payment id the simulator gave it. */
 export const createIntent = (amount = "150000") =>
   Effect.gen(function*() {
-    const params = yield* Effect.orDie(
-      Schema.decodeUnknown(PaymentIntent.CreateParams)({
-        amount,
-        currency: "THB",
-        country: "TH",
-        checkout_mode: "merchant",
-        payment_method: "th_promptpay",
-        customer: { name: "Somchai Jaidee" }
-      })
-    )
+    const params = yield* Effect.orDie(Schema.decodeUnknown(PaymentIntent.CreateParams)(promptpayFor(amount)))
     const created = yield* PaymentIntents.create(yield* context("req_d11"), params)
     const id = (JSON.parse(created.body) as { id: string }).id
     const stored = yield* intent(id)

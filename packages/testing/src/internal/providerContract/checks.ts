@@ -29,6 +29,18 @@ export const tendersWords = (w: World, shown: string, failureCode: string | null
 export const paymentsAt = async (w: World, paymentIntentId: string): Promise<number | undefined> =>
   w.driver.paymentsAt === undefined ? undefined : await w.driver.paymentsAt(paymentIntentId)
 
+/** D11 the provider holds exactly one payment under Tender's id, when the driver can read its books. */
+export const holdsOnePayment = async (w: World, paymentIntentId: string) => {
+  const held = await paymentsAt(w, paymentIntentId)
+  if (held !== undefined) {
+    assert.strictEqual(
+      held,
+      1,
+      "the provider holds more than one payment under one Tender id: the adapter does not send paymentIntentId as its idempotency key"
+    )
+  }
+}
+
 /** What the provider refunded of a payment by its own books, when the driver can read it. */
 export const refundedAt = async (w: World, payment: Payment): Promise<string | undefined> =>
   w.driver.refundedAt === undefined ? undefined : String(await w.driver.refundedAt(payment))

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { assert, it } from "vitest"
-import { paymentsAt } from "./checks.js"
+import { holdsOnePayment } from "./checks.js"
 import type { World } from "./world.js"
 
 /** @internal */
@@ -21,14 +21,7 @@ export const createCases = (get: () => World, timeout: number) => {
       record.providerPaymentId,
       "the adapter's createPayment, sent again with the same paymentIntentId, made another payment: send paymentIntentId as the provider's idempotency key"
     )
-    const held = await paymentsAt(w, record.id)
-    if (held !== undefined) {
-      assert.strictEqual(
-        held,
-        1,
-        "the provider holds more than one payment under one Tender id: the adapter does not send paymentIntentId as its idempotency key"
-      )
-    }
+    await holdsOnePayment(w, record.id)
   }, timeout)
 
   it("D11 create: two creates racing with one Tender id reach one payment at the provider", async () => {
@@ -40,14 +33,7 @@ export const createCases = (get: () => World, timeout: number) => {
       b!.providerPaymentId,
       "two creates racing with one paymentIntentId got two provider payments: send paymentIntentId as the provider's idempotency key"
     )
-    const held = await paymentsAt(w, request.paymentIntentId)
-    if (held !== undefined) {
-      assert.strictEqual(
-        held,
-        1,
-        "the provider holds more than one payment under one Tender id: the adapter does not send paymentIntentId as its idempotency key"
-      )
-    }
+    await holdsOnePayment(w, request.paymentIntentId)
   }, timeout)
 
   it("4.1 create: the intent shows the provider's payer action, of the next_action type the method declares", async () => {

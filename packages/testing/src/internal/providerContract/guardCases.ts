@@ -35,42 +35,52 @@ const unmoved = async (w: World, id: string, status: string) => {
   assert.notInclude(await w.run(w.eventTypes(id)), "payment_intent.succeeded")
 }
 
+/**
+ * D11 a payment the payer overpaid, reported to Tender by `tell` alone (notifications held back),
+ * leaves the intent `status`; `after` checks more while they are still held.
+ */
+const toldOnly = (w: World, tell: (id: string) => Promise<unknown>, status: string, after: (id: string) => Promise<void> = async () => {}) =>
+  held(w, async () => {
+    const { record } = await w.run(overpaid(w))
+    await tell(record.id)
+    await unmoved(w, record.id, status)
+    await after(record.id)
+  })
+
 /** @internal */
 export const guardCases = (get: () => World, timeout: number) => {
   it("D11 a confirm reporting another amount leaves the intent as it is", async (ctx) => {
     const w = get()
     ctx.skip(w.driver.overpay === undefined, none)
     ctx.skip(!w.can.confirm, cannot("confirmed"))
-    await held(w, async () => {
-      const { record } = await w.run(overpaid(w))
-      await w.run(w.confirm(record.id))
+    await toldOnly(w, async (id) => {
+      await w.run(w.confirm(id))
       await w.run(w.drain)
-      await unmoved(w, record.id, "requires_action")
-    })
+    }, "requires_action")
   }, timeout)
 
   it("D11 a poll reporting another amount leaves the intent as it is", async (ctx) => {
     const w = get()
     ctx.skip(w.driver.overpay === undefined, none)
     ctx.skip(!w.can.poll, cannot("polled"))
-    await held(w, async () => {
-      const { record } = await w.run(overpaid(w))
-      await w.run(w.poll(record.id))
-      await unmoved(w, record.id, "requires_action")
-    })
+    await toldOnly(w, (id) => w.run(w.poll(id)), "requires_action")
   }, timeout)
 
   it("D11 D10 a cancel answered with a payment of another amount leaves the intent canceled and refunds nothing", async (ctx) => {
     const w = get()
     ctx.skip(w.driver.overpay === undefined, none)
     ctx.skip(w.provider.cancelPayment === undefined, "the adapter has no cancelPayment: Tender cannot tell the provider")
-    await held(w, async () => {
-      const { record } = await w.run(overpaid(w))
-      assert.strictEqual((await w.run(w.cancel(record.id))).status, 200)
-      await w.run(w.drain)
-      await unmoved(w, record.id, "canceled")
-      assert.lengthOf(await w.run(w.refundsOf(record.id)), 0)
-    })
+    await toldOnly(
+      w,
+      async (id) => {
+        assert.strictEqual((await w.run(w.cancel(id))).status, 200)
+        await w.run(w.drain)
+      },
+      "canceled",
+      async (id) => {
+        assert.lengthOf(await w.run(w.refundsOf(id)), 0)
+      }
+    )
   }, timeout)
 
   it("D11 a notification reporting another amount leaves the intent as it is", async (ctx) => {
