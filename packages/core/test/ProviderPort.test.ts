@@ -8,11 +8,9 @@ import { Effect } from "effect"
 import { Discovery, PaymentIntent, PaymentIntentLifecycle, PaymentIntents, Provider, Simulator, Storage, Task } from "../src/index.js"
 import { errorOf, json, keys, layer, login } from "./fixtures.js"
 import { createAs, promptpay, recording } from "./paymentIntentHelpers.js"
-import { pixMethod, pixy } from "./pixy.js"
+import { pix, pixMethod, pixy } from "./pixy.js"
 
 const isTask = (w: Storage.Write) => w._tag === "Insert" && w.table === Task.table
-
-const pix = { amount: "5000", currency: "BRL", country: "BR", checkout_mode: "merchant", payment_method: "br_pix", customer: { name: "João Silva" } }
 
 const asPixMerchant = Effect.map(login(keys.demoTest), (base) => ({
   ...base,

@@ -4,7 +4,7 @@
  * Shared by the core and http tests; nothing here imports Vitest.
  */
 import { Effect, Schema } from "effect"
-import type { Provider } from "../src/index.js"
+import type { Provider, Seed } from "../src/index.js"
 
 /** A family no Tender code names: declared here, as an adapter would. */
 export const pixPayer: Provider.PayerFamily = {
@@ -26,7 +26,7 @@ export const pixMethod: Provider.ProviderMethod = {
   minAmount: "100",
   maxAmount: "100000000",
   environments: ["test"],
-  checkoutModes: ["merchant"],
+  checkoutModes: ["hosted", "merchant"],
   banks: [],
   payer: { customer_name: { required: true }, tax_id: { required: true } },
   payerFamily: pixPayer,
@@ -54,3 +54,19 @@ export const pixy = () => {
   }
   return { provider, calls, polls }
 }
+
+export const pixKey = { public: "pk_test_pixyIIII9999", secret: "sk_test_pixySECRET9999iiii" } as const
+
+/** A merchant whose only route is Pixy's Pix, in both checkout modes. */
+export const pixSeed: Seed.Seed = {
+  merchants: [{
+    id: "mch_pix",
+    name: "Pix shop",
+    allowed_checkout_modes: ["hosted", "merchant"],
+    api_keys: [{ id: "key_pix_test", public_key: pixKey.public, secret_key: pixKey.secret }],
+    routes: [{ id: "rt_pix", method: "br_pix", provider: "pixy", environments: ["test"] }]
+  }]
+}
+
+/** A Pix payment in merchant mode, its payer named and nothing else. */
+export const pix = { amount: "5000", currency: "BRL", country: "BR", checkout_mode: "merchant", payment_method: "br_pix", customer: { name: "João Silva" } }
