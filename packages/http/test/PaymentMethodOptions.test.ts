@@ -8,14 +8,14 @@ import { Simulator, Tender } from "@tender/core"
 import { checkoutOptions, keys } from "../../core/test/fixtures.js"
 import { bankTransfer, promptpay } from "../../core/test/paymentIntentHelpers.js"
 import { pix, pixKey, pixSeed, pixy } from "../../core/test/pixy.js"
-import { app, assertError, call } from "./harness.js"
+import { app, assertError, call, type Key } from "./harness.js"
 
 describe("2.2 payment_method_options over HTTP", () => {
   const h = app()
   const pixShop = pixy()
   const hPix = app(Tender.layerMemory({ seed: pixSeed, hostedCheckout: checkoutOptions, providers: [Simulator.make(), pixShop.provider] }))
 
-  const nothingWritten = async (handler: typeof h, key: typeof keys.demoTest) => {
+  const nothingWritten = async (handler: typeof h, key: Key) => {
     const list = await call(handler, "GET", "/payment_intents", { key })
     assert.deepStrictEqual(list.json.data, [])
   }
