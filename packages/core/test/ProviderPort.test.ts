@@ -4,11 +4,24 @@
  * provider that only tells by notification is never polled, cannot be confirmed, takes no receipt).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { Discovery, PaymentIntent, PaymentIntentLifecycle, PaymentIntents, Provider, Simulator, Storage, Task } from "../src/index.js"
-import { errorOf, json, keys, layer, login } from "./fixtures.js"
+import { Effect, Option, TestClock } from "effect"
+import {
+  Discovery,
+  Event,
+  HostedPayment,
+  PaymentIntent,
+  PaymentIntentLifecycle,
+  PaymentIntents,
+  Provider,
+  Simulator,
+  Storage,
+  Task,
+  Tender,
+  Workers
+} from "../src/index.js"
+import { checkoutOptions, errorOf, json, keys, layer, login } from "./fixtures.js"
 import { createAs, promptpay, recording } from "./paymentIntentHelpers.js"
-import { pix, pixMethod, pixy } from "./pixy.js"
+import { pix, pixKey, pixMethod, pixSeed, pixy } from "./pixy.js"
 
 const isTask = (w: Storage.Write) => w._tag === "Insert" && w.table === Task.table
 
@@ -72,5 +85,30 @@ describe("provider port: payer families and capabilities", () => {
       const applied = yield* PaymentIntentLifecycle.applyUpdate(record, { _tag: "Processing" }, { _tag: "confirm" }, 0)
       assert.isTrue(applied.writes.some(isTask), "no poll was scheduled for a method that can be polled")
     }).pipe(Effect.provide(layer({ providers: [rec.provider] })))
+  })
+
+  it.effect("3.1 a payment processing at a provider that cannot be polled expires at its payer action's expiry, with payment_intent.expired; not a moment before", () => {
+    const p = pixy()
+    const scope = { merchantId: "mch_pix", environment: "test" } as const
+    const read = (id: string) => Effect.map(Effect.flatMap(Storage.Storage, (s) => s.get(PaymentIntent.table, scope, id)), Option.getOrThrow)
+    const work = Workers.drain({ owner: "pixy" })
+    return Effect.gen(function*() {
+      const created = yield* createAs(yield* login(pixKey), { ...pix, checkout_mode: "hosted" })
+      assert.strictEqual(created.status, 201, created.body)
+      const intent = yield* read(json(created).id)
+      const expiresAt = PaymentIntentLifecycle.actionExpiry(intent)!
+      // The payer pays on the hosted page; Pixy answers processing and tells nothing more.
+      const paid = yield* HostedPayment.pay(intent, "br_pix", { customer_name: "João Silva", tax_id: "12345678901" })
+      assert.strictEqual(paid.status, "processing")
+      yield* TestClock.setTime(expiresAt - 1)
+      yield* work
+      assert.strictEqual((yield* read(intent.id)).status, "processing")
+      yield* TestClock.setTime(expiresAt)
+      yield* work
+      const ended = yield* read(intent.id)
+      assert.deepStrictEqual([ended.status, ended.nextAction, ended.processingReason], ["expired", null, null])
+      assert.deepStrictEqual((yield* Event.forResource(scope, intent.id)).map((e) => e.type).slice(-1), ["payment_intent.expired"])
+      assert.lengthOf(p.polls, 0)
+    }).pipe(Effect.provide(Tender.layerMemory({ seed: pixSeed, hostedCheckout: checkoutOptions, providers: [Simulator.make(), p.provider] })))
   })
 })
