@@ -4,63 +4,26 @@
  * provider that only tells by notification is never polled, cannot be confirmed, takes no receipt).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Schema } from "effect"
-import { Discovery, PaymentIntent, PaymentIntentLifecycle, PaymentIntents, Provider, Simulator, Storage, Task } from "../src/index.js"
-import { errorOf, json, keys, layer, login } from "./fixtures.js"
+import { Effect, Option, TestClock } from "effect"
+import {
+  Discovery,
+  Event,
+  HostedPayment,
+  PaymentIntent,
+  PaymentIntentLifecycle,
+  PaymentIntents,
+  Provider,
+  Simulator,
+  Storage,
+  Task,
+  Tender,
+  Workers
+} from "../src/index.js"
+import { checkoutOptions, errorOf, json, keys, layer, login } from "./fixtures.js"
 import { createAs, promptpay, recording } from "./paymentIntentHelpers.js"
-
-/** A family no Tender code names: declared here, as an adapter would. */
-const pixPayer: Provider.PayerFamily = {
-  family: "br_pix_payer",
-  fields: {
-    customer_name: {},
-    tax_id: { format: Schema.String.pipe(Schema.pattern(/^[0-9]{11}$/)).annotations({ message: () => "must be a CPF of 11 digits" }) }
-  }
-}
-
-const pixMethod: Provider.ProviderMethod = {
-  method: "br_pix",
-  providerMethod: "PIXY_PIX",
-  category: "bank_transfer",
-  label: "Pix",
-  nextActionType: "display_qr_code",
-  countries: ["BR"],
-  currencies: ["BRL"],
-  minAmount: "100",
-  maxAmount: "100000000",
-  environments: ["test"],
-  checkoutModes: ["merchant"],
-  banks: [],
-  payer: { customer_name: { required: true }, tax_id: { required: true } },
-  payerFamily: pixPayer,
-  // Pixy tells a payment's outcome by notification only.
-  capabilities: { poll: false, confirm: false }
-}
-
-const pixy = () => {
-  const calls: Array<Provider.ProviderPaymentRequest> = []
-  const polls: Array<string> = []
-  const provider: Provider.PaymentProvider = {
-    code: "pixy",
-    methods: [pixMethod],
-    createPayment: (request) =>
-      Effect.sync(() => {
-        calls.push(request)
-        return { _tag: "Processing", providerPaymentId: `pixy_${calls.length}` } as const
-      }),
-    // It has the function but the method withdraws it: the method's declaration wins.
-    getPaymentStatus: (payment) =>
-      Effect.sync((): Provider.ProviderPaymentStatus => {
-        polls.push(payment.paymentIntentId)
-        return { _tag: "Pending" }
-      })
-  }
-  return { provider, calls, polls }
-}
+import { pix, pixKey, pixMethod, pixSeed, pixy } from "./pixy.js"
 
 const isTask = (w: Storage.Write) => w._tag === "Insert" && w.table === Task.table
-
-const pix = { amount: "5000", currency: "BRL", country: "BR", checkout_mode: "merchant", payment_method: "br_pix", customer: { name: "João Silva" } }
 
 const asPixMerchant = Effect.map(login(keys.demoTest), (base) => ({
   ...base,
@@ -122,5 +85,30 @@ describe("provider port: payer families and capabilities", () => {
       const applied = yield* PaymentIntentLifecycle.applyUpdate(record, { _tag: "Processing" }, { _tag: "confirm" }, 0)
       assert.isTrue(applied.writes.some(isTask), "no poll was scheduled for a method that can be polled")
     }).pipe(Effect.provide(layer({ providers: [rec.provider] })))
+  })
+
+  it.effect("3.1 a payment processing at a provider that cannot be polled expires at its payer action's expiry, with payment_intent.expired; not a moment before", () => {
+    const p = pixy()
+    const scope = { merchantId: "mch_pix", environment: "test" } as const
+    const read = (id: string) => Effect.map(Effect.flatMap(Storage.Storage, (s) => s.get(PaymentIntent.table, scope, id)), Option.getOrThrow)
+    const work = Workers.drain({ owner: "pixy" })
+    return Effect.gen(function*() {
+      const created = yield* createAs(yield* login(pixKey), { ...pix, checkout_mode: "hosted" })
+      assert.strictEqual(created.status, 201, created.body)
+      const intent = yield* read(json(created).id)
+      const expiresAt = PaymentIntentLifecycle.actionExpiry(intent)!
+      // The payer pays on the hosted page; Pixy answers processing and tells nothing more.
+      const paid = yield* HostedPayment.pay(intent, "br_pix", { customer_name: "João Silva", tax_id: "12345678901" })
+      assert.strictEqual(paid.status, "processing")
+      yield* TestClock.setTime(expiresAt - 1)
+      yield* work
+      assert.strictEqual((yield* read(intent.id)).status, "processing")
+      yield* TestClock.setTime(expiresAt)
+      yield* work
+      const ended = yield* read(intent.id)
+      assert.deepStrictEqual([ended.status, ended.nextAction, ended.processingReason], ["expired", null, null])
+      assert.deepStrictEqual((yield* Event.forResource(scope, intent.id)).map((e) => e.type).slice(-1), ["payment_intent.expired"])
+      assert.lengthOf(p.polls, 0)
+    }).pipe(Effect.provide(Tender.layerMemory({ seed: pixSeed, hostedCheckout: checkoutOptions, providers: [Simulator.make(), p.provider] })))
   })
 })

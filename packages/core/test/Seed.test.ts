@@ -3,8 +3,9 @@
  * on the in-memory directory: applying a seed that no longer declares a key revokes it.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Logger } from "effect"
-import { Merchants, Seed } from "../src/index.js"
+import { Effect, Either, Layer, Logger, Option } from "effect"
+import { randomBytes } from "node:crypto"
+import { Merchants, Provider, Seed, Simulator } from "../src/index.js"
 import { kept, login, removed, seedWith } from "./seedKeys.js"
 
 describe("Seed.apply", () => {
@@ -54,4 +55,47 @@ describe("Seed.fileProblem", () => {
     assert.strictEqual(syntax("{\"merchants\": [],\n  oops}"), "seed file /srv/app/seed.json is not valid JSON: syntax error at line 2, column 3")
     assert.strictEqual(syntax("  \n"), `seed file /srv/app/seed.json is empty: it needs a JSON object { "merchants": [...] }`)
   })
+})
+
+describe("Seed provider account ids (D13)", () => {
+  const account = (id: string) => ({
+    id,
+    provider: "simulator",
+    environment: "test" as const,
+    credentials: { notification_secret: "sim_account_secret_SEED_0001" }
+  })
+  const holding = (merchantId: string, accountId: string) => ({
+    id: merchantId,
+    name: merchantId,
+    allowed_checkout_modes: ["merchant" as const],
+    api_keys: [],
+    routes: [],
+    provider_accounts: [account(accountId)]
+  })
+  const services = Layer.merge(
+    Merchants.layerMemory(),
+    Provider.layerRegistry([Simulator.make()], { accountKeys: [{ id: "k1", key: randomBytes(32).toString("base64") }] })
+  )
+
+  it.effect("D13 a seed whose provider account id another merchant of the store holds fails ProviderAccountHeld naming the id and both merchants; nothing is written", () =>
+    Effect.gen(function*() {
+      yield* Seed.apply({ merchants: [holding("mch_first", "acct_shared")] })
+      const refused = yield* Effect.flip(Seed.apply({ merchants: [holding("mch_later", "acct_shared")] }))
+      assert.strictEqual(refused._tag, "ProviderAccountHeld")
+      if (refused._tag !== "ProviderAccountHeld") return
+      assert.deepStrictEqual([refused.accountId, refused.merchantId, refused.heldBy], ["acct_shared", "mch_later", ["mch_first"]])
+      assert.include(refused.message, "\"acct_shared\"")
+      assert.include(refused.message, "mch_later")
+      assert.include(refused.message, "already held by merchant mch_first")
+      assert.notInclude(refused.message, "sim_account_secret")
+      assert.isTrue(Option.isNone(yield* Effect.flatMap(Merchants.Merchants, (m) => m.findMerchant("mch_later"))))
+      // The holder applying its own seed again is no conflict.
+      yield* Seed.apply({ merchants: [holding("mch_first", "acct_shared")] })
+    }).pipe(Effect.provide(services)))
+
+  it.effect("D13 two merchants of one seed with the same provider account id: InvalidSeed naming the id and both merchants", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(Seed.decode({ merchants: [holding("mch_a", "acct_twice"), holding("mch_b", "acct_twice")] }))
+      assert.strictEqual(refused.message, "provider account id \"acct_twice\" is held by merchants mch_a and mch_b: account ids are unique across merchants")
+    }))
 })

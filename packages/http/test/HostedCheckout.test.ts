@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { keys } from "../../core/test/fixtures.js"
+import { Simulator, Tender } from "@tender/core"
+import { checkoutOptions, keys } from "../../core/test/fixtures.js"
+import { pixKey, pixSeed, pixy } from "../../core/test/pixy.js"
 import { contentSecurityPolicy, formatAmount } from "../src/hosted/Html.js"
 import { negotiate } from "../src/hosted/Messages.js"
 import { app, assertError, call } from "./harness.js"
@@ -131,6 +133,28 @@ describe("hosted checkout over HTTP (2.3, 4.1)", () => {
     assert.include(html, "name=\"method\" id=\"method-th_promptpay\"")
     const unchanged = await call(handler, "GET", `/payment_intents/${intent.id}`, { key: keys.demoTest })
     assert.deepStrictEqual([unchanged.json.payment_method, unchanged.json.updated_at], [null, intent.updated_at])
+  })
+
+  it("2.2 the page collects the fields of the chosen method's payer family, whichever an adapter declares: a Pix tax id shown, refused in its format, then paid with", async () => {
+    const pixShop = pixy()
+    const handler = app(Tender.layerMemory({ seed: pixSeed, hostedCheckout: checkoutOptions, providers: [Simulator.make(), pixShop.provider] }))
+    const intent = await createHosted(handler, { amount: "5000", currency: "BRL", country: "BR" }, pixKey)
+    const { action, cookie, html } = await openPage(handler, intent.next_action.url, "&method=br_pix")
+    assert.include(html, "<input id=\"field-tax_id\" name=\"tax_id\"")
+    assert.include(html, "<input id=\"field-customer_name\" name=\"customer_name\"")
+    // A Thai field the method does not ask for is not on the page.
+    assert.notInclude(html, "name=\"account_number\"")
+    const refused = await post(handler, local(action!), "method=br_pix&customer_name=Jo%C3%A3o+Silva&tax_id=12ab", { cookie })
+    assert.strictEqual(refused.status, 400)
+    const again = await refused.text()
+    assert.include(again, "payment_method_options.tax_id must be a CPF of 11 digits")
+    assert.include(again, "id=\"field-tax_id-error\"")
+    assert.lengthOf(pixShop.calls, 0, "a refused form reached the provider")
+    const paid = await post(handler, local(action!), "method=br_pix&customer_name=Jo%C3%A3o+Silva&tax_id=12345678901", { cookie })
+    assert.strictEqual(paid.status, 303, await paid.text())
+    assert.deepStrictEqual(pixShop.calls[0]?.payer, { family: "br_pix_payer", fields: { customer_name: "João Silva", tax_id: "12345678901" } })
+    const read = await call(handler, "GET", `/payment_intents/${intent.id}`, { key: pixKey })
+    assert.deepStrictEqual([read.json.payment_method, read.json.status], ["br_pix", "processing"])
   })
 
   it("4.1.4 a return_url a header cannot carry as written (a Thai path) is followed by the browser, never answered with a 500", async () => {

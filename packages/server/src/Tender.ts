@@ -176,6 +176,13 @@ const checkSeedAccounts = (
   }
 }
 
+/** A seed the store refuses at start (D13: an account id another merchant holds): a bad option, not an outage. */
+const seedRefusal = (cause: unknown): Seed.ProviderAccountHeld | undefined => {
+  if (!Runtime.isFiberFailure(cause)) return undefined
+  const failed = cause[Runtime.FiberFailureCauseId]
+  return [...Cause.failures(failed), ...Cause.defects(failed)].find((e): e is Seed.ProviderAccountHeld => e instanceof Seed.ProviderAccountHeld)
+}
+
 /**
  * Why the services did not start, as one line naming the cause and what to do (a missing
  * database or role, a refused connection, an unmigrated schema: docs/postgres.md); the whole
@@ -243,7 +250,8 @@ export const createTender = async (options: TenderOptions): Promise<TenderInstan
     await runtime.runPromise(Effect.logInfo(Storage.describe(options.storage)))
   } catch (cause) {
     await runtime.dispose()
-    throw await startError(cause, options)
+    const held = seedRefusal(cause)
+    throw held === undefined ? await startError(cause, options) : seedError(`: ${held.message}`, cause)
   }
   let closing: Promise<void> | undefined
   const api = Operations.make(runtime)

@@ -81,6 +81,42 @@ export type Seed = typeof Seed.Type
 /** A seed that does not hold together. @since 0.1.0 @category errors */
 export class InvalidSeed extends Schema.TaggedError<InvalidSeed>()("InvalidSeed", { message: Schema.String }) {}
 
+/**
+ * A seed merchant's provider account id that another merchant in the store already holds (D13:
+ * an account id names its notification door, so it is unique across merchants): nothing of the
+ * seed is written. `heldBy` names the merchants that hold it.
+ *
+ * @since 0.1.0 @category errors
+ */
+export class ProviderAccountHeld extends Schema.TaggedError<ProviderAccountHeld>()("ProviderAccountHeld", {
+  accountId: Schema.String,
+  merchantId: Schema.String,
+  heldBy: Schema.Array(Schema.String),
+  message: Schema.String
+}) {}
+
+const held = (accountId: string, merchantId: string, heldBy: ReadonlyArray<string>) =>
+  new ProviderAccountHeld({
+    accountId,
+    merchantId,
+    heldBy,
+    message: `seed: merchant ${merchantId}'s provider account id ${JSON.stringify(accountId)} is already held by merchant ${
+      heldBy.join(", ")
+    }; account ids are unique across merchants (each names its notification door): give one of them another id (docs/seed-format.md)`
+  })
+
+/** The first of the seed's provider account ids another merchant of the store holds, as `ProviderAccountHeld`. */
+const checkHeld = (seed: Seed) =>
+  Effect.gen(function*() {
+    const merchants = yield* Merchants.Merchants
+    for (const m of seed.merchants) {
+      for (const a of m.provider_accounts ?? []) {
+        const others = (yield* merchants.findProviderAccount(a.id)).map((h) => h.merchant.id).filter((id) => id !== m.id)
+        if (others.length > 0) return yield* held(a.id, m.id, [...new Set(others)])
+      }
+    }
+  })
+
 /** Line and column (1-based) of a character offset in `text`. */
 const lineColumn = (text: string, offset: number) => {
   const before = text.slice(0, offset).split("\n")
@@ -148,7 +184,15 @@ export const decode = (input: unknown): Effect.Effect<Seed, InvalidSeed> =>
           return yield* new InvalidSeed({ message: `api key ${k.id}: public and secret keys name different environments` })
         }
       }
-      for (const a of m.provider_accounts ?? []) yield* unique("provider account", a.id)
+      for (const a of m.provider_accounts ?? []) {
+        const holders = seed.merchants.filter((o) => (o.provider_accounts ?? []).some((b) => b.id === a.id)).map((o) => o.id)
+        if (holders.length > 1) {
+          return yield* new InvalidSeed({
+            message: `provider account id ${JSON.stringify(a.id)} is held by merchants ${holders.join(" and ")}: account ids are unique across merchants`
+          })
+        }
+        yield* unique("provider account", a.id)
+      }
       for (const r of m.routes) {
         yield* unique("route", r.id)
         const problem = accountProblem(m, r)
@@ -206,7 +250,7 @@ const sealAccounts = (seed: Seed) =>
     if (Option.isNone(registry)) return yield* new InvalidSeed({ message: "the seed holds provider accounts, and no provider registry is given to seal them" })
     return yield* Effect.forEach(seed.merchants, (m) => {
       const path = `merchants.${m.id}.provider_accounts`
-      return Effect.zipLeft(ProviderAccounts.seal(m.id, m.provider_accounts ?? [], path), ProviderAccounts.checkUnique(m.id, m.provider_accounts ?? [], path))
+      return ProviderAccounts.seal(m.id, m.provider_accounts ?? [], path)
     }).pipe(
       Effect.provideService(ProviderRegistry, registry.value),
       Effect.catchTag("ValidationFailed", (e) => new InvalidSeed({ message: e.details?.map((d) => d.message).join("; ") ?? e.message }))
@@ -217,6 +261,9 @@ const sealAccounts = (seed: Seed) =>
  * Write a seed's merchants and keys into whatever `Merchants` store is provided (memory,
  * PostgreSQL, ...). Idempotent: applying it again replaces merchants and keys by id, but
  * never clears a revocation.
+ *
+ * A provider account id another merchant of the store holds fails `ProviderAccountHeld`, naming
+ * the id and the merchants, before anything is written.
  *
  * The seed is authoritative for the keys it declares: a key an earlier seed declared that this
  * one no longer does is revoked (a store shared by restarts, such as PostgreSQL, would otherwise
@@ -231,9 +278,16 @@ export const apply = (seed: Seed) =>
     const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
     const directory = toDirectory(seed, now)
     const accounts = yield* sealAccounts(seed)
-    yield* Effect.forEach(directory.merchants, (m, i) => merchants.putMerchant(accounts[i]!.length === 0 ? m : { ...m, providerAccounts: accounts[i]! }), {
-      discard: true
-    })
+    yield* checkHeld(seed)
+    yield* Effect.forEach(
+      directory.merchants,
+      (m, i) =>
+        merchants.putMerchant(accounts[i]!.length === 0 ? m : { ...m, providerAccounts: accounts[i]! }).pipe(
+          // Another process took one of its ids since the check: named as the check names it.
+          Effect.catchTag("UniqueViolation", (e) => Effect.zipRight(checkHeld(seed), Effect.fail(e)))
+        ),
+      { discard: true }
+    )
     yield* Effect.forEach(directory.apiKeys, merchants.putApiKey, { discard: true })
     const revoked = yield* merchants.revokeSeededKeysExcept(directory.apiKeys.map((k) => k.publicKey), now)
     if (revoked.length > 0) {

@@ -8,14 +8,14 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpApiError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { ApiResponse, Errors, HostedCheckout, HostedPayment, PaymentIntent, Provider, SimulatorPayer } from "@tender/core"
+import { ApiResponse, Errors, HostedCheckout, HostedPayment, PaymentIntent, SimulatorPayer } from "@tender/core"
 import { Effect, Schema } from "effect"
 import { TenderApi } from "../Api.js"
 import { currentRequestId } from "../internal/current.js"
 import { isApiError } from "../internal/errorSchema.js"
 import { bank, bankAnswer } from "../internal/hosted/bank.js"
 import { browserNonce, linkOf, Refused, verify } from "../internal/hosted/link.js"
-import { errorsOf, formBody, PayerEntries } from "../internal/hosted/payerForm.js"
+import { asCreateFields, entriesOf, errorsOf, formBody, PayerEntries } from "../internal/hosted/payerForm.js"
 import { contextFor, formRoute, guarded, refusedPage, seeOther, toReturnUrl, view } from "../internal/hosted/views.js"
 import { fromDecodeError, toHttp } from "../Middleware.js"
 import * as Upload from "../Upload.js"
@@ -45,21 +45,12 @@ const pay = formRoute(({ c, intent, request }) =>
   Effect.gen(function*() {
     const body = yield* formBody(request)
     const method = body.get("method") ?? ""
-    const values: Record<string, string> = {}
-    for (const field of Provider.payerFields) {
-      const v = body.get(field)?.trim()
-      if (v !== undefined && v !== "") values[field] = v
-    }
+    const values = yield* entriesOf(intent, method, body)
     const again = (errors: Record<string, ReadonlyArray<string>>) =>
       Effect.map(view(c, method, { values, errors }, undefined), (shown) => respond({ ...shown, status: 400 }))
-    // The formats first, as the API checks a create body (same schemas, same messages).
-    const decoded = yield* Schema.decodeUnknown(PayerEntries)({
-      customer: { name: values.customer_name, phone: values.customer_phone },
-      // Only the fields the payer filled: a key given as undefined is a value the options refuse.
-      payment_method_options: Object.fromEntries(
-        (["bank", "account_name", "account_number", "name_th"] as const).flatMap((k) => values[k] === undefined ? [] : [[k, values[k]]])
-      )
-    }).pipe(
+    // The formats first, as the API checks a create body (same schemas, same messages); only the
+    // fields the payer filled: a key given as undefined is a value the options refuse.
+    const decoded = yield* Schema.decodeUnknown(PayerEntries)(asCreateFields(values)).pipe(
       Effect.map(() => undefined),
       Effect.catchAll((e) => Effect.map(HttpApiError.HttpApiDecodeError.fromParseError(e), fromDecodeError))
     )

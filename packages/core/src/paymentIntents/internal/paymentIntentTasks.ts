@@ -52,13 +52,22 @@ const askProvider = (task: Task.TaskRecord, ask: "confirm" | "poll") =>
     return Task.done((yield* applyUpdate(intent, answer.right, source, now)).writes)
   })
 
-/** Move a pending intent to `expired` once its payer action expired (never after a terminal status). */
+/**
+ * Move a pending intent to `expired` once its payer action expired (never after a terminal
+ * status): one awaiting its payer, or one processing at a provider that cannot be polled, whose
+ * timer was set as it moved to processing (a payer action's older timer does not end it).
+ */
 const expire = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const found = yield* load(task)
-    if (Option.isNone(found) || found.value.status !== "requires_action") return Task.done()
+    if (Option.isNone(found)) return Task.done()
     const intent = found.value
     const now = yield* Clock.currentTimeMillis
+    if (intent.status === "processing") {
+      if (task.createdAt < intent.updatedAt || task.dueAt > now || (yield* capabilitiesOfPayment(intent)).poll) return Task.done()
+      return Task.done((yield* change(intent, { status: "expired", processingReason: null }, now)).writes)
+    }
+    if (intent.status !== "requires_action") return Task.done()
     const at = actionExpiry(intent)
     if (at === undefined) return Task.done()
     // The action was renewed since this timer was set: its own timer expires it.

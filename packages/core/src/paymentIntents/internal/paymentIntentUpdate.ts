@@ -17,7 +17,7 @@ import * as Task from "../../storage/Task.js"
 import type { PaymentIntentRecord } from "../PaymentIntent.js"
 import { isTerminal, pendingStatus } from "../PaymentIntent.js"
 import type { Patch } from "./paymentIntentChange.js"
-import { answerPatch, change, created } from "./paymentIntentChange.js"
+import { actionExpiry, answerPatch, change, created } from "./paymentIntentChange.js"
 
 /**
  * Where an update came from. `create`: the provider's answer to a create, with the fields the
@@ -139,6 +139,21 @@ const decide = (intent: PaymentIntentRecord, update: ProviderPaymentUpdate, sour
     return { outcome: "applied", ...yield* change(intent, patch, now), detail: null } satisfies Applied
   })
 
+/**
+ * A payment that moved to `processing` at a provider that cannot be polled: nothing but a
+ * notification would ever end it, so it keeps the expiry of the payer action it had (its timer
+ * due then expires it, docs/payment-lifecycle.md, "Expiry"). None without such an action.
+ */
+const withProcessingExpiry = (before: PaymentIntentRecord, applied: Applied, now: number) =>
+  Effect.gen(function*() {
+    const at = actionExpiry(before)
+    if (applied.outcome !== "applied" || applied.record.status !== "processing" || before.status === "processing" || at === undefined) {
+      return applied
+    }
+    const timer = yield* Task.make({ ...scopeOf(before), kind: "payment_intent.expire", resourceId: before.id, dueAt: at, now })
+    return { ...applied, writes: [...applied.writes, Write.insert(Task.table, timer)] }
+  })
+
 /** Apply `update` from `source` to `intent` as read: see `PaymentIntentLifecycle.applyUpdate`. */
 export const applyUpdate = (
   intent: PaymentIntentRecord,
@@ -152,7 +167,10 @@ export const applyUpdate = (
     const delay = isTerminal(after.status) ? undefined : followUpDelay(source, update, applied.outcome === "applied")
     // A method whose provider cannot be polled is never polled: its notifications and the payer
     // action's expiry move it (docs/provider-adapters.md, "Capabilities").
-    if (delay === undefined || !(yield* capabilitiesOfPayment(after)).poll) return applied
+    const toProcessing = applied.outcome === "applied" && after.status === "processing" && intent.status !== "processing"
+    if (delay === undefined && !toProcessing) return applied
+    if (!(yield* capabilitiesOfPayment(after)).poll) return yield* withProcessingExpiry(intent, applied, now)
+    if (delay === undefined) return applied
     const poll = yield* Task.make({ ...scopeOf(after), kind: "payment_intent.poll", resourceId: after.id, dueAt: now + Duration.toMillis(delay), now })
     return { ...applied, writes: [...applied.writes, Write.insert(Task.table, poll)] }
   })

@@ -5,13 +5,14 @@
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import { HostedCheckout, HostedPayment, PaymentIntent, PaymentIntentLifecycle, Provider, SimulatorPayer } from "@tender/core"
+import { HostedCheckout, HostedPayment, PaymentIntent, PaymentIntentLifecycle, SimulatorPayer } from "@tender/core"
 import { Cause, Clock, Effect, Option } from "effect"
 import * as QRCode from "qrcode"
 import { respond, securityHeaders } from "../../hosted/Html.js"
 import type { Lang } from "../../hosted/Messages.js"
 import * as Pages from "../../hosted/Pages.js"
 import { checkForm, type Link, linkOf, nonceOf, Refused, refused, verify } from "./link.js"
+import { fieldsOf } from "./payerForm.js"
 
 export const originOf = (url: string | null) => {
   if (url === null) return []
@@ -91,7 +92,7 @@ export const view = (
     const entered = HostedPayment.payerDataOf(intent)
     const values = form?.values ??
       Object.fromEntries(Object.entries(entered).filter((e): e is [string, string] => e[1] !== undefined))
-    return Pages.payerForm(c, method, { values, errors: form?.errors ?? {} }, intent.paymentMethod === null && methods.length > 1, Provider.payerFields)
+    return Pages.payerForm(c, method, { values, errors: form?.errors ?? {} }, intent.paymentMethod === null && methods.length > 1, fieldsOf(method))
   })
 
 /** A refusal or a fault, as a page that says nothing of the intent. */
