@@ -116,7 +116,7 @@ export const refundsAttempt = (
 ): boolean => refund.providerCode !== null && (refund.providerCode !== intent.providerCode || refund.providerAccount !== intent.providerAccount)
 
 /**
- * Remember an ambiguous create (`failure` may have acted: `ProviderKit.mayHaveActed`) of `request` at `provider`: the attempt
+ * Remember an ambiguous create (`failure` may have acted: `mayHaveActed`) of `request` at `provider`: the attempt
  * and its cancel task, committed before the caller moves on to another route, so whatever
  * happens next (another route answers, none does, the process dies) the payment the provider may
  * hold is canceled. A second ambiguous create at the same place is the same attempt.

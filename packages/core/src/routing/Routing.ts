@@ -7,6 +7,7 @@
  */
 import { Duration, Effect } from "effect"
 import * as Telemetry from "../observability/Telemetry.js"
+import { mayHaveActed } from "../providers/internal/providerUpdate.js"
 import type { ProviderPaymentRequest, ProviderPaymentResult } from "../providers/Provider.js"
 import { ProviderUnavailable } from "../providers/Provider.js"
 import * as ProviderAttempt from "../providers/ProviderAttempt.js"
@@ -77,7 +78,7 @@ export const createPayment = (
         yield* Effect.logWarning("provider unavailable", attempt.left.provider, attempt.left.reason)
         // The provider may have made the payment (a lost answer): it is remembered, with its
         // cancel task, before another route is asked, so one provider holds the intent's payment.
-        if (attempt.left.ambiguous !== false) {
+        if (mayHaveActed(attempt.left)) {
           yield* ProviderAttempt.remember(merchantId, candidate.provider.code, candidate.route.providerAccount ?? null, sent, attempt.left)
         }
         continue

@@ -36,7 +36,7 @@ export type ProviderPaymentUpdate =
 /**
  * The provider could not be reached or answered with a fault; counts against the route's health.
  * `ambiguous`: whether the provider may have acted on the request (absent: it may have;
- * `ProviderKit.mayHaveActed`). A request that cannot have acted (a refused connection, an unknown
+ * `mayHaveActed`). A request that cannot have acted (a refused connection, an unknown
  * host, the adapter's own configuration, a 401 or 429) is safe to send to another route; one that
  * may have (a timeout, a reset, a 5xx) is remembered (`ProviderAttempt`).
  * @since 0.1.0 @category errors
@@ -46,6 +46,16 @@ export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")
   readonly reason: string
   readonly ambiguous?: boolean | undefined
 }> {}
+
+/**
+ * Whether the provider may have acted on the request that failed with `error`: `false` only when
+ * it surely did not (the connection was never made, or it answered 401, 403, 404, 408 or 429),
+ * so the request may go to another route; an error that does not say (`ambiguous` absent) may have.
+ * The one reading of `ambiguous` (docs/reliability.md "Lost provider answers").
+ *
+ * @since 0.1.0 @category guards
+ */
+export const mayHaveActed = (error: ProviderUnavailable): boolean => error.ambiguous !== false
 
 /** A receipt (payment evidence) for the provider: a JPEG or PNG of at most 5 MiB (4.4). @since 0.1.0 @category models */
 export interface ProviderReceipt {
