@@ -7,7 +7,7 @@
  */
 import { Duration, Effect } from "effect"
 import * as Telemetry from "../observability/Telemetry.js"
-import { mayHaveActed } from "../providers/internal/providerUpdate.js"
+import { mayHaveActed, providerText } from "../providers/internal/providerUpdate.js"
 import type { ProviderPaymentRequest, ProviderPaymentResult } from "../providers/Provider.js"
 import { ProviderUnavailable } from "../providers/Provider.js"
 import * as ProviderAttempt from "../providers/ProviderAttempt.js"
@@ -25,13 +25,17 @@ export const providerTimeout = Duration.seconds(20)
 /**
  * A provider call bounded by `providerTimeout`: interruptible even inside an uninterruptible
  * task or request step (a call that ignored interruption could never be cut off), and a
- * timeout is `ProviderUnavailable` like any other unavailability. Every provider call goes
+ * timeout is `ProviderUnavailable` like any other unavailability. Its answer's text is made
+ * storable (`providerText`: no NUL), so a provider's text is kept alike on every store. Every provider call goes
  * through here, named by its `operation` for its span and latency metric (docs/observability.md).
  * @since 0.1.0
  */
 export const boundedCall = <A, R>(provider: string, effect: Effect.Effect<A, ProviderUnavailable, R>, operation: string) =>
   Effect.interruptible(effect).pipe(
     Effect.timeoutFail({ duration: providerTimeout, onTimeout: () => new ProviderUnavailable({ provider, reason: "timed out" }) }),
+    // The provider's text as every store keeps it alike (`providerText`).
+    Effect.map(providerText),
+    Effect.mapError((e) => providerText(e.reason) === e.reason ? e : new ProviderUnavailable({ ...e, reason: providerText(e.reason) })),
     Telemetry.providerCall(provider, operation)
   )
 

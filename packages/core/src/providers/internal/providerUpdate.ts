@@ -66,3 +66,32 @@ export interface ProviderReceipt {
 
 /** What the provider says of a payment after create (confirm, poll, receipt): the one update type. @since 0.1.0 @category models */
 export type ProviderPaymentStatus = ProviderPaymentUpdate
+
+/** A NUL, or half of a UTF-16 pair without its other half: text no store holds alike (PostgreSQL refuses both). */
+const unholdable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/**
+ * A provider's answer as Tender keeps it: every string in it (deeply, through plain objects and
+ * arrays) with U+0000 and unpaired surrogates replaced by U+FFFD. A provider's text (a failure
+ * message, a reason, a notice's fields) is anyone's; memory would keep a NUL that PostgreSQL
+ * refuses (22021), so it is made storable where it enters core (`Routing.boundedCall`,
+ * `ProviderNotifications.receive`), the same on every store. The same value when nothing needs it.
+ */
+export const providerText = <A>(value: A): A => clean(value) as A
+
+const clean = (value: unknown): unknown => {
+  if (typeof value === "string") return value.replace(unholdable, "\uFFFD")
+  if (Array.isArray(value)) {
+    const items = value.map(clean)
+    return items.every((item, i) => item === value[i]) ? value : items
+  }
+  if (value === null || typeof value !== "object") return value
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return value
+  let changed: Record<string, unknown> | undefined
+  for (const [key, item] of Object.entries(value)) {
+    const cleaned = clean(item)
+    if (cleaned !== item) (changed ??= { ...value })[key] = cleaned
+  }
+  return changed ?? value
+}
