@@ -66,6 +66,11 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
       failureThreshold: wholeNumber(env, "TENDER_ROUTE_FAILURE_THRESHOLD", 3, 1, 1000, "a whole number of failures from 1 to 1000, like 3"),
       cooldownMillis: positiveInt(env, "TENDER_ROUTE_COOLDOWN_MS", 30_000)
     },
+    // How soon a request's claims are given back once the store was down for their release too
+    // (docs/reliability.md, "Database outage"): the first retry after this, then at least every 2 s.
+    releaseRetry: env["TENDER_RELEASE_RETRY_MS"] === undefined || env["TENDER_RELEASE_RETRY_MS"] === ""
+      ? undefined
+      : releaseRetry(positiveInt(env, "TENDER_RELEASE_RETRY_MS", 100)),
     // The simulator's slow magic amounts (docs/test-environment.md, "Magic amounts"): how long a
     // slow confirmation or refund stays pending, and how soon an expiring payer action ends.
     simulatorTimings: simulatorTimings(env),
@@ -73,6 +78,9 @@ export const options = (env: NodeJS.ProcessEnv = process.env) => {
     adyen: adyen(env)
   }
 }
+
+/** The release back-off from its first delay: doubling from it, at least every 2 s (or every first delay, when longer). */
+const releaseRetry = (firstDelayMillis: number) => ({ firstDelayMillis, spacingMillis: Math.max(firstDelayMillis, 2_000) })
 
 /** `Simulator.make`'s timings from TENDER_SIMULATOR_SLOW_MS and TENDER_SIMULATOR_EXPIRY_MS; each unset keeps its default. */
 const simulatorTimings = (env: NodeJS.ProcessEnv) => {

@@ -44,6 +44,7 @@ const main = Effect.gen(function*() {
     publicUrl,
     requestTimeoutMillis,
     retention,
+    releaseRetry,
     routeHealth,
     seedPath,
     simulatorTimings,
@@ -68,6 +69,7 @@ const main = Effect.gen(function*() {
     seed,
     hostedCheckout: { baseUrl: publicUrl, secret: checkoutSecret },
     routeHealth,
+    ...(releaseRetry === undefined ? {} : { releaseRetry }),
     webhookTransport: WebhookClient.layerFetch,
     // The simulator, with the timings of TENDER_SIMULATOR_*_MS; with STRIPE_* or ADYEN_* set,
     // Stripe or Adyen beside it (seed routes name them "stripe", "adyen"); their notifications

@@ -48,6 +48,16 @@ describe("ProviderKit", () => {
       assert.isTrue(ProviderKit.mayHaveActed(new Provider.ProviderUnavailable({ provider: "x", reason: "y" })))
     }))
 
+  it("47.1 one reading of ambiguous: every module asks mayHaveActed, defined beside ProviderUnavailable", () => {
+    const root = resolve(import.meta.dirname, "../src")
+    const files = (dir: string): Array<string> =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [])
+    const home = join(root, "providers/internal/providerUpdate.ts")
+    const readers = files(root).filter((f) => f !== home && /\.ambiguous\b/.test(readFileSync(f, "utf8")))
+    assert.deepStrictEqual(readers.map((f) => f.slice(root.length + 1)), [])
+    assert.match(readFileSync(home, "utf8"), /export const mayHaveActed = /)
+  })
+
   it.effect("D1 any other 4xx is a refusal in Tender's words: the vendor's code mapped, an unknown one payment_declined, none provider_rejected", () =>
     Effect.gen(function*() {
       const mapped = yield* failWith(answered(402, ["nsf"]))

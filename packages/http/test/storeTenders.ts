@@ -23,7 +23,10 @@ export type StoreLayer = Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Me
  * body, `work()` runs every due task as a worker would, `runtime` runs anything else in it,
  * `handler` takes any request (the harness's `call`).
  */
-export const storeTenders = (storage: () => StoreLayer, options: { readonly seed?: typeof seed } = {}) => {
+export const storeTenders = (
+  storage: () => StoreLayer,
+  options: { readonly seed?: typeof seed; readonly providers?: Tender.TenderOptions["providers"] } = {}
+) => {
   const stops: Array<() => Promise<void>> = []
   afterAll(async () => {
     closeReceivers()
@@ -31,7 +34,16 @@ export const storeTenders = (storage: () => StoreLayer, options: { readonly seed
   })
 
   return async (webhooks: Tender.TenderOptions["webhooks"] = {}) => {
-    const runtime = ManagedRuntime.make(Layer.orDie(Tender.layer({ seed: options.seed ?? seed, hostedCheckout: checkoutOptions, webhooks }, storage())))
+    const runtime = ManagedRuntime.make(
+      Layer.orDie(
+        Tender.layer({
+          seed: options.seed ?? seed,
+          hostedCheckout: checkoutOptions,
+          webhooks,
+          ...(options.providers === undefined ? {} : { providers: options.providers })
+        }, storage())
+      )
+    )
     const web = TenderHttp.toWebHandler(Layer.succeedContext(await runtime.runPromise(Effect.context<TenderHttp.Services>())))
     stops.push(async () => {
       await web.dispose()

@@ -13,6 +13,7 @@
  */
 import { Clock, Effect, Option } from "effect"
 import { Merchants } from "../merchants/Merchants.js"
+import * as ProviderAttempt from "../providers/ProviderAttempt.js"
 import type * as ApiResponse from "../requests/ApiResponse.js"
 import type { Principal } from "../requests/Authentication.js"
 import { PaymentIntentUnexpectedState, ValidationFailed } from "../resources/Errors.js"
@@ -121,7 +122,8 @@ export const pay = (intent: PaymentIntentRecord, method: string, entered: PayerD
       providerPaymentId: routed.result.providerPaymentId
     }
     const { record, writes } = yield* Lifecycle.applyUpdate(intent, routed.result, { _tag: "create", stored: true, fields: frozen }, now)
-    const committed = yield* Effect.either((yield* Storage).commit(writes))
+    // The attempt stored before the call is the intent's own payment with this commit, or stays to be canceled.
+    const committed = yield* Effect.either((yield* Storage).commit([...writes, ProviderAttempt.adopt(routed.attempt, routed.result.providerPaymentId, now)]))
     if (committed._tag === "Right") return record
     if (committed.left._tag !== "StaleVersion") return yield* Effect.fail(committed.left)
     // Another request changed the intent first: the payer sees what it left.

@@ -37,14 +37,8 @@ export { type Failure, failure, type FailureCode, type FailureCodes, failureFor,
 /** The one rule sorting a vendor's error: the statuses that are faults, and the connections never made. @since 0.1.0 */
 export { defaultTimeoutMillis, isFaultStatus, neverSent, Rejected, type VendorError, type VendorSpec } from "./internal/vendorCall.js"
 
-/**
- * Whether the provider may have acted on the request that failed with `error`: `false` only when
- * it surely did not (the connection was never made, or it answered 401, 403, 404, 408 or 429),
- * so the request may go to another route; an error that does not say (`ambiguous` absent) may have.
- *
- * @since 0.1.0 @category guards
- */
-export const mayHaveActed = (error: ProviderUnavailable): boolean => error.ambiguous !== false
+/** Whether the provider may have acted on the request that failed: one definition, beside `ProviderUnavailable`. @since 0.1.0 @category guards */
+export { mayHaveActed } from "./internal/providerUpdate.js"
 
 /** A vendor's API as an adapter calls it. @since 0.1.0 @category models */
 export interface Vendor {

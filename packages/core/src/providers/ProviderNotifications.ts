@@ -19,6 +19,7 @@ import { applyToAttempt } from "./internal/attemptNotices.js"
 import { otherAccount } from "./internal/noticeAccounts.js"
 import { afterFault, ended, fault, isNotice, unusable } from "./internal/noticeEnd.js"
 import { apply } from "./internal/providerNotices.js"
+import { providerText } from "./internal/providerUpdate.js"
 import { ProviderRegistry } from "./Provider.js"
 import * as ProviderAccounts from "./ProviderAccounts.js"
 import type { NotificationAnswer, NotificationUnverified, ProviderNotificationRequest } from "./ProviderNotification.js"
@@ -126,7 +127,8 @@ export const receive = (
     if (parsed.notices.some((notice) => notice.eventId.includes("\u0000"))) {
       return yield* new NotificationUnstorable({ provider: code, reason: "an event id holds U+0000 (NUL)" })
     }
-    yield* store(code, parsed.notices, door)
+    // The rest of a notice's text is made storable on every store alike (`providerText`).
+    yield* store(code, providerText(parsed.notices), door)
     return parsed.answer
   }).pipe(Effect.withSpan("tender.provider.notification"))
 

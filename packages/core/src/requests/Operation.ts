@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Clock, Duration, Effect, Either, Exit, Option, Schedule } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Either, Exit, Option, Schedule } from "effect"
 import type { ApiError } from "../resources/Errors.js"
 import { IdempotencyConflict, InternalError, ServiceUnavailable } from "../resources/Errors.js"
 import type { BeginOutcome, HeldKey, HeldReference, ResourceType } from "../storage/Storage.js"
@@ -195,6 +195,18 @@ export const run = <R>(options: Options<R>): Effect.Effect<ApiResponse.ApiRespon
   }))
 
 /**
+ * How a release that met an outage is tried again (docs/reliability.md "Database outage"): first
+ * after `firstDelayMillis`, then doubling, at least every `spacingMillis`, while the claim still
+ * holds. A host may set it (`Tender.layer`'s `releaseRetry`); a test sets a first delay longer than
+ * itself, so a retry finds the release still owed without waiting for a back-off to grow.
+ *
+ * @since 0.1.0 @category models
+ */
+export class ReleaseRetry extends Context.Reference<ReleaseRetry>()("@tender/core/ReleaseRetry", {
+  defaultValue: (): { readonly firstDelayMillis: number; readonly spacingMillis: number } => ({ firstDelayMillis: 100, spacingMillis: 2_000 })
+}) {}
+
+/**
  * Give claims back. Releases are fenced (a claim another request took over, or answered, is left
  * alone), so they may be tried again: if the store is down, in the background until the claims
  * would lapse anyway (Idempotency.lockMillis), so a key is free soon after an outage ends rather
@@ -204,29 +216,30 @@ const giveBack = (storage: Storage["Type"], release: ReadonlyArray<Write>) => {
   if (release.length === 0) return Effect.void
   // Suspended: each try asks the store anew.
   const attempt = Effect.suspend(() => storage.commit(release))
-  return attempt.pipe(Effect.catchAll(() => {
-    // Owed until it lands: a retry in this process gives it back at once (internal/unreleased.ts).
-    const pending = Unreleased.remember(storage, release)
-    // The first try just failed: the next waits the schedule's first delay.
-    return Effect.asVoid(Effect.forkDaemon(
-      Effect.delay(attempt, releaseFirstDelay).pipe(
-        Effect.retry({ schedule: releaseRetry, while: (e) => e._tag === "StorageUnavailable" }),
-        Effect.ignore,
-        Effect.ensuring(Effect.sync(() => Unreleased.forget(storage, pending)))
+  return attempt.pipe(Effect.catchAll(() =>
+    Effect.gen(function*() {
+      // Owed until it lands: a retry in this process gives it back at once (internal/unreleased.ts).
+      const pending = Unreleased.remember(storage, release)
+      const { firstDelayMillis, spacingMillis } = yield* ReleaseRetry
+      const first = Duration.millis(firstDelayMillis)
+      const retry = Schedule.exponential(first).pipe(
+        Schedule.union(Schedule.spaced(Duration.millis(spacingMillis))),
+        Schedule.upTo(Duration.millis(Idempotency.lockMillis))
       )
-    ))
-  }))
+      // The first try just failed: the next waits the schedule's first delay.
+      yield* Effect.forkDaemon(
+        Effect.delay(attempt, first).pipe(
+          Effect.retry({ schedule: retry, while: (e) => e._tag === "StorageUnavailable" }),
+          Effect.ignore,
+          Effect.ensuring(Effect.sync(() => Unreleased.forget(storage, pending)))
+        )
+      )
+    })
+  ))
 }
 
 /** Whether `begun` found this request's key or reference held by a request still in flight. */
 const inFlightClaim = (begun: BeginOutcome) => begun._tag === "KeyInFlight" || (begun._tag === "ReferenceTaken" && begun.inFlight)
-
-/** How a release that met an outage is tried again: soon, then at least every 2 s, while the claim still holds. */
-const releaseFirstDelay = Duration.millis(100)
-const releaseRetry = Schedule.exponential(releaseFirstDelay).pipe(
-  Schedule.union(Schedule.spaced("2 seconds")),
-  Schedule.upTo(Duration.millis(Idempotency.lockMillis))
-)
 
 /** The answer to a storage failure, once the claims are given back. */
 const failed = (error: StorageError, resource: string, requestId: string) => {

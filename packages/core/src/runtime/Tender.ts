@@ -12,6 +12,7 @@ import * as HostedCheckout from "../paymentIntents/HostedCheckout.js"
 import type * as CredentialVault from "../providers/CredentialVault.js"
 import type { PaymentProvider } from "../providers/Provider.js"
 import { layerRegistry } from "../providers/Provider.js"
+import * as Operation from "../requests/Operation.js"
 import * as Ids from "../resources/Ids.js"
 import type * as RouteHealth from "../routing/RouteHealth.js"
 import * as Simulator from "../simulator/Simulator.js"
@@ -57,6 +58,8 @@ export interface TenderOptions {
   readonly telemetry?: TelemetryLive.TelemetryOptions | undefined
   /** The route breaker: failures in a row that take a route out of use, and for how long (docs/discovery-and-routing.md, "Route health"). Default 3 and 30 s. */
   readonly routeHealth?: RouteHealth.BreakerOptions | undefined
+  /** How a request's claims are given back when the store was down for their release (docs/reliability.md, "Database outage"). Default 100 ms, then at least every 2 s. */
+  readonly releaseRetry?: Operation.ReleaseRetry["Type"] | undefined
 }
 
 /**
@@ -79,7 +82,8 @@ export const layerWithoutStorage = (options: TenderOptions) =>
       Layer.provide(options.webhookTransport ?? DeliveryClient.layer())
     ),
     options.fxRates ?? Fx.layerStatic(),
-    options.topupFees ?? Fx.layerStaticFees()
+    options.topupFees ?? Fx.layerStaticFees(),
+    options.releaseRetry === undefined ? Layer.empty : Layer.succeed(Operation.ReleaseRetry, options.releaseRetry)
   )
 
 /**

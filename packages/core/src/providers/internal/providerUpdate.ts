@@ -36,7 +36,7 @@ export type ProviderPaymentUpdate =
 /**
  * The provider could not be reached or answered with a fault; counts against the route's health.
  * `ambiguous`: whether the provider may have acted on the request (absent: it may have;
- * `ProviderKit.mayHaveActed`). A request that cannot have acted (a refused connection, an unknown
+ * `mayHaveActed`). A request that cannot have acted (a refused connection, an unknown
  * host, the adapter's own configuration, a 401 or 429) is safe to send to another route; one that
  * may have (a timeout, a reset, a 5xx) is remembered (`ProviderAttempt`).
  * @since 0.1.0 @category errors
@@ -47,6 +47,16 @@ export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")
   readonly ambiguous?: boolean | undefined
 }> {}
 
+/**
+ * Whether the provider may have acted on the request that failed with `error`: `false` only when
+ * it surely did not (the connection was never made, or it answered 401, 403, 404, 408 or 429),
+ * so the request may go to another route; an error that does not say (`ambiguous` absent) may have.
+ * The one reading of `ambiguous` (docs/reliability.md "Lost provider answers").
+ *
+ * @since 0.1.0 @category guards
+ */
+export const mayHaveActed = (error: ProviderUnavailable): boolean => error.ambiguous !== false
+
 /** A receipt (payment evidence) for the provider: a JPEG or PNG of at most 5 MiB (4.4). @since 0.1.0 @category models */
 export interface ProviderReceipt {
   readonly contentType: "image/jpeg" | "image/png"
@@ -56,3 +66,32 @@ export interface ProviderReceipt {
 
 /** What the provider says of a payment after create (confirm, poll, receipt): the one update type. @since 0.1.0 @category models */
 export type ProviderPaymentStatus = ProviderPaymentUpdate
+
+/** A NUL, or half of a UTF-16 pair without its other half: text no store holds alike (PostgreSQL refuses both). */
+const unholdable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/**
+ * A provider's answer as Tender keeps it: every string in it (deeply, through plain objects and
+ * arrays) with U+0000 and unpaired surrogates replaced by U+FFFD. A provider's text (a failure
+ * message, a reason, a notice's fields) is anyone's; memory would keep a NUL that PostgreSQL
+ * refuses (22021), so it is made storable where it enters core (`Routing.boundedCall`,
+ * `ProviderNotifications.receive`), the same on every store. The same value when nothing needs it.
+ */
+export const providerText = <A>(value: A): A => clean(value) as A
+
+const clean = (value: unknown): unknown => {
+  if (typeof value === "string") return value.replace(unholdable, "\uFFFD")
+  if (Array.isArray(value)) {
+    const items = value.map(clean)
+    return items.every((item, i) => item === value[i]) ? value : items
+  }
+  if (value === null || typeof value !== "object") return value
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return value
+  let changed: Record<string, unknown> | undefined
+  for (const [key, item] of Object.entries(value)) {
+    const cleaned = clean(item)
+    if (cleaned !== item) (changed ??= { ...value })[key] = cleaned
+  }
+  return changed ?? value
+}
