@@ -14,18 +14,15 @@ export const tables = (prefix: TablePrefix) => ({
   migrations: `${prefix}migrations`,
   references: `${prefix}merchant_references`,
   idempotencyKeys: `${prefix}idempotency_keys`,
+  /** The directory's tables (`Merchants.tables`), named here for the migrations that made them. */
   merchants: `${prefix}merchants`,
   apiKeys: `${prefix}api_keys`,
-  /** The host's word on routes and providers (migration 0013). */
+  /** The host's word on routes and providers (migration 0013, keyed by one id since 0028). */
   routeAvailability: `${prefix}route_availability`,
   /** The trigger function that notifies `directoryChannel` (migration 0013). */
   directoryChanged: `${prefix}directory_changed`,
   /** The channel a change to merchants, keys or route availability notifies. */
   directoryChannel: `${prefix}directory`,
-  /** Every provider account id with its merchant: unique across merchants (migration 0024). */
-  providerAccountIds: `${prefix}provider_account_ids`,
-  /** The trigger function that keeps `providerAccountIds` equal to the merchants' accounts (migration 0024). */
-  providerAccountsKept: `${prefix}provider_accounts_kept`,
   /** The function that aborts a commit whose guard touched no row (migration 0002). */
   guardFailed: `${prefix}guard_failed`,
   /** The table of a stored resource: `tender_payment_intents`. */

@@ -48,9 +48,11 @@ const keyRecord = (k: ApiKey, stored: T.ApiKeyRecord | undefined, version: numbe
 
 /**
  * What an unknown public key's credentials lookup reads as its merchant: an id no merchant holds
- * (no stored text holds U+0000). An unknown key costs the two lookups a known one costs (D2).
+ * (a merchant id is never empty, docs/seed-format.md), yet one a store looks up as it looks up any
+ * (an id holding U+0000 would be answered without a statement). An unknown key costs the two
+ * lookups a known one costs (D2).
  */
-const noMerchant = "\u0000"
+const noMerchant = ""
 
 /** How often a directory write is decided again after a racing write changed what it read. */
 const attempts = 8
