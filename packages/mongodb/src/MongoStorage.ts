@@ -16,12 +16,12 @@ import * as Claims from "./internal/claims.js"
 import { collections, validatePrefix } from "./internal/collections.js"
 import * as Commit from "./internal/commit.js"
 import * as Directory from "./internal/directory.js"
+import * as DirectoryUpgrade from "./internal/directoryUpgrade.js"
 import { readRecord } from "./internal/documents.js"
 import { codeOf, fold } from "./internal/errors.js"
 import { byCollection, indexSpecs, retiredIndexes } from "./internal/indexes.js"
-import * as MerchantsStore from "./internal/merchants.js"
 import * as Purge from "./internal/purge.js"
-import { idFilter, listFilter, listOptions, projection, scopedFilter } from "./internal/queries.js"
+import { findByFilter, idFilter, listFilter, listOptions, projection, scopedFilter, walkFilter, walkOptions } from "./internal/queries.js"
 import * as TaskClaims from "./internal/taskClaims.js"
 import * as Tasks from "./internal/tasks.js"
 import * as Timeout from "./internal/timeout.js"
@@ -113,6 +113,8 @@ export const setup = (client: MongoClient, options: MongoStorageOptions): Effect
         Effect.catchIf((e) => [26, 27].includes(codeOf(e.cause) ?? 0), () => Effect.void)
       )
     }
+    // Issue 49: the directory's documents as its tables expect them, before their unique indexes.
+    yield* DirectoryUpgrade.run(db, c)
     for (const [collection, group] of byCollection(specs)) {
       yield* call(`create indexes of ${collection}`, () =>
         db.collection(collection).createIndexes(group.map(({ collection: _, ...spec }) => ({ ...spec, key: { ...spec.key } }))))
@@ -191,6 +193,19 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
           ).pipe(
             Effect.flatMap((docs) => Effect.forEach(docs, (d) => readRecord(table, d)))
           ),
+      findBy: (table, field, value) =>
+        within(`find ${table.name} by ${field}`, call(`find ${table.name}`, () => db.collection(c.of(table)).findOne(findByFilter(table, field, value), reads)))
+          .pipe(
+            Effect.flatMap((doc) => doc === null ? Effect.succeed(Option.none()) : Effect.asSome(readRecord(table, doc)))
+          ),
+      walk: (table, query) =>
+        query.limit <= 0 ? Effect.succeed([]) : within(
+          `walk ${table.name}`,
+          call(`walk ${table.name}`, () =>
+            db.collection(c.of(table)).find(walkFilter(table, query), { ...walkOptions(query.limit), maxTimeMS: millis }).toArray())
+        ).pipe(Effect.flatMap((docs) =>
+          Effect.forEach(docs, (d) => readRecord(table, d))
+        )),
       balances: (query) =>
         within(
           "balances",
@@ -200,21 +215,9 @@ export const make = (client: MongoClient, options: MongoStorageOptions) =>
         ),
       purgeExpired: (request) => within("purge", purge(request))
     })
+    // The directory is core's, over this store (its collections are `Merchants.tables`).
+    const bounded = Merchants.make(bare)
     // The cache needs a change signal: change streams, which a standalone server has not.
-    const m = MerchantsStore.make(db.collection(c.merchants), db.collection(c.apiKeys), db.collection(c.routeAvailability))
-    const bounded = Merchants.Merchants.of({
-      findMerchant: (id) => within("find merchant", m.findMerchant(id)),
-      findProviderAccount: (id) => within("find provider account", m.findProviderAccount(id)),
-      listMerchants: (after, limit) => within("list merchants", m.listMerchants(after, limit)),
-      findKeyByPublicKey: (key) => within("find API key", m.findKeyByPublicKey(key)),
-      findCredentials: (key) => within("find credentials", m.findCredentials(key)),
-      putMerchant: (merchant) => within("put merchant", m.putMerchant(merchant)),
-      putApiKey: (key) => within("put API key", m.putApiKey(key)),
-      revokeApiKey: (keyId, at) => within("revoke API key", m.revokeApiKey(keyId, at)),
-      revokeSeededKeysExcept: (keep, at) => within("revoke seeded keys", m.revokeSeededKeysExcept(keep, at)),
-      setAvailability: (target, available) => within("set route availability", m.setAvailability(target, available)),
-      findAvailability: within("find route availability", m.findAvailability)
-    })
     const { merchants, storage } = yield* DirectoryCache.wire(
       { storage: bare, merchants: bounded },
       options.directoryCache,

@@ -5,7 +5,7 @@
  * The whole runs in the contract suite where `MONGODB_URL` is given.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { BalanceTransaction, Ledger, type Merchants, PaymentIntent, PayoutIntent, Refund, Storage, StorageError, TopupIntent } from "@tender/core"
+import { BalanceTransaction, Ledger, Merchants, PaymentIntent, PayoutIntent, Refund, Storage, StorageError, TopupIntent } from "@tender/core"
 import { Fixtures } from "@tender/testing"
 import { BSON } from "mongodb"
 import * as Backfill from "../src/internal/backfill.js"
@@ -13,7 +13,6 @@ import * as Balances from "../src/internal/balances.js"
 import { step } from "../src/internal/commit.js"
 import { toDocument, toRecord } from "../src/internal/documents.js"
 import { indexSpecs } from "../src/internal/indexes.js"
-import * as Store from "../src/internal/merchants.js"
 import { tenderCollections as c } from "./fake.js"
 
 const balance = { merchantId: "mch_a", environment: "test", currency: "THB" } as const
@@ -80,17 +79,18 @@ describe("D12 balances on MongoDB: pure parts", () => {
     expect(Backfill.sources.map((t) => t.name)).toStrictEqual(["payment_intents", "refunds", "topup_intents", "payout_intents"])
   })
 
-  it("D12 a merchant's fee schedule and settlement delay round trip; a merchant stored before them reads without them", () => {
-    const merchant: Merchants.Merchant = {
+  it("D12 a merchant's fee schedule and settlement delay round trip through its document (Merchants.table, issue 49)", () => {
+    const merchant = {
       id: "mch_a",
       name: "A",
       allowedCheckoutModes: ["merchant"],
       routes: [],
       fees: { th_promptpay: { rateBps: 165, fixedAmount: "0" } },
-      settlementDelayDays: 2
+      settlementDelayDays: 2,
+      providerAccounts: [],
+      createdAt: 7,
+      version: 1
     }
-    expect(Store.toMerchant(BSON.deserialize(BSON.serialize(Store.merchantDocument(merchant))))).toStrictEqual(merchant)
-    expect(Store.toMerchant({ id: "mch_b", name: "B", allowed_checkout_modes: ["hosted"], routes: [] }))
-      .toStrictEqual({ id: "mch_b", name: "B", allowedCheckoutModes: ["hosted"], routes: [] })
+    expect(toRecord(Merchants.table, BSON.deserialize(BSON.serialize(toDocument(Merchants.table, merchant))))).toStrictEqual(merchant)
   })
 })

@@ -14,7 +14,6 @@ import type { Document } from "mongodb"
 import { ChangeStream, type Db, MongoClient } from "mongodb"
 import { EventEmitter } from "node:events"
 import * as Directory from "../src/internal/directory.js"
-import * as Store from "../src/internal/merchants.js"
 
 /**
  * What a `ChangeStream` emits to its listeners (mongodb 7.9, `change_stream.js`): `change` and
@@ -114,16 +113,6 @@ describe("caches: the MongoDB change signal", () => {
       yield* cache.endpoints("mch_a", endpoints)
       assert.deepStrictEqual([reads, endpointReads], [2, 3])
     }).pipe(Effect.scoped))
-
-  it("route availability: stored words become the routes and providers maps", () => {
-    const a = Store.toAvailability([
-      { kind: "route", id: "rt_1", available: false },
-      { kind: "provider", id: "rt_1", available: true },
-      { kind: "provider", id: "acme", available: false }
-    ])
-    assert.deepStrictEqual([...a.routes], [["rt_1", false]])
-    assert.deepStrictEqual([...a.providers], [["rt_1", true], ["acme", false]])
-  })
 
   it.live("caches: served once the stream is open (its first resume token), cleared on a change, dropped on an error and served again once a new stream is up", () =>
     Effect.gen(function*() {

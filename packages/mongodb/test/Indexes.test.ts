@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Event, PaymentIntent, ProviderNotification, Refund, StorePrefix, Table, Task } from "@tender/core"
+import { Event, Merchants, PaymentIntent, ProviderNotification, Refund, StorePrefix, Table, Task } from "@tender/core"
 import { Effect, Exit } from "effect"
 import { type CollectionPrefix, collections, validatePrefix } from "../src/internal/collections.js"
 import { byCollection, indexSpecs, resourceIndexes, resources, retiredIndexes } from "../src/internal/indexes.js"
@@ -144,17 +144,20 @@ describe("indexes: specs as data", () => {
     expect(keys(c.apiKeys, "id_unique")).toStrictEqual([["id", 1]])
     expect(find(c.apiKeys, "id_unique").unique).toBe(true)
     // The plain index of earlier versions on the same key is dropped first (one key, one set of options).
-    expect(retiredIndexes(c)).toStrictEqual([{ collection: c.apiKeys, name: "id" }, { collection: c.merchants, name: "provider_account_id" }])
+    expect(retiredIndexes(c)).toStrictEqual([
+      { collection: c.apiKeys, name: "id" },
+      { collection: c.merchants, name: "provider_account_id" },
+      { collection: c.merchants, name: "provider_account_unique" },
+      { collection: c.routeAvailability, name: "kind_id_unique" }
+    ])
   })
 
-  it("D13 a provider account id is unique across merchants by index, so two racing writes leave one holder; merchants without accounts never collide", () => {
-    expect(find(c.merchants, "provider_account_unique")).toStrictEqual({
-      collection: c.merchants,
-      name: "provider_account_unique",
-      key: { "provider_accounts.id": 1 },
-      unique: true,
-      partialFilterExpression: { "provider_accounts.id": { $exists: true } }
-    })
+  it("D13 issue 49 a provider account id is unique across merchants by the account keys' id index, so two racing writes leave one holder", () => {
+    const accounts = c.of(Merchants.accountTable)
+    expect(find(accounts, "id_unique")).toStrictEqual({ collection: accounts, name: "id_unique", key: { id: 1 }, unique: true })
+    expect(keys(accounts, "merchant")).toStrictEqual([["merchant_id", 1], ["id", 1]])
+    // The host's words are keyed by one id since issue 49.
+    expect(find(c.routeAvailability, "id_unique").unique).toBe(true)
   })
 
   it("index names are unique per collection, and grouped by collection in first-seen order", () => {

@@ -20,10 +20,9 @@ import * as Commit from "./internal/commit.js"
 import * as Direct from "./internal/direct.js"
 import * as Directory from "./internal/directory.js"
 import { fold, storable } from "./internal/errors.js"
-import * as MerchantsStore from "./internal/merchants.js"
 import * as Prepared from "./internal/prepared.js"
 import * as Purge from "./internal/purge.js"
-import { listStatement } from "./internal/queries.js"
+import { findByStatement, listStatement, walkStatement } from "./internal/queries.js"
 import { type Row, selectList, toRecord } from "./internal/records.js"
 import { tables, validatePrefix } from "./internal/tables.js"
 import * as Tasks from "./internal/tasks.js"
@@ -86,7 +85,7 @@ export const make = (options: PgStorageOptions = {}) =>
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
     const run = Direct.make(poolOf.get(client), millis)
     // One statement, its rows as records of `table`; a driver failure as a storage error.
-    const records = <A extends Table.StoredRecord>(operation: string, table: Table.Table<A>, statement: Statement.Statement<Row>) =>
+    const records = <A extends Table.BaseRecord>(operation: string, table: Table.Table<A>, statement: Statement.Statement<Row>) =>
       run(operation, statement).pipe(
         Effect.map((rows) => rows.map((row) => toRecord(table, row))),
         Effect.catchTag("SqlError", (e) => Effect.fail(fold(operation)(e)))
@@ -94,7 +93,7 @@ export const make = (options: PgStorageOptions = {}) =>
     // A read by id is one text per table, compiled once: the same string each time, so the prepared
     // statement's name is found without hashing a new 1.5 KB text on every get.
     const byIdTexts = new Map<string, string>()
-    const byId = <A extends Table.StoredRecord>(table: Table.Table<A>, id: string) => {
+    const byId = <A extends Table.BaseRecord>(table: Table.Table<A>, id: string) => {
       let text = byIdTexts.get(table.name)
       if (text === undefined) {
         byIdTexts.set(table.name, text = sql`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE id = ${id}`.compile()[0])
@@ -127,24 +126,20 @@ export const make = (options: PgStorageOptions = {}) =>
           ? Effect.succeed(Option.none())
           : Effect.map(records(`find ${table.name}`, table, byId(table, id)), (found) => Option.fromNullable(found[0])),
       list: (table, query) => records(`list ${table.name}`, table, listStatement(sql, t, table, query)),
+      findBy: (table, field, value) =>
+        !storable(value)
+          ? Effect.succeed(Option.none())
+          : Effect.map(
+            records(`find ${table.name} by ${field}`, table, findByStatement(sql, t, table, field, value)),
+            (found) => Option.fromNullable(found[0])
+          ),
+      walk: (table, query) => records(`walk ${table.name}`, table, walkStatement(sql, t, table, query)),
       // Bounded statement by statement (a purge is one statement per kind).
       purgeExpired: purge,
       balances: (query) => Balances.sums(sql, t, run, query)
     })
-    const m = MerchantsStore.make(sql, t)
-    const bounded = Merchants.Merchants.of({
-      findMerchant: (id) => storable(id) ? within("find merchant", m.findMerchant(id)) : Effect.succeed(Option.none()),
-      findProviderAccount: (id) => storable(id) ? within("find provider account", m.findProviderAccount(id)) : Effect.succeed([]),
-      listMerchants: (after, limit) => within("list merchants", m.listMerchants(after, limit)),
-      findKeyByPublicKey: (key) => storable(key) ? within("find API key", m.findKeyByPublicKey(key)) : Effect.succeed(Option.none()),
-      findCredentials: (key) => within("find credentials", m.findCredentials(key)),
-      putMerchant: (merchant) => within("put merchant", m.putMerchant(merchant)),
-      putApiKey: (key) => within("put API key", m.putApiKey(key)),
-      revokeApiKey: (keyId, at) => within("revoke API key", m.revokeApiKey(keyId, at)),
-      revokeSeededKeysExcept: (keep, at) => within("revoke seeded keys", m.revokeSeededKeysExcept(keep, at)),
-      setAvailability: (target, available) => within("set route availability", m.setAvailability(target, available)),
-      findAvailability: within("find route availability", m.findAvailability)
-    })
+    // The directory is core's, over this store (its tables are `Merchants.tables`).
+    const bounded = Merchants.make(bare)
     // The cache needs a change signal, which only the PgClient's connection settings give.
     const { merchants, storage } = yield* DirectoryCache.wire(
       { storage: bare, merchants: bounded },

@@ -5,6 +5,7 @@ import {
   Asset,
   BalanceTransaction,
   Event,
+  Merchants,
   PaymentIntent,
   PayoutIntent,
   ProviderNotification,
@@ -76,7 +77,7 @@ describeOnPostgres("PgMigrations", () => {
           "migrations",
           "payment_intents",
           "payout_intents",
-          "provider_account_ids",
+          "provider_accounts",
           "provider_attempts",
           "provider_notifications",
           "refunds",
@@ -119,7 +120,9 @@ describeOnPostgres("PgMigrations", () => {
             PayoutIntent.table,
             TopupIntent.table,
             Refund.table,
-            ProviderNotification.table
+            ProviderNotification.table,
+            // The directory (issue 49, migration 0028).
+            ...Merchants.tables
           ]
         ) {
           const rows = yield* sql<{ name: string; type: string; nullable: string }>`SELECT column_name AS name,

@@ -36,7 +36,8 @@ describeOnPostgres("PgMigrations 0024: provider account ids", () => {
         yield* put("mch_c", [])
         const ran = yield* PgMigrations.run({ tablePrefix: prefix })
         assert.include(ran.map(([, name]) => name), "provider_account_ids")
-        const keyed = yield* sql<{ id: string; merchant_id: string }>`SELECT id, merchant_id FROM ${sql(`${prefix}provider_account_ids`)} ORDER BY id`
+        // Since 0028 the key table is `provider_accounts`, the keys of `Merchants.accountTable`.
+        const keyed = yield* sql<{ id: string; merchant_id: string }>`SELECT id, merchant_id FROM ${sql(`${prefix}provider_accounts`)} ORDER BY id`
         assert.deepStrictEqual(keyed.map((r) => [r.id, r.merchant_id]), [["acct_1", "mch_a"], ["acct_2", "mch_a"], ["acct_3", "mch_b"]])
 
         const { merchants } = yield* PgStorage.make({ tablePrefix: prefix, directoryCache: false })

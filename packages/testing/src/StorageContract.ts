@@ -26,6 +26,7 @@ import { cases as refundCases } from "./internal/refundCases.js"
 import { retentionCases } from "./internal/retentionCases.js"
 import { taskCases } from "./internal/taskCases.js"
 import { cases as topupIntentCases } from "./internal/topupIntentCases.js"
+import { unscopedCases } from "./internal/unscopedCases.js"
 import { webhookCases } from "./internal/webhookCases.js"
 
 /** @since 0.1.0 @category models */
@@ -57,6 +58,7 @@ export const suite = <E>(
       describe("merchant_reference", () => referenceCases(it, concurrency))
       describe("purging expired claims", () => purgeCases(it))
       describe("merchants and API keys", () => merchantCases(it, concurrency))
+      describe("unscoped tables: findBy, walk, Delete", () => unscopedCases(it))
       describe("tasks and events", () => taskCases(it, concurrency))
       describe("webhook deliveries among the tasks", () => deliveryCases(it, concurrency))
       describe("top-up intents", () => topupIntentCases(it))

@@ -1,110 +1,25 @@
 /**
- * Merchants, their API key pairs, team policy and configured routes (spec 5, D2).
+ * Merchants, their API key pairs, team policy and configured routes (spec 5, D2). The directory
+ * is implemented once, over `Storage` (`layer`): its records are tables like any other.
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option } from "effect"
+import type { Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { sha256 } from "../requests/Canonical.js"
 import { randomBase62 } from "../resources/Ids.js"
-import type { CheckoutMode, Environment } from "../resources/Schemas.js"
+import type { Environment } from "../resources/Schemas.js"
+import * as MemoryStorage from "../storage/MemoryStorage.js"
+import { Storage } from "../storage/Storage.js"
 import type { StorageError } from "../storage/StorageError.js"
-import { UniqueViolation } from "../storage/StorageError.js"
+import * as Directory from "./internal/directory.js"
+import type { AccountOwner, ApiKey, Availability, AvailabilityTarget, Credentials, Merchant, ProviderAccount } from "./internal/directoryTables.js"
+import * as Tables from "./internal/directoryTables.js"
 
-/** A configured route: this merchant's method `method` executes at provider `provider`. @since 0.1.0 @category models */
-export interface Route {
-  readonly id: string
-  readonly method: string
-  readonly provider: string
-  readonly environments: ReadonlyArray<Environment>
-  /** Lower first. */
-  readonly priority: number
-  /**
-   * The merchant's own provider account this route executes on (D13): one of the merchant's
-   * `providerAccounts`, of the route's provider and environment. Absent or null: the
-   * deployment's own account for the provider.
-   */
-  readonly providerAccount?: string | null | undefined
-}
-
-/**
- * A merchant's own account at a provider (D13). `credentials` is sealed
- * (`CredentialVault`): what the provider's adapter declared it needs, encrypted under the
- * host's key, never held in clear by a stored merchant.
- *
- * @since 0.1.0 @category models
- */
-export interface ProviderAccount {
-  /** Unique among every merchant's accounts: it names the account's notification door. */
-  readonly id: string
-  readonly provider: string
-  readonly environment: Environment
-  /** The sealed credentials (`CredentialVault.Vault.seal`). */
-  readonly credentials: string
-}
-
-/** An account with the merchant that holds it. @since 0.1.0 @category models */
-export interface AccountOwner {
-  readonly merchant: Merchant
-  readonly account: ProviderAccount
-}
-
-/** A merchant and its team policy. @since 0.1.0 @category models */
-export interface Merchant {
-  readonly id: string
-  readonly name: string
-  /** Team policy: the checkout modes this merchant may use (4.1.5). */
-  readonly allowedCheckoutModes: ReadonlyArray<CheckoutMode>
-  readonly routes: ReadonlyArray<Route>
-  /** The platform's fee per payment method code (D12); a method not named here pays none. */
-  readonly fees?: Readonly<Record<string, { readonly rateBps: number; readonly fixedAmount: string }>> | undefined
-  /** Days a payment stays pending before it is available (D12, 0 to 30); absent: 0. */
-  readonly settlementDelayDays?: number | undefined
-  /** The merchant's own provider accounts (D13); absent: none. */
-  readonly providerAccounts?: ReadonlyArray<ProviderAccount> | undefined
-}
+export type { AccountOwner, ApiKey, Availability, AvailabilityTarget, Credentials, Merchant, ProviderAccount, Route } from "./internal/directoryTables.js"
 
 /** A merchant's provider account `id`, if it holds one. @since 0.1.0 */
 export const accountOf = (merchant: Merchant, id: string): ProviderAccount | undefined => merchant.providerAccounts?.find((a) => a.id === id)
-
-/** A stored key pair: the secret only as its SHA-256 (D2). @since 0.1.0 @category models */
-export interface ApiKey {
-  readonly id: string
-  readonly merchantId: string
-  readonly environment: Environment
-  readonly publicKey: string
-  readonly secretHash: string
-  readonly revokedAt: number | null
-  readonly createdAt: number
-  /**
-   * Present on a key a seed declared (`Seed.apply`): the seed manages it, so a later start on a
-   * seed without it revokes it (docs/seed-format.md). Absent on keys issued at run time.
-   */
-  readonly seeded?: true
-}
-
-/** A stored key with the merchant it belongs to. @since 0.1.0 @category models */
-export interface Credentials {
-  readonly apiKey: ApiKey
-  readonly merchant: Merchant
-}
-
-/** What the host can take out of service: one configured route, or every route to a provider. @since 0.1.0 @category models */
-export interface AvailabilityTarget {
-  readonly kind: "route" | "provider"
-  readonly id: string
-}
-
-/**
- * The host's stored word on routes and providers (docs/performance.md, "Caches across
- * processes"): `false` out of service, `true` back in service (over a seed's `healthy: false`);
- * a route or provider absent here has no word from the host.
- *
- * @since 0.1.0 @category models
- */
-export interface Availability {
-  readonly routes: ReadonlyMap<string, boolean>
-  readonly providers: ReadonlyMap<string, boolean>
-}
 
 /** A key pair in clear, returned once when created. @since 0.1.0 @category models */
 export interface IssuedKeyPair {
@@ -113,7 +28,7 @@ export interface IssuedKeyPair {
   readonly secretKey: string
 }
 
-/** The merchant directory port. @since 0.1.0 @category tags */
+/** The merchant directory: a service over `Storage` (`layer`), never a port of an adapter. @since 0.1.0 @category tags */
 export class Merchants extends Context.Tag("@tender/core/Merchants")<Merchants, {
   readonly findMerchant: (id: string) => Effect.Effect<Option.Option<Merchant>, StorageError>
   readonly findKeyByPublicKey: (publicKey: string) => Effect.Effect<Option.Option<ApiKey>, StorageError>
@@ -192,74 +107,47 @@ export const rotateKeyPair = (old: ApiKey) =>
     return issued
   })
 
-/** An in-memory directory, optionally pre-filled. @since 0.1.0 @category layers */
+/**
+ * The directory's tables (issue 49): merchants (`table`), API keys (`apiKeyTable`, unique by
+ * public key), the keys of provider accounts (`accountTable`, whose id is the account's: unique
+ * across merchants, D13) and the host's word on routes and providers (`availabilityTable`). None
+ * belongs to a merchant's scope (`Table.scoped` false). An adapter's schema holds them as it holds
+ * every table (`tables`); the directory itself is implemented here, over `Storage`.
+ *
+ * @since 0.1.0 @category tables
+ */
+export const table = Tables.merchants
+/** @since 0.1.0 @category tables */
+export const apiKeyTable = Tables.apiKeys
+/** @since 0.1.0 @category tables */
+export const accountTable = Tables.accountKeys
+/** @since 0.1.0 @category tables */
+export const availabilityTable = Tables.availability
+/** Every table of the directory. @since 0.1.0 @category tables */
+export const tables = Tables.all
+
+/** The directory over a store. @since 0.1.0 @category constructors */
+export const make = (storage: Storage["Type"]): Merchants["Type"] => Merchants.of(Directory.make(storage))
+
+/** The directory over the `Storage` provided: what every adapter's layer provides beside it. @since 0.1.0 @category layers */
+export const layer: Layer.Layer<Merchants, never, Storage> = Layer.effect(Merchants, Effect.map(Storage, make))
+
+/**
+ * A directory on a store of its own in memory, optionally pre-filled (through `putMerchant` and
+ * `putApiKey`, so the same rules hold).
+ *
+ * @since 0.1.0 @category layers
+ */
 export const layerMemory = (initial: {
   readonly merchants?: ReadonlyArray<Merchant>
   readonly apiKeys?: ReadonlyArray<ApiKey>
 } = {}): Layer.Layer<Merchants> =>
-  Layer.sync(Merchants, () => {
-    const merchants = new Map((initial.merchants ?? []).map((m) => [m.id, m]))
-    const keysByPublic = new Map((initial.apiKeys ?? []).map((k) => [k.publicKey, k]))
-    const availability = { routes: new Map<string, boolean>(), providers: new Map<string, boolean>() }
-    return {
-      findMerchant: (id) => Effect.sync(() => Option.fromNullable(merchants.get(id))),
-      findKeyByPublicKey: (pk) => Effect.sync(() => Option.fromNullable(keysByPublic.get(pk))),
-      findCredentials: (pk) =>
-        Effect.sync(() => {
-          const apiKey = keysByPublic.get(pk)
-          const merchant = apiKey === undefined ? undefined : merchants.get(apiKey.merchantId)
-          return apiKey === undefined || merchant === undefined ? Option.none() : Option.some({ apiKey, merchant })
-        }),
-      findProviderAccount: (id) =>
-        Effect.sync(() =>
-          [...merchants.values()].flatMap((merchant) => {
-            const account = accountOf(merchant, id)
-            return account === undefined ? [] : [{ merchant, account }]
-          })
-        ),
-      listMerchants: (after, limit) =>
-        Effect.sync(() =>
-          [...merchants.values()].filter((m) => after === null || m.id > after).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit)
-        ),
-      // Stored as every store reads it back: no accounts, no field.
-      putMerchant: (m) =>
-        Effect.suspend(() => {
-          const { providerAccounts, ...rest } = m
-          const taken = (providerAccounts ?? []).find((a) => [...merchants.values()].some((o) => o.id !== m.id && accountOf(o, a.id) !== undefined))
-          if (taken !== undefined) return Effect.fail(new UniqueViolation({ message: `provider account ${JSON.stringify(taken.id)} is another merchant's` }))
-          merchants.set(m.id, providerAccounts === undefined || providerAccounts.length === 0 ? rest : m)
-          return Effect.void
-        }),
-      // Revocation is permanent: putting a key again never clears it (a seed cannot un-revoke).
-      putApiKey: (k) =>
-        Effect.sync(() => {
-          const revokedAt = keysByPublic.get(k.publicKey)?.revokedAt ?? null
-          keysByPublic.set(k.publicKey, revokedAt === null ? k : { ...k, revokedAt })
-        }),
-      revokeApiKey: (keyId, at) =>
-        Effect.sync(() => {
-          for (const [pk, k] of keysByPublic) {
-            if (k.id === keyId) {
-              if (k.revokedAt === null) keysByPublic.set(pk, { ...k, revokedAt: at })
-              return true
-            }
-          }
-          return false
-        }),
-      revokeSeededKeysExcept: (keep, at) =>
-        Effect.sync(() => {
-          const kept = new Set(keep)
-          const revoked: Array<string> = []
-          for (const [pk, k] of keysByPublic) {
-            if (k.seeded === true && k.revokedAt === null && !kept.has(pk)) {
-              keysByPublic.set(pk, { ...k, revokedAt: at })
-              revoked.push(k.id)
-            }
-          }
-          return revoked
-        }),
-      setAvailability: (target, available) =>
-        Effect.sync(() => void (target.kind === "route" ? availability.routes : availability.providers).set(target.id, available)),
-      findAvailability: Effect.sync(() => ({ routes: new Map(availability.routes), providers: new Map(availability.providers) }))
-    }
-  })
+  Layer.effect(
+    Merchants,
+    Effect.gen(function*() {
+      const merchants = make(MemoryStorage.make())
+      yield* Effect.forEach(initial.merchants ?? [], merchants.putMerchant, { discard: true })
+      yield* Effect.forEach(initial.apiKeys ?? [], merchants.putApiKey, { discard: true })
+      return merchants
+    }).pipe(Effect.orDie)
+  )

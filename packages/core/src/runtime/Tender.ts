@@ -111,7 +111,7 @@ export const layer = <E, R>(options: TenderOptions, storage: Layer.Layer<Storage
 }
 
 /** `Storage`, `Tasks` and `Merchants` on the embedded in-memory store. @since 0.1.0 @category layers */
-export const layerMemoryStorage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants> = Layer.merge(MemoryStorage.layer, Merchants.layerMemory())
+export const layerMemoryStorage: Layer.Layer<Storage.Storage | Task.Tasks | Merchants.Merchants> = Layer.provideMerge(Merchants.layer, MemoryStorage.layer)
 
 /** Every service on the embedded in-memory store. @since 0.1.0 @category layers */
 export const layerMemory = (options: TenderOptions) => Layer.orDie(layer(options, layerMemoryStorage))

@@ -13,7 +13,7 @@ import type { Effect, Option } from "effect"
 import { Context } from "effect"
 import type { Environment } from "../resources/Schemas.js"
 import type { StorageError } from "./StorageError.js"
-import type { StoredRecord, Table } from "./Table.js"
+import type { BaseRecord, StoredRecord, Table } from "./Table.js"
 
 /** A response as it is replayed: status, body bytes, and the request id it was first given under. @since 0.1.0 @category models */
 export interface StoredResponse {
@@ -98,9 +98,15 @@ export type BeginOutcome =
  */
 export type Write =
   /** A new record. Fails with `UniqueViolation` when its id, or a unique field set of its table, exists. */
-  | { readonly _tag: "Insert"; readonly table: Table<any>; readonly record: StoredRecord }
+  | { readonly _tag: "Insert"; readonly table: Table<any>; readonly record: BaseRecord }
   /** Replace the record whose stored `version` is `expectedVersion`; fails with `StaleVersion` otherwise. */
-  | { readonly _tag: "Update"; readonly table: Table<any>; readonly record: StoredRecord; readonly expectedVersion: number }
+  | { readonly _tag: "Update"; readonly table: Table<any>; readonly record: BaseRecord; readonly expectedVersion: number }
+  /**
+   * Remove the record `id` of `table` whose stored `version` is `expectedVersion`; fails with
+   * `StaleVersion` otherwise (a missing record too). Its unique values are free once the commit
+   * applied, for a later commit (an insert in the same commit must not reuse them).
+   */
+  | { readonly _tag: "Delete"; readonly table: Table<any>; readonly id: string; readonly expectedVersion: number }
   /**
    * The reservation now names a created resource, for good. Fails with `UniqueViolation` when
    * the claim is not held by `resourceId` (it lapsed and another create took it).
@@ -160,13 +166,14 @@ export interface HeldReference extends ReferenceId {
 
 /** Constructors of `Write`. @since 0.1.0 @category constructors */
 export const Write = {
-  insert: <A extends StoredRecord>(table: Table<A>, record: A): Write => ({ _tag: "Insert", table, record }),
-  update: <A extends StoredRecord>(table: Table<A>, record: A, expectedVersion: number): Write => ({
+  insert: <A extends BaseRecord>(table: Table<A>, record: A): Write => ({ _tag: "Insert", table, record }),
+  update: <A extends BaseRecord>(table: Table<A>, record: A, expectedVersion: number): Write => ({
     _tag: "Update",
     table,
     record,
     expectedVersion
   }),
+  delete: <A extends BaseRecord>(table: Table<A>, record: A): Write => ({ _tag: "Delete", table, id: record.id, expectedVersion: record.version }),
   completeReference: (reference: HeldReference): Write => ({ _tag: "CompleteReference", reference }),
   releaseReference: (reference: HeldReference): Write => ({ _tag: "ReleaseReference", reference }),
   completeIdempotency: (key: HeldKey, response: StoredResponse): Write => ({ _tag: "CompleteIdempotency", key, response }),
@@ -207,6 +214,19 @@ export interface ListQuery<A extends StoredRecord> extends Scope {
 }
 
 /**
+ * A walk of a table in id order (`Storage.walk`): for host tools that visit every record, and for
+ * the merchant directory, which belongs to no scope. `where` matches fields exactly.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface WalkQuery<A extends BaseRecord> {
+  readonly where?: { readonly [K in keyof A & string]?: string | boolean | undefined } | undefined
+  /** Records with an id strictly after this one (ids compared by code unit); null: from the first. */
+  readonly after: string | null
+  readonly limit: number
+}
+
+/**
  * The port every storage adapter implements.
  *
  * Reads (`get`, `find`, `list`) hand back records frozen with everything inside them
@@ -227,7 +247,20 @@ export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
    * A record of `table` by id alone, whatever its scope: for the library's own work on a
    * record it was told of by a provider, never for a merchant's request (use `get`).
    */
-  readonly find: <A extends StoredRecord>(table: Table<A>, id: string) => Effect.Effect<Option.Option<A>, StorageError>
+  readonly find: <A extends BaseRecord>(table: Table<A>, id: string) => Effect.Effect<Option.Option<A>, StorageError>
+  /**
+   * The record of an unscoped table (`Table.scoped` false) whose `field` holds `value`, where
+   * `field` is the one field of one of the table's unique constraints: at most one record, found
+   * by one index lookup (authentication finds a key by its public key on every request, D2).
+   */
+  readonly findBy: <A extends BaseRecord>(table: Table<A>, field: keyof A & string, value: string) => Effect.Effect<Option.Option<A>, StorageError>
+  /**
+   * At most `limit` records of `table` whose fields match `where`, with an id after `after`,
+   * ascending by id (code units), whatever their scope: the walk of a host tool, and the reads of
+   * the merchant directory. Keep it an index range: on the primary key, or on a `where` field
+   * the store indexes (the keys of a merchant's provider accounts by `merchantId`, the seeded API keys by `seeded`).
+   */
+  readonly walk: <A extends BaseRecord>(table: Table<A>, query: WalkQuery<A>) => Effect.Effect<ReadonlyArray<A>, StorageError>
   /** At most `limit` records, (createdAt, id) descending. */
   readonly list: <A extends StoredRecord>(table: Table<A>, query: ListQuery<A>) => Effect.Effect<ReadonlyArray<A>, StorageError>
   /**

@@ -5,7 +5,8 @@
  * new field is the schema, a migration and a test.
  *
  * Every stored resource has an id, belongs to one merchant and environment, is listed newest
- * first by (`createdAt`, `id`) (D6) and is updated under an optimistic `version`.
+ * first by (`createdAt`, `id`) (D6) and is updated under an optimistic `version`; the merchant
+ * directory's records, which belong to no merchant's scope, are tables too (`makeUnscoped`).
  *
  * @since 0.1.0
  */
@@ -59,51 +60,7 @@ export const AmountFromZero = AmountText.annotations({ [MissingId]: "0" }).pipe(
   Schema.withConstructorDefault(() => "0")
 )
 
-/**
- * A record schema's constructor: `schema.make(props, true)` (constructor defaults filled, no
- * validation: the caller built the values from checked input), made fast. Effect's `make` copies
- * the props with a spread and then adds each missing default to the copy; V8 gives such a copy a
- * shape it rebuilds on every added property, so a payment intent (18 defaults) was slow to make
- * (docs/performance.md, "HTTP and core"). Here the defaults go into a new object first, in the
- * schema's order, and the props over them: the same record without the rebuilds (core's create
- * took 0.7 of the CPU it took before, by `npm run bench:compare`).
- *
- * @since 0.1.0 @category constructors
- */
-export const constructor = <F extends Schema.Struct.Fields>(
-  schema: Schema.Struct<F>
-): (props: Schema.Struct.Constructor<F>) => Schema.Struct.Type<F> => {
-  const defaults: Array<readonly [PropertyKey, () => unknown]> = []
-  for (const key of Reflect.ownKeys(schema.fields)) {
-    const field: unknown = schema.fields[key as keyof F]
-    if (!Schema.isPropertySignature(field)) continue
-    const ast = field.ast
-    const value = ast._tag === "PropertySignatureDeclaration" ? ast.defaultValue : ast.to.defaultValue
-    if (value !== undefined) defaults.push([key, value as () => unknown])
-  }
-  return (props) => {
-    const out: Record<PropertyKey, unknown> = {}
-    for (const [key, value] of defaults) out[key] = value()
-    Object.assign(out, props)
-    // An explicit undefined takes the default too, as `make` gives it.
-    for (const [key, value] of defaults) if (out[key] === undefined) out[key] = value()
-    return out as Schema.Struct.Type<F>
-  }
-}
-
-const constructors = new WeakMap<object, (props: never) => unknown>()
-
-/**
- * `schema.make(props, true)` through the schema's `constructor`, made once per schema: what every
- * record is built with.
- *
- * @since 0.1.0 @category constructors
- */
-export const construct = <F extends Schema.Struct.Fields>(schema: Schema.Struct<F>, props: Schema.Struct.Constructor<F>): Schema.Struct.Type<F> => {
-  let made = constructors.get(schema) as ((props: Schema.Struct.Constructor<F>) => Schema.Struct.Type<F>) | undefined
-  if (made === undefined) constructors.set(schema, made = constructor(schema))
-  return made(props)
-}
+export { construct, constructor } from "./internal/tableConstruct.js"
 
 /**
  * `record` frozen with every object and array inside it, as a store hands it back (the rule of
@@ -179,13 +136,22 @@ export const providerFields = {
  */
 export const uniqueReference = [{ name: "reference", fields: ["merchantReference"] }] as const
 
-/** The fields every stored record has. @since 0.1.0 @category models */
-export interface StoredRecord {
+/**
+ * The fields every record has, whether or not it belongs to a merchant and environment: the
+ * records of an unscoped table (`Table.scoped` false) are only these and their own.
+ *
+ * @since 0.1.0 @category models
+ */
+export interface BaseRecord {
   readonly id: string
-  readonly merchantId: string
-  readonly environment: Environment
   readonly createdAt: number
   readonly version: number
+}
+
+/** The fields every record of a scoped table has: it belongs to one merchant and environment. @since 0.1.0 @category models */
+export interface StoredRecord extends BaseRecord {
+  readonly merchantId: string
+  readonly environment: Environment
 }
 
 /** One field of a record as an adapter stores it. @since 0.1.0 @category models */
@@ -200,7 +166,12 @@ export interface Field {
   readonly missing?: unknown
 }
 
-/** A unique constraint within a merchant and environment; null values never collide. @since 0.1.0 @category models */
+/**
+ * A unique constraint within a merchant and environment (on an unscoped table: across the
+ * table); null values never collide.
+ *
+ * @since 0.1.0 @category models
+ */
 export interface Unique<A> {
   readonly name: string
   readonly fields: ReadonlyArray<keyof A & string>
@@ -234,7 +205,7 @@ export const isDue = <A>(retention: Retention<A>, record: A, cutoff: number): bo
 }
 
 /** A stored resource. @since 0.1.0 @category models */
-export interface Table<A extends StoredRecord> {
+export interface Table<A extends BaseRecord> {
   /** The table or collection name, under the adapter's prefix: `payment_intents`. */
   readonly name: string
   /** The prefix of its ids (D4): cursors name it. */
@@ -244,6 +215,14 @@ export interface Table<A extends StoredRecord> {
   readonly unique: ReadonlyArray<Unique<A>>
   /** How its records expire; absent: they are kept for ever. */
   readonly retention?: Retention<A> | undefined
+  /**
+   * True: every record belongs to one merchant and environment (`StoredRecord`), is read with
+   * `get` and `list` in its scope, and its unique constraints hold within the scope. False: the
+   * records belong to no scope (the merchant directory: merchants, their keys, the host's word on
+   * routes); they are read with `find`, `findBy` and `walk`, never `get` or `list`, and their
+   * unique constraints hold across the table.
+   */
+  readonly scoped: boolean
 }
 
 /**
@@ -252,7 +231,7 @@ export interface Table<A extends StoredRecord> {
  *
  * @since 0.1.0
  */
-export const retentionOf = <A extends StoredRecord>(table: Table<A>): Retention<A> => {
+export const retentionOf = <A extends BaseRecord>(table: Table<A>): Retention<A> => {
   if (table.retention === undefined) throw new Error(`Table: ${table.name} declares no retention`)
   return table.retention
 }
@@ -325,8 +304,27 @@ export const make = <A extends StoredRecord, I>(options: {
   record: options.record,
   fields: fieldsOf(options.record),
   unique: options.unique ?? [],
-  ...(options.retention === undefined ? {} : { retention: options.retention })
+  ...(options.retention === undefined ? {} : { retention: options.retention }),
+  scoped: true
 })
+
+/**
+ * Describe a stored record that belongs to no merchant and environment (`Table.scoped` false):
+ * read by id (`find`), by a field unique across the table (`findBy`) and in id order (`walk`).
+ * A unique constraint of such a table has exactly one field, so that `findBy` is one index lookup.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const makeUnscoped = <A extends BaseRecord, I>(options: {
+  readonly name: string
+  readonly idPrefix: string
+  readonly record: Schema.Schema<A, I>
+  readonly unique?: ReadonlyArray<Unique<A>>
+}): Table<A> => {
+  const unique = options.unique ?? []
+  for (const u of unique) if (u.fields.length !== 1) throw new Error(`Table: ${options.name}.${u.name} must have exactly one field`)
+  return { name: options.name, idPrefix: options.idPrefix, record: options.record, fields: fieldsOf(options.record), unique, scoped: false }
+}
 
 /** Descending (createdAt, id) order of every list (D6); ids compare by code unit. @since 0.1.0 */
 export const compareNewestFirst = (

@@ -6,7 +6,7 @@
  * error names the first failing write in list order and nothing is written. One write needs no
  * transaction: a single-document operation is atomic by itself.
  */
-import { BalanceTransaction, type Storage, StorageError } from "@tender/core"
+import { BalanceTransaction, type Storage, StorageError, type Table } from "@tender/core"
 import { Effect } from "effect"
 import type { ClientSession, Db, Document, Filter, MongoClient, TransactionOptions, UpdateFilter } from "mongodb"
 import * as Balances from "./balances.js"
@@ -33,7 +33,7 @@ export type Step =
     readonly update: UpdateFilter<Document>
     readonly lost: StorageError.StorageError
   }
-  | { readonly op: "delete"; readonly collection: string; readonly filter: Filter<Document> }
+  | { readonly op: "delete"; readonly collection: string; readonly filter: Filter<Document>; readonly lost?: StorageError.StorageError }
   | {
     /** D12: write the balance's lock document, then sum it; below zero aborts with `lost`. */
     readonly op: "balance"
@@ -50,17 +50,27 @@ export const step = (c: Collections, w: Storage.Write): Step => {
     case "Insert":
       return { op: "insert", collection: c.of(w.table), document: toDocument(w.table, w.record) }
     case "Update": {
-      const r = w.record
+      const r = w.record as Table.StoredRecord
       // A replacement, not `$set`: embedded documents may hold keys starting with `$` (merchant
       // metadata), which MongoDB accepts below the top level of a replacement but not in `$set`.
       return {
         op: "replace",
         collection: c.of(w.table),
-        filter: { id: r.id, merchant_id: r.merchantId, environment: r.environment, version: w.expectedVersion },
+        // A record of an unscoped table (the directory's) is known by its id alone.
+        filter: w.table.scoped
+          ? { id: r.id, merchant_id: r.merchantId, environment: r.environment, version: w.expectedVersion }
+          : { id: r.id, version: w.expectedVersion },
         document: toDocument(w.table, r),
         lost: new StorageError.StaleVersion({ message: `stale update of ${r.id}` })
       }
     }
+    case "Delete":
+      return {
+        op: "delete",
+        collection: c.of(w.table),
+        filter: { id: w.id, version: w.expectedVersion },
+        lost: new StorageError.StaleVersion({ message: `stale delete of ${w.id}` })
+      }
     case "CompleteReference":
       return {
         op: "update",
@@ -111,7 +121,10 @@ const apply = (db: Db, s: Step, session: ClientSession | undefined): Effect.Effe
     case "update":
       return Effect.flatMap(run(() => collection.updateOne(s.filter, s.update, options)), (r) => r.matchedCount === 0 ? Effect.fail(s.lost) : Effect.void)
     case "delete":
-      return Effect.asVoid(run(() => collection.deleteOne(s.filter, options)))
+      return Effect.flatMap(
+        run(() => collection.deleteOne(s.filter, options)),
+        (r) => s.lost !== undefined && r.deletedCount === 0 ? Effect.fail(s.lost) : Effect.void
+      )
     case "balance":
       return run(async () => {
         await db.collection(s.locks).updateOne({ _id: s.lockId as never }, { $inc: { commits: 1 } }, { ...options, upsert: true })

@@ -91,7 +91,7 @@ export const toDocument = (table: Table.Table<any>, record: object): Document =>
  * field says a record written before it existed holds (`Table.AmountFromZero`): MongoDB has no
  * migrations to fill them.
  */
-export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, doc: Document): A => {
+export const toRecord = <A extends Table.BaseRecord>(table: Table.Table<A>, doc: Document): A => {
   const record: Record<string, unknown> = {}
   for (const f of table.fields) record[f.name] = doc[f.column] === undefined && f.missing !== undefined ? f.missing : decodeValue(f, doc[f.column])
   // Frozen whole, as the port's rule of reads asks (`Storage`): core keeps each record's rendered view with it.
@@ -106,5 +106,5 @@ export const fieldOf = (table: Table.Table<any>, name: string): Table.Field => {
 }
 
 /** `toRecord` as an Effect: a document that cannot be read (a corrupt field) is a `StorageFailure`, never a defect. */
-export const readRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, doc: Document) =>
+export const readRecord = <A extends Table.BaseRecord>(table: Table.Table<A>, doc: Document) =>
   Effect.try({ try: () => toRecord(table, doc), catch: fold(`read ${table.name}`) })

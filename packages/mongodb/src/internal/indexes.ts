@@ -10,6 +10,7 @@ import {
   Asset,
   BalanceTransaction,
   Event,
+  Merchants,
   PaymentIntent,
   PayoutIntent,
   ProviderAttempt,
@@ -160,6 +161,24 @@ const retentionIndexes = (collection: string, table: Table.Table<any>): Readonly
   return [{ collection, name: "retention", key: retention.keep === undefined ? from : { [Table.columnName(retention.keep.field)]: 1, ...from } }]
 }
 
+/**
+ * The indexes of an unscoped table (`Table.scoped` false): its id, and each unique constraint (one
+ * field) across the collection. They must exist before the directory is used: a unique index is
+ * what refuses a second holder of a public key or of a provider account id (D2, D13).
+ */
+export const directoryIndexes = (c: Collections, table: Table.Table<any>): ReadonlyArray<IndexSpec> => {
+  const collection = c.of(table)
+  return [
+    { collection, name: "id_unique", key: { id: 1 }, unique: true },
+    ...table.unique.map((u): IndexSpec => ({
+      collection,
+      name: `${u.fields.map((f) => fieldOf(table, f).column).join("_")}_unique`,
+      key: Object.fromEntries(u.fields.map((f) => [fieldOf(table, f).column, 1])),
+      unique: true
+    }))
+  ]
+}
+
 /** @since 0.1.0 */
 export interface IndexOptions {
   /**
@@ -188,21 +207,12 @@ export const indexSpecs = (c: Collections, options: IndexOptions): ReadonlyArray
   },
   // purgeExpired deletes uncompleted claims whose lock lapsed long ago.
   { collection: c.references, name: "lapsed", key: { completed: 1, locked_until: 1 } },
-  { collection: c.merchants, name: "id_unique", key: { id: 1 }, unique: true },
-  // A provider account's notification door finds its merchant by the account's id, which no two
-  // merchants hold (D13): a unique multikey index, so of two racing writes one holds the id. Only
-  // merchants with accounts are indexed: one without would index a null every other one collides with.
-  {
-    collection: c.merchants,
-    name: "provider_account_unique",
-    key: { "provider_accounts.id": 1 },
-    unique: true,
-    partialFilterExpression: { "provider_accounts.id": { $exists: true } }
-  },
-  { collection: c.apiKeys, name: "public_key_unique", key: { public_key: 1 }, unique: true },
-  // An API key's id is its identity (PostgreSQL's primary key): one key per id.
-  { collection: c.apiKeys, name: "id_unique", key: { id: 1 }, unique: true },
-  { collection: c.routeAvailability, name: "kind_id_unique", key: { kind: 1, id: 1 }, unique: true }
+  // The directory (issue 49): unscoped tables, each unique constraint across the collection.
+  ...Merchants.tables.flatMap((table) => directoryIndexes(c, table)),
+  // One merchant's provider account keys, in id order (`Storage.walk` by merchant_id).
+  { collection: c.of(Merchants.accountTable), name: "merchant", key: { merchant_id: 1, id: 1 } },
+  // The seeded keys a start revokes when its seed leaves them out (`Seed.apply`).
+  { collection: c.of(Merchants.apiKeyTable), name: "seeded", key: { seeded: 1, id: 1 } }
 ]
 
 /** The specs grouped by collection, in the order `createIndexes` is called. */
@@ -224,5 +234,9 @@ export const byCollection = (specs: ReadonlyArray<IndexSpec>): ReadonlyArray<rea
  */
 export const retiredIndexes = (c: Collections): ReadonlyArray<{ readonly collection: string; readonly name: string }> => [
   { collection: c.apiKeys, name: "id" },
-  { collection: c.merchants, name: "provider_account_id" }
+  { collection: c.merchants, name: "provider_account_id" },
+  // Since issue 49 the provider account keys (`Merchants.accountTable`) hold account ids unique,
+  // and the host's words are keyed by one id (`<kind>:<target>`).
+  { collection: c.merchants, name: "provider_account_unique" },
+  { collection: c.routeAvailability, name: "kind_id_unique" }
 ]

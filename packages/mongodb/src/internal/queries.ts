@@ -67,3 +67,20 @@ export const listFilter = <A extends Table.StoredRecord>(table: Table.Table<A>, 
 
 /** The options of one list page. */
 export const listOptions = (limit: number): FindOptions => ({ sort: listSort, limit, projection })
+
+/** `Storage.findBy`: the document of an unscoped table whose unique field holds `value` (its unique index). */
+export const findByFilter = (table: Table.Table<any>, field: string, value: string): Filter<Document> => {
+  if (table.scoped || !table.unique.some((u) => u.fields.length === 1 && u.fields[0] === field)) {
+    throw new Error(`Storage.findBy: ${field} is not a unique field of the unscoped table ${table.name}`)
+  }
+  return { [fieldOf(table, field).column]: value }
+}
+
+/** `Storage.walk`: the filter of a page in id order (the `id_unique` index, or one leading with a `where` field). */
+export const walkFilter = <A extends Table.BaseRecord>(table: Table.Table<A>, q: Storage.WalkQuery<A>): Filter<Document> => ({
+  ...Object.fromEntries(Object.entries(q.where ?? {}).flatMap(([field, value]) => value === undefined ? [] : [[fieldOf(table, field).column, value]])),
+  ...(q.after === null ? {} : { id: { $gt: q.after } })
+})
+
+/** The order of a walk: ids ascending (the driver compares strings by bytes of UTF-8, which orders as code points). */
+export const walkOptions = (limit: number): FindOptions => ({ sort: { id: 1 }, limit, projection })

@@ -9,7 +9,7 @@
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment, Statement } from "@effect/sql/Statement"
-import { BalanceTransaction, type Storage, StorageError, Task } from "@tender/core"
+import { BalanceTransaction, type Storage, StorageError, type Table, Task } from "@tender/core"
 import { Effect } from "effect"
 import type * as Claims from "./claims.js"
 import type { Run } from "./direct.js"
@@ -56,14 +56,20 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
       case "Update": {
         const v = values(w.table, w.record)
         const set = columns(w.table).flatMap((c, i) => fixed.has(c) ? [] : [sql`${sql(c)} = ${v[i]!}`])
-        const r = w.record
+        const r = w.record as Table.StoredRecord
+        // A record of an unscoped table (the directory's) is known by its id alone.
+        const scope = w.table.scoped ? sql`AND merchant_id = ${r.merchantId} AND environment = ${r.environment}` : sql``
         return {
           statement: sql`UPDATE ${sql(t.of(w.table))} SET ${sql.csv(set)}
-            WHERE id = ${r.id} AND merchant_id = ${r.merchantId} AND environment = ${r.environment}
-              AND version = ${w.expectedVersion} RETURNING 1`,
+            WHERE id = ${r.id} ${scope} AND version = ${w.expectedVersion} RETURNING 1`,
           lost: () => new StorageError.StaleVersion({ message: `stale update of ${r.id}` })
         }
       }
+      case "Delete":
+        return {
+          statement: sql`DELETE FROM ${sql(t.of(w.table))} WHERE id = ${w.id} AND version = ${w.expectedVersion} RETURNING 1`,
+          lost: () => new StorageError.StaleVersion({ message: `stale delete of ${w.id}` })
+        }
       case "CompleteReference":
         return {
           statement: sql`UPDATE ${REF} SET completed = true WHERE ${claims.heldReference(w.reference)} RETURNING 1`,

@@ -23,6 +23,7 @@ import { providerAccountIds } from "./migrations/0024_provider_account_ids.js"
 import { merchantInflight } from "./migrations/0025_merchant_inflight.js"
 import { providerAttempts } from "./migrations/0026_provider_attempts.js"
 import { topupAccounts } from "./migrations/0027_topup_accounts.js"
+import { directoryTables } from "./migrations/0028_directory_tables.js"
 import { initialMigrations } from "./migrations/initial.js"
 import type { TablePrefix } from "./tables.js"
 
@@ -46,5 +47,6 @@ export const migrations = (prefix: TablePrefix) => ({
   "0024_provider_account_ids": providerAccountIds(prefix),
   "0025_merchant_inflight": merchantInflight(prefix),
   "0026_provider_attempts": providerAttempts(prefix),
-  "0027_topup_accounts": topupAccounts(prefix)
+  "0027_topup_accounts": topupAccounts(prefix),
+  "0028_directory_tables": directoryTables(prefix)
 })

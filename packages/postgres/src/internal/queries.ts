@@ -57,3 +57,34 @@ export const listStatement = <A extends Table.StoredRecord>(
   return sql<Row>`SELECT * FROM (${sql.join(" UNION ALL ", false)(split.values.map((v) => sql`(${page(sql`${sql(split.column)} = ${v}`)})`))}) AS pages
     ORDER BY length(created_at) DESC, created_at DESC, id DESC LIMIT ${q.limit}`
 }
+
+/** The column of `field` in `table`; a defect for a field the table does not have. */
+const columnOf = (table: Table.Table<any>, field: string) => {
+  const f = table.fields.find((x) => x.name === field)
+  if (f === undefined) throw new Error(`${table.name} has no field ${field}`)
+  return f.column
+}
+
+/**
+ * `Storage.findBy`: the one row of an unscoped table whose unique column holds `value`, through
+ * the column's unique index (an API key by its public key, D2).
+ */
+export const findByStatement = <A extends Table.BaseRecord>(sql: SqlClient, t: Tables, table: Table.Table<A>, field: string, value: string): Statement<Row> => {
+  if (table.scoped || !table.unique.some((u) => u.fields.length === 1 && u.fields[0] === field)) {
+    throw new Error(`Storage.findBy: ${field} is not a unique field of the unscoped table ${table.name}`)
+  }
+  return sql<Row>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE ${sql(columnOf(table, field))} = ${value}`
+}
+
+/** `Storage.walk`: a page in id order (ids `COLLATE "C"`: by code unit), on the primary key or an index leading with a `where` column. */
+export const walkStatement = <A extends Table.BaseRecord>(sql: SqlClient, t: Tables, table: Table.Table<A>, q: Storage.WalkQuery<A>): Statement<Row> => {
+  const name = sql(t.of(table))
+  const where = [
+    ...Object.entries(q.where ?? {}).flatMap(([field, value]) =>
+      value === undefined ? [] : typeof value === "string" && !storable(value) ? [sql`false`] : [sql`${sql(columnOf(table, field))} = ${value}`]
+    ),
+    ...(q.after === null ? [] : [sql`${name}.id > ${q.after}`])
+  ]
+  return sql<Row>`SELECT ${sql.literal(selectList(table))} FROM ${name}
+    WHERE ${where.length === 0 ? sql`true` : sql.and(where)} ORDER BY ${name}.id LIMIT ${q.limit}`
+}

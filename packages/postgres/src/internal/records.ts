@@ -170,7 +170,7 @@ const sameRow = (columns: ReadonlyArray<string>, a: Row, b: Row): boolean => {
  * object shape: `Object.fromEntries` of the field pairs made a fresh array per field and was 11 %
  * of a list page's CPU.
  */
-export const toRecord = <A extends Table.StoredRecord>(table: Table.Table<A>, row: Row): A => {
+export const toRecord = <A extends Table.BaseRecord>(table: Table.Table<A>, row: Row): A => {
   const reader = readerOf(table)
   const { columns, decoders, names, recent } = reader
   const id = row["id"]

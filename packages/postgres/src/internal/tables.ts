@@ -14,10 +14,6 @@ export const tables = (prefix: TablePrefix) => ({
   directoryChanged: `${prefix}directory_changed`,
   /** The channel a change to merchants, keys or route availability notifies. */
   directoryChannel: `${prefix}directory`,
-  /** Every provider account id with its merchant: unique across merchants (migration 0024). */
-  providerAccountIds: `${prefix}provider_account_ids`,
-  /** The trigger function that keeps `providerAccountIds` equal to the merchants' accounts (migration 0024). */
-  providerAccountsKept: `${prefix}provider_accounts_kept`,
   /** The function that aborts a commit whose guard touched no row (migration 0002). */
   guardFailed: `${prefix}guard_failed`
 })

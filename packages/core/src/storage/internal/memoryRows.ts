@@ -3,8 +3,8 @@
  * oldest first so a keyset page is a binary search and a walk. Generic over tables: a new
  * resource needs nothing here.
  */
-import type { ListQuery, Scope } from "../Storage.js"
-import type { StoredRecord, Table } from "../Table.js"
+import type { ListQuery, Scope, WalkQuery } from "../Storage.js"
+import type { BaseRecord, StoredRecord, Table } from "../Table.js"
 import { compareNewestFirst, constrains, freeze } from "../Table.js"
 
 type Position = { readonly createdAt: number; readonly id: string }
@@ -26,29 +26,45 @@ export const sep = "\u0000"
 /** A record's scope (merchant, environment) as one key. */
 export const scopeKey = (r: Scope) => `${r.merchantId}${sep}${r.environment}`
 
-/** One table's rows: by id, and per scope oldest first, with its unique constraints' values. */
+/**
+ * One table's rows: by id, and per scope oldest first (an unscoped table's in one scope), with
+ * its unique constraints' values and the id holding each.
+ */
 export class Rows {
   readonly byId = new Map<string, StoredRecord>()
   readonly byScope = new Map<string, Array<StoredRecord>>()
-  readonly taken = new Set<string>()
+  readonly taken = new Map<string, string>()
   constructor(readonly table: Table<any>) {}
 
+  /** The scope `record` is kept and constrained in: one for every record of an unscoped table. */
+  scopeOf(record: BaseRecord): string {
+    return this.table.scoped ? scopeKey(record as StoredRecord) : ""
+  }
+
   /** The values `record` holds under each unique constraint (none when a field is null). */
-  uniqueValues(record: StoredRecord): ReadonlyArray<string> {
+  uniqueValues(record: BaseRecord): ReadonlyArray<string> {
     const out: Array<string> = []
     for (const u of this.table.unique) {
       if (!constrains(u, record)) continue
       const values = u.fields.map((f) => (record as unknown as Record<string, unknown>)[f])
-      if (values.every((v) => v !== null && v !== undefined)) out.push([u.name, scopeKey(record), ...values.map(String)].join(sep))
+      if (values.every((v) => v !== null && v !== undefined)) out.push([u.name, this.scopeOf(record), ...values.map(String)].join(sep))
     }
     return out
+  }
+
+  /** The record of this unscoped table whose unique `field` holds `value` (`Storage.findBy`). */
+  findBy(field: string, value: string): StoredRecord | undefined {
+    const u = this.table.unique.find((c) => c.fields.length === 1 && c.fields[0] === field)
+    if (this.table.scoped || u === undefined) throw new Error(`Storage.findBy: ${field} is not a unique field of the unscoped table ${this.table.name}`)
+    const id = this.taken.get([u.name, "", value].join(sep))
+    return id === undefined ? undefined : this.byId.get(id)
   }
 
   /** Forget a stored record: its id, its place in its scope and its unique values. */
   remove(record: StoredRecord) {
     this.byId.delete(record.id)
     for (const value of this.uniqueValues(record)) this.taken.delete(value)
-    const rows = this.byScope.get(scopeKey(record))
+    const rows = this.byScope.get(this.scopeOf(record))
     const at = rows === undefined ? -1 : lowerBound(rows, record)
     if (rows !== undefined && rows[at]?.id === record.id) rows.splice(at, 1)
   }
@@ -59,8 +75,9 @@ export class Rows {
    */
   place(record: StoredRecord, replace: boolean) {
     freeze(record)
-    let rows = this.byScope.get(scopeKey(record))
-    if (rows === undefined) this.byScope.set(scopeKey(record), rows = [])
+    const scope = this.scopeOf(record)
+    let rows = this.byScope.get(scope)
+    if (rows === undefined) this.byScope.set(scope, rows = [])
     const at = lowerBound(rows, record)
     if (replace && rows[at]?.id === record.id) rows[at] = record
     else rows.splice(at, 0, record)
@@ -84,4 +101,15 @@ export const list = <A extends StoredRecord>(table: Rows, q: ListQuery<A>): Read
     if (filters.every((f) => f.values.has((r as unknown as Record<string, string>)[f.field]!))) out.push(r)
   }
   return out
+}
+
+/** At most `q.limit` rows of `table` matching `q.where` with an id after `q.after`, ascending by id (`Storage.walk`). */
+export const walk = <A extends BaseRecord>(table: Rows, q: WalkQuery<A>): ReadonlyArray<A> => {
+  const filters = Object.entries(q.where ?? {}).filter(([, value]) => value !== undefined)
+  const out: Array<A> = []
+  for (const r of table.byId.values()) {
+    if (q.after !== null && !(r.id > q.after)) continue
+    if (filters.every(([field, value]) => (r as unknown as Record<string, unknown>)[field] === value)) out.push(r as unknown as A)
+  }
+  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, q.limit)
 }

@@ -23,14 +23,15 @@ import type {
   ReferenceId,
   Scope,
   StoredResponse,
+  WalkQuery,
   Write
 } from "../Storage.js"
 import type { StorageError } from "../StorageError.js"
 import { ClaimLost, StaleVersion, UniqueViolation } from "../StorageError.js"
-import type { StoredRecord, Table } from "../Table.js"
+import type { BaseRecord, StoredRecord, Table } from "../Table.js"
 import { isDue, retentionOf } from "../Table.js"
 import * as Task from "../Task.js"
-import { list, Rows, scopeKey, sep } from "./memoryRows.js"
+import { list, Rows, scopeKey, sep, walk } from "./memoryRows.js"
 import * as MemoryTasks from "./memoryTasks.js"
 
 interface KeyRow {
@@ -117,6 +118,7 @@ export const make = () => {
   const check = (writes: ReadonlyArray<Write>): StorageError | undefined => {
     const inserted = new Set<string>()
     const claimed = new Set<string>()
+    const deleted = new Set<string>()
     for (const w of writes) {
       switch (w._tag) {
         case "Insert": {
@@ -139,6 +141,15 @@ export const make = () => {
           if (current === undefined || current.version !== w.expectedVersion) {
             return new StaleVersion({ message: `stale update of ${w.record.id}` })
           }
+          break
+        }
+        case "Delete": {
+          const current = rowsOf(w.table).byId.get(w.id)
+          const id = `${w.table.name}${sep}${w.id}`
+          if (current === undefined || current.version !== w.expectedVersion || deleted.has(id)) {
+            return new StaleVersion({ message: `stale delete of ${w.id}` })
+          }
+          deleted.add(id)
           break
         }
         case "CompleteReference":
@@ -204,9 +215,9 @@ export const make = () => {
     switch (w._tag) {
       case "Insert": {
         const rows = rowsOf(w.table)
-        for (const value of rows.uniqueValues(w.record)) rows.taken.add(value)
-        rows.byId.set(w.record.id, w.record)
-        rows.place(w.record, false)
+        for (const value of rows.uniqueValues(w.record)) rows.taken.set(value, w.record.id)
+        rows.byId.set(w.record.id, w.record as StoredRecord)
+        rows.place(w.record as StoredRecord, false)
         if (w.table.name === Task.table.name) taskQueue.inserted(w.record as Task.TaskRecord)
         return
       }
@@ -214,10 +225,15 @@ export const make = () => {
         const rows = rowsOf(w.table)
         const before = rows.byId.get(w.record.id)!
         for (const value of rows.uniqueValues(before)) rows.taken.delete(value)
-        for (const value of rows.uniqueValues(w.record)) rows.taken.add(value)
-        rows.byId.set(w.record.id, w.record)
-        rows.place(w.record, true)
+        for (const value of rows.uniqueValues(w.record)) rows.taken.set(value, w.record.id)
+        rows.byId.set(w.record.id, w.record as StoredRecord)
+        rows.place(w.record as StoredRecord, true)
         if (w.table.name === Task.table.name) taskQueue.updated(before as Task.TaskRecord, w.record as Task.TaskRecord)
+        return
+      }
+      case "Delete": {
+        const rows = rowsOf(w.table)
+        rows.remove(rows.byId.get(w.id)!)
         return
       }
       case "CompleteReference": {
@@ -263,7 +279,10 @@ export const make = () => {
           ? Option.some(row)
           : Option.none()
       }),
-    find: <A extends StoredRecord>(table: Table<A>, id: string) => Effect.sync(() => Option.fromNullable(rowsOf(table).byId.get(id) as A | undefined)),
+    find: <A extends BaseRecord>(table: Table<A>, id: string) => Effect.sync(() => Option.fromNullable(rowsOf(table).byId.get(id) as A | undefined)),
+    findBy: <A extends BaseRecord>(table: Table<A>, field: string, value: string) =>
+      Effect.sync(() => Option.fromNullable(rowsOf(table).findBy(field, value) as A | undefined)),
+    walk: <A extends BaseRecord>(table: Table<A>, query: WalkQuery<A>) => Effect.sync(() => walk(rowsOf(table), query)),
     list: <A extends StoredRecord>(table: Table<A>, query: ListQuery<A>) => Effect.sync(() => list(rowsOf(table), query)),
     balances: (query: BalanceQuery) => Effect.sync(() => totals(query)),
     purgeExpired: (now: number, options: PurgeOptions = {}) =>

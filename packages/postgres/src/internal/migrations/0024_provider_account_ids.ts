@@ -22,31 +22,34 @@ export const providerAccountIds = (prefix: TablePrefix) =>
   Effect.gen(function*() {
     const sql = (yield* SqlClient).withoutTransforms()
     const t = tables(prefix)
-    yield* sql`CREATE TABLE ${sql(t.providerAccountIds)} (
+    // The key table and its trigger function as 0024 named them (0028 renames the one, drops the other).
+    const ids = `${prefix}provider_account_ids`
+    const kept = `${prefix}provider_accounts_kept`
+    yield* sql`CREATE TABLE ${sql(ids)} (
       id text COLLATE "C" PRIMARY KEY,
       merchant_id text NOT NULL
     )`
-    yield* sql`CREATE INDEX ${sql(`${t.providerAccountIds}_merchant_idx`)} ON ${sql(t.providerAccountIds)} (merchant_id)`
-    yield* sql`INSERT INTO ${sql(t.providerAccountIds)} (id, merchant_id)
+    yield* sql`CREATE INDEX ${sql(`${ids}_merchant_idx`)} ON ${sql(ids)} (merchant_id)`
+    yield* sql`INSERT INTO ${sql(ids)} (id, merchant_id)
       SELECT a->>'id', m.id FROM ${sql(t.merchants)} AS m, jsonb_array_elements(m.provider_accounts) AS a
       ORDER BY m.id
       ON CONFLICT (id) DO NOTHING`
     // A validated prefix and fixed words (as in 0013): safe to quote in the text. A row trigger:
     // the ids of the row written, dropped ones deleted first so a merchant may pass an id on; a
     // merchant deleted (by an operator: Tender never deletes one) frees its ids.
-    yield* sql.unsafe(`CREATE FUNCTION "${t.providerAccountsKept}"() RETURNS trigger LANGUAGE plpgsql AS $$
+    yield* sql.unsafe(`CREATE FUNCTION "${kept}"() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'DELETE' THEN
-          DELETE FROM "${t.providerAccountIds}" WHERE merchant_id = OLD.id;
+          DELETE FROM "${ids}" WHERE merchant_id = OLD.id;
           RETURN NULL;
         END IF;
-        DELETE FROM "${t.providerAccountIds}" AS k WHERE k.merchant_id = NEW.id
+        DELETE FROM "${ids}" AS k WHERE k.merchant_id = NEW.id
           AND k.id NOT IN (SELECT a->>'id' FROM jsonb_array_elements(NEW.provider_accounts) AS a);
-        INSERT INTO "${t.providerAccountIds}" (id, merchant_id)
+        INSERT INTO "${ids}" (id, merchant_id)
           SELECT a->>'id', NEW.id FROM jsonb_array_elements(NEW.provider_accounts) AS a
-          WHERE NOT EXISTS (SELECT 1 FROM "${t.providerAccountIds}" AS k WHERE k.id = a->>'id' AND k.merchant_id = NEW.id);
+          WHERE NOT EXISTS (SELECT 1 FROM "${ids}" AS k WHERE k.id = a->>'id' AND k.merchant_id = NEW.id);
         RETURN NULL;
       END $$`)
     yield* sql.unsafe(`CREATE TRIGGER "${t.merchants}_accounts_kept" AFTER INSERT OR UPDATE OF provider_accounts OR DELETE ON "${t.merchants}"
-      FOR EACH ROW EXECUTE FUNCTION "${t.providerAccountsKept}"()`)
+      FOR EACH ROW EXECUTE FUNCTION "${kept}"()`)
   })
