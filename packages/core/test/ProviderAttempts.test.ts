@@ -25,8 +25,58 @@ import {
   Task
 } from "../src/index.js"
 import { decodeParams, events, fundedPayout, json, keys, layer, login, quiet, scope, work } from "./fixtures.js"
-import { lossy } from "./lossyProvider.js"
 import { promptpay } from "./paymentIntentHelpers.js"
+
+interface Held {
+  readonly id: string
+  status: "open" | "paid" | "canceled"
+}
+
+/** A provider that keeps its payments by idempotency key and, while `lose` is set, acts on a create and loses the answer. */
+const lossy = (code: string) => {
+  const sim = Simulator.make()
+  const payments = new Map<string, Held>()
+  const refunds = new Map<string, { readonly paymentId: string; readonly amount: string }>()
+  const state = { lose: true, creates: 0, cancels: 0 }
+  const byId = (id: string) => [...payments.values()].find((p) => p.id === id)!
+  const provider: Provider.PaymentProvider = {
+    ...sim,
+    code,
+    createPayment: (request) =>
+      Effect.suspend(() => {
+        state.creates++
+        const held = payments.get(request.paymentIntentId) ?? { id: `pay_${code}_${payments.size + 1}`, status: "open" as const }
+        payments.set(request.paymentIntentId, held)
+        if (state.lose) return Effect.fail(new Provider.ProviderUnavailable({ provider: code, reason: "timed out" }))
+        return Effect.map(sim.createPayment(request), (r) => ({ ...r, providerPaymentId: held.id }) as Provider.ProviderPaymentResult)
+      }),
+    cancelPayment: (ref) =>
+      Effect.sync((): Provider.ProviderCancelResult => {
+        state.cancels++
+        const held = byId(ref.providerPaymentId)
+        if (held.status === "paid") return { _tag: "Succeeded" }
+        held.status = "canceled"
+        return { _tag: "Canceled" }
+      }),
+    refund: (r) =>
+      Effect.sync((): Provider.ProviderRefundStatus => {
+        refunds.set(r.refundId, { paymentId: r.payment.providerPaymentId, amount: r.amount })
+        return { _tag: "Succeeded" }
+      }),
+    parseNotification: (request) =>
+      Effect.succeed({
+        notices: [JSON.parse(new TextDecoder().decode(request.body)) as ProviderNotification.ProviderNotice],
+        answer: { status: 200, contentType: "text/plain", body: "ok" }
+      })
+  }
+  /** The payer pays the payment the provider holds for intent `intentId` (its answer never reached Tender). */
+  const pay = (intentId: string) => {
+    const held = payments.get(intentId)!
+    held.status = "paid"
+    return held
+  }
+  return { provider, payments, refunds, state, pay }
+}
 
 const routes = [
   { id: "r_lossy", method: "th_promptpay", provider: "psp_lossy", environments: ["test" as const], priority: 0 },
@@ -89,11 +139,8 @@ describe("lost provider answers (ProviderAttempt)", () => {
       yield* work
       const id = ProviderAttempt.idOf(intent.id, "psp_lossy", null)
       const tasks = yield* Effect.flatMap(Storage.Storage, (s) => s.list(Task.table, { ...scope, where: { resourceId: id }, limit: 10 }))
-      // The task stored with the attempt before the call (due once its create can no longer commit),
-      // and the one its lost answer made due at once, which has tried and will try again.
-      assert.lengthOf(tasks, 2)
-      const tried = tasks.find((t) => t.attempts > 0)!
-      assert.deepInclude(tried, { kind: "provider_attempt.cancel", status: "pending", attempts: 1, lastError: "timed out" })
+      assert.lengthOf(tasks, 1)
+      assert.deepInclude(tasks[0]!, { kind: "provider_attempt.cancel", status: "pending", attempts: 1, lastError: "timed out" })
       assert.strictEqual((yield* stored(ProviderAttempt.table, id)).state, "open")
     }).pipe(Effect.provide(layer({ providers: [lossyPsp.provider, Simulator.make()] })), Effect.provide(quiet))
   })
@@ -157,7 +204,7 @@ describe("lost provider answers (ProviderAttempt)", () => {
     }).pipe(Effect.provide(layer({ providers: [lossyPsp.provider, Simulator.make()] })), Effect.provide(quiet))
   })
 
-  it.effect("4.1 a failure before the request was sent (a refused connection) fails over with its attempt closed: nothing to cancel", () => {
+  it.effect("4.1 a failure before the request was sent (a refused connection) fails over without remembering anything", () => {
     const refused = {
       ...Simulator.make(),
       code: "psp_lossy",
@@ -165,10 +212,8 @@ describe("lost provider answers (ProviderAttempt)", () => {
     }
     return Effect.gen(function*() {
       const intent = yield* createThroughLoss
-      const found = yield* stored(ProviderAttempt.table, ProviderAttempt.idOf(intent.id, "psp_lossy", null))
-      assert.deepInclude(found, { state: "canceled", detail: "refused before it was sent: ECONNREFUSED" })
-      // The route that answered: its attempt is the intent's own, in the intent's commit.
-      assert.strictEqual((yield* stored(ProviderAttempt.table, ProviderAttempt.idOf(intent.id, "simulator", null))).state, "adopted")
+      const found = yield* Effect.flatMap(Storage.Storage, (s) => s.find(ProviderAttempt.table, ProviderAttempt.idOf(intent.id, "psp_lossy", null)))
+      assert.isTrue(Option.isNone(found))
     }).pipe(Effect.provide(layer({ providers: [refused, Simulator.make()] })), Effect.provide(quiet))
   })
 

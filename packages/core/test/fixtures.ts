@@ -111,8 +111,6 @@ export const layer = (options: {
   readonly transport?: Layer.Layer<WebhookTransport.WebhookTransport>
   readonly webhooks?: WebhookConfig.WebhookOptions
   readonly fxRates?: Layer.Layer<Fx.FxRates>
-  /** Faults injected into a fresh memory store whose task queue the workers still run (`storeWith` has none). */
-  readonly storeFaults?: (store: ReturnType<typeof MemoryStorage.make>) => Partial<Storage.Storage["Type"]>
 } = {}) =>
   Layer.mergeAll(
     options.fxRates ?? Fx.layerStatic(),
@@ -127,14 +125,7 @@ export const layer = (options: {
     // Its commits keep the ledger, as `Tender.layer` wires it (D12).
     Ledger.layerStorage.pipe(
       Layer.provideMerge(
-        options.storeFaults !== undefined
-          ? Layer.suspend(() => {
-            const store = MemoryStorage.make()
-            return Layer.merge(Layer.succeed(Storage.Storage, { ...store, ...options.storeFaults!(store) }), Layer.succeed(Task.Tasks, store.tasks))
-          })
-          : options.storage === undefined
-          ? MemoryStorage.layer
-          : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => MemoryStorage.make().tasks))
+        options.storage === undefined ? MemoryStorage.layer : Layer.merge(options.storage, Layer.sync(Task.Tasks, () => MemoryStorage.make().tasks))
       ),
       Layer.provide(directory)
     )

@@ -22,9 +22,8 @@ export const createAs = (principal: Who, body: Body, idempotencyKey?: string) =>
 export const paramOf = (e: { readonly _tag: string }) => ("param" in e ? e.param : undefined)
 /** The payment intent a commit inserts, if any. */
 export const insertOf = (writes: ReadonlyArray<Storage.Write>) => {
-  // The intent's own insert: a create also stores its provider attempt, before the call.
-  const insert = writes.find((w) => w._tag === "Insert" && w.table === PaymentIntent.table)
-  return insert === undefined || insert._tag !== "Insert" ? undefined : insert.record as PaymentIntent.PaymentIntentRecord
+  const insert = writes.find((w) => w._tag === "Insert")
+  return insert === undefined ? undefined : insert.record as PaymentIntent.PaymentIntentRecord
 }
 
 export const listAll = (key: Key, params: PaymentIntents.ListParams = {}) =>

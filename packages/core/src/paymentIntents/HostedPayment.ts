@@ -13,7 +13,6 @@
  */
 import { Clock, Effect, Option } from "effect"
 import { Merchants } from "../merchants/Merchants.js"
-import * as ProviderAttempt from "../providers/ProviderAttempt.js"
 import type * as ApiResponse from "../requests/ApiResponse.js"
 import type { Principal } from "../requests/Authentication.js"
 import { PaymentIntentUnexpectedState, ValidationFailed } from "../resources/Errors.js"
@@ -122,8 +121,7 @@ export const pay = (intent: PaymentIntentRecord, method: string, entered: PayerD
       providerPaymentId: routed.result.providerPaymentId
     }
     const { record, writes } = yield* Lifecycle.applyUpdate(intent, routed.result, { _tag: "create", stored: true, fields: frozen }, now)
-    // The attempt stored before the call is the intent's own payment with this commit, or stays to be canceled.
-    const committed = yield* Effect.either((yield* Storage).commit([...writes, ProviderAttempt.adopt(routed.attempt, routed.result.providerPaymentId, now)]))
+    const committed = yield* Effect.either((yield* Storage).commit(writes))
     if (committed._tag === "Right") return record
     if (committed.left._tag !== "StaleVersion") return yield* Effect.fail(committed.left)
     // Another request changed the intent first: the payer sees what it left.

@@ -8,13 +8,12 @@
  */
 import { Clock, Effect, Option, Schema } from "effect"
 import { capabilitiesOfPayment } from "../providers/ProviderAccounts.js"
-import * as ProviderAttempt from "../providers/ProviderAttempt.js"
 import * as ApiResponse from "../requests/ApiResponse.js"
 import type { Principal } from "../requests/Authentication.js"
 import { fingerprint } from "../requests/Canonical.js"
 import * as Operation from "../requests/Operation.js"
 import { CheckoutModeNotAllowed, PaymentIntentUnexpectedState, ValidationFailed } from "../resources/Errors.js"
-import { derivedBase62, IdGenerator, isWellFormed, prefixes } from "../resources/Ids.js"
+import { IdGenerator, isWellFormed, prefixes } from "../resources/Ids.js"
 import * as Resources from "../resources/internal/resources.js"
 import * as Pagination from "../resources/Pagination.js"
 import { Country, Currency, MerchantReference } from "../resources/Schemas.js"
@@ -152,34 +151,14 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
     }, base.merchantId)
     // The provider's answer decides the intent as every provider update does (`applyUpdate`).
     const { result } = routed
-    const decided = yield* Lifecycle.applyUpdate(base, result, {
+    return yield* Lifecycle.applyUpdate(base, result, {
       _tag: "create",
       stored: false,
       fields: { providerCode: routed.provider, providerAccount: routed.providerAccount, providerPaymentId: result.providerPaymentId }
     }, now)
-    // The attempt stored before the call is the intent's own with this commit; if the commit fails it stays, to be canceled.
-    return { ...decided, writes: [...decided.writes, ProviderAttempt.adopt(routed.attempt, result.providerPaymentId, now)] }
   })
 
 const kind: Resources.Kind<PaymentIntentRecord> = { table, noun: "payment intent" }
-
-/**
- * The id a create's intent gets, which is the provider's idempotency key for its payment. With an
- * `Idempotency-Key`, derived from it (and the API key), so a same-key retry after a fault released
- * the key (4.9.7) sends the provider the same key as the first try, and the provider answers with
- * the payment it made then instead of making a second (docs/idempotency.md, "Retries after a
- * fault"). A key used again after its retention, whose derived id names an intent already, gets a
- * fresh id like a create without a key.
- */
-const intentId = (storage: Storage["Type"], context: Operation.RequestContext) =>
-  Effect.gen(function*() {
-    const key = context.idempotencyKey
-    const fresh = (yield* IdGenerator).make(prefixes.paymentIntent)
-    if (key === undefined) return yield* fresh
-    const derived = prefixes.paymentIntent + derivedBase62(`${context.principal.apiKeyId}\u0000${key}`)
-    const taken = yield* Effect.orElseSucceed(storage.get(table, scopeOf(context.principal), derived), () => Option.none())
-    return Option.isNone(taken) ? derived : yield* fresh
-  })
 
 /**
  * POST /payment_intents (4.1, 4.9). Always answers with a rendered response: errors are
@@ -191,8 +170,8 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
   Effect.gen(function*() {
     const n = normalize(params)
     const fp = createFingerprint(n)
+    const id = yield* (yield* IdGenerator).make(prefixes.paymentIntent)
     const storage = yield* Storage
-    const id = yield* intentId(storage, context)
     return yield* Operation.run({
       context,
       route,

@@ -1,9 +1,8 @@
 /**
  * A provider attempt (docs/reliability.md, "Lost provider answers"): a payment create Tender sent
- * to a provider. It is stored with a cancel task before the call (`begin`), so a payment the
- * provider makes is remembered whatever happens next: the answer lost (a timeout, a reset
- * connection, a 5xx after the request went out), or the intent's commit failing after the answer.
- * The create's commit marks it the intent's own (`adopt`); otherwise its cancel task finds it. The attempt
+ * to a provider whose answer it never got (a timeout, a reset connection, a 5xx after the request
+ * went out). The provider may hold a payment for the intent that Tender does not know, so before
+ * the create fails over to the next route the attempt is stored with a cancel task. The attempt
  * is never the intent's payment: one provider per intent, by design. The cancel task asks the
  * provider again with the same idempotency key (it answers with the payment it made, or makes
  * it), then cancels it; a payment the payer made anyway is D10's late payment of the intent,
@@ -13,7 +12,6 @@
  */
 import { Clock, Effect, Option, Schema } from "effect"
 import { sha256 } from "../requests/Canonical.js"
-import * as Idempotency from "../requests/Idempotency.js"
 import type { IdGenerator } from "../resources/Ids.js"
 import { Storage, Write } from "../storage/Storage.js"
 import type { StorageError } from "../storage/StorageError.js"
@@ -75,16 +73,6 @@ export const table = Table.make({ name: "provider_attempts", idPrefix, record: P
 export const idOf = (paymentIntentId: string, provider: string, account: string | null): string =>
   idPrefix + sha256(`${paymentIntentId}\u0000${provider}\u0000${account ?? ""}`).slice(0, 24)
 
-/**
- * How long after it was sent an attempt's intent may still be stored by its create (a create's
- * claims hold this long, `Idempotency.lockMillis`): its cancel task runs then, and a payment of an
- * attempt older than this whose intent is not stored has no intent to come: it is refunded at its
- * provider on its own (`ProviderAttempts.paid`).
- *
- * @since 0.1.0 @category constants
- */
-export const orphanAfterMillis = Idempotency.lockMillis
-
 /** A new open attempt of `request` at `provider`. @since 0.1.0 @category constructors */
 export const make = (options: {
   readonly merchantId: string
@@ -125,81 +113,31 @@ export const refundsAttempt = (
   intent: { readonly providerCode: string | null; readonly providerAccount: string | null }
 ): boolean => refund.providerCode !== null && (refund.providerCode !== intent.providerCode || refund.providerAccount !== intent.providerAccount)
 
-/** `attempt` changed by `patch`, as a versioned write. @since 0.1.0 */
-export const changed = (attempt: ProviderAttemptRecord, patch: Partial<ProviderAttemptRecord>, now: number): Write =>
-  Write.update(table, { ...attempt, ...patch, updatedAt: Math.max(now, attempt.updatedAt), version: attempt.version + 1 }, attempt.version)
-
 /**
- * Store the attempt of `request` at `provider`, with its cancel task due once its create can no
- * longer commit (`orphanAfterMillis`), before the provider is called: a payment the provider
- * makes is remembered even if its answer is lost or the intent's commit fails (4.9.7). The attempt
- * as stored; the one stored before when the same intent was sent there already (a same-key retry
- * of a create whose commit failed, or a decision run again) and is still open; undefined when
- * that one was given up (canceled or refunded): the route is not to be used for this intent.
+ * Remember an ambiguous create (`failure` may have acted: `mayHaveActed`) of `request` at `provider`: the attempt
+ * and its cancel task, committed before the caller moves on to another route, so whatever
+ * happens next (another route answers, none does, the process dies) the payment the provider may
+ * hold is canceled. A second ambiguous create at the same place is the same attempt.
  *
  * @since 0.1.0
  */
-export const begin = (
+export const remember = (
   merchantId: string,
   provider: string,
   providerAccount: string | null,
-  request: ProviderPaymentRequest
-): Effect.Effect<ProviderAttemptRecord | undefined, StorageError, Storage | IdGenerator> =>
-  Effect.gen(function*() {
-    const storage = yield* Storage
-    const now = yield* Clock.currentTimeMillis
-    const attempt = make({ merchantId, provider, providerAccount, request, now, detail: "sent: awaiting the provider's answer" })
-    const task = yield* Task.make({
-      merchantId,
-      environment: request.environment,
-      kind: "provider_attempt.cancel",
-      resourceId: attempt.id,
-      dueAt: now + orphanAfterMillis,
-      now
-    })
-    const stored = yield* Effect.either(storage.commit([Write.insert(table, attempt), Write.insert(Task.table, task)]))
-    if (stored._tag === "Right") return attempt
-    if (stored.left._tag !== "UniqueViolation") return yield* Effect.fail(stored.left)
-    const known = yield* storage.get(table, { merchantId, environment: request.environment }, attempt.id)
-    return Option.isSome(known) && known.value.state === "open" ? known.value : undefined
-  })
-
-/** The write that makes `attempt` the intent's own payment: its create got the answer and commits the intent with it. @since 0.1.0 */
-export const adopt = (attempt: ProviderAttemptRecord, providerPaymentId: string | null, now: number): Write =>
-  changed(attempt, { state: "adopted", providerPaymentId, detail: "answered: the intent's own payment" }, now)
-
-/**
- * After the call of `attempt` failed with `failure`: one that may have acted (`mayHaveActed`) is
- * remembered to be canceled now (its cancel task made due at once), before the caller moves on to
- * another route; one that surely did not is closed (`canceled`: nothing is held).
- *
- * @since 0.1.0
- */
-export const failed = (
-  attempt: ProviderAttemptRecord,
-  failure: ProviderUnavailable,
-  mayHaveActed: boolean
+  request: ProviderPaymentRequest,
+  failure: ProviderUnavailable
 ): Effect.Effect<void, StorageError, Storage | IdGenerator> =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const now = yield* Clock.currentTimeMillis
-    if (!mayHaveActed) {
-      yield* storage.commit([changed(attempt, { state: "canceled", detail: `refused before it was sent: ${failure.reason}` }, now)]).pipe(
-        // Changed meanwhile (its task ran): what it says stands.
-        Effect.catchIf((e) => e._tag === "StaleVersion", () => Effect.void)
-      )
-      return
-    }
-    const task = yield* Task.make({
-      merchantId: attempt.merchantId,
-      environment: attempt.environment,
-      kind: "provider_attempt.cancel",
-      resourceId: attempt.id,
-      dueAt: now,
-      now
-    })
-    yield* storage.commit([changed(attempt, { detail: `no answer: ${failure.reason}` }, now), Write.insert(Task.table, task)]).pipe(
-      Effect.catchIf((e) => e._tag === "StaleVersion", () => storage.commit([Write.insert(Task.table, task)]))
-    )
-    yield* Effect.logWarning("tender: a provider's answer to a create was lost; the attempt is remembered and will be canceled", attempt.provider, attempt.id)
-  })
+    const attempt = make({ merchantId, provider, providerAccount, request, now, detail: `no answer: ${failure.reason}` })
+    const known = yield* storage.get(table, { merchantId, environment: request.environment }, attempt.id)
+    if (Option.isSome(known)) return
+    const task = yield* Task.make({ merchantId, environment: request.environment, kind: "provider_attempt.cancel", resourceId: attempt.id, dueAt: now, now })
+    yield* storage.commit([Write.insert(table, attempt), Write.insert(Task.table, task)])
+    yield* Effect.logWarning("tender: a provider's answer to a create was lost; the attempt is remembered and will be canceled", provider, attempt.id)
+  }).pipe(
+    // Two requests remembering one attempt at once: the other's record stands.
+    Effect.catchIf((e) => e._tag === "UniqueViolation", () => Effect.void)
+  )

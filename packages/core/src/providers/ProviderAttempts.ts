@@ -10,7 +10,7 @@
 import { Clock, Effect, Option } from "effect"
 import * as PaymentIntent from "../paymentIntents/PaymentIntent.js"
 import * as Refunds from "../refunds/Refunds.js"
-import { IdGenerator, prefixes } from "../resources/Ids.js"
+import type { IdGenerator } from "../resources/Ids.js"
 import { boundedCall } from "../routing/Routing.js"
 import type { Scope } from "../storage/Storage.js"
 import { Storage, Write } from "../storage/Storage.js"
@@ -26,17 +26,16 @@ const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["
   environment: r.environment
 })
 
-const updated = ProviderAttempt.changed
+/** The attempt changed by `patch`, as a versioned write. */
+const updated = (attempt: ProviderAttemptRecord, patch: Partial<ProviderAttemptRecord>, now: number) =>
+  Write.update(ProviderAttempt.table, { ...attempt, ...patch, updatedAt: Math.max(now, attempt.updatedAt), version: attempt.version + 1 }, attempt.version)
 
 /**
  * The writes of a payment the payer made at `attempt` (`providerPaymentId`, `amount` when the
  * provider says it): the attempt `paid`, and its intent's late-payment refund at the attempt's
  * provider (`Refunds.attemptPayment`). None when it was reported already: one refund, whoever
- * reports it and however often. `NoIntent` when its intent is not stored yet (the create that made
- * the attempt may still commit it, after failing over). Once it cannot any more
- * (`ProviderAttempt.orphanAfterMillis`: the create answered 422, or its commit failed), the payment
- * has no intent to be the late payment of: it is recorded on the attempt and refunded at its
- * provider on its own (`orphanRefund`), never left held.
+ * reports it and however often. `NoIntent` when its intent is not stored (not yet: the create
+ * that made the attempt commits it after failing over; or never: that create answered 422).
  *
  * @since 0.1.0
  */
@@ -48,12 +47,8 @@ export const paid = (
   Effect.gen(function*() {
     if (attempt.state === "paid" || attempt.state === "adopted") return []
     const intent = yield* (yield* Storage).get(PaymentIntent.table, scopeOf(attempt), attempt.paymentIntentId)
+    if (Option.isNone(intent)) return "NoIntent" as const
     const now = yield* Clock.currentTimeMillis
-    if (Option.isNone(intent)) {
-      return now < attempt.createdAt + ProviderAttempt.orphanAfterMillis
-        ? "NoIntent" as const
-        : yield* orphan(attempt, providerPaymentId, now)
-    }
     const refundable = amount != null && /^[1-9]\d{0,17}$/.test(amount) ? amount : ProviderAttempt.requestOf(attempt).amount
     // The refund's send task reads the payment id from the attempt, written in the same commit.
     const refund = yield* Refunds.attemptPayment(intent.value, attempt, refundable)
@@ -61,55 +56,6 @@ export const paid = (
       updated(attempt, { state: "paid", providerPaymentId, refundId: refund.refundId, detail: "paid anyway: refunded as a late payment" }, now),
       ...refund.writes
     ]
-  })
-
-/**
- * A payment of `attempt` whose intent was never stored: the attempt `paid`, with the id of the
- * refund its task sends to the provider (`orphanRefund`), its task made due now. The provider's
- * idempotency key is that id, so the refund is made once however often the task runs.
- */
-const orphan = (attempt: ProviderAttemptRecord, providerPaymentId: string, now: number) =>
-  Effect.gen(function*() {
-    const refundId = yield* (yield* IdGenerator).make(prefixes.refund)
-    const task = yield* Task.make({ ...scopeOf(attempt), kind: "provider_attempt.cancel", resourceId: attempt.id, dueAt: now, now })
-    const detail = `paid, and its payment intent was never stored: refunding it at ${attempt.provider} (${refundId})`
-    yield* Effect.logWarning(`tender: a payment of attempt ${attempt.id} has no payment intent; it is refunded at its provider`)
-    return [updated(attempt, { state: "paid", providerPaymentId, refundId, detail }, now), Write.insert(Task.table, task)]
-  })
-
-/**
- * Send the refund of `attempt`, paid with no intent stored (`orphan`): what it asked for, at its
- * provider, under its refund id. The outcome is the attempt's `detail`; a provider that cannot be
- * reached or is settling it is asked again, one that refuses it leaves the detail for an operator.
- */
-const orphanRefund = (task: Task.TaskRecord, attempt: ProviderAttemptRecord) =>
-  Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    const provider = yield* adapterOf({ merchantId: attempt.merchantId, providerCode: attempt.provider, providerAccount: attempt.providerAccount })
-    const request = ProviderAttempt.requestOf(attempt)
-    const note = (detail: string) => Task.done([updated(attempt, { detail }, now)])
-    if (provider?.refund === undefined) {
-      return note(`paid, and its payment intent was never stored; ${attempt.provider} cannot refund here: refund it at the provider`)
-    }
-    const payment = {
-      paymentIntentId: attempt.paymentIntentId,
-      providerPaymentId: attempt.providerPaymentId!,
-      environment: attempt.environment,
-      amount: request.amount,
-      currency: request.currency,
-      createdAt: attempt.createdAt
-    }
-    const refund = { refundId: attempt.refundId!, payment, amount: request.amount, destination: null, createdAt: attempt.updatedAt }
-    const answer = yield* boundedCall(provider.code, provider.refund(refund), "refund").pipe(Effect.either)
-    if (answer._tag === "Left") return Task.retry(task, now, answer.left.reason)
-    switch (answer.right._tag) {
-      case "Pending":
-        return Task.retry(task, now, null)
-      case "Succeeded":
-        return note(`paid, and its payment intent was never stored: refunded at ${attempt.provider} (${attempt.refundId})`)
-      case "Failed":
-        return note(`paid, and its payment intent was never stored; the refund was refused (${answer.right.failureMessage}): refund it at the provider`)
-    }
   })
 
 /**
@@ -147,12 +93,10 @@ export const run = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
     const found = yield* (yield* Storage).get(ProviderAttempt.table, scopeOf(task), task.resourceId)
-    if (Option.isNone(found) || (found.value.state !== "open" && found.value.state !== "paid")) return done()
+    if (Option.isNone(found) || found.value.state !== "open") return done()
     const attempt = found.value
     let now = yield* Clock.currentTimeMillis
     const intent = yield* (yield* Storage).get(PaymentIntent.table, scopeOf(task), attempt.paymentIntentId)
-    // Paid: its refund is the intent's late payment refund's task's, or, with no intent, this one's.
-    if (attempt.state === "paid") return Option.isNone(intent) && attempt.refundId !== null ? yield* orphanRefund(task, attempt) : done()
     if (Option.isSome(intent) && intent.value.providerCode === attempt.provider && intent.value.providerAccount === attempt.providerAccount) {
       // A later create at the same place got its answer (the same key: the same payment), as a
       // payer trying again on the hosted page does: it is the intent's own payment now.

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import { createHash, randomBytes } from "node:crypto"
+import { randomBytes } from "node:crypto"
 
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -41,22 +41,6 @@ export const randomBase62 = (length = 24): string => {
     const byte = nextByte()
     // 62 * 4 = 248: bytes at or above it are dropped so every character is equally likely.
     if (byte < 248) out += alphabet[byte % 62]
-  }
-  return out
-}
-
-/**
- * `length` base62 characters derived from `seed` (SHA-256, read as a big number): the same seed,
- * the same characters. For an id that must be the same on a retry (docs/idempotency.md).
- *
- * @since 0.1.0 @category constructors
- */
-export const derivedBase62 = (seed: string, length = 24): string => {
-  let n = BigInt(`0x${createHash("sha256").update(seed).digest("hex")}`)
-  let out = ""
-  while (out.length < length) {
-    out += alphabet[Number(n % 62n)]
-    n /= 62n
   }
   return out
 }

@@ -45,15 +45,12 @@ export interface Routed {
   /** The merchant's own account the route named (D13), or null for the deployment's: stored on the object for its whole life. */
   readonly providerAccount: string | null
   readonly result: ProviderPaymentResult
-  /** The attempt stored before the call: the commit that stores the intent adopts it (`ProviderAttempt.adopt`). */
-  readonly attempt: ProviderAttempt.ProviderAttemptRecord
 }
 
 /**
  * Create the payment at the first route that answers, with the payer data its method's family
- * takes (`Discovery.providerPayer`); each call is stored as an attempt before it is sent
- * (`ProviderAttempt.begin`), and a route whose answer was lost is canceled (`ProviderAttempt.failed`)
- * before the next is asked. Payer data the best route refuses (a
+ * takes (`Discovery.providerPayer`); a route whose answer was lost is remembered and canceled
+ * (`ProviderAttempt.remember`) before the next is asked. Payer data the best route refuses (a
  * field it requires missing, a value its family's format refuses): 400. Every route
  * unavailable: 422 `routing_unavailable`.
  *
@@ -80,22 +77,19 @@ export const createPayment = (
         providerMethod: candidate.method.providerMethod,
         payer: providerPayer(candidate, payer)
       }
-      const account = candidate.route.providerAccount ?? null
-      // Stored before the call, so a payment the provider makes is remembered whatever follows (its
-      // answer lost, or the intent's commit failing); undefined: given up at this route for this intent.
-      const sentAttempt = yield* ProviderAttempt.begin(merchantId, candidate.provider.code, account, sent)
-      if (sentAttempt === undefined) continue
       const attempt = yield* boundedCall(candidate.provider.code, candidate.provider.createPayment(sent), "createPayment").pipe(Effect.either)
       if (attempt._tag === "Left") {
         yield* health.recordFailure(candidate.route)
         yield* Effect.logWarning("provider unavailable", attempt.left.provider, attempt.left.reason)
-        // The provider may have made the payment (a lost answer): its cancel task is made due before
-        // another route is asked, so one provider holds the intent's payment.
-        yield* ProviderAttempt.failed(sentAttempt, attempt.left, mayHaveActed(attempt.left))
+        // The provider may have made the payment (a lost answer): it is remembered, with its
+        // cancel task, before another route is asked, so one provider holds the intent's payment.
+        if (mayHaveActed(attempt.left)) {
+          yield* ProviderAttempt.remember(merchantId, candidate.provider.code, candidate.route.providerAccount ?? null, sent, attempt.left)
+        }
         continue
       }
       yield* health.recordSuccess(candidate.route)
-      return { provider: candidate.provider.code, providerAccount: account, result: attempt.right, attempt: sentAttempt }
+      return { provider: candidate.provider.code, providerAccount: candidate.route.providerAccount ?? null, result: attempt.right }
     }
     return yield* new RoutingUnavailable({
       message: "No route could take the payment: its providers are unavailable. Retry later or choose another method."
