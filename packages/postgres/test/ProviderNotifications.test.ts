@@ -51,7 +51,7 @@ describeOnPostgres("D11 on PostgreSQL", () => {
     })), { timeout: 60_000 })
 
   it.effect(
-    "D11 a notice whose writes PostgreSQL refuses (a NUL in the failure message it quotes, 22021) ends unusable, its task done, not claimed again for ever",
+    "47.2 a NUL in the failure message a provider quotes (PostgreSQL refuses it, 22021) is stored as U+FFFD, as in memory: the notice applies and the intent fails with the message",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const tender = yield* Layer.build(instance())
@@ -60,21 +60,10 @@ describeOnPostgres("D11 on PostgreSQL", () => {
         assert.strictEqual((yield* Effect.provide(notify(event), tender)).status, 200)
         yield* Effect.provide(work, tender)
         const record = Option.getOrThrow(yield* Effect.provide(stored(event.id), tender))
-        assert.strictEqual(record.status, "unusable")
-        assert.match(record.detail ?? "", /^the store refused its writes \(StorageFailure: /)
-        const intent = yield* Effect.provide(Effect.flatMap(Storage.Storage, (s) => s.find(PaymentIntent.table, p.id)), tender)
-        assert.strictEqual(Option.getOrThrow(intent).status, "requires_action")
-        const tasks = yield* Effect.provide(
-          Effect.flatMap(Storage.Storage, (s) =>
-            s.list(Task.table, { merchantId: ProviderNotification.noMerchant, environment: "test", where: { resourceId: record.id }, limit: 10 })),
-          tender
-        )
-        assert.deepStrictEqual(
-          tasks.map((t) =>
-            t.status
-          ),
-          ["done"]
-        )
+        assert.strictEqual(record.status, "applied")
+        const intent = Option.getOrThrow(yield* Effect.provide(Effect.flatMap(Storage.Storage, (s) => s.find(PaymentIntent.table, p.id)), tender))
+        assert.strictEqual(intent.status, "failed")
+        assert.strictEqual(intent.failureMessage, "declined\ufffdby the bank")
       })),
     { timeout: 60_000 }
   )
