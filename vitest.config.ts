@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url"
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from "vitest/config"
-import { demoBundleEnv } from "./packages/test-support/src/demoBundle.js"
-import { mockingFiles } from "./packages/test-support/src/mockingFiles.js"
-import { runDatabaseEnv } from "./packages/test-support/src/runDatabase.js"
+import { demoBundleEnv } from "./packages/repo-test-support/src/demoBundle.js"
+import { mockingFiles } from "./packages/repo-test-support/src/mockingFiles.js"
+import { runDatabaseEnv } from "./packages/repo-test-support/src/runDatabase.js"
 
 /**
  * Tests run on the packages' TypeScript sources, never on their build (no `npm run build`
@@ -23,7 +23,7 @@ const resolved = (test: Test): TestProjectInlineConfiguration => ({
   ssr: { resolve: { conditions, externalConditions: ["@tender/source"] } },
   test: { ...test, setupFiles: [setupFile], env: { NODE_OPTIONS, ...test.env } }
 })
-const setupFile = fileURLToPath(new URL("./packages/test-support/src/vitestSetup.ts", import.meta.url))
+const setupFile = fileURLToPath(new URL("./packages/repo-test-support/src/vitestSetup.ts", import.meta.url))
 
 /**
  * One package's tests in `pool`, sharing each worker's loaded modules; its files that mock a
@@ -44,7 +44,7 @@ const project = (pool: "threads" | "forks", test: Test & { name: string; root: s
  * The run's own PostgreSQL database and the demo server's bundle, named here so that every worker
  * and every process a test starts inherits them; the global setup creates both, and after the last
  * file fails the run if any table is left in the database, then removes both
- * (packages/test-support/src/runDatabase.ts, demoBundle.ts).
+ * (packages/repo-test-support/src/runDatabase.ts, demoBundle.ts).
  */
 runDatabaseEnv(process.env)
 demoBundleEnv(process.env)
@@ -59,7 +59,7 @@ demoBundleEnv(process.env)
  * files wait longest. `TENDER_TEST_SHARED=0` runs every file in a fresh worker. A worker must reach
  * its event loop at least every 60 s, or Vitest's own call to its main process times out and fails
  * the run ("Timeout calling onTaskUpdate"): a test that loops on in-memory or synchronous work lets
- * the loop turn (`eventLoopTurn` of @tender/test-support). docs/test-environment.md, "Running the
+ * the loop turn (`eventLoopTurn` of @tender/repo-test-support). docs/test-environment.md, "Running the
  * repository's tests".
  */
 const workers = process.env["TENDER_TEST_WORKERS"] ? Number(process.env["TENDER_TEST_WORKERS"]) : 2
@@ -68,7 +68,7 @@ const isolate = process.env["TENDER_TEST_SHARED"] === "0"
 export default defineConfig({
   test: {
     poolOptions: { threads: { isolate, maxThreads: workers }, forks: { isolate, maxForks: workers } },
-    globalSetup: [fileURLToPath(new URL("./packages/test-support/src/vitestGlobalSetup.ts", import.meta.url))],
+    globalSetup: [fileURLToPath(new URL("./packages/repo-test-support/src/vitestGlobalSetup.ts", import.meta.url))],
     projects: [
       // 30 s, not Vitest's 5 s: a bound on a hang, not a measure; property tests on a machine
       // shared with other runs took longer than 5 s and failed for it.

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
-import { runDatabaseEnv } from "./packages/test-support/src/runDatabase.js"
+import { runDatabaseEnv } from "./packages/repo-test-support/src/runDatabase.js"
 
 /**
  * `npm run test:packaging`: the repository as a host and a reader get it (test/Pack.test.ts,
@@ -13,7 +13,7 @@ runDatabaseEnv(process.env)
 
 export default defineConfig({
   test: {
-    globalSetup: [fileURLToPath(new URL("./packages/test-support/src/vitestGlobalSetup.ts", import.meta.url))],
+    globalSetup: [fileURLToPath(new URL("./packages/repo-test-support/src/vitestGlobalSetup.ts", import.meta.url))],
     name: "packaging",
     root: "test",
     include: ["**/*.test.ts"],

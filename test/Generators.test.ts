@@ -7,7 +7,7 @@
  * document's order, so this also checks every schema is defined before use (the import would
  * throw `Cannot access '…' before initialization`).
  */
-import { basic, demoKey, type DemoServer, launchDemo, promptpay, stopProcess, waitListening } from "@tender/test-support"
+import { basic, demoKey, type DemoServer, launchDemo, promptpay, stopProcess, waitListening } from "@tender/repo-test-support"
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"

@@ -7,7 +7,7 @@
  *   and the compiler reads only their declaration files, never their sources.
  * docs/architecture.md, "Building and packing".
  */
-import { basic, cleanEnv, demoKey, freePort, promptpayNamed, spawnProcess, waitUntil } from "@tender/test-support"
+import { basic, cleanEnv, demoKey, freePort, promptpayNamed, spawnProcess, waitUntil } from "@tender/repo-test-support"
 import { type ChildProcess } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

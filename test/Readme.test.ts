@@ -4,7 +4,7 @@
  * `.ci/run` (checked to contain it). A command added to the README that neither runs fails
  * this test with its text: run it below (a matcher in `steps`) or from `.ci/run`.
  */
-import { cleanEnv, freePort, spawnProcess, waitListening } from "@tender/test-support"
+import { cleanEnv, freePort, spawnProcess, waitListening } from "@tender/repo-test-support"
 import { type ChildProcess, execFile, execFileSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

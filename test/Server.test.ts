@@ -7,7 +7,7 @@
  * a payout approved, a webhook delivery verified. A strict TypeScript host type-checks against
  * the published declarations, and the `tender` CLI migrates a fresh database.
  */
-import { dropPrefixed, freshTablePrefix, testDatabaseUrl } from "@tender/test-support"
+import { dropPrefixed, freshTablePrefix, testDatabaseUrl } from "@tender/repo-test-support"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"

@@ -3,7 +3,7 @@
  * (Pack.test.ts, Server.test.ts): the publishable workspaces, built and packed with `npm
  * pack` into a folder outside the repository. Not a test file itself.
  */
-import { cleanEnv } from "@tender/test-support"
+import { cleanEnv } from "@tender/repo-test-support"
 import { execFile } from "node:child_process"
 import { mkdirSync, readFileSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"

@@ -17,7 +17,7 @@
  *   BENCH_ROUNDS=5 BENCH_SECONDS=3 BENCH_CONNECTIONS=16 BENCH_SCENARIOS=create,list
  *   BENCH_CREATES=1000   # requests per create round (a count, so both stores grow alike)
  */
-import { basic, demoKey, freePort, median, promptpay, spawnProcess, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
+import { basic, demoKey, freePort, median, promptpay, spawnProcess, stopProcess, testDatabaseUrl, waitListening } from "@tender/repo-test-support"
 import autocannon from "autocannon"
 import type { ChildProcess } from "node:child_process"
 import { execFileSync } from "node:child_process"

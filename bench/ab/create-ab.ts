@@ -12,7 +12,7 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:ab -- /tmp/main-wt
  *   BENCH_ROUNDS=7 BENCH_SECONDS=3 BENCH_CONNECTIONS=16
  */
-import { basic, demoKey, promptpay, startDemo, stopProcess } from "@tender/test-support"
+import { basic, demoKey, promptpay, startDemo, stopProcess } from "@tender/repo-test-support"
 import autocannon from "autocannon"
 import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"

@@ -8,7 +8,7 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:cache
  *   BENCH_ROUNDS=5 BENCH_SECONDS=3 BENCH_CONNECTIONS=16
  */
-import { basic, demoKey, median, promptpay, startDemo, stopProcess, testDatabaseUrl } from "@tender/test-support"
+import { basic, demoKey, median, promptpay, startDemo, stopProcess, testDatabaseUrl } from "@tender/repo-test-support"
 import autocannon from "autocannon"
 import { loadavg } from "node:os"
 import { resolve } from "node:path"

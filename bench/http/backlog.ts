@@ -10,7 +10,7 @@
  *   npm run bench:backlog                    # both stores
  *   BENCH_STORES=memory npm run bench:backlog
  */
-import { basic, closeReceivers, demoKey, type Key, promptpay, receiver, standBacklog, testDatabaseUrl } from "@tender/test-support"
+import { basic, closeReceivers, demoKey, type Key, promptpay, receiver, standBacklog, testDatabaseUrl } from "@tender/repo-test-support"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"

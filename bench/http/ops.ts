@@ -10,8 +10,8 @@
  *   npm run bench:ops
  *   BENCH_OPS_REQUESTS=500 npm run bench:ops
  */
-import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitListening } from "@tender/test-support"
-import type { Spawned } from "@tender/test-support"
+import { basic, demoKey, freePort, promptpay, spawnProcess, stopProcess, waitListening } from "@tender/repo-test-support"
+import type { Spawned } from "@tender/repo-test-support"
 import { resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "..", "..")

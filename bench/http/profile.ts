@@ -7,7 +7,7 @@
  * `DATABASE_URL=… TENDER_TABLE_PREFIX=bench_prof_ BENCH_PROFILE=get npm run bench:profile`.
  * `BENCH_PROFILE_DIR=/tmp/tender-ab-<commit>` profiles that built checkout's server instead.
  */
-import { basic, demoKey, freePort, promptpayNamed } from "@tender/test-support"
+import { basic, demoKey, freePort, promptpayNamed } from "@tender/repo-test-support"
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"

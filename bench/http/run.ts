@@ -10,7 +10,7 @@
  *   BENCH_SECONDS=10 npm run bench   # longer runs
  *   BENCH_STORES=memory npm run bench
  */
-import { formatNumber, promptpay, testDatabaseUrl } from "@tender/test-support"
+import { formatNumber, promptpay, testDatabaseUrl } from "@tender/repo-test-support"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir, totalmem } from "node:os"

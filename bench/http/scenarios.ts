@@ -4,7 +4,7 @@
  * bench/http/run.ts measures them against its ceilings, bench/postgres/scale.ts on empty tables
  * against filled ones.
  */
-import { basic, demoKey, promptpay } from "@tender/test-support"
+import { basic, demoKey, promptpay } from "@tender/repo-test-support"
 import type autocannon from "autocannon"
 import { loadOn, type Measured, seconds } from "../shared/load.js"
 import { type Contender, interleaved } from "../shared/rounds.js"

@@ -8,7 +8,7 @@
  *   npm run bench:wakeups                              # both stores, the demo server from its sources
  *   tsx bench/http/task-wakeups.ts http://127.0.0.1:3000   # against a server already running
  */
-import { basic, demoKey, promptpay, startDemo, stopProcess, testDatabaseUrl } from "@tender/test-support"
+import { basic, demoKey, promptpay, startDemo, stopProcess, testDatabaseUrl } from "@tender/repo-test-support"
 import { pathToFileURL } from "node:url"
 import { dropPrefix } from "../shared/pg-prefix.js"
 

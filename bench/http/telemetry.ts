@@ -11,7 +11,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-tr
 import { Tender } from "@tender/core"
 import { TenderHttp } from "@tender/http"
 import * as OpenTelemetry from "@tender/http/OpenTelemetry"
-import { basic, demoKey, median, promptpay } from "@tender/test-support"
+import { basic, demoKey, median, promptpay } from "@tender/repo-test-support"
 import { Layer } from "effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"

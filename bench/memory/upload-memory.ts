@@ -28,7 +28,7 @@
  */
 import { Seed, Tender } from "@tender/core"
 import { TenderHttp } from "@tender/http"
-import { bankTransfer, basic, demoKey, freePort, freshTablePrefix, stopProcess, testDatabaseUrl, waitListening } from "@tender/test-support"
+import { bankTransfer, basic, demoKey, freePort, freshTablePrefix, stopProcess, testDatabaseUrl, waitListening } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"

@@ -15,7 +15,7 @@
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Authentication, Merchants, Seed } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { testDatabaseUrl as url } from "@tender/test-support"
+import { testDatabaseUrl as url } from "@tender/repo-test-support"
 import { Effect, Either, ManagedRuntime } from "effect"
 
 const samples = Number(process.env["SAMPLES"] ?? "3000")

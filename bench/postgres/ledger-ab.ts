@@ -14,7 +14,7 @@
  */
 import { type Authentication, Balances, PaymentIntent, PaymentIntents, PayoutIntent, PayoutIntents, Seed, Tender, Workers } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { promptpayNamed } from "@tender/test-support"
+import { promptpayNamed } from "@tender/repo-test-support"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { loadavg } from "node:os"
 import { dropPrefix } from "../shared/pg-prefix.js"

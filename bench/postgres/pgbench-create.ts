@@ -5,7 +5,7 @@
  * per transaction from pgbench's client id and a random number. Generated from the same
  * statements the ceiling servers run, so the three ceilings cannot drift apart.
  */
-import { demoKey } from "@tender/test-support"
+import { demoKey } from "@tender/repo-test-support"
 import { createPlan, type Statement, statements } from "./pg-statements.js"
 
 const literal = (v: unknown): string => v === null || v === undefined ? "NULL" : typeof v === "number" ? String(v) : `'${String(v).replaceAll("'", "''")}'`

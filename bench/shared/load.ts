@@ -2,7 +2,7 @@
  * One HTTP load as every bench drives it: autocannon over loopback, each 2xx response's time
  * taken as measured. `BENCH_SECONDS` (default 5) and `BENCH_CONNECTIONS` (default 16) set it.
  */
-import { formatNumber } from "@tender/test-support"
+import { formatNumber } from "@tender/repo-test-support"
 import autocannon from "autocannon"
 
 /** The seconds one scenario is measured for (over all its rounds, shared/rounds.ts). */

@@ -1,5 +1,5 @@
 /** A server process a bench drives: started on a free port from the repository root, stopped with SIGINT. */
-import { freePort, spawnProcess, stopProcess, waitListening } from "@tender/test-support"
+import { freePort, spawnProcess, stopProcess, waitListening } from "@tender/repo-test-support"
 import type { ChildProcess } from "node:child_process"
 import { resolve } from "node:path"
 

@@ -10,7 +10,7 @@
  * Start time is from spawning `node` to the banner (the port is listening). Memory is the
  * resident set (VmRSS) once started and after 200 creates, and the peak (VmHWM), from /proc.
  */
-import { basic, demoKey, freePort, median, promptpay, spawnProcess, stopProcess, waitUntil } from "@tender/test-support"
+import { basic, demoKey, freePort, median, promptpay, spawnProcess, stopProcess, waitUntil } from "@tender/repo-test-support"
 import { readFileSync, writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 

@@ -2,7 +2,7 @@
  * The Effect host example: its own group and Tender's under one server and one OpenAPI
  * document; launched and interrupted as `main.ts` does (docs/embedding.md).
  */
-import { basic, demoKey, freePort, promptpayFor } from "@tender/test-support"
+import { basic, demoKey, freePort, promptpayFor } from "@tender/repo-test-support"
 import { Effect, Fiber, Layer } from "effect"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "vitest"

@@ -1,9 +1,9 @@
 /**
  * The Express example as a host runs it: a real server, the host's own pg.Pool on the real
  * PostgreSQL, Tender under /payments beside the app's routes (docs/embedding.md). The checks
- * are the ones every framework example passes (@tender/test-support, `describeExampleHost`).
+ * are the ones every framework example passes (@tender/repo-test-support, `describeExampleHost`).
  */
-import { describeExampleHost } from "@tender/test-support/embedding"
+import { describeExampleHost } from "@tender/repo-test-support/embedding"
 import { createServer } from "node:http"
 import { assert } from "vitest"
 import { makeApp } from "../src/app.js"

@@ -4,10 +4,10 @@
  * through Stripe's signed notifications to {host}/payments/provider_notifications/stripe, past
  * the app's own `express.json()` (docs/providers/stripe.md, docs/embedding.md).
  */
+import { closeReceivers, freePort, merchantApi, merchantWebhooks, oneMerchantSeed, seedFile } from "@tender/repo-test-support"
+import { prefixedPool } from "@tender/repo-test-support/embedding"
+import { cardThroughCheckout, promptPayPaidThenRefunded } from "@tender/repo-test-support/stripe-walks"
 import * as StripeStandIn from "@tender/stripe/testing"
-import { closeReceivers, freePort, merchantApi, merchantWebhooks, oneMerchantSeed, seedFile } from "@tender/test-support"
-import { prefixedPool } from "@tender/test-support/embedding"
-import { cardThroughCheckout, promptPayPaidThenRefunded } from "@tender/test-support/stripe-walks"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { createServer, type Server } from "node:http"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"

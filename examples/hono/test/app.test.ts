@@ -2,10 +2,10 @@
  * The Hono example as a host runs it: a real server (@hono/node-server), the host's own
  * pg.Pool on the real PostgreSQL, Tender under /payments beside the app's routes through its
  * fetch-style handler (docs/embedding.md). The checks are the ones every framework example
- * passes (@tender/test-support, `describeExampleHost`).
+ * passes (@tender/repo-test-support, `describeExampleHost`).
  */
 import { serve } from "@hono/node-server"
-import { describeExampleHost } from "@tender/test-support/embedding"
+import { describeExampleHost } from "@tender/repo-test-support/embedding"
 import { makeApp } from "../src/app.js"
 
 describeExampleHost(import.meta.url, {

@@ -1,10 +1,10 @@
 /**
  * The NestJS example as a host runs it: a real server, the host's own pg.Pool on the real
  * PostgreSQL, Tender under /payments beside the app's controllers (docs/embedding.md, "NestJS").
- * The checks are the ones every framework example passes (@tender/test-support,
+ * The checks are the ones every framework example passes (@tender/repo-test-support,
  * `describeExampleHost`); test/nest.test.ts checks what is Nest's own.
  */
-import { describeExampleHost } from "@tender/test-support/embedding"
+import { describeExampleHost } from "@tender/repo-test-support/embedding"
 import { makeApp } from "../src/app.js"
 
 describeExampleHost(import.meta.url, {

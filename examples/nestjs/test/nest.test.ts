@@ -6,9 +6,9 @@
  */
 import { type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common"
 import { NestFactory } from "@nestjs/core"
+import { basic, demoKey, freePort, fundBalance, payout, testDatabaseUrl } from "@tender/repo-test-support"
+import { prefixedPool } from "@tender/repo-test-support/embedding"
 import { createTender, type TenderInstance } from "@tender/server"
-import { basic, demoKey, freePort, fundBalance, payout, testDatabaseUrl } from "@tender/test-support"
-import { prefixedPool } from "@tender/test-support/embedding"
 import { fileURLToPath } from "node:url"
 import type pg from "pg"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"

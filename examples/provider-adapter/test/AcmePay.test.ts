@@ -6,7 +6,7 @@
 import { Seed, Simulator, Tender, Workers } from "@tender/core"
 import type { Provider } from "@tender/core"
 import { TenderHttp } from "@tender/http"
-import { basic, demoKey, promptpayNamed } from "@tender/test-support"
+import { basic, demoKey, promptpayNamed } from "@tender/repo-test-support"
 import { Effect, HashMap, Layer, Logger } from "effect"
 import { readFileSync } from "node:fs"
 import { afterAll, assert, describe, it } from "vitest"

@@ -3,8 +3,8 @@
  * `createTender` beside the simulator, driven through the Promise API alone, against the same
  * local stand-in for Acme as the Effect adapter's test.
  */
+import { promptpayNamed } from "@tender/repo-test-support"
 import { createTender, isTenderError } from "@tender/server"
-import { promptpayNamed } from "@tender/test-support"
 import { fileURLToPath } from "node:url"
 import { afterAll, assert, describe, it } from "vitest"
 import { acmePay } from "../src/acme-pay.js"

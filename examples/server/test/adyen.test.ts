@@ -6,8 +6,8 @@
  * (docs/providers/adyen.md).
  */
 import * as AdyenStandIn from "@tender/adyen/testing"
-import { createIntent, eventually, promptpay as promptpayBody, shownQr } from "@tender/test-support"
-import { hostedPromptPayPaid, standInDemo } from "@tender/test-support/stand-in-demo"
+import { createIntent, eventually, promptpay as promptpayBody, shownQr } from "@tender/repo-test-support"
+import { hostedPromptPayPaid, standInDemo } from "@tender/repo-test-support/stand-in-demo"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as TestTls from "@tender/testing/TestTls"
 import * as QRCode from "qrcode"

@@ -4,7 +4,7 @@
  * `DATABASE_URL=… npm test` documents) never reaches a demo under the default prefix `tender_`,
  * where every demo of the run would share tables, claim one another's tasks and leave them behind.
  */
-import { demoEnvironment, launchDemo } from "@tender/test-support"
+import { demoEnvironment, launchDemo } from "@tender/repo-test-support"
 import { assert, describe, it } from "vitest"
 
 const suite = {

@@ -11,10 +11,10 @@
  * (docs/reliability.md, "Lost provider answers").
  */
 import * as AdyenStandIn from "@tender/adyen/testing"
+import { createIntent, eventually, promptpay } from "@tender/repo-test-support"
+import * as FaultProxy from "@tender/repo-test-support/fault-proxy"
+import { standInDemo } from "@tender/repo-test-support/stand-in-demo"
 import * as StripeStandIn from "@tender/stripe/testing"
-import { createIntent, eventually, promptpay } from "@tender/test-support"
-import * as FaultProxy from "@tender/test-support/fault-proxy"
-import { standInDemo } from "@tender/test-support/stand-in-demo"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as TestTls from "@tender/testing/TestTls"
 import { afterAll, afterEach, describe, expect, it } from "vitest"

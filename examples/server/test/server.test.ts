@@ -1,7 +1,7 @@
 /**
  * The demo server as a user runs it: a real process, a real port, real HTTP.
  */
-import { basic, demoKey, hosted as hostedBody, rawExchange, runDemo, stopProcess } from "@tender/test-support"
+import { basic, demoKey, hosted as hostedBody, rawExchange, runDemo, stopProcess } from "@tender/repo-test-support"
 import { type ChildProcess, execFileSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { request } from "node:http"

@@ -4,10 +4,10 @@
  * notifications to the merchant's webhooks, and a PromptPay payment on the hosted page
  * (docs/providers/stripe.md).
  */
+import { shownQr } from "@tender/repo-test-support"
+import { hostedPromptPayPaid, standInDemo } from "@tender/repo-test-support/stand-in-demo"
+import { cardThroughCheckout, promptPayPaidThenRefunded, stripeIntentOf } from "@tender/repo-test-support/stripe-walks"
 import * as StripeStandIn from "@tender/stripe/testing"
-import { shownQr } from "@tender/test-support"
-import { hostedPromptPayPaid, standInDemo } from "@tender/test-support/stand-in-demo"
-import { cardThroughCheckout, promptPayPaidThenRefunded, stripeIntentOf } from "@tender/test-support/stripe-walks"
 import { formatRefusals } from "@tender/testing/StandIn"
 import * as QRCode from "qrcode"
 import { describe, expect, it } from "vitest"

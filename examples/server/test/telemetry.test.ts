@@ -2,7 +2,7 @@
  * The demo server with the standard OTEL_* variables (docs/observability.md): a collector on
  * loopback receives its spans and metrics over OTLP/HTTP, and the health routes answer.
  */
-import { basic, demoKey, promptpay, startDemo, stopProcess } from "@tender/test-support"
+import { basic, demoKey, promptpay, startDemo, stopProcess } from "@tender/repo-test-support"
 import type { ChildProcess } from "node:child_process"
 import { createServer, type Server } from "node:http"
 import { afterAll, assert, describe, it } from "vitest"

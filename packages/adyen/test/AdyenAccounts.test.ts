@@ -7,7 +7,7 @@
 import * as AdyenStandIn from "@tender/adyen/testing"
 import type { Authentication } from "@tender/core"
 import { Merchants, PaymentIntent, PaymentIntents, ProviderAccounts, ProviderNotifications, Storage, Tender, Workers } from "@tender/core"
-import * as Requests from "@tender/test-support/provider-requests"
+import * as Requests from "@tender/repo-test-support/provider-requests"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { Effect, Either, Exit, Logger, Option, Schema } from "effect"
 import { randomBytes } from "node:crypto"

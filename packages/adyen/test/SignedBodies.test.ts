@@ -5,7 +5,7 @@
  * text.
  */
 import Adyen from "@adyen/api-library"
-import { mutated, signedBodiesAnswered } from "@tender/test-support/signed-notifications"
+import { mutated, signedBodiesAnswered } from "@tender/repo-test-support/signed-notifications"
 import fc from "fast-check"
 import { assert, it } from "vitest"
 import { adyen } from "../src/AdyenProvider.js"

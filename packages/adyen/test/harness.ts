@@ -5,7 +5,7 @@
  */
 import * as AdyenStandIn from "@tender/adyen/testing"
 import type { PaymentProvider, ProviderPaymentRequest } from "@tender/core/Provider"
-import * as Requests from "@tender/test-support/provider-requests"
+import * as Requests from "@tender/repo-test-support/provider-requests"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { afterEach, beforeEach, expect } from "vitest"
 import { adyen, type AdyenOptions } from "../src/AdyenProvider.js"

@@ -3,7 +3,7 @@
  * pages, the errors of D1, and its POSTs carrying an Idempotency-Key.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { bankTransfer, payout, png, promptpay, promptpayFor, topup } from "@tender/test-support"
+import { bankTransfer, payout, png, promptpay, promptpayFor, topup } from "@tender/repo-test-support"
 import { type PaymentIntent, TenderApiError, TenderClient } from "../src/index.js"
 import { tender } from "./servers.js"
 

@@ -5,7 +5,7 @@
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Api } from "@tender/http"
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import { keys } from "../../core/test/fixtures.js"
 import { tender } from "./servers.js"

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeHttp from "@tender/http/NodeHttp"
 import * as TenderHttp from "@tender/http/TenderHttp"
-import { hosted, promptpay } from "@tender/test-support"
+import { hosted, promptpay } from "@tender/repo-test-support"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { gated, keys, layer } from "../../core/test/fixtures.js"
 import { TenderApiError, TenderClient, type TenderClientOptions, TenderConnectionError } from "../src/index.js"

@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { WebhookSignature } from "@tender/core"
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import express from "express"
 import { randomBytes } from "node:crypto"
 import { Webhook } from "standardwebhooks"

@@ -4,7 +4,7 @@
  * `node:http` servers a test scripts. Not a test file itself.
  */
 import * as NodeHttp from "@tender/http/NodeHttp"
-import { atFileEnd, closeServers } from "@tender/test-support"
+import { atFileEnd, closeServers } from "@tender/repo-test-support"
 import { createServer, type IncomingMessage, type RequestListener } from "node:http"
 import { keys } from "../../core/test/fixtures.js"
 import { world } from "../../http/test/d10World.js"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { basic as basicOf } from "@tender/test-support"
+import { basic as basicOf } from "@tender/repo-test-support"
 import { Effect, Layer, Option } from "effect"
 import { Authentication, Merchants } from "../src/index.js"
 import { keys, layer, login } from "./fixtures.js"

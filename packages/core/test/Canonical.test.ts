@@ -5,7 +5,7 @@
  * for byte, to the form it replaced, `JSON.stringify` of a copy with every object's keys sorted.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { eventLoopTurn } from "@tender/test-support"
+import { eventLoopTurn } from "@tender/repo-test-support"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
 import { Canonical } from "../src/index.js"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import { Effect, Layer, Schema, TestClock } from "effect"
 import { PaymentIntent, PaymentIntents, StorageError } from "../src/index.js"
 import { keys, layer, login, quiet, storeWith } from "./fixtures.js"

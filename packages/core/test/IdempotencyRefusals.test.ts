@@ -5,7 +5,7 @@
  * same key once the resource exists runs instead of replaying the 404.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { png, promptpay } from "@tender/test-support"
+import { png, promptpay } from "@tender/repo-test-support"
 import { Effect, Option, Schema } from "effect"
 import type { Table } from "../src/index.js"
 import { Asset, Ids, PaymentIntent, PaymentIntents, PayoutIntent, PayoutIntents, Receipts, Storage } from "../src/index.js"

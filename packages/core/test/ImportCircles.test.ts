@@ -6,7 +6,7 @@
  * map of `packages/core`").
  */
 import { assert, describe, it } from "@effect/vitest"
-import { repoRoot } from "@tender/test-support"
+import { repoRoot } from "@tender/repo-test-support"
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 

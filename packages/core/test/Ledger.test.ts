@@ -4,7 +4,7 @@
  * rules over HTTP are packages/http/test/balancesSuite.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { promptpayNamed } from "@tender/test-support"
+import { promptpayNamed } from "@tender/repo-test-support"
 import { Duration, Effect, Layer, Schema, TestClock } from "effect"
 import fc from "fast-check"
 import { Balances, BalanceTransaction, PaymentIntent, PaymentIntents, Tender, Workers } from "../src/index.js"

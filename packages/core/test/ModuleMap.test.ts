@@ -7,7 +7,7 @@
  * modules share a name, and no `internal/` file is exported.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { repoRoot } from "@tender/test-support"
+import { repoRoot } from "@tender/repo-test-support"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { png, promptpayFor } from "@tender/test-support"
+import { png, promptpayFor } from "@tender/repo-test-support"
 import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import { Asset, Event, PaymentIntent, PaymentIntentLifecycle, PaymentIntents, Provider, Receipts, Simulator, Storage, Task, Workers } from "../src/index.js"
 import { expiresAtShortExpiry } from "./expiry.js"

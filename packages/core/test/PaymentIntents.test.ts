@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { paymentRequest } from "@tender/test-support/provider-requests"
+import { paymentRequest } from "@tender/repo-test-support/provider-requests"
 import { Effect, TestClock } from "effect"
 import { Discovery, HostedCheckout, PaymentIntent, PaymentIntents, Provider, RouteHealth, Simulator, Storage } from "../src/index.js"
 import { type Body, checkoutOptions, decodeParams, errorOf, json, keys, layer, login, loginRouted } from "./fixtures.js"

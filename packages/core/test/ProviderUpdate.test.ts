@@ -5,7 +5,7 @@
  * its answers changed to report what a provider might: another amount or currency paid.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { png } from "@tender/test-support"
+import { png } from "@tender/repo-test-support"
 import { Duration, Effect, Layer, Option, TestClock } from "effect"
 import {
   Asset,

@@ -5,7 +5,7 @@
  * makes goes to a server on 127.0.0.1.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { closeServers } from "@tender/test-support"
+import { closeServers } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import { createServer, type Server } from "node:http"
 import { afterAll } from "vitest"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { png } from "@tender/test-support"
+import { png } from "@tender/repo-test-support"
 import { Effect, Layer, Schema, TestClock } from "effect"
 import type { Provider } from "../src/index.js"
 import { MemoryStorage, PaymentIntent, PaymentIntentCancel, PaymentIntents, Receipts, Refund, Refunds, Simulator, Storage, Task } from "../src/index.js"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { eventLoopTurn } from "@tender/test-support"
+import { eventLoopTurn } from "@tender/repo-test-support"
 import { Schema } from "effect"
 import fc from "fast-check"
 import { Schemas } from "../src/index.js"

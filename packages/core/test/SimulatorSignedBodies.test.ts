@@ -5,7 +5,7 @@
  * JSON and any text.
  */
 import { Simulator } from "@tender/core"
-import { mutated, mutatedEventsAnswered } from "@tender/test-support/signed-notifications"
+import { mutated, mutatedEventsAnswered } from "@tender/repo-test-support/signed-notifications"
 import fc from "fast-check"
 import { it } from "vitest"
 

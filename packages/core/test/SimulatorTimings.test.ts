@@ -3,7 +3,7 @@
  * documented defaults otherwise (docs/test-environment.md, "Magic amounts").
  */
 import { assert, describe, it } from "@effect/vitest"
-import { paymentRequest } from "@tender/test-support/provider-requests"
+import { paymentRequest } from "@tender/repo-test-support/provider-requests"
 import { Effect, TestClock } from "effect"
 import { Simulator } from "../src/index.js"
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { png, promptpayNamed } from "@tender/test-support"
+import { png, promptpayNamed } from "@tender/repo-test-support"
 import { Duration, Effect, Option, Schema, TestClock } from "effect"
 import type { ApiResponse } from "../src/index.js"
 import { Asset, Fx, PaymentIntents, Simulator, Storage, TopupIntent, TopupIntents } from "../src/index.js"

@@ -5,7 +5,7 @@
  * On the in-memory store, under the test clock; PostgreSQL's are in packages/server/test.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import { Effect, Layer, Option, Schema, TestClock } from "effect"
 import { PaymentIntent, PaymentIntents, Refund, Refunds, Storage, Task, Workers } from "../src/index.js"
 import { asDemo, keys, layer, login, quiet, racingIntent, scope } from "./fixtures.js"

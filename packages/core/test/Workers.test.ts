@@ -5,7 +5,7 @@
  * first is a slow worker, the second two tasks racing on one record.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import { Effect, Layer, Logger, LogLevel, Option, Schema, TestClock } from "effect"
 import { PaymentIntent, PaymentIntents, Storage, Task, Workers } from "../src/index.js"
 import { keys, layer, login, racingIntent } from "./fixtures.js"

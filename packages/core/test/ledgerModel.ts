@@ -5,7 +5,7 @@
  * every step the ledger's rules are checked on what the store holds. Not a test file itself.
  */
 import { assert } from "@effect/vitest"
-import { promptpayNamed } from "@tender/test-support"
+import { promptpayNamed } from "@tender/repo-test-support"
 import { Duration, Effect, Layer, ManagedRuntime, Schema, TestClock, TestContext } from "effect"
 import fc from "fast-check"
 import {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { StorageError } from "@tender/core"
-import { hosted as hostedBody, promptpay as promptpayBody } from "@tender/test-support"
+import { hosted as hostedBody, promptpay as promptpayBody } from "@tender/repo-test-support"
 import { Layer, Logger, LogLevel } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { app, assertError, call, failingStorage, formWith, type Key, png } from "./harness.js"

@@ -6,7 +6,7 @@
  * nothing; and the host's process, and its server, go on answering.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { type Answer, promptpay, sendChunked } from "@tender/test-support"
+import { type Answer, promptpay, sendChunked } from "@tender/repo-test-support"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { keys } from "../../core/test/fixtures.js"

@@ -4,7 +4,7 @@
  * at, so nothing is stored and a corrected retry under the same key runs.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { promptpayNamed } from "@tender/test-support"
+import { promptpayNamed } from "@tender/repo-test-support"
 import { keys } from "../../core/test/fixtures.js"
 import type { Reply } from "./harness.js"
 import { app, assertError, basic, call, withNodeServer } from "./harness.js"

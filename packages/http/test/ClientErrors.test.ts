@@ -4,7 +4,7 @@
  * itself in the D1 shape, over raw sockets.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { rawExchange } from "@tender/test-support"
+import { rawExchange } from "@tender/repo-test-support"
 import { createServer, type Server } from "node:http"
 import { keys } from "../../core/test/fixtures.js"
 import { ClientErrors } from "../src/index.js"

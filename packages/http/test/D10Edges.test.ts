@@ -1,7 +1,7 @@
 /** D10 over HTTP, black box: hostile and edge inputs, concurrency, terminal rules and the OpenAPI document for cancel and refunds. */
 import { assert, describe, it } from "@effect/vitest"
 import { Simulator, Workers } from "@tender/core"
-import { promptpayFor } from "@tender/test-support"
+import { promptpayFor } from "@tender/repo-test-support"
 import { Effect, Layer, ManagedRuntime, TestClock, TestContext } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { TenderHttp } from "../src/index.js"

@@ -3,7 +3,7 @@
  * not joined into one key "a, b" that a later request could replay; nothing is created.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import { keys } from "../../core/test/fixtures.js"
 import { basic, sendRaw as send, withNodeServer } from "./harness.js"
 

@@ -5,7 +5,7 @@
  * generated requests per run (the sum of `numRuns` below).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { jsonHeaders } from "@tender/test-support"
+import { jsonHeaders } from "@tender/repo-test-support"
 import fc from "fast-check"
 import { keys } from "../../core/test/fixtures.js"
 import {

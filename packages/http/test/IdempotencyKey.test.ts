@@ -4,7 +4,7 @@
  * route takes a key the rule refuses, and a refused key is never claimed.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { payout as payoutFor, promptpayNamed, topup } from "@tender/test-support"
+import { payout as payoutFor, promptpayNamed, topup } from "@tender/repo-test-support"
 import { keys } from "../../core/test/fixtures.js"
 import { app, assertError, call, formWith, png } from "./harness.js"
 

@@ -7,7 +7,7 @@
  * data is unchanged afterwards.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { bankTransfer as bankTransferBody, promptpayNamed } from "@tender/test-support"
+import { bankTransfer as bankTransferBody, promptpayNamed } from "@tender/repo-test-support"
 import { keys } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"
 import { app, assertError, call, formWith, png } from "./harness.js"

@@ -4,7 +4,7 @@
  * outside a set of choices is one problem, not one per choice.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import { keys } from "../../core/test/fixtures.js"
 import { app, assertError, call } from "./harness.js"
 

@@ -8,7 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { MemoryStorage, Storage } from "@tender/core"
-import { bankTransfer as bankTransferBody, promptpayNamed as promptpay } from "@tender/test-support"
+import { bankTransfer as bankTransferBody, promptpayNamed as promptpay } from "@tender/repo-test-support"
 import { Cause, Effect, HashMap, Layer, List, Logger, LogLevel } from "effect"
 import { inspect } from "node:util"
 import { keys, layer } from "../../core/test/fixtures.js"

@@ -7,7 +7,7 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } fr
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Simulator, Workers } from "@tender/core"
 import type { Provider } from "@tender/core"
-import { promptpay, sendChunked as sendChunkedTo } from "@tender/test-support"
+import { promptpay, sendChunked as sendChunkedTo } from "@tender/repo-test-support"
 import { Effect, Layer, Logger, Schema } from "effect"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"

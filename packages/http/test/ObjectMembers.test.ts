@@ -5,7 +5,7 @@
  * clean D1 4xx naming the right param, or the documented answer, never a 500.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { payout as payoutFor, promptpay, topup } from "@tender/test-support"
+import { payout as payoutFor, promptpay, topup } from "@tender/repo-test-support"
 import { keys } from "../../core/test/fixtures.js"
 import { app, assertError, call } from "./harness.js"
 

@@ -8,7 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Canonical, Simulator, Workers } from "@tender/core"
-import { promptpay, sendChunked } from "@tender/test-support"
+import { promptpay, sendChunked } from "@tender/repo-test-support"
 import { Layer } from "effect"
 import express from "express"
 import { createServer } from "node:http"

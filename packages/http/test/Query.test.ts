@@ -4,7 +4,7 @@
  * not UTF-8 is refused rather than read with U+FFFD in its place. Authentication comes first (5).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import { keys } from "../../core/test/fixtures.js"
 import { app, assertError, call } from "./harness.js"
 

@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Pagination, PaymentIntent } from "@tender/core"
-import { bankTransfer, hosted, payout, promptpay, topup } from "@tender/test-support"
+import { bankTransfer, hosted, payout, promptpay, topup } from "@tender/repo-test-support"
 import { Schema } from "effect"
 import { keys } from "../../core/test/fixtures.js"
 import { TenderApi } from "../src/Api.js"

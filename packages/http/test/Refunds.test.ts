@@ -1,7 +1,7 @@
 /** D10 over HTTP, black box: create refunds, checked through the fetch handler only, as a test written from the decisions alone would. */
 import { assert, describe, it } from "@effect/vitest"
 import { Simulator } from "@tender/core"
-import { bankTransfer, promptpayFor } from "@tender/test-support"
+import { bankTransfer, promptpayFor } from "@tender/repo-test-support"
 import { keys } from "../../core/test/fixtures.js"
 import { absent, D4Time, fields, world } from "./d10World.js"
 import { assertError } from "./harness.js"

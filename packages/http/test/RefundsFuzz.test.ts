@@ -5,7 +5,7 @@
  * (D10). About 2,300 generated requests per run (the sum of `numRuns` below).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { jsonHeaders } from "@tender/test-support"
+import { jsonHeaders } from "@tender/repo-test-support"
 import fc from "fast-check"
 import { world } from "./d10World.js"
 import { mutate, mutationsOf, query, weirdValue } from "./fuzz/generators.js"

@@ -4,7 +4,7 @@
  * matrix are in routesMatrixPayments.ts and routesMatrixTopupsWebhooks.ts.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { promptpayNamed as promptpay } from "@tender/test-support"
+import { promptpayNamed as promptpay } from "@tender/repo-test-support"
 import { Layer } from "effect"
 import { keys, layer, quiet } from "../../core/test/fixtures.js"
 import type { Key, Reply } from "./harness.js"

@@ -3,7 +3,7 @@
  * repeats, stored 4xx answers, keys under two API keys (4.9, D5).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { promptpayNamed as promptpay } from "@tender/test-support"
+import { promptpayNamed as promptpay } from "@tender/repo-test-support"
 import { gated, keys, layer } from "../../core/test/fixtures.js"
 import { app, assertError, call } from "./harness.js"
 

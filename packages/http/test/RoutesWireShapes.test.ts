@@ -3,7 +3,7 @@
  * list, the list envelope, limit and filters, discovery, and the environment the key stamps.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { promptpayNamed as promptpay } from "@tender/test-support"
+import { promptpayNamed as promptpay } from "@tender/repo-test-support"
 import { keys, paymentIntentCreatedFields, paymentIntentFields as readFields } from "../../core/test/fixtures.js"
 import { app, assertError, call } from "./harness.js"
 

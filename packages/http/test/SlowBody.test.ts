@@ -7,7 +7,7 @@
 import { FetchHttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { DeliveryClient, Event, Storage, Task, WebhookDelivery, type WebhookTransport, Workers } from "@tender/core"
-import { closeServers } from "@tender/test-support"
+import { closeServers } from "@tender/repo-test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
 import { afterAll } from "vitest"

@@ -10,7 +10,7 @@
 import { FetchHttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { DeliveryClient, Event, PublicAddress, Storage, WebhookDelivery, Workers } from "@tender/core"
-import { closeServers } from "@tender/test-support"
+import { closeServers } from "@tender/repo-test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:https"

@@ -6,8 +6,8 @@
  * whose body Tender has started to read and that the test has not finished sending.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { png } from "@tender/test-support"
-import { atFileEnd } from "@tender/test-support"
+import { png } from "@tender/repo-test-support"
+import { atFileEnd } from "@tender/repo-test-support"
 import { keys } from "../../core/test/fixtures.js"
 import { layer } from "../../core/test/fixtures.js"
 import { Mount, TenderHttp } from "../src/index.js"

@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Event, PaymentIntents, Simulator, Storage, WebhookDelivery, WebhookEndpoint, WebhookSignature, Workers } from "@tender/core"
-import { closeReceivers, formWith, png, promptpayFor, type Received, receiver } from "@tender/test-support"
+import { closeReceivers, formWith, png, promptpayFor, type Received, receiver } from "@tender/repo-test-support"
 import { Duration, Effect, Either, Layer, ManagedRuntime, Option, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll } from "vitest"

@@ -13,7 +13,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { PaymentIntent, ProviderNotifications, Simulator, Storage, Task, Tender, Workers } from "@tender/core"
-import { closeReceivers, promptpayFor, receiver, standBacklog } from "@tender/test-support"
+import { closeReceivers, promptpayFor, receiver, standBacklog } from "@tender/repo-test-support"
 import { Clock, Effect, Layer, Logger, ManagedRuntime, Option } from "effect"
 import { afterAll } from "vitest"
 import { checkoutOptions, keys, seed } from "../../core/test/fixtures.js"

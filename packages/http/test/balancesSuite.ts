@@ -5,7 +5,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Balances, PayoutIntents, Simulator } from "@tender/core"
-import { payout, promptpayFor, topup } from "@tender/test-support"
+import { payout, promptpayFor, topup } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import { describe, it } from "vitest"
 import { keys, seed } from "../../core/test/fixtures.js"

@@ -6,8 +6,8 @@
  */
 import { assert } from "@effect/vitest"
 import { Event, Simulator, Workers } from "@tender/core"
-import { formWith, png, promptpayFor } from "@tender/test-support"
-import { atFileEnd } from "@tender/test-support"
+import { formWith, png, promptpayFor } from "@tender/repo-test-support"
+import { atFileEnd } from "@tender/repo-test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
 import { TenderHttp } from "../src/index.js"

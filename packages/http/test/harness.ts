@@ -6,14 +6,14 @@ import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert } from "@effect/vitest"
 import { Merchants, Storage, StorageError } from "@tender/core"
-import { atFileEnd } from "@tender/test-support"
-import { basic, eventLoopTurn, type Key } from "@tender/test-support"
+import { atFileEnd } from "@tender/repo-test-support"
+import { basic, eventLoopTurn, type Key } from "@tender/repo-test-support"
 import { Context, Effect, Layer } from "effect"
 import { createServer, request as httpRequest } from "node:http"
 import { layer } from "../../core/test/fixtures.js"
 import { TenderHttp } from "../src/index.js"
 
-export { basic, formWith, type Key, png } from "@tender/test-support"
+export { basic, formWith, type Key, png } from "@tender/repo-test-support"
 
 /** A real fetch-style handler over a fresh in-memory store. */
 export const app = (services: Layer.Layer<TenderHttp.Services> = layer()) => {

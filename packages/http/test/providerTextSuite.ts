@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Provider, Simulator } from "@tender/core"
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { weirdString } from "./fuzz/generators.js"

@@ -8,7 +8,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ProviderNotification, Simulator, Storage, Task } from "@tender/core"
-import { promptpayNamed } from "@tender/test-support"
+import { promptpayNamed } from "@tender/repo-test-support"
 import { Effect, Option } from "effect"
 import fc from "fast-check"
 import { keys } from "../../core/test/fixtures.js"

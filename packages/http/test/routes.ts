@@ -5,7 +5,7 @@
  */
 import { assert } from "@effect/vitest"
 import { StorageError } from "@tender/core"
-import { jsonHeaders, promptpayNamed as promptpay } from "@tender/test-support"
+import { jsonHeaders, promptpayNamed as promptpay } from "@tender/repo-test-support"
 import type { CallOptions, Key, Reply } from "./harness.js"
 import { app, assertError, failingDirectory, failingStorage } from "./harness.js"
 

@@ -5,7 +5,7 @@
 import { assert } from "@effect/vitest"
 import type { Provider } from "@tender/core"
 import { Simulator, Workers } from "@tender/core"
-import { bankTransfer as bankTransferBody, promptpayNamed as promptpay } from "@tender/test-support"
+import { bankTransfer as bankTransferBody, promptpayNamed as promptpay } from "@tender/repo-test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { TenderHttp } from "../src/index.js"

@@ -5,7 +5,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Simulator, Storage, WebhookEndpoint } from "@tender/core"
-import { promptpayNamed as promptpay } from "@tender/test-support"
+import { promptpayNamed as promptpay } from "@tender/repo-test-support"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { keys, layer } from "../../core/test/fixtures.js"
 import type { TenderHttp } from "../src/index.js"

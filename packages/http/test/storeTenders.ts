@@ -7,7 +7,7 @@
 import { assert } from "@effect/vitest"
 import type { Merchants, Storage, Task } from "@tender/core"
 import { Tender, Workers } from "@tender/core"
-import { closeReceivers } from "@tender/test-support"
+import { closeReceivers } from "@tender/repo-test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll } from "vitest"
 import { checkoutOptions, keys, seed } from "../../core/test/fixtures.js"

@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Event, Storage, type Tender } from "@tender/core"
-import { promptpayFor, receiver } from "@tender/test-support"
+import { promptpayFor, receiver } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import { keys } from "../../core/test/fixtures.js"
 import { assertError } from "./harness.js"

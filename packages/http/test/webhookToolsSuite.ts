@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Tender } from "@tender/core"
-import { promptpayFor, type Received, receiver } from "@tender/test-support"
+import { promptpayFor, type Received, receiver } from "@tender/repo-test-support"
 import { Webhook } from "standardwebhooks"
 import { keys } from "../../core/test/fixtures.js"
 import { assertError, type Key } from "./harness.js"

@@ -27,7 +27,7 @@ import {
   Workers
 } from "@tender/core"
 import { PgMigrations, PgStorage } from "@tender/postgres"
-import { promptpayFor } from "@tender/test-support"
+import { promptpayFor } from "@tender/repo-test-support"
 import { Clock, Effect, Layer, Schema } from "effect"
 import { afterAll, assert, it } from "vitest"
 import { checkoutOptions, keys, login, seed } from "../../core/test/fixtures.js"

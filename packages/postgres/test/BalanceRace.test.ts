@@ -4,7 +4,7 @@
  * below zero, exactly as many payouts succeed as it covers, and a lost race is answered as a
  * retry would be (a payout or a 422 balance_insufficient), never a 5xx.
  */
-import { basic, demoKey, fundBalance, payout, promptpayFor, until } from "@tender/test-support"
+import { basic, demoKey, fundBalance, payout, promptpayFor, until } from "@tender/repo-test-support"
 import { afterAll, assert, beforeAll, it } from "vitest"
 import { freshTables, start, stopDemos } from "./demoServer.js"
 import { describeOnPostgres } from "./onPostgres.js"

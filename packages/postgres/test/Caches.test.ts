@@ -11,7 +11,7 @@
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Merchants, RouteHealth } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { basic, closeReceivers, demoKey, promptpayFor, receiver } from "@tender/test-support"
+import { basic, closeReceivers, demoKey, promptpayFor, receiver } from "@tender/repo-test-support"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, assert, beforeAll, it } from "vitest"
 import { client, freshPrefix, runSql, url } from "./database.js"

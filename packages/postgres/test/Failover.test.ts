@@ -12,7 +12,7 @@
  * It needs root and Debian's PostgreSQL 15 cluster tools; where they are missing it is skipped
  * with a line saying why, except under CI=true, where that is a failure.
  */
-import { basic, closeReceivers, demoKey, promptpayFor, receiver, until } from "@tender/test-support"
+import { basic, closeReceivers, demoKey, promptpayFor, receiver, until } from "@tender/repo-test-support"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { type Address, address } from "./address.js"
 import { type ClusterSet, clusterSet, clusterSkipReason, type Node, query } from "./clusters.js"

@@ -5,7 +5,7 @@
  * completes every task with no intent changed twice and no event missing or doubled.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
-import { basic, closeServers, demoKey, formWith, png, promptpayFor } from "@tender/test-support"
+import { basic, closeServers, demoKey, formWith, png, promptpayFor } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import { createServer as createHttpServer } from "node:http"
 import { afterAll, assert, describe, it } from "vitest"

@@ -7,7 +7,7 @@
 import { assert, it } from "@effect/vitest"
 import { PaymentIntent, PaymentIntents, Storage, Task, Tender, Workers } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { asDemo, checkoutOptions, keys, login, quiet, racingIntent, seed } from "../../core/test/fixtures.js"
 import { dropTables, freshPrefix, runSql, url } from "./database.js"

@@ -1,5 +1,5 @@
 /**
- * D11 on PostgreSQL: the shared suite of the rules (@tender/test-support), and what only a
+ * D11 on PostgreSQL: the shared suite of the rules (@tender/repo-test-support), and what only a
  * shared database shows: two Tender instances (each with its own pool, as two processes)
  * receiving one notification at once act once, and a process that stored a notification and
  * died before answering loses nothing.
@@ -7,7 +7,7 @@
 import { assert, it } from "@effect/vitest"
 import { Event, PaymentIntent, ProviderNotification, Simulator, Storage, Task } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { createIntent, notify, paymentEvent, services, stored, suite, work } from "@tender/test-support/provider-notices"
+import { createIntent, notify, paymentEvent, services, stored, suite, work } from "@tender/repo-test-support/provider-notices"
 import { Effect, Layer, Option } from "effect"
 import { afterAll } from "vitest"
 import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"

@@ -5,7 +5,7 @@
  * refunds are in flight, after which a new process settles every refund once.
  */
 import { SqlClient } from "@effect/sql/SqlClient"
-import { basic, demoKey, promptpayFor } from "@tender/test-support"
+import { basic, demoKey, promptpayFor } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import { afterAll, assert, describe, it } from "vitest"
 import { runSql, skipReason } from "./database.js"

@@ -4,7 +4,7 @@
  * opens only once storage is ready; a database that never gets ready stops the start with
  * one line on stderr and exit code 1; no request is left hanging.
  */
-import { basic, demoKey, promptpayNamed } from "@tender/test-support"
+import { basic, demoKey, promptpayNamed } from "@tender/repo-test-support"
 import { createServer, type Server, type Socket } from "node:net"
 import { afterAll, assert, it } from "vitest"
 import { url } from "./database.js"

@@ -6,7 +6,7 @@
  */
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Canonical } from "@tender/core"
-import { basic, demoKey, promptpayFor, simulatorNotificationHeaders } from "@tender/test-support"
+import { basic, demoKey, promptpayFor, simulatorNotificationHeaders } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import { afterAll, assert, beforeAll, it } from "vitest"
 import { freshPrefix, runSql, url } from "./database.js"

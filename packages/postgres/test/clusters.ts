@@ -5,7 +5,7 @@
  * under a temporary folder; the machine's own clusters (`main` on 5432) are never touched. Not a
  * test file itself.
  */
-import { freePort } from "@tender/test-support"
+import { freePort } from "@tender/repo-test-support"
 import { execFile } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

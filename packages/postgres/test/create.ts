@@ -3,7 +3,7 @@
  * proxy they break: the demo key's PromptPay payment, under an idempotency key, bounded so an
  * answer not given within 15 s reads "hung" (the defect they guard against) instead of hanging.
  */
-import { basic, demoKey, promptpayFor } from "@tender/test-support"
+import { basic, demoKey, promptpayFor } from "@tender/repo-test-support"
 
 /** What a create was answered: the status (or "hung"), and the headers and body fields the tests read. */
 export type Outcome = { status: number | "hung"; retryAfter: string | null; code?: string; id?: string; replayed: boolean }

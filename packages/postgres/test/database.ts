@@ -7,10 +7,10 @@ import { PgClient } from "@effect/sql-pg"
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { PgMigrations } from "@tender/postgres"
-import { testDatabaseUrl } from "@tender/test-support"
+import { testDatabaseUrl } from "@tender/repo-test-support"
 import { Cause, Effect, Layer, Redacted } from "effect"
 
-/** The test database (@tender/test-support). */
+/** The test database (@tender/repo-test-support). */
 export const url = testDatabaseUrl
 
 const probe = (): Promise<string | undefined> =>
@@ -38,7 +38,7 @@ if (skipReason !== undefined) process.stderr.write(`[@tender/postgres] skipped: 
 export const client = PgClient.layer({ url: Redacted.make(url), maxConnections: 20 })
 
 /** A table prefix no other run uses. */
-export { freshTablePrefix as freshPrefix } from "@tender/test-support"
+export { freshTablePrefix as freshPrefix } from "@tender/repo-test-support"
 
 /** Drop every table whose name starts with `prefix`. */
 export const dropTables = (prefix: string) =>

@@ -1,15 +1,15 @@
 /**
  * The demo server (`examples/server`) as a real process, for the tests that need several
- * processes on one database: @tender/test-support's starter, with the processes and table
+ * processes on one database: @tender/repo-test-support's starter, with the processes and table
  * prefixes of this test file recorded for its `afterAll` (`stopDemos`). Not a test file itself.
  */
-import { type DemoServer, launchDemo, startDemo } from "@tender/test-support"
+import { type DemoServer, launchDemo, startDemo } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import type { ChildProcess } from "node:child_process"
 import { it } from "vitest"
 import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"
 
-export { type DemoServer, freePort } from "@tender/test-support"
+export { type DemoServer, freePort } from "@tender/repo-test-support"
 
 /** Every process started, for the file's `afterAll` to stop. */
 const children: Array<ChildProcess> = []

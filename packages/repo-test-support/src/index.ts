@@ -1,8 +1,8 @@
 /**
- * @tender/test-support: what the repository's tests and benchmarks share (docs/architecture.md,
+ * @tender/repo-test-support: what the repository's tests and benchmarks share (docs/architecture.md,
  * "Test support"). Private: never published, run from its TypeScript sources. Nothing here
  * imports Vitest, so the benchmarks load it too; the framework examples' shared suite, which
- * does, is `@tender/test-support/embedding`.
+ * does, is `@tender/repo-test-support/embedding`.
  */
 export * from "./backlog.js"
 export * from "./demo.js"

@@ -1,7 +1,7 @@
 /**
  * The demo server (examples/server) against providers' stand-ins of @tender/testing, for one test
  * file. Not a test file itself; it registers Vitest's hooks and asserts with `expect`, so it has
- * its own entry, `@tender/test-support/stand-in-demo`.
+ * its own entry, `@tender/repo-test-support/stand-in-demo`.
  */
 import type { ChildProcess } from "node:child_process"
 import { afterAll, afterEach, beforeAll, expect } from "vitest"

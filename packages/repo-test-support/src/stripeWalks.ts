@@ -2,7 +2,7 @@
  * What two hosts walk through against the Stripe stand-in of @tender/testing, each with Stripe
  * installed its own way: the demo server from STRIPE_* (examples/server) and the Express example
  * from `stripeFromEnv` (examples/express). Not a test file itself; it asserts with Vitest's
- * `expect`, so it has its own entry, `@tender/test-support/stripe-walks`.
+ * `expect`, so it has its own entry, `@tender/repo-test-support/stripe-walks`.
  */
 import { expect } from "vitest"
 import { createIntent, type MerchantApi } from "./merchantApi.js"

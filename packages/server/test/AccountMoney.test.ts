@@ -4,8 +4,8 @@
  * object, and its balance transactions name the account (D12); a merchant without one keeps the
  * deployment's. On memory and on PostgreSQL.
  */
-import { until } from "@tender/test-support"
-import { prefixedPool } from "@tender/test-support/embedding"
+import { until } from "@tender/repo-test-support"
+import { prefixedPool } from "@tender/repo-test-support/embedding"
 import { randomBytes } from "node:crypto"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, type SeedInput, type TenderInstance } from "../src/index.js"

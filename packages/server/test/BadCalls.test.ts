@@ -3,7 +3,7 @@
  * `TenderError` `validation_failed` (400) whose `param` and message name the argument or option
  * at fault and show what was given; never a `TypeError`, never a 500, and nothing runs.
  */
-import { promptpay } from "@tender/test-support"
+import { promptpay } from "@tender/repo-test-support"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, isTenderError, type TenderInstance, type TenderOptions } from "../src/index.js"
 import { base, quietOptions } from "./fixtures.js"

@@ -2,8 +2,8 @@
  * The `tender` command, each command run in-process as the executable runs it (`Cli.main`
  * with the process's streams), against the real PostgreSQL where it touches a database.
  */
-import { testDatabaseUrl } from "@tender/test-support"
-import { prefixedPool } from "@tender/test-support/embedding"
+import { testDatabaseUrl } from "@tender/repo-test-support"
+import { prefixedPool } from "@tender/repo-test-support/embedding"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -6,7 +6,7 @@
  */
 import { TenderClient } from "@tender/client"
 import { ApiResponse } from "@tender/core"
-import { bankTransfer, basic, demoKey, png, promptpay, topup } from "@tender/test-support"
+import { bankTransfer, basic, demoKey, png, promptpay, topup } from "@tender/repo-test-support"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { createTender, type TenderInstance } from "../src/index.js"
 import { fromResponse } from "../src/internal/run.js"

@@ -2,8 +2,8 @@
  * `createTender({ storage: { postgres: pool } })` on the host's own `pg.Pool` and the real
  * PostgreSQL: migrated at start unless `migrate: false`, and the pool stays the host's.
  */
-import { promptpay, testDatabaseUrl } from "@tender/test-support"
-import { prefixedPool } from "@tender/test-support/embedding"
+import { promptpay, testDatabaseUrl } from "@tender/repo-test-support"
+import { prefixedPool } from "@tender/repo-test-support/embedding"
 import { inspect } from "node:util"
 import pg from "pg"
 import { assert, describe, it } from "vitest"

@@ -4,7 +4,7 @@
  * the port was taken) exits without calling `close`, while its workers still ran tasks as long as
  * the server held the event loop. A real child process each (idleHost.ts), on memory and PostgreSQL.
  */
-import { cleanEnv, dropPrefixed, freshTablePrefix, type Spawned, spawnProcess, stopProcess, testDatabaseUrl } from "@tender/test-support"
+import { cleanEnv, dropPrefixed, freshTablePrefix, type Spawned, spawnProcess, stopProcess, testDatabaseUrl } from "@tender/repo-test-support"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { afterAll, assert, describe, it } from "vitest"

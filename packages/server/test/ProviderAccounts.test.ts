@@ -5,11 +5,11 @@
  * on each object, the breaker per account, and no secret in any answer, log line or stored row.
  */
 import type { Provider } from "@tender/core"
+import { freePort, promptpay, testDatabaseUrl, until } from "@tender/repo-test-support"
+import { prefixedPool } from "@tender/repo-test-support/embedding"
+import { stripeIntentOf } from "@tender/repo-test-support/stripe-walks"
 import { StripeProvider } from "@tender/stripe"
 import * as StripeStandIn from "@tender/stripe/testing"
-import { freePort, promptpay, testDatabaseUrl, until } from "@tender/test-support"
-import { prefixedPool } from "@tender/test-support/embedding"
-import { stripeIntentOf } from "@tender/test-support/stripe-walks"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"

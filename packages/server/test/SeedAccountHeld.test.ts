@@ -4,7 +4,7 @@
  * naming the id and the merchants, as a bad seed (`validation_failed`, option "merchants"), not
  * as an outage; nothing of the seed is written.
  */
-import { prefixedPool } from "@tender/test-support/embedding"
+import { prefixedPool } from "@tender/repo-test-support/embedding"
 import { randomBytes } from "node:crypto"
 import { assert, describe, it } from "vitest"
 import { createTender, type TenderOptions } from "../src/index.js"

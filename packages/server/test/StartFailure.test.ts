@@ -3,8 +3,8 @@
  * (docs/postgres.md, "When it cannot start"), against the real server: a database or role that
  * does not exist, a port nothing listens on, a schema never migrated with `migrate: false`.
  */
-import { testDatabaseUrl } from "@tender/test-support"
-import { prefixedPool } from "@tender/test-support/embedding"
+import { testDatabaseUrl } from "@tender/repo-test-support"
+import { prefixedPool } from "@tender/repo-test-support/embedding"
 import { inspect } from "node:util"
 import pg from "pg"
 import { assert, describe, it } from "vitest"

@@ -3,8 +3,8 @@
  * API answer from one set of services, and every rule the HTTP API applies holds for the
  * Promise calls (validation, idempotency, state checks, D8 approval, key pairs).
  */
-import { basic, customer, demoKey, promptpay, until } from "@tender/test-support"
-import { paymentRequest, refOf } from "@tender/test-support/provider-requests"
+import { basic, customer, demoKey, promptpay, until } from "@tender/repo-test-support"
+import { paymentRequest, refOf } from "@tender/repo-test-support/provider-requests"
 import { Effect } from "effect"
 import { createHmac } from "node:crypto"
 import { createServer } from "node:http"

@@ -4,8 +4,8 @@
  * same tables, each on its own connections, woken by LISTEN/NOTIFY alone. The two Tenders stand
  * for two processes of one host.
  */
-import { customer, promptpay, until } from "@tender/test-support"
-import { prefixedPool } from "@tender/test-support/embedding"
+import { customer, promptpay, until } from "@tender/repo-test-support"
+import { prefixedPool } from "@tender/repo-test-support/embedding"
 import { afterAll, assert, describe, it } from "vitest"
 import { createTender, type TenderInstance } from "../src/index.js"
 import { seedPath as merchants } from "./fixtures.js"

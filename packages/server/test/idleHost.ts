@@ -6,7 +6,7 @@
  * `memory`, or `postgres <tablePrefix>` on the test database with a pool that lets the process
  * exit when it is idle (docs/embedding.md, "Shutdown").
  */
-import { promptpay, testDatabaseUrl } from "@tender/test-support"
+import { promptpay, testDatabaseUrl } from "@tender/repo-test-support"
 import { createServer } from "node:http"
 import pg from "pg"
 import { createTender } from "../src/index.js"

@@ -4,7 +4,7 @@
  * by hand and signed with the secret): never a 5xx. The shapes found by a hostile probe, then a
  * fast-check property over mutated events and arbitrary JSON.
  */
-import { mutated, mutatedEventsAnswered, signedBodiesAnswered } from "@tender/test-support/signed-notifications"
+import { mutated, mutatedEventsAnswered, signedBodiesAnswered } from "@tender/repo-test-support/signed-notifications"
 import fc from "fast-check"
 import Stripe from "stripe"
 import { assert, it } from "vitest"

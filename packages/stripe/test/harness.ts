@@ -3,8 +3,8 @@
  * notifications it receives byte for byte, and the adapter pointed at the stand-in.
  */
 import type { PaymentProvider, ProviderPaymentRequest } from "@tender/core/Provider"
+import * as Requests from "@tender/repo-test-support/provider-requests"
 import * as StripeStandIn from "@tender/stripe/testing"
-import * as Requests from "@tender/test-support/provider-requests"
 import { stripe, type StripeOptions } from "../src/StripeProvider.js"
 
 export const WEBHOOK_SECRET = "whsec_test_standin_secret"

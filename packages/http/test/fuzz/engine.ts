@@ -5,7 +5,7 @@
  * alive, still creates (201), and that its memory after a GC is back near its baseline.
  * Used by `CrashFuzz.test.ts` (a short run) and `main.ts` (`npm run fuzz`, a long one).
  */
-import { basic } from "@tender/test-support"
+import { basic } from "@tender/repo-test-support"
 import fc from "fast-check"
 import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, resolve } from "node:path"

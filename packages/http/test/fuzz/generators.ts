@@ -4,7 +4,7 @@
  * strings and values people and attackers send, create bodies to mutate, query text, header
  * values of any bytes, Authorization headers and path ids. Not a test file itself.
  */
-import { bankTransfer as bankTransferFor, basic, promptpayNamed } from "@tender/test-support"
+import { bankTransfer as bankTransferFor, basic, promptpayNamed } from "@tender/repo-test-support"
 import fc from "fast-check"
 import { keys } from "../../../core/test/fixtures.js"
 

@@ -5,7 +5,7 @@
  * `Secure` whenever that URL is https. Read from Set-Cookie over real HTTP.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { hosted } from "@tender/test-support"
+import { hosted } from "@tender/repo-test-support"
 import { keys } from "../../../core/test/fixtures.js"
 import { app, call } from "../harness.js"
 import { createIntent, start, startMounted, type TestServer } from "./server.js"

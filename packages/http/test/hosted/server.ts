@@ -7,7 +7,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HostedCheckout, Tender, Workers } from "@tender/core"
-import { basic, freePort, hosted } from "@tender/test-support"
+import { basic, freePort, hosted } from "@tender/repo-test-support"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { createServer } from "node:http"
 import { keys, seed } from "../../../core/test/fixtures.js"
