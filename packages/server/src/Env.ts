@@ -8,7 +8,7 @@
  */
 import type { CredentialVault } from "@tender/core"
 import type { PgPoolLike } from "./internal/storage.js"
-import type { SeedInput, TenderOptions } from "./Tender.js"
+import type { SeedInput, TenderOptions } from "./PromiseTender.js"
 import { TenderError } from "./TenderError.js"
 
 /** What the host uses where a variable is unset (or empty). @since 0.1.0 @category options */

@@ -7,7 +7,7 @@
  */
 import { Errors } from "@tender/core"
 import { Effect, type Schema } from "effect"
-import type * as Api from "../Api.js"
+import type * as Api from "../PromiseTypes.js"
 import { at, boolean, check, fields, firstProblem, isObject, nonEmptyString, show } from "./checks.js"
 
 /** The longest id the HTTP API reads in a path (`maxParamLength` of `@tender/http`): a longer one names nothing. */
