@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { HostedCheckoutGroup } from "./hosted/Api.js"
+import { HostedCheckoutGroup } from "./hostedCheckout/HostedRoutes.js"
 import { AssetsGroup } from "./internal/api/assets.js"
 import { BalanceGroup, BalanceTransactionsGroup } from "./internal/api/balances.js"
 import { EventsGroup } from "./internal/api/events.js"

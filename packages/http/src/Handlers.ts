@@ -27,7 +27,7 @@ import {
 } from "@tender/core"
 import { Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal, documented, TenderApi } from "./Api.js"
-import * as HostedCheckoutHandlers from "./hosted/Checkout.js"
+import * as HostedCheckoutHandlers from "./hostedCheckout/Checkout.js"
 import { currentRequestId } from "./internal/current.js"
 import * as ProviderNotificationHandlers from "./internal/providerNotifications.js"
 import { endpointLayer, fromDecodeError, jsonText, toHttp } from "./Middleware.js"

@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Simulator, Tender } from "@tender/core"
 import { checkoutOptions, keys } from "../../core/test/fixtures.js"
 import { pixKey, pixSeed, pixy } from "../../core/test/pixy.js"
-import { contentSecurityPolicy, formatAmount } from "../src/hosted/Html.js"
-import { negotiate } from "../src/hosted/Messages.js"
+import { contentSecurityPolicy, formatAmount } from "../src/hostedCheckout/Html.js"
+import { negotiate } from "../src/hostedCheckout/Messages.js"
 import { app, assertError, call } from "./harness.js"
 
 /** The path and query of a hosted link (the harness serves http://localhost). */

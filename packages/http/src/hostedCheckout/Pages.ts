@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-export { chooseMethod, type FormState, payerForm } from "../internal/hosted/choosing.js"
-export type { Context, Urls } from "../internal/hosted/frame.js"
-export { bank, leaving, notice } from "../internal/hosted/notices.js"
-export { final, payerAction, processing } from "../internal/hosted/paying.js"
+export { chooseMethod, type FormState, payerForm } from "./internal/choosing.js"
+export type { Context, Urls } from "./internal/frame.js"
+export { bank, leaving, notice } from "./internal/notices.js"
+export { final, payerAction, processing } from "./internal/paying.js"

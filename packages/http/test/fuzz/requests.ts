@@ -6,7 +6,7 @@
  * (truncated, aborted, bad chunks, huge and odd headers) are in `framing.ts`.
  */
 import fc from "fast-check"
-import { HostedCheckoutGroup } from "../../src/hosted/Api.js"
+import { HostedCheckoutGroup } from "../../src/hostedCheckout/HostedRoutes.js"
 import * as Routes from "../../src/internal/routes.js"
 import {
   authorization,

@@ -3,10 +3,10 @@
  * fields for the chosen method.
  */
 import type { Discovery } from "@tender/core"
-import type { Page } from "../../hosted/Html.js"
-import { formatAmount, Html, html } from "../../hosted/Html.js"
-import type { Lang } from "../../hosted/Messages.js"
-import { fieldLabels, messages } from "../../hosted/Messages.js"
+import type { Page } from "../Html.js"
+import { formatAmount, Html, html } from "../Html.js"
+import type { Lang } from "../Messages.js"
+import { fieldLabels, messages } from "../Messages.js"
 import { type Context, frame, summary } from "./frame.js"
 
 /** The list of methods discovery offers (4.1.1), as a GET form: choosing changes nothing until the payer pays. @since 0.1.0 */

@@ -4,10 +4,10 @@
  * follows the intent (status and countdown, with its script) and the simulated payer's form.
  */
 import type { HostedCheckout, PaymentIntent, SimulatorPayer } from "@tender/core"
-import type { Page } from "../../hosted/Html.js"
-import { formatAmount, Html, html } from "../../hosted/Html.js"
-import type { Lang } from "../../hosted/Messages.js"
-import { messages } from "../../hosted/Messages.js"
+import type { Page } from "../Html.js"
+import { formatAmount, Html, html } from "../Html.js"
+import type { Lang } from "../Messages.js"
+import { messages } from "../Messages.js"
 
 /** Where the page's links and forms go, for one verified link. @since 0.1.0 @category models */
 export interface Urls {

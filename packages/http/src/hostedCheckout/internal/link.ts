@@ -7,8 +7,8 @@ import type { HttpServerRequest } from "@effect/platform"
 import { HostedCheckout, HostedPayment, Ids } from "@tender/core"
 import { Clock, Data, Effect, Option } from "effect"
 import { randomBytes } from "node:crypto"
-import type { Lang } from "../../hosted/Messages.js"
-import { negotiate } from "../../hosted/Messages.js"
+import type { Lang } from "../Messages.js"
+import { negotiate } from "../Messages.js"
 
 /** The browser nonce the form tokens are bound to (`HostedCheckout.formToken`). */
 export const cookieName = "tender_checkout"

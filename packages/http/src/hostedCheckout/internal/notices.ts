@@ -3,10 +3,10 @@
  * request (never about the intent), the simulated bank (D9), and the hop to a return_url.
  */
 import type { HostedCheckout, SimulatorPayer } from "@tender/core"
-import type { Page } from "../../hosted/Html.js"
-import { formatAmount, Html, html } from "../../hosted/Html.js"
-import type { Lang } from "../../hosted/Messages.js"
-import { messages } from "../../hosted/Messages.js"
+import type { Page } from "../Html.js"
+import { formatAmount, Html, html } from "../Html.js"
+import type { Lang } from "../Messages.js"
+import { messages } from "../Messages.js"
 import type { Context } from "./frame.js"
 
 /** A page about the link or the request, never about the intent: no amount, no merchant, no status. @since 0.1.0 */

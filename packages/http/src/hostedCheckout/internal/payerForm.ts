@@ -5,7 +5,7 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { type Discovery, type Errors, HostedPayment, PaymentIntent, type PaymentIntent as PI, Provider } from "@tender/core"
 import { Effect, Schema } from "effect"
-import * as Body from "../body.js"
+import * as Body from "../../internal/body.js"
 
 /** The largest payer form read: its few fields fit many times over. */
 export const maxFormBytes = 64 * 1024

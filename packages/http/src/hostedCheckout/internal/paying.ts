@@ -4,9 +4,9 @@
  * and the final page.
  */
 import type { NextAction } from "@tender/core"
-import type { Html, Page } from "../../hosted/Html.js"
-import { formatAmount, html } from "../../hosted/Html.js"
-import { messages } from "../../hosted/Messages.js"
+import type { Html, Page } from "../Html.js"
+import { formatAmount, html } from "../Html.js"
+import { messages } from "../Messages.js"
 import { type Context, follow, followScript, frame, simulateForm, summary } from "./frame.js"
 
 /** The payer action at the provider, with the countdown and the status poll. @since 0.1.0 */
