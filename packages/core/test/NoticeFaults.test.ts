@@ -6,7 +6,7 @@
  * notice task and the workers are the real ones.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { counted, createIntent, intent, notify, paymentEvent, services, stored, work } from "@tender/repo-test-support/provider-notices"
+import { counted, createIntent, intent, notify, paymentEvent, services, stored, work } from "@tender/repo-test-support/provider-notifications"
 import { Context, Effect, Layer, Option } from "effect"
 import type { Storage as StoragePort } from "../src/index.js"
 import { MemoryStorage, Merchants, PaymentIntent, ProviderNotification, Simulator, Storage, StorageError, Task } from "../src/index.js"

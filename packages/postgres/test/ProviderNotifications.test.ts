@@ -7,7 +7,7 @@
 import { assert, it } from "@effect/vitest"
 import { Event, PaymentIntent, ProviderNotification, Simulator, Storage, Task } from "@tender/core"
 import { PgStorage } from "@tender/postgres"
-import { createIntent, notify, paymentEvent, services, stored, suite, work } from "@tender/repo-test-support/provider-notices"
+import { createIntent, notify, paymentEvent, services, stored, suite, work } from "@tender/repo-test-support/provider-notifications"
 import { Effect, Layer, Option } from "effect"
 import { afterAll } from "vitest"
 import { dropTables, freshPrefix, runSql, skipReason, url } from "./database.js"

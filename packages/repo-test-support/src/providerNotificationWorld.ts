@@ -1,5 +1,5 @@
 /**
- * The world of the D11 suite (providerNotices.ts): its merchant, services, intents and signed
+ * The world of the D11 suite (providerNotifications.ts): its merchant, services, intents and signed
  * simulator events, and the reads its cases check.
  */
 import type { Merchants, Storage as StoragePort, Task as TaskPort } from "@tender/core"

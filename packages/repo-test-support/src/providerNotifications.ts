@@ -35,9 +35,9 @@ import {
   signed,
   stored,
   work
-} from "./providerNoticeWorld.js"
+} from "./providerNotificationWorld.js"
 
-export { counted, createIntent, eventId, intent, notify, paymentEvent, seed, services, signed, stored, work } from "./providerNoticeWorld.js"
+export { counted, createIntent, eventId, intent, notify, paymentEvent, seed, services, signed, stored, work } from "./providerNotificationWorld.js"
 
 /** The D11 suite on the services `layer` gives (one store for the whole suite; every test makes its own objects). */
 export const suite = <E>(store: string, layer: Layer.Layer<Layer.Layer.Success<ReturnType<typeof services>>, E>) =>

@@ -2,7 +2,7 @@
  * Provider notifications (D11): `receive` verifies a provider's request through its adapter,
  * stores each notice once per (provider, event id) in the same commit as the task that applies
  * it, and gives back the answer the provider expects; `run` is that task, which applies the
- * notice through the rules that already exist (`internal/providerNotices.ts`). A repeat of a
+ * notice through the rules that already exist (`internal/notificationApply.ts`). A repeat of a
  * stored event id stores nothing and causes nothing; two processes storing it at once collide
  * on its id, and the loser finds it stored.
  *
@@ -15,10 +15,10 @@ import type { IdGenerator } from "../resources/Ids.js"
 import { Storage, Write } from "../storage/Storage.js"
 import type { StorageError } from "../storage/StorageError.js"
 import * as Task from "../storage/Task.js"
-import { applyToAttempt } from "./internal/attemptNotices.js"
-import { otherAccount } from "./internal/noticeAccounts.js"
-import { afterFault, ended, fault, isNotice, unusable } from "./internal/noticeEnd.js"
-import { apply } from "./internal/providerNotices.js"
+import { applyToAttempt } from "./internal/attemptNotifications.js"
+import { otherAccount } from "./internal/notificationAccounts.js"
+import { apply } from "./internal/notificationApply.js"
+import { afterFault, ended, fault, isNotice, unusable } from "./internal/notificationEnd.js"
 import { providerText } from "./internal/providerUpdate.js"
 import { ProviderRegistry } from "./Provider.js"
 import * as ProviderAccounts from "./ProviderAccounts.js"
@@ -139,7 +139,7 @@ export const receive = (
  * afresh. A notice already applied is left alone, so a second run changes nothing. A notice that
  * can never apply ends `unusable` with the reason, never `received` for ever: its stored form is
  * not one this version reads, applying it fails other than by an outage, or an outage outlasts
- * `Task.maxAttempts` attempts (internal/noticeEnd.ts).
+ * `Task.maxAttempts` attempts (internal/notificationEnd.ts).
  *
  * @since 0.1.0
  */

@@ -12,7 +12,7 @@ import type { StorageError } from "../../storage/StorageError.js"
 import type { ProviderPaymentUpdate } from "../Provider.js"
 import * as ProviderAttempts from "../ProviderAttempts.js"
 import type { NotificationRecord } from "../ProviderNotification.js"
-import type { Applied } from "./providerNotices.js"
+import type { Applied } from "./notificationApply.js"
 
 /**
  * What `record`'s notice does to the attempt it is of: undefined when it is of no attempt (the

@@ -15,7 +15,7 @@ import type { StorageError } from "../../storage/StorageError.js"
 import * as Task from "../../storage/Task.js"
 import type { NotificationRecord } from "../ProviderNotification.js"
 import { ProviderNotice, table } from "../ProviderNotification.js"
-import type { Applied } from "./providerNotices.js"
+import type { Applied } from "./notificationApply.js"
 
 /** Whether a stored notice is one this version reads. */
 export const isNotice = Schema.is(ProviderNotice)
