@@ -20,11 +20,11 @@ import { Cause, Effect, Layer, ManagedRuntime, Runtime } from "effect"
 import { readFile } from "node:fs/promises"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { resolve } from "node:path"
-import type * as Api from "./PromiseTypes.js"
 import * as Logger from "./internal/logger.js"
 import * as Operations from "./internal/operations.js"
 import * as Options from "./internal/options.js"
 import * as Storage from "./internal/storage.js"
+import type * as Api from "./PromiseTypes.js"
 import { TenderError } from "./TenderError.js"
 
 /** @since 0.1.0 @category models */

@@ -13,13 +13,13 @@ import { Effect, Schema } from "effect"
 import { TenderApi } from "../Api.js"
 import { currentRequestId } from "../internal/current.js"
 import { isApiError } from "../internal/errorSchema.js"
+import { fromDecodeError, toHttp } from "../Middleware.js"
+import * as Upload from "../Upload.js"
+import { respond, securityHeaders } from "./Html.js"
 import { bank, bankAnswer } from "./internal/bank.js"
 import { browserNonce, linkOf, Refused, verify } from "./internal/link.js"
 import { asCreateFields, entriesOf, errorsOf, formBody, PayerEntries } from "./internal/payerForm.js"
 import { contextFor, formRoute, guarded, refusedPage, seeOther, toReturnUrl, view } from "./internal/views.js"
-import { fromDecodeError, toHttp } from "../Middleware.js"
-import * as Upload from "../Upload.js"
-import { respond, securityHeaders } from "./Html.js"
 
 const page = (id: string, request: HttpServerRequest.HttpServerRequest) => {
   const link = linkOf(id, request)
