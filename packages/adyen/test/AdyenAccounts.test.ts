@@ -7,6 +7,7 @@
 import * as AdyenStandIn from "@tender/adyen/testing"
 import type { Authentication } from "@tender/core"
 import { Merchants, PaymentIntent, PaymentIntents, ProviderAccounts, ProviderNotifications, Storage, Tender, Workers } from "@tender/core"
+import { promptpayNamed } from "@tender/repo-test-support"
 import * as Requests from "@tender/repo-test-support/provider-requests"
 import { formatRefusals } from "@tender/testing/StandIn"
 import { Effect, Either, Exit, Logger, Option, Schema } from "effect"
@@ -98,14 +99,7 @@ describe("Adyen provider accounts (D13)", () => {
           const found = yield* Effect.flatMap(Merchants.Merchants, (m) => m.findMerchant(merchantId))
           const principal: Authentication.Principal = { merchant: Option.getOrThrow(found), environment: "test", apiKeyId: `key_${merchantId}` }
           const params = yield* Effect.orDie(
-            Schema.decodeUnknown(PaymentIntent.CreateParams)({
-              amount: "150000",
-              currency: "THB",
-              country: "TH",
-              checkout_mode: "merchant",
-              payment_method: "th_promptpay",
-              customer: { name: "Somchai Jaidee" }
-            })
+            Schema.decodeUnknown(PaymentIntent.CreateParams)(promptpayNamed)
           )
           const created = yield* PaymentIntents.create({ principal, requestId: `req_${merchantId}` }, params)
           return yield* stored((JSON.parse(created.body) as { id: string }).id)

@@ -2,6 +2,7 @@
  * The end of a crash-fuzz run: the target's health after it, and the summary table
  * `npm run fuzz` prints (docs/reliability.md, "Hostile inputs tried").
  */
+import { promptpayNamed } from "@tender/repo-test-support"
 import type { Tally, Target } from "./engine.js"
 import { send } from "./engine.js"
 
@@ -33,14 +34,7 @@ export const health = async (target: Target, before: NodeJS.MemoryUsage, tally: 
   const rssBefore = before.rss
   const bound = memoryBound(rssBefore, tally.created + 1)
   if (!target.alive()) return { alive: false, exit: await target.exited, rssBefore, bound }
-  const created = await send(target.port, "POST", "/payment_intents", {
-    amount: "150000",
-    currency: "THB",
-    country: "TH",
-    checkout_mode: "merchant",
-    payment_method: "th_promptpay",
-    customer: { name: "Somchai Jaidee" }
-  })
+  const created = await send(target.port, "POST", "/payment_intents", promptpayNamed)
   const after = await target.memory()
   return { alive: target.alive(), createStatus: created.status, rssBefore, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed, bound }
 }
