@@ -81,7 +81,6 @@ export const make = (options: PgStorageOptions = {}) =>
     const sql = client.withoutTransforms()
     const t = tables(prefix)
     const millis = Timeout.millisOf(options.statementTimeout)
-    const within = Timeout.bound(millis)
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
     const run = Direct.make(poolOf.get(client), millis)
     // One statement, its rows as records of `table`; a driver failure as a storage error.
@@ -102,8 +101,8 @@ export const make = (options: PgStorageOptions = {}) =>
     }
     const replays = options.replayCache === false ? undefined : ReplayCache.make(options.replayCache)
     const claims = Claims.make(sql, t, run, millis, replays)
-    const commit = Commit.make(sql, t, claims, run)
-    const purge = Purge.make(sql, t, within)
+    const commit = Commit.make(sql, t, claims, run, millis)
+    const purge = Purge.make(sql, t, run)
     const bare = Storage.Storage.of({
       begin: replays === undefined ? claims.begin : ReplayCache.cachedBegin(replays, claims.begin),
       commit,
@@ -148,14 +147,8 @@ export const make = (options: PgStorageOptions = {}) =>
         ? (cache) => Directory.listen(Directory.clientConfig(pg.value.config), t.directoryChannel, cache, prefix)
         : undefined
     )
-    const k = Tasks.make(sql, t, pg)
-    const tasks = Task.Tasks.of({
-      claim: (req) => within("claim tasks", k.claim(req)),
-      nextDue: within("next due task", k.nextDue),
-      backlog: (now) => within("task backlog", k.backlog(now)),
-      // A long-lived LISTEN stream: not a statement, so not bounded.
-      wakeups: k.wakeups
-    })
+    // Each statement by `run`, so bounded by the statement timeout, and cancelled only while it runs.
+    const tasks = Tasks.make(sql, t, pg, run)
     return { storage, merchants, tasks }
   })
 

@@ -2,7 +2,7 @@
  * `createTender({ storage: { postgres: pool } })` on the host's own `pg.Pool` and the real
  * PostgreSQL: migrated at start unless `migrate: false`, and the pool stays the host's.
  */
-import { promptpay, testDatabaseUrl } from "@tender/repo-test-support"
+import { dropPrefixed, promptpay, testDatabaseUrl } from "@tender/repo-test-support"
 import { prefixedPool } from "@tender/repo-test-support/embedding"
 import { inspect } from "node:util"
 import pg from "pg"
@@ -78,6 +78,31 @@ describe("createTender on the host's pg.Pool", () => {
     assert.match(message, /^tender: could not start/)
     const { rows } = await pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE starts_with(tablename, $1)", [tablePrefix])
     assert.strictEqual(rows[0].n, 0)
+  })
+
+  it("server: starting and closing Tender on the host's pool sends no cancel through it, and the host's statement right after close runs", async () => {
+    // A cancel sent by process id through the pool after its statement had answered (or after it
+    // waited for a connection) stops whatever that connection runs next: here, the host's query.
+    const cancels: Array<string> = []
+    const watched = new pg.Pool({ connectionString: testDatabaseUrl, max: 3 })
+    const query = watched.query.bind(watched) as (...args: Array<unknown>) => unknown
+    ;(watched as unknown as { query: typeof query }).query = (...args) => {
+      if (typeof args[0] === "string" && args[0].includes("pg_cancel_backend")) cancels.push(args[0])
+      return query(...args)
+    }
+    try {
+      for (let round = 0; round < 8; round++) {
+        const tablePrefix = fresh()
+        const tender = await createTender({ ...options, storage: { postgres: watched, tablePrefix } })
+        await tender.paymentIntents.create(promptpay, { merchant: "mch_demo", environment: "test" })
+        await tender.close()
+        assert.strictEqual((await watched.query(`SELECT count(*)::int AS n FROM "${tablePrefix}payment_intents"`)).rows[0].n, 1)
+        await dropPrefixed(watched, tablePrefix)
+      }
+      assert.deepStrictEqual(cancels, [])
+    } finally {
+      await watched.end()
+    }
   })
 
   it("Tender's statements are prepared on the host's pool by default, and never with preparedStatements: false", async () => {

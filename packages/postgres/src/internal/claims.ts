@@ -179,7 +179,9 @@ const releaseFreshKey = ({ KEY, sql }: Claims, c: Storage.IdempotencyClaim) =>
  * references, always, so two begins never wait on each other in a cycle.
  */
 const judged = (cx: Claims, req: Storage.BeginRequest, fresh: { readonly key: boolean; readonly reference: boolean }) =>
-  cx.sql.withTransaction(Effect.gen(function*() {
+  // Uninterruptible, as every statement of a transaction (direct.ts, `through`): the server ends it
+  // at the statement timeout, and no cancel of `@effect/sql-pg` can outlive it.
+  cx.sql.withTransaction(Effect.uninterruptible(Effect.gen(function*() {
     // A host's pool has no statement_timeout of Tender's: this transaction's row locks are bounded here.
     yield* cx.sql.unsafe(`SET LOCAL statement_timeout = ${cx.statementMillis}`)
     if (!fresh.key && req.idempotency !== undefined) {
@@ -191,7 +193,7 @@ const judged = (cx: Claims, req: Storage.BeginRequest, fresh: { readonly key: bo
       if (taken !== undefined) return taken
     }
     return { _tag: "Proceed" } as const
-  }))
+  })))
 
 const begin = (cx: Claims, req: Storage.BeginRequest): Effect.Effect<Storage.BeginOutcome, StorageError.StorageError> =>
   Effect.gen(function*() {

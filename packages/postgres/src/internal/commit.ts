@@ -40,7 +40,7 @@ const constraintOf = (cause: unknown): string | undefined =>
     : undefined
 
 /** The commit of one adapter instance: its one statement run by `run` (internal/direct.ts), bounded by the statement timeout. */
-export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims.make>, run: Run) => {
+export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims.make>, run: Run, statementMillis: number) => {
   const REF = sql(t.references)
   const KEY = sql(t.idempotencyKeys)
 
@@ -130,6 +130,8 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
     const keyOf = (b: Storage.BalanceKey) => JSON.stringify([b.environment, b.merchantId, b.currency])
     const locks = [...new Set(balances.map((g) => keyOf(g.balance)))].sort()
     const inTransaction = Effect.gen(function*() {
+      // A host's pool has no statement_timeout of Tender's: the lock waits and checks are bounded here.
+      yield* run("bound the balance's commit", sql.unsafe(`SET LOCAL statement_timeout = ${statementMillis}`))
       for (const key of locks) yield* run("lock balance", sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`)
       yield* commit(rest)
       for (const g of balances) {
@@ -144,7 +146,9 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
         }
       }
     })
-    return sql.withTransaction(inTransaction).pipe(
+    // Uninterruptible, as every statement of a transaction (direct.ts, `through`): the server ends
+    // it at the statement timeout, and no cancel of `@effect/sql-pg` can outlive it.
+    return sql.withTransaction(Effect.uninterruptible(inTransaction)).pipe(
       Effect.catchTag("SqlError", (e) => {
         const code = codeOf(e.cause)
         return Effect.fail(

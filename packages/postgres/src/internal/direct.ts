@@ -211,7 +211,16 @@ const onPool = <A>(
  */
 export const make = (pool: Pg.Pool | undefined, millis: number): Run => {
   const within = Timeout.bound(millis)
-  const through: Run = (operation, statement) => within(operation, statement)
+  // Uninterruptible: interrupted, `@effect/sql-pg` sends `pg_cancel_backend` through the pool for
+  // the connection its statement ran on, also when that statement has just answered and the
+  // connection is back in the pool (the answer and the interruption cross), or when the cancel
+  // waited 5 s for a connection of a full pool and went on after; it then stops whichever
+  // statement that connection runs next: another of Tender's, or the host's own on a host's pool.
+  // Here only statements of a transaction of `@effect/sql` take this path, and the server bounds
+  // those (`SET LOCAL statement_timeout`, claims.ts and commit.ts): the caller still gets its
+  // answer at the deadline, and the statement ends on the server (docs/postgres.md, "How a
+  // statement runs").
+  const through: Run = (operation, statement) => within(operation, Effect.uninterruptible(statement))
   if (pool === undefined) return through
   return <A>(operation: string, statement: Statement<A>) =>
     Effect.withFiberRuntime<ReadonlyArray<A>, SqlError | StorageError.StorageUnavailable>((fiber) => {

@@ -11,6 +11,7 @@ import type { SqlClient } from "@effect/sql/SqlClient"
 import type { Fragment } from "@effect/sql/Statement"
 import { Idempotency, type Storage, type StorageError, Table } from "@tender/core"
 import { Effect } from "effect"
+import type { Run } from "./direct.js"
 import { fold } from "./errors.js"
 import { timestamp } from "./records.js"
 import type { Tables } from "./tables.js"
@@ -63,27 +64,20 @@ export const purgeStatement = (sql: SqlClient, k: PurgeKind, limit: number | und
       RETURNING 1)
     SELECT count(*)::int AS n FROM gone`
 
-/** `within` bounds each statement by the statement timeout (internal/timeout.ts), as every other call is. */
-export const make = (
-  sql: SqlClient,
-  t: Tables,
-  within: <A>(operation: string, self: Effect.Effect<A, StorageError.StorageError>) => Effect.Effect<A, StorageError.StorageError>
-) =>
+/** `run` bounds each statement by the statement timeout (internal/direct.ts), as every other call is. */
+export const make = (sql: SqlClient, t: Tables, run: Run) =>
 (now: number, options: Storage.PurgeOptions = {}): Effect.Effect<Storage.PurgeResult, StorageError.StorageError> =>
   Effect.reduce(
     purgeKinds(sql, t, now, options),
     { idempotencyKeys: 0, referenceClaims: 0, records: {} } as Storage.PurgeResult,
     (result, k) =>
-      within(
-        `purge ${k.kind}`,
-        purgeStatement(sql, k, options.limit).pipe(
-          Effect.map(([row]) => {
-            const n = row?.n ?? 0
-            return k.kind === "idempotencyKeys" || k.kind === "referenceClaims"
-              ? { ...result, [k.kind]: n }
-              : { ...result, records: { ...result.records, [k.kind]: n } }
-          }),
-          Effect.mapError(fold(`purge ${k.kind}`))
-        )
+      run(`purge ${k.kind}`, purgeStatement(sql, k, options.limit)).pipe(
+        Effect.map(([row]) => {
+          const n = row?.n ?? 0
+          return k.kind === "idempotencyKeys" || k.kind === "referenceClaims"
+            ? { ...result, [k.kind]: n }
+            : { ...result, records: { ...result.records, [k.kind]: n } }
+        }),
+        Effect.catchTag("SqlError", (e) => Effect.fail(fold(`purge ${k.kind}`)(e)))
       )
   )

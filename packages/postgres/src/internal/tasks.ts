@@ -11,6 +11,7 @@ import type { PgClient } from "@effect/sql-pg"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { Task } from "@tender/core"
 import { Effect, Option, Stream } from "effect"
+import type { Run } from "./direct.js"
 import { clientConfig } from "./directory.js"
 import { fold } from "./errors.js"
 import { selectList, timestamp, toRecord } from "./records.js"
@@ -39,7 +40,8 @@ export const nextDueText = (table: string) =>
       (SELECT min(greatest(due_at, lease_until)) FROM "${table}" WHERE status = 'pending' AND lease_until IS NOT NULL)
     )) * 1000)::bigint::text AS next`
 
-export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgClient>) => {
+/** Each statement by `run` (internal/direct.ts): bounded by the statement timeout, cancelled only while it runs. */
+export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgClient>, run: Run) => {
   const TASKS = sql(t.of(Task.table))
   return Task.Tasks.of({
     // Fairly, one statement per pool (internal/taskClaims.ts); both pools when none is named, money first.
@@ -47,37 +49,43 @@ export const make = (sql: SqlClient, t: Tables, pg: Option.Option<PgClient.PgCli
       const one = (pool: Task.Pool, limit: number) =>
         limit <= 0
           ? Effect.succeed([])
-          : sql<Record<string, string | null>>`${claimStatement(sql, t.of(Task.table), { ...req, limit }, pool, selectList(Task.table, "t."))}`.pipe(
+          : run(
+            "claim tasks",
+            sql<Record<string, string | null>>`${claimStatement(sql, t.of(Task.table), { ...req, limit }, pool, selectList(Task.table, "t."))}`
+          ).pipe(
             Effect.map((rows) =>
               rows
                 .map((row) => ({ task: toRecord(Task.table, row), round: Number(row["claim_round"]), ord: Number(row["claim_ord"]) }))
                 .sort((a, b) => a.round - b.round || a.ord - b.ord || a.task.dueAt - b.task.dueAt || (a.task.id < b.task.id ? -1 : 1))
                 .map((c) => c.task)
             ),
-            Effect.mapError(fold("claim tasks"))
+            Effect.catchTag("SqlError", (e) => Effect.fail(fold("claim tasks")(e)))
           )
       return req.pool !== undefined
         ? one(req.pool, req.limit)
         : Effect.flatMap(one("money", req.limit), (money) => Effect.map(one("webhooks", req.limit - money.length), (hooks) => [...money, ...hooks]))
     },
-    nextDue: sql.unsafe<{ readonly next: string | null }>(nextDueText(t.of(Task.table))).pipe(
+    nextDue: run("next due task", sql.unsafe<{ readonly next: string | null }>(nextDueText(t.of(Task.table)))).pipe(
       Effect.map(([row]) => millisOrUndefined(row?.next)),
-      Effect.mapError(fold("next due task"))
+      Effect.catchTag("SqlError", (e) => Effect.fail(fold("next due task")(e)))
     ),
     backlog: (now) =>
-      sql<Record<string, string | null>>`SELECT
+      run(
+        "task backlog",
+        sql<Record<string, string | null>>`SELECT
           count(*) FILTER (WHERE due_at <= ${timestamp(now)}::timestamptz)::text AS due,
           (extract(epoch FROM min(due_at) FILTER (WHERE due_at <= ${timestamp(now)}::timestamptz)) * 1000)::bigint::text AS oldest_due_at,
           count(*) FILTER (WHERE kind = 'webhook.deliver')::text AS undelivered,
           (extract(epoch FROM min(created_at) FILTER (WHERE kind = 'webhook.deliver')) * 1000)::bigint::text AS oldest_undelivered_at
-        FROM ${TASKS} WHERE status = 'pending'`.pipe(
+        FROM ${TASKS} WHERE status = 'pending'`
+      ).pipe(
         Effect.map(([row]) => ({
           due: Number(row?.["due"] ?? 0),
           oldestDueAt: millisOrUndefined(row?.["oldest_due_at"]),
           undeliveredWebhooks: Number(row?.["undelivered"] ?? 0),
           oldestUndeliveredAt: millisOrUndefined(row?.["oldest_undelivered_at"])
         })),
-        Effect.mapError(fold("task backlog"))
+        Effect.catchTag("SqlError", (e) => Effect.fail(fold("task backlog")(e)))
       ),
     wakeups: Option.match(pg, {
       onNone: () => Stream.never,
