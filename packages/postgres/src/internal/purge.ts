@@ -65,19 +65,19 @@ export const purgeStatement = (sql: SqlClient, k: PurgeKind, limit: number | und
     SELECT count(*)::int AS n FROM gone`
 
 /** `run` bounds each statement by the statement timeout (internal/direct.ts), as every other call is. */
-export const make = (sql: SqlClient, t: Tables, run: Run) =>
-(now: number, options: Storage.PurgeOptions = {}): Effect.Effect<Storage.PurgeResult, StorageError.StorageError> =>
-  Effect.reduce(
-    purgeKinds(sql, t, now, options),
-    { idempotencyKeys: 0, referenceClaims: 0, records: {} } as Storage.PurgeResult,
-    (result, k) =>
-      run(`purge ${k.kind}`, purgeStatement(sql, k, options.limit)).pipe(
-        Effect.map(([row]) => {
-          const n = row?.n ?? 0
-          return k.kind === "idempotencyKeys" || k.kind === "referenceClaims"
-            ? { ...result, [k.kind]: n }
-            : { ...result, records: { ...result.records, [k.kind]: n } }
-        }),
-        Effect.catchTag("SqlError", (e) => Effect.fail(fold(`purge ${k.kind}`)(e)))
-      )
-  )
+export const make =
+  (sql: SqlClient, t: Tables, run: Run) => (now: number, options: Storage.PurgeOptions = {}): Effect.Effect<Storage.PurgeResult, StorageError.StorageError> =>
+    Effect.reduce(
+      purgeKinds(sql, t, now, options),
+      { idempotencyKeys: 0, referenceClaims: 0, records: {} } as Storage.PurgeResult,
+      (result, k) =>
+        run(`purge ${k.kind}`, purgeStatement(sql, k, options.limit)).pipe(
+          Effect.map(([row]) => {
+            const n = row?.n ?? 0
+            return k.kind === "idempotencyKeys" || k.kind === "referenceClaims"
+              ? { ...result, [k.kind]: n }
+              : { ...result, records: { ...result.records, [k.kind]: n } }
+          }),
+          Effect.catchTag("SqlError", (e) => Effect.fail(fold(`purge ${k.kind}`)(e)))
+        )
+    )
