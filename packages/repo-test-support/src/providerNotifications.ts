@@ -6,7 +6,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import {
+  BalanceTransaction,
   PaymentIntentCancel,
+  PaymentIntentLifecycle,
   PayoutIntent,
   PayoutIntents,
   ProviderNotification,
@@ -18,7 +20,7 @@ import {
   Task
 } from "@tender/core"
 import type { Layer } from "effect"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, TestClock } from "effect"
 
 import {
   applyTasks,
@@ -30,6 +32,8 @@ import {
   intent,
   notify,
   paymentEvent,
+  pushCode,
+  pushScope,
   scope,
   services,
   signed,
@@ -185,6 +189,44 @@ export const suite = <E>(store: string, layer: Layer.Layer<Layer.Layer.Success<R
           const refunds = yield* Effect.flatMap(Storage.Storage, (s) => s.list(Refund.table, { ...scope, where: { paymentIntentId: p.id }, limit: 10 }))
           assert.deepStrictEqual(refunds.map((r) => [r.reason, r.amount, r.status]), [["late_payment", p.amount, "succeeded"]])
         }))
+
+      it.effect(
+        "D10 a payment processing at a provider that cannot be polled, expired at its payer action's expiry, then reported paid by the provider's notice stays expired and becomes D10's late_payment refund at that provider, once",
+        () =>
+          Effect.gen(function*() {
+            const p = yield* createIntent("150000", "push")
+            const expiresAt = PaymentIntentLifecycle.actionExpiry(yield* intent(p.id))!
+            yield* notify(paymentEvent("payment.processing", p), pushCode)
+            yield* work
+            assert.strictEqual((yield* intent(p.id)).status, "processing")
+            // The provider says nothing more before the payer action's expiry: the intent expires.
+            yield* TestClock.setTime(expiresAt)
+            yield* work
+            assert.strictEqual((yield* intent(p.id)).status, "expired")
+            // Then the provider reports it paid (twice, as providers retry): the money goes back, once.
+            const paid = [paymentEvent("payment.succeeded", p), paymentEvent("payment.succeeded", p)]
+            for (const event of paid) yield* notify(event, pushCode)
+            yield* work
+            const after = yield* intent(p.id)
+            assert.deepStrictEqual([after.status, after.amountRefunded, after.refundsPending], ["expired", p.amount, "0"])
+            assert.deepStrictEqual(
+              [Option.getOrThrow(yield* stored(paid[0]!.id, pushCode)).status, Option.getOrThrow(yield* stored(paid[1]!.id, pushCode)).status],
+              ["applied", "unchanged"]
+            )
+            const refunds = yield* Effect.flatMap(Storage.Storage, (s) => s.list(Refund.table, { ...pushScope, where: { paymentIntentId: p.id }, limit: 10 }))
+            assert.deepStrictEqual(refunds.map((r) => [r.reason, r.amount, r.status, r.providerCode]), [["late_payment", p.amount, "succeeded", pushCode]])
+            assert.deepStrictEqual(yield* eventTypes(p.id, pushScope), [
+              "payment_intent.created",
+              "payment_intent.requires_action",
+              "payment_intent.processing",
+              "payment_intent.expired"
+            ])
+            assert.deepStrictEqual(yield* eventTypes(refunds[0]!.id, pushScope), ["refund.created", "refund.succeeded"])
+            // D12: the money was received, then given back; the merchant's balance keeps none of it.
+            const ledger = yield* Effect.flatMap(Storage.Storage, (s) => s.list(BalanceTransaction.table, { ...pushScope, limit: 10 }))
+            assert.deepStrictEqual(ledger.map((t) => [t.type, t.amount]).sort(), [["payment", "150000"], ["refund", "-150000"]])
+          })
+      )
 
       it.effect("D11 a processing notice moves a payment to processing and leaves a poll as the fallback", () =>
         Effect.gen(function*() {
