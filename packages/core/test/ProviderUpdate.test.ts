@@ -157,6 +157,26 @@ describe("one way in: every provider update goes through applyUpdate (D10, D11)"
       assert.strictEqual((yield* stored(intent.id)).status, "canceled")
     }).pipe(Effect.provide(with_({}))))
 
+  it.effect("D10 a payment reported for an intent whose payer action expired (requires_action to expired) stays expired and is refunded once, as a late payment", () =>
+    Effect.gen(function*() {
+      const amount = Simulator.magicAmounts.expireSoon
+      const intent = yield* create(promptpay(amount))
+      yield* TestClock.adjust(Duration.millis(Simulator.shortExpiryMillis))
+      yield* work
+      const record = yield* stored(intent.id)
+      assert.strictEqual(record.status, "expired")
+      const paid = (id: string) =>
+        notify({ id, type: "payment.succeeded", data: { payment_intent: intent.id, provider_payment_id: record.providerPaymentId!, amount, currency: "THB" } })
+      yield* paid("evt_expired_late_1")
+      yield* work
+      yield* paid("evt_expired_late_2")
+      yield* work
+      const refunds = yield* Refunds.list(yield* principal, { payment_intent: intent.id })
+      assert.deepStrictEqual(refunds.data.map((r) => [r.reason, r.amount, r.status]), [["late_payment", amount, "succeeded"]])
+      assert.deepStrictEqual([(yield* stored(intent.id)).status, (yield* stored(intent.id)).amountRefunded], ["expired", amount])
+      assert.deepStrictEqual((yield* events(intent.id)).filter((t) => t.startsWith("payment_intent.")).slice(-1), ["payment_intent.expired"])
+    }).pipe(Effect.provide(with_({}))))
+
   it.effect("one follow-up policy per source: a poll after a confirm's processing in 2 s, after a notification's in 30 s", () =>
     Effect.gen(function*() {
       const polls = (id: string) =>

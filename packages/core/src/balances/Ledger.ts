@@ -171,7 +171,7 @@ export const entries = <E, R>(
           if (refund === undefined) return yield* missing(event)
           const counter = accounts.provider(refund.providerCode)
           if (event.type === "refund.created" && refund.reason === "late_payment") {
-            // D10: a payment reported for a canceled intent is money received, then given back.
+            // D10: a payment reported for a canceled or expired intent is money received, then given back.
             const intent = written(writes, PaymentIntent.table, refund.paymentIntentId)
             const paid = intent === undefined
               ? {

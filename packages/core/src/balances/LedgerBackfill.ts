@@ -57,7 +57,7 @@ export const transactionsOf = (source: Source): ReadonlyArray<BalanceTransaction
       const r = source.record
       const counter = accounts.provider(r.providerCode)
       const out: Array<BalanceTransactionRecord> = []
-      // D10: the late payment a canceled intent's refund gives back was received first.
+      // D10: the late payment a canceled or expired intent's refund gives back was received first.
       if (r.reason === "late_payment") {
         out.push(move({ type: "payment", amount: BigInt(r.amount), currency: r.currency, source: r.paymentIntentId, counter, createdAt: r.createdAt }, r))
       }

@@ -52,7 +52,7 @@ export type Applied = internal.Applied
  * - the D11 guard, for every source: a success whose amount or currency differs from the
  *   intent's leaves the intent as it is (`mismatch`, logged and counted in
  *   `tender.provider.mismatches`);
- * - D10's late payment: a success reported for a canceled intent refunds it, once;
+ * - D10's late payment: a success reported for a canceled or expired intent refunds it, once;
  * - the follow-up poll, one policy per source (2 s after a create, confirm or receipt; a poll
  *   backs off; 30 s after a notification, polling being its fallback), and the expiry timer of a
  *   new payer action;

@@ -1,7 +1,7 @@
 /**
  * Refunds (D10): create, get and list for merchants; the durable task that sends a pending
  * refund to the payment's provider; and the late-payment refund Tender creates itself when a
- * provider reports a payment for a canceled intent. Every refund reserves its amount on the
+ * provider reports a payment for a canceled or expired intent. Every refund reserves its amount on the
  * payment intent in the same versioned write that inserts it (`Refund.reserve`), so the refunds
  * of a payment never pass its amount, whatever the concurrency, in every store.
  *
@@ -178,9 +178,9 @@ export const listJson = reads.listJson
 // ---------------------------------------------------------------------------
 
 /**
- * The writes that refund a payment the provider reported for a canceled intent: a pending
- * refund of the whole amount, `reason: "late_payment"`, with its event and send task. None when
- * the intent is not canceled or a late refund was made already (its amount is reserved): a
+ * The writes that refund a payment the provider reported for a canceled or expired intent: a
+ * pending refund of the whole amount, `reason: "late_payment"`, with its event and send task.
+ * None when the intent is neither or a late refund was made already (its amount is reserved): a
  * second report of the same payment refunds nothing twice.
  *
  * @since 0.1.0
@@ -189,7 +189,7 @@ export const latePayment = (
   intent: PaymentIntent.PaymentIntentRecord
 ): Effect.Effect<ReadonlyArray<Write>, StorageError, IdGenerator | Storage> =>
   Effect.gen(function*() {
-    if (intent.status !== "canceled" || intent.refundsPending !== "0" || intent.amountRefunded !== "0") return []
+    if ((intent.status !== "canceled" && intent.status !== "expired") || intent.refundsPending !== "0" || intent.amountRefunded !== "0") return []
     const now = yield* Clock.currentTimeMillis
     const reserved = reserve(intent, undefined, now)
     if (Either.isLeft(reserved)) return []

@@ -126,11 +126,14 @@ const decide = (intent: PaymentIntentRecord, update: ProviderPaymentUpdate, sour
       const events = update._tag === "Action" ? ["payment_intent.requires_action" as const] : []
       return { outcome: "applied", ...yield* change(intent, patch, now, events), detail: null } satisfies Applied
     }
-    if (intent.status === "canceled" && update._tag === "Succeeded") {
-      // D10: paid after the cancel. The intent stays canceled and the money goes back (once).
+    if ((intent.status === "canceled" || intent.status === "expired") && update._tag === "Succeeded") {
+      // D10: paid after the cancel, or after the expiry (the payer paid late, or a payment
+      // processing at a provider that cannot be polled outlived its timer). The intent stays as
+      // it is, terminal (3.1.3), and the money goes back (once): Tender never keeps money
+      // for an intent the merchant was told had ended (docs/refunds.md, "Late payments").
       const writes = yield* Refunds.latePayment(intent)
       return writes.length === 0
-        ? none(intent, "unchanged", "the late payment of this canceled intent is refunded already")
+        ? none(intent, "unchanged", `the late payment of this ${intent.status} intent is refunded already`)
         : { outcome: "applied", record: intent, writes, detail: null } satisfies Applied
     }
     if (isTerminal(intent.status)) return none(intent, "unchanged", `the payment intent is ${intent.status}`)

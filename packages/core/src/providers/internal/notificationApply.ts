@@ -1,8 +1,8 @@
 /**
  * What one provider notice does (D11), through the rules that already exist: a payment notice
  * is one more provider update of the payment (`PaymentIntentLifecycle.applyUpdate`, as a confirm
- * or a poll applies it, with its amount guard and a canceled intent's payment being D10's
- * late-payment refund), a
+ * or a poll applies it, with its amount guard and a canceled or expired intent's payment being
+ * D10's late-payment refund), a
  * refund notice settles a pending refund (`Refunds.settlement`), a payout notice settles a
  * processing payout (`PayoutIntents.providerOutcomeWrites`). Pure decisions over what is
  * stored: the caller commits the writes with the notice's new status.
