@@ -103,8 +103,9 @@ export type Write =
   | { readonly _tag: "Update"; readonly table: Table<any>; readonly record: BaseRecord; readonly expectedVersion: number }
   /**
    * Remove the record `id` of `table` whose stored `version` is `expectedVersion`; fails with
-   * `StaleVersion` otherwise (a missing record too). Its unique values are free once the commit
-   * applied, for a later commit (an insert in the same commit must not reuse them).
+   * `StaleVersion` otherwise (a missing record too). Its id and unique values are free for an
+   * `Insert` after it in the same list (an adapter applies that insert once the delete has), and
+   * for any later commit: a record moved to a new id keeping a unique value is one commit.
    */
   | { readonly _tag: "Delete"; readonly table: Table<any>; readonly id: string; readonly expectedVersion: number }
   /**

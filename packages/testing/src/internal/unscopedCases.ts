@@ -108,4 +108,28 @@ export const unscopedCases = (it: ContractIt) => {
       yield* commit([Storage.Write.insert(Merchants.apiKeyTable, again)])
       assert.deepStrictEqual(Option.getOrUndefined(yield* storage.findBy(Merchants.apiKeyTable, "publicKey", a.publicKey)), again)
     }))
+  it.effect("issue 49 Delete then Insert in one commit: the insert takes the unique value and the id the delete frees; a stale delete fails StaleVersion and writes neither", () =>
+    Effect.gen(function*() {
+      const storage = yield* Storage.Storage
+      const merchantId = `mch_${Ids.randomBase62(12)}`
+      const a = keyRecord(merchantId)
+      yield* commit([Storage.Write.insert(Merchants.apiKeyTable, a)])
+      // The public key under a new id (what `putApiKey` does when a key is put again under a new id).
+      const moved = keyRecord(merchantId, { publicKey: a.publicKey })
+      yield* commit([Storage.Write.delete(Merchants.apiKeyTable, a), Storage.Write.insert(Merchants.apiKeyTable, moved)])
+      assert.isTrue(Option.isNone(yield* storage.find(Merchants.apiKeyTable, a.id)))
+      assert.deepStrictEqual(Option.getOrUndefined(yield* storage.findBy(Merchants.apiKeyTable, "publicKey", a.publicKey)), moved)
+      // The same id written again: a record replaced whole.
+      const again = { ...moved, secretHash: Merchants.hashSecret(Ids.randomBase62(32)) }
+      yield* commit([Storage.Write.delete(Merchants.apiKeyTable, moved), Storage.Write.insert(Merchants.apiKeyTable, again)])
+      assert.deepStrictEqual(Option.getOrUndefined(yield* storage.find(Merchants.apiKeyTable, moved.id)), again)
+      // A delete of a version not stored: nothing written, and the error is the delete's.
+      const late = keyRecord(merchantId, { publicKey: a.publicKey })
+      const stale = yield* Effect.exit(
+        commit([Storage.Write.delete(Merchants.apiKeyTable, { ...again, version: again.version + 1 }), Storage.Write.insert(Merchants.apiKeyTable, late)])
+      )
+      assert.strictEqual(failureTag(stale), "StaleVersion")
+      assert.isTrue(Option.isNone(yield* storage.find(Merchants.apiKeyTable, late.id)), "nothing written")
+      assert.deepStrictEqual(Option.getOrUndefined(yield* storage.findBy(Merchants.apiKeyTable, "publicKey", a.publicKey)), again)
+    }))
 }

@@ -124,12 +124,14 @@ export const make = () => {
         case "Insert": {
           const rows = rowsOf(w.table)
           const id = `${w.table.name}${sep}${w.record.id}`
-          if (rows.byId.has(w.record.id) || inserted.has(id)) {
+          // A record a Delete earlier in the list removes frees its id and unique values for this insert.
+          const held = (holder: string | undefined) => holder !== undefined && !deleted.has(`${w.table.name}${sep}${holder}`)
+          if (held(rows.byId.has(w.record.id) ? w.record.id : undefined) || inserted.has(id)) {
             return new UniqueViolation({ message: `duplicate ${w.table.name} id ${w.record.id}` })
           }
           inserted.add(id)
           for (const value of rows.uniqueValues(w.record)) {
-            if (rows.taken.has(value) || claimed.has(value)) {
+            if (held(rows.taken.get(value)) || claimed.has(value)) {
               return new UniqueViolation({ message: `duplicate ${w.table.name} ${value.split(sep)[0]}` })
             }
             claimed.add(value)
