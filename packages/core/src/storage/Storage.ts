@@ -222,7 +222,7 @@ export interface ListQuery<A extends StoredRecord> extends Scope {
  */
 export interface WalkQuery<A extends BaseRecord> {
   readonly where?: { readonly [K in keyof A & string]?: string | boolean | undefined } | undefined
-  /** Records with an id strictly after this one (ids compared by code unit); null: from the first. */
+  /** Records with an id strictly after this one (ids compared by code point, `Table.compareIds`); null: from the first. */
   readonly after: string | null
   readonly limit: number
 }
@@ -257,7 +257,7 @@ export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
   readonly findBy: <A extends BaseRecord>(table: Table<A>, field: keyof A & string, value: string) => Effect.Effect<Option.Option<A>, StorageError>
   /**
    * At most `limit` records of `table` whose fields match `where`, with an id after `after`,
-   * ascending by id (code units), whatever their scope: the walk of a host tool, and the reads of
+   * ascending by id (by code point, the order of their UTF-8 bytes: `Table.compareIds`), whatever their scope: the walk of a host tool, and the reads of
    * the merchant directory. Keep it an index range: on the primary key, or on a `where` field
    * the store indexes (the keys of a merchant's provider accounts by `merchantId`, the seeded API keys by `seeded`).
    */

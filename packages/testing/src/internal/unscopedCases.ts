@@ -85,6 +85,19 @@ export const unscopedCases = (it: ContractIt) => {
       assert.deepStrictEqual(ids(flagged), [seeded.id], "a boolean field matches by value")
     }))
 
+  it.effect("issue 49 walk orders ids by code point (their UTF-8 bytes) in every store: a character past U+FFFF after U+FFFD, whatever JavaScript's `<` says", () =>
+    Effect.gen(function*() {
+      const storage = yield* Storage.Storage
+      const merchantId = `mch_${Ids.randomBase62(12)}`
+      const prefix = `acct_${Ids.randomBase62(8)}_`
+      // Seed ids (merchants, routes) may hold any character: "z" < "é" < U+FFFD < U+1F600.
+      const order = ["z", "\u00e9", "\ufffd", "\u{1f600}", "\u{1f600}z"].map((s) => prefix + s)
+      yield* commit([...order].reverse().map((id) => Storage.Write.insert(Merchants.accountTable, { id, merchantId, createdAt: t0, version: 1 })))
+      assert.deepStrictEqual(ids(yield* storage.walk(Merchants.accountTable, { where: { merchantId }, after: null, limit: 10 })), order)
+      assert.deepStrictEqual(ids(yield* storage.walk(Merchants.accountTable, { where: { merchantId }, after: order[2]!, limit: 10 })), order.slice(3))
+      assert.deepStrictEqual(ids(yield* storage.walk(Merchants.accountTable, { where: { merchantId }, after: order[0]!, limit: 2 })), order.slice(1, 3))
+    }))
+
   it.effect("issue 49 Delete: removes the record of the expected version and frees its unique values; a stale or missing record fails StaleVersion and the commit writes nothing", () =>
     Effect.gen(function*() {
       const storage = yield* Storage.Storage
