@@ -103,8 +103,9 @@ export type Write =
   | { readonly _tag: "Update"; readonly table: Table<any>; readonly record: BaseRecord; readonly expectedVersion: number }
   /**
    * Remove the record `id` of `table` whose stored `version` is `expectedVersion`; fails with
-   * `StaleVersion` otherwise (a missing record too). Its unique values are free once the commit
-   * applied, for a later commit (an insert in the same commit must not reuse them).
+   * `StaleVersion` otherwise (a missing record too). Its id and unique values are free for an
+   * `Insert` after it in the same list (an adapter applies that insert once the delete has), and
+   * for any later commit: a record moved to a new id keeping a unique value is one commit.
    */
   | { readonly _tag: "Delete"; readonly table: Table<any>; readonly id: string; readonly expectedVersion: number }
   /**
@@ -221,7 +222,7 @@ export interface ListQuery<A extends StoredRecord> extends Scope {
  */
 export interface WalkQuery<A extends BaseRecord> {
   readonly where?: { readonly [K in keyof A & string]?: string | boolean | undefined } | undefined
-  /** Records with an id strictly after this one (ids compared by code unit); null: from the first. */
+  /** Records with an id strictly after this one (ids compared by code point, `Table.compareIds`); null: from the first. */
   readonly after: string | null
   readonly limit: number
 }
@@ -256,7 +257,7 @@ export class Storage extends Context.Tag("@tender/core/Storage")<Storage, {
   readonly findBy: <A extends BaseRecord>(table: Table<A>, field: keyof A & string, value: string) => Effect.Effect<Option.Option<A>, StorageError>
   /**
    * At most `limit` records of `table` whose fields match `where`, with an id after `after`,
-   * ascending by id (code units), whatever their scope: the walk of a host tool, and the reads of
+   * ascending by id (by code point, the order of their UTF-8 bytes: `Table.compareIds`), whatever their scope: the walk of a host tool, and the reads of
    * the merchant directory. Keep it an index range: on the primary key, or on a `where` field
    * the store indexes (the keys of a merchant's provider accounts by `merchantId`, the seeded API keys by `seeded`).
    */

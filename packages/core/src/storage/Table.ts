@@ -326,8 +326,25 @@ export const makeUnscoped = <A extends BaseRecord, I>(options: {
   return { name: options.name, idPrefix: options.idPrefix, record: options.record, fields: fieldsOf(options.record), unique, scoped: false }
 }
 
-/** Descending (createdAt, id) order of every list (D6); ids compare by code unit. @since 0.1.0 */
+/**
+ * The order of ids in every store: by code point, the order of their UTF-8 bytes (PostgreSQL's
+ * `COLLATE "C"`, MongoDB's binary string order), not JavaScript's `<` by UTF-16 code unit, which
+ * puts a character past U+FFFF (a surrogate, 0xd800–0xdfff) below U+E000–U+FFFF. @since 0.1.0
+ */
+export const compareIds = (a: string, b: string): number => {
+  for (let i = 0; i < a.length && i < b.length; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x !== y) return unitRank(x) - unitRank(y)
+  }
+  return a.length - b.length
+}
+
+/** A code unit's place in code point order: surrogates (0xd800–0xdfff) moved above 0xe000–0xffff, the order within each kept. */
+const unitRank = (u: number) => (u < 0xd800 ? u : u < 0xe000 ? u + 0x2000 : u - 0x800)
+
+/** Descending (createdAt, id) order of every list (D6); ids compare by code point (`compareIds`). @since 0.1.0 */
 export const compareNewestFirst = (
   a: { readonly createdAt: number; readonly id: string },
   b: { readonly createdAt: number; readonly id: string }
-): number => (a.createdAt !== b.createdAt ? b.createdAt - a.createdAt : a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+): number => (a.createdAt !== b.createdAt ? b.createdAt - a.createdAt : compareIds(b.id, a.id))

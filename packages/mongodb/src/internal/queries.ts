@@ -82,5 +82,5 @@ export const walkFilter = <A extends Table.BaseRecord>(table: Table.Table<A>, q:
   ...(q.after === null ? {} : { id: { $gt: q.after } })
 })
 
-/** The order of a walk: ids ascending (the driver compares strings by bytes of UTF-8, which orders as code points). */
+/** The order of a walk: ids ascending (the server compares strings by their UTF-8 bytes: code point order, as every store, `Table.compareIds`). */
 export const walkOptions = (limit: number): FindOptions => ({ sort: { id: 1 }, limit, projection })

@@ -43,14 +43,26 @@ const constraintOf = (cause: unknown): string | undefined =>
 export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims.make>, run: Run, statementMillis: number) => {
   const REF = sql(t.references)
   const KEY = sql(t.idempotencyKeys)
+  const name = (i: number) => `w${i}`
 
-  const step = (w: Storage.Write): Step => {
+  /**
+   * The statement of write `w`; `freedBy` are the positions of the Deletes of the same table
+   * earlier in the list. The sub-statements of one statement run in no set order, and an insert
+   * running before a delete would find the unique values the delete frees still taken: such an
+   * insert reads what each of them returned first (a data-modifying CTE runs when read), so it
+   * runs after them, and only when each removed its record (otherwise that Delete's guard fails
+   * the commit with `StaleVersion`, which a duplicate key must not hide).
+   */
+  const step = (w: Storage.Write, freedBy: ReadonlyArray<number>): Step => {
     switch (w._tag) {
       case "Insert": {
         const v = values(w.table, w.record)
+        const into = sql`INSERT INTO ${sql(t.of(w.table))} (${sql.literal(columns(w.table).join(", "))})`
+        const row = sql.csv(v.map((x) => sql`${x}`))
         return {
-          statement: sql`INSERT INTO ${sql(t.of(w.table))} (${sql.literal(columns(w.table).join(", "))})
-            VALUES (${sql.csv(v.map((x) => sql`${x}`))})`
+          statement: freedBy.length === 0
+            ? sql`${into} VALUES (${row})`
+            : sql`${into} SELECT ${row} WHERE ${sql.join(" AND ", false)(freedBy.map((j) => sql`(SELECT count(*) FROM ${sql(name(j))}) > 0`))}`
         }
       }
       case "Update": {
@@ -91,8 +103,6 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
         return { statement: sql`SELECT 1` }
     }
   }
-
-  const name = (i: number) => `w${i}`
 
   /** The check after every write ran: the first guarded write (in list order) that touched no row aborts. */
   const guards = (steps: ReadonlyArray<Step>): Fragment => {
@@ -163,7 +173,9 @@ export const make = (sql: SqlClient, t: Tables, claims: ReturnType<typeof Claims
   const commit = (writes: ReadonlyArray<Storage.Write>): Effect.Effect<void, StorageError.StorageError> => {
     const balances = writes.flatMap((w) => w._tag === "RequireAvailable" ? [w] : [])
     if (balances.length > 0) return guarded(balances, writes.filter((w) => w._tag !== "RequireAvailable"))
-    const steps = writes.map(step)
+    const steps = writes.map((w, i) =>
+      step(w, w._tag !== "Insert" ? [] : writes.flatMap((d, j) => j < i && d._tag === "Delete" && d.table.name === w.table.name ? [j] : []))
+    )
     const only = steps[0]
     const wakes = writes.some(Task.wakesWorkers)
     const applied: Effect.Effect<void, SqlError | StorageError.StorageError> = steps.length === 0

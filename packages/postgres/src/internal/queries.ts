@@ -76,7 +76,7 @@ export const findByStatement = <A extends Table.BaseRecord>(sql: SqlClient, t: T
   return sql<Row>`SELECT ${sql.literal(selectList(table))} FROM ${sql(t.of(table))} WHERE ${sql(columnOf(table, field))} = ${value}`
 }
 
-/** `Storage.walk`: a page in id order (ids `COLLATE "C"`: by code unit), on the primary key or an index leading with a `where` column. */
+/** `Storage.walk`: a page in id order (ids `COLLATE "C"`: by UTF-8 byte, which is code point order, `Table.compareIds`), on the primary key or an index leading with a `where` column. */
 export const walkStatement = <A extends Table.BaseRecord>(sql: SqlClient, t: Tables, table: Table.Table<A>, q: Storage.WalkQuery<A>): Statement<Row> => {
   const name = sql(t.of(table))
   const where = [

@@ -3,7 +3,7 @@
  */
 import { assert } from "@effect/vitest"
 import type { Merchants as M } from "@tender/core"
-import { Ids, Merchants } from "@tender/core"
+import { Ids, Merchants, Storage, StorageError } from "@tender/core"
 import { Cause, Effect, Exit, Option } from "effect"
 import type { ContractIt } from "./fixtures.js"
 import { t0 } from "./fixtures.js"
@@ -135,6 +135,41 @@ export const merchantCases = (it: ContractIt, concurrency: number) => {
       yield* merchants.putApiKey(orphan)
       assert.isTrue(Option.isNone(yield* merchants.findCredentials(orphan.publicKey)))
       assert.isTrue(Option.isNone(yield* merchants.findCredentials(`pk_test_${Ids.randomBase62()}`)))
+    }))
+
+  it.effect("D2 a public key put again under a new key id (rotation by the seed) moves in one commit: a failure at any commit leaves the old key or the new one, never none", () =>
+    Effect.gen(function*() {
+      const storage = yield* Storage.Storage
+      // Read through the store itself: no cache of a layer may answer for it.
+      const direct = Merchants.make(storage)
+      const { m } = yield* storedMerchant
+      const old = freshKey(m.id)
+      yield* direct.putApiKey(old)
+      const renamed: M.ApiKey = { ...old, id: `key_${Ids.randomBase62()}`, seeded: true }
+      /** The directory over `storage` whose commit number `failing` fails before writing anything (a crash there); the commits it counts. */
+      const faulty = (failing: number) => {
+        let commits = 0
+        const wrapped: Storage.Storage["Type"] = {
+          ...storage,
+          commit: (writes) =>
+            Effect.suspend(() =>
+              ++commits === failing ? Effect.fail(new StorageError.StorageUnavailable({ message: "crash before this commit" })) : storage.commit(writes)
+            )
+        }
+        return { merchants: Merchants.make(wrapped), commits: () => commits }
+      }
+      for (const failing of [1, 2]) {
+        const f = faulty(failing)
+        yield* Effect.exit(f.merchants.putApiKey(renamed))
+        const found = yield* direct.findKeyByPublicKey(old.publicKey)
+        assert.isTrue(Option.isSome(found), `a failure at commit ${failing} left the public key without its key`)
+        assert.include([old.id, renamed.id], Option.getOrThrow(found).id)
+      }
+      const f = faulty(0)
+      yield* f.merchants.putApiKey(renamed)
+      assert.strictEqual(f.commits(), 1, "the move is one commit")
+      assert.deepStrictEqual(yield* direct.findKeyByPublicKey(old.publicKey), Option.some(renamed))
+      assert.isTrue(Option.isNone(yield* storage.find(Merchants.apiKeyTable, old.id)), "the old key id is gone")
     }))
 
   it.effect("D2 a revoked key stays revoked: revoking twice keeps the first time, putting it again never clears it", () =>

@@ -85,6 +85,19 @@ export const unscopedCases = (it: ContractIt) => {
       assert.deepStrictEqual(ids(flagged), [seeded.id], "a boolean field matches by value")
     }))
 
+  it.effect("issue 49 walk orders ids by code point (their UTF-8 bytes) in every store: a character past U+FFFF after U+FFFD, whatever JavaScript's `<` says", () =>
+    Effect.gen(function*() {
+      const storage = yield* Storage.Storage
+      const merchantId = `mch_${Ids.randomBase62(12)}`
+      const prefix = `acct_${Ids.randomBase62(8)}_`
+      // Seed ids (merchants, routes) may hold any character: "z" < "é" < U+FFFD < U+1F600.
+      const order = ["z", "\u00e9", "\ufffd", "\u{1f600}", "\u{1f600}z"].map((s) => prefix + s)
+      yield* commit([...order].reverse().map((id) => Storage.Write.insert(Merchants.accountTable, { id, merchantId, createdAt: t0, version: 1 })))
+      assert.deepStrictEqual(ids(yield* storage.walk(Merchants.accountTable, { where: { merchantId }, after: null, limit: 10 })), order)
+      assert.deepStrictEqual(ids(yield* storage.walk(Merchants.accountTable, { where: { merchantId }, after: order[2]!, limit: 10 })), order.slice(3))
+      assert.deepStrictEqual(ids(yield* storage.walk(Merchants.accountTable, { where: { merchantId }, after: order[0]!, limit: 2 })), order.slice(1, 3))
+    }))
+
   it.effect("issue 49 Delete: removes the record of the expected version and frees its unique values; a stale or missing record fails StaleVersion and the commit writes nothing", () =>
     Effect.gen(function*() {
       const storage = yield* Storage.Storage
@@ -106,6 +119,30 @@ export const unscopedCases = (it: ContractIt) => {
       // The public key is free again for a later commit.
       const again = keyRecord(merchantId, { publicKey: a.publicKey })
       yield* commit([Storage.Write.insert(Merchants.apiKeyTable, again)])
+      assert.deepStrictEqual(Option.getOrUndefined(yield* storage.findBy(Merchants.apiKeyTable, "publicKey", a.publicKey)), again)
+    }))
+  it.effect("issue 49 Delete then Insert in one commit: the insert takes the unique value and the id the delete frees; a stale delete fails StaleVersion and writes neither", () =>
+    Effect.gen(function*() {
+      const storage = yield* Storage.Storage
+      const merchantId = `mch_${Ids.randomBase62(12)}`
+      const a = keyRecord(merchantId)
+      yield* commit([Storage.Write.insert(Merchants.apiKeyTable, a)])
+      // The public key under a new id (what `putApiKey` does when a key is put again under a new id).
+      const moved = keyRecord(merchantId, { publicKey: a.publicKey })
+      yield* commit([Storage.Write.delete(Merchants.apiKeyTable, a), Storage.Write.insert(Merchants.apiKeyTable, moved)])
+      assert.isTrue(Option.isNone(yield* storage.find(Merchants.apiKeyTable, a.id)))
+      assert.deepStrictEqual(Option.getOrUndefined(yield* storage.findBy(Merchants.apiKeyTable, "publicKey", a.publicKey)), moved)
+      // The same id written again: a record replaced whole.
+      const again = { ...moved, secretHash: Merchants.hashSecret(Ids.randomBase62(32)) }
+      yield* commit([Storage.Write.delete(Merchants.apiKeyTable, moved), Storage.Write.insert(Merchants.apiKeyTable, again)])
+      assert.deepStrictEqual(Option.getOrUndefined(yield* storage.find(Merchants.apiKeyTable, moved.id)), again)
+      // A delete of a version not stored: nothing written, and the error is the delete's.
+      const late = keyRecord(merchantId, { publicKey: a.publicKey })
+      const stale = yield* Effect.exit(
+        commit([Storage.Write.delete(Merchants.apiKeyTable, { ...again, version: again.version + 1 }), Storage.Write.insert(Merchants.apiKeyTable, late)])
+      )
+      assert.strictEqual(failureTag(stale), "StaleVersion")
+      assert.isTrue(Option.isNone(yield* storage.find(Merchants.apiKeyTable, late.id)), "nothing written")
       assert.deepStrictEqual(Option.getOrUndefined(yield* storage.findBy(Merchants.apiKeyTable, "publicKey", a.publicKey)), again)
     }))
 }

@@ -125,10 +125,10 @@ export const make = (storage: Storage["Type"]) => {
         const stored = Option.getOrUndefined(yield* storage.findBy(T.apiKeys, "publicKey", k.publicKey))
         if (stored === undefined) return yield* storage.commit([Write.insert(T.apiKeys, keyRecord(k, undefined, 1))])
         if (stored.id === k.id) return yield* storage.commit([Write.update(T.apiKeys, keyRecord(k, stored, stored.version + 1), stored.version)])
-        // The public key put under another id: the stored key makes way (an insert may not take
-        // a unique value a delete of the same commit frees), then the new one is written.
-        yield* storage.commit([Write.delete(T.apiKeys, stored)])
-        yield* storage.commit([Write.insert(T.apiKeys, keyRecord(k, stored, 1))])
+        // The public key put under another id: the stored key makes way for the new one in the
+        // same commit (a Delete frees its public key for an Insert after it), so no moment, and
+        // no crash between two writes, leaves the public key without its key (D2).
+        yield* storage.commit([Write.delete(T.apiKeys, stored), Write.insert(T.apiKeys, keyRecord(k, stored, 1))])
       }),
       () => true
     )

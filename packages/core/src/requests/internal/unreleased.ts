@@ -1,7 +1,7 @@
 /**
  * Claims this process still owes the store (4.9.7): a request answered with a fault gives back its
  * `Idempotency-Key` and `merchant_reference` claims, and when the store cannot take that release
- * (it is down too) the release is tried again in the background (`Operation.giveBack`). Until it
+ * (it is down too) the release is tried again in the background (`giveBack`, operationSteps.ts). Until it
  * lands, the store still shows the claims in flight, though no request holds them: a retry in that
  * moment would be answered 409 in flight for a request that already answered 5xx. So the release
  * waits here too, by store and by the key and reference it frees, and a request of this process

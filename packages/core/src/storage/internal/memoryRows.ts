@@ -5,7 +5,7 @@
  */
 import type { ListQuery, Scope, WalkQuery } from "../Storage.js"
 import type { BaseRecord, StoredRecord, Table } from "../Table.js"
-import { compareNewestFirst, constrains, freeze } from "../Table.js"
+import { compareIds, compareNewestFirst, constrains, freeze } from "../Table.js"
 
 type Position = { readonly createdAt: number; readonly id: string }
 
@@ -103,13 +103,13 @@ export const list = <A extends StoredRecord>(table: Rows, q: ListQuery<A>): Read
   return out
 }
 
-/** At most `q.limit` rows of `table` matching `q.where` with an id after `q.after`, ascending by id (`Storage.walk`). */
+/** At most `q.limit` rows of `table` matching `q.where` with an id after `q.after`, ascending by id in code point order (`Storage.walk`, `compareIds`). */
 export const walk = <A extends BaseRecord>(table: Rows, q: WalkQuery<A>): ReadonlyArray<A> => {
   const filters = Object.entries(q.where ?? {}).filter(([, value]) => value !== undefined)
   const out: Array<A> = []
   for (const r of table.byId.values()) {
-    if (q.after !== null && !(r.id > q.after)) continue
+    if (q.after !== null && compareIds(r.id, q.after) <= 0) continue
     if (filters.every(([field, value]) => (r as unknown as Record<string, unknown>)[field] === value)) out.push(r as unknown as A)
   }
-  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, q.limit)
+  return out.sort((a, b) => compareIds(a.id, b.id)).slice(0, q.limit)
 }

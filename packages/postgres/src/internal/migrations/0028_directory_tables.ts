@@ -3,8 +3,8 @@
  * (`Merchants.tables`), read and written by the generic statements every table has, so the
  * adapter holds no directory code of its own. Existing rows are kept, reshaped:
  *
- * - merchants and API keys gain `version` (and merchants `created_at`); their ids sort by code
- *   unit (`COLLATE "C"`), as `Storage.walk` pages by id. `provider_accounts` becomes `json`, which
+ * - merchants and API keys gain `version` (and merchants `created_at`); their ids sort by byte
+ *   (`COLLATE "C"`: code point order, as every store), as `Storage.walk` pages by id. `provider_accounts` becomes `json`, which
  *   reads back as written, and the trigger and index of 0019/0024 go: core writes the account keys.
  * - `provider_account_ids` (0024) becomes `provider_accounts`, the keys of every merchant's
  *   accounts: its primary key still holds an account id unique across merchants (D13).
