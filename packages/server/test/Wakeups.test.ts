@@ -1,8 +1,10 @@
 /**
- * Task wake-ups on PostgreSQL (docs/payment-lifecycle.md, "Workers"): with the workers' poll far
- * longer than any test, work written through one Tender runs in the workers of another on the
- * same tables, each on its own connections, woken by LISTEN/NOTIFY alone. The two Tenders stand
- * for two processes of one host.
+ * Task wake-ups on PostgreSQL (docs/payment-lifecycle.md, "Workers"): work written through one
+ * Tender runs in the workers of another on the same tables, each on its own connections. The two
+ * Tenders stand for two processes of one host. The poll asked for is an hour, but the workers cap it
+ * at `Task.wakeHorizonMillis` (5 s) and `until` waits longer than that, so this shows the work
+ * crosses processes, not that NOTIFY woke it: packages/postgres/test/Wakeups.test.ts proves the
+ * wake path with the clock stopped (docs/postgres.md, "Task wake-ups").
  */
 import { customer, promptpay, until } from "@tender/repo-test-support"
 import { prefixedPool } from "@tender/repo-test-support/embedding"
@@ -19,7 +21,7 @@ afterAll(async () => {
 })
 
 describe("task wake-ups on PostgreSQL", () => {
-  it("with polling turned off, a confirm, a refund and a payout written through one Tender run in another's workers on the same tables", async () => {
+  it("with a poll of an hour asked for, a confirm, a refund and a payout written through one Tender run in another's workers on the same tables", async () => {
     const tablePrefix = fresh()
     const writer = await createTender({ ...options, storage: { postgres: pool, tablePrefix }, workers: false })
     started.push(writer)
