@@ -309,6 +309,19 @@ export const make = <A extends StoredRecord, I>(options: {
 })
 
 /**
+ * Describe a resource a merchant creates by a request under its own `merchant_reference` (a
+ * payment, refund, payout or top-up intent): `make` with that reference unique per merchant and
+ * environment (`uniqueReference`), the one constraint these resources declare.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const makeReferenced = <A extends StoredRecord & { readonly merchantReference: string | null }, I>(options: {
+  readonly name: string
+  readonly idPrefix: string
+  readonly record: Schema.Schema<A, I>
+}): Table<A> => make({ ...options, unique: uniqueReference })
+
+/**
  * Describe a stored record that belongs to no merchant and environment (`Table.scoped` false):
  * read by id (`find`), by a field unique across the table (`findBy`) and in id order (`walk`).
  * A unique constraint of such a table has exactly one field, so that `findBy` is one index lookup.
