@@ -158,9 +158,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
           description: params.description ?? null,
           metadata: params.metadata ?? null,
           fingerprint: fp,
-          createdAt: now,
-          updatedAt: now,
-          version: 1
+          ...Table.firstWrite(now)
         })
         const events = yield* Event.writes(record, "payout_intent", toResource(record), ["payout_intent.created"])
         return { response: ApiResponse.json(201, toResource(record), context.requestId), writes: [Write.insert(table, record), ...events] }

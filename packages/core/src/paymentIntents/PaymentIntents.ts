@@ -120,9 +120,7 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       metadata: n.metadata ?? null,
       externalReference: n.external_reference ?? null,
       fingerprint: fp,
-      createdAt: now,
-      updatedAt: now,
-      version: 1
+      ...Table.firstWrite(now)
     })
     const constraints = { amount: n.amount, country: n.country, currency: n.currency, checkoutMode: mode }
     const payer = payerData(n.customer, n.payment_method_options)

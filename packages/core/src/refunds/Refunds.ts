@@ -105,9 +105,7 @@ const decide = (principal: Principal, params: CreateParams, id: string, fp: stri
       // D13: a refund goes to the account that took the payment, whatever routes say now.
       providerAccount: intent.providerAccount,
       fingerprint: fp,
-      createdAt: now,
-      updatedAt: now,
-      version: 1
+      ...Table.firstWrite(now)
     })
     return { refund, writes: yield* pendingWrites(refund, intent, reserved.right.intent) }
   })
@@ -241,9 +239,7 @@ const lateRefund = (
       providerCode: at.providerCode,
       providerAccount: at.providerAccount,
       fingerprint: fingerprint(of),
-      createdAt: now,
-      updatedAt: now,
-      version: 1
+      ...Table.firstWrite(now)
     })
   })
 

@@ -102,6 +102,9 @@ export const changeFields = {
   version: Integer
 }
 
+/** The `changeFields` of a record as it is first written, at `now`: version 1. @since 0.1.0 @category fields */
+export const firstWrite = (now: number) => ({ createdAt: now, updatedAt: now, version: 1 })
+
 /**
  * The fields a resource created by a merchant's request ends with: the fingerprint of that
  * request (a repeated `merchant_reference` with another body is a conflict, 4.9), when it was
