@@ -9,7 +9,7 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import * as Event from "../events/Event.js"
 import type { Merchant } from "../merchants/Merchants.js"
-import { failure } from "../providers/internal/providerFailures.js"
+import { failure, noProvider } from "../providers/internal/providerFailures.js"
 import type { PaymentProvider } from "../providers/Provider.js"
 import { ProviderRegistry } from "../providers/Provider.js"
 import { adapterForAccount, adapterOf } from "../providers/ProviderAccounts.js"
@@ -237,11 +237,7 @@ export const send = (task: Task.TaskRecord) =>
     const route = yield* routeOf(payout)
     const now0 = yield* Clock.currentTimeMillis
     if (route === undefined || route.provider.sendPayout === undefined) {
-      const { writes } = yield* change(payout, {
-        status: "failed",
-        failureCode: "payout_unavailable",
-        failureMessage: "No installed provider pays out to this bank."
-      }, now0)
+      const { writes } = yield* change(payout, noProvider("payout_unavailable", "No installed provider pays out to this bank."), now0)
       return Task.done(writes)
     }
     const answer = yield* boundedCall(
