@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { createServer as createHttpServer } from "node:http"
 import { afterAll, assert, describe, it } from "vitest"
 import { runSql, skipReason } from "./database.js"
-import { type DemoServer as Server, freshTables, onEachStore, start, stopDemos } from "./demoServer.js"
+import { type DemoServer as Server, freshTables, kill, onEachStore, orphanDueTasks, start, startToKill, stopDemos } from "./demoServer.js"
 
 const auth = basic(demoKey)
 
@@ -136,9 +136,7 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
       "D7 D12 a server killed with SIGKILL while tasks are claimed and confirms in flight loses no task: after a restart every intent is terminal once, every change has exactly one event and every payment exactly one balance transaction",
       async () => {
         // The simulator's own 5 s slow delay: the slow confirmations must still be polling at the kill.
-        const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
-        const prefix = env.TENDER_TABLE_PREFIX
-        const first = await start(env)
+        const { env, prefix, server: first } = await startToKill()
         // Slow confirmations keep tasks polling; plain ones are confirmed while the kill lands.
         const ids = await Promise.all([
           ...Array.from({ length: 12 }, () => create(first, promptpay("20201"))),
@@ -146,18 +144,10 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
         ])
         const confirms = ids.map((id) => send(first, "POST", `/payment_intents/${id}/confirm`).then((r) => r.status === 200, () => false))
         await new Promise((r) => setTimeout(r, 30))
-        const closed = first.child.exitCode !== null ? Promise.resolve() : new Promise((ok) => first.child.once("close", ok))
-        first.child.kill("SIGKILL")
+        const killed = kill(first)
         const answered = await Promise.all(confirms)
-        await closed
-        // What a crash leaves behind besides: tasks a dead worker claimed and never completed.
-        const orphaned = await runSql(Effect.gen(function*() {
-          const sql = yield* SqlClient
-          const claimed = yield* sql`UPDATE ${sql(`${prefix}tasks`)} SET lease_owner = 'killed', attempts = attempts + 1,
-          lease_until = now() + interval '2 seconds', version = version + 1
-          WHERE status = 'pending' AND due_at <= now() RETURNING id`
-          return claimed.length
-        }))
+        await killed
+        const orphaned = await orphanDueTasks(prefix)
 
         const second = await start(env)
         // A client retries the confirms the kill cut off; the ones answered 200 were recorded and are not sent again.
@@ -210,16 +200,13 @@ describe("the payment lifecycle through the demo server (D9, 4.4, 4.5)", () => {
     )
 
     it("D7 a server killed with SIGKILL between the state change and the delivery still delivers every event after a restart", async () => {
-      const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
+      const { env, server: first } = await startToKill()
       // Slow answers keep deliveries in flight when the kill lands.
       const hook = await receiver(500)
-      const first = await start(env)
       const registered = await send(first, "POST", "/webhook_endpoints", { json: { url: hook.url, enabled_events: ["payment_intent.created"] } })
       assert.strictEqual(registered.status, 201, JSON.stringify(registered.body))
       const ids = await Promise.all(Array.from({ length: 20 }, () => create(first, promptpay("150000"))))
-      const closed = first.child.exitCode !== null ? Promise.resolve() : new Promise((ok) => first.child.once("close", ok))
-      first.child.kill("SIGKILL")
-      await closed
+      await kill(first)
       // The deliveries the kill cut off were in flight; the new process's need not be slow.
       hook.delayMillis = 0
       const second = await start(env)

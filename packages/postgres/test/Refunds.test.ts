@@ -9,7 +9,7 @@ import { basic, demoKey, promptpayFor } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import { afterAll, assert, describe, it } from "vitest"
 import { runSql, skipReason } from "./database.js"
-import { type DemoServer as Server, freshTables, onEachStore, start, stopDemos } from "./demoServer.js"
+import { type DemoServer as Server, kill, onEachStore, orphanDueTasks, start, startToKill, stopDemos } from "./demoServer.js"
 
 const auth = basic(demoKey)
 
@@ -114,9 +114,7 @@ describe("refunds and cancel through the demo server (D10)", () => {
       "D10 a server killed with SIGKILL while refunds are in flight loses none and refunds none twice: after a restart each refund settles once and amount_refunded is their sum",
       async () => {
         // The simulator's own 5 s slow delay: the slow refunds must still be polling at the kill.
-        const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
-        const prefix = env.TENDER_TABLE_PREFIX
-        const first = await start(env)
+        const { env, prefix, server: first } = await startToKill()
         const ids = await Promise.all(Array.from({ length: 8 }, () => paid(first)))
         // Per payment a slow refund (still polling at the kill) and a plain one (its send task running).
         const created = await Promise.all(ids.flatMap((id) => [
@@ -124,16 +122,8 @@ describe("refunds and cancel through the demo server (D10)", () => {
           refund(first, { payment_intent: id, amount: "50000" })
         ]))
         assert.isTrue(created.every((r) => r.status === 201), JSON.stringify(created.map((r) => r.body)))
-        const closed = first.child.exitCode !== null ? Promise.resolve() : new Promise((ok) => first.child.once("close", ok))
-        first.child.kill("SIGKILL")
-        await closed
-        // What a crash leaves behind besides: tasks a dead worker claimed and never completed.
-        await runSql(Effect.gen(function*() {
-          const sql = yield* SqlClient
-          yield* sql`UPDATE ${sql(`${prefix}tasks`)} SET lease_owner = 'killed', attempts = attempts + 1,
-          lease_until = now() + interval '2 seconds', version = version + 1
-          WHERE status = 'pending' AND due_at <= now()`
-        }))
+        await kill(first)
+        await orphanDueTasks(prefix)
 
         const second = await start(env)
         for (const r of created) {

@@ -3,6 +3,7 @@
  * processes on one database: @tender/repo-test-support's starter, with the processes and table
  * prefixes of this test file recorded for its `afterAll` (`stopDemos`). Not a test file itself.
  */
+import { SqlClient } from "@effect/sql/SqlClient"
 import { type DemoServer, launchDemo, startDemo } from "@tender/repo-test-support"
 import { Effect } from "effect"
 import type { ChildProcess } from "node:child_process"
@@ -28,6 +29,35 @@ export const freshTables = (databaseUrl: string = url) => {
   prefixes.push(prefix)
   return { DATABASE_URL: databaseUrl, TENDER_TABLE_PREFIX: prefix }
 }
+
+/**
+ * A demo to be killed mid-work (`kill`), on fresh tables with task leases of 2 s: a restart on
+ * its `env` claims what the dead process held soon after.
+ */
+export const startToKill = async () => {
+  const env = { ...freshTables(), TENDER_TASK_LEASE_MS: "2000" }
+  return { env, prefix: env.TENDER_TABLE_PREFIX, server: await start(env) }
+}
+
+/** SIGKILL `server`'s process: resolves once it has closed. */
+export const kill = (server: DemoServer): Promise<void> => {
+  const closed = server.child.exitCode !== null ? Promise.resolve() : new Promise<void>((ok) => server.child.once("close", () => ok()))
+  server.child.kill("SIGKILL")
+  return closed
+}
+
+/**
+ * What a crash leaves behind besides a dead process: the due tasks under `prefix` claimed by a
+ * worker that never completes them, their leases lapsing in 2 s. Answers how many.
+ */
+export const orphanDueTasks = (prefix: string): Promise<number> =>
+  runSql(Effect.gen(function*() {
+    const sql = yield* SqlClient
+    const claimed = yield* sql`UPDATE ${sql(`${prefix}tasks`)} SET lease_owner = 'killed', attempts = attempts + 1,
+      lease_until = now() + interval '2 seconds', version = version + 1
+      WHERE status = 'pending' AND due_at <= now() RETURNING id`
+    return claimed.length
+  }))
 
 /**
  * The file's `afterAll`: stop every demo it started, then drop the tables of `freshTables` and

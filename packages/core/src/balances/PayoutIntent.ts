@@ -103,12 +103,7 @@ export const PayoutIntentRecord = Schema.Struct({
 export type PayoutIntentRecord = typeof PayoutIntentRecord.Type
 
 /** How payout intents are stored: `merchant_reference` unique per merchant and environment (4.9, D4). @since 0.1.0 @category models */
-export const table = Table.make({
-  name: "payout_intents",
-  idPrefix: prefixes.payoutIntent,
-  record: PayoutIntentRecord,
-  unique: Table.uniqueReference
-})
+export const table = Table.makeReferenced({ name: "payout_intents", idPrefix: prefixes.payoutIntent, record: PayoutIntentRecord })
 
 // ---------------------------------------------------------------------------
 // Wire shape (D8)
@@ -130,8 +125,7 @@ export const maskDestination = (d: Destination): typeof MaskedDestination.Type =
 
 const fields = WireShape.of<PayoutIntentRecord>()
 const wire = fields.make({
-  object: WireShape.constant("payout_intent"),
-  id: Schema.String.annotations({ description: "Begins with pout_" }),
+  ...WireShape.identity("payout_intent", table.idPrefix),
   environment: Environment,
   status: Status,
   amount: Amount,

@@ -9,16 +9,15 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import * as Event from "../events/Event.js"
 import type { Merchant } from "../merchants/Merchants.js"
-import { failure } from "../providers/internal/providerFailures.js"
+import { failure, noProvider } from "../providers/internal/providerFailures.js"
 import type { PaymentProvider } from "../providers/Provider.js"
 import { ProviderRegistry } from "../providers/Provider.js"
 import { adapterForAccount, adapterOf } from "../providers/ProviderAccounts.js"
 import * as ApiResponse from "../requests/ApiResponse.js"
 import type { Principal } from "../requests/Authentication.js"
-import { fingerprint } from "../requests/Canonical.js"
 import * as Operation from "../requests/Operation.js"
 import { BalanceInsufficient, PaymentConfigurationUnavailable, PayoutNotCancelable, ValidationFailed } from "../resources/Errors.js"
-import { IdGenerator, prefixes } from "../resources/Ids.js"
+import { IdGenerator } from "../resources/Ids.js"
 import * as Resources from "../resources/internal/resources.js"
 import * as Pagination from "../resources/Pagination.js"
 import { Currency, type Environment } from "../resources/Schemas.js"
@@ -34,6 +33,9 @@ import type { CreateParams, PayoutIntentRecord, Status } from "./PayoutIntent.js
 import { canTransition, PayoutIntentRecord as Record, Status as StatusSchema, statusEvent, table, toResource } from "./PayoutIntent.js"
 
 const kind: Resources.Kind<PayoutIntentRecord> = { table, noun: "payout intent" }
+
+/** `create` under `merchant_reference`: a repeat with the same fields answers the original payout intent (4.9). */
+const underReference = Resources.createUnderReference(kind, toResource, { route: "POST /payout_intents", resourceType: "payout_intent" })
 
 /** `bank`'s provider-local code when `provider` pays out to it in `environment`. */
 const paysOutTo = (provider: PaymentProvider | undefined, environment: Environment, bank: string) =>
@@ -93,15 +95,6 @@ const change = (before: PayoutIntentRecord, patch: Partial<PayoutIntentRecord> &
     return { record, writes: [Write.update(table, record, before.version), ...events] as ReadonlyArray<Write> }
   })
 
-/** The canonical create, for the fingerprint (4.9 merchant_reference rule 4 applied to payouts, D5). */
-const canonical = (p: CreateParams) => ({
-  amount: p.amount,
-  currency: p.currency,
-  destination: p.destination,
-  description: p.description,
-  metadata: p.metadata !== undefined && Object.keys(p.metadata).length > 0 ? p.metadata : undefined
-})
-
 /**
  * POST /payout_intents (D8): 201 with the payout in `requires_approval`. The same
  * `merchant_reference` again with the same fields answers the original (200, nothing new);
@@ -110,63 +103,47 @@ const canonical = (p: CreateParams) => ({
  * @since 0.1.0
  */
 export const create = (context: Operation.RequestContext, params: CreateParams) =>
-  Effect.gen(function*() {
-    const storage = yield* Storage
-    const id = yield* (yield* IdGenerator).make(prefixes.payoutIntent)
-    const fp = fingerprint(canonical(params))
-    return yield* Operation.run({
-      ...Resources.createUnderReference(storage, kind, context, toResource, {
-        route: "POST /payout_intents",
-        resourceType: "payout_intent",
-        reference: params.merchant_reference,
-        fields: canonical(params),
-        fingerprint: fp,
-        resourceId: id
-      }),
-      decide: Effect.gen(function*() {
-        const { principal } = context
-        if (!(yield* knownBanks).has(params.destination.bank)) {
-          return yield* ValidationFailed.at("destination.bank", `Unknown bank ${JSON.stringify(params.destination.bank)}; use a code from discovery.`)
-        }
-        const route = yield* payoutRoute(principal.merchant, principal.environment, params.destination.bank)
-        if (route === undefined) {
-          return yield* new PaymentConfigurationUnavailable({
-            param: "destination.bank",
-            message: `No installed provider pays out to ${params.destination.bank} in the ${principal.environment} environment.`
-          })
-        }
-        const now = yield* Clock.currentTimeMillis
-        // D12: a payout draws from the available balance. The commit checks it again atomically
-        // (Ledger): a payout that lost the balance to another decides again here.
-        if ((yield* Balances.available(scopeOf(principal), params.currency, now)) < BigInt(params.amount)) {
-          return yield* new BalanceInsufficient({
-            param: "amount",
-            message: `The available ${params.currency} balance does not cover this payout.`
-          })
-        }
-        const record = Table.construct(Record, {
-          id,
-          ...scopeOf(principal),
-          status: "requires_approval",
-          amount: params.amount,
-          currency: params.currency,
-          merchantReference: params.merchant_reference,
-          destination: params.destination,
-          // D13: the account that pays it out, fixed now for its whole life.
-          providerCode: route.provider.code,
-          providerAccount: route.providerAccount,
-          description: params.description ?? null,
-          metadata: params.metadata ?? null,
-          fingerprint: fp,
-          createdAt: now,
-          updatedAt: now,
-          version: 1
+  underReference(context, params, (id, fp) =>
+    Effect.gen(function*() {
+      const { principal } = context
+      if (!(yield* knownBanks).has(params.destination.bank)) {
+        return yield* ValidationFailed.at("destination.bank", `Unknown bank ${JSON.stringify(params.destination.bank)}; use a code from discovery.`)
+      }
+      const route = yield* payoutRoute(principal.merchant, principal.environment, params.destination.bank)
+      if (route === undefined) {
+        return yield* new PaymentConfigurationUnavailable({
+          param: "destination.bank",
+          message: `No installed provider pays out to ${params.destination.bank} in the ${principal.environment} environment.`
         })
-        const events = yield* Event.writes(record, "payout_intent", toResource(record), ["payout_intent.created"])
-        return { response: ApiResponse.json(201, toResource(record), context.requestId), writes: [Write.insert(table, record), ...events] }
+      }
+      const now = yield* Clock.currentTimeMillis
+      // D12: a payout draws from the available balance. The commit checks it again atomically
+      // (Ledger): a payout that lost the balance to another decides again here.
+      if ((yield* Balances.available(scopeOf(principal), params.currency, now)) < BigInt(params.amount)) {
+        return yield* new BalanceInsufficient({
+          param: "amount",
+          message: `The available ${params.currency} balance does not cover this payout.`
+        })
+      }
+      const record = Table.construct(Record, {
+        id,
+        ...scopeOf(principal),
+        status: "requires_approval",
+        amount: params.amount,
+        currency: params.currency,
+        merchantReference: params.merchant_reference,
+        destination: params.destination,
+        // D13: the account that pays it out, fixed now for its whole life.
+        providerCode: route.provider.code,
+        providerAccount: route.providerAccount,
+        description: params.description ?? null,
+        metadata: params.metadata ?? null,
+        fingerprint: fp,
+        ...Table.firstWrite(now)
       })
-    })
-  })
+      const events = yield* Event.writes(record, "payout_intent", toResource(record), ["payout_intent.created"])
+      return { response: ApiResponse.json(201, toResource(record), context.requestId), writes: [Write.insert(table, record), ...events] }
+    }))
 
 const load = (principal: Principal, id: string) => Resources.load(kind, principal, id)
 
@@ -260,11 +237,7 @@ export const send = (task: Task.TaskRecord) =>
     const route = yield* routeOf(payout)
     const now0 = yield* Clock.currentTimeMillis
     if (route === undefined || route.provider.sendPayout === undefined) {
-      const { writes } = yield* change(payout, {
-        status: "failed",
-        failureCode: "payout_unavailable",
-        failureMessage: "No installed provider pays out to this bank."
-      }, now0)
+      const { writes } = yield* change(payout, noProvider("payout_unavailable", "No installed provider pays out to this bank."), now0)
       return Task.done(writes)
     }
     const answer = yield* boundedCall(

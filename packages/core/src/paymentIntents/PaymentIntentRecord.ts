@@ -181,9 +181,4 @@ export type PaymentIntentRecord = typeof PaymentIntentRecord.Type
  *
  * @since 0.1.0 @category models
  */
-export const table = Table.make({
-  name: "payment_intents",
-  idPrefix: prefixes.paymentIntent,
-  record: PaymentIntentRecord,
-  unique: Table.uniqueReference
-})
+export const table = Table.makeReferenced({ name: "payment_intents", idPrefix: prefixes.paymentIntent, record: PaymentIntentRecord })

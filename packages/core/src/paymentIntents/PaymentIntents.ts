@@ -10,7 +10,7 @@ import { Clock, Effect, Option, Schema } from "effect"
 import { capabilitiesOfPayment } from "../providers/ProviderAccounts.js"
 import * as ApiResponse from "../requests/ApiResponse.js"
 import type { Principal } from "../requests/Authentication.js"
-import { fingerprint } from "../requests/Canonical.js"
+import { fingerprint, nonEmpty } from "../requests/Canonical.js"
 import * as Operation from "../requests/Operation.js"
 import { CheckoutModeNotAllowed, PaymentIntentUnexpectedState, ValidationFailed } from "../resources/Errors.js"
 import { IdGenerator, isWellFormed, prefixes } from "../resources/Ids.js"
@@ -32,8 +32,6 @@ const route = "POST /payment_intents"
 // ---------------------------------------------------------------------------
 // Canonical form (4.9 merchant_reference rule 4, D5)
 // ---------------------------------------------------------------------------
-
-const nonEmpty = <A extends object>(o: A | undefined): A | undefined => o !== undefined && Object.keys(o).length > 0 ? o : undefined
 
 /**
  * The request with defaults filled and values normalised, so equivalent requests are
@@ -120,9 +118,7 @@ export const decide = (principal: Principal, n: Normalized, id: string, fp: stri
       metadata: n.metadata ?? null,
       externalReference: n.external_reference ?? null,
       fingerprint: fp,
-      createdAt: now,
-      updatedAt: now,
-      version: 1
+      ...Table.firstWrite(now)
     })
     const constraints = { amount: n.amount, country: n.country, currency: n.currency, checkoutMode: mode }
     const payer = payerData(n.customer, n.payment_method_options)

@@ -232,7 +232,5 @@ export const received = (provider: string, notice: ProviderNotice, now: number, 
     eventId: notice.eventId,
     notice,
     status: notice._tag === "Ignored" ? "ignored" : "received",
-    createdAt: now,
-    updatedAt: now,
-    version: 1
+    ...Table.firstWrite(now)
   })

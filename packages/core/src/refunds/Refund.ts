@@ -93,12 +93,7 @@ export const RefundRecord = Schema.Struct({
 export type RefundRecord = typeof RefundRecord.Type
 
 /** How refunds are stored: `merchant_reference` unique per merchant and environment among refunds (D10). @since 0.1.0 @category models */
-export const table = Table.make({
-  name: "refunds",
-  idPrefix: prefixes.refund,
-  record: RefundRecord,
-  unique: Table.uniqueReference
-})
+export const table = Table.makeReferenced({ name: "refunds", idPrefix: prefixes.refund, record: RefundRecord })
 
 // ---------------------------------------------------------------------------
 // Wire shape (D10)
@@ -106,8 +101,7 @@ export const table = Table.make({
 
 const fields = WireShape.of<RefundRecord>()
 const wire = fields.make({
-  object: WireShape.constant("refund"),
-  id: Schema.String.annotations({ description: "Begins with rfnd_" }),
+  ...WireShape.identity("refund", table.idPrefix),
   environment: Environment,
   payment_intent: fields.computed(
     Schema.String.annotations({ description: "The refunded payment intent (dord_…)" }),

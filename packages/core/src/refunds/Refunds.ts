@@ -30,6 +30,9 @@ import { RefundRecord as Record, reserve, Status, table, toResource } from "./Re
 
 const kind: Resources.Kind<RefundRecord> = { table, noun: "refund" }
 
+/** `create` under `merchant_reference`: a repeat with the same fields answers the original refund (4.9). */
+const underReference = Resources.createUnderReference(kind, toResource, { route: "POST /refunds", resourceType: "refund" })
+
 /**
  * The writes of a new pending refund: its insert, `refund.created`, the intent's reservation (none
  * for an attempt's late payment, which is not the intent's payment) and the send task.
@@ -41,15 +44,6 @@ const pendingWrites = (refund: RefundRecord, before: PaymentIntent.PaymentIntent
     const reservation = after === null ? [] : [yield* intentWrite(before, after)]
     return [Write.insert(table, refund), ...events, ...reservation, Write.insert(Task.table, task)]
   })
-
-/** The canonical create, for the fingerprint (4.9 merchant_reference rule 4 applied to refunds, D10). */
-const canonical = (p: CreateParams) => ({
-  payment_intent: p.payment_intent,
-  amount: p.amount,
-  reason: p.reason,
-  destination: p.destination,
-  metadata: p.metadata !== undefined && Object.keys(p.metadata).length > 0 ? p.metadata : undefined
-})
 
 /** Decide a refund of `params` on the intent as stored now. Fails with the API error the caller sees; never writes. */
 const decide = (principal: Principal, params: CreateParams, id: string, fp: string) =>
@@ -105,9 +99,7 @@ const decide = (principal: Principal, params: CreateParams, id: string, fp: stri
       // D13: a refund goes to the account that took the payment, whatever routes say now.
       providerAccount: intent.providerAccount,
       fingerprint: fp,
-      createdAt: now,
-      updatedAt: now,
-      version: 1
+      ...Table.firstWrite(now)
     })
     return { refund, writes: yield* pendingWrites(refund, intent, reserved.right.intent) }
   })
@@ -120,25 +112,11 @@ const decide = (principal: Principal, params: CreateParams, id: string, fp: stri
  * @since 0.1.0
  */
 export const create = (context: Operation.RequestContext, params: CreateParams) =>
-  Effect.gen(function*() {
-    const storage = yield* Storage
-    const id = yield* (yield* IdGenerator).make(prefixes.refund)
-    const fp = fingerprint(canonical(params))
-    return yield* Operation.run({
-      ...Resources.createUnderReference(storage, kind, context, toResource, {
-        route: "POST /refunds",
-        resourceType: "refund",
-        reference: params.merchant_reference,
-        fields: canonical(params),
-        fingerprint: fp,
-        resourceId: id
-      }),
-      decide: Effect.map(decide(context.principal, params, id, fp), ({ refund, writes }) => ({
-        response: ApiResponse.json(201, toResource(refund), context.requestId),
-        writes
-      }))
-    })
-  })
+  underReference(context, params, (id, fp) =>
+    Effect.map(decide(context.principal, params, id, fp), ({ refund, writes }) => ({
+      response: ApiResponse.json(201, toResource(refund), context.requestId),
+      writes
+    })))
 
 /** GET /refunds query (D10): the filters of 4.3 that apply to refunds, and `payment_intent`. @since 0.1.0 @category request */
 export const ListParams = Pagination.listParams({
@@ -241,9 +219,7 @@ const lateRefund = (
       providerCode: at.providerCode,
       providerAccount: at.providerAccount,
       fingerprint: fingerprint(of),
-      createdAt: now,
-      updatedAt: now,
-      version: 1
+      ...Table.firstWrite(now)
     })
   })
 

@@ -74,3 +74,11 @@ export const sha256 = (text: string | Uint8Array): string =>
 
 /** The fingerprint of a value: SHA-256 of its canonical JSON. @since 0.1.0 */
 export const fingerprint = (value: unknown): string => sha256(stringify(value))
+
+/**
+ * `value`, or undefined when it is an empty object: in a canonical request an empty object means
+ * the same as an absent one (4.9 merchant_reference rule 4, D5).
+ *
+ * @since 0.1.0
+ */
+export const nonEmpty = <A extends object>(value: A | undefined): A | undefined => value !== undefined && Object.keys(value).length > 0 ? value : undefined

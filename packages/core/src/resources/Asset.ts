@@ -43,8 +43,7 @@ export type AssetRecord = typeof AssetRecord.Type
 export const table = Table.make({ name: "assets", idPrefix: prefixes.asset, record: AssetRecord })
 
 const wire = WireShape.of<AssetRecord>().make({
-  object: WireShape.constant("asset"),
-  id: Schema.String.annotations({ description: "Begins with asst_" }),
+  ...WireShape.identity("asset", table.idPrefix),
   content_type: ContentType,
   size: Schema.Int,
   sha256: Schema.String.annotations({ description: "Hex SHA-256 of the file" }),

@@ -102,6 +102,9 @@ export const changeFields = {
   version: Integer
 }
 
+/** The `changeFields` of a record as it is first written, at `now`: version 1. @since 0.1.0 @category fields */
+export const firstWrite = (now: number) => ({ createdAt: now, updatedAt: now, version: 1 })
+
 /**
  * The fields a resource created by a merchant's request ends with: the fingerprint of that
  * request (a repeated `merchant_reference` with another body is a conflict, 4.9), when it was
@@ -307,6 +310,19 @@ export const make = <A extends StoredRecord, I>(options: {
   ...(options.retention === undefined ? {} : { retention: options.retention }),
   scoped: true
 })
+
+/**
+ * Describe a resource a merchant creates by a request under its own `merchant_reference` (a
+ * payment, refund, payout or top-up intent): `make` with that reference unique per merchant and
+ * environment (`uniqueReference`), the one constraint these resources declare.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const makeReferenced = <A extends StoredRecord & { readonly merchantReference: string | null }, I>(options: {
+  readonly name: string
+  readonly idPrefix: string
+  readonly record: Schema.Schema<A, I>
+}): Table<A> => make({ ...options, unique: uniqueReference })
 
 /**
  * Describe a stored record that belongs to no merchant and environment (`Table.scoped` false):

@@ -179,12 +179,7 @@ export const TopupIntentRecord = Schema.Struct({
 export type TopupIntentRecord = typeof TopupIntentRecord.Type
 
 /** How top-ups are stored: `merchant_reference` unique per merchant and environment (4.9, D4). @since 0.1.0 @category models */
-export const table = Table.make({
-  name: "topup_intents",
-  idPrefix: prefixes.topupIntent,
-  record: TopupIntentRecord,
-  unique: Table.uniqueReference
-})
+export const table = Table.makeReferenced({ name: "topup_intents", idPrefix: prefixes.topupIntent, record: TopupIntentRecord })
 
 // ---------------------------------------------------------------------------
 // Wire shape (2.5)
@@ -192,8 +187,7 @@ export const table = Table.make({
 
 const fields = WireShape.of<TopupIntentRecord>()
 const wire = fields.make({
-  object: WireShape.constant("topup_intent"),
-  id: Schema.String.annotations({ description: "Begins with tuin_" }),
+  ...WireShape.identity("topup_intent", table.idPrefix),
   status: Status,
   environment: Environment,
   merchant_reference: Schema.NullOr(Schema.String),

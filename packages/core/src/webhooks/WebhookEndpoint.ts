@@ -220,9 +220,7 @@ export const create = (context: Operation.RequestContext, params: CreateParams) 
         enabledEvents: enabled,
         secrets: [{ encrypted: config.encrypt(secret), expiresAt: null }],
         status: "enabled",
-        createdAt: now,
-        updatedAt: now,
-        version: 1
+        ...Table.firstWrite(now)
       })
       return {
         response: ApiResponse.json(201, { ...toResource(record), secret }, context.requestId),

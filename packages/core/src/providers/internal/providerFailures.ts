@@ -45,6 +45,17 @@ export interface Failure {
  */
 export const failure = (code: FailureCode): Failure => ({ failureCode: code, failureMessage: failureMessages[code] })
 
+/**
+ * The failure of a payout, top-up or refund that no installed provider can carry out (its bank's,
+ * its own, or the payment's provider is gone or cannot refund): a code of Tender's own, outside
+ * `failureMessages` since no provider's answer maps to it, with what the merchant is told.
+ */
+export const noProvider = (code: "payout_unavailable" | "provider_unavailable" | "refund_not_supported", message: string) => ({
+  status: "failed" as const,
+  failureCode: code,
+  failureMessage: message
+})
+
 /** A provider's own codes (and texts) for each of Tender's failure codes it tells apart. @since 0.1.0 @category models */
 export type FailureCodes = { readonly [K in FailureCode]?: ReadonlyArray<string> }
 

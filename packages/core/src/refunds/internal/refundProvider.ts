@@ -6,6 +6,7 @@
 import { Clock, Effect, Option } from "effect"
 import * as Event from "../../events/Event.js"
 import * as PaymentIntent from "../../paymentIntents/PaymentIntent.js"
+import { noProvider } from "../../providers/internal/providerFailures.js"
 import type { PaymentProvider } from "../../providers/Provider.js"
 import { capabilitiesOf } from "../../providers/Provider.js"
 import * as ProviderAccounts from "../../providers/ProviderAccounts.js"
@@ -126,13 +127,7 @@ export const send = (task: Task.TaskRecord) =>
     const route = intent === undefined ? undefined : yield* refundRoute(intent)
     const ref = intent === undefined || intent.providerPaymentId === null ? undefined : intent
     if (route === undefined || ref === undefined || route.provider.refund === undefined) {
-      return Task.done(
-        yield* settlement(refund.id, scope, {
-          status: "failed",
-          failureCode: "refund_not_supported",
-          failureMessage: "The provider of this payment cannot refund it."
-        })
-      )
+      return Task.done(yield* settlement(refund.id, scope, noProvider("refund_not_supported", "The provider of this payment cannot refund it.")))
     }
     const destination = refund.destination
     const answer = yield* boundedCall(

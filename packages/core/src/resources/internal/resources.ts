@@ -8,11 +8,14 @@
 import { Effect, Option } from "effect"
 import * as ApiResponse from "../../requests/ApiResponse.js"
 import type { Principal } from "../../requests/Authentication.js"
+import { fingerprint, nonEmpty } from "../../requests/Canonical.js"
+import * as Operation from "../../requests/Operation.js"
 import type { ListQuery, ResourceType } from "../../storage/Storage.js"
 import { scopeOf, Storage } from "../../storage/Storage.js"
 import type { StoredRecord, Table } from "../../storage/Table.js"
+import type { ApiError } from "../Errors.js"
 import { ResourceNotFound, ValidationFailed } from "../Errors.js"
-import { isWellFormed } from "../Ids.js"
+import { IdGenerator, isWellFormed } from "../Ids.js"
 import * as Pagination from "../Pagination.js"
 import * as RenderedView from "../RenderedView.js"
 
@@ -84,35 +87,46 @@ export const reference = <A extends StoredRecord, B>(
 ) => claim.reference === undefined ? undefined : { ...claim, reference: claim.reference, original: original(storage, kind, context, view) }
 
 /**
- * The `Operation.run` options of a create under `merchant_reference` (4.9, D4): its route, the
- * canonical request the key is checked against (the reference and `fields`), and the original a
- * repeated reference with the same `fingerprint` answers with, shown by `view`.
+ * A create body as a repeated `merchant_reference` must match it (4.9 merchant_reference rules 3
+ * and 4, D5): every field but the reference itself, an empty `metadata` the same as none.
  */
-export const createUnderReference = <A extends StoredRecord, B, C extends { readonly principal: Principal; readonly requestId: string }>(
-  storage: Storage["Type"],
+const referencedFields = <P extends { readonly merchant_reference?: string | undefined; readonly metadata?: object | undefined }>(params: P) => {
+  const { merchant_reference: _reference, ...fields } = params
+  return { ...fields, metadata: nonEmpty(params.metadata) }
+}
+
+/**
+ * The creates of a resource of `kind` under `merchant_reference` (4.9, D4), each run to its
+ * answer: the new resource's id (its table's prefix), the route and the canonical request the key
+ * is checked against (`params`), the fingerprint of its fields (`referencedFields`), and the
+ * original a repeated reference with the same fingerprint answers with, shown by `view`.
+ * `decide` builds the resource with that id and fingerprint.
+ */
+export const createUnderReference = <A extends StoredRecord, B>(
   kind: Kind<A>,
-  context: C,
   view: (record: A) => B,
-  create: {
-    readonly route: string
-    readonly resourceType: ResourceType
-    readonly reference: string | undefined
-    readonly fields: object
-    readonly fingerprint: string
-    readonly resourceId: string
-  }
-) => ({
-  context,
-  route: create.route,
-  canonical: { merchant_reference: create.reference, ...create.fields },
-  resource: kind.noun,
-  reference: reference(storage, kind, context, view, {
-    resourceType: create.resourceType,
-    reference: create.reference,
-    fingerprint: create.fingerprint,
-    resourceId: create.resourceId
+  create: { readonly route: string; readonly resourceType: ResourceType }
+) =>
+<P extends { readonly merchant_reference?: string | undefined; readonly metadata?: object | undefined }, R>(
+  context: Operation.RequestContext,
+  params: P,
+  decide: (id: string, fingerprint: string) => Effect.Effect<Operation.Decision, ApiError, R>
+) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const resourceId = yield* (yield* IdGenerator).make(kind.table.idPrefix)
+    const fields = referencedFields(params)
+    const fp = fingerprint(fields)
+    const merchantReference = params.merchant_reference
+    return yield* Operation.run({
+      context,
+      route: create.route,
+      canonical: { merchant_reference: merchantReference, ...fields },
+      resource: kind.noun,
+      reference: reference(storage, kind, context, view, { resourceType: create.resourceType, reference: merchantReference, fingerprint: fp, resourceId }),
+      decide: decide(resourceId, fp)
+    })
   })
-})
 
 /** A list page of views, as `Pagination.page` makes it. */
 type Page<V> = { readonly data: ReadonlyArray<V>; readonly has_more: boolean; readonly next_cursor: string | null }

@@ -55,6 +55,15 @@ export const timeAs = <S extends Schema.Schema<string, string, never>>(schema: S
 /** A time shown as a `Timestamp` (D4). */
 export const time: Time<typeof Timestamp> = timeAs(Timestamp)
 
+/**
+ * The two fields every resource's wire shape begins with: its `object` and its `id`, described by
+ * the prefix its table gives ids (`Begins with rfnd_`).
+ */
+export const identity = <const L extends string>(object: L, idPrefix: string) => ({
+  object: constant(object),
+  id: Schema.String.annotations({ description: `Begins with ${idPrefix}` })
+})
+
 const isWrapped = <R, C>(field: Field<R, C>): field is Constant<Schema.Schema.All> | Time<Schema.Schema.All> | Computed<Schema.Schema.All, R, C> =>
   !Schema.isSchema(field)
 

@@ -188,9 +188,7 @@ const recordOf = (
     providerTopupId: started.providerTopupId,
     expiresAt,
     fingerprint: fingerprint(fields),
-    createdAt: now,
-    updatedAt: now,
-    version: 1
+    ...Table.firstWrite(now)
   })
 }
 

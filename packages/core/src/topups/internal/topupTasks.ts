@@ -4,7 +4,7 @@
  */
 import { Clock, Duration, Effect, Option } from "effect"
 import type { Merchants } from "../../merchants/Merchants.js"
-import { failure } from "../../providers/internal/providerFailures.js"
+import { failure, noProvider } from "../../providers/internal/providerFailures.js"
 import type { ProviderPaymentStatus, ProviderTopupRef } from "../../providers/Provider.js"
 import type { ProviderRegistry } from "../../providers/Provider.js"
 import { adapterOf } from "../../providers/ProviderAccounts.js"
@@ -91,11 +91,7 @@ const reviewReceipt = (task: Task.TaskRecord) =>
     const { provider, ref, topup, topups } = found
     const now0 = yield* Clock.currentTimeMillis
     if (provider === undefined || topups === undefined) {
-      const { writes } = yield* change(topup, {
-        status: "failed",
-        failureCode: "provider_unavailable",
-        failureMessage: "The top-up's provider is no longer installed."
-      }, now0)
+      const { writes } = yield* change(topup, noProvider("provider_unavailable", "The top-up's provider is no longer installed."), now0)
       return Task.done(writes)
     }
     const asset = yield* (yield* Storage).get(Asset.table, scopeOf(topup), assetId)

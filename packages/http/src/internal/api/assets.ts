@@ -1,13 +1,12 @@
 /** The assets group (D3, 4.4): one module per group, assembled in `Api.ts`. */
-import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiSchema } from "@effect/platform"
 import { Asset } from "@tender/core"
-import { authenticated, FileUpload, group, IdempotencyConflict, IdempotencyHeaders, JsonBody, PayloadTooLarge } from "./shared.js"
+import { authenticated, endpoint, FileUpload, group, IdempotencyConflict, IdempotencyHeaders, JsonBody, PayloadTooLarge } from "./shared.js"
 
 /** Assets: files for later receipts (D3, 4.4). @since 0.1.0 */
 export class AssetsGroup extends group("assets", "Files uploaded for later use, such as a receipt image (4.4).")
   .add(
-    HttpApiEndpoint.post("upload", "/assets")
-      .annotate(OpenApi.Summary, "Upload an asset")
+    endpoint.post("upload", "/assets", "Upload an asset")
       .setHeaders(IdempotencyHeaders)
       .setPayload(FileUpload)
       .middleware(JsonBody)

@@ -55,6 +55,16 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@te
   }
 }) {}
 
+/** Every endpoint's head: its method, its name in the group, its path and the summary the document lists it under. */
+export const endpoint = {
+  get: <const N extends string>(name: N, path: HttpApiEndpoint.PathSegment, summary: string) =>
+    HttpApiEndpoint.get(name, path).annotate(OpenApi.Summary, summary),
+  post: <const N extends string>(name: N, path: HttpApiEndpoint.PathSegment, summary: string) =>
+    HttpApiEndpoint.post(name, path).annotate(OpenApi.Summary, summary),
+  del: <const N extends string>(name: N, path: HttpApiEndpoint.PathSegment, summary: string) =>
+    HttpApiEndpoint.del(name, path).annotate(OpenApi.Summary, summary)
+}
+
 /**
  * The checks on a request body before it is parsed: Content-Type, at most 1 MiB of JSON (413),
  * nesting depth (D1); on the endpoints that take a file, a multipart body of at most the file
@@ -101,8 +111,7 @@ export const create = <P extends Schema.Schema.Any, H extends Schema.Schema.Any,
     readonly original: string
   }
 ) =>
-  HttpApiEndpoint.post("create", path)
-    .annotate(OpenApi.Summary, summary)
+  endpoint.post("create", path, summary)
     .setPayload(options.payload)
     .setHeaders(options.headers)
     .middleware(JsonBody)
@@ -121,15 +130,13 @@ export const query = <const N extends string, U extends Schema.Schema.Any, S ext
   params: U & HttpApiEndpoint.HttpApiEndpoint.ValidateUrlParams<U>,
   success: S
 ) =>
-  HttpApiEndpoint.get(name, path)
-    .annotate(OpenApi.Summary, summary)
+  endpoint.get(name, path, summary)
     .setUrlParams(params)
     .addSuccess(success)
 
 /** `GET /<resources>/:id` (4.2): the resource, or 404 when the caller's scope holds none. */
 export const retrieve = <S extends Schema.Schema.Any>(path: HttpApiEndpoint.PathSegment, summary: string, resource: S) =>
-  HttpApiEndpoint.get("retrieve", path)
-    .annotate(OpenApi.Summary, summary)
+  endpoint.get("retrieve", path, summary)
     .setPath(IdPath)
     .addSuccess(resource)
     .addError(ResourceNotFound)
@@ -169,8 +176,7 @@ export const action = <const Name extends string, S extends Schema.Schema.Any>(
   summary: string,
   resource: S
 ) =>
-  HttpApiEndpoint.post(name, path)
-    .annotate(OpenApi.Summary, summary)
+  endpoint.post(name, path, summary)
     .setPath(IdPath)
     .setHeaders(IdempotencyHeaders)
     .middleware(JsonBody)

@@ -1,9 +1,10 @@
 /** The webhook groups (6, 4.11, D3): endpoints and the event type catalogue, assembled in `Api.ts`. */
-import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiSchema, OpenApi } from "@effect/platform"
 import { Pagination, WebhookEndpoint, WebhookEvents, WebhookTools } from "@tender/core"
 import {
   action,
   authenticated,
+  endpoint,
   group,
   IdempotencyConflict,
   IdempotencyHeaders,
@@ -22,8 +23,7 @@ const optionalBody = (op: Record<string, any>) => ({ ...op, requestBody: { ...op
 /** Webhook endpoints (6, D3): where a merchant hears of its events. @since 0.1.0 */
 export class WebhookEndpointsGroup extends group("webhookEndpoints", "Where a merchant's events are delivered, signed (Standard Webhooks).")
   .add(
-    HttpApiEndpoint.post("create", "/webhook_endpoints")
-      .annotate(OpenApi.Summary, "Create a webhook endpoint")
+    endpoint.post("create", "/webhook_endpoints", "Create a webhook endpoint")
       .setPayload(WebhookEndpoint.CreateParams)
       .setHeaders(IdempotencyHeaders)
       .middleware(JsonBody)
@@ -45,8 +45,7 @@ export class WebhookEndpointsGroup extends group("webhookEndpoints", "Where a me
   )
   .add(retrieve("/webhook_endpoints/:id", "Retrieve a webhook endpoint", WebhookEndpoint.WebhookEndpoint))
   .add(
-    HttpApiEndpoint.del("delete", "/webhook_endpoints/:id")
-      .annotate(OpenApi.Summary, "Delete a webhook endpoint")
+    endpoint.del("delete", "/webhook_endpoints/:id", "Delete a webhook endpoint")
       .setPath(IdPath)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(WebhookEndpoint.WebhookEndpointDeleted)
@@ -55,8 +54,7 @@ export class WebhookEndpointsGroup extends group("webhookEndpoints", "Where a me
   )
   .add(
     // The delivery log, newest first (D6).
-    HttpApiEndpoint.get("attempts", "/webhook_endpoints/:id/attempts")
-      .annotate(OpenApi.Summary, "List a webhook endpoint's delivery attempts")
+    endpoint.get("attempts", "/webhook_endpoints/:id/attempts", "List a webhook endpoint's delivery attempts")
       .setPath(IdPath)
       .setUrlParams(WebhookTools.AttemptsParams)
       .addSuccess(Pagination.ListEnvelope(WebhookTools.WebhookAttempt).annotations({ identifier: "WebhookAttemptList" }))
@@ -90,8 +88,7 @@ export class WebhookEndpointsGroup extends group("webhookEndpoints", "Where a me
 /** The webhook event type catalogue (4.11, D3), without authentication (5.5). @since 0.1.0 */
 export class WebhookEventTypesGroup extends group("webhookEventTypes", "The catalogue of event types a webhook endpoint may subscribe to (4.11, D3).")
   .add(
-    HttpApiEndpoint.get("catalogue", "/webhook_event_types")
-      .annotate(OpenApi.Summary, "List the webhook event types")
+    endpoint.get("catalogue", "/webhook_event_types", "List the webhook event types")
       .addSuccess(WebhookEvents.Catalogue)
   )
 {}
