@@ -12,6 +12,7 @@ import type { Environment } from "../resources/Schemas.js"
 import * as CredentialVault from "./CredentialVault.js"
 import { accountAdapters } from "./internal/accountAdapters.js"
 import { payerDeclarationProblem, type ProviderPayer } from "./internal/payerFamilies.js"
+import * as failures from "./internal/providerFailures.js"
 import type { ProviderMethod } from "./internal/providerMethod.js"
 import type { ProviderTopups } from "./internal/providerTopups.js"
 import type { ProviderPaymentStatus, ProviderPaymentUpdate, ProviderReceipt } from "./internal/providerUpdate.js"
@@ -26,14 +27,6 @@ export {
   /** @since 0.1.0 @category models */ type ProviderPayer,
   /** @since 0.1.0 @category constants */ thaiBankAccount
 } from "./internal/payerFamilies.js"
-export {
-  /** @since 0.1.0 @category models */ type ProviderPaymentStatus,
-  /** @since 0.1.0 @category models */ type ProviderPaymentUpdate,
-  /** @since 0.1.0 @category models */ type ProviderReceipt,
-  /** @since 0.1.0 @category errors */ ProviderUnavailable
-} from "./internal/providerUpdate.js"
-/** Tender's failure codes and messages (`failureMessages`), and a provider's own codes mapped to them (`failureFor`). @since 0.1.0 */
-export { type FailureCode, type FailureCodes, failureFor, failureMessages } from "./internal/providerFailures.js"
 export {
   /** @since 0.1.0 */ amountInRange,
   /** @since 0.1.0 @category models */ type Capabilities,
@@ -54,6 +47,34 @@ export {
   /** @since 0.1.0 @category models */ type TopupSourceOffer,
   /** @since 0.1.0 @category models */ type TopupSourceType
 } from "./internal/providerTopups.js"
+export {
+  /** @since 0.1.0 @category models */ type ProviderPaymentStatus,
+  /** @since 0.1.0 @category models */ type ProviderPaymentUpdate,
+  /** @since 0.1.0 @category models */ type ProviderReceipt,
+  /** @since 0.1.0 @category errors */ ProviderUnavailable
+} from "./internal/providerUpdate.js"
+
+/**
+ * Tender's failure codes, each with the one message it carries (D1: a provider's own codes are
+ * never exposed); the list adapters name a failure from (`ProviderKit.failureMessages`).
+ *
+ * @since 0.1.0 @category constants
+ */
+export const failureMessages = failures.failureMessages
+
+/** One of `failureMessages`' codes: what a `Failed` answer carries. @since 0.1.0 @category models */
+export type FailureCode = failures.FailureCode
+
+/** A provider's own codes (and texts) for each of Tender's failure codes it tells apart. @since 0.1.0 @category models */
+export type FailureCodes = failures.FailureCodes
+
+/**
+ * Tender's failure for a provider's decline: the first of `reasons` (the provider's codes, most
+ * telling first; absent ones skipped) that `codes` lists, else `payment_declined`.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const failureFor = failures.failureFor
 
 /** What the orchestrator asks a provider to do. @since 0.1.0 @category models */
 export interface ProviderPaymentRequest {

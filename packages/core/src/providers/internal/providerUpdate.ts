@@ -47,14 +47,7 @@ export class ProviderUnavailable extends Data.TaggedError("ProviderUnavailable")
   readonly ambiguous?: boolean | undefined
 }> {}
 
-/**
- * Whether the provider may have acted on the request that failed with `error`: `false` only when
- * it surely did not (the connection was never made, or it answered 401, 403, 404, 408 or 429),
- * so the request may go to another route; an error that does not say (`ambiguous` absent) may have.
- * The one reading of `ambiguous` (docs/reliability.md "Lost provider answers").
- *
- * @since 0.1.0 @category guards
- */
+/** `ProviderKit.mayHaveActed`: defined here, beside `ProviderUnavailable`, so its one reading of `ambiguous` sits with the field. */
 export const mayHaveActed = (error: ProviderUnavailable): boolean => error.ambiguous !== false
 
 /** A receipt (payment evidence) for the provider: a JPEG or PNG of at most 5 MiB (4.4). @since 0.1.0 @category models */
