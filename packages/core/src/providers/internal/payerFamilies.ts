@@ -52,7 +52,7 @@ export const thaiBankAccount: PayerFamily = {
 export const familyOf = (method: { readonly payer: Readonly<Record<string, unknown>>; readonly payerFamily?: PayerFamily | undefined }) =>
   method.payerFamily ?? (Object.keys(method.payer).length > 0 ? thaiBankAccount : undefined)
 
-/** Why a method's payer declaration cannot be served (a configuration error), or undefined. @since 0.1.0 */
+/** Why a method's payer declaration cannot be served (a configuration error), or undefined. */
 export const payerDeclarationProblem = (
   code: string,
   method: { readonly method: string; readonly payer: Readonly<Record<string, unknown>>; readonly payerFamily?: PayerFamily | undefined }
