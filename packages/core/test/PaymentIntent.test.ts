@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Fixtures } from "@tender/testing"
 import { Schema } from "effect"
-import { PaymentIntent } from "../src/index.js"
+import { PaymentIntent, PaymentIntentRecord as PaymentIntentRecordModule, PaymentIntentRequest as PaymentIntentRequestModule } from "../src/index.js"
 import type { PaymentIntentRecord } from "../src/paymentIntents/PaymentIntent.js"
 import { paymentIntentCreatedFields, paymentIntentFields } from "./fixtures.js"
 
@@ -166,5 +166,17 @@ describe("Ids (D4)", () => {
     assert.strictEqual(new Set(ids.join("")).size, 62)
     assert.isTrue(Ids.isWellFormed("dord_", "dord_" + ids[0]))
     assert.isFalse(Ids.isWellFormed("dord_", "dord_" + ids[0]!.slice(1)))
+  })
+})
+
+describe("PaymentIntent names its record's and request's exports", () => {
+  // PaymentIntent lists them one by one, each with its doc (docs/architecture.md, "Module map of
+  // `packages/core`"), not with `export *`: a name added to either module and not to PaymentIntent fails here.
+  it("every value of PaymentIntentRecord and PaymentIntentRequest is PaymentIntent's, the same value", () => {
+    for (const owner of [PaymentIntentRecordModule, PaymentIntentRequestModule]) {
+      for (const [name, value] of Object.entries(owner)) {
+        assert.strictEqual((PaymentIntent as Record<string, unknown>)[name], value, name)
+      }
+    }
   })
 })

@@ -9,15 +9,70 @@
  *
  * @since 0.1.0
  */
-import * as internal from "./internal/paymentIntentUpdate.js"
+import * as changes from "./internal/paymentIntentChange.js"
+import * as tasks from "./internal/paymentIntentTasks.js"
+import * as update from "./internal/paymentIntentUpdate.js"
 
-/** The writes of a status change, and what a provider's answer changes. @since 0.1.0 */
-export { actionExpiry, answerPatch, change, created, patchFor, providerRef, statusEvent } from "./internal/paymentIntentChange.js"
-/** @since 0.1.0 @category models */
-export type { Patch } from "./internal/paymentIntentChange.js"
+/** The D7 event a status emits when an intent enters it. @since 0.1.0 @category events */
+export const statusEvent = changes.statusEvent
 
-/** Run one task of a payment intent. @since 0.1.0 */
-export { run } from "./internal/paymentIntentTasks.js"
+/** A change the lifecycle may make: any field but the intent's identity, scope and history. @since 0.1.0 @category models */
+export type Patch = changes.Patch
+
+/**
+ * When the payer action of `record` expires, if it says: the earlier of `next_action` and, for
+ * a hosted intent, its provider's action shown in the page (`hostedAction`).
+ *
+ * @since 0.1.0 @category transitions
+ */
+export const actionExpiry = changes.actionExpiry
+
+/**
+ * The writes of a new intent: the insert, `payment_intent.created` and the event of its
+ * status, and the expiry timer of its payer action.
+ *
+ * @since 0.1.0 @category transitions
+ */
+export const created = changes.created
+
+/**
+ * One change of an intent: the new record (version one higher, guarded by the version it was
+ * read at), its status event when the status changes, `extraEvents`, and a new expiry timer
+ * when the change brings a new payer action. A transition 3.1 does not allow, or a record that
+ * breaks an invariant of 3.1, is a defect, never stored.
+ *
+ * @since 0.1.0 @category transitions
+ */
+export const change = changes.change
+
+/**
+ * What the provider said, as a patch of the intent; none when nothing changes (`Pending`: the
+ * payer has not paid or must still act).
+ *
+ * @since 0.1.0 @category transitions
+ */
+export const patchFor = changes.patchFor
+
+/**
+ * The change the provider's answer makes to `intent`: `patchFor`, and a final answer also
+ * settles a submitted receipt (accepted with a success, rejected with a failure). None when
+ * nothing changes.
+ *
+ * @since 0.1.0 @category transitions
+ */
+export const answerPatch = changes.answerPatch
+
+/** The payment at its provider, for the operations after create; none before the provider was called. @since 0.1.0 @category getters */
+export const providerRef = changes.providerRef
+
+/**
+ * Run one task of a payment intent: confirm and poll at its provider, expire it when its payer
+ * action expires, submit its receipt. Each is idempotent and writes its change with its events.
+ * Exhaustive over the task kinds: a new kind does not compile until it has a handler.
+ *
+ * @since 0.1.0 @category tasks
+ */
+export const run = tasks.run
 
 /**
  * Where a provider update came from: `create` (the answer to a create, with the fields the caller
@@ -26,7 +81,7 @@ export { run } from "./internal/paymentIntentTasks.js"
  *
  * @since 0.1.0 @category models
  */
-export type Source = internal.Source
+export type Source = update.Source
 
 /**
  * What `applyUpdate` did: `applied` (the writes move the intent, or refund a late payment),
@@ -36,7 +91,7 @@ export type Source = internal.Source
  *
  * @since 0.1.0 @category models
  */
-export type Applied = internal.Applied
+export type Applied = update.Applied
 
 /**
  * The one function every provider update of a payment goes through, whatever its source
@@ -62,6 +117,6 @@ export type Applied = internal.Applied
  * version read). A ledger of what the provider settled (D12) hooks here: every change to
  * `succeeded` and every late-payment refund is among these writes.
  *
- * @since 0.1.0
+ * @since 0.1.0 @category transitions
  */
-export const applyUpdate = internal.applyUpdate
+export const applyUpdate = update.applyUpdate

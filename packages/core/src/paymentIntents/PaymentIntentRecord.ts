@@ -1,7 +1,7 @@
 /**
  * The stored payment intent (the record every adapter persists, its `table`) and the status
- * rules of 3.1 it keeps, exhaustive over the status union. `PaymentIntent` re-exports every
- * name here.
+ * rules of 3.1 it keeps, exhaustive over the status union. `PaymentIntent` names every export
+ * here too, one by one: a new one is added there.
  *
  * @since 0.1.0
  */

@@ -1,6 +1,7 @@
 /**
  * The payment intent's create request (2.2): the body of POST /payment_intents and the payer
- * details, metadata and return URL it carries. `PaymentIntent` re-exports every name here.
+ * details, metadata and return URL it carries. `PaymentIntent` names every export here too,
+ * one by one: a new one is added there.
  *
  * @since 0.1.0
  */

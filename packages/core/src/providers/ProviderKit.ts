@@ -19,8 +19,9 @@
 import type { Context } from "effect"
 import { Config, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import type { ConfigError } from "effect/ConfigError"
-import { failure } from "./internal/providerFailures.js"
-import { Rejected, vendorCall, type VendorSpec } from "./internal/vendorCall.js"
+import * as failures from "./internal/providerFailures.js"
+import * as updates from "./internal/providerUpdate.js"
+import * as vendorCalls from "./internal/vendorCall.js"
 import type {
   AccountCredentials,
   AccountSupport,
@@ -32,13 +33,104 @@ import type {
 } from "./Provider.js"
 import { ProviderUnavailable } from "./Provider.js"
 
-/** Tender's failure codes and messages, one list, and the constructor adapters name a failure by. @since 0.1.0 */
-export { type Failure, failure, type FailureCode, type FailureCodes, failureFor, failureMessages } from "./internal/providerFailures.js"
-/** The one rule sorting a vendor's error: the statuses that are faults, and the connections never made. @since 0.1.0 */
-export { defaultTimeoutMillis, isFaultStatus, neverSent, Rejected, type VendorError, type VendorSpec } from "./internal/vendorCall.js"
+/**
+ * Every failure code of Tender's own that a provider's answer maps to, each with the one message
+ * it carries (D1: a provider's own codes are never exposed). The first eight are a payment's
+ * declines (`failureFor` picks among them); `payment_declined` is the rest: fraud, lost or
+ * blocked cards and anything unknown, never told apart to the payer. The others are a refund,
+ * a payout, a receipt or a create that the provider could not take. Adapters, the simulator and
+ * core name a failure by `failure(code)`, never by a literal message, so this is the one list.
+ *
+ * @since 0.1.0 @category constants
+ */
+export const failureMessages = failures.failureMessages
 
-/** Whether the provider may have acted on the request that failed: one definition, beside `ProviderUnavailable`. @since 0.1.0 @category guards */
-export { mayHaveActed } from "./internal/providerUpdate.js"
+/** One of `failureMessages`' codes. @since 0.1.0 @category models */
+export type FailureCode = failures.FailureCode
+
+/** A failure code with its message, as a `Failed` answer or a failed notice carries it. @since 0.1.0 @category models */
+export type Failure = failures.Failure
+
+/**
+ * The failure `code`, with its message from `failureMessages`: `{ _tag: "Failed", ...failure("refund_failed") }`.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const failure = failures.failure
+
+/** A provider's own codes (and texts) for each of Tender's failure codes it tells apart. @since 0.1.0 @category models */
+export type FailureCodes = failures.FailureCodes
+
+/**
+ * Tender's failure for a provider's decline: the first of `reasons` (the provider's codes, most
+ * telling first; absent ones skipped) that `codes` lists, else `payment_declined`.
+ *
+ * @since 0.1.0 @category constructors
+ */
+export const failureFor = failures.failureFor
+
+/**
+ * What an adapter reads of an error its vendor's SDK threw (`VendorSpec.errorOf`): the HTTP
+ * status (absent when no answer came), the vendor's own codes for a refusal (never shown, D1),
+ * the name of the error's kind (never its message: it may echo request data).
+ *
+ * @since 0.1.0 @category models
+ */
+export type VendorError = vendorCalls.VendorError
+
+/**
+ * What an adapter tells the kit about its vendor: the provider code, the vendor's name, the
+ * bound of one call (`defaultTimeoutMillis` unless given), its decline codes for each of
+ * Tender's failure codes (`failureFor`), and how to read an error its SDK threw.
+ *
+ * @since 0.1.0 @category models
+ */
+export type VendorSpec = vendorCalls.VendorSpec
+
+/**
+ * A vendor's answer that refuses the request: not a fault of its side, so the route stays
+ * healthy. It carries Tender's failure and what the SDK threw (`error`, which an adapter may
+ * read further, such as the payment a Stripe error names).
+ *
+ * @since 0.1.0 @category errors
+ */
+export const Rejected = vendorCalls.Rejected
+/** @since 0.1.0 @category errors */
+export type Rejected = vendorCalls.Rejected
+
+/** The default bound of one vendor call, in ms: 15 000, within the 20 s a provider call is given. @since 0.1.0 @category constants */
+export const defaultTimeoutMillis = vendorCalls.defaultTimeoutMillis
+
+/**
+ * Whether an answered `status` is a fault of the vendor's side (`ProviderUnavailable`) rather
+ * than a refusal of the request: any status outside 4xx, or a 401, 403, 404, 408, 409 or 429 (a wrong key
+ * or account, a wrong address, no time to read the request, the same idempotency key still being
+ * handled, rate limiting). No payment can pass the route while they last, so they count against
+ * its health and never blame the payer.
+ *
+ * @since 0.1.0 @category guards
+ */
+export const isFaultStatus = vendorCalls.isFaultStatus
+
+/**
+ * Whether `thrown` (or an error it wraps, as `cause` or Stripe's `detail`) says the connection
+ * was never made (a refused connection, an unknown host, a certificate error): nothing reached
+ * the vendor, so the request may go to another route.
+ *
+ * @since 0.1.0 @category guards
+ */
+export const neverSent = vendorCalls.neverSent
+
+/**
+ * Whether the provider may have acted on the request that failed with `error`: `false` only when
+ * it surely did not (the connection was never made, or it answered 401, 403, 404, 408 or 429),
+ * so the request may go to another route; an error that does not say (`ambiguous` absent) may have.
+ * The one reading of `ambiguous` (docs/reliability.md "Lost provider answers"), beside
+ * `ProviderUnavailable`.
+ *
+ * @since 0.1.0 @category guards
+ */
+export const mayHaveActed = updates.mayHaveActed
 
 /** A vendor's API as an adapter calls it. @since 0.1.0 @category models */
 export interface Vendor {
@@ -75,7 +167,7 @@ export interface Vendor {
  * @since 0.1.0 @category constructors
  */
 export const vendor = (spec: VendorSpec): Vendor => {
-  const call = vendorCall(spec)
+  const call = vendorCalls.vendorCall(spec)
   const unavailable = (reason: string) => new ProviderUnavailable({ provider: spec.provider, reason, ambiguous: false })
   const faultOnRefusal = <A, E>(effect: Effect.Effect<A, E | Rejected>) =>
     Effect.catchIf(effect, (e): e is Rejected => e instanceof Rejected, () => Effect.fail(unavailable(`${spec.name} refused the request`))) as Effect.Effect<

@@ -236,7 +236,7 @@ export type Outcome = Internal.Outcome
  * pending: a refund is settled once, whoever reports it (its send task, or a provider
  * notification, D11).
  *
- * @since 0.1.0
+ * @since 0.1.0 @category transitions
  */
 export const settlement = Internal.settlement
 
@@ -247,6 +247,6 @@ export const settlement = Internal.settlement
  * answer or an unavailable provider is asked again with back-off. Our refund id is the provider's
  * idempotency key, so a task run twice (a worker killed mid-refund) refunds once.
  *
- * @since 0.1.0
+ * @since 0.1.0 @category tasks
  */
 export const send = Internal.send

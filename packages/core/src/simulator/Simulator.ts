@@ -21,19 +21,66 @@ import { createByMethod, failure } from "../providers/ProviderKit.js"
 import type { ProviderNotificationRequest } from "../providers/ProviderNotification.js"
 import { sha256 } from "../requests/Canonical.js"
 import { formatTimestamp } from "../resources/Schemas.js"
-import { code, magicAmounts, serves, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis, type Timings, timingsOf } from "./internal/simulator.js"
-import type { SimulatorEvent } from "./internal/simulatorNotifications.js"
-import { defaultNotificationSecret, parseNotification, signatureHeader, signNotification } from "./internal/simulatorNotifications.js"
-import { topups } from "./internal/simulatorTopups.js"
+import * as simulator from "./internal/simulator.js"
+import { serves, timingsOf } from "./internal/simulator.js"
+import * as notifications from "./internal/simulatorNotifications.js"
+import { parseNotification } from "./internal/simulatorNotifications.js"
+import * as simulatorTopups from "./internal/simulatorTopups.js"
 
-/** The provider code, the magic amounts and their default timings. @since 0.1.0 @category constants */
-export { code, magicAmounts, shortExpiryMillis, slowConfirmationMillis, slowRefundMillis }
-/** The delays of the slow magic amounts, `make`'s `timings`. @since 0.1.0 @category models */
-export type { Timings }
-/** The simulator's signed notifications (D11, docs/test-environment.md): the header, the test secret, and a signer for tests. @since 0.1.0 */
-export { defaultNotificationSecret, signatureHeader, signatureToleranceSeconds, signNotification, SimulatorEvent } from "./internal/simulatorNotifications.js"
-/** The simulator's top-up sources (2.5). @since 0.1.0 @category constants */
-export { topupSources } from "./internal/simulatorTopups.js"
+/** The provider code hosts route to. @since 0.1.0 @category constants */
+export const code = simulator.code
+
+/**
+ * Magic amounts (minor units), as Stripe's test cards: each drives one outcome (each key says
+ * which). Any other amount is paid when confirmed, and a receipt for it is accepted.
+ * @since 0.1.0 @category constants
+ */
+export const magicAmounts = simulator.magicAmounts
+
+/** How long the payer action of `magicAmounts.expireSoon` lives by default. @since 0.1.0 @category constants */
+export const shortExpiryMillis = simulator.shortExpiryMillis
+
+/** When, after create, the provider settles a `magicAmounts.slowConfirmation` payment by default. @since 0.1.0 @category constants */
+export const slowConfirmationMillis = simulator.slowConfirmationMillis
+
+/** When, after it was created, the provider settles a `magicAmounts.slowRefund` refund by default. @since 0.1.0 @category constants */
+export const slowRefundMillis = simulator.slowRefundMillis
+
+/**
+ * The delays of the slow magic amounts, in ms: `make`'s `timings`, by default the constants above
+ * (a test running the simulator in a real process shortens them: it cannot move a clock there).
+ * @since 0.1.0 @category models
+ */
+export type Timings = simulator.Timings
+
+/** The header that carries a notification's signature (D11, docs/test-environment.md). @since 0.1.0 @category constants */
+export const signatureHeader = notifications.signatureHeader
+
+/** The secret the simulator signs and verifies its notifications with unless `make`'s options name another. @since 0.1.0 @category constants */
+export const defaultNotificationSecret = notifications.defaultNotificationSecret
+
+/** How far a signature's time may be from now: older ones are replays. @since 0.1.0 @category constants */
+export const signatureToleranceSeconds = notifications.signatureToleranceSeconds
+
+/** A notification the simulator sends: a JSON event (`id`, `type`, `livemode`, `data`), signed as Stripe signs its own. @since 0.1.0 @category models */
+export const SimulatorEvent = notifications.SimulatorEvent
+/** @since 0.1.0 @category models */
+export type SimulatorEvent = notifications.SimulatorEvent
+
+/**
+ * The signature header of a simulator notification, `t=<unix seconds>,v1=<hex HMAC-SHA256(secret,
+ * t + "." + body)>`: what the simulator sends, and what tests send to walk the notification path;
+ * `timestamp` in seconds (default now).
+ * @since 0.1.0 @category constructors
+ */
+export const signNotification = notifications.signNotification
+
+/**
+ * The simulator's top-up sources (2.5): free test money in THB or USD, a manual bank transfer in
+ * THB proved by a receipt, and a crypto gateway (USDT on Tron, ETH on Ethereum).
+ * @since 0.1.0 @category constants
+ */
+export const topupSources = simulatorTopups.topupSources
 
 /** Thai banks with their Bank of Thailand numeric codes as the provider-local code. @since 0.1.0 */
 export const thaiBanks: ReadonlyArray<ProviderBank> = [
@@ -246,7 +293,7 @@ export const make = (options: {
     submitReceipt,
     cancelPayment,
     refund: refund(timings),
-    topups: topups(timings.shortExpiryMillis),
+    topups: simulatorTopups.topups(timings.shortExpiryMillis),
     parseNotification: parseNotification(secret),
     payerNotification: payerNotification(secret),
     // A merchant's own simulator account (D13) differs only in the secret its notifications are signed with.

@@ -12,6 +12,7 @@
  */
 import { Option, Schema, SchemaAST } from "effect"
 import { Environment } from "../resources/Schemas.js"
+import * as tableConstruct from "./internal/tableConstruct.js"
 
 /** The annotation that names how a field is stored. @since 0.1.0 @category annotations */
 export const StorageKindId: unique symbol = Symbol.for("@tender/core/Table/StorageKind")
@@ -60,7 +61,15 @@ export const AmountFromZero = AmountText.annotations({ [MissingId]: "0" }).pipe(
   Schema.withConstructorDefault(() => "0")
 )
 
-export { construct, constructor } from "./internal/tableConstruct.js"
+/**
+ * A record schema's constructor: `schema.make(props, true)` (defaults filled, no validation: the
+ * caller built the values from checked input), made fast (docs/performance.md, "HTTP and core").
+ * @since 0.1.0 @category constructors
+ */
+export const constructor = tableConstruct.constructor
+
+/** `schema.make(props, true)` through the schema's `constructor`, made once per schema: what every record is built with. @since 0.1.0 @category constructors */
+export const construct = tableConstruct.construct
 
 /**
  * `record` frozen with every object and array inside it, as a store hands it back (the rule of

@@ -1,6 +1,6 @@
 /**
- * What the payment intent's status changes share (re-exported by `PaymentIntentLifecycle`):
- * the writes of a new intent and of one checked change (3.1 transitions and invariants, its
+ * What the payment intent's status changes share (public, and documented, in
+ * `PaymentIntentLifecycle`): the writes of a new intent and of one checked change (3.1 transitions and invariants, its
  * D7 event, the expiry timer of a new payer action), and what a provider's answer changes.
  */
 import { Effect } from "effect"
@@ -16,7 +16,7 @@ import * as Task from "../../storage/Task.js"
 import type { PaymentIntentRecord, Status } from "../PaymentIntent.js"
 import { canTransition, invariantViolations, isTerminal, table, toResource } from "../PaymentIntent.js"
 
-/** The D7 event a status emits when an intent enters it. @since 0.1.0 */
+/** `PaymentIntentLifecycle.statusEvent`. */
 export const statusEvent = (status: Status): EventType => {
   switch (status) {
     case "requires_action":
@@ -34,15 +34,12 @@ export const statusEvent = (status: Status): EventType => {
   }
 }
 
-/** A change the lifecycle may make: any field but the intent's identity, scope and history. @since 0.1.0 @category models */
+/** `PaymentIntentLifecycle.Patch`. */
 export type Patch = Partial<
   Omit<PaymentIntentRecord, "id" | "merchantId" | "environment" | "createdAt" | "updatedAt" | "version" | "fingerprint">
 >
 
-/**
- * When the payer action of `record` expires, if it says: the earlier of `next_action` and, for
- * a hosted intent, its provider's action shown in the page (`hostedAction`).
- */
+/** `PaymentIntentLifecycle.actionExpiry`. */
 export const actionExpiry = (record: Pick<PaymentIntentRecord, "nextAction" | "hostedAction">): number | undefined => {
   const times = [record.nextAction?.expires_at, record.hostedAction?.expires_at]
     .filter((at): at is string => at !== undefined)
@@ -69,12 +66,7 @@ const checked = (record: PaymentIntentRecord) => {
   return violations.length > 0 ? Effect.die(new Error(`invariant broken: ${violations.join("; ")}`)) : Effect.void
 }
 
-/**
- * The writes of a new intent: the insert, `payment_intent.created` and the event of its
- * status, and the expiry timer of its payer action.
- *
- * @since 0.1.0
- */
+/** The writes of a new intent, public as `PaymentIntentLifecycle.created`. */
 export const created = (record: PaymentIntentRecord): Effect.Effect<ReadonlyArray<Write>, StorageError, IdGenerator | Storage> =>
   Effect.gen(function*() {
     yield* checked(record)
@@ -85,13 +77,7 @@ export const created = (record: PaymentIntentRecord): Effect.Effect<ReadonlyArra
     return [Write.insert(table, record), ...events, ...yield* expiryTask(record, record.createdAt)]
   })
 
-/**
- * One change of an intent: the new record (version one higher, guarded by the version it was
- * read at), its status event when the status changes, `extraEvents`, and a new expiry timer
- * when the change brings a new payer action. A transition 3.1 does not allow is a defect.
- *
- * @since 0.1.0
- */
+/** One checked change of an intent, public as `PaymentIntentLifecycle.change`. */
 export const change = (
   before: PaymentIntentRecord,
   patch: Patch,
@@ -111,7 +97,7 @@ export const change = (
     return { record, writes: [Write.update(table, record, before.version), ...events, ...timers] }
   })
 
-/** What the provider said, as a patch of the intent; none when nothing changes. @since 0.1.0 */
+/** `PaymentIntentLifecycle.patchFor`. */
 export const patchFor = (status: ProviderPaymentStatus): Patch | undefined => {
   switch (status._tag) {
     case "Succeeded":
@@ -137,13 +123,7 @@ export const patchFor = (status: ProviderPaymentStatus): Patch | undefined => {
   }
 }
 
-/**
- * The change the provider's answer makes to `intent`: `patchFor`, and a final answer also
- * settles a submitted receipt (accepted with a success, rejected with a failure). None when
- * nothing changes.
- *
- * @since 0.1.0
- */
+/** `PaymentIntentLifecycle.answerPatch`. */
 export const answerPatch = (intent: PaymentIntentRecord, status: ProviderPaymentStatus): Patch | undefined => {
   const patch = patchFor(status)
   if (patch === undefined || intent.receipt?.status !== "submitted") return patch
@@ -157,7 +137,7 @@ export const answerPatch = (intent: PaymentIntentRecord, status: ProviderPayment
   }
 }
 
-/** The payment at its provider, for the operations after create; none before the provider was called. @since 0.1.0 */
+/** `PaymentIntentLifecycle.providerRef`. */
 export const providerRef = (record: PaymentIntentRecord): ProviderPaymentRef | undefined =>
   record.providerPaymentId === null ? undefined : {
     paymentIntentId: record.id,

@@ -1,7 +1,7 @@
 /**
- * The durable tasks that move a payment intent (re-exported by `PaymentIntentLifecycle` as
- * `run`): confirm and poll at its provider, expire it when its payer action expires, submit its
- * receipt. Each is idempotent and writes its change with its events.
+ * The durable tasks that move a payment intent (public, and documented, as
+ * `PaymentIntentLifecycle.run`): confirm and poll at its provider, expire it when its payer
+ * action expires, submit its receipt.
  */
 import { Clock, Effect, Option } from "effect"
 import type { Merchants } from "../../merchants/Merchants.js"
@@ -93,12 +93,7 @@ const submitReceipt = (task: Task.TaskRecord) =>
     return Task.done((yield* applyUpdate(intent, answer.right, { _tag: "receipt" }, now)).writes)
   })
 
-/**
- * Run one task of a payment intent. Exhaustive over the task kinds: a new kind does not
- * compile until it has a handler.
- *
- * @since 0.1.0
- */
+/** Run one task of a payment intent, public as `PaymentIntentLifecycle.run`. */
 export const run = (task: Task.TaskRecord): Effect.Effect<Task.Outcome, StorageError, Storage | ProviderRegistry | Merchants | IdGenerator> => {
   switch (task.kind) {
     case "payment_intent.confirm":

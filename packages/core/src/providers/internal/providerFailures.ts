@@ -1,18 +1,9 @@
 /**
- * Tender's failure codes for a provider's decline, and the mapping from a provider's own codes;
- * `Provider` re-exports them for adapters.
+ * Tender's failure codes for a provider's decline, and the mapping from a provider's own codes
+ * (public, and documented, in `ProviderKit`; `Provider` exports the codes and the mapping too).
  */
 
-/**
- * Every failure code of Tender's own that a provider's answer maps to, each with the one message
- * it carries (D1: a provider's own codes are never exposed). The first eight are a payment's
- * declines (`failureFor` picks among them); `payment_declined` is the rest: fraud, lost or
- * blocked cards and anything unknown, never told apart to the payer. The others are a refund,
- * a payout, a receipt or a create that the provider could not take. Adapters, the simulator and
- * core name a failure by `failure(code)`, never by a literal message, so this is the one list.
- *
- * @since 0.1.0 @category constants
- */
+/** `ProviderKit.failureMessages`. The first eight are a payment's declines, the order `failureFor` reads them in. */
 export const failureMessages = {
   insufficient_funds: "The payer's account has insufficient funds.",
   card_expired: "The card has expired.",
@@ -29,20 +20,16 @@ export const failureMessages = {
   account_closed: "The destination account is closed."
 } as const
 
-/** One of `failureMessages`' codes. @since 0.1.0 @category models */
+/** `ProviderKit.FailureCode`. */
 export type FailureCode = keyof typeof failureMessages
 
-/** A failure code with its message, as a `Failed` answer or a failed notice carries it. @since 0.1.0 @category models */
+/** `ProviderKit.Failure`. */
 export interface Failure {
   readonly failureCode: FailureCode
   readonly failureMessage: string
 }
 
-/**
- * The failure `code`, with its message from `failureMessages`: `{ _tag: "Failed", ...failure("refund_failed") }`.
- *
- * @since 0.1.0 @category constructors
- */
+/** `ProviderKit.failure`. */
 export const failure = (code: FailureCode): Failure => ({ failureCode: code, failureMessage: failureMessages[code] })
 
 /**
@@ -56,15 +43,10 @@ export const noProvider = (code: "payout_unavailable" | "provider_unavailable" |
   failureMessage: message
 })
 
-/** A provider's own codes (and texts) for each of Tender's failure codes it tells apart. @since 0.1.0 @category models */
+/** `ProviderKit.FailureCodes`. */
 export type FailureCodes = { readonly [K in FailureCode]?: ReadonlyArray<string> }
 
-/**
- * Tender's failure for a provider's decline: the first of `reasons` (the provider's codes, most
- * telling first; absent ones skipped) that `codes` lists, else `payment_declined`.
- *
- * @since 0.1.0 @category constructors
- */
+/** `ProviderKit.failureFor`. */
 export const failureFor = (
   codes: FailureCodes,
   reasons: ReadonlyArray<string | null | undefined>

@@ -9,7 +9,7 @@ import { Data, Effect } from "effect"
 import { ProviderUnavailable } from "../Provider.js"
 import { type Failure, failure, type FailureCodes, failureFor } from "./providerFailures.js"
 
-/** What an adapter reads of an error its vendor's SDK threw. */
+/** `ProviderKit.VendorError`. */
 export interface VendorError {
   /** The HTTP status the vendor answered with; absent when no answer came (a timeout, a refused or dropped connection). */
   readonly status?: number | undefined
@@ -19,7 +19,7 @@ export interface VendorError {
   readonly type?: string | undefined
 }
 
-/** A vendor's answer that refuses the request: not a fault of its side, so the route stays healthy. */
+/** `ProviderKit.Rejected`. */
 export class Rejected extends Data.TaggedError("VendorRejected")<
   Failure & {
     /** What the SDK threw (the adapter may read more of it, such as the payment Stripe's error carries). */
@@ -28,14 +28,12 @@ export class Rejected extends Data.TaggedError("VendorRejected")<
 > {}
 
 /**
- * Statuses that are the vendor's (or the configuration's) fault, whatever the request: a wrong
- * key or account (401, 403), a wrong address or account (404), no time to read the request
- * (408), the same idempotency key still being handled (409), rate limiting (429). No payment can
- * pass the route while they last, so they count against its health and never blame the payer.
+ * The 4xx statuses that are the vendor's (or the configuration's) fault, whatever the request
+ * (`ProviderKit.isFaultStatus` says which and why).
  */
 const faultStatuses: ReadonlySet<number> = new Set([401, 403, 404, 408, 409, 429])
 
-/** Whether an answered `status` is a fault of the vendor's side (`ProviderUnavailable`) rather than a refusal of the request. */
+/** `ProviderKit.isFaultStatus`. */
 export const isFaultStatus = (status: number): boolean => status < 400 || status >= 500 || faultStatuses.has(status)
 
 /**
@@ -48,7 +46,7 @@ const ambiguousStatus = (status: number): boolean => status >= 500 || status ===
 /** Node's codes (and the texts SDKs keep of them) of a connection that was never made: nothing reached the vendor. */
 const neverSentCodes = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|CERT|certificate/
 
-/** Whether `thrown` (or an error it wraps, as `cause` or Stripe's `detail`) says the connection was never made. */
+/** `ProviderKit.neverSent`; depth-bounded, as an SDK's error may wrap itself. */
 export const neverSent = (thrown: unknown, depth = 0): boolean => {
   if (typeof thrown !== "object" || thrown === null || depth > 4) return false
   const error = thrown as { readonly code?: unknown; readonly message?: unknown; readonly cause?: unknown; readonly detail?: unknown }
@@ -57,7 +55,7 @@ export const neverSent = (thrown: unknown, depth = 0): boolean => {
   return neverSent(error.cause, depth + 1) || neverSent(error.detail, depth + 1)
 }
 
-/** What an adapter tells the kit about its vendor. */
+/** `ProviderKit.VendorSpec`. */
 export interface VendorSpec {
   /** The provider code (`ProviderUnavailable.provider`). */
   readonly provider: string
@@ -71,7 +69,7 @@ export interface VendorSpec {
   readonly errorOf: (thrown: unknown) => VendorError | undefined
 }
 
-/** The default bound of one vendor call, in ms. */
+/** `ProviderKit.defaultTimeoutMillis`. */
 export const defaultTimeoutMillis = 15_000
 
 /** Sorts what the SDK threw by the one rule. */

@@ -41,21 +41,14 @@ export const refundRoute = (intent: PaymentIntent.PaymentIntentRecord) =>
  */
 export const providerBank = (provider: PaymentProvider, bank: string) => provider.methods.flatMap((m) => m.banks).find((b) => b.code === bank)?.providerCode
 
-/** A refund's final outcome, as its provider reports it. @since 0.1.0 @category models */
+/** `Refunds.Outcome`. */
 export interface Outcome {
   readonly status: "succeeded" | "failed"
   readonly failureCode?: string | undefined
   readonly failureMessage?: string | undefined
 }
 
-/**
- * The writes that settle a pending refund with its outcome: the refund's change and event, and
- * the intent's counters, guarded by the versions read. None when the refund is gone or no longer
- * pending: a refund is settled once, whoever reports it (its send task, or a provider
- * notification, D11).
- *
- * @since 0.1.0
- */
+/** The writes that settle a pending refund, public as `Refunds.settlement`. */
 export const settlement = (refundId: string, scope: Scope, outcome: Outcome) =>
   Effect.gen(function*() {
     const storage = yield* Storage
@@ -107,15 +100,7 @@ const paymentOf = (refund: RefundRecord) =>
     }
   })
 
-/**
- * Run the send task of a pending refund: the provider's answer settles it through `settlement`,
- * the door a provider's notification of it takes too (`succeeded`, or `failed` with its amount
- * refundable again), its writes committed by the worker with the task's completion; a pending
- * answer or an unavailable provider is asked again with back-off. Our refund id is the provider's idempotency key, so a task run
- * twice (a worker killed mid-refund) refunds once.
- *
- * @since 0.1.0
- */
+/** Run the send task of a pending refund, public as `Refunds.send`. */
 export const send = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
     const storage = yield* Storage

@@ -1,21 +1,16 @@
 /**
- * What the simulator's payments and top-ups share (re-exported by `Simulator`): its provider
- * code, the magic amounts that drive outcomes and their timings (docs/test-environment.md),
- * and the D9 rule that it serves only the test environment.
+ * What the simulator's payments and top-ups share (public, and documented, in `Simulator`): its
+ * provider code, the magic amounts that drive outcomes and their timings
+ * (docs/test-environment.md), and the D9 rule that it serves only the test environment.
  */
 import { Effect } from "effect"
 import type { ProviderPaymentRef } from "../../providers/Provider.js"
 import { ProviderUnavailable } from "../../providers/Provider.js"
 
-/** The provider code hosts route to. @since 0.1.0 */
+/** `Simulator.code`. */
 export const code = "simulator"
 
-/**
- * Magic amounts (minor units), as Stripe's test cards: each drives one outcome. Any other
- * amount is paid when confirmed, and a receipt for it is accepted.
- *
- * @since 0.1.0 @category constants
- */
+/** `Simulator.magicAmounts`; each key's comment is the outcome it drives. */
 export const magicAmounts = {
   /** The provider declines the payment when it is created: the intent is `failed`. */
   declineOnCreate: "40001",
@@ -48,21 +43,16 @@ export const magicAmounts = {
   unavailable: "50301"
 } as const
 
-/** How long the payer action of `magicAmounts.expireSoon` lives by default. @since 0.1.0 @category constants */
+/** `Simulator.shortExpiryMillis`. */
 export const shortExpiryMillis = 10_000
 
-/** When, after create, the provider settles a `magicAmounts.slowConfirmation` payment by default. @since 0.1.0 @category constants */
+/** `Simulator.slowConfirmationMillis`. */
 export const slowConfirmationMillis = 5_000
 
-/** When, after it was created, the provider settles a `magicAmounts.slowRefund` refund by default. @since 0.1.0 @category constants */
+/** `Simulator.slowRefundMillis`. */
 export const slowRefundMillis = 5_000
 
-/**
- * The delays of the slow magic amounts, in milliseconds. The defaults are the constants above;
- * a test that runs the simulator in a real process shortens them, as it cannot move a clock there.
- *
- * @since 0.1.0 @category models
- */
+/** `Simulator.Timings`. */
 export interface Timings {
   readonly shortExpiryMillis: number
   readonly slowConfirmationMillis: number

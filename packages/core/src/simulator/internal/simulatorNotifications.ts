@@ -1,5 +1,5 @@
 /**
- * The simulator's notifications (D11, docs/test-environment.md), re-exported by `Simulator`: a
+ * The simulator's notifications (D11, docs/test-environment.md), public in `Simulator`: a
  * JSON event signed as Stripe signs its own, `tender-simulator-signature: t=<unix seconds>,
  * v1=<hex HMAC-SHA256(secret, t + "." + body)>`, so the whole notification path can be walked
  * in test mode, and tests sign one with `signNotification`.
@@ -11,16 +11,16 @@ import type { ParsedNotification, ProviderNotice, ProviderNotificationRequest } 
 import { NotificationUnverified, receivedAnswer } from "../../providers/ProviderNotification.js"
 import { code } from "./simulator.js"
 
-/** The header that carries the signature. @since 0.1.0 */
+/** `Simulator.signatureHeader`. */
 export const signatureHeader = "tender-simulator-signature"
 
-/** The secret the simulator verifies with unless its options name another. @since 0.1.0 */
+/** `Simulator.defaultNotificationSecret`. */
 export const defaultNotificationSecret = "simulator_notification_test_secret"
 
-/** How far a signature's time may be from now: older ones are replays. @since 0.1.0 */
+/** `Simulator.signatureToleranceSeconds`. */
 export const signatureToleranceSeconds = 300
 
-/** The event types the simulator sends. @since 0.1.0 */
+/** `Simulator.SimulatorEvent`. */
 export const SimulatorEvent = Schema.Struct({
   id: Schema.String.pipe(Schema.minLength(1)),
   type: Schema.String,
@@ -41,17 +41,12 @@ export const SimulatorEvent = Schema.Struct({
     { default: () => ({}) }
   )
 })
-/** @since 0.1.0 */
+/** `Simulator.SimulatorEvent`, as sent. */
 export type SimulatorEvent = typeof SimulatorEvent.Encoded
 
 const hmac = (secret: string, timestamp: number, body: Uint8Array) => createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex")
 
-/**
- * The signature header of a simulator notification: what the simulator sends, and what tests
- * send to walk the path. `timestamp` in seconds (default now).
- *
- * @since 0.1.0
- */
+/** `Simulator.signNotification`. */
 export const signNotification = (options: {
   readonly body: string | Uint8Array
   readonly secret?: string | undefined
@@ -121,7 +116,7 @@ const noticeOf = (event: typeof SimulatorEvent.Type): ProviderNotice => {
 const decodeEvent = Schema.decodeUnknownEither(Schema.parseJson(SimulatorEvent))
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
-/** The simulator's `parseNotification`, verifying with `secret`. @since 0.1.0 */
+/** The simulator's `parseNotification`, verifying with `secret`. */
 export const parseNotification = (secret: string) => (request: ProviderNotificationRequest): Effect.Effect<ParsedNotification, NotificationUnverified> =>
   Effect.gen(function*() {
     const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)

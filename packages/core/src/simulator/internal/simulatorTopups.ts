@@ -1,6 +1,6 @@
 /**
  * The simulator's top-ups (2.5): its sources, and how it starts a top-up, reports its status
- * and reviews its receipt. `Simulator.make` installs them with its timings; `Simulator` re-exports `topupSources`.
+ * and reviews its receipt. `Simulator.make` installs them with its timings; `Simulator.topupSources` is public.
  */
 import { Effect } from "effect"
 import { failure } from "../../providers/internal/providerFailures.js"
@@ -8,12 +8,7 @@ import type { ProviderTopups } from "../../providers/Provider.js"
 import { sha256 } from "../../requests/Canonical.js"
 import { magicAmounts, serves } from "./simulator.js"
 
-/**
- * The simulator's top-up sources (2.5): free test money in THB or USD, a manual bank
- * transfer in THB proved by a receipt, and a crypto gateway (USDT on Tron, ETH on Ethereum).
- *
- * @since 0.1.0 @category constants
- */
+/** `Simulator.topupSources`. */
 export const topupSources: ProviderTopups["sources"] = [
   { type: "test_funding", currency: "THB", network: null, environments: ["test"] },
   { type: "test_funding", currency: "USD", network: null, environments: ["test"] },

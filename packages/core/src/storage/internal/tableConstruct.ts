@@ -5,15 +5,12 @@
 import { Schema } from "effect"
 
 /**
- * A record schema's constructor: `schema.make(props, true)` (constructor defaults filled, no
- * validation: the caller built the values from checked input), made fast. Effect's `make` copies
- * the props with a spread and then adds each missing default to the copy; V8 gives such a copy a
- * shape it rebuilds on every added property, so a payment intent (18 defaults) was slow to make
- * (docs/performance.md, "HTTP and core"). Here the defaults go into a new object first, in the
+ * `Table.constructor`. Why it is fast: Effect's `make` copies the props with a spread and then
+ * adds each missing default to the copy; V8 gives such a copy a shape it rebuilds on every added
+ * property, so a payment intent (18 defaults) was slow to make (docs/performance.md, "HTTP and
+ * core"). Here the defaults go into a new object first, in the
  * schema's order, and the props over them: the same record without the rebuilds (core's create
  * took 0.7 of the CPU it took before, by `npm run bench:compare`).
- *
- * @since 0.1.0 @category constructors
  */
 export const constructor = <F extends Schema.Struct.Fields>(
   schema: Schema.Struct<F>
@@ -38,12 +35,7 @@ export const constructor = <F extends Schema.Struct.Fields>(
 
 const constructors = new WeakMap<object, (props: never) => unknown>()
 
-/**
- * `schema.make(props, true)` through the schema's `constructor`, made once per schema: what every
- * record is built with.
- *
- * @since 0.1.0 @category constructors
- */
+/** `Table.construct`: one constructor per schema, kept by the schema object. */
 export const construct = <F extends Schema.Struct.Fields>(schema: Schema.Struct<F>, props: Schema.Struct.Constructor<F>): Schema.Struct.Type<F> => {
   let made = constructors.get(schema) as ((props: Schema.Struct.Constructor<F>) => Schema.Struct.Type<F>) | undefined
   if (made === undefined) constructors.set(schema, made = constructor(schema))
