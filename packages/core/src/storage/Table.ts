@@ -10,12 +10,13 @@
  *
  * @since 0.1.0
  */
-import { Option, Schema, SchemaAST } from "effect"
+import { Schema } from "effect"
 import { Environment } from "../resources/Schemas.js"
 import * as tableConstruct from "./internal/tableConstruct.js"
+import * as tableFields from "./internal/tableFields.js"
 
 /** The annotation that names how a field is stored. @since 0.1.0 @category annotations */
-export const StorageKindId: unique symbol = Symbol.for("@tender/core/Table/StorageKind")
+export const StorageKindId: typeof tableFields.StorageKindId = tableFields.StorageKindId
 
 /**
  * How a value is stored. `text`: a string. `amount`: a string of minor units stored as a
@@ -26,7 +27,7 @@ export const StorageKindId: unique symbol = Symbol.for("@tender/core/Table/Stora
  *
  * @since 0.1.0 @category models
  */
-export type StorageKind = "text" | "amount" | "integer" | "millis" | "json" | "boolean" | "bytes"
+export type StorageKind = tableFields.StorageKind
 
 /** Epoch milliseconds (D4 times are rendered from these). @since 0.1.0 @category fields */
 export const Millis = Schema.Number.annotations({ [StorageKindId]: "millis", description: "epoch milliseconds" })
@@ -47,7 +48,7 @@ export const OrNull = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.NullOr(schema).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => null))
 
 /** The annotation that names what a record written before the field existed holds in it. @since 0.1.0 @category annotations */
-export const MissingId: unique symbol = Symbol.for("@tender/core/Table/Missing")
+export const MissingId: typeof tableFields.MissingId = tableFields.MissingId
 
 /**
  * An amount that starts at "0" (a counter such as a payment's refunded amount): `Record.make`
@@ -166,17 +167,8 @@ export interface StoredRecord extends BaseRecord {
   readonly environment: Environment
 }
 
-/** One field of a record as an adapter stores it. @since 0.1.0 @category models */
-export interface Field {
-  /** The record's key, e.g. `merchantReference`. */
-  readonly name: string
-  /** The column or document field name, e.g. `merchant_reference`. */
-  readonly column: string
-  readonly kind: StorageKind
-  readonly nullable: boolean
-  /** What a record stored before this field existed holds in it; absent: null (`Table.OrNull`). */
-  readonly missing?: unknown
-}
+/** One field of a record as an adapter stores it: its key, column, storage kind, nullability and what a record stored before it existed holds. @since 0.1.0 @category models */
+export type Field = tableFields.Field
 
 /**
  * A unique constraint within a merchant and environment (on an unscoped table: across the
@@ -249,54 +241,10 @@ export const retentionOf = <A extends BaseRecord>(table: Table<A>): Retention<A>
 }
 
 /** `merchantReference` -> `merchant_reference`. @since 0.1.0 */
-export const columnName = (field: string): string => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+export const columnName = tableFields.columnName
 
-const isNull = (ast: SchemaAST.AST) => SchemaAST.isLiteral(ast) && ast.literal === null
-
-const kindOf = (ast: SchemaAST.AST, path: string): StorageKind => {
-  const annotated = SchemaAST.getAnnotation<StorageKind>(ast, StorageKindId)
-  if (Option.isSome(annotated)) return annotated.value
-  switch (ast._tag) {
-    case "Refinement":
-      return kindOf(ast.from, path)
-    case "Transformation":
-      return kindOf(ast.to, path)
-    case "Suspend":
-      return kindOf(ast.f(), path)
-    case "TypeLiteral":
-    case "TupleType":
-      return "json"
-    case "StringKeyword":
-    case "TemplateLiteral":
-      return "text"
-    case "BooleanKeyword":
-      return "boolean"
-    case "Literal":
-      if (typeof ast.literal === "string") return "text"
-      if (typeof ast.literal === "boolean") return "boolean"
-      break
-    case "Union": {
-      const kinds = new Set(ast.types.filter((t) => !isNull(t)).map((t) => kindOf(t, path)))
-      if (kinds.size === 1) return [...kinds][0]!
-      if (kinds.has("json")) return "json"
-      break
-    }
-  }
-  // A number could be a time, a count or an amount: the record must say which.
-  throw new Error(`Table: field ${path} needs a storage kind (Table.Millis, Table.Integer, Table.AmountText)`)
-}
-
-/** The storage fields of a record schema, in its declared order. @since 0.1.0 */
-export const fieldsOf = (record: Schema.Schema.Any): ReadonlyArray<Field> => {
-  const ast = Schema.typeSchema(record).ast
-  if (!SchemaAST.isTypeLiteral(ast)) throw new Error("Table: a record must be a Schema.Struct")
-  return ast.propertySignatures.map((p) => {
-    const name = String(p.name)
-    const nullable = SchemaAST.isUnion(p.type) && p.type.types.some(isNull)
-    const missing = SchemaAST.getAnnotation<unknown>(p.type, MissingId)
-    return { name, column: columnName(name), kind: kindOf(p.type, name), nullable, ...(Option.isSome(missing) ? { missing: missing.value } : {}) }
-  })
-}
+/** The storage fields of a record schema, in its declared order; a number field without a storage kind throws at module load. @since 0.1.0 */
+export const fieldsOf = tableFields.fieldsOf
 
 /**
  * Describe a stored resource. Fails at module load when a field's storage kind cannot be
