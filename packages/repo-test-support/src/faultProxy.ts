@@ -6,6 +6,7 @@
  * hears of it (docs/reliability.md "Lost provider answers").
  */
 import * as http from "node:http"
+import * as https from "node:https"
 import type { AddressInfo } from "node:net"
 
 /** Which requests lose their answer: by method and path (the query excluded). */
@@ -13,7 +14,7 @@ export type Drop = (method: string, path: string) => boolean
 
 /** A running proxy. */
 export interface FaultProxy {
-  /** Where Tender sends its requests (`http://127.0.0.1:port`). */
+  /** Where Tender sends its requests (`http://127.0.0.1:port`, or `https:` with `tls`). */
   readonly url: string
   /** From now on the requests `drop` names are forwarded and their answers lost; `null`: none. */
   readonly dropAnswers: (drop: Drop | null) => void
@@ -22,21 +23,33 @@ export interface FaultProxy {
   readonly close: () => Promise<void>
 }
 
-/** Start a proxy to `target` (an `http:` base address). */
-export const start = async (target: string): Promise<FaultProxy> => {
+/** The proxy's own certificate and the CA it trusts upstream, for an `https:` target (TestTls's). */
+export interface Tls {
+  readonly key: string
+  readonly cert: string
+  readonly ca: string
+}
+
+/**
+ * Start a proxy to `target`, an `http:` base address, or an `https:` one with `tls`: then the
+ * proxy serves HTTPS with `tls`'s certificate too (a client that speaks HTTPS only, as Adyen's SDK
+ * does, reaches it as it would the stand-in) and trusts `tls.ca` upstream.
+ */
+export const start = async (target: string, tls?: Tls): Promise<FaultProxy> => {
   const upstream = new URL(target)
   let drop: Drop | null = null
   const dropped: Array<string> = []
-  const server = http.createServer((req, res) => {
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0]!
     const lose = drop?.(req.method ?? "GET", path) === true
-    const forward = http.request({
+    const options = {
       host: upstream.hostname,
       port: upstream.port,
       method: req.method,
       path: req.url,
       headers: { ...req.headers, host: upstream.host }
-    }, (answer) => {
+    }
+    const forward = (tls === undefined ? http.request : https.request)(tls === undefined ? options : { ...options, ca: tls.ca }, (answer) => {
       const chunks: Array<Buffer> = []
       answer.on("data", (c: Buffer) => chunks.push(c))
       answer.on("end", () => {
@@ -52,11 +65,12 @@ export const start = async (target: string): Promise<FaultProxy> => {
     })
     forward.on("error", () => req.socket.destroy())
     req.pipe(forward)
-  })
+  }
+  const server = tls === undefined ? http.createServer(handle) : https.createServer({ key: tls.key, cert: tls.cert }, handle)
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls === undefined ? "http" : "https"}://127.0.0.1:${port}`,
     dropAnswers: (d) => {
       drop = d
     },
