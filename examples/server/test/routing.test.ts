@@ -244,7 +244,7 @@ describe("examples/server routing th_promptpay between Stripe (first) and Adyen 
     180_000
   )
 
-  it("D10 a refund whose answer is lost is asked again with the same key: Stripe holds one refund", async () => {
+  it("D10 a refund whose answer is lost is asked again: Stripe holds one refund, which succeeds once with one refund.succeeded", async () => {
     const { intent, provider } = await create()
     expect(provider).toBe("stripe")
     const pi = atStripe(intent.id)!
@@ -255,10 +255,17 @@ describe("examples/server routing th_promptpay between Stripe (first) and Adyen 
     expect(refund.status, JSON.stringify(refund.body)).toBe(201)
     await eventually(() => proxy!.dropped.includes("POST /v1/refunds") || undefined)
     proxy!.dropAnswers(null)
+    // The send task asks again on its back-off: the adapter reads the payment's refunds first (each
+    // send does), finds the one it made by its tender_refund metadata, and creates none.
+    await eventually(() =>
+      stripe.requests.filter((r) => r.operation.operationId === "GetRefunds" && r.query["payment_intent"] === pi["id"]).length >= 2 || undefined
+    )
     const atStripeRefund = await eventually(() => [...stripe.refunds.values()].find((r) => r["payment_intent"] === pi["id"]))
     await stripe.settleRefund(atStripeRefund["id"] as string)
     await eventually(async () => (await api("GET", `/refunds/${refund.body.id}`)).body.status === "succeeded" || undefined)
     expect([...stripe.refunds.values()].filter((r) => r["payment_intent"] === pi["id"]), "refunds Stripe holds of the payment").toHaveLength(1)
     expect((await api("GET", `/payment_intents/${intent.id}`)).body.amount_refunded).toBe("50000")
+    const succeeded = (await api("GET", "/events?type=refund.succeeded&limit=100")).body.data as Array<{ data: { object: { id: string } } }>
+    expect(succeeded.filter((e) => e.data.object.id === refund.body.id), "refund.succeeded events of the refund").toHaveLength(1)
   }, 90_000)
 })

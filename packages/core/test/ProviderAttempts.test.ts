@@ -226,7 +226,7 @@ describe("lost provider answers (ProviderAttempt)", () => {
     assert.isFalse(ProviderKit.neverSent("unknown"))
   })
 
-  it.effect("D8 a payout whose answer is lost is sent again with the same key: the provider pays once", () => {
+  it.effect("D8 a payout whose answer is lost is sent again with the same key: the provider pays once, and it succeeds once", () => {
     const sim = Simulator.make()
     const sent: Array<string> = []
     const paid = new Set<string>()
@@ -253,6 +253,11 @@ describe("lost provider answers (ProviderAttempt)", () => {
       assert.strictEqual((yield* stored(PayoutIntent.table, payout.id)).status, "succeeded")
       assert.deepStrictEqual(sent, [payout.id, payout.id])
       assert.strictEqual(paid.size, 1)
+      // One terminal state: its task is done, nothing sends it again later.
+      yield* TestClock.adjust("1 hour")
+      yield* work
+      assert.deepStrictEqual(sent, [payout.id, payout.id])
+      assert.deepStrictEqual(yield* events(payout.id), ["payout_intent.created", "payout_intent.processing", "payout_intent.succeeded"])
     }).pipe(Effect.provide(layer({ providers: [lossyPayouts] })), Effect.provide(quiet))
   })
 })
