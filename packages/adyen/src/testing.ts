@@ -110,7 +110,9 @@ export const start = async (options: { readonly endpoints?: ReadonlyArray<AdyenE
     tls: { key: TestTls.key, cert: TestTls.cert },
     refusal: (problems, status) => O.serviceError(status, status >= 500 ? "000" : "702", problems.join("; "), status >= 500 ? "internal" : "validation"),
     precheck,
-    handle: (request) => handlers(state, baseUrl, request)
+    handle: (request) => handlers(state, baseUrl, request),
+    // Every operation of the extract is served; `notify` checks each item against its event's webhook schema.
+    components: Object.values(O.extract.notifications)
   })
   baseUrl = standIn.url
   const api = StandIn.openApiOf(O.extract)

@@ -119,6 +119,10 @@ describe("the Adyen stand-in (Adyen's published OpenAPI description, Checkout AP
     expect(standIn.refusals).toEqual([])
   })
 
+  it("compiles, when it starts, the checks of every operation of its description and of its notifications: no request pays for compiling", () => {
+    expect(openApiOf(AdyenStandIn.extract).uncompiled(undefined, Object.values(AdyenStandIn.extract.notifications))).toEqual([])
+  })
+
   it("checks its own answers against the description's response schemas, and its notifications against each event's webhook schema", () => {
     const api = openApiOf(AdyenStandIn.extract)
     const op = api.match("POST", "/v72/payments/ABC/refunds")!

@@ -12,7 +12,7 @@
 import * as StandIn from "@tender/testing/StandIn"
 import type { IncomingMessage } from "node:http"
 import Stripe from "stripe"
-import { emit, handlers, lastPaymentError, type StripeState, succeed } from "./internal/standin/handlers.js"
+import { emit, emitted, handlers, lastPaymentError, served, type StripeState, succeed } from "./internal/standin/handlers.js"
 import * as O from "./internal/standin/objects.js"
 
 /** Where the stand-in sends Stripe's notifications, and the endpoint secret it signs with. @since 0.1.0 @category models */
@@ -108,7 +108,9 @@ export const start = async (options: { readonly endpoints?: ReadonlyArray<Stripe
     refusal: (problems, status) =>
       O.error(status >= 500 ? "api_error" : "invalid_request_error", problems.join("; "), status === 404 ? { code: "resource_missing" } : {}),
     precheck: precheck(O.extract.apiVersion),
-    handle: (request) => handlers(state, request)
+    handle: (request) => handlers(state, request),
+    serves: served,
+    components: emitted
   })
   state.baseUrl = standIn.url
 

@@ -2,6 +2,7 @@ import * as StripeStandIn from "@tender/stripe/testing"
 import { openApiOf } from "@tender/testing/StandIn"
 import Stripe from "stripe"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { emitted, served } from "../src/internal/standin/handlers.js"
 
 let standIn: StripeStandIn.StripeStandIn
 beforeEach(async () => {
@@ -76,6 +77,13 @@ describe("the Stripe stand-in (Stripe's published OpenAPI description, 2023-08-1
   it("refuses a request without a secret key with Stripe's 401", async () => {
     const res = await fetch(`${standIn.url}/v1/payment_intents/pi_1`)
     expect(res.status).toBe(401)
+  })
+
+  it("compiles, when it starts, the checks of every operation it serves and of the events it sends: no request pays for compiling", async () => {
+    const api = openApiOf(StripeStandIn.extract)
+    expect(api.uncompiled(served, emitted)).toEqual([])
+    expect(served).toContain("PostPaymentIntents")
+    await expect(api.compile(["PostPaymentIntent"], ["event"])).rejects.toThrow("not in the OpenAPI extract: PostPaymentIntent")
   })
 
   it("checks its own answers against the description's response schemas", () => {

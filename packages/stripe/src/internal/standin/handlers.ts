@@ -190,44 +190,44 @@ const expireSession = (state: StripeState, id: string): StandInAnswer => {
   return ok(session)
 }
 
+const get = (map: Map<string, Record<string, unknown>>, id: string, kind: string, param: string) => {
+  const found = map.get(id)
+  return found === undefined ? missing(kind, id, param) : ok(found)
+}
+
+/** What the stand-in answers, by operationId: its keys are the operations it serves (`served`). */
+const routes: Record<string, (state: StripeState, request: StandInRequest, p: Readonly<Record<string, string>>) => StandInAnswer> = {
+  PostPaymentIntents: (state, request) => createIntent(state, request),
+  GetPaymentIntentsIntent: (state, _, p) => get(state.paymentIntents, p["intent"]!, "payment_intent", "intent"),
+  PostPaymentIntentsIntentCancel: (state, request, p) => cancelIntent(state, p["intent"]!, request),
+  GetPaymentIntents: (state) => list("/v1/payment_intents", state.paymentIntents.values()),
+  PostRefunds: (state, request) => createRefund(state, request),
+  GetRefundsRefund: (state, _, p) => get(state.refunds, p["refund"]!, "refund", "refund"),
+  GetRefunds: (state, request) => {
+    const pi = request.query["payment_intent"]
+    return list("/v1/refunds", [...state.refunds.values()].filter((r) => pi === undefined || r["payment_intent"] === pi))
+  },
+  PostCheckoutSessions: (state, request) => createSession(state, request),
+  GetCheckoutSessionsSession: (state, _, p) => get(state.checkoutSessions, p["session"]!, "checkout.session", "session"),
+  PostCheckoutSessionsSessionExpire: (state, _, p) => expireSession(state, p["session"]!),
+  GetCheckoutSessions: (state) => list("/v1/checkout/sessions", state.checkoutSessions.values()),
+  GetEventsId: (state, _, p) => {
+    const e = state.events.find((x) => x["id"] === p["id"])
+    return e === undefined ? missing("event", p["id"]!, "id") : ok(e)
+  }
+}
+
+/** The operations the stand-in serves: their checks compile when it starts (`StandIn.start`'s `serves`). */
+export const served: ReadonlyArray<string> = Object.keys(routes)
+
+/** The component schemas `emit` checks: the event and the objects events carry. */
+export const emitted: ReadonlyArray<string> = ["event", "payment_intent", "checkout.session", "refund", "charge"]
+
 const route = (state: StripeState, request: StandInRequest): StandInAnswer => {
-  const p = request.operation.pathParams
-  const get = (map: Map<string, Record<string, unknown>>, id: string, kind: string, param: string) => {
-    const found = map.get(id)
-    return found === undefined ? missing(kind, id, param) : ok(found)
-  }
-  switch (request.operation.operationId) {
-    case "PostPaymentIntents":
-      return createIntent(state, request)
-    case "GetPaymentIntentsIntent":
-      return get(state.paymentIntents, p["intent"]!, "payment_intent", "intent")
-    case "PostPaymentIntentsIntentCancel":
-      return cancelIntent(state, p["intent"]!, request)
-    case "GetPaymentIntents":
-      return list("/v1/payment_intents", state.paymentIntents.values())
-    case "PostRefunds":
-      return createRefund(state, request)
-    case "GetRefundsRefund":
-      return get(state.refunds, p["refund"]!, "refund", "refund")
-    case "GetRefunds": {
-      const pi = request.query["payment_intent"]
-      return list("/v1/refunds", [...state.refunds.values()].filter((r) => pi === undefined || r["payment_intent"] === pi))
-    }
-    case "PostCheckoutSessions":
-      return createSession(state, request)
-    case "GetCheckoutSessionsSession":
-      return get(state.checkoutSessions, p["session"]!, "checkout.session", "session")
-    case "PostCheckoutSessionsSessionExpire":
-      return expireSession(state, p["session"]!)
-    case "GetCheckoutSessions":
-      return list("/v1/checkout/sessions", state.checkoutSessions.values())
-    case "GetEventsId": {
-      const e = state.events.find((x) => x["id"] === p["id"])
-      return e === undefined ? missing("event", p["id"]!, "id") : ok(e)
-    }
-    default:
-      return invalid(`The stand-in does not serve ${request.operation.method} ${request.operation.template}.`)
-  }
+  const handle = routes[request.operation.operationId]
+  return handle === undefined
+    ? invalid(`The stand-in does not serve ${request.operation.method} ${request.operation.template}.`)
+    : handle(state, request, request.operation.pathParams)
 }
 
 /**

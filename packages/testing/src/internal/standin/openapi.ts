@@ -2,6 +2,9 @@
  * An OpenAPI extract as a stand-in reads it: operations found by method and path, their
  * request parameters and bodies, and their responses, checked with Ajv. OpenAPI 3.0's
  * `nullable` is rewritten to JSON Schema's `null` type once, when the extract is loaded.
+ * Validators are compiled ahead, when a stand-in starts (`compile`), not by the first request:
+ * Ajv compiles synchronously, and Stripe's `payment_intent` (some 600 schemas) takes seconds
+ * on a loaded machine, a stall of the whole test process in the middle of a test.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
 import { readFileSync } from "node:fs"
@@ -69,12 +72,27 @@ const describe = (errors: ReadonlyArray<ErrorObject> | null | undefined, where: 
     return `${at}: ${e.message ?? e.keyword}`
   })
 
-/** The operations of an extract, with validators compiled on first use. */
+/** Every schema an operation is checked against: its query parameters, its request bodies, its JSON answers. */
+const schemasOf = (op: Record<string, unknown>): Array<Schema> => [
+  ...((op["parameters"] ?? []) as Array<Parameter>).filter((p) => p.in === "query").map((p) => p.schema),
+  ...Object.values((op["requestBody"] as { content?: Record<string, { schema: Schema }> } | undefined)?.content ?? {}).map((c) => c.schema),
+  ...Object.values((op["responses"] ?? {}) as Record<string, { content?: Record<string, { schema: Schema }> }>)
+    .flatMap((r): Array<Schema> => {
+      const schema = r.content?.["application/json"]?.schema
+      return schema === undefined ? [] : [schema]
+    })
+]
+
+/** The operations of an extract, with validators compiled by `compile`, or else on first use. */
 export class OpenApi {
   // Unoptimised code compiles faster (payment_intent reaches ~600 schemas); the checked data is small.
   private readonly ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, code: { optimize: false } })
   private readonly routes: Array<{ method: string; template: string; pattern: RegExp; names: Array<string>; op: Record<string, unknown> }> = []
-  private readonly compiled = new Map<string, ValidateFunction>()
+  // By the schema object the extract holds (a component by its `$ref` object, kept in `refs`):
+  // the same object whether `compile` or a check asks, and an answer whose status falls to
+  // `default` shares `default`'s validator.
+  private readonly compiled = new WeakMap<Schema, ValidateFunction>()
+  private readonly refs = new Map<string, Schema>()
   private readonly schemas: Record<string, Schema>
 
   constructor(extract: OpenApiExtract) {
@@ -117,12 +135,52 @@ export class OpenApi {
     return this.routes.find((r) => r.method === match.method && r.template === match.template)!.op
   }
 
-  private validator(key: string, schema: Schema): ValidateFunction {
-    const known = this.compiled.get(key)
+  private validator(schema: Schema): ValidateFunction {
+    const known = this.compiled.get(schema)
     if (known !== undefined) return known
     const v = this.ajv.compile(schema)
-    this.compiled.set(key, v)
+    this.compiled.set(schema, v)
     return v
+  }
+
+  private component(name: string): Schema {
+    let ref = this.refs.get(name)
+    if (ref === undefined) {
+      ref = { $ref: `${ROOT}#/components/schemas/${name}` }
+      this.refs.set(name, ref)
+    }
+    return ref
+  }
+
+  /**
+   * Compiles every validator of the operations named by operationId (of every operation of the
+   * extract when none are) and of the component schemas named, those not compiled yet, yielding
+   * to the event loop between two. A name the extract lacks is an error: a misspelt one would
+   * leave its compiling to the first request again.
+   */
+  async compile(operationIds?: ReadonlyArray<string>, components: ReadonlyArray<string> = []): Promise<void> {
+    for (const schema of this.schemasNamed(operationIds, components)) {
+      if (this.compiled.has(schema)) continue
+      this.validator(schema)
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+  }
+
+  /** The operations and components named (every operation when none are) with a validator not compiled yet: what a first use would compile. */
+  uncompiled(operationIds?: ReadonlyArray<string>, components: ReadonlyArray<string> = []): Array<string> {
+    const ids = operationIds ?? this.routes.map((r) => String(r.op["operationId"]))
+    return [
+      ...ids.filter((id) => this.schemasNamed([id], []).some((s) => !this.compiled.has(s))),
+      ...components.filter((c) => !this.compiled.has(this.component(c)))
+    ]
+  }
+
+  private schemasNamed(operationIds: ReadonlyArray<string> | undefined, components: ReadonlyArray<string>): Array<Schema> {
+    const known = new Set(this.routes.map((r) => String(r.op["operationId"])))
+    const unknown = [...(operationIds ?? []).filter((id) => !known.has(id)), ...components.filter((c) => this.schemas[c] === undefined)]
+    if (unknown.length > 0) throw new Error(`not in the OpenAPI extract: ${unknown.join(", ")}`)
+    const routes = operationIds === undefined ? this.routes : this.routes.filter((r) => operationIds.includes(String(r.op["operationId"])))
+    return [...routes.flatMap((r) => schemasOf(r.op)), ...components.map((c) => this.component(c))]
   }
 
   /**
@@ -145,7 +203,7 @@ export class OpenApi {
         continue
       }
       coercedQuery[name] = coerce(query[name]!, p.schema, this.resolve)
-      const v = this.validator(`${match.method} ${match.template} ?${name}`, p.schema)
+      const v = this.validator(p.schema)
       if (!v(coercedQuery[name])) problems.push(...describe(v.errors, `query.${name}`))
     }
     for (const p of parameters) if (p.required === true && query[p.name] === undefined) problems.push(`query: missing required ${p.name}`)
@@ -153,7 +211,7 @@ export class OpenApi {
     let coercedBody: Record<string, unknown> = {}
     if (bodySchema !== undefined) {
       coercedBody = coerce(body ?? {}, bodySchema, this.resolve) as Record<string, unknown>
-      const v = this.validator(`${match.method} ${match.template} body`, bodySchema)
+      const v = this.validator(bodySchema)
       if (!v(coercedBody)) problems.push(...describe(v.errors, "body"))
     } else if (body !== null && Object.keys(body).length > 0) {
       problems.push("body: this operation takes no body")
@@ -170,7 +228,7 @@ export class OpenApi {
     const schema = this.bodySchema(this.op(match), "application/json")
     if (schema === undefined) return body === null ? [] : ["body: this operation takes no JSON body"]
     if (body === null) return ["body: missing (the operation takes a JSON body)"]
-    const v = this.validator(`${match.method} ${match.template} json body`, schema)
+    const v = this.validator(schema)
     return v(body) ? [] : describe(v.errors, "body")
   }
 
@@ -180,13 +238,13 @@ export class OpenApi {
     const response = responses[String(status)] ?? responses["default"]
     const schema = response?.content?.["application/json"]?.schema
     if (schema === undefined) return [`response: the description has no ${status} answer for ${match.method} ${match.template}`]
-    const v = this.validator(`${match.method} ${match.template} ${status} response`, schema)
+    const v = this.validator(schema)
     return v(body) ? [] : describe(v.errors, "response")
   }
 
   /** Checks a value against a named component schema (an event's object, say). */
   checkComponent(name: string, value: unknown): Array<string> {
-    const v = this.validator(`component ${name}`, { $ref: `${ROOT}#/components/schemas/${name}` })
+    const v = this.validator(this.component(name))
     return v(value) ? [] : describe(v.errors, name)
   }
 }
