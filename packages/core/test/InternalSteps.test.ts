@@ -8,6 +8,7 @@ import { Effect, Either, Option } from "effect"
 import type { Authentication } from "../src/index.js"
 import { ApiResponse, Errors, Idempotency, Merchants, Storage } from "../src/index.js"
 import * as Steps from "../src/requests/internal/operationSteps.js"
+import * as Unreleased from "../src/requests/internal/unreleased.js"
 import * as Memory from "../src/storage/internal/memoryStorage.js"
 
 const t0 = Date.UTC(2026, 0, 1)
@@ -79,4 +80,21 @@ describe("Operation.run steps", () => {
       assert.isTrue(Either.isRight(again) && again.right._tag === "Replay", "stored")
       assert.deepStrictEqual(Option.some(answer.status), Either.getRight(again).pipe(Option.map((b) => b._tag === "Replay" ? b.response.status : 0)))
     }))
+})
+
+describe("releases owed (requests/internal/unreleased.ts)", () => {
+  it("4.9.7 every release still owed for a key is kept: the release of a retry whose begin wrote nothing landing does not forget the first request's, which frees the claim", () => {
+    // The failover's sequence: a create claims the key and fails with the store down for its
+    // release (owed 1); a retry's begin fails too and gives back its own, never written, claim
+    // (owed 2); that one lands first. A later retry finding the key in flight must still find 1.
+    // Owed releases are kept per store object: any one stands for it here.
+    const store = {} as Storage.Storage["Type"]
+    const key = (lockedUntil: number) => ({ apiKeyId: "key_owed", key: "idem-owed", lockedUntil })
+    const first = Unreleased.remember(store, [Storage.Write.releaseIdempotency(key(t0 + 60_000))])
+    const second = Unreleased.remember(store, [Storage.Write.releaseIdempotency(key(t0 + 61_000))])
+    Unreleased.forget(store, second)
+    assert.deepStrictEqual(Unreleased.owed(store, key(t0 + 62_000), undefined), [first])
+    Unreleased.forget(store, first)
+    assert.deepStrictEqual(Unreleased.owed(store, key(t0 + 62_000), undefined), [])
+  })
 })

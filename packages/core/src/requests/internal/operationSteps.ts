@@ -107,12 +107,12 @@ export const begin = <R>(run: Run<R>): Effect.Effect<Either.Either<BeginOutcome,
     // 4.9.7: in flight only because a request of this process that answered a fault could not give
     // its claims back yet (the store was down for the release too): given back now, then begun
     // again, so the retry reaches a fresh handler as soon as the store answers.
-    const stillOwed = Either.isRight(outcome) && inFlightClaim(outcome.right) ? Unreleased.owed(storage, held, heldReference) : undefined
-    if (stillOwed !== undefined) {
+    const stillOwed = Either.isRight(outcome) && inFlightClaim(outcome.right) ? Unreleased.owed(storage, held, heldReference) : []
+    if (stillOwed.length > 0) {
       // A reference found in flight came with this request's own key claimed: given back too.
       const own = outcome._tag === "Right" && outcome.right._tag === "ReferenceTaken" && held !== undefined ? [Write.releaseIdempotency(held)] : []
-      if (Either.isRight(yield* Effect.either(storage.commit([...stillOwed.writes, ...own])))) {
-        Unreleased.forget(storage, stillOwed)
+      if (Either.isRight(yield* Effect.either(storage.commit([...stillOwed.flatMap((p) => p.writes), ...own])))) {
+        for (const p of stillOwed) Unreleased.forget(storage, p)
         outcome = yield* claim
       }
     }

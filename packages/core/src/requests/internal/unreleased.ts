@@ -14,7 +14,12 @@ export interface Pending {
   readonly writes: ReadonlyArray<Write>
 }
 
-const byStore = new WeakMap<Storage["Type"], Map<string, Pending>>()
+// Every release still owed for each claim: a claim's releases are several when a request failed
+// with the claim held and each retry's begin failed too (each gives back its own claim, fenced by
+// its own lock). Kept as one per id, the second replaced the first, and when the second landed (it
+// freed nothing: its begin had written nothing) the first, the one that frees the claim, was no
+// longer found: the next retry answered 409 in flight (seen in Failover.test.ts).
+const byStore = new WeakMap<Storage["Type"], Map<string, Set<Pending>>>()
 
 const keyId = (k: IdempotencyKeyId) => `key\u0000${k.apiKeyId}\u0000${k.key}`
 const referenceId = (r: ReferenceId) => `ref\u0000${r.merchantId}\u0000${r.environment}\u0000${r.resourceType}\u0000${r.reference}`
@@ -28,7 +33,11 @@ export const remember = (store: Storage["Type"], writes: ReadonlyArray<Write>): 
   const pending: Pending = { writes }
   let held = byStore.get(store)
   if (held === undefined) byStore.set(store, held = new Map())
-  for (const id of idsOf(writes)) held.set(id, pending)
+  for (const id of idsOf(writes)) {
+    const owed = held.get(id)
+    if (owed === undefined) held.set(id, new Set([pending]))
+    else owed.add(pending)
+  }
   return pending
 }
 
@@ -36,12 +45,19 @@ export const remember = (store: Storage["Type"], writes: ReadonlyArray<Write>): 
 export const forget = (store: Storage["Type"], pending: Pending): void => {
   const held = byStore.get(store)
   if (held === undefined) return
-  for (const id of idsOf(pending.writes)) if (held.get(id) === pending) held.delete(id)
+  for (const id of idsOf(pending.writes)) {
+    const owed = held.get(id)
+    owed?.delete(pending)
+    if (owed?.size === 0) held.delete(id)
+  }
 }
 
-/** The release this process owes for `key` or `reference`, if any. */
-export const owed = (store: Storage["Type"], key: IdempotencyKeyId | undefined, reference: ReferenceId | undefined): Pending | undefined => {
+/** Every release this process owes for `key` or `reference` (none: empty). */
+export const owed = (store: Storage["Type"], key: IdempotencyKeyId | undefined, reference: ReferenceId | undefined): ReadonlyArray<Pending> => {
   const held = byStore.get(store)
-  if (held === undefined || held.size === 0) return undefined
-  return (key === undefined ? undefined : held.get(keyId(key))) ?? (reference === undefined ? undefined : held.get(referenceId(reference)))
+  if (held === undefined || held.size === 0) return []
+  const all = new Set<Pending>()
+  for (const p of key === undefined ? [] : held.get(keyId(key)) ?? []) all.add(p)
+  for (const p of reference === undefined ? [] : held.get(referenceId(reference)) ?? []) all.add(p)
+  return [...all]
 }
