@@ -11,96 +11,48 @@ import type { Customer } from "../paymentIntents/PaymentIntent.js"
 import type { Environment } from "../resources/Schemas.js"
 import * as CredentialVault from "./CredentialVault.js"
 import { accountAdapters } from "./internal/accountAdapters.js"
-import * as payers from "./internal/payerFamilies.js"
+import { payerDeclarationProblem, type ProviderPayer } from "./internal/payerFamilies.js"
 import * as failures from "./internal/providerFailures.js"
-import * as methods from "./internal/providerMethod.js"
-import type * as topups from "./internal/providerTopups.js"
-import * as updates from "./internal/providerUpdate.js"
+import type { ProviderMethod } from "./internal/providerMethod.js"
+import type { ProviderTopups } from "./internal/providerTopups.js"
+import type { ProviderPaymentStatus, ProviderPaymentUpdate, ProviderReceipt } from "./internal/providerUpdate.js"
+import { ProviderUnavailable } from "./internal/providerUpdate.js"
 import type { NotificationUnverified, ParsedNotification, ProviderNotificationRequest } from "./ProviderNotification.js"
 
-/** One field of a payer family: its `format` (checked before any provider is called) or whether it is a `bank` choice. @since 0.1.0 @category models */
-export type PayerFieldSpec = payers.PayerFieldSpec
-/**
- * A family of payer data: its name (what `ProviderPaymentRequest.payer.family` says) and its
- * fields by discovery name, each living in the create request at `payerFieldPath(name)`.
- * @since 0.1.0 @category models
- */
-export type PayerFamily = payers.PayerFamily
-/** The payer data a provider gets with a create: the method's family and the payer's values (a bank as the provider's code). @since 0.1.0 @category models */
-export type ProviderPayer = payers.ProviderPayer
-/** Where a payer field lives in the create request (2.2's mapping table). @since 0.1.0 @category getters */
-export const payerFieldPath = payers.payerFieldPath
-/** A Thai payer's bank account and names (2.2's payer fields): the family of every Thai method, the simulator's included. @since 0.1.0 @category constants */
-export const thaiBankAccount = payers.thaiBankAccount
-/**
- * The family a method's payer data is read with: the one it declares; for a method of 0.1.0 that
- * declares none but asks for 2.2's fields, the family of those fields (`thaiBankAccount`).
- * @since 0.1.0 @category getters
- */
-export const familyOf = payers.familyOf
-
-/**
- * Everything a provider can say about a payment, whatever asked or told it, applied by one
- * function (`PaymentIntentLifecycle.applyUpdate`): `Action` (the payer must act), `Processing`
- * (ask again later), `Pending` (nothing happened yet), `Succeeded` (with the provider's `amount`
- * and `currency` where it says them: a payment that differs from its intent's is never marked
- * succeeded, D11), `Failed` (a D1 `failureCode` and its message), `Canceled` (no longer payable).
- * @since 0.1.0 @category models
- */
-export type ProviderPaymentUpdate = updates.ProviderPaymentUpdate
-/** What the provider says of a payment after create (confirm, poll, receipt): the one update type. @since 0.1.0 @category models */
-export type ProviderPaymentStatus = updates.ProviderPaymentStatus
-/** A receipt (payment evidence) for the provider: a JPEG or PNG of at most 5 MiB (4.4). @since 0.1.0 @category models */
-export type ProviderReceipt = updates.ProviderReceipt
-/**
- * The provider could not be reached or answered with a fault; counts against the route's health.
- * `ambiguous`: whether it may have acted (absent: it may have; `ProviderKit.mayHaveActed`). One
- * that cannot have (a refused connection, a 401 or 429) is safe to send to another route; one that
- * may have (a timeout, a 5xx) is remembered (`ProviderAttempt`).
- * @since 0.1.0 @category errors
- */
-export const ProviderUnavailable = updates.ProviderUnavailable
-/** @since 0.1.0 @category errors */
-export type ProviderUnavailable = updates.ProviderUnavailable
-
-/** The payer fields of 2.4's discovery table (the Thai family's; a method's family may declare others). @since 0.1.0 @category models */
-export type PayerField = methods.PayerField
-/** Every payer field, in the order of 2.2's mapping table. @since 0.1.0 @category models */
-export const payerFields = methods.payerFields
-/** A bank choice: the public code, its label and the provider's own code (never exposed). @since 0.1.0 @category models */
-export type ProviderBank = methods.ProviderBank
-/** One public method as one provider serves it: its codes, bounds, banks, payer family and capabilities. @since 0.1.0 @category models */
-export type ProviderMethod = methods.ProviderMethod
-/** What a provider gives of a Thai method it serves (`promptPayMethod`, `onlineBankingMethod`). @since 0.1.0 @category models */
-export type ThaiMethodOptions = methods.ThaiMethodOptions
-/** PromptPay as any provider serves it: a QR code, the customer's name optional unless `payer` says otherwise. @since 0.1.0 @category constructors */
-export const promptPayMethod = methods.promptPayMethod
-/** Thai online banking: a redirect to the payer's bank, named from `banks` unless `payer` says otherwise. @since 0.1.0 @category constructors */
-export const onlineBankingMethod = methods.onlineBankingMethod
-/** Whether `amount` lies within a method's inclusive bounds, compared as bigint. @since 0.1.0 @category guards */
-export const amountInRange = methods.amountInRange
-/** What can be done at the provider for a payment of a method: confirm (4.5), poll, cancel, refund (D10), receipt (4.4). @since 0.1.0 @category models */
-export type Capabilities = methods.Capabilities
-/**
- * What `provider` can do for a payment of `method`: what its functions allow, less what the method
- * withdraws; a refund needs the method's `refunds` too. Every rule that calls a provider after
- * create asks this first: no poll is scheduled for a method that cannot be polled.
- * @since 0.1.0 @category constructors
- */
-export const capabilitiesOf = methods.capabilitiesOf
-
-/** The source types of a top-up (2.5). @since 0.1.0 @category models */
-export type TopupSourceType = topups.TopupSourceType
-/** One way a provider takes top-up money: a source type in a currency, on a network for crypto. @since 0.1.0 @category models */
-export type TopupSourceOffer = topups.TopupSourceOffer
-/** A top-up as a provider starts it: our id is its idempotency key. @since 0.1.0 @category models */
-export type ProviderTopupRequest = topups.ProviderTopupRequest
-/** How the payer pays a top-up: a crypto deposit address, bank instructions, or nothing to show. @since 0.1.0 @category models */
-export type ProviderTopupInstructions = topups.ProviderTopupInstructions
-/** A top-up the provider holds, as the later operations name it. @since 0.1.0 @category models */
-export type ProviderTopupRef = topups.ProviderTopupRef
-/** A provider's top-up capability (2.5): its sources and the calls a top-up makes. @since 0.1.0 @category models */
-export type ProviderTopups = topups.ProviderTopups
+export {
+  /** @since 0.1.0 */ familyOf,
+  /** @since 0.1.0 @category models */ type PayerFamily,
+  /** @since 0.1.0 */ payerFieldPath,
+  /** @since 0.1.0 @category models */ type PayerFieldSpec,
+  /** @since 0.1.0 @category models */ type ProviderPayer,
+  /** @since 0.1.0 @category constants */ thaiBankAccount
+} from "./internal/payerFamilies.js"
+export {
+  /** @since 0.1.0 */ amountInRange,
+  /** @since 0.1.0 @category models */ type Capabilities,
+  /** @since 0.1.0 @category constructors */ capabilitiesOf,
+  /** @since 0.1.0 @category constructors */ onlineBankingMethod,
+  /** @since 0.1.0 @category models */ type PayerField,
+  /** @since 0.1.0 @category models */ payerFields,
+  /** @since 0.1.0 @category constructors */ promptPayMethod,
+  /** @since 0.1.0 @category models */ type ProviderBank,
+  /** @since 0.1.0 @category models */ type ProviderMethod,
+  /** @since 0.1.0 @category models */ type ThaiMethodOptions
+} from "./internal/providerMethod.js"
+export {
+  /** @since 0.1.0 @category models */ type ProviderTopupInstructions,
+  /** @since 0.1.0 @category models */ type ProviderTopupRef,
+  /** @since 0.1.0 @category models */ type ProviderTopupRequest,
+  /** @since 0.1.0 @category models */ type ProviderTopups,
+  /** @since 0.1.0 @category models */ type TopupSourceOffer,
+  /** @since 0.1.0 @category models */ type TopupSourceType
+} from "./internal/providerTopups.js"
+export {
+  /** @since 0.1.0 @category models */ type ProviderPaymentStatus,
+  /** @since 0.1.0 @category models */ type ProviderPaymentUpdate,
+  /** @since 0.1.0 @category models */ type ProviderReceipt,
+  /** @since 0.1.0 @category errors */ ProviderUnavailable
+} from "./internal/providerUpdate.js"
 
 /**
  * Tender's failure codes, each with the one message it carries (D1: a provider's own codes are
@@ -324,7 +276,7 @@ export const layerRegistry = (providers: ReadonlyArray<PaymentProvider>, options
     for (const p of providers) {
       if (byCode.has(p.code)) throw new Error(`Two providers share the code ${p.code}`)
       for (const m of p.methods) {
-        const problem = payers.payerDeclarationProblem(p.code, m)
+        const problem = payerDeclarationProblem(p.code, m)
         if (problem !== undefined) throw new Error(problem)
       }
       byCode.set(p.code, p)

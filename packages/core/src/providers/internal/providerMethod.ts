@@ -1,17 +1,17 @@
 /**
  * One public method as a provider serves it (its bounds, banks, payer family, capabilities), and
  * the Thai methods as every provider serves them, given what differs between providers;
- * `Provider` is its public, documented face.
+ * `Provider` re-exports all of it.
  */
 import type { NextActionType } from "../../paymentIntents/NextAction.js"
 import type { CheckoutMode, Environment } from "../../resources/Schemas.js"
 import type { PayerFamily } from "./payerFamilies.js"
 import { thaiBankAccount } from "./payerFamilies.js"
 
-/** `Provider.PayerField`. */
+/** The payer fields of 2.4's discovery table (the Thai family's; a method's family may declare others). @since 0.1.0 @category models */
 export type PayerField = "customer_name" | "customer_phone" | "account_name" | "account_number" | "bank" | "name_th"
 
-/** `Provider.payerFields`. */
+/** Every payer field, in the order of 2.2's mapping table. @since 0.1.0 @category models */
 export const payerFields: ReadonlyArray<PayerField> = [
   "customer_name",
   "customer_phone",
@@ -21,14 +21,14 @@ export const payerFields: ReadonlyArray<PayerField> = [
   "name_th"
 ]
 
-/** `Provider.ProviderBank`. */
+/** A bank choice: the public code, its label and the provider's own code (never exposed). @since 0.1.0 @category models */
 export interface ProviderBank {
   readonly code: string
   readonly label: string
   readonly providerCode: string
 }
 
-/** `Provider.ProviderMethod`. */
+/** One public method as one provider serves it. @since 0.1.0 @category models */
 export interface ProviderMethod {
   /** Public method code, as discovery shows it. */
   readonly method: string
@@ -68,7 +68,7 @@ export interface ProviderMethod {
   readonly refunds?: "source" | "bank_account" | undefined
 }
 
-/** `Provider.ThaiMethodOptions`. */
+/** What a provider gives of a Thai method it serves (`promptPayMethod`, `onlineBankingMethod`). @since 0.1.0 @category models */
 export interface ThaiMethodOptions {
   /** The provider's own code for it. */
   readonly providerMethod: string
@@ -102,7 +102,13 @@ const thaiMethod = (
   refunds: "source"
 })
 
-/** `Provider.promptPayMethod`. */
+/**
+ * PromptPay, Thailand's QR payment scheme, as any provider serves it: a QR code to pay, the
+ * customer's name optional unless `payer` says otherwise. What differs between providers is
+ * given: their code for it, the amount bounds, the environments.
+ *
+ * @since 0.1.0 @category constructors
+ */
 export const promptPayMethod = (options: ThaiMethodOptions): ProviderMethod =>
   thaiMethod({
     method: "th_promptpay",
@@ -112,7 +118,12 @@ export const promptPayMethod = (options: ThaiMethodOptions): ProviderMethod =>
     payer: { customer_name: { required: false } }
   }, options)
 
-/** `Provider.onlineBankingMethod`. */
+/**
+ * Thai online banking as any provider serves it: a redirect to the payer's bank, chosen from
+ * `banks`, which the payer must name unless `payer` says otherwise.
+ *
+ * @since 0.1.0 @category constructors
+ */
 export const onlineBankingMethod = (options: ThaiMethodOptions): ProviderMethod =>
   thaiMethod({
     method: "th_online_banking",
@@ -122,13 +133,16 @@ export const onlineBankingMethod = (options: ThaiMethodOptions): ProviderMethod 
     payer: { bank: { required: true } }
   }, options)
 
-/** `Provider.amountInRange`. */
+/** Whether `amount` lies within a method's inclusive bounds, compared as bigint. @since 0.1.0 */
 export const amountInRange = (method: ProviderMethod, amount: string): boolean => {
   const value = BigInt(amount)
   return value >= BigInt(method.minAmount) && value <= BigInt(method.maxAmount)
 }
 
-/** `Provider.Capabilities`. */
+/**
+ * What can be done at the provider for a payment of a method: asked to confirm it (4.5), polled
+ * for its status, canceled (D10), refunded (D10), given the payer's receipt (4.4). @since 0.1.0 @category models
+ */
 export interface Capabilities {
   readonly confirm: boolean
   readonly poll: boolean
@@ -146,7 +160,13 @@ interface Functions {
   readonly submitReceipt?: unknown
 }
 
-/** `Provider.capabilitiesOf`. */
+/**
+ * What `provider` can do for a payment of `method`: what its functions allow, less what the
+ * method withdraws; a refund needs the method's `refunds` too. Every rule of Tender that calls a
+ * provider after create asks this first: no poll is scheduled for a method that cannot be polled.
+ *
+ * @since 0.1.0 @category constructors
+ */
 export const capabilitiesOf = (provider: Functions, method: Pick<ProviderMethod, "capabilities" | "refunds"> | undefined): Capabilities => {
   const declared = method?.capabilities ?? {}
   const has = (fn: unknown, capability: keyof Capabilities) => fn !== undefined && declared[capability] !== false

@@ -1,15 +1,15 @@
 /**
  * A provider's top-up side (2.5): the sources it takes and the calls a top-up makes; `Provider`
- * is its public, documented face.
+ * re-exports all of it.
  */
 import type { Effect } from "effect"
 import type { Environment } from "../../resources/Schemas.js"
 import type { ProviderPaymentStatus, ProviderReceipt, ProviderUnavailable } from "./providerUpdate.js"
 
-/** `Provider.TopupSourceType`. */
+/** The source types of a top-up (2.5). @since 0.1.0 @category models */
 export type TopupSourceType = "test_funding" | "manual_receipt" | "provider_gateway"
 
-/** `Provider.TopupSourceOffer`. */
+/** One way a provider takes top-up money: a source type in a currency, on a network for crypto. @since 0.1.0 @category models */
 export interface TopupSourceOffer {
   readonly type: TopupSourceType
   readonly currency: string
@@ -18,7 +18,7 @@ export interface TopupSourceOffer {
   readonly environments: ReadonlyArray<Environment>
 }
 
-/** `Provider.ProviderTopupRequest`. */
+/** A top-up as a provider starts it: our id is its idempotency key. @since 0.1.0 @category models */
 export interface ProviderTopupRequest {
   readonly topupIntentId: string
   readonly environment: Environment
@@ -32,7 +32,7 @@ export interface ProviderTopupRequest {
   readonly expiresAt: number
 }
 
-/** `Provider.ProviderTopupInstructions`. */
+/** How the payer pays a top-up: a crypto deposit address, bank instructions, or nothing to show. @since 0.1.0 @category models */
 export type ProviderTopupInstructions =
   | { readonly _tag: "CryptoAddress"; readonly address: string }
   | {
@@ -45,7 +45,7 @@ export type ProviderTopupInstructions =
   }
   | { readonly _tag: "None" }
 
-/** `Provider.ProviderTopupRef`. */
+/** A top-up the provider holds, as the later operations name it. @since 0.1.0 @category models */
 export interface ProviderTopupRef {
   readonly topupIntentId: string
   readonly providerTopupId: string
@@ -56,7 +56,7 @@ export interface ProviderTopupRef {
   readonly createdAt: number
 }
 
-/** `Provider.ProviderTopups`. */
+/** A provider's top-up capability (2.5). @since 0.1.0 @category models */
 export interface ProviderTopups {
   readonly sources: ReadonlyArray<TopupSourceOffer>
   /** Start a top-up: the payer's instructions. */
