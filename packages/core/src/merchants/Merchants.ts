@@ -13,55 +13,10 @@ import * as MemoryStorage from "../storage/MemoryStorage.js"
 import { Storage } from "../storage/Storage.js"
 import type { StorageError } from "../storage/StorageError.js"
 import * as Directory from "./internal/directory.js"
+import type { AccountOwner, ApiKey, Availability, AvailabilityTarget, Credentials, Merchant, ProviderAccount } from "./internal/directoryTables.js"
 import * as Tables from "./internal/directoryTables.js"
 
-/**
- * A configured route: this merchant's method `method` executes at provider `provider`, in
- * `environments`, lower `priority` first, on the merchant's own `providerAccount` (D13) or, absent
- * or null, on the deployment's own account for the provider.
- *
- * @since 0.1.0 @category models
- */
-export type Route = Tables.Route
-
-/**
- * A merchant's own account at a provider (D13). `credentials` is sealed (`CredentialVault`):
- * what the provider's adapter declared it needs, encrypted under the host's key, never held in
- * clear by a stored merchant.
- *
- * @since 0.1.0 @category models
- */
-export type ProviderAccount = Tables.ProviderAccount
-
-/** An account with the merchant that holds it. @since 0.1.0 @category models */
-export type AccountOwner = Tables.AccountOwner
-
-/**
- * A merchant and its team policy: the checkout modes it may use (4.1.5), its routes, the
- * platform's fee per method and the days a payment stays pending (D12), and its own provider
- * accounts (D13).
- *
- * @since 0.1.0 @category models
- */
-export type Merchant = Tables.Merchant
-
-/** A stored key pair: the secret only as its SHA-256 (D2); `seeded` on a key a seed manages. @since 0.1.0 @category models */
-export type ApiKey = Tables.ApiKey
-
-/** A stored key with the merchant it belongs to. @since 0.1.0 @category models */
-export type Credentials = Tables.Credentials
-
-/** What the host can take out of service: one configured route, or every route to a provider. @since 0.1.0 @category models */
-export type AvailabilityTarget = Tables.AvailabilityTarget
-
-/**
- * The host's stored word on routes and providers (docs/performance.md, "Caches across
- * processes"): `false` out of service, `true` back in service (over a seed's `healthy: false`);
- * a route or provider absent here has no word from the host.
- *
- * @since 0.1.0 @category models
- */
-export type Availability = Tables.Availability
+export type { AccountOwner, ApiKey, Availability, AvailabilityTarget, Credentials, Merchant, ProviderAccount, Route } from "./internal/directoryTables.js"
 
 /** A merchant's provider account `id`, if it holds one. @since 0.1.0 */
 export const accountOf = (merchant: Merchant, id: string): ProviderAccount | undefined => merchant.providerAccounts?.find((a) => a.id === id)

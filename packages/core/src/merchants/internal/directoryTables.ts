@@ -9,7 +9,7 @@ import type { CheckoutMode } from "../../resources/Schemas.js"
 import { Environment } from "../../resources/Schemas.js"
 import * as Table from "../../storage/Table.js"
 
-/** `Merchants.Route`. */
+/** A configured route: this merchant's method `method` executes at provider `provider`. @since 0.1.0 @category models */
 export interface Route {
   readonly id: string
   readonly method: string
@@ -25,7 +25,13 @@ export interface Route {
   readonly providerAccount?: string | null | undefined
 }
 
-/** `Merchants.ProviderAccount`. */
+/**
+ * A merchant's own account at a provider (D13). `credentials` is sealed
+ * (`CredentialVault`): what the provider's adapter declared it needs, encrypted under the
+ * host's key, never held in clear by a stored merchant.
+ *
+ * @since 0.1.0 @category models
+ */
 export interface ProviderAccount {
   /** Unique among every merchant's accounts: it names the account's notification door. */
   readonly id: string
@@ -35,13 +41,13 @@ export interface ProviderAccount {
   readonly credentials: string
 }
 
-/** `Merchants.AccountOwner`. */
+/** An account with the merchant that holds it. @since 0.1.0 @category models */
 export interface AccountOwner {
   readonly merchant: Merchant
   readonly account: ProviderAccount
 }
 
-/** `Merchants.Merchant`. */
+/** A merchant and its team policy. @since 0.1.0 @category models */
 export interface Merchant {
   readonly id: string
   readonly name: string
@@ -56,7 +62,7 @@ export interface Merchant {
   readonly providerAccounts?: ReadonlyArray<ProviderAccount> | undefined
 }
 
-/** `Merchants.ApiKey`. */
+/** A stored key pair: the secret only as its SHA-256 (D2). @since 0.1.0 @category models */
 export interface ApiKey {
   readonly id: string
   readonly merchantId: string
@@ -72,19 +78,25 @@ export interface ApiKey {
   readonly seeded?: true
 }
 
-/** `Merchants.Credentials`. */
+/** A stored key with the merchant it belongs to. @since 0.1.0 @category models */
 export interface Credentials {
   readonly apiKey: ApiKey
   readonly merchant: Merchant
 }
 
-/** `Merchants.AvailabilityTarget`. */
+/** What the host can take out of service: one configured route, or every route to a provider. @since 0.1.0 @category models */
 export interface AvailabilityTarget {
   readonly kind: "route" | "provider"
   readonly id: string
 }
 
-/** `Merchants.Availability`. */
+/**
+ * The host's stored word on routes and providers (docs/performance.md, "Caches across
+ * processes"): `false` out of service, `true` back in service (over a seed's `healthy: false`);
+ * a route or provider absent here has no word from the host.
+ *
+ * @since 0.1.0 @category models
+ */
 export interface Availability {
   readonly routes: ReadonlyMap<string, boolean>
   readonly providers: ReadonlyMap<string, boolean>
