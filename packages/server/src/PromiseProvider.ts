@@ -99,7 +99,7 @@ export const failureMessages = CoreProvider.failureMessages
  *
  * @since 0.1.0 @category constructors
  */
-export const failureFor = CoreProvider.failureFor
+export const failureFor: typeof CoreProvider.failureFor = CoreProvider.failureFor
 /** One of Tender's failure codes. @since 0.1.0 @category models */
 export type FailureCode = Provider.FailureCode
 /** A provider's own codes for each of Tender's failure codes it tells apart. @since 0.1.0 @category models */

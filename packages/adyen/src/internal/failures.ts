@@ -6,7 +6,7 @@
  */
 // The SDK is CommonJS whose exports Node cannot name statically: its namespace, then its members.
 import Adyen from "@adyen/api-library"
-import type { FailureCodes, VendorError } from "@tender/core/ProviderKit"
+import type { Failure, FailureCodes, VendorError } from "@tender/core/ProviderKit"
 import { failureFor } from "@tender/core/ProviderKit"
 
 const { HttpClientException } = Adyen
@@ -26,7 +26,7 @@ export const declines: FailureCodes = {
  * Tender's failure code for Adyen's refusal reason code and text; anything else (fraud,
  * blocked or restricted cards included: never told apart to the payer) is `payment_declined`.
  */
-export const failureOf = (code: string | null | undefined, reason: string | null | undefined) => failureFor(declines, [code, reason])
+export const failureOf = (code: string | null | undefined, reason: string | null | undefined): Failure => failureFor(declines, [code, reason])
 
 /**
  * What the kit reads of an error the SDK threw: Adyen's HTTP answer (its status; a refused

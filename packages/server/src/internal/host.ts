@@ -3,7 +3,7 @@
  * pairs (spec 5, D2), and route health (spec 2.3). Named in the style of the merchant methods
  * (`retrieve`, not `get`).
  */
-import { Balances, Errors, Merchants, ProviderAccounts, RouteHealth, Seed } from "@tender/core"
+import { Balances, Errors, Merchants, ProviderAccounts, RouteHealth, Seed, type StorageError } from "@tender/core"
 import { Clock, Effect, Option } from "effect"
 import type { ManagedRuntime } from "effect"
 import type * as Api from "../PromiseTypes.js"
@@ -13,7 +13,7 @@ import type { Services } from "./rows.js"
 import { decode, run } from "./run.js"
 
 /** The merchant `id`, or 404 naming `merchant`. */
-export const findMerchant = (id: string) =>
+export const findMerchant = (id: string): Effect.Effect<Merchants.Merchant, Errors.ResourceNotFound | StorageError.StorageError, Merchants.Merchants> =>
   Effect.gen(function*() {
     const found = yield* (yield* Merchants.Merchants).findMerchant(id)
     if (Option.isNone(found)) return yield* new Errors.ResourceNotFound({ param: "merchant", message: `No merchant ${JSON.stringify(id)}.` })

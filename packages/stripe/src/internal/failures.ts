@@ -4,7 +4,7 @@
  * Stripe's SDK threw. Which errors are faults and which refusals is the kit's one rule
  * (`ProviderKit.vendor`, docs/provider-adapters.md).
  */
-import type { FailureCodes, VendorError } from "@tender/core/ProviderKit"
+import type { Failure, FailureCodes, VendorError } from "@tender/core/ProviderKit"
 import { failureFor } from "@tender/core/ProviderKit"
 import Stripe from "stripe"
 
@@ -31,7 +31,7 @@ export const declines: FailureCodes = {
  * reason), anything unknown (fraud, lost or stolen cards included: never told apart to the
  * payer) is `payment_declined`.
  */
-export const failureOf = (code: string | null | undefined, declineCode: string | null | undefined) => failureFor(declines, [declineCode, code])
+export const failureOf = (code: string | null | undefined, declineCode: string | null | undefined): Failure => failureFor(declines, [declineCode, code])
 
 /** What the kit reads of an error the SDK threw: Stripe's answer (its status and codes), or none (a connection error). */
 export const errorOf = (error: unknown): VendorError | undefined =>

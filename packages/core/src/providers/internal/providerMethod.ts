@@ -152,7 +152,7 @@ export interface Capabilities {
 }
 
 /** The functions of an adapter that capabilities follow from (`PaymentProvider`, named structurally). */
-interface Functions {
+export interface Functions {
   readonly confirmPayment?: unknown
   readonly getPaymentStatus?: unknown
   readonly cancelPayment?: unknown

@@ -147,7 +147,7 @@ export const start = async (setup: (harness: Harness) => Promise<Subject>) => {
   const recorder = recorded(subject.provider)
   const samples = subject.payer ?? {}
   /** What Tender may ask the adapter for a payment of the contract's method. */
-  const can = P.capabilitiesOf(subject.provider, method)
+  const can: P.Capabilities = P.capabilitiesOf(subject.provider, method)
   runtime = ManagedRuntime.make(services(code, method.method, recorder.installed))
   await runtime.runPromise(Effect.void).catch(abandon)
 
