@@ -28,7 +28,7 @@ import {
 } from "@tender/core"
 import { PgMigrations, PgStorage } from "@tender/postgres"
 import { promptpayFor } from "@tender/repo-test-support"
-import { Clock, Effect, Layer, Schema } from "effect"
+import { Clock, Effect, Layer, Logger, LogLevel, Schema } from "effect"
 import { afterAll, assert, it } from "vitest"
 import { checkoutOptions, keys, login, seed } from "../../core/test/fixtures.js"
 import { dropTables, freshPrefix, migratedUpTo, runSql } from "./database.js"
@@ -120,7 +120,7 @@ describeOnPostgres("D12 upgrading a deployment with history", () => {
   it("D12 the upgrade writes the transactions of what happened before it: balances are right at the first read", async () => {
     const ids = await runSql(Effect.zipRight(
       Effect.zipRight(previousSchema, topupAccountColumn("ADD")),
-      Effect.zipLeft(Effect.provide(history, previousServices), topupAccountColumn("DROP"))
+      Effect.zipLeft(Effect.provide(history, previousServices).pipe(Logger.withMinimumLogLevel(LogLevel.None)), topupAccountColumn("DROP"))
     ))
     await runSql(PgMigrations.run({ tablePrefix: prefix }))
     const rows = await runSql(Effect.provide(

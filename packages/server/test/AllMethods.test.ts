@@ -12,7 +12,12 @@ import { seedPath } from "./fixtures.js"
 
 let tender: TenderInstance
 beforeAll(async () => {
-  tender = await createTender({ publicUrl: "http://tender.test/payments", checkoutSecret: "test-secret-123", merchants: seedPath })
+  tender = await createTender({
+    publicUrl: "http://tender.test/payments",
+    checkoutSecret: "test-secret-123",
+    merchants: seedPath,
+    logger: { info() {}, warn() {}, error() {} }
+  })
 })
 afterAll(() => tender.close())
 

@@ -31,7 +31,8 @@ describe("a seed's provider account id held by another merchant (D13)", () => {
         storage: { postgres: pool, tablePrefix },
         merchants: { merchants: [holding(merchantId)] },
         providerAccountKeys: [hostKey],
-        workers: false
+        workers: false,
+        logger: { info() {}, warn() {}, error() {} }
       })
       const first = await createTender(options("mch_first"))
       await first.close()
