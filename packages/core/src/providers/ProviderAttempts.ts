@@ -12,19 +12,13 @@ import * as PaymentIntent from "../paymentIntents/PaymentIntent.js"
 import * as Refunds from "../refunds/Refunds.js"
 import type { IdGenerator } from "../resources/Ids.js"
 import { boundedCall } from "../routing/Routing.js"
-import type { Scope } from "../storage/Storage.js"
-import { Storage, Write } from "../storage/Storage.js"
+import { scopeOf, Storage, Write } from "../storage/Storage.js"
 import type { StorageError } from "../storage/StorageError.js"
 import * as Task from "../storage/Task.js"
 import type { ProviderPaymentUpdate } from "./Provider.js"
 import { adapterOf } from "./ProviderAccounts.js"
 import type { ProviderAttemptRecord } from "./ProviderAttempt.js"
 import * as ProviderAttempt from "./ProviderAttempt.js"
-
-const scopeOf = (r: { readonly merchantId: string; readonly environment: Scope["environment"] }): Scope => ({
-  merchantId: r.merchantId,
-  environment: r.environment
-})
 
 /** The attempt changed by `patch`, as a versioned write. */
 const updated = (attempt: ProviderAttemptRecord, patch: Partial<ProviderAttemptRecord>, now: number) =>
@@ -91,9 +85,8 @@ export const applyUpdate = (
  */
 export const run = (task: Task.TaskRecord) =>
   Effect.gen(function*() {
-    const done = (writes: ReadonlyArray<Write> = []): Task.Outcome => ({ _tag: "Done", writes })
     const found = yield* (yield* Storage).get(ProviderAttempt.table, scopeOf(task), task.resourceId)
-    if (Option.isNone(found) || found.value.state !== "open") return done()
+    if (Option.isNone(found) || found.value.state !== "open") return Task.done()
     const attempt = found.value
     let now = yield* Clock.currentTimeMillis
     const intent = yield* (yield* Storage).get(PaymentIntent.table, scopeOf(task), attempt.paymentIntentId)
@@ -105,7 +98,7 @@ export const run = (task: Task.TaskRecord) =>
         providerPaymentId: intent.value.providerPaymentId,
         detail: "the intent's own payment: a later create got its answer"
       }
-      return done([updated(attempt, adopted, now)])
+      return Task.done([updated(attempt, adopted, now)])
     }
     const provider = yield* adapterOf({ merchantId: attempt.merchantId, providerCode: attempt.provider, providerAccount: attempt.providerAccount })
     if (provider === undefined) return Task.retry(task, now, `provider ${attempt.provider} is not installed`)
@@ -115,13 +108,13 @@ export const run = (task: Task.TaskRecord) =>
       const again = yield* boundedCall(provider.code, provider.createPayment(request), "createPayment").pipe(Effect.either)
       now = yield* Clock.currentTimeMillis
       if (again._tag === "Left") return Task.retry(task, now, again.left.reason)
-      if (again.right.providerPaymentId === null) return done([updated(attempt, { state: "canceled", detail: "the provider holds no payment" }, now)])
+      if (again.right.providerPaymentId === null) return Task.done([updated(attempt, { state: "canceled", detail: "the provider holds no payment" }, now)])
       paymentId = again.right.providerPaymentId
     }
     const learnt = paymentId === attempt.providerPaymentId ? [] : [updated(attempt, { providerPaymentId: paymentId }, now)]
     if (provider.cancelPayment === undefined) {
       // Nothing can stop it: a payment the provider reports of it is still refunded (its notice).
-      return done([updated(attempt, { providerPaymentId: paymentId, detail: "the provider cannot cancel: a payment it reports is refunded" }, now)])
+      return Task.done([updated(attempt, { providerPaymentId: paymentId, detail: "the provider cannot cancel: a payment it reports is refunded" }, now)])
     }
     const ref = {
       paymentIntentId: attempt.paymentIntentId,
@@ -136,7 +129,7 @@ export const run = (task: Task.TaskRecord) =>
     if (answer._tag === "Left") return { ...Task.retry(task, now, answer.left.reason), writes: learnt }
     const writes = yield* applyUpdate(attempt, paymentId, answer.right)
     if (writes === "NoIntent") return { ...Task.retry(task, now, "paid, and its payment intent is not stored: nobody to refund it for yet"), writes: learnt }
-    if (answer.right._tag === "Succeeded" || answer.right._tag === "Canceled" || answer.right._tag === "Failed") return done(writes)
+    if (answer.right._tag === "Succeeded" || answer.right._tag === "Canceled" || answer.right._tag === "Failed") return Task.done(writes)
     // Still payable (the provider is settling it): ask again.
     return { ...Task.retry(task, now, `the provider says ${answer.right._tag}`), writes: writes.length > 0 ? writes : learnt }
   })
