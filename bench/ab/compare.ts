@@ -13,6 +13,7 @@
  *   npm run bench:compare                               # against main, in memory
  *   BENCH_BASE=HEAD~3 npm run bench:compare
  *   BENCH_BASE_DIR=/tmp/checkout npm run bench:compare  # a checkout already built (BENCH_BASE ignored)
+ *   BENCH_HEAD_DIR=/tmp/other npm run bench:compare     # a built checkout in the working tree's place (two revisions, e.g. to bisect)
  *   BENCH_STORE=postgres DATABASE_URL=… npm run bench:compare
  *   BENCH_ROUNDS=5 BENCH_SECONDS=3 BENCH_CONNECTIONS=16 BENCH_SCENARIOS=create,list
  *   BENCH_CREATES=1000   # requests per create round (a count, so both stores grow alike)
@@ -138,9 +139,17 @@ const ceilingOf = { create: "POST", replay: "POST", get: "GET", list: "GET" } as
 const titles = { create: "create (unique keys)", replay: "idempotent replay", get: "get by id", list: "list first page (25)" } as const
 type Scenario = keyof typeof ceilingOf
 
+/** The side measured against the base: the working tree, or the built checkout `BENCH_HEAD_DIR` names. */
+const headCheckout = (): { dir: string; label: string } => {
+  const given = process.env["BENCH_HEAD_DIR"]
+  if (given !== undefined && given !== "") return { dir: resolve(given), label: `${given} (${git(["rev-parse", "--short", "HEAD"], given)})` }
+  const changed = git(["status", "--porcelain", "--untracked-files=no"]) === "" ? "" : ", with changes"
+  return { dir: root, label: `working tree (${git(["rev-parse", "--short", "HEAD"])}${changed})` }
+}
+
 const main = async () => {
   const base = baseCheckout()
-  const head = `working tree (${git(["rev-parse", "--short", "HEAD"])}${git(["status", "--porcelain", "--untracked-files=no"]) === "" ? "" : ", with changes"})`
+  const { dir: headDir, label: head } = headCheckout()
   const chosen = (process.env["BENCH_SCENARIOS"] ?? "create,replay,get,list").split(",").filter((s): s is Scenario => s in ceilingOf)
   process.stdout.write(
     `A/B on the ${store} store: ${head} against ${base.label}; ${rounds} rounds of ${seconds} s per scenario and server ` +
@@ -157,7 +166,7 @@ const main = async () => {
     servers.push(bare)
     const a = await start(base.dir, "examples/server/dist/main.js", env("a"))
     servers.push(a)
-    const b = await start(root, "examples/server/dist/main.js", env("b"))
+    const b = await start(headDir, "examples/server/dist/main.js", env("b"))
     servers.push(b)
     const sides = { base: a, head: b } as const
     const ids: Record<"base" | "head", string> = { base: "", head: "" }
