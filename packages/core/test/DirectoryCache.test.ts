@@ -215,6 +215,20 @@ describe("DirectoryCache.cachedStorage (the create's webhook endpoints)", () => 
       assert.strictEqual(reads(), 5)
     }))
 
+  it.effect("caches: a hit does not make the store's read at all (PostgreSQL builds a list statement when its effect is made)", () =>
+    Effect.gen(function*() {
+      const cache = connectedCache()
+      const store = MemoryStorage.make()
+      let made = 0
+      const making = Storage.Storage.of({ ...store, list: (table, query) => (made++, store.list(table, query)) })
+      const storage = DirectoryCache.cachedStorage(making, cache)
+      const subscribed = Effect.provideService(WebhookEndpoint.subscribed(scope), Storage.Storage, storage)
+      yield* subscribed
+      yield* subscribed
+      yield* subscribed
+      assert.strictEqual(made, 1, "the store's list effect was made for the miss only")
+    }))
+
   it.effect("caches: a failed commit writing an endpoint clears them too, and a commit writing none leaves them", () =>
     Effect.gen(function*() {
       const cache = connectedCache()
